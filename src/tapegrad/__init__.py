@@ -1,0 +1,272 @@
+"""tapegrad: PyTorch's autograd, and the parts of PyTorch that training needs, on NumPy.
+
+    import tapegrad as torch
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    (x * x).sum().backward()
+    print(x.grad)                      # tensor([2., 4.])
+
+This module only gathers the public names; read ``_tensor.py``, then ``ops/_registry.py``, the
+``ops/*`` families, ``autograd/graph.py`` and ``autograd/engine.py``.
+"""
+
+from __future__ import annotations
+
+from . import _dtype
+from ._creation import (
+    allclose,
+    arange,
+    as_tensor,
+    asarray,
+    empty,
+    empty_like,
+    equal,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    is_floating_point,
+    is_nonzero,
+    is_tensor,
+    isclose,
+    linspace,
+    logspace,
+    numel,
+    ones,
+    ones_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from ._dtype import (
+    bool_ as bool,  # noqa: A004 - torch.bool
+)
+from ._dtype import (
+    complex64,
+    complex128,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    set_default_dtype,
+    uint8,
+)
+from ._dtype import bfloat16 as _bf16
+from ._printing import get_printoptions, printoptions, set_printoptions
+from ._tensor import Size, Tensor, device
+from .autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .ops.elementwise import (
+    abs,
+    absolute,
+    acos,
+    add,
+    addcdiv,
+    addcmul,
+    asin,
+    atan,
+    ceil,
+    clamp,
+    clamp_max,
+    clamp_min,
+    clip,
+    cos,
+    cosh,
+    div,
+    divide,
+    eq,
+    exp,
+    expm1,
+    floor,
+    floor_divide,
+    fmod,
+    ge,
+    greater,
+    greater_equal,
+    gt,
+    isfinite,
+    isinf,
+    isnan,
+    le,
+    lerp,
+    less,
+    less_equal,
+    log,
+    log1p,
+    log2,
+    log10,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lt,
+    maximum,
+    minimum,
+    mul,
+    multiply,
+    ne,
+    neg,
+    negative,
+    not_equal,
+    pow,
+    reciprocal,
+    relu,
+    remainder,
+    round,
+    rsqrt,
+    sigmoid,
+    sign,
+    signbit,
+    sin,
+    sinh,
+    sqrt,
+    square,
+    sub,
+    subtract,
+    tan,
+    tanh,
+    true_divide,
+    trunc,
+    where,
+)
+from .ops.indexing import (
+    gather,
+    index_select,
+    masked_fill,
+    masked_select,
+    nonzero,
+    scatter,
+    scatter_add,
+    take,
+    take_along_dim,
+)
+from .ops.linalg import addmm, bmm, dot, einsum, ger, inner, matmul, mm, mv, outer, vdot
+from .ops.reduction import (
+    all,
+    amax,
+    amin,
+    any,
+    argmax,
+    argmin,
+    argsort,
+    count_nonzero,
+    cumprod,
+    cumsum,
+    log_softmax,
+    logsumexp,
+    max,
+    mean,
+    min,
+    nansum,
+    norm,
+    prod,
+    softmax,
+    sort,
+    std,
+    std_mean,
+    sum,
+    topk,
+    var,
+    var_mean,
+)
+from .ops.shape import (
+    alias,
+    as_strided,
+    broadcast_to,
+    cat,
+    chunk,
+    concat,
+    concatenate,
+    flatten,
+    flip,
+    fliplr,
+    flipud,
+    hstack,
+    meshgrid,
+    moveaxis,
+    movedim,
+    narrow,
+    permute,
+    repeat_interleave,
+    reshape,
+    roll,
+    select,
+    split,
+    squeeze,
+    stack,
+    swapaxes,
+    swapdims,
+    t,
+    tensor_split,
+    transpose,
+    tril,
+    triu,
+    unbind,
+    unflatten,
+    unsqueeze,
+    vstack,
+)
+from . import _random  # noqa: E402  (installs Tensor.uniform_, normal_, ...)
+from ._random import (  # noqa: E402
+    Generator,
+    bernoulli,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    multinomial,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+    set_rng_state,
+)
+from . import autograd  # noqa: E402
+
+if _bf16 is not None:
+    bfloat16 = _bf16
+
+half = float16
+float = float32  # noqa: A001 - torch.float
+double = float64
+short = int16
+int = int32  # noqa: A001 - torch.int
+long = int64
+cfloat = complex64
+cdouble = complex128
+strided = "torch.strided"
+contiguous_format = preserve_format = channels_last = None
+
+__version__ = "0.1.0"
+
+
+def result_type(tensor1: object, tensor2: object) -> dtype:
+    return _dtype.result_type(tensor1, tensor2)
+
+
+def can_cast(from_: dtype, to: dtype) -> object:
+    """True when a value of ``from_`` may be cast to ``to`` (no category downgrade)."""
+    return from_._rank <= to._rank
+
+
+def compile(model: object = None, **_: object) -> object:
+    """``torch.compile`` is the identity here: tapegrad runs eagerly."""
+    if model is None:
+        return lambda m: m
+    return model

@@ -1,0 +1,369 @@
+"""Tensor factories: tensor, as_tensor, from_numpy, zeros/ones/full/empty, *_like, arange,
+linspace, eye; and comparisons of whole tensors (equal, allclose).
+
+Python data gets torch's dtypes: bools -> bool, ints -> int64, floats -> the default dtype
+(float32), complex -> complex64. NumPy arrays keep their dtype.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from . import _dtype
+from ._tensor import Tensor, device
+from .autograd.grad_mode import _state
+
+
+def _new(data: np.ndarray, requires_grad: bool = False) -> Tensor:
+    t = Tensor._make(data)
+    if requires_grad:
+        t.requires_grad_(True)
+    if _state.inference:
+        t._inference = True
+    return t
+
+
+def _unwrap(data: Any) -> Any:
+    """Nested lists may hold tensors (0-d or not) and NumPy values: make them plain."""
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_unwrap(d) for d in data]
+    return data
+
+
+def _python_kind(data: Any) -> str:
+    """The strongest kind of Python scalar in nested data: 'b' < 'i' < 'f' < 'c'."""
+    order = "bifc"
+    best = "b"
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        if isinstance(x, (bool, np.bool_)):
+            k = "b"
+        elif isinstance(x, (int, np.integer)):
+            k = "i"
+        elif isinstance(x, (float, np.floating)):
+            k = "f"
+        elif isinstance(x, (complex, np.complexfloating)):
+            k = "c"
+        elif isinstance(x, np.ndarray):
+            k = {"u": "i"}.get(x.dtype.kind, x.dtype.kind)
+        else:
+            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+        if order.index(k) > order.index(best):
+            best = k
+    return best
+
+
+def to_array(data: Any, dtype: _dtype.dtype | None = None) -> np.ndarray:
+    """NumPy array of ``data`` with torch's dtype inference (a copy)."""
+    if isinstance(data, Tensor):
+        arr = data._data
+        return arr.astype(dtype.np) if dtype is not None else arr.copy()
+    if isinstance(data, np.ndarray):
+        return np.array(data, dtype=dtype.np if dtype is not None else None, copy=True)
+    if isinstance(data, np.generic):
+        return np.array(data, dtype=dtype.np if dtype is not None else data.dtype)
+    plain = _unwrap(data)
+    if dtype is None:
+        kind = _python_kind(plain)
+        if kind == "b":
+            dtype = _dtype.bool_
+        elif kind == "i":
+            dtype = _dtype.int64
+        elif kind == "f":
+            dtype = _dtype.get_default_dtype()
+        else:
+            dtype = _dtype.get_default_dtype().to_complex()
+    try:
+        arr = np.array(plain, dtype=np.float64 if dtype.is_floating_point else None)
+    except ValueError:
+        raise ValueError(_ragged_message(plain)) from None
+    if arr.dtype == object:
+        raise ValueError(_ragged_message(plain))
+    if dtype.np.kind in "iu" and arr.dtype.kind == "f":
+        arr = np.trunc(arr)
+    return arr.astype(dtype.np)
+
+
+def _ragged_message(data: Any) -> str:
+    def walk(x: Any, depth: int) -> str | None:
+        if not isinstance(x, list) or not x:
+            return None
+        lens = [len(e) if isinstance(e, list) else None for e in x]
+        first = lens[0]
+        for n in lens[1:]:
+            if n != first:
+                return f"expected sequence of length {first} at dim {depth + 1} (got {n})"
+        for e in x:
+            r = walk(e, depth + 1)
+            if r:
+                return r
+        return None
+
+    return walk(data, 0) or "could not convert data to a tensor"
+
+
+def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data``.
+
+    Example:
+        >>> import tapegrad as torch
+        >>> torch.tensor([[1, 2], [3, 4]])
+        tensor([[1, 2],
+                [3, 4]])
+        >>> torch.tensor([1.0, 2.0], requires_grad=True)
+        tensor([1., 2.], requires_grad=True)
+    """
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
+            "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+    d = _dtype.to_dtype(dtype) if dtype is not None else None
+    return _new(to_array(data, d), requires_grad)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """Like ``tensor`` but shares memory with a Tensor or ndarray of the same dtype."""
+    d = _dtype.to_dtype(dtype) if dtype is not None else None
+    if isinstance(data, Tensor):
+        return data if d is None or d is data.dtype else data.to(d)
+    if isinstance(data, np.ndarray) and (d is None or d.np == data.dtype):
+        _dtype.from_numpy_dtype(data.dtype)
+        return _new(data)
+    return _new(to_array(data, d))
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor that shares memory with ``ndarray``."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    _dtype.from_numpy_dtype(ndarray.dtype)
+    if not ndarray.flags.writeable:
+        warnings.warn(
+            "The given NumPy array is not writable, and PyTorch does not support non-writable "
+            "tensors. This means writing to this tensor will result in undefined behavior. You "
+            "may want to copy the array to protect its data or make it writable before "
+            "converting it to a tensor. This type of warning will be suppressed for the rest of "
+            "this program.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return _new(ndarray)
+
+
+def _size(size: tuple) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(
+                f"zeros(): argument 'size' must be tuple of ints, but found element of type "
+                f"{type(s).__name__} at pos 0"
+            )
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _dt(dtype: Any) -> np.dtype:
+    return (_dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()).np
+
+
+def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+          out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
+    """A tensor of zeros (float32 unless ``dtype`` says otherwise)."""
+    return _new(np.zeros(_size(size), dtype=_dt(dtype)), requires_grad)
+
+
+def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+         out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
+    return _new(np.ones(_size(size), dtype=_dt(dtype)), requires_grad)
+
+
+def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+          out: Any = None, layout: Any = None, pin_memory: bool = False,
+          memory_format: Any = None) -> Tensor:
+    return _new(np.zeros(_size(size), dtype=_dt(dtype)), requires_grad)
+
+
+def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False, out: Any = None, layout: Any = None,
+         pin_memory: bool = False) -> Tensor:
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.scalar_dtype(fill_value)
+    return _new(np.full(_size((size,) if isinstance(size, int) else tuple(size)), fill_value,
+                        dtype=d.np), requires_grad)
+
+
+def _like_dtype(input: Tensor, dtype: Any) -> np.dtype:
+    return _dtype.to_dtype(dtype).np if dtype is not None else input._data.dtype
+
+
+def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False, memory_format: Any = None, layout: Any = None
+               ) -> Tensor:
+    return _new(np.zeros(input._data.shape, dtype=_like_dtype(input, dtype)), requires_grad)
+
+
+def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False, memory_format: Any = None, layout: Any = None
+              ) -> Tensor:
+    return _new(np.ones(input._data.shape, dtype=_like_dtype(input, dtype)), requires_grad)
+
+
+def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False, memory_format: Any = None, layout: Any = None
+               ) -> Tensor:
+    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+
+
+def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False, memory_format: Any = None, layout: Any = None
+              ) -> Tensor:
+    return _new(np.full(input._data.shape, fill_value, dtype=_like_dtype(input, dtype)),
+                requires_grad)
+
+
+def _num(x: Any) -> Any:
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
+           requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for integer arguments."""
+    start, end, step = _num(start), _num(end), _num(step)
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) / step < 0 and end != start:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        is_float = any(isinstance(v, float) for v in (start, end, step))
+        d = _dtype.get_default_dtype() if is_float else _dtype.int64
+    else:
+        d = _dtype.to_dtype(dtype)
+    n = max(math.ceil((end - start) / step), 0)
+    if d.is_floating_point:
+        values = start + np.arange(n, dtype=np.float64) * step
+    else:
+        values = np.arange(n, dtype=np.int64) * int(step) + int(start) if all(
+            isinstance(v, int) for v in (start, end, step)) else np.trunc(
+            start + np.arange(n, dtype=np.float64) * step)
+    return _new(values.astype(d.np), requires_grad)
+
+
+def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` (both included)."""
+    start, end = _num(start), _num(end)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    work = d.np if d.is_floating_point else np.float64
+    if steps == 1:
+        values = np.array([start], dtype=work)
+    elif steps == 0:
+        values = np.zeros(0, dtype=work)
+    else:
+        # torch fills the first half from start and the second half from end.
+        step = (work.type(end) - work.type(start)) / work.type(steps - 1)
+        i = np.arange(steps)
+        half = steps // 2
+        values = np.where(
+            i < half,
+            work.type(start) + step * i.astype(work),
+            work.type(end) - step * (steps - 1 - i).astype(work),
+        ).astype(work)
+    if not d.is_floating_point:
+        values = np.trunc(values)
+    return _new(values.astype(d.np), requires_grad)
+
+
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
+             device: Any = None, requires_grad: bool = False) -> Tensor:
+    exps = linspace(start, end, steps, dtype=_dtype.float64)._data
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    return _new((base**exps).astype(d.np), requires_grad)
+
+
+def eye(n: int, m: Any = None, *, dtype: Any = None, device: Any = None,
+        requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
+    return _new(np.eye(n, n if m is None else m, dtype=_dt(dtype)), requires_grad)
+
+
+def scalar_like(value: Any, like: Tensor) -> Tensor:
+    """A 0-d tensor for a Python number meeting ``like`` in a reflected operator."""
+    if isinstance(value, Tensor):
+        return value
+    d = _dtype.result_type(like, value)
+    return Tensor._make(np.asarray(value, dtype=d.np if not isinstance(value, float) or
+                                   d.is_floating_point else None))
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True when both have the same shape and values."""
+    a, b = input._data, other._data
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def isclose(input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    b = other._data if isinstance(other, Tensor) else other
+    return Tensor._make(np.isclose(input._data, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def allclose(input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    b = other._data if isinstance(other, Tensor) else other
+    return bool(np.allclose(input._data, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
+    return Tensor._make(data, requires_grad)
+
+
+def is_tensor(obj: Any) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def is_nonzero(input: Tensor) -> bool:
+    if input.numel() != 1:
+        raise RuntimeError(
+            "Boolean value of Tensor with more than one value is ambiguous"
+        )
+    return bool(input.item())
+
+
+__all__ = ["device"]

@@ -1,0 +1,195 @@
+"""Dtypes as objects (``tapegrad.float32`` ...) and PyTorch's type-promotion rules.
+
+Every tapegrad dtype wraps one NumPy dtype. Promotion follows torch, not NumPy:
+
+* ``int64 tensor + float32 tensor`` is float32 (NumPy would say float64);
+* operands are ranked dimensioned tensor > zero-dim tensor > Python scalar, and a lower-ranked
+  operand only matters when it brings a higher *category* (bool < integer < floating point);
+* a Python float meets an integer tensor as the default dtype (float32), a Python int meets a
+  bool tensor as int64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:  # bfloat16 is an optional extra: NumPy has no such type of its own.
+    import ml_dtypes as _ml_dtypes
+except ImportError:  # pragma: no cover - depends on the environment
+    _ml_dtypes = None
+
+
+class dtype:
+    """A tensor element type, printed as ``torch.float32``."""
+
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "_rank")
+
+    def __init__(self, name: str, np_dtype: np.dtype, rank: int) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        kind = self.np.kind
+        self.is_floating_point = kind == "f" or name == "bfloat16"
+        self.is_complex = kind == "c"
+        self.is_signed = name not in ("uint8", "bool")
+        self.itemsize = self.np.itemsize
+        self._rank = rank  # 0 bool, 1 integer, 2 floating point, 3 complex
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    def __reduce__(self) -> str:
+        return self.name
+
+    def to_real(self) -> dtype:
+        return {"complex64": float32, "complex128": float64}.get(self.name, self)
+
+    def to_complex(self) -> dtype:
+        return {"float64": complex128}.get(self.name, complex64)
+
+
+bool_ = dtype("bool", np.bool_, 0)
+uint8 = dtype("uint8", np.uint8, 1)
+int8 = dtype("int8", np.int8, 1)
+int16 = dtype("int16", np.int16, 1)
+int32 = dtype("int32", np.int32, 1)
+int64 = dtype("int64", np.int64, 1)
+float16 = dtype("float16", np.float16, 2)
+float32 = dtype("float32", np.float32, 2)
+float64 = dtype("float64", np.float64, 2)
+complex64 = dtype("complex64", np.complex64, 3)
+complex128 = dtype("complex128", np.complex128, 3)
+bfloat16 = dtype("bfloat16", _ml_dtypes.bfloat16, 2) if _ml_dtypes is not None else None
+
+ALL = [bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128]
+if bfloat16 is not None:
+    ALL.append(bfloat16)
+
+# NumPy dtype -> tapegrad dtype (the reverse of dtype.np).
+_FROM_NP: dict[np.dtype, dtype] = {d.np: d for d in ALL}
+
+# torch's aliases: torch.half, torch.float, torch.double, torch.long, torch.int, ...
+ALIASES = {
+    "half": float16,
+    "float": float32,
+    "double": float64,
+    "short": int16,
+    "int": int32,
+    "long": int64,
+    "cfloat": complex64,
+    "cdouble": complex128,
+}
+
+_default_float = float32
+
+
+def get_default_dtype() -> dtype:
+    """The dtype of Python floats turned into tensors (float32 unless changed)."""
+    return _default_float
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating point dtype (float32 or float64, as torch allows)."""
+    global _default_float
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default_float = d
+
+
+def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
+    """The tapegrad dtype of a NumPy dtype, or torch's TypeError for one it cannot hold."""
+    try:
+        return _FROM_NP[np_dtype]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only supported "
+            "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
+            "int8, uint8, and bool."
+        ) from None
+
+
+def to_dtype(d: object) -> dtype:
+    """Accept a tapegrad dtype, a NumPy dtype or a Python type (float, int, bool)."""
+    if isinstance(d, dtype):
+        return d
+    if d is float:
+        return float64
+    if d is int:
+        return int64
+    if d is bool:
+        return bool_
+    if d is complex:
+        return complex128
+    return from_numpy_dtype(np.dtype(d))  # type: ignore[call-overload]
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """torch.promote_types: the smallest dtype both can be cast to, torch's way."""
+    if a is b:
+        return a
+    if a._rank != b._rank:
+        high, low = (a, b) if a._rank > b._rank else (b, a)
+        if high.is_complex and low.is_floating_point and low.itemsize > high.itemsize // 2:
+            return complex128
+        return high  # a float type absorbs any integer, an integer absorbs bool
+    if a.is_floating_point:
+        if {a.name, b.name} == {"float16", "bfloat16"}:
+            return float32
+        return a if a.itemsize > b.itemsize else b
+    return _FROM_NP[np.promote_types(a.np, b.np)]
+
+
+def scalar_dtype(value: object) -> dtype:
+    """The dtype a Python scalar takes when it stands alone (torch.tensor(2.5) is float32)."""
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int64
+    if isinstance(value, complex):
+        return complex64 if _default_float is float32 else complex128
+    return _default_float
+
+
+def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    """Let a lower-priority operand class in only when it brings a higher category."""
+    if higher is None:
+        return lower
+    if lower is None or lower._rank <= higher._rank:
+        return higher
+    if lower.is_complex and higher.is_floating_point:
+        return promote_types(higher, lower)
+    return lower if higher._rank < lower._rank else higher
+
+
+def result_type(*operands: object) -> dtype:
+    """torch.result_type over tensors and Python scalars (see the module docstring)."""
+    dim_t = zero_t = wrapped = None
+    for x in operands:
+        d = getattr(x, "dtype", None)
+        if isinstance(d, dtype):
+            if x.ndim:  # type: ignore[attr-defined]
+                dim_t = d if dim_t is None else promote_types(dim_t, d)
+            else:
+                zero_t = d if zero_t is None else promote_types(zero_t, d)
+        else:
+            s = scalar_dtype(x)
+            wrapped = s if wrapped is None else promote_types(wrapped, s)
+    out = _combine(dim_t, _combine(zero_t, wrapped))
+    assert out is not None
+    return out
+
+
+# The legacy type names used in messages: [torch.FloatTensor [3, 4]].
+LEGACY_NAMES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+    "complex64": "ComplexFloatTensor",
+    "complex128": "ComplexDoubleTensor",
+}

@@ -1,0 +1,103 @@
+"""The method forms of the functional ops: ``x.exp()`` is ``tapegrad.exp(x)``.
+
+``_tensor._install_methods`` attaches every entry of ``METHODS`` to Tensor, so the class body
+stays about the tensor itself while each op keeps one definition in ``ops/``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .ops import elementwise as ew
+from .ops import indexing as ix
+from .ops import linalg as la
+from .ops import reduction as rd
+from .ops import shape as sh
+
+
+def _view(self: Any, *shape: Any) -> Any:
+    return sh.view(self, *shape)
+
+
+def _size_args(f: Any) -> Any:
+    def method(self: Any, *shape: Any) -> Any:
+        return f(self, *shape)
+
+    method.__name__ = f.__name__
+    return method
+
+
+def _split(self: Any, split_size: Any, dim: int = 0) -> Any:
+    return sh.split(self, split_size, dim)
+
+
+def _max(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    return rd.max(self, dim, keepdim)
+
+
+def _min(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    return rd.min(self, dim, keepdim)
+
+
+def _masked_fill(self: Any, mask: Any, value: Any) -> Any:
+    return ix.masked_fill(self, mask, value)
+
+
+def _index_put(self: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:
+    return ix.index_put(self, indices, values, accumulate)
+
+
+METHODS: dict[str, Any] = {
+    # elementwise
+    "add": ew.add, "sub": ew.sub, "subtract": ew.sub, "mul": ew.mul, "multiply": ew.mul,
+    "div": ew.div, "divide": ew.div, "true_divide": ew.div, "pow": ew.pow, "neg": ew.neg,
+    "negative": ew.neg, "reciprocal": ew.reciprocal, "remainder": ew.remainder,
+    "fmod": ew.fmod, "floor_divide": ew.floor_divide, "square": ew.square,
+    "exp": ew.exp, "log": ew.log, "log2": ew.log2, "log10": ew.log10, "log1p": ew.log1p,
+    "expm1": ew.expm1, "sqrt": ew.sqrt, "rsqrt": ew.rsqrt, "sin": ew.sin, "cos": ew.cos,
+    "tan": ew.tan, "tanh": ew.tanh, "asin": ew.asin, "acos": ew.acos, "atan": ew.atan,
+    "sinh": ew.sinh, "cosh": ew.cosh, "sigmoid": ew.sigmoid, "relu": ew.relu, "abs": ew.abs,
+    "absolute": ew.abs, "sign": ew.sign, "floor": ew.floor, "ceil": ew.ceil,
+    "round": ew.round, "trunc": ew.trunc, "clamp": ew.clamp, "clip": ew.clamp,
+    "clamp_min": ew.clamp_min, "clamp_max": ew.clamp_max, "maximum": ew.maximum,
+    "minimum": ew.minimum, "where": lambda self, condition, other: ew.where(condition, self,
+                                                                             other),
+    "lerp": ew.lerp, "addcmul": ew.addcmul, "addcdiv": ew.addcdiv,
+    "eq": ew.eq, "ne": ew.ne, "lt": ew.lt, "le": ew.le, "gt": ew.gt, "ge": ew.ge,
+    "greater": ew.gt, "greater_equal": ew.ge, "less": ew.lt, "less_equal": ew.le,
+    "not_equal": ew.ne, "logical_and": ew.logical_and, "logical_or": ew.logical_or,
+    "logical_xor": ew.logical_xor, "logical_not": ew.logical_not, "isnan": ew.isnan,
+    "isinf": ew.isinf, "isfinite": ew.isfinite, "signbit": ew.signbit,
+    "bitwise_not": lambda self: ew.bitwise("invert", self),
+    "bitwise_and": lambda self, other: ew.bitwise("and", self, other),
+    "bitwise_or": lambda self, other: ew.bitwise("or", self, other),
+    "bitwise_xor": lambda self, other: ew.bitwise("xor", self, other),
+    # reductions
+    "sum": rd.sum, "nansum": rd.nansum, "mean": rd.mean, "prod": rd.prod, "max": _max,
+    "min": _min, "amax": rd.amax, "amin": rd.amin, "argmax": rd.argmax, "argmin": rd.argmin,
+    "var": rd.var, "std": rd.std, "norm": rd.norm, "logsumexp": rd.logsumexp,
+    "cumsum": rd.cumsum, "cumprod": rd.cumprod, "softmax": rd.softmax,
+    "log_softmax": rd.log_softmax, "sort": rd.sort, "argsort": rd.argsort, "topk": rd.topk,
+    "all": rd.all, "any": rd.any, "count_nonzero": rd.count_nonzero,
+    # linear algebra
+    "matmul": la.matmul, "mm": la.mm, "bmm": la.bmm, "mv": la.mv, "dot": la.dot,
+    "inner": la.dot, "outer": la.outer, "ger": la.outer, "addmm": la.addmm,
+    # shape
+    "view": _view, "view_as": lambda self, other: sh.view(self, other.shape),
+    "reshape": _size_args(sh.reshape), "reshape_as": lambda self, other: sh.reshape(
+        self, other.shape), "flatten": sh.flatten, "unflatten": sh.unflatten,
+    "squeeze": sh.squeeze, "unsqueeze": sh.unsqueeze, "permute": _size_args(sh.permute),
+    "movedim": sh.movedim, "moveaxis": sh.movedim, "transpose": sh.transpose,
+    "swapaxes": sh.transpose, "swapdims": sh.transpose, "t": sh.t,
+    "expand": _size_args(sh.expand), "expand_as": sh.expand_as,
+    "broadcast_to": sh.broadcast_to, "repeat": _size_args(sh.repeat),
+    "repeat_interleave": sh.repeat_interleave, "flip": _size_args(sh.flip),
+    "fliplr": sh.fliplr, "flipud": sh.flipud, "roll": sh.roll, "tril": sh.tril,
+    "triu": sh.triu, "split": _split, "chunk": sh.chunk, "tensor_split": sh.tensor_split,
+    "unbind": sh.unbind, "select": sh.select, "narrow": sh.narrow, "as_strided": sh.as_strided,
+    # indexing
+    "gather": ix.gather, "scatter": ix.scatter, "scatter_add": ix.scatter_add,
+    "index_select": ix.index_select, "masked_fill": _masked_fill,
+    "masked_select": ix.masked_select, "index_put": _index_put, "nonzero": ix.nonzero,
+    "take": ix.take, "take_along_dim": ix.take_along_dim,
+}

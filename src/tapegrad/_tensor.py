@@ -1,0 +1,865 @@
+"""class Tensor: a NumPy array plus what autograd needs to know about it.
+
+A Tensor holds
+
+* ``_data``: the values, a NumPy array (views share memory with their base, as in torch);
+* ``_requires_grad``, ``grad_fn`` (the node that made it, None for a leaf) and ``_output_nr``
+  (which output of that node it is);
+* ``_version_counter``: one counter per storage, shared with its views and ``detach()``, bumped by
+  every in-place op, so a saved tensor can tell it was changed;
+* ``_grad``: the gradient a backward accumulated (leaves, or non-leaves after ``retain_grad()``).
+
+Every method is a one-liner that calls the ops (``x.exp()`` -> ``ops.elementwise.exp(x)``):
+the arithmetic and its derivative live in ``ops/``, the graph in ``autograd/``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from . import _dtype
+from ._dtype import dtype as DType
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``torch.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item: Any) -> Any:
+        out = tuple.__getitem__(self, item)
+        return Size(out) if isinstance(item, slice) else out
+
+    def __add__(self, other: Any) -> Size:
+        return Size(tuple(self) + tuple(other))
+
+
+class device:
+    """``torch.device``: tapegrad runs on the CPU only."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: str | device = "cpu", index: int | None = None) -> None:
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        name = str(type).split(":")[0]
+        if name != "cpu":
+            raise RuntimeError(
+                f"Expected one of cpu device type at start of device string: {type}"
+                if name not in ("cuda", "mps", "xpu", "meta")
+                else f"tapegrad runs on the CPU only; device '{type}' is not available"
+            )
+        self.type = "cpu"
+        self.index = index
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return "device(type='cpu')"
+        return f"device(type='cpu', index={self.index})"
+
+    def __str__(self) -> str:
+        return "cpu" if self.index is None else f"cpu:{self.index}"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and other.type == self.type
+
+    def __hash__(self) -> int:
+        return hash(self.type)
+
+
+CPU = device("cpu")
+
+
+class _Version:
+    """The version counter of one storage, shared by every tensor that views it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information. (Triggered internally at "
+    "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)"
+)
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it.
+
+    Example:
+        >>> import tapegrad as torch
+        >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+        >>> (x * x).sum().backward()
+        >>> x.grad
+        tensor([2., 4.])
+    """
+
+    __slots__ = (
+        "_data",
+        "_requires_grad",
+        "grad_fn",
+        "_grad",
+        "_version_counter",
+        "_output_nr",
+        "_base",
+        "_view_info",
+        "_accumulator",
+        "_hooks",
+        "_post_hooks",
+        "_retains_grad",
+        "_inference",
+        "__weakref__",
+    )
+
+    # -- construction ----------------------------------------------------------------------------
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        self = object.__new__(cls)
+        Tensor._init(self, np.empty(0, dtype=np.float32))
+        return self
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # The legacy constructor: Tensor(2, 3) is uninitialised float32, Tensor([1, 2]) copies.
+        if len(args) == 1 and not isinstance(args[0], int):
+            data = np.array(_creation.to_array(args[0], _dtype.float32), dtype=np.float32)
+        else:
+            sizes = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+            data = np.zeros(tuple(int(s) for s in sizes), dtype=np.float32)
+        self._data = data
+
+    @staticmethod
+    def _init(t: Tensor, data: np.ndarray, requires_grad: bool = False) -> None:
+        t._data = data
+        t._requires_grad = requires_grad
+        t.grad_fn = None
+        t._grad = None
+        t._version_counter = _Version()
+        t._output_nr = 0
+        t._base = None
+        t._view_info = None
+        t._accumulator = None
+        t._hooks = None
+        t._post_hooks = None
+        t._retains_grad = False
+        t._inference = False
+
+    @classmethod
+    def _make(cls, data: Any, requires_grad: bool = False) -> Tensor:
+        """Wrap an ndarray (no copy). The fast constructor every op uses."""
+        t = object.__new__(Tensor)
+        if type(data) is not np.ndarray:
+            data = np.asarray(data)
+        t._data = data
+        t._requires_grad = requires_grad
+        t.grad_fn = None
+        t._grad = None
+        t._version_counter = _Version()
+        t._output_nr = 0
+        t._base = None
+        t._view_info = None
+        t._accumulator = None
+        t._hooks = None
+        t._post_hooks = None
+        t._retains_grad = False
+        t._inference = False
+        return t
+
+    # -- attributes ------------------------------------------------------------------------------
+
+    @property
+    def dtype(self) -> DType:
+        return _dtype._FROM_NP[self._data.dtype]
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    @property
+    def device(self) -> device:
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def layout(self) -> str:
+        return "torch.strided"
+
+    def stride(self, dim: int | None = None) -> Any:
+        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+
+    def storage_offset(self) -> int:
+        base = self._base
+        if base is None:
+            return 0
+        start = self._data.__array_interface__["data"][0]
+        return (start - base._data.__array_interface__["data"][0]) // self._data.itemsize
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f" or self.dtype.name == "bfloat16"
+
+    def is_complex(self) -> bool:
+        return self._data.dtype.kind == "c"
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set requires_grad in place on a leaf (torch's errors for the rest)."""
+        if self.grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if requires_grad:
+            if self._data.dtype.kind not in "fc" and self.dtype.name != "bfloat16":
+                raise RuntimeError(
+                    "only Tensors of floating point and complex dtype can require gradients"
+                )
+            if self._inference and not _grad_mode._state.inference:
+                raise RuntimeError(
+                    "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                    "allowed."
+                )
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def grad(self) -> Tensor | None:
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size"
+                )
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def _version(self) -> int:
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return self._version_counter.value
+
+    @property
+    def data(self) -> Tensor:
+        """The same values, detached, with a version counter of their own (torch's ``.data``)."""
+        t = Tensor._make(self._data)
+        t._inference = self._inference
+        return t
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data
+
+    @property
+    def _is_view(self) -> Callable[[], bool]:
+        return lambda: self._base is not None
+
+    def is_inference(self) -> bool:
+        return self._inference
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    # -- autograd --------------------------------------------------------------------------------
+
+    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:
+        """Compute the gradient of this tensor w.r.t. the graph leaves (see autograd.backward)."""
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A tensor sharing memory and version counter, cut from the graph."""
+        t = Tensor._make(self._data)
+        t._version_counter = self._version_counter
+        t._inference = self._inference
+        return t
+
+    def detach_(self) -> Tensor:
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedD"
+                "ataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
+                "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
+                "gradients. To fix this error, please refer to the Optimizer.zero_grad() function "
+                "in torch/optim/optimizer.py as the solution."
+            )
+        self.grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf tensor after backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        import weakref
+
+        node = self.grad_fn
+        if node._retain_hooks is None:
+            node._retain_hooks = {}
+        node._retain_hooks[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def register_hook(self, hook: Callable) -> Any:
+        """``hook(grad)`` runs when this tensor's gradient is computed; a non-None result
+        replaces it. Returns a handle with ``remove()``."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from .autograd.graph import RemovableHandle
+
+        if self.grad_fn is not None:
+            return self.grad_fn._add_tensor_hook(self._output_nr, hook)
+        if self._hooks is None:
+            self._hooks = {}
+        handle = RemovableHandle(self._hooks)
+        self._hooks[handle.id] = hook
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook: Callable) -> Any:
+        """``hook(tensor)`` runs after a leaf's ``.grad`` was accumulated."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        from .autograd.graph import RemovableHandle
+
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        handle = RemovableHandle(self._post_hooks)
+        self._post_hooks[handle.id] = hook
+        return handle
+
+    # -- conversion ------------------------------------------------------------------------------
+
+    def item(self) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self._data.tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    def _scalar(self, kind: type) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        if self._requires_grad:
+            warnings.warn(
+                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                "behavior.\nConsider using tensor.detach() first.",
+                UserWarning,
+                stacklevel=3,
+            )
+        return kind(self._data.reshape(()).item())
+
+    def __float__(self) -> float:
+        return self._scalar(float)
+
+    def __int__(self) -> int:
+        return self._scalar(int)
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()).item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                "Boolean value of Tensor with more than one value is ambiguous"
+                if self._data.size
+                else "Boolean value of Tensor with no values is ambiguous"
+            )
+        return bool(self._data.reshape(()).item())
+
+    def __complex__(self) -> complex:
+        return self._scalar(complex)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (_creation._rebuild, (self._data.copy(), self._requires_grad))
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                "because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        new = type(self).__new__(type(self))
+        Tensor._init(new, self._data.copy(), self._requires_grad)
+        if type(self) is not Tensor and hasattr(self, "__dict__"):
+            import copy
+
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = new
+        return new
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """``to(dtype)``, ``to('cpu')``, ``to(other)``: a converted tensor (self if unchanged)."""
+        target = kwargs.get("dtype")
+        copy = kwargs.get("copy", False)
+        for a in args:
+            if isinstance(a, DType):
+                target = a
+            elif isinstance(a, Tensor):
+                target = a.dtype
+            elif isinstance(a, (str, device)):
+                device(a)
+        if "device" in kwargs and kwargs["device"] is not None:
+            device(kwargs["device"])
+        if target is None or target is self.dtype:
+            return self.clone() if copy else self
+        return _ops_shape.to_dtype(self, target)
+
+    def type(self, dtype: Any = None) -> Any:
+        if dtype is None:
+            return "torch." + _dtype.LEGACY_NAMES[self.dtype.name]
+        if isinstance(dtype, str):
+            name = dtype.split(".")[-1]
+            for k, v in _dtype.LEGACY_NAMES.items():
+                if v == name:
+                    dtype = getattr(_dtype, k if k != "bool" else "bool_")
+        return self.to(dtype)
+
+    def cpu(self) -> Tensor:
+        return self
+
+    def float(self) -> Tensor:
+        return self.to(_dtype.float32)
+
+    def double(self) -> Tensor:
+        return self.to(_dtype.float64)
+
+    def half(self) -> Tensor:
+        return self.to(_dtype.float16)
+
+    def bfloat16(self) -> Tensor:
+        if _dtype.bfloat16 is None:
+            raise RuntimeError("bfloat16 needs the optional dependency ml_dtypes")
+        return self.to(_dtype.bfloat16)
+
+    def long(self) -> Tensor:
+        return self.to(_dtype.int64)
+
+    def int(self) -> Tensor:
+        return self.to(_dtype.int32)
+
+    def short(self) -> Tensor:
+        return self.to(_dtype.int16)
+
+    def char(self) -> Tensor:
+        return self.to(_dtype.int8)
+
+    def byte(self) -> Tensor:
+        return self.to(_dtype.uint8)
+
+    def bool(self) -> Tensor:
+        return self.to(_dtype.bool_)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return self.to(other.dtype)
+
+    def clone(self, *, memory_format: Any = None) -> Tensor:
+        return _ops_shape.clone(self)
+
+    def contiguous(self, memory_format: Any = None) -> Tensor:
+        return self if self._data.flags.c_contiguous else _ops_shape.clone(self)
+
+    def new_tensor(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+        return _creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_zeros(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+        return _creation.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_ones(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+        return _creation.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_full(self, size: Any, fill_value: Any, dtype: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+        return _creation.full(size, fill_value, dtype=dtype or self.dtype,
+                              requires_grad=requires_grad)
+
+    def new_empty(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+        return _creation.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def equal(self, other: Tensor) -> bool:
+        return _creation.equal(self, other)
+
+    def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+                 equal_nan: bool = False) -> bool:
+        return _creation.allclose(self, other, rtol, atol, equal_nan)
+
+    def isclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+                equal_nan: bool = False) -> Tensor:
+        return _creation.isclose(self, other, rtol, atol, equal_nan)
+
+    # -- printing --------------------------------------------------------------------------------
+
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
+        from . import _printing
+
+        fn = self.grad_fn
+        return _printing.format_tensor(
+            self._data,
+            self.dtype.name,
+            requires_grad=self._requires_grad and fn is None,
+            grad_fn_name=None if fn is None else fn.name().split("::")[-1],
+        )
+
+    def __str__(self) -> str:
+        return self.__repr__()
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return self._data.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    # -- in-place ops (version counter, history rewriting: ops/_registry.apply_) ----------------
+
+    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return _ops_ew.add_(self, other, alpha=alpha)
+
+    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return _ops_ew.sub_(self, other, alpha=alpha)
+
+    def mul_(self, other: Any) -> Tensor:
+        return _ops_ew.mul_(self, other)
+
+    def div_(self, other: Any, *, rounding_mode: Any = None) -> Tensor:
+        return _ops_ew.div_(self, other, rounding_mode=rounding_mode)
+
+    def pow_(self, exponent: Any) -> Tensor:
+        return _ops_ew.pow_(self, exponent)
+
+    def neg_(self) -> Tensor:
+        return _ops_ew.inplace("neg", self)
+
+    def exp_(self) -> Tensor:
+        return _ops_ew.inplace("exp", self)
+
+    def log_(self) -> Tensor:
+        return _ops_ew.inplace("log", self)
+
+    def sqrt_(self) -> Tensor:
+        return _ops_ew.inplace("sqrt", self)
+
+    def abs_(self) -> Tensor:
+        return _ops_ew.inplace("abs", self)
+
+    def sigmoid_(self) -> Tensor:
+        return _ops_ew.inplace("sigmoid", self)
+
+    def tanh_(self) -> Tensor:
+        return _ops_ew.inplace("tanh", self)
+
+    def relu_(self) -> Tensor:
+        return _ops_ew.inplace("relu", self)
+
+    def sin_(self) -> Tensor:
+        return _ops_ew.inplace("sin", self)
+
+    def cos_(self) -> Tensor:
+        return _ops_ew.inplace("cos", self)
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
+        return _ops_ew.clamp_(self, min, max)
+
+    clip_ = clamp_
+
+    def zero_(self) -> Tensor:
+        return _ops_ew.fill_(self, 0)
+
+    def fill_(self, value: Any) -> Tensor:
+        return _ops_ew.fill_(self, value)
+
+    def copy_(self, src: Any, non_blocking: bool = False) -> Tensor:
+        return _ops_ew.copy_(self, src)
+
+    def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
+        return _ops_idx.masked_fill_(self, mask, value)
+
+    def index_put_(self, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+        return _ops_idx.index_put_(self, indices, values, accumulate)
+
+    def scatter_(self, dim: int, index: Tensor, src: Any, *, reduce: Any = None) -> Tensor:
+        return _ops_idx.scatter_(self, dim, index, src)
+
+    def scatter_add_(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        return _ops_idx.scatter_add_(self, dim, index, src)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        _ops_idx.setitem(self, index, value)
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return _ops_ew.add_(self, other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return _ops_ew.sub_(self, other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return _ops_ew.mul_(self, other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return _ops_ew.div_(self, other)
+
+    # -- arithmetic ------------------------------------------------------------------------------
+
+    def __add__(self, other: Any) -> Tensor:
+        return _ops_ew.add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return _ops_ew.add(self, other)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return _ops_ew.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return _ops_ew.rsub(self, other)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return _ops_ew.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return _ops_ew.mul(self, other)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return _ops_ew.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return _ops_ew.rdiv(self, other)
+
+    def __floordiv__(self, other: Any) -> Tensor:
+        return _ops_ew.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return _ops_ew.floor_divide(_creation.scalar_like(other, self), self)
+
+    def __mod__(self, other: Any) -> Tensor:
+        return _ops_ew.remainder(self, other)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return _ops_ew.remainder(_creation.scalar_like(other, self), self)
+
+    def __pow__(self, exponent: Any) -> Tensor:
+        return _ops_ew.pow(self, exponent)
+
+    def __rpow__(self, base: Any) -> Tensor:
+        return _ops_ew.pow(base, self)
+
+    def __neg__(self) -> Tensor:
+        return _ops_ew.neg(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return _ops_ew.abs(self)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return _ops_la.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return _ops_la.matmul(other, self)
+
+    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+        return _ops_ew.compare("eq", self, other)
+
+    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+        return _ops_ew.compare("ne", self, other)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return _ops_ew.compare("lt", self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return _ops_ew.compare("le", self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return _ops_ew.compare("gt", self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return _ops_ew.compare("ge", self, other)
+
+    def __invert__(self) -> Tensor:
+        return _ops_ew.bitwise("invert", self)
+
+    def __and__(self, other: Any) -> Tensor:
+        return _ops_ew.bitwise("and", self, other)
+
+    __rand__ = __and__
+
+    def __or__(self, other: Any) -> Tensor:
+        return _ops_ew.bitwise("or", self, other)
+
+    __ror__ = __or__
+
+    def __xor__(self, other: Any) -> Tensor:
+        return _ops_ew.bitwise("xor", self, other)
+
+    __rxor__ = __xor__
+
+    def __getitem__(self, index: Any) -> Tensor:
+        return _ops_idx.getitem(self, index)
+
+    __array_priority__ = 1000  # NumPy scalars defer to our reflected operators
+    __array_ufunc__ = None
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    """A dim in [-ndim, ndim) made non-negative, or torch's IndexError."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim % n
+
+
+def _install_methods() -> None:
+    """Attach the method forms of the functional ops (x.exp(), x.sum(dim=1), ...)."""
+    from . import _methods
+
+    for name, fn in _methods.METHODS.items():
+        setattr(Tensor, name, fn)
+    Tensor.T = property(lambda self: _ops_shape.numpy_T(self))  # type: ignore[attr-defined]
+    Tensor.mT = property(lambda self: _ops_shape.transpose(self, -2, -1))  # type: ignore
+    Tensor.mH = Tensor.mT  # type: ignore[attr-defined]
+    Tensor.H = Tensor.T  # type: ignore[attr-defined]
+
+
+from . import _creation  # noqa: E402
+from .autograd import grad_mode as _grad_mode  # noqa: E402
+from .ops import elementwise as _ops_ew  # noqa: E402
+from .ops import indexing as _ops_idx  # noqa: E402
+from .ops import linalg as _ops_la  # noqa: E402
+from .ops import shape as _ops_shape  # noqa: E402
+
+_install_methods()

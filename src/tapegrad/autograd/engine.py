@@ -1,0 +1,327 @@
+"""The backward engine: runs the graph from the roots to the leaves, without recursion.
+
+    run_backward(roots, grads)
+      1. discover: walk next_functions with an explicit stack, counting for every node how many
+         edges point at it (its dependencies) -- a chain of a million ops is just a long loop;
+      2. prune: with ``inputs`` given, keep only the nodes on a path to them;
+      3. execute: a heap of ready nodes, the most recently created first (torch's order); for
+         each node
+            tensor hooks / retain_grad -> pre-hooks -> rule (grad mode = create_graph)
+            -> post-hooks -> sum_to + cast each gradient to its input's shape and dtype
+            -> add it to the next node's buffer; a node whose count reaches 0 is ready;
+         a node's buffer is popped when it runs, and its saved values are released unless
+         retain_graph;
+      4. leaves: AccumulateGrad adds into ``.grad`` (in place unless create_graph), then runs
+         post-accumulate hooks; ``autograd.grad`` captures instead of accumulating.
+
+``sum_to`` is the only place where a broadcast gradient is reduced to its input's shape.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._tensor import Tensor
+from .grad_mode import _state
+from .graph import AccumulateGrad, Node, grad_accumulator
+
+_anomaly = {"enabled": False, "check_nan": True}
+
+
+def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
+    """Sum ``grad`` over the dims that broadcasting added or stretched, down to ``shape``."""
+    shape = tuple(shape)
+    gshape = grad._data.shape
+    if gshape == shape:
+        return grad
+    lead = len(gshape) - len(shape)
+    if lead < 0:
+        return grad.reshape(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1
+    )
+    if axes:
+        grad = grad.sum(dim=axes, keepdim=True)
+    if lead or grad._data.shape != shape:
+        grad = grad.reshape(shape)
+    return grad
+
+
+def _root_edge(t: Tensor, i: int) -> tuple[Node, int]:
+    if not isinstance(t, Tensor):
+        raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                        f"{type(t).__name__}")
+    if t.grad_fn is not None:
+        return t.grad_fn, t._output_nr
+    if t._requires_grad:
+        return grad_accumulator(t), 0
+    raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+
+
+def _discover(roots: list[Node]) -> dict[Node, int]:
+    """Dependency counts of every node reachable from ``roots`` (iterative DFS)."""
+    deps: dict[Node, int] = {}
+    seen = set()
+    stack = []
+    for r in roots:
+        if r not in seen:
+            seen.add(r)
+            stack.append(r)
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return deps
+
+
+def _needed(roots: list[Node], targets: set) -> set:
+    """Nodes from which some target node can be reached (iterative post-order)."""
+    needed: set = set()
+    done: set = set()
+    for root in roots:
+        if root in done:
+            continue
+        stack = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                done.add(node)
+                if node in targets or any(
+                    c is not None and c in needed for c, _ in node.next_functions
+                ):
+                    needed.add(node)
+                continue
+            if node in done:
+                continue
+            stack.append((node, True))
+            for child, _ in node.next_functions:
+                if child is not None and child not in done:
+                    stack.append((child, False))
+    return needed
+
+
+def _invalid_shape(node: Node, i: int, g: Tensor, shape: tuple) -> RuntimeError:
+    return RuntimeError(
+        f"Function {node.name()} returned an invalid gradient at index {i} - got "
+        f"{list(g._data.shape)} but expected shape compatible with {list(shape)}"
+    )
+
+
+def _accumulate(t: Tensor, g: Tensor, create_graph: bool) -> None:
+    """AccumulateGrad: add ``g`` into the leaf's ``.grad`` as torch does."""
+    old = t._grad
+    if old is None:
+        if create_graph:
+            t._grad = g
+        else:
+            data = g._data
+            t._grad = Tensor._make(np.array(data, copy=True))
+    elif create_graph or old._requires_grad or g._requires_grad:
+        t._grad = old + g
+    else:
+        np.add(old._data, g._data, out=old._data, casting="unsafe")
+        old._version_counter.value += 1
+
+
+def run_backward(
+    tensors: Sequence[Tensor],
+    grad_tensors: Sequence[Tensor | None],
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Sequence[Tensor] | None = None,
+    allow_unused: bool = True,
+    accumulate: bool = True,
+) -> tuple | None:
+    """Backpropagate ``grad_tensors`` from ``tensors``; see the module docstring."""
+    root_edges = [_root_edge(t, i) for i, t in enumerate(tensors)]
+    roots = [n for n, _ in root_edges]
+    deps = _discover(roots)
+
+    # What to capture (autograd.grad) or to restrict accumulation to (backward(inputs=...)).
+    capture: dict[tuple[Node, int], int] = {}
+    needed: set | None = None
+    if inputs is not None:
+        for i, t in enumerate(inputs):
+            if t.grad_fn is not None:
+                key = (t.grad_fn, t._output_nr)
+            else:
+                key = (grad_accumulator(t), 0)
+            capture.setdefault(key, i)
+        needed = _needed(roots, {n for n, _ in capture})
+    captured: list = [None] * (len(inputs) if inputs is not None else 0)
+
+    buffers: dict[Node, list] = {}
+    for (node, nr), g in zip(root_edges, grad_tensors, strict=True):
+        _add_to_buffer(buffers, node, nr, g)
+
+    ready: list = []
+    counter = 0
+    for node in buffers:
+        if deps.get(node, 0) == 0:
+            ready.append((-_priority(node), counter, node))
+            counter += 1
+    heapq.heapify(ready)
+
+    def done_with_edge(child: Node) -> None:
+        nonlocal counter
+        left = deps[child] - 1
+        deps[child] = left
+        if left == 0:  # ready, even if every gradient that reached it was None (as in torch)
+            heapq.heappush(ready, (-_priority(child), counter, child))
+            counter += 1
+
+    prev_mode = _state.enabled
+    _state.enabled = create_graph
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node, None)
+            if grads is None or all(g is None for g in grads):
+                for child, _ in node.next_functions:
+                    if child is not None:
+                        done_with_edge(child)
+                continue
+            grads = _call_tensor_hooks(node, grads, create_graph)
+            if capture:
+                for nr in range(len(grads)):
+                    slot = capture.get((node, nr))
+                    if slot is not None and grads[nr] is not None and not isinstance(
+                        node, AccumulateGrad
+                    ):
+                        captured[slot] = grads[nr]
+            if node._pre_hooks:
+                for hook in list(node._pre_hooks.values()):
+                    out = hook(tuple(grads))
+                    if out is not None:
+                        grads = list(out)
+            if isinstance(node, AccumulateGrad):
+                if needed is None or node in needed:
+                    _run_accumulate(node, grads[0], create_graph, capture, captured, accumulate)
+                continue
+            if needed is not None and not any(
+                c is not None and c in needed for c, _ in node.next_functions
+            ):
+                continue  # nothing that was asked for lies behind this node
+            out = node.apply(grads)
+            if not isinstance(out, tuple):
+                out = tuple(out) if isinstance(out, list) else (out,)
+            if node._hooks:
+                for hook in list(node._hooks.values()):
+                    res = hook(out, tuple(grads))
+                    if res is not None:
+                        out = tuple(res)
+            if not retain_graph:
+                node.release()
+            nexts = node.next_functions
+            if len(out) != len(nexts):
+                raise RuntimeError(
+                    f"function {node.name()} returned an incorrect number of gradients "
+                    f"(expected {len(nexts)}, got {len(out)})"
+                )
+            if _anomaly["enabled"] and _anomaly["check_nan"]:
+                _check_nan(node, out)
+            meta = getattr(node, "input_meta", None)
+            for i, ((child, nr), g) in enumerate(zip(nexts, out, strict=True)):
+                if child is None:
+                    continue
+                if g is not None:
+                    if meta is not None and meta[i] is not None:
+                        g = _validate(node, i, g, meta[i])
+                    _add_to_buffer(buffers, child, nr, g)
+                done_with_edge(child)
+    finally:
+        _state.enabled = prev_mode
+
+    if inputs is None:
+        return None
+    return tuple(captured)
+
+
+def _priority(node: Node) -> float:
+    # AccumulateGrad runs as soon as it is ready (torch gives it the largest sequence number).
+    return math.inf if isinstance(node, AccumulateGrad) else node._seq
+
+
+def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
+    """Reduce a broadcast gradient to its input's shape and cast it to its dtype."""
+    shape, dtype = meta
+    if g._data.shape != shape:
+        gs = g._data.shape
+        if len(gs) < len(shape) or any(
+            s != 1 and s != d for s, d in zip(shape[::-1], gs[::-1], strict=False)
+        ):
+            raise _invalid_shape(node, i, g, shape)
+        g = sum_to(g, shape)
+    if g._data.dtype != dtype.np:
+        g = g.to(dtype)
+    return g
+
+
+def _add_to_buffer(buffers: dict, node: Node, nr: int, g: Tensor) -> None:
+    buf = buffers.get(node)
+    if buf is None:
+        buf = [None] * (nr + 1)
+        buffers[node] = buf
+    elif len(buf) <= nr:
+        buf.extend([None] * (nr + 1 - len(buf)))
+    old = buf[nr]
+    buf[nr] = g if old is None else old + g
+
+
+def _call_tensor_hooks(node: Node, grads: list, create_graph: bool) -> list:
+    if node._tensor_hooks:
+        for nr, hooks in node._tensor_hooks.items():
+            if nr < len(grads) and grads[nr] is not None:
+                for hook in list(hooks.values()):
+                    out = hook(grads[nr])
+                    if out is not None:
+                        grads[nr] = out
+    if node._retain_hooks:
+        for nr, ref in node._retain_hooks.items():
+            t = ref()
+            if t is None or nr >= len(grads) or grads[nr] is None:
+                continue
+            g = grads[nr]
+            if t._grad is None:
+                t._grad = g if create_graph else Tensor._make(np.array(g._data, copy=True))
+            else:
+                t._grad = t._grad + (g if create_graph else g.detach())
+    return grads
+
+
+def _run_accumulate(node: AccumulateGrad, g: Tensor, create_graph: bool, capture: dict,
+                    captured: list, accumulate: bool) -> None:
+    t = node.variable
+    if t._hooks:
+        for hook in list(t._hooks.values()):
+            out = hook(g)
+            if out is not None:
+                g = out
+    slot = capture.get((node, 0)) if capture else None
+    if not accumulate:
+        if slot is not None:
+            captured[slot] = g
+        return
+    if g._data.shape != t._data.shape:
+        g = sum_to(g, t._data.shape)
+    if g._data.dtype != t._data.dtype:
+        g = g.to(t.dtype)
+    _accumulate(t, g if create_graph else g.detach(), create_graph)
+    if t._post_hooks:
+        for hook in list(t._post_hooks.values()):
+            hook(t)
+
+
+def _check_nan(node: Node, out: tuple) -> None:
+    for i, g in enumerate(out):
+        if g is not None and g._data.dtype.kind in "fc" and np.isnan(g._data).any():
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")

@@ -1,0 +1,173 @@
+"""Grad modes: whether ops record a graph, per thread, as in torch.
+
+``_state`` is a ``threading.local`` whose ``__init__`` runs once in every thread, so a new thread
+starts with grad enabled whatever the thread that started it was doing (torch's documented
+behaviour). ``ops._registry.apply`` reads ``_state.enabled`` once per op.
+
+    no_grad()            enabled = False
+    enable_grad()        enabled = True
+    set_grad_enabled(m)  enabled = m
+    inference_mode(m)    enabled = not m, inference = m: tensors made inside are inference tensors
+
+Each is a context manager and a decorator; the state is restored on exit even after an error.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _GradState(threading.local):
+    def __init__(self) -> None:
+        self.enabled = True
+        self.inference = False
+
+
+_state = _GradState()
+
+
+def is_grad_enabled() -> bool:
+    """True when ops record the graph for backward in this thread."""
+    return _state.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()`` in this thread."""
+    return _state.inference
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions (and generator functions)."""
+
+    def __call__(self, func: F) -> F:
+        if inspect.isclass(func):
+            raise RuntimeError("Decorating classes is not supported")
+        if inspect.isgeneratorfunction(func):
+
+            @functools.wraps(func)
+            def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
+                gen = func(*args, **kwargs)
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    try:
+                        with self.clone():
+                            response = gen.send(request)
+                    except StopIteration as stop:
+                        return stop.value
+
+            return gen_wrapper  # type: ignore[return-value]
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    def clone(self) -> _DecoratorContextManager:
+        return self.__class__()
+
+    def __enter__(self) -> None:
+        raise NotImplementedError
+
+    def __exit__(self, *exc: object) -> None:
+        raise NotImplementedError
+
+
+class no_grad(_DecoratorContextManager):
+    """Context manager / decorator that turns graph recording off.
+
+    Example:
+        >>> import tapegrad as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> with torch.no_grad():
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+    """
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = _state.enabled
+        _state.enabled = False
+
+    def __exit__(self, *exc: object) -> None:
+        _state.enabled = self.prev
+
+
+class enable_grad(_DecoratorContextManager):
+    """Context manager / decorator that turns graph recording on (inside ``no_grad``)."""
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = _state.enabled
+        _state.enabled = True
+
+    def __exit__(self, *exc: object) -> None:
+        _state.enabled = self.prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode on or off; takes effect at once, and as a context manager restores it."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _state.enabled
+        self.mode = bool(mode)
+        _state.enabled = self.mode
+
+    def __call__(self, func: F) -> F:  # as a decorator it must not change the mode now
+        _state.enabled = self.prev
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        _state.enabled = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        _state.enabled = self.prev
+
+    def clone(self) -> set_grad_enabled:
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like ``no_grad``, and tensors created inside are inference tensors (see torch's docs)."""
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = bool(mode)
+        self.prev: tuple[bool, bool] = (True, False)
+
+    def __new__(cls, mode: Any = True) -> Any:
+        if callable(mode) and not isinstance(mode, bool):  # used as @inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __enter__(self) -> None:
+        self.prev = (_state.enabled, _state.inference)
+        if self.mode:
+            _state.enabled = False
+            _state.inference = True
+        else:
+            _state.inference = False
+
+    def __exit__(self, *exc: object) -> None:
+        _state.enabled, _state.inference = self.prev
+
+    def clone(self) -> inference_mode:
+        return self.__class__(self.mode)

@@ -1,0 +1,11 @@
+"""tapegrad.ops: every differentiable primitive, registered once in ``_registry.REGISTRY``.
+
+Read ``_registry.py`` first (the entry schema and ``apply``), then the families:
+``elementwise``, ``reduction``, ``shape``, ``linalg``, ``indexing``.
+"""
+
+from . import _registry, elementwise, indexing, linalg, reduction, shape
+from ._registry import REGISTRY, apply, defop
+
+__all__ = ["REGISTRY", "apply", "defop", "elementwise", "indexing", "linalg", "reduction",
+           "shape", "_registry"]

@@ -1,0 +1,465 @@
+"""The op registry: every differentiable primitive is declared once, and ``apply`` is the one
+place where a graph node is recorded.
+
+An entry (``defop``) names the public op, the node torch prints for it, a NumPy forward and a
+backward rule, side by side::
+
+    @defop("exp", node="ExpBackward0", save_output=True)
+    def exp(x):                      # forward: ndarrays (and Python values) in, ndarray out
+        return np.exp(x)
+
+    @exp.backward
+    def _(ctx, grad):                # d/dx e^x = e^x
+        (y,) = ctx.saved             # saved values come back as Tensors
+        return (grad * y,)
+
+Schema of an entry:
+
+* ``forward(*inputs, **params)``: inputs are ndarrays where the caller passed Tensors, and
+  Python numbers where it passed numbers; params are keyword-only, non-differentiable
+  (``dim``, ``keepdim``, ...). It returns an ndarray, or a tuple of them for ``outputs > 1``.
+* ``backward(ctx, grad)``: ``grad`` is the gradient of the output (a Tensor), or a list with one
+  entry per output (``None`` for an output that got no gradient) when the op has several outputs.
+  It returns one gradient per input, ``None`` where there is none. Rules are written with
+  tapegrad's own ops, so when the engine runs them with grad mode on (``create_graph=True``) they
+  record a graph of their own: higher derivatives come for free.
+* ``ctx`` is the node: ``ctx.saved`` (the saved inputs listed in ``save``, then the output if
+  ``save_output``), ``ctx.params``, ``ctx.needs_input_grad``, ``ctx.input_shapes``.
+* Rules never reduce a broadcast gradient: the engine sums every gradient to its input's shape
+  (``sum_to``) and casts it to its input's dtype.
+* ``view=True``: the output shares memory (and the version counter) with input 0.
+
+Data flow of ``apply(MUL, a, b)``::
+
+    a.data, b.data ──forward──► out array ──► Tensor
+                    │ grad mode on and a or b requires grad?
+                    └─► MulBackward0(next_functions=(edge(a), edge(b)), saved a, b)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor, _Version
+from ..autograd.grad_mode import _state
+from ..autograd.graph import (
+    FREED_MESSAGE,
+    AccumulateGrad,
+    Node,
+    edge,
+    grad_accumulator,
+    version_error,
+)
+
+REGISTRY: dict[str, OpDef] = {}
+
+
+class OpNode(Node):
+    """The grad_fn of a registered op; one subclass per op, named as torch names it."""
+
+    __slots__ = ("_saved", "_versions", "_out", "params", "input_meta", "needs_input_grad")
+    op: OpDef
+
+    @property
+    def saved(self) -> tuple:
+        """The saved values as Tensors, after checking that none was changed in place."""
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(FREED_MESSAGE)
+        out = []
+        for t, (version, producer, output_nr) in zip(saved, self._versions, strict=True):
+            if t._version_counter.value != version:
+                raise version_error(t, producer, output_nr, version)
+            out.append(t)
+        if self._out is not None:
+            data, counter, version = self._out
+            if counter.value != version:
+                dt = Tensor._make(data)
+                dt._version_counter = counter
+                raise version_error(dt, self, 0, version)
+            t = Tensor._make(data, requires_grad=True)
+            t.grad_fn = self
+            t._version_counter = counter
+            out.append(t)
+        return tuple(out)
+
+    @property
+    def input_shapes(self) -> tuple:
+        return tuple(m[0] if m is not None else None for m in self.input_meta)
+
+    def apply(self, grads: list) -> tuple:
+        if self.op.outputs == 1:
+            return self.op.rule(self, grads[0])
+        return self.op.rule(self, grads)
+
+    def release(self) -> None:
+        if self._saved is not None and (self._saved or self._out is not None):
+            self._saved = None
+            self._out = None
+
+    def __getattr__(self, name: str) -> Any:
+        # torch exposes saved values as grad_fn._saved_self etc.; give the common ones.
+        if name.startswith("_saved_"):
+            saved = self.saved
+            if name in ("_saved_self", "_saved_input") and saved:
+                return saved[0]
+            if name == "_saved_other" and len(saved) > 1:
+                return saved[1]
+            if name == "_saved_result" and self._out is not None:
+                return saved[-1]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+class OpDef:
+    """One registry entry (see the module docstring)."""
+
+    __slots__ = ("name", "node", "forward", "rule", "save", "save_output", "view", "outputs",
+                 "node_cls")
+
+    def __init__(self, name: str, node: str, forward: Callable, save: Sequence[int],
+                 save_output: bool, view: bool, outputs: int) -> None:
+        self.name = name
+        self.node = node
+        self.forward = forward
+        self.rule: Callable = _missing_rule(node)
+        self.save = tuple(save)
+        self.save_output = save_output
+        self.view = view
+        self.outputs = outputs
+        cpp = {"CopyBackwards": "torch::autograd::CopyBackwards"}.get(node)
+        self.node_cls = type(node, (OpNode,), {"__slots__": (), "op": self, "_cpp_name": cpp})
+
+    def backward(self, rule: Callable) -> Callable:
+        """Decorator: attach the backward rule to this entry."""
+        self.rule = rule
+        return rule
+
+    def __call__(self, *inputs: Any, **params: Any) -> Any:
+        return apply(self, *inputs, **params)
+
+    def __repr__(self) -> str:
+        return f"<op {self.name} -> {self.node}>"
+
+
+def _missing_rule(node: str) -> Callable:
+    def rule(ctx: OpNode, grad: Any) -> tuple:
+        raise RuntimeError(f"the derivative for '{node}' is not implemented.")
+
+    return rule
+
+
+def defop(name: str, node: str, *, save: Sequence[int] | str = (), save_output: bool = False,
+          view: bool = False, outputs: int = 1) -> Callable[[Callable], OpDef]:
+    """Register ``forward`` under ``name``; attach the rule with ``@entry.backward``.
+
+    ``save`` lists the input positions the rule needs ("all" for every input).
+    """
+
+    def register(forward: Callable) -> OpDef:
+        if name in REGISTRY:
+            raise ValueError(f"op {name!r} is registered twice")
+        idx: Sequence[int] = range(8) if save == "all" else save  # type: ignore[assignment]
+        op = OpDef(name, node, forward, idx, save_output, view, outputs)
+        REGISTRY[name] = op
+        return op
+
+    return register
+
+
+def _wrap(out: np.ndarray, inputs: tuple, op: OpDef) -> Tensor:
+    t = Tensor._make(out)
+    if op.view:
+        src = inputs[0]
+        t._version_counter = src._version_counter
+        t._base = src if src._base is None else src._base
+    return t
+
+
+def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
+    """Run ``op`` forward and, when grad mode needs it, record its node (the only place)."""
+    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    out = op.forward(*arrays, **params)
+    record = False
+    if _state.enabled:
+        for x in inputs:
+            if isinstance(x, Tensor) and x._requires_grad:
+                record = True
+                break
+    elif _state.inference:
+        return _mark_inference(out, inputs, op)
+    if op.outputs == 1:
+        result = _wrap(out, inputs, op)
+        if record:
+            node = _record(op, inputs, params, result)
+            result.grad_fn = node
+            result._requires_grad = True
+        elif op.view and not _state.enabled and inputs[0]._requires_grad:
+            result._view_info = "no_grad"
+        return result
+    results = tuple(_wrap(o, inputs, op) for o in out)
+    if record:
+        node = _record(op, inputs, params, results[0] if op.save_output else None)
+        for i, r in enumerate(results):
+            if r._data.dtype.kind in "fc":
+                r.grad_fn = node
+                r._output_nr = i
+                r._requires_grad = True
+            if op.view:
+                r._view_info = op.name
+    return results
+
+
+def _mark_inference(out: Any, inputs: tuple, op: OpDef) -> Any:
+    if op.outputs == 1:
+        t = _wrap(out, inputs, op)
+        t._inference = True
+        return t
+    results = tuple(_wrap(o, inputs, op) for o in out)
+    for r in results:
+        r._inference = True
+    return results
+
+
+def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | None) -> OpNode:
+    node = op.node_cls(tuple(edge(x) for x in inputs))
+    node.params = params
+    node.input_meta = tuple(
+        (x._data.shape, x.dtype) if isinstance(x, Tensor) and x._requires_grad else None
+        for x in inputs
+    )
+    node.needs_input_grad = tuple(m is not None for m in node.input_meta)
+    saved = []
+    versions = []
+    for i in op.save:
+        if i >= len(inputs):
+            break
+        x = inputs[i]
+        if isinstance(x, Tensor):
+            if x._inference:
+                raise RuntimeError(INFERENCE_SAVE_MESSAGE)
+            saved.append(x)
+            versions.append((x._version_counter.value, x.grad_fn, x._output_nr))
+    node._saved = tuple(saved)
+    node._versions = tuple(versions)
+    if op.save_output and result is not None:
+        node._out = (result._data, result._version_counter, result._version_counter.value)
+    else:
+        node._out = None
+    return node
+
+
+INFERENCE_SAVE_MESSAGE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`."
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# In-place ops: the same forward, then the result is written into the target's memory.
+#
+#   target not a view:  target's history becomes the op's node (edge 0 = its old history)
+#   target a view:      the base's history becomes CopySlices(base's old history, op node),
+#                       and the view's becomes AsStridedBackward0(base)
+# ---------------------------------------------------------------------------------------------
+
+_SCALAR_NAMES = {
+    "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+    "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+    "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+}
+
+
+def scalar_type_name(d: Any) -> str:
+    """c10's name of a dtype as messages print it (Float, Long, ...)."""
+    return _SCALAR_NAMES[d.name]
+
+
+def check_inplace(target: Tensor, record: bool) -> None:
+    """torch's errors for in-place ops, raised before anything is written."""
+    if target._inference and not _state.inference:
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make "
+            "a clone to get a normal tensor before doing inplace update.See "
+            "https://github.com/pytorch/rfcs/pull/17 for more details."
+        )
+    if not _state.enabled:
+        return
+    base = target._base
+    if target._requires_grad and target.grad_fn is None and base is None:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    if base is not None and record:
+        if base._requires_grad and base.grad_fn is None:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation."
+            )
+        info = target._view_info
+        if info == "no_grad":
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad mode "
+                "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+                "You can clarify your code by moving both the view and the inplace either both "
+                "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+                "outside (if you want the inplace to be tracked)."
+            )
+        if info is not None:
+            fname = {"unbind": "Unbind", "split": "Split", "split_with_sizes": "SplitWithSizes"}
+            raise RuntimeError(
+                f"Output {target._output_nr} of {fname.get(info, info)}Backward0 is a view and is "
+                "being modified inplace. This view is the output of a function that returns "
+                "multiple views. Such functions do not allow the output views to be modified "
+                "inplace. You should replace the inplace operation by an out-of-place one."
+            )
+
+
+def write_into(target: Tensor, out: np.ndarray) -> None:
+    """Copy ``out`` into the target's memory, with torch's check that the dtype can hold it."""
+    tdt = target._data.dtype
+    if out.dtype != tdt:
+        from .._dtype import from_numpy_dtype
+
+        src, dst = from_numpy_dtype(out.dtype), target.dtype
+        if src._rank > dst._rank:
+            raise RuntimeError(
+                f"result type {scalar_type_name(src)} can't be cast to the desired output type "
+                f"{scalar_type_name(dst)}"
+            )
+    if out.shape != target._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(target._data.shape)} doesn't match the broadcast shape "
+            f"{list(np.broadcast_shapes(out.shape, target._data.shape))}"
+        )
+    np.copyto(target._data, out, casting="unsafe")
+
+
+def apply_(op: OpDef, target: Tensor, *others: Any, **params: Any) -> Tensor:
+    """Run ``op(target, *others)`` and write the result into ``target`` (``add_``, ``copy_``...)."""
+    record = _state.enabled and (
+        target._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in others)
+    )
+    check_inplace(target, record)
+    if not record:
+        arrays = [x._data if isinstance(x, Tensor) else x for x in others]
+        write_into(target, op.forward(target._data, *arrays, **params))
+        target._version_counter.value += 1
+        return target
+    before = target
+    if 0 in op.save:  # the rule needs the old value, which is about to be overwritten
+        before = _snapshot(target)
+    base = target._base
+    if base is None:
+        result = apply(op, before, *others, **params)
+        write_into(target, result._data)
+        target._version_counter.value += 1
+        node = result.grad_fn
+        # Edge 0 points at the target's old history, already taken from ``before``.
+        target.grad_fn = node
+        target._output_nr = 0
+        target._requires_grad = True
+        if op.save_output:
+            node._out = (target._data, target._version_counter, target._version_counter.value)
+        return target
+    return _inplace_on_view(op, target, before, base, others, params)
+
+
+def _snapshot(t: Tensor) -> Tensor:
+    """A copy of ``t`` that keeps its place in the graph (same grad_fn / output_nr)."""
+    s = Tensor._make(t._data.copy(), requires_grad=t._requires_grad)
+    s.grad_fn = t.grad_fn
+    s._output_nr = t._output_nr
+    if t._requires_grad and t.grad_fn is None:
+        s._accumulator = t._accumulator
+    return s
+
+
+class CopySlices(Node):
+    """The base's new history after an in-place op on one of its views.
+
+    ``fn`` is the in-place op's node, computed as if out of place on the view's values. Backward:
+    the region of the base that the view covers gets ``fn``'s gradient for its first input, the
+    rest of the base passes the gradient through; ``fn``'s other inputs get theirs as usual.
+    """
+
+    __slots__ = ("fn", "positions", "base_shape")
+    _cpp_name = "torch::autograd::CopySlices"
+
+    def __init__(self, base_edge: tuple, fn: Node, positions: np.ndarray,
+                 base_shape: tuple) -> None:
+        super().__init__((base_edge,) + tuple(fn.next_functions[1:]))
+        self.fn = fn
+        self.positions = positions
+        self.base_shape = base_shape
+
+    def apply(self, grads: list) -> tuple:
+        from . import indexing
+
+        grad = grads[0]
+        flat = grad.reshape(-1)
+        index = Tensor._make(self.positions)
+        grad_view = indexing.take_flat(flat, index)
+        fn_grads = self.fn.apply([grad_view])
+        g_self = fn_grads[0]
+        if g_self is None:
+            g_self = 0.0
+        elif g_self.shape != grad_view.shape:
+            from ..autograd.engine import sum_to
+
+            g_self = sum_to(g_self, grad_view.shape)
+        base_grad = indexing.put_flat(flat, index, g_self).reshape(self.base_shape)
+        return (base_grad,) + tuple(fn_grads[1:])
+
+    def release(self) -> None:
+        self.fn.release()
+
+
+def view_positions(base: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """For each element of ``view``, its flat (C-order) index in ``base``."""
+    isz = base.itemsize
+    start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    pos = np.full(view.shape, start // isz, dtype=np.int64)
+    for axis, (n, st) in enumerate(zip(view.shape, view.strides, strict=True)):
+        shape = [1] * view.ndim
+        shape[axis] = n
+        pos = pos + (np.arange(n, dtype=np.int64) * (st // isz)).reshape(shape)
+    if base.flags.c_contiguous:
+        return pos
+    bpos = np.zeros(base.shape, dtype=np.int64)
+    for axis, (n, st) in enumerate(zip(base.shape, base.strides, strict=True)):
+        shape = [1] * base.ndim
+        shape[axis] = n
+        bpos = bpos + (np.arange(n, dtype=np.int64) * (st // isz)).reshape(shape)
+    flat = bpos.reshape(-1)
+    order = np.argsort(flat, kind="stable")
+    return order[np.searchsorted(flat[order], pos)]
+
+
+def _inplace_on_view(op: OpDef, target: Tensor, before: Tensor, base: Tensor, others: tuple,
+                     params: dict) -> Tensor:
+    from . import shape as shape_ops
+
+    result = apply(op, before, *others, **params)
+    positions = view_positions(base._data, target._data)
+    base_edge = edge(base)
+    write_into(target, result._data)
+    target._version_counter.value += 1
+    node = CopySlices(base_edge, result.grad_fn, positions, base._data.shape)
+    base.grad_fn = node
+    base._output_nr = 0
+    base._requires_grad = True
+    # The view's new history: taken from the base's, through AsStridedBackward0.
+    regenerated = shape_ops.as_strided_positions(base, positions)
+    target.grad_fn = regenerated.grad_fn
+    target._output_nr = 0
+    target._requires_grad = True
+    return target
+
+
+__all__ = ["REGISTRY", "OpDef", "OpNode", "defop", "apply", "apply_", "AccumulateGrad",
+           "grad_accumulator", "_Version"]

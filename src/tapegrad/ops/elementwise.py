@@ -1,0 +1,1096 @@
+"""Elementwise ops: arithmetic, unary math, clamp/maximum/minimum/where, comparisons.
+
+Each differentiable op is one registry entry, forward and backward side by side. Binary forwards
+get arrays already promoted to torch's result dtype (``_promote``), so an ``int64 * 2.5`` is
+float32 as in torch, never NumPy's float64. A Python number operand stays a Python number: it is
+an input of the node with no edge, as torch's "wrapped numbers" are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ._registry import apply_, defop
+
+_SCALARS = (int, float, bool, complex)
+
+
+# ---------------------------------------------------------------------------------------------
+# Type promotion for binary ops
+# ---------------------------------------------------------------------------------------------
+
+def _np_result(a: Any, b: Any) -> np.dtype | None:
+    """The NumPy dtype of torch's result for operands ``a``, ``b`` (arrays or Python numbers),
+    or None when the plain NumPy operation already gives it."""
+    ta, tb = type(a), type(b)
+    if ta is np.ndarray and tb is np.ndarray:
+        if a.dtype == b.dtype:
+            return None
+    elif ta is np.ndarray and tb in _SCALARS:
+        kind = a.dtype.kind
+        if kind in "fc" or (tb is int and kind in "iu") or tb is bool:
+            return None
+    elif tb is np.ndarray and ta in _SCALARS:
+        kind = b.dtype.kind
+        if kind in "fc" or (ta is int and kind in "iu") or ta is bool:
+            return None
+    return _dtype.result_type(_as_operand(a), _as_operand(b)).np
+
+
+class _ArrayOperand:
+    """Lets ``_dtype.result_type`` see an ndarray as a tensor (dtype + ndim)."""
+
+    __slots__ = ("dtype", "ndim")
+
+    def __init__(self, a: np.ndarray) -> None:
+        self.dtype = _dtype.from_numpy_dtype(a.dtype)
+        self.ndim = a.ndim
+
+
+def _as_operand(x: Any) -> Any:
+    if isinstance(x, np.ndarray):
+        return _ArrayOperand(x)
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+def _promote(a: Any, b: Any) -> tuple[Any, Any]:
+    """Cast array operands to torch's result dtype (Python numbers stay as they are)."""
+    target = _np_result(a, b)
+    if target is None:
+        return a, b
+    if isinstance(a, np.ndarray) and a.dtype != target:
+        a = a.astype(target)
+    if isinstance(b, np.ndarray) and b.dtype != target:
+        b = b.astype(target)
+    if not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
+        a = np.asarray(a, dtype=target)
+    elif not isinstance(a, np.ndarray) and target.kind in "iub":
+        a = target.type(a)
+    elif not isinstance(b, np.ndarray) and target.kind in "iub":
+        b = target.type(b)
+    return a, b
+
+
+def _float_result(a: Any) -> Any:
+    """Integer and bool inputs of float-valued functions (exp, sqrt, ...) become float32."""
+    if isinstance(a, np.ndarray) and a.dtype.kind in "iub":
+        return a.astype(_dtype.get_default_dtype().np)
+    return a
+
+
+def _check(x: Any, name: str) -> Any:
+    if isinstance(x, Tensor) or isinstance(x, _SCALARS):
+        return x
+    if isinstance(x, np.generic):
+        return x.item()
+    raise TypeError(
+        f"{name}(): argument 'other' (position 1) must be Tensor, not {type(x).__name__}"
+    )
+
+
+def _broadcast_error(a: Any, b: Any) -> RuntimeError:
+    sa, sb = np.shape(a), np.shape(b)
+    n = max(len(sa), len(sb))
+    pa = (1,) * (n - len(sa)) + tuple(sa)
+    pb = (1,) * (n - len(sb)) + tuple(sb)
+    for i in range(n - 1, -1, -1):
+        if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+            return RuntimeError(
+                f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) at "
+                f"non-singleton dimension {i}"
+            )
+    return RuntimeError("shapes cannot be broadcast")
+
+
+def _binary(ufunc: np.ufunc, a: Any, b: Any) -> np.ndarray:
+    a, b = _promote(a, b)
+    try:
+        return ufunc(a, b)
+    except ValueError:
+        raise _broadcast_error(a, b) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Arithmetic
+# ---------------------------------------------------------------------------------------------
+
+@defop("add", node="AddBackward0")
+def _add(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
+    if alpha != 1:
+        b = b * alpha
+    return _binary(np.add, a, b)
+
+
+@_add.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(a + alpha*b) = (1, alpha)
+    alpha = ctx.params.get("alpha", 1)
+    return grad, (grad if alpha == 1 else grad * alpha)
+
+
+@defop("sub", node="SubBackward0")
+def _sub(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
+    if alpha != 1:
+        b = b * alpha
+    if isinstance(a, np.ndarray) and a.dtype == np.bool_ and isinstance(b, np.ndarray) and (
+        b.dtype == np.bool_
+    ):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or"
+            " `logical_xor()` operator instead."
+        )
+    return _binary(np.subtract, a, b)
+
+
+@_sub.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(a - alpha*b) = (1, -alpha)
+    alpha = ctx.params.get("alpha", 1)
+    return grad, (-grad if alpha == 1 else grad * -alpha)
+
+
+@defop("rsub", node="RsubBackward1")
+def _rsub(x: np.ndarray, *, other: Any) -> np.ndarray:
+    return _binary(np.subtract, other, x)
+
+
+@_rsub.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(c - x)/dx = -1
+    return (-grad,)
+
+
+@defop("mul", node="MulBackward0", save=(0, 1))
+def _mul(a: Any, b: Any) -> np.ndarray:
+    return _binary(np.multiply, a, b)
+
+
+@_mul.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(a*b) = (b, a)
+    a, b = ctx.saved
+    need_a, need_b = ctx.needs_input_grad
+    return (grad * _conj(b) if need_a else None), (grad * _conj(a) if need_b else None)
+
+
+def _conj(x: Any) -> Any:
+    return x
+
+
+@defop("div", node="DivBackward0", save=(0, 1))
+def _div(a: Any, b: Any, *, rounding_mode: Any = None) -> np.ndarray:
+    a, b = _promote(a, b)
+    if rounding_mode is None:
+        a = _float_result(a)
+        b = _float_result(b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            try:
+                return np.true_divide(a, b)
+            except ValueError:
+                raise _broadcast_error(a, b) from None
+    return _rounded_div(a, b, rounding_mode)
+
+
+def _rounded_div(a: Any, b: Any, mode: str) -> np.ndarray:
+    is_int = np.result_type(a, b).kind in "iub"
+    if is_int and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if mode == "floor":
+            out = np.floor_divide(a, b)
+        elif mode == "trunc":
+            out = np.trunc(np.true_divide(a, b)) if not is_int else np.fix(np.true_divide(a, b))
+            if is_int:
+                out = out.astype(np.result_type(a, b))
+        else:
+            raise RuntimeError(
+                "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                f"'{mode}'"
+            )
+    return np.asarray(out)
+
+
+@_div.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(a/b) = (1/b, -a/b^2)
+    if ctx.params.get("rounding_mode") is not None:
+        return tuple(grad * 0 if n else None for n in ctx.needs_input_grad)
+    a, b = ctx.saved
+    need_a, need_b = ctx.needs_input_grad
+    ga = grad / b if need_a else None
+    gb = -grad * a / (b * b) if need_b else None
+    return ga, gb
+
+
+@defop("reciprocal", node="ReciprocalBackward0", save_output=True)
+def _reciprocal(x: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.reciprocal(_float_result(x))
+
+
+@_reciprocal.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(1/x) = -1/x^2 = -y^2
+    (y,) = ctx.saved
+    return (-grad * y * y,)
+
+
+@defop("neg", node="NegBackward0")
+def _neg(x: np.ndarray) -> np.ndarray:
+    if x.dtype == np.bool_:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return np.negative(x)
+
+
+@_neg.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(-x) = -1
+    return (-grad,)
+
+
+@defop("pow", node="PowBackward0", save=(0,))
+def _pow(x: np.ndarray, *, exponent: Any) -> np.ndarray:
+    x, e = _promote(x, exponent)
+    if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and isinstance(e, (int, np.integer)):
+        if e < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.power(x, e)
+
+
+@_pow.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(x^e) = e x^(e-1)
+    (x,) = ctx.saved
+    e = ctx.params["exponent"]
+    if e == 0:
+        return (grad * 0.0,)
+    return (grad * e * x ** (e - 1),)
+
+
+@defop("pow_tensor", node="PowBackward1", save=(0, 1), save_output=True)
+def _pow_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _binary(np.power, a, b)
+
+
+@_pow_tensor.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(a^b) = (b a^(b-1), a^b log a)
+    a, b, y = ctx.saved
+    need_a, need_b = ctx.needs_input_grad
+    ga = gb = None
+    if need_a:
+        ga = where(b == 0, 0.0, grad * b * a ** (b - 1))
+    if need_b:
+        gb = where((a == 0) & (b >= 0), 0.0, grad * y * log(a))
+    return ga, gb
+
+
+@defop("pow_scalar_base", node="PowBackward2", save_output=True)
+def _pow_scalar_base(e: np.ndarray, *, base: Any) -> np.ndarray:
+    return _binary(np.power, base, e)
+
+
+@_pow_scalar_base.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(c^x) = c^x log c
+    (y,) = ctx.saved
+    base = ctx.params["base"]
+    if base == 0:
+        return (where(y == 0, 0.0, grad * y * float("-inf")),)
+    return (grad * y * float(np.log(base)),)
+
+
+@defop("remainder", node="RemainderBackward0")
+def _remainder(x: np.ndarray, *, other: Any) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _binary(np.remainder, x, other)
+
+
+@_remainder.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(x mod c)/dx = 1
+    return (grad,)
+
+
+@defop("remainder_tensor", node="RemainderBackward1", save=(0, 1))
+def _remainder_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _binary(np.remainder, a, b)
+
+
+@_remainder_tensor.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # a mod b = a - b floor(a/b): (1, -floor(a/b))
+    a, b = ctx.saved
+    need_a, need_b = ctx.needs_input_grad
+    return (grad if need_a else None), (-grad * floor(a / b) if need_b else None)
+
+
+@defop("floor_divide", node="NotImplemented")
+def _floor_divide(a: Any, b: Any) -> np.ndarray:
+    a, b = _promote(a, b)
+    if np.result_type(a, b).kind in "iu" and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.floor_divide(a, b)
+
+
+_floor_divide.node_cls._cpp_name = "torch::autograd::NotImplemented"
+
+
+@_floor_divide.backward
+def _(ctx: Any, grad: Tensor) -> tuple:
+    raise RuntimeError("derivative for floor_divide is not implemented")
+
+
+# ---------------------------------------------------------------------------------------------
+# Unary math
+# ---------------------------------------------------------------------------------------------
+
+def _unary(name: str, node: str, fn: Any, save: tuple = (), save_output: bool = False) -> Any:
+    def forward(x: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return fn(_float_result(x))
+
+    forward.__name__ = name
+    return defop(name, node=node, save=save, save_output=save_output)(forward)
+
+
+_exp = _unary("exp", "ExpBackward0", np.exp, save_output=True)
+_log = _unary("log", "LogBackward0", np.log, save=(0,))
+_log2 = _unary("log2", "Log2Backward0", np.log2, save=(0,))
+_log10 = _unary("log10", "Log10Backward0", np.log10, save=(0,))
+_log1p = _unary("log1p", "Log1PBackward0", np.log1p, save=(0,))
+_expm1 = _unary("expm1", "Expm1Backward0", np.expm1, save_output=True)
+_sqrt = _unary("sqrt", "SqrtBackward0", np.sqrt, save_output=True)
+_rsqrt = _unary("rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), save_output=True)
+_sin = _unary("sin", "SinBackward0", np.sin, save=(0,))
+_cos = _unary("cos", "CosBackward0", np.cos, save=(0,))
+_tan = _unary("tan", "TanBackward0", np.tan, save_output=True)
+_tanh = _unary("tanh", "TanhBackward0", np.tanh, save_output=True)
+_asin = _unary("asin", "AsinBackward0", np.arcsin, save=(0,))
+_acos = _unary("acos", "AcosBackward0", np.arccos, save=(0,))
+_atan = _unary("atan", "AtanBackward0", np.arctan, save=(0,))
+_sinh = _unary("sinh", "SinhBackward0", np.sinh, save=(0,))
+_cosh = _unary("cosh", "CoshBackward0", np.cosh, save=(0,))
+
+
+def _sigmoid_np(x: np.ndarray) -> np.ndarray:
+    # 1/(1+e^-x) for x >= 0 and e^x/(1+e^x) for x < 0: no overflow either way.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+_sigmoid = _unary("sigmoid", "SigmoidBackward0", _sigmoid_np, save_output=True)
+
+
+@_exp.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx e^x = e^x
+    (y,) = ctx.saved
+    return (grad * y,)
+
+
+@_log.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx log x = 1/x
+    (x,) = ctx.saved
+    return (grad / x,)
+
+
+@_log2.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx log2 x = 1/(x ln 2)
+    (x,) = ctx.saved
+    return (grad / (x * 0.6931471805599453),)
+
+
+@_log10.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx log10 x = 1/(x ln 10)
+    (x,) = ctx.saved
+    return (grad / (x * 2.302585092994046),)
+
+
+@_log1p.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx log(1+x) = 1/(1+x)
+    (x,) = ctx.saved
+    return (grad / (x + 1),)
+
+
+@_expm1.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx (e^x - 1) = e^x = y + 1
+    (y,) = ctx.saved
+    return (grad * (y + 1),)
+
+
+@_sqrt.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx sqrt x = 1/(2 sqrt x)
+    (y,) = ctx.saved
+    return (grad / (y * 2),)
+
+
+@_rsqrt.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx x^-1/2 = -1/2 x^-3/2 = -y^3/2
+    (y,) = ctx.saved
+    return (grad * (y * y * y) * -0.5,)
+
+
+@_sin.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx sin x = cos x
+    (x,) = ctx.saved
+    return (grad * cos(x),)
+
+
+@_cos.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx cos x = -sin x
+    (x,) = ctx.saved
+    return (grad * -sin(x),)
+
+
+@_tan.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx tan x = 1 + tan^2 x
+    (y,) = ctx.saved
+    return (grad * (y * y + 1),)
+
+
+@_tanh.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx tanh x = 1 - tanh^2 x
+    (y,) = ctx.saved
+    return (grad * (1 - y * y),)
+
+
+@_asin.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx asin x = 1/sqrt(1-x^2)
+    (x,) = ctx.saved
+    return (grad * rsqrt(1 - x * x),)
+
+
+@_acos.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx acos x = -1/sqrt(1-x^2)
+    (x,) = ctx.saved
+    return (-grad * rsqrt(1 - x * x),)
+
+
+@_atan.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx atan x = 1/(1+x^2)
+    (x,) = ctx.saved
+    return (grad / (x * x + 1),)
+
+
+@_sinh.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx sinh x = cosh x
+    (x,) = ctx.saved
+    return (grad * cosh(x),)
+
+
+@_cosh.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx cosh x = sinh x
+    (x,) = ctx.saved
+    return (grad * sinh(x),)
+
+
+@_sigmoid.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx s(x) = s(x)(1 - s(x))
+    (y,) = ctx.saved
+    return (grad * (y * (1 - y)),)
+
+
+@defop("relu", node="ReluBackward0", save_output=True)
+def _relu(x: np.ndarray) -> np.ndarray:
+    if x.dtype == np.bool_:
+        raise RuntimeError('"clamp_min_cpu" not implemented for \'Bool\'')
+    return np.maximum(x, 0).astype(x.dtype, copy=False)
+
+
+@_relu.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx max(x, 0) = [x > 0]
+    (y,) = ctx.saved
+    return (grad * (y > 0),)
+
+
+@defop("abs", node="AbsBackward0", save=(0,))
+def _abs(x: np.ndarray) -> np.ndarray:
+    return np.abs(x)
+
+
+@_abs.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx |x| = sign x
+    (x,) = ctx.saved
+    return (grad * sign(x),)
+
+
+def _zero_grad_unary(name: str, node: str, fn: Any) -> Any:
+    op = defop(name, node=node)(fn)
+
+    @op.backward
+    def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant: derivative 0
+        return (grad * 0,)
+
+    return op
+
+
+_sign = _zero_grad_unary("sign", "SignBackward0", lambda x: np.sign(x))
+_floor = _zero_grad_unary("floor", "FloorBackward0", lambda x: np.floor(x))
+_ceil = _zero_grad_unary("ceil", "CeilBackward0", lambda x: np.ceil(x))
+_round = _zero_grad_unary("round", "RoundBackward0", lambda x: np.round(x))
+_trunc = _zero_grad_unary("trunc", "TruncBackward0", lambda x: np.trunc(x))
+
+
+# ---------------------------------------------------------------------------------------------
+# clamp, maximum, minimum, where
+# ---------------------------------------------------------------------------------------------
+
+@defop("clamp", node="ClampBackward1", save=(0,))
+def _clamp(x: np.ndarray, *, min: Any = None, max: Any = None) -> np.ndarray:
+    out = x
+    if min is not None:
+        x, min = _promote(x, min)
+        out = np.maximum(x, min)
+    if max is not None:
+        out, max = _promote(out, max)
+        out = np.minimum(out, max)
+    if min is not None and max is not None and min > max:  # torch: every value becomes max
+        out = np.full_like(out, max)
+    return out if out is not x else x.copy()
+
+
+@_clamp.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx clamp(x) = [min <= x <= max]
+    (x,) = ctx.saved
+    lo, hi = ctx.params.get("min"), ctx.params.get("max")
+    mask = None
+    if lo is not None:
+        mask = x >= lo
+    if hi is not None:
+        mask = (x <= hi) if mask is None else mask & (x <= hi)
+    return (grad * mask,)
+
+
+@defop("clamp_tensor", node="ClampBackward0", save=(0, 1, 2))
+def _clamp_tensor(x: np.ndarray, lo: Any, hi: Any) -> np.ndarray:
+    out = x
+    if lo is not None:
+        out = _binary(np.maximum, out, lo)
+    if hi is not None:
+        out = _binary(np.minimum, out, hi)
+    return out if out is not x else x.copy()
+
+
+@_clamp_tensor.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # x passes where lo <= x <= hi; else the bound does
+    saved = list(ctx.saved)
+    x = saved.pop(0)
+    lo = saved.pop(0) if ctx.params["has_min"] else None
+    hi = saved.pop(0) if ctx.params["has_max"] else None
+    need_x, need_lo, need_hi = ctx.needs_input_grad
+    mask = None
+    if lo is not None:
+        mask = x >= lo
+    if hi is not None:
+        mask = (x <= hi) if mask is None else mask & (x <= hi)
+    gx = grad * mask if need_x else None
+    glo = grad * ((x < lo) & ((x <= hi) if hi is not None else True)) if need_lo else None
+    ghi = grad * (x > hi) if need_hi else None
+    return gx, glo, ghi
+
+
+def _extremum(name: str, node: str, ufunc: np.ufunc, wins: str) -> Any:
+    op = defop(name, node=node, save=(0, 1))(lambda a, b: _binary(ufunc, a, b))
+
+    @op.backward
+    def _(ctx: Any, grad: Tensor) -> tuple:  # the larger (smaller) input gets it; ties share
+        a, b = ctx.saved
+        a_wins = (a > b) if wins == "gt" else (a < b)
+        half = grad / 2
+        ga = where(a == b, half, where(a_wins, grad, 0.0))
+        gb = where(a == b, half, where(a_wins, 0.0, grad))
+        return ga, gb
+
+    return op
+
+
+_maximum = _extremum("maximum", "MaximumBackward0", np.maximum, "gt")
+_minimum = _extremum("minimum", "MinimumBackward0", np.minimum, "lt")
+
+
+@defop("where", node="WhereBackward0")
+def _where(a: Any, b: Any, *, condition: np.ndarray) -> np.ndarray:
+    a, b = _promote(a, b)
+    try:
+        return np.where(condition, a, b)
+    except ValueError:
+        raise _broadcast_error(condition, np.broadcast_shapes(np.shape(a), np.shape(b))) from None
+
+
+@_where.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # the chosen branch gets the gradient
+    cond = Tensor._make(ctx.params["condition"])
+    need_a, need_b = ctx.needs_input_grad
+    ga = where(cond, grad, 0.0) if need_a else None
+    gb = where(cond, 0.0, grad) if need_b else None
+    return ga, gb
+
+
+# ---------------------------------------------------------------------------------------------
+# Public functions (what Tensor methods and tapegrad.* call)
+# ---------------------------------------------------------------------------------------------
+
+def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input + alpha * other``, broadcasting, with torch's type promotion."""
+    if not isinstance(input, Tensor):
+        return _add(_check(other, "add"), input, alpha=1) if alpha == 1 else (
+            _add(Tensor._make(np.asarray(input)), other, alpha=alpha))
+    return _add(input, _check(other, "add"), alpha=alpha)
+
+
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    if not isinstance(input, Tensor):
+        return rsub(other, input, alpha=alpha)
+    return _sub(input, _check(other, "sub"), alpha=alpha)
+
+
+subtract = sub
+
+
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``other - alpha * input``."""
+    if isinstance(other, Tensor):
+        return _sub(other, input, alpha=alpha)
+    if alpha != 1:
+        input = input * alpha
+    return _rsub(input, other=_check(other, "rsub"))
+
+
+def mul(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        return _mul(_check(other, "mul"), input)
+    return _mul(input, _check(other, "mul"))
+
+
+multiply = mul
+
+
+def div(input: Any, other: Any, *, rounding_mode: Any = None) -> Tensor:
+    if not isinstance(input, Tensor):
+        input = Tensor._make(np.asarray(input))
+    return _div(input, _check(other, "div"), rounding_mode=rounding_mode)
+
+
+divide = true_divide = div
+
+
+def rdiv(input: Tensor, other: Any) -> Tensor:
+    """``other / input`` for a Python number ``other`` (torch: reciprocal, then multiply)."""
+    if isinstance(other, Tensor):
+        return div(other, input)
+    return _mul(_reciprocal(input), other)
+
+
+def reciprocal(input: Tensor) -> Tensor:
+    return _reciprocal(input)
+
+
+def neg(input: Tensor) -> Tensor:
+    return _neg(input)
+
+
+negative = neg
+
+
+def pow(input: Any, exponent: Any) -> Tensor:
+    """``input ** exponent``: PowBackward0 (tensor ** number), 1 (tensor ** tensor), 2 (number **
+    tensor)."""
+    if isinstance(input, Tensor):
+        if isinstance(exponent, Tensor):
+            if exponent.ndim == 0 and not exponent._requires_grad and input.ndim > 0 and (
+                exponent.dtype._rank <= input.dtype._rank
+            ):
+                return _pow(input, exponent=exponent.item())
+            return _pow_tensor(input, exponent)
+        return _pow(input, exponent=_check(exponent, "pow"))
+    return _pow_scalar_base(exponent, base=_check(input, "pow"))
+
+
+def square(input: Tensor) -> Tensor:
+    return _pow(input, exponent=2)
+
+
+def remainder(input: Any, other: Any) -> Tensor:
+    if isinstance(other, Tensor):
+        if not isinstance(input, Tensor):
+            input = Tensor._make(np.asarray(input))
+        return _remainder_tensor(input, other)
+    return _remainder(input, other=_check(other, "remainder"))
+
+
+def fmod(input: Tensor, other: Any) -> Tensor:
+    sign_ = sign(input.detach())
+    return remainder(abs(input), abs(other) if isinstance(other, Tensor) else builtins_abs(other)
+                     ) * sign_
+
+
+def builtins_abs(x: Any) -> Any:
+    return x if x >= 0 else -x
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        input = Tensor._make(np.asarray(input))
+    return _floor_divide(input, _check(other, "floor_divide"))
+
+
+def exp(input: Tensor) -> Tensor:
+    return _exp(input)
+
+
+def log(input: Tensor) -> Tensor:
+    return _log(input)
+
+
+def log2(input: Tensor) -> Tensor:
+    return _log2(input)
+
+
+def log10(input: Tensor) -> Tensor:
+    return _log10(input)
+
+
+def log1p(input: Tensor) -> Tensor:
+    return _log1p(input)
+
+
+def expm1(input: Tensor) -> Tensor:
+    return _expm1(input)
+
+
+def sqrt(input: Tensor) -> Tensor:
+    return _sqrt(input)
+
+
+def rsqrt(input: Tensor) -> Tensor:
+    return _rsqrt(input)
+
+
+def sin(input: Tensor) -> Tensor:
+    return _sin(input)
+
+
+def cos(input: Tensor) -> Tensor:
+    return _cos(input)
+
+
+def tan(input: Tensor) -> Tensor:
+    return _tan(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    return _tanh(input)
+
+
+def asin(input: Tensor) -> Tensor:
+    return _asin(input)
+
+
+def acos(input: Tensor) -> Tensor:
+    return _acos(input)
+
+
+def atan(input: Tensor) -> Tensor:
+    return _atan(input)
+
+
+def sinh(input: Tensor) -> Tensor:
+    return _sinh(input)
+
+
+def cosh(input: Tensor) -> Tensor:
+    return _cosh(input)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return _sigmoid(input)
+
+
+def relu(input: Tensor) -> Tensor:
+    return _relu(input)
+
+
+def abs(input: Tensor) -> Tensor:
+    return _abs(input)
+
+
+absolute = abs
+
+
+def sign(input: Tensor) -> Tensor:
+    return _sign(input)
+
+
+def floor(input: Tensor) -> Tensor:
+    return _floor(input)
+
+
+def ceil(input: Tensor) -> Tensor:
+    return _ceil(input)
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    if decimals:
+        scale = 10.0**decimals
+        return _round(input * scale) / scale
+    return _round(input)
+
+
+def trunc(input: Tensor) -> Tensor:
+    return _trunc(input)
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """Limit values to [min, max]; number bounds: ClampBackward1, tensor bounds: ClampBackward0."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = min if isinstance(min, Tensor) or min is None else Tensor._make(np.asarray(min))
+        hi = max if isinstance(max, Tensor) or max is None else Tensor._make(np.asarray(max))
+        return _clamp_tensor(input, lo, hi)
+    return _clamp(input, min=min, max=max)
+
+
+clip = clamp
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:
+    return clamp(input, min=min)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:
+    return clamp(input, max=max)
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    return _maximum(input, other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    return _minimum(input, other)
+
+
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
+    """Pick ``input`` where ``condition`` holds, else ``other``. One argument: ``nonzero``."""
+    if input is None and other is None:
+        from .indexing import nonzero
+
+        return nonzero(condition, as_tuple=True)
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    if cond.dtype != np.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {_dtype.from_numpy_dtype(cond.dtype).name.capitalize()}")
+    a = input if isinstance(input, (Tensor, *_SCALARS)) else Tensor._make(np.asarray(input))
+    b = other if isinstance(other, (Tensor, *_SCALARS)) else Tensor._make(np.asarray(other))
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        a = Tensor._make(np.asarray(a, dtype=_dtype.result_type(a, b).np))
+    return _where(a, b, condition=cond)
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    return input + (end - input) * weight
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    return input + tensor1 * tensor2 * value
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    return input + tensor1 / tensor2 * value
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparisons and logical ops: no gradient, bool results
+# ---------------------------------------------------------------------------------------------
+
+_COMPARE = {
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal,
+}
+
+
+def _data(x: Any) -> Any:
+    return x._data if isinstance(x, Tensor) else x
+
+
+def compare(name: str, a: Any, b: Any) -> Any:
+    if not isinstance(b, (Tensor, *_SCALARS, np.generic)):
+        if name in ("eq", "ne") and b is None or not hasattr(b, "__len__"):
+            return name == "ne" if name in ("eq", "ne") else NotImplemented
+        b = Tensor._make(np.asarray(b))
+    x, y = _promote(_data(a), _data(b))
+    try:
+        return Tensor._make(_COMPARE[name](x, y))
+    except ValueError:
+        raise _broadcast_error(x, y) from None
+
+
+def eq(input: Any, other: Any) -> Tensor:
+    return compare("eq", input, other)
+
+
+def ne(input: Any, other: Any) -> Tensor:
+    return compare("ne", input, other)
+
+
+def lt(input: Any, other: Any) -> Tensor:
+    return compare("lt", input, other)
+
+
+def le(input: Any, other: Any) -> Tensor:
+    return compare("le", input, other)
+
+
+def gt(input: Any, other: Any) -> Tensor:
+    return compare("gt", input, other)
+
+
+def ge(input: Any, other: Any) -> Tensor:
+    return compare("ge", input, other)
+
+
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+def bitwise(name: str, a: Tensor, b: Any = None) -> Tensor:
+    x = a._data
+    if name == "invert":
+        if x.dtype.kind == "f":
+            raise TypeError('"bitwise_not_cpu" not implemented for \'Float\'')
+        return Tensor._make(np.invert(x))
+    x, y = _promote(x, _data(b))
+    if np.result_type(x, y).kind == "f":
+        raise RuntimeError(f'"bitwise_{name}_cpu" not implemented for \'Float\'')
+    ufunc = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[name]
+    try:
+        return Tensor._make(ufunc(x, y))
+    except ValueError:
+        raise _broadcast_error(x, y) from None
+
+
+def logical_and(input: Tensor, other: Any) -> Tensor:
+    return Tensor._make(np.logical_and(_data(input), _data(other)))
+
+
+def logical_or(input: Tensor, other: Any) -> Tensor:
+    return Tensor._make(np.logical_or(_data(input), _data(other)))
+
+
+def logical_xor(input: Tensor, other: Any) -> Tensor:
+    return Tensor._make(np.logical_xor(_data(input), _data(other)))
+
+
+def logical_not(input: Tensor) -> Tensor:
+    return Tensor._make(np.logical_not(_data(input)))
+
+
+def isnan(input: Tensor) -> Tensor:
+    return Tensor._make(np.isnan(input._data))
+
+
+def isinf(input: Tensor) -> Tensor:
+    return Tensor._make(np.isinf(input._data))
+
+
+def isfinite(input: Tensor) -> Tensor:
+    return Tensor._make(np.isfinite(input._data))
+
+
+def signbit(input: Tensor) -> Tensor:
+    return Tensor._make(np.signbit(input._data))
+
+
+# ---------------------------------------------------------------------------------------------
+# In-place forms
+# ---------------------------------------------------------------------------------------------
+
+def inplace(name: str, target: Tensor, *others: Any, **params: Any) -> Tensor:
+    from ._registry import REGISTRY
+
+    return apply_(REGISTRY[name], target, *others, **params)
+
+
+def add_(target: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    return apply_(_add, target, _check(other, "add_"), alpha=alpha)
+
+
+def sub_(target: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    return apply_(_sub, target, _check(other, "sub_"), alpha=alpha)
+
+
+def mul_(target: Tensor, other: Any) -> Tensor:
+    return apply_(_mul, target, _check(other, "mul_"))
+
+
+def div_(target: Tensor, other: Any, *, rounding_mode: Any = None) -> Tensor:
+    return apply_(_div, target, _check(other, "div_"), rounding_mode=rounding_mode)
+
+
+def pow_(target: Tensor, exponent: Any) -> Tensor:
+    if isinstance(exponent, Tensor):
+        return apply_(_pow_tensor, target, exponent)
+    return apply_(_pow, target, exponent=exponent)
+
+
+def clamp_(target: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return target.copy_(clamp(target, min, max))
+    return apply_(_clamp, target, min=min, max=max)
+
+
+@defop("fill", node="FillBackward0")
+def _fill(x: np.ndarray, *, value: Any) -> np.ndarray:
+    return np.full_like(x, value)
+
+
+@_fill.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # the old values are gone: no gradient flows back
+    return (grad * 0,)
+
+
+def fill_(target: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value.ndim} dimensions."
+            )
+        if value._requires_grad:
+            return copy_(target, value.expand(target.shape))
+        value = value.item()
+    return apply_(_fill, target, value=value)
+
+
+@defop("copy", node="CopyBackwards")
+def _copy(dst: np.ndarray, src: Any) -> np.ndarray:
+    try:
+        return np.broadcast_to(np.asarray(src), dst.shape).astype(dst.dtype)
+    except ValueError:
+        raise RuntimeError(
+            f"The size of tensor a ({dst.shape[-1] if dst.ndim else 1}) must match the size of "
+            f"tensor b ({np.shape(src)[-1] if np.ndim(src) else 1}) at non-singleton dimension "
+            f"{max(dst.ndim - 1, 0)}"
+        ) from None
+
+
+@_copy.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # the old values are overwritten; src gets the gradient
+    need_dst, need_src = ctx.needs_input_grad
+    return (grad * 0 if need_dst else None), grad
+
+
+def copy_(target: Tensor, src: Any) -> Tensor:
+    """Copy ``src`` (broadcast, cast to the target's dtype) into ``target``."""
+    if not isinstance(src, Tensor):
+        src = Tensor._make(np.asarray(src))
+    if target._data.dtype != src._data.dtype and src._data.dtype.kind in "fc" and (
+        target._data.dtype.kind not in "fc"
+    ):
+        pass  # torch truncates float -> int in copy_; write_into's category check must not fire
+    if target._data.dtype != src._data.dtype:
+        src_cast = Tensor._make(src._data.astype(target._data.dtype))
+        if src._requires_grad:
+            src_cast = src.to(target.dtype)
+        return apply_(_copy, target, src_cast)
+    return apply_(_copy, target, src)

@@ -1,0 +1,513 @@
+"""Indexing: ``x[...]`` and ``x[...] = v``, gather, scatter, scatter_add, index_select,
+masked_fill, index_put.
+
+``x[key]`` is taken apart the way torch does it: ints, slices, None and Ellipsis become a chain of
+views (select, slice, unsqueeze), and integer tensors / lists / boolean masks then become one
+``index`` op (IndexBackward0) whose backward scatter-adds, so repeated indices accumulate.
+``x[key] = v`` writes through the same views (CopySlices), or through ``index_put_``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap_dim
+from . import shape as S
+from ._registry import apply, apply_, defop
+
+
+def _is_advanced(k: Any) -> bool:
+    if isinstance(k, Tensor):
+        return k.ndim > 0 or k._data.dtype == np.bool_
+    if isinstance(k, np.ndarray):
+        return True
+    return isinstance(k, (list, tuple)) or isinstance(k, bool)
+
+
+def _to_index_array(k: Any) -> np.ndarray:
+    if isinstance(k, Tensor):
+        a = k._data
+    elif isinstance(k, np.ndarray):
+        a = k
+    else:
+        a = np.asarray(_unwrap_list(k))
+    if a.dtype.kind == "f":
+        raise IndexError(
+            "tensors used as indices must be long, int, byte or bool tensors"
+        )
+    if a.dtype == np.uint8:
+        a = a.astype(bool)
+    return a
+
+
+def _unwrap_list(k: Any) -> Any:
+    if isinstance(k, Tensor):
+        return k._data
+    if isinstance(k, (list, tuple)):
+        return [_unwrap_list(v) for v in k]
+    return k
+
+
+def _normalize_key(key: Any) -> tuple:
+    if not isinstance(key, tuple):
+        key = (key,)
+    return key
+
+
+def _count_dims(key: tuple) -> int:
+    n = 0
+    for k in key:
+        if k is None or k is Ellipsis:
+            continue
+        if isinstance(k, bool) or (isinstance(k, Tensor) and k._data.dtype == np.bool_ and
+                                   k.ndim == 0):
+            continue
+        if (isinstance(k, Tensor) and k._data.dtype == np.bool_) or (
+            isinstance(k, np.ndarray) and k.dtype == np.bool_
+        ):
+            n += k.ndim
+        else:
+            n += 1
+    return n
+
+
+def getitem(x: Tensor, key: Any) -> Tensor:
+    """``x[key]`` with torch's semantics and nodes."""
+    key = _normalize_key(key)
+    ndim = x.ndim
+    used = _count_dims(key)
+    if used > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    if key.count(Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if not any(_is_advanced(k) for k in key):
+        return _basic(x, key, ndim - used)
+    return _advanced(x, key)
+
+
+def _basic(x: Tensor, key: tuple, fill: int) -> Tensor:
+    """Ints, slices, None and Ellipsis: a chain of views, left to right."""
+    if key == (Ellipsis,) or key == ():
+        return S.alias(x)
+    out = x
+    dim = 0
+    for k in key:
+        if k is Ellipsis:
+            dim += fill
+        elif k is None:
+            out = S.unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(k, slice):
+            if k == slice(None) or k == slice(None, None, None):
+                if len(key) == 1:
+                    out = S.slice_dim(out, dim, None, None, None)
+                dim += 1
+                continue
+            out = S.slice_dim(out, dim, k.start, k.stop, k.step)
+            dim += 1
+        else:
+            if isinstance(k, Tensor):
+                k = k.item()
+            try:
+                i = k.__index__()
+            except AttributeError:
+                raise IndexError(
+                    "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                    "Variables are valid indices (got " + type(k).__name__ + ")"
+                ) from None
+            out = S.select(out, dim, i)
+    return out
+
+
+def _advanced(x: Tensor, key: tuple) -> Tensor:
+    """Integer arrays and masks: one gather (IndexBackward0) after the basic part."""
+    np_key: list = []
+    for k in key:
+        if isinstance(k, Tensor) and k.ndim == 0 and k._data.dtype != np.bool_:
+            np_key.append(int(k.item()))
+        elif _is_advanced(k):
+            np_key.append(_to_index_array(k))
+        elif isinstance(k, np.integer):
+            np_key.append(int(k))
+        else:
+            np_key.append(k)
+    _check_bounds(x._data, tuple(np_key))
+    return _index(x, key=tuple(np_key))
+
+
+def _check_bounds(data: np.ndarray, key: tuple) -> None:
+    dim = 0
+    fill = data.ndim - _count_dims(key)
+    for k in key:
+        if k is Ellipsis:
+            dim += fill
+            continue
+        if k is None:
+            continue
+        if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            for j in range(k.ndim):
+                if k.shape[j] != data.shape[dim + j]:
+                    raise IndexError(
+                        f"The shape of the mask {list(k.shape)} at index {j} does not match the "
+                        f"shape of the indexed tensor {list(data.shape)} at index {dim + j}"
+                    )
+            dim += k.ndim
+            continue
+        if isinstance(k, np.ndarray) and k.size:
+            n = data.shape[dim]
+            bad = k[(k >= n) | (k < -n)]
+            if bad.size:
+                raise IndexError(
+                    f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension {dim} with "
+                    f"size {n}"
+                )
+        elif isinstance(k, int) and not isinstance(k, bool):
+            n = data.shape[dim]
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {n}")
+        dim += 1
+
+
+@defop("index", node="IndexBackward0")
+def _index(x: np.ndarray, *, key: tuple) -> np.ndarray:
+    return np.array(x[key], copy=True)
+
+
+@_index.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # scatter-add back: repeated indices accumulate
+    zeros = Tensor._make(np.zeros(ctx.input_shapes[0], dtype=grad._data.dtype))
+    return (index_put(zeros, ctx.params["key"], grad, accumulate=True),)
+
+
+@defop("index_put", node="IndexPutBackward0")
+def _index_put(x: np.ndarray, values: Any, *, key: tuple, accumulate: bool) -> np.ndarray:
+    out = x.copy()
+    if isinstance(values, np.ndarray) and values.dtype != x.dtype:
+        values = values.astype(x.dtype)
+    try:
+        if accumulate:
+            np.add.at(out, key, values)
+        else:
+            out[key] = values
+    except ValueError:
+        target = np.shape(x[key])
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(np.shape(values))} cannot be broadcast "
+            f"to indexing result of shape {list(target)}"
+        ) from None
+    return out
+
+
+@_index_put.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # written positions: from values; the rest: from x
+    key, accumulate = ctx.params["key"], ctx.params["accumulate"]
+    need_x, need_v = ctx.needs_input_grad
+    gx = gv = None
+    if need_x:
+        gx = grad if accumulate else index_put(grad, key, 0.0)
+    if need_v:
+        gv = _index(grad, key=key)
+    return gx, gv
+
+
+def index_put(x: Tensor, key: Any, values: Any, accumulate: bool = False) -> Tensor:
+    """Out of place: a copy of ``x`` with ``values`` written (or added) at ``key``."""
+    key = tuple(_to_index_array(k) if _is_advanced(k) else k for k in _normalize_key(key))
+    return _index_put(x, values, key=key, accumulate=accumulate)
+
+
+def index_put_(x: Tensor, key: Any, values: Any, accumulate: bool = False) -> Tensor:
+    key = tuple(_to_index_array(k) if _is_advanced(k) else k for k in _normalize_key(key))
+    return apply_(_index_put, x, values, key=key, accumulate=accumulate)
+
+
+def take_flat(flat: Tensor, index: Tensor) -> Tensor:
+    return _index(flat, key=(index._data,))
+
+
+def put_flat(flat: Tensor, index: Tensor, values: Any) -> Tensor:
+    return _index_put(flat, values, key=(index._data,), accumulate=False)
+
+
+def setitem(x: Tensor, key: Any, value: Any) -> None:
+    """``x[key] = value``: through a view and copy_ for basic keys, else index_put_."""
+    if isinstance(value, (list, tuple)):
+        value = Tensor._make(np.asarray(value, dtype=x._data.dtype))
+    nkey = _normalize_key(key)
+    if not any(_is_advanced(k) for k in nkey):
+        used = _count_dims(nkey)
+        if used > x.ndim:
+            raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+        target = _basic(x, nkey, x.ndim - used)
+        if isinstance(value, Tensor):
+            target.copy_(value)
+        else:
+            target.fill_(value)
+        return
+    np_key = []
+    for k in nkey:
+        if isinstance(k, Tensor) and k.ndim == 0 and k._data.dtype != np.bool_:
+            np_key.append(int(k.item()))
+        elif _is_advanced(k):
+            np_key.append(_to_index_array(k))
+        else:
+            np_key.append(k)
+    _check_bounds(x._data, tuple(np_key))
+    apply_(_index_put, x, value, key=tuple(np_key), accumulate=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# gather, scatter, scatter_add, index_select, masked_fill
+# ---------------------------------------------------------------------------------------------
+
+def _full_index(index: np.ndarray, dim: int) -> tuple:
+    """NumPy fancy-index tuple addressing ``out[i][j]...`` with ``index`` along ``dim``."""
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[dim] = index
+    return tuple(grids)
+
+
+def _check_gather(x: np.ndarray, dim: int, index: np.ndarray, name: str) -> None:
+    if index.dtype != np.int64:
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if index.ndim != x.ndim and not (index.ndim <= 1 and x.ndim <= 1):
+        raise RuntimeError(
+            "Index tensor must have the same number of dimensions as input tensor"
+        )
+    n = x.shape[dim] if x.ndim else 1
+    if index.size and (index.max() >= n or index.min() < -n):
+        bad = int(index[(index >= n) | (index < -n)].reshape(-1)[0])
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
+
+
+@defop("gather", node="GatherBackward0")
+def _gather(x: np.ndarray, *, dim: int, index: np.ndarray) -> np.ndarray:
+    _check_gather(x, dim, index, "gather")
+    if x.ndim == 0:
+        return x.reshape(index.shape).copy()
+    return x[_full_index(index, dim)]
+
+
+@_gather.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # scatter-add the gradient back to where it came from
+    p = ctx.params
+    zeros = Tensor._make(np.zeros(ctx.input_shapes[0], dtype=grad._data.dtype))
+    return (scatter_add(zeros, p["dim"], Tensor._make(p["index"]), grad),)
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    return _gather(input, dim=_wrap_dim(dim, input.ndim), index=index._data)
+
+
+@defop("scatter_add", node="ScatterAddBackward0")
+def _scatter_add(x: np.ndarray, src: np.ndarray, *, dim: int, index: np.ndarray) -> np.ndarray:
+    _check_gather(x, dim, index, "scatter_add")
+    out = x.copy()
+    src = src[tuple(slice(0, s) for s in index.shape)] if src.ndim else src
+    np.add.at(out, _full_index(index, dim), src.astype(x.dtype, copy=False))
+    return out
+
+
+@_scatter_add.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # x passes through; src gets the gradient it added to
+    p = ctx.params
+    need_x, need_src = ctx.needs_input_grad
+    gsrc = None
+    if need_src:
+        gsrc = gather(grad, p["dim"], Tensor._make(p["index"]))
+        src_shape = ctx.input_shapes[1]
+        if tuple(gsrc.shape) != tuple(src_shape):
+            gsrc = _pad_to(gsrc, src_shape)
+    return (grad if need_x else None), gsrc
+
+
+def _pad_to(g: Tensor, shape: tuple) -> Tensor:
+    zeros = Tensor._make(np.zeros(shape, dtype=g._data.dtype))
+    return index_put(zeros, tuple(slice(0, s) for s in g.shape), g)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return _scatter_add(input, src, dim=_wrap_dim(dim, input.ndim), index=index._data)
+
+
+def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return apply_(_scatter_add, input, src, dim=_wrap_dim(dim, input.ndim), index=index._data)
+
+
+@defop("scatter", node="ScatterBackward0")
+def _scatter(x: np.ndarray, src: np.ndarray, *, dim: int, index: np.ndarray) -> np.ndarray:
+    _check_gather(x, dim, index, "scatter")
+    out = x.copy()
+    src = src[tuple(slice(0, s) for s in index.shape)] if src.ndim else src
+    out[_full_index(index, dim)] = src
+    return out
+
+
+@_scatter.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # overwritten positions get nothing; src gets theirs
+    p = ctx.params
+    index = Tensor._make(p["index"])
+    need_x, need_src = ctx.needs_input_grad
+    gx = scatter(grad, p["dim"], index, 0.0) if need_x else None
+    gsrc = None
+    if need_src:
+        gsrc = gather(grad, p["dim"], index)
+        if tuple(gsrc.shape) != tuple(ctx.input_shapes[1]):
+            gsrc = _pad_to(gsrc, ctx.input_shapes[1])
+    return gx, gsrc
+
+
+@defop("scatter_value", node="ScatterBackward1")
+def _scatter_value(x: np.ndarray, *, dim: int, index: np.ndarray, value: Any) -> np.ndarray:
+    _check_gather(x, dim, index, "scatter")
+    out = x.copy()
+    out[_full_index(index, dim)] = value
+    return out
+
+
+@_scatter_value.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # overwritten positions get nothing
+    p = ctx.params
+    return (scatter(grad, p["dim"], Tensor._make(p["index"]), 0.0),)
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+            reduce: Any = None) -> Tensor:
+    d = _wrap_dim(dim, input.ndim)
+    if src is None:
+        src = value
+    if reduce is not None:
+        if reduce == "add":
+            if not isinstance(src, Tensor):
+                src = Tensor._make(np.full(index.shape, src, dtype=input._data.dtype))
+            return scatter_add(input, d, index, src)
+        raise NotImplementedError(f"scatter reduce={reduce!r} is not supported")
+    if isinstance(src, Tensor):
+        return _scatter(input, src, dim=d, index=index._data)
+    return _scatter_value(input, dim=d, index=index._data, value=src)
+
+
+def scatter_(input: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
+    d = _wrap_dim(dim, input.ndim)
+    if isinstance(src, Tensor):
+        return apply_(_scatter, input, src, dim=d, index=index._data)
+    return apply_(_scatter_value, input, dim=d, index=index._data, value=src)
+
+
+@defop("index_select", node="IndexSelectBackward0")
+def _index_select(x: np.ndarray, *, dim: int, index: np.ndarray) -> np.ndarray:
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index.dtype.kind not in "iu":
+        raise RuntimeError("index_select(): Expected dtype int32/int64 for index")
+    n = x.shape[dim] if x.ndim else 1
+    if index.size and (index.max() >= n or index.min() < 0):
+        raise IndexError("index out of range in self")
+    if x.ndim == 0:
+        return x.reshape(1)[index.reshape(-1)].reshape(index.shape)
+    return np.take(x, index.reshape(-1), axis=dim)
+
+
+@_index_select.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # add each selected slice's gradient back (accumulates)
+    p = ctx.params
+    zeros = Tensor._make(np.zeros(ctx.input_shapes[0], dtype=grad._data.dtype))
+    if grad.ndim == 0 or len(ctx.input_shapes[0]) == 0:
+        return (index_put(zeros, (), grad.reshape(()), accumulate=True),)
+    key = (slice(None),) * p["dim"] + (p["index"].reshape(-1),)
+    return (index_put(zeros, key, grad, accumulate=True),)
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    return _index_select(input, dim=_wrap_dim(dim, input.ndim), index=index._data)
+
+
+def _mask_array(mask: Any, name: str) -> np.ndarray:
+    m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype "
+                           f"{'long' if m.dtype.kind in 'iu' else str(m.dtype)}")
+    return m
+
+
+@defop("masked_fill", node="MaskedFillBackward0")
+def _masked_fill(x: np.ndarray, *, mask: np.ndarray, value: Any) -> np.ndarray:
+    try:
+        return np.where(mask, np.asarray(value, dtype=x.dtype), x)
+    except ValueError:
+        from .elementwise import _broadcast_error
+
+        raise _broadcast_error(x, mask) from None
+
+
+@_masked_fill.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # filled positions get no gradient
+    mask = Tensor._make(ctx.params["mask"])
+    return (grad.masked_fill(mask, 0.0),)
+
+
+@defop("masked_fill_tensor", node="MaskedFillBackward1")
+def _masked_fill_tensor(x: np.ndarray, value: np.ndarray, *, mask: np.ndarray) -> np.ndarray:
+    return np.where(mask, value.astype(x.dtype), x)
+
+
+@_masked_fill_tensor.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # x keeps the unfilled positions, value the filled ones
+    mask = Tensor._make(ctx.params["mask"])
+    need_x, need_v = ctx.needs_input_grad
+    gx = grad.masked_fill(mask, 0.0) if need_x else None
+    gv = (grad * mask).sum() if need_v else None
+    return gx, gv
+
+
+def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
+    m = _mask_array(mask, "masked_fill_")
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)."
+            )
+        if value._requires_grad:
+            return _masked_fill_tensor(input, value, mask=m)
+        value = value.item()
+    return _masked_fill(input, mask=m, value=value)
+
+
+def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
+    m = _mask_array(mask, "masked_fill_")
+    if isinstance(value, Tensor):
+        if value._requires_grad:
+            return apply_(_masked_fill_tensor, input, value, mask=m)
+        value = value.item()
+    return apply_(_masked_fill, input, mask=m, value=value)
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    m = _mask_array(mask, "masked_select")
+    shape = np.broadcast_shapes(input._data.shape, m.shape)
+    return getitem(input.expand(shape), Tensor._make(np.broadcast_to(m, shape)))
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    idx = np.nonzero(input._data)
+    if as_tuple:
+        return tuple(Tensor._make(i.astype(np.int64)) for i in idx)
+    return Tensor._make(np.stack(idx, axis=1).astype(np.int64) if idx else
+                        np.zeros((0, 0), np.int64))
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    return _index(input.reshape(-1), key=(index._data,))
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: Any = None) -> Tensor:
+    if dim is None:
+        return take(input, indices.reshape(-1))
+    return gather(input, dim, indices)
+
+
+__all__ = ["getitem", "setitem", "gather", "scatter", "scatter_add", "index_select",
+           "masked_fill", "index_put", "apply"]

@@ -1,0 +1,720 @@
+"""Reductions: sum mean prod max min amax amin argmax argmin var std norm logsumexp cumsum,
+and softmax / log_softmax (a reduction and an elementwise op, fused for stability).
+
+Backward rules of reductions put the reduced dims back (``_restore``) and broadcast the
+gradient over them; the engine never sees a reduced shape mismatch.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, _wrap_dim
+from ._registry import defop
+
+
+def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """Normalise ``dim`` (None, int, list or tuple) to a sorted tuple of non-negative dims."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return tuple(range(ndim))
+        out = tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+        if len(set(out)) != len(out):
+            raise RuntimeError(f"dim {out[0]} appears multiple times in the list of dims")
+        return out
+    return (_wrap_dim(dim, ndim),)
+
+
+def _restore(grad: Tensor, shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
+    """Reinsert the reduced dims as size 1 and expand back to ``shape``."""
+    if not keepdim and len(shape):
+        for d in dims:
+            grad = grad.unsqueeze(d)
+    return grad.expand(shape)
+
+
+def _sum_dtype(x: np.ndarray, dtype: Any) -> Any:
+    if dtype is not None:
+        return _dtype.to_dtype(dtype).np
+    return np.int64 if x.dtype.kind in "iub" else x.dtype
+
+
+# ---------------------------------------------------------------------------------------------
+# sum, mean
+# ---------------------------------------------------------------------------------------------
+
+@defop("sum", node="SumBackward0")
+def _sum(x: np.ndarray, *, dtype: Any = None) -> np.ndarray:
+    return np.asarray(np.sum(x, dtype=_sum_dtype(x, dtype)))
+
+
+@_sum.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(sum x)/dx_i = 1
+    return (grad.expand(ctx.input_shapes[0]),)
+
+
+@defop("sum_dim", node="SumBackward1")
+def _sum_dim(x: np.ndarray, *, dim: tuple, keepdim: bool, dtype: Any = None) -> np.ndarray:
+    return np.asarray(np.sum(x, axis=dim, keepdims=keepdim, dtype=_sum_dtype(x, dtype)))
+
+
+@_sum_dim.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(sum x)/dx_i = 1 along the reduced dims
+    p = ctx.params
+    return (_restore(grad, ctx.input_shapes[0], p["dim"], p["keepdim"]),)
+
+
+def _mean_check(x: np.ndarray, dtype: Any) -> None:
+    if dtype is None and x.dtype.kind not in "fc" and x.dtype.name != "bfloat16":
+        name = {"i": "Long", "b": "Bool", "u": "Byte"}.get(x.dtype.kind, "Long")
+        if x.dtype.kind == "i":
+            name = {1: "Char", 2: "Short", 4: "Int", 8: "Long"}[x.dtype.itemsize]
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {name}"
+        )
+
+
+@defop("mean", node="MeanBackward0")
+def _mean(x: np.ndarray, *, dtype: Any = None) -> np.ndarray:
+    _mean_check(x, dtype)
+    out_dtype = _dtype.to_dtype(dtype).np if dtype is not None else x.dtype
+    return np.asarray(np.mean(x, dtype=out_dtype), dtype=out_dtype)
+
+
+@_mean.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(mean x)/dx_i = 1/n
+    shape = ctx.input_shapes[0]
+    return (grad.expand(shape) / builtins.max(int(np.prod(shape)), 1),)
+
+
+@defop("mean_dim", node="MeanBackward1")
+def _mean_dim(x: np.ndarray, *, dim: tuple, keepdim: bool, dtype: Any = None) -> np.ndarray:
+    _mean_check(x, dtype)
+    out_dtype = _dtype.to_dtype(dtype).np if dtype is not None else x.dtype
+    return np.asarray(np.mean(x, axis=dim, keepdims=keepdim, dtype=out_dtype), dtype=out_dtype)
+
+
+@_mean_dim.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(mean x)/dx_i = 1/n along the reduced dims
+    p = ctx.params
+    shape = ctx.input_shapes[0]
+    n = int(np.prod([shape[d] for d in p["dim"]])) if shape else 1
+    return (_restore(grad, shape, p["dim"], p["keepdim"]) / builtins.max(n, 1),)
+
+
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Sum of all elements, or over ``dim`` (an int or a tuple of ints)."""
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0 and not keepdim):
+        if dtype is None:
+            return _sum(input)
+        return _sum(input, dtype=dtype)
+    return _sum_dim(input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=dtype)
+
+
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if dim is None:
+        return _mean(input, dtype=dtype)
+    return _mean_dim(input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=dtype)
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    from .elementwise import isnan, where
+
+    return sum(where(isnan(input), 0.0, input), dim, keepdim)
+
+
+# ---------------------------------------------------------------------------------------------
+# prod
+# ---------------------------------------------------------------------------------------------
+
+def _prod_dtype(x: np.ndarray) -> Any:
+    return np.int64 if x.dtype.kind in "iub" else x.dtype
+
+
+@defop("prod", node="ProdBackward0", save=(0,), save_output=True)
+def _prod(x: np.ndarray) -> np.ndarray:
+    return np.asarray(np.prod(x, dtype=_prod_dtype(x)))
+
+
+@defop("prod_dim", node="ProdBackward1", save=(0,), save_output=True)
+def _prod_dim(x: np.ndarray, *, dim: int, keepdim: bool) -> np.ndarray:
+    return np.asarray(np.prod(x, axis=dim, keepdims=keepdim, dtype=_prod_dtype(x)))
+
+
+def _prod_others(x: Tensor, dim: int) -> Tensor:
+    """prod_{j != i} x_j along ``dim`` for every i, without dividing (exact with zeros)."""
+    n = x.shape[dim]
+    xm = x.movedim(dim, -1).unsqueeze(-2)  # (..., 1, n)
+    eye = Tensor._make(np.eye(n, dtype=bool))
+    rows = xm.expand(*xm.shape[:-2], n, n).masked_fill(eye, 1.0)
+    return rows.prod(-1).movedim(-1, dim)
+
+
+@_prod.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(prod x)/dx_i = prod_{j != i} x_j
+    x, y = ctx.saved
+    if x.numel() == 0:
+        return (grad.expand(x.shape),)
+    if bool((x._data != 0).all()):
+        return (grad * y / x,)
+    return (grad * _prod_others(x.reshape(-1), 0).reshape(x.shape),)
+
+
+@_prod_dim.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(prod x)/dx_i = prod_{j != i} x_j along dim
+    x, y = ctx.saved
+    dim, keepdim = ctx.params["dim"], ctx.params["keepdim"]
+    g = _restore(grad, x.shape, (dim,), keepdim)
+    if bool((x._data != 0).all()):
+        return (g * _restore(y, x.shape, (dim,), keepdim) / x,)
+    return (g * _prod_others(x, dim),)
+
+
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        return _prod(input)
+    return _prod_dim(input, dim=_wrap_dim(dim, input.ndim), keepdim=keepdim)
+
+
+# ---------------------------------------------------------------------------------------------
+# max, min, amax, amin, argmax, argmin
+# ---------------------------------------------------------------------------------------------
+
+_Max = namedtuple("max", ["values", "indices"])
+_Min = namedtuple("min", ["values", "indices"])
+
+
+def _return_type(cls: Any, name: str) -> Any:
+    cls.__module__ = "torch.return_types"
+
+    def __repr__(self: Any) -> str:
+        return f"torch.return_types.{name}(\nvalues={self.values},\nindices={self.indices})"
+
+    cls.__repr__ = __repr__
+    return cls
+
+
+_Max = _return_type(_Max, "max")
+_Min = _return_type(_Min, "min")
+_Sort = _return_type(namedtuple("sort", ["values", "indices"]), "sort")
+_Topk = _return_type(namedtuple("topk", ["values", "indices"]), "topk")
+
+
+def _empty_check(x: np.ndarray, name: str, dim: Any = None) -> None:
+    if x.size == 0 and (dim is None or x.shape[dim] == 0):
+        if dim is None:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        raise IndexError(
+            f"{name}(): Expected reduction dim {dim} to have non-zero size."
+        )
+
+
+def _evenly(ctx: Any, grad: Tensor, keep_dims: tuple | None) -> tuple:
+    """Spread the gradient evenly over the elements equal to the result (torch's rule)."""
+    x, y = ctx.saved
+    if keep_dims is None:
+        mask = x == y
+        return (grad * mask / mask.sum(),)
+    dims, keepdim = keep_dims
+    y_full = _restore(y, x.shape, dims, keepdim)
+    mask = x == y_full
+    count = _restore(mask.sum(dim=dims, keepdim=True), x.shape, dims, True)
+    return (_restore(grad, x.shape, dims, keepdim) * mask / count,)
+
+
+@defop("max", node="MaxBackward1", save=(0,), save_output=True)
+def _max(x: np.ndarray) -> np.ndarray:
+    _empty_check(x, "max")
+    return np.asarray(np.max(x))
+
+
+@_max.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # the gradient goes to the maxima, split evenly
+    return _evenly(ctx, grad, None)
+
+
+@defop("min", node="MinBackward1", save=(0,), save_output=True)
+def _min(x: np.ndarray) -> np.ndarray:
+    _empty_check(x, "min")
+    return np.asarray(np.min(x))
+
+
+@_min.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # the gradient goes to the minima, split evenly
+    return _evenly(ctx, grad, None)
+
+
+@defop("amax", node="AmaxBackward0", save=(0,), save_output=True)
+def _amax(x: np.ndarray, *, dim: tuple, keepdim: bool) -> np.ndarray:
+    _empty_check(x, "amax", dim[0] if dim else None)
+    return np.asarray(np.max(x, axis=dim, keepdims=keepdim))
+
+
+@_amax.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # to the maxima along dim, split evenly
+    return _evenly(ctx, grad, (ctx.params["dim"], ctx.params["keepdim"]))
+
+
+@defop("amin", node="AminBackward0", save=(0,), save_output=True)
+def _amin(x: np.ndarray, *, dim: tuple, keepdim: bool) -> np.ndarray:
+    _empty_check(x, "amin", dim[0] if dim else None)
+    return np.asarray(np.min(x, axis=dim, keepdims=keepdim))
+
+
+@_amin.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # to the minima along dim, split evenly
+    return _evenly(ctx, grad, (ctx.params["dim"], ctx.params["keepdim"]))
+
+
+def _select_reduce(x: np.ndarray, dim: int, keepdim: bool, arg: Any) -> tuple:
+    _empty_check(x, "max" if arg is np.argmax else "min", dim)
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), dtype=np.int64)
+    idx = arg(x, axis=dim, keepdims=True)
+    values = np.take_along_axis(x, idx, axis=dim)
+    if not keepdim:
+        values = np.squeeze(values, axis=dim)
+        idx = np.squeeze(idx, axis=dim)
+    return values, idx.astype(np.int64)
+
+
+def _index_backward(ctx: Any, grads: list) -> tuple:
+    """d(values)/dx: the gradient goes to the chosen index only (scatter into zeros)."""
+    grad = grads[0]
+    shape = ctx.input_shapes[0]
+    dim, keepdim = ctx.params["dim"], ctx.params["keepdim"]
+    if grad is None:
+        return (None,)
+    if len(shape) == 0:
+        return (grad,)
+    idx = ctx.params["_indices"]
+    if not keepdim:
+        grad = grad.unsqueeze(dim)
+        idx = np.expand_dims(idx, dim)
+    zeros = Tensor._make(np.zeros(shape, dtype=grad._data.dtype))
+    return (zeros.scatter_add(dim, Tensor._make(idx), grad),)
+
+
+@defop("max_dim", node="MaxBackward0", outputs=2)
+def _max_dim(x: np.ndarray, *, dim: int, keepdim: bool, _indices: Any = None) -> tuple:
+    return _select_reduce(x, dim, keepdim, np.argmax)
+
+
+_max_dim.backward(_index_backward)
+
+
+@defop("min_dim", node="MinBackward0", outputs=2)
+def _min_dim(x: np.ndarray, *, dim: int, keepdim: bool, _indices: Any = None) -> tuple:
+    return _select_reduce(x, dim, keepdim, np.argmin)
+
+
+_min_dim.backward(_index_backward)
+
+
+def _reduce_with_indices(op: Any, cls: Any, input: Tensor, dim: int, keepdim: bool) -> Any:
+    params: dict = {"dim": _wrap_dim(dim, input.ndim), "keepdim": keepdim}
+    values, indices = op(input, **params)
+    if values.grad_fn is not None:
+        values.grad_fn.params["_indices"] = indices._data
+    return cls(values, indices)
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """``max(x)``: the largest value; ``max(x, dim)``: (values, indices); ``max(a, b)``:
+    elementwise maximum."""
+    if isinstance(dim, Tensor):
+        from .elementwise import maximum
+
+        return maximum(input, dim)
+    if dim is None:
+        return _max(input)
+    return _reduce_with_indices(_max_dim, _Max, input, dim, keepdim)
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    if isinstance(dim, Tensor):
+        from .elementwise import minimum
+
+        return minimum(input, dim)
+    if dim is None:
+        return _min(input)
+    return _reduce_with_indices(_min_dim, _Min, input, dim, keepdim)
+
+
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return _amax(input, dim=_dims(dim, input.ndim), keepdim=keepdim)
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return _amin(input, dim=_dims(dim, input.ndim), keepdim=keepdim)
+
+
+def _arg(fn: Any, name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    x = input._data
+    if dim is None:
+        _empty_check(x, name)
+        out = np.asarray(fn(x.reshape(-1)), dtype=np.int64)
+        if keepdim:
+            out = out.reshape((1,) * x.ndim)
+        return Tensor._make(out)
+    d = _wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return Tensor._make(np.zeros((), dtype=np.int64))
+    _empty_check(x, name, d)
+    return Tensor._make(np.asarray(fn(x, axis=d, keepdims=keepdim), dtype=np.int64))
+
+
+def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return _arg(np.argmax, "argmax", input, dim, keepdim)
+
+
+def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return _arg(np.argmin, "argmin", input, dim, keepdim)
+
+
+# ---------------------------------------------------------------------------------------------
+# var, std
+# ---------------------------------------------------------------------------------------------
+
+def _correction(unbiased: Any, correction: Any) -> float:
+    if correction is not None:
+        return correction
+    if unbiased is None:
+        return 1
+    return 1 if unbiased else 0
+
+
+@defop("var", node="VarBackward0", save=(0,))
+def _var(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool) -> np.ndarray:
+    _float_check(x, "var")
+    n = int(np.prod([x.shape[d] for d in dim])) if x.ndim else 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_ = np.mean(x, axis=dim, keepdims=True)
+        ss = np.sum((x - mean_) ** 2, axis=dim, keepdims=keepdim)
+        return np.asarray(ss / builtins.max(n - correction, 0), dtype=x.dtype)
+
+
+@_var.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d var/dx_i = 2 (x_i - mean) / (n - correction)
+    (x,) = ctx.saved
+    p = ctx.params
+    n = int(np.prod([x.shape[d] for d in p["dim"]])) if x.ndim else 1
+    centered = x - x.mean(dim=p["dim"], keepdim=True) if x.ndim else x * 0
+    g = _restore(grad, x.shape, p["dim"], p["keepdim"])
+    return (g * centered * (2.0 / (n - p["correction"])),)
+
+
+@defop("std", node="StdBackward0", save=(0,), save_output=True)
+def _std(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool) -> np.ndarray:
+    return np.sqrt(_var.forward(x, dim=dim, correction=correction, keepdim=keepdim))
+
+
+@_std.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d std/dx_i = (x_i - mean) / ((n - correction) std)
+    x, y = ctx.saved
+    p = ctx.params
+    n = int(np.prod([x.shape[d] for d in p["dim"]])) if x.ndim else 1
+    centered = x - x.mean(dim=p["dim"], keepdim=True) if x.ndim else x * 0
+    g = _restore(grad / y, x.shape, p["dim"], p["keepdim"])
+    return (g * centered / (n - p["correction"]),)
+
+
+def _float_check(x: np.ndarray, name: str) -> None:
+    if x.dtype.kind not in "fc":
+        raise RuntimeError(
+            f"{name}(): input dtype should be either floating point or complex dtypes. "
+            f"Got {_dtype.from_numpy_dtype(x.dtype).name.capitalize()} instead."
+        )
+
+
+def _var_args(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> dict:
+    if isinstance(dim, bool):  # var(x, unbiased)
+        unbiased, dim = dim, None
+    return {"dim": _dims(dim, input.ndim), "correction": _correction(unbiased, correction),
+            "keepdim": keepdim}
+
+
+def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:
+    """Variance over ``dim``, divided by ``n - correction`` (default correction 1)."""
+    return _var(input, **_var_args(input, dim, unbiased, keepdim, correction))
+
+
+def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:
+    return _std(input, **_var_args(input, dim, unbiased, keepdim, correction))
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple:
+    return (var(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, dim if dim is not None else None, keepdim))
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple:
+    return (std(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, dim if dim is not None else None, keepdim))
+
+
+# ---------------------------------------------------------------------------------------------
+# norm
+# ---------------------------------------------------------------------------------------------
+
+@defop("norm", node="LinalgVectorNormBackward0", save=(0,), save_output=True)
+def _norm(x: np.ndarray, *, ord: float, dim: tuple, keepdim: bool) -> np.ndarray:
+    _float_check(x, "linalg.vector_norm")
+    a = np.abs(x)
+    if ord == float("inf"):
+        out = np.max(a, axis=dim, keepdims=keepdim) if a.size else np.zeros(())
+    elif ord == float("-inf"):
+        out = np.min(a, axis=dim, keepdims=keepdim)
+    elif ord == 0:
+        out = np.sum(a != 0, axis=dim, keepdims=keepdim)
+    elif ord == 1:
+        out = np.sum(a, axis=dim, keepdims=keepdim)
+    elif ord == 2:
+        out = np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
+    else:
+        out = np.sum(a**ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
+    return np.asarray(out, dtype=x.dtype)
+
+
+@_norm.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) / |x|_p^(p-1)
+    from .elementwise import abs as abs_
+    from .elementwise import sign, where
+
+    x, y = ctx.saved
+    p = ctx.params
+    ord_, dims, keepdim = p["ord"], p["dim"], p["keepdim"]
+    g = _restore(grad, x.shape, dims, keepdim)
+    yf = _restore(y, x.shape, dims, keepdim)
+    if ord_ == 0:
+        return (g * 0,)
+    if ord_ == 1:
+        return (g * sign(x),)
+    if ord_ == 2:
+        return (where(yf == 0, 0.0, g * x / yf),)
+    if ord_ in (float("inf"), float("-inf")):
+        mask = abs_(x) == yf
+        count = _restore(mask.sum(dim=dims, keepdim=True), x.shape, dims, True)
+        return (g * sign(x) * mask / count,)
+    ax = abs_(x)
+    return (where(yf == 0, 0.0, g * sign(x) * ax ** (ord_ - 1) / yf ** (ord_ - 1)),)
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         dtype: Any = None) -> Tensor:
+    """Vector p-norm over ``dim`` (all elements by default); 'fro' is the 2-norm."""
+    if p == "fro" or p is None:
+        p = 2
+    if p == "nuc":
+        raise NotImplementedError("nuclear norm is not supported")
+    if dtype is not None:
+        input = input.to(dtype)
+    return _norm(input, ord=float(p), dim=_dims(dim, input.ndim), keepdim=keepdim)
+
+
+def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
+                dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        x = x.to(dtype)
+    return _norm(x, ord=float(ord), dim=_dims(dim, x.ndim), keepdim=keepdim)
+
+
+# ---------------------------------------------------------------------------------------------
+# logsumexp, cumsum, softmax, log_softmax
+# ---------------------------------------------------------------------------------------------
+
+def _lse(x: np.ndarray, dims: tuple, keepdim: bool) -> np.ndarray:
+    m = np.max(x, axis=dims, keepdims=True) if x.size else np.zeros((1,) * x.ndim, x.dtype)
+    m = np.where(np.isfinite(m), m, 0)
+    with np.errstate(divide="ignore"):
+        out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
+    if not keepdim:
+        out = np.squeeze(out, axis=dims)
+    return np.asarray(out, dtype=x.dtype)
+
+
+@defop("logsumexp", node="LogsumexpBackward0", save=(0,), save_output=True)
+def _logsumexp(x: np.ndarray, *, dim: tuple, keepdim: bool) -> np.ndarray:
+    if x.dtype.kind in "iub":
+        x = x.astype(_dtype.get_default_dtype().np)
+    return _lse(x, dim, keepdim)
+
+
+@_logsumexp.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d lse/dx_i = e^(x_i - lse) (the softmax)
+    x, y = ctx.saved
+    p = ctx.params
+    g = _restore(grad, x.shape, p["dim"], p["keepdim"])
+    return (g * (x - _restore(y, x.shape, p["dim"], p["keepdim"])).exp(),)
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    return _logsumexp(input, dim=_dims(dim, input.ndim), keepdim=keepdim)
+
+
+@defop("cumsum", node="CumsumBackward0")
+def _cumsum(x: np.ndarray, *, dim: int, dtype: Any = None) -> np.ndarray:
+    if x.ndim == 0:
+        return x.astype(_sum_dtype(x, dtype))
+    return np.cumsum(x, axis=dim, dtype=_sum_dtype(x, dtype))
+
+
+@_cumsum.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(cumsum x)_j/dx_i = [i <= j]: a reversed cumsum
+    dim = ctx.params["dim"]
+    if grad.ndim == 0:
+        return (grad,)
+    return (grad.flip(dim).cumsum(dim).flip(dim),)
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    return _cumsum(input, dim=_wrap_dim(dim, input.ndim), dtype=dtype)
+
+
+@defop("cumprod", node="CumprodBackward0", save=(0,), save_output=True)
+def _cumprod(x: np.ndarray, *, dim: int) -> np.ndarray:
+    return np.cumprod(x, axis=dim) if x.ndim else x.copy()
+
+
+@_cumprod.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # sum_{j >= i} g_j y_j / x_i (inputs without zeros)
+    x, y = ctx.saved
+    dim = ctx.params["dim"]
+    if x.ndim == 0:
+        return (grad,)
+    return ((grad * y).flip(dim).cumsum(dim).flip(dim) / x,)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        input = input.to(dtype)
+    return _cumprod(input, dim=_wrap_dim(dim, input.ndim))
+
+
+def _softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
+    if x.ndim == 0:
+        return np.ones_like(x)
+    m = np.max(x, axis=dim, keepdims=True) if x.size else 0
+    e = np.exp(x - m)
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+@defop("softmax", node="SoftmaxBackward0", save_output=True)
+def _softmax(x: np.ndarray, *, dim: int) -> np.ndarray:
+    return _softmax_np(x, dim)
+
+
+@_softmax.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # J = diag(y) - y y^T: y * (g - sum(g y))
+    (y,) = ctx.saved
+    dim = ctx.params["dim"]
+    if y.ndim == 0:
+        return (grad * 0,)
+    return (y * (grad - (grad * y).sum(dim, keepdim=True)),)
+
+
+@defop("log_softmax", node="LogSoftmaxBackward0", save_output=True)
+def _log_softmax(x: np.ndarray, *, dim: int) -> np.ndarray:
+    if x.ndim == 0:
+        return np.zeros_like(x)
+    return x - _lse(x, (dim,), True)
+
+
+@_log_softmax.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(x - lse)/dx: g - softmax * sum(g)
+    (y,) = ctx.saved
+    dim = ctx.params["dim"]
+    if y.ndim == 0:
+        return (grad * 0,)
+    return (grad - y.exp() * grad.sum(dim, keepdim=True),)
+
+
+def _softmax_input(input: Tensor, dim: Any, dtype: Any, name: str) -> tuple:
+    if dim is None:
+        import warnings
+
+        warnings.warn(
+            f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+            "include dim=X as an argument.",
+            UserWarning,
+            stacklevel=3,
+        )
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    if dtype is not None:
+        input = input.to(dtype)
+    elif input._data.dtype.kind in "iub":
+        raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for \'Long\'')
+    return input, _wrap_dim(dim, input.ndim)
+
+
+def softmax(input: Tensor, dim: Any = None, dtype: Any = None, **_: Any) -> Tensor:
+    input, d = _softmax_input(input, dim, dtype, "softmax")
+    return _softmax(input, dim=d)
+
+
+def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None, **_: Any) -> Tensor:
+    input, d = _softmax_input(input, dim, dtype, "log_softmax")
+    return _log_softmax(input, dim=d)
+
+
+# ---------------------------------------------------------------------------------------------
+# Non-differentiable helpers that return values and indices
+# ---------------------------------------------------------------------------------------------
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    from .indexing import gather
+
+    d = _wrap_dim(dim, input.ndim)
+    x = input._data
+    idx = np.argsort(-x if descending else x, axis=d, kind="stable") if x.ndim else np.zeros(
+        (), np.int64)
+    index = Tensor._make(idx.astype(np.int64))
+    return _Sort(gather(input, d, index) if x.ndim else input.clone(), index)
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
+            ) -> Tensor:
+    return sort(input, dim, descending, stable).indices
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    from .indexing import gather
+
+    d = _wrap_dim(dim, input.ndim)
+    x = input._data
+    idx = np.argsort(-x if largest else x, axis=d, kind="stable")
+    idx = np.take(idx, np.arange(k), axis=d).astype(np.int64)
+    index = Tensor._make(idx)
+    return _Topk(gather(input, d, index), index)
+
+
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    axis = None if dim is None else _dims(dim, input.ndim)
+    return Tensor._make(np.asarray(np.all(input._data, axis=axis, keepdims=keepdim)))
+
+
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    axis = None if dim is None else _dims(dim, input.ndim)
+    return Tensor._make(np.asarray(np.any(input._data, axis=axis, keepdims=keepdim)))
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    axis = None if dim is None else _dims(dim, input.ndim)
+    return Tensor._make(np.asarray(np.count_nonzero(input._data, axis=axis), dtype=np.int64))

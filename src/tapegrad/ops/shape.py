@@ -1,0 +1,829 @@
+"""Shape ops: views (view, permute, transpose, expand, squeeze, unsqueeze, select, slice, split,
+unbind, as_strided), copies (clone, reshape of a non-contiguous tensor, to(dtype), repeat, flip,
+tril/triu) and joining (cat, stack).
+
+A view op's output shares memory and the version counter with its input (``view=True`` in the
+registry), exactly as torch's views do; its backward reshapes, permutes or embeds the gradient.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, _wrap_dim
+from ._registry import apply, defop
+
+
+def _shape_arg(size: tuple) -> tuple:
+    """Accept f(2, 3) and f((2, 3)) (and torch.Size)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
+def infer_shape(shape: tuple, numel: int) -> tuple:
+    """Resolve one -1 in ``shape``, with torch's errors."""
+    infer = [i for i, s in enumerate(shape) if s == -1]
+    if len(infer) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in shape:
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if infer:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+# ---------------------------------------------------------------------------------------------
+# view, reshape, flatten
+# ---------------------------------------------------------------------------------------------
+
+def _try_view(x: np.ndarray, shape: tuple) -> np.ndarray | None:
+    try:
+        return np.reshape(x, shape, copy=False)
+    except ValueError:
+        return None
+
+
+@defop("view", node="ViewBackward0", view=True)
+def _view(x: np.ndarray, *, shape: tuple) -> np.ndarray:
+    out = _try_view(x, shape)
+    if out is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return out
+
+
+@_view.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # a view only renames positions: reshape back
+    return (grad.reshape(ctx.input_shapes[0]),)
+
+
+@defop("unsafe_view", node="UnsafeViewBackward0")
+def _unsafe_view(x: np.ndarray, *, shape: tuple) -> np.ndarray:
+    return np.reshape(x, shape)
+
+
+@_unsafe_view.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # reshape back
+    return (grad.reshape(ctx.input_shapes[0]),)
+
+
+def view(input: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and isinstance(shape[0], (_dtype.dtype, type)) and not isinstance(
+        shape[0], (tuple, list)
+    ):
+        return view_dtype(input, _dtype.to_dtype(shape[0]))
+    target = infer_shape(_shape_arg(shape), input._data.size)
+    return _view(input, shape=target)
+
+
+def view_dtype(input: Tensor, dtype: Any) -> Tensor:
+    t = Tensor._make(input._data.view(dtype.np))
+    t._version_counter = input._version_counter
+    return t
+
+
+def reshape(input: Tensor, *shape: Any) -> Tensor:
+    """A view when the memory layout allows it (ViewBackward0), else a copy (UnsafeViewBackward0
+    over CloneBackward0), as torch does."""
+    target = infer_shape(_shape_arg(shape), input._data.size)
+    if _try_view(input._data, target) is not None:
+        return _view(input, shape=target)
+    return _unsafe_view(clone(input), shape=target)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    n = input.ndim
+    if n == 0:
+        return reshape(input, 1)
+    s, e = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shape = input._data.shape
+    return reshape(input, shape[:s] + (-1,) + shape[e + 1:])
+
+
+def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
+    d = _wrap_dim(dim, input.ndim)
+    shape = input._data.shape
+    inner = infer_shape(tuple(sizes), shape[d])
+    return view(input, shape[:d] + inner + shape[d + 1:])
+
+
+# ---------------------------------------------------------------------------------------------
+# squeeze, unsqueeze
+# ---------------------------------------------------------------------------------------------
+
+def _squeeze_forward(x: np.ndarray, *, dims: tuple) -> np.ndarray:
+    return np.squeeze(x, axis=tuple(d for d in dims if x.shape[d] == 1))
+
+
+def _unsqueeze_back(ctx: Any, grad: Tensor) -> tuple:  # put the squeezed size-1 dims back
+    return (grad.reshape(ctx.input_shapes[0]),)
+
+
+_squeeze_all = defop("squeeze", node="SqueezeBackward0", view=True)(_squeeze_forward)
+_squeeze_dim = defop("squeeze_dim", node="SqueezeBackward1", view=True)(_squeeze_forward)
+_squeeze_dims = defop("squeeze_dims", node="SqueezeBackward2", view=True)(_squeeze_forward)
+# matmul's 1-D @ 2-D squeezes its result in place in torch, which prints SqueezeBackward4.
+_squeeze_matmul = defop("squeeze_matmul", node="SqueezeBackward4", view=True)(_squeeze_forward)
+for _op in (_squeeze_all, _squeeze_dim, _squeeze_dims, _squeeze_matmul):
+    _op.backward(_unsqueeze_back)
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    n = input.ndim
+    if dim is None:
+        return _squeeze_all(input, dims=tuple(range(n)))
+    if isinstance(dim, (tuple, list)):
+        return _squeeze_dims(input, dims=tuple(_wrap_dim(d, n) for d in dim))
+    return _squeeze_dim(input, dims=(_wrap_dim(dim, n),))
+
+
+@defop("unsqueeze", node="UnsqueezeBackward0", view=True)
+def _unsqueeze(x: np.ndarray, *, dim: int) -> np.ndarray:
+    return np.expand_dims(x, dim)
+
+
+@_unsqueeze.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # drop the added size-1 dim
+    return (grad.squeeze(ctx.params["dim"]),)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    return _unsqueeze(input, dim=_wrap_dim(dim, input.ndim + 1))
+
+
+# ---------------------------------------------------------------------------------------------
+# permute, transpose, t, T
+# ---------------------------------------------------------------------------------------------
+
+@defop("permute", node="PermuteBackward0", view=True)
+def _permute(x: np.ndarray, *, dims: tuple) -> np.ndarray:
+    return np.transpose(x, dims)
+
+
+@_permute.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # apply the inverse permutation
+    return (grad.permute(tuple(np.argsort(ctx.params["dims"]).tolist())),)
+
+
+def permute(input: Tensor, *dims: Any) -> Tensor:
+    dims = _shape_arg(dims)
+    n = input.ndim
+    if len(dims) != n:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            "length of the desired ordering of dimensions i.e. input.dim() = "
+            f"{n} is not equal to len(dims) = {len(dims)}"
+        )
+    d = tuple(_wrap_dim(i, n) for i in dims)
+    if len(set(d)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return _permute(input, dims=d)
+
+
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    n = input.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = [_wrap_dim(s, n) for s in src]
+    dst = [_wrap_dim(s, n) for s in dst]
+    order = [i for i in range(n) if i not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return _permute(input, dims=tuple(order))
+
+
+moveaxis = movedim
+
+
+@defop("transpose", node="TransposeBackward0", view=True)
+def _transpose(x: np.ndarray, *, dim0: int, dim1: int) -> np.ndarray:
+    return np.swapaxes(x, dim0, dim1)
+
+
+@_transpose.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # swap back
+    return (grad.transpose(ctx.params["dim0"], ctx.params["dim1"]),)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    n = input.ndim
+    return _transpose(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
+
+
+swapaxes = swapdims = transpose
+
+
+@defop("t", node="TBackward0", view=True)
+def _t(x: np.ndarray) -> np.ndarray:
+    return x.T
+
+
+@_t.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # transpose back
+    return (grad.t(),)
+
+
+def t(input: Tensor) -> Tensor:
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return _t(input)
+
+
+def numpy_T(input: Tensor) -> Tensor:
+    """``x.T``: reverse all dims (PermuteBackward0); torch warns for ndim other than 2."""
+    n = input.ndim
+    if n != 2 and n != 0:
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+            "reverse the dimensions of a tensor. (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)",
+            UserWarning,
+            stacklevel=3,
+        )
+    return _permute(input, dims=tuple(range(n - 1, -1, -1)))
+
+
+# ---------------------------------------------------------------------------------------------
+# expand, repeat, flip, tril, triu
+# ---------------------------------------------------------------------------------------------
+
+@defop("expand", node="ExpandBackward0", view=True)
+def _expand(x: np.ndarray, *, shape: tuple) -> np.ndarray:
+    return np.broadcast_to(x, shape)
+
+
+@_expand.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # every copy of an element sends its gradient back
+    from ..autograd.engine import sum_to
+
+    return (sum_to(grad, ctx.input_shapes[0]),)
+
+
+def expand(input: Tensor, *sizes: Any) -> Tensor:
+    sizes = _shape_arg(sizes)
+    shape = input._data.shape
+    if len(sizes) < len(shape):
+        have, want = ", ".join(map(str, shape)), ", ".join(map(str, sizes))
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{[{have}]}}, size=[{want}]): the number of sizes provided "
+            f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
+            f"({len(shape)})"
+        )
+    lead = len(sizes) - len(shape)
+    target = []
+    for i, s in enumerate(sizes):
+        have = shape[i - lead] if i >= lead else 1
+        if s == -1:
+            if i < lead:
+                raise RuntimeError(
+                    f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                    f"non-existing dimension {i}"
+                )
+            s = have
+        elif have != 1 and have != s:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
+                f"non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
+                f"Tensor sizes: [{', '.join(map(str, shape))}]"
+            )
+        target.append(s)
+    return _expand(input, shape=tuple(target))
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    return expand(input, other._data.shape)
+
+
+def broadcast_to(input: Tensor, size: Any) -> Tensor:
+    return expand(input, tuple(size))
+
+
+@defop("repeat", node="RepeatBackward0")
+def _repeat(x: np.ndarray, *, repeats: tuple) -> np.ndarray:
+    x = x.reshape((1,) * (len(repeats) - x.ndim) + x.shape)
+    return np.tile(x, repeats)
+
+
+@_repeat.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # sum the gradient over the copies
+    reps = ctx.params["repeats"]
+    shape = ctx.input_shapes[0]
+    full = (1,) * (len(reps) - len(shape)) + tuple(shape)
+    split = []
+    for r, s in zip(reps, full, strict=True):
+        split += [r, s]
+    g = grad.reshape(split).sum(dim=tuple(range(0, 2 * len(reps), 2)))
+    return (g.reshape(shape),)
+
+
+def repeat(input: Tensor, *repeats: Any) -> Tensor:
+    reps = _shape_arg(repeats)
+    if len(reps) < input.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+            "tensor"
+        )
+    return _repeat(input, repeats=reps)
+
+
+def repeat_interleave(input: Tensor, repeats: Any, dim: Any = None) -> Tensor:
+    from .indexing import index_select
+
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    d = _wrap_dim(dim, input.ndim)
+    reps = repeats._data if isinstance(repeats, Tensor) else repeats
+    idx = np.repeat(np.arange(input.shape[d]), reps)
+    return index_select(input, d, Tensor._make(idx.astype(np.int64)))
+
+
+@defop("flip", node="FlipBackward0")
+def _flip(x: np.ndarray, *, dims: tuple) -> np.ndarray:
+    return np.flip(x, axis=dims).copy()
+
+
+@_flip.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # flip back
+    return (grad.flip(ctx.params["dims"]),)
+
+
+def flip(input: Tensor, *dims: Any) -> Tensor:
+    d = _shape_arg(dims)
+    return _flip(input, dims=tuple(_wrap_dim(i, input.ndim) for i in d))
+
+
+def fliplr(input: Tensor) -> Tensor:
+    return flip(input, 1)
+
+
+def flipud(input: Tensor) -> Tensor:
+    return flip(input, 0)
+
+
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    from .indexing import index_select
+
+    if dims is None:
+        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    out = input
+    for s, d in zip(shifts, dims, strict=True):
+        d = _wrap_dim(d, input.ndim)
+        n = input.shape[d]
+        idx = (np.arange(n) - s) % n
+        out = index_select(out, d, Tensor._make(idx.astype(np.int64)))
+    return out
+
+
+@defop("tril", node="TrilBackward0")
+def _tril(x: np.ndarray, *, diagonal: int) -> np.ndarray:
+    return np.tril(x, diagonal)
+
+
+@_tril.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # only the kept triangle passes gradient
+    return (grad.tril(ctx.params["diagonal"]),)
+
+
+@defop("triu", node="TriuBackward0")
+def _triu(x: np.ndarray, *, diagonal: int) -> np.ndarray:
+    return np.triu(x, diagonal)
+
+
+@_triu.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # only the kept triangle passes gradient
+    return (grad.triu(ctx.params["diagonal"]),)
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return _tril(input, diagonal=diagonal)
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return _triu(input, diagonal=diagonal)
+
+
+# ---------------------------------------------------------------------------------------------
+# clone, to(dtype), contiguous
+# ---------------------------------------------------------------------------------------------
+
+@defop("clone", node="CloneBackward0")
+def _clone(x: np.ndarray) -> np.ndarray:
+    return np.array(x, order="C", copy=True)
+
+
+@_clone.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # identity
+    return (grad,)
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    return _clone(input)
+
+
+@defop("to_copy", node="ToCopyBackward0")
+def _to_copy(x: np.ndarray, *, dtype: Any) -> np.ndarray:
+    if x.dtype.kind == "f" and np.dtype(dtype).kind in "iu":
+        with np.errstate(invalid="ignore"):
+            return np.trunc(x).astype(dtype)
+    return x.astype(dtype)
+
+
+@_to_copy.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # identity; the engine casts back to the input dtype
+    return (grad,)
+
+
+def to_dtype(input: Tensor, dtype: Any) -> Tensor:
+    d = _dtype.to_dtype(dtype)
+    if d is input.dtype:
+        return input
+    if input._requires_grad and not (d.is_floating_point or d.is_complex):
+        return Tensor._make(_to_copy.forward(input._data, dtype=d.np))
+    return _to_copy(input, dtype=d.np)
+
+
+# ---------------------------------------------------------------------------------------------
+# select, slice, narrow, as_strided (views used by indexing)
+# ---------------------------------------------------------------------------------------------
+
+@defop("select", node="SelectBackward0", view=True)
+def _select(x: np.ndarray, *, dim: int, index: int) -> np.ndarray:
+    key = (slice(None),) * dim + (index,)
+    return x[key]
+
+
+@_select.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # place the gradient at the selected index, zeros else
+    p = ctx.params
+    key = (slice(None),) * p["dim"] + (p["index"],)
+    return (_embed(grad, ctx.input_shapes[0], key),)
+
+
+@defop("slice", node="SliceBackward0", view=True)
+def _slice(x: np.ndarray, *, dim: int, start: int, stop: int, step: int) -> np.ndarray:
+    key = (slice(None),) * dim + (slice(start, stop, step),)
+    return x[key]
+
+
+@_slice.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # place the gradient in the slice, zeros else
+    p = ctx.params
+    key = (slice(None),) * p["dim"] + (slice(p["start"], p["stop"], p["step"]),)
+    return (_embed(grad, ctx.input_shapes[0], key),)
+
+
+def _embed(grad: Tensor, shape: tuple, key: tuple) -> Tensor:
+    from .indexing import index_put
+
+    zeros = Tensor._make(np.zeros(shape, dtype=grad._data.dtype))
+    return index_put(zeros, key, grad)
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, input.ndim)
+    n = input._data.shape[d]
+    i = int(index)
+    if not -n <= i < n:
+        raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
+    return _select(input, dim=d, index=i % n)
+
+
+def slice_dim(input: Tensor, dim: int, start: Any, stop: Any, step: Any) -> Tensor:
+    d = _wrap_dim(dim, input.ndim)
+    if step is not None and step <= 0:
+        raise ValueError("step must be greater than zero")
+    s = slice(start, stop, step).indices(input._data.shape[d])
+    return _slice(input, dim=d, start=s[0], stop=s[1], step=s[2])
+
+
+def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    d = _wrap_dim(dim, input.ndim)
+    start = int(start)
+    if start < 0:
+        start += input._data.shape[d]
+    if start + length > input._data.shape[d]:
+        raise RuntimeError(
+            f"start ({start}) + length ({length}) exceeds dimension size "
+            f"({input._data.shape[d]})."
+        )
+    return _slice(input, dim=d, start=start, stop=start + length, step=1)
+
+
+@defop("alias", node="AliasBackward0", view=True)
+def _alias(x: np.ndarray) -> np.ndarray:
+    return x.view()
+
+
+@_alias.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # identity
+    return (grad,)
+
+
+def alias(input: Tensor) -> Tensor:
+    return _alias(input)
+
+
+@defop("as_strided", node="AsStridedBackward0", view=True)
+def _as_strided(x: np.ndarray, *, positions: np.ndarray) -> np.ndarray:
+    flat = np.reshape(x, -1, copy=False) if x.flags.c_contiguous else None
+    if flat is None:
+        return np.reshape(x, -1)[positions]
+    start = int(positions.reshape(-1)[0]) if positions.size else 0
+    steps = []
+    for axis, n in enumerate(positions.shape):
+        if n > 1:
+            idx = [0] * positions.ndim
+            idx[axis] = 1
+            steps.append(int(positions[tuple(idx)]) - start)
+        else:
+            steps.append(0)
+    isz = x.itemsize
+    return np.lib.stride_tricks.as_strided(
+        flat[start:], shape=positions.shape, strides=tuple(s * isz for s in steps)
+    )
+
+
+@_as_strided.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # each element's gradient goes to the position it views
+    from .indexing import index_put
+
+    shape = ctx.input_shapes[0]
+    n = int(np.prod(shape))
+    zeros = Tensor._make(np.zeros(n, dtype=grad._data.dtype))
+    pos = (ctx.params["positions"],)
+    return (index_put(zeros, pos, grad, accumulate=True).reshape(shape),)
+
+
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int = 0) -> Tensor:
+    """A view with the given sizes and strides (in elements) over the input's memory."""
+    positions = np.full(tuple(size), int(storage_offset), dtype=np.int64)
+    for axis, (n, st) in enumerate(zip(size, stride, strict=True)):
+        shape = [1] * len(size)
+        shape[axis] = n
+        positions = positions + (np.arange(n, dtype=np.int64) * st).reshape(shape)
+    if positions.size and positions.max() >= input._data.size:
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+            f"{storage_offset} requiring a storage size of {int(positions.max()) + 1} are out of "
+            f"bounds for storage of size {input._data.size}"
+        )
+    src = input if input._data.flags.c_contiguous else input.contiguous()
+    return _as_strided(src, positions=positions)
+
+
+def as_strided_positions(base: Tensor, positions: np.ndarray) -> Tensor:
+    """The view of ``base`` at the given flat positions (used after in-place ops on views)."""
+    return _as_strided(base, positions=positions)
+
+
+# ---------------------------------------------------------------------------------------------
+# cat, stack, split, chunk, unbind
+# ---------------------------------------------------------------------------------------------
+
+def _join_dtype(arrays: list) -> Any:
+    d = _dtype.from_numpy_dtype(arrays[0].dtype)
+    for a in arrays[1:]:
+        d = _dtype.promote_types(d, _dtype.from_numpy_dtype(a.dtype))
+    return d.np
+
+
+@defop("cat", node="CatBackward0")
+def _cat(*arrays: np.ndarray, dim: int) -> np.ndarray:
+    dt = _join_dtype(list(arrays))
+    kept = [a for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)]
+    if not kept:
+        return np.zeros((0,), dtype=dt)
+    ref = kept[0]
+    for i, a in enumerate(arrays):
+        if a.ndim == 1 and a.shape[0] == 0:
+            continue
+        if a.ndim != ref.ndim:
+            raise RuntimeError(
+                "Tensors must have same number of dimensions: got "
+                f"{ref.ndim} and {a.ndim}"
+            )
+        for k in range(ref.ndim):
+            if k != dim and a.shape[k] != ref.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {dim}. Expected size "
+                    f"{ref.shape[k]} but got size {a.shape[k]} for tensor number {i} in the list."
+                )
+    return np.concatenate([a.astype(dt, copy=False) for a in kept], axis=dim)
+
+
+@_cat.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # each input gets its own slice of the gradient
+    dim = ctx.params["dim"]
+    out = []
+    start = 0
+    for meta, shape in zip(ctx.input_meta, ctx.params["shapes"], strict=True):
+        n = 0 if (len(shape) == 1 and shape[0] == 0) else shape[dim]
+        out.append(grad.narrow(dim, start, n) if meta is not None else None)
+        start += n
+    return tuple(out)
+
+
+def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
+    """Join tensors along an existing dim."""
+    if axis is not None:
+        dim = axis
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
+    ref = next((t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)), tensors[0])
+    if ref.ndim == 0:
+        raise RuntimeError(
+            "zero-dimensional tensor (at position 0) cannot be concatenated"
+        )
+    d = _wrap_dim(dim, ref.ndim)
+    shapes = tuple(t._data.shape for t in tensors)
+    return apply(_cat, *tensors, dim=d, shapes=shapes)
+
+
+concat = concatenate = cat
+
+
+@defop("stack", node="StackBackward0")
+def _stack(*arrays: np.ndarray, dim: int) -> np.ndarray:
+    ref = arrays[0].shape
+    for i, a in enumerate(arrays):
+        if a.shape != ref:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(ref)} at entry 0 and "
+                f"{list(a.shape)} at entry {i}"
+            )
+    dt = _join_dtype(list(arrays))
+    return np.stack([a.astype(dt, copy=False) for a in arrays], axis=dim)
+
+
+@_stack.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # input i gets slice i of the gradient
+    dim = ctx.params["dim"]
+    return tuple(
+        grad.select(dim, i) if meta is not None else None
+        for i, meta in enumerate(ctx.input_meta)
+    )
+
+
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    d = _wrap_dim(dim, tensors[0].ndim + 1)
+    return apply(_stack, *tensors, dim=d)
+
+
+def hstack(tensors: Any) -> Tensor:
+    tensors = [t if t.ndim else t.reshape(1) for t in tensors]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Any) -> Tensor:
+    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
+
+
+def _split_back(ctx: Any, grads: list) -> tuple:  # gradients of the pieces, joined (zeros fill)
+    dim = ctx.params["dim"]
+    sizes = ctx.params["sizes"]
+    shape = ctx.input_shapes[0]
+    ref = next(g for g in grads if g is not None)
+    parts = []
+    for g, n in zip(grads, sizes, strict=True):
+        if g is None:
+            s = list(shape)
+            s[dim] = n
+            g = Tensor._make(np.zeros(s, dtype=ref._data.dtype))
+        parts.append(g)
+    return (cat(parts, dim),)
+
+
+def _split_forward(x: np.ndarray, *, dim: int, sizes: tuple) -> tuple:
+    bounds = np.cumsum(sizes)[:-1]
+    return tuple(np.split(x, bounds, axis=dim))
+
+
+_split = defop("split", node="SplitBackward0", view=True, outputs=-1)(_split_forward)
+_split_sizes = defop("split_with_sizes", node="SplitWithSizesBackward0", view=True,
+                     outputs=-1)(_split_forward)
+_split.backward(_split_back)
+_split_sizes.backward(_split_back)
+
+
+def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    d = _wrap_dim(dim, input.ndim)
+    n = input._data.shape[d]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        if size <= 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {n}")
+        sizes = tuple(min(size, n - i) for i in range(0, n, size)) if n else (0,)
+        return apply(_split, input, dim=d, sizes=sizes)
+    sizes = tuple(int(s) for s in split_size_or_sections)
+    if sum(sizes) != n:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+            f"dimension {d}), but got split_sizes={list(sizes)}"
+        )
+    return apply(_split_sizes, input, dim=d, sizes=sizes)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = _wrap_dim(dim, input.ndim)
+    n = input._data.shape[d]
+    size = -(-n // chunks) if n else 0
+    if size == 0:
+        return split(input, 1, d) if n else (input,)
+    return split(input, size, d)
+
+
+def tensor_split(input: Tensor, sections: Any, dim: int = 0) -> tuple:
+    d = _wrap_dim(dim, input.ndim)
+    n = input._data.shape[d]
+    if isinstance(sections, int):
+        q, r = divmod(n, sections)
+        sizes = [q + 1] * r + [q] * (sections - r)
+    else:
+        bounds = [0] + list(sections) + [n]
+        sizes = [max(b - a, 0) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    return split(input, sizes, d)
+
+
+def _unbind_forward(x: np.ndarray, *, dim: int) -> tuple:
+    return tuple(np.take(x, i, axis=dim) if False else x[(slice(None),) * dim + (i,)]
+                 for i in range(x.shape[dim]))
+
+
+_unbind = defop("unbind", node="UnbindBackward0", view=True, outputs=-1)(_unbind_forward)
+
+
+@_unbind.backward
+def _(ctx: Any, grads: list) -> tuple:  # stack the pieces' gradients (zeros where none came)
+    dim = ctx.params["dim"]
+    shape = list(ctx.input_shapes[0])
+    del shape[dim]
+    ref = next(g for g in grads if g is not None)
+    parts = [g if g is not None else Tensor._make(np.zeros(shape, dtype=ref._data.dtype))
+             for g in grads]
+    return (stack(parts, dim),)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return apply(_unbind, input, dim=_wrap_dim(dim, input.ndim))
+
+
+def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple:
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    n = len(tensors)
+    shape = [t.numel() for t in tensors]
+    if indexing == "xy" and n >= 2:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, t in enumerate(tensors):
+        view_shape = [1] * n
+        pos = i
+        if indexing == "xy" and n >= 2 and i < 2:
+            pos = 1 - i
+        view_shape[pos] = -1
+        out.append(t.reshape(view_shape).expand(shape))
+    return tuple(out)
