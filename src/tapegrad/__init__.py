@@ -59,6 +59,12 @@ from ._dtype import (
 from ._dtype import bfloat16 as _bf16
 from ._printing import get_printoptions, printoptions, set_printoptions
 from ._tensor import Size, Tensor, device
+
+
+def detach(input: Tensor) -> Tensor:
+    return input.detach()
+
+
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -142,6 +148,7 @@ from .ops.elementwise import (
 )
 from .ops.indexing import (
     gather,
+    index_put,
     index_select,
     masked_fill,
     masked_select,
@@ -186,6 +193,7 @@ from .ops.shape import (
     broadcast_to,
     cat,
     chunk,
+    clone,
     concat,
     concatenate,
     flatten,
@@ -238,6 +246,8 @@ from ._random import (  # noqa: E402
     set_rng_state,
 )
 from . import autograd  # noqa: E402
+from . import optim, utils  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 if _bf16 is not None:
     bfloat16 = _bf16

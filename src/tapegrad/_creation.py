@@ -21,6 +21,10 @@ from .autograd.grad_mode import _state
 def _new(data: np.ndarray, requires_grad: bool = False) -> Tensor:
     t = Tensor._make(data)
     if requires_grad:
+        if data.dtype.kind not in "fc" and data.dtype.name != "bfloat16":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
         t.requires_grad_(True)
     if _state.inference:
         t._inference = True
@@ -38,8 +42,8 @@ def _unwrap(data: Any) -> Any:
 
 def _python_kind(data: Any) -> str:
     """The strongest kind of Python scalar in nested data: 'b' < 'i' < 'f' < 'c'."""
-    order = "bifc"
-    best = "b"
+    order = "ebifc"  # e: no scalar at all (an empty list is float, as in torch)
+    best = "e"
     stack = [data]
     while stack:
         x = stack.pop()
@@ -75,7 +79,9 @@ def to_array(data: Any, dtype: _dtype.dtype | None = None) -> np.ndarray:
     plain = _unwrap(data)
     if dtype is None:
         kind = _python_kind(plain)
-        if kind == "b":
+        if kind == "e":
+            dtype = _dtype.get_default_dtype()
+        elif kind == "b":
             dtype = _dtype.bool_
         elif kind == "i":
             dtype = _dtype.int64

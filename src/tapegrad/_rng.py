@@ -63,9 +63,15 @@ dimension with the smallest stride varies fastest). Every draw here returns its 
 fill order; for a non-contiguous destination, :func:`fill_order` / :func:`place` map them to
 logical positions.
 
-Target: x86-64, AVX2 or AVX-512 (``torch.backends.cpu.get_cpu_capability()``). On a DEFAULT
-capability build (no AVX2), float32 ``randn`` with >= 16 values and ``uniform_`` with bounds
-other than [0, 1) differ in the last bits.
+Target: x86-64, AVX2 or AVX-512 (``torch.backends.cpu.get_cpu_capability()``), Linux/glibc.
+Against a DEFAULT-capability torch (no AVX2), these differ in the last bits: float32, float16 and
+bfloat16 ``normal_`` with >= 16 values (libm instead of avx_mathfun), and ``uniform_``/``normal_``
+with bounds, mean or std other than the defaults (no FMA contraction).
+
+Speed, for 1e6 values: rand/randint/bernoulli a few ms (about torch's); float32 randn ~20 ms
+(the float32 emulation, evaluated in blocks of ``_BLOCK`` values to stay in cache); float64 randn
+~100 ms (long double plus ``math`` fallbacks); ``exponential_`` and the scalar normal path call
+``math.log1p`` per value (~60 ms); randperm ~40 ms (sort + pointer jumping, no Python loop).
 """
 
 from __future__ import annotations
@@ -103,6 +109,10 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 # Long double is the x87 80-bit format on x86-64 Linux: 64-bit mantissa.
 _HAVE_LD = np.finfo(np.longdouble).nmant >= 63
+
+# Large draws are transformed in blocks of this many values: the temporaries then stay in the
+# CPU cache and below malloc's mmap threshold (fresh pages are slow, especially in a VM).
+_BLOCK = 1 << 15
 
 _F32 = np.float32
 _TWO_M24 = _F32(2.0**-24)
@@ -204,21 +214,24 @@ def _from_f64(x: np.ndarray, kind: str, dtype: Any) -> np.ndarray:
 # fused multiply-add emulation
 
 
-def _fma32(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
+def _fma32(a: Any, b: Any, c: Any, tiny: bool = True) -> np.ndarray:
     """Single-rounding float32 ``a*b + c`` (what ``fmaf``/``vfmadd`` returns).
 
     The float32 product is exact in float64, so ``a*b + c`` in float64 has one rounding; rounding
     that to float32 is wrong only when the float64 sum landed exactly on a float32 midpoint while
     the true sum was not there. Those few elements are moved off the midpoint towards the true sum.
+    ``tiny=False`` skips the check for float32-subnormal results, which the AVX kernels below
+    cannot produce.
     """
     p = np.multiply(a, b, dtype=np.float64)
-    s = p + np.float64(c) if np.isscalar(c) else p + np.asarray(c, dtype=np.float64)
+    s = p + np.asarray(c, dtype=np.float64)
     out = s.astype(np.float32)
     low = s.view(np.uint64) & np.uint64(0x1FFFFFFF)
-    # The last condition covers float32 subnormal results, whose midpoints sit elsewhere.
-    suspect = (low == np.uint64(0x10000000)) | (np.abs(s) < 2.0**-125)
+    suspect = low == np.uint64(0x10000000)
+    if tiny:  # float32 subnormals have their midpoints elsewhere
+        suspect |= np.abs(s) < 2.0**-125
     if suspect.any():
-        idx = np.nonzero(suspect)[0] if s.ndim == 1 else np.nonzero(suspect.ravel())[0]
+        idx = np.flatnonzero(suspect)
         pf, sf = p.reshape(-1)[idx], s.reshape(-1)[idx]
         cf = np.broadcast_to(np.asarray(c, dtype=np.float64), s.shape).reshape(-1)[idx]
         bb = sf - pf
@@ -292,11 +305,11 @@ def _pi_over_2_parts() -> tuple[np.longdouble, np.longdouble]:
     return to_ld(top), to_ld(rest_top)
 
 
-_PIO2_1, _PIO2_2 = _pi_over_2_parts() if _HAVE_LD else (None, None)
+_PIO2_1, _PIO2_2 = _pi_over_2_parts()  # only used when _HAVE_LD
 # glibc's log errs by at most 0.519 ulp and sin/cos by about 0.55 ulp (their documented
 # bounds; the largest seen over 4M draws each was 0.518): a result further than this from a
 # rounding midpoint (in ulps of the distance from it) is certainly the correctly rounded one.
-_BAND = {"log": 0.47, "sincos": 0.44}
+_BAND = {"log": 0.46, "sincos": 0.44}
 
 
 def _round_certain(yl: np.ndarray, band: float) -> tuple[np.ndarray, np.ndarray]:
@@ -315,9 +328,14 @@ def _round_certain(yl: np.ndarray, band: float) -> tuple[np.ndarray, np.ndarray]
 
 
 def _libm(name: str, x: np.ndarray) -> np.ndarray:
-    """glibc's float64 ``log`` (``name='log'``) or ``log1p``, elementwise, bit for bit."""
+    """glibc's float64 ``log`` (``name='log'``, x > 0) or ``log1p``, elementwise, bit for bit."""
     scalar = getattr(math, name)
     x = np.asarray(x, dtype=np.float64)
+    if x.size > _BLOCK and name == "log":
+        flat, out = x.reshape(-1), np.empty(x.size)
+        for i in range(0, x.size, _BLOCK):
+            out[i : i + _BLOCK] = _libm(name, flat[i : i + _BLOCK])
+        return out.reshape(x.shape)
     if name == "log1p" or not _HAVE_LD or x.size < 64:
         return np.fromiter(map(scalar, x.ravel().tolist()), np.float64, x.size).reshape(x.shape)
     y, unsure = _round_certain(np.log(x.astype(np.longdouble)), _BAND["log"])
@@ -329,6 +347,11 @@ def _libm(name: str, x: np.ndarray) -> np.ndarray:
 def _libm_sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """glibc's float64 ``sin(x)`` and ``cos(x)`` for 0 <= x < 2*pi, bit for bit."""
     x = np.asarray(x, dtype=np.float64)
+    if x.size > _BLOCK:
+        flat, sin, cos = x.reshape(-1), np.empty(x.size), np.empty(x.size)
+        for i in range(0, x.size, _BLOCK):
+            sin[i : i + _BLOCK], cos[i : i + _BLOCK] = _libm_sincos(flat[i : i + _BLOCK])
+        return sin.reshape(x.shape), cos.reshape(x.shape)
     if not _HAVE_LD or x.size < 64:
         xs = x.ravel().tolist()
         return (
@@ -388,7 +411,10 @@ _ONE = _F32(1.0)
 
 
 def _avx_log(x: np.ndarray) -> np.ndarray:
-    """``log256_ps`` for float32 x in (0, 1], with GCC's FMA contraction of the AVX2 build."""
+    """``log256_ps`` for float32 x in (0, 1], with GCC's FMA contraction of the AVX2 build.
+
+    (Every fused result here is 0 or far above the float32 subnormal range: ``tiny=False``.)
+    """
     x = np.maximum(x, _F32(1.17549435e-38))
     bits = x.view(np.uint32)
     e = ((bits >> 23).astype(np.int32) - 127).astype(np.float32) + _ONE
@@ -400,9 +426,11 @@ def _avx_log(x: np.ndarray) -> np.ndarray:
     z = x * x
     y = np.full_like(x, _LOG_P[0])
     for p in _LOG_P[1:]:
-        y = _fma32(y, x, p)  # y*x + p is contracted
+        y = _fma32(y, x, p, tiny=False)  # y*x + p is contracted
     y = y * x
-    y = _fma32(y, z, e * _LOG_Q1)  # y*z + (e*q1): the y*z product is fused, e*q1 is rounded
+    y = _fma32(
+        y, z, e * _LOG_Q1, tiny=False
+    )  # y*z + (e*q1): the y*z product is fused, e*q1 is rounded
     y = y - z * _HALF
     return (x + y) + e * _LOG_Q2  # e*q2 is exact
 
@@ -416,17 +444,17 @@ def _avx_sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     sign_cos = ((~(j - 2) & 4) << 29).astype(np.uint32)
     poly = (j & 2) == 0
     for dp in _DP:
-        x = _fma32(y, dp, x)  # x + y*DPk, contracted
+        x = _fma32(y, dp, x, tiny=False)  # x + y*DPk, contracted
     z = x * x
-    yc = _fma32(_COSCOF[0], z, _COSCOF[1])
-    yc = _fma32(yc, z, _COSCOF[2])
+    yc = _fma32(_COSCOF[0], z, _COSCOF[1], tiny=False)
+    yc = _fma32(yc, z, _COSCOF[2], tiny=False)
     yc = yc * z
-    yc = _fma32(yc, z, -(z * _HALF))
+    yc = _fma32(yc, z, -(z * _HALF), tiny=False)
     yc = yc + _ONE
-    ys = _fma32(_SINCOF[0], z, _SINCOF[1])
-    ys = _fma32(ys, z, _SINCOF[2])
+    ys = _fma32(_SINCOF[0], z, _SINCOF[1], tiny=False)
+    ys = _fma32(ys, z, _SINCOF[2], tiny=False)
     ys = ys * z
-    ys = _fma32(ys, x, x)
+    ys = _fma32(ys, x, x, tiny=False)
     # Both results are a sum/difference of the selected polynomial and zeros: -0.0 becomes +0.0.
     sin = np.where(poly, ys, yc) + _F32(0.0)
     cos = np.where(poly, yc, ys) + _F32(0.0)
@@ -466,6 +494,22 @@ def _normal16_f64(d: np.ndarray, mean: float, std: float) -> np.ndarray:
     out = np.empty_like(d)
     out[:, :8] = _fma_scale(radius * cos, mean, std)
     out[:, 8:] = _fma_scale(radius * sin, mean, std)
+    return out
+
+
+def _by_rows(block: Any, d: np.ndarray, out: np.ndarray, mean: float, std: float) -> None:
+    """Apply a 16-wide Box-Muller block function to d (flat, len % 16 == 0) into out."""
+    rows, dest = d.reshape(-1, 16), out.reshape(-1, 16)
+    step = _BLOCK // 16
+    for i in range(0, rows.shape[0], step):
+        dest[i : i + step] = block(rows[i : i + step], mean, std)
+
+
+def _blockwise_fma(fma: Any, u: np.ndarray, b: Any, c: Any) -> np.ndarray:
+    """``fma(u, b, c)`` for scalar b and c, evaluated block by block."""
+    out = np.empty_like(u)
+    for i in range(0, u.size, _BLOCK):
+        out[i : i + _BLOCK] = fma(u[i : i + _BLOCK], b, c)
     return out
 
 
@@ -510,9 +554,8 @@ def _check_seed(seed: Any) -> int:
 class Engine:
     """State of one torch CPU generator: mt19937 + the cached normal(s) torch keeps.
 
-    >>> e = Engine(); e.manual_seed(0)
-    >>> e.uniform((3,), np.float32)  # torch.manual_seed(0); torch.rand(3)
-    array([0.49625659, 0.76822180, 0.08847743], dtype=float32)
+    >>> Engine(0).uniform((3,), np.float32)  # torch.manual_seed(0); torch.rand(3)
+    array([0.4962566 , 0.7682218 , 0.08847743], dtype=float32)
     """
 
     def __init__(self, seed: int = DEFAULT_SEED) -> None:
@@ -526,7 +569,7 @@ class Engine:
         reach the mt19937; also drops the cached normal."""
         seed = _check_seed(seed)
         self._seed = seed
-        self._set_engine(_init_key(seed & 0xFFFFFFFF), pos=_N, left=1, nxt=0)
+        self._set_engine(_init_key(seed & 0xFFFFFFFF), left=1, nxt=0)
         self._normal_cache: float | None = None
         self._float_normal = b"\0" * 8  # torch's float cache (value + flag); never used by draws
 
@@ -540,17 +583,26 @@ class Engine:
         """The seed last given to :meth:`manual_seed` (as uint64)."""
         return self._seed
 
-    def _set_engine(self, key: np.ndarray, pos: int, left: int, nxt: int) -> None:
-        self._bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
-        # torch's (left, next) pair is pos-based except in states NumPy cannot express: right
-        # after seeding (left=1, next=0) and states set by hand. _pending holds the words such
-        # a state yields before its next twist.
-        self._hint: int | None = nxt if left == 1 else None
+    def _set_engine(self, key: np.ndarray, left: int, nxt: int) -> None:
+        """Load torch's mt19937 (key, left, next) into the NumPy bit generator.
+
+        torch draws ``key[next]`` (tempered) while ``--left > 0``, then twists. NumPy's ``pos``
+        is torch's ``next`` with ``left = 625 - pos``; the other states torch can hold are
+        right after seeding (left=1, next=0: ``_hint`` keeps next for get_state) and states
+        set by hand (``_pending``: the words they yield before their twist).
+        """
+        self._hint: int | None = None
         self._pending = np.empty(0, dtype=np.uint32)
         self._pending_next = 0
-        if left > 1 and left + nxt != _N + 1:
+        if left == 1:
+            pos, self._hint = _N, nxt
+        elif left + nxt == _N + 1:
+            pos = nxt
+        else:
+            pos = _N
             self._pending = _temper(key[nxt : nxt + left - 1])
             self._pending_next = nxt
+        self._bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
 
     def get_state(self) -> np.ndarray:
         """torch's 5056-byte ``get_rng_state()`` layout (little-endian)."""
@@ -595,8 +647,7 @@ class Engine:
             raise RuntimeError("Invalid mt19937 state")
         key = np.frombuffer(raw[24:5016], "<u8").astype(np.uint32)  # keeps the low 32 bits
         self._seed = seed
-        pos = _N if left == 1 else _N + 1 - left
-        self._set_engine(key, pos=pos, left=left, nxt=nxt)
+        self._set_engine(key, left=left, nxt=nxt)
         valid = int.from_bytes(raw[5040:5044], "little", signed=True) != 0
         self._normal_cache = float(np.frombuffer(raw[5024:5032], "<f8")[0]) if valid else None
         fvalid = raw[5052] != 0
@@ -615,12 +666,10 @@ class Engine:
             self._pending = self._pending[k:]
             self._pending_next += k
             if k == n:
+                if not self._pending.size:  # now left = 1, next = where the words ended
+                    self._hint = self._pending_next
                 return head.copy()
-            if not self._pending.size:  # the hand-set state's next draw twists
-                st = self._bg.state
-                st["state"]["pos"] = _N
-                self._bg.state = st
-            return np.concatenate([head, self._words(n - k)])
+            return np.concatenate([head, self._bg.random_raw(n - k).astype(np.uint32)])
         return self._bg.random_raw(n).astype(np.uint32)
 
     def _words64(self, n: int) -> np.ndarray:
@@ -648,33 +697,40 @@ class Engine:
             raise NotImplementedError(
                 f"\"check_uniform_bounds\" not implemented for '{_torch_name(dtype)}'"
             )
+        # torch's checks, in its order: bounds within the dtype, from <= to, to - from finite
+        limit = _FLOAT_MAX[kind]
+        for name, bound in (("from", low), ("to", high)):
+            if not -limit <= bound <= limit:
+                raise RuntimeError(f"{name} is out of bounds for {_CPP_NAME[kind]}")
         if low > high:
             raise RuntimeError(
                 f"uniform_ expects to return a [from, to) range, but found from={_fmt(low)} "
                 f"> to={_fmt(high)}"
             )
+        if float(high) - float(low) > limit:
+            raise RuntimeError(
+                f"uniform_ expects to-from <= std::numeric_limits<{_torch_name(dtype)}>::max(), "
+                f"but found to={_fmt(high)} and from={_fmt(low)} which result in to-from to "
+                "exceed the limit"
+            )
         if kind == "f64":
             frm, to = float(low), float(high)
-            if to - frm > np.finfo(np.float64).max:
-                raise RuntimeError(_range_msg("Double", high, low))
             u = self._u53(n)
             # u * (to - from) + from, fused on AVX2/AVX-512 builds
-            v = u if (frm == 0.0 and to == 1.0) else _fma64(u, to - frm, frm)
+            v = u if (frm == 0.0 and to == 1.0) else _blockwise_fma(_fma64, u, to - frm, frm)
             v[v == to] = frm  # torch 2.13 maps a value that rounds up to `to` back to `from`
             return v.reshape(shape)
         # float32 opmath for float32/float16/bfloat16: bounds and to - from are float32
-        frm, to = _F32(low), _F32(high)
-        if float(high) - float(low) > float(np.finfo(np.float32).max):
-            raise RuntimeError(_range_msg(_torch_name(dtype), high, low))
-        span = to - frm
+        lo32, hi32 = _F32(low), _F32(high)
+        span = hi32 - lo32
         u = self._u24(n)
-        v = u if (frm == 0.0 and span == 1.0) else _fma32(u, span, frm)
+        v = u if (lo32 == 0.0 and span == 1.0) else _blockwise_fma(_fma32, u, span, lo32)
         out = _from_f32(v, kind, dtype)
         # the value is cast to the dtype first; one equal to (dtype)to becomes (dtype)from
         if kind == "f32":
-            out[out == to] = frm
+            out[out == hi32] = lo32
         else:
-            ends = _from_f32(np.array([frm, to], np.float32), kind, dtype)
+            ends = _from_f32(np.array([lo32, hi32], np.float32), kind, dtype)
             out[_to_f32(out, kind) == _to_f32(ends[1:], kind)[0]] = ends[0]
         return out.reshape(shape)
 
@@ -736,26 +792,20 @@ class Engine:
         """torch's ``normal_fill`` for a contiguous tensor of n >= 16 elements."""
         full = n // 16 * 16
         tail = n % 16 != 0
-        if kind == "f64":
+        if kind in ("f32", "f64"):
             # all n uniforms first, then 16 fresh ones for the last (overlapping) block
-            d = self._u53(n + 16 * tail)
-            out = np.empty(n, dtype=np.float64)
-            out[:full] = _normal16_f64(d[:full].reshape(-1, 16), mean, std).reshape(-1)
+            d = self._u24(n + 16 * tail) if kind == "f32" else self._u53(n + 16 * tail)
+            block = _normal16_f32 if kind == "f32" else _normal16_f64
+            out = np.empty(n, dtype=d.dtype)
+            _by_rows(block, d[:full], out[:full], mean, std)
             if tail:
-                out[n - 16 :] = _normal16_f64(d[n:].reshape(1, 16), mean, std).reshape(-1)
-            return out
-        if kind == "f32":
-            d = self._u24(n + 16 * tail)
-            out = np.empty(n, dtype=np.float32)
-            out[:full] = _normal16_f32(d[:full].reshape(-1, 16), mean, std).reshape(-1)
-            if tail:
-                out[n - 16 :] = _normal16_f32(d[n:].reshape(1, 16), mean, std).reshape(-1)
+                out[n - 16 :] = block(d[n:].reshape(1, 16), mean, std).reshape(-1)
             return out
         # float16/bfloat16: 16 uniforms are drawn and transformed per block, so the tail block
         # takes the 16 words right after the full blocks (not after n words as for float32).
         d = self._u24(full + 16 * tail)
         vals = np.empty(n, dtype=np.float32)
-        vals[:full] = _normal16_f32(d[:full].reshape(-1, 16), mean, std).reshape(-1)
+        _by_rows(_normal16_f32, d[:full], vals[:full], mean, std)
         if tail:
             vals[n - 16 :] = _normal16_f32(d[full:].reshape(1, 16), mean, std).reshape(-1)
         return _from_f32(vals, kind, dtype)
@@ -823,8 +873,8 @@ class Engine:
                     "random_full_64_bits_range_kernel_cpu handles only int64, double, float and "
                     "bfloat16"
                 )
-            v = self._words64(n).view(np.int64)
-            return _cast_int64(v, kind, dtype).reshape(shape)
+            full = self._words64(n).view(np.int64)
+            return _cast_int64(full, kind, dtype).reshape(shape)
         span &= 2**64 - 1
         # ranges >= 2^28 take random64(), smaller ones random(), for every dtype (torch 2.13)
         r = self._words64(n) if span >= 2**28 else self._words(n).astype(np.uint64)
@@ -1016,13 +1066,6 @@ def _fmt(x: float) -> str:
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 
-def _range_msg(name: str, high: float, low: float) -> str:
-    return (
-        f"uniform_ expects to-from <= std::numeric_limits<{name}>::max(), but found "
-        f"to={_fmt(high)} and from={_fmt(low)} which result in to-from to exceed the limit"
-    )
-
-
 def _bool_to(hit: np.ndarray, dtype: Any) -> np.ndarray:
     kind = _kind(dtype)
     if kind == "bf16":
@@ -1048,6 +1091,12 @@ def _max_int(kind: str, dtype: Any) -> int:
 
 
 _DIGITS = {"f16": 11, "bf16": 8, "f32": 24, "f64": 53}
+_FLOAT_MAX = {
+    "f16": 65504.0,
+    "bf16": 3.3895313892515355e38,
+    "f32": float(np.finfo(np.float32).max),
+    "f64": float(np.finfo(np.float64).max),
+}
 _CPP_NAME = {"f16": "c10::Half", "bf16": "c10::BFloat16", "f32": "float", "f64": "double"}
 
 

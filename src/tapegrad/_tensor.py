@@ -94,6 +94,8 @@ class _Version:
         self.value = 0
 
 
+_WARNED_ONCE: dict[str, bool] = {}
+
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
@@ -277,9 +279,7 @@ class Tensor:
             )
         if requires_grad:
             if self._data.dtype.kind not in "fc" and self.dtype.name != "bfloat16":
-                raise RuntimeError(
-                    "only Tensors of floating point and complex dtype can require gradients"
-                )
+                raise RuntimeError("only Tensors of floating point dtype can require gradients")
             if self._inference and not _grad_mode._state.inference:
                 raise RuntimeError(
                     "Setting requires_grad=True on inference tensor outside InferenceMode is not "
@@ -453,10 +453,9 @@ class Tensor:
 
     def _scalar(self, kind: type) -> Any:
         if self._data.size != 1:
-            raise RuntimeError(
-                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
-            )
-        if self._requires_grad:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._requires_grad and not _WARNED_ONCE.get("scalar"):
+            _WARNED_ONCE["scalar"] = True  # torch's TORCH_WARN_ONCE: once per process
             warnings.warn(
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
                 "behavior.\nConsider using tensor.detach() first.",
@@ -537,7 +536,7 @@ class Tensor:
         if "device" in kwargs and kwargs["device"] is not None:
             device(kwargs["device"])
         if target is None or target is self.dtype:
-            return self.clone() if copy else self
+            return _ops_shape.to_dtype(self, self.dtype, copy=True) if copy else self
         return _ops_shape.to_dtype(self, target)
 
     def type(self, dtype: Any = None) -> Any:
@@ -696,7 +695,7 @@ class Tensor:
     clip_ = clamp_
 
     def zero_(self) -> Tensor:
-        return _ops_ew.fill_(self, 0)
+        return _ops_ew.zero_(self)
 
     def fill_(self, value: Any) -> Tensor:
         return _ops_ew.fill_(self, value)

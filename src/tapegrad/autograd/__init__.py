@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import _WARNED_ONCE, Tensor
 from . import engine, graph
 from .engine import _anomaly
 from .grad_mode import (
@@ -86,7 +86,8 @@ def backward(
         >>> x.grad
         tensor(6.)
     """
-    if create_graph:
+    if create_graph and not _WARNED_ONCE.get("create_graph"):
+        _WARNED_ONCE["create_graph"] = True  # torch's TORCH_WARN_ONCE: once per process
         warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
     outputs = _as_tuple(tensors)
     if grad_tensors is None:

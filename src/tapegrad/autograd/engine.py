@@ -120,12 +120,13 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool) -> None:
     """AccumulateGrad: add ``g`` into the leaf's ``.grad`` as torch does."""
     old = t._grad
     if old is None:
-        if create_graph:
-            t._grad = g
+        if create_graph:  # a differentiable copy (torch prints grad_fn=<CopyBackwards>)
+            from ..ops.elementwise import _copy
+
+            t._grad = _copy(Tensor._make(np.empty_like(g._data)), g)
         else:
-            data = g._data
-            t._grad = Tensor._make(np.array(data, copy=True))
-    elif create_graph or old._requires_grad or g._requires_grad:
+            t._grad = Tensor._make(np.array(g._data, copy=True))
+    elif create_graph:
         t._grad = old + g
     else:
         np.add(old._data, g._data, out=old._data, casting="unsafe")
@@ -306,15 +307,15 @@ def _run_accumulate(node: AccumulateGrad, g: Tensor, create_graph: bool, capture
             out = hook(g)
             if out is not None:
                 g = out
-    slot = capture.get((node, 0)) if capture else None
-    if not accumulate:
-        if slot is not None:
-            captured[slot] = g
-        return
     if g._data.shape != t._data.shape:
         g = sum_to(g, t._data.shape)
     if g._data.dtype != t._data.dtype:
         g = g.to(t.dtype)
+    if not accumulate:
+        slot = capture.get((node, 0)) if capture else None
+        if slot is not None:
+            captured[slot] = g
+        return
     _accumulate(t, g if create_graph else g.detach(), create_graph)
     if t._post_hooks:
         for hook in list(t._post_hooks.values()):

@@ -2,7 +2,9 @@
 
 ``_state`` is a ``threading.local`` whose ``__init__`` runs once in every thread, so a new thread
 starts with grad enabled whatever the thread that started it was doing (torch's documented
-behaviour). ``ops._registry.apply`` reads ``_state.enabled`` once per op.
+behaviour). ``ops._registry.apply`` reads ``_state.enabled`` once per op: it is True when ops
+record, that is when grad mode is on and inference mode is off (inside inference mode nothing
+records, even under ``enable_grad``). ``_state.grad_mode`` is what ``is_grad_enabled`` reports.
 
     no_grad()            enabled = False
     enable_grad()        enabled = True
@@ -25,16 +27,23 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class _GradState(threading.local):
     def __init__(self) -> None:
-        self.enabled = True
+        self.grad_mode = True
         self.inference = False
+        self.enabled = True  # grad_mode and not inference: what apply() reads
 
 
 _state = _GradState()
 
 
+def _set(grad_mode: bool, inference: bool) -> None:
+    _state.grad_mode = grad_mode
+    _state.inference = inference
+    _state.enabled = grad_mode and not inference
+
+
 def is_grad_enabled() -> bool:
-    """True when ops record the graph for backward in this thread."""
-    return _state.enabled
+    """True when grad mode is on in this thread."""
+    return _state.grad_mode
 
 
 def is_inference_mode_enabled() -> bool:
@@ -103,11 +112,11 @@ class no_grad(_DecoratorContextManager):
         self.prev = False
 
     def __enter__(self) -> None:
-        self.prev = _state.enabled
-        _state.enabled = False
+        self.prev = _state.grad_mode
+        _set(False, _state.inference)
 
     def __exit__(self, *exc: object) -> None:
-        _state.enabled = self.prev
+        _set(self.prev, _state.inference)
 
 
 class enable_grad(_DecoratorContextManager):
@@ -117,30 +126,30 @@ class enable_grad(_DecoratorContextManager):
         self.prev = False
 
     def __enter__(self) -> None:
-        self.prev = _state.enabled
-        _state.enabled = True
+        self.prev = _state.grad_mode
+        _set(True, _state.inference)
 
     def __exit__(self, *exc: object) -> None:
-        _state.enabled = self.prev
+        _set(self.prev, _state.inference)
 
 
 class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode on or off; takes effect at once, and as a context manager restores it."""
 
     def __init__(self, mode: bool) -> None:
-        self.prev = _state.enabled
+        self.prev = _state.grad_mode
         self.mode = bool(mode)
-        _state.enabled = self.mode
+        _set(self.mode, _state.inference)
 
     def __call__(self, func: F) -> F:  # as a decorator it must not change the mode now
-        _state.enabled = self.prev
+        _set(self.prev, _state.inference)
         return super().__call__(func)
 
     def __enter__(self) -> None:
-        _state.enabled = self.mode
+        _set(self.mode, _state.inference)
 
     def __exit__(self, *exc: object) -> None:
-        _state.enabled = self.prev
+        _set(self.prev, _state.inference)
 
     def clone(self) -> set_grad_enabled:
         return self.__class__(self.mode)
@@ -159,15 +168,14 @@ class inference_mode(_DecoratorContextManager):
         return super().__new__(cls)
 
     def __enter__(self) -> None:
-        self.prev = (_state.enabled, _state.inference)
+        self.prev = (_state.grad_mode, _state.inference)
         if self.mode:
-            _state.enabled = False
-            _state.inference = True
+            _set(False, True)
         else:
-            _state.inference = False
+            _set(_state.grad_mode, False)
 
     def __exit__(self, *exc: object) -> None:
-        _state.enabled, _state.inference = self.prev
+        _set(*self.prev)
 
     def clone(self) -> inference_mode:
         return self.__class__(self.mode)

@@ -66,7 +66,7 @@ def gradcheck(
         True
     """
     from . import grad as autograd_grad
-    from .grad_mode import enable_grad, no_grad
+    from .grad_mode import enable_grad
 
     inputs = _as_tuple(inputs)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
@@ -87,8 +87,6 @@ def gradcheck(
     with enable_grad():
         outputs = _outputs(func, inputs)
     for oi, out in enumerate(outputs):
-        if not out._requires_grad:
-            continue
         n_out = out._data.size
         for ij, j in enumerate(diff):
             x = inputs[j]
@@ -97,7 +95,7 @@ def gradcheck(
             flat = x._data.reshape(-1)  # a view: perturb in place, as torch does
             if not x._data.flags.c_contiguous:
                 raise ValueError("gradcheck needs contiguous inputs")
-            with no_grad():
+            with enable_grad():  # as torch: the function may rely on grad mode (hooks...)
                 for k in range(n_in):
                     orig = flat[k]
                     flat[k] = orig + eps
@@ -107,7 +105,7 @@ def gradcheck(
                     flat[k] = orig
                     numerical[k] = (plus - minus) / (2 * eps)
             analytical = np.zeros((n_in, n_out))
-            for m in range(n_out):
+            for m in range(n_out if out._requires_grad else 0):  # no graph: a zero Jacobian
                 seed = np.zeros(n_out, dtype=out._data.dtype)
                 seed[m] = 1
                 with enable_grad():
@@ -164,10 +162,10 @@ def gradgradcheck(
 
     def first_derivatives(*args: Any) -> tuple:
         ins, gos = args[:n_in], args[n_in:]
-        outs = [o for o in _outputs(func, ins) if o._requires_grad]
-        grads = autograd_grad(outs, [ins[i] for i in diff], gos, create_graph=True,
-                              allow_unused=True)
-        return tuple(g for g in grads if g is not None)
+        with enable_grad():
+            outs = [o for o in _outputs(func, ins) if o._requires_grad]
+            return autograd_grad(outs, [ins[i] for i in diff], gos, create_graph=True,
+                                 materialize_grads=True)
 
     return gradcheck(first_derivatives, inputs + tuple(grad_outputs), eps=eps, atol=atol,
                      rtol=rtol, raise_exception=raise_exception)

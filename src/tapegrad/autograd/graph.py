@@ -186,7 +186,7 @@ def _describe(t: Tensor, producer: Node | None, output_nr: int) -> str:
             if name.endswith(suffix):
                 name = name[: -len(suffix)]
                 break
-        what += f", which is output {output_nr} of {name}"
+        what += f", which is output {output_nr} of {name},"
     return what
 
 

@@ -70,9 +70,10 @@ class OpNode(Node):
         if saved is None:
             raise RuntimeError(FREED_MESSAGE)
         out = []
-        for t, (version, producer, output_nr) in zip(saved, self._versions, strict=True):
-            if t._version_counter.value != version:
-                raise version_error(t, producer, output_nr, version)
+        for t, check in zip(saved, self._versions, strict=True):
+            if check is not None and t._version_counter.value != check[0]:
+                # torch names the tensor's history as it is now (after the in-place op)
+                raise version_error(t, t.grad_fn, t._output_nr, check[0])
             out.append(t)
         if self._out is not None:
             data, counter, version = self._out
@@ -240,8 +241,10 @@ def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | Non
         if isinstance(x, Tensor):
             if x._inference:
                 raise RuntimeError(INFERENCE_SAVE_MESSAGE)
-            saved.append(x)
             versions.append((x._version_counter.value, x.grad_fn, x._output_nr))
+        else:  # a Python number (or None) input: kept as it is
+            versions.append(None)
+        saved.append(x)
     node._saved = tuple(saved)
     node._versions = tuple(versions)
     if op.save_output and result is not None:
@@ -290,6 +293,14 @@ def check_inplace(target: Tensor, record: bool) -> None:
     if not _state.enabled:
         return
     base = target._base
+    if target._view_info == "no_grad":
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+            "You can clarify your code by moving both the view and the inplace either both "
+            "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+            "outside (if you want the inplace to be tracked)."
+        )
     if target._requires_grad and target.grad_fn is None and base is None:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."
@@ -301,18 +312,10 @@ def check_inplace(target: Tensor, record: bool) -> None:
                 "operation."
             )
         info = target._view_info
-        if info == "no_grad":
-            raise RuntimeError(
-                "A view was created in no_grad mode and is being modified inplace with grad mode "
-                "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
-                "You can clarify your code by moving both the view and the inplace either both "
-                "inside the no_grad block (if you don't want the inplace to be tracked) or both "
-                "outside (if you want the inplace to be tracked)."
-            )
         if info is not None:
             fname = {"unbind": "Unbind", "split": "Split", "split_with_sizes": "SplitWithSizes"}
             raise RuntimeError(
-                f"Output {target._output_nr} of {fname.get(info, info)}Backward0 is a view and is "
+                f"Output {target._output_nr} of {fname.get(info, info)} is a view and is "
                 "being modified inplace. This view is the output of a function that returns "
                 "multiple views. Such functions do not allow the output views to be modified "
                 "inplace. You should replace the inplace operation by an out-of-place one."
@@ -387,15 +390,16 @@ class CopySlices(Node):
     rest of the base passes the gradient through; ``fn``'s other inputs get theirs as usual.
     """
 
-    __slots__ = ("fn", "positions", "base_shape")
+    __slots__ = ("fn", "positions", "base_shape", "input_meta")
     _cpp_name = "torch::autograd::CopySlices"
 
-    def __init__(self, base_edge: tuple, fn: Node, positions: np.ndarray,
-                 base_shape: tuple) -> None:
-        super().__init__((base_edge,) + tuple(fn.next_functions[1:]))
+    def __init__(self, base: Tensor, fn: OpNode, positions: np.ndarray) -> None:
+        super().__init__((edge(base),) + tuple(fn.next_functions[1:]))
         self.fn = fn
         self.positions = positions
-        self.base_shape = base_shape
+        self.base_shape = base._data.shape
+        base_meta = (base._data.shape, base.dtype) if base._requires_grad else None
+        self.input_meta = (base_meta,) + tuple(fn.input_meta[1:])
 
     def apply(self, grads: list) -> tuple:
         from . import indexing
@@ -446,10 +450,9 @@ def _inplace_on_view(op: OpDef, target: Tensor, before: Tensor, base: Tensor, ot
 
     result = apply(op, before, *others, **params)
     positions = view_positions(base._data, target._data)
-    base_edge = edge(base)
+    node = CopySlices(base, result.grad_fn, positions)
     write_into(target, result._data)
     target._version_counter.value += 1
-    node = CopySlices(base_edge, result.grad_fn, positions, base._data.shape)
     base.grad_fn = node
     base._output_nr = 0
     base._requires_grad = True

@@ -61,6 +61,10 @@ def _as_operand(x: Any) -> Any:
 
 def _promote(a: Any, b: Any) -> tuple[Any, Any]:
     """Cast array operands to torch's result dtype (Python numbers stay as they are)."""
+    if isinstance(a, np.generic):  # NumPy returns scalars from 0-d operations
+        a = np.asarray(a)
+    if isinstance(b, np.generic):
+        b = np.asarray(b)
     target = _np_result(a, b)
     if target is None:
         return a, b
@@ -70,10 +74,6 @@ def _promote(a: Any, b: Any) -> tuple[Any, Any]:
         b = b.astype(target)
     if not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
         a = np.asarray(a, dtype=target)
-    elif not isinstance(a, np.ndarray) and target.kind in "iub":
-        a = target.type(a)
-    elif not isinstance(b, np.ndarray) and target.kind in "iub":
-        b = target.type(b)
     return a, b
 
 
@@ -180,17 +180,26 @@ def _conj(x: Any) -> Any:
 
 
 @defop("div", node="DivBackward0", save=(0, 1))
-def _div(a: Any, b: Any, *, rounding_mode: Any = None) -> np.ndarray:
+def _div(a: Any, b: Any) -> np.ndarray:
     a, b = _promote(a, b)
-    if rounding_mode is None:
-        a = _float_result(a)
-        b = _float_result(b)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            try:
-                return np.true_divide(a, b)
-            except ValueError:
-                raise _broadcast_error(a, b) from None
+    a = _float_result(a)
+    b = _float_result(b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        try:
+            return np.true_divide(a, b)
+        except ValueError:
+            raise _broadcast_error(a, b) from None
+
+
+@defop("div_mode", node="DivBackward2")
+def _div_mode(a: Any, b: Any, *, rounding_mode: str) -> np.ndarray:
+    a, b = _promote(a, b)
     return _rounded_div(a, b, rounding_mode)
+
+
+@_div_mode.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # rounding is piecewise constant: derivative 0
+    return tuple(grad * 0 if n else None for n in ctx.needs_input_grad)
 
 
 def _rounded_div(a: Any, b: Any, mode: str) -> np.ndarray:
@@ -214,8 +223,6 @@ def _rounded_div(a: Any, b: Any, mode: str) -> np.ndarray:
 
 @_div.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(a/b) = (1/b, -a/b^2)
-    if ctx.params.get("rounding_mode") is not None:
-        return tuple(grad * 0 if n else None for n in ctx.needs_input_grad)
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     ga = grad / b if need_a else None
@@ -339,7 +346,7 @@ _floor_divide.node_cls._cpp_name = "torch::autograd::NotImplemented"
 
 @_floor_divide.backward
 def _(ctx: Any, grad: Tensor) -> tuple:
-    raise RuntimeError("derivative for floor_divide is not implemented")
+    raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -452,7 +459,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx tan x = 1 + tan^2 x
 @_tanh.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx tanh x = 1 - tanh^2 x
     (y,) = ctx.saved
-    return (grad * (1 - y * y),)
+    return (_tanh_backward(grad, y),)
 
 
 @_asin.backward
@@ -488,7 +495,48 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx cosh x = sinh x
 @_sigmoid.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx s(x) = s(x)(1 - s(x))
     (y,) = ctx.saved
-    return (grad * (y * (1 - y)),)
+    return (_sigmoid_backward(grad, y),)
+
+
+# The derivatives of sigmoid, tanh and relu are ops of their own (one NumPy pass instead of
+# three, and a node torch also prints when the gradient is differentiated again).
+@defop("sigmoid_backward", node="SigmoidBackwardBackward0", save=(0, 1))
+def _sigmoid_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return g * (y * (1 - y))
+
+
+@_sigmoid_backward.backward
+def _(ctx: Any, gg: Tensor) -> tuple:  # d/dg = y(1-y); d/dy = g(1-2y)
+    g, y = ctx.saved
+    need_g, need_y = ctx.needs_input_grad
+    return (_sigmoid_backward(gg, y) if need_g else None), (gg * g * (1 - 2 * y) if need_y
+                                                            else None)
+
+
+@defop("tanh_backward", node="TanhBackwardBackward0", save=(0, 1))
+def _tanh_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return g * (1 - y * y)
+
+
+@_tanh_backward.backward
+def _(ctx: Any, gg: Tensor) -> tuple:  # d/dg = 1 - y^2; d/dy = -2gy
+    g, y = ctx.saved
+    need_g, need_y = ctx.needs_input_grad
+    return (_tanh_backward(gg, y) if need_g else None), (gg * g * y * -2 if need_y else None)
+
+
+@defop("threshold_backward", node="ThresholdBackwardBackward0", save=(1,))
+def _threshold_backward(g: np.ndarray, y: np.ndarray, *, threshold: Any = 0) -> np.ndarray:
+    return np.where(y > threshold, g, 0).astype(g.dtype, copy=False)
+
+
+@_threshold_backward.backward
+def _(ctx: Any, gg: Tensor) -> tuple:  # linear in g with the same mask; constant in y
+    (y,) = ctx.saved
+    need_g, need_y = ctx.needs_input_grad
+    t = ctx.params.get("threshold", 0)
+    return (_threshold_backward(gg, y, threshold=t) if need_g else None), (
+        gg * 0 if need_y else None)
 
 
 @defop("relu", node="ReluBackward0", save_output=True)
@@ -501,7 +549,7 @@ def _relu(x: np.ndarray) -> np.ndarray:
 @_relu.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx max(x, 0) = [x > 0]
     (y,) = ctx.saved
-    return (grad * (y > 0),)
+    return (_threshold_backward(grad, y),)
 
 
 @defop("abs", node="AbsBackward0", save=(0,))
@@ -563,7 +611,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx clamp(x) = [min <= x <= max]
 
 
 @defop("clamp_tensor", node="ClampBackward0", save=(0, 1, 2))
-def _clamp_tensor(x: np.ndarray, lo: Any, hi: Any) -> np.ndarray:
+def _clamp_tensor(x: np.ndarray, lo: Any, hi: Any, *, has_min: bool, has_max: bool
+                  ) -> np.ndarray:
     out = x
     if lo is not None:
         out = _binary(np.maximum, out, lo)
@@ -574,10 +623,7 @@ def _clamp_tensor(x: np.ndarray, lo: Any, hi: Any) -> np.ndarray:
 
 @_clamp_tensor.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # x passes where lo <= x <= hi; else the bound does
-    saved = list(ctx.saved)
-    x = saved.pop(0)
-    lo = saved.pop(0) if ctx.params["has_min"] else None
-    hi = saved.pop(0) if ctx.params["has_max"] else None
+    x, lo, hi = ctx.saved
     need_x, need_lo, need_hi = ctx.needs_input_grad
     mask = None
     if lo is not None:
@@ -615,7 +661,13 @@ def _where(a: Any, b: Any, *, condition: np.ndarray) -> np.ndarray:
     try:
         return np.where(condition, a, b)
     except ValueError:
-        raise _broadcast_error(condition, np.broadcast_shapes(np.shape(a), np.shape(b))) from None
+        shapes = [np.shape(condition), np.shape(a), np.shape(b)]
+        for i in range(1, 3):  # the first pair that fails, as torch reports it
+            try:
+                shapes[0] = np.broadcast_shapes(shapes[0], shapes[i])
+            except ValueError:
+                raise _broadcast_error(np.empty(shapes[0]), np.empty(shapes[i])) from None
+        raise
 
 
 @_where.backward
@@ -669,7 +721,9 @@ multiply = mul
 def div(input: Any, other: Any, *, rounding_mode: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         input = Tensor._make(np.asarray(input))
-    return _div(input, _check(other, "div"), rounding_mode=rounding_mode)
+    if rounding_mode is not None:
+        return _div_mode(input, _check(other, "div"), rounding_mode=rounding_mode)
+    return _div(input, _check(other, "div"))
 
 
 divide = true_divide = div
@@ -848,19 +902,61 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = min if isinstance(min, Tensor) or min is None else Tensor._make(np.asarray(min))
         hi = max if isinstance(max, Tensor) or max is None else Tensor._make(np.asarray(max))
-        return _clamp_tensor(input, lo, hi)
+        return _clamp_tensor(input, lo, hi, has_min=lo is not None, has_max=hi is not None)
     return _clamp(input, min=min, max=max)
 
 
 clip = clamp
 
 
+_clamp_min = defop("clamp_min", node="ClampMinBackward0", save=(0,))(
+    lambda x, *, min: _clamp.forward(x, min=min))
+_clamp_max = defop("clamp_max", node="ClampMaxBackward0", save=(0,))(
+    lambda x, *, max: _clamp.forward(x, max=max))
+_clamp_min_t = defop("clamp_min_tensor", node="ClampMinBackward1", save=(0, 1))(
+    lambda x, lo: _binary(np.maximum, x, lo))
+_clamp_max_t = defop("clamp_max_tensor", node="ClampMaxBackward1", save=(0, 1))(
+    lambda x, hi: _binary(np.minimum, x, hi))
+
+
+@_clamp_min.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx max(x, m) = [x >= m]
+    (x,) = ctx.saved
+    return (grad * (x >= ctx.params["min"]),)
+
+
+@_clamp_max.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx min(x, m) = [x <= m]
+    (x,) = ctx.saved
+    return (grad * (x <= ctx.params["max"]),)
+
+
+@_clamp_min_t.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # x where x >= m, else the bound
+    x, lo = ctx.saved
+    keep = x >= lo
+    need_x, need_lo = ctx.needs_input_grad
+    return (grad * keep if need_x else None), (grad * ~keep if need_lo else None)
+
+
+@_clamp_max_t.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # x where x <= m, else the bound
+    x, hi = ctx.saved
+    keep = x <= hi
+    need_x, need_hi = ctx.needs_input_grad
+    return (grad * keep if need_x else None), (grad * ~keep if need_hi else None)
+
+
 def clamp_min(input: Tensor, min: Any) -> Tensor:
-    return clamp(input, min=min)
+    if isinstance(min, Tensor):
+        return _clamp_min_t(input, min)
+    return _clamp_min(input, min=min)
 
 
 def clamp_max(input: Tensor, max: Any) -> Tensor:
-    return clamp(input, max=max)
+    if isinstance(max, Tensor):
+        return _clamp_max_t(input, max)
+    return _clamp_max(input, max=max)
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:
@@ -1024,7 +1120,9 @@ def mul_(target: Tensor, other: Any) -> Tensor:
 
 
 def div_(target: Tensor, other: Any, *, rounding_mode: Any = None) -> Tensor:
-    return apply_(_div, target, _check(other, "div_"), rounding_mode=rounding_mode)
+    if rounding_mode is not None:
+        return apply_(_div_mode, target, _check(other, "div_"), rounding_mode=rounding_mode)
+    return apply_(_div, target, _check(other, "div_"))
 
 
 def pow_(target: Tensor, exponent: Any) -> Tensor:
@@ -1039,14 +1137,35 @@ def clamp_(target: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return apply_(_clamp, target, min=min, max=max)
 
 
-@defop("fill", node="FillBackward0")
+@defop("fill", node="FillBackward2")
 def _fill(x: np.ndarray, *, value: Any) -> np.ndarray:
+    return np.full_like(x, value)
+
+
+@defop("zero", node="ZeroBackward0")
+def _zero(x: np.ndarray) -> np.ndarray:
+    return np.zeros_like(x)
+
+
+@defop("fill_tensor", node="FillBackward3")
+def _fill_tensor(x: np.ndarray, value: np.ndarray) -> np.ndarray:
     return np.full_like(x, value)
 
 
 @_fill.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # the old values are gone: no gradient flows back
     return (grad * 0,)
+
+
+@_zero.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # the old values are gone: no gradient flows back
+    return (grad * 0,)
+
+
+@_fill_tensor.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # every element was the value: it gets their sum
+    need_x, need_v = ctx.needs_input_grad
+    return (grad * 0 if need_x else None), (grad.sum() if need_v else None)
 
 
 def fill_(target: Tensor, value: Any) -> Tensor:
@@ -1057,9 +1176,13 @@ def fill_(target: Tensor, value: Any) -> Tensor:
                 f"{value.ndim} dimensions."
             )
         if value._requires_grad:
-            return copy_(target, value.expand(target.shape))
+            return apply_(_fill_tensor, target, value)
         value = value.item()
     return apply_(_fill, target, value=value)
+
+
+def zero_(target: Tensor) -> Tensor:
+    return apply_(_zero, target)
 
 
 @defop("copy", node="CopyBackwards")

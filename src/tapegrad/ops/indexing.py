@@ -92,10 +92,12 @@ def _basic(x: Tensor, key: tuple, fill: int) -> Tensor:
     if key == (Ellipsis,) or key == ():
         return S.alias(x)
     out = x
-    dim = 0
+    dim = 0  # position in the result so far
+    src = 0  # position in x (what torch's messages count)
     for k in key:
         if k is Ellipsis:
             dim += fill
+            src += fill
         elif k is None:
             out = S.unsqueeze(out, dim)
             dim += 1
@@ -104,9 +106,11 @@ def _basic(x: Tensor, key: tuple, fill: int) -> Tensor:
                 if len(key) == 1:
                     out = S.slice_dim(out, dim, None, None, None)
                 dim += 1
+                src += 1
                 continue
             out = S.slice_dim(out, dim, k.start, k.stop, k.step)
             dim += 1
+            src += 1
         else:
             if isinstance(k, Tensor):
                 k = k.item()
@@ -117,7 +121,11 @@ def _basic(x: Tensor, key: tuple, fill: int) -> Tensor:
                     "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                     "Variables are valid indices (got " + type(k).__name__ + ")"
                 ) from None
+            n = out.shape[dim]
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for dimension {src} with size {n}")
             out = S.select(out, dim, i)
+            src += 1
     return out
 
 
@@ -270,8 +278,8 @@ def _full_index(index: np.ndarray, dim: int) -> tuple:
 
 
 def _check_gather(x: np.ndarray, dim: int, index: np.ndarray, name: str) -> None:
-    if index.dtype != np.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if index.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     if index.ndim != x.ndim and not (index.ndim <= 1 and x.ndim <= 1):
         raise RuntimeError(
             "Index tensor must have the same number of dimensions as input tensor"

@@ -161,7 +161,7 @@ def _prod_others(x: Tensor, dim: int) -> Tensor:
 @_prod.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(prod x)/dx_i = prod_{j != i} x_j
     x, y = ctx.saved
-    if x.numel() == 0:
+    if x.ndim == 0 or x.numel() == 0:  # prod of one value is that value
         return (grad.expand(x.shape),)
     if bool((x._data != 0).all()):
         return (grad * y / x,)

@@ -98,12 +98,23 @@ def view_dtype(input: Tensor, dtype: Any) -> Tensor:
     return t
 
 
+@defop("reshape_alias", node="ReshapeAliasBackward0", view=True)
+def _reshape_alias(x: np.ndarray, *, shape: tuple) -> np.ndarray:
+    return np.reshape(x, shape, copy=False)
+
+
+_reshape_alias.backward(_view.rule)
+
+
 def reshape(input: Tensor, *shape: Any) -> Tensor:
-    """A view when the memory layout allows it (ViewBackward0), else a copy (UnsafeViewBackward0
-    over CloneBackward0), as torch does."""
+    """A view when the memory layout allows it (ViewBackward0 for a contiguous input,
+    ReshapeAliasBackward0 otherwise), else a copy (UnsafeViewBackward0 over CloneBackward0), as
+    torch does."""
     target = infer_shape(_shape_arg(shape), input._data.size)
-    if _try_view(input._data, target) is not None:
+    if input._data.flags.c_contiguous:
         return _view(input, shape=target)
+    if _try_view(input._data, target) is not None:
+        return _reshape_alias(input, shape=target)
     return _unsafe_view(clone(input), shape=target)
 
 
@@ -461,9 +472,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # identity; the engine casts back to th
     return (grad,)
 
 
-def to_dtype(input: Tensor, dtype: Any) -> Tensor:
+def to_dtype(input: Tensor, dtype: Any, copy: bool = False) -> Tensor:
     d = _dtype.to_dtype(dtype)
-    if d is input.dtype:
+    if d is input.dtype and not copy:
         return input
     if input._requires_grad and not (d.is_floating_point or d.is_complex):
         return Tensor._make(_to_copy.forward(input._data, dtype=d.np))
@@ -476,7 +487,7 @@ def to_dtype(input: Tensor, dtype: Any) -> Tensor:
 
 @defop("select", node="SelectBackward0", view=True)
 def _select(x: np.ndarray, *, dim: int, index: int) -> np.ndarray:
-    key = (slice(None),) * dim + (index,)
+    key = (slice(None),) * dim + (index, Ellipsis)  # Ellipsis: a 0-d view, not a scalar
     return x[key]
 
 
@@ -618,7 +629,7 @@ def _join_dtype(arrays: list) -> Any:
 
 
 @defop("cat", node="CatBackward0")
-def _cat(*arrays: np.ndarray, dim: int) -> np.ndarray:
+def _cat(*arrays: np.ndarray, dim: int, shapes: tuple) -> np.ndarray:
     dt = _join_dtype(list(arrays))
     kept = [a for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)]
     if not kept:
@@ -721,6 +732,7 @@ def _split_back(ctx: Any, grads: list) -> tuple:  # gradients of the pieces, joi
     dim = ctx.params["dim"]
     sizes = ctx.params["sizes"]
     shape = ctx.input_shapes[0]
+    grads = list(grads) + [None] * (len(sizes) - len(grads))
     ref = next(g for g in grads if g is not None)
     parts = []
     for g, n in zip(grads, sizes, strict=True):
@@ -798,6 +810,7 @@ _unbind = defop("unbind", node="UnbindBackward0", view=True, outputs=-1)(_unbind
 def _(ctx: Any, grads: list) -> tuple:  # stack the pieces' gradients (zeros where none came)
     dim = ctx.params["dim"]
     shape = list(ctx.input_shapes[0])
+    grads = list(grads) + [None] * (shape[dim] - len(grads))
     del shape[dim]
     ref = next(g for g in grads if g is not None)
     parts = [g if g is not None else Tensor._make(np.zeros(shape, dtype=ref._data.dtype))

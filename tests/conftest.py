@@ -1,0 +1,76 @@
+"""Shared fixtures: the library under test (``lib``) and torch-comparison helpers.
+
+Choose the library with ``TAPEGRAD_TEST_LIB=torch`` (or ``pytest --lib torch``); the default is
+``tapegrad``. Running the suite with ``torch`` compares torch with itself and must pass 100%:
+that is how the tests themselves are validated. Real torch is always available as the oracle
+(fixture ``oracle``); the library itself never imports it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+# The helper modules (torchcompare, ops/op_samples) live next to the tests, not in a package.
+for _path in (HERE, HERE / "ops"):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+import torchcompare  # noqa: E402
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--lib",
+        default=None,
+        choices=("tapegrad", "torch"),
+        help=f"library under test (default: ${torchcompare.ENV_VAR} or 'tapegrad')",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    chosen = config.getoption("--lib")
+    if chosen:
+        torchcompare.LIB_NAME = chosen
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"library under test: {torchcompare.LIB_NAME} (oracle: torch)"
+
+
+@pytest.fixture(scope="session")
+def lib_name() -> str:
+    """'tapegrad' or 'torch'."""
+    return torchcompare.LIB_NAME
+
+
+@pytest.fixture(scope="session")
+def lib(lib_name):
+    """The module under test, used exactly like ``torch``."""
+    return torchcompare.load_lib(lib_name)
+
+
+@pytest.fixture(scope="session")
+def oracle():
+    """Real torch, the reference every result is compared with."""
+    import torch
+
+    return torch
+
+
+@pytest.fixture(scope="session")
+def compare(lib, oracle):
+    """``compare(scenario)``: run ``scenario(L)`` on torch and on lib and assert they agree.
+
+    Compares the snapshot of the return value (tensors: dtype, shape, values, requires_grad,
+    grad_fn name), any exception (type and message) and all warnings. Returns torch's record,
+    so a test can also check that the scenario does what it claims on torch.
+    """
+
+    def run(scenario, *, rtol=1e-6, atol=1e-8):
+        return torchcompare.compare_on_both(scenario, lib, oracle, rtol=rtol, atol=atol)
+
+    return run
