@@ -68,6 +68,13 @@ Against a DEFAULT-capability torch (no AVX2), these differ in the last bits: flo
 bfloat16 ``normal_`` with >= 16 values (libm instead of avx_mathfun), and ``uniform_``/``normal_``
 with bounds, mean or std other than the defaults (no FMA contraction).
 
+Known differences from torch: ``multinomial`` without replacement orders *tied* ratios by index,
+where torch's top-k leaves them in the order its partial sort produces; this shows only when
+more samples are asked for than there are non-zero probabilities (the zero ones tie), e.g.
+``multinomial([1, 0, 0, 3], 4)`` gives ``[3, 0, 1, 2]`` here and ``[3, 0, 2, 1]`` in torch.
+:meth:`Engine.set_state` rejects hand-made states whose pending words would lie past the
+mt19937 key, which torch accepts and then reads out of bounds.
+
 Speed, for 1e6 values: rand/randint/bernoulli a few ms (about torch's); float32 randn ~20 ms
 (the float32 emulation, evaluated in blocks of ``_BLOCK`` values to stay in cache); float64 randn
 ~100 ms (long double plus ``math`` fallbacks); ``exponential_`` and the scalar normal path call
@@ -1015,11 +1022,8 @@ class Engine:
             if num_samples == 1:
                 out = np.argmax(ratio, axis=1)[:, None]
             else:
-                if (np.count_nonzero(pf, axis=1) < num_samples).any():
-                    raise RuntimeError(
-                        "invalid multinomial distribution (with replacement=False, not enough "
-                        "non-negative category to sample)"
-                    )
+                # top-k, largest first; zero-probability categories tie at 0 and come last in
+                # index order (torch 2.13 returns them rather than raising)
                 out = np.argsort(-ratio, axis=1, kind="stable")[:, :num_samples]
         else:
             out = np.empty((rows.shape[0], num_samples), dtype=np.int64)

@@ -117,6 +117,9 @@ class Tensor:
         tensor([2., 4.])
     """
 
+    # What every op reads or writes lives in slots; what only some tensors ever set (hooks, a
+    # cached AccumulateGrad, view and inference flags) defaults to the class attributes below
+    # and goes in the instance __dict__ when set, so creating a tensor stays cheap.
     __slots__ = (
         "_data",
         "_requires_grad",
@@ -125,14 +128,15 @@ class Tensor:
         "_version_counter",
         "_output_nr",
         "_base",
-        "_view_info",
-        "_accumulator",
-        "_hooks",
-        "_post_hooks",
-        "_retains_grad",
-        "_inference",
+        "__dict__",
         "__weakref__",
     )
+    _view_info: Any = None  # "no_grad" or the multi-output op that made this view
+    _accumulator: Any = None  # weakref to the leaf's AccumulateGrad node
+    _hooks: Any = None  # leaf tensor hooks
+    _post_hooks: Any = None  # post-accumulate-grad hooks
+    _retains_grad = False
+    _inference = False
 
     # -- construction ----------------------------------------------------------------------------
 
@@ -159,12 +163,6 @@ class Tensor:
         t._version_counter = _Version()
         t._output_nr = 0
         t._base = None
-        t._view_info = None
-        t._accumulator = None
-        t._hooks = None
-        t._post_hooks = None
-        t._retains_grad = False
-        t._inference = False
 
     @classmethod
     def _make(cls, data: Any, requires_grad: bool = False) -> Tensor:
@@ -179,12 +177,6 @@ class Tensor:
         t._version_counter = _Version()
         t._output_nr = 0
         t._base = None
-        t._view_info = None
-        t._accumulator = None
-        t._hooks = None
-        t._post_hooks = None
-        t._retains_grad = False
-        t._inference = False
         return t
 
     # -- attributes ------------------------------------------------------------------------------
@@ -390,10 +382,7 @@ class Tensor:
             return
         import weakref
 
-        node = self.grad_fn
-        if node._retain_hooks is None:
-            node._retain_hooks = {}
-        node._retain_hooks[self._output_nr] = weakref.ref(self)
+        self.grad_fn._hook_state().retain[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
     def register_hook(self, hook: Callable) -> Any:

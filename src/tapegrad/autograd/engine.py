@@ -27,7 +27,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .grad_mode import _state
-from .graph import AccumulateGrad, Node, grad_accumulator
+from .graph import AccumulateGrad, Node, NodeHooks, grad_accumulator
 
 _anomaly = {"enabled": False, "check_nan": True}
 
@@ -164,6 +164,7 @@ def run_backward(
     for (node, nr), g in zip(root_edges, grad_tensors, strict=True):
         _add_to_buffer(buffers, node, nr, g)
 
+    # The ready queue: (-priority, tie-breaker, node); the newest node pops first.
     ready: list = []
     counter = 0
     for node in buffers:
@@ -171,74 +172,75 @@ def run_backward(
             ready.append((-_priority(node), counter, node))
             counter += 1
     heapq.heapify(ready)
-
-    def done_with_edge(child: Node) -> None:
-        nonlocal counter
-        left = deps[child] - 1
-        deps[child] = left
-        if left == 0:  # ready, even if every gradient that reached it was None (as in torch)
-            heapq.heappush(ready, (-_priority(child), counter, child))
-            counter += 1
+    push, pop = heapq.heappush, heapq.heappop
+    check_nan = _anomaly["enabled"] and _anomaly["check_nan"]
 
     prev_mode = _state.enabled
     _state.enabled = create_graph
     try:
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = pop(ready)[2]
             grads = buffers.pop(node, None)
-            if grads is None or all(g is None for g in grads):
-                for child, _ in node.next_functions:
-                    if child is not None:
-                        done_with_edge(child)
-                continue
-            grads = _call_tensor_hooks(node, grads, create_graph)
-            if capture:
-                for nr in range(len(grads)):
-                    slot = capture.get((node, nr))
-                    if slot is not None and grads[nr] is not None and not isinstance(
-                        node, AccumulateGrad
-                    ):
-                        captured[slot] = grads[nr]
-            if node._pre_hooks:
-                for hook in list(node._pre_hooks.values()):
-                    out = hook(tuple(grads))
-                    if out is not None:
-                        grads = list(out)
-            if isinstance(node, AccumulateGrad):
-                if needed is None or node in needed:
-                    _run_accumulate(node, grads[0], create_graph, capture, captured, accumulate)
-                continue
-            if needed is not None and not any(
-                c is not None and c in needed for c, _ in node.next_functions
-            ):
-                continue  # nothing that was asked for lies behind this node
-            out = node.apply(grads)
-            if not isinstance(out, tuple):
-                out = tuple(out) if isinstance(out, list) else (out,)
-            if node._hooks:
-                for hook in list(node._hooks.values()):
-                    res = hook(out, tuple(grads))
-                    if res is not None:
-                        out = tuple(res)
-            if not retain_graph:
-                node.release()
             nexts = node.next_functions
-            if len(out) != len(nexts):
-                raise RuntimeError(
-                    f"function {node.name()} returned an incorrect number of gradients "
-                    f"(expected {len(nexts)}, got {len(out)})"
-                )
-            if _anomaly["enabled"] and _anomaly["check_nan"]:
-                _check_nan(node, out)
+            if grads is None or all(g is None for g in grads):
+                out: tuple = (None,) * len(nexts)  # nothing reached it: pass "no gradient" on
+            else:
+                hooks = node._hooks
+                if hooks is not None:
+                    grads = _call_pre_hooks(hooks, grads, create_graph)
+                if capture:
+                    for nr in range(len(grads)):
+                        slot = capture.get((node, nr))
+                        if slot is not None and grads[nr] is not None and type(node) is not (
+                            AccumulateGrad
+                        ):
+                            captured[slot] = grads[nr]
+                if type(node) is AccumulateGrad:
+                    if needed is None or node in needed:
+                        _run_accumulate(node, grads[0], create_graph, capture, captured,
+                                        accumulate)
+                    continue
+                if needed is not None and not any(
+                    c is not None and c in needed for c, _ in nexts
+                ):
+                    continue  # nothing that was asked for lies behind this node
+                out = node.apply(grads)
+                if type(out) is not tuple:
+                    out = tuple(out) if isinstance(out, list) else (out,)
+                if hooks is not None and hooks.post:
+                    for hook in list(hooks.post.values()):
+                        res = hook(out, tuple(grads))
+                        if res is not None:
+                            out = tuple(res)
+                if not retain_graph:
+                    node.release()
+                if len(out) != len(nexts):
+                    raise RuntimeError(
+                        f"function {node.name()} returned an incorrect number of gradients "
+                        f"(expected {len(nexts)}, got {len(out)})"
+                    )
+                if check_nan:
+                    _check_nan(node, out)
             meta = getattr(node, "input_meta", None)
-            for i, ((child, nr), g) in enumerate(zip(nexts, out, strict=True)):
+            for i, (child, nr) in enumerate(nexts):
                 if child is None:
                     continue
+                g = out[i]
                 if g is not None:
-                    if meta is not None and meta[i] is not None:
-                        g = _validate(node, i, g, meta[i])
-                    _add_to_buffer(buffers, child, nr, g)
-                done_with_edge(child)
+                    if meta is not None:
+                        m = meta[i]
+                        if m is not None and (g._data.shape != m[0] or g._data.dtype != m[1]):
+                            g = _validate(node, i, g, m)
+                    buf = buffers.get(child)
+                    if buf is None:
+                        buffers[child] = [g] if nr == 0 else [None] * nr + [g]
+                    else:
+                        _add_to_buffer(buffers, child, nr, g)
+                left = deps[child] - 1
+                deps[child] = left
+                if left == 0:  # ready, even if every gradient that reached it was None
+                    push(ready, (-_priority(child), counter, child))
+                    counter += 1
     finally:
         _state.enabled = prev_mode
 
@@ -253,7 +255,7 @@ def _priority(node: Node) -> float:
 
 
 def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
-    """Reduce a broadcast gradient to its input's shape and cast it to its dtype."""
+    """Reduce a broadcast gradient to its input's shape and cast it to its (NumPy) dtype."""
     shape, dtype = meta
     if g._data.shape != shape:
         gs = g._data.shape
@@ -262,8 +264,10 @@ def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
         ):
             raise _invalid_shape(node, i, g, shape)
         g = sum_to(g, shape)
-    if g._data.dtype != dtype.np:
-        g = g.to(dtype)
+    if g._data.dtype != dtype:
+        from .._dtype import from_numpy_dtype
+
+        g = g.to(from_numpy_dtype(dtype))
     return g
 
 
@@ -278,24 +282,27 @@ def _add_to_buffer(buffers: dict, node: Node, nr: int, g: Tensor) -> None:
     buf[nr] = g if old is None else old + g
 
 
-def _call_tensor_hooks(node: Node, grads: list, create_graph: bool) -> list:
-    if node._tensor_hooks:
-        for nr, hooks in node._tensor_hooks.items():
-            if nr < len(grads) and grads[nr] is not None:
-                for hook in list(hooks.values()):
-                    out = hook(grads[nr])
-                    if out is not None:
-                        grads[nr] = out
-    if node._retain_hooks:
-        for nr, ref in node._retain_hooks.items():
-            t = ref()
-            if t is None or nr >= len(grads) or grads[nr] is None:
-                continue
-            g = grads[nr]
-            if t._grad is None:
-                t._grad = g if create_graph else Tensor._make(np.array(g._data, copy=True))
-            else:
-                t._grad = t._grad + (g if create_graph else g.detach())
+def _call_pre_hooks(hooks: NodeHooks, grads: list, create_graph: bool) -> list:
+    """Tensor hooks, then retain_grad, then the node's pre-hooks (torch's order)."""
+    for nr, tensor_hooks in hooks.tensor.items():
+        if nr < len(grads) and grads[nr] is not None:
+            for hook in list(tensor_hooks.values()):
+                out = hook(grads[nr])
+                if out is not None:
+                    grads[nr] = out
+    for nr, ref in hooks.retain.items():
+        t = ref()
+        if t is None or nr >= len(grads) or grads[nr] is None:
+            continue
+        g = grads[nr]
+        if t._grad is None:
+            t._grad = g if create_graph else Tensor._make(np.array(g._data, copy=True))
+        else:
+            t._grad = t._grad + (g if create_graph else g.detach())
+    for hook in list(hooks.pre.values()):
+        out = hook(tuple(grads))
+        if out is not None:
+            grads = list(out)
     return grads
 
 

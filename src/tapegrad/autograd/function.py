@@ -168,7 +168,7 @@ class Function(metaclass=FunctionMeta):
             isinstance(a, Tensor) and a._requires_grad for a in args
         )
         ctx.input_meta = tuple(
-            (args[i]._data.shape, args[i].dtype) if args[i]._requires_grad else None
+            (args[i]._data.shape, args[i]._data.dtype) if args[i]._requires_grad else None
             for i in positions
         )
         non_diff = {id(t) for t in ctx._non_differentiable}

@@ -63,64 +63,64 @@ class RemovableHandle:
         self.remove()
 
 
+class NodeHooks:
+    """What a node carries only once someone hooks into it (most nodes never do)."""
+
+    __slots__ = ("pre", "post", "tensor", "retain", "metadata")
+
+    def __init__(self) -> None:
+        self.pre: dict[int, Callable] = {}  # node.register_prehook
+        self.post: dict[int, Callable] = {}  # node.register_hook
+        self.tensor: dict[int, dict[int, Callable]] = {}  # Tensor.register_hook, per output
+        self.retain: dict[int, Any] = {}  # retain_grad: output_nr -> weakref to the tensor
+        self.metadata: dict = {}
+
+
 class Node:
     """Base of every ``grad_fn``: edges to the next nodes, hooks, and creation order.
 
     ``_seq`` orders the engine's ready queue: the node created last runs first, as in torch.
+    ``_hooks`` stays None until a hook is registered, so the engine checks one attribute.
     """
 
-    __slots__ = (
-        "next_functions",
-        "_seq",
-        "_pre_hooks",
-        "_hooks",
-        "_tensor_hooks",
-        "_retain_hooks",
-        "metadata_",
-        "__weakref__",
-    )
+    __slots__ = ("next_functions", "_seq", "_hooks", "__weakref__")
     _cpp_name: str | None = None
 
     def __init__(self, next_functions: tuple = ()) -> None:
         self.next_functions = next_functions
         self._seq = next(_sequence)
-        self._pre_hooks: dict[int, Callable] | None = None
-        self._hooks: dict[int, Callable] | None = None
-        self._tensor_hooks: dict[int, dict[int, Callable]] | None = None  # per output_nr
-        self._retain_hooks: dict[int, Any] | None = None  # output_nr -> weakref to the tensor
-        self.metadata_: dict | None = None
+        self._hooks: NodeHooks | None = None
 
     def name(self) -> str:
         """The node's name as torch prints it (``MulBackward0``)."""
         return self._cpp_name or type(self).__name__
 
+    def _hook_state(self) -> NodeHooks:
+        if self._hooks is None:
+            self._hooks = NodeHooks()
+        return self._hooks
+
     @property
     def metadata(self) -> dict:
-        if self.metadata_ is None:
-            self.metadata_ = {}
-        return self.metadata_
+        return self._hook_state().metadata
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """``fn(grad_inputs, grad_outputs)`` runs after this node; a non-None result replaces
         ``grad_inputs``."""
-        if self._hooks is None:
-            self._hooks = {}
-        handle = RemovableHandle(self._hooks)
-        self._hooks[handle.id] = fn
+        hooks = self._hook_state().post
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = fn
         return handle
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
         """``fn(grad_outputs)`` runs before this node; a non-None result replaces them."""
-        if self._pre_hooks is None:
-            self._pre_hooks = {}
-        handle = RemovableHandle(self._pre_hooks)
-        self._pre_hooks[handle.id] = fn
+        hooks = self._hook_state().pre
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = fn
         return handle
 
     def _add_tensor_hook(self, output_nr: int, fn: Callable) -> RemovableHandle:
-        if self._tensor_hooks is None:
-            self._tensor_hooks = {}
-        hooks = self._tensor_hooks.setdefault(output_nr, {})
+        hooks = self._hook_state().tensor.setdefault(output_nr, {})
         handle = RemovableHandle(hooks)
         hooks[handle.id] = fn
         return handle

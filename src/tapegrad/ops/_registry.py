@@ -60,8 +60,13 @@ REGISTRY: dict[str, OpDef] = {}
 class OpNode(Node):
     """The grad_fn of a registered op; one subclass per op, named as torch names it."""
 
-    __slots__ = ("_saved", "_versions", "_out", "params", "input_meta", "needs_input_grad")
+    __slots__ = ("_saved", "_versions", "_out", "params", "input_meta")
     op: OpDef
+
+    @property
+    def needs_input_grad(self) -> tuple:
+        """One bool per input: does it want a gradient?"""
+        return tuple(m is not None for m in self.input_meta)
 
     @property
     def saved(self) -> tuple:
@@ -138,9 +143,6 @@ class OpDef:
         self.rule = rule
         return rule
 
-    def __call__(self, *inputs: Any, **params: Any) -> Any:
-        return apply(self, *inputs, **params)
-
     def __repr__(self) -> str:
         return f"<op {self.name} -> {self.node}>"
 
@@ -181,15 +183,21 @@ def _wrap(out: np.ndarray, inputs: tuple, op: OpDef) -> Tensor:
 
 def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
     """Run ``op`` forward and, when grad mode needs it, record its node (the only place)."""
-    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-    out = op.forward(*arrays, **params)
     record = False
-    if _state.enabled:
-        for x in inputs:
-            if isinstance(x, Tensor) and x._requires_grad:
+    arrays = []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            arrays.append(x._data)
+            if x._requires_grad:
                 record = True
-                break
-    elif _state.inference:
+        else:
+            arrays.append(x)
+    out = op.forward(*arrays, **params)
+    if record and not _state.enabled:  # the one grad-mode read of this op
+        record = False
+        if _state.inference:
+            return _mark_inference(out, inputs, op)
+    elif not record and _state.inference:
         return _mark_inference(out, inputs, op)
     if op.outputs == 1:
         result = _wrap(out, inputs, op)
@@ -197,7 +205,7 @@ def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
             node = _record(op, inputs, params, result)
             result.grad_fn = node
             result._requires_grad = True
-        elif op.view and not _state.enabled and inputs[0]._requires_grad:
+        elif op.view and inputs[0]._requires_grad:  # a view made in no_grad mode
             result._view_info = "no_grad"
         return result
     results = tuple(_wrap(o, inputs, op) for o in out)
@@ -213,6 +221,9 @@ def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
     return results
 
 
+OpDef.__call__ = apply  # type: ignore[attr-defined]  # entry(a, b) is apply(entry, a, b)
+
+
 def _mark_inference(out: Any, inputs: tuple, op: OpDef) -> Any:
     if op.outputs == 1:
         t = _wrap(out, inputs, op)
@@ -224,14 +235,24 @@ def _mark_inference(out: Any, inputs: tuple, op: OpDef) -> Any:
     return results
 
 
+_NO_EDGE = (None, 0)
+
+
 def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | None) -> OpNode:
-    node = op.node_cls(tuple(edge(x) for x in inputs))
+    """Make the node: an edge and (shape, NumPy dtype) per input, and what the rule saves."""
+    edges = []
+    meta = []
+    for x in inputs:
+        if isinstance(x, Tensor) and x._requires_grad:
+            fn = x.grad_fn
+            edges.append((fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0))
+            meta.append((x._data.shape, x._data.dtype))
+        else:
+            edges.append(_NO_EDGE)
+            meta.append(None)
+    node = op.node_cls(tuple(edges))
     node.params = params
-    node.input_meta = tuple(
-        (x._data.shape, x.dtype) if isinstance(x, Tensor) and x._requires_grad else None
-        for x in inputs
-    )
-    node.needs_input_grad = tuple(m is not None for m in node.input_meta)
+    node.input_meta = meta
     saved = []
     versions = []
     for i in op.save:
@@ -398,7 +419,7 @@ class CopySlices(Node):
         self.fn = fn
         self.positions = positions
         self.base_shape = base._data.shape
-        base_meta = (base._data.shape, base.dtype) if base._requires_grad else None
+        base_meta = (base._data.shape, base._data.dtype) if base._requires_grad else None
         self.input_meta = (base_meta,) + tuple(fn.input_meta[1:])
 
     def apply(self, grads: list) -> tuple:
