@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -137,6 +137,10 @@ class Tensor:
     _post_hooks: Any = None  # post-accumulate-grad hooks
     _retains_grad = False
     _inference = False
+
+    if TYPE_CHECKING:  # the op methods are attached by _install_methods(); tell type checkers
+
+        def __getattr__(self, name: str) -> Any: ...
 
     # -- construction ----------------------------------------------------------------------------
 

@@ -39,7 +39,7 @@ Data flow of ``apply(MUL, a, b)``::
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -142,6 +142,10 @@ class OpDef:
         """Decorator: attach the backward rule to this entry."""
         self.rule = rule
         return rule
+
+    if TYPE_CHECKING:  # calling an entry is apply(entry, ...), attached below
+
+        def __call__(self, *inputs: Any, **params: Any) -> Any: ...
 
     def __repr__(self) -> str:
         return f"<op {self.name} -> {self.node}>"
