@@ -125,7 +125,7 @@ class Tensor:
         "_requires_grad",
         "grad_fn",
         "_grad",
-        "_version_counter",
+        "_vc",
         "_output_nr",
         "_base",
         "__dict__",
@@ -164,7 +164,7 @@ class Tensor:
         t._requires_grad = requires_grad
         t.grad_fn = None
         t._grad = None
-        t._version_counter = _Version()
+        t._vc = None
         t._output_nr = 0
         t._base = None
 
@@ -178,10 +178,23 @@ class Tensor:
         t._requires_grad = requires_grad
         t.grad_fn = None
         t._grad = None
-        t._version_counter = _Version()
+        t._vc = None
         t._output_nr = 0
         t._base = None
         return t
+
+    @property
+    def _version_counter(self) -> _Version:
+        """The storage's version counter, made on first use: most tensors are never changed in
+        place, viewed or saved for backward, and then need none (one object less per op)."""
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = _Version()
+        return vc
+
+    @_version_counter.setter
+    def _version_counter(self, counter: _Version) -> None:
+        self._vc = counter
 
     # -- attributes ------------------------------------------------------------------------------
 

@@ -122,16 +122,18 @@ class OpNode(Node):
 class OpDef:
     """One registry entry (see the module docstring)."""
 
-    __slots__ = ("name", "node", "forward", "rule", "save", "save_output", "view", "outputs",
-                 "node_cls")
+    __slots__ = ("name", "node", "forward", "rule", "save", "save_if", "save_output", "view",
+                 "outputs", "node_cls")
 
     def __init__(self, name: str, node: str, forward: Callable, save: Sequence[int],
-                 save_output: bool, view: bool, outputs: int) -> None:
+                 save_output: bool, view: bool, outputs: int,
+                 save_if: dict[int, int] | None = None) -> None:
         self.name = name
         self.node = node
         self.forward = forward
         self.rule: Callable = _missing_rule(node)
         self.save = tuple(save)
+        self.save_if = save_if or {}
         self.save_output = save_output
         self.view = view
         self.outputs = outputs
@@ -159,17 +161,20 @@ def _missing_rule(node: str) -> Callable:
 
 
 def defop(name: str, node: str, *, save: Sequence[int] | str = (), save_output: bool = False,
-          view: bool = False, outputs: int = 1) -> Callable[[Callable], OpDef]:
+          view: bool = False, outputs: int = 1,
+          save_if: dict[int, int] | None = None) -> Callable[[Callable], OpDef]:
     """Register ``forward`` under ``name``; attach the rule with ``@entry.backward``.
 
-    ``save`` lists the input positions the rule needs ("all" for every input).
+    ``save`` lists the input positions the rule needs ("all" for every input). ``save_if``
+    ``{i: j}`` keeps input ``i`` only when input ``j`` needs a gradient (``a * b`` needs ``a``
+    only for ``b``'s gradient); an input not kept is saved as None.
     """
 
     def register(forward: Callable) -> OpDef:
         if name in REGISTRY:
             raise ValueError(f"op {name!r} is registered twice")
         idx: Sequence[int] = range(8) if save == "all" else save  # type: ignore[assignment]
-        op = OpDef(name, node, forward, idx, save_output, view, outputs)
+        op = OpDef(name, node, forward, idx, save_output, view, outputs, save_if)
         REGISTRY[name] = op
         return op
 
@@ -256,13 +261,17 @@ def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | Non
             meta.append(None)
     node = op.node_cls(tuple(edges))
     node.params = params
-    node.input_meta = meta
+    node.input_meta = tuple(meta)
     saved = []
     versions = []
+    save_if = op.save_if
     for i in op.save:
         if i >= len(inputs):
             break
         x = inputs[i]
+        j = save_if.get(i)
+        if j is not None and meta[j] is None:  # only another input's gradient needs it
+            x = None
         if isinstance(x, Tensor):
             if x._inference:
                 raise RuntimeError(INFERENCE_SAVE_MESSAGE)

@@ -163,7 +163,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(c - x)/dx = -1
     return (-grad,)
 
 
-@defop("mul", node="MulBackward0", save=(0, 1))
+@defop("mul", node="MulBackward0", save=(0, 1), save_if={0: 1, 1: 0})
 def _mul(a: Any, b: Any) -> np.ndarray:
     return _binary(np.multiply, a, b)
 
@@ -172,14 +172,10 @@ def _mul(a: Any, b: Any) -> np.ndarray:
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(a*b) = (b, a)
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
-    return (grad * _conj(b) if need_a else None), (grad * _conj(a) if need_b else None)
+    return (grad * b if need_a else None), (grad * a if need_b else None)
 
 
-def _conj(x: Any) -> Any:
-    return x
-
-
-@defop("div", node="DivBackward0", save=(0, 1))
+@defop("div", node="DivBackward0", save=(0, 1), save_if={0: 1})
 def _div(a: Any, b: Any) -> np.ndarray:
     a, b = _promote(a, b)
     a = _float_result(a)

@@ -27,7 +27,7 @@ def _dtype_check(a: np.ndarray, b: np.ndarray, what: str = "m1 and m2") -> None:
         raise RuntimeError(f"expected {what} to have the same dtype, but got: {na} != {nb}")
 
 
-@defop("mm", node="MmBackward0", save=(0, 1))
+@defop("mm", node="MmBackward0", save=(0, 1), save_if={0: 1, 1: 0})
 def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -49,7 +49,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(AB) = (G B^T, A^T G)
     return (grad.mm(b.t()) if need_a else None), (a.t().mm(grad) if need_b else None)
 
 
-@defop("addmm", node="AddmmBackward0", save=(1, 2))
+@defop("addmm", node="AddmmBackward0", save=(1, 2), save_if={1: 2, 2: 1})
 def _addmm(bias: np.ndarray, a: np.ndarray, b: np.ndarray, *, beta: Any = 1,
            alpha: Any = 1) -> np.ndarray:
     out = _mm.forward(a, b)
@@ -79,7 +79,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(beta c + alpha AB) = (beta, alpha G
     return gc, ga, gb
 
 
-@defop("bmm", node="BmmBackward0", save=(0, 1))
+@defop("bmm", node="BmmBackward0", save=(0, 1), save_if={0: 1, 1: 0})
 def _bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -103,7 +103,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # per batch: (G B^T, A^T G)
     return ga, gb
 
 
-@defop("mv", node="MvBackward0", save=(0, 1))
+@defop("mv", node="MvBackward0", save=(0, 1), save_if={0: 1, 1: 0})
 def _mv(a: np.ndarray, v: np.ndarray) -> np.ndarray:
     if a.ndim != 2 or v.ndim != 1 or a.shape[1] != v.shape[0]:
         raise RuntimeError(
@@ -123,7 +123,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(Av) = (g v^T, A^T g)
     return ga, gv
 
 
-@defop("dot", node="DotBackward0", save=(0, 1))
+@defop("dot", node="DotBackward0", save=(0, 1), save_if={0: 1, 1: 0})
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(
