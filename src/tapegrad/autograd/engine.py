@@ -73,7 +73,7 @@ def _discover(roots: list[Node]) -> dict[Node, int]:
             stack.append(r)
     while stack:
         node = stack.pop()
-        for child, _ in node.next_functions:
+        for child in node._next[::2]:
             if child is None:
                 continue
             deps[child] = deps.get(child, 0) + 1
@@ -96,14 +96,14 @@ def _needed(roots: list[Node], targets: set) -> set:
             if expanded:
                 done.add(node)
                 if node in targets or any(
-                    c is not None and c in needed for c, _ in node.next_functions
+                    c is not None and c in needed for c in node._next[::2]
                 ):
                     needed.add(node)
                 continue
             if node in done:
                 continue
             stack.append((node, True))
-            for child, _ in node.next_functions:
+            for child in node._next[::2]:
                 if child is not None and child not in done:
                     stack.append((child, False))
     return needed
@@ -181,9 +181,10 @@ def run_backward(
         while ready:
             node = pop(ready)[2]
             grads = buffers.pop(node, None)
-            nexts = node.next_functions
+            nexts = node._next
+            n_in = len(nexts) // 2
             if grads is None or all(g is None for g in grads):
-                out: tuple = (None,) * len(nexts)  # nothing reached it: pass "no gradient" on
+                out: tuple = (None,) * n_in  # nothing reached it: pass "no gradient" on
             else:
                 hooks = node._hooks
                 if hooks is not None:
@@ -201,7 +202,7 @@ def run_backward(
                                         accumulate)
                     continue
                 if needed is not None and not any(
-                    c is not None and c in needed for c, _ in nexts
+                    c is not None and c in needed for c in nexts[::2]
                 ):
                     continue  # nothing that was asked for lies behind this node
                 out = node.apply(grads)
@@ -214,22 +215,26 @@ def run_backward(
                             out = tuple(res)
                 if not retain_graph:
                     node.release()
-                if len(out) != len(nexts):
+                if len(out) != n_in:
                     raise RuntimeError(
                         f"function {node.name()} returned an incorrect number of gradients "
-                        f"(expected {len(nexts)}, got {len(out)})"
+                        f"(expected {n_in}, got {len(out)})"
                     )
                 if check_nan:
                     _check_nan(node, out)
             meta = getattr(node, "input_meta", None)
-            for i, (child, nr) in enumerate(nexts):
+            for i in range(n_in):
+                child = nexts[2 * i]
                 if child is None:
                     continue
+                nr = nexts[2 * i + 1]
                 g = out[i]
                 if g is not None:
                     if meta is not None:
                         m = meta[i]
-                        if m is not None and (g._data.shape != m[0] or g._data.dtype != m[1]):
+                        if m is not None and (
+                            g._data.shape != m[0] or g._data.dtype.num != m[1]
+                        ):
                             g = _validate(node, i, g, m)
                     buf = buffers.get(child)
                     if buf is None:
@@ -264,10 +269,10 @@ def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
         ):
             raise _invalid_shape(node, i, g, shape)
         g = sum_to(g, shape)
-    if g._data.dtype != dtype:
-        from .._dtype import from_numpy_dtype
+    if g._data.dtype.num != dtype:
+        from .._dtype import ALL
 
-        g = g.to(from_numpy_dtype(dtype))
+        g = g.to(next(d for d in ALL if d.np.num == dtype))
     return g
 
 

@@ -83,6 +83,8 @@ class BackwardCFunction(FunctionCtx, Node):
     saved_variables = saved_tensors
 
     def apply(self, grads: list) -> tuple:
+        # the engine's buffer stops at the last output that got a gradient: one per output
+        grads = list(grads) + [None] * (len(self._output_meta) - len(grads))
         if self._materialize:
             grads = [
                 g if g is not None else Tensor._make(np.zeros(shape, dtype=dtype))
@@ -168,7 +170,7 @@ class Function(metaclass=FunctionMeta):
             isinstance(a, Tensor) and a._requires_grad for a in args
         )
         ctx.input_meta = tuple(
-            (args[i]._data.shape, args[i]._data.dtype) if args[i]._requires_grad else None
+            (args[i]._data.shape, args[i]._data.dtype.num) if args[i]._requires_grad else None
             for i in positions
         )
         non_diff = {id(t) for t in ctx._non_differentiable}
@@ -181,11 +183,12 @@ class Function(metaclass=FunctionMeta):
                 meta.append(((), np.float32))
                 continue
             meta.append((o._data.shape, o._data.dtype))
+            marked = id(o) in non_diff  # before a returned input is replaced by its detach()
             if id(o) in dirty:
                 o._version_counter.value += 1
             elif any(o is args[i] for i in positions):
                 o = o.detach()  # an input returned as is becomes a new tensor (torch: a view)
-            if id(o) in non_diff or o._data.dtype.kind not in "fc":
+            if marked or o._data.dtype.kind not in "fc":
                 new_outs.append(o)
                 continue
             o.grad_fn = ctx

@@ -83,13 +83,27 @@ class Node:
     ``_hooks`` stays None until a hook is registered, so the engine checks one attribute.
     """
 
-    __slots__ = ("next_functions", "_seq", "_hooks", "__weakref__")
+    __slots__ = ("_next", "_seq", "_hooks", "__weakref__")
     _cpp_name: str | None = None
 
     def __init__(self, next_functions: tuple = ()) -> None:
         self.next_functions = next_functions
         self._seq = next(_sequence)
         self._hooks: NodeHooks | None = None
+
+    # The edges are kept flat, (node0, nr0, node1, nr1, ...): one tuple per node instead of one
+    # per edge. Python's cyclic garbage collector visits every container that lives on, so in a
+    # deep graph the number of objects per op is what its pauses cost.
+    @property
+    def next_functions(self) -> tuple:
+        """``((node, output_nr), ...)``, one per input; ``(None, 0)`` for an input without
+        gradient."""
+        flat = self._next
+        return tuple((flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
+
+    @next_functions.setter
+    def next_functions(self, edges: tuple) -> None:
+        self._next = tuple(x for e in edges for x in e)
 
     def name(self) -> str:
         """The node's name as torch prints it (``MulBackward0``)."""

@@ -49,6 +49,7 @@ from ..autograd.graph import (
     FREED_MESSAGE,
     AccumulateGrad,
     Node,
+    _sequence,
     edge,
     grad_accumulator,
     version_error,
@@ -249,17 +250,23 @@ _NO_EDGE = (None, 0)
 
 def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | None) -> OpNode:
     """Make the node: an edge and (shape, NumPy dtype) per input, and what the rule saves."""
-    edges = []
-    meta = []
+    edges: list = []
+    meta: list = []
     for x in inputs:
         if isinstance(x, Tensor) and x._requires_grad:
             fn = x.grad_fn
-            edges.append((fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0))
-            meta.append((x._data.shape, x._data.dtype))
+            if fn is not None:
+                edges += (fn, x._output_nr)
+            else:
+                edges += (grad_accumulator(x), 0)
+            meta.append((x._data.shape, x._data.dtype.num))  # ints only: not a GC container
         else:
-            edges.append(_NO_EDGE)
+            edges += _NO_EDGE
             meta.append(None)
-    node = op.node_cls(tuple(edges))
+    node = op.node_cls.__new__(op.node_cls)
+    node._next = tuple(edges)
+    node._seq = next(_sequence)
+    node._hooks = None
     node.params = params
     node.input_meta = tuple(meta)
     saved = []
@@ -432,7 +439,7 @@ class CopySlices(Node):
         self.fn = fn
         self.positions = positions
         self.base_shape = base._data.shape
-        base_meta = (base._data.shape, base._data.dtype) if base._requires_grad else None
+        base_meta = (base._data.shape, base._data.dtype.num) if base._requires_grad else None
         self.input_meta = (base_meta,) + tuple(fn.input_meta[1:])
 
     def apply(self, grads: list) -> tuple:
