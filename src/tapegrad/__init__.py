@@ -246,6 +246,8 @@ from ._random import (  # noqa: E402
     set_rng_state,
 )
 from . import autograd  # noqa: E402
+from . import optim, utils  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 if _bf16 is not None:
     bfloat16 = _bf16

@@ -1,0 +1,171 @@
+"""``Adagrad``: per-coordinate learning rates from the sum of squared gradients.
+
+For each parameter with a gradient (torch's single-tensor algorithm, in place on the arrays)::
+
+    step += 1;  g = -grad if maximize else grad;  g = g + wd*p   (weight_decay != 0)
+    clr = lr / (1 + (step - 1) * lr_decay)                        (Python floats)
+    sum = sum + g*g
+    p = p + (-clr) * g / (sqrt(sum) + eps)
+
+Unlike the other optimizers, Adagrad creates its state (``step``, ``sum`` filled with
+``initial_accumulator_value``) in the constructor, for every parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from .adam import _as_step_tensor, _step_tensor
+from .optimizer import (
+    Optimizer,
+    _bump,
+    _real,
+    _run_closure,
+    _to_scalar,
+    _use_grad_for_differentiable,
+    add_scaled,
+    addcdiv_,
+    addcmul_,
+    sqrt_add,
+)
+
+__all__ = ["Adagrad"]
+
+
+def _full_like(p: Tensor, value: Any) -> Tensor:
+    if p._data.dtype.kind == "c":
+        value = complex(value, value)
+    return Tensor._make(np.full_like(p._data, value))
+
+
+class Adagrad(Optimizer):
+    """Adagrad (Duchi et al., 2011).
+
+    Args:
+        params: tensors or parameter groups to optimize.
+        lr: learning rate (default 1e-2).
+        lr_decay: learning rate decay (default 0).
+        weight_decay: L2 penalty (default 0).
+        initial_accumulator_value: starting value of the sum of squares (default 0).
+        eps: term added to the denominator (default 1e-10).
+        maximize: maximize the objective (default False).
+
+    Example:
+        >>> import tapegrad as torch
+        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = torch.optim.Adagrad([w], lr=0.1)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w
+        tensor([ 0.9000, -1.9000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float | Tensor = 1e-2,
+        lr_decay: float = 0,
+        weight_decay: float = 0,
+        initial_accumulator_value: float = 0,
+        eps: float = 1e-10,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(
+                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
+            )
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if differentiable:
+            raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
+        defaults = {
+            "lr": lr,
+            "lr_decay": lr_decay,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "initial_accumulator_value": initial_accumulator_value,
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
+            "fused": fused,
+        }
+        super().__init__(params, defaults)
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = _step_tensor(bool(group["fused"]))
+                state["sum"] = _full_like(p, initial_accumulator_value)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        fused = None
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            fused = group.setdefault("fused", None)
+            for p in group["params"]:
+                p_state = self.state.get(p, [])
+                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
+                    p_state["step"] = _as_step_tensor(p_state["step"], bool(group["fused"]))
+        for s in self.state.values():
+            if "step" in s and not isinstance(s["step"], Tensor):
+                s["step"] = _as_step_tensor(s["step"], bool(fused))
+
+    def share_memory(self) -> None:
+        """A no-op: tapegrad tensors live in this process only."""
+
+    @_use_grad_for_differentiable
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform a single optimization step; ``closure`` re-evaluates the loss."""
+        loss = _run_closure(closure)
+        for group in self.param_groups:
+            lr = _to_scalar(group["lr"])
+            lr_decay = group["lr_decay"]
+            weight_decay = group["weight_decay"]
+            eps = group["eps"]
+            maximize = group["maximize"]
+            for p in group["params"]:
+                grad_t = p._grad
+                if grad_t is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _step_tensor(bool(group["fused"]))
+                    state["sum"] = _full_like(p, self.defaults["initial_accumulator_value"])
+                step_t, sum_t = state["step"], state["sum"]
+                np.add(step_t._data, 1, out=step_t._data)
+                _bump(step_t)
+                step = float(step_t._data)
+                param = _real(p._data)
+                g = _real(grad_t._data)
+                if maximize:
+                    g = np.negative(g)
+                if weight_decay != 0:
+                    g = add_scaled(g, param, weight_decay)
+                clr = lr / (1 + (step - 1) * lr_decay)
+                state_sum = _real(sum_t._data)
+                addcmul_(state_sum, g, g, 1)
+                _bump(sum_t)
+                std = sqrt_add(state_sum, None, eps)
+                addcdiv_(param, g, std, -clr)
+                _bump(p)
+        return loss

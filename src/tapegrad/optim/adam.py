@@ -1,0 +1,231 @@
+"""``Adam`` (and, with ``decoupled_weight_decay=True``, AdamW's update).
+
+For each parameter with a gradient (torch's single-tensor algorithm, in place on the arrays)::
+
+    g = -grad if maximize else grad;  step += 1
+    p = p * (1 - lr*wd)  (decoupled)  |  g = g + wd*p  (L2)          (weight_decay != 0)
+    m = lerp(m, g, 1-beta1);  v = v*beta2 + (1-beta2)*g*g
+    bc1 = 1 - beta1**step;  bc2 = 1 - beta2**step                     (Python floats)
+    vmax = max(vmax, v)                                               (amsgrad)
+    denom = sqrt(v or vmax) / sqrt(bc2) + eps
+    p = p + (-lr/bc1) * m / denom
+
+``state['step']`` is a 0-d float32 tensor (float64 when that is the default dtype).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from .optimizer import (
+    Optimizer,
+    _bump,
+    _real,
+    _run_closure,
+    _scalar_dtype,
+    _to_scalar,
+    _use_grad_for_differentiable,
+    add_scaled,
+    addcdiv_,
+    addcmul_,
+    lerp_,
+    mul_,
+    sqrt_add,
+)
+
+__all__ = ["Adam"]
+
+
+def _zeros_like(p: Tensor) -> Tensor:
+    return Tensor._make(np.zeros_like(p._data))
+
+
+def _step_tensor(fused_or_capturable: bool) -> Tensor:
+    d = _dtype.float32 if fused_or_capturable else _scalar_dtype()
+    return Tensor._make(np.zeros((), dtype=d.np))
+
+
+def _as_step_tensor(value: Any, fused_or_capturable: bool) -> Tensor:
+    """An old-style numeric ``step`` (from an old state_dict) as the 0-d tensor torch keeps."""
+    t = _step_tensor(fused_or_capturable)
+    t._data[()] = float(value)
+    return t
+
+
+class Adam(Optimizer):
+    """Adam: adaptive moment estimation (Kingma & Ba, 2014).
+
+    Args:
+        params: tensors or parameter groups to optimize.
+        lr: learning rate (default 1e-3).
+        betas: coefficients of the running averages of the gradient and its square
+            (default (0.9, 0.999)).
+        eps: term added to the denominator (default 1e-8).
+        weight_decay: L2 penalty, or decoupled decay when ``decoupled_weight_decay`` (default 0).
+        amsgrad: use the AMSGrad variant (default False).
+        maximize: maximize the objective (default False).
+        decoupled_weight_decay: AdamW's weight decay (default False).
+
+    Example:
+        >>> import tapegrad as torch
+        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = torch.optim.Adam([w], lr=0.1)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w
+        tensor([ 0.9000, -1.9000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float | Tensor = 1e-3,
+        betas: tuple[Any, Any] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        if isinstance(lr, Tensor):
+            if foreach and not capturable:
+                raise ValueError(
+                    "lr as a Tensor is not supported for capturable=False and foreach=True"
+                )
+            if lr.numel() != 1:
+                raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not (
+            (isinstance(betas[0], float) and isinstance(betas[1], float))
+            or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))
+        ):
+            raise ValueError("betas must be either both floats or both Tensors")
+        for i in (0, 1):
+            if isinstance(betas[i], Tensor):
+                if not capturable and foreach:
+                    raise ValueError(
+                        f"betas[{i}] as a Tensor is not supported for capturable=False and "
+                        "foreach=True"
+                    )
+                if betas[i].numel() != 1:
+                    raise ValueError(f"Tensor betas[{i}] must be 1-element")
+        betas = tuple(b.reshape(()) if isinstance(b, Tensor) else b for b in betas)
+        if differentiable:
+            raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+            "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            fused = group.setdefault("fused", None)
+            for p in group["params"]:
+                p_state = self.state.get(p, [])
+                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
+                    p_state["step"] = _as_step_tensor(
+                        p_state["step"], bool(group["capturable"] or fused)
+                    )
+
+    @_use_grad_for_differentiable
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform a single optimization step; ``closure`` re-evaluates the loss."""
+        loss = _run_closure(closure)
+        for group in self.param_groups:
+            lr = _to_scalar(group["lr"])
+            beta1, beta2 = (_to_scalar(b) for b in group["betas"])
+            eps = group["eps"]
+            weight_decay = _to_scalar(group["weight_decay"])
+            amsgrad = group["amsgrad"]
+            maximize = group["maximize"]
+            decoupled = group["decoupled_weight_decay"]
+            special_step = bool(group["capturable"] or group["fused"])
+            for p in group["params"]:
+                grad_t = p._grad
+                if grad_t is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _step_tensor(special_step)
+                    state["exp_avg"] = _zeros_like(p)
+                    state["exp_avg_sq"] = _zeros_like(p)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = _zeros_like(p)
+                step_t = state["step"]
+                exp_avg_t, exp_avg_sq_t = state["exp_avg"], state["exp_avg_sq"]
+                param = _real(p._data)
+                g = _real(grad_t._data)
+                if maximize:
+                    g = np.negative(g)
+
+                np.add(step_t._data, 1, out=step_t._data)
+                _bump(step_t)
+                if weight_decay != 0:
+                    if decoupled:
+                        mul_(param, 1 - lr * weight_decay)
+                        _bump(p)
+                    else:
+                        g = add_scaled(g, param, weight_decay)
+
+                exp_avg = _real(exp_avg_t._data)
+                exp_avg_sq = _real(exp_avg_sq_t._data)
+                lerp_(exp_avg, g, 1 - beta1)
+                _bump(exp_avg_t)
+                mul_(exp_avg_sq, beta2)
+                addcmul_(exp_avg_sq, g, g, 1 - beta2)
+                _bump(exp_avg_sq_t, 2)
+
+                step = float(step_t._data)
+                bias_correction1 = 1 - beta1**step
+                bias_correction2 = 1 - beta2**step
+                step_size = lr / bias_correction1
+                bias_correction2_sqrt = bias_correction2**0.5
+                if amsgrad:
+                    max_t = state["max_exp_avg_sq"]
+                    max_sq = _real(max_t._data)
+                    np.maximum(max_sq, exp_avg_sq, out=max_sq)
+                    _bump(max_t)
+                    denom = sqrt_add(max_sq, bias_correction2_sqrt, eps)
+                else:
+                    denom = sqrt_add(exp_avg_sq, bias_correction2_sqrt, eps)
+                addcdiv_(param, exp_avg, denom, -step_size)
+                _bump(p)
+        return loss

@@ -1,0 +1,648 @@
+"""``Optimizer``: parameter groups, per-parameter state, state_dict, hooks; and the update kernels.
+
+An optimizer holds ``param_groups`` (a list of dicts: ``params`` plus every hyper-parameter, the
+defaults filled in, in torch's key order) and ``state`` (a dict keyed by the parameter tensor
+itself). ``step()`` runs with grad mode off and rewrites each parameter's ndarray in place::
+
+    optimizer.step(closure)
+      -> step pre-hooks -> closure() under enable_grad -> for each group, for each p with a grad:
+         the algorithm's update on p._data / state arrays (NumPy ufuncs with out=), bumping the
+         version counters as torch's in-place ops would -> step post-hooks
+
+The kernels at the bottom of this module reproduce torch's vectorised CPU arithmetic:
+
+* hyper-parameters are rounded to the compute type (float32 for float32/float16/bfloat16
+  tensors, float64 for float64); an ``add``'s alpha (or added number) is first rounded to the
+  tensor's own dtype, as torch does for float16/bfloat16;
+* ``add_(x, alpha=a)``, ``addcmul_`` and ``lerp_`` round once (torch uses a fused multiply-add):
+  for float32 that single rounding is computed exactly in float64 (it can be one ulp off only
+  when the float64 sum lands exactly on a float32 midpoint, about 2^-29 of the time); float64
+  uses a multiply then an add, so it may differ from torch's FMA in the last bit;
+* float16/bfloat16 compute in float32 and round every torch op's result to their dtype.
+
+With identical gradients, float32 SGD equals torch bit for bit; the optimizers that take a
+square root (Adam, AdamW, RMSprop, Adagrad) can differ in the last bits because torch's float32
+``sqrt`` comes from a vector math library that is not always correctly rounded (NumPy's is).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable
+from copy import deepcopy
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.grad_mode import _state as _grad_state
+from ..autograd.grad_mode import enable_grad
+from ..autograd.graph import RemovableHandle
+
+__all__ = [
+    "Optimizer",
+    "required",
+    "register_optimizer_step_pre_hook",
+    "register_optimizer_step_post_hook",
+]
+
+
+class _RequiredParameter:
+    """Singleton class representing a required parameter for an Optimizer."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+_global_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_post_hooks: OrderedDict[int, Callable] = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
+    """Run ``hook(optimizer, args, kwargs)`` before every optimizer's ``step``."""
+    handle = RemovableHandle(_global_pre_hooks)
+    _global_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
+    """Run ``hook(optimizer, args, kwargs)`` after every optimizer's ``step``."""
+    handle = RemovableHandle(_global_post_hooks)
+    _global_post_hooks[handle.id] = hook
+    return handle
+
+
+def _typename(obj: Any) -> str:
+    """``torch.typename``: 'torch.FloatTensor' for tensors, the qualified class name otherwise."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    if module in ("", "builtins"):
+        return qualname
+    return f"{module}.{qualname}"
+
+
+def _type_str(obj: Any) -> str:
+    """``str(type(obj))`` with tapegrad's Tensor shown under its public name."""
+    if isinstance(obj, Tensor) and type(obj) is Tensor:
+        return "<class 'tapegrad.Tensor'>"
+    return str(type(obj))
+
+
+def _hooked_step(func: Callable) -> Callable:
+    """Wrap a class's ``step`` so the global and per-optimizer step hooks run around it."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        self = args[0]
+        for pre_hook in itertools.chain(
+            _global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()
+        ):
+            result = pre_hook(self, args, kwargs)
+            if result is not None:
+                if isinstance(result, tuple) and len(result) == 2:
+                    args, kwargs = result
+                else:
+                    raise RuntimeError(
+                        f"{func} must return None or a tuple of (new_args, new_kwargs), but got "
+                        f"{result}."
+                    )
+        out = func(*args, **kwargs)
+        for post_hook in itertools.chain(
+            self._optimizer_step_post_hooks.values(), _global_post_hooks.values()
+        ):
+            post_hook(self, args, kwargs)
+        return out
+
+    wrapper.hooked = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _use_grad_for_differentiable(func: Callable) -> Callable:
+    """Run ``step`` with grad mode set to ``defaults['differentiable']`` (off), as torch does."""
+
+    @functools.wraps(func)
+    def wrapper(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        previous = _grad_state.enabled
+        _grad_state.enabled = bool(self.defaults.get("differentiable", False))
+        try:
+            return func(self, *args, **kwargs)
+        finally:
+            _grad_state.enabled = previous
+
+    return wrapper
+
+
+def _run_closure(closure: Callable | None) -> Any:
+    """Evaluate the closure (which re-computes the loss and calls backward) with grad on."""
+    if closure is None:
+        return None
+    with enable_grad():
+        return closure()
+
+
+def _scalar_dtype() -> _dtype.dtype:
+    """The dtype of ``state['step']``: float64 when that is the default dtype, else float32."""
+    return _dtype.float64 if _dtype.get_default_dtype() is _dtype.float64 else _dtype.float32
+
+
+def _to_scalar(x: Any) -> Any:
+    """A 1-element tensor hyper-parameter as a Python number; anything else unchanged."""
+    if isinstance(x, Tensor):
+        return x.item()
+    return x
+
+
+class Optimizer:
+    """Base class of all optimizers.
+
+    Args:
+        params: an iterable of tensors, of dicts (parameter groups with their own options), or
+            of ``(name, tensor)`` pairs. A generator is consumed once.
+        defaults: the default value of every option, used where a group does not set it.
+
+    Example:
+        >>> import tapegrad as torch
+        >>> w = torch.tensor([1.0, 2.0], requires_grad=True)
+        >>> opt = torch.optim.SGD([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w
+        tensor([0.8000, 1.6000], requires_grad=True)
+    """
+
+    def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+        self._optimizer_step_post_hooks: OrderedDict[int, Callable] = OrderedDict()
+        self._optimizer_state_dict_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+        self._optimizer_state_dict_post_hooks: OrderedDict[int, Callable] = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks: OrderedDict[int, Callable] = OrderedDict()
+        self._patch_step_function()
+
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                "dicts, but got " + _typename(params)
+            )
+        self.state: defaultdict[Tensor, Any] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for param_group in param_groups:
+            self.add_param_group(param_group)
+
+    # -- pickling / loading ----------------------------------------------------------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {
+            "defaults": self.defaults,
+            "state": self.state,
+            "param_groups": self.param_groups,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for name in (
+            "_optimizer_step_pre_hooks",
+            "_optimizer_step_post_hooks",
+            "_optimizer_state_dict_pre_hooks",
+            "_optimizer_state_dict_post_hooks",
+            "_optimizer_load_state_dict_pre_hooks",
+            "_optimizer_load_state_dict_post_hooks",
+        ):
+            if name not in self.__dict__:
+                setattr(self, name, OrderedDict())
+        self._patch_step_function()
+        self.defaults.setdefault("differentiable", False)
+
+    def __repr__(self) -> str:
+        text = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += "\n"
+            text += f"Parameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        text += ")"
+        return text
+
+    def _patch_step_function(self) -> None:
+        cls = self.__class__
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _hooked_step(cls.step)  # type: ignore[method-assign]
+
+    # -- hooks -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _add_hook(hooks: OrderedDict[int, Callable], hook: Callable,
+                  prepend: bool = False) -> RemovableHandle:
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` runs before ``step``; it may return new
+        ``(args, kwargs)``."""
+        return self._add_hook(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` runs after ``step``."""
+        return self._add_hook(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False
+                                     ) -> RemovableHandle:
+        """``hook(optimizer)`` runs before ``state_dict`` builds its result."""
+        return self._add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False
+                                      ) -> RemovableHandle:
+        """``hook(optimizer, state_dict)`` runs after; a returned dict replaces the result."""
+        return self._add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False
+                                          ) -> RemovableHandle:
+        """``hook(optimizer, state_dict)`` runs before loading; a returned dict is loaded."""
+        return self._add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False
+                                           ) -> RemovableHandle:
+        """``hook(optimizer)`` runs after ``load_state_dict``."""
+        return self._add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
+    # -- state_dict ------------------------------------------------------------------------------
+
+    def state_dict(self) -> dict[str, Any]:
+        """The state: ``{'state': {id: {...}}, 'param_groups': [{..., 'params': [ids]}]}``.
+
+        Parameters are replaced by integer ids, numbered in order over the groups; the state
+        tensors are the optimizer's own (not copies), as in torch.
+        """
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
+        mapping: dict[int, int] = {}
+        start = 0
+
+        def pack(group: dict[str, Any]) -> dict[str, Any]:
+            nonlocal start
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                mapping.setdefault(id(p), i)
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            return packed
+
+        param_groups = [pack(g) for g in self.param_groups]
+        packed_state = {
+            (mapping[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()
+        }
+        state_dict = {"state": packed_state, "param_groups": param_groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
+
+    @staticmethod
+    def _process_value_according_to_param_policy(
+        param: Tensor, value: Tensor, param_id: Any, param_groups: list[dict[str, Any]],
+        key: Any = None,
+    ) -> Tensor:
+        fused = capturable = False
+        for pg in param_groups:
+            if param_id in pg["params"]:
+                fused = pg.get("fused", False)
+                capturable = pg.get("capturable", False)
+                break
+        if key == "step":
+            if capturable or fused:
+                return value.to(dtype=_dtype.float32)
+            return value
+        if param.is_floating_point():
+            return value.to(dtype=param.dtype)
+        return value
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load a ``state_dict()`` (from this or a matching optimizer): parameters are matched
+        by position; floating state tensors are cast to their parameter's dtype."""
+        state_dict = state_dict.copy()
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(
+            len(g["params"]) != len(s["params"])
+            for g, s in zip(groups, saved_groups, strict=True)
+        ):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of "
+                "optimizer's group"
+            )
+        id_map = dict(
+            zip(
+                itertools.chain.from_iterable(g["params"] for g in saved_groups),
+                itertools.chain.from_iterable(g["params"] for g in groups),
+                strict=True,
+            )
+        )
+
+        def cast(param: Tensor, value: Any, param_id: Any, key: Any = None) -> Any:
+            if isinstance(value, Tensor):
+                return Optimizer._process_value_according_to_param_policy(
+                    param, value, param_id, state_dict["param_groups"], key
+                )
+            if isinstance(value, dict):
+                return {k: cast(param, v, param_id, k) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return type(value)(cast(param, v, param_id) for v in value)
+            return value
+
+        state: defaultdict[Any, Any] = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = cast(param, v, k)
+            else:
+                state[k] = v
+
+        def update_group(group: dict[str, Any], new_group: dict[str, Any]) -> dict[str, Any]:
+            new_group["params"] = group["params"]
+            if "param_names" in group and "param_names" not in new_group:
+                new_group["param_names"] = group["param_names"]
+            return new_group
+
+        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups, strict=True)]
+        self.__setstate__({"state": state, "param_groups": param_groups})
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
+
+    # -- gradients and groups --------------------------------------------------------------------
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of all optimized tensors (to None by default, else to zeros)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                grad = p._grad
+                if grad is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                else:
+                    if grad.grad_fn is not None:
+                        grad.detach_()
+                    else:
+                        grad.requires_grad_(False)
+                    if grad._data.flags.writeable:
+                        grad._data[...] = 0
+                    else:  # e.g. a broadcast view handed out as a gradient
+                        grad._data = np.zeros_like(grad._data)
+                    grad._version_counter.value += 1
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform a single optimization step (subclasses implement it)."""
+        raise NotImplementedError
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters, with its own options, to ``param_groups``."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {_type_str(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            param_group["params"] = list(params)
+
+        tensors: list[Any] = []
+        names: list[Any] = []
+        for param in param_group["params"]:
+            if isinstance(param, tuple):
+                names.append(param[0])
+                tensors.append(param[1])
+            else:
+                tensors.append(param)
+        param_group["params"] = tensors
+        if names:
+            if len(names) == len(tensors):
+                param_group["param_names"] = names
+            else:
+                raise ValueError(
+                    "all optimizer params should be with/without names. Some param names are "
+                    "missing"
+                )
+
+        for param in param_group["params"]:
+            if not isinstance(param, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    + _typename(param)
+                )
+            if not self.defaults.get("differentiable", None) and not (
+                param.grad_fn is None or param._retains_grad
+            ):
+                raise ValueError("can't optimize a non-leaf Tensor")
+
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(
+                    "parameter group didn't specify a value of required optimization parameter "
+                    + name
+                )
+            param_group.setdefault(name, default)
+
+        params = param_group["params"]
+        if len(params) != len({id(p) for p in params}):
+            import warnings
+
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, this "
+                "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information",
+                stacklevel=3,
+            )
+
+        seen: set[int] = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. "
+                    f"cannot add param group {which} to the optimizer"
+                )
+        if not seen.isdisjoint(id(p) for p in param_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+
+# ---------------------------------------------------------------------------------------------
+# Update kernels: torch's CPU arithmetic on ndarrays, in place
+# ---------------------------------------------------------------------------------------------
+
+
+def _bump(t: Tensor, n: int = 1) -> None:
+    """Count ``n`` in-place writes on ``t`` (shared with its views), as torch's ops would."""
+    t._version_counter.value += n
+
+
+def _real(a: np.ndarray) -> np.ndarray:
+    """A complex array seen as its real pairs (``torch.view_as_real``); others unchanged."""
+    if a.dtype.kind == "c":
+        return a.view(a.real.dtype)
+    return a
+
+
+def _is_low(a: np.ndarray) -> bool:
+    """float16 / bfloat16: torch computes these in float32 and rounds each result."""
+    return a.dtype.itemsize < 4
+
+
+def _opmath(a: np.ndarray) -> np.dtype:
+    return np.dtype(np.float32) if a.dtype.itemsize <= 4 else np.dtype(np.float64)
+
+
+def _sc(x: float, a: np.ndarray) -> Any:
+    """A Python number rounded to the compute type of ``a``'s kernels."""
+    return _opmath(a).type(x)
+
+
+def _sc_add(x: float, a: np.ndarray) -> Any:
+    """The scalar of an ``add`` (its ``alpha``, or a number added): torch rounds it to the
+    tensor's own dtype first (float16/bfloat16 included), then computes in the compute type."""
+    return _opmath(a).type(a.dtype.type(x)) if _is_low(a) else _sc(x, a)
+
+
+def _store(dst: np.ndarray, value: np.ndarray) -> None:
+    np.copyto(dst, value, casting="unsafe")
+
+
+def _fma(a: Any, b: Any, c: Any, dtype: np.dtype, out: np.ndarray | None = None) -> np.ndarray:
+    """``a*b + c`` rounded once to ``dtype`` (float32: exact through float64; float64: two
+    roundings), written to ``out`` when given. ``a``, ``b``, ``c`` are in ``dtype`` or lower."""
+    if dtype == np.float32:
+        t = np.multiply(a, b, dtype=np.float64)
+        np.add(t, c, out=t)
+        if out is None:
+            return t.astype(np.float32)
+        np.copyto(out, t, casting="same_kind")
+        return out
+    t = np.multiply(a, b, dtype=dtype)
+    return np.add(t, c, out=t if out is None else out)
+
+
+def _w(a: np.ndarray) -> np.ndarray:
+    """The working copy of ``a`` in its compute type (itself unless float16/bfloat16)."""
+    return a.astype(np.float32) if _is_low(a) else a
+
+
+def _fma_into(dst: np.ndarray, a: Any, b: Any, c: Any) -> None:
+    """``dst = a*b + c`` with torch's rounding for ``dst``'s dtype."""
+    if _is_low(dst):
+        _store(dst, _fma(a, b, c, np.dtype(np.float32)))
+    else:
+        _fma(a, b, c, dst.dtype, out=dst)
+
+
+def mul_(dst: np.ndarray, s: float) -> None:
+    """``dst.mul_(s)``."""
+    if _is_low(dst):
+        _store(dst, np.multiply(_w(dst), _sc(s, dst)))
+    else:
+        np.multiply(dst, _sc(s, dst), out=dst)
+
+
+def add_scaled_(dst: np.ndarray, x: np.ndarray, alpha: float) -> None:
+    """``dst.add_(x, alpha=alpha)``: ``dst + alpha*x`` with one rounding (torch's fmadd)."""
+    if alpha == 1:
+        if _is_low(dst):
+            _store(dst, np.add(_w(dst), _w(x)))
+        else:
+            np.add(dst, x, out=dst)
+        return
+    _fma_into(dst, _w(x), _sc_add(alpha, dst), _w(dst))
+
+
+def add_scaled(g: np.ndarray, x: np.ndarray, alpha: float) -> np.ndarray:
+    """``g.add(x, alpha=alpha)`` as a new array."""
+    out = _fma(_w(x), _sc_add(alpha, g), _w(g), _opmath(g))
+    return out.astype(g.dtype) if _is_low(g) else out
+
+
+def addcmul_(dst: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: float) -> None:
+    """``dst.addcmul_(t1, t2, value=value)``: ``fma(value*t1, t2, dst)``."""
+    v = np.multiply(_w(t1), _sc(value, dst)) if value != 1 else _w(t1)
+    _fma_into(dst, v, _w(t2), _w(dst))
+
+
+def addcdiv_(dst: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: float) -> None:
+    """``dst.addcdiv_(t1, t2, value=value)``: ``dst + (value*t1)/t2``."""
+    x = np.multiply(_w(t1), _sc(value, dst)) if value != 1 else _w(t1).copy()
+    np.divide(x, _w(t2), out=x)
+    if _is_low(dst):
+        _store(dst, np.add(_w(dst), x))
+    else:
+        np.add(dst, x, out=dst)
+
+
+def lerp_(dst: np.ndarray, end: np.ndarray, weight: float) -> None:
+    """``dst.lerp_(end, weight)``: ``dst + w*(end-dst)`` (w < 0.5) else
+    ``end - (end-dst)*(1-w)``, each with one rounding."""
+    op = _opmath(dst)
+    w = op.type(weight)
+    d, e = _w(dst), _w(end)
+    diff = np.subtract(e, d)
+    if abs(w) < 0.5:
+        _fma_into(dst, diff, w, d)
+    else:
+        _fma_into(dst, diff, -(op.type(1) - w), e)
+
+
+def round_as(x: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """Round a compute-type result to ``like``'s dtype when that is float16/bfloat16 (the end of
+    one torch op); other dtypes compute in their own type already."""
+    if _is_low(like):
+        return x.astype(like.dtype).astype(np.float32)
+    return x
+
+
+def sqrt_add(src: np.ndarray, divisor: float | None, eps: float) -> np.ndarray:
+    """``(src.sqrt() / divisor).add_(eps)`` (no division when ``divisor`` is None), in the
+    compute type."""
+    op = _opmath(src)
+    out = np.sqrt(_w(src))
+    if _is_low(src):  # three torch ops, each rounded to the half type
+        out = out.astype(src.dtype).astype(np.float32)
+        if divisor is not None:
+            out = np.divide(out, op.type(divisor)).astype(src.dtype).astype(np.float32)
+        return np.add(out, _sc_add(eps, src)).astype(src.dtype).astype(np.float32)
+    if divisor is not None:
+        np.divide(out, op.type(divisor), out=out)
+    np.add(out, op.type(eps), out=out)
+    return out

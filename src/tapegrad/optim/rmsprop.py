@@ -1,0 +1,186 @@
+"""``RMSprop``: divide the gradient by a running root-mean-square of its recent magnitudes.
+
+For each parameter with a gradient (torch's single-tensor algorithm, in place on the arrays)::
+
+    g = -grad if maximize else grad;  step += 1;  g = g + wd*p   (weight_decay != 0)
+    sq = sq*alpha + (1-alpha)*g*g
+    avg = sqrt(sq - ga*ga) with ga = lerp(ga, g, 1-alpha)   (centered)  |  sqrt(sq)
+    avg = avg + eps
+    buf = buf*momentum + g/avg;  p = p - lr*buf             (momentum > 0)
+    p = p + (-lr)*g/avg                                     (otherwise)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from .adam import _as_step_tensor, _step_tensor, _zeros_like
+from .optimizer import (
+    Optimizer,
+    _bump,
+    _fma,
+    _opmath,
+    _real,
+    _run_closure,
+    _sc_add,
+    _to_scalar,
+    _use_grad_for_differentiable,
+    _w,
+    add_scaled,
+    add_scaled_,
+    addcdiv_,
+    addcmul_,
+    lerp_,
+    mul_,
+    round_as,
+)
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    """RMSprop (Hinton's lecture 6e), optionally centered and with momentum.
+
+    Args:
+        params: tensors or parameter groups to optimize.
+        lr: learning rate (default 1e-2).
+        alpha: smoothing constant (default 0.99).
+        eps: term added to the denominator (default 1e-8).
+        weight_decay: L2 penalty (default 0).
+        momentum: momentum factor (default 0).
+        centered: normalize by an estimate of the gradient's variance (default False).
+        maximize: maximize the objective (default False).
+
+    Example:
+        >>> import tapegrad as torch
+        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = torch.optim.RMSprop([w], lr=0.01)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w
+        tensor([ 0.9000, -1.9000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float | Tensor = 1e-2,
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum: float = 0,
+        centered: bool = False,
+        capturable: bool = False,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        if differentiable:
+            raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "alpha": alpha,
+            "eps": eps,
+            "centered": centered,
+            "weight_decay": weight_decay,
+            "capturable": capturable,
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
+        }
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("momentum", 0)
+            group.setdefault("centered", False)
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+            for p in group["params"]:
+                p_state = self.state.get(p, [])
+                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
+                    p_state["step"] = _as_step_tensor(p_state["step"], False)
+
+    @_use_grad_for_differentiable
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform a single optimization step; ``closure`` re-evaluates the loss."""
+        loss = _run_closure(closure)
+        for group in self.param_groups:
+            lr = _to_scalar(group["lr"])
+            alpha = group["alpha"]
+            eps = group["eps"]
+            weight_decay = group["weight_decay"]
+            momentum = group["momentum"]
+            centered = group["centered"]
+            maximize = group["maximize"]
+            for p in group["params"]:
+                grad_t = p._grad
+                if grad_t is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _step_tensor(False)
+                    state["square_avg"] = _zeros_like(p)
+                    if momentum > 0:
+                        state["momentum_buffer"] = _zeros_like(p)
+                    if centered:
+                        state["grad_avg"] = _zeros_like(p)
+                step_t = state["step"]
+                param = _real(p._data)
+                g = _real(grad_t._data)
+                if maximize:
+                    g = np.negative(g)
+                np.add(step_t._data, 1, out=step_t._data)
+                _bump(step_t)
+                if weight_decay != 0:
+                    g = add_scaled(g, param, weight_decay)
+
+                sq_t = state["square_avg"]
+                square_avg = _real(sq_t._data)
+                mul_(square_avg, alpha)
+                addcmul_(square_avg, g, g, 1 - alpha)
+                _bump(sq_t, 2)
+                if centered:
+                    ga_t = state["grad_avg"]
+                    grad_avg = _real(ga_t._data)
+                    lerp_(grad_avg, g, 1 - alpha)
+                    _bump(ga_t)
+                    ga = _w(grad_avg)
+                    avg = round_as(_fma(np.negative(ga), ga, _w(square_avg), _opmath(param)),
+                                   param)
+                    avg = round_as(np.sqrt(avg, out=avg), param)
+                else:
+                    avg = round_as(np.sqrt(_w(square_avg)), param)
+                avg = round_as(np.add(avg, _sc_add(eps, param), out=avg), param)
+
+                if momentum > 0:
+                    buf_t = state["momentum_buffer"]
+                    buf = _real(buf_t._data)
+                    mul_(buf, momentum)
+                    addcdiv_(buf, g, avg, 1)
+                    _bump(buf_t, 2)
+                    add_scaled_(param, buf, -lr)
+                else:
+                    addcdiv_(param, g, avg, -lr)
+                _bump(p)
+        return loss
