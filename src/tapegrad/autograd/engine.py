@@ -124,8 +124,10 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool) -> None:
             from ..ops.elementwise import _copy
 
             t._grad = _copy(Tensor._make(np.empty_like(g._data)), g)
-        else:
-            t._grad = Tensor._make(np.array(g._data, copy=True))
+        else:  # a copy laid out like the parameter (torch's gradient layout contract)
+            data = np.empty_like(t._data)
+            np.copyto(data, g._data)
+            t._grad = Tensor._make(data)
     elif create_graph:
         t._grad = old + g
     else:
