@@ -246,7 +246,7 @@ from ._random import (  # noqa: E402
     set_rng_state,
 )
 from . import autograd  # noqa: E402
-from . import optim, utils  # noqa: E402
+from . import nn, optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 if _bf16 is not None:

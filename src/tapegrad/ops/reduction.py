@@ -634,7 +634,11 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # J = diag(y) - y y^T: y * (g - sum(g y
 def _log_softmax(x: np.ndarray, *, dim: int) -> np.ndarray:
     if x.ndim == 0:
         return np.zeros_like(x)
-    return x - _lse(x, (dim,), True)
+    # (x - max) - log(sum(e^(x - max))): never x - lse, which loses digits for large logits
+    m = np.max(x, axis=dim, keepdims=True) if x.size else np.zeros((1,) * x.ndim, x.dtype)
+    shifted = x - np.where(np.isfinite(m), m, 0)
+    with np.errstate(divide="ignore"):
+        return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
 
 
 @_log_softmax.backward

@@ -1,0 +1,43 @@
+"""Benchmarks: tapegrad against torch, in the same process, on the same weights.
+
+Run ``python -m benchmarks [--only NAME] [--json FILE] [--quick] [--no-torch] [--profile]``.
+
+Each workload is written once against the ``torch`` API as a function of the library module
+(``setup(lib, cfg, bank)``), so the very same code runs with ``lib=tapegrad`` and ``lib=torch``::
+
+    WeightBank ──(NumPy, fixed seed, made once)──► tapegrad params   torch params
+                                                    │ first step      │ first step
+                                                    └──── losses agree to 1e-5 relative? ────┐
+    timed pass: warm-up, repeats of N steps, median per step   (both libraries)    ◄─────────┘
+    memory pass: one more step, tracemalloc (tapegrad) / torch's profiler (torch)
+
+The workloads (``WORKLOADS``, in the order of the performance issue):
+
+=============  ===========================================================================
+op-overhead    forward + backward through a chain of 200 elementwise ops on float32[16] (µs/op)
+mlp            784-256-256-10 MLP, ReLU, cross-entropy, batch 64, one SGD step (ms/step)
+gpt            2-block GPT, d_model 64, 4 heads, context 32, vocab 65, batch 16, Adam (ms/step)
+cnn            conv 1->16 3x3, ReLU, conv 16->32 3x3, ReLU, linear to 10, batch 32, SGD (ms/step)
+matmul         1024x1024 float32 ``a @ b`` forward + backward (GFLOP/s, vs NumPy's bare ``a @ b``)
+deep-chain     100,000 scalar ops, then backward (s) and peak memory
+=============  ===========================================================================
+
+``--quick`` shrinks every size and runs one repeat; it is the CI smoke test
+(``tests/test_benchmarks.py``) and asserts no speed ratio.
+"""
+
+from __future__ import annotations
+
+from ._harness import Workload
+from .cnn import WORKLOAD as CNN
+from .deep_chain import WORKLOAD as DEEP_CHAIN
+from .gpt import WORKLOAD as GPT
+from .matmul import WORKLOAD as MATMUL
+from .mlp import WORKLOAD as MLP
+from .op_overhead import WORKLOAD as OP_OVERHEAD
+
+WORKLOADS: dict[str, Workload] = {
+    w.name: w for w in (OP_OVERHEAD, MLP, GPT, CNN, MATMUL, DEEP_CHAIN)
+}
+
+__all__ = ["WORKLOADS", "Workload"]

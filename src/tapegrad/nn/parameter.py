@@ -1,0 +1,91 @@
+"""``nn.Parameter`` and ``nn.Buffer``: tensors a Module registers when they are assigned to it.
+
+A Parameter is a Tensor subclass that shares memory (and the version counter) with the tensor it
+wraps and requires grad by default. Ops on Parameters return plain Tensors (every op builds its
+result with ``Tensor._make``), so only the leaf itself is a Parameter::
+
+    w = nn.Parameter(torch.randn(3, 2))   # Parameter containing: tensor(..., requires_grad=True)
+    y = w * 2                             # a plain Tensor with grad_fn=MulBackward0
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._creation import empty
+from .._tensor import Tensor
+
+__all__ = ["Parameter", "Buffer"]
+
+
+def _wrap(cls: type, data: Tensor | None) -> Any:
+    """A new ``cls`` instance viewing ``data``'s memory with its version counter."""
+    if data is None:
+        data = empty(0)
+    self = object.__new__(cls)
+    Tensor._init(self, data._data)
+    self._version_counter = data._version_counter
+    return self
+
+
+class Parameter(Tensor):
+    """A Tensor that a Module lists in ``parameters()`` when assigned as an attribute.
+
+    Args:
+        data: the tensor to wrap (memory is shared). Default: an empty float tensor.
+        requires_grad: whether the parameter requires gradient. Default: ``True``.
+
+    Example:
+        >>> import tapegrad as torch
+        >>> torch.nn.Parameter(torch.ones(2))
+        Parameter containing:
+        tensor([1., 1.], requires_grad=True)
+    """
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
+        self = _wrap(cls, data)
+        if requires_grad:
+            if self._data.dtype.kind not in "fc" and self.dtype.name != "bfloat16":
+                raise RuntimeError(
+                    "Only Tensors of floating point and complex dtype can require gradients"
+                )
+            self._requires_grad = True
+        return self
+
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
+        pass  # everything happens in __new__
+
+    def __deepcopy__(self, memo: dict) -> Parameter:
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.data.clone(), self.requires_grad)
+        memo[id(self)] = result
+        return result
+
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (_rebuild_parameter, (self.data.clone(), self.requires_grad))
+
+
+def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Parameter:
+    return Parameter(data, requires_grad)
+
+
+class Buffer(Tensor):
+    """A Tensor that a Module lists in ``buffers()`` when assigned as an attribute.
+
+    Args:
+        data: the tensor to wrap (memory is shared). Default: an empty float tensor.
+        persistent: whether the buffer is part of the module's ``state_dict``.
+    """
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
+        self = _wrap(cls, data)
+        self._requires_grad = bool(data is not None and data.requires_grad)
+        self.persistent = persistent
+        return self
+
+    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
+        pass

@@ -1,0 +1,125 @@
+"""Smoke test of the benchmark suite (``python -m benchmarks --quick``), the way CI runs it.
+
+Quick mode uses tiny sizes and one repeat, so it checks that every workload builds, runs on
+tapegrad (and on torch when it is installed), and gives the same first-step loss on both; it
+asserts no speed ratio.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # benchmarks/ sits at the repo root, next to src/ and tests/
+    sys.path.insert(0, str(ROOT))
+
+import tapegrad  # noqa: E402
+from benchmarks import WORKLOADS  # noqa: E402
+from benchmarks._cli import main  # noqa: E402
+from benchmarks._harness import (  # noqa: E402
+    LOSS_RTOL,
+    Workload,
+    load_torch,
+    run_workload,
+)
+
+CORE = ("op-overhead", "matmul", "deep-chain")  # need only the core, which must always run
+
+
+def _run(tmp_path: Path, *args: str) -> tuple[int, dict]:
+    out = tmp_path / "bench.json"
+    rc = main(["--quick", "--json", str(out), *args])
+    return rc, json.loads(out.read_text())
+
+
+def test_quick_suite(tmp_path, capsys):
+    rc, payload = _run(tmp_path)
+    assert rc == 0, capsys.readouterr()
+    assert payload["mode"] == "quick"
+    env = payload["environment"]
+    assert env["cpu_count"] and env["numpy"] and env["blas"]
+    results = {r["workload"]: r for r in payload["results"]}
+    assert list(results) == list(WORKLOADS)
+    with_torch = load_torch() is not None
+    assert (env["torch_num_threads"] is not None) == with_torch
+    for name, r in results.items():
+        tg = r["sides"]["tapegrad"]
+        assert tg["status"] in ("ok", "missing"), (name, tg)
+        if name in CORE:
+            assert tg["status"] == "ok", (name, tg)
+        if tg["status"] == "ok":
+            assert tg["value"] > 0 and math.isfinite(tg["value"])
+            assert tg["peak_bytes"] > 0 and tg["peak_method"] == "tracemalloc"
+        if with_torch:
+            th = r["sides"]["torch"]
+            assert th["status"] == "ok" and th["value"] > 0
+            if tg["status"] == "ok":
+                assert r["loss_rel_diff"] <= LOSS_RTOL
+                assert r["ratio"] > 0 and r["ratio_best"] > 0
+        else:
+            assert "torch" not in r["sides"]
+    table = capsys.readouterr().out
+    for name in WORKLOADS:
+        assert name in table
+    assert "get_num_threads" in table or "not installed" in table
+
+
+def test_quick_suite_without_torch(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ImportError
+    rc, payload = _run(tmp_path, "--only", "op-overhead,matmul", "--profile", "5")
+    assert rc == 0
+    assert payload["environment"]["torch"] is None
+    for r in payload["results"]:
+        assert list(r["sides"]) == ["tapegrad"] and r["sides"]["tapegrad"]["status"] == "ok"
+    assert [r["ratio_of"] for r in payload["results"]] == ["tapegrad/torch", "tapegrad/numpy"]
+    out = capsys.readouterr().out
+    assert "torch: not installed" in out
+    assert "cProfile, tapegrad side of op-overhead" in out and "tottime" in out
+
+
+def _fake(setup, requires=()) -> Workload:
+    return Workload(name="fake", unit="s", requires=requires, config=lambda quick: {},
+                    setup=setup, per_step=lambda sec, cfg: sec, describe=lambda cfg: "fake")
+
+
+def test_loss_mismatch_fails_loudly():
+    # both "libraries" are tapegrad; the setup hands them different first losses
+    losses = iter([1.0, 1.5])
+
+    def setup(lib, cfg, bank):
+        value = lib.tensor(next(losses))
+        return lambda: value
+
+    res = run_workload(_fake(setup), True, {"tapegrad": tapegrad, "torch": tapegrad})
+    assert res.sides["tapegrad"].status == "mismatch"
+    assert "relative difference" in res.sides["tapegrad"].detail
+    assert res.sides["tapegrad"].value is None and res.sides["torch"].value is None
+
+
+def test_missing_piece_is_reported_not_raised():
+    res = run_workload(_fake(lambda lib, cfg, bank: None, requires=("no_such_op",)), True,
+                       {"tapegrad": tapegrad})
+    side = res.sides["tapegrad"]
+    assert side.status == "missing" and side.detail == "no_such_op"
+
+
+def test_unknown_workload_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--quick", "--only", "nope"])
+    assert info.value.code == 2
+    assert "unknown workload nope" in capsys.readouterr().err
+
+
+def test_tapegrad_error_is_recorded_as_failure(capsys):
+    def setup(lib, cfg, bank):
+        raise ValueError("broken layer")
+
+    res = run_workload(_fake(setup), True, {"tapegrad": tapegrad})
+    side = res.sides["tapegrad"]
+    assert side.status == "error" and side.detail == "ValueError: broken layer"
+    assert "broken layer" in capsys.readouterr().err  # the traceback, for whoever debugs it
