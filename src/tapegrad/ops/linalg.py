@@ -28,7 +28,7 @@ def _dtype_check(a: np.ndarray, b: np.ndarray, what: str = "m1 and m2") -> None:
 
 
 @defop("mm", node="MmBackward0", save=(0, 1), save_if={0: 1, 1: 0})
-def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _mm(a: np.ndarray, b: np.ndarray, *, layout: Any = None) -> np.ndarray:
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if b.ndim != 2:
@@ -42,16 +42,32 @@ def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.matmul(a, b)
 
 
+def _transposed(x: Any) -> bool:
+    """True for a matrix laid out transposed (``W.t()`` of a contiguous ``W``)."""
+    return isinstance(x, Tensor) and x._data.ndim == 2 and x._data.flags.f_contiguous and (
+        not x._data.flags.c_contiguous)
+
+
+def _grad_like(transposed: bool, make: Any, make_t: Any) -> Tensor:
+    """A matrix gradient in the layout of the input it belongs to: for a transposed input
+    (``W.t()`` in ``x @ W.t()``) compute the transposed product and transpose it back, so the
+    parameter's gradient comes out contiguous, as torch arranges it."""
+    return make_t().t() if transposed else make()
+
+
 @_mm.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(AB) = (G B^T, A^T G)
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
-    return (grad.mm(b.t()) if need_a else None), (a.t().mm(grad) if need_b else None)
+    ta, tb = ctx.params.get("layout", (False, False))
+    ga = _grad_like(ta, lambda: grad.mm(b.t()), lambda: b.mm(grad.t())) if need_a else None
+    gb = _grad_like(tb, lambda: a.t().mm(grad), lambda: grad.t().mm(a)) if need_b else None
+    return ga, gb
 
 
 @defop("addmm", node="AddmmBackward0", save=(1, 2), save_if={1: 2, 2: 1})
 def _addmm(bias: np.ndarray, a: np.ndarray, b: np.ndarray, *, beta: Any = 1,
-           alpha: Any = 1) -> np.ndarray:
+           alpha: Any = 1, layout: Any = None) -> np.ndarray:
     out = _mm.forward(a, b)
     if alpha != 1:
         out *= alpha
@@ -68,12 +84,13 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(beta c + alpha AB) = (beta, alpha G
     beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
     gc = (grad if beta == 1 else grad * beta) if need_c else None
     ga = gb = None
+    ta, tb = ctx.params.get("layout", (False, False))
     if need_a:
-        ga = grad.mm(b.t())
+        ga = _grad_like(ta, lambda: grad.mm(b.t()), lambda: b.mm(grad.t()))
         if alpha != 1:
             ga = ga * alpha
     if need_b:
-        gb = a.t().mm(grad)
+        gb = _grad_like(tb, lambda: a.t().mm(grad), lambda: grad.t().mm(a))
         if alpha != 1:
             gb = gb * alpha
     return gc, ga, gb
@@ -147,6 +164,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a.b) = (b, a)
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    if _transposed(input) or _transposed(mat2):
+        return _mm(input, mat2, layout=(_transposed(input), _transposed(mat2)))
     return _mm(input, mat2)
 
 
@@ -167,9 +186,11 @@ vdot = inner = dot
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``: one node (what nn.Linear records)."""
+    layout = (_transposed(mat1), _transposed(mat2))
     if beta == 1 and alpha == 1:
-        return _addmm(input, mat1, mat2)
-    return _addmm(input, mat1, mat2, beta=beta, alpha=alpha)
+        return _addmm(input, mat1, mat2, layout=layout) if any(layout) else _addmm(
+            input, mat1, mat2)
+    return _addmm(input, mat1, mat2, beta=beta, alpha=alpha, layout=layout)
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
@@ -199,9 +220,9 @@ def matmul(input: Any, other: Any) -> Tensor:
     if da == 1 and db == 2:
         from .shape import _squeeze_matmul
 
-        return _squeeze_matmul(_mm(input.unsqueeze(0), other), dims=(0,))
+        return _squeeze_matmul(mm(input.unsqueeze(0), other), dims=(0,))
     if da == 2 and db == 2:
-        return _mm(input, other)
+        return mm(input, other)
     if da >= 3 and db <= 2:
         # Fold the batch into the rows: one mm (or mv), then reshape back.
         batch = input.shape[:-1]
@@ -213,7 +234,7 @@ def matmul(input: Any, other: Any) -> Tensor:
                 f"mat1 and mat2 shapes cannot be multiplied ({folded.shape[0]}x{folded.shape[1]} "
                 f"and {other.shape[0]}x{other.shape[1]})"
             )
-        return _unsafe_view(_mm(folded, other), shape=tuple(batch) + (other.shape[-1],))
+        return _unsafe_view(mm(folded, other), shape=tuple(batch) + (other.shape[-1],))
     if da <= 2 and db >= 3:
         # torch computes (other^T @ input^T)^T here.
         if da == 1:
