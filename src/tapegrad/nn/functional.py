@@ -158,6 +158,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def relu_(input: Tensor) -> Tensor:
+    """In-place relu (ReluBackward0)."""
     return apply_(ew._relu, input)
 
 
@@ -168,6 +169,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Tensor:
+    """Clamp to [min_val, max_val] (HardtanhBackward0)."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if inplace:
@@ -176,16 +178,19 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place hardtanh."""
     return hardtanh(input, min_val, max_val, True)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x where x > 0, negative_slope * x elsewhere (LeakyReluBackward0)."""
     if inplace:
         return _inplace(K._leaky_relu_, input, negative_slope=negative_slope)
     return K._leaky_relu(input, negative_slope=negative_slope)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """In-place leaky_relu (LeakyReluBackward1, from the result)."""
     return leaky_relu(input, negative_slope, True)
 
 
@@ -227,12 +232,14 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x where x > 0, alpha (e^x - 1) elsewhere (EluBackward0)."""
     if inplace:
         return _inplace(K._elu_, input, alpha=alpha, scale=1.0, input_scale=1.0)
     return K._elu(input, alpha=alpha, scale=1.0, input_scale=1.0)
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place elu (EluBackward1, from the result)."""
     return elu(input, alpha, True)
 
 
@@ -245,6 +252,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def selu_(input: Tensor) -> Tensor:
+    """In-place selu."""
     return selu(input, True)
 
 
@@ -259,26 +267,31 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place celu."""
     return celu(input, alpha, True)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """clamp(x / 6 + 1/2, 0, 1) (HardsigmoidBackward0)."""
     if inplace:
         return _inplace(K._hardsigmoid, input)
     return K._hardsigmoid(input)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * hardsigmoid(x) (HardswishBackward0)."""
     if inplace:
         return _inplace(K._hardswish, input)
     return K._hardswish(input)
 
 
 def sigmoid(input: Tensor) -> Tensor:
+    """1 / (1 + e^-x)."""
     return ew.sigmoid(input)
 
 
 def tanh(input: Tensor) -> Tensor:
+    """tanh(x)."""
     return ew.tanh(input)
 
 
@@ -305,6 +318,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place threshold (ThresholdBackward1)."""
     return _inplace(K._threshold_, input, threshold=threshold, value=value)
 
 
@@ -318,10 +332,12 @@ def _check_lambda(input: Tensor, lambd: float) -> None:
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x where |x| > lambd, else 0."""
     return K._hardshrink(input, lambd=lambd)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x - lambd above lambd, x + lambd below -lambd, else 0."""
     _check_lambda(input, lambd)
     return K._softshrink(input, lambd=lambd)
 
@@ -549,6 +565,7 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace
 
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                           inplace: bool = False) -> Tensor:
+    """alpha_dropout of whole channels."""
     _check_p(p)
     return _dropout_impl(input, p, training, inplace, True, True)
 
@@ -1531,6 +1548,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
 
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    """3-D cross-correlation over (N, C, D, H, W) (ConvolutionBackward0)."""
     return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
 
 
@@ -1570,6 +1588,7 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                      stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
                      groups: int = 1, dilation: Any = 1) -> Tensor:
+    """The adjoint of conv1d in its input (ConvolutionBackward0)."""
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 1, "conv_transpose1d")
 
@@ -1585,6 +1604,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                      stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
                      groups: int = 1, dilation: Any = 1) -> Tensor:
+    """The adjoint of conv3d in its input (ConvolutionBackward0)."""
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 3, "conv_transpose3d")
 
@@ -1720,6 +1740,7 @@ def _check_pool_input(input: Tensor, nd: int = 2) -> None:
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple:
+    """max_pool2d, always returning (values, indices)."""
     _check_pool_input(input)
     k, s, p, d = _pool_args("max_pool2d", kernel_size, stride, padding, dilation)
     geo = _pool_geometry(input, k, s, p, d, ceil_mode)
@@ -1729,6 +1750,7 @@ def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
 def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple:
+    """max_pool3d, always returning (values, indices)."""
     _check_pool_input(input, 3)
     k, s, p, d = _pool_args("max_pool3d", kernel_size, stride, padding, dilation, 3)
     geo = _pool_geometry(input, k, s, p, d, ceil_mode)
@@ -1761,6 +1783,7 @@ def _check_1d(input: Tensor, name: str) -> None:
 def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple:
+    """max_pool1d, always returning (values, indices)."""
     if input.ndim not in (2, 3):
         raise RuntimeError(
             "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
@@ -1776,6 +1799,7 @@ def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
 
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """max_pool2d over a (N, C, 1, L) view of the input."""
     out, idx = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
 
@@ -1812,6 +1836,7 @@ def _avg_pool_nd(input: Tensor, kernel_size: Any, stride: Any, padding: Any, cei
 
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    """avg_pool2d over a (N, C, 1, L) view of the input."""
     _check_1d(input, "avg_pool1d")
     def one(v):
         return ((1,) + _tuple(v, 1))
@@ -1858,10 +1883,12 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling to a given 3-D output size (AdaptiveAvgPool3DBackward0)."""
     return _adaptive_avg(input, output_size, 3)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """adaptive_avg_pool2d over a (N, C, 1, L) view of the input."""
     _check_1d(input, "adaptive_avg_pool1d")
     o = _tuple(output_size, 1)[0]
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
@@ -1869,6 +1896,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
+    """adaptive_max_pool2d, always returning (values, indices)."""
     if input.ndim not in (3, 4):
         raise RuntimeError(
             f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}"
@@ -1885,6 +1913,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
 
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
+    """adaptive_max_pool1d, always returning (values, indices)."""
     _check_1d(input, "adaptive_max_pool1d")
     o = _tuple(output_size, 1)[0]
     out, idx = adaptive_max_pool2d_with_indices(input.unsqueeze(-2), (1, o))
@@ -1892,6 +1921,7 @@ def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """adaptive_max_pool2d over a (N, C, 1, L) view of the input."""
     out, idx = adaptive_max_pool1d_with_indices(input, output_size)
     return (out, idx) if return_indices else out
 
@@ -1952,6 +1982,7 @@ def _max_unpool(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any, p
 
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
                  padding: Any = 0, output_size: Any = None) -> Tensor:
+    """The partial inverse of max_pool1d."""
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
 
 
@@ -1963,6 +1994,7 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any =
 
 def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
                  padding: Any = 0, output_size: Any = None) -> Tensor:
+    """The partial inverse of max_pool3d."""
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
 
 
@@ -1982,6 +2014,7 @@ def _lp_pool(input: Tensor, norm_type: float, kernel_size: Any, stride: Any, cei
 
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = None,
               ceil_mode: bool = False) -> Tensor:
+    """(sum of x^p over each window)^(1/p), 1-D."""
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1)
 
 
@@ -1993,6 +2026,7 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
 
 def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
               ceil_mode: bool = False) -> Tensor:
+    """(sum of x^p over each window)^(1/p), 3-D."""
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
 
 
@@ -2225,18 +2259,21 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
 
 def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
              align_corners: bool | None = None) -> Tensor:
+    """Deprecated: interpolate."""
     warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.",
                   stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated: interpolate(mode="nearest")."""
     warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate "
                   "instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated: interpolate(mode="bilinear", align_corners=True)."""
     warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate "
                   "instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
@@ -2272,6 +2309,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
            training: bool = False) -> Tensor:
+    """In-place rrelu."""
     return rrelu(input, lower, upper, training, True)
 
 
@@ -2324,6 +2362,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                 size_average: Any = None, reduce: Any = None,
                                 reduction: str = "mean") -> Tensor:
+    """-mean over classes of t log s(x) + (1 - t) log s(-x)."""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
@@ -2339,6 +2378,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
 def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
                                       distance_function: Any = None, margin: float = 1.0,
                                       swap: bool = False, reduction: str = "mean") -> Tensor:
+    """max(0, d(a, p) - d(a, n) + margin) with any distance."""
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:
