@@ -19,13 +19,19 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from .adam import _as_step_tensor, _step_tensor
 from .optimizer import (
     Optimizer,
+    _as_step_tensor,
     _bump,
+    _check_lr,
+    _check_non_negative,
+    _increment_step,
     _real,
     _run_closure,
+    _step_tensor,
+    _steps_as_tensors,
     _to_scalar,
+    _update_grad,
     _use_grad_for_differentiable,
     add_scaled,
     addcdiv_,
@@ -78,20 +84,9 @@ class Adagrad(Optimizer):
         differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(
-                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
-            )
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_lr(lr)
+        _check_non_negative(lr_decay=lr_decay, weight_decay=weight_decay,
+                            initial_accumulator_value=initial_accumulator_value, epsilon=eps)
         if differentiable:
             raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
         defaults = {
@@ -122,10 +117,7 @@ class Adagrad(Optimizer):
             group.setdefault("maximize", False)
             group.setdefault("differentiable", False)
             fused = group.setdefault("fused", None)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = _as_step_tensor(p_state["step"], bool(group["fused"]))
+            _steps_as_tensors(self.state, group["params"], bool(group["fused"]))
         for s in self.state.values():
             if "step" in s and not isinstance(s["step"], Tensor):
                 s["step"] = _as_step_tensor(s["step"], bool(fused))
@@ -152,13 +144,9 @@ class Adagrad(Optimizer):
                     state["step"] = _step_tensor(bool(group["fused"]))
                     state["sum"] = _full_like(p, self.defaults["initial_accumulator_value"])
                 step_t, sum_t = state["step"], state["sum"]
-                np.add(step_t._data, 1, out=step_t._data)
-                _bump(step_t)
-                step = float(step_t._data)
+                step = _increment_step(step_t)
                 param = _real(p._data)
-                g = _real(grad_t._data)
-                if maximize:
-                    g = np.negative(g)
+                g = _update_grad(grad_t, maximize)
                 if weight_decay != 0:
                     g = add_scaled(g, param, weight_decay)
                 clr = lr / (1 + (step - 1) * lr_decay)

@@ -20,16 +20,21 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
 from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
     _bump,
+    _check_lr,
+    _check_non_negative,
+    _increment_step,
     _real,
     _run_closure,
-    _scalar_dtype,
+    _step_tensor,
+    _steps_as_tensors,
     _to_scalar,
+    _update_grad,
     _use_grad_for_differentiable,
+    _zeros_like,
     add_scaled,
     addcdiv_,
     addcmul_,
@@ -39,22 +44,6 @@ from .optimizer import (
 )
 
 __all__ = ["Adam"]
-
-
-def _zeros_like(p: Tensor) -> Tensor:
-    return Tensor._make(np.zeros_like(p._data))
-
-
-def _step_tensor(fused_or_capturable: bool) -> Tensor:
-    d = _dtype.float32 if fused_or_capturable else _scalar_dtype()
-    return Tensor._make(np.zeros((), dtype=d.np))
-
-
-def _as_step_tensor(value: Any, fused_or_capturable: bool) -> Tensor:
-    """An old-style numeric ``step`` (from an old state_dict) as the 0-d tensor torch keeps."""
-    t = _step_tensor(fused_or_capturable)
-    t._data[()] = float(value)
-    return t
 
 
 class Adam(Optimizer):
@@ -102,18 +91,12 @@ class Adam(Optimizer):
                 raise ValueError(
                     "lr as a Tensor is not supported for capturable=False and foreach=True"
                 )
-            if lr.numel() != 1:
-                raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_lr(lr)
+        _check_non_negative(epsilon=eps)
+        for i in (0, 1):
+            if not 0.0 <= betas[i] < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+        _check_non_negative(weight_decay=weight_decay)
         if not (
             (isinstance(betas[0], float) and isinstance(betas[1], float))
             or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))
@@ -158,12 +141,7 @@ class Adam(Optimizer):
             group.setdefault("differentiable", False)
             group.setdefault("decoupled_weight_decay", False)
             fused = group.setdefault("fused", None)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = _as_step_tensor(
-                        p_state["step"], bool(group["capturable"] or fused)
-                    )
+            _steps_as_tensors(self.state, group["params"], bool(group["capturable"] or fused))
 
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -192,12 +170,9 @@ class Adam(Optimizer):
                 step_t = state["step"]
                 exp_avg_t, exp_avg_sq_t = state["exp_avg"], state["exp_avg_sq"]
                 param = _real(p._data)
-                g = _real(grad_t._data)
-                if maximize:
-                    g = np.negative(g)
+                g = _update_grad(grad_t, maximize)
 
-                np.add(step_t._data, 1, out=step_t._data)
-                _bump(step_t)
+                step = _increment_step(step_t)
                 if weight_decay != 0:
                     if decoupled:
                         mul_(param, 1 - lr * weight_decay)
@@ -213,7 +188,6 @@ class Adam(Optimizer):
                 addcmul_(exp_avg_sq, g, g, 1 - beta2)
                 _bump(exp_avg_sq_t, 2)
 
-                step = float(step_t._data)
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
                 step_size = lr / bias_correction1

@@ -40,7 +40,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.grad_mode import enable_grad
-from ..autograd.graph import RemovableHandle
+from ..nn.modules.module import RemovableHandle, _add_hook, _typename
 
 __all__ = [
     "Optimizer",
@@ -65,33 +65,12 @@ _global_post_hooks: OrderedDict[int, Callable] = OrderedDict()
 
 def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
     """Run ``hook(optimizer, args, kwargs)`` before every optimizer's ``step``."""
-    handle = RemovableHandle(_global_pre_hooks)
-    _global_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_pre_hooks, hook)
 
 
 def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
     """Run ``hook(optimizer, args, kwargs)`` after every optimizer's ``step``."""
-    handle = RemovableHandle(_global_post_hooks)
-    _global_post_hooks[handle.id] = hook
-    return handle
-
-
-def _typename(obj: Any) -> str:
-    """``torch.typename``: 'torch.FloatTensor' for tensors, the qualified class name otherwise."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__ or ""
-        qualname = obj.__class__.__qualname__
-    if module in ("", "builtins"):
-        return qualname
-    return f"{module}.{qualname}"
+    return _add_hook(_global_post_hooks, hook)
 
 
 def _type_str(obj: Any) -> str:
@@ -156,6 +135,62 @@ def _run_closure(closure: Callable | None) -> Any:
 def _scalar_dtype() -> _dtype.dtype:
     """The dtype of ``state['step']``: float64 when that is the default dtype, else float32."""
     return _dtype.float64 if _dtype.get_default_dtype() is _dtype.float64 else _dtype.float32
+
+
+def _check_lr(lr: Any) -> None:
+    """torch's first constructor check: a Tensor ``lr`` holds one number, and ``lr >= 0``."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _check_non_negative(**values: Any) -> None:
+    """torch's ``Invalid <name> value: <value>`` for the first of ``values`` (checked in the
+    order given) that is not ``>= 0`` (NaN fails too)."""
+    for name, value in values.items():
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {name} value: {value}")
+
+
+def _zeros_like(p: Tensor) -> Tensor:
+    """A fresh state tensor of zeros shaped and typed like the parameter ``p``."""
+    return Tensor._make(np.zeros_like(p._data))
+
+
+def _step_tensor(fused_or_capturable: bool) -> Tensor:
+    """A new ``state['step']``: 0-d float32 (fused/capturable) or of :func:`_scalar_dtype`."""
+    d = _dtype.float32 if fused_or_capturable else _scalar_dtype()
+    return Tensor._make(np.zeros((), dtype=d.np))
+
+
+def _as_step_tensor(value: Any, fused_or_capturable: bool) -> Tensor:
+    """An old-style numeric ``step`` (from an old state_dict) as the 0-d tensor torch keeps."""
+    t = _step_tensor(fused_or_capturable)
+    t._data[()] = float(value)
+    return t
+
+
+def _steps_as_tensors(state: dict, params: list, fused_or_capturable: bool) -> None:
+    """Turn an old state_dict's numeric ``step`` of each of ``params`` into the 0-d tensor
+    torch keeps (used by ``__setstate__``)."""
+    for p in params:
+        p_state = state.get(p, [])
+        if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
+            p_state["step"] = _as_step_tensor(p_state["step"], fused_or_capturable)
+
+
+def _increment_step(step_t: Tensor) -> float:
+    """``state['step'] += 1`` in place (one version bump); returns the new count."""
+    np.add(step_t._data, 1, out=step_t._data)
+    _bump(step_t)
+    return float(step_t._data)
+
+
+def _update_grad(grad_t: Tensor, maximize: bool) -> np.ndarray:
+    """The gradient array the update uses: seen as real pairs, negated when maximizing."""
+    g = _real(grad_t._data)
+    return np.negative(g) if maximize else g
 
 
 def _to_scalar(x: Any) -> Any:
@@ -251,43 +286,34 @@ class Optimizer:
 
     # -- hooks -----------------------------------------------------------------------------------
 
-    @staticmethod
-    def _add_hook(hooks: OrderedDict[int, Callable], hook: Callable,
-                  prepend: bool = False) -> RemovableHandle:
-        handle = RemovableHandle(hooks)
-        hooks[handle.id] = hook
-        if prepend:
-            hooks.move_to_end(handle.id, last=False)
-        return handle
-
     def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(optimizer, args, kwargs)`` runs before ``step``; it may return new
         ``(args, kwargs)``."""
-        return self._add_hook(self._optimizer_step_pre_hooks, hook)
+        return _add_hook(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(optimizer, args, kwargs)`` runs after ``step``."""
-        return self._add_hook(self._optimizer_step_post_hooks, hook)
+        return _add_hook(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False
                                      ) -> RemovableHandle:
         """``hook(optimizer)`` runs before ``state_dict`` builds its result."""
-        return self._add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend=prepend)
 
     def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False
                                       ) -> RemovableHandle:
         """``hook(optimizer, state_dict)`` runs after; a returned dict replaces the result."""
-        return self._add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend=prepend)
 
     def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False
                                           ) -> RemovableHandle:
         """``hook(optimizer, state_dict)`` runs before loading; a returned dict is loaded."""
-        return self._add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend=prepend)
 
     def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False
                                            ) -> RemovableHandle:
         """``hook(optimizer)`` runs after ``load_state_dict``."""
-        return self._add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend=prepend)
 
     # -- state_dict ------------------------------------------------------------------------------
 

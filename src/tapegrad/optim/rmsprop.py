@@ -18,18 +18,24 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from .adam import _as_step_tensor, _step_tensor, _zeros_like
 from .optimizer import (
     Optimizer,
     _bump,
+    _check_lr,
+    _check_non_negative,
     _fma,
+    _increment_step,
     _opmath,
     _real,
     _run_closure,
     _sc_add,
+    _step_tensor,
+    _steps_as_tensors,
     _to_scalar,
+    _update_grad,
     _use_grad_for_differentiable,
     _w,
+    _zeros_like,
     add_scaled,
     add_scaled_,
     addcdiv_,
@@ -79,18 +85,9 @@ class RMSprop(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_lr(lr)
+        _check_non_negative(epsilon=eps, momentum=momentum, weight_decay=weight_decay,
+                            alpha=alpha)
         if differentiable:
             raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
         defaults = {
@@ -116,10 +113,7 @@ class RMSprop(Optimizer):
             group.setdefault("maximize", False)
             group.setdefault("differentiable", False)
             group.setdefault("capturable", False)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = _as_step_tensor(p_state["step"], False)
+            _steps_as_tensors(self.state, group["params"], False)
 
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -147,11 +141,8 @@ class RMSprop(Optimizer):
                         state["grad_avg"] = _zeros_like(p)
                 step_t = state["step"]
                 param = _real(p._data)
-                g = _real(grad_t._data)
-                if maximize:
-                    g = np.negative(g)
-                np.add(step_t._data, 1, out=step_t._data)
-                _bump(step_t)
+                g = _update_grad(grad_t, maximize)
+                _increment_step(step_t)
                 if weight_decay != 0:
                     g = add_scaled(g, param, weight_decay)
 

@@ -23,6 +23,7 @@ from .optimizer import (
     _real,
     _run_closure,
     _to_scalar,
+    _update_grad,
     _use_grad_for_differentiable,
     add_scaled,
     add_scaled_,
@@ -70,6 +71,7 @@ class SGD(Optimizer):
     ) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
+        # torch's SGD tests ``< 0`` (a NaN passes), where the others use ``not 0 <= x``
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -120,9 +122,7 @@ class SGD(Optimizer):
                 if grad_t is None:
                     continue
                 param = _real(p._data)
-                g = _real(grad_t._data)
-                if maximize:
-                    g = np.negative(g)
+                g = _update_grad(grad_t, maximize)
                 if weight_decay != 0:
                     g = add_scaled(g, param, weight_decay)
                 if momentum != 0:

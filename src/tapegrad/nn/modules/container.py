@@ -382,13 +382,7 @@ class ParameterList(Module):
         if values is not None:
             self += values
 
-    def _get_abs_string_index(self, idx: int) -> str:
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+    _get_abs_string_index = ModuleList._get_abs_string_index
 
     def __getitem__(self, idx: Any) -> Any:
         if isinstance(idx, slice):

@@ -271,8 +271,8 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
                                              reduction=self.reduction)
 
 
-class CosineEmbeddingLoss(_Loss):
-    """``1 - cos(x1, x2)`` for target 1, ``max(0, cos(x1, x2) - margin)`` for -1."""
+class _MarginLoss(_Loss):
+    """A loss whose one option besides ``reduction`` is a ``margin`` (default 0)."""
 
     __constants__ = ["margin", "reduction"]
 
@@ -280,21 +280,18 @@ class CosineEmbeddingLoss(_Loss):
                  reduce: bool | None = None, reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
+
+
+class CosineEmbeddingLoss(_MarginLoss):
+    """``1 - cos(x1, x2)`` for target 1, ``max(0, cos(x1, x2) - margin)`` for -1."""
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
                                        reduction=self.reduction)
 
 
-class MarginRankingLoss(_Loss):
+class MarginRankingLoss(_MarginLoss):
     """``max(0, -y (x1 - x2) + margin)``."""
-
-    __constants__ = ["margin", "reduction"]
-
-    def __init__(self, margin: float = 0.0, size_average: bool | None = None,
-                 reduce: bool | None = None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return F.margin_ranking_loss(input1, input2, target, margin=self.margin,

@@ -99,6 +99,17 @@ class RemovableHandle:
         self.remove()
 
 
+def _add_hook(hooks: dict[int, Callable], hook: Callable, *, prepend: bool = False,
+              extra_dict: Any = None) -> RemovableHandle:
+    """Store ``hook`` in the ordered dict ``hooks`` under a new handle's id (first when
+    ``prepend``) and return the handle; ``extra_dict`` as for :class:`RemovableHandle`."""
+    handle = RemovableHandle(hooks, extra_dict=extra_dict)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)  # type: ignore[attr-defined]
+    return handle
+
+
 class _WrappedHook:
     """A hook that gets the module (held weakly) as its first argument."""
 
@@ -138,40 +149,31 @@ def _any_global_hooks() -> bool:
 
 def register_module_buffer_registration_hook(hook: Callable) -> RemovableHandle:
     """``hook(module, name, buffer)`` runs on every ``register_buffer``; may return a new one."""
-    handle = RemovableHandle(_global_buffer_registration_hooks)
-    _global_buffer_registration_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_buffer_registration_hooks, hook)
 
 
 def register_module_module_registration_hook(hook: Callable) -> RemovableHandle:
     """``hook(module, name, submodule)`` runs whenever a submodule is registered."""
-    handle = RemovableHandle(_global_module_registration_hooks)
-    _global_module_registration_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_module_registration_hooks, hook)
 
 
 def register_module_parameter_registration_hook(hook: Callable) -> RemovableHandle:
     """``hook(module, name, param)`` runs on every ``register_parameter``."""
-    handle = RemovableHandle(_global_parameter_registration_hooks)
-    _global_parameter_registration_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_parameter_registration_hooks, hook)
 
 
 def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
     """A forward pre-hook common to all modules."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_forward_pre_hooks, hook)
 
 
 def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
                                  always_call: bool = False) -> RemovableHandle:
     """A forward hook common to all modules."""
-    handle = RemovableHandle(
-        _global_forward_hooks,
+    handle = _add_hook(
+        _global_forward_hooks, hook,
         extra_dict=[_global_forward_hooks_always_called, _global_forward_hooks_with_kwargs],
     )
-    _global_forward_hooks[handle.id] = hook
     if with_kwargs:
         _global_forward_hooks_with_kwargs[handle.id] = True
     if always_call:
@@ -179,39 +181,35 @@ def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
     return handle
 
 
+def _mixed_backward_hooks_error(where: str) -> RuntimeError:
+    """torch's error for registering both non-full and full backward hooks ``where``."""
+    return RuntimeError(
+        f"Cannot use both regular backward hooks and full backward hooks {where}. "
+        "Please use only one of them."
+    )
+
+
 def register_module_backward_hook(hook: Callable) -> RemovableHandle:
     """A (non-full, deprecated) backward hook common to all modules."""
     global _global_is_full_backward_hook
     if _global_is_full_backward_hook is True:
-        raise RuntimeError(
-            "Cannot use both regular backward hooks and full backward hooks as a global Module "
-            "hook. Please use only one of them."
-        )
+        raise _mixed_backward_hooks_error("as a global Module hook")
     _global_is_full_backward_hook = False
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_backward_hooks, hook)
 
 
 def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
     """A backward pre-hook common to all modules."""
-    handle = RemovableHandle(_global_backward_pre_hooks)
-    _global_backward_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_backward_pre_hooks, hook)
 
 
 def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
     """A full backward hook common to all modules."""
     global _global_is_full_backward_hook
     if _global_is_full_backward_hook is False:
-        raise RuntimeError(
-            "Cannot use both regular backward hooks and full backward hooks as a global Module "
-            "hook. Please use only one of them."
-        )
+        raise _mixed_backward_hooks_error("as a global Module hook")
     _global_is_full_backward_hook = True
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_backward_hooks, hook)
 
 
 def _typename(obj: Any) -> str:
@@ -708,39 +706,23 @@ class Module:
                                         ) -> RemovableHandle:
         """``hook(module, grad_output)`` runs when the gradients w.r.t. the outputs are known;
         it may return new grad_output."""
-        handle = RemovableHandle(self._backward_pre_hooks)
-        self._backward_pre_hooks[handle.id] = hook
-        if prepend:
-            self._backward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._backward_pre_hooks, hook, prepend=prepend)
 
     def register_backward_hook(self, hook: Callable) -> RemovableHandle:
         """Deprecated: prefer :meth:`register_full_backward_hook`."""
         if self._is_full_backward_hook is True:
-            raise RuntimeError(
-                "Cannot use both regular backward hooks and full backward hooks on a single "
-                "Module. Please use only one of them."
-            )
+            raise _mixed_backward_hooks_error("on a single Module")
         self._is_full_backward_hook = False
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._backward_hooks, hook)
 
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False
                                     ) -> RemovableHandle:
         """``hook(module, grad_input, grad_output)`` runs when the gradients w.r.t. the module's
         inputs are computed; it may return new grad_input."""
         if self._is_full_backward_hook is False:
-            raise RuntimeError(
-                "Cannot use both regular backward hooks and full backward hooks on a single "
-                "Module. Please use only one of them."
-            )
+            raise _mixed_backward_hooks_error("on a single Module")
         self._is_full_backward_hook = True
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        if prepend:
-            self._backward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._backward_hooks, hook, prepend=prepend)
 
     def _get_backward_hooks(self) -> tuple[list, list]:
         full: list = []
@@ -762,13 +744,10 @@ class Module:
                                   with_kwargs: bool = False) -> RemovableHandle:
         """``hook(module, args)`` (or ``hook(module, args, kwargs)``) runs before ``forward``;
         it may return new args (or ``(args, kwargs)``)."""
-        handle = RemovableHandle(self._forward_pre_hooks,
-                                 extra_dict=self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
+        handle = _add_hook(self._forward_pre_hooks, hook, prepend=prepend,
+                           extra_dict=self._forward_pre_hooks_with_kwargs)
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
     def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
@@ -776,17 +755,14 @@ class Module:
                               ) -> RemovableHandle:
         """``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)``) runs after
         ``forward``; it may return a new output."""
-        handle = RemovableHandle(
-            self._forward_hooks,
+        handle = _add_hook(
+            self._forward_hooks, hook, prepend=prepend,
             extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called],
         )
-        self._forward_hooks[handle.id] = hook
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
         if always_call:
             self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
     def _maybe_warn_non_full_backward_hook(self, inputs: Any, result: Any, grad_fn: Any) -> None:
@@ -1084,22 +1060,16 @@ class Module:
                 "Cannot register the same function as the state dict post hook that was "
                 "previously registered via register_state_dict_post_hook"
             )
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._state_dict_hooks, hook)
 
     def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(module, state_dict, prefix, local_metadata)`` runs after ``state_dict``."""
         hook._from_public_api = True  # type: ignore[attr-defined]
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._state_dict_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(module, prefix, keep_vars)`` runs before ``state_dict``."""
-        handle = RemovableHandle(self._state_dict_pre_hooks)
-        self._state_dict_pre_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._state_dict_pre_hooks, hook)
 
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
         for name, param in self._parameters.items():
@@ -1153,11 +1123,8 @@ class Module:
 
     def _register_load_state_dict_pre_hook(self, hook: Callable, with_module: bool = False
                                            ) -> RemovableHandle:
-        handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(
-            hook, self if with_module else None
-        )
-        return handle
+        return _add_hook(self._load_state_dict_pre_hooks,
+                         _WrappedHook(hook, self if with_module else None))
 
     def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
@@ -1166,9 +1133,7 @@ class Module:
 
     def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(module, incompatible_keys)`` runs after ``load_state_dict``."""
-        handle = RemovableHandle(self._load_state_dict_post_hooks)
-        self._load_state_dict_post_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._load_state_dict_post_hooks, hook)
 
     def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
                               strict: bool, missing_keys: list, unexpected_keys: list,

@@ -19,6 +19,25 @@ from .module import Module
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
+def _wrap_padding_idx(padding_idx: int | None, num_embeddings: int, name: str) -> int | None:
+    """``padding_idx`` checked against ``num_embeddings`` and made non-negative; ``name`` is
+    how torch's message spells it ("Padding_idx" for Embedding, "padding_idx" for the bag)."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= num_embeddings:
+                raise AssertionError(f"{name} must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -num_embeddings:
+                raise AssertionError(f"{name} must be within num_embeddings")
+            padding_idx = num_embeddings + padding_idx
+    return padding_idx
+
+
+def _check_weight_shape(weight: Tensor, num_embeddings: int, embedding_dim: int) -> None:
+    if list(weight.shape) != [num_embeddings, embedding_dim]:
+        raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+
+
 class Embedding(Module):
     """Rows of ``weight`` picked by integer indices.
 
@@ -40,15 +59,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= self.num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -self.num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = self.num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _wrap_padding_idx(padding_idx, num_embeddings, "Padding_idx")
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -57,10 +68,7 @@ class Embedding(Module):
                                     requires_grad=not _freeze)
             self.reset_parameters()
         else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError(
-                    "Shape of weight does not match num_embeddings and embedding_dim"
-                )
+            _check_weight_shape(_weight, num_embeddings, embedding_dim)
             self.weight = Parameter(_weight, requires_grad=not _freeze)
         self.sparse = sparse
 
@@ -123,23 +131,12 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= self.num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -self.num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = self.num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _wrap_padding_idx(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             self.weight = Parameter(empty((num_embeddings, embedding_dim), dtype=dtype))
             self.reset_parameters()
         else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError(
-                    "Shape of weight does not match num_embeddings and embedding_dim"
-                )
+            _check_weight_shape(_weight, num_embeddings, embedding_dim)
             self.weight = Parameter(_weight)
         self.mode = mode
         self.sparse = sparse
@@ -147,9 +144,9 @@ class EmbeddingBag(Module):
 
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
+        self._fill_padding_idx_with_zero()
+
+    _fill_padding_idx_with_zero = Embedding._fill_padding_idx_with_zero
 
     def forward(self, input: Tensor, offsets: Tensor | None = None,
                 per_sample_weights: Tensor | None = None) -> Tensor:
