@@ -20,7 +20,6 @@
 from __future__ import annotations
 
 import heapq
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -171,7 +170,7 @@ def run_backward(
     counter = 0
     for node in buffers:
         if deps.get(node, 0) == 0:
-            ready.append((-_priority(node), counter, node))
+            ready.append((-node._seq, counter, node))
             counter += 1
     heapq.heapify(ready)
     push, pop = heapq.heappush, heapq.heappop
@@ -185,7 +184,7 @@ def run_backward(
             grads = buffers.pop(node, None)
             nexts = node._next
             n_in = len(nexts) // 2
-            if grads is None or all(g is None for g in grads):
+            if grads is None or (grads[0] is None and all(g is None for g in grads)):
                 out: tuple = (None,) * n_in  # nothing reached it: pass "no gradient" on
             else:
                 hooks = node._hooks
@@ -246,7 +245,7 @@ def run_backward(
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0:  # ready, even if every gradient that reached it was None
-                    push(ready, (-_priority(child), counter, child))
+                    push(ready, (-child._seq, counter, child))
                     counter += 1
     finally:
         _state.enabled = prev_mode
@@ -254,11 +253,6 @@ def run_backward(
     if inputs is None:
         return None
     return tuple(captured)
-
-
-def _priority(node: Node) -> float:
-    # AccumulateGrad runs as soon as it is ready (torch gives it the largest sequence number).
-    return math.inf if isinstance(node, AccumulateGrad) else node._seq
 
 
 def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .._tensor import Tensor
 
 _sequence = itertools.count()
+LAST_SEQUENCE = 1 << 62
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -166,6 +167,9 @@ class AccumulateGrad(Node):
     def __init__(self, variable: Tensor) -> None:
         super().__init__(())
         self.variable = variable
+        # torch gives the accumulator the largest sequence number: it runs as soon as it is
+        # ready, so .grad is filled (and post-accumulate hooks fire) as early as possible.
+        self._seq = LAST_SEQUENCE
 
 
 def grad_accumulator(t: Tensor) -> AccumulateGrad:

@@ -77,9 +77,9 @@ class OpNode(Node):
             raise RuntimeError(FREED_MESSAGE)
         out = []
         for t, check in zip(saved, self._versions, strict=True):
-            if check is not None and t._version_counter.value != check[0]:
+            if check is not None and t._version_counter.value != check:
                 # torch names the tensor's history as it is now (after the in-place op)
-                raise version_error(t, t.grad_fn, t._output_nr, check[0])
+                raise version_error(t, t.grad_fn, t._output_nr, check)
             out.append(t)
         if self._out is not None:
             data, counter, version = self._out
@@ -210,7 +210,7 @@ def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
     elif not record and _state.inference:
         return _mark_inference(out, inputs, op)
     if op.outputs == 1:
-        result = _wrap(out, inputs, op)
+        result = _wrap(out, inputs, op) if op.view else Tensor._make(out)
         if record:
             node = _record(op, inputs, params, result)
             result.grad_fn = node
@@ -282,7 +282,7 @@ def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | Non
         if isinstance(x, Tensor):
             if x._inference:
                 raise RuntimeError(INFERENCE_SAVE_MESSAGE)
-            versions.append((x._version_counter.value, x.grad_fn, x._output_nr))
+            versions.append(x._version_counter.value)
         else:  # a Python number (or None) input: kept as it is
             versions.append(None)
         saved.append(x)
