@@ -812,6 +812,11 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
         reduction = _legacy_reduction(size_average, reduce)
     red = _reduction(reduction)
     class_dim = 0 if input.ndim == 1 else 1
+    if (red == 1 and weight is None and not label_smoothing and input.ndim == 2
+            and target.ndim == 1):
+        fast = _cross_entropy_fast(input, target, ignore_index)
+        if fast is not None:
+            return fast
     if input.shape == target.shape:
         if not target.is_floating_point():
             raise RuntimeError(
@@ -830,6 +835,17 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                        label_smoothing, class_dim)
     logp = log_softmax(input, class_dim, dtype=input.dtype)
     return _nll_nd(logp, target, weight, red, ignore_index)
+
+
+def _cross_entropy_fast(input: Tensor, target: Tensor, ignore_index: int) -> Tensor | None:
+    """The common case as two lean entries (the same nodes), or None where it does not apply:
+    (N, C) float logits, N int64 class indices in [0, C), none of them ignored."""
+    x, t = input._data, target._data
+    n, c = x.shape
+    if (x.dtype.kind != "f" or t.dtype != np.int64 or n == 0 or c == 0 or t.shape[0] != n
+            or 0 <= ignore_index < c or t.min() < 0 or t.max() >= c):
+        return None
+    return K._ce_nll(K._ce_log_softmax(input, _cache={}), target=t.copy())
 
 
 def _class_weight(weight: Tensor, ndim: int, class_dim: int) -> Tensor:

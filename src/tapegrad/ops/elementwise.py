@@ -378,9 +378,12 @@ _cosh = _unary("cosh", "CoshBackward0", np.cosh, save=(0,))
 
 
 def _sigmoid_np(x: np.ndarray) -> np.ndarray:
-    # 1/(1+e^-x) for x >= 0 and e^x/(1+e^x) for x < 0: no overflow either way.
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    # 1/(1+e^-x), branch-free and in one buffer (torch's own CPU formula): for very negative
+    # x, e^-x overflows to inf and the result is 0, never NaN (the caller silences the warning).
+    out = np.negative(x, out=np.empty_like(x))  # (an array even for a 0-d x)
+    np.exp(out, out=out)
+    out += 1
+    return np.reciprocal(out, out=out)
 
 
 _sigmoid = _unary("sigmoid", "SigmoidBackward0", _sigmoid_np, save_output=True)

@@ -354,11 +354,6 @@ _ERFC_Q = (
 # erfc(z) ~= t exp(-z^2 + R(t)), t = 1/(1 + z/2), for all z >= 0 (relative error < 1e-7):
 # R is our own degree-10 Chebyshev fit of log(erfc(z)/t) + z^2 on t in [0, 1]. Branch free,
 # for the float32 normal CDF.
-_ERFC_R = (
-    -1.2655122103075875, 1.0000209430461466, 0.3741760881831849, 0.09577241223765591,
-    -0.1800615123322396, 0.256715067353473, -1.0869556191597844, 1.423171945312693,
-    -0.7684580854963571, 0.1463613844916377, 0.004769650983782835,
-)
 SQRT1_2 = math.sqrt(0.5)
 TWO_OVER_SQRTPI = 2.0 / math.sqrt(math.pi)
 INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -394,24 +389,35 @@ def _phi(x: np.ndarray) -> np.ndarray:
     """The standard normal CDF, 0.5 (1 + erf(x / sqrt 2)), as torch's GELU computes it."""
     if x.dtype == np.float64:
         return (1.0 + erf_array(x * SQRT1_2)) * 0.5
-    # float32: branch-free erfc form (one exp, eleven multiply-adds), abs error < 2e-7;
-    # written in place: three buffers, because fresh large arrays cost page faults
-    z = np.abs(x)
-    z *= SQRT1_2
-    t = z * 0.5
+    return _phi_gauss(x)[0]
+
+
+# float32: erf(z) = 1 - t e^(-z^2) (a1 + a2 t + ... + a5 t^4), t = 1/(1 + p z) (Abramowitz and
+# Stegun 7.1.26, absolute error < 1.5e-7, the accuracy of float32 GELU's own erf), with the
+# halving and the 1/sqrt 2 of Phi folded into the constants
+_AS_P = 0.3275911 * SQRT1_2
+_AS_A = tuple(0.5 * a for a in (0.254829592, -0.284496736, 1.421413741, -1.453152027,
+                                1.061405429))
+
+
+def _phi_gauss(x: np.ndarray) -> tuple:
+    """(Phi(x), e^(-x^2/2)) for a float32 array: branch-free, five buffers' worth of passes,
+    the Gaussian kept for GELU's backward."""
+    t = np.abs(x)
+    t *= _AS_P
     t += 1.0
     np.reciprocal(t, out=t)
-    r = _horner(_ERFC_R, t)
-    z *= z
-    r -= z
-    with np.errstate(under="ignore"):
-        np.exp(r, out=r)
+    r = _horner(_AS_A, t)
     r *= t
-    r *= -0.5  # -0.5 erfc(|x|/sqrt 2) = -Phi(-|x|)
-    r += 0.5
+    e = x * x
+    e *= -0.5
+    with np.errstate(under="ignore", over="ignore"):
+        np.exp(e, out=e)
+    r *= e  # Phi(-|x|)
+    np.subtract(0.5, r, out=r)
     np.copysign(r, x, out=r)
     r += 0.5
-    return r
+    return r, e
 
 
 @defop("erf", node="ErfBackward0", save=(0,))
@@ -443,12 +449,12 @@ def _gelu(x: np.ndarray, *, approximate: str, _cache: dict) -> np.ndarray:
         one_plus = 1.0 + erf_array(x * SQRT1_2)
         _cache["cdf"] = one_plus * 0.5
         return x * 0.5 * one_plus
-    cdf = _phi(x)
-    _cache["cdf"] = cdf
+    cdf, gauss = _phi_gauss(x)
+    _cache["cdf"], _cache["gauss"] = cdf, gauss
     return x * cdf
 
 
-def _gelu_grad(B: Any, x: Any, approximate: str, cdf: Any = None) -> Any:
+def _gelu_grad(B: Any, x: Any, approximate: str, cdf: Any = None, gauss: Any = None) -> Any:
     if approximate == "tanh":
         k_beta = math.sqrt(2.0) * TWO_OVER_SQRTPI * 0.5
         x_sq = x * x
@@ -457,9 +463,11 @@ def _gelu_grad(B: Any, x: Any, approximate: str, cdf: Any = None) -> Any:
     if cdf is None:
         cdf = B.phi(x)
     if not B.tensors:  # the same formula, in place (this runs on every training step)
-        pdf = x * x
-        pdf *= -0.5
-        np.exp(pdf, out=pdf)
+        if gauss is None:
+            gauss = x * x
+            gauss *= -0.5
+            np.exp(gauss, out=gauss)
+        pdf = gauss
         pdf *= x
         pdf *= INV_SQRT_2PI
         pdf += cdf
@@ -470,8 +478,11 @@ def _gelu_grad(B: Any, x: Any, approximate: str, cdf: Any = None) -> Any:
 @_gelu.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx x Phi(x) = Phi(x) + x phi(x)
     B, (x,), g = _unpack(ctx, grad)
-    cdf = None if B.tensors else ctx.params["_cache"].pop("cdf", None)
-    d = _gelu_grad(B, x, ctx.params["approximate"], cdf)
+    cache = ctx.params["_cache"]
+    cdf = gauss = None
+    if not B.tensors:
+        cdf, gauss = cache.pop("cdf", None), cache.pop("gauss", None)
+    d = _gelu_grad(B, x, ctx.params["approximate"], cdf, gauss)
     if not B.tensors:
         d *= g
         return (B.out(d),)
@@ -960,6 +971,57 @@ _nll_loss = defop("nll_loss", node="NllLossBackward0")(_nll_forward)
 _nll_loss2d = defop("nll_loss2d", node="NllLoss2DBackward0")(_nll_forward)
 _nll_loss.backward(_nll_backward)
 _nll_loss2d.backward(_nll_backward)
+
+
+# F.cross_entropy's common case: (N, C) float logits, int64 class indices all in [0, C), no
+# weight, mean reduction, no smoothing. The same two nodes as the general path (NllLossBackward0
+# over LogSoftmaxBackward0) with lean rules: the forward keeps the softmax for the backward, and
+# the first-order backward is a handful of array operations.
+
+@defop("ce_log_softmax", node="LogSoftmaxBackward0", save_output=True)
+def _ce_log_softmax(x: np.ndarray, *, _cache: dict) -> np.ndarray:
+    m = np.maximum.reduce(x, axis=1, keepdims=True)
+    if not np.isfinite(m).all():
+        m = np.where(np.isfinite(m), m, 0)
+    y = x - m
+    e = np.exp(y)
+    s = np.add.reduce(e, axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y -= np.log(s)
+        e /= s
+    _cache["softmax"] = e
+    return y
+
+
+@_ce_log_softmax.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(x - lse)/dx: g - softmax * sum(g)
+    (y,) = ctx.saved
+    if _state.enabled:
+        return (grad - y.exp() * grad.sum(1, keepdim=True),)
+    g = grad._data
+    p = _take(ctx.params["_cache"], "softmax", lambda: np.exp(y._data))
+    p *= np.add.reduce(g, axis=1, keepdims=True)
+    return (Tensor._make(np.subtract(g, p, out=p)),)
+
+
+@defop("ce_nll", node="NllLossBackward0")
+def _ce_nll(x: np.ndarray, *, target: np.ndarray) -> np.ndarray:
+    total = np.add.reduce(x[np.arange(x.shape[0]), target])
+    return np.asarray(-total / x.shape[0], dtype=x.dtype)
+
+
+@_ce_nll.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # -1/N at the target class, 0 else
+    n, c = ctx.input_shapes[0]
+    dtype = grad._data.dtype
+    rows, target = np.arange(n), ctx.params["target"]
+    if not _state.enabled:
+        out = np.zeros((n, c), dtype=dtype)
+        out[rows, target] = -grad._data[()] / n
+        return (Tensor._make(out),)
+    m = np.zeros((n, c), dtype=dtype)
+    m[rows, target] = -1.0 / n
+    return (grad * Tensor._make(m),)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1509,14 +1571,19 @@ class _Geometry:
         _col2im_into(full, win.transpose(order), self.kernel, self.stride, self.dilation)
         return np.ascontiguousarray(_crop(full, self.pads))
 
-    def rows_to_out(self, rows: np.ndarray, n: int) -> np.ndarray:
-        """(O, N*R) products -> (N, O, *out_size), contiguous (junk columns dropped)."""
+    def rows_to_out(self, rows: np.ndarray, n: int, bias: Any = None) -> np.ndarray:
+        """(O, N*R) products -> (N, O, *out_size), contiguous (junk columns dropped), plus
+        the bias per channel if given (added in the same pass as the copy)."""
         o = rows.shape[0]
         if self.flat:
             r = rows.reshape(o, n, self.out_size[0], self.padded[1])[..., :self.out_size[1]]
         else:
             r = rows.reshape((o, n) + self.out_size)
-        return np.ascontiguousarray(r.swapaxes(0, 1))
+        if bias is None:
+            return np.ascontiguousarray(r.swapaxes(0, 1))
+        out = np.empty((n, o) + self.out_size, dtype=rows.dtype)
+        np.add(r.swapaxes(0, 1), bias.reshape(_channel_shape(out.ndim, o)), out=out)
+        return out
 
     def out_to_rows(self, g: np.ndarray) -> np.ndarray:
         """(N, O, *out_size) -> (O, N*R), zeros in the junk columns."""
@@ -1573,10 +1640,7 @@ def _convolution(x: np.ndarray, w: np.ndarray, b: Any, *, stride: tuple, padding
         cols = geo.cols_t(x)
         _cache["cols"] = cols
         rows = _unmats(np.matmul(_wmat2(w, groups), _mats(cols, groups)), groups)
-        out = geo.rows_to_out(rows, n)
-        if b is not None:
-            out += b.reshape(_channel_shape(out.ndim, b.shape[0]))
-        return out
+        return geo.rows_to_out(rows, n, b)
     # transposed: out = col2im(W^T x), the input gradient of the matching convolution
     geo = _transposed_geometry(p, kernel, x.shape[2:])
     c_out = w.shape[1] * groups
