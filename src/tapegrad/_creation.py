@@ -289,7 +289,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
-    work = d.np if d.is_floating_point else np.float64
+    work = d.np if d.is_floating_point else np.dtype(np.float64)
     if steps == 1:
         values = np.array([start], dtype=work)
     elif steps == 0:

@@ -11,8 +11,15 @@ Every tapegrad dtype wraps one NumPy dtype. Promotion follows torch, not NumPy:
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
+_ml_dtypes: ModuleType | None
 try:  # bfloat16 is an optional extra: NumPy has no such type of its own.
     import ml_dtypes as _ml_dtypes
 except ImportError:  # pragma: no cover - depends on the environment
@@ -24,9 +31,9 @@ class dtype:
 
     __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "_rank")
 
-    def __init__(self, name: str, np_dtype: np.dtype, rank: int) -> None:
+    def __init__(self, name: str, np_dtype: DTypeLike, rank: int) -> None:
         self.name = name
-        self.np = np.dtype(np_dtype)
+        self.np: np.dtype[Any] = np.dtype(np_dtype)
         kind = self.np.kind
         self.is_floating_point = kind == "f" or name == "bfloat16"
         self.is_complex = kind == "c"

@@ -15,6 +15,7 @@ the arithmetic and its derivative live in ``ops/``, the graph in ``autograd/``.
 
 from __future__ import annotations
 
+import builtins
 import warnings
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -51,10 +52,14 @@ class device:
     """``torch.device``: tapegrad runs on the CPU only."""
 
     __slots__ = ("type", "index")
+    if TYPE_CHECKING:  # the slots' types, for type checkers
+        type: str
+        index: int | None
 
     def __init__(self, type: str | device = "cpu", index: int | None = None) -> None:
         if isinstance(type, device):
-            type, index = type.type, type.index
+            index = type.index
+            type = type.type
         name = str(type).split(":")[0]
         if name != "cpu":
             raise RuntimeError(
@@ -131,6 +136,14 @@ class Tensor:
         "__dict__",
         "__weakref__",
     )
+    if TYPE_CHECKING:  # the slots' types, for type checkers
+        _data: np.ndarray
+        _requires_grad: builtins.bool
+        grad_fn: Any
+        _grad: Tensor | None
+        _vc: _Version | None
+        _output_nr: builtins.int
+        _base: Tensor | None
     _view_info: Any = None  # "no_grad" or the multi-output op that made this view
     _accumulator: Any = None  # weakref to the leaf's AccumulateGrad node
     _hooks: Any = None  # leaf tensor hooks
@@ -599,32 +612,38 @@ class Tensor:
     def contiguous(self, memory_format: Any = None) -> Tensor:
         return self if self._data.flags.c_contiguous else _ops_shape.clone(self)
 
-    def new_tensor(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    def new_tensor(self, data: Any, dtype: Any = None,
+                   requires_grad: builtins.bool = False) -> Tensor:
         return _creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
-    def new_zeros(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    def new_zeros(self, *size: Any, dtype: Any = None,
+                  requires_grad: builtins.bool = False) -> Tensor:
         return _creation.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
-    def new_ones(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    def new_ones(self, *size: Any, dtype: Any = None,
+                 requires_grad: builtins.bool = False) -> Tensor:
         return _creation.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_full(self, size: Any, fill_value: Any, dtype: Any = None,
-                 requires_grad: bool = False) -> Tensor:
+                 requires_grad: builtins.bool = False) -> Tensor:
         return _creation.full(size, fill_value, dtype=dtype or self.dtype,
                               requires_grad=requires_grad)
 
-    def new_empty(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    def new_empty(self, *size: Any, dtype: Any = None,
+                  requires_grad: builtins.bool = False) -> Tensor:
         return _creation.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
-    def equal(self, other: Tensor) -> bool:
+    def equal(self, other: Tensor) -> builtins.bool:
         return _creation.equal(self, other)
 
-    def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-                 equal_nan: bool = False) -> bool:
+    def allclose(self, other: Tensor, rtol: builtins.float = 1e-05,
+                 atol: builtins.float = 1e-08,
+                 equal_nan: builtins.bool = False) -> builtins.bool:
         return _creation.allclose(self, other, rtol, atol, equal_nan)
 
-    def isclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-                equal_nan: bool = False) -> Tensor:
+    def isclose(self, other: Tensor, rtol: builtins.float = 1e-05,
+                atol: builtins.float = 1e-08,
+                equal_nan: builtins.bool = False) -> Tensor:
         return _creation.isclose(self, other, rtol, atol, equal_nan)
 
     # -- printing --------------------------------------------------------------------------------
@@ -706,19 +725,20 @@ class Tensor:
     def fill_(self, value: Any) -> Tensor:
         return _ops_ew.fill_(self, value)
 
-    def copy_(self, src: Any, non_blocking: bool = False) -> Tensor:
+    def copy_(self, src: Any, non_blocking: builtins.bool = False) -> Tensor:
         return _ops_ew.copy_(self, src)
 
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
         return _ops_idx.masked_fill_(self, mask, value)
 
-    def index_put_(self, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    def index_put_(self, indices: Any, values: Any, accumulate: builtins.bool = False) -> Tensor:
         return _ops_idx.index_put_(self, indices, values, accumulate)
 
-    def scatter_(self, dim: int, index: Tensor, src: Any, *, reduce: Any = None) -> Tensor:
+    def scatter_(self, dim: builtins.int, index: Tensor, src: Any, *,
+                 reduce: Any = None) -> Tensor:
         return _ops_idx.scatter_(self, dim, index, src)
 
-    def scatter_add_(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    def scatter_add_(self, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
         return _ops_idx.scatter_add_(self, dim, index, src)
 
     def __setitem__(self, index: Any, value: Any) -> None:

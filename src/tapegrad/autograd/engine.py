@@ -272,7 +272,7 @@ def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
     return g
 
 
-def _add_to_buffer(buffers: dict, node: Node, nr: int, g: Tensor) -> None:
+def _add_to_buffer(buffers: dict, node: Node, nr: int, g: Tensor | None) -> None:
     buf = buffers.get(node)
     if buf is None:
         buf = [None] * (nr + 1)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -53,6 +53,8 @@ class BackwardCFunction(FunctionCtx, Node):
     """The grad_fn of a custom Function (named ``<Function>Backward``)."""
 
     _fn_cls: Any = None
+    if TYPE_CHECKING:  # set by Function.apply after forward: (shape, NumPy dtype) per output
+        _output_meta: list[tuple[tuple[int, ...], Any]]
 
     def __init__(self) -> None:
         Node.__init__(self, ())
@@ -69,7 +71,7 @@ class BackwardCFunction(FunctionCtx, Node):
     def saved_tensors(self) -> tuple:
         if self._saved is None:
             raise RuntimeError(FREED_MESSAGE)
-        out = []
+        out: list[Tensor | None] = []
         for entry in self._saved:
             if entry is None:
                 out.append(None)
@@ -176,7 +178,7 @@ class Function(metaclass=FunctionMeta):
         non_diff = {id(t) for t in ctx._non_differentiable}
         dirty = {id(t) for t in ctx._dirty}
         new_outs = []
-        meta = []
+        meta: list[tuple[tuple[int, ...], Any]] = []
         for nr, o in enumerate(outs):
             if not isinstance(o, Tensor):
                 new_outs.append(o)
@@ -196,7 +198,7 @@ class Function(metaclass=FunctionMeta):
             o._requires_grad = True
             new_outs.append(o)
         ctx._output_meta = meta
-        saved = []
+        saved: list[tuple[Tensor, int, Any, int] | None] = []
         for t in ctx._to_save:
             if t is None:
                 saved.append(None)

@@ -22,7 +22,7 @@ def _wrap(cls: type, data: Tensor | None) -> Any:
     """A new ``cls`` instance viewing ``data``'s memory with its version counter."""
     if data is None:
         data = empty(0)
-    self = object.__new__(cls)
+    self: Any = object.__new__(cls)
     Tensor._init(self, data._data)
     self._version_counter = data._version_counter
     return self
@@ -62,7 +62,8 @@ class Parameter(Tensor):
         memo[id(self)] = result
         return result
 
-    def __repr__(self, *, tensor_contents: Any = None) -> str:
+    # mypy wrongly reports this signature, identical to Tensor's, as an incompatible override
+    def __repr__(self, *, tensor_contents: Any = None) -> str:  # type: ignore[override]
         return "Parameter containing:\n" + super().__repr__()
 
     def __reduce_ex__(self, protocol: Any) -> Any:

@@ -39,7 +39,7 @@ Data flow of ``apply(MUL, a, b)``::
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -63,6 +63,12 @@ class OpNode(Node):
 
     __slots__ = ("_saved", "_versions", "_out", "params", "input_meta")
     op: OpDef
+    if TYPE_CHECKING:  # the slots' types, for type checkers
+        _saved: tuple | None
+        _versions: tuple
+        _out: tuple | None
+        params: dict
+        input_meta: tuple
 
     @property
     def needs_input_grad(self) -> tuple:
@@ -139,7 +145,8 @@ class OpDef:
         self.view = view
         self.outputs = outputs
         cpp = {"CopyBackwards": "torch::autograd::CopyBackwards"}.get(node)
-        self.node_cls = type(node, (OpNode,), {"__slots__": (), "op": self, "_cpp_name": cpp})
+        self.node_cls = cast("type[OpNode]",
+                             type(node, (OpNode,), {"__slots__": (), "op": self, "_cpp_name": cpp}))
 
     def backward(self, rule: Callable) -> Callable:
         """Decorator: attach the backward rule to this entry."""
@@ -231,7 +238,8 @@ def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
     return results
 
 
-OpDef.__call__ = apply  # type: ignore[attr-defined]  # entry(a, b) is apply(entry, a, b)
+# entry(a, b) is apply(entry, a, b): attached at import time, so mypy sees a method overwritten
+OpDef.__call__ = apply  # type: ignore[method-assign,assignment]  # see the line above
 
 
 def _mark_inference(out: Any, inputs: tuple, op: OpDef) -> Any:
@@ -269,8 +277,8 @@ def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | Non
     node._hooks = None
     node.params = params
     node.input_meta = tuple(meta)
-    saved = []
-    versions = []
+    saved: list[Any] = []
+    versions: list[int | None] = []
     save_if = op.save_if
     for i in op.save:
         if i >= len(inputs):

@@ -254,7 +254,7 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
         else:
             target.fill_(value)
         return
-    np_key = []
+    np_key: list[Any] = []
     for k in nkey:
         if isinstance(k, Tensor) and k.ndim == 0 and k._data.dtype != np.bool_:
             np_key.append(int(k.item()))
@@ -272,7 +272,7 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
 
 def _full_index(index: np.ndarray, dim: int) -> tuple:
     """NumPy fancy-index tuple addressing ``out[i][j]...`` with ``index`` along ``dim``."""
-    grids = list(np.indices(index.shape, sparse=True))
+    grids: list[np.ndarray] = list(np.indices(index.shape, sparse=True))
     grids[dim] = index
     return tuple(grids)
 

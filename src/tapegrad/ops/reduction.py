@@ -190,9 +190,6 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 # max, min, amax, amin, argmax, argmin
 # ---------------------------------------------------------------------------------------------
 
-_Max = namedtuple("max", ["values", "indices"])
-_Min = namedtuple("min", ["values", "indices"])
-
 
 def _return_type(cls: Any, name: str) -> Any:
     cls.__module__ = "torch.return_types"
@@ -204,8 +201,8 @@ def _return_type(cls: Any, name: str) -> Any:
     return cls
 
 
-_Max = _return_type(_Max, "max")
-_Min = _return_type(_Min, "min")
+_Max = _return_type(namedtuple("max", ["values", "indices"]), "max")
+_Min = _return_type(namedtuple("min", ["values", "indices"]), "min")
 _Sort = _return_type(namedtuple("sort", ["values", "indices"]), "sort")
 _Topk = _return_type(namedtuple("topk", ["values", "indices"]), "topk")
 

@@ -296,9 +296,9 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     sizes = _shape_arg(sizes)
     shape = input._data.shape
     if len(sizes) < len(shape):
-        have, want = ", ".join(map(str, shape)), ", ".join(map(str, sizes))
+        old, new = ", ".join(map(str, shape)), ", ".join(map(str, sizes))
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{[{have}]}}, size=[{want}]): the number of sizes provided "
+            f"expand(torch.FloatTensor{{[{old}]}}, size=[{new}]): the number of sizes provided "
             f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
             f"({len(shape)})"
         )
@@ -487,7 +487,8 @@ def to_dtype(input: Tensor, dtype: Any, copy: bool = False) -> Tensor:
 
 @defop("select", node="SelectBackward0", view=True)
 def _select(x: np.ndarray, *, dim: int, index: int) -> np.ndarray:
-    key = (slice(None),) * dim + (index, Ellipsis)  # Ellipsis: a 0-d view, not a scalar
+    # Ellipsis: a 0-d view, not a scalar
+    key: tuple[Any, ...] = (slice(None),) * dim + (index, Ellipsis)
     return x[key]
 
 

@@ -590,6 +590,9 @@ def multi_head_attention_forward(
                 raise AssertionError(
                     f"use_separate_proj_weight is True but {name}_proj_weight is None"
                 )
+        # checked just above; tells type checkers the weights are not None
+        assert q_proj_weight is not None and k_proj_weight is not None
+        assert v_proj_weight is not None
         b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
         q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight,
                                  v_proj_weight, b_q, b_k, b_v)
@@ -753,8 +756,8 @@ class MultiheadAttention(Module):
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
                                                         dtype=dtype)
         if add_bias_kv:
-            self.bias_k = Parameter(empty((1, 1, embed_dim), dtype=dtype))
-            self.bias_v = Parameter(empty((1, 1, embed_dim), dtype=dtype))
+            self.bias_k: Parameter | None = Parameter(empty((1, 1, embed_dim), dtype=dtype))
+            self.bias_v: Parameter | None = Parameter(empty((1, 1, embed_dim), dtype=dtype))
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn

@@ -9,9 +9,9 @@ from __future__ import annotations
 import operator
 from collections import OrderedDict
 from collections import abc as container_abcs
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain, islice
-from typing import Any
+from typing import Any, ClassVar
 
 from ..._tensor import Tensor
 from ..parameter import Parameter
@@ -359,12 +359,13 @@ class ModuleDict(Module):
                     "ModuleDict update sequence element #" + str(j) + " should be Iterable; is"
                     + type(m).__name__
                 )
-            if len(m) != 2:
+            pair: Any = m  # indexed as it is: a generator fails in len(), as in torch
+            if len(pair) != 2:
                 raise ValueError(
                     "ModuleDict update sequence element #" + str(j) + " has length "
-                    + str(len(m)) + "; 2 is required"
+                    + str(len(pair)) + "; 2 is required"
                 )
-            self[m[0]] = m[1]
+            self[pair[0]] = pair[1]
 
 
 def _describe(p: Any, type_name: str) -> str:
@@ -382,7 +383,8 @@ class ParameterList(Module):
         if values is not None:
             self += values
 
-    _get_abs_string_index = ModuleList._get_abs_string_index
+    # ModuleList's method, borrowed (it only needs len(self))
+    _get_abs_string_index: ClassVar[Callable[[Any, int], str]] = ModuleList._get_abs_string_index
 
     def __getitem__(self, idx: Any) -> Any:
         if isinstance(idx, slice):
@@ -543,12 +545,13 @@ class ParameterDict(Module):
                         "ParameterDict update sequence element #" + str(j)
                         + " should be Iterable; is" + type(p).__name__
                     )
-                if len(p) != 2:
+                pair: Any = p  # indexed as it is: a generator fails in len(), as in torch
+                if len(pair) != 2:
                     raise ValueError(
                         "ParameterDict update sequence element #" + str(j) + " has length "
-                        + str(len(p)) + "; 2 is required"
+                        + str(len(pair)) + "; 2 is required"
                     )
-                self[p[0]] = p[1]
+                self[pair[0]] = pair[1]
 
     def extra_repr(self) -> str:
         lines = []

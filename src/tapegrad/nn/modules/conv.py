@@ -72,7 +72,7 @@ class _ConvNd(Module):
                     left = total // 2
                     pads[2 * i] = left
                     pads[2 * i + 1] = total - left
-            self._reversed_padding_repeated_twice = pads
+            self._reversed_padding_repeated_twice: list[int] | tuple[int, ...] = pads
         else:
             self._reversed_padding_repeated_twice = _reverse_repeat_tuple(self.padding, 2)
         if transposed:

@@ -28,7 +28,7 @@ import warnings
 import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import _dtype
 from ..._tensor import Tensor, device
@@ -78,6 +78,7 @@ class RemovableHandle:
         self.hooks_dict_ref = weakref.ref(hooks_dict)
         self.id = RemovableHandle.next_id
         RemovableHandle.next_id += 1
+        extra: tuple[Any, ...]
         if extra_dict is None:
             extra = ()
         elif isinstance(extra_dict, list):
@@ -392,6 +393,23 @@ class Module:
     _version: int = 1
     training: bool
     call_super_init: bool = False
+    if TYPE_CHECKING:  # set in __init__ through object.__setattr__; their types, for checkers
+        _parameters: dict[str, Parameter | None]
+        _buffers: dict[str, Tensor | None]
+        _non_persistent_buffers_set: set[str]
+        _backward_pre_hooks: dict[int, Callable]
+        _backward_hooks: dict[int, Callable]
+        _is_full_backward_hook: bool | None
+        _forward_hooks: dict[int, Callable]
+        _forward_hooks_with_kwargs: dict[int, bool]
+        _forward_hooks_always_called: dict[int, bool]
+        _forward_pre_hooks: dict[int, Callable]
+        _forward_pre_hooks_with_kwargs: dict[int, bool]
+        _state_dict_hooks: dict[int, Callable]
+        _state_dict_pre_hooks: dict[int, Callable]
+        _load_state_dict_pre_hooks: dict[int, Any]
+        _load_state_dict_post_hooks: dict[int, Callable]
+        _modules: dict[str, Any]  # Module or None; Any keeps container code cast-free
     _compiled_call_impl: Callable | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

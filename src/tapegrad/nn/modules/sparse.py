@@ -6,7 +6,8 @@ The weight starts as N(0, 1) (drawn from the global generator like torch), with 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from ..._creation import empty
 from ..._tensor import Tensor
@@ -146,7 +147,9 @@ class EmbeddingBag(Module):
         init.normal_(self.weight)
         self._fill_padding_idx_with_zero()
 
-    _fill_padding_idx_with_zero = Embedding._fill_padding_idx_with_zero
+    # Embedding's method, borrowed (it only needs padding_idx and weight)
+    _fill_padding_idx_with_zero: ClassVar[Callable[[Any], None]] = (
+        Embedding._fill_padding_idx_with_zero)
 
     def forward(self, input: Tensor, offsets: Tensor | None = None,
                 per_sample_weights: Tensor | None = None) -> Tensor:
