@@ -2640,3 +2640,13 @@ def _sdpa_math(q: Tensor, k: Tensor, v: Tensor, attn_mask: Tensor | None, mask: 
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
     return la.matmul(attn, v)
+
+
+def ctc_loss(*args: Any, **kwargs: Any) -> Tensor:
+    """Not implemented in tapegrad: raises a clear error rather than failing somewhere inside."""
+    raise NotImplementedError("tapegrad does not implement ctc_loss (nn.CTCLoss) yet")
+
+
+def adaptive_max_pool3d(*args: Any, **kwargs: Any) -> Tensor:
+    """Not implemented in tapegrad: raises a clear error rather than failing somewhere inside."""
+    raise NotImplementedError("tapegrad does not implement adaptive_max_pool3d yet")
