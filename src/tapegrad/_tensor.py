@@ -359,9 +359,8 @@ class Tensor:
     def data(self, value: Tensor) -> None:
         self._data = value._data
 
-    @property
-    def _is_view(self) -> Callable[[], bool]:
-        return lambda: self._base is not None
+    def _is_view(self) -> builtins.bool:
+        return self._base is not None
 
     def is_inference(self) -> bool:
         return self._inference

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from .._tensor import Tensor, _Version
+from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from ..autograd.graph import (
     FREED_MESSAGE,
@@ -514,4 +514,4 @@ def _inplace_on_view(op: OpDef, target: Tensor, before: Tensor, base: Tensor, ot
 
 
 __all__ = ["REGISTRY", "OpDef", "OpNode", "defop", "apply", "apply_", "AccumulateGrad",
-           "grad_accumulator", "_Version"]
+           "grad_accumulator"]

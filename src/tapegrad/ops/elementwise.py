@@ -8,6 +8,7 @@ an input of the node with no edge, as torch's "wrapped numbers" are.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -784,12 +785,8 @@ def remainder(input: Any, other: Any) -> Tensor:
 
 def fmod(input: Tensor, other: Any) -> Tensor:
     sign_ = sign(input.detach())
-    return remainder(abs(input), abs(other) if isinstance(other, Tensor) else builtins_abs(other)
+    return remainder(abs(input), abs(other) if isinstance(other, Tensor) else builtins.abs(other)
                      ) * sign_
-
-
-def builtins_abs(x: Any) -> Any:
-    return x if x >= 0 else -x
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:
@@ -1216,13 +1213,8 @@ def copy_(target: Tensor, src: Any) -> Tensor:
     """Copy ``src`` (broadcast, cast to the target's dtype) into ``target``."""
     if not isinstance(src, Tensor):
         src = Tensor._make(np.asarray(src))
-    if target._data.dtype != src._data.dtype and src._data.dtype.kind in "fc" and (
-        target._data.dtype.kind not in "fc"
-    ):
-        pass  # torch truncates float -> int in copy_; write_into's category check must not fire
     if target._data.dtype != src._data.dtype:
-        src_cast = Tensor._make(src._data.astype(target._data.dtype))
-        if src._requires_grad:
-            src_cast = src.to(target.dtype)
-        return apply_(_copy, target, src_cast)
+        # cast first (float -> int truncates, as torch's copy_ does); ToCopyBackward0 when src
+        # requires grad, so its gradient comes back in its own dtype
+        src = src.to(target.dtype)
     return apply_(_copy, target, src)

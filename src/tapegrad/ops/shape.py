@@ -800,8 +800,8 @@ def tensor_split(input: Tensor, sections: Any, dim: int = 0) -> tuple:
 
 
 def _unbind_forward(x: np.ndarray, *, dim: int) -> tuple:
-    return tuple(np.take(x, i, axis=dim) if False else x[(slice(None),) * dim + (i,)]
-                 for i in range(x.shape[dim]))
+    # Ellipsis keeps each piece a view (a 0-d array, not a NumPy scalar, for a 1-D input)
+    return tuple(x[(slice(None),) * dim + (i, Ellipsis)] for i in range(x.shape[dim]))
 
 
 _unbind = defop("unbind", node="UnbindBackward0", view=True, outputs=-1)(_unbind_forward)
