@@ -11,7 +11,7 @@ This module only gathers the public names; read ``_tensor.py``, then ``ops/_regi
 
 from __future__ import annotations
 
-from . import _dtype
+from . import _allocator, _dtype
 from ._creation import (
     allclose,
     arange,
@@ -264,6 +264,8 @@ strided = "torch.strided"
 contiguous_format = preserve_format = channels_last = None
 
 __version__ = "0.1.0"
+
+_allocator.configure()
 
 
 def result_type(tensor1: object, tensor2: object) -> dtype:

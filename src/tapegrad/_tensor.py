@@ -272,6 +272,12 @@ class Tensor:
         start = self._data.__array_interface__["data"][0]
         return (start - base._data.__array_interface__["data"][0]) // self._data.itemsize
 
+    def data_ptr(self) -> int:
+        """The address of the first element (0 for an empty tensor, as torch reports)."""
+        if self._data.size == 0:
+            return 0
+        return int(self._data.__array_interface__["data"][0])
+
     def is_contiguous(self, memory_format: Any = None) -> bool:
         return bool(self._data.flags.c_contiguous)
 

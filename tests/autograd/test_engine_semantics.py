@@ -44,6 +44,39 @@ def test_grad_accumulates_in_place_across_backward_calls(compare):
     compare(scenario)
 
 
+def test_first_grad_shares_no_buffer_anyone_else_can_see(compare):
+    """AccumulateGrad may take the incoming gradient's buffer for ``.grad`` (torch steals it),
+    but only when nothing else holds it: not the user's grad_tensors, not a hook's capture,
+    not another leaf that got the same gradient. Then ``.grad`` stays independent and has the
+    parameter's layout."""
+
+    def scenario(L):
+        a = L.randn(3, requires_grad=True)
+        b = L.randn(3, requires_grad=True)
+        (a + b).sum().backward()  # AddBackward hands one gradient to both leaves
+        shared_leaves = a.grad.data_ptr() == b.grad.data_ptr()
+        a.grad.add_(1.0)
+        d = L.randn(3, requires_grad=True)
+        gt = L.ones(3)
+        d.backward(gt)
+        user = d.grad.data_ptr() == gt.data_ptr()
+        d.grad.mul_(5.0)
+        kept = []
+        c = L.randn(3, requires_grad=True)
+        c.register_hook(lambda g: kept.append(g))
+        (c * 2).sum().backward()
+        hooked = kept[0].data_ptr() == c.grad.data_ptr()
+        c.grad.zero_()
+        w = L.randn(4, 3, requires_grad=True)
+        L.nn.functional.linear(L.randn(2, 3), w, L.zeros(4)).sum().backward()
+        r = L.tensor([-1.0, 2.0, 0.5], requires_grad=True)
+        L.relu(r).sum().backward()  # a gradient built on another dtype's bits keeps its dtype
+        return (shared_leaves, b.grad, user, gt, hooked, kept[0], w.grad.stride(),
+                w.grad.is_contiguous(), w.grad._base is None, r.grad)
+
+    compare(scenario)
+
+
 def test_retain_graph_allows_a_second_backward(compare):
     """backward(retain_graph=True) keeps saved tensors; the second backward accumulates."""
 

@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import heapq
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -247,6 +248,7 @@ def run_backward(
                 if left == 0:  # ready, even if every gradient that reached it was None
                     push(ready, (-child._seq, counter, child))
                     counter += 1
+            out, g = (), None  # hold no gradient past its node (see _unshared)
     finally:
         _state.enabled = prev_mode
 
@@ -324,10 +326,48 @@ def _run_accumulate(node: AccumulateGrad, g: Tensor, create_graph: bool, capture
         if slot is not None:
             captured[slot] = g
         return
-    _accumulate(t, g if create_graph else g.detach(), create_graph)
+    free = None if create_graph or t._grad is not None else _unshared(g, t)
+    if free is not None:
+        t._grad = Tensor._make(free)  # take the buffer: nothing else can see it
+    else:
+        _accumulate(t, g if create_graph else g.detach(), create_graph)
     if t._post_hooks:
         for hook in list(t._post_hooks.values()):
             hook(t)
+
+
+# References while _unshared checks an incoming gradient that no one else holds, counting
+# getrefcount's own argument each time: the Tensor's are the engine's buffer list,
+# _run_accumulate's argument and _unshared's own (4); the array's are the Tensor's ``_data``
+# slot and a local (3). The owner of a view adds the base Tensor's ``_data`` slot; that base
+# Tensor is held by the view's ``_base`` and a local (3).
+_TENSOR_REFS = 4
+_ARRAY_REFS = 3
+
+
+def _unshared(g: Tensor, t: Tensor) -> np.ndarray | None:
+    """The buffer the first gradient of leaf ``t`` can become ``t.grad`` without a copy, or
+    None. torch's AccumulateGrad steals the incoming gradient when nothing else can see it and
+    it has the parameter's layout; so does this. No one may hold the Tensor or its array (a
+    user's grad_tensors, a hook's capture, another input's gradient, a view); a view's owner
+    (``(G^T A).t().t()`` is the gradient of ``W`` through ``W.t()``) may be held only by the
+    view. A training step then allocates each weight gradient once instead of twice."""
+    a = g._data
+    if sys.getrefcount(g) > _TENSOR_REFS or sys.getrefcount(a) > _ARRAY_REFS:
+        return None
+    owner = a.base
+    if owner is not None:
+        refs = _ARRAY_REFS
+        base_t = g._base
+        if base_t is not None:  # a view Tensor: its base may hold nothing but the owner
+            if sys.getrefcount(base_t) > 3 or base_t._data is not owner:
+                return None
+            refs += 1
+        if type(owner) is not np.ndarray or sys.getrefcount(owner) > refs:
+            return None
+    if a.strides != t._data.strides or not a.flags.writeable:
+        return None
+    return a
 
 
 def _check_nan(node: Node, out: tuple) -> None:
