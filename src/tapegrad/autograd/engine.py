@@ -73,9 +73,18 @@ def _discover(roots: list[Node]) -> dict[Node, int]:
             stack.append(r)
     while stack:
         node = stack.pop()
-        for child in node._next[::2]:
-            if child is None:
-                continue
+        if node._n0 < 0:
+            continue
+        # node._next[::2], written out: the first edge from the node's slot, then the rest
+        rest = node._rest
+        for child in rest[::2] if rest else ():
+            if child is not None:
+                deps[child] = deps.get(child, 0) + 1
+                if child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+        child = node._e0
+        if child is not None:
             deps[child] = deps.get(child, 0) + 1
             if child not in seen:
                 seen.add(child)
@@ -183,7 +192,8 @@ def run_backward(
         while ready:
             node = pop(ready)[2]
             grads = buffers.pop(node, None)
-            nexts = node._next
+            n0 = node._n0  # the edges, flat (node._next, written out: this loop is hot)
+            nexts = () if n0 < 0 else (node._e0, n0) + node._rest
             n_in = len(nexts) // 2
             if grads is None or (grads[0] is None and all(g is None for g in grads)):
                 out: tuple = (None,) * n_in  # nothing reached it: pass "no gradient" on

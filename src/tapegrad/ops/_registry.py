@@ -47,6 +47,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from ..autograd.graph import (
     FREED_MESSAGE,
+    NO_EDGE,
     AccumulateGrad,
     Node,
     _sequence,
@@ -253,7 +254,22 @@ def _mark_inference(out: Any, inputs: tuple, op: OpDef) -> Any:
     return results
 
 
-_NO_EDGE = (None, 0)
+
+# Nodes share their input_meta tuples: a training step or a long chain records the same few
+# (shape, dtype) combinations over and over, and a tuple of tuples per node is a GC container
+# that Python's full collections keep walking (a 100,000-op chain spent a third of its forward
+# in them). Bounded: cleared when it grows past _META_LIMIT distinct entries.
+_META: dict = {}
+_META_LIMIT = 4096
+
+
+def _shared_meta(meta: tuple) -> tuple:
+    shared = _META.get(meta)
+    if shared is None:
+        if len(_META) >= _META_LIMIT:
+            _META.clear()
+        shared = _META[meta] = meta
+    return shared
 
 
 def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | None) -> OpNode:
@@ -269,14 +285,21 @@ def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | Non
                 edges += (grad_accumulator(x), 0)
             meta.append((x._data.shape, x._data.dtype.num))  # ints only: not a GC container
         else:
-            edges += _NO_EDGE
+            edges += NO_EDGE
             meta.append(None)
     node = op.node_cls.__new__(op.node_cls)
-    node._next = tuple(edges)
+    if not edges:
+        node._e0, node._n0, node._rest = None, -1, ()
+    else:  # the first edge in the node's own slots (see graph.Node), the rest shared if common
+        node._e0 = edges[0]
+        node._n0 = edges[1]
+        n = len(edges)
+        node._rest = () if n == 2 else NO_EDGE if n == 4 and edges[2] is None else tuple(
+            edges[2:])
     node._seq = next(_sequence)
     node._hooks = None
     node.params = params
-    node.input_meta = tuple(meta)
+    node.input_meta = _shared_meta(tuple(meta))
     saved: list[Any] = []
     versions: list[int | None] = []
     save_if = op.save_if
