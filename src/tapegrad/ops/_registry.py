@@ -299,7 +299,8 @@ def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | Non
     node._seq = next(_sequence)
     node._hooks = None
     node.params = params
-    node.input_meta = _shared_meta(tuple(meta))
+    key = tuple(meta)
+    node.input_meta = _META.get(key) or _shared_meta(key)
     saved: list[Any] = []
     versions: list[int | None] = []
     save_if = op.save_if
@@ -313,7 +314,8 @@ def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | Non
         if isinstance(x, Tensor):
             if x._inference:
                 raise RuntimeError(INFERENCE_SAVE_MESSAGE)
-            versions.append(x._version_counter.value)
+            vc = x._vc  # a tensor without a counter yet is at version 0 (and needs none)
+            versions.append(0 if vc is None else vc.value)
         else:  # a Python number (or None) input: kept as it is
             versions.append(None)
         saved.append(x)

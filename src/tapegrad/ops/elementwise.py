@@ -110,7 +110,13 @@ def _broadcast_error(a: Any, b: Any) -> RuntimeError:
 
 
 def _binary(ufunc: np.ufunc, a: Any, b: Any) -> np.ndarray:
-    a, b = _promote(a, b)
+    # The two commonest cases need no promotion (NumPy already gives torch's dtype): a float
+    # array with a Python float, and two arrays of one dtype.
+    if type(a) is not np.ndarray or not (
+        (type(b) is float and a.dtype.kind in "fc")
+        or (type(b) is np.ndarray and a.dtype == b.dtype)
+    ):
+        a, b = _promote(a, b)
     try:
         return ufunc(a, b)
     except ValueError:
@@ -150,6 +156,8 @@ def _sub(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
 
 @_sub.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(a - alpha*b) = (1, -alpha)
+    if ctx.input_meta[1] is None:  # b needs no gradient (x - 0.25): no negation to pay for
+        return grad, None
     alpha = ctx.params.get("alpha", 1)
     return grad, (-grad if alpha == 1 else grad * -alpha)
 
