@@ -7,7 +7,8 @@ One workload run (``run_workload``)::
     for lib in (tapegrad, torch):         the same ``workload.setup(lib, cfg, bank)`` code
         step = setup(...); loss0 = step() first step = loss check (and the first warm-up)
     |loss0_tapegrad - loss0_torch| <= 1e-5 * |loss0_torch|, else "mismatch" (nothing timed)
-    timed pass     warm-up steps, then ``repeats`` x ``number`` steps; the median per step
+    timed pass     warm-up steps, then ``repeats`` rounds; each round times ``number`` steps of
+                   every library in turn (rotating order); the median per step
     memory pass    one more step under tracemalloc (tapegrad) or torch's profiler (torch)
 
 Garbage collection stays on during timing (users run with it on); ``gc.collect()`` runs before
@@ -41,6 +42,7 @@ import numpy as np
 SEED = 1234
 LOSS_RTOL = 1e-5
 SETTLE_S = 0.5  # full mode: idle pause before timing, so the other library's threads go to sleep
+SWITCH_S = 0.2  # full mode: the same before each turn of an interleaved repeat
 
 Step = Callable[[], Any]
 
@@ -308,26 +310,45 @@ class Result:
     ratio_of: str = ""
 
 
-def time_step(step: Step, timing: Timing) -> tuple[float, list[float], int]:
-    """Median seconds per step over ``timing.repeats`` repeats, the repeats, steps per repeat."""
-    if timing.min_repeat_s > 0 or timing.warmup:  # not in quick mode
-        time.sleep(SETTLE_S)
-    for _ in range(timing.warmup):
-        step()
-    number = 1
-    if timing.min_repeat_s > 0:
-        t0 = time.perf_counter()
-        step()  # calibration, and one more warm-up step
-        single = time.perf_counter() - t0
-        number = max(1, math.ceil(timing.min_repeat_s / max(single, 1e-9)))
-    repeats = []
-    for _ in range(timing.repeats):
-        gc.collect()
-        t0 = time.perf_counter()
-        for _ in range(number):
+def time_steps(steps: dict[str, Step], timing: Timing) -> dict[str, tuple[float, list, int]]:
+    """Time every library's step; per name: median seconds per step, the repeats, steps per
+    repeat.
+
+    The repeats interleave: repeat r times each library once, the order rotating with r, so a
+    change in the machine's load during the run falls on every side alike instead of on
+    whichever library happened to be timed then. In full mode each turn starts with an idle
+    pause (the other library's worker threads go to sleep) and, if the workload has warm-up
+    steps, one untimed step (its own caches and threads warm again)."""
+    full = timing.min_repeat_s > 0 or timing.warmup > 0
+    numbers: dict[str, int] = {}
+    for name, step in steps.items():
+        if full:
+            time.sleep(SETTLE_S)
+        for _ in range(timing.warmup):
             step()
-        repeats.append((time.perf_counter() - t0) / number)
-    return statistics.median(repeats), repeats, number
+        number = 1
+        if timing.min_repeat_s > 0:
+            t0 = time.perf_counter()
+            step()  # calibration, and one more warm-up step
+            single = time.perf_counter() - t0
+            number = max(1, math.ceil(timing.min_repeat_s / max(single, 1e-9)))
+        numbers[name] = number
+    names = list(steps)
+    reps: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(timing.repeats):
+        k = r % len(names)
+        for name in names[k:] + names[:k]:
+            step = steps[name]
+            if full and len(names) > 1:
+                time.sleep(SWITCH_S)
+                if timing.warmup:
+                    step()
+            gc.collect()
+            t0 = time.perf_counter()
+            for _ in range(numbers[name]):
+                step()
+            reps[name].append((time.perf_counter() - t0) / numbers[name])
+    return {name: (statistics.median(reps[name]), reps[name], numbers[name]) for name in names}
 
 
 def tracemalloc_peak(step: Step) -> int:
@@ -459,17 +480,20 @@ def run_workload(w: Workload, quick: bool, libs: dict[str, ModuleType], *,
             log("  LOSS MISMATCH: " + detail)
             steps.clear()  # nothing to compare: time neither side
 
-    for name, step in steps.items():
-        log(f"  timing {name}")
+    timed = dict(steps)
+    if w.baseline is not None:
+        timed[w.baseline.label] = w.baseline.setup(cfg, bank)
+    log(f"  timing {', '.join(timed)} (interleaved)")
+    measured = time_steps(timed, timing) if timed else {}
+    for name in steps:
         side = res.sides[name]
-        sec, reps, number = time_step(step, timing)
+        sec, reps, number = measured[name]
         side.seconds_per_step, side.repeat_seconds, side.steps_per_repeat = sec, reps, number
         side.value = w.per_step(sec, cfg)
 
     baseline_best = None
     if w.baseline is not None:
-        log(f"  timing {w.baseline.label}")
-        sec, reps, _ = time_step(w.baseline.setup(cfg, bank), timing)
+        sec, reps, _ = measured[w.baseline.label]
         res.baseline_label = w.baseline.label
         res.baseline_value = w.baseline.per_step(sec, cfg)
         baseline_best = w.baseline.per_step(min(reps), cfg)

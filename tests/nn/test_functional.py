@@ -1221,3 +1221,30 @@ def test_backward_twice_with_retain_graph(which: str, lib: Any) -> None:
 
     for e, a in zip(run(torch), run(lib), strict=True):
         assert_values(e, a, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 40_000, None], ids=["1-image", "3-4-images", "default"])
+@pytest.mark.parametrize("kw", [{}, {"padding": 1}, {"padding": (2, 1), "dilation": (2, 1)}],
+                         ids=["valid", "pad1", "pad-dilated"])
+def test_conv2d_in_image_chunks(kw: dict, chunk_bytes: int | None, lib: Any, lib_name: str,
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """tapegrad's stride-1 2-D convolution runs a batch a few images at a time (nn_ops,
+    ``_CHUNK_BYTES``): split into chunks of one image, of three or four (the last one short)
+    or left whole, the output and every gradient are torch's."""
+    if lib_name == "tapegrad" and chunk_bytes is not None:
+        from tapegrad.ops import nn_ops
+
+        monkeypatch.setattr(nn_ops, "_CHUNK_BYTES", chunk_bytes)
+    rng = np.random.default_rng(3)
+    x0, w0, b0 = (rng.standard_normal(s) for s in ((7, 3, 9, 8), (4, 3, 3, 2), (4,)))
+    g0 = rng.standard_normal(tuple(torch.nn.functional.conv2d(
+        torch.tensor(x0), torch.tensor(w0), **kw).shape))
+
+    def run(L: Any) -> list:
+        x, w, b = (L.tensor(a, requires_grad=True) for a in (x0, w0, b0))
+        y = L.nn.functional.conv2d(x, w, b, **kw)
+        y.backward(L.tensor(g0))
+        return [to_numpy(t) for t in (y, x.grad, w.grad, b.grad)]
+
+    for want, got in zip(run(torch), run(lib), strict=True):
+        assert_values(want, got, rtol=1e-10, atol=1e-12)
