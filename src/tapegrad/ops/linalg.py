@@ -55,9 +55,19 @@ def _grad_like(transposed: bool, make: Any, make_t: Any) -> Tensor:
     return make_t().t() if transposed else make()
 
 
+def _dense(grad: Tensor) -> Tensor:
+    """The output gradient, copied once if it is a broadcast (``x.sum()``'s gradient has zero
+    strides): the BLAS cannot read such a matrix, and NumPy would copy it for each of the
+    two products (measured at 1024x1024: 0.09 ms for the copy, 0.5 ms saved per product)."""
+    if 0 in grad._data.strides and grad._data.size > 1:
+        return grad.contiguous()
+    return grad
+
+
 @_mm.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(AB) = (G B^T, A^T G)
     a, b = ctx.saved
+    grad = _dense(grad)
     need_a, need_b = ctx.needs_input_grad
     ta, tb = ctx.params.get("layout", (False, False))
     ga = _grad_like(ta, lambda: grad.mm(b.t()), lambda: b.mm(grad.t())) if need_a else None
@@ -83,6 +93,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(beta c + alpha AB) = (beta, alpha G
     need_c, need_a, need_b = ctx.needs_input_grad
     beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
     gc = (grad if beta == 1 else grad * beta) if need_c else None
+    grad = _dense(grad)
     ga = gb = None
     ta, tb = ctx.params.get("layout", (False, False))
     if need_a:
