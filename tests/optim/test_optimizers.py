@@ -5,9 +5,9 @@ gradients from the same small loss (elementwise terms, plus ``tanh(X @ W + b)**2
 one parameter gets a gradient only on even steps, so the "no grad: skip" path runs too) in both
 libraries;
 the parameters and the whole ``state_dict`` must agree (float64 to 1e-10, float32 to 1e-5).
-A second set feeds bit-identical gradients to both and checks the float32 updates to 1 ulp-ish
-(SGD: exactly). Then the Optimizer API: param groups, validation messages, state_dict /
-load_state_dict, zero_grad, closures, hooks, reprs, version counters.
+A second set feeds bit-identical gradients to both and checks the float32 updates to a few ulps
+(SGD: one rounding per step). Then the Optimizer API: param groups, validation messages,
+state_dict / load_state_dict, zero_grad, closures, hooks, reprs, version counters.
 """
 
 from __future__ import annotations
@@ -113,9 +113,12 @@ def run_with_grads(L, name, kw, dtype, grads):
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=config_id)
 def test_float32_updates_with_identical_gradients(lib, oracle, cfg):
-    """With the same gradients the float32 arithmetic is torch's: SGD bit for bit; the others
-    within a few ulps (torch's CPU float32 sqrt comes from a vector math library that is not
-    always correctly rounded; NumPy's is)."""
+    """With the same gradients the float32 arithmetic is torch's, to rounding. SGD: torch
+    rounds ``p + alpha*g`` once (a fused multiply-add), tapegrad twice (float32 multiply, then
+    add; emulating the fused rounding needs float64 temporaries and made the update cost as much
+    as an MLP step's matrix products), so each step may differ by one rounding: at most STEPS
+    ulps after STEPS steps. The others within a few ulps (torch's CPU float32 sqrt comes from a
+    vector math library that is not always correctly rounded; NumPy's is)."""
     name, kw = cfg
     rng = np.random.default_rng(7)
     grads = [
@@ -128,7 +131,7 @@ def test_float32_updates_with_identical_gradients(lib, oracle, cfg):
     for g, w in zip(got, want, strict=True):
         assert g.dtype == np.float32
         if name == "SGD":
-            np.testing.assert_array_equal(g, w)
+            np.testing.assert_array_max_ulp(g, w, maxulp=STEPS)
         else:
             np.testing.assert_allclose(g, w, rtol=2e-6, atol=1e-7)
 

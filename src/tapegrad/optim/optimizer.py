@@ -14,15 +14,19 @@ The kernels at the bottom of this module reproduce torch's vectorised CPU arithm
 * hyper-parameters are rounded to the compute type (float32 for float32/float16/bfloat16
   tensors, float64 for float64); an ``add``'s alpha (or added number) is first rounded to the
   tensor's own dtype, as torch does for float16/bfloat16;
-* ``add_(x, alpha=a)``, ``addcmul_`` and ``lerp_`` round once (torch uses a fused multiply-add):
-  for float32 that single rounding is computed exactly in float64 (it can be one ulp off only
-  when the float64 sum lands exactly on a float32 midpoint, about 2^-29 of the time); float64
-  uses a multiply then an add, so it may differ from torch's FMA in the last bit;
+* ``addcmul_`` and ``lerp_`` round once (torch uses a fused multiply-add): for float32 that
+  single rounding is computed exactly in float64 (it can be one ulp off only when the float64
+  sum lands exactly on a float32 midpoint, about 2^-29 of the time); float64 uses a multiply
+  then an add, so it may differ from torch's FMA in the last bit;
+* ``add_(x, alpha=a)`` on float32 (every SGD update) rounds twice, in float32: one ulp per step
+  from torch at most, where the float64 emulation cost as much as an MLP step's products
+  (RMSprop, whose centered variance cancels, keeps the exact form);
 * float16/bfloat16 compute in float32 and round every torch op's result to their dtype.
 
-With identical gradients, float32 SGD equals torch bit for bit; the optimizers that take a
-square root (Adam, AdamW, RMSprop, Adagrad) can differ in the last bits because torch's float32
-``sqrt`` comes from a vector math library that is not always correctly rounded (NumPy's is).
+With identical gradients, float32 SGD is within one rounding per step of torch; the optimizers
+that take a square root (Adam, AdamW, RMSprop, Adagrad) can differ in the last bits because
+torch's float32 ``sqrt`` comes from a vector math library that is not always correctly rounded
+(NumPy's is).
 """
 
 from __future__ import annotations
@@ -605,12 +609,30 @@ def mul_(dst: np.ndarray, s: float) -> None:
 
 
 def add_scaled_(dst: np.ndarray, x: np.ndarray, alpha: float) -> None:
-    """``dst.add_(x, alpha=alpha)``: ``dst + alpha*x`` with one rounding (torch's fmadd)."""
+    """``dst.add_(x, alpha=alpha)``: ``dst + alpha*x``.
+
+    torch rounds this once (a fused multiply-add). For float32 this computes ``alpha*x`` and
+    the sum in float32, two roundings, so an element can differ from torch's by an ulp: this is
+    the update of every parameter in every SGD step, and emulating the single rounding (through
+    float64) made it as slow as all of an MLP step's matrix products together."""
     if alpha == 1:
         if _is_low(dst):
             _store(dst, np.add(_w(dst), _w(x)))
         else:
             np.add(dst, x, out=dst)
+        return
+    if dst.dtype == np.float32:
+        np.add(dst, np.multiply(x, np.float32(alpha)), out=dst)
+        return
+    add_scaled_exact_(dst, x, alpha)
+
+
+def add_scaled_exact_(dst: np.ndarray, x: np.ndarray, alpha: float) -> None:
+    """``dst.add_(x, alpha=alpha)`` rounded once as torch's, float32 included (through float64):
+    for RMSprop, whose centered variance ``E[g^2] - E[g]^2`` cancels and would turn a
+    parameter's last-bit difference into a visible one a few steps later."""
+    if alpha == 1:
+        add_scaled_(dst, x, 1)
         return
     _fma_into(dst, _w(x), _sc_add(alpha, dst), _w(dst))
 

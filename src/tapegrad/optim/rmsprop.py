@@ -37,7 +37,7 @@ from .optimizer import (
     _w,
     _zeros_like,
     add_scaled,
-    add_scaled_,
+    add_scaled_exact_,
     addcdiv_,
     addcmul_,
     lerp_,
@@ -170,7 +170,7 @@ class RMSprop(Optimizer):
                     mul_(buf, momentum)
                     addcdiv_(buf, g, avg, 1)
                     _bump(buf_t, 2)
-                    add_scaled_(param, buf, -lr)
+                    add_scaled_exact_(param, buf, -lr)
                 else:
                     addcdiv_(param, g, avg, -lr)
                 _bump(p)
