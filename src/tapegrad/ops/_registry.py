@@ -274,55 +274,61 @@ def _shared_meta(meta: tuple) -> tuple:
 
 def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | None) -> OpNode:
     """Make the node: an edge and (shape, NumPy dtype) per input, and what the rule saves."""
-    edges: list = []
+    node = op.node_cls.__new__(op.node_cls)
     meta: list = []
+    rest: list | None = None  # the edges after the first, flat
     for x in inputs:
         if isinstance(x, Tensor) and x._requires_grad:
             fn = x.grad_fn
             if fn is not None:
-                edges += (fn, x._output_nr)
+                e, nr = fn, x._output_nr
             else:
-                edges += (grad_accumulator(x), 0)
+                e, nr = grad_accumulator(x), 0
             meta.append((x._data.shape, x._data.dtype.num))  # ints only: not a GC container
         else:
-            edges += NO_EDGE
+            e, nr = None, 0
             meta.append(None)
-    node = op.node_cls.__new__(op.node_cls)
-    if not edges:
+        if rest is None:  # the first edge lives in the node's own slots (see graph.Node)
+            node._e0, node._n0 = e, nr
+            rest = []
+        else:
+            rest += (e, nr)
+    if rest is None:
         node._e0, node._n0, node._rest = None, -1, ()
-    else:  # the first edge in the node's own slots (see graph.Node), the rest shared if common
-        node._e0 = edges[0]
-        node._n0 = edges[1]
-        n = len(edges)
-        node._rest = () if n == 2 else NO_EDGE if n == 4 and edges[2] is None else tuple(
-            edges[2:])
+    else:  # the other edges: a shared constant for the common unary and tensor-scalar ops
+        n = len(rest)
+        node._rest = () if n == 0 else NO_EDGE if n == 2 and rest[0] is None else tuple(rest)
     node._seq = next(_sequence)
     node._hooks = None
     node.params = params
     key = tuple(meta)
     node.input_meta = _META.get(key) or _shared_meta(key)
-    saved: list[Any] = []
-    versions: list[int | None] = []
-    save_if = op.save_if
-    for i in op.save:
-        if i >= len(inputs):
-            break
-        x = inputs[i]
-        j = save_if.get(i)
-        if j is not None and meta[j] is None:  # only another input's gradient needs it
-            x = None
-        if isinstance(x, Tensor):
-            if x._inference:
-                raise RuntimeError(INFERENCE_SAVE_MESSAGE)
-            vc = x._vc  # a tensor without a counter yet is at version 0 (and needs none)
-            versions.append(0 if vc is None else vc.value)
-        else:  # a Python number (or None) input: kept as it is
-            versions.append(None)
-        saved.append(x)
-    node._saved = tuple(saved)
-    node._versions = tuple(versions)
+    if not op.save:
+        node._saved = node._versions = ()
+    else:
+        saved: list[Any] = []
+        versions: list[int | None] = []
+        save_if = op.save_if
+        for i in op.save:
+            if i >= len(inputs):
+                break
+            x = inputs[i]
+            j = save_if.get(i)
+            if j is not None and meta[j] is None:  # only another input's gradient needs it
+                x = None
+            if isinstance(x, Tensor):
+                if x._inference:
+                    raise RuntimeError(INFERENCE_SAVE_MESSAGE)
+                vc = x._vc  # a tensor without a counter yet is at version 0 (and needs none)
+                versions.append(0 if vc is None else vc.value)
+            else:  # a Python number (or None) input: kept as it is
+                versions.append(None)
+            saved.append(x)
+        node._saved = tuple(saved)
+        node._versions = tuple(versions)
     if op.save_output and result is not None:
-        node._out = (result._data, result._version_counter, result._version_counter.value)
+        vc = result._version_counter
+        node._out = (result._data, vc, vc.value)
     else:
         node._out = None
     return node
