@@ -1248,3 +1248,26 @@ def test_conv2d_in_image_chunks(kw: dict, chunk_bytes: int | None, lib: Any, lib
 
     for want, got in zip(run(torch), run(lib), strict=True):
         assert_values(want, got, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(3, 70, 50), (2, 5)], ids=["large", "small"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_relu_special_values(dtype: str, shape: tuple, lib: Any) -> None:
+    """relu is torch's ``x < 0 ? 0 : x`` and its gradient ``y <= 0 ? 0 : g``, in tapegrad's
+    bitwise form for large arrays and np.where for small ones: NaN, infinities and -0.0 come
+    out as torch gives them, a NaN input keeps its gradient, the dtype is kept."""
+    rng = np.random.default_rng(5)
+    x0 = rng.standard_normal(shape).astype(dtype)
+    x0.flat[:6] = [np.nan, np.inf, -np.inf, -0.0, 0.0, -np.nan]
+    g0 = rng.standard_normal(x0.shape).astype(dtype)
+
+    def run(L: Any) -> list:
+        x = L.tensor(x0, requires_grad=True)
+        y = L.relu(x)
+        y.backward(L.tensor(g0))
+        return [to_numpy(y), to_numpy(x.grad), to_numpy(L.relu(L.tensor(x0[..., ::2])))]
+
+    for want, got in zip(run(torch), run(lib), strict=True):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        assert np.array_equal(np.signbit(got), np.signbit(want))

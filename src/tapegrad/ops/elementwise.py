@@ -534,17 +534,19 @@ def _(ctx: Any, gg: Tensor) -> tuple:  # d/dg = 1 - y^2; d/dy = -2gy
 
 
 _SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+_BITS_MIN = 4096  # smaller arrays take the plain np.where form (0-d ones included)
 
 
 @defop("threshold_backward", node="ThresholdBackwardBackward0", save=(1,))
 def _threshold_backward(g: np.ndarray, y: np.ndarray, *, threshold: Any = 0) -> np.ndarray:
-    keep = y > threshold
+    cut = np.less_equal(y, threshold)  # torch: y <= threshold ? 0 : g (a NaN y keeps g)
     ints = _SAME_SIZE_INT.get(g.dtype.itemsize) if g.dtype.kind == "f" else None
-    if ints is None or keep.shape != g.shape:
-        return np.where(keep, g, 0).astype(g.dtype, copy=False)
-    # g AND (all ones where kept, zeros elsewhere), on the bits: one fast pass, and a NaN
+    if ints is None or cut.shape != g.shape or g.size < _BITS_MIN:
+        return np.where(cut, 0, g).astype(g.dtype, copy=False)
+    # g AND (zeros where cut, all ones elsewhere), on the bits: fast passes, and a NaN
     # gradient where the input was cut off becomes 0 exactly as torch's kernel gives it.
-    bits = np.bitwise_and(np.ascontiguousarray(g).view(ints), np.negative(keep, dtype=ints))
+    bits = np.subtract(cut.view(np.uint8), 1, dtype=ints)
+    np.bitwise_and(bits, np.ascontiguousarray(g).view(ints), out=bits)
     return bits.view(g.dtype)
 
 
@@ -561,7 +563,16 @@ def _(ctx: Any, gg: Tensor) -> tuple:  # linear in g with the same mask; constan
 def _relu(x: np.ndarray) -> np.ndarray:
     if x.dtype == np.bool_:
         raise RuntimeError('"clamp_min_cpu" not implemented for \'Bool\'')
-    return np.maximum(x, 0).astype(x.dtype, copy=False)
+    if x.dtype.kind != "f":
+        return np.maximum(x, 0).astype(x.dtype, copy=False)
+    # torch: x < 0 ? 0 : x, so -0.0 and NaN come back as they went in
+    ints = _SAME_SIZE_INT.get(x.dtype.itemsize)
+    if ints is None or x.size < _BITS_MIN:
+        return np.where(np.less(x, 0), x.dtype.type(0), x)
+    # on the bits: x AND (0 where x < 0, all ones elsewhere), faster than NumPy's maximum
+    bits = np.subtract(np.less(x, 0).view(np.uint8), 1, dtype=ints)
+    np.bitwise_and(bits, np.ascontiguousarray(x).view(ints), out=bits)
+    return bits.view(x.dtype)
 
 
 @_relu.backward
