@@ -353,3 +353,25 @@ def test_every_registered_op_has_samples(lib, lib_name):
         f"{name} ({node})" for name, node in registered.items() if node not in exercised
     )
     assert not missing, f"registry ops without a sample reaching their node: {missing}"
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("k", [4096, 5000, 18432])
+def test_long_inner_dimension_products(lib, dtype, k):
+    """A product with a small result and a long inner dimension (tapegrad splits it into
+    pieces, ops/linalg.py): mm, addmm and F.linear, values and gradients against torch; the
+    inner sizes cover an exact split, a remainder and the CNN benchmark's linear layer."""
+    rng = np.random.default_rng(k)
+    x0, w0, b0 = rng.standard_normal((7, k)), rng.standard_normal((3, k)), rng.standard_normal(3)
+    g0 = rng.standard_normal((7, 3))
+    tol = F64_TOL if dtype == "float64" else F32_TOL
+
+    def run(L):
+        x, w, b = (L.tensor(a, dtype=getattr(L, dtype), requires_grad=True) for a in (x0, w0, b0))
+        outs = [x.mm(w.t()), L.addmm(b, x, w.t()), L.nn.functional.linear(x, w, b)]
+        grads = L.autograd.grad(outs, (x, w, b), [L.tensor(g0, dtype=getattr(L, dtype))] * 3)
+        return [to_numpy(t) for t in outs + list(grads)]
+
+    for want, got in zip(run(torch), run(lib), strict=True):
+        assert got.dtype == want.dtype
+        assert_values(want, got, **tol)

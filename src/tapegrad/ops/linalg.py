@@ -39,7 +39,32 @@ def _mm(a: np.ndarray, b: np.ndarray, *, layout: Any = None) -> np.ndarray:
             f"{b.shape[0]}x{b.shape[1]})"
         )
     _dtype_check(a, b)
+    m, k = a.shape
+    if k >= _LONG_K and m * b.shape[1] <= _SMALL_RESULT and a.dtype.kind == "f":
+        return _long_product(a, b)
     return np.matmul(a, b)
+
+
+# OpenBLAS computes a product with a small result and a long inner dimension (a linear layer
+# after a flatten: (32 x 18432) @ (18432 x 10)) two to three times slower than the same product
+# cut into 1024-long pieces, run as one batched product and summed (measured: 0.25 ms against
+# 0.095 ms). Larger results gain nothing, so the split is kept to small ones.
+_LONG_K = 4096
+_SMALL_RESULT = 1024
+_K_PIECE = 1024
+
+
+def _long_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    m, k = a.shape
+    n = b.shape[1]
+    pieces = k // _K_PIECE
+    step = k // pieces
+    main = pieces * step
+    out = np.matmul(a[:, :main].reshape(m, pieces, step).swapaxes(0, 1),
+                    b[:main].reshape(pieces, step, n)).sum(0)
+    if main < k:
+        out += np.matmul(a[:, main:], b[main:])
+    return out
 
 
 def _transposed(x: Any) -> bool:
