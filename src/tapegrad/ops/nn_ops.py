@@ -1622,7 +1622,8 @@ def _chunk_images(geo: _Geometry, n: int, c: int, itemsize: int) -> int:
 
 def _conv_forward_chunked(geo: _Geometry, x: np.ndarray, w2: np.ndarray, b: Any,
                           cache: dict) -> np.ndarray:
-    """out = W cols, chunk by chunk: cols (C*K, m*R) -> W @ cols (O, m*R) -> out[m images]."""
+    """out = [W b] [cols; 1], chunk by chunk: cols (C*K, m*R) and a row of ones (the bias rides
+    in the product instead of costing a pass of its own) -> (O, m*R) -> out[m images]."""
     n, c = x.shape[:2]
     o = w2.shape[0]
     oh, ow = geo.out_size
@@ -1630,33 +1631,34 @@ def _conv_forward_chunked(geo: _Geometry, x: np.ndarray, w2: np.ndarray, b: Any,
     buf = geo._flat_buffer(x)
     cache["buf"] = buf
     m = _chunk_images(geo, n, c, x.itemsize)
-    kk = math.prod(geo.kernel)
-    cols_buf = _SCRATCH.get((c * kk * m * run,), x.dtype)
+    ck = c * math.prod(geo.kernel)
+    extra = 0 if b is None else 1
+    if b is not None:
+        w2 = np.concatenate([w2, b.reshape(o, 1).astype(w2.dtype, copy=False)], axis=1)
+    cols_buf = _SCRATCH.get(((ck + 1) * m * run,), x.dtype)
     rows_buf = _SCRATCH.get((o * m * run,), x.dtype)
     out = np.empty((n, o, oh, ow), dtype=np.result_type(x.dtype, w2.dtype))
-    bias = None if b is None else b.reshape(1, o, 1, 1)
     windows = geo._flat_view(buf, n, c)  # (C, kh, kw, N, R), sliced per chunk
     for s in range(0, n, m):
         k = min(m, n - s)
         view = windows[:, :, :, s:s + k]
-        cols = cols_buf[:c * kk * k * run].reshape(c * kk, k * run)
-        np.copyto(cols.reshape(view.shape), view)
+        cols = cols_buf[:(ck + extra) * k * run].reshape(ck + extra, k * run)
+        np.copyto(cols[:ck].reshape(view.shape), view)
+        if extra:
+            cols[ck] = 1
         rows = rows_buf[:o * k * run].reshape(o, k * run)
         np.matmul(w2, cols, out=rows)
-        src = rows.reshape(o, k, oh, pw)[..., :ow].swapaxes(0, 1)
-        if bias is None:
-            np.copyto(out[s:s + k], src)
-        else:
-            np.add(src, bias, out=out[s:s + k])
+        np.copyto(out[s:s + k], rows.reshape(o, k, oh, pw)[..., :ow].swapaxes(0, 1))
     _SCRATCH.put(cols_buf)
     _SCRATCH.put(rows_buf)
     return out
 
 
 def _conv_backward_chunked(geo: _Geometry, g: np.ndarray, x: np.ndarray, w: np.ndarray,
-                           need_x: bool, need_w: bool, cache: dict) -> tuple:
-    """Per chunk: g -> rows (O, m*R); dW^T += cols rows^T; dcols = W^T rows, added back
-    (col2im) into the padded input's gradient, one shifted add per kernel offset."""
+                           need_x: bool, need_w: bool, need_b: bool, cache: dict) -> tuple:
+    """Per chunk: g -> rows (O, m*R); [dW db]^T += [cols; 1] rows^T (the bias gradient, the
+    sum of g, comes out of the same product); dcols = W^T rows, added back (col2im) into the
+    padded input's gradient, one shifted add per kernel offset."""
     n, c = x.shape[:2]
     o = w.shape[0]
     oh, ow = geo.out_size
@@ -1665,14 +1667,17 @@ def _conv_backward_chunked(geo: _Geometry, g: np.ndarray, x: np.ndarray, w: np.n
     kh, kw = geo.kernel
     dh, dw = geo.dilation
     kk = kh * kw
+    ck = c * kk
     w2 = w.reshape(o, -1)
     buf = _take(cache, "buf", lambda: geo._flat_buffer(x))
     m = _chunk_images(geo, n, c, x.itemsize)
     rows_buf = _SCRATCH.get((o * m * run,), g.dtype)
-    cols_buf = _SCRATCH.get((c * kk * m * run,), g.dtype)
+    cols_buf = _SCRATCH.get(((ck + 1) * m * run,), g.dtype)
+    lo = 0 if need_w else ck  # the rows of [cols; 1] the weight/bias gradients need
+    hi = ck + 1 if need_b else ck
     gwt = part = gbuf = None
-    if need_w:
-        gwt = np.zeros((c * kk, o), dtype=g.dtype)
+    if hi > lo:
+        gwt = np.zeros((hi - lo, o), dtype=g.dtype)
         part = np.empty_like(gwt)
     if need_x:
         gbuf = np.zeros(n * c * plane + (kw - 1) * dw, dtype=g.dtype)
@@ -1687,26 +1692,35 @@ def _conv_backward_chunked(geo: _Geometry, g: np.ndarray, x: np.ndarray, w: np.n
         r4 = rows.reshape(o, k, oh, pw)
         r4[..., ow:] = 0  # the junk columns get no gradient
         r4[..., :ow] = g[s:s + k].swapaxes(0, 1)
-        cols = cols_buf[:c * kk * k * run].reshape(c * kk, k * run)
-        if windows is not None and gwt is not None:
-            view = windows[:, :, :, s:s + k]
-            np.copyto(cols.reshape(view.shape), view)
-            np.matmul(cols, rows.T, out=part)
+        cols = cols_buf[:(ck + 1) * k * run].reshape(ck + 1, k * run)
+        if gwt is not None:
+            if windows is not None:
+                view = windows[:, :, :, s:s + k]
+                np.copyto(cols[:ck].reshape(view.shape), view)
+            if need_b:
+                cols[ck] = 1
+            np.matmul(cols[lo:hi], rows.T, out=part)
             np.add(gwt, part, out=gwt)
         if need_x:
-            np.matmul(wt, rows, out=cols)  # dcols, in the same buffer
-            runs = cols.reshape(c, kk, k, run)
+            dcols = cols[:ck]
+            np.matmul(wt, rows, out=dcols)  # in the same buffer
+            runs = dcols.reshape(c, kk, k, run)
             for t, target in enumerate(targets):
                 target[:, s:s + k] += runs[:, t]
     _SCRATCH.put(rows_buf)
     _SCRATCH.put(cols_buf)
     _SCRATCH.put(buf)
-    gw = None if gwt is None else np.ascontiguousarray(gwt.T).reshape(w.shape)
+    gw = gb = None
+    if gwt is not None:
+        if need_w:
+            gw = np.ascontiguousarray(gwt[:ck].T).reshape(w.shape)
+        if need_b:
+            gb = np.ascontiguousarray(gwt[-1])
     gx = None
     if gbuf is not None:
         full = gbuf[:n * c * plane].reshape((n, c) + geo.padded)
         gx = np.ascontiguousarray(_crop(full, geo.pads))
-    return gx, gw
+    return gx, gw, gb
 
 
 def _conv_geometry(p: dict, kernel: tuple, spatial: tuple) -> _Geometry:
@@ -1773,13 +1787,13 @@ def _conv_backward_arrays(ctx: Any, g: np.ndarray, x: np.ndarray, w: np.ndarray)
     kernel = tuple(w.shape[2:])
     need_x, need_w, need_b = ctx.needs_input_grad
     gx = gw = gb = None
-    if need_b:
-        gb = _fast_sum(g, (0,) + tuple(range(2, g.ndim)), False)
     if not p["transposed"]:
         geo = _conv_geometry(p, kernel, x.shape[2:])
         if _chunked(geo, groups, False):
-            gx, gw = _conv_backward_chunked(geo, g, x, w, need_x, need_w, p["_cache"])
-            return gx, gw, gb
+            return _conv_backward_chunked(geo, g, x, w, need_x, need_w, need_b, p["_cache"])
+    if need_b:
+        gb = _fast_sum(g, (0,) + tuple(range(2, g.ndim)), False)
+    if not p["transposed"]:
         rows = geo.out_to_rows(g)
         g2 = _mats(rows, groups)  # (O, N*R)
         if need_w:
