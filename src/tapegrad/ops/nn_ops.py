@@ -406,7 +406,7 @@ def _phi_gauss(x: np.ndarray) -> tuple:
     t = np.abs(x)
     t *= _AS_P
     t += 1.0
-    np.reciprocal(t, out=t)
+    np.divide(1.0, t, out=t)  # (NumPy's float32 reciprocal is half as fast as this division)
     r = _horner(_AS_A, t)
     r *= t
     e = x * x
@@ -414,8 +414,13 @@ def _phi_gauss(x: np.ndarray) -> tuple:
     with np.errstate(under="ignore", over="ignore"):
         np.exp(e, out=e)
     r *= e  # Phi(-|x|)
-    np.subtract(0.5, r, out=r)
-    np.copysign(r, x, out=r)
+    np.subtract(0.5, r, out=r)  # >= 0, then given x's sign
+    if r.dtype == np.float32 and r.ndim:
+        # copysign on the bits: NumPy's float32 copysign is some 7x slower than two int passes
+        sign = np.bitwise_and(x.view(np.int32), np.int32(-(1 << 31)))
+        np.bitwise_or(r.view(np.int32), sign, out=r.view(np.int32))
+    else:
+        np.copysign(r, x, out=r)
     r += 0.5
     return r, e
 
