@@ -69,10 +69,15 @@ def test_first_grad_shares_no_buffer_anyone_else_can_see(compare):
         c.grad.zero_()
         w = L.randn(4, 3, requires_grad=True)
         L.nn.functional.linear(L.randn(2, 3), w, L.zeros(4)).sum().backward()
+        replaced = []  # a leaf hook's replacement gradient, kept by the hook
+        h = L.randn(3, requires_grad=True)
+        h.register_hook(lambda g: replaced.append(g * 2) or replaced[-1])
+        (h * 3).sum().backward()
+        (h * 3).sum().backward()  # accumulates into h.grad: the kept tensor must not change
         r = L.tensor([-1.0, 2.0, 0.5], requires_grad=True)
         L.relu(r).sum().backward()  # a gradient built on another dtype's bits keeps its dtype
         return (shared_leaves, b.grad, user, gt, hooked, kept[0], w.grad.stride(),
-                w.grad.is_contiguous(), w.grad._base is None, r.grad)
+                w.grad.is_contiguous(), w.grad._base is None, r.grad, replaced[0], h.grad)
 
     compare(scenario)
 

@@ -348,9 +348,11 @@ def _run_accumulate(node: AccumulateGrad, g: Tensor, create_graph: bool, capture
 
 # References while _unshared checks an incoming gradient that no one else holds, counting
 # getrefcount's own argument each time: the Tensor's are the engine's buffer list,
-# _run_accumulate's argument and _unshared's own (4); the array's are the Tensor's ``_data``
-# slot and a local (3). The owner of a view adds the base Tensor's ``_data`` slot; that base
-# Tensor is held by the view's ``_base`` and a local (3).
+# _run_accumulate's local and _unshared's argument (4; a leaf hook's replacement is held by
+# ``out`` in _run_accumulate instead of the buffer list, a sum_to or cast result by nothing
+# more); the array's are the Tensor's ``_data`` slot and a local (3). The owner of a view adds
+# the base Tensor's ``_data`` slot; that base Tensor is held by the view's ``_base`` and a
+# local (3).
 _TENSOR_REFS = 4
 _ARRAY_REFS = 3
 
