@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -934,7 +934,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
-    arrays = {}
+    arrays: dict[str, Any] = {}
     for name, t in (("weight", weight), ("pos_weight", pos_weight)):
         if t is None:
             arrays[name] = None
@@ -1211,7 +1211,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                         training=use_input_stats, momentum=momentum, eps=eps, _cache={})
     if use_input_stats:
         for src, rep in ((running_mean, rm), (running_var, rv)):
-            if src is not None:
+            if src is not None and rep is not None:
                 src._data[...] = rep._data.reshape(n, c).mean(0)
     return out.view(tuple(input.shape))
 
@@ -2230,8 +2230,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     if mode == "area" and out_size is None:
         recompute_scale_factor = True
-    if out_size is None:
-        out_size = [math.floor(input.shape[i + 2] * scales[i]) for i in range(dim)]
+    if out_size is None:  # scale_factor was given, so scales is set
+        given = cast(list, scales)
+        out_size = [math.floor(input.shape[i + 2] * given[i]) for i in range(dim)]
     if recompute_scale_factor:
         scales = None
     if antialias:
@@ -2266,7 +2267,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         )
     dt = input._data.dtype.type
     build = _cubic_matrix if mode == "bicubic" else _linear_matrix
-    mats = tuple(build(n, o, align_corners, s_, dt)
+    mats = tuple(build(n, o, bool(align_corners), s_, dt)
                  for n, o, s_ in zip(in_size, out_size, sc, strict=True))
     name = {"linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d",
             "trilinear": "upsample_trilinear3d", "bicubic": "upsample_bicubic2d"}[mode]

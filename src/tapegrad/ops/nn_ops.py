@@ -232,7 +232,7 @@ def _fast_sum(x: np.ndarray, dims: tuple, keepdim: bool) -> np.ndarray:
             rows = x.reshape(math.prod(shape[:k]), -1)
             out = _ones(rows.shape[0], x.dtype) @ rows
             return out.reshape(((1,) * k if keepdim else ()) + shape[k:])
-    return np.add.reduce(x, axis=dims, keepdims=keepdim)
+    return np.add.reduce(x, axis=dims, keepdims=keepdim)  # type: ignore[call-overload]
 
 
 def _backend() -> Any:
@@ -721,6 +721,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a s(b)) = (s(b), a s(b)(1 - s(b)))
     B, (x,), g = _unpack(ctx, grad)
     dim = ctx.params["dim"]
     h = ctx.input_shapes[0][dim] // 2
+    a: Any
+    b: Any
     if B.tensors:
         a, b = sh.narrow(x, dim, 0, h), sh.narrow(x, dim, h, h)
     else:
@@ -968,8 +970,8 @@ def _nll_backward(ctx: Any, grad: Tensor) -> tuple:  # -w[t]/total at the target
         m = np.zeros(shape, dtype=dtype)
         _place(m, cache["safe"], (coef if valid is None else np.where(valid, coef, 0))
                .astype(dtype, copy=False), cdim)
-    g = grad.unsqueeze(cdim) if p["reduction"] == 0 and len(shape) > 1 else grad
-    return (g * Tensor._make(m),)
+    gt = grad.unsqueeze(cdim) if p["reduction"] == 0 and len(shape) > 1 else grad
+    return (gt * Tensor._make(m),)
 
 
 _nll_loss = defop("nll_loss", node="NllLossBackward0")(_nll_forward)
@@ -1529,6 +1531,8 @@ class _Geometry:
                    with_kernel: bool = True) -> np.ndarray:
         it = buf.itemsize
         plane = self.padded[0] * self.padded[1]
+        shape: tuple
+        strides: tuple
         if with_kernel:
             shape = (c, self.kernel[0], self.kernel[1], n, self.run)
             strides = (plane * it, self.dilation[0] * self.padded[1] * it,
@@ -1698,7 +1702,7 @@ def _conv_backward_chunked(geo: _Geometry, g: np.ndarray, x: np.ndarray, w: np.n
         r4[..., ow:] = 0  # the junk columns get no gradient
         r4[..., :ow] = g[s:s + k].swapaxes(0, 1)
         cols = cols_buf[:(ck + 1) * k * run].reshape(ck + 1, k * run)
-        if gwt is not None:
+        if gwt is not None and part is not None:
             if windows is not None:
                 view = windows[:, :, :, s:s + k]
                 np.copyto(cols[:ck].reshape(view.shape), view)
@@ -2404,8 +2408,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # each bag's gradient to the rows it wa
             zeros = Tensor._make(np.zeros(v * d, dtype=dt))
             gw = ix.index_put(zeros, (flat,), g[Tensor._make(hit)], accumulate=True)
             return gw.reshape(v, d), None
-        gw = np.bincount(flat, weights=g[hit], minlength=v * d).astype(dt).reshape(v, d)
-        return Tensor._make(gw), None
+        counts = np.bincount(flat, weights=g[hit], minlength=v * d).astype(dt).reshape(v, d)
+        return Tensor._make(counts), None
     scale = np.ones(len(seg), dtype=dt)
     if p["mode"] == 1:
         scale = scale / np.maximum(p["_cache"]["counts"], 1)[seg].astype(dt)
