@@ -10,10 +10,9 @@ import pytest
 
 
 def _glibc() -> bool:
-    try:
-        return (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc")
-    except (ValueError, OSError, AttributeError):
-        return False
+    from tapegrad._allocator import on_glibc
+
+    return on_glibc()
 
 
 def _tuned_in_child(env_value: str | None) -> str:

@@ -32,18 +32,22 @@ TRIM_THRESHOLD = 256 << 20
 tuned = False  # whether configure() changed malloc's settings
 
 
+def on_glibc() -> bool:
+    """Whether this process runs on Linux with the GNU C library (whose malloc this tunes)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc")
+    except (ValueError, OSError):
+        return False
+
+
 def configure() -> bool:
     """Raise glibc malloc's mmap and trim thresholds (see the module docstring); True if done."""
     global tuned
     if tuned:
         return True
-    if os.environ.get("TAPEGRAD_MALLOC_TUNING", "1") == "0" or not sys.platform.startswith("linux"):
-        return False
-    try:
-        glibc = os.confstr("CS_GNU_LIBC_VERSION") or ""
-    except (ValueError, OSError):
-        glibc = ""
-    if not glibc.startswith("glibc"):
+    if os.environ.get("TAPEGRAD_MALLOC_TUNING", "1") == "0" or not on_glibc():
         return False
     import ctypes
 

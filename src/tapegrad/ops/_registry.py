@@ -263,13 +263,12 @@ _META: dict = {}
 _META_LIMIT = 4096
 
 
-def _shared_meta(meta: tuple) -> tuple:
-    shared = _META.get(meta)
-    if shared is None:
-        if len(_META) >= _META_LIMIT:
-            _META.clear()
-        shared = _META[meta] = meta
-    return shared
+def _new_meta(meta: tuple) -> tuple:
+    """Remember a metadata tuple not seen before (_record looks it up first)."""
+    if len(_META) >= _META_LIMIT:
+        _META.clear()
+    _META[meta] = meta
+    return meta
 
 
 def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | None) -> OpNode:
@@ -302,7 +301,7 @@ def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | Non
     node._hooks = None
     node.params = params
     key = tuple(meta)
-    node.input_meta = _META.get(key) or _shared_meta(key)
+    node.input_meta = _META.get(key) or _new_meta(key)
     if not op.save:
         node._saved = node._versions = ()
     else:

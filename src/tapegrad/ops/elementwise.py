@@ -537,17 +537,22 @@ _SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
 _BITS_MIN = 4096  # smaller arrays take the plain np.where form (0-d ones included)
 
 
+def _zero_where(mask: np.ndarray, a: np.ndarray, ints: Any) -> np.ndarray:
+    """``a`` with +0 where ``mask`` holds, on the bits: ``a AND (mask - 1)`` (all ones where the
+    mask is False). Two fast integer passes; NaN and -0.0 elsewhere pass unchanged, and a NaN
+    masked out becomes 0. ``a`` and ``mask`` have one shape; ``ints`` is ``a``'s size in ints."""
+    bits = np.subtract(mask.view(np.uint8), 1, dtype=ints)
+    np.bitwise_and(bits, np.ascontiguousarray(a).view(ints), out=bits)
+    return bits.view(a.dtype)
+
+
 @defop("threshold_backward", node="ThresholdBackwardBackward0", save=(1,))
 def _threshold_backward(g: np.ndarray, y: np.ndarray, *, threshold: Any = 0) -> np.ndarray:
     cut = np.less_equal(y, threshold)  # torch: y <= threshold ? 0 : g (a NaN y keeps g)
     ints = _SAME_SIZE_INT.get(g.dtype.itemsize) if g.dtype.kind == "f" else None
     if ints is None or cut.shape != g.shape or g.size < _BITS_MIN:
         return np.where(cut, 0, g).astype(g.dtype, copy=False)
-    # g AND (zeros where cut, all ones elsewhere), on the bits: fast passes, and a NaN
-    # gradient where the input was cut off becomes 0 exactly as torch's kernel gives it.
-    bits = np.subtract(cut.view(np.uint8), 1, dtype=ints)
-    np.bitwise_and(bits, np.ascontiguousarray(g).view(ints), out=bits)
-    return bits.view(g.dtype)
+    return _zero_where(cut, g, ints)
 
 
 @_threshold_backward.backward
@@ -569,10 +574,7 @@ def _relu(x: np.ndarray) -> np.ndarray:
     ints = _SAME_SIZE_INT.get(x.dtype.itemsize)
     if ints is None or x.size < _BITS_MIN:
         return np.where(np.less(x, 0), x.dtype.type(0), x)
-    # on the bits: x AND (0 where x < 0, all ones elsewhere), faster than NumPy's maximum
-    bits = np.subtract(np.less(x, 0).view(np.uint8), 1, dtype=ints)
-    np.bitwise_and(bits, np.ascontiguousarray(x).view(ints), out=bits)
-    return bits.view(x.dtype)
+    return _zero_where(np.less(x, 0), x, ints)  # faster than NumPy's maximum with a scalar
 
 
 @_relu.backward

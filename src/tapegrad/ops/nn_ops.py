@@ -1594,11 +1594,13 @@ class _Geometry:
         np.add(r.swapaxes(0, 1), bias.reshape(_channel_shape(out.ndim, o)), out=out)
         return out
 
-    def out_to_rows(self, g: np.ndarray) -> np.ndarray:
-        """(N, O, *out_size) -> (O, N*R), zeros in the junk columns."""
+    def out_to_rows(self, g: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """(N, O, *out_size) -> (O, N*R), zeros in the junk columns; written into ``rows``
+        when given (flat geometry)."""
         n, o = g.shape[:2]
         if self.flat:
-            rows = _SCRATCH.get((o, n * self.run), g.dtype)
+            if rows is None:
+                rows = _SCRATCH.get((o, n * self.run), g.dtype)
             r4 = rows.reshape(o, n, self.out_size[0], self.padded[1])
             r4[..., self.out_size[1]:] = 0
             r4[..., :self.out_size[1]] = g.swapaxes(0, 1)
@@ -1697,10 +1699,7 @@ def _conv_backward_chunked(geo: _Geometry, g: np.ndarray, x: np.ndarray, w: np.n
                for i in range(kh) for j in range(kw)] if gbuf is not None else []
     for s in range(0, n, m):
         k = min(m, n - s)
-        rows = rows_buf[:o * k * run].reshape(o, k * run)
-        r4 = rows.reshape(o, k, oh, pw)
-        r4[..., ow:] = 0  # the junk columns get no gradient
-        r4[..., :ow] = g[s:s + k].swapaxes(0, 1)
+        rows = geo.out_to_rows(g[s:s + k], rows_buf[:o * k * run].reshape(o, k * run))
         cols = cols_buf[:(ck + 1) * k * run].reshape(ck + 1, k * run)
         if gwt is not None and part is not None:
             if windows is not None:
