@@ -1225,8 +1225,9 @@ def test_backward_twice_with_retain_graph(which: str, lib: Any) -> None:
 
 @pytest.mark.parametrize("needs", ["xwb", "wb", "b", "xw", "x"])
 @pytest.mark.parametrize("chunk_bytes", [1, 40_000, None], ids=["1-image", "3-4-images", "default"])
-@pytest.mark.parametrize("kw", [{}, {"padding": 1}, {"padding": (2, 1), "dilation": (2, 1)}],
-                         ids=["valid", "pad1", "pad-dilated"])
+@pytest.mark.parametrize("kw", [{}, {"padding": 1}, {"padding": (2, 1), "dilation": (2, 1)},
+                                {"padding": (0, 2), "dilation": (1, 3)}],
+                         ids=["valid", "pad1", "pad-dilated", "pad-dilated-across"])
 def test_conv2d_in_image_chunks(kw: dict, chunk_bytes: int | None, needs: str, lib: Any,
                                 lib_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """tapegrad's stride-1 2-D convolution runs a batch a few images at a time (nn_ops,

@@ -1617,6 +1617,16 @@ class _Geometry:
 # A chunk also stays under _CHUNK_COLUMNS columns: the weight gradient's product runs over
 # them, and OpenBLAS takes several times longer on a long inner dimension with a small result
 # (the first layer's (9 x 23296) @ (23296 x 16): 0.24 ms whole, 0.07 ms in 4096-column pieces).
+#
+# The input gradient goes through the kernel's column offsets on the gradient side. Column Q of
+# a chunk's rows is output position q = h*pw + w, and dcols = W^T G0 puts entry (c, i, j) of it
+# at input position q + i*dh*pw + j*dw, so col2im would cost one add per kernel offset. Summing
+# over j first, D[(c, i), Q] = sum_j dcols[(c, i, j), Q - j*dw] = Wm @ [G0; G1; ...] with
+# G_j = G0 shifted right by j*dw columns and Wm[(c, i), (j, o)] = W[o, c, i, j]: one product of
+# the same cost, then one add per kernel row (3 instead of 9 for 3x3). A shift moves nothing
+# across an output row's start but zeros: the last (kw-1)*dw columns of every output row are
+# junk columns, zero in G0, and the chunk's first columns are filled with zeros.
+# Measured on the benchmark's two layers, forward and backward: 5.3 -> 4.9 ms.
 _CHUNK_BYTES = 3 << 19
 _CHUNK_COLUMNS = 4096
 
@@ -1667,40 +1677,40 @@ def _conv_forward_chunked(geo: _Geometry, x: np.ndarray, w2: np.ndarray, b: Any,
 
 def _conv_backward_chunked(geo: _Geometry, g: np.ndarray, x: np.ndarray, w: np.ndarray,
                            need_x: bool, need_w: bool, need_b: bool, cache: dict) -> tuple:
-    """Per chunk: g -> rows (O, m*R); [dW db]^T += [cols; 1] rows^T (the bias gradient, the
-    sum of g, comes out of the same product); dcols = W^T rows, added back (col2im) into the
-    padded input's gradient, one shifted add per kernel offset."""
+    """Per chunk: g -> rows G0 (O, m*R); [dW db]^T += [cols; 1] G0^T (the bias gradient, the
+    sum of g, comes out of the same product); the input gradient through G's shifted copies
+    (see the comment above), added back one kernel row at a time."""
     n, c = x.shape[:2]
     o = w.shape[0]
-    oh, ow = geo.out_size
     ph, pw = geo.padded
     run, plane = geo.run, ph * pw
     kh, kw = geo.kernel
     dh, dw = geo.dilation
-    kk = kh * kw
-    ck = c * kk
-    w2 = w.reshape(o, -1)
+    ck = c * kh * kw
     buf = _take(cache, "buf", lambda: geo._flat_buffer(x))
     m = _chunk_images(geo, n, c, x.itemsize)
-    rows_buf = _SCRATCH.get((o * m * run,), g.dtype)
-    cols_buf = _SCRATCH.get(((ck + 1) * m * run,), g.dtype)
+    shifts = kw if need_x else 1  # G's blocks: G[j] is G0 shifted right by j * dw columns
+    g_buf = _SCRATCH.get((shifts * o * m * run,), g.dtype)
+    cols_buf = _SCRATCH.get(((ck + 1) * m * run,), g.dtype)  # [cols; 1], then D
     lo = 0 if need_w else ck  # the rows of [cols; 1] the weight/bias gradients need
     hi = ck + 1 if need_b else ck
-    gwt = part = gbuf = None
+    gwt = part = gbuf = wm = None
     if hi > lo:
         gwt = np.zeros((hi - lo, o), dtype=g.dtype)
         part = np.empty_like(gwt)
     if need_x:
         gbuf = np.zeros(n * c * plane + (kw - 1) * dw, dtype=g.dtype)
-    wt = w2.T
+        wm = np.ascontiguousarray(w.transpose(1, 2, 3, 0)).reshape(c * kh, kw * o)
     windows = geo._flat_view(buf, n, c) if need_w else None  # (C, kh, kw, N, R)
-    # one (C, N, R) view of the input gradient per kernel offset, sliced per chunk
-    targets = [geo._flat_view(gbuf, n, c, i * dh * pw + j * dw, with_kernel=False)
-               for i in range(kh) for j in range(kw)] if gbuf is not None else []
+    # one (C, N, R) view of the input gradient per kernel row, sliced per chunk
+    targets = [geo._flat_view(gbuf, n, c, i * dh * pw, with_kernel=False)
+               for i in range(kh)] if gbuf is not None else []
     for s in range(0, n, m):
         k = min(m, n - s)
-        rows = geo.out_to_rows(g[s:s + k], rows_buf[:o * k * run].reshape(o, k * run))
-        cols = cols_buf[:(ck + 1) * k * run].reshape(ck + 1, k * run)
+        width = k * run
+        gs = g_buf[:shifts * o * width].reshape(shifts, o, width)
+        rows = geo.out_to_rows(g[s:s + k], gs[0])
+        cols = cols_buf[:(ck + 1) * width].reshape(ck + 1, width)
         if gwt is not None and part is not None:
             if windows is not None:
                 view = windows[:, :, :, s:s + k]
@@ -1709,13 +1719,17 @@ def _conv_backward_chunked(geo: _Geometry, g: np.ndarray, x: np.ndarray, w: np.n
                 cols[ck] = 1
             np.matmul(cols[lo:hi], rows.T, out=part)
             np.add(gwt, part, out=gwt)
-        if need_x:
-            dcols = cols[:ck]
-            np.matmul(wt, rows, out=dcols)  # in the same buffer
-            runs = dcols.reshape(c, kk, k, run)
-            for t, target in enumerate(targets):
-                target[:, s:s + k] += runs[:, t]
-    _SCRATCH.put(rows_buf)
+        if gbuf is not None and wm is not None:
+            for j in range(1, shifts):
+                d = j * dw
+                gs[j, :, d:] = rows[:, :width - d]
+                gs[j, :, :d] = 0
+            dx = cols[:c * kh]
+            np.matmul(wm, gs.reshape(shifts * o, width), out=dx)  # in the same buffer
+            runs = dx.reshape(c, kh, k, run)
+            for i, target in enumerate(targets):
+                target[:, s:s + k] += runs[:, i]
+    _SCRATCH.put(g_buf)
     _SCRATCH.put(cols_buf)
     _SCRATCH.put(buf)
     gw = gb = None
