@@ -375,3 +375,32 @@ def test_long_inner_dimension_products(lib, dtype, k):
     for want, got in zip(run(torch), run(lib), strict=True):
         assert got.dtype == want.dtype
         assert_values(want, got, **tol)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(1024, 1024), (70001,), (3, 129, 257), (300, 500)],
+                         ids=["rows", "remainder", "odd", "strided"])
+def test_large_totals(lib, dtype, shape):
+    """A large float ``sum()`` (tapegrad runs it as a BLAS matrix-vector product in rows of
+    128, ops/reduction.py): values, dtype and NaN/inf propagation against torch, a
+    non-contiguous input (the plain reduction) included, and the gradient."""
+    rng = np.random.default_rng(len(shape))
+    a0 = rng.standard_normal(shape)
+    special = a0.copy()
+    special.flat[[7, -1]] = [np.inf, np.nan]
+    tol = F64_TOL if dtype == "float64" else F32_TOL
+
+    def run(L):
+        outs = []
+        for arr in (a0, special, -np.abs(a0)):
+            x = L.tensor(arr, dtype=getattr(L, dtype), requires_grad=True)
+            if shape == (300, 500):
+                x = x.t()
+            total = x.sum()
+            (g,) = L.autograd.grad(total * 2, (x,))
+            outs += [to_numpy(total), to_numpy(g)]
+        return outs
+
+    for want, got in zip(run(torch), run(lib), strict=True):
+        assert got.dtype == want.dtype
+        assert_values(want, got, **tol)

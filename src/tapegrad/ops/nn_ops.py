@@ -199,19 +199,7 @@ class _Tensors:
         return entry(*args, **params)
 
 
-_ONES: dict = {}
-
-
-def _ones(n: int, dtype: Any) -> np.ndarray:
-    """A cached read-only vector of ones (the reduction vector of _fast_sum)."""
-    key = (n, dtype)
-    v = _ONES.get(key)
-    if v is None:
-        if len(_ONES) > 256:
-            _ONES.clear()
-        v = _ONES[key] = np.ones(n, dtype=dtype)
-        v.flags.writeable = False
-    return v
+_ones = rd._ones
 
 
 def _fast_sum(x: np.ndarray, dims: tuple, keepdim: bool) -> np.ndarray:

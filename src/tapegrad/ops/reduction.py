@@ -50,9 +50,47 @@ def _sum_dtype(x: np.ndarray, dtype: Any) -> Any:
 # sum, mean
 # ---------------------------------------------------------------------------------------------
 
+_ONES: dict = {}
+
+
+def _ones(n: int, dtype: Any) -> np.ndarray:
+    """A cached read-only vector of ones: the reduction vector of sums run as BLAS products."""
+    key = (n, dtype)
+    v = _ONES.get(key)
+    if v is None:
+        if len(_ONES) > 256:
+            _ONES.clear()
+        v = _ONES[key] = np.ones(n, dtype=dtype)
+        v.flags.writeable = False
+    return v
+
+
+# A large float32/float64 total runs as one matrix-vector product, rows of _ROW elements times
+# ones, and a pairwise sum of the row sums: the BLAS reads the array at memory speed on every
+# core, where NumPy's pairwise reduction takes about five times as long (1024x1024 float32:
+# 150 -> 34 us). Rows of 128 keep the rounding error of the order of NumPy's and torch's.
+_ROW = 128
+_BLAS_SUM_MIN = 1 << 16
+
+
+def _total(x: np.ndarray) -> np.ndarray:
+    flat = x.reshape(-1)
+    main = flat.size - flat.size % _ROW
+    parts = flat[:main].reshape(-1, _ROW) @ _ones(_ROW, x.dtype)
+    total = np.add.reduce(parts)
+    if main < flat.size:
+        total = total + np.add.reduce(flat[main:])
+    return np.asarray(total, dtype=x.dtype)
+
+
 @defop("sum", node="SumBackward0")
 def _sum(x: np.ndarray, *, dtype: Any = None) -> np.ndarray:
-    return np.asarray(np.sum(x, dtype=_sum_dtype(x, dtype)))
+    dt = _sum_dtype(x, dtype)
+    if x.size >= _BLAS_SUM_MIN and x.dtype == dt and x.dtype.kind == "f" and (
+        x.itemsize >= 4 and x.flags.c_contiguous
+    ):
+        return _total(x)
+    return np.asarray(np.sum(x, dtype=dt))
 
 
 @_sum.backward
