@@ -1605,6 +1605,9 @@ class _Geometry:
 # A chunk also stays under _CHUNK_COLUMNS columns: the weight gradient's product runs over
 # them, and OpenBLAS takes several times longer on a long inner dimension with a small result
 # (the first layer's (9 x 23296) @ (23296 x 16): 0.24 ms whole, 0.07 ms in 4096-column pieces).
+# The sizes: 8 images a chunk in both of the benchmark's layers, against 4 and 5 at 1.5 MB and
+# 4096 columns, measured 4.5 -> 4.4 ms for their forward and backward; 2 images (2.9 ms for the
+# second layer's backward) and 16 (2.7) are slower than 8 (2.5).
 #
 # The input gradient goes through the kernel's column offsets on the gradient side. Column Q of
 # a chunk's rows is output position q = h*pw + w, and dcols = W^T G0 puts entry (c, i, j) of it
@@ -1615,8 +1618,8 @@ class _Geometry:
 # across an output row's start but zeros: the last (kw-1)*dw columns of every output row are
 # junk columns, zero in G0, and the chunk's first columns are filled with zeros.
 # Measured on the benchmark's two layers, forward and backward: 5.3 -> 4.9 ms.
-_CHUNK_BYTES = 3 << 19
-_CHUNK_COLUMNS = 4096
+_CHUNK_BYTES = 3 << 20
+_CHUNK_COLUMNS = 6144
 
 
 def _chunked(geo: _Geometry, groups: int, transposed: bool) -> bool:
