@@ -38,6 +38,11 @@ def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
     gshape = grad._data.shape
     if gshape == shape:
         return grad
+    a = grad._data
+    if not _state.enabled and a.dtype.kind == "f" and a.itemsize >= 4:
+        # first order: straight on the array, one reduction and no ops (a bias or residual
+        # gradient on every step: ~15 -> ~5 us)
+        return Tensor._make(_sum_to_array(a, shape))
     lead = len(gshape) - len(shape)
     if lead < 0:
         return grad.reshape(shape)
@@ -49,6 +54,19 @@ def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
     if lead or grad._data.shape != shape:
         grad = grad.reshape(shape)
     return grad
+
+
+def _sum_to_array(a: np.ndarray, shape: tuple) -> np.ndarray:
+    from ..ops.reduction import _fast_sum
+
+    lead = a.ndim - len(shape)
+    if lead >= 0:
+        axes = tuple(range(lead)) + tuple(
+            i + lead for i, s in enumerate(shape) if s == 1 and a.shape[i + lead] != 1
+        )
+        if axes:
+            a = _fast_sum(a, axes, True)
+    return a.reshape(shape)
 
 
 def _root_edge(t: Tensor, i: int) -> tuple[Node, int]:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.grad_mode import _state
 from ._registry import defop
 from .shape import _unsafe_view
 
@@ -39,6 +40,11 @@ def _mm(a: np.ndarray, b: np.ndarray, *, layout: Any = None) -> np.ndarray:
             f"{b.shape[0]}x{b.shape[1]})"
         )
     _dtype_check(a, b)
+    return _product(a, b)
+
+
+def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The matrix product of two checked 2-D arrays (long inner dimensions in pieces)."""
     m, k = a.shape
     if k >= _LONG_K and m * b.shape[1] <= _SMALL_RESULT and a.dtype.kind == "f":
         return _long_product(a, b)
@@ -89,12 +95,31 @@ def _dense(grad: Tensor) -> Tensor:
     return grad
 
 
+def _mm_grads(g: np.ndarray, a: Any, b: Any, layout: tuple, need_a: bool,
+              need_b: bool) -> tuple:
+    """First order, on the arrays: G B^T and A^T G, each in its input's layout (as
+    _grad_like does with ops; this runs twice per linear layer on every step)."""
+    if 0 in g.strides and g.size > 1:
+        g = np.ascontiguousarray(g)  # (see _dense)
+    ta, tb = layout
+    ga = gb = None
+    if need_a:
+        B = b._data
+        ga = Tensor._make(_product(B, g.T).T if ta else _product(g, B.T))
+    if need_b:
+        A = a._data
+        gb = Tensor._make(_product(g.T, A).T if tb else _product(A.T, g))
+    return ga, gb
+
+
 @_mm.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(AB) = (G B^T, A^T G)
     a, b = ctx.saved
-    grad = _dense(grad)
     need_a, need_b = ctx.needs_input_grad
     ta, tb = ctx.params.get("layout", (False, False))
+    if not _state.enabled:
+        return _mm_grads(grad._data, a, b, (ta, tb), need_a, need_b)
+    grad = _dense(grad)
     ga = _grad_like(ta, lambda: grad.mm(b.t()), lambda: b.mm(grad.t())) if need_a else None
     gb = _grad_like(tb, lambda: a.t().mm(grad), lambda: grad.t().mm(a)) if need_b else None
     return ga, gb
@@ -118,9 +143,11 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(beta c + alpha AB) = (beta, alpha G
     need_c, need_a, need_b = ctx.needs_input_grad
     beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
     gc = (grad if beta == 1 else grad * beta) if need_c else None
+    ta, tb = ctx.params.get("layout", (False, False))
+    if not _state.enabled and alpha == 1:
+        return (gc,) + _mm_grads(grad._data, a, b, (ta, tb), need_a, need_b)
     grad = _dense(grad)
     ga = gb = None
-    ta, tb = ctx.params.get("layout", (False, False))
     if need_a:
         ga = _grad_like(ta, lambda: grad.mm(b.t()), lambda: b.mm(grad.t()))
         if alpha != 1:

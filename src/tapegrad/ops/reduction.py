@@ -8,6 +8,7 @@ gradient over them; the engine never sees a reduced shape mismatch.
 from __future__ import annotations
 
 import builtins
+import math
 from collections import namedtuple
 from typing import Any
 
@@ -63,6 +64,27 @@ def _ones(n: int, dtype: Any) -> np.ndarray:
         v = _ONES[key] = np.ones(n, dtype=dtype)
         v.flags.writeable = False
     return v
+
+
+def _fast_sum(x: np.ndarray, dims: tuple, keepdim: bool) -> np.ndarray:
+    """np.sum over ``dims``; over the leading or trailing dims of a contiguous float array it
+    is one matrix-vector product (several times faster than NumPy's reduction there)."""
+    nd = x.ndim
+    dims = tuple(sorted(d % nd for d in dims)) if nd else ()
+    k = len(dims)
+    if 0 < k < nd and x.size and x.dtype.kind == "f" and x.itemsize >= 4 and (
+        x.flags.c_contiguous
+    ):
+        shape = x.shape
+        if dims == tuple(range(nd - k, nd)):
+            rows = x.reshape(-1, math.prod(shape[nd - k:]))
+            out = rows @ _ones(rows.shape[1], x.dtype)
+            return out.reshape(shape[:nd - k] + ((1,) * k if keepdim else ()))
+        if dims == tuple(range(k)):
+            rows = x.reshape(math.prod(shape[:k]), -1)
+            out = _ones(rows.shape[0], x.dtype) @ rows
+            return out.reshape(((1,) * k if keepdim else ()) + shape[k:])
+    return np.add.reduce(x, axis=dims, keepdims=keepdim)  # type: ignore[call-overload]
 
 
 # A large float32/float64 total runs as one matrix-vector product, rows of _ROW elements times
