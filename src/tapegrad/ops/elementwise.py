@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ..autograd.grad_mode import _state
 from ._registry import apply_, defop
 
 _SCALARS = (int, float, bool, complex)
@@ -109,6 +110,11 @@ def _broadcast_error(a: Any, b: Any) -> RuntimeError:
     return RuntimeError("shapes cannot be broadcast")
 
 
+def _array(v: Any) -> Any:
+    """A Tensor's array, or the Python number as it is."""
+    return v._data if isinstance(v, Tensor) else v
+
+
 def _binary(ufunc: np.ufunc, a: Any, b: Any) -> np.ndarray:
     # The two commonest cases need no promotion (NumPy already gives torch's dtype): a float
     # array with a Python float, and two arrays of one dtype.
@@ -181,6 +187,10 @@ def _mul(a: Any, b: Any) -> np.ndarray:
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(a*b) = (b, a)
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
+    if not _state.enabled:  # first order: the products on the arrays, as the op computes them
+        g = grad._data
+        return (Tensor._make(_binary(np.multiply, g, _array(b))) if need_a else None), (
+            Tensor._make(_binary(np.multiply, g, _array(a))) if need_b else None)
     return (grad * b if need_a else None), (grad * a if need_b else None)
 
 
@@ -358,10 +368,17 @@ def _(ctx: Any, grad: Tensor) -> tuple:
 # Unary math
 # ---------------------------------------------------------------------------------------------
 
-def _unary(name: str, node: str, fn: Any, save: tuple = (), save_output: bool = False) -> Any:
+def _unary(name: str, node: str, fn: Any, save: tuple = (), save_output: bool = False,
+           quiet: bool = False) -> Any:
     def forward(x: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return fn(_float_result(x))
+
+    def quiet_forward(x: np.ndarray) -> np.ndarray:  # fn never warns: no errstate (~1 us)
+        return fn(_float_result(x))
+
+    if quiet:
+        forward = quiet_forward
 
     forward.__name__ = name
     return defop(name, node=node, save=save, save_output=save_output)(forward)
@@ -378,7 +395,7 @@ _rsqrt = _unary("rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), save_output
 _sin = _unary("sin", "SinBackward0", np.sin, save=(0,))
 _cos = _unary("cos", "CosBackward0", np.cos, save=(0,))
 _tan = _unary("tan", "TanBackward0", np.tan, save_output=True)
-_tanh = _unary("tanh", "TanhBackward0", np.tanh, save_output=True)
+_tanh = _unary("tanh", "TanhBackward0", np.tanh, save_output=True, quiet=True)
 _asin = _unary("asin", "AsinBackward0", np.arcsin, save=(0,))
 _acos = _unary("acos", "AcosBackward0", np.arccos, save=(0,))
 _atan = _unary("atan", "AtanBackward0", np.arctan, save=(0,))
@@ -467,6 +484,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx tan x = 1 + tan^2 x
 @_tanh.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx tanh x = 1 - tanh^2 x
     (y,) = ctx.saved
+    if not _state.enabled:  # first order: on the arrays
+        return (Tensor._make(_tanh_backward.forward(grad._data, y._data)),)
     return (_tanh_backward(grad, y),)
 
 
