@@ -1348,6 +1348,7 @@ _GATHER_PADS = {
 #   out  = W (O, C*K) @ cols           (one product) -> (O, N, *O) -> (N, O, *O)
 #   backward:  dW = g (O, N*L) @ cols^T      dcols = W^T @ g  (one product each)
 #              dx = col2im(dcols): one strided add per kernel offset, never per pixel
+#              (per kernel row in the stride-1 2-D path: see _conv_backward_chunked)
 # Groups split C*K and O into G blocks: the same products with a leading group dim.
 # F.unfold / F.fold are the im2col / col2im entries, in torch's (N, C*K, L) layout.
 # ---------------------------------------------------------------------------------------------
