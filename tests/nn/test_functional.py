@@ -383,6 +383,14 @@ case("adaptive_max_pool2d", lambda L, F, x: F.adaptive_max_pool2d(x, (3, 4)), R(
 case("adaptive_max_pool2d_indices",
      lambda L, F, x: F.adaptive_max_pool2d(x, 3, return_indices=True), R(2, 3, 7, 8))
 case("adaptive_max_pool1d", lambda L, F, x: F.adaptive_max_pool1d(x, 4), R(2, 3, 9))
+case("adaptive_max_pool3d", lambda L, F, x: F.adaptive_max_pool3d(x, (3, 2, 4)),
+     R(2, 3, 7, 5, 6), check=True)
+case("adaptive_max_pool3d_indices", lambda L, F, x: F.adaptive_max_pool3d(
+    x, (2, None, 3), return_indices=True), R(3, 4, 5, 6))
+case("adaptive_max_pool3d_overlapping", lambda L, F, x: F.adaptive_max_pool3d(
+    x, (4, 5, 6), return_indices=True), R(2, 1, 3, 3, 3))
+case("adaptive_max_pool3d_empty_output", lambda L, F, x: F.adaptive_max_pool3d(
+    x, (0, 2, 2), return_indices=True), R(2, 3, 4, 5, 6, diff=False))
 
 # interpolation, unpooling, pixel shuffle, 3-D pooling, LP pooling, local response norm
 for _mode, _shape in (("nearest", (1, 2, 3, 4)), ("nearest-exact", (1, 2, 3, 4)),
@@ -889,6 +897,16 @@ ERRORS = {
     "adaptive_avg_pool_dims": lambda L, F: F.adaptive_avg_pool2d(L.randn(8, 8), 2),
     "adaptive_avg_pool_size": lambda L, F: F.adaptive_avg_pool2d(L.randn(1, 3, 8, 8), (1, 2, 3)),
     "adaptive_max_pool_dims": lambda L, F: F.adaptive_max_pool2d(L.randn(8, 8), 2),
+    "adaptive_max_pool3d_dims": lambda L, F: F.adaptive_max_pool3d(L.randn(3, 4, 5), 2),
+    "adaptive_max_pool3d_size": lambda L, F: F.adaptive_max_pool3d(L.randn(2, 3, 4, 5, 6),
+                                                                   (2, 2)),
+    "adaptive_max_pool3d_negative": lambda L, F: F.adaptive_max_pool3d(
+        L.randn(2, 3, 4, 5, 6), (-1, 2, 2)),
+    "adaptive_max_pool3d_empty": lambda L, F: F.adaptive_max_pool3d(L.randn(2, 3, 0, 5, 6), 2),
+    "adaptive_max_pool3d_empty_backward": lambda L, F: F.adaptive_max_pool3d(
+        L.randn(2, 3, 4, 5, 6, requires_grad=True), (0, 2, 2)).sum().backward(),
+    "adaptive_max_pool2d_empty_backward": lambda L, F: F.adaptive_max_pool2d(
+        L.randn(3, 4, 5, requires_grad=True), (2, 0)).sum().backward(),
     "fold_blocks": lambda L, F: F.fold(L.randn(1, 12, 10), (4, 4), 2),
     "sdpa_dtypes": lambda L, F: F.scaled_dot_product_attention(
         L.randn(1, 2, 3, 4), L.randn(1, 2, 3, 4, dtype=L.float64), L.randn(1, 2, 3, 4)),

@@ -53,6 +53,7 @@ LAYERS = [
     ("AdaptiveAvgPool2d", lambda L: L.nn.AdaptiveAvgPool2d((2, 3)), [(2, 3, 7, 8)]),
     ("AdaptiveAvgPool2d-1", lambda L: L.nn.AdaptiveAvgPool2d(1), [(2, 3, 5, 5)]),
     ("AdaptiveMaxPool2d", lambda L: L.nn.AdaptiveMaxPool2d(2), [(2, 3, 5, 5)]),
+    ("AdaptiveMaxPool3d", lambda L: L.nn.AdaptiveMaxPool3d((2, 3, 2)), [(2, 3, 5, 5, 4)]),
     ("LayerNorm", lambda L: L.nn.LayerNorm(5), [(3, 4, 5)]),
     ("LayerNorm-2d", lambda L: L.nn.LayerNorm([4, 5], eps=1e-3), [(3, 4, 5)]),
     ("LayerNorm-noaffine", lambda L: L.nn.LayerNorm(5, elementwise_affine=False), [(3, 5)]),

@@ -47,7 +47,8 @@ __all__ = [
     "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "max_pool1d", "max_pool2d",
     "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
-    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "unfold", "fold",
+    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices", "unfold", "fold",
     "scaled_dot_product_attention", "max_pool3d", "max_pool3d_with_indices", "avg_pool3d",
     "adaptive_avg_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d",
     "lp_pool2d", "lp_pool3d", "local_response_norm", "pixel_shuffle", "pixel_unshuffle",
@@ -1927,6 +1928,34 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     return (out, idx) if return_indices else out
 
 
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,
+                                     return_indices: bool = False) -> tuple:
+    """adaptive_max_pool3d, always returning (values, indices into each D*H*W volume)."""
+    name = "adaptive_max_pool3d()"
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"{name}: Expected 4D or 5D tensor, but got: {list(input.shape)}")
+    for i in range(input.ndim - 3, input.ndim):
+        if input.shape[i] == 0:
+            raise RuntimeError(
+                f"{name}: Expected input to have non-zero size for non-batch dimensions, but "
+                f"input has sizes {list(input.shape)} with dimension {i} being empty")
+    o = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * 3
+    if len(o) != 3:
+        raise RuntimeError(f"{name}: internal error: output_size.size() must be 3")
+    o = tuple(input.shape[-3 + i] if v is None else int(v) for i, v in enumerate(o))
+    if any(v < 0 for v in o):
+        shape = list(input.shape[:-3]) + list(o)
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{min(o)}: {shape}")
+    return K._adaptive_max_pool3d(input, output_size=o, _cache={})
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling to a given 3-D output size (AdaptiveMaxPool3DBackward0)."""
+    out, idx = adaptive_max_pool3d_with_indices(input, output_size)
+    return (out, idx) if return_indices else out
+
+
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool1d, always returning (values, indices)."""
@@ -2648,6 +2677,3 @@ def ctc_loss(*args: Any, **kwargs: Any) -> Tensor:
     raise NotImplementedError("tapegrad does not implement ctc_loss (nn.CTCLoss) yet")
 
 
-def adaptive_max_pool3d(*args: Any, **kwargs: Any) -> Tensor:
-    """Not implemented in tapegrad: raises a clear error rather than failing somewhere inside."""
-    raise NotImplementedError("tapegrad does not implement adaptive_max_pool3d yet")

@@ -2100,31 +2100,60 @@ def _adaptive_index(n: int, o: int) -> np.ndarray:
     return np.minimum(start[:, None] + np.arange(k)[None, :], (end - 1)[:, None])
 
 
-@defop("adaptive_max_pool2d", node="AdaptiveMaxPool2DBackward0", outputs=2)
-def _adaptive_max_pool(x: np.ndarray, *, output_size: tuple, _cache: dict) -> tuple:
-    lead = x.shape[:-2]
-    h, w = x.shape[-2:]
-    ih = _adaptive_index(h, output_size[0])
-    iw = _adaptive_index(w, output_size[1])
-    planes = x.reshape(-1, h, w)
-    win = planes[:, ih[:, :, None, None], iw[None, None, :, :]]  # (P, oh, kh, ow, kw)
-    p, oh, kh, ow, kw = win.shape
-    flat = win.transpose(0, 1, 3, 2, 4).reshape(p, oh, ow, kh * kw)
+def _adaptive_max_forward(x: np.ndarray, *, output_size: tuple, _cache: dict) -> tuple:
+    """Max over each adaptive window of the last len(output_size) dims: the windows gathered
+    as (P, o1, k1, o2, k2, ...) (_adaptive_index repeats a short window's last position), the
+    first maximum (a NaN counts as one) of each, and its flat index in the input plane."""
+    d = len(output_size)
+    lead, size = x.shape[:-d], x.shape[-d:]
+    shape = lead + tuple(output_size)
+    plane = math.prod(size)
+    _cache["plane"] = plane
+    if x.size == 0 or 0 in output_size:
+        idx = np.zeros((math.prod(lead), math.prod(output_size)), dtype=np.int64)
+        _cache["indices"] = idx
+        return np.empty(shape, dtype=x.dtype), idx.reshape(shape)
+    windows = [_adaptive_index(n, o) for n, o in zip(size, output_size, strict=True)]
+    index = []
+    for i, w in enumerate(windows):  # dim i's (o_i, k_i) positions on axes 2i, 2i + 1
+        at = [1] * (2 * d)
+        at[2 * i], at[2 * i + 1] = w.shape
+        index.append(w.reshape(at))
+    win = x.reshape((-1,) + size)[(slice(None),) + tuple(index)]
+    p = win.shape[0]
+    kernel = tuple(w.shape[1] for w in windows)
+    order = (0,) + tuple(range(1, 2 * d, 2)) + tuple(range(2, 2 * d + 1, 2))
+    flat = win.transpose(order).reshape((p,) + tuple(output_size) + (math.prod(kernel),))
     arg = np.argmax(flat, axis=-1)
     values = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
-    ki, kj = np.divmod(arg, kw)
-    rows = np.take_along_axis(np.broadcast_to(ih[None, :, None, :], (p, oh, ow, kh)),
-                              ki[..., None], axis=-1)[..., 0]
-    cols = np.take_along_axis(np.broadcast_to(iw[None, None, :, :], (p, oh, ow, kw)),
-                              kj[..., None], axis=-1)[..., 0]
-    idx = rows * w + cols
-    _cache["indices"] = idx
-    _cache["plane"] = h * w
-    shape = lead + tuple(output_size)
-    return values.reshape(shape), idx.reshape(shape).astype(np.int64)
+    idx = np.zeros(arg.shape, dtype=np.int64)
+    for i, (w, off) in enumerate(zip(windows, np.unravel_index(arg, kernel), strict=True)):
+        o = np.arange(output_size[i]).reshape([1] * (1 + i) + [-1] + [1] * (d - 1 - i))
+        idx = idx * size[i] + w[o, off]  # the input coordinate along dim i
+    _cache["indices"] = idx.reshape(p, -1)
+    return values.reshape(shape), idx.reshape(shape)
 
 
-_adaptive_max_pool.backward(_index_pool_rule)
+_adaptive_max_pool = defop("adaptive_max_pool2d", node="AdaptiveMaxPool2DBackward0",
+                           outputs=2)(_adaptive_max_forward)
+_adaptive_max_pool3d = defop("adaptive_max_pool3d", node="AdaptiveMaxPool3DBackward0",
+                             outputs=2)(_adaptive_max_forward)
+def _adaptive_max_rule(ctx: Any, grads: list) -> tuple:  # to the argmax; torch refuses empties
+    g = grads[0]
+    d = len(ctx.params["output_size"])
+    if g is not None:
+        sizes = list(g.shape)
+        for i in range(len(sizes) - d, len(sizes)):
+            if sizes[i] == 0:
+                raise RuntimeError(
+                    f"adaptive_max_pool{d}d_backward(): Expected grad_output to have non-zero "
+                    f"size for non-batch dimensions, but grad_output has sizes {sizes} with "
+                    f"dimension {i} being empty")
+    return _index_pool_rule(ctx, grads)
+
+
+_adaptive_max_pool.backward(_adaptive_max_rule)
+_adaptive_max_pool3d.backward(_adaptive_max_rule)
 
 
 def _max_unpool_forward(x: np.ndarray, *, indices: np.ndarray, out_size: tuple) -> np.ndarray:
