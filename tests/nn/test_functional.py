@@ -383,6 +383,9 @@ case("adaptive_max_pool2d", lambda L, F, x: F.adaptive_max_pool2d(x, (3, 4)), R(
 case("adaptive_max_pool2d_indices",
      lambda L, F, x: F.adaptive_max_pool2d(x, 3, return_indices=True), R(2, 3, 7, 8))
 case("adaptive_max_pool1d", lambda L, F, x: F.adaptive_max_pool1d(x, 4), R(2, 3, 9))
+case("ctc_loss", lambda L, F, x: F.ctc_loss(
+    x.log_softmax(2), L.tensor([[1, 2, 2], [3, 1, 0]]), L.tensor([6, 5]), L.tensor([3, 2])),
+    R(6, 2, 4), gradgrad=False)
 case("adaptive_max_pool3d", lambda L, F, x: F.adaptive_max_pool3d(x, (3, 2, 4)),
      R(2, 3, 7, 5, 6), check=True)
 case("adaptive_max_pool3d_indices", lambda L, F, x: F.adaptive_max_pool3d(
@@ -783,6 +786,15 @@ def test_no_graph_without_grad(lib: Any) -> None:
 # Errors
 # --------------------------------------------------------------------------------------------
 
+def _ctc_double_backward(L: Any, F: Any) -> Any:
+    lp = L.randn(6, 2, 4, requires_grad=True)
+    loss = F.ctc_loss(lp.log_softmax(2), L.ones(2, 3, dtype=L.int64), L.tensor([6, 6]),
+                      L.tensor([3, 3]))
+    (g,) = L.autograd.grad(loss, lp, create_graph=True)
+    assert g.grad_fn.next_functions[0][0].name() == "torch::autograd::NotImplemented"
+    g.sum().backward()
+
+
 ERRORS = {
     "ce_float_target": lambda L, F: F.cross_entropy(L.randn(4, 6), L.tensor([1.0, 0, 5, 2])),
     "ce_int32_target": lambda L, F: F.cross_entropy(L.randn(4, 6),
@@ -903,6 +915,25 @@ ERRORS = {
     "adaptive_max_pool3d_negative": lambda L, F: F.adaptive_max_pool3d(
         L.randn(2, 3, 4, 5, 6), (-1, 2, 2)),
     "adaptive_max_pool3d_empty": lambda L, F: F.adaptive_max_pool3d(L.randn(2, 3, 0, 5, 6), 2),
+    "ctc_input_length": lambda L, F: F.ctc_loss(
+        L.randn(6, 2, 4).log_softmax(2), L.ones(2, 3, dtype=L.int64), L.tensor([7, 6]),
+        L.tensor([3, 3])),
+    "ctc_target_length": lambda L, F: F.ctc_loss(
+        L.randn(6, 2, 4).log_softmax(2), L.ones(2, 3, dtype=L.int64), L.tensor([6, 6]),
+        L.tensor([4, 3])),
+    "ctc_blank": lambda L, F: F.ctc_loss(
+        L.randn(6, 2, 4).log_softmax(2), L.ones(2, 3, dtype=L.int64), L.tensor([6, 6]),
+        L.tensor([3, 3]), blank=4),
+    "ctc_lengths_size": lambda L, F: F.ctc_loss(
+        L.randn(6, 2, 4).log_softmax(2), L.ones(2, 3, dtype=L.int64), L.tensor([6]),
+        L.tensor([3, 3])),
+    "ctc_int_input": lambda L, F: F.ctc_loss(
+        L.ones(6, 2, 4, dtype=L.int32), L.ones(2, 3, dtype=L.int64), L.tensor([6, 6]),
+        L.tensor([3, 3])),
+    "ctc_reduction": lambda L, F: F.ctc_loss(
+        L.randn(6, 2, 4).log_softmax(2), L.ones(2, 3, dtype=L.int64), L.tensor([6, 6]),
+        L.tensor([3, 3]), reduction="foo"),
+    "ctc_double_backward": lambda L, F: _ctc_double_backward(L, F),
     "adaptive_max_pool3d_empty_backward": lambda L, F: F.adaptive_max_pool3d(
         L.randn(2, 3, 4, 5, 6, requires_grad=True), (0, 2, 2)).sum().backward(),
     "adaptive_max_pool2d_empty_backward": lambda L, F: F.adaptive_max_pool2d(
@@ -1295,3 +1326,63 @@ def test_relu_special_values(dtype: str, shape: tuple, lib: Any) -> None:
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
         assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def _log_softmax_np(x: np.ndarray) -> np.ndarray:
+    return x - np.log(np.exp(x).sum(-1, keepdims=True))
+
+
+_CTC_RNG = np.random.default_rng(11)
+_CTC_LP = _log_softmax_np(_CTC_RNG.standard_normal((12, 4, 6)))
+_CTC_TARGETS = _CTC_RNG.integers(1, 6, (4, 5))
+_CTC_TARGETS[1, 1] = _CTC_TARGETS[1, 0]  # a repeated label: the blank between is required
+_CTC_IL, _CTC_TL = np.array([12, 10, 7, 12]), np.array([5, 3, 0, 4])
+_CTC_CASES = {
+    "mean": ({}, _CTC_TARGETS, _CTC_IL),
+    "sum": ({"reduction": "sum"}, _CTC_TARGETS, _CTC_IL),
+    "none": ({"reduction": "none"}, _CTC_TARGETS, _CTC_IL),
+    "blank_3": ({"blank": 3, "reduction": "none"}, np.where(_CTC_TARGETS == 3, 1, _CTC_TARGETS),
+                _CTC_IL),
+    "concatenated": ({}, np.concatenate([_CTC_TARGETS[i, :n] for i, n in enumerate(_CTC_TL)]),
+                     _CTC_IL),
+    "impossible": ({"reduction": "none"}, _CTC_TARGETS, np.array([2, 2, 12, 12])),
+    "zero_infinity": ({"reduction": "none", "zero_infinity": True}, _CTC_TARGETS,
+                      np.array([2, 2, 12, 12])),
+    "zero_infinity_mean": ({"zero_infinity": True}, _CTC_TARGETS, np.array([2, 2, 12, 12])),
+    "unbatched": ({}, None, None),
+    "unbatched_none": ({"reduction": "none"}, None, None),
+    "module": ({}, _CTC_TARGETS, _CTC_IL),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("which", list(_CTC_CASES))
+def test_ctc_loss(which: str, dtype: str, lib: Any) -> None:
+    """F.ctc_loss / nn.CTCLoss against torch: the loss, the graph's top node, and the gradient
+    (torch's formula; NaN where the loss is infinite, zero after each input length), for padded
+    and concatenated targets, repeated labels, another blank, impossible alignments with and
+    without zero_infinity, every reduction and an unbatched input."""
+    kw, targets, lengths = _CTC_CASES[which]
+    lp0 = _CTC_LP.astype(dtype)
+    tl0 = _CTC_TL
+    if targets is None:  # unbatched: (T, C) log-probs, one target, 0-d lengths
+        lp0, targets, lengths, tl0 = lp0[:, 0], _CTC_TARGETS[0], np.array(12), np.array(5)
+    g0 = np.random.default_rng(12).standard_normal(4)
+
+    def run(L: Any) -> list:
+        lp = L.tensor(lp0, requires_grad=True)
+        args = (lp, L.tensor(targets), L.tensor(lengths), L.tensor(tl0))
+        if which == "module":
+            loss = L.nn.CTCLoss(**kw)(*args)
+        else:
+            loss = L.nn.functional.ctc_loss(*args, **kw)
+        g = L.tensor(g0[: loss.numel()].reshape(tuple(loss.shape)).astype(dtype))
+        loss.backward(g)
+        return [loss.grad_fn.name(), to_numpy(loss.detach()), to_numpy(lp.grad)]
+
+    want, got = run(torch), run(lib)
+    assert want[0] == got[0]
+    tol = {"rtol": 1e-5, "atol": 1e-5} if dtype == "float32" else {"rtol": 1e-10, "atol": 1e-12}
+    for e, a in zip(want[1:], got[1:], strict=True):
+        assert e.dtype == a.dtype
+        assert_values(e, a, **tol)

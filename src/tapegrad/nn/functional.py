@@ -2672,8 +2672,65 @@ def _sdpa_math(q: Tensor, k: Tensor, v: Tensor, attn_mask: Tensor | None, mask: 
     return la.matmul(attn, v)
 
 
-def ctc_loss(*args: Any, **kwargs: Any) -> Tensor:
-    """Not implemented in tapegrad: raises a clear error rather than failing somewhere inside."""
-    raise NotImplementedError("tapegrad does not implement ctc_loss (nn.CTCLoss) yet")
+def _lengths(x: Any) -> np.ndarray:
+    data = x._data if isinstance(x, Tensor) else np.asarray(x)
+    return np.asarray(data, dtype=np.int64).reshape(-1)
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any,
+             blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification: -log of the summed probability of every
+    alignment of each target, ``log_probs`` (T, N, C) (or (T, C)) from log_softmax. Targets
+    are padded (N, S) or concatenated (sum of target_lengths,). ``mean`` divides each loss by
+    its target length, then averages (CtcLossBackward0 under DivBackward0 and MeanBackward0)."""
+    red = _reduction(reduction)
+    if log_probs._data.dtype.kind != "f":
+        name = scalar_type_name(log_probs.dtype)
+        raise NotImplementedError(f'"ctc_loss_cpu" not implemented for \'{name}\'')
+    batched = log_probs.ndim == 3
+    lp = log_probs if batched else log_probs.unsqueeze(1)
+    t_max, n, classes = lp.shape
+    il, tl = _lengths(input_lengths), _lengths(target_lengths)
+    tg = np.asarray(targets._data if isinstance(targets, Tensor) else targets).astype(np.int64)
+    if not batched:
+        tg = tg.reshape(1, -1)
+    check = " (while checking arguments for ctc_loss_allocate_outputs)"
+    if il.size != n:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if tl.size != n:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
+    if n and int(il.max()) > t_max:
+        raise RuntimeError(f"Expected input_lengths to have value at most {t_max}, but got "
+                           f"value {int(il.max())}{check}")
+    s_max = int(tl.max()) if n else 0
+    padded = np.full((n, s_max), blank, dtype=np.int64)
+    if tg.ndim == 2:
+        if tg.shape[1] < s_max:
+            raise RuntimeError(f"Expected tensor to have size at least {s_max} at dimension 1, "
+                               f"but got size {tg.shape[1]} for argument #2 'targets'{check}")
+        for i in range(n):
+            padded[i, :tl[i]] = tg[i, :tl[i]]
+    else:
+        starts = np.concatenate([[0], np.cumsum(tl)[:-1]]).astype(np.int64)
+        if int(tl.sum()) > tg.size:
+            raise RuntimeError(f"Expected tensor to have size at least {int(tl.sum())} at "
+                               f"dimension 0, but got size {tg.size} for argument #2 "
+                               f"'targets'{check}")
+        for i in range(n):
+            padded[i, :tl[i]] = tg[starts[i]:starts[i] + tl[i]]
+    labels = np.full((n, 2 * s_max + 1), blank, dtype=np.int64)
+    labels[:, 1::2] = padded
+    loss = K._ctc_loss(lp, labels=labels, input_lengths=il, target_lengths=tl,
+                       zero_infinity=zero_infinity, _cache={})
+    if zero_infinity:
+        loss = ew.where(loss == math.inf, Tensor._make(np.zeros((), loss._data.dtype)), loss)
+    if red == 1:
+        div = Tensor._make(np.maximum(tl, 1).astype(loss._data.dtype))
+        return (loss / div).mean()
+    if red == 2:
+        return loss.sum()
+    return loss if batched else loss.squeeze(0)
 
 

@@ -2299,6 +2299,133 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
 
 
 # ---------------------------------------------------------------------------------------------
+# CTC loss (torch's _ctc_loss: per-sample negative log likelihoods; the reduction is outside)
+#
+#   labels l' = blank, l1, blank, l2, ..., blank  (2S + 1 states per sample)
+#   alpha_t(s) = lp_t(l'_s) + logsumexp(alpha_{t-1}(s), alpha_{t-1}(s-1), alpha_{t-1}(s-2)*)
+#   beta_t(s)  = lp_t(l'_s) + logsumexp(beta_{t+1}(s), beta_{t+1}(s+1), beta_{t+1}(s+2)*)
+#     (* when l'_s is a label different from l'_{s-2}); nll = -log(alpha_{T-1}(2S) +
+#     alpha_{T-1}(2S-1)). One Python step per time step, every sample and state at once.
+#   backward (torch's formula, the gradient for log-softmax outputs), with
+#   ab_t(c) = logsumexp over the states s with l'_s = c of alpha_t(s) + beta_t(s):
+#     d/dlp_t(c) = exp(lp_t(c)) - exp(ab_t(c) + nll - lp_t(c))
+#     for t < the sample's input length, 0 after it (and 0 for an infinite loss with
+#     zero_infinity).
+# ---------------------------------------------------------------------------------------------
+
+def _log_add3(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """log(e^a + e^b + e^c), -inf where all three are."""
+    m = np.maximum(np.maximum(a, b), c)
+    shift = np.where(np.isfinite(m), m, 0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = np.log(np.exp(a - shift) + np.exp(b - shift) + np.exp(c - shift))
+    out += shift
+    return out
+
+
+def _ctc_shift(x: np.ndarray, k: int, allowed: Any = None) -> np.ndarray:
+    """x moved k states up along the last axis (k < 0: down), -inf shifted in; -inf where
+    ``allowed`` is False."""
+    out = np.full_like(x, -np.inf)
+    if k > 0:
+        out[..., k:] = x[..., :-k]
+    else:
+        out[..., :k] = x[..., -k:]
+    if allowed is not None:
+        out[~allowed] = -np.inf
+    return out
+
+
+def _ctc_forward(lp: np.ndarray, *, labels: np.ndarray, input_lengths: np.ndarray,
+                 target_lengths: np.ndarray, zero_infinity: bool, _cache: dict) -> np.ndarray:
+    t_max, n, _ = lp.shape
+    states = labels.shape[1]
+    inf = np.inf
+    last = 2 * target_lengths  # the final blank's state
+    valid = np.arange(states)[None, :] <= last[:, None]
+    skip = np.zeros((n, states), dtype=bool)  # s - 2 -> s allowed (into s; from s - 2)
+    skip[:, 3::2] = labels[:, 3::2] != labels[:, 1:-2:2]
+    lpl = np.take_along_axis(lp, np.broadcast_to(labels[None], (t_max, n, states)), axis=2)
+    alpha = np.full((t_max, n, states), -inf, dtype=lp.dtype)
+    if t_max:
+        alpha[0, :, 0] = lpl[0, :, 0]
+        alpha[0, :, 1:2] = np.where(target_lengths[:, None] > 0, lpl[0, :, 1:2], -inf)
+    for t in range(1, t_max):
+        a = alpha[t - 1]
+        alpha[t] = _log_add3(a, _ctc_shift(a, 1), _ctc_shift(a, 2, skip)) + lpl[t]
+        alpha[t][~valid] = -inf
+    rows = np.arange(n)
+    end = np.maximum(input_lengths - 1, 0)
+    with np.errstate(invalid="ignore"):
+        fin = alpha[end, rows, last]
+        fin2 = np.where(target_lengths > 0, alpha[end, rows, np.maximum(last - 1, 0)], -inf)
+        nll = -np.logaddexp(fin, fin2)
+    nll = np.where(input_lengths > 0, nll, np.where(target_lengths > 0, inf, 0)).astype(lp.dtype)
+    _cache.update(alpha=alpha, lpl=lpl, skip=skip, valid=valid, nll=nll)
+    return nll
+
+
+def _ctc_rule(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
+    p, c = ctx.params, ctx.params["_cache"]
+    lp_t, nll_t = ctx.saved
+    lp = lp_t._data
+    labels, il, tl = p["labels"], p["input_lengths"], p["target_lengths"]
+    alpha, lpl, skip, valid, nll = c["alpha"], c["lpl"], c["skip"], c["valid"], c["nll"]
+    t_max, n, classes = lp.shape
+    states = labels.shape[1]
+    inf = np.inf
+    rows = np.arange(n)
+    last = 2 * tl
+    beta = np.full_like(alpha, -inf)
+    end = il - 1
+    live = il > 0
+    beta[end[live], rows[live], last[live]] = lpl[end[live], rows[live], last[live]]
+    two = live & (tl > 0)
+    beta[end[two], rows[two], last[two] - 1] = lpl[end[two], rows[two], last[two] - 1]
+    skip_from = _ctc_shift(skip, -2)  # s + 2 -> s allowed when skip[s + 2]
+    skip_from[:, -2:] = False
+    for t in range(t_max - 2, -1, -1):
+        b = beta[t + 1]
+        new = _log_add3(b, _ctc_shift(b, -1), _ctc_shift(b, -2, skip_from)) + lpl[t]
+        new[~valid] = -inf
+        beta[t] = np.where((t < end)[:, None], new, beta[t])
+    ab = alpha + beta
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        top = np.max(ab, axis=2, keepdims=True) if states else np.zeros((t_max, n, 1))
+        shift = np.where(np.isfinite(top), top, 0).astype(lp.dtype)
+        onehot = (labels[:, :, None] == np.arange(classes)[None, None, :]).astype(lp.dtype)
+        sums = np.matmul(np.exp(ab - shift).transpose(1, 0, 2), onehot).transpose(1, 0, 2)
+        lcab = np.log(sums) + shift
+        g = np.exp(lp) - np.exp(lcab + nll[None, :, None] - lp)
+    g[np.arange(t_max)[:, None] >= il[None, :]] = 0
+    if p["zero_infinity"]:
+        g[:, nll == inf] = 0
+    g *= grad._data[None, :, None]
+    g = g.astype(lp.dtype, copy=False)
+    if _state.enabled:  # create_graph: a result whose own backward torch does not have
+        return (_ctc_grad(lp_t, nll_t, value=g),)
+    return (Tensor._make(g),)
+
+
+_ctc_loss = defop("ctc_loss", node="CtcLossBackward0", save=(0,), save_output=True)(
+    _ctc_forward)
+_ctc_loss.backward(_ctc_rule)
+
+
+@defop("ctc_loss_backward", node="NotImplemented")
+def _ctc_grad(lp: np.ndarray, nll: np.ndarray, *, value: np.ndarray) -> np.ndarray:
+    return value
+
+
+_ctc_grad.node_cls._cpp_name = "torch::autograd::NotImplemented"
+
+
+@_ctc_grad.backward
+def _(ctx: Any, grad: Tensor) -> tuple:
+    raise RuntimeError("derivative for aten::_ctc_loss_backward is not implemented")
+
+
+# ---------------------------------------------------------------------------------------------
 # Randomized leaky ReLU, margin losses, embedding bags
 # ---------------------------------------------------------------------------------------------
 
