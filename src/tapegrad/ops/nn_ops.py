@@ -2382,8 +2382,8 @@ def _ctc_rule(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
     beta[end[live], rows[live], last[live]] = lpl[end[live], rows[live], last[live]]
     two = live & (tl > 0)
     beta[end[two], rows[two], last[two] - 1] = lpl[end[two], rows[two], last[two] - 1]
-    skip_from = _ctc_shift(skip, -2)  # s + 2 -> s allowed when skip[s + 2]
-    skip_from[:, -2:] = False
+    skip_from = np.zeros_like(skip)  # s + 2 -> s (backwards) allowed when skip[s + 2]
+    skip_from[:, :-2] = skip[:, 2:]
     for t in range(t_max - 2, -1, -1):
         b = beta[t + 1]
         new = _log_add3(b, _ctc_shift(b, -1), _ctc_shift(b, -2, skip_from)) + lpl[t]
