@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._tensor import Tensor
+from ..ops.reduction import _fast_sum
 from .grad_mode import _state
 from .graph import AccumulateGrad, Node, NodeHooks, grad_accumulator
 
@@ -35,38 +36,23 @@ _anomaly = {"enabled": False, "check_nan": True}
 def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
     """Sum ``grad`` over the dims that broadcasting added or stretched, down to ``shape``."""
     shape = tuple(shape)
-    gshape = grad._data.shape
+    a = grad._data
+    gshape = a.shape
     if gshape == shape:
         return grad
-    a = grad._data
+    lead = len(gshape) - len(shape)
+    axes = () if lead < 0 else tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1
+    )
     if not _state.enabled and a.dtype.kind == "f" and a.itemsize >= 4:
         # first order: straight on the array, one reduction and no ops (a bias or residual
         # gradient on every step: ~15 -> ~5 us)
-        return Tensor._make(_sum_to_array(a, shape))
-    lead = len(gshape) - len(shape)
-    if lead < 0:
-        return grad.reshape(shape)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1
-    )
+        return Tensor._make((_fast_sum(a, axes, True) if axes else a).reshape(shape))
     if axes:
         grad = grad.sum(dim=axes, keepdim=True)
     if lead or grad._data.shape != shape:
         grad = grad.reshape(shape)
     return grad
-
-
-def _sum_to_array(a: np.ndarray, shape: tuple) -> np.ndarray:
-    from ..ops.reduction import _fast_sum
-
-    lead = a.ndim - len(shape)
-    if lead >= 0:
-        axes = tuple(range(lead)) + tuple(
-            i + lead for i, s in enumerate(shape) if s == 1 and a.shape[i + lead] != 1
-        )
-        if axes:
-            a = _fast_sum(a, axes, True)
-    return a.reshape(shape)
 
 
 def _root_edge(t: Tensor, i: int) -> tuple[Node, int]:

@@ -2372,7 +2372,6 @@ def _ctc_rule(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
     labels, il, tl = p["labels"], p["input_lengths"], p["target_lengths"]
     alpha, lpl, skip, valid, nll = c["alpha"], c["lpl"], c["skip"], c["valid"], c["nll"]
     t_max, n, classes = lp.shape
-    states = labels.shape[1]
     inf = np.inf
     rows = np.arange(n)
     last = 2 * tl
@@ -2391,7 +2390,7 @@ def _ctc_rule(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
         beta[t] = np.where((t < end)[:, None], new, beta[t])
     ab = alpha + beta
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        top = np.max(ab, axis=2, keepdims=True) if states else np.zeros((t_max, n, 1))
+        top = np.max(ab, axis=2, keepdims=True)
         shift = np.where(np.isfinite(top), top, 0).astype(lp.dtype)
         onehot = (labels[:, :, None] == np.arange(classes)[None, None, :]).astype(lp.dtype)
         sums = np.matmul(np.exp(ab - shift).transpose(1, 0, 2), onehot).transpose(1, 0, 2)
