@@ -1308,13 +1308,19 @@ def test_conv2d_in_image_chunks(kw: dict, chunk_bytes: int | None, needs: str, l
 @pytest.mark.parametrize("shape", [(3, 70, 50), (2, 5)], ids=["large", "small"])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
 def test_relu_special_values(dtype: str, shape: tuple, lib: Any) -> None:
-    """relu is torch's ``x < 0 ? 0 : x`` and its gradient ``y <= 0 ? 0 : g``, in tapegrad's
-    bitwise form for large arrays and np.where for small ones: NaN, infinities and -0.0 come
-    out as torch gives them, a NaN input keeps its gradient, the dtype is kept."""
+    """relu is torch's ``x < 0 ? 0 : x`` and its gradient ``y <= 0 ? 0 : g``, in each of
+    tapegrad's forms (NumPy's maximum where its probe allows, the bitwise form, np.where for
+    small arrays; the gradient's integer product): NaN, infinities and -0.0 come out as torch
+    gives them wherever they sit (SIMD body or tail), a NaN input keeps its gradient, an
+    infinite or NaN gradient of an inactive entry becomes +0, the dtype is kept."""
     rng = np.random.default_rng(5)
     x0 = rng.standard_normal(shape).astype(dtype)
-    x0.flat[:6] = [np.nan, np.inf, -np.inf, -0.0, 0.0, -np.nan]
+    specials = [np.nan, np.inf, -np.inf, -0.0, 0.0, -np.nan, -1.0]
+    x0.flat[:6] = specials[:6]
+    x0.flat[-7:] = specials
+    x0.flat[7:x0.size - 7:37] = np.resize(specials, len(range(7, x0.size - 7, 37)))
     g0 = rng.standard_normal(x0.shape).astype(dtype)
+    g0.flat[1::5] = np.resize([np.inf, -np.inf, np.nan, -0.0, -2.0], len(range(1, g0.size, 5)))
 
     def run(L: Any) -> list:
         x = L.tensor(x0, requires_grad=True)

@@ -579,6 +579,36 @@ def _(ctx: Any, gg: Tensor) -> tuple:  # linear in g with the same mask; constan
         gg * 0 if need_y else None)
 
 
+def _maximum_is_relu(dtype: Any) -> bool:
+    """Whether ``np.maximum(0, x)`` on a contiguous ``dtype`` array is exactly torch's relu
+    (``x < 0 ? 0 : x``) on this NumPy build, checked once on every special value at every
+    position of short and long, aligned and offset arrays: -0.0 and NaNs (sign included) must
+    come back as they went in. NumPy's SIMD loops return the second operand for a tie of zeros
+    and propagate NaN; a scalar loop returns +0 for -0.0, so a build without them fails."""
+    tiny = float(np.finfo(dtype).smallest_subnormal)
+    pattern = np.array([-0.0, np.nan, -np.nan, -1.0, 1.0, -np.inf, np.inf, 0.0, -tiny, tiny,
+                        -3.5, 2.5], dtype=dtype)
+    ints = _SAME_SIZE_INT[pattern.itemsize]
+    for n in (1, 7, 9, 17, 33, 65, 4099):
+        for offset in (0, 1):
+            base = np.resize(pattern, n + offset)
+            for shift in range(pattern.size if n < 100 else 1):
+                x = np.roll(base, shift)[offset:]
+                want = x.copy()
+                want[x < 0] = 0
+                if not np.array_equal(np.maximum(dtype.type(0), x).view(ints), want.view(ints)):
+                    return False
+    return True
+
+
+# relu's forward: NumPy's maximum is one pass where the bit-mask form (_zero_where) is three,
+# 2.5x faster on 346,112 float32 (0.10 against 0.24 ms, the CNN's first activation); it is used
+# where the probe above finds it exact, for contiguous float32/float64 arrays.
+with np.errstate(invalid="ignore"):
+    _RELU_BY_MAXIMUM = frozenset(
+        dt for dt in (np.dtype(np.float32), np.dtype(np.float64)) if _maximum_is_relu(dt))
+
+
 @defop("relu", node="ReluBackward0", save_output=True)
 def _relu(x: np.ndarray) -> np.ndarray:
     if x.dtype == np.bool_:
@@ -586,15 +616,34 @@ def _relu(x: np.ndarray) -> np.ndarray:
     if x.dtype.kind != "f":
         return np.maximum(x, 0).astype(x.dtype, copy=False)
     # torch: x < 0 ? 0 : x, so -0.0 and NaN come back as they went in
+    if x.dtype in _RELU_BY_MAXIMUM and x.flags.c_contiguous:
+        return np.maximum(x.dtype.type(0), x)
     ints = _SAME_SIZE_INT.get(x.dtype.itemsize)
     if ints is None or x.size < _BITS_MIN:
         return np.where(np.less(x, 0), x.dtype.type(0), x)
-    return _zero_where(np.less(x, 0), x, ints)  # faster than NumPy's maximum with a scalar
+    return _zero_where(np.less(x, 0), x, ints)  # strided, or a NumPy whose maximum is not relu
+
+
+def _relu_grad(g: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """First-order relu backward on the arrays, or None where it does not apply. ``y`` is
+    relu's output: >= 0, -0.0 or NaN, so ``y <= 0`` is ``y == 0`` and the kept entries are
+    ``y != 0``; their integer product with g's bits (1 keeps them, 0 gives +0.0) is two
+    passes against the generic mask's three (0.20 against 0.24 ms on 346,112 float32)."""
+    ints = _SAME_SIZE_INT.get(g.dtype.itemsize)
+    if (ints is None or g.dtype.kind != "f" or g.size < _BITS_MIN or g.shape != y.shape
+            or not g.flags.c_contiguous):
+        return None
+    keep = np.not_equal(y, 0)
+    return np.multiply(g.view(ints), keep, dtype=ints).view(g.dtype)
 
 
 @_relu.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx max(x, 0) = [x > 0]
     (y,) = ctx.saved
+    if not _state.enabled:
+        d = _relu_grad(grad._data, y._data)
+        if d is not None:
+            return (Tensor._make(d),)
     return (_threshold_backward(grad, y),)
 
 
