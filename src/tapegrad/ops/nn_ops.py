@@ -1194,11 +1194,14 @@ def _safe_softmax(x: np.ndarray, *, dim: int) -> np.ndarray:
 
 
 def _fast_max(x: np.ndarray, dim: int) -> np.ndarray:
-    """np.max(x, dim, keepdims=True); a short last dim is reduced as the first dim of a
-    transposed copy (NumPy reduces a short trailing axis several times slower)."""
-    if (dim == -1 or dim == x.ndim - 1) and x.ndim >= 2 and x.shape[-1] <= 512 and x.size:
-        m = np.ascontiguousarray(np.moveaxis(x, -1, 0)).max(axis=0)
-        return m[..., None]
+    """np.max(x, dim, keepdims=True); a short last dim (up to 64) is reduced as the first dim
+    of a transposed copy. NumPy reduces a short trailing axis several times slower (512 rows:
+    29 us for 10 columns, 3.5 us transposed); from 128 columns on the copy costs more than it
+    saves (4096 x 256: 0.47 ms against 6.8 ms)."""
+    nd = x.ndim
+    if (dim == -1 or dim == nd - 1) and nd >= 2 and x.shape[-1] <= 64 and x.size:
+        moved = x.T if nd == 2 else x.transpose((nd - 1,) + tuple(range(nd - 1)))
+        return np.ascontiguousarray(moved).max(axis=0)[..., None]
     return np.max(x, axis=dim, keepdims=True)
 
 
