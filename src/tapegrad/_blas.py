@@ -4,7 +4,7 @@ An optimizer step updates every parameter with ``param.add_(grad, alpha=-lr)``. 
 is two passes, ``alpha * x`` into a temporary and the sum into ``y``, each rounded. The BLAS
 routine ``axpy`` is one pass, runs on the BLAS threads, and rounds once (the fused multiply-add
 of its vector kernels, which is torch's rounding for ``add_`` with ``alpha``): measured on a
-784x256 float32 weight, 0.011 ms against NumPy's 0.055 ms.
+784x256 float32 weight on a 2-core Intel Xeon, 0.011 ms against NumPy's 0.055 ms.
 
 NumPy wheels from PyPI carry OpenBLAS built with 64-bit integers and renamed symbols
 (``scipy_cblas_saxpy64_``). That library is already loaded when NumPy is, so on Linux its
