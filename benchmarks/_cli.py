@@ -92,6 +92,11 @@ def _table(results: list[Result]) -> str:
         if r.baseline_label:
             notes.append(f"    {r.baseline_label} bare: {_num(r.baseline_value)} {r.unit}; "
                          f"ratio = {r.ratio_of} (higher is better)")
+        for label, value in r.references.items():
+            tg_value = tg.value if tg is not None and tg.status == "ok" else None
+            against = "" if tg_value is None or not value else (
+                f"; tapegrad/that = {tg_value / value:.2f}")
+            notes.append(f"    {label}: {_num(value)} {r.unit}{against}")
         if r.loss_rel_diff is not None:
             notes.append(f"    first-step loss agrees: relative difference "
                          f"{r.loss_rel_diff:.2g} (<= {LOSS_RTOL:g})"

@@ -86,6 +86,8 @@ class Workload:
         timing: how the full (not ``--quick``) run is timed.
         baseline: an extra reference measured next to the libraries; when set, the ratio column is
             tapegrad / baseline instead of tapegrad / torch.
+        references: more references timed in the same interleaved rounds and only reported in
+            the notes, each with tapegrad's ratio to it (e.g. NumPy doing the same work by hand).
     """
 
     name: str
@@ -98,6 +100,7 @@ class Workload:
     higher_is_better: bool = False
     timing: Timing = Timing()
     baseline: Baseline | None = None
+    references: tuple[Baseline, ...] = ()
 
 
 # --------------------------------------------------------------------------- weights and inputs
@@ -308,6 +311,7 @@ class Result:
     ratio: float | None = None
     ratio_best: float | None = None  # the same ratio from each side's fastest repeat
     ratio_of: str = ""
+    references: dict[str, float] = field(default_factory=dict)  # label -> value (per_step)
 
 
 def time_steps(steps: dict[str, Step], timing: Timing) -> dict[str, tuple[float, list, int]]:
@@ -483,6 +487,8 @@ def run_workload(w: Workload, quick: bool, libs: dict[str, ModuleType], *,
     timed = dict(steps)
     if w.baseline is not None:
         timed[w.baseline.label] = w.baseline.setup(cfg, bank)
+    for extra in w.references:
+        timed[extra.label] = extra.setup(cfg, bank)
     log(f"  timing {', '.join(timed)} (interleaved)")
     measured = time_steps(timed, timing) if timed else {}
     for name in steps:
@@ -497,6 +503,9 @@ def run_workload(w: Workload, quick: bool, libs: dict[str, ModuleType], *,
         res.baseline_label = w.baseline.label
         res.baseline_value = w.baseline.per_step(sec, cfg)
         baseline_best = w.baseline.per_step(min(reps), cfg)
+    for extra in w.references:
+        if extra.label in measured:
+            res.references[extra.label] = extra.per_step(measured[extra.label][0], cfg)
 
     for name, step in steps.items():
         log(f"  memory {name}")

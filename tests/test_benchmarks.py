@@ -63,10 +63,15 @@ def test_quick_suite(tmp_path, capsys):
                 assert r["ratio"] > 0 and r["ratio_best"] > 0
         else:
             assert "torch" not in r["sides"]
+    # matmul's informational reference: NumPy doing the step's work by hand, in the notes
+    refs = results["matmul"]["references"]
+    assert list(refs) == ["numpy, the same work by hand"]
+    assert refs["numpy, the same work by hand"] > 0
     table = capsys.readouterr().out
     for name in WORKLOADS:
         assert name in table
     assert "get_num_threads" in table or "not installed" in table
+    assert "numpy, the same work by hand:" in table
 
 
 def test_quick_suite_without_torch(tmp_path, monkeypatch, capsys):
