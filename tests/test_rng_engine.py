@@ -659,7 +659,7 @@ def test_bernoulli(seed):
         torch.empty(100, dtype=torch.bool).bernoulli_(0.4, generator=g),
     )
     for name in FLOATS:
-        if name == "bfloat16" and _rng._BF16 is None:
+        if name == "bfloat16" and _rng._bf16() is None:
             continue  # a bfloat16 probability array needs ml_dtypes
         p = np.random.default_rng(seed).random(200).astype(np.float32)
         tp = torch.from_numpy(p).to(TORCH_DTYPES[name])
@@ -679,7 +679,8 @@ def test_bernoulli(seed):
 
 def _to_engine_bf16(t) -> np.ndarray:
     bits = t.view(torch.int16).numpy().view(np.uint16)
-    return bits.view(_rng._BF16) if _rng._BF16 is not None else bits
+    bf16 = _rng._bf16()
+    return bits.view(bf16) if bf16 is not None else bits
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])

@@ -11,7 +11,7 @@ Every tapegrad dtype wraps one NumPy dtype. Promotion follows torch, not NumPy:
 
 from __future__ import annotations
 
-from types import ModuleType
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -19,11 +19,10 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import DTypeLike
 
-_ml_dtypes: ModuleType | None
-try:  # bfloat16 is an optional extra: NumPy has no such type of its own.
-    import ml_dtypes as _ml_dtypes
-except ImportError:  # pragma: no cover - depends on the environment
-    _ml_dtypes = None
+# bfloat16 is an optional extra: NumPy has no such type of its own, ml_dtypes provides it.
+# Importing ml_dtypes takes about 0.5 s (two thirds of ``import tapegrad``), so it is imported
+# when a bfloat16 NumPy dtype is first needed (``bfloat16.np``), not with tapegrad.
+HAVE_BFLOAT16 = importlib.util.find_spec("ml_dtypes") is not None
 
 
 class dtype:
@@ -65,14 +64,42 @@ float32 = dtype("float32", np.float32, 2)
 float64 = dtype("float64", np.float64, 2)
 complex64 = dtype("complex64", np.complex64, 3)
 complex128 = dtype("complex128", np.complex128, 3)
-bfloat16 = dtype("bfloat16", _ml_dtypes.bfloat16, 2) if _ml_dtypes is not None else None
+
+
+class _LazyBfloat16(dtype):
+    """``torch.bfloat16``, whose NumPy dtype (ml_dtypes') is imported on first use."""
+
+    __slots__ = ("_np",)
+
+    def __init__(self) -> None:  # what dtype.__init__ sets, without touching the NumPy dtype
+        self.name = "bfloat16"
+        self._np: np.dtype[Any] | None = None
+        self.is_floating_point = True
+        self.is_complex = False
+        self.is_signed = True
+        self.itemsize = 2
+        self._rank = 2
+
+    @property
+    def np(self) -> np.dtype[Any]:  # type: ignore[override]
+        if self._np is None:
+            try:
+                import ml_dtypes
+            except ImportError as exc:  # pragma: no cover - a broken installation
+                raise RuntimeError("bfloat16 needs the optional dependency ml_dtypes") from exc
+            self._np = np.dtype(ml_dtypes.bfloat16)
+            _FROM_NP[self._np] = self
+        return self._np
+
+
+bfloat16: dtype | None = _LazyBfloat16() if HAVE_BFLOAT16 else None
 
 ALL = [bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128]
 if bfloat16 is not None:
     ALL.append(bfloat16)
 
-# NumPy dtype -> tapegrad dtype (the reverse of dtype.np).
-_FROM_NP: dict[np.dtype, dtype] = {d.np: d for d in ALL}
+# NumPy dtype -> tapegrad dtype (the reverse of dtype.np); bfloat16 joins when it is loaded.
+_FROM_NP: dict[np.dtype, dtype] = {d.np: d for d in ALL if d is not bfloat16}
 
 # torch's aliases: torch.half, torch.float, torch.double, torch.long, torch.int, ...
 ALIASES = {
@@ -107,6 +134,9 @@ def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
     try:
         return _FROM_NP[np_dtype]
     except KeyError:
+        if bfloat16 is not None and getattr(np_dtype, "name", None) == "bfloat16" and (
+                np_dtype == bfloat16.np):  # ml_dtypes' array, before tapegrad needed the type
+            return bfloat16
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only supported "
             "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "

@@ -107,12 +107,21 @@ STATE_SIZE = 5056  # len(torch.get_rng_state())
 _N = 624  # mt19937 state words
 _RANDPERM_64BIT_FROM = (2**32 - 1) // 20  # randperm switches to random64() at this n
 
-try:  # bfloat16 arrays need ml_dtypes; without it, bfloat16 results are uint16 bit patterns
-    import ml_dtypes as _ml_dtypes
+_BF16: list = []  # ml_dtypes' bfloat16 NumPy dtype (or None), once _bf16() has looked
 
-    _BF16: np.dtype | None = np.dtype(_ml_dtypes.bfloat16)
-except ImportError:  # pragma: no cover - depends on the environment
-    _BF16 = None
+
+def _bf16() -> np.dtype | None:
+    """bfloat16 arrays need ml_dtypes; without it, bfloat16 results are uint16 bit patterns.
+    Imported on first use, as tapegrad's bfloat16 dtype does (it costs about 0.5 s)."""
+    if not _BF16:
+        try:
+            import ml_dtypes
+        except ImportError:  # pragma: no cover - depends on the environment
+            _BF16.append(None)
+        else:
+            _BF16.append(np.dtype(ml_dtypes.bfloat16))
+    return _BF16[0]
+
 
 # Long double is the x87 80-bit format on x86-64 Linux: 64-bit mantissa.
 _HAVE_LD = np.finfo(np.longdouble).nmant >= 63
@@ -135,7 +144,7 @@ def _kind(dtype: Any) -> str:
     if isinstance(dtype, str) and dtype == "bfloat16":
         return "bf16"
     dt = np.dtype(dtype)
-    if _BF16 is not None and dt == _BF16:
+    if dt.name == "bfloat16" and dt == _bf16():
         return "bf16"
     if dt == np.float16:
         return "f16"
@@ -185,7 +194,8 @@ def _from_f32(x: np.ndarray, kind: str, dtype: Any) -> np.ndarray:
     if kind == "f16":
         return x.astype(np.float16)
     bits = _bf16_bits(x)
-    return bits.view(_BF16) if _BF16 is not None else bits
+    bf16 = _bf16()
+    return bits.view(bf16) if bf16 is not None else bits
 
 
 def _to_f32(x: np.ndarray, kind: str) -> np.ndarray:
@@ -826,7 +836,8 @@ class Engine:
         kind = _kind(dtype)
         std_t = isinstance(std, np.ndarray)
         shape = np.broadcast_shapes(np.shape(mean), np.shape(std))
-        np_dt = _BF16 if kind == "bf16" and _BF16 is not None else dtype
+        bf16 = _bf16() if kind == "bf16" else None
+        np_dt = bf16 if bf16 is not None else dtype
         if std_t and (std < 0).any():
             raise RuntimeError("normal expects all elements of std >= 0.0")
         if not std_t:
@@ -1049,7 +1060,7 @@ _P_IN_MSG = (
 
 
 def _is_bf16(dt: np.dtype) -> bool:
-    return _BF16 is not None and dt == _BF16
+    return dt.name == "bfloat16" and dt == _bf16()
 
 
 def _shape(shape: Any) -> tuple[tuple[int, ...], int]:
