@@ -507,6 +507,13 @@ case("sdpa_causal_and_mask", lambda L, F, q, k, v, m: F.scaled_dot_product_atten
 case("sdpa_gqa", lambda L, F, q, k, v: F.scaled_dot_product_attention(q, k, v,
                                                                        enable_gqa=True),
      R(2, 4, 5, 4), R(2, 2, 6, 4), R(2, 2, 6, 4), **_SDPA)
+case("sdpa_transposed_inputs", lambda L, F, q, k, v: F.scaled_dot_product_attention(
+    q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True),
+     R(2, 5, 3, 4), R(2, 5, 3, 4), R(2, 5, 3, 4), **_SDPA)
+case("sdpa_query_grad_only", lambda L, F, q, k, v: F.scaled_dot_product_attention(q, k, v),
+     R(2, 3, 5, 4), R(2, 3, 6, 4, diff=False), R(2, 3, 6, 4, diff=False), **_SDPA)
+case("sdpa_value_grad_only", lambda L, F, q, k, v: F.scaled_dot_product_attention(q, k, v),
+     R(2, 3, 5, 4, diff=False), R(2, 3, 6, 4, diff=False), R(2, 3, 6, 4), **_SDPA)
 case("sdpa_3d_math", lambda L, F, q, k, v: F.scaled_dot_product_attention(q, k, v, scale=0.3),
      R(2, 5, 4), R(2, 6, 4), R(2, 6, 4))
 case("sdpa_value_dim", lambda L, F, q, k, v: F.scaled_dot_product_attention(q, k, v),

@@ -2324,6 +2324,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
         if "prob" not in cache:  # a second backward: recompute the forward's intermediates
             _sdpa.forward(q, k, v, scale=scale, mask=p["mask"], groups=groups, _cache=cache)
         prob, out = cache.pop("prob"), cache.pop("out")
+        if groups == 1:
+            return _sdpa_grads(g, q, k, v, prob, out, scale, ctx.needs_input_grad)
     need_q, need_k, need_v = ctx.needs_input_grad
     gq = gk = gv = None
     if need_v:
@@ -2336,6 +2338,29 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
         if need_k:
             gk = B.out(_sum_heads(B.matmul(B.mT(ds), q) * scale, groups, B))
     return gq, gk, gv
+
+
+def _sdpa_grads(g: np.ndarray, q: np.ndarray, k: np.ndarray, v: np.ndarray, prob: np.ndarray,
+                out: np.ndarray, scale: float, needs: tuple) -> tuple:
+    """The rule above on the arrays, one key/value head per query head. Each gradient is
+    written in its input's memory layout: q, k and v are usually (B, T, H, D) projections seen
+    as (B, H, T, D), and a gradient laid out the same way goes back through that transpose and
+    view without a copy (three copies of the whole activation per attention layer otherwise).
+    The scale is applied once, to ds, instead of to both of its products."""
+    need_q, need_k, need_v = needs
+    gq = gk = gv = None
+    if need_v:
+        gv = np.matmul(np.swapaxes(prob, -1, -2), g, out=np.empty_like(v))
+    if need_q or need_k:
+        ds = np.matmul(g, np.swapaxes(v, -1, -2))  # dp
+        ds -= _fast_sum(g * out, (-1,), True)
+        ds *= prob
+        ds *= scale
+        if need_q:
+            gq = np.matmul(ds, k, out=np.empty_like(q))
+        if need_k:
+            gk = np.matmul(np.swapaxes(ds, -1, -2), q, out=np.empty_like(k))
+    return tuple(None if a is None else Tensor._make(a) for a in (gq, gk, gv))
 
 
 # ---------------------------------------------------------------------------------------------
