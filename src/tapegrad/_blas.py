@@ -74,21 +74,22 @@ def _find() -> dict[np.dtype, Any]:
     return found
 
 
-def available() -> bool:
-    """Whether ``axpy`` runs in the BLAS here (for float32 at least)."""
+def _loaded() -> dict[np.dtype, Any]:
     global _routines
     if _routines is None:
         _routines = _find()
-    return np.dtype(np.float32) in _routines
+    return _routines
+
+
+def available() -> bool:
+    """Whether ``axpy`` runs in the BLAS here (for float32 at least)."""
+    return np.dtype(np.float32) in _loaded()
 
 
 def axpy(alpha: float, x: np.ndarray, y: np.ndarray) -> bool:
     """``y += alpha * x`` in the BLAS, rounded once; False (nothing done) where it does not
     apply: no BLAS routine, another dtype, non-contiguous or overlapping arrays, small ones."""
-    global _routines
-    if _routines is None:
-        _routines = _find()
-    fn = _routines.get(y.dtype)
+    fn = (_routines if _routines is not None else _loaded()).get(y.dtype)
     if (fn is None or x.dtype != y.dtype or x.size != y.size or y.size < _MIN_SIZE
             or not (x.flags.c_contiguous and y.flags.c_contiguous and y.flags.writeable)
             or np.may_share_memory(x, y)):

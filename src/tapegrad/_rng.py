@@ -112,7 +112,8 @@ _BF16: list = []  # ml_dtypes' bfloat16 NumPy dtype (or None), once _bf16() has 
 
 def _bf16() -> np.dtype | None:
     """bfloat16 arrays need ml_dtypes; without it, bfloat16 results are uint16 bit patterns.
-    Imported on first use, as tapegrad's bfloat16 dtype does (it costs about 0.5 s)."""
+    Imported on first use, as tapegrad's bfloat16 dtype does (it costs about 0.5 s). This
+    module loads on its own, without the package, so it keeps its own lookup."""
     if not _BF16:
         try:
             import ml_dtypes
@@ -144,7 +145,7 @@ def _kind(dtype: Any) -> str:
     if isinstance(dtype, str) and dtype == "bfloat16":
         return "bf16"
     dt = np.dtype(dtype)
-    if dt.name == "bfloat16" and dt == _bf16():
+    if _is_bf16(dt):
         return "bf16"
     if dt == np.float16:
         return "f16"
