@@ -1,5 +1,6 @@
-"""``y += alpha * x`` through NumPy's BLAS (tapegrad/_blas.py): torch's single rounding, the
-cases it leaves to NumPy, the opt-out, and the SGD step that uses it."""
+"""NumPy's BLAS (tapegrad/_blas.py): ``y += alpha * x`` with torch's single rounding, the
+cases it leaves to NumPy, the opt-out, and the SGD step that uses it; the thread count behind
+``get_num_threads`` / ``set_num_threads``."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def test_axpy_declines_what_it_cannot_do() -> None:
 
 def test_opt_out(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TAPEGRAD_BLAS_AXPY", "0")
-    assert _blas._find() == {}
+    assert not [k for k in _blas._find() if isinstance(k, np.dtype)]
 
 
 @needs_blas
@@ -66,3 +67,37 @@ def test_sgd_step_is_torch_bit_for_bit() -> None:
         return w.detach().numpy()
 
     np.testing.assert_array_equal(step(tapegrad), step(torch))
+
+
+@pytest.fixture
+def restore_threads():
+    before_t, before_ours = torch.get_num_threads(), tapegrad.get_num_threads()
+    yield
+    torch.set_num_threads(before_t)
+    tapegrad.set_num_threads(before_ours)
+
+
+def test_num_threads_round_trip(restore_threads) -> None:
+    assert tapegrad.get_num_threads() >= 1
+    for n in (1, 2, np.int64(1)):
+        tapegrad.set_num_threads(n)
+        torch.set_num_threads(n)
+        assert tapegrad.get_num_threads() == torch.get_num_threads() == int(n)
+        assert isinstance(tapegrad.get_num_threads(), int)
+
+
+@pytest.mark.skipif(_blas.get_threads() is None, reason="NumPy's BLAS here has no thread count")
+def test_num_threads_sets_the_blas(restore_threads) -> None:
+    tapegrad.set_num_threads(1)
+    assert _blas.get_threads() == 1
+    tapegrad.set_num_threads(2)
+    assert _blas.get_threads() == 2
+
+
+@pytest.mark.parametrize("value", [0, -1, 2.0, True, None, "2", [1], np.float64(2), 2**31])
+def test_set_num_threads_errors_match_torch(value, restore_threads) -> None:
+    with pytest.raises(Exception) as want:
+        torch.set_num_threads(value)
+    with pytest.raises(type(want.value)) as got:
+        tapegrad.set_num_threads(value)
+    assert str(got.value) == str(want.value)

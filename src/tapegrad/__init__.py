@@ -12,6 +12,7 @@ This module only gathers the public names; read ``_tensor.py``, then ``ops/_regi
 from __future__ import annotations
 
 from . import _allocator, _dtype
+from ._blas import get_num_threads, set_num_threads
 from ._creation import (
     allclose,
     arange,
