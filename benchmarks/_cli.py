@@ -1,7 +1,7 @@
 """Command line of the benchmark suite: choose workloads, run them, print the table, write JSON.
 
     python -m benchmarks [--only NAME] [--json FILE] [--quick] [--no-torch] [--repeats N]
-                         [--profile [N]]
+                         [--profile [N]] [--ops [N]]
 
 Exit status: 0 when every workload ran (or its tapegrad side is reported ``missing``), 1 when a
 tapegrad side failed with an error or its first-step loss disagreed with torch's.
@@ -34,6 +34,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=int, metavar="N", help="override the number of repeats")
     p.add_argument("--profile", nargs="?", const=15, type=int, metavar="N",
                    help="also print the top N (default 15) tapegrad functions by tottime")
+    p.add_argument("--ops", nargs="?", const=15, type=int, metavar="N",
+                   help="also print the N (default 15) tapegrad ops that take longest in a "
+                        "step, forward kernel and backward rule apart")
     return p
 
 
@@ -162,7 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in names:
         log(f"{name} ...")
         results.append(run_workload(WORKLOADS[name], args.quick, libs, repeats=args.repeats,
-                                    profile_lines=args.profile or 0, log=log))
+                                    profile_lines=args.profile or 0, op_lines=args.ops or 0,
+                                    log=log))
     log("done")
     print()
     print(_table(results))
@@ -171,6 +175,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if prof is not None and prof.profile:
             print(f"\ncProfile, tapegrad side of {r.workload} (top {args.profile} by tottime):")
             print(prof.profile)
+        if prof is not None and prof.ops:
+            print(f"\nops, tapegrad side of {r.workload} (ms per step, longest first):")
+            print(prof.ops)
 
     if args.json:
         payload = {"mode": "quick" if args.quick else "full",

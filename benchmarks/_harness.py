@@ -1,4 +1,5 @@
-"""Measurement machinery shared by every workload: weights, loss check, timing, memory, profile.
+"""Measurement machinery shared by every workload: weights, loss check, timing, memory, profile,
+op breakdown.
 
 One workload run (``run_workload``)::
 
@@ -10,6 +11,8 @@ One workload run (``run_workload``)::
     timed pass     warm-up steps, then ``repeats`` rounds; each round times ``number`` steps of
                    every library in turn (rotating order); the median per step
     memory pass    one more step under tracemalloc (tapegrad) or torch's profiler (torch)
+    on request     cProfile of some tapegrad steps (--profile); the time inside each registered
+                   op's forward kernel and backward rule over some steps (--ops)
 
 Garbage collection stays on during timing (users run with it on); ``gc.collect()`` runs before
 each repeat so one repeat does not pay for the garbage of the previous one.
@@ -17,6 +20,7 @@ each repeat so one repeat does not pay for the garbage of the previous one.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import cProfile
 import gc
@@ -293,6 +297,7 @@ class Side:
     peak_bytes: int | None = None
     peak_method: str = ""
     profile: str = ""
+    ops: str = ""
 
 
 @dataclass
@@ -431,6 +436,78 @@ def profile_top(step: Step, steps: int, lines: int) -> str:
     return "\n".join(ln for ln in out.getvalue().splitlines() if ln.strip())
 
 
+def op_breakdown(step: Step, steps: int, lines: int) -> str:
+    """Where a tapegrad step's time goes, op by op: every registered op's forward kernel and
+    backward rule timed where they run, over ``steps`` steps (an op that runs inside another
+    op's kernel or rule counts towards the outer one), and what is left outside them: Python
+    around the ops, the autograd engine, the optimizer. The entries are restored afterwards."""
+    from tapegrad.ops import _registry as reg
+
+    clock = time.perf_counter
+    fwd: dict[str, float] = collections.defaultdict(float)
+    bwd: dict[str, float] = collections.defaultdict(float)
+    calls: collections.Counter = collections.Counter()
+    inside = [False]  # an op is being timed: nested ones are part of it
+
+    def timed_forward(name: str, fn: Callable) -> Callable:
+        def forward(*args: Any, **kwargs: Any) -> Any:
+            if inside[0]:
+                return fn(*args, **kwargs)
+            inside[0] = True
+            t0 = clock()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                fwd[name] += clock() - t0
+                calls[name] += 1
+                inside[0] = False
+        return forward
+
+    node_apply = reg.OpNode.apply
+
+    def timed_apply(node: Any, grads: list) -> Any:
+        if inside[0]:
+            return node_apply(node, grads)
+        inside[0] = True
+        t0 = clock()
+        try:
+            return node_apply(node, grads)
+        finally:
+            bwd[node.op.name] += clock() - t0
+            inside[0] = False
+
+    forwards = {op: op.forward for op in reg.REGISTRY.values()}
+    try:
+        for op, fn in forwards.items():
+            op.forward = timed_forward(op.name, fn)
+        reg.OpNode.apply = timed_apply  # type: ignore[method-assign,assignment]
+        t0 = clock()
+        for _ in range(steps):
+            step()
+        total = clock() - t0
+    finally:
+        for op, fn in forwards.items():
+            op.forward = fn
+        reg.OpNode.apply = node_apply  # type: ignore[method-assign]
+
+    def ms(sec: float) -> str:
+        return f"{sec / steps * 1e3:.3f}"
+
+    names = sorted(set(fwd) | set(bwd), key=lambda k: -(fwd[k] + bwd[k]))
+    rows = [f"{'op':<22} {'calls':>6} {'forward ms':>11} {'backward ms':>12}"]
+    rows += [f"{k:<22} {calls[k] / steps:>6.1f} {ms(fwd[k]):>11} {ms(bwd[k]):>12}"
+             for k in names[:lines]]
+    if len(names) > lines:
+        rest = names[lines:]
+        rows.append(f"{f'({len(rest)} more)':<22} {'':>6} {ms(sum(fwd[k] for k in rest)):>11} "
+                    f"{ms(sum(bwd[k] for k in rest)):>12}")
+    inside_ops = sum(fwd.values()) + sum(bwd.values())
+    rows.append(f"step {ms(total)} ms ({steps} steps, timers included); inside the ops "
+                f"{ms(inside_ops)}, outside them {ms(total - inside_ops)} (Python around the "
+                f"ops, the engine, the optimizer)")
+    return "\n".join(rows)
+
+
 def _fmt_error(exc: BaseException, width: int = 200) -> str:
     msg = str(exc).splitlines()[0] if str(exc) else ""
     text = f"{type(exc).__name__}: {msg}"
@@ -438,7 +515,7 @@ def _fmt_error(exc: BaseException, width: int = 200) -> str:
 
 
 def run_workload(w: Workload, quick: bool, libs: dict[str, ModuleType], *,
-                 repeats: int | None = None, profile_lines: int = 0,
+                 repeats: int | None = None, profile_lines: int = 0, op_lines: int = 0,
                  log: Callable[[str], None] = lambda s: None) -> Result:
     """Set up, check, time and measure one workload on every library in ``libs``."""
     cfg = w.config(quick)
@@ -521,6 +598,10 @@ def run_workload(w: Workload, quick: bool, libs: dict[str, ModuleType], *,
         log("  profiling tapegrad")
         n = max(1, min(20, res.sides["tapegrad"].steps_per_repeat * timing.repeats))
         res.sides["tapegrad"].profile = profile_top(steps["tapegrad"], n, profile_lines)
+    if op_lines and "tapegrad" in steps:
+        log("  timing tapegrad's ops")
+        n = max(1, min(50, res.sides["tapegrad"].steps_per_repeat * timing.repeats))
+        res.sides["tapegrad"].ops = op_breakdown(steps["tapegrad"], n, op_lines)
 
     def best(side: Side | None) -> float | None:
         return w.per_step(min(side.repeat_seconds), cfg) if side and side.repeat_seconds else None

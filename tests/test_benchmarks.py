@@ -25,6 +25,7 @@ from benchmarks._harness import (  # noqa: E402
     LOSS_RTOL,
     Workload,
     load_torch,
+    op_breakdown,
     run_workload,
 )
 
@@ -76,7 +77,7 @@ def test_quick_suite(tmp_path, capsys):
 
 def test_quick_suite_without_torch(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ImportError
-    rc, payload = _run(tmp_path, "--only", "op-overhead,matmul", "--profile", "5")
+    rc, payload = _run(tmp_path, "--only", "op-overhead,matmul", "--profile", "5", "--ops", "3")
     assert rc == 0
     assert payload["environment"]["torch"] is None
     for r in payload["results"]:
@@ -85,6 +86,33 @@ def test_quick_suite_without_torch(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "torch: not installed" in out
     assert "cProfile, tapegrad side of op-overhead" in out and "tottime" in out
+    assert "ops, tapegrad side of matmul" in out and "outside them" in out
+
+
+def test_op_breakdown_times_each_op_and_restores_the_registry():
+    from tapegrad.ops import _registry as reg
+
+    forwards = {name: op.forward for name, op in reg.REGISTRY.items()}
+    apply = reg.OpNode.apply
+    w = tapegrad.ones(8, requires_grad=True)
+
+    def step():
+        loss = (w * 2.0).tanh().sum()
+        loss.backward()
+        return loss
+
+    text = op_breakdown(step, steps=3, lines=2)
+    rows = {line.split()[0]: line.split()[1:] for line in text.splitlines()[1:-1]}
+    # three ops ran once a step, forward and backward; two are listed, the third is summed
+    assert len(rows) == 3 and "(1" in rows
+    listed = [name for name in rows if name in ("mul", "tanh", "sum")]
+    assert len(listed) == 2
+    for name in listed:
+        calls, fwd, bwd = rows[name]
+        assert float(calls) == 1.0 and float(fwd) > 0 and float(bwd) > 0
+    assert "step" in text.splitlines()[-1] and "(3 steps" in text
+    assert {name: op.forward for name, op in reg.REGISTRY.items()} == forwards
+    assert reg.OpNode.apply is apply
 
 
 def _fake(setup, requires=()) -> Workload:
