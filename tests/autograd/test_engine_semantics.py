@@ -82,6 +82,42 @@ def test_first_grad_shares_no_buffer_anyone_else_can_see(compare):
     compare(scenario)
 
 
+def test_gradients_summed_for_a_node_stay_independent(compare):
+    """A node reached along several paths gets their gradients summed (in place in tapegrad's
+    buffers when nothing else holds them). The first gradient to arrive may be one a hook
+    kept, or the same tensor sent along two edges; what the hooks kept, retain_grad and
+    autograd.grad must still show what torch shows. (The last consumer's rule runs first, so
+    each hooked consumer below is created last.)"""
+
+    def scenario(L):
+        x = L.linspace(-1.5, 2.0, 12).reshape(4, 3).requires_grad_()
+        h = x * 2
+        h.retain_grad()
+        given = []
+        a, c = h.sin(), h.cos()
+        d = h.exp()  # its rule's output is the first gradient into h's buffer, and kept
+        d.grad_fn.register_hook(lambda grad_in, grad_out: given.append(grad_in))
+        loss = (a + c + d).sum() + (a * 3).sum()
+        loss.backward(retain_graph=True)
+        (gh,) = L.autograd.grad(loss, [h])
+
+        y = L.tensor([[0.5, -1.0, 2.0], [0.0, 1.5, -0.25]], requires_grad=True)
+        k = y * 3
+        q = k.tanh()
+        p = k + k  # one node, two edges to k, the same gradient on both: a hook keeps it
+        kept = []
+        p.register_hook(lambda g: kept.append(g))
+        (q + p * p).sum().backward()
+
+        r = L.tensor([[0.5, -1.0, 2.0], [0.0, 1.5, -0.25]], requires_grad=True)
+        t = r.tanh()
+        u = t + t.sigmoid() + t.view(6).view(2, 3)  # a view's gradient meets the others
+        u.sum().backward()
+        return (h.grad, x.grad, given[0][0], gh, kept[0], y.grad, r.grad)
+
+    compare(scenario)
+
+
 def test_retain_graph_allows_a_second_backward(compare):
     """backward(retain_graph=True) keeps saved tensors; the second backward accumulates."""
 

@@ -8,7 +8,8 @@
          each node
             tensor hooks / retain_grad -> pre-hooks -> rule (grad mode = create_graph)
             -> post-hooks -> sum_to + cast each gradient to its input's shape and dtype
-            -> add it to the next node's buffer; a node whose count reaches 0 is ready;
+            -> add it to the next node's buffer (in place, first order, when nothing else
+               holds the gradient already there); a node whose count reaches 0 is ready;
          a node's buffer is popped when it runs, and its saved values are released unless
          retain_graph;
       4. leaves: AccumulateGrad adds into ``.grad`` (in place unless create_graph), then runs
@@ -298,7 +299,39 @@ def _add_to_buffer(buffers: dict, node: Node, nr: int, g: Tensor | None) -> None
     elif len(buf) <= nr:
         buf.extend([None] * (nr + 1 - len(buf)))
     old = buf[nr]
-    buf[nr] = g if old is None else old + g
+    if old is None:
+        buf[nr] = g
+    elif g is not None and _add_in_place(old, g):
+        pass
+    else:
+        buf[nr] = old + g
+
+
+# References while _add_in_place looks at a buffered gradient, counting getrefcount's own
+# argument: the Tensor's are the buffer list, _add_to_buffer's local and the argument; its
+# array's are the Tensor's ``_data`` slot, a local and the argument. Anything more (the same
+# Tensor sent along another edge, a hook that kept it, a view of the array) means someone
+# else can see it.
+_BUFFERED_REFS = 4  # _add_to_buffer's ``old`` + _add_in_place's ``old`` + list + argument
+_BUFFERED_ARRAY_REFS = 3
+
+
+def _add_in_place(old: Tensor, g: Tensor) -> bool:
+    """Add ``g`` into a buffered first-order gradient in place, when nothing else can see it
+    (a residual stream's gradient meets several of these on every step; torch's input buffers
+    accumulate in place too). False where it does not apply: under create_graph, for a
+    gradient someone else holds, for a view, or where the sum would change shape or dtype."""
+    if _state.enabled:
+        return False
+    a, b = old._data, g._data
+    if (a.base is not None or not a.flags.writeable or a.shape != b.shape
+            or a.dtype != b.dtype or a.dtype.kind not in "fc"
+            or sys.getrefcount(old) > _BUFFERED_REFS
+            or sys.getrefcount(a) > _BUFFERED_ARRAY_REFS
+            or np.may_share_memory(a, b)):
+        return False
+    np.add(a, b, out=a)
+    return True
 
 
 def _call_pre_hooks(hooks: NodeHooks, grads: list, create_graph: bool) -> list:
