@@ -308,11 +308,11 @@ def _add_to_buffer(buffers: dict, node: Node, nr: int, g: Tensor | None) -> None
 
 
 # References while _add_in_place looks at a buffered gradient, counting getrefcount's own
-# argument: the Tensor's are the buffer list, _add_to_buffer's local and the argument; its
-# array's are the Tensor's ``_data`` slot, a local and the argument. Anything more (the same
-# Tensor sent along another edge, a hook that kept it, a view of the array) means someone
-# else can see it.
-_BUFFERED_REFS = 4  # _add_to_buffer's ``old`` + _add_in_place's ``old`` + list + argument
+# argument: the Tensor's are the buffer list, the ``old`` of _add_to_buffer and of
+# _add_in_place, and the argument (4); its array's are the Tensor's ``_data`` slot, the local
+# ``a`` and the argument (3). Anything more (the same Tensor sent along another edge, a hook
+# that kept it, a view of the array) means someone else can see it.
+_BUFFERED_REFS = 4
 _BUFFERED_ARRAY_REFS = 3
 
 
