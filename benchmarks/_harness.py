@@ -449,8 +449,9 @@ def op_breakdown(step: Step, steps: int, lines: int) -> str:
     calls: collections.Counter = collections.Counter()
     inside = [False]  # an op is being timed: nested ones are part of it
 
-    def timed_forward(name: str, fn: Callable) -> Callable:
-        def forward(*args: Any, **kwargs: Any) -> Any:
+    def timed(fn: Callable, bucket: dict, name: str | None = None) -> Callable:
+        """``fn`` timed into ``bucket`` under ``name`` (a backward rule: its node's op)."""
+        def run(*args: Any, **kwargs: Any) -> Any:
             if inside[0]:
                 return fn(*args, **kwargs)
             inside[0] = True
@@ -458,29 +459,19 @@ def op_breakdown(step: Step, steps: int, lines: int) -> str:
             try:
                 return fn(*args, **kwargs)
             finally:
-                fwd[name] += clock() - t0
-                calls[name] += 1
+                key = name if name is not None else args[0].op.name
+                bucket[key] += clock() - t0
+                if bucket is fwd:
+                    calls[key] += 1
                 inside[0] = False
-        return forward
+        return run
 
     node_apply = reg.OpNode.apply
-
-    def timed_apply(node: Any, grads: list) -> Any:
-        if inside[0]:
-            return node_apply(node, grads)
-        inside[0] = True
-        t0 = clock()
-        try:
-            return node_apply(node, grads)
-        finally:
-            bwd[node.op.name] += clock() - t0
-            inside[0] = False
-
     forwards = {op: op.forward for op in reg.REGISTRY.values()}
     try:
         for op, fn in forwards.items():
-            op.forward = timed_forward(op.name, fn)
-        reg.OpNode.apply = timed_apply  # type: ignore[method-assign,assignment]
+            op.forward = timed(fn, fwd, op.name)
+        reg.OpNode.apply = timed(node_apply, bwd)  # type: ignore[method-assign]
         t0 = clock()
         for _ in range(steps):
             step()

@@ -301,9 +301,7 @@ def _add_to_buffer(buffers: dict, node: Node, nr: int, g: Tensor | None) -> None
     old = buf[nr]
     if old is None:
         buf[nr] = g
-    elif g is not None and _add_in_place(old, g):
-        pass
-    else:
+    elif g is None or not _add_in_place(old, g):
         buf[nr] = old + g
 
 
