@@ -30,9 +30,11 @@ from ..ops import linalg as la
 from ..ops import nn_ops as K
 from ..ops import reduction as rd
 from ..ops import shape as sh
+from .._rng import place as _rng_place
 from ..ops._registry import apply_, scalar_type_name
 
 __all__ = [
+    "multi_head_attention_forward",
     "linear", "bilinear", "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "gelu",
     "silu", "mish", "softplus", "elu", "elu_", "selu", "selu_", "celu", "celu_", "hardtanh",
     "hardtanh_", "hardsigmoid", "hardswish", "sigmoid", "tanh", "logsigmoid", "softsign",
@@ -461,8 +463,14 @@ def _dropout_impl(input: Tensor, p: float, train: bool, inplace: bool, feature: 
     eng = _engine()
     np_dtype = input._data.dtype
     if not alpha:
-        noise = _noise_tensor(eng.dropout_noise(shape, np_dtype if input.dtype._rank >= 2
-                                                else np.float32, p), input)
+        values = eng.dropout_noise(shape, np_dtype if input.dtype._rank >= 2 else np.float32, p)
+        data = input._data
+        if not feature and not data.flags.c_contiguous and data.ndim > 1:
+            # torch's noise is empty_like(input): laid out like the input, so the draws fill
+            # it in the input's memory order
+            values = _rng_place(values.reshape(-1), shape,
+                                [st // data.itemsize for st in data.strides])
+        noise = _noise_tensor(values, input)
         return input.mul_(noise) if inplace else input * noise
     if input.dtype._rank < 2:
         raise RuntimeError(
@@ -2734,3 +2742,11 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     return loss if batched else loss.squeeze(0)
 
 
+
+
+def multi_head_attention_forward(*args: Any, **kwargs: Any) -> Any:
+    """``F.multi_head_attention_forward``: the computation behind ``nn.MultiheadAttention``
+    (defined beside the module in ``nn/modules/activation.py``), with torch's signature."""
+    from .modules.activation import multi_head_attention_forward as mha
+
+    return mha(*args, **kwargs)

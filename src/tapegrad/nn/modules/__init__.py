@@ -110,7 +110,13 @@ from .pooling import (
     MaxUnpool3d,
 )
 from .sparse import Embedding, EmbeddingBag
-from .transformer import TransformerEncoder, TransformerEncoderLayer
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
@@ -137,5 +143,5 @@ __all__ = [
     "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
     "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "PixelShuffle", "PixelUnshuffle",
     "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "TransformerEncoder",
-    "TransformerEncoderLayer",
+    "TransformerEncoderLayer", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
 ]
