@@ -23,6 +23,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from .._rng import place as _rng_place
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.grad_mode import _state, no_grad
 from ..ops import elementwise as ew
@@ -30,7 +31,6 @@ from ..ops import linalg as la
 from ..ops import nn_ops as K
 from ..ops import reduction as rd
 from ..ops import shape as sh
-from .._rng import place as _rng_place
 from ..ops._registry import apply_, scalar_type_name
 
 __all__ = [

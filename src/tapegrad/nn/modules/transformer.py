@@ -23,8 +23,8 @@ from typing import Any
 from ..._creation import full
 from ..._tensor import Tensor
 from ...ops.shape import triu
-from ..init import xavier_uniform_
 from .. import functional as F
+from ..init import xavier_uniform_
 from .activation import GELU, MultiheadAttention, ReLU, _canonical_mask
 from .container import ModuleList
 from .dropout import Dropout
