@@ -58,6 +58,7 @@ from ._dtype import (
     uint8,
 )
 from ._dtype import bfloat16 as _bf16
+from ._finfo import finfo, iinfo
 from ._printing import get_printoptions, printoptions, set_printoptions
 from ._tensor import Size, Tensor, device
 
@@ -229,13 +230,19 @@ from .ops.shape import (
 from . import _random  # noqa: E402  (installs Tensor.uniform_, normal_, ...)
 from ._random import (  # noqa: E402
     Generator,
+    _dirichlet_grad,
+    _sample_dirichlet,
+    _standard_gamma,
+    _standard_gamma_grad,
     bernoulli,
+    binomial,
     default_generator,
     get_rng_state,
     initial_seed,
     manual_seed,
     multinomial,
     normal,
+    poisson,
     rand,
     rand_like,
     randint,
@@ -247,6 +254,8 @@ from ._random import (  # noqa: E402
     set_rng_state,
 )
 from . import autograd  # noqa: E402
+from . import linalg  # noqa: E402
+from .ops.special import digamma, erf, erfc, erfinv, lgamma, polygamma, xlogy  # noqa: E402
 from . import nn, optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
@@ -283,3 +292,14 @@ def compile(model: object = None, **_: object) -> object:
     if model is None:
         return lambda m: m
     return model
+
+
+_LAZY_SUBMODULES = ("distributions",)  # imported on first use: import tapegrad stays fast
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'tapegrad' has no attribute '{name}'")

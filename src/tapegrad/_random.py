@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _sampling
 from . import _rng as rng
 from ._creation import _new
 from ._rng import STATE_SIZE, Engine, fill_order
@@ -65,6 +65,7 @@ __all__ = [
     "bernoulli",
     "multinomial",
     "poisson",
+    "binomial",
 ]
 
 
@@ -517,8 +518,14 @@ def _random_op(name: str, node: str) -> OpDef:
     return op
 
 
-def _no_derivative(ctx: OpNode, grad: Any) -> tuple:
-    raise RuntimeError("derivative for aten::bernoulli is not implemented")
+def _no_derivative_of(aten: str) -> Callable:
+    def rule(ctx: OpNode, grad: Any) -> tuple:
+        raise RuntimeError(f"derivative for aten::{aten} is not implemented")
+
+    return rule
+
+
+_no_derivative = _no_derivative_of("bernoulli")
 
 
 _UNIFORM = _random_op("uniform_", "UniformBackward0")
@@ -1459,8 +1466,70 @@ def _topk_indices(ratio: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+def _float_input(fname: str, x: Any, what: str = "input") -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fname}(): argument '{what}' (position 1) must be Tensor, not "
+                        f"{_typename(x)}")
+    if x._data.dtype.kind != "f" or x._data.dtype.itemsize == 2:
+        raise NotImplementedError(
+            f"\"{fname}_cpu\" not implemented for '{_type_name(x._data.dtype)}'")
+    return x
+
+
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
-    raise NotImplementedError("poisson is not supported by tapegrad")
+    """``torch.poisson(rates)``: a Poisson(rate) count per element, in rates' dtype (see
+    ``_sampling``); its gradient is zero.
+
+    Example:
+        >>> import tapegrad as torch
+        >>> _ = torch.manual_seed(0)
+        >>> torch.poisson(torch.tensor([1.0, 20.0]))
+        tensor([ 2., 23.])
+    """
+    _float_input("poisson", input)
+    values = _sampling.poisson(_engine(generator), input._data)
+    return _result(values, _POISSON, (input,)) if _state.enabled else _new(values)
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """``torch.binomial(count, prob)``: a Binomial(count, prob) draw per element."""
+    _float_input("binomial", count, "count")
+    if not isinstance(prob, Tensor):
+        raise TypeError(f"binomial(): argument 'prob' (position 2) must be Tensor, not "
+                        f"{_typename(prob)}")
+    values = _sampling.binomial(_engine(generator), count._data, prob._data)
+    return _result(values, _BINOMIAL, (count, prob)) if _state.enabled else _new(values)
+
+
+def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """``torch._standard_gamma(alpha)``: a Gamma(alpha, 1) draw per element, differentiable
+    in alpha (the implicit reparameterization gradient)."""
+    _float_input("gamma", input)
+    values = _sampling.standard_gamma(_engine(generator), input._data)
+    return _sampling.draw_result(values, _sampling._STANDARD_GAMMA, input)
+
+
+def _sample_dirichlet(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """``torch._sample_dirichlet(alpha)``: a Dirichlet(alpha) draw per row of the last dim."""
+    _float_input("dirichlet", input)
+    values = _sampling.sample_dirichlet(_engine(generator), input._data)
+    return _sampling.draw_result(values, _sampling._DIRICHLET, input)
+
+
+def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:
+    """``torch._standard_gamma_grad(alpha, x)``: dx/dalpha for x ~ Gamma(alpha, 1)."""
+    return _new(_sampling.standard_gamma_grad(input._data, output._data))
+
+
+def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
+    """``torch._dirichlet_grad(x, alpha, total)``."""
+    return _new(_sampling.dirichlet_grad(x._data, alpha._data, total._data))
+
+
+_POISSON = _random_op("poisson", "PoissonBackward0")
+_BINOMIAL = OpDef("binomial", "NotImplemented", _take_values, (), False, False, 1)
+_BINOMIAL.rule = _no_derivative_of("binomial")
+_BINOMIAL.node_cls._cpp_name = "torch::autograd::NotImplemented"  # type: ignore[attr-defined]
 
 
 # ---------------------------------------------------------------------------------------------

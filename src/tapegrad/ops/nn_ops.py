@@ -731,6 +731,12 @@ def _norm(reduction: int, shape: tuple) -> float:
     return 1.0 / max(int(np.prod(shape)), 1) if reduction == 1 else 1.0
 
 
+def _pair_shape(ctx: Any) -> tuple:
+    """The shape of a loss's (input, target) pair: whichever of the two needs a gradient."""
+    a, b = ctx.input_shapes[:2]
+    return a if a is not None else b
+
+
 def _target_pair(ctx: Any, gx: Any, B: Any) -> tuple:
     """(d input, d target) for losses of ``input - target``: the target gets the negative."""
     need_x, need_t = ctx.needs_input_grad
@@ -748,7 +754,7 @@ def _mse_loss(x: np.ndarray, t: np.ndarray, *, reduction: int) -> np.ndarray:
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx (x - t)^2 = 2 (x - t)
     B, (x, t), g = _unpack(ctx, grad)
     red = ctx.params["reduction"]
-    return _target_pair(ctx, (x - t) * (2.0 * _norm(red, ctx.input_shapes[0])) * g, B)
+    return _target_pair(ctx, (x - t) * (2.0 * _norm(red, _pair_shape(ctx))) * g, B)
 
 
 @defop("smooth_l1_loss", node="SmoothL1LossBackward0", save=(0, 1))
@@ -762,7 +768,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (x - t)/beta inside |x - t| < beta, s
     B, (x, t), g = _unpack(ctx, grad)
     p = ctx.params
     d = B.clamp((x - t) / p["beta"], -1.0, 1.0)
-    return _target_pair(ctx, d * _norm(p["reduction"], ctx.input_shapes[0]) * g, B)
+    return _target_pair(ctx, d * _norm(p["reduction"], _pair_shape(ctx)) * g, B)
 
 
 @defop("huber_loss", node="HuberLossBackward0", save=(0, 1))
@@ -776,7 +782,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x - t inside |x - t| < delta, delta s
     B, (x, t), g = _unpack(ctx, grad)
     p = ctx.params
     d = B.clamp(x - t, -p["delta"], p["delta"])
-    return _target_pair(ctx, d * _norm(p["reduction"], ctx.input_shapes[0]) * g, B)
+    return _target_pair(ctx, d * _norm(p["reduction"], _pair_shape(ctx)) * g, B)
 
 
 @defop("soft_margin_loss", node="SoftMarginLossBackward0", save=(0,))
@@ -789,7 +795,7 @@ def _soft_margin_loss(x: np.ndarray, *, target: np.ndarray, reduction: int) -> n
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx log(1 + e^(-yx)) = -y s(-yx)
     B, (x,), g = _unpack(ctx, grad)
     y = B.const(ctx.params["target"])
-    norm = _norm(ctx.params["reduction"], ctx.input_shapes[0])
+    norm = _norm(ctx.params["reduction"], _pair_shape(ctx))
     return (B.out(-y * B.sigmoid(-y * x) * norm * g),)
 
 
@@ -811,7 +817,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (x - t)/((1 - x) x); target: log(1-x)
     B, (x, t), g = _unpack(ctx, grad)
     p = ctx.params
     need_x, need_t = ctx.needs_input_grad
-    scale = g * _norm(p["reduction"], ctx.input_shapes[0])
+    scale = g * _norm(p["reduction"], _pair_shape(ctx))
     if p["weight"] is not None:
         scale = scale * B.const(p["weight"])
     with np.errstate(all="ignore"):
@@ -848,7 +854,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x: s(x) - t (or (pw t + 1 - t) s(x) -
     B, (x, t), g = _unpack(ctx, grad)
     p = ctx.params
     need_x, need_t = ctx.needs_input_grad
-    scale = g * _norm(p["reduction"], ctx.input_shapes[0])
+    scale = g * _norm(p["reduction"], _pair_shape(ctx))
     if p["weight"] is not None:
         scale = scale * B.const(p["weight"])
     pw = B.const(p["pos_weight"]) if p["pos_weight"] is not None else None
@@ -1052,7 +1058,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule, then the
     B, saved, g = _unpack(ctx, grad)
     x, w = saved[0], (saved[1] if len(saved) > 1 else None)
     p = ctx.params
-    n = len(ctx.input_shapes[0])
+    n = len(x.shape)  # (input_shapes[0] is None when x needs no gradient)
     dims = tuple(range(n - p["ndim"], n))
     batch = tuple(range(n - p["ndim"]))
     if B.tensors:
@@ -1202,7 +1208,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule over each
     B, saved, g = _unpack(ctx, grad)
     x, w = saved[0], (saved[1] if len(saved) > 1 else None)
     p = ctx.params
-    shape = ctx.input_shapes[0]
+    shape = tuple(x.shape)  # (input_shapes[0] is None when x needs no gradient)
     n, c = shape[:2]
     grouped = (n, p["groups"], -1)
     cshape = _channel_shape(len(shape), c)
