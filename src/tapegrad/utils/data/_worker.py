@@ -203,7 +203,10 @@ class ExceptionWrapper:
             exception = self.exc_type(msg)
         except Exception:
             raise RuntimeError(msg) from None
-        raise exception
+        try:
+            raise exception
+        finally:  # this frame must not hold the exception: that would be a reference cycle
+            del exception
 
 
 def _rebuild_exception_wrapper(exc_type: type, exc_msg: str, where: str) -> ExceptionWrapper:

@@ -34,6 +34,7 @@ import itertools
 import math
 import multiprocessing
 import os
+import pickle
 import queue
 import re
 import warnings
@@ -557,6 +558,13 @@ def _set_python_exiting() -> None:
 
 atexit.register(_set_python_exiting)
 
+# The index queues of every iterator whose workers run, by id(iterator). An iterator caught in a
+# reference cycle (an exception's traceback holds it) is finalized after the weak references
+# to its objects are cleared, and a multiprocessing Queue stops its feeder thread then: its
+# workers would never receive their last message. Held here, the queues outlive the iterator's
+# __del__.
+_running_index_queues: dict[int, list[Any]] = {}
+
 
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """One pass over a DataLoader, loading in ``num_workers`` worker processes.
@@ -580,6 +588,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._index_queues: list[Any] = []
         self._data_queue = _worker.ResultQueue(ctx=context)
         self._workers_done_event = context.Event()
+        self._workers_status = [True] * self._num_workers
         for worker_id in range(self._num_workers):
             index_queue = context.Queue()
             index_queue.cancel_join_thread()
@@ -591,9 +600,21 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                       loader.worker_init_fn, worker_id, self._num_workers),
             )
             worker.daemon = True
-            worker.start()
+            try:
+                worker.start()
+            except (TypeError, AttributeError, pickle.PicklingError):
+                warnings.warn(
+                    "Got pickle error when attempting to start a worker Process. This might be "
+                    "because the worker Process arguments are not picklable. Python 3.14+ "
+                    "changed the multiprocessing start method in non-Mac POSIX platforms to "
+                    "'forkserver', which requires the worker Process arguments to be "
+                    "picklable. You can also try multiprocessing.set_start_method('fork').",
+                    stacklevel=4,
+                )
+                raise
             self._index_queues.append(index_queue)
             self._workers.append(worker)
+        _running_index_queues[id(self)] = self._index_queues
         self._reset(loader, first_iter=True)
 
     def _reset(self, loader: DataLoader, first_iter: bool = False) -> None:
@@ -734,6 +755,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 index_queue.cancel_join_thread()
                 index_queue.close()
         finally:
+            _running_index_queues.pop(id(self), None)
             for worker in self._workers:
                 if worker.is_alive():
                     worker.terminate()
