@@ -1,0 +1,205 @@
+"""``Summary`` protocol buffers: what one ``add_*`` call of ``SummaryWriter`` records.
+
+Each function turns tensors (tapegrad tensors, NumPy arrays or Python numbers) into the
+TensorBoard message a plugin reads::
+
+    scalar     Summary.Value(tag, simple_value)            (new_style: a float tensor, 'scalars')
+    histogram  Summary.Value(tag, histo=HistogramProto)    min, max, num, sum, sum of squares,
+                                                           right bucket edges and counts
+    image      Summary.Value(tag, image=Summary.Image)     PNG, see _image.py
+    text       Summary.Value(tag + '/text_summary', a string tensor, plugin 'text')
+    hparams    three Summaries for the 'hparams' plugin: the experiment (which hyperparameters
+               and metrics exist), this session's values, and the session's end
+
+The contents are torch's, field for field, so TensorBoard shows the same thing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from google.protobuf import struct_pb2
+from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata
+from tensorboard.compat.proto.tensor_pb2 import TensorProto
+from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
+from tensorboard.plugins.text.plugin_data_pb2 import TextPluginData
+
+from ... import _dtype
+from ..._tensor import Tensor
+from ._image import convert_to_HWC, encode_png, to_uint8
+
+
+def make_np(x: Any) -> np.ndarray:
+    """A NumPy array of a tensor (detached), an array, or a Python/NumPy scalar (shape (1,))."""
+    if isinstance(x, np.ndarray):
+        return x
+    if np.isscalar(x):
+        return np.array([x])
+    if isinstance(x, Tensor):
+        if x.dtype == _dtype.bfloat16:
+            x = x.to(_dtype.float16)
+        return x.detach().numpy()
+    raise NotImplementedError(f"Got {type(x)}, but numpy array or torch tensor are expected.")
+
+
+def scalar(name: str, tensor: Any, collections: Any = None, new_style: bool = False,
+           double_precision: bool = False) -> Summary:
+    """One number: a ``simple_value`` (or, ``new_style``, a one-element float tensor)."""
+    array = make_np(tensor).squeeze()
+    if array.ndim != 0:
+        raise AssertionError(
+            "Tensor should contain one element (0 dimensions).             Was given size: "
+            f"{array.size} and {array.ndim} dimensions."
+        )
+    value = float(array)
+    if not new_style:
+        return Summary(value=[Summary.Value(tag=name, simple_value=value)])
+    if double_precision:
+        proto = TensorProto(double_val=[value], dtype="DT_DOUBLE")
+    else:
+        proto = TensorProto(float_val=[value], dtype="DT_FLOAT")
+    metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="scalars"))
+    return Summary(value=[Summary.Value(tag=name, tensor=proto, metadata=metadata)])
+
+
+def default_bins() -> list[float]:
+    """TensorFlow's histogram edges: +-1e-12 growing by 10% up to 1e20, and 0."""
+    positive = []
+    v = 1e-12
+    while v < 1e20:
+        positive.append(v)
+        v *= 1.1
+    return [-b for b in reversed(positive)] + [0] + positive
+
+
+def make_histogram(values: np.ndarray, bins: Any, max_bins: int | None = None) -> HistogramProto:
+    """Counts of ``values`` in ``bins`` (NumPy's ``bins``: edges, a count or a rule name), at most
+    ``max_bins`` buckets, trimmed to the non-empty range plus one empty bucket on its left."""
+    if values.size == 0:
+        raise ValueError("The input has no element.")
+    values = values.reshape(-1)
+    counts, limits = np.histogram(values, bins=bins)
+    if max_bins is not None and len(counts) > max_bins:
+        group = len(counts) // max_bins  # merge groups of neighbouring buckets
+        if len(counts) % group:
+            counts = np.pad(counts, (0, group - len(counts) % group))
+        counts = counts.reshape(-1, group).sum(axis=-1)
+        limits = np.concatenate([limits[:-1:group], limits[-1:]])
+    filled = np.flatnonzero(counts)
+    if filled.size == 0:
+        raise ValueError("The histogram is empty, please file a bug report.")
+    first, last = int(filled[0]), int(filled[-1])
+    counts = np.concatenate([[0], counts[first:last + 1]])
+    limits = limits[first:last + 2]  # the right edge of every bucket kept
+    return HistogramProto(min=values.min(), max=values.max(), num=len(values), sum=values.sum(),
+                          sum_squares=values.dot(values), bucket_limit=limits.tolist(),
+                          bucket=counts.tolist())
+
+
+def histogram(name: str, values: Any, bins: Any, max_bins: int | None = None) -> Summary:
+    hist = make_histogram(make_np(values).astype(float), bins, max_bins)
+    return Summary(value=[Summary.Value(tag=name, histo=hist)])
+
+
+def histogram_raw(name: str, min: float, max: float, num: int, sum: float, sum_squares: float,
+                  bucket_limits: Any, bucket_counts: Any) -> Summary:
+    hist = HistogramProto(min=min, max=max, num=num, sum=sum, sum_squares=sum_squares,
+                          bucket_limit=bucket_limits, bucket=bucket_counts)
+    return Summary(value=[Summary.Value(tag=name, histo=hist)])
+
+
+def image(tag: str, tensor: Any, rescale: float = 1, dataformats: str = "NCHW") -> Summary:
+    """An image (or a grid of a batch) as PNG. Float images are in [0, 1], uint8 in [0, 255]."""
+    if rescale != 1:
+        raise NotImplementedError("tapegrad's SummaryWriter writes images at their own size")
+    hwc = to_uint8(convert_to_HWC(make_np(tensor), dataformats))
+    height, width, channels = hwc.shape
+    picture = Summary.Image(height=height, width=width, colorspace=channels,
+                            encoded_image_string=encode_png(hwc))
+    return Summary(value=[Summary.Value(tag=tag, image=picture)])
+
+
+def text(tag: str, text: str) -> Summary:
+    """A string for the text plugin (rendered as Markdown), under ``tag/text_summary``."""
+    content = TextPluginData(version=0).SerializeToString()
+    metadata = SummaryMetadata(
+        plugin_data=SummaryMetadata.PluginData(plugin_name="text", content=content))
+    proto = TensorProto(dtype="DT_STRING", string_val=[text.encode(encoding="utf_8")],
+                        tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=1)]))
+    return Summary(value=[Summary.Value(tag=tag + "/text_summary", metadata=metadata,
+                                        tensor=proto)])
+
+
+def hparams(hparam_dict: Any = None, metric_dict: Any = None,
+            hparam_domain_discrete: Any = None) -> tuple[Summary, Summary, Summary]:
+    """The hparams plugin's experiment, session-start and session-end summaries."""
+    from tensorboard.plugins.hparams import metadata as hp_metadata
+    from tensorboard.plugins.hparams.api_pb2 import (
+        DataType,
+        Experiment,
+        HParamInfo,
+        MetricInfo,
+        MetricName,
+        Status,
+    )
+    from tensorboard.plugins.hparams.plugin_data_pb2 import (
+        HParamsPluginData,
+        SessionEndInfo,
+        SessionStartInfo,
+    )
+
+    if not isinstance(hparam_dict, dict):
+        raise TypeError("parameter: hparam_dict should be a dictionary, nothing logged.")
+    if not isinstance(metric_dict, dict):
+        raise TypeError("parameter: metric_dict should be a dictionary, nothing logged.")
+    domains = hparam_domain_discrete or {}
+    if not isinstance(domains, dict):
+        raise TypeError(
+            "parameter: hparam_domain_discrete should be a dictionary, nothing logged.")
+    for k, v in domains.items():
+        if (k not in hparam_dict or not isinstance(v, list)
+                or not all(isinstance(d, type(hparam_dict[k])) for d in v)):
+            raise TypeError(
+                f"parameter: hparam_domain_discrete[{k}] should be a list of same type as "
+                f"hparam_dict[{k}]."
+            )
+
+    def domain(key: str, field: str) -> struct_pb2.ListValue | None:
+        if key not in domains:
+            return None
+        return struct_pb2.ListValue(values=[struct_pb2.Value(**{field: d}) for d in domains[key]])
+
+    infos = []
+    start = SessionStartInfo()
+    for k, v in hparam_dict.items():
+        if v is None:
+            continue
+        # as torch, a bool is an int here and is logged as a number
+        if isinstance(v, (int, float)):
+            start.hparams[k].number_value = v
+            kind, values = "DATA_TYPE_FLOAT64", domain(k, "number_value")
+        elif isinstance(v, str):
+            start.hparams[k].string_value = v
+            kind, values = "DATA_TYPE_STRING", domain(k, "string_value")
+        elif isinstance(v, Tensor):
+            start.hparams[k].number_value = make_np(v)[0]
+            kind, values = "DATA_TYPE_FLOAT64", None
+        else:
+            raise ValueError("value should be one of int, float, str, bool, or torch.Tensor")
+        infos.append(HParamInfo(name=k, type=DataType.Value(kind), domain_discrete=values))
+
+    def summary(tag: str, **data: Any) -> Summary:
+        content = HParamsPluginData(version=hp_metadata.PLUGIN_DATA_VERSION, **data)
+        metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(
+            plugin_name=hp_metadata.PLUGIN_NAME, content=content.SerializeToString()))
+        return Summary(value=[Summary.Value(tag=tag, metadata=metadata)])
+
+    experiment = Experiment(hparam_infos=infos,
+                            metric_infos=[MetricInfo(name=MetricName(tag=k)) for k in metric_dict])
+    return (
+        summary(hp_metadata.EXPERIMENT_TAG, experiment=experiment),
+        summary(hp_metadata.SESSION_START_INFO_TAG, session_start_info=start),
+        summary(hp_metadata.SESSION_END_INFO_TAG,
+                session_end_info=SessionEndInfo(status=Status.Value("STATUS_SUCCESS"))),
+    )
