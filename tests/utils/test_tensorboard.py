@@ -90,8 +90,7 @@ def read_events(directory):
 def log_both(lib, oracle, tmp_path, scenario, **kwargs):
     """Run ``scenario(L, writer)`` on both libraries; return both runs' events."""
     out = []
-    for L in (oracle, lib):
-        d = tmp_path / L.__name__
+    for L, d in ((oracle, tmp_path / "expected"), (lib, tmp_path / "actual")):
         with writer_class(L)(str(d), **kwargs) as writer:
             scenario(L, writer)
         out.append(read_events(d))
@@ -158,7 +157,7 @@ def test_image_errors(compare, tmp_path):
     def scenario(L):
         from torchcompare import raised
 
-        with writer_class(L)(str(tmp_path / L.__name__)) as w:
+        with writer_class(L)(str(tmp_path / L.__name__ / str(id(L)))) as w:
             return [
                 raised(w.add_image, "x", L.rand(3, 4), 0),
                 raised(w.add_image, "x", L.rand(3, 4, 4), 0, dataformats="CCH"),
@@ -180,7 +179,7 @@ def test_text(lib, oracle, tmp_path):
 
     expected, got = log_both(lib, oracle, tmp_path, scenario)
     assert got == expected
-    acc = EventAccumulator(str(tmp_path / lib.__name__))
+    acc = EventAccumulator(str(tmp_path / "actual"))
     acc.Reload()
     assert acc.Tags()["tensors"] == ["notes/text_summary"]
     texts = [e.tensor_proto.string_val[0].decode() for e in acc.Tensors("notes/text_summary")]
@@ -212,7 +211,7 @@ def test_purge_step_and_filename_suffix(lib, oracle, tmp_path):
                              filename_suffix=".suffix")
     assert got == expected
     assert [e["what"] for e in got["."]][:3] == ["file_version", "file_version", "session_log"]
-    names = os.listdir(tmp_path / lib.__name__)
+    names = os.listdir(tmp_path / "actual")
     assert len(names) == 1 and names[0].endswith(".suffix")
 
 
