@@ -203,6 +203,24 @@ def test_hparams(lib, oracle, tmp_path):
                        "hparams", "_hparams_/session_end_info": "hparams"}
 
 
+def test_pr_curves_and_custom_scalars(lib, oracle, tmp_path):
+    def scenario(L, w):
+        L.manual_seed(2)
+        labels = L.randint(0, 2, (50,))
+        w.add_pr_curve("pr", labels, L.rand(50), 0)
+        w.add_pr_curve("pr_np", np.array([0, 1, 1, 0]), np.array([0.1, 0.9, 0.4, 0.6]), 1,
+                       num_thresholds=200, weights=np.array([1.0, 2.0, 1.0, 0.5]))
+        w.add_pr_curve_raw("raw", [3, 2], [2, 1], [0, 1], [0, 1], [0.6, 0.67], [1.0, 0.67], 2,
+                           num_thresholds=2)
+        w.add_custom_scalars_multilinechart(["loss/a", "loss/b"], title="losses")
+        w.add_custom_scalars_marginchart(["m", "lo", "hi"], category="c")
+        w.add_custom_scalars({"cat": {"one": ["Multiline", ["x"]],
+                                      "two": ["Margin", ["v", "l", "u"]]}})
+
+    expected, got = log_both(lib, oracle, tmp_path, scenario)
+    assert got == expected
+
+
 def test_purge_step_and_filename_suffix(lib, oracle, tmp_path):
     def scenario(L, w):
         w.add_scalar("loss", 1.0, 7)

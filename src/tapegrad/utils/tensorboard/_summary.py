@@ -203,3 +203,84 @@ def hparams(hparam_dict: Any = None, metric_dict: Any = None,
         summary(hp_metadata.SESSION_END_INFO_TAG,
                 session_end_info=SessionEndInfo(status=Status.Value("STATUS_SUCCESS"))),
     )
+
+
+def _float_matrix(tag: str, data: np.ndarray, metadata: SummaryMetadata) -> Summary:
+    proto = TensorProto(dtype="DT_FLOAT", float_val=data.reshape(-1).tolist(),
+                        tensor_shape=TensorShapeProto(
+                            dim=[TensorShapeProto.Dim(size=n) for n in data.shape]))
+    return Summary(value=[Summary.Value(tag=tag, metadata=metadata, tensor=proto)])
+
+
+def _pr_metadata(num_thresholds: int) -> SummaryMetadata:
+    from tensorboard.plugins.pr_curve.plugin_data_pb2 import PrCurvePluginData
+
+    content = PrCurvePluginData(version=0, num_thresholds=num_thresholds).SerializeToString()
+    return SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="pr_curves",
+                                                                  content=content))
+
+
+def compute_curve(labels: np.ndarray, predictions: np.ndarray, num_thresholds: int,
+                  weights: Any = None) -> np.ndarray:
+    """Rows tp, fp, tn, fn, precision, recall at ``num_thresholds`` thresholds in [0, 1]:
+    each prediction falls in bucket floor(p * (n - 1)); a threshold counts the buckets above."""
+    weights = 1.0 if weights is None else weights
+    buckets = np.int32(np.floor(predictions * (num_thresholds - 1)))
+    positive = labels.astype(np.float64)
+    edges = (0, num_thresholds - 1)
+    tp_buckets, _ = np.histogram(buckets, bins=num_thresholds, range=edges,
+                                 weights=positive * weights)
+    fp_buckets, _ = np.histogram(buckets, bins=num_thresholds, range=edges,
+                                 weights=(1.0 - positive) * weights)
+    tp = np.cumsum(tp_buckets[::-1])[::-1]
+    fp = np.cumsum(fp_buckets[::-1])[::-1]
+    tn = fp[0] - fp
+    fn = tp[0] - tp
+    precision = tp / np.maximum(1e-7, tp + fp)
+    recall = tp / np.maximum(1e-7, tp + fn)
+    return np.stack((tp, fp, tn, fn, precision, recall))
+
+
+def pr_curve(tag: str, labels: Any, predictions: Any, num_thresholds: int = 127,
+             weights: Any = None) -> Summary:
+    """A precision-recall curve of binary ``labels`` against ``predictions`` in [0, 1]."""
+    num_thresholds = min(num_thresholds, 127)
+    data = compute_curve(labels, predictions, num_thresholds, weights)
+    return _float_matrix(tag, data, _pr_metadata(num_thresholds))
+
+
+def pr_curve_raw(tag: str, tp: Any, fp: Any, tn: Any, fn: Any, precision: Any, recall: Any,
+                 num_thresholds: int = 127, weights: Any = None) -> Summary:
+    """A precision-recall curve from its counts."""
+    num_thresholds = min(num_thresholds, 127)
+    data = np.stack((tp, fp, tn, fn, precision, recall))
+    return _float_matrix(tag, data, _pr_metadata(num_thresholds))
+
+
+def custom_scalars(layout: dict[str, dict[str, list[Any]]]) -> Summary:
+    """The custom-scalars plugin's layout: {category: {chart: ['Multiline', tags] or
+    ['Margin', [value, lower, upper]]}}."""
+    from tensorboard.plugins.custom_scalar import layout_pb2
+
+    categories = []
+    for category, charts in layout.items():
+        made = []
+        for title, (kind, tags) in charts.items():
+            if kind == "Margin":
+                if len(tags) != 3:
+                    raise AssertionError("len(tags) != 3")
+                series = layout_pb2.MarginChartContent.Series(value=tags[0], lower=tags[1],
+                                                               upper=tags[2])
+                made.append(layout_pb2.Chart(
+                    title=title, margin=layout_pb2.MarginChartContent(series=[series])))
+            else:
+                made.append(layout_pb2.Chart(
+                    title=title, multiline=layout_pb2.MultilineChartContent(tag=tags)))
+        categories.append(layout_pb2.Category(title=category, chart=made))
+    proto = TensorProto(dtype="DT_STRING",
+                        string_val=[layout_pb2.Layout(category=categories).SerializeToString()],
+                        tensor_shape=TensorShapeProto())
+    metadata = SummaryMetadata(
+        plugin_data=SummaryMetadata.PluginData(plugin_name="custom_scalars"))
+    return Summary(value=[Summary.Value(tag="custom_scalars__config__", tensor=proto,
+                                        metadata=metadata)])

@@ -219,6 +219,43 @@ class SummaryWriter:
         self._get_file_writer().add_summary(_summary.text(tag, text_string), global_step,
                                             walltime)
 
+    def add_pr_curve(self, tag: str, labels: Any, predictions: Any,
+                     global_step: int | None = None, num_thresholds: int = 127,
+                     weights: Any = None, walltime: float | None = None) -> None:
+        """A precision-recall curve: ``labels`` (0/1) against ``predictions`` in [0, 1]."""
+        labels, predictions = _summary.make_np(labels), _summary.make_np(predictions)
+        self._get_file_writer().add_summary(
+            _summary.pr_curve(tag, labels, predictions, num_thresholds, weights), global_step,
+            walltime)
+
+    def add_pr_curve_raw(self, tag: str, true_positive_counts: Any, false_positive_counts: Any,
+                         true_negative_counts: Any, false_negative_counts: Any, precision: Any,
+                         recall: Any, global_step: int | None = None, num_thresholds: int = 127,
+                         weights: Any = None, walltime: float | None = None) -> None:
+        """A precision-recall curve given by its counts at each threshold."""
+        self._get_file_writer().add_summary(
+            _summary.pr_curve_raw(tag, true_positive_counts, false_positive_counts,
+                                  true_negative_counts, false_negative_counts, precision,
+                                  recall, num_thresholds, weights), global_step, walltime)
+
+    def add_custom_scalars_multilinechart(self, tags: list[str], category: str = "default",
+                                          title: str = "untitled") -> None:
+        """A custom chart drawing the scalars ``tags`` together."""
+        self._get_file_writer().add_summary(
+            _summary.custom_scalars({category: {title: ["Multiline", tags]}}))
+
+    def add_custom_scalars_marginchart(self, tags: list[str], category: str = "default",
+                                       title: str = "untitled") -> None:
+        """A custom chart of a value between a lower and an upper scalar (three tags)."""
+        if len(tags) != 3:
+            raise AssertionError(f"Expected 3 tags, got {len(tags)}.")
+        self._get_file_writer().add_summary(
+            _summary.custom_scalars({category: {title: ["Margin", tags]}}))
+
+    def add_custom_scalars(self, layout: dict[str, dict[str, list[Any]]]) -> None:
+        """The layout of the CUSTOM SCALARS tab (see ``_summary.custom_scalars``)."""
+        self._get_file_writer().add_summary(_summary.custom_scalars(layout))
+
     def add_graph(self, model: Any, input_to_model: Any = None, verbose: bool = False,
                   use_strict_trace: bool = True) -> None:
         """The graph of ``model(*input_to_model)``, read from the autograd graph it records
