@@ -221,6 +221,47 @@ def test_pr_curves_and_custom_scalars(lib, oracle, tmp_path):
     assert got == expected
 
 
+def test_add_tensor(lib, oracle, tmp_path):
+    def scenario(L, w):
+        w.add_tensor("f32", L.tensor([[1.5, -2.0]]), 0)
+        w.add_tensor("f64", L.tensor([0.1], dtype=L.float64), 1)
+        w.add_tensor("f16", L.tensor([0.1, 2.0], dtype=L.float16), 2)
+        w.add_tensor("i64", L.arange(3), 3)
+        w.add_tensor("u8", L.tensor([1, 255], dtype=L.uint8), 4)
+        w.add_tensor("b", L.tensor([True, False]), 5)
+        w.add_tensor("c", L.tensor([1 + 2j]), 6)
+
+    expected, got = log_both(lib, oracle, tmp_path, scenario)
+    assert got == expected
+
+
+def test_add_embedding_files(lib, oracle, tmp_path, capsys):
+    trees = []
+    for L, d in ((oracle, tmp_path / "expected"), (lib, tmp_path / "actual")):
+        L.manual_seed(3)
+        with writer_class(L)(str(d)) as w:
+            mat = L.randn(5, 3)
+            w.add_embedding(mat, metadata=list("abcde"), label_img=L.rand(5, 3, 4, 4))
+            w.add_embedding(mat, metadata=[[1, "x"], [2, "y"], [3, "z"], [4, "w"], [5, "v"]],
+                            metadata_header=["n", "s"], global_step=3, tag="a/b")
+            w.add_embedding(mat, global_step=3, tag="a/b")  # the directory exists: a warning
+        tree = {}
+        for root, _, files in os.walk(d):
+            for f in files:
+                if f.startswith("events.out"):
+                    continue
+                data = (d / root / f).read_bytes()
+                rel = os.path.relpath(os.path.join(root, f), d)
+                tree[rel] = decode_png(data).tolist() if f.endswith(".png") else data
+        trees.append(tree)
+        trees.append(capsys.readouterr().out)
+    assert trees[2] == trees[0]
+    assert trees[3] == trees[1] != ""
+    assert sorted(trees[2]) == ["00000/default/metadata.tsv", "00000/default/sprite.png",
+                                "00000/default/tensors.tsv", "00003/a%2fb/metadata.tsv",
+                                "00003/a%2fb/tensors.tsv", "projector_config.pbtxt"]
+
+
 def test_purge_step_and_filename_suffix(lib, oracle, tmp_path):
     def scenario(L, w):
         w.add_scalar("loss", 1.0, 7)

@@ -284,3 +284,50 @@ def custom_scalars(layout: dict[str, dict[str, list[Any]]]) -> Summary:
         plugin_data=SummaryMetadata.PluginData(plugin_name="custom_scalars"))
     return Summary(value=[Summary.Value(tag="custom_scalars__config__", tensor=proto,
                                         metadata=metadata)])
+
+
+def _half_bits(values: np.ndarray) -> list[int]:
+    # torch's half_val entries: each value as a float32, its bits read as an int32
+    return values.astype(np.float32).reshape(-1).view(np.int32).tolist()
+
+
+def _complex_parts(values: np.ndarray) -> list[float]:
+    return np.stack([values.real, values.imag], -1).reshape(-1).tolist()
+
+
+def _plain(values: np.ndarray) -> list[Any]:
+    return values.reshape(-1).tolist()
+
+
+# dtype name -> (TensorProto dtype, field, conversion), as torch fills them
+_TENSOR_FIELDS: dict[str, tuple[str, str, Any]] = {
+    "float16": ("DT_HALF", "half_val", _half_bits),
+    "bfloat16": ("DT_BFLOAT16", "half_val", _half_bits),
+    "float32": ("DT_FLOAT", "float_val", _plain),
+    "float64": ("DT_DOUBLE", "double_val", _plain),
+    "int8": ("DT_INT8", "int_val", _plain),
+    "uint8": ("DT_UINT8", "uint32_val", _plain),
+    "int16": ("DT_INT16", "int_val", _plain),
+    "int32": ("DT_INT32", "int_val", _plain),
+    "int64": ("DT_INT64", "int64_val", _plain),
+    "complex64": ("DT_COMPLEX64", "scomplex_val", _complex_parts),
+    "complex128": ("DT_COMPLEX128", "dcomplex_val", _complex_parts),
+    "bool": ("DT_BOOL", "bool_val", _plain),
+}
+
+
+def tensor_proto(tag: str, tensor: Tensor) -> Summary:
+    """A whole tensor (its dtype, shape and values) for the 'tensor' plugin."""
+    if tensor.numel() * tensor.element_size() >= 1 << 31:
+        raise ValueError("tensor is bigger than protocol buffer's hard limit of 2GB in size")
+    name = str(tensor.dtype).rsplit(".", 1)[-1]
+    if name not in _TENSOR_FIELDS:
+        raise ValueError(f"{tag} has unsupported tensor dtype {tensor.dtype}")
+    kind, field, convert = _TENSOR_FIELDS[name]
+    values = tensor.detach()
+    if name == "bfloat16":
+        values = values.to(_dtype.float32)
+    shape = TensorShapeProto(dim=[TensorShapeProto.Dim(size=n) for n in tensor.shape])
+    proto = TensorProto(dtype=kind, tensor_shape=shape, **{field: convert(values.numpy())})
+    metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="tensor"))
+    return Summary(value=[Summary.Value(tag=tag, metadata=metadata, tensor=proto)])

@@ -20,10 +20,12 @@ import time
 from datetime import datetime
 from typing import Any
 
+from google.protobuf import text_format
 from tensorboard.compat.proto.event_pb2 import Event, SessionLog, TaggedRunMetadata
+from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
-from . import _summary
+from . import _embedding, _summary
 from ._graph import graph
 from ._image import figure_to_image
 
@@ -169,6 +171,12 @@ class SummaryWriter:
             self.all_writers[run].add_summary(_summary.scalar(main_tag, value), global_step,
                                               walltime)
 
+    def add_tensor(self, tag: str, tensor: Any, global_step: int | None = None,
+                   walltime: float | None = None) -> None:
+        """A whole tensor, with its dtype and shape."""
+        self._get_file_writer().add_summary(_summary.tensor_proto(tag, tensor), global_step,
+                                            walltime)
+
     def add_histogram(self, tag: str, values: Any, global_step: int | None = None,
                       bins: Any = "tensorflow", walltime: float | None = None,
                       max_bins: int | None = None) -> None:
@@ -218,6 +226,49 @@ class SummaryWriter:
         """A string (Markdown) for the TEXT tab."""
         self._get_file_writer().add_summary(_summary.text(tag, text_string), global_step,
                                             walltime)
+
+    @staticmethod
+    def _encode(rawstr: str) -> str:
+        """A tag as a directory name: '%', '/' and '\\' percent-encoded."""
+        return rawstr.replace("%", "%25").replace("/", "%2f").replace("\\", "%5c")
+
+    def add_embedding(self, mat: Any, metadata: Any = None, label_img: Any = None,
+                      global_step: int | None = None, tag: str = "default",
+                      metadata_header: Any = None) -> None:
+        """Points for the PROJECTOR tab: ``mat`` (N x D), optional labels (``metadata``, a
+        list of N, or of rows under ``metadata_header``) and label images (N x C x H x W)."""
+        mat = _summary.make_np(mat)
+        if global_step is None:
+            global_step = 0
+        subdir = f"{str(global_step).zfill(5)}/{self._encode(tag)}"
+        save_path = os.path.join(self._get_file_writer().get_logdir(), subdir)
+        if os.path.exists(save_path):
+            if os.path.isdir(save_path):
+                print("warning: Embedding dir exists, did you set global_step for "
+                      "add_embedding()?")
+            else:
+                raise NotADirectoryError(
+                    f"Path: `{save_path}` exists, but is a file. Cannot proceed.")
+        else:
+            os.makedirs(save_path)
+        if metadata is not None:
+            if mat.shape[0] != len(metadata):
+                raise AssertionError("#labels should equal with #data points")
+            _embedding.make_tsv(metadata, save_path, metadata_header=metadata_header)
+        if label_img is not None:
+            if mat.shape[0] != label_img.shape[0]:
+                raise AssertionError("#images should equal with #data points")
+            _embedding.make_sprite(_summary.make_np(label_img), save_path)
+        if mat.ndim != 2:
+            raise AssertionError(
+                "mat should be 2D, where mat.size(0) is the number of data points")
+        _embedding.make_mat(mat, save_path)
+        if not hasattr(self, "_projector_config"):
+            self._projector_config = ProjectorConfig()
+        self._projector_config.embeddings.extend([_embedding.get_embedding_info(
+            metadata, label_img, subdir, global_step, tag)])
+        _embedding.write_pbtxt(self._get_file_writer().get_logdir(),
+                               text_format.MessageToString(self._projector_config))
 
     def add_pr_curve(self, tag: str, labels: Any, predictions: Any,
                      global_step: int | None = None, num_thresholds: int = 127,
