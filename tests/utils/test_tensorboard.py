@@ -55,6 +55,10 @@ def value_record(v):
         im = v.image
         rec["image"] = (im.height, im.width, im.colorspace,
                         decode_png(im.encoded_image_string).tolist())
+    elif kind == "audio":
+        a = v.audio
+        rec["audio"] = (a.sample_rate, a.num_channels, a.length_frames, a.content_type,
+                        a.encoded_audio_string)
     elif kind == "tensor":
         t = v.tensor
         rec["tensor"] = (t.dtype, list(t.string_val), list(t.float_val), list(t.double_val),
@@ -233,6 +237,18 @@ def test_add_tensor(lib, oracle, tmp_path):
 
     expected, got = log_both(lib, oracle, tmp_path, scenario)
     assert got == expected
+
+
+def test_add_audio(lib, oracle, tmp_path, capsys):
+    def scenario(L, w):
+        L.manual_seed(4)
+        w.add_audio("sine", L.sin(L.linspace(0, 20, 400)), 0, sample_rate=8000)
+        w.add_audio("loud", L.randn(1, 300) * 2, 1)  # clipped, with a warning
+
+    expected, got = log_both(lib, oracle, tmp_path, scenario)
+    assert got == expected
+    out = capsys.readouterr().out
+    assert out.count("warning: audio amplitude out of range, auto clipped.") == 2
 
 
 def test_add_embedding_files(lib, oracle, tmp_path, capsys):

@@ -331,3 +331,26 @@ def tensor_proto(tag: str, tensor: Tensor) -> Summary:
     proto = TensorProto(dtype=kind, tensor_shape=shape, **{field: convert(values.numpy())})
     metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="tensor"))
     return Summary(value=[Summary.Value(tag=tag, metadata=metadata, tensor=proto)])
+
+
+def audio(tag: str, tensor: Any, sample_rate: int = 44100) -> Summary:
+    """A mono clip (values in [-1, 1], clipped with a warning) as 16-bit WAV."""
+    import io
+    import wave
+
+    samples = make_np(tensor).squeeze()
+    if abs(samples).max() > 1:
+        print("warning: audio amplitude out of range, auto clipped.")
+        samples = samples.clip(-1, 1)
+    if samples.ndim != 1:
+        raise AssertionError("input tensor should be 1 dimensional.")
+    pcm = (samples * np.iinfo(np.int16).max).astype("<i2")
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(sample_rate)
+        wav.writeframes(pcm.tobytes())
+    clip = Summary.Audio(sample_rate=sample_rate, num_channels=1, length_frames=pcm.shape[-1],
+                         encoded_audio_string=buffer.getvalue(), content_type="audio/wav")
+    return Summary(value=[Summary.Value(tag=tag, audio=clip)])

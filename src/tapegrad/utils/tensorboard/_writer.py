@@ -221,6 +221,12 @@ class SummaryWriter:
             self.add_image(tag, figure_to_image(figure, close), global_step, walltime,
                            dataformats="CHW")
 
+    def add_audio(self, tag: str, snd_tensor: Any, global_step: int | None = None,
+                  sample_rate: int = 44100, walltime: float | None = None) -> None:
+        """A mono sound clip: one dimension of samples in [-1, 1]."""
+        self._get_file_writer().add_summary(
+            _summary.audio(tag, snd_tensor, sample_rate=sample_rate), global_step, walltime)
+
     def add_text(self, tag: str, text_string: str, global_step: int | None = None,
                  walltime: float | None = None) -> None:
         """A string (Markdown) for the TEXT tab."""
