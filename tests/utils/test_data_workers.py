@@ -200,9 +200,14 @@ def test_persistent_workers_over_two_epochs(compare):
         it = iter(dl)
         second = list(it)
         third = list(dl)
+        it = iter(dl)
+        partial = [next(it)]  # leave an epoch early: its pending batches are dropped
+        fourth = list(dl)
         pids = {p for p, _, _ in first}
-        same_workers = pids == {p for p, _, _ in second} == {p for p, _, _ in third}
-        strip = [[(i, r) for _, i, r in epoch] for epoch in (first, second, third)]
+        same_workers = pids == {p for p, _, _ in second} == {p for p, _, _ in third} == \
+            {p for p, _, _ in fourth}
+        strip = [[(i, r) for _, i, r in epoch] for epoch in (first, second, third, partial,
+                                                             fourth)]
         iterable = D.DataLoader(stream(L, 5, True), batch_size=2, num_workers=2,
                                 persistent_workers=True)
         return (same_workers, len(pids), os.getpid() not in pids, strip, iter(dl) is it,
