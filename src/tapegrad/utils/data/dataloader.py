@@ -10,7 +10,8 @@ One pass (``iter(loader)``) with ``num_workers=0``, all in this process::
 With ``num_workers=n > 0`` the same batches are built in ``n`` worker processes (see
 ``_worker.py`` for the worker's side)::
 
-    base_seed drawn as above; start n workers (multiprocessing_context, fork on Linux)
+    base_seed drawn as above; start n workers with multiprocessing_context (default:
+        multiprocessing's start method, fork on Linux up to Python 3.13)
     send prefetch_factor * n tasks: task k = (k, next(batch_sampler)) to worker k % n
     each next(): wait for the result of task `rcvd` (later ones are kept until their turn,
                  unless in_order=False), send one more task, re-raise a worker's exception
@@ -734,7 +735,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             data.reraise()
         return data
 
-    def _mark_worker_as_unavailable(self, worker_id: int, shutdown: bool = False) -> None:
+    def _mark_worker_as_unavailable(self, worker_id: int) -> None:
         """Send no more tasks to this worker and tell it to exit."""
         self._index_queues[worker_id].put(None)
         self._workers_status[worker_id] = False
@@ -748,7 +749,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             self._workers_done_event.set()
             for worker_id in range(len(self._workers)):
                 if self._persistent_workers or self._workers_status[worker_id]:
-                    self._mark_worker_as_unavailable(worker_id, shutdown=True)
+                    self._mark_worker_as_unavailable(worker_id)
             for worker in self._workers:
                 worker.join(timeout=_worker.MP_STATUS_CHECK_INTERVAL)
             for index_queue in self._index_queues:
