@@ -225,7 +225,10 @@ class ResultQueue(mp_queues.Queue):
         where = _worker_info.id if _worker_info is not None else "?"
         error = ExceptionWrapper((type(e), e, e.__traceback__),
                                  where=f"in DataLoader worker process {where}")
-        self.put((task, error))
+        try:
+            self.put((task, error))
+        except ValueError:  # the queue is closed: the worker is shutting down anyway
+            pass
 
 
 # ---------------------------------------------------------------------------------------------
