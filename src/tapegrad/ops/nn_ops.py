@@ -732,9 +732,8 @@ def _norm(reduction: int, shape: tuple) -> float:
 
 
 def _pair_shape(ctx: Any) -> tuple:
-    """The shape of a loss's (input, target) pair: whichever of the two needs a gradient."""
-    a, b = ctx.input_shapes[:2]
-    return a if a is not None else b
+    """The shape of a loss's input (and target): that of whichever needs a gradient."""
+    return next(s for s in ctx.input_shapes if s is not None)
 
 
 def _target_pair(ctx: Any, gx: Any, B: Any) -> tuple:
