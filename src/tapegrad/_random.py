@@ -847,6 +847,59 @@ def exponential_(self: Tensor, lambd: float = 1.0, *,
     return _fill_(self, _EXPONENTIAL, draw)
 
 
+def _float_fill(name: str, d: np.dtype) -> None:
+    if not (d.kind == "f" or d.name == "bfloat16"):
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_type_name(d)}'")
+
+
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
+            generator: Generator | None = None) -> Tensor:
+    """``Tensor.cauchy_(median=0, sigma=1)``: Cauchy values, median + sigma tan(pi (u - 1/2))."""
+    _guard(self)
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
+    _float_fill("cauchy", self._data.dtype)
+    eng = _engine(generator)
+
+    def draw(shape: tuple, dt: np.dtype, contiguous: bool, order: Any) -> np.ndarray:
+        return eng.cauchy(shape, dt, median, sigma)
+
+    return _fill_(self, _CAUCHY, draw)
+
+
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
+                generator: Generator | None = None) -> Tensor:
+    """``Tensor.log_normal_(mean=1, std=2)``: exp of normal values."""
+    _guard(self)
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+    _float_fill("log_normal", self._data.dtype)
+    eng = _engine(generator)
+
+    def draw(shape: tuple, dt: np.dtype, contiguous: bool, order: Any) -> np.ndarray:
+        return eng.log_normal(shape, dt, mean, std)
+
+    return _fill_(self, _LOG_NORMAL, draw)
+
+
+def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
+    """``Tensor.geometric_(p)``: the number of Bernoulli(p) trials up to the first success."""
+    _guard(self)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
+    eng = _engine(generator)
+
+    def draw(shape: tuple, dt: np.dtype, contiguous: bool, order: Any) -> np.ndarray:
+        return eng.geometric(shape, dt, p)
+
+    return _fill_(self, _GEOMETRIC, draw)
+
+
+_CAUCHY = _random_op("cauchy_", "CauchyBackward0")
+_LOG_NORMAL = _random_op("log_normal_", "LogNormalBackward0")
+_GEOMETRIC = _random_op("geometric_", "GeometricBackward0")
+
+
 # ---------------------------------------------------------------------------------------------
 # Factories: rand, randn, randint, randperm, normal and the *_like variants
 # ---------------------------------------------------------------------------------------------
@@ -1554,5 +1607,8 @@ Tensor.normal_ = normal_  # type: ignore[attr-defined]
 Tensor.random_ = random_  # type: ignore[attr-defined]
 Tensor.bernoulli_ = bernoulli_  # type: ignore[attr-defined]
 Tensor.exponential_ = exponential_  # type: ignore[attr-defined]
+Tensor.cauchy_ = cauchy_  # type: ignore[attr-defined]
+Tensor.log_normal_ = log_normal_  # type: ignore[attr-defined]
+Tensor.geometric_ = geometric_  # type: ignore[attr-defined]
 Tensor.bernoulli = _tensor_bernoulli  # type: ignore[attr-defined]
 Tensor.multinomial = _tensor_multinomial  # type: ignore[attr-defined]

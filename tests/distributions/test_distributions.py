@@ -50,6 +50,23 @@ CASES = {
     "RelaxedBernoulli": ({"temperature": [0.5], "probs": [0.2, 0.6, 0.9]}, [0.3, 0.6, 0.95]),
     "RelaxedOneHotCategorical": ({"temperature": [0.7], "logits": [[0.1, -2.0, 0.7]]},
                                  [[0.2, 0.5, 0.3]]),
+    "Cauchy": ({"loc": [0.5, -1.0, 2.0], "scale": [1.0, 0.3, 2.5]}, [0.1, -0.7, 3.0]),
+    "HalfCauchy": ({"scale": [1.0, 0.3, 2.5]}, [0.1, 0.7, 3.0]),
+    "HalfNormal": ({"scale": [1.0, 0.3, 2.5]}, [0.1, 0.7, 3.0]),
+    "Chi2": ({"df": [1.0, 2.5, 7.0]}, [0.3, 1.2, 6.0]),
+    "StudentT": ({"df": [1.5, 3.0, 10.0], "loc": [0.0, 1.0, -1.0], "scale": [1.0, 2.0, 0.5]},
+                 [0.3, 1.2, -6.0]),
+    "Geometric": ({"probs": [0.2, 0.5, 0.9]}, [0.0, 3.0, 1.0]),
+    "Gumbel": ({"loc": [0.5, -1.0, 2.0], "scale": [1.0, 0.3, 2.5]}, [0.1, -0.7, 3.0]),
+    "Pareto": ({"scale": [1.0, 0.5, 2.0], "alpha": [1.5, 3.0, 0.7]}, [1.5, 0.7, 3.0]),
+    "Weibull": ({"scale": [1.0, 0.5, 2.0], "concentration": [1.5, 3.0, 0.7]}, [1.5, 0.7, 3.0]),
+    "NegativeBinomial": ({"total_count": [3.0, 10.0, 0.5], "probs": [0.2, 0.5, 0.9]},
+                         [0.0, 4.0, 12.0]),
+    "Kumaraswamy": ({"concentration1": [0.5, 2.0, 4.0], "concentration0": [1.0, 3.0, 0.7]},
+                    [0.3, 0.6, 0.95]),
+    "LogisticNormal": ({"loc": [0.5, -1.0], "scale": [1.0, 0.3]}, [0.2, 0.5, 0.3]),
+    "InverseGamma": ({"concentration": [0.5, 2.5, 4.0], "rate": [1.0, 2.0, 0.5]},
+                     [0.3, 1.2, 6.0]),
 }
 
 
@@ -67,7 +84,9 @@ def _np(t):
 # Samples that pass the draws through log/exp/sigmoid: NumPy's and torch's vectorized
 # transcendental kernels may differ in the last bit, so these compare to a few ulps; the
 # draws themselves, and the generator's state afterwards, are equal bit for bit.
-THROUGH_LIBM = {"Laplace", "LogNormal", "RelaxedBernoulli", "RelaxedOneHotCategorical"}
+THROUGH_LIBM = {"Laplace", "LogNormal", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+                "HalfNormal", "StudentT", "Gumbel", "Pareto", "Weibull", "Kumaraswamy",
+                "LogisticNormal", "InverseGamma", "Geometric"}
 
 
 def _same(a, b, name, dtype):
@@ -96,8 +115,9 @@ def test_samples_equal_torch_after_the_same_seed(name, dtype):
         np.testing.assert_array_equal(tg.get_rng_state().numpy(), torch.get_rng_state().numpy())
 
 
-RSAMPLE = [n for n in sorted(CASES) if n not in ("Bernoulli", "Categorical", "OneHotCategorical",
-                                                 "Poisson", "Binomial", "Multinomial")]
+RSAMPLE = [n for n in sorted(CASES) if n not in (
+    "Bernoulli", "Categorical", "OneHotCategorical", "Poisson", "Binomial", "Multinomial",
+    "Geometric", "NegativeBinomial")]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -232,6 +252,8 @@ KL_PAIRS = [
     ("LogNormal", "LogNormal"), ("Uniform", "Normal"), ("Exponential", "Gamma"),
     ("Gamma", "Exponential"), ("Normal", "Laplace"), ("Laplace", "Normal"),
     ("Gamma", "Normal"), ("Beta", "Normal"), ("Exponential", "Normal"),
+    ("Gumbel", "Gumbel"), ("Geometric", "Geometric"), ("HalfNormal", "HalfNormal"),
+    ("Pareto", "Pareto"), ("Cauchy", "Cauchy"), ("Chi2", "Chi2"),
 ]
 
 
@@ -354,3 +376,30 @@ def test_gamma_sampler_and_grads_against_torch_kernels():
         d_g = tg._sample_dirichlet(a_g.reshape(16, 4))
         np.testing.assert_array_equal(_np(d_g), _np(d_t))
     assert math.isfinite(float(tg.poisson(tg.tensor([1e4])).item()))
+
+
+def test_kl_not_implemented_message():
+    seen = []
+    for L in (torch, tg):
+        d = L.distributions.StudentT(L.tensor([2.0]))
+        with pytest.raises(NotImplementedError) as info:
+            L.distributions.kl_divergence(d, d)
+        seen.append(str(info.value))
+    assert seen[1] == seen[0]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fill,args", [("cauchy_", ()), ("cauchy_", (1.0, 2.5)),
+                                       ("log_normal_", ()), ("log_normal_", (0.3, 0.5)),
+                                       ("geometric_", (0.3,))])
+def test_cauchy_log_normal_geometric_fills(fill, args, dtype):
+    out = []
+    for L in (torch, tg):
+        L.manual_seed(0)
+        x = L.empty(7, 3, dtype=getattr(L, dtype))
+        getattr(x, fill)(*args)
+        y = L.empty(5, 4, dtype=getattr(L, dtype)).t()  # a transposed destination
+        getattr(y, fill)(*args)
+        out.append([x.numpy(), y.numpy(), L.get_rng_state().numpy()])
+    for a, b in zip(out[1], out[0], strict=True):
+        np.testing.assert_array_equal(a, b)

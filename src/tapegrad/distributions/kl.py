@@ -19,15 +19,20 @@ from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical, OneHotCategorical
+from .cauchy import Cauchy
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis, _diagonal
 from .normal import Normal
+from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
@@ -386,3 +391,39 @@ def _kl_uniform_normal(p: Uniform, q: Normal) -> Tensor:
     t2 = common.pow(2) / 12
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
     return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
+    ct1 = p.scale / q.scale
+    ct2 = q.loc / q.scale
+    ct3 = p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t2 = ct1 * _EULER_GAMMA
+    t3 = torch.exp(ct2 + (1 + ct1).lgamma() - ct3)
+    return t1 + t2 + t3 - (1 + _EULER_GAMMA)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
+    return -p.entropy() - torch.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
+    result[p.support.lower_bound < q.support.lower_bound] = math.inf
+    return result
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    return t1 - (4 * p.scale * q.scale).log()
