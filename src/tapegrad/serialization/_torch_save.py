@@ -56,7 +56,6 @@ _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 _SIZE = _Global("torch", "Size")
 _DEVICE = _Global("torch", "device")
 _STORAGE_TYPES = {name: _Global("torch", storage) for name, storage in STORAGE_NAMES.items()}
-_DTYPES: dict[str, _Global] = {}
 
 
 class _StorageRef:
@@ -129,13 +128,6 @@ def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(out))
 
 
-def _dtype_global(d: Any) -> _Global:
-    name = "bool" if d is _dtype.bool_ else d.name
-    if name not in _DTYPES:
-        _DTYPES[name] = _Global("torch", name)
-    return _DTYPES[name]
-
-
 class TorchPickler(pickle._Pickler):  # type: ignore[name-defined,misc]
     """Python's pickler, writing tapegrad's tensors, dtypes, shapes and devices as torch's."""
 
@@ -156,7 +148,7 @@ class TorchPickler(pickle._Pickler):  # type: ignore[name-defined,misc]
             return _SIZE, (tuple(obj),)
         if type(obj).__name__ == "device" and type(obj).__module__.startswith("tapegrad"):
             index = getattr(obj, "index", None)
-            kind = str(obj).split(":")[0]  # a new string, as torch's device makes one
+            kind = str(obj).split(":")[0].encode().decode()  # a new string object, as in torch
             return _DEVICE, (kind,) if index is None else (kind, index)
         return NotImplemented
 
@@ -172,18 +164,21 @@ class TorchPickler(pickle._Pickler):  # type: ignore[name-defined,misc]
         return _REBUILD_TENSOR, (ref, offset, tuple(arr.shape), stride, t._requires_grad,
                                  collections.OrderedDict())
 
-    def _save_global(self, obj: _Global) -> None:
+    def _write_global(self, module: str, name: str, obj: Any) -> None:
+        """Write ``module.name`` as pickle's ``save_global`` would, without importing it."""
         if self.proto >= 4:
-            self.save(obj.module)
-            self.save(obj.name)
+            self.save(module)
+            self.save(name)
             self.write(pickle.STACK_GLOBAL)
         else:
-            self.write(pickle.GLOBAL + obj.module.encode() + b"\n" + obj.name.encode() + b"\n")
+            self.write(pickle.GLOBAL + module.encode() + b"\n" + name.encode() + b"\n")
         self.memoize(obj)
 
+    def _save_global(self, obj: _Global) -> None:
+        self._write_global(obj.module, obj.name, obj)
+
     def _save_dtype(self, obj: Any) -> None:
-        self.save(_dtype_global(obj))
-        self.memo[id(obj)] = self.memo[id(_dtype_global(obj))]
+        self._write_global("torch", "bool" if obj is _dtype.bool_ else obj.name, obj)
 
     dispatch[_Global] = _save_global
     dispatch[_dtype.dtype] = _save_dtype
