@@ -43,7 +43,8 @@ _CENTRAL = struct.Struct("<4sHHHHHHIIIHHHHHII")  # 46 bytes
 _END = struct.Struct("<4sHHHHIIH")  # 22 bytes
 _END64 = struct.Struct("<4sQHHIIQQQQ")  # 56 bytes
 _LOCATOR64 = struct.Struct("<4sIQI")  # 20 bytes
-_U32_MAX = 0xFFFFFFFF
+_U32_MAX = 0xFFFFFFFF  # a 32-bit field with this value says "see the zip64 extra field"
+_ZIP64_FROM = _U32_MAX  # sizes and offsets from here on need zip64 fields
 _FLAGS = 0x0808  # bit 3: data descriptor follows the data; bit 11: UTF-8 names
 
 # torch's reader appends this to every error its zip library reports
@@ -88,15 +89,15 @@ class ZipWriter:
         view = memoryview(data).cast("B") if isinstance(data, np.ndarray) else memoryview(data)
         size = view.nbytes
         offset = self.pos
+        big, far = size >= _ZIP64_FROM, offset >= _ZIP64_FROM
         zip64 = b""
-        if size >= _U32_MAX or offset >= _U32_MAX:  # a zip64 extra field comes first
-            values = ([size, size] if size >= _U32_MAX else []) + (
-                [offset] if offset >= _U32_MAX else [])
+        if big or far:  # a zip64 extra field comes first
+            values = ([size, size] if big else []) + ([offset] if far else [])
             zip64 = struct.pack(f"<HH{len(values)}Q", 1, 8 * len(values), *values)
         start = offset + _LOCAL.size + len(raw) + len(zip64) + 4
         padding = (-start) % ALIGNMENT
         extra = zip64 + b"FB" + struct.pack("<H", padding) + b"Z" * padding
-        local_size = _U32_MAX if size >= _U32_MAX else 0
+        local_size = _U32_MAX if big else 0
         self._put(_LOCAL.pack(b"PK\x03\x04", 0, _FLAGS, 0, 0, 0, 0, local_size, local_size,
                               len(raw), len(extra)) + name_bytes + extra)
         crc = 0
@@ -105,7 +106,7 @@ class ZipWriter:
             piece = view[i:i + chunk]
             crc = zlib.crc32(piece, crc)
             self._put(piece)
-        if size >= _U32_MAX or offset >= _U32_MAX:
+        if big or far:
             self._put(struct.pack("<4sIQQ", b"PK\x07\x08", crc, size, size))
         else:
             self._put(struct.pack("<4sIII", b"PK\x07\x08", crc, size, size))
@@ -115,14 +116,14 @@ class ZipWriter:
         """Write the central directory and the end records."""
         cd_offset = self.pos
         for name, crc, size, offset in self.entries:
-            values = ([size, size] if size >= _U32_MAX else []) + (
-                [offset] if offset >= _U32_MAX else [])
+            big, far = size >= _ZIP64_FROM, offset >= _ZIP64_FROM
+            values = ([size, size] if big else []) + ([offset] if far else [])
             extra = struct.pack(f"<HH{len(values)}Q", 1, 8 * len(values), *values) if values \
                 else b""
+            shown = _U32_MAX if big else size
             self._put(_CENTRAL.pack(
-                b"PK\x01\x02", 0, 45 if values else 0, _FLAGS, 0, 0, 0, crc,
-                min(size, _U32_MAX), min(size, _U32_MAX), len(name), len(extra), 0, 0, 0, 0,
-                min(offset, _U32_MAX)) + name + extra)
+                b"PK\x01\x02", 0, 45 if values else 0, _FLAGS, 0, 0, 0, crc, shown, shown,
+                len(name), len(extra), 0, 0, 0, 0, _U32_MAX if far else offset) + name + extra)
         cd_size = self.pos - cd_offset
         end64_offset = self.pos
         n = len(self.entries)
