@@ -200,7 +200,7 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
     if mmap:
         raise RuntimeError(
             "mmap can only be used with files saved with `torch.save("
-            f"{name + ', ' if _is_path(f) else ''}_use_new_zipfile_serialization=True), please "
+            f"{f + ', ' if isinstance(f, str) else ''}_use_new_zipfile_serialization=True), please "
             "torch.save your checkpoint with this option in order to use mmap.")
     return load_legacy(data, name, map_location, weights_only, pickle_load_args)
 

@@ -178,10 +178,9 @@ def _view(storage: Any, offset: Any, size: Any, stride: Any, dtype: Any = None) 
             f"storage offset {offset}, which needs {needed} elements, but its storage holds "
             f"{flat.size}: the file is corrupted or was crafted")
     item = flat.itemsize
-    if 0 in size:
-        return np.empty(size, dtype=flat.dtype)
+    start = flat[offset:] if 0 not in size else np.empty(0, dtype=flat.dtype)  # (no elements)
     return np.lib.stride_tricks.as_strided(
-        flat[offset:], shape=size, strides=tuple(s * item for s in stride), writeable=True)
+        start, shape=size, strides=tuple(s * item for s in stride), writeable=True)
 
 
 def _tensor(array: np.ndarray, requires_grad: Any) -> Tensor:

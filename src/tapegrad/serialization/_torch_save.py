@@ -55,6 +55,7 @@ _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 _SIZE = _Global("torch", "Size")
 _DEVICE = _Global("torch", "device")
+_DTYPE_MODULE = "torch".encode().decode()  # a string object of its own
 _STORAGE_TYPES = {name: _Global("torch", storage) for name, storage in STORAGE_NAMES.items()}
 
 
@@ -178,7 +179,10 @@ class TorchPickler(pickle._Pickler):  # type: ignore[name-defined,misc]
         self._write_global(obj.module, obj.name, obj)
 
     def _save_dtype(self, obj: Any) -> None:
-        self._write_global("torch", "bool" if obj is _dtype.bool_ else obj.name, obj)
+        # (torch's dtypes name their module with one string of their own and themselves with a
+        # new string each time: under protocol 4 the memo sees it so)
+        name = "bool" if obj is _dtype.bool_ else obj.name
+        self._write_global(_DTYPE_MODULE, name.encode().decode(), obj)
 
     dispatch[_Global] = _save_global
     dispatch[_dtype.dtype] = _save_dtype

@@ -8,8 +8,8 @@ path)::
     ... one per record ...
     central directory | zip64 end record | zip64 locator | end record
 
-Every local header has bit 3 set (sizes and CRC-32 follow the data, in a data descriptor) and
-bit 11 (UTF-8 names); times are zero. The padding extra field ("FB", its length, then ``Z``
+Every local header has bit 3 set (sizes and CRC-32 follow the data, in a data descriptor;
+except an empty record's, which has none) and bit 11 (UTF-8 names); times are zero. The padding extra field ("FB", its length, then ``Z``
 bytes) makes each record's bytes start on a 64-byte boundary, so a storage can be memory-mapped
 in place. :class:`ZipWriter` writes exactly that layout, byte for byte, so ``torch.load`` and
 any zip tool read it.
@@ -46,6 +46,7 @@ _LOCATOR64 = struct.Struct("<4sIQI")  # 20 bytes
 _U32_MAX = 0xFFFFFFFF  # a 32-bit field with this value says "see the zip64 extra field"
 _ZIP64_FROM = _U32_MAX  # sizes and offsets from here on need zip64 fields
 _FLAGS = 0x0808  # bit 3: data descriptor follows the data; bit 11: UTF-8 names
+_FLAGS_EMPTY = 0x0800  # an empty record has no data descriptor
 
 # torch's reader appends this to every error its zip library reports
 _MINIZ = (
@@ -98,7 +99,8 @@ class ZipWriter:
         padding = (-start) % ALIGNMENT
         extra = zip64 + b"FB" + struct.pack("<H", padding) + b"Z" * padding
         local_size = _U32_MAX if big else 0
-        self._put(_LOCAL.pack(b"PK\x03\x04", 0, _FLAGS, 0, 0, 0, 0, local_size, local_size,
+        flags = _FLAGS if size else _FLAGS_EMPTY
+        self._put(_LOCAL.pack(b"PK\x03\x04", 0, flags, 0, 0, 0, 0, local_size, local_size,
                               len(raw), len(extra)) + name_bytes + extra)
         crc = 0
         chunk = 1 << 24
@@ -106,7 +108,9 @@ class ZipWriter:
             piece = view[i:i + chunk]
             crc = zlib.crc32(piece, crc)
             self._put(piece)
-        if big or far:
+        if not size:
+            pass  # an empty record has no data descriptor: its header's zeros are its values
+        elif big or far:
             self._put(struct.pack("<4sIQQ", b"PK\x07\x08", crc, size, size))
         else:
             self._put(struct.pack("<4sIII", b"PK\x07\x08", crc, size, size))
@@ -122,7 +126,8 @@ class ZipWriter:
                 else b""
             shown = _U32_MAX if big else size
             self._put(_CENTRAL.pack(
-                b"PK\x01\x02", 0, 45 if values else 0, _FLAGS, 0, 0, 0, crc, shown, shown,
+                b"PK\x01\x02", 0, 45 if values else 0, _FLAGS if size else _FLAGS_EMPTY, 0, 0, 0,
+                crc, shown, shown,
                 len(name), len(extra), 0, 0, 0, 0, _U32_MAX if far else offset) + name + extra)
         cd_size = self.pos - cd_offset
         end64_offset = self.pos
