@@ -203,19 +203,20 @@ class Unpickler:
         self.pos = end + 1
         return line
 
+    # (an instruction on an empty stack fails as in torch's unpickler: an IndexError)
     def _pop(self) -> Any:
         if not self.stack:
-            raise UnpicklingError("unpickling stack underflow")
+            raise IndexError("pop from empty list")
         return self.stack.pop()
 
     def _top(self) -> Any:
         if not self.stack:
-            raise UnpicklingError("unpickling stack underflow")
+            raise IndexError("list index out of range")
         return self.stack[-1]
 
     def _pop_mark(self) -> list[Any]:
         if not self.metastack:
-            raise UnpicklingError("could not find MARK")
+            raise IndexError("pop from empty list")
         items = self.stack
         self.stack = self.metastack.pop()
         return items
@@ -389,7 +390,7 @@ class Unpickler:
 
     def _tuple_n(self, n: int) -> None:
         if len(self.stack) < n:
-            raise UnpicklingError("unpickling stack underflow")
+            raise IndexError("list index out of range")
         items = tuple(self.stack[len(self.stack) - n:])
         del self.stack[len(self.stack) - n:]
         self.stack.append(items)
