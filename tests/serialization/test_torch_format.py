@@ -196,7 +196,7 @@ def same(ours, theirs):
             same(ours[k], theirs[k])
     elif isinstance(theirs, (list, tuple)) and type(theirs).__name__ != "Size":
         assert type(ours) is type(theirs) and len(ours) == len(theirs)
-        for a, b in zip(ours, theirs):
+        for a, b in zip(ours, theirs, strict=True):
             same(a, b)
     else:
         assert repr(ours) == repr(theirs)
@@ -371,9 +371,9 @@ def test_map_location(tg, oracle):
         where_tg = tg.device("cpu") if isinstance(where, oracle.device) else where
         assert tg.load(io.BytesIO(data), map_location=where_tg)["w"].tolist() == [0, 1, 2]
     for where in ("cuda", "cuda:1", "foo"):
-        expected = raised(lambda: oracle.load(io.BytesIO(data), map_location=where))
+        expected = raised(lambda w=where: oracle.load(io.BytesIO(data), map_location=w))
         assert expected.type == "RuntimeError"
-        assert raised(lambda: tg.load(io.BytesIO(data), map_location=where)) == expected
+        assert raised(lambda w=where: tg.load(io.BytesIO(data), map_location=w)) == expected
     seen = []
     tg.load(io.BytesIO(data), map_location=lambda s, loc: seen.append((s.nbytes(), loc)))
     assert seen == [(12, "cpu")]
@@ -411,7 +411,7 @@ def test_mmap(tg, oracle, tmp_path):
     loaded["w"].add_(1)  # a private mapping: the file does not change
     assert path.read_bytes() == before
     for L in (tg, oracle):
-        assert raised(lambda: L.load(io.BytesIO(before), mmap=True)).type == "ValueError"
+        assert raised(lambda L=L: L.load(io.BytesIO(before), mmap=True)).type == "ValueError"
     legacy = tmp_path / "old.pt"
     oracle.save({"w": oracle.ones(1)}, legacy, _use_new_zipfile_serialization=False)
     assert raised(lambda: tg.load(legacy, mmap=True)) == raised(
@@ -447,6 +447,7 @@ def test_weights_only_false_loads_any_pickle(tg, oracle):
     assert oracle.load(io.BytesIO(mine), weights_only=False)["p"].x == 4
     assert tg.load(io.BytesIO(mine), pickle_module=pickle)["p"].x == 4
     for L in (tg, oracle):
-        error = raised(lambda: L.load(io.BytesIO(mine), pickle_module=pickle, weights_only=True))
+        error = raised(lambda L=L: L.load(io.BytesIO(mine), pickle_module=pickle,
+                                          weights_only=True))
         assert error.message == (
             "Can not safely load weights when explicit pickle_module is specified")

@@ -42,8 +42,8 @@ from ._errors import (
     TruncatedCheckpointError,
     UnsupportedCheckpointError,
 )
-from ._tapegrad_format import MAGIC, _le_bytes, decode_checkpoint, is_truncated_magic
 from ._rebuild import Storage
+from ._tapegrad_format import MAGIC, _le_bytes, decode_checkpoint, is_truncated_magic
 from ._torch_load import load_legacy, load_zip, restorer
 from ._torch_save import archive_name, write_legacy, write_zip
 from ._weights_only import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals

@@ -171,7 +171,8 @@ def _view(storage: Any, offset: Any, size: Any, stride: Any, dtype: Any = None) 
     if any(s < 0 for s in stride):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
                            f"strides={list(stride)}")
-    needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    reach = sum((n - 1) * s for n, s in zip(size, stride, strict=True))
+    needed = 0 if 0 in size else offset + 1 + reach
     if needed > flat.size:
         raise CorruptCheckpointError(
             f"the checkpoint describes a tensor of size {list(size)}, stride {list(stride)} and "
@@ -324,7 +325,7 @@ def torch_globals() -> dict[str, Any]:
     }
     for name in _TORCH_DTYPES:
         g[f"torch.{name}"] = dtype_of(name)
-    for prefix, name in _TENSOR_TYPES.items():  # the legacy tensor types, where tapegrad has them
+    for prefix in _TENSOR_TYPES:  # the legacy tensor types, where tapegrad has them
         for module in ("torch", "torch.cuda", "torch.sparse", "torch.cuda.sparse"):
             key = f"{module}.{prefix}Tensor"
             found = getattr(tapegrad, f"{prefix}Tensor", None) if module == "torch" else None

@@ -200,7 +200,7 @@ def load_zip(fh: IO[bytes], name: str, map_location: Any, weights_only: bool,
             f"{name} is a TorchScript archive (torch.jit.save); tapegrad loads torch.save files "
             "only" + (". Cannot use ``weights_only=True`` with TorchScript archives passed to "
                       "``torch.load``. " + _weights_only.UNSAFE_MESSAGE if weights_only else ""))
-    order = sys.byteorder
+    order: str
     if "byteorder" in records:
         mark = record("byteorder")
         if mark not in (b"little", b"big"):

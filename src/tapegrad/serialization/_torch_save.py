@@ -55,7 +55,7 @@ _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 _SIZE = _Global("torch", "Size")
 _DEVICE = _Global("torch", "device")
-_DTYPE_MODULE = "torch".encode().decode()  # a string object of its own
+_DTYPE_MODULE = "".join(("tor", "ch"))  # a string object of its own
 _STORAGE_TYPES = {name: _Global("torch", storage) for name, storage in STORAGE_NAMES.items()}
 
 
@@ -100,7 +100,7 @@ class _Storages:
             root.flags.c_contiguous and offset >= 0 and offset % item == 0
             and root.nbytes % item == 0 and all(s >= 0 and s % item == 0 for s in arr.strides)
             and (arr.size == 0 or offset + item + sum(
-                (n - 1) * s for n, s in zip(arr.shape, arr.strides)) <= root.nbytes)
+                (n - 1) * s for n, s in zip(arr.shape, arr.strides, strict=True)) <= root.nbytes)
         )
         if not shares:  # a layout torch cannot describe: the tensor gets its own storage
             root = np.ascontiguousarray(arr).copy()
@@ -129,10 +129,13 @@ def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(out))
 
 
-class TorchPickler(pickle._Pickler):  # type: ignore[name-defined,misc]
+_PythonPickler: Any = pickle._Pickler  # type: ignore[attr-defined]  # (the pure-Python one)
+
+
+class TorchPickler(_PythonPickler):
     """Python's pickler, writing tapegrad's tensors, dtypes, shapes and devices as torch's."""
 
-    dispatch = dict(pickle._Pickler.dispatch)  # type: ignore[attr-defined]
+    dispatch: dict[type, Any] = dict(_PythonPickler.dispatch)
 
     def __init__(self, file: IO[bytes], protocol: int, storages: _Storages) -> None:
         super().__init__(file, protocol)
@@ -149,7 +152,7 @@ class TorchPickler(pickle._Pickler):  # type: ignore[name-defined,misc]
             return _SIZE, (tuple(obj),)
         if type(obj).__name__ == "device" and type(obj).__module__.startswith("tapegrad"):
             index = getattr(obj, "index", None)
-            kind = str(obj).split(":")[0].encode().decode()  # a new string object, as in torch
+            kind = str(str(obj).split(":")[0].encode(), "ascii")  # a new string, as torch's
             return _DEVICE, (kind,) if index is None else (kind, index)
         return NotImplemented
 
@@ -182,7 +185,7 @@ class TorchPickler(pickle._Pickler):  # type: ignore[name-defined,misc]
         # (torch's dtypes name their module with one string of their own and themselves with a
         # new string each time: under protocol 4 the memo sees it so)
         name = "bool" if obj is _dtype.bool_ else obj.name
-        self._write_global(_DTYPE_MODULE, name.encode().decode(), obj)
+        self._write_global(_DTYPE_MODULE, str(name.encode(), "ascii"), obj)
 
     dispatch[_Global] = _save_global
     dispatch[_dtype.dtype] = _save_dtype
@@ -240,7 +243,8 @@ def write_legacy(obj: Any, fh: IO[bytes], protocol: int) -> None:
     three header pickles, the object's pickle, the list of storage keys, then each storage as
     its element count (int64) and its bytes."""
     for header in (_LEGACY_MAGIC, _LEGACY_PROTOCOL,
-                   {"protocol_version": _LEGACY_PROTOCOL, "little_endian": sys.byteorder == "little",
+                   {"protocol_version": _LEGACY_PROTOCOL,
+                    "little_endian": sys.byteorder == "little",
                     "type_sizes": {"short": 2, "int": 4, "long": 4}}):
         pickle.dump(header, fh, protocol=protocol)
     storages = _Storages(legacy=True)
@@ -249,4 +253,4 @@ def write_legacy(obj: Any, fh: IO[bytes], protocol: int) -> None:
     pickle.dump([key for key, _, _ in records], fh, protocol=protocol)
     for _, flat, itemsize in records:
         fh.write(np.int64(flat.nbytes // itemsize).tobytes())
-        fh.write(memoryview(flat))
+        fh.write(flat.data)

@@ -9,10 +9,10 @@ path)::
     central directory | zip64 end record | zip64 locator | end record
 
 Every local header has bit 3 set (sizes and CRC-32 follow the data, in a data descriptor;
-except an empty record's, which has none) and bit 11 (UTF-8 names); times are zero. The padding extra field ("FB", its length, then ``Z``
-bytes) makes each record's bytes start on a 64-byte boundary, so a storage can be memory-mapped
-in place. :class:`ZipWriter` writes exactly that layout, byte for byte, so ``torch.load`` and
-any zip tool read it.
+except an empty record's, which has none) and bit 11 (UTF-8 names); times are zero. The
+padding extra field ("FB", its length, then ``Z`` bytes) makes each record's bytes start on a
+64-byte boundary, so a storage can be memory-mapped in place. :class:`ZipWriter` writes
+exactly that layout, byte for byte, so ``torch.load`` and any zip tool read it.
 
 :class:`ZipReader` reads any zip (stored or deflated, zip64 or not) and trusts nothing: the
 central directory must lie inside the file, each local header must match its directory entry,
@@ -87,7 +87,7 @@ class ZipWriter:
     def write_record(self, name: str, data: bytes | np.ndarray) -> None:
         """Append one stored (uncompressed) record; ``data`` is bytes or a C-contiguous array."""
         raw = name_bytes = (self.prefix + name).encode("utf-8")
-        view = memoryview(data).cast("B") if isinstance(data, np.ndarray) else memoryview(data)
+        view = data.data.cast("B") if isinstance(data, np.ndarray) else memoryview(data)
         size = view.nbytes
         offset = self.pos
         big, far = size >= _ZIP64_FROM, offset >= _ZIP64_FROM
@@ -273,7 +273,7 @@ class ZipReader:
         """Fill the C-contiguous array ``out`` (exactly the record's size) with record ``name``."""
         e = self.entries[name]
         start = self.data_offset(name)
-        target = memoryview(out).cast("B")
+        target = out.data.cast("B")
         if e.method == 0:
             self.fh.seek(start)
             got = self.fh.readinto(target) if hasattr(self.fh, "readinto") else None
