@@ -451,3 +451,12 @@ def test_weights_only_false_loads_any_pickle(tg, oracle):
                                           weights_only=True))
         assert error.message == (
             "Can not safely load weights when explicit pickle_module is specified")
+
+
+def test_saving_a_mapped_tensor_saves_only_its_storage(tg, tmp_path):
+    path = tmp_path / "w.pt"
+    tg.save({"w": tg.arange(6.0), "v": tg.zeros(1000)}, path)
+    again = io.BytesIO()
+    tg.save(tg.load(path, mmap=True)["w"], again)
+    assert zipfile.ZipFile(io.BytesIO(again.getvalue())).getinfo("archive/data/0").file_size == 24
+    assert tg.load(io.BytesIO(again.getvalue())).tolist() == [0, 1, 2, 3, 4, 5]

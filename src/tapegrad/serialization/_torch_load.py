@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import os
 import pickle
 import re
 import sys
@@ -144,6 +145,16 @@ def _storage_dtype(storage_type: Any) -> Any:
     return storage_type.dtype.np
 
 
+def _map_privately(path: str) -> Any:
+    """The file mapped copy-on-write: tensors read it lazily, writes to them stay private."""
+    import mmap
+
+    with open(path, "rb") as fh:
+        if os.fstat(fh.fileno()).st_size == 0:
+            return b""
+        return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
+
+
 def _byteswapped(arr: np.ndarray) -> np.ndarray:
     """``arr`` with each element's bytes reversed (complex: each half's)."""
     size = arr.itemsize // 2 if arr.dtype.kind == "c" else arr.itemsize
@@ -209,7 +220,7 @@ def load_zip(fh: IO[bytes], name: str, map_location: Any, weights_only: bool,
     else:
         order = "little"
     restore = restorer(map_location)
-    mapped = np.memmap(mmap_path, dtype=np.uint8, mode="c") if mmap_path else None
+    mapped = _map_privately(mmap_path) if mmap_path else None
     loaded: dict[str, Storage] = {}
 
     def persistent_load(pid: Any) -> Storage:
@@ -243,7 +254,8 @@ def load_zip(fh: IO[bytes], name: str, map_location: Any, weights_only: bool,
                 f"{nbytes} elements * 1 bytes/element) for dtype Byte")
         if mapped is not None and reader.entries[prefix + entry].method == 0:
             start = reader.data_offset(prefix + entry)
-            raw = mapped[start:start + nbytes]
+            # (an array of its own over the mapping, so saving it again saves only it)
+            raw = np.frombuffer(mapped, dtype=np.uint8, count=nbytes, offset=start)
         else:
             raw = np.empty(nbytes, dtype=np.uint8)
             reader.read_into(prefix + entry, raw)

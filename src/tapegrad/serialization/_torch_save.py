@@ -103,7 +103,7 @@ class _Storages:
                 (n - 1) * s for n, s in zip(arr.shape, arr.strides, strict=True)) <= root.nbytes)
         )
         if not shares:  # a layout torch cannot describe: the tensor gets its own storage
-            root = np.ascontiguousarray(arr).copy()
+            root = np.array(arr, order="C", copy=True)
             offset = 0
             arr = root
         found = self.by_root.get(id(root))
