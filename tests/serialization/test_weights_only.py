@@ -362,3 +362,20 @@ def test_deflated_and_empty_and_torchscript_archives(tg, oracle):
         tg.load(io.BytesIO(b"PK\x03\x04" + empty.getvalue()))
     with pytest.raises(UnsupportedCheckpointError, match="TorchScript"):
         tg.load(io.BytesIO(archive(program(tensor()), **{"constants.pkl": b""})))
+
+
+def test_unsafe_globals_in_checkpoint(tg, oracle, sentinel):
+    buf = io.BytesIO()
+    oracle.save({"p": Point(3), "s": slice(1, 2), "w": oracle.ones(1)}, buf)
+    files = [buf.getvalue(), archive(program(payloads(sentinel)["subprocess.Popen"]))]
+    for data in files:
+        expected = oracle.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(data))
+        actual = tg.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(data))
+        assert sorted(actual) == sorted(expected) and expected
+    with tg.serialization.safe_globals([Point]):
+        assert tg.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(files[0])) == [
+            "builtins.slice"]
+    legacy_file = legacy(program(tensor()))
+    assert raised(lambda: tg.serialization.get_unsafe_globals_in_checkpoint(
+        io.BytesIO(legacy_file))) == raised(
+        lambda: oracle.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(legacy_file)))

@@ -44,9 +44,15 @@ from ._errors import (
 )
 from ._rebuild import Storage
 from ._tapegrad_format import MAGIC, _le_bytes, decode_checkpoint, is_truncated_magic
-from ._torch_load import load_legacy, load_zip, restorer
+from ._torch_load import load_legacy, load_zip, pickle_record, restorer
 from ._torch_save import archive_name, write_legacy, write_zip
-from ._weights_only import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
+from ._weights_only import (
+    add_safe_globals,
+    clear_safe_globals,
+    get_safe_globals,
+    safe_globals,
+    unsafe_globals,
+)
 from ._zip import ZIP_MAGIC
 
 __all__ = [
@@ -56,6 +62,7 @@ __all__ = [
     "safe_globals",
     "get_safe_globals",
     "clear_safe_globals",
+    "get_unsafe_globals_in_checkpoint",
     "CheckpointError",
     "NotACheckpointError",
     "TruncatedCheckpointError",
@@ -203,6 +210,24 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
             f"{f + ', ' if isinstance(f, str) else ''}_use_new_zipfile_serialization=True), please "
             "torch.save your checkpoint with this option in order to use mmap.")
     return load_legacy(data, name, map_location, weights_only, pickle_load_args)
+
+
+def get_unsafe_globals_in_checkpoint(f: Any) -> list[str]:
+    """The classes and functions a checkpoint's pickle names that a ``weights_only`` load would
+    refuse (neither allowed by default nor by :func:`add_safe_globals`), as
+    ``"module.name"`` strings, found without running the pickle.
+
+    Example:
+        >>> import tapegrad as torch, io
+        >>> buf = io.BytesIO()
+        >>> torch.save({"w": torch.ones(1), "s": slice(1, 2)}, buf)
+        >>> torch.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(buf.getvalue()))
+        ['builtins.slice']
+    """
+    data, name = _read_all(f)
+    if not data.startswith(ZIP_MAGIC):
+        raise ValueError("Expected input to be a checkpoint returned by torch.save")
+    return unsafe_globals(pickle_record(io.BytesIO(data), name))
 
 
 def _check_map_location(map_location: Any) -> None:

@@ -35,7 +35,7 @@ from ._errors import CorruptCheckpointError, TruncatedCheckpointError, Unsupport
 from ._rebuild import Storage, StorageType, UnsupportedDtype, torch_globals
 from ._zip import _MINIZ, ZipReader
 
-__all__ = ["load_zip", "load_legacy", "restorer"]
+__all__ = ["load_zip", "load_legacy", "restorer", "pickle_record"]
 
 _MAX_VERSION = 10  # the newest zip format version torch 2.13 reads
 
@@ -168,10 +168,8 @@ def _byteswapped(arr: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 
-def load_zip(fh: IO[bytes], name: str, map_location: Any, weights_only: bool,
-             pickle_load_args: dict[str, Any], mmap_path: str | None = None) -> Any:
-    """The object a ``torch.save`` zip archive (or ``tapegrad.save``'s) holds."""
-    reader = ZipReader(fh, name)
+def _folder(reader: ZipReader, name: str) -> tuple[str, set[str]]:
+    """The archive's folder (``archive/``) and the names of the records in it."""
     names = reader.names()
     if not names:
         raise CorruptCheckpointError(f"{name}: the zip archive is empty")
@@ -182,7 +180,27 @@ def load_zip(fh: IO[bytes], name: str, map_location: Any, weights_only: bool,
         if not n.startswith(prefix):
             raise CorruptCheckpointError(
                 f"file in archive is not in a subdirectory {prefix}: {n}")
-    records = {n[len(prefix):] for n in names}
+    return prefix, {n[len(prefix):] for n in names}
+
+
+def pickle_record(fh: IO[bytes], name: str) -> bytes:
+    """The ``data.pkl`` record of a zip checkpoint (ValueError for a TorchScript archive)."""
+    reader = ZipReader(fh, name)
+    prefix, records = _folder(reader, name)
+    if "constants.pkl" in records:
+        raise ValueError("Expected input to be a checkpoint returned by torch.save but got a "
+                         "torchscript checkpoint")
+    if "data.pkl" not in records:
+        raise CorruptCheckpointError(
+            f"PytorchStreamReader failed locating file data.pkl: file not found{_MINIZ}")
+    return reader.read(prefix + "data.pkl")
+
+
+def load_zip(fh: IO[bytes], name: str, map_location: Any, weights_only: bool,
+             pickle_load_args: dict[str, Any], mmap_path: str | None = None) -> Any:
+    """The object a ``torch.save`` zip archive (or ``tapegrad.save``'s) holds."""
+    reader = ZipReader(fh, name)
+    prefix, records = _folder(reader, name)
 
     def record(key: str) -> bytes:
         if key not in records:

@@ -157,6 +157,29 @@ def user_globals() -> dict[str, Any]:
     return out
 
 
+def unsafe_globals(data: bytes) -> list[str]:
+    """The names a pickle's GLOBAL instructions use that a weights_only load would refuse,
+    found by reading the program, not running it."""
+    import pickletools
+
+    allowed = set(torch_globals()) | set(user_globals())
+    found = []
+    try:
+        for op, arg, _ in pickletools.genops(data):
+            if op.name == "GLOBAL":
+                module, name = str(arg).split(" ", 1)
+                if (module, name) in _NAME_MAPPING:
+                    module, name = _NAME_MAPPING[(module, name)]
+                elif module in _IMPORT_MAPPING:
+                    module = _IMPORT_MAPPING[module]
+                full = f"{module}.{name}"
+                if full not in allowed and full not in found:
+                    found.append(full)
+    except ValueError as exc:
+        raise UnpicklingError(str(exc)) from None
+    return found
+
+
 # ---------------------------------------------------------------------------------------------
 # the interpreter
 # ---------------------------------------------------------------------------------------------
