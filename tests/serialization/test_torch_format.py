@@ -288,15 +288,19 @@ def test_state_dicts_move_between_the_libraries(tg, oracle, make, shape):
     theirs(oracle.tensor(x))  # moves BatchNorm's running statistics
     theirs.eval()
     ours = make(tg)
-    ours.load_state_dict(tg.load(io.BytesIO(saved(oracle, theirs.state_dict()))))  # strict
+    loaded = tg.load(io.BytesIO(saved(oracle, theirs.state_dict())))
+    assert type(loaded) is collections.OrderedDict
+    assert loaded._metadata == theirs.state_dict()._metadata  # (module versions)
+    ours.load_state_dict(loaded)  # strict
     ours.eval()
     expected = theirs(oracle.tensor(x)).detach().numpy()
     np.testing.assert_allclose(ours(tg.tensor(x)).detach().numpy(), expected, rtol=1e-5,
                                atol=1e-6)
     # and back: tapegrad's state_dict into a fresh torch model, strictly
     fresh = make(oracle)
-    fresh.load_state_dict(oracle.load(io.BytesIO(saved(tg, ours.state_dict())),
-                                      weights_only=True))
+    back = oracle.load(io.BytesIO(saved(tg, ours.state_dict())), weights_only=True)
+    assert back._metadata == theirs.state_dict()._metadata
+    fresh.load_state_dict(back)  # strict
     fresh.eval()
     np.testing.assert_array_equal(fresh(oracle.tensor(x)).detach().numpy(), expected)
     assert list(ours.state_dict()) == list(theirs.state_dict())
