@@ -464,3 +464,17 @@ def test_saving_a_mapped_tensor_saves_only_its_storage(tg, tmp_path):
     tg.save(tg.load(path, mmap=True)["w"], again)
     assert zipfile.ZipFile(io.BytesIO(again.getvalue())).getinfo("archive/data/0").file_size == 24
     assert tg.load(io.BytesIO(again.getvalue())).tolist() == [0, 1, 2, 3, 4, 5]
+
+
+def test_whole_models_with_weights_only_false(tg, oracle):
+    """``torch.save(model)`` pickles the module itself; torch's module classes load as
+    tapegrad's."""
+    x = np.ones((1, 5), dtype=np.float32)
+    theirs = mlp(oracle)
+    loaded = tg.load(io.BytesIO(saved(oracle, theirs)), weights_only=False)
+    assert type(loaded).__module__.startswith("tapegrad")
+    np.testing.assert_allclose(loaded(tg.tensor(x)).detach().numpy(),
+                               theirs(oracle.tensor(x)).detach().numpy(), rtol=1e-6)
+    ours = mlp(tg)
+    again = tg.load(io.BytesIO(saved(tg, ours)), weights_only=False)
+    assert again(tg.tensor(x)).tolist() == ours(tg.tensor(x)).tolist()
