@@ -43,7 +43,12 @@ from ._errors import (
     UnsupportedCheckpointError,
 )
 from ._rebuild import Storage
-from ._tapegrad_format import MAGIC, _le_bytes, decode_checkpoint, is_truncated_magic
+from ._tapegrad_format import (
+    MAGIC,
+    _le_bytes,  # noqa: F401  (the safetensors writer imports it here)
+    decode_checkpoint,
+    is_truncated_magic,
+)
 from ._torch_load import load_legacy, load_zip, pickle_record, restorer
 from ._torch_save import archive_name, write_legacy, write_zip
 from ._weights_only import (
@@ -72,9 +77,6 @@ __all__ = [
 ]
 
 DEFAULT_PROTOCOL = 2  # torch's default pickle protocol
-
-# (kept importable from here: the safetensors writer shares it)
-_le_bytes = _le_bytes
 
 
 def _is_path(f: Any) -> bool:

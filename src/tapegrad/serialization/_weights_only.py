@@ -105,8 +105,9 @@ def add_safe_globals(safe_globals: list[Callable | tuple[Callable, str]]) -> Non
     module.name in the file")``.
 
     Example:
-        >>> import tapegrad as torch, io, dataclasses
+        >>> import tapegrad as torch
         >>> torch.serialization.add_safe_globals([complex])
+        >>> torch.serialization.clear_safe_globals()
     """
     _safe.update(safe_globals)
 
@@ -318,8 +319,6 @@ class Unpickler:
             if _has_self(func):
                 message += f" which belongs to {func.__self__}"
             raise UnpicklingError(message)
-        if not isinstance(args, tuple):
-            raise UnpicklingError("REDUCE arguments must be a tuple")
         self.stack[-1] = func(*args)
 
     def _build(self) -> None:

@@ -70,7 +70,7 @@ class ZipWriter:
         >>> w = ZipWriter(buf, "archive")
         >>> w.write_record("version", b"3\\n")
         >>> w.close()
-        >>> ZipReader(io.BytesIO(buf.getvalue()), "<buf>").read("version")
+        >>> ZipReader(io.BytesIO(buf.getvalue()), "<buf>").read("archive/version")
         b'3\\n'
     """
 
