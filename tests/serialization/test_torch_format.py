@@ -383,13 +383,14 @@ def test_map_location(tg, oracle):
     assert seen == [(12, "cpu")]
 
 
-def cuda_file(oracle):
+def cuda_file(oracle, location="cuda:0"):
     """A torch file as a machine with CUDA writes it: the storage is tagged 'cuda:0'."""
     data = saved(oracle, {"w": oracle.arange(3.0)})
     z = zipfile.ZipFile(io.BytesIO(data))
     recs = {n: z.read(n) for n in z.namelist()}
+    tag = location.encode()
     recs["archive/data.pkl"] = recs["archive/data.pkl"].replace(
-        b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0")
+        b"X\x03\x00\x00\x00cpu", b"X" + len(tag).to_bytes(4, "little") + tag)
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as zz:
         for n, d in recs.items():
@@ -404,6 +405,12 @@ def test_cuda_checkpoints_need_map_location(tg, oracle):
     assert raised(lambda: tg.load(io.BytesIO(data))) == expected
     for where in ("cpu", {"cuda:0": "cpu"}, lambda s, loc: s.cpu()):
         assert tg.load(io.BytesIO(data), map_location=where)["w"].tolist() == [0.0, 1.0, 2.0]
+    for location in ("cuda", "cuda:3", "mps", "xpu:0", "hpu", "mtia:0", "privateuseone"):
+        data = cuda_file(oracle, location)
+        expected = raised(lambda d=data: oracle.load(io.BytesIO(d)))
+        assert expected.type == "RuntimeError"
+        assert raised(lambda d=data: tg.load(io.BytesIO(d))) == expected
+        assert tg.load(io.BytesIO(data), map_location="cpu")["w"].tolist() == [0.0, 1.0, 2.0]
 
 
 def test_mmap(tg, oracle, tmp_path):

@@ -49,8 +49,15 @@ def _default_restore(storage: Storage, location: str) -> Storage:
     """torch's rules on a CPU-only build: 'cpu' stays, an accelerator is an error."""
     if location == "cpu":
         return storage
-    for backend in ("cuda", "mps", "xpu", "hpu", "mtia"):
+    if location.startswith("mps"):
+        raise RuntimeError("torch.UntypedStorage(): Storage device not recognized: mps")
+    for backend in ("cuda", "privateuseone", "hpu", "xpu", "mtia"):
         if location == backend or re.match(f"{backend}(:|[0-9]+)", location):
+            if backend in ("privateuseone", "hpu"):  # no such module in a CPU-only torch
+                raise RuntimeError(
+                    f"The {backend.upper()} device module is not registered. If you are running "
+                    "on a CPU-only machine, please use torch.load with "
+                    "map_location=torch.device('cpu') to map your storages to the CPU.")
             raise RuntimeError(
                 f"Attempting to deserialize object on a {backend.upper()} device but "
                 f"torch.{backend}.is_available() is False. If you are running on a CPU-only "
