@@ -24,7 +24,6 @@ from __future__ import annotations
 import collections
 import os
 import pickle
-import secrets
 import sys
 from typing import IO, Any
 
@@ -229,7 +228,7 @@ def write_zip(obj: Any, fh: IO[bytes], name: str, protocol: int,
         zipf.write_record(f"data/{key}", flat)
     zipf.write_record("version", b"3\n")
     # two random 64-bit numbers, 20 digits each, as torch writes them
-    ident = "".join(f"{secrets.randbits(64):020d}" for _ in range(2))
+    ident = "".join(f"{int.from_bytes(os.urandom(8), 'little'):020d}" for _ in range(2))
     zipf.write_record(".data/serialization_id", ident.encode())
     zipf.close()
 
