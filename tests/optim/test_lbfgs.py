@@ -61,8 +61,11 @@ def test_steps_match_torch_float64(lib, oracle, kw):
         assert_same(snapshot(w[3]), snapshot(g[3]), f"state {step}", rtol=1e-8, atol=1e-13)
 
 
-@pytest.mark.parametrize("kw", [dict(max_iter=3), dict(max_iter=3, history_size=2,
-                                                       line_search_fn="strong_wolfe")], ids=str)
+@pytest.mark.parametrize(
+    "kw",
+    [dict(max_iter=3), dict(max_iter=3, history_size=2, line_search_fn="strong_wolfe")],
+    ids=str,
+)
 def test_steps_match_torch_float32(compare, kw):
     def scenario(L):
         t = L.tensor(T0, dtype=L.float32)

@@ -124,8 +124,10 @@ def run_with_grads(L, name, kw, dtype, grads):
 def random_grads(seed):
     rng = np.random.default_rng(seed)
     return [
-        [rng.standard_normal(W0.shape) * 10.0 ** rng.uniform(-3, 1),
-         None if i == 3 else rng.standard_normal(C0.shape)]
+        [
+            rng.standard_normal(W0.shape) * 10.0 ** rng.uniform(-3, 1),
+            None if i == 3 else rng.standard_normal(C0.shape),
+        ]
         for i in range(STEPS)
     ]
 
@@ -151,28 +153,30 @@ def test_identical_gradients_float32_and_float64(lib, oracle, cfg):
 @pytest.mark.parametrize("name", NAMES)
 def test_param_groups_with_own_options_match_torch(compare, name):
     kw = {"lr": 0.01} if name != "Adadelta" else {"lr": 0.5}
-    compare(lambda L: train(L, name, kw, "float64", steps=6, groups=True), rtol=1e-12,
-            atol=1e-14)
+    compare(lambda L: train(L, name, kw, "float64", steps=6, groups=True), rtol=1e-12, atol=1e-14)
 
 
 SCHEDULES = {
     "StepLR": lambda L, opt: L.optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5),
     "CosineAnnealingLR": lambda L, opt: L.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=5),
     "OneCycleLR": lambda L, opt: L.optim.lr_scheduler.OneCycleLR(
-        opt, max_lr=0.05, total_steps=12, cycle_momentum=False),
+        opt, max_lr=0.05, total_steps=12, cycle_momentum=False
+    ),
 }
 
 
-@pytest.mark.parametrize("name,schedule",
-                         [(name, sorted(SCHEDULES)[i % 3]) for i, name in enumerate(NAMES)])
+@pytest.mark.parametrize(
+    "name,schedule", [(name, sorted(SCHEDULES)[i % 3]) for i, name in enumerate(NAMES)]
+)
 def test_lr_schedulers_drive_the_optimizers(compare, name, schedule):
     """A scheduler rewrites group['lr'] between steps (ASGD folds it into eta, Rprop only
     reads it when the state is created); both groups carry their own lr."""
     kw = {"lr": 0.02} if name != "Adadelta" else {"lr": 0.5}
 
     def scenario(L):
-        history, sd = train(L, name, kw, "float64", steps=12, groups=True,
-                            sched=SCHEDULES[schedule])
+        history, sd = train(
+            L, name, kw, "float64", steps=12, groups=True, sched=SCHEDULES[schedule]
+        )
         return history, sd
 
     compare(scenario, rtol=1e-12, atol=1e-14)
@@ -220,8 +224,9 @@ def test_lr_schedulers_drive_the_optimizers(compare, name, schedule):
     ],
 )
 def test_invalid_options_raise_torch_errors(compare, name, kw):
-    compare(lambda L: raised(lambda: getattr(L.optim, name)(
-        [L.zeros(2, requires_grad=True)], **kw)))
+    compare(
+        lambda L: raised(lambda: getattr(L.optim, name)([L.zeros(2, requires_grad=True)], **kw))
+    )
 
 
 @pytest.mark.parametrize("name", NAMES + ["SparseAdam"])
@@ -229,8 +234,12 @@ def test_defaults_group_keys_and_repr(compare, name):
     def scenario(L):
         opt = getattr(L.optim, name)([L.zeros(2, requires_grad=True)])
         group = opt.param_groups[0]
-        return list(group.keys()), {k: v for k, v in group.items() if k != "params"}, \
-            repr(opt), opt.defaults
+        return (
+            list(group.keys()),
+            {k: v for k, v in group.items() if k != "params"},
+            repr(opt),
+            opt.defaults,
+        )
 
     compare(scenario)
 
@@ -256,8 +265,7 @@ def test_foreach_true_runs_the_single_tensor_update(compare, name):
     torch's multi-tensor kernels regroup the arithmetic: the same numbers to rounding for most;
     ASGD's computes eta from the float32 step tensor (relative differences near 1e-7)."""
     rtol = 1e-6 if name == "ASGD" else 1e-10
-    compare(lambda L: train(L, name, {"foreach": True}, "float64", steps=5), rtol=rtol,
-            atol=1e-14)
+    compare(lambda L: train(L, name, {"foreach": True}, "float64", steps=5), rtol=rtol, atol=1e-14)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -280,8 +288,13 @@ def test_tensor_lr(compare):
             for _ in range(3):
                 p.grad = p.detach() * 2 - 0.3
                 opt.step()
-            out.append((name, p, raised(lambda n=name: getattr(L.optim, n)(
-                [p], lr=L.tensor([0.1, 0.2])))))
+            out.append(
+                (
+                    name,
+                    p,
+                    raised(lambda n=name, p=p: getattr(L.optim, n)([p], lr=L.tensor([0.1, 0.2]))),
+                )
+            )
         return out
 
     compare(scenario, rtol=1e-6)
@@ -388,8 +401,15 @@ def test_version_counters_bump_like_torch(compare):
                 g = p.grad
                 opt.step()
                 opt.step()
-                out.append((name, wd, p._version, g._version,
-                            {k: v._version for k, v in opt.state[p].items()}))
+                out.append(
+                    (
+                        name,
+                        wd,
+                        p._version,
+                        g._version,
+                        {k: v._version for k, v in opt.state[p].items()},
+                    )
+                )
         return out
 
     compare(scenario)
@@ -400,8 +420,11 @@ def test_complex_parameters_update_as_real_pairs(compare):
         out = []
         for name in NAMES:
             p = L.tensor([1 + 2j, -0.5 + 0.25j], dtype=L.complex128, requires_grad=True)
-            opt = getattr(L.optim, name)([p], lr=0.1, weight_decay=0.1) if name != "Rprop" \
+            opt = (
+                getattr(L.optim, name)([p], lr=0.1, weight_decay=0.1)
+                if name != "Rprop"
                 else L.optim.Rprop([p], lr=0.1)
+            )
             for i in range(4):
                 p.grad = L.tensor([0.3 - 0.1j, 0.2 + 0.4j * (-1) ** i], dtype=L.complex128)
                 opt.step()
@@ -418,9 +441,9 @@ def test_closure_and_hooks(compare):
             a = L.tensor([1.0, -2.0], requires_grad=True)
             opt = getattr(L.optim, name)([a], lr=0.1)
             log = []
-            opt.register_step_post_hook(lambda o, args, kw: log.append("post"))
+            opt.register_step_post_hook(lambda o, args, kw, log=log: log.append("post"))
 
-            def closure():
+            def closure(opt=opt, a=a, log=log):
                 log.append(L.is_grad_enabled())
                 opt.zero_grad()
                 loss = (a**2).sum()
@@ -463,7 +486,10 @@ def test_sparse_adam_closure_and_complex_params(compare):
             return (w * 3).sum()  # no backward: no gradient, nothing to update
 
         z = L.zeros(2, dtype=L.complex64, requires_grad=True)
-        return (opt.step(closure), raised(lambda: L.optim.SparseAdam([w, z])),
-                raised(lambda: L.optim.SparseAdam([{"params": [w]}, {"params": [z]}])))
+        return (
+            opt.step(closure),
+            raised(lambda: L.optim.SparseAdam([w, z])),
+            raised(lambda: L.optim.SparseAdam([{"params": [w]}, {"params": [z]}])),
+        )
 
     compare(scenario)

@@ -46,8 +46,13 @@ def swa_training(L, kind, use_buffers, dtype, strategy="cos"):
         opt.step()
         sched.step()
         avg.update_parameters(model)
-        history.append((sched.get_last_lr(), [t.detach().clone() for t in avg.parameters()],
-                        [t.detach().clone() for t in avg.buffers()]))
+        history.append(
+            (
+                sched.get_last_lr(),
+                [t.detach().clone() for t in avg.parameters()],
+                [t.detach().clone() for t in avg.buffers()],
+            )
+        )
     su.update_bn([(X[:8], 0), (X[8:], 1)], avg)
     avg.eval()
     return history, list(avg.buffers()), avg(X)
@@ -55,8 +60,15 @@ def swa_training(L, kind, use_buffers, dtype, strategy="cos"):
 
 @pytest.mark.parametrize(
     "kind,use_buffers",
-    [("default", False), ("default", True), ("swa_avg_fn", False), ("ema_avg_fn", True),
-     ("swa_multi_avg_fn", False), ("ema_multi_avg_fn", False), ("ema_multi_avg_fn", True)],
+    [
+        ("default", False),
+        ("default", True),
+        ("swa_avg_fn", False),
+        ("ema_avg_fn", True),
+        ("swa_multi_avg_fn", False),
+        ("ema_multi_avg_fn", False),
+        ("ema_multi_avg_fn", True),
+    ],
 )
 def test_averaged_model_matches_torch_float64(compare, kind, use_buffers):
     """(swa_multi_avg_fn with use_buffers: test_swa_multi_avg_fn_on_integer_buffers_raises)"""
@@ -65,8 +77,9 @@ def test_averaged_model_matches_torch_float64(compare, kind, use_buffers):
 
 @pytest.mark.parametrize("kind", ["default", "swa_multi_avg_fn"])
 def test_averaged_model_matches_torch_float32(compare, kind):
-    compare(lambda L: swa_training(L, kind, False, "float32", strategy="linear"), rtol=1e-5,
-            atol=1e-6)
+    compare(
+        lambda L: swa_training(L, kind, False, "float32", strategy="linear"), rtol=1e-5, atol=1e-6
+    )
 
 
 def test_averaging_arithmetic_bit_for_bit(lib, oracle):
@@ -92,8 +105,9 @@ def test_averaging_arithmetic_bit_for_bit(lib, oracle):
         return out
 
     for dtype in ("float32", "float64"):
-        for g, w in zip(run(lib, getattr(lib, dtype)), run(oracle, getattr(oracle, dtype)),
-                        strict=True):
+        for g, w in zip(
+            run(lib, getattr(lib, dtype)), run(oracle, getattr(oracle, dtype)), strict=True
+        ):
             if dtype == "float32":
                 np.testing.assert_array_equal(g, w)
             else:  # torch's float64 lerp rounds a fused multiply-add once, tapegrad twice
@@ -120,12 +134,20 @@ def test_averaged_model_basics(compare):
         model = L.nn.Linear(2, 1)
         avg = su.AveragedModel(model)
         state = avg.state_dict()
-        return (repr(avg), list(state), avg.n_averaged, avg.module is not model,
-                avg(L.ones(1, 2)).shape,
-                raised(lambda: su.AveragedModel(model, avg_fn=su.get_swa_avg_fn(),
-                                                multi_avg_fn=su.get_swa_multi_avg_fn())),
-                raised(lambda: su.get_ema_avg_fn(1.5)),
-                raised(lambda: su.get_ema_multi_avg_fn(-0.1)))
+        return (
+            repr(avg),
+            list(state),
+            avg.n_averaged,
+            avg.module is not model,
+            avg(L.ones(1, 2)).shape,
+            raised(
+                lambda: su.AveragedModel(
+                    model, avg_fn=su.get_swa_avg_fn(), multi_avg_fn=su.get_swa_multi_avg_fn()
+                )
+            ),
+            raised(lambda: su.get_ema_avg_fn(1.5)),
+            raised(lambda: su.get_ema_multi_avg_fn(-0.1)),
+        )
 
     compare(scenario)
 
@@ -153,8 +175,14 @@ def test_update_bn(compare):
         bn = model[1]
         no_bn = L.nn.Linear(2, 2)
         L.optim.swa_utils.update_bn([L.ones(1, 2)], no_bn)
-        return (bn.running_mean, bn.running_var, bn.num_batches_tracked, bn.momentum,
-                model.training, no_bn.training)
+        return (
+            bn.running_mean,
+            bn.running_var,
+            bn.num_batches_tracked,
+            bn.momentum,
+            model.training,
+            no_bn.training,
+        )
 
     compare(scenario, rtol=1e-6)
 
@@ -166,8 +194,9 @@ def test_swalr_schedule(compare, strategy, anneal_epochs):
         p = L.zeros(1, requires_grad=True)
         q = L.zeros(1, requires_grad=True)
         opt = L.optim.SGD([{"params": [p]}, {"params": [q], "lr": 0.5}], lr=1.0)
-        sched = L.optim.swa_utils.SWALR(opt, swa_lr=[0.1, 0.2], anneal_epochs=anneal_epochs,
-                                        anneal_strategy=strategy)
+        sched = L.optim.swa_utils.SWALR(
+            opt, swa_lr=[0.1, 0.2], anneal_epochs=anneal_epochs, anneal_strategy=strategy
+        )
         lrs = [sched.get_last_lr()]
         for _ in range(7):
             opt.step()
@@ -203,8 +232,7 @@ def test_swalr_state_dict_and_errors(compare):
     def scenario(L):
         p = L.zeros(1, requires_grad=True)
         opt = L.optim.SGD([p], lr=1.0)
-        sched = L.optim.swa_utils.SWALR(opt, swa_lr=0.1, anneal_epochs=5,
-                                        anneal_strategy="linear")
+        sched = L.optim.swa_utils.SWALR(opt, swa_lr=0.1, anneal_epochs=5, anneal_strategy="linear")
         opt.step()
         sched.step()
         sd = sched.state_dict()
@@ -213,11 +241,15 @@ def test_swalr_state_dict_and_errors(compare):
         sched2.load_state_dict(sd)
         opt2.step()
         sched2.step()
-        return (sorted(sd), {k: v for k, v in sd.items() if k != "_last_lr"},
-                sched2.get_last_lr(), sched2.anneal_func(0.25),
-                raised(lambda: L.optim.swa_utils.SWALR(opt, 0.1, anneal_strategy="exp")),
-                raised(lambda: L.optim.swa_utils.SWALR(opt, 0.1, anneal_epochs=-1)),
-                raised(lambda: L.optim.swa_utils.SWALR(opt, 0.1, anneal_epochs=2.0)),
-                raised(lambda: L.optim.swa_utils.SWALR(opt, [0.1, 0.2])))
+        return (
+            sorted(sd),
+            {k: v for k, v in sd.items() if k != "_last_lr"},
+            sched2.get_last_lr(),
+            sched2.anneal_func(0.25),
+            raised(lambda: L.optim.swa_utils.SWALR(opt, 0.1, anneal_strategy="exp")),
+            raised(lambda: L.optim.swa_utils.SWALR(opt, 0.1, anneal_epochs=-1)),
+            raised(lambda: L.optim.swa_utils.SWALR(opt, 0.1, anneal_epochs=2.0)),
+            raised(lambda: L.optim.swa_utils.SWALR(opt, [0.1, 0.2])),
+        )
 
     compare(scenario)

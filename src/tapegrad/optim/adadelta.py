@@ -57,8 +57,11 @@ class Adadelta(Optimizer):
         rho: coefficient of the running averages (default 0.9).
         eps: term added inside the square roots (default 1e-6).
         weight_decay: L2 penalty (default 0).
-        foreach, capturable, differentiable: accepted as torch accepts them; ``foreach`` runs
-            the same arithmetic, ``capturable=True`` fails at ``step`` as on torch's CPU.
+        foreach: accepted; the single-tensor update runs either way (torch's multi-tensor
+            kernels give the same numbers up to rounding).
+        capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
+            accelerator).
+        differentiable: True is not supported (NotImplementedError).
         maximize: maximize the objective (default False).
 
     Example:

@@ -60,8 +60,11 @@ class Adamax(Optimizer):
             (default (0.9, 0.999)).
         eps: term added to ``|g|`` (default 1e-8).
         weight_decay: L2 penalty (default 0).
-        foreach, differentiable, capturable: accepted as torch accepts them; ``foreach`` runs
-            the same arithmetic, ``capturable=True`` fails at ``step`` as on torch's CPU.
+        foreach: accepted; the single-tensor update runs either way (torch's multi-tensor
+            kernels give the same numbers up to rounding).
+        capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
+            accelerator).
+        differentiable: True is not supported (NotImplementedError).
         maximize: maximize the objective (default False).
 
     Example:

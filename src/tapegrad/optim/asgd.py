@@ -60,8 +60,11 @@ class ASGD(Optimizer):
         alpha: power for the eta update (default 0.75).
         t0: step at which averaging starts (default 1e6).
         weight_decay: L2 penalty (default 0).
-        foreach, differentiable, capturable: accepted as torch accepts them; ``foreach`` runs
-            the same arithmetic, ``capturable=True`` fails at ``step`` as on torch's CPU.
+        foreach: accepted; the single-tensor update runs either way (torch's multi-tensor
+            kernel computes eta from the float32 step tensor: relative differences near 1e-7).
+        capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
+            accelerator).
+        differentiable: True is not supported (NotImplementedError).
         maximize: maximize the objective (default False).
 
     Example:
@@ -157,8 +160,9 @@ class ASGD(Optimizer):
                 if mu != 1:
                     # ax.add_(param.sub(ax).mul_(mu)): three torch ops, mu cast to the dtype
                     diff = round_as(np.subtract(_w(param), _w(ax)), param)
-                    diff = round_as(np.multiply(diff, mu_t._data.astype(diff.dtype), out=diff),
-                                    param)
+                    diff = round_as(
+                        np.multiply(diff, mu_t._data.astype(diff.dtype), out=diff), param
+                    )
                     np.copyto(ax, np.add(_w(ax), diff), casting="unsafe")
                 else:
                     np.copyto(ax, param)

@@ -32,8 +32,9 @@ from .optimizer import Optimizer, _bump, _real, _to_scalar, add_scaled_exact_
 __all__ = ["LBFGS"]
 
 
-def _cubic_interpolate(x1: Any, f1: Any, g1: Any, x2: Any, f2: Any, g2: Any,
-                       bounds: tuple[Any, Any] | None = None) -> Any:
+def _cubic_interpolate(
+    x1: Any, f1: Any, g1: Any, x2: Any, f2: Any, g2: Any, bounds: tuple[Any, Any] | None = None
+) -> Any:
     """The minimiser of the cubic through (x1, f1, g1) and (x2, f2, g2), kept within
     ``bounds`` (default: between x1 and x2); their midpoint when the cubic has none."""
     if bounds is not None:
@@ -52,9 +53,19 @@ def _cubic_interpolate(x1: Any, f1: Any, g1: Any, x2: Any, f2: Any, g2: Any,
     return (xmin_bound + xmax_bound) / 2.0
 
 
-def _strong_wolfe(obj_func: Callable, x: list[Tensor], t: Any, d: Tensor, f: float, g: Tensor,
-                  gtd: Any, c1: float = 1e-4, c2: float = 0.9,
-                  tolerance_change: float = 1e-9, max_ls: int = 25) -> tuple[Any, ...]:
+def _strong_wolfe(
+    obj_func: Callable,
+    x: list[Tensor],
+    t: Any,
+    d: Tensor,
+    f: float,
+    g: Tensor,
+    gtd: Any,
+    c1: float = 1e-4,
+    c2: float = 0.9,
+    tolerance_change: float = 1e-9,
+    max_ls: int = 25,
+) -> tuple[Any, ...]:
     """A step ``t`` along ``d`` meeting the strong Wolfe conditions (sufficient decrease with
     ``c1``, curvature with ``c2``): bracket a minimiser, then zoom in by cubic interpolation.
     Returns ``(loss, flat_grad, t, function_evaluations)``."""
@@ -89,8 +100,9 @@ def _strong_wolfe(obj_func: Callable, x: list[Tensor], t: Any, d: Tensor, f: flo
         min_step = t + 0.01 * (t - t_prev)
         max_step = t * 10
         tmp = t
-        t = _cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new,
-                               bounds=(min_step, max_step))
+        t = _cubic_interpolate(
+            t_prev, f_prev, gtd_prev, t, f_new, gtd_new, bounds=(min_step, max_step)
+        )
         t_prev, f_prev, g_prev, gtd_prev = tmp, f_new, g_new.clone(), gtd_new
         f_new, g_new = obj_func(x, t, d)
         ls_func_evals += 1
@@ -105,8 +117,9 @@ def _strong_wolfe(obj_func: Callable, x: list[Tensor], t: Any, d: Tensor, f: flo
     while not done and ls_iter < max_ls:
         if abs(bracket[1] - bracket[0]) * d_norm < tolerance_change:
             break
-        t = _cubic_interpolate(bracket[0], bracket_f[0], bracket_gtd[0],
-                               bracket[1], bracket_f[1], bracket_gtd[1])
+        t = _cubic_interpolate(
+            bracket[0], bracket_f[0], bracket_gtd[0], bracket[1], bracket_f[1], bracket_gtd[1]
+        )
         # a point too near an end of the bracket moves to 10% inside it (twice in a row, or
         # outside the bracket)
         eps = 0.1 * (max(bracket) - min(bracket))
@@ -172,7 +185,7 @@ class LBFGS(Optimizer):
         >>> opt.step(closure)
         tensor(29., grad_fn=<SumBackward0>)
         >>> w
-        tensor([3., 3.], requires_grad=True)
+        tensor([3.0000, 3.0000], requires_grad=True)
     """
 
     def __init__(
@@ -232,7 +245,7 @@ class LBFGS(Optimizer):
         for p in self._params:
             param = _real(p._data)
             numel = param.size
-            add_scaled_exact_(param, flat[offset:offset + numel].reshape(param.shape), alpha)
+            add_scaled_exact_(param, flat[offset : offset + numel].reshape(param.shape), alpha)
             _bump(p)
             offset += numel
         if offset != self._numel():
@@ -245,8 +258,9 @@ class LBFGS(Optimizer):
         for p, pdata in zip(self._params, params_data, strict=True):
             p.copy_(pdata)
 
-    def _directional_evaluate(self, closure: Callable, x: list[Tensor], t: Any,
-                              d: Tensor) -> tuple[float, Tensor]:
+    def _directional_evaluate(
+        self, closure: Callable, x: list[Tensor], t: Any, d: Tensor
+    ) -> tuple[float, Tensor]:
         """Loss and gradient at ``x + t*d``; the parameters are put back to ``x`` after."""
         self._add_grad(t, d)
         loss = float(closure())

@@ -66,8 +66,11 @@ class NAdam(Optimizer):
             (default 0).
         momentum_decay: the momentum decay psi (default 4e-3).
         decoupled_weight_decay: AdamW-style weight decay (NAdamW) (default False).
-        foreach, capturable, differentiable: accepted as torch accepts them; ``foreach`` runs
-            the same arithmetic, ``capturable=True`` fails at ``step`` as on torch's CPU.
+        foreach: accepted; the single-tensor update runs either way (torch's multi-tensor
+            kernels give the same numbers up to rounding).
+        capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
+            accelerator).
+        differentiable: True is not supported (NotImplementedError).
         maximize: maximize the objective (default False).
 
     Example:
@@ -77,7 +80,7 @@ class NAdam(Optimizer):
         >>> (w ** 2).sum().backward()
         >>> opt.step()
         >>> w
-        tensor([ 0.8482, -1.8482], requires_grad=True)
+        tensor([ 0.8944, -1.8944], requires_grad=True)
     """
 
     def __init__(
@@ -180,8 +183,9 @@ class NAdam(Optimizer):
                 mul_(exp_avg_sq, beta2)
                 addcmul_(exp_avg_sq, g, g, 1 - beta2)
                 _bump(sq_t, 2)
-                denom = round_as(np.divide(_w(exp_avg_sq), _opmath(param).type(bias_correction2)),
-                                 param)
+                denom = round_as(
+                    np.divide(_w(exp_avg_sq), _opmath(param).type(bias_correction2)), param
+                )
                 denom = add_scalar(sqrt_(denom, param), eps, param)
                 mu_product_next = mu_product * mu_next
                 addcdiv_(param, g, denom, -lr * (1.0 - mu) / (1.0 - mu_product))

@@ -63,8 +63,11 @@ class RAdam(Optimizer):
         weight_decay: L2 penalty, or decoupled decay when ``decoupled_weight_decay``
             (default 0).
         decoupled_weight_decay: AdamW-style weight decay (default False).
-        foreach, capturable, differentiable: accepted as torch accepts them; ``foreach`` runs
-            the same arithmetic, ``capturable=True`` fails at ``step`` as on torch's CPU.
+        foreach: accepted; the single-tensor update runs either way (torch's multi-tensor
+            kernels give the same numbers up to rounding).
+        capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
+            accelerator).
+        differentiable: True is not supported (NotImplementedError).
         maximize: maximize the objective (default False).
 
     Example:
@@ -168,14 +171,17 @@ class RAdam(Optimizer):
                 rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
                 if rho_t > 5.0:
                     rect = (
-                        (rho_t - 4) * (rho_t - 2) * rho_inf
+                        (rho_t - 4)
+                        * (rho_t - 2)
+                        * rho_inf
                         / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
                     ) ** 0.5
                     # (bc2 ** 0.5) / t is torch's t.reciprocal() * bc2 ** 0.5
                     adaptive = add_scalar(round_as(np.sqrt(_w(exp_avg_sq)), param), eps, param)
                     adaptive = round_as(np.reciprocal(adaptive, out=adaptive), param)
                     adaptive = round_as(
-                        np.multiply(adaptive, op(bias_correction2**0.5), out=adaptive), param)
+                        np.multiply(adaptive, op(bias_correction2**0.5), out=adaptive), param
+                    )
                     update = round_as(np.multiply(update, adaptive, out=update), param)
                     update = round_as(np.multiply(update, op(rect), out=update), param)
                 add_scaled_exact_(param, update, -1.0)

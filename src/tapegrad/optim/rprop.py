@@ -50,8 +50,11 @@ class Rprop(Optimizer):
         etas: (etaminus, etaplus), the factors that shrink / grow a step size
             (default (0.5, 1.2)).
         step_sizes: the smallest and largest allowed step sizes (default (1e-6, 50)).
-        capturable, foreach, differentiable: accepted as torch accepts them; ``foreach`` runs
-            the same arithmetic, ``capturable=True`` fails at ``step`` as on torch's CPU.
+        foreach: accepted; the single-tensor update runs either way (torch's multi-tensor
+            kernels give the same numbers up to rounding).
+        capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
+            accelerator).
+        differentiable: True is not supported (NotImplementedError).
         maximize: maximize the objective (default False).
 
     Example:

@@ -100,8 +100,9 @@ def get_swa_multi_avg_fn() -> Callable[..., None]:
         [tensor([2.])]
     """
 
-    def swa_update(averaged_param_list: PARAM_LIST, current_param_list: PARAM_LIST,
-                   num_averaged: Tensor | int) -> None:
+    def swa_update(
+        averaged_param_list: PARAM_LIST, current_param_list: PARAM_LIST, num_averaged: Tensor | int
+    ) -> None:
         with no_grad():
             if _is_float_or_complex(averaged_param_list[0]):
                 # a tensor count gives a tensor weight of the default dtype, rounded to it
@@ -152,16 +153,18 @@ def get_swa_avg_fn() -> Callable[..., Tensor]:
         tensor([2.])
     """
 
-    def swa_update(averaged_param: Tensor, current_param: Tensor,
-                   num_averaged: Tensor | int) -> Tensor:
+    def swa_update(
+        averaged_param: Tensor, current_param: Tensor, num_averaged: Tensor | int
+    ) -> Tensor:
         with no_grad():
             return averaged_param + (current_param - averaged_param) / (num_averaged + 1)
 
     return swa_update
 
 
-def _group_by_dtype(averaged: list[Tensor], current: list[Tensor]
-                    ) -> list[tuple[list[Tensor], list[Tensor]]]:
+def _group_by_dtype(
+    averaged: list[Tensor], current: list[Tensor]
+) -> list[tuple[list[Tensor], list[Tensor]]]:
     """The pairs split by dtype, in order of first appearance (torch groups by device and
     dtype; tapegrad has one device)."""
     groups: dict[Any, tuple[list[Tensor], list[Tensor]]] = {}
@@ -342,14 +345,11 @@ class SWALR(LRScheduler):
             group["swa_lr"] = lr
         if anneal_strategy not in ["cos", "linear"]:
             raise ValueError(
-                "anneal_strategy must be one of 'cos' or 'linear', "
-                f"instead got {anneal_strategy}"
+                f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}"
             )
         self._set_anneal_func(anneal_strategy)
         if not isinstance(anneal_epochs, int) or anneal_epochs < 0:
-            raise ValueError(
-                f"anneal_epochs must be equal or greater than 0, got {anneal_epochs}"
-            )
+            raise ValueError(f"anneal_epochs must be equal or greater than 0, got {anneal_epochs}")
         self.anneal_epochs = anneal_epochs
         super().__init__(optimizer, last_epoch)
 
