@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from torchcompare import assert_same, raised, snapshot
+from torchcompare import assert_same, raised, run_fresh, snapshot
 
 RNG = np.random.default_rng(11)
 X0 = RNG.standard_normal((8, 4))
@@ -189,3 +189,27 @@ def test_load_state_dict_resumes_exactly(compare):
         return opt.step(closure), w, b
 
     compare(scenario, rtol=1e-11, atol=1e-13)
+
+
+LBFGS_WARN_BODY = """
+x = L.tensor([1.0, -2.0], requires_grad=True)
+opt = L.optim.LBFGS([x], max_iter=2)
+def closure():
+    opt.zero_grad()
+    loss = (x ** 2).sum()
+    loss.backward()
+    return loss
+opt.step(closure)
+note("after step", len(caught))
+with L.no_grad():
+    float(x.sum())
+note("under no_grad", len(caught))
+float(x.sum())
+note("with grad on", len(caught))
+"""
+
+
+def test_no_scalar_conversion_warning_inside_step(lib_name):
+    """LBFGS turns the closure's loss (which requires grad) into a float inside its no-grad
+    step: torch warns about such conversions only with grad mode on (once per process)."""
+    assert run_fresh(lib_name, LBFGS_WARN_BODY) == run_fresh("torch", LBFGS_WARN_BODY)
