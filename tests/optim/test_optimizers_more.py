@@ -367,6 +367,28 @@ def test_load_state_dict_resumes_training_exactly(compare, name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_loaded_state_is_cast_to_float64_params(compare, name):
+    """load_state_dict casts floating state (not step) to the parameter's dtype, so ASGD's eta
+    and mu and NAdam's mu_product become float64; ASGD's new eta/mu still pass through the
+    default dtype (torch.as_tensor of a number) before they are copied in."""
+
+    def scenario(L):
+        a = L.tensor([0.5, -1.0], dtype=L.float64, requires_grad=True)
+        kw = {"t0": 1} if name == "ASGD" else {}
+        opt = getattr(L.optim, name)([a], lr=0.01, **kw)
+        out = []
+        for i in range(6):
+            if i == 3:
+                opt.load_state_dict(opt.state_dict())
+                out.append({k: v.dtype for k, v in opt.state[a].items()})
+            a.grad = L.tensor([1.0, 2.0 * i - 1], dtype=L.float64)
+            opt.step()
+        return out, a, opt.state_dict()
+
+    compare(scenario, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_old_style_numeric_state_is_converted(compare, name):
     """A state_dict from an older torch with Python numbers for step (and eta, mu,
     mu_product) loads as 0-d tensors."""

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import get_default_dtype
 from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
@@ -167,8 +168,10 @@ class ASGD(Optimizer):
                 else:
                     np.copyto(ax, param)
                 _bump(ax_t)
-                eta_t._data[()] = lr / ((1 + lambd * lr * step) ** alpha)
-                mu_t._data[()] = 1 / max(1, step - t0)
+                # torch.as_tensor(number): rounded to the default dtype, then copied in
+                as_tensor = get_default_dtype().np.type
+                eta_t._data[()] = as_tensor(lr / ((1 + lambd * lr * step) ** alpha))
+                mu_t._data[()] = as_tensor(1 / max(1, step - t0))
                 _bump(eta_t)
                 _bump(mu_t)
         return loss
