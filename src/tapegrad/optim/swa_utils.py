@@ -48,7 +48,7 @@ PARAM_LIST = tuple[Tensor, ...] | list[Tensor]
 
 
 def _is_float_or_complex(t: Tensor) -> bool:
-    return t._data.dtype.kind in "fc" or t.is_floating_point()
+    return t.is_floating_point() or t.is_complex()
 
 
 def _lerp_in_place(averaged: PARAM_LIST, current: PARAM_LIST, weight: float) -> None:
