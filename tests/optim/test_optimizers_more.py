@@ -268,15 +268,54 @@ def test_foreach_true_runs_the_single_tensor_update(compare, name):
     compare(lambda L: train(L, name, {"foreach": True}, "float64", steps=5), rtol=rtol, atol=1e-14)
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_differentiable_is_not_supported(lib, lib_name, name):
-    """tapegrad's optimizer steps are not differentiable (as for SGD and Adam): differentiable=True
-    is refused when the optimizer is built; torch accepts it (and fails only when stepping a
-    leaf)."""
-    if lib_name == "torch":
-        pytest.skip("a tapegrad limitation: torch supports differentiable=True")
-    with pytest.raises(NotImplementedError, match="differentiable=True"):
-        getattr(lib.optim, name)([lib.zeros(2, requires_grad=True)], differentiable=True)
+def differentiable_steps(L, name, kw, steps):
+    """Non-leaf parameters updated with differentiable=True by gradients that are leaves
+    themselves; a loss of the result backpropagates through the steps to both."""
+    rng = np.random.default_rng(9)
+    p0 = L.tensor(rng.standard_normal(5), requires_grad=True)
+    grads = [L.tensor(rng.standard_normal(5), requires_grad=True) for _ in range(steps)]
+    p = p0 * 1.0
+    opt = getattr(L.optim, name)([p], differentiable=True, **kw)
+    for g in grads:
+        p.grad = g * 1.0
+        opt.step()
+    (p**2).sum().backward()
+    return p.detach(), p0.grad, [g.grad for g in grads]
+
+
+DIFFERENTIABLE = (
+    [(name, {}) for name in NAMES]
+    + [(name, {"weight_decay": 0.1, "maximize": True}) for name in NAMES if name != "Rprop"]
+    + [
+        ("Rprop", {"maximize": True}),
+        ("NAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ]
+)
+
+
+@pytest.mark.parametrize("cfg", DIFFERENTIABLE, ids=config_id)
+def test_differentiable_steps_match_torch(compare, cfg):
+    """The parameters and the gradients through the update (to the initial parameters and to
+    every gradient) match torch's; three steps where torch's own differentiable update allows
+    them (Adamax's and Rprop's modify, in place, tensors their previous step saved: torch
+    raises on the backward, so one step). The gradients with respect to the step's gradients
+    nearly cancel (the update is close to lr * sign(g)): compared to 1e-12 absolute."""
+    name, kw = cfg
+    steps = 1 if name in ("Adamax", "Rprop") else 3
+    compare(lambda L: differentiable_steps(L, name, kw, steps), rtol=1e-10, atol=1e-12)
+
+
+def test_differentiable_step_on_a_leaf_raises(compare):
+    def scenario(L):
+        out = []
+        for name in NAMES:
+            p = L.ones(2, requires_grad=True)
+            opt = getattr(L.optim, name)([p], differentiable=True)
+            p.grad = L.ones(2)
+            out.append((name, raised(opt.step)))
+        return out
+
+    compare(scenario)
 
 
 def test_tensor_lr(compare):

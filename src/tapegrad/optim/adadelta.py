@@ -26,6 +26,7 @@ from .optimizer import (
     _capturable_error,
     _check_lr,
     _check_non_negative,
+    _check_real,
     _increment_step,
     _real,
     _run_closure,
@@ -61,7 +62,8 @@ class Adadelta(Optimizer):
             kernels give the same numbers up to rounding).
         capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
             accelerator).
-        differentiable: True is not supported (NotImplementedError).
+        differentiable: record the update with autograd, so that a loss computed from the
+            updated (non-leaf) parameters differentiates through the step (real parameters).
         maximize: maximize the objective (default False).
 
     Example:
@@ -91,8 +93,6 @@ class Adadelta(Optimizer):
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         _check_non_negative(epsilon=eps, weight_decay=weight_decay)
-        if differentiable:
-            raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
         defaults = {
             "lr": lr,
             "rho": rho,
@@ -133,6 +133,12 @@ class Adadelta(Optimizer):
                     state["acc_delta"] = _zeros_like(p)
             if group["capturable"] and with_grad:
                 raise _capturable_error(xla=False)
+            if group["differentiable"]:
+                for p in with_grad:
+                    state = self.state[p]
+                    _increment_step(state["step"])
+                    _differentiable_update(p, p.grad, state, lr, rho, eps, weight_decay, maximize)
+                continue
             for p in with_grad:
                 state = self.state[p]
                 _increment_step(state["step"])
@@ -156,3 +162,30 @@ class Adadelta(Optimizer):
                 add_scaled_exact_(param, delta, -lr)
                 _bump(p)
         return loss
+
+
+def _differentiable_update(
+    param: Tensor,
+    grad: Tensor,
+    state: dict,
+    lr: float,
+    rho: float,
+    eps: float,
+    weight_decay: float,
+    maximize: bool,
+) -> None:
+    """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
+    _check_real(param)
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad.add(param, alpha=weight_decay)
+    square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+    square_avg.mul_(rho)
+    square_avg.copy_(square_avg.addcmul(grad, grad, value=1 - rho))
+    std = square_avg.add(eps).sqrt_()
+    delta = acc_delta.add(eps).sqrt_().clone()
+    delta.div_(std).mul_(grad)
+    acc_delta.mul_(rho)
+    acc_delta.copy_(acc_delta.addcmul(delta, delta, value=1 - rho))
+    param.add_(delta, alpha=-lr)

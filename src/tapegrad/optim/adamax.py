@@ -24,6 +24,7 @@ from .optimizer import (
     _capturable_error,
     _check_lr,
     _check_non_negative,
+    _check_real,
     _increment_step,
     _real,
     _run_closure,
@@ -64,7 +65,8 @@ class Adamax(Optimizer):
             kernels give the same numbers up to rounding).
         capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
             accelerator).
-        differentiable: True is not supported (NotImplementedError).
+        differentiable: record the update with autograd, so that a loss computed from the
+            updated (non-leaf) parameters differentiates through the step (real parameters).
         maximize: maximize the objective (default False).
 
     Example:
@@ -94,8 +96,6 @@ class Adamax(Optimizer):
         _check_non_negative(epsilon=eps)
         _check_betas(betas)
         _check_non_negative(weight_decay=weight_decay)
-        if differentiable:
-            raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
         defaults = {
             "lr": lr,
             "betas": betas,
@@ -134,6 +134,14 @@ class Adamax(Optimizer):
                     state["step"] = _step_tensor(False)
                     state["exp_avg"] = _zeros_like(p)
                     state["exp_inf"] = _zeros_like(p)
+            if group["differentiable"] and not group["capturable"]:
+                for p in with_grad:
+                    state = self.state[p]
+                    step = _increment_step(state["step"])
+                    _differentiable_update(
+                        p, p.grad, state, step, lr, beta1, beta2, eps, weight_decay, maximize
+                    )
+                continue
             for p in with_grad:
                 if group["capturable"]:
                     raise _capturable_error()
@@ -159,3 +167,32 @@ class Adamax(Optimizer):
                 addcdiv_(param, exp_avg, exp_inf, -clr)
                 _bump(p)
         return loss
+
+
+def _differentiable_update(
+    param: Tensor,
+    grad: Tensor,
+    state: dict,
+    step: float,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float,
+    maximize: bool,
+) -> None:
+    """The same update in tapegrad ops, recorded by autograd (``differentiable=True``); the
+    running maximum is an ``amax`` over the two candidates, as in torch."""
+    _check_real(param)
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad.add(param, alpha=weight_decay)
+    from .. import amax, cat
+
+    exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+    exp_avg.copy_(exp_avg.lerp(grad, 1 - beta1))
+    norm_buf = cat([exp_inf.mul_(beta2).unsqueeze(0), grad.abs().add(eps).unsqueeze(0)], 0)
+    exp_inf.copy_(amax(norm_buf, 0, keepdim=False))
+    clr = lr / (1 - beta1**step)
+    param.copy_(param.addcdiv(exp_avg, exp_inf, value=-clr))

@@ -27,6 +27,7 @@ from .optimizer import (
     _capturable_error,
     _check_lr,
     _check_non_negative,
+    _check_real,
     _increment_step,
     _real,
     _run_closure,
@@ -65,7 +66,8 @@ class ASGD(Optimizer):
             kernel computes eta from the float32 step tensor: relative differences near 1e-7).
         capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
             accelerator).
-        differentiable: True is not supported (NotImplementedError).
+        differentiable: record the update with autograd, so that a loss computed from the
+            updated (non-leaf) parameters differentiates through the step (real parameters).
         maximize: maximize the objective (default False).
 
     Example:
@@ -93,8 +95,6 @@ class ASGD(Optimizer):
     ) -> None:
         _check_lr(lr)
         _check_non_negative(weight_decay=weight_decay)
-        if differentiable:
-            raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
         defaults = {
             "lr": lr,
             "lambd": lambd,
@@ -141,6 +141,14 @@ class ASGD(Optimizer):
                     state["eta"] = _scalar_tensor(lr)
                     state["mu"] = _scalar_tensor(1.0)
                     state["ax"] = _zeros_like(p)
+            if group["differentiable"] and not group["capturable"]:
+                for p in with_grad:
+                    state = self.state[p]
+                    step = _increment_step(state["step"])
+                    _differentiable_update(
+                        p, p.grad, state, step, lr, lambd, alpha, t0, weight_decay, maximize
+                    )
+                continue
             for p in with_grad:
                 if group["capturable"]:
                     raise _capturable_error("params, mus, etas, and state_steps")
@@ -175,3 +183,36 @@ class ASGD(Optimizer):
                 _bump(eta_t)
                 _bump(mu_t)
         return loss
+
+
+def _differentiable_update(
+    param: Tensor,
+    grad: Tensor,
+    state: dict,
+    step: float,
+    lr: float,
+    lambd: float,
+    alpha: float,
+    t0: float,
+    weight_decay: float,
+    maximize: bool,
+) -> None:
+    """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
+    _check_real(param)
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad.add(param, alpha=weight_decay)
+    eta, mu, ax = state["eta"], state["mu"], state["ax"]
+    eta_value = eta.item()
+    param.mul_(1 - lambd * eta_value)
+    param.add_(grad, alpha=-eta_value)
+    if mu.item() != 1:
+        ax.add_(param.sub(ax).mul_(mu))
+    else:
+        ax.copy_(param)
+    as_tensor = get_default_dtype().np.type
+    eta._data[()] = as_tensor(lr / ((1 + lambd * lr * step) ** alpha))
+    mu._data[()] = as_tensor(1 / max(1, step - t0))
+    _bump(eta)
+    _bump(mu)

@@ -30,6 +30,7 @@ from .optimizer import (
     _capturable_error,
     _check_lr,
     _check_non_negative,
+    _check_real,
     _increment_step,
     _opmath,
     _real,
@@ -70,7 +71,8 @@ class NAdam(Optimizer):
             kernels give the same numbers up to rounding).
         capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
             accelerator).
-        differentiable: True is not supported (NotImplementedError).
+        differentiable: record the update with autograd, so that a loss computed from the
+            updated (non-leaf) parameters differentiates through the step (real parameters).
         maximize: maximize the objective (default False).
 
     Example:
@@ -102,8 +104,6 @@ class NAdam(Optimizer):
         _check_non_negative(epsilon=eps)
         _check_betas(betas)
         _check_non_negative(weight_decay=weight_decay, momentum_decay=momentum_decay)
-        if differentiable:
-            raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
         defaults = {
             "lr": lr,
             "betas": betas,
@@ -154,6 +154,25 @@ class NAdam(Optimizer):
                     state["mu_product"] = Tensor._make(np.ones((), dtype=_scalar_dtype().np))
                     state["exp_avg"] = _zeros_like(p)
                     state["exp_avg_sq"] = _zeros_like(p)
+            if group["differentiable"] and not group["capturable"]:
+                for p in with_grad:
+                    state = self.state[p]
+                    step = _increment_step(state["step"])
+                    _differentiable_update(
+                        p,
+                        p.grad,
+                        state,
+                        step,
+                        lr,
+                        beta1,
+                        beta2,
+                        eps,
+                        weight_decay,
+                        momentum_decay,
+                        decoupled,
+                        maximize,
+                    )
+                continue
             for p in with_grad:
                 if group["capturable"]:
                     raise _capturable_error("params, mu_products and state_steps")
@@ -192,3 +211,44 @@ class NAdam(Optimizer):
                 addcdiv_(param, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next))
                 _bump(p, 2)
         return loss
+
+
+def _differentiable_update(
+    param: Tensor,
+    grad: Tensor,
+    state: dict,
+    step: float,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float,
+    momentum_decay: float,
+    decoupled: bool,
+    maximize: bool,
+) -> None:
+    """The same update in tapegrad ops, recorded by autograd (``differentiable=True``): as in
+    torch, the two step sizes are 0-d tensors computed from ``mu_product`` and scale the
+    gradient and the momentum before the two ``addcdiv``s."""
+    _check_real(param)
+    if maximize:
+        grad = -grad
+    bias_correction2 = 1 - beta2**step
+    if weight_decay != 0:
+        if decoupled:
+            param.mul_(1 - lr * weight_decay)
+        else:
+            grad = grad.add(param, alpha=weight_decay)
+    mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+    mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+    mu_product, exp_avg, exp_avg_sq = state["mu_product"], state["exp_avg"], state["exp_avg_sq"]
+    mu_product.mul_(mu)
+    exp_avg.copy_(exp_avg.lerp(grad, 1 - beta1))
+    exp_avg_sq.mul_(beta2)
+    exp_avg_sq.copy_(exp_avg_sq.addcmul(grad, grad, value=1 - beta2))
+    denom = exp_avg_sq.div(bias_correction2).sqrt().add(eps)
+    mu_product_next = mu_product * mu_next
+    grad = grad * (-lr * (1.0 - mu) / (1.0 - mu_product))
+    exp_avg = exp_avg * (-lr * mu_next / (1.0 - mu_product_next))
+    param.copy_(param.addcdiv(grad, denom))
+    param.copy_(param.addcdiv(exp_avg, denom))

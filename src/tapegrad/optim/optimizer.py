@@ -718,3 +718,11 @@ def sqrt_(a: np.ndarray, like: np.ndarray) -> np.ndarray:
 def add_scalar(a: np.ndarray, x: float, like: np.ndarray) -> np.ndarray:
     """``t.add(x)`` for a number ``x``, on ``t``'s working array ``a``: a new array."""
     return round_as(np.add(a, _sc_add(x, like)), like)
+
+
+def _check_real(param: Tensor) -> None:
+    """The differentiable (autograd-recorded) updates work on real parameters only."""
+    if param.is_complex():
+        raise NotImplementedError(
+            "tapegrad's differentiable optimizer steps do not support complex parameters"
+        )

@@ -29,6 +29,7 @@ from .optimizer import (
     _capturable_error,
     _check_lr,
     _check_non_negative,
+    _check_real,
     _increment_step,
     _opmath,
     _real,
@@ -67,7 +68,8 @@ class RAdam(Optimizer):
             kernels give the same numbers up to rounding).
         capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
             accelerator).
-        differentiable: True is not supported (NotImplementedError).
+        differentiable: record the update with autograd, so that a loss computed from the
+            updated (non-leaf) parameters differentiates through the step (real parameters).
         maximize: maximize the objective (default False).
 
     Example:
@@ -98,8 +100,6 @@ class RAdam(Optimizer):
         _check_non_negative(epsilon=eps)
         _check_betas(betas)
         _check_non_negative(weight_decay=weight_decay)
-        if differentiable:
-            raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
         defaults = {
             "lr": lr,
             "betas": betas,
@@ -141,6 +141,24 @@ class RAdam(Optimizer):
                     state["step"] = _step_tensor(False)
                     state["exp_avg"] = _zeros_like(p)
                     state["exp_avg_sq"] = _zeros_like(p)
+            if group["differentiable"] and not group["capturable"]:
+                for p in with_grad:
+                    state = self.state[p]
+                    step = _increment_step(state["step"])
+                    _differentiable_update(
+                        p,
+                        p.grad,
+                        state,
+                        step,
+                        lr,
+                        beta1,
+                        beta2,
+                        eps,
+                        weight_decay,
+                        decoupled,
+                        maximize,
+                    )
+                continue
             for p in with_grad:
                 if group["capturable"]:
                     raise _capturable_error()
@@ -187,3 +205,44 @@ class RAdam(Optimizer):
                 add_scaled_exact_(param, update, -1.0)
                 _bump(p)
         return loss
+
+
+def _differentiable_update(
+    param: Tensor,
+    grad: Tensor,
+    state: dict,
+    step: float,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float,
+    decoupled: bool,
+    maximize: bool,
+) -> None:
+    """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
+    _check_real(param)
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        if decoupled:
+            param.mul_(1 - lr * weight_decay)
+        else:
+            grad = grad.add(param, alpha=weight_decay)
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    exp_avg.copy_(exp_avg.lerp(grad, 1 - beta1))
+    exp_avg_sq.mul_(beta2)
+    exp_avg_sq.copy_(exp_avg_sq.addcmul(grad, grad, value=1 - beta2))
+    bias_correction1 = 1 - beta1**step
+    bias_correction2 = 1 - beta2**step
+    bias_corrected_exp_avg = exp_avg / bias_correction1
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+    if rho_t > 5.0:
+        rect = (
+            (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+        ) ** 0.5
+        adaptive_lr = (bias_correction2**0.5) / exp_avg_sq.sqrt().add(eps)
+        param.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
+    else:
+        param.add_(bias_corrected_exp_avg * lr, alpha=-1.0)

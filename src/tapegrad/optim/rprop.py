@@ -25,6 +25,7 @@ from .optimizer import (
     _bump,
     _capturable_error,
     _check_lr,
+    _check_real,
     _increment_step,
     _real,
     _run_closure,
@@ -54,7 +55,8 @@ class Rprop(Optimizer):
             kernels give the same numbers up to rounding).
         capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
             accelerator).
-        differentiable: True is not supported (NotImplementedError).
+        differentiable: record the update with autograd, so that a loss computed from the
+            updated (non-leaf) parameters differentiates through the step (real parameters).
         maximize: maximize the objective (default False).
 
     Example:
@@ -82,8 +84,6 @@ class Rprop(Optimizer):
         _check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        if differentiable:
-            raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
         defaults = {
             "lr": lr,
             "etas": etas,
@@ -122,6 +122,14 @@ class Rprop(Optimizer):
                     if p._data.dtype.kind == "c":
                         lr = complex(lr, lr)
                     state["step_size"] = Tensor._make(np.full_like(p._grad._data, lr))
+            if group["differentiable"] and not group["capturable"]:
+                for p in with_grad:
+                    state = self.state[p]
+                    _increment_step(state["step"])
+                    _differentiable_update(
+                        p, p.grad, state, etaminus, etaplus, step_size_min, step_size_max, maximize
+                    )
+                continue
             for p in with_grad:
                 if group["capturable"]:
                     raise _capturable_error()
@@ -151,3 +159,29 @@ class Rprop(Optimizer):
                 np.copyto(prev, g)
                 _bump(prev_t)
         return loss
+
+
+def _differentiable_update(
+    param: Tensor,
+    grad: Tensor,
+    state: dict,
+    etaminus: float,
+    etaplus: float,
+    step_size_min: float,
+    step_size_max: float,
+    maximize: bool,
+) -> None:
+    """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
+    _check_real(param)
+    if maximize:
+        grad = -grad
+    prev, step_size = state["prev"], state["step_size"]
+    sign = grad.mul(prev.clone()).sign()
+    sign[sign.gt(0)] = etaplus
+    sign[sign.lt(0)] = etaminus
+    sign[sign.eq(0)] = 1
+    step_size.mul_(sign).clamp_(step_size_min, step_size_max)
+    grad = grad.clone()
+    grad[sign.eq(etaminus)] = 0
+    param.copy_(param.addcmul(grad.sign(), step_size, value=-1))
+    prev.copy_(grad)
