@@ -289,6 +289,7 @@ DIFFERENTIABLE = (
     + [
         ("Rprop", {"maximize": True}),
         ("NAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True}),
+        ("ASGD", {"t0": 0, "lambd": 0.1}),  # averaging from the first step
     ]
 )
 
@@ -301,7 +302,8 @@ def test_differentiable_steps_match_torch(compare, cfg):
     raises on the backward, so one step). The gradients with respect to the step's gradients
     nearly cancel (the update is close to lr * sign(g)): compared to 1e-12 absolute."""
     name, kw = cfg
-    steps = 1 if name in ("Adamax", "Rprop") else 3
+    # RAdam: 7 steps, so that the rectified update (rho_t > 5 from step 6) runs too
+    steps = {"Adamax": 1, "Rprop": 1, "RAdam": 7}.get(name, 3)
     compare(lambda L: differentiable_steps(L, name, kw, steps), rtol=1e-10, atol=1e-12)
 
 

@@ -167,7 +167,7 @@ class ASGD(Optimizer):
                 _bump(p, 2)
                 mu = float(mu_t._data)
                 if mu != 1:
-                    # ax.add_(param.sub(ax).mul_(mu)): three torch ops, mu cast to the dtype
+                    # ax.add_(param.sub(ax).mul_(mu)): three torch ops; mu (0-d) keeps its value
                     diff = round_as(np.subtract(_w(param), _w(ax)), param)
                     diff = round_as(
                         np.multiply(diff, mu_t._data.astype(diff.dtype), out=diff), param
@@ -176,13 +176,20 @@ class ASGD(Optimizer):
                 else:
                     np.copyto(ax, param)
                 _bump(ax_t)
-                # torch.as_tensor(number): rounded to the default dtype, then copied in
-                as_tensor = get_default_dtype().np.type
-                eta_t._data[()] = as_tensor(lr / ((1 + lambd * lr * step) ** alpha))
-                mu_t._data[()] = as_tensor(1 / max(1, step - t0))
-                _bump(eta_t)
-                _bump(mu_t)
+                _next_eta_and_mu(eta_t, mu_t, step, lr, lambd, alpha, t0)
         return loss
+
+
+def _next_eta_and_mu(
+    eta: Tensor, mu: Tensor, step: float, lr: float, lambd: float, alpha: float, t0: float
+) -> None:
+    """``eta.copy_(torch.as_tensor(...))`` and the same for ``mu``: each number is rounded to
+    the default dtype (``as_tensor``), then copied into the state tensor's own dtype."""
+    as_tensor = get_default_dtype().np.type
+    eta._data[()] = as_tensor(lr / ((1 + lambd * lr * step) ** alpha))
+    mu._data[()] = as_tensor(1 / max(1, step - t0))
+    _bump(eta)
+    _bump(mu)
 
 
 def _differentiable_update(
@@ -211,8 +218,4 @@ def _differentiable_update(
         ax.add_(param.sub(ax).mul_(mu))
     else:
         ax.copy_(param)
-    as_tensor = get_default_dtype().np.type
-    eta._data[()] = as_tensor(lr / ((1 + lambd * lr * step) ** alpha))
-    mu._data[()] = as_tensor(1 / max(1, step - t0))
-    _bump(eta)
-    _bump(mu)
+    _next_eta_and_mu(eta, mu, step, lr, lambd, alpha, t0)
