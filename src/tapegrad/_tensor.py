@@ -478,7 +478,8 @@ class Tensor:
     def _scalar(self, kind: type) -> Any:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad and not _WARNED_ONCE.get("scalar"):
+        # torch warns only with grad mode on (so not inside an optimizer's step)
+        if self._requires_grad and not _WARNED_ONCE.get("scalar") and _grad_mode._state.enabled:
             _WARNED_ONCE["scalar"] = True  # torch's TORCH_WARN_ONCE: once per process
             warnings.warn(
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
