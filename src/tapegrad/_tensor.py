@@ -150,6 +150,7 @@ class Tensor:
     _post_hooks: Any = None  # post-accumulate-grad hooks
     _retains_grad = False
     _inference = False
+    _fw_grad: Any = None  # the tangent under forward-mode AD (autograd/forward_ad.py)
 
     if TYPE_CHECKING:  # the op methods are attached by _install_methods(); tell type checkers
 
