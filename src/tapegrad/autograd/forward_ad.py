@@ -205,7 +205,7 @@ def special_apply(op: Any, inputs: tuple, params: dict) -> Any:
     """``apply`` while a dual level or a saved-tensor hook is active."""
     with _detour_off():
         result = _registry.apply(op, *inputs, **params)
-        outs = result if op.outputs > 1 else (result,)
+        outs = result if op.outputs != 1 else (result,)
         node = outs[0].grad_fn if outs else None
         tangents = _tangents(inputs)
         if tangents is not None:
@@ -227,9 +227,22 @@ def special_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Tens
             value = _registry.apply(op, copy, *others, **params)
             new_tangent = _tangent_of(op, (copy,) + tuple(others), tangents, params, value,
                                       (value,))[0]
+        base = target._base
+        positions = None
+        if new_tangent is not None and base is not None:  # before the write moves the view
+            positions = _registry.view_positions(base._data, target._data)
         _registry.apply_(op, target, *others, **params)
         if new_tangent is not None:
             _set_tangent(target, new_tangent)
+            if base is not None and positions is not None:
+                # the base's tangent changes where the view covers it
+                from ..ops import indexing
+
+                old = base._fw_grad if base._fw_grad is not None else _zeros_like(base)
+                index = Tensor._make(positions)
+                flat = indexing.put_flat(old.reshape(-1), index,
+                                         new_tangent.expand(target.shape))
+                _set_tangent(base, flat.reshape(base.shape))
         if graph._hooks_active():
             node = target.grad_fn
             if isinstance(node, _registry.CopySlices):
@@ -266,7 +279,7 @@ def _tangent_of(op: Any, inputs: tuple, tangents: list, params: dict, result: An
         return (None,) * len(outs)
     if op.tangent_rule is not None:
         tan = op.tangent_rule(tangents, inputs, result, **params)
-        return tuple(tan) if op.outputs > 1 else (tan,)
+        return tuple(tan) if op.outputs != 1 else (tan,)
     return _tangent_from_backward(op, inputs, tangents, params, outs)
 
 
@@ -289,7 +302,7 @@ def _tangent_from_backward(op: Any, inputs: tuple, tangents: list, params: dict,
     # an input without a tangent takes no part (but one that requires grad stays as it is)
     with enable_grad():
         again = _registry.apply(op, *xs, **params)
-        again_outs = again if op.outputs > 1 else (again,)
+        again_outs = again if op.outputs != 1 else (again,)
         diff = [k for k, o in enumerate(again_outs)
                 if isinstance(o, Tensor) and o._requires_grad]
         if not diff:
@@ -365,8 +378,7 @@ def linear_tangent(op: Any, positions: tuple = (0,)) -> Callable:
             x = inputs[i]
             if isinstance(x, Tensor):
                 t = tangents[i]
-                args[i] = t if t is not None else (
-                    _zeros_like(x) if x._data.dtype.kind in "fc" else x)
+                args[i] = t if t is not None else _zeros_like(x)
             elif isinstance(x, (int, float, complex)) and not isinstance(x, bool):
                 args[i] = 0
         return op(*args, **params)

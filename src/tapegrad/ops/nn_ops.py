@@ -37,6 +37,7 @@ from . import elementwise as ew
 from . import indexing as ix
 from . import reduction as rd
 from . import shape as sh
+from ..autograd.forward_ad import linear_tangent
 from ._registry import REGISTRY, defop
 
 _as_strided = np.lib.stride_tricks.as_strided
@@ -537,6 +538,13 @@ def _elu_entries(name: str, node_out: str, node_in: str) -> tuple:
     def _(ctx: Any, grad: Tensor) -> tuple:  # the same, written with the result
         B, (y,), g = _unpack(ctx, grad)
         return (B.out(g * _elu_result_grad(B, y, ctx.params)),)
+
+    @out_of_place.jvp
+    def _(tangents: list, inputs: tuple, out: Tensor, **p: Any) -> Tensor:  # t * elu'(x)
+        (x,), (t,) = inputs, tangents
+        neg = ew.exp(_Tensors.clamp(x, hi=0.0) * p["input_scale"]) * (
+            p["alpha"] * p["scale"] * p["input_scale"])
+        return t * ew.where(x > 0, p["scale"], neg)  # the number keeps x's dtype
 
     return out_of_place, in_place
 
@@ -1280,6 +1288,14 @@ def _row_sums(n_rows: int, index: np.ndarray, rows: np.ndarray) -> np.ndarray:
     out = np.zeros((n_rows,) + rows.shape[1:], dtype=rows.dtype)
     np.add.at(out, index, rows)
     return out
+
+
+# forward mode, as torch: the looked-up rows of the tangent (padding row included: the output
+# does depend on it, whatever the backward rule's convention)
+_embedding.jvp(linear_tangent(_embedding))
+for _scalar_op in (_mul_scalar, _div_scalar):  # linear in x
+    _scalar_op.jvp(linear_tangent(_scalar_op))
+_add_scalar.jvp(lambda tangents, inputs, out, **p: tangents[0])  # d(x + c) = dx
 
 
 @_embedding.backward

