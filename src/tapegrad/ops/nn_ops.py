@@ -2492,6 +2492,20 @@ _ctc_loss = defop("ctc_loss", node="CtcLossBackward0", save=(0,), save_output=Tr
 _ctc_loss.backward(_ctc_rule)
 
 
+@_ctc_loss.jvp
+def _(tangents: list, inputs: tuple, out: Tensor, **p: Any) -> Tensor:
+    # loss n depends on log_probs[:, n] only, so (J^T 1)[:, n] is row n of J: J v = sum (J^T 1) v
+    from ..autograd import grad
+    from ..autograd.grad_mode import enable_grad
+
+    lp = inputs[0]
+    with enable_grad():
+        x = lp if lp._requires_grad else Tensor._make(lp._data, requires_grad=True)
+        again = _ctc_loss(x, **p)
+        (g,) = grad(again, x, Tensor._make(np.ones(again.shape, again._data.dtype)))
+    return (g.detach() * tangents[0]).sum((0, 2))
+
+
 @defop("ctc_loss_backward", node="NotImplemented")
 def _ctc_grad(lp: np.ndarray, nll: np.ndarray, *, value: np.ndarray) -> np.ndarray:
     return value
