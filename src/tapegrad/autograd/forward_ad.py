@@ -290,17 +290,21 @@ def _tangent_from_backward(op: Any, inputs: tuple, tangents: list, params: dict,
 
     keep_graph = _state.enabled and any(
         isinstance(x, Tensor) and x._requires_grad for x in list(inputs) + list(tangents))
-    unique: dict[int, tuple[Tensor, Tensor]] = {}  # an input passed twice counts once
-    xs = list(inputs)
-    for i, (x, t) in enumerate(zip(inputs, tangents, strict=True)):
-        if t is None:
-            continue
-        if id(x) not in unique:
-            xs_i = x if x._requires_grad else Tensor._make(x._data, requires_grad=True)
-            unique[id(x)] = (xs_i, t)
-        xs[i] = unique[id(x)][0]
     # an input without a tangent takes no part (but one that requires grad stays as it is)
     with enable_grad():
+        unique: dict[int, tuple[Tensor, Tensor]] = {}  # an input passed twice counts once
+        xs = list(inputs)
+        for i, (x, t) in enumerate(zip(inputs, tangents, strict=True)):
+            if t is None:
+                continue
+            if id(x) not in unique:
+                # a view of an input with history: the gradient is captured at the view, so it
+                # holds this op's partial derivative only (not paths through other inputs), and
+                # the tangent keeps its graph back to the input
+                xs_i = x.view_as(x) if x._requires_grad else Tensor._make(x._data,
+                                                                           requires_grad=True)
+                unique[id(x)] = (xs_i, t)
+            xs[i] = unique[id(x)][0]
         again = _registry.apply(op, *xs, **params)
         again_outs = again if op.outputs != 1 else (again,)
         diff = [k for k, o in enumerate(again_outs)
