@@ -46,8 +46,9 @@ def _is_float(t) -> bool:
 class Item:
     """One call: ``call(L, *inputs)``, with its inputs and the positions carrying tangents."""
 
-    def __init__(self, id, call, make, positions):
+    def __init__(self, id, call, make, positions, torch_check=True):
         self.id = id
+        self.torch_check = torch_check
         self.call = call
         self.make = make  # make(L, requires_grad) -> inputs
         self.positions = positions
@@ -65,6 +66,7 @@ for _s in SAMPLES:
             lambda L, *xs, _s=_s: _s.fn(L, *xs),
             lambda L, rg, _s=_s: _s.make_inputs(L, "float64", rg),
             _s.diff_positions(),
+            torch_check=_s.id.split("-")[-2] == "0",  # op-<n>-<shapes>: the first
         ))
 for _c in nn_table.CASES:
     if _c.grad:
@@ -146,12 +148,14 @@ def test_tangents_match_torch_reverse_mode_and_finite_differences(item, lib):
     inputs, tangents, got = forward_mode(item, lib)
     assert got, "no floating output"
 
-    # torch's forward mode, where torch implements it for the op
-    try:
-        _, _, want = forward_mode(item, torch)
-    except (NotImplementedError, RuntimeError) as e:
-        assert "forward AD" in str(e) or "not implemented" in str(e), str(e)
-        want = None
+    # torch's forward mode, where torch implements it for the op (on the first sample of
+    # each op family: torch's forward mode is slow, the other checks run on every sample)
+    want = None
+    if item.torch_check:
+        try:
+            _, _, want = forward_mode(item, torch)
+        except (NotImplementedError, RuntimeError) as e:
+            assert "forward AD" in str(e) or "not implemented" in str(e), str(e)
     if want is not None:
         assert len(want) == len(got)
         for (wp, wt), (gp, gt) in zip(want, got, strict=True):
