@@ -323,6 +323,7 @@ def _tangent_from_backward(op: Any, inputs: tuple, tangents: list, params: dict,
         gs = grad([again_outs[k] for k in diff], primals, us, create_graph=True,
                   allow_unused=True)
         pairs = [(g, v) for g, v in zip(gs, vs, strict=True) if g is not None]
+        jv: Any
         if any(not g._requires_grad for g, _ in pairs):  # a rule not linear in tapegrad ops
             jv = _tangent_by_columns(again_outs, diff, primals, vs, keep_graph)
         elif pairs:

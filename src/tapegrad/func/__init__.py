@@ -55,12 +55,12 @@ def _flatten(tree: Any) -> tuple[list, Any]:
             specs.append((len(sub), spec))
         return leaves, (type(tree), specs)
     if isinstance(tree, dict):
-        leaves, specs = [], []
+        leaves, keyed = [], []
         for k, x in tree.items():
             sub, spec = _flatten(x)
             leaves += sub
-            specs.append((k, len(sub), spec))
-        return leaves, (dict, specs)
+            keyed.append((k, len(sub), spec))
+        return leaves, (dict, keyed)
     return [tree], None
 
 
@@ -189,6 +189,7 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
                 leaves.append(sub)
                 specs.append(spec)
             flat = [x for sub in leaves for x in sub]
+            gs: Any
             if out._requires_grad:
                 gs = autograd_grad(out, flat, create_graph=True, allow_unused=True)
             else:
@@ -253,6 +254,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
                 f"of outputs to the function. cotangents: {cts}, primal output: {out}")
         inner_keep = keep or _needs_graph(cts)
         pairs = [(o, c) for o, c in zip(flat_out, flat_ct, strict=True) if o._requires_grad]
+        gs: Any
         with _transform():
             if pairs:
                 gs = autograd_grad([o for o, _ in pairs], flat_in, [c for _, c in pairs],
@@ -328,8 +330,8 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
     """``(func(*primals), J tangents[, aux])`` by forward mode."""
     if not isinstance(primals, tuple):
         raise RuntimeError(
-            f"jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be "
-            f"valid to call f(*primals).")
+            "jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be "
+            "valid to call f(*primals).")
     flat_p, p_spec = _flatten(primals)
     flat_t, t_spec = _flatten(tangents if isinstance(tangents, tuple) else (tangents,))
     if len(flat_p) != len(flat_t) or p_spec != t_spec:

@@ -32,12 +32,12 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.forward_ad import linear_tangent
 from ..autograd.grad_mode import _state
 from . import elementwise as ew
 from . import indexing as ix
 from . import reduction as rd
 from . import shape as sh
-from ..autograd.forward_ad import linear_tangent
 from ._registry import REGISTRY, defop
 
 _as_strided = np.lib.stride_tricks.as_strided

@@ -15,8 +15,8 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _wrap_dim
-from ..autograd.grad_mode import _state
 from ..autograd.forward_ad import linear_tangent
+from ..autograd.grad_mode import _state
 from ._registry import apply, defop
 
 

@@ -164,7 +164,7 @@ def _checkpoint_without_reentrant(function: Callable, preserve: bool, args: tupl
         try:
             if rng_state is not None:
                 _set_rng(rng_state)
-            with enable_grad(), saved_tensors_hooks(keep, lambda t: None):
+            with enable_grad(), saved_tensors_hooks(keep, _never_unpacked):
                 function(*_detach_inputs(args), **kwargs)
         finally:
             if current is not None:
@@ -173,6 +173,10 @@ def _checkpoint_without_reentrant(function: Callable, preserve: bool, args: tupl
 
     with saved_tensors_hooks(pack, unpack):
         return function(*args, **kwargs)
+
+
+def _never_unpacked(packed: Any) -> Tensor:
+    raise RuntimeError("a recomputed checkpoint graph is never run backward")
 
 
 def checkpoint_sequential(functions: Any, segments: int, input: Any,
