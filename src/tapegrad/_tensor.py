@@ -658,11 +658,14 @@ class Tensor:
         from . import _printing
 
         fn = self.grad_fn
+        tangent = self._fw_grad  # a dual tensor's (autograd/forward_ad.py)
         return _printing.format_tensor(
             self._data,
             self.dtype.name,
             requires_grad=self._requires_grad and fn is None,
             grad_fn_name=None if fn is None else fn.name().split("::")[-1],
+            tangent=None if tangent is None else (
+                str(tangent._data.item()) if tangent._data.ndim == 0 else repr(tangent)),
         )
 
     def __str__(self) -> str:

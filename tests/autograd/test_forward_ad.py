@@ -32,6 +32,13 @@ import test_functional as nn_table  # noqa: E402
 
 F64 = {"rtol": 1e-7, "atol": 1e-10}
 
+# torch's first dual op imports modules that warn (torch.jit.script is deprecated): once here,
+# so that the compared scenarios see only their own warnings
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    with torch.autograd.forward_ad.dual_level():
+        torch.autograd.forward_ad.make_dual(torch.ones(1), torch.ones(1)) * 2
+
 
 def _flat(out):
     if isinstance(out, (tuple, list)):
@@ -338,3 +345,16 @@ def test_no_dual_level_leaves_the_detour_off(lib_name):
     from tapegrad.ops import _registry
 
     assert _registry._SPECIAL is False
+
+
+@pytest.mark.parametrize("shape", [(3,), (), (2, 3)])
+def test_dual_tensor_repr(compare, shape):
+    def scenario(L):
+        fw = L.autograd.forward_ad
+        n = int(np.prod(shape))
+        x = L.tensor(np.linspace(-1, 2, n).reshape(shape))
+        with fw.dual_level():
+            d = fw.make_dual(x, L.tensor(np.linspace(0.5, 1, n).reshape(shape)))
+            return repr(d), repr(d * 2), str(d.sum())
+
+    compare(scenario)

@@ -110,3 +110,39 @@ def test_nodes_recorded_without_hooks_are_untouched(lib_name):
     assert type(z.grad_fn).__name__ == "ExpBackward0"
     assert type(z.grad_fn) is not type(y.grad_fn)
     assert tapegrad.ops._registry._SPECIAL is False
+
+
+def test_custom_function_saves_go_through_the_hooks(lib):
+    counts = {"pack": 0, "unpack": 0}
+
+    def run(L):
+        class Cube(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x ** 3
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return 3 * x ** 2 * g
+
+        def pack(t):
+            counts["pack"] += 1
+            return t
+
+        def unpack(t):
+            counts["unpack"] += 1
+            return t
+
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        with L.autograd.graph.saved_tensors_hooks(pack, unpack):
+            y = Cube.apply(x)
+        y.sum().backward()
+        return to_numpy(x.grad), dict(counts)
+
+    want = run(torch)
+    counts.update(pack=0, unpack=0)
+    got = run(lib)
+    np.testing.assert_allclose(got[0], want[0])
+    assert got[1] == want[1]
