@@ -51,7 +51,8 @@ class _Levels:
     """The open dual level (None or 0) and the tensors given a tangent at it."""
 
     level: int | None = None
-    tensors: list = []
+    tensors: list = []  # weak references
+    compact_at = 1024
 
 
 def _update_flag() -> None:
@@ -117,7 +118,11 @@ class UnpackedDualTensor(NamedTuple):
 
 def _set_tangent(t: Tensor, tangent: Tensor) -> None:
     if "_fw_grad" not in t.__dict__:
-        _Levels.tensors.append(weakref.ref(t))
+        refs = _Levels.tensors
+        if len(refs) >= _Levels.compact_at:  # a long loop inside one level: drop dead refs
+            refs[:] = [r for r in refs if r() is not None]
+            _Levels.compact_at = max(1024, 2 * len(refs))
+        refs.append(weakref.ref(t))
     t._fw_grad = tangent
 
 
