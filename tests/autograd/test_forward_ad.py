@@ -358,3 +358,25 @@ def test_dual_tensor_repr(compare, shape):
             return repr(d), repr(d * 2), str(d.sum())
 
     compare(scenario)
+
+
+def test_in_place_op_in_both_directions(lib):
+    """An in-place op saving its result (exp_): forward over reverse reads the saved result's
+    tangent, reverse over forward differentiates the in-place tangent."""
+
+    def run(L):
+        fw = L.autograd.forward_ad
+        x0 = L.tensor([0.3, -0.5, 1.0], dtype=L.float64, requires_grad=True)
+        with fw.dual_level():
+            d = fw.make_dual(x0, L.tensor([1.0, 2.0, 3.0], dtype=L.float64))
+            y = d * 1
+            y.exp_()
+            y = y * d
+            (g,) = L.autograd.grad(y.sum(), x0, create_graph=True)
+            t = fw.unpack_dual(g).tangent
+            ty = fw.unpack_dual(y).tangent
+        (gg,) = L.autograd.grad(ty.sum(), x0)
+        return to_numpy(t.detach()), to_numpy(gg)
+
+    for a, b in zip(run(torch), run(lib), strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-12)

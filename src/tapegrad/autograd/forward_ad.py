@@ -228,7 +228,7 @@ def special_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Tens
         tangents = _tangents(inputs)
         new_tangent = None
         if tangents is not None:  # the tangent from the values before they are overwritten
-            copy = Tensor._make(target._data.copy())
+            copy = _registry._snapshot(target)  # (keeps its place in the graph)
             value = _registry.apply(op, copy, *others, **params)
             new_tangent = _tangent_of(op, (copy,) + tuple(others), tangents, params, value,
                                       (value,))[0]
@@ -239,6 +239,9 @@ def special_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Tens
         _registry.apply_(op, target, *others, **params)
         if new_tangent is not None:
             _set_tangent(target, new_tangent)
+            node = target.grad_fn
+            if isinstance(node, _registry.OpNode) and node._out is not None:
+                node._out = node._out[:3] + (new_tangent,)  # the saved result's tangent
             if base is not None and positions is not None:
                 # the base's tangent changes where the view covers it
                 from ..ops import indexing
