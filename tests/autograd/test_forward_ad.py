@@ -150,9 +150,14 @@ def forward_mode(item, L, requires_grad=False):
 
 
 @pytest.mark.parametrize("item", ITEMS, ids=IDS)
-def test_tangents_match_torch_reverse_mode_and_finite_differences(item, lib):
+def test_tangents_match_torch_reverse_mode_and_finite_differences(item, lib, lib_name):
     """Forward-mode tangents of every op: torch's, reverse mode's and finite differences'."""
-    inputs, tangents, got = forward_mode(item, lib)
+    try:
+        inputs, tangents, got = forward_mode(item, lib)
+    except (NotImplementedError, RuntimeError) as e:
+        if lib_name == "torch" and ("forward AD" in str(e) or "not implemented" in str(e)):
+            pytest.skip("torch has no forward-mode derivative for this op")
+        raise
     assert got, "no floating output"
 
     # torch's forward mode, where torch implements it for the op (on the first sample of
