@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._tensor import Tensor
-from .grad_mode import _state, no_grad
 from . import graph
+from .grad_mode import _state, no_grad
 from .graph import FREED_MESSAGE, Node, _Packed, edge, version_error
 
 
