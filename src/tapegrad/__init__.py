@@ -257,6 +257,8 @@ from . import autograd  # noqa: E402
 from . import linalg  # noqa: E402
 from .ops.special import digamma, erf, erfc, erfinv, lgamma, polygamma, xlogy  # noqa: E402
 from . import nn, optim, utils  # noqa: E402
+from . import func  # noqa: E402
+from .func import vmap  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 if _bf16 is not None:

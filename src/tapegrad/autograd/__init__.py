@@ -226,7 +226,7 @@ def is_anomaly_enabled() -> bool:
     return _anomaly["enabled"]
 
 
-from . import functional  # noqa: E402
+from . import forward_ad, functional  # noqa: E402
 from .function import Function, FunctionCtx, once_differentiable  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 
@@ -240,6 +240,7 @@ __all__ = [
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "forward_ad",
     "functional",
     "grad",
     "gradcheck",

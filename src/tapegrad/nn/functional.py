@@ -993,7 +993,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
 
 def _xlogy_self(t: Tensor) -> Tensor:
     """t log t, 0 where t == 0 (torch's xlogy(t, t))."""
-    if not t._requires_grad:
+    if not t._requires_grad and t._fw_grad is None:
         with np.errstate(all="ignore"):
             d = t._data
             return Tensor._make(np.where(d == 0, 0, d * np.log(np.where(d == 0, 1, d)))

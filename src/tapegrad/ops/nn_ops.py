@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.forward_ad import linear_tangent
 from ..autograd.grad_mode import _state
 from . import elementwise as ew
 from . import indexing as ix
@@ -537,6 +538,13 @@ def _elu_entries(name: str, node_out: str, node_in: str) -> tuple:
     def _(ctx: Any, grad: Tensor) -> tuple:  # the same, written with the result
         B, (y,), g = _unpack(ctx, grad)
         return (B.out(g * _elu_result_grad(B, y, ctx.params)),)
+
+    @out_of_place.jvp
+    def _(tangents: list, inputs: tuple, out: Tensor, **p: Any) -> Tensor:  # t * elu'(x)
+        (x,), (t,) = inputs, tangents
+        neg = ew.exp(_Tensors.clamp(x, hi=0.0) * p["input_scale"]) * (
+            p["alpha"] * p["scale"] * p["input_scale"])
+        return t * ew.where(x > 0, p["scale"], neg)  # the number keeps x's dtype
 
     return out_of_place, in_place
 
@@ -1285,6 +1293,14 @@ def _row_sums(n_rows: int, index: np.ndarray, rows: np.ndarray) -> np.ndarray:
     out = np.zeros((n_rows,) + rows.shape[1:], dtype=rows.dtype)
     np.add.at(out, index, rows)
     return out
+
+
+# forward mode, as torch: the looked-up rows of the tangent (padding row included: the output
+# does depend on it, whatever the backward rule's convention)
+_embedding.jvp(linear_tangent(_embedding))
+for _scalar_op in (_mul_scalar, _div_scalar):  # linear in x
+    _scalar_op.jvp(linear_tangent(_scalar_op))
+_add_scalar.jvp(lambda tangents, inputs, out, **p: tangents[0])  # d(x + c) = dx
 
 
 @_embedding.backward
@@ -2479,6 +2495,20 @@ def _ctc_rule(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
 _ctc_loss = defop("ctc_loss", node="CtcLossBackward0", save=(0,), save_output=True)(
     _ctc_forward)
 _ctc_loss.backward(_ctc_rule)
+
+
+@_ctc_loss.jvp
+def _(tangents: list, inputs: tuple, out: Tensor, **p: Any) -> Tensor:
+    # loss n depends on log_probs[:, n] only, so (J^T 1)[:, n] is row n of J: J v = sum (J^T 1) v
+    from ..autograd import grad
+    from ..autograd.grad_mode import enable_grad
+
+    lp = inputs[0]
+    with enable_grad():
+        x = lp if lp._requires_grad else Tensor._make(lp._data, requires_grad=True)
+        again = _ctc_loss(x, **p)
+        (g,) = grad(again, x, Tensor._make(np.ones(again.shape, again._data.dtype)))
+    return (g.detach() * tangents[0]).sum((0, 2))
 
 
 @defop("ctc_loss_backward", node="NotImplemented")
