@@ -9,6 +9,7 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from . import rnn  # noqa: E402, I001
 
 __all__ = [
     "clip_grad",
@@ -21,3 +22,4 @@ __all__ = [
     "parameters_to_vector",
     "vector_to_parameters",
 ]
+__all__ += ["rnn"]
