@@ -72,3 +72,193 @@ def check_grads(theirs, ours, leaves, dtype):
         np.testing.assert_allclose(p2.grad.numpy(), p1.grad.numpy(), err_msg=n1, **TOL[dtype])
     for a, b in leaves:
         np.testing.assert_allclose(b.grad.numpy(), a.grad.numpy(), **TOL[dtype])
+
+
+def states(rng, cls, layers, dirs, batch, hidden, proj, dtype, unbatched=False):
+    """Initial states for both libraries: a pair for h (and one for c with an LSTM)."""
+    lead = (layers * dirs,) if unbatched else (layers * dirs, batch)
+    h = pair(rng.standard_normal(lead + (proj or hidden,)).astype(dtype))
+    if cls != "LSTM":
+        return [h], h[0], h[1]
+    c = pair(rng.standard_normal(lead + (hidden,)).astype(dtype))
+    return [h, c], (h[0], c[0]), (h[1], c[1])
+
+
+LAYER_CASES = [
+    (cls, layers, bi, proj, bias, bf)
+    for cls, layers, bi, proj, bias, bf in itertools.product(
+        ["LSTM", "GRU", "RNN_TANH", "RNN_RELU"], [1, 2], [False, True], [0, 2], [True, False],
+        [False, True])
+    if not (proj and cls != "LSTM")
+]
+
+
+def make(cls, *args, **kwargs):
+    if cls.startswith("RNN_"):
+        kwargs["nonlinearity"] = cls[4:].lower()
+        cls = "RNN"
+    return build(cls, *args, **kwargs)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("cls,layers,bi,proj,bias,bf", LAYER_CASES)
+def test_layer_matches_torch(cls, layers, bi, proj, bias, bf, dtype):
+    kw = dict(num_layers=layers, bidirectional=bi, bias=bias, batch_first=bf)
+    if proj:
+        kw["proj_size"] = proj
+    theirs, ours = make(cls, 3, 4, dtype=dtype, **kw)
+    rng = np.random.default_rng(layers * 16 + bi * 8 + proj + bias * 2 + bf)
+    x = rng.standard_normal((2, 5, 3) if bf else (5, 2, 3)).astype(dtype)
+    xt, xo = pair(x)
+    leaves, st, so = states(rng, cls[:4].rstrip("_"), layers, 2 if bi else 1, 2, 4, proj, dtype)
+    t, o = check(theirs(xt, st), ours(xo, so), dtype)
+    backward_both(t, o, rng)
+    check_grads(theirs, ours, [(xt, xo)] + leaves, dtype)
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN_TANH"])
+def test_default_state_and_only_some_outputs(cls):
+    theirs, ours = make(cls, 3, 4, num_layers=2)
+    rng = np.random.default_rng(1)
+    xt, xo = pair(rng.standard_normal((4, 2, 3)))
+    rt, ro = theirs(xt), ours(xo)
+    check(rt, ro, "float64")
+    # a gradient through the final state only (the output gets none)
+    ht = rt[1][0] if cls == "LSTM" else rt[1]
+    ho = ro[1][0] if cls == "LSTM" else ro[1]
+    ht.sum().backward()
+    ho.sum().backward()
+    check_grads(theirs, ours, [(xt, xo)], "float64")
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN_TANH"])
+@pytest.mark.parametrize("bf", [False, True])
+def test_unbatched(cls, bf):
+    theirs, ours = make(cls, 3, 4, num_layers=2, bidirectional=True, batch_first=bf)
+    rng = np.random.default_rng(2)
+    xt, xo = pair(rng.standard_normal((5, 3)))
+    check(theirs(xt), ours(xo), "float64")
+    leaves, st, so = states(rng, cls[:4].rstrip("_"), 2, 2, 1, 4, 0, "float64", unbatched=True)
+    t, o = check(theirs(xt, st), ours(xo, so), "float64")
+    assert tuple(o[1].shape) == (4, 4)
+    backward_both(t, o, rng)
+    check_grads(theirs, ours, [(xt, xo)] + leaves, "float64")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN_TANH"])
+@pytest.mark.parametrize("bi", [False, True])
+@pytest.mark.parametrize("enforce_sorted", [True, False])
+def test_packed_input(cls, bi, enforce_sorted, dtype):
+    P1, P2 = torch.nn.utils.rnn, tapegrad.nn.utils.rnn
+    kw = dict(num_layers=2, bidirectional=bi)
+    if cls == "LSTM" and bi:
+        kw["proj_size"] = 3
+    theirs, ours = make(cls, 3, 4, dtype=dtype, **kw)
+    rng = np.random.default_rng(3)
+    lengths = [5, 4, 4, 2] if enforce_sorted else [2, 5, 4, 4]
+    xt, xo = pair(rng.standard_normal((5, 4, 3)).astype(dtype))
+    pt = P1.pack_padded_sequence(xt, lengths, enforce_sorted=enforce_sorted)
+    po = P2.pack_padded_sequence(xo, lengths, enforce_sorted=enforce_sorted)
+    leaves, st, so = states(rng, cls[:4].rstrip("_"), 2, 2 if bi else 1, 4, 4,
+                            kw.get("proj_size", 0), dtype)
+    rt, ro = theirs(pt, st), ours(po, so)
+    assert type(ro[0]) is P2.PackedSequence
+    np.testing.assert_array_equal(ro[0].batch_sizes.numpy(), rt[0].batch_sizes.numpy())
+    for a, b in ((rt[0].sorted_indices, ro[0].sorted_indices),
+                 (rt[0].unsorted_indices, ro[0].unsorted_indices)):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_array_equal(b.numpy(), a.numpy())
+    t, o = check(rt, ro, dtype)
+    pad_t, len_t = P1.pad_packed_sequence(rt[0], batch_first=True, total_length=6)
+    pad_o, len_o = P2.pad_packed_sequence(ro[0], batch_first=True, total_length=6)
+    np.testing.assert_array_equal(len_o.numpy(), len_t.numpy())
+    np.testing.assert_allclose(pad_o.detach().numpy(), pad_t.detach().numpy(), **TOL[dtype])
+    backward_both(t + [pad_t], o + [pad_o], rng)
+    check_grads(theirs, ours, [(xt, xo)] + leaves, dtype)
+
+
+CELL_CASES = [("LSTMCell", {}), ("GRUCell", {}), ("RNNCell", {}),
+              ("RNNCell", {"nonlinearity": "relu"}), ("LSTMCell", {"bias": False}),
+              ("GRUCell", {"bias": False}), ("RNNCell", {"bias": False})]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("cls,kw", CELL_CASES)
+def test_cell_loop_matches_torch(cls, kw, dtype):
+    theirs, ours = build(cls, 3, 4, dtype=dtype, **kw)
+    rng = np.random.default_rng(4)
+    xt, xo = pair(rng.standard_normal((6, 2, 3)).astype(dtype))
+    ht, ho = pair(rng.standard_normal((2, 4)).astype(dtype))
+    st = (ht, ht * 0.5) if cls == "LSTMCell" else ht
+    so = (ho, ho * 0.5) if cls == "LSTMCell" else ho
+    outs_t, outs_o = [], []
+    for i in range(6):
+        st, so = theirs(xt[i], st), ours(xo[i], so)
+        outs_t += flat(st)
+        outs_o += flat(so)
+    t, o = check(outs_t, outs_o, dtype)
+    backward_both(t, o, rng)
+    check_grads(theirs, ours, [(xt, xo), (ht, ho)], dtype)
+    # unbatched, without a state
+    check(theirs(xt[0, 0]), ours(xo[0, 0]), dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN_TANH"])
+@pytest.mark.parametrize("bi", [False, True])
+def test_dropout_between_layers_draws_as_torch(cls, bi, dtype):
+    theirs, ours = make(cls, 3, 4, num_layers=3, dropout=0.4, bidirectional=bi, dtype=dtype)
+    rng = np.random.default_rng(5)
+    xt, xo = pair(rng.standard_normal((5, 2, 3)).astype(dtype))
+    torch.manual_seed(7)
+    tapegrad.manual_seed(7)
+    t, o = check(theirs(xt), ours(xo), dtype)
+    backward_both(t, o, rng)
+    check_grads(theirs, ours, [(xt, xo)], dtype)
+    assert torch.rand(1).item() == tapegrad.rand(1).item()  # the generators stay in step
+    theirs.eval()
+    ours.eval()
+    check(theirs(xt), ours(xo), dtype)
+
+
+INIT_CASES = [("LSTM", dict(num_layers=2, bidirectional=True, proj_size=3)),
+              ("LSTM", dict(bias=False, proj_size=2)),
+              ("GRU", dict(num_layers=2, bias=False, batch_first=True)),
+              ("RNN", dict(nonlinearity="relu", dropout=0.5, num_layers=2)),
+              ("LSTMCell", {}), ("GRUCell", {}), ("RNNCell", {"bias": False}),
+              ("RNNCell", {"nonlinearity": "relu"})]
+
+
+@pytest.mark.parametrize("cls,kw", INIT_CASES)
+def test_parameters_init_and_repr_as_torch(cls, kw):
+    torch.manual_seed(3)
+    a = getattr(torch.nn, cls)(5, 6, **kw)
+    tapegrad.manual_seed(3)
+    b = getattr(tapegrad.nn, cls)(5, 6, **kw)
+    assert [(n, tuple(p.shape)) for n, p in b.named_parameters()] == \
+        [(n, tuple(p.shape)) for n, p in a.named_parameters()]
+    for (n, p), (_, q) in zip(a.named_parameters(), b.named_parameters(), strict=True):
+        assert q.dtype == tapegrad.float32
+        np.testing.assert_array_equal(q.detach().numpy(), p.detach().numpy(), err_msg=n)
+    assert repr(b) == repr(a)
+    if not cls.endswith("Cell"):
+        assert b._flat_weights_names == a._flat_weights_names
+        assert [[tuple(w.shape) for w in ws] for ws in b.all_weights] == \
+            [[tuple(w.shape) for w in ws] for ws in a.all_weights]
+        assert all(w is getattr(b, n) for w, n in zip(b._flat_weights, b._flat_weights_names,
+                                                      strict=True))
+        b.flatten_parameters()
+        assert torch.rand(1).item() == tapegrad.rand(1).item()
+
+
+def test_flat_weights_follow_assignment_and_dtype_changes():
+    m = tapegrad.nn.LSTM(3, 4)
+    new = tapegrad.nn.Parameter(tapegrad.zeros(16, 3))
+    m.weight_ih_l0 = new
+    assert m._flat_weights[0] is new
+    m.double()
+    assert all(w.dtype == tapegrad.float64 for w in m._flat_weights)
+    out, _ = m(tapegrad.randn(2, 1, 3, dtype=tapegrad.float64))
+    assert out.dtype == tapegrad.float64

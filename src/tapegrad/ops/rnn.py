@@ -290,8 +290,8 @@ def _layer_rule(mode: str) -> Any:
         p = ctx.params
         x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = saved
         batch_sizes = p["batch_sizes"]
-        gout = grads[0]
-        gh_n = grads[1]
+        grads = list(grads) + [None] * (3 - len(grads))  # outputs no gradient reached
+        gout, gh_n = grads[0], grads[1]
         gc_n = grads[2] if mode == "lstm" else None
         shape = tuple(x.shape)
         if batch_sizes is None:
@@ -357,9 +357,8 @@ LAYERS = {"LSTM": lstm_layer, "GRU": gru_layer, "RNN_TANH": rnn_tanh_layer,
 # ---------------------------------------------------------------------------------------------
 
 
-def _packed_rows(batch_sizes: tuple, batch: int, batch_first: bool) -> np.ndarray:
+def _packed_rows(batch_sizes: tuple, batch: int, steps: int, batch_first: bool) -> np.ndarray:
     """For each packed row, its row in the padded batch seen as (T*B, *) or (B*T, *)."""
-    steps = len(batch_sizes)
     idx = []
     for t, b in enumerate(batch_sizes):
         j = np.arange(b)
@@ -370,7 +369,8 @@ def _packed_rows(batch_sizes: tuple, batch: int, batch_first: bool) -> np.ndarra
 @defop("pack_padded", node="PackPaddedSequenceBackward0")
 def _pack_padded(x: np.ndarray, *, batch_sizes: tuple, batch_first: bool) -> np.ndarray:
     lead = x.shape[:2]
-    rows = _packed_rows(batch_sizes, lead[0] if batch_first else lead[1], batch_first)
+    batch, steps = (lead[0], lead[1]) if batch_first else (lead[1], lead[0])
+    rows = _packed_rows(batch_sizes, batch, steps, batch_first)
     return x.reshape((lead[0] * lead[1],) + x.shape[2:])[rows]
 
 
@@ -389,7 +389,7 @@ def _pad_packed(data: np.ndarray, *, batch_sizes: tuple, batch_first: bool,
     batch = batch_sizes[0] if batch_sizes else 0
     lead = (batch, total_length) if batch_first else (total_length, batch)
     out = np.full((lead[0] * lead[1],) + data.shape[1:], padding_value, dtype=data.dtype)
-    out[_packed_rows(batch_sizes, batch, batch_first)] = data
+    out[_packed_rows(batch_sizes, batch, total_length, batch_first)] = data
     return out.reshape(lead + data.shape[1:])
 
 
