@@ -13,6 +13,15 @@ import tapegrad
 
 torch = pytest.importorskip("torch")
 
+@pytest.fixture(autouse=True, scope="module")
+def _torch_one_thread():
+    """torch on one thread here: its oneDNN RNN threads crawl on a busy machine (10x)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 TOL = {"float64": dict(rtol=1e-10, atol=1e-12), "float32": dict(rtol=2e-5, atol=2e-6)}
 
 
@@ -262,3 +271,216 @@ def test_flat_weights_follow_assignment_and_dtype_changes():
     assert all(w.dtype == tapegrad.float64 for w in m._flat_weights)
     out, _ = m(tapegrad.randn(2, 1, 3, dtype=tapegrad.float64))
     assert out.dtype == tapegrad.float64
+
+
+def raised(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the type and message are what is compared
+        return type(e).__name__, str(e)
+    return None
+
+
+def both(scenario):
+    a, b = raised(lambda: scenario(torch)), raised(lambda: scenario(tapegrad))
+    assert a is not None
+    assert b == a
+
+
+ERRORS = [
+    lambda L: L.nn.LSTM(3, 4)(L.randn(5, 2, 4)),
+    lambda L: L.nn.LSTM(3, 4)(L.randn(5, 2, 3), (L.randn(1, 3, 4), L.randn(1, 2, 4))),
+    lambda L: L.nn.LSTM(3, 4)(L.randn(5, 2, 3), (L.randn(1, 2, 4), L.randn(1, 3, 4))),
+    lambda L: L.nn.LSTM(3, 4, proj_size=2)(L.randn(5, 2, 3), (L.randn(1, 2, 4),
+                                                              L.randn(1, 2, 4))),
+    lambda L: L.nn.LSTM(3, 4)(L.randn(5, 2, 3, 1)),
+    lambda L: L.nn.LSTM(3, 4)(L.randn(5, 2, 3), (L.randn(2, 4), L.randn(2, 4))),
+    lambda L: L.nn.LSTM(3, 4)(L.randn(5, 3), (L.randn(1, 2, 4), L.randn(1, 2, 4))),
+    lambda L: L.nn.LSTM(3, 4)(L.randn(5, 2, 3, dtype=L.float64)),
+    lambda L: L.nn.GRU(3, 4)(L.randn(5, 2, 3), L.randn(2, 2, 4)),
+    lambda L: L.nn.GRU(3, 4)(L.randn(5, 2, 3), L.randn(2, 4)),
+    lambda L: L.nn.GRU(3, 4)(L.randn(5, 3), L.randn(1, 2, 4)),
+    lambda L: L.nn.GRU(3, 4)(L.randn(5)),
+    lambda L: L.nn.RNN(3, 4)(L.randn(5)),
+    lambda L: L.nn.RNN(3, 4)(L.randn(5, 2, 3), L.randn(1, 3, 4)),
+    lambda L: L.nn.RNN(3, 4, proj_size=2),
+    lambda L: L.nn.GRU(3, 4, proj_size=2),
+    lambda L: L.nn.LSTM(3, 4, proj_size=4),
+    lambda L: L.nn.LSTM(3, 4, proj_size=-1),
+    lambda L: L.nn.LSTM(3, 4, dropout=2),
+    lambda L: L.nn.LSTM(3, 4, dropout=True),
+    lambda L: L.nn.LSTM(3, 4, bias=1),
+    lambda L: L.nn.LSTM(3, 4, batch_first=None),
+    lambda L: L.nn.LSTM(3.0, 4),
+    lambda L: L.nn.LSTM(0, 4),
+    lambda L: L.nn.LSTM(3, 0),
+    lambda L: L.nn.LSTM(3, 4, num_layers=0),
+    lambda L: L.nn.RNN(3, 4, nonlinearity="sigmoid"),
+    lambda L: L.nn.LSTMCell(3, 4)(L.randn(2, 5)),
+    lambda L: L.nn.LSTMCell(3, 4)(L.randn(2, 3), (L.randn(2, 5), L.randn(2, 4))),
+    lambda L: L.nn.LSTMCell(3, 4)(L.randn(2, 3), (L.randn(2, 4), L.randn(2, 5))),
+    lambda L: L.nn.LSTMCell(3, 4)(L.randn(2, 3), (L.randn(3, 4), L.randn(3, 4))),
+    lambda L: L.nn.LSTMCell(3, 4)(L.randn(2, 3), (L.randn(2, 4), L.randn(3, 4))),
+    lambda L: L.nn.LSTMCell(3, 4)(L.randn(2, 2, 3)),
+    lambda L: L.nn.LSTMCell(3, 4)(L.randn(2, 3), (L.randn(1, 2, 4), L.randn(2, 4))),
+    lambda L: L.nn.GRUCell(3, 4)(L.randn(2, 3), L.randn(3, 4)),
+    lambda L: L.nn.GRUCell(3, 4)(L.randn(2, 3), L.randn(2, 5)),
+    lambda L: L.nn.GRUCell(3, 4)(L.randn(3), L.randn(2, 4)),
+    lambda L: L.nn.GRUCell(3, 4)(L.randn(2, 3), L.randn(4)),
+    lambda L: L.nn.GRUCell(3, 4)(L.randn(2, 3), L.randn(1, 2, 4)),
+    lambda L: L.nn.RNNCell(3, 4)(L.randn(1, 2, 3)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(ERRORS)))
+def test_errors_as_torch(k):
+    with pytest.warns(None) if False else _quiet():
+        both(ERRORS[k])
+
+
+class _quiet:
+    def __enter__(self):
+        import warnings
+
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("ignore")
+
+    def __exit__(self, *exc):
+        self._w.__exit__(*exc)
+
+
+def test_dropout_with_one_layer_warns_as_torch():
+    with pytest.warns(UserWarning) as theirs:
+        torch.nn.LSTM(3, 4, dropout=0.5)
+    with pytest.warns(UserWarning) as ours:
+        tapegrad.nn.LSTM(3, 4, dropout=0.5)
+    assert str(ours[0].message) == str(theirs[0].message)
+
+
+def test_node_names():
+    lstm = tapegrad.nn.LSTM(3, 4)
+    x = tapegrad.randn(5, 2, 3, requires_grad=True)
+    out, (h, c) = lstm(x)
+    assert type(out.grad_fn).__name__ == "MkldnnRnnLayerBackward0"  # torch's, float32 LSTM
+    assert type(h.grad_fn).__name__ == "StackBackward0"
+    out, _ = tapegrad.nn.GRU(3, 4, bidirectional=True)(x)
+    assert type(out.grad_fn).__name__ == "CatBackward0"
+
+
+# (bidirectional LSTM and GRU layers: test_double_backward_matches_torch, much faster)
+SECOND_ORDER = [("LSTM", dict(proj_size=1)), ("LSTM", {}), ("GRU", {}),
+                ("RNN", dict(bidirectional=True)), ("RNN", dict(nonlinearity="relu"))]
+
+
+@pytest.mark.parametrize("cls,kw", SECOND_ORDER)
+def test_second_derivatives(cls, kw):
+    """gradgradcheck through a small layer (float64), padded and packed: the input, the
+    initial state and the recurrent weight."""
+    from tapegrad.autograd import gradgradcheck
+
+    tapegrad.manual_seed(0)
+    m = getattr(tapegrad.nn, cls)(2, 2, **kw).double()
+    w_hh = m.weight_hh_l0
+    x = tapegrad.randn(2, 1, 2, dtype=tapegrad.float64, requires_grad=True)
+    dirs = 2 if kw.get("bidirectional") else 1
+    h0 = tapegrad.randn(dirs, 1, kw.get("proj_size", 2), dtype=tapegrad.float64,
+                        requires_grad=True)
+
+    def padded(x, h0, w):
+        state = (h0, tapegrad.ones(dirs, 1, 2, dtype=h0.dtype)) if cls == "LSTM" else h0
+        return tuple(flat(m(x, state)))
+
+    def packed(x):
+        p = tapegrad.nn.utils.rnn.pack_padded_sequence(x, [1, 2], enforce_sorted=False)
+        return tuple(flat(m(p)))
+
+    assert gradgradcheck(padded, (x, h0, w_hh))
+    xp = tapegrad.randn(2, 2, 2, dtype=tapegrad.float64, requires_grad=True)
+    assert gradgradcheck(packed, (xp,))
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
+def test_double_backward_matches_torch(cls):
+    """The gradient of a gradient's norm, against torch (float64: no oneDNN)."""
+    theirs, ours = build(cls, 3, 4, num_layers=2, bidirectional=True)
+    rng = np.random.default_rng(6)
+    xt, xo = pair(rng.standard_normal((4, 2, 3)))
+    results = []
+    for L, m, x in ((torch, theirs, xt), (tapegrad, ours, xo)):
+        out, h = m(x)
+        loss = (out * out).sum() + (h[0] if cls == "LSTM" else h).sum()
+        (gx,) = L.autograd.grad(loss, (x,), create_graph=True)
+        (gx * gx).sum().backward()
+        results.append([x.grad.numpy()] + [p.grad.numpy() for p in m.parameters()])
+    for a, b in zip(*results, strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-11)
+
+
+def test_no_grad_records_nothing():
+    m = tapegrad.nn.GRU(3, 4)
+    with tapegrad.no_grad():
+        out, h = m(tapegrad.randn(5, 2, 3))
+    assert out.grad_fn is None and not out.requires_grad and h.grad_fn is None
+
+
+TEXT = (
+    "It was the best of times, it was the worst of times, it was the age of wisdom, it was "
+    "the age of foolishness, it was the epoch of belief, it was the epoch of incredulity, it "
+    "was the season of Light, it was the season of Darkness, it was the spring of hope, it was "
+    "the winter of despair, we had everything before us, we had nothing before us."
+)
+
+
+def char_lm(L, vocab):
+    """embedding -> LSTM -> linear: a character-level language model."""
+
+    class CharLM(L.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = L.nn.Embedding(vocab, 12)
+            self.lstm = L.nn.LSTM(12, 24, batch_first=True)
+            self.head = L.nn.Linear(24, vocab)
+
+        def forward(self, x):
+            out, _ = self.lstm(self.embed(x))
+            return self.head(out)
+
+    return CharLM()
+
+
+def test_char_lstm_language_model_trains_like_torch():
+    """200 Adam steps (float32) on the same batches of TEXT from the same initial weights:
+    every step's loss within 1e-4 of torch's."""
+    chars = sorted(set(TEXT))
+    ids = np.array([chars.index(ch) for ch in TEXT], dtype=np.int64)
+    rng = np.random.default_rng(0)
+    seq, batch = 16, 8
+    starts = rng.integers(0, len(ids) - seq - 1, size=(200, batch))
+    windows = [np.stack([ids[s:s + seq + 1] for s in row]) for row in starts]
+    torch.manual_seed(0)
+    theirs = char_lm(torch, len(chars))
+    tapegrad.manual_seed(0)
+    ours = char_lm(tapegrad, len(chars))
+    for (n, p), (_, q) in zip(theirs.named_parameters(), ours.named_parameters(), strict=True):
+        np.testing.assert_array_equal(q.detach().numpy(), p.detach().numpy(), err_msg=n)
+    curves = [_train_chars(L, model, windows, len(chars))
+              for L, model in ((torch, theirs), (tapegrad, ours))]
+    diff = np.abs(curves[1] - curves[0])
+    assert curves[0][-1] < curves[0][0] - 1.0  # it learns
+    assert diff.max() < 1e-4, f"max per-step difference {diff.max():.3g}"
+
+
+def _train_chars(L, model, windows, vocab):
+    opt = L.optim.Adam(model.parameters(), lr=1e-2)
+    losses = []
+    for w in windows:
+        x, y = L.tensor(w[:, :-1]), L.tensor(w[:, 1:])
+        logits = model(x)
+        loss = L.nn.functional.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return np.array(losses)
+
