@@ -484,3 +484,22 @@ def _train_chars(L, model, windows, vocab):
         losses.append(loss.item())
     return np.array(losses)
 
+
+
+def test_every_rnn_entry_is_exercised():
+    """Each registry entry of ops/rnn.py is reached by a layer, forward or create_graph."""
+    from tapegrad.ops import rnn as rnn_ops
+    from tapegrad.ops._registry import REGISTRY
+
+    x = tapegrad.randn(3, 2, 2, dtype=tapegrad.float64, requires_grad=True)
+    seen = set()
+    for cls, kw in (("LSTM", {}), ("GRU", {}), ("RNN", {}), ("RNN", {"nonlinearity": "relu"})):
+        m = getattr(tapegrad.nn, cls)(2, 2, **kw).double()
+        packed = tapegrad.nn.utils.rnn.pack_padded_sequence(x, [2, 1])
+        out, _ = m(packed)
+        padded, _ = tapegrad.nn.utils.rnn.pad_packed_sequence(out)
+        seen.add(type(out.data.grad_fn).__name__)
+        seen.add(type(padded.grad_fn).__name__)
+        seen.add(type(packed.data.grad_fn).__name__)
+    missing = [n for n in rnn_ops.NAMES if REGISTRY[n].node not in seen]
+    assert not missing
