@@ -76,7 +76,7 @@ def backward_both(t, o, rng):
 
 
 def check_grads(theirs, ours, leaves, dtype):
-    for (n1, p1), (n2, p2) in zip(theirs.named_parameters(), ours.named_parameters(),
+    for (n1, p1), (_, p2) in zip(theirs.named_parameters(), ours.named_parameters(),
                                   strict=True):
         np.testing.assert_allclose(p2.grad.numpy(), p1.grad.numpy(), err_msg=n1, **TOL[dtype])
     for a, b in leaves:
@@ -503,3 +503,13 @@ def test_every_rnn_entry_is_exercised():
         seen.add(type(packed.data.grad_fn).__name__)
     missing = [n for n in rnn_ops.NAMES if REGISTRY[n].node not in seen]
     assert not missing
+
+
+def test_output_changed_in_place_before_backward_raises():
+    m = tapegrad.nn.LSTM(3, 4)
+    out, _ = m(tapegrad.randn(5, 2, 3))
+    loss = out.sum()
+    with tapegrad.no_grad():
+        out.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()

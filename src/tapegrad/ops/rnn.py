@@ -33,6 +33,7 @@ sequence's data; each one's backward is the other.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import elementwise as ew
 from ._registry import REGISTRY, defop
-from .nn_ops import _Arrays, _backend, _take
+from .nn_ops import _Arrays, _backend, _fast_sum, _take
 
 _BEFORE = set(REGISTRY)
 
@@ -156,11 +157,10 @@ def _forward(B: Any, mode: str, x: Any, h0: Any, c0: Any, w_ih: Any, w_hh: Any, 
 # ---------------------------------------------------------------------------------------------
 
 
-def _backward(B: Any, mode: str, x: Any, h0: Any, c0: Any, w_ih: Any, w_hh: Any, w_hr: Any, rec: dict,
-              gout: Any, gh_n: Any, gc_n: Any, sizes: tuple, reverse: bool, needs: tuple,
-              zeros: Any) -> tuple:
+def _backward(B: Any, mode: str, x: Any, h0: Any, c0: Any, w_ih: Any, w_hh: Any, w_hr: Any,
+              rec: dict, gout: Any, gh_n: Any, gc_n: Any, sizes: tuple, reverse: bool,
+              needs: tuple, zeros: Any) -> tuple:
     """Gradients (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr) from those of the outputs."""
-    hid = w_hh.shape[0] // {"lstm": 4, "gru": 3}.get(mode, 1)
     spans = _steps(sizes, reverse)
     n_last = spans[-1][1] - spans[-1][0]
     if gh_n is None:
@@ -170,7 +170,7 @@ def _backward(B: Any, mode: str, x: Any, h0: Any, c0: Any, w_ih: Any, w_hh: Any,
         gc_n = zeros(c0)
     # the state's gradient after the last step that ran
     dh = gh_n if reverse else gh_n[:n_last]
-    dc = (gc_n if reverse else gc_n[:n_last]) if lstm else None
+    dc: Any = (gc_n if reverse else gc_n[:n_last]) if lstm else None
     d_in: list = []  # d (input-side gate pre-activations) per step, last step first
     d_hid: list = []  # the same for the hidden side (GRU's differ in the n block)
     d_proj: list = []  # d (projected h) per step (LSTM with projections)
@@ -248,6 +248,156 @@ def _backward(B: Any, mode: str, x: Any, h0: Any, c0: Any, w_ih: Any, w_hh: Any,
 
 
 # ---------------------------------------------------------------------------------------------
+# LSTM on the arrays: the same formulas as above, in preallocated buffers
+#
+# The first-order path of the layer that char-RNNs train. Per step the forward runs ~12 NumPy
+# calls writing into buffers that cover all steps (gates, c, tanh c, output) and the backward
+# ~8: every factor of the gate gradients that does not depend on the incoming gradient is
+# computed beforehand for all steps at once, in a few passes over whole arrays:
+#     d i_pre = dc * [g i (1 - i)]        d f_pre = dc * [c_prev f (1 - f)]
+#     d g_pre = dc * [i (1 - g^2)]        d o_pre = dh * [tanh(c) o (1 - o)]
+#     dc     += dh * [o (1 - tanh^2 c)]
+# ---------------------------------------------------------------------------------------------
+
+
+def _lstm_forward_arrays(x: np.ndarray, h0: np.ndarray, c0: np.ndarray, w_ih: np.ndarray,
+                         w_hh: np.ndarray, b_ih: Any, b_hh: Any, w_hr: Any, sizes: tuple,
+                         reverse: bool) -> tuple:
+    hid = w_hh.shape[0] // 4
+    n_rows = x.shape[0]
+    acts = x @ w_ih.T  # (N, 4H): the input products, then the gates of every step
+    if b_ih is not None:
+        acts += b_ih
+        acts += b_hh
+    w_hh_t = w_hh.T
+    dtype = acts.dtype
+    c_all = np.empty((n_rows, hid), dtype=dtype)
+    tc_all = np.empty((n_rows, hid), dtype=dtype)
+    out = np.empty((n_rows, hid if w_hr is None else w_hr.shape[0]), dtype=dtype)
+    hraw = np.empty((n_rows, hid), dtype=dtype) if w_hr is not None else None
+    spans = _steps(sizes, reverse)
+    n_first = spans[0][1] - spans[0][0] if spans else 0
+    h, c = (h0[:n_first], c0[:n_first]) if reverse else (h0, c0)
+    hprev: list = []
+    cprev: list = []
+    done_h: list = []
+    done_c: list = []
+    for r0, r1 in spans:
+        b = r1 - r0
+        n = h.shape[0]
+        if n > b:
+            done_h.append(h[b:])
+            done_c.append(c[b:])
+            h, c = h[:b], c[:b]
+        elif n < b:
+            h = np.concatenate([h, h0[n:b]])
+            c = np.concatenate([c, c0[n:b]])
+        hprev.append(h)
+        cprev.append(c)
+        a = acts[r0:r1]
+        a += h @ w_hh_t
+        g = np.tanh(a[:, 2 * hid:3 * hid])
+        np.negative(a, out=a)  # s(a) = 1 / (1 + e^-a), in place
+        np.exp(a, out=a)
+        a += 1.0
+        np.reciprocal(a, out=a)
+        a[:, 2 * hid:3 * hid] = g
+        cn = np.multiply(a[:, hid:2 * hid], c, out=c_all[r0:r1])  # f c
+        g *= a[:, :hid]  # i g
+        cn += g
+        tc = np.tanh(cn, out=tc_all[r0:r1])
+        if hraw is not None:
+            hr = np.multiply(a[:, 3 * hid:], tc, out=hraw[r0:r1])
+            h = np.matmul(hr, w_hr.T, out=out[r0:r1])
+        else:
+            h = np.multiply(a[:, 3 * hid:], tc, out=out[r0:r1])
+        c = cn
+    h_n = np.concatenate([h] + done_h[::-1])
+    c_n = np.concatenate([c] + done_c[::-1])
+    rec = {"acts": acts, "c": c_all, "tc": tc_all, "hraw": hraw, "hprev": hprev,
+           "cprev": cprev}
+    return out, h_n, c_n, rec
+
+
+def _lstm_backward_arrays(x: np.ndarray, h0: np.ndarray, c0: np.ndarray, w_ih: np.ndarray,
+                          w_hh: np.ndarray, w_hr: Any, rec: dict, gout: Any, gh_n: Any,
+                          gc_n: Any, sizes: tuple, reverse: bool, needs: tuple) -> tuple:
+    hid = w_hh.shape[0] // 4
+    acts, tc_all = rec["acts"], rec["tc"]
+    n_rows = acts.shape[0]
+    i, f, g, o = (acts[:, k * hid:(k + 1) * hid] for k in range(4))
+    time_order = (lambda seq: seq[::-1]) if reverse else (lambda seq: seq)
+    cprev_all = np.concatenate(time_order(rec["cprev"])) if n_rows else c0[:0]
+    # the gate gradients' factors, for all steps at once (see above)
+    k = np.empty_like(acts)
+    ki, kf, kg, ko = (k[:, j * hid:(j + 1) * hid] for j in range(4))
+    np.subtract(1.0, i, out=ki)
+    ki *= i
+    ki *= g
+    np.subtract(1.0, f, out=kf)
+    kf *= f
+    kf *= cprev_all
+    np.multiply(g, g, out=kg)
+    np.subtract(1.0, kg, out=kg)
+    kg *= i
+    np.subtract(1.0, o, out=ko)
+    ko *= o
+    ko *= tc_all
+    o1 = tc_all * tc_all  # o (1 - tanh^2 c)
+    np.subtract(1.0, o1, out=o1)
+    o1 *= o
+    d_gates = np.empty_like(acts)
+    d_proj = np.empty((n_rows, w_hr.shape[0]), dtype=acts.dtype) if w_hr is not None else None
+    spans = _steps(sizes, reverse)
+    n_last = spans[-1][1] - spans[-1][0] if spans else 0
+    if gh_n is None:
+        gh_n = np.zeros_like(h0)
+    if gc_n is None:
+        gc_n = np.zeros_like(c0)
+    dh = gh_n if reverse else gh_n[:n_last]
+    dc = np.array(gc_n if reverse else gc_n[:n_last])  # updated in place below
+    h0_parts: list = []
+    c0_parts: list = []
+    for j in range(len(spans) - 1, -1, -1):
+        r0, r1 = spans[j]
+        b = r1 - r0
+        n = dh.shape[0]
+        if n < b:
+            dh = np.concatenate([dh, gh_n[n:b]])
+            dc = np.concatenate([dc, gc_n[n:b]])
+        if gout is not None:
+            dh = dh + gout[r0:r1]
+        if d_proj is not None:
+            d_proj[r0:r1] = dh
+            dh = dh @ w_hr
+        dc += dh * o1[r0:r1]
+        rows = d_gates[r0:r1]
+        blocks = rows.reshape(b, 4, hid)
+        np.multiply(k[r0:r1].reshape(b, 4, hid)[:, :3], dc[:, None, :], out=blocks[:, :3])
+        np.multiply(ko[r0:r1], dh, out=rows[:, 3 * hid:])
+        dc = dc * f[r0:r1]
+        dh = rows @ w_hh
+        if j > 0:
+            nb = spans[j - 1][1] - spans[j - 1][0]
+            if nb < b:
+                h0_parts.append(dh[nb:])
+                c0_parts.append(dc[nb:])
+                dh, dc = dh[:nb], dc[:nb]
+    gh0 = np.concatenate([dh] + h0_parts[::-1])
+    gc0 = np.concatenate([dc] + c0_parts[::-1])
+    need_x, need_w_ih, need_w_hh, need_b_ih, need_b_hh, need_w_hr = needs
+    gx = d_gates @ w_ih if need_x else None
+    gw_ih = d_gates.T @ x if need_w_ih else None
+    gb = _fast_sum(d_gates, (0,), False) if (need_b_ih or need_b_hh) else None
+    gw_hh = None
+    if need_w_hh:
+        gw_hh = d_gates.T @ np.concatenate(time_order(rec["hprev"]))
+    gw_hr = d_proj.T @ rec["hraw"] if need_w_hr and d_proj is not None else None
+    return (gx, gh0, gc0, gw_ih, gw_hh, gb if need_b_ih else None,
+            None if gb is None or not need_b_hh else gb.copy(), gw_hr)
+
+
+# ---------------------------------------------------------------------------------------------
 # The entries
 # ---------------------------------------------------------------------------------------------
 
@@ -263,8 +413,8 @@ def _layer_forward(mode: str) -> Any:
         else:
             sizes = batch_sizes
         with np.errstate(over="ignore"):
-            out, h_n, c_n, rec = _forward(_Arrays, mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh,
-                                          w_hr, sizes, reverse)
+            run = _lstm_forward_arrays if mode == "lstm" else partial(_forward, _Arrays, mode)
+            out, h_n, c_n, rec = run(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, sizes, reverse)
         _cache["rec"] = rec
         if len(sizes) == 1:  # the one step's state, kept for the backward: not the output
             out = out.copy()
@@ -288,7 +438,7 @@ def _layer_rule(mode: str) -> Any:
         B = _backend()
         saved = ctx.saved
         p = ctx.params
-        x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = saved
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = saved[:8]
         batch_sizes = p["batch_sizes"]
         grads = list(grads) + [None] * (3 - len(grads))  # outputs no gradient reached
         gout, gh_n = grads[0], grads[1]
@@ -302,26 +452,32 @@ def _layer_rule(mode: str) -> Any:
             def val(t: Any) -> Any:
                 return None if t is None else t._data
             xa = val(x).reshape(-1, shape[-1])
-            rec = _take(p["_cache"], "rec", lambda: _forward(
-                B, mode, xa, val(h0), val(c0), val(w_ih), val(w_hh), val(b_ih), val(b_hh),
-                val(w_hr), sizes, p["reverse"])[3])
+            run = _lstm_forward_arrays if mode == "lstm" else partial(_forward, B, mode)
+            rec = _take(p["_cache"], "rec", lambda: run(
+                xa, val(h0), val(c0), val(w_ih), val(w_hh), val(b_ih), val(b_hh), val(w_hr),
+                sizes, p["reverse"])[3])
             args = (xa, val(h0), val(c0), val(w_ih), val(w_hh), val(w_hr))
             go, ghn, gcn = val(gout), val(gh_n), val(gc_n)
-            zeros = np.zeros_like
+            zeros: Any = np.zeros_like
         else:
             xa = x.reshape(-1, shape[-1])
             rec = _forward(B, mode, xa, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, sizes,
                            p["reverse"])[3]
             args = (xa, h0, c0, w_ih, w_hh, w_hr)
             go, ghn, gcn = gout, gh_n, gc_n
-            from .._creation import zeros_like as zeros  # noqa: PLC0415
+            from .._creation import zeros_like
+
+            zeros = zeros_like
         if go is not None and batch_sizes is None:
             go = go.reshape(-1, go.shape[-1])
         need = ctx.needs_input_grad
         needs = (need[0], need[3], need[4], need[5], need[6], need[7])
         with np.errstate(over="ignore"):
-            g = _backward(B, mode, *args, rec, go, ghn, gcn, sizes, p["reverse"],
-                          needs, zeros)
+            if B is _Arrays and mode == "lstm":
+                g = _lstm_backward_arrays(*args, rec, go, ghn, gcn, sizes, p["reverse"], needs)
+            else:
+                g = _backward(B, mode, *args, rec, go, ghn, gcn, sizes, p["reverse"], needs,
+                              zeros)
         gx, gh0, gc0, gw_ih, gw_hh, gb_ih, gb_hh, gw_hr = g
         if gx is not None:
             gx = gx.reshape(shape)
@@ -335,7 +491,10 @@ def _layer_rule(mode: str) -> Any:
 # torch's CPU LSTM layer (float32, oneDNN) records one MkldnnRnnLayerBackward0 per layer and
 # direction; it has no single node for a GRU or plain RNN layer (it composes them), so these
 # are named after the layer.
-lstm_layer = defop("lstm_layer", node="MkldnnRnnLayerBackward0", save="all", outputs=3)(
+# The LSTM's array path keeps its states in the output's memory: the output is saved too, so
+# that changing it in place before backward raises torch's error instead of a wrong gradient.
+lstm_layer = defop("lstm_layer", node="MkldnnRnnLayerBackward0", save="all", outputs=3,
+                   save_output=True)(
     _layer_forward("lstm"))
 lstm_layer.backward(_layer_rule("lstm"))
 gru_layer = defop("gru_layer", node="GruLayerBackward0", save="all", outputs=2)(

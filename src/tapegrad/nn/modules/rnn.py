@@ -106,7 +106,8 @@ class RNNBase(Module):
         for layer in range(num_layers):
             for direction in range(num_directions):
                 layer_input_size = input_size if layer == 0 else real_hidden_size * num_directions
-                params = [("weight_ih_l{}{}", (gate_size, layer_input_size)),
+                params: list[tuple[str, tuple[int, ...]]] = [
+                    ("weight_ih_l{}{}", (gate_size, layer_input_size)),
                           ("weight_hh_l{}{}", (gate_size, real_hidden_size))]
                 if bias:
                     params += [("bias_ih_l{}{}", (gate_size,)), ("bias_hh_l{}{}", (gate_size,))]
@@ -124,8 +125,8 @@ class RNNBase(Module):
         self.reset_parameters()
 
     def _init_flat_weights(self) -> None:
-        self._flat_weights = [getattr(self, wn) if hasattr(self, wn) else None
-                              for wn in self._flat_weights_names]
+        self._flat_weights: list[Any] = [getattr(self, wn) if hasattr(self, wn) else None
+                                         for wn in self._flat_weights_names]
 
     def __setattr__(self, attr: str, value: Any) -> None:
         names = self.__dict__.get("_flat_weights_names")
@@ -232,8 +233,9 @@ class RNNBase(Module):
                 w_ih, w_hh = w[0], w[1]
                 b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
                 w_hr = w[-1] if self.proj_size > 0 else None
-                res = entry(layer_input, h0[k], c0[k] if lstm else None, w_ih, w_hh, b_ih, b_hh,
-                            w_hr, batch_sizes=batch_sizes, reverse=direction == 1, _cache={})
+                c0_k = c0[k] if c0 is not None else None
+                res = entry(layer_input, h0[k], c0_k, w_ih, w_hh, b_ih, b_hh, w_hr,
+                            batch_sizes=batch_sizes, reverse=direction == 1, _cache={})
                 outs.append(res[0])
                 h_list.append(res[1])
                 if lstm:

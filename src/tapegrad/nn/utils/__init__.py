@@ -1,6 +1,6 @@
-"""``tapegrad.nn.utils``: gradient clipping and parameter/vector conversion."""
+"""``tapegrad.nn.utils``: gradient clipping, parameter/vector conversion, sequence packing."""
 
-from . import clip_grad, convert_parameters
+from . import clip_grad, convert_parameters, rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -9,7 +9,6 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
-from . import rnn  # noqa: E402, I001
 
 __all__ = [
     "clip_grad",
