@@ -12,6 +12,7 @@ import pytest
 import tapegrad
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections:UserWarning")
 
 @pytest.fixture(autouse=True, scope="module")
 def _torch_one_thread():
@@ -513,3 +514,17 @@ def test_output_changed_in_place_before_backward_raises():
         out.mul_(2)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         loss.backward()
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU"])
+def test_backward_twice_with_retain_graph(cls):
+    """The second backward recomputes the gates the first one took from the forward."""
+    m = getattr(tapegrad.nn, cls)(3, 4, bidirectional=True)
+    x = tapegrad.randn(5, 2, 3, requires_grad=True)
+    out, _ = m(x)
+    loss = (out * out).sum()
+    loss.backward(retain_graph=True)
+    first = [x.grad.clone()] + [p.grad.clone() for p in m.parameters()]
+    loss.backward()
+    for a, b in zip(first, [x.grad] + [p.grad for p in m.parameters()], strict=True):
+        np.testing.assert_allclose(b.numpy(), 2 * a.numpy(), rtol=1e-5, atol=1e-6)
