@@ -330,6 +330,10 @@ ERRORS = [
     lambda L: L.nn.GRUCell(3, 4)(L.randn(2, 3), L.randn(4)),
     lambda L: L.nn.GRUCell(3, 4)(L.randn(2, 3), L.randn(1, 2, 4)),
     lambda L: L.nn.RNNCell(3, 4)(L.randn(1, 2, 3)),
+    lambda L: L.nn.GRU(3, 4)(L.randn(5, 2, 3), L.randn(1, 2, 4, dtype=L.float64)),
+    lambda L: L.nn.GRU(3, 4)(L.randn(0, 2, 3)),
+    lambda L: L.nn.GRUCell(3, 4)(L.randn(2, 3), L.randn(2, 4, dtype=L.float64)),
+    lambda L: L.nn.LSTMCell(3, 4)(L.randn(2, 3, dtype=L.float64)),
 ]
 
 

@@ -65,10 +65,6 @@ def _cat(B: Any, parts: list, dim: int = 0) -> Any:
     return parts[0] if len(parts) == 1 else B.cat(parts, dim)
 
 
-def _sig(B: Any, x: Any) -> Any:
-    return B.sigmoid(x)
-
-
 def _relu(B: Any, x: Any) -> Any:
     return ew.relu(x) if B.tensors else np.maximum(x, 0)
 
@@ -119,7 +115,7 @@ def _forward(B: Any, mode: str, x: Any, h0: Any, c0: Any, w_ih: Any, w_hh: Any, 
         if mode == "lstm":
             rec["cprev"].append(c)
             gates = _matmul_t(B, h, w_hh) + g_in
-            s = _sig(B, gates)  # i, f, o from here (the g block is overwritten below)
+            s = B.sigmoid(gates)  # i, f, o from here (the g block's sigmoid goes unused)
             g = B.tanh(gates[:, 2 * hid:3 * hid])
             i, f, o = s[:, :hid], s[:, hid:2 * hid], s[:, 3 * hid:]
             c = f * c + i * g
@@ -134,7 +130,7 @@ def _forward(B: Any, mode: str, x: Any, h0: Any, c0: Any, w_ih: Any, w_hh: Any, 
             gh = _matmul_t(B, h, w_hh)
             if b_hh is not None:
                 gh = gh + b_hh
-            rz = _sig(B, gh[:, :2 * hid] + g_in[:, :2 * hid])
+            rz = B.sigmoid(gh[:, :2 * hid] + g_in[:, :2 * hid])
             r, z = rz[:, :hid], rz[:, hid:]
             ghn = gh[:, 2 * hid:]
             nn = B.tanh(g_in[:, 2 * hid:] + ghn * r)

@@ -42,6 +42,17 @@ def _apply_permutation(tensor: Tensor, permutation: Tensor, dim: int = 1) -> Ten
     return tensor.index_select(dim, permutation)
 
 
+def _check_dtypes(weight: Tensor, *tensors: Any) -> None:
+    """torch's message when an input or a state meets weights of another dtype in a product."""
+    for t in tensors:
+        if t is not None and t.dtype != weight.dtype:
+            from ...ops._registry import scalar_type_name
+
+            raise RuntimeError(
+                "mat1 and mat2 must have the same dtype, but got "
+                f"{scalar_type_name(t.dtype)} and {scalar_type_name(weight.dtype)}")
+
+
 class RNNBase(Module):
     """The layers' common part: parameters, checks, and the loop over layers and directions."""
 
@@ -221,6 +232,9 @@ class RNNBase(Module):
         num_directions = 2 if self.bidirectional else 1
         lstm = self.mode == "LSTM"
         weights = self._flat_weights
+        if batch_sizes is None and input.size(0) == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+        _check_dtypes(weights[0], h0, c0)
         per = len(self._all_weights[0])
         h_list: list = []
         c_list: list = []
@@ -492,6 +506,7 @@ class RNNCellBase(Module):
                 raise RuntimeError(
                     f"hidden{k} has inconsistent hidden_size: got {h.size(1)}, expected "
                     f"{self.hidden_size}")
+        _check_dtypes(self.weight_ih, input, *hx)
         entry = K.LAYERS[mode]
         c0 = hx[1] if mode == "LSTM" else None
         res = entry(input, hx[0], c0, self.weight_ih, self.weight_hh, self.bias_ih,
