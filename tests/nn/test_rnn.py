@@ -532,3 +532,14 @@ def test_backward_twice_with_retain_graph(cls):
     loss.backward()
     for a, b in zip(first, [x.grad] + [p.grad for p in m.parameters()], strict=True):
         np.testing.assert_allclose(b.numpy(), 2 * a.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("cls", ["GRU", "LSTMCell"])
+def test_float64_init_as_torch(cls):
+    torch.manual_seed(1)
+    a = getattr(torch.nn, cls)(3, 5, dtype=torch.float64)
+    tapegrad.manual_seed(1)
+    b = getattr(tapegrad.nn, cls)(3, 5, dtype=tapegrad.float64)
+    for p, q in zip(a.parameters(), b.parameters(), strict=True):
+        assert q.dtype == tapegrad.float64
+        np.testing.assert_array_equal(q.detach().numpy(), p.detach().numpy())
