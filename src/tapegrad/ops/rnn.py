@@ -246,13 +246,12 @@ def _backward(B: Any, mode: str, x: Any, h0: Any, c0: Any, w_ih: Any, w_hh: Any,
 # ---------------------------------------------------------------------------------------------
 # LSTM on the arrays: the same formulas as above, in preallocated buffers
 #
-# The first-order path of the layer that char-RNNs train. Per step the forward runs ~12 NumPy
-# calls writing into buffers that cover all steps (gates, c, tanh c, output) and the backward
-# ~8: every factor of the gate gradients that does not depend on the incoming gradient is
-# computed beforehand for all steps at once, in a few passes over whole arrays:
-#     d i_pre = dc * [g i (1 - i)]        d f_pre = dc * [c_prev f (1 - f)]
-#     d g_pre = dc * [i (1 - g^2)]        d o_pre = dh * [tanh(c) o (1 - o)]
-#     dc     += dh * [o (1 - tanh^2 c)]
+# The first-order path of the layer that char-RNNs train. The forward writes every step's
+# gates, c, tanh(c) and output into buffers that cover all steps (about 12 NumPy calls a
+# step); the backward writes each step's gate gradients into one (N, 4H) buffer with in-place
+# products on the step's rows (about 25 calls a step, each on a (B, H) block that stays in
+# cache: computing the factors for all steps at once in whole-array passes was slower), and
+# the weights' gradients are then one product each over all steps.
 # ---------------------------------------------------------------------------------------------
 
 
@@ -321,27 +320,7 @@ def _lstm_backward_arrays(x: np.ndarray, h0: np.ndarray, c0: np.ndarray, w_ih: n
     hid = w_hh.shape[0] // 4
     acts, tc_all = rec["acts"], rec["tc"]
     n_rows = acts.shape[0]
-    i, f, g, o = (acts[:, k * hid:(k + 1) * hid] for k in range(4))
     time_order = (lambda seq: seq[::-1]) if reverse else (lambda seq: seq)
-    cprev_all = np.concatenate(time_order(rec["cprev"])) if n_rows else c0[:0]
-    # the gate gradients' factors, for all steps at once (see above)
-    k = np.empty_like(acts)
-    ki, kf, kg, ko = (k[:, j * hid:(j + 1) * hid] for j in range(4))
-    np.subtract(1.0, i, out=ki)
-    ki *= i
-    ki *= g
-    np.subtract(1.0, f, out=kf)
-    kf *= f
-    kf *= cprev_all
-    np.multiply(g, g, out=kg)
-    np.subtract(1.0, kg, out=kg)
-    kg *= i
-    np.subtract(1.0, o, out=ko)
-    ko *= o
-    ko *= tc_all
-    o1 = tc_all * tc_all  # o (1 - tanh^2 c)
-    np.subtract(1.0, o1, out=o1)
-    o1 *= o
     d_gates = np.empty_like(acts)
     d_proj = np.empty((n_rows, w_hr.shape[0]), dtype=acts.dtype) if w_hr is not None else None
     spans = _steps(sizes, reverse)
@@ -366,12 +345,32 @@ def _lstm_backward_arrays(x: np.ndarray, h0: np.ndarray, c0: np.ndarray, w_ih: n
         if d_proj is not None:
             d_proj[r0:r1] = dh
             dh = dh @ w_hr
-        dc += dh * o1[r0:r1]
+        i, f, g, o = (acts[r0:r1, k * hid:(k + 1) * hid] for k in range(4))
+        tc = tc_all[r0:r1]
+        t = tc * tc  # dc += dh o (1 - tanh^2 c)
+        np.subtract(1.0, t, out=t)
+        t *= o
+        t *= dh
+        dc += t
         rows = d_gates[r0:r1]
-        blocks = rows.reshape(b, 4, hid)
-        np.multiply(k[r0:r1].reshape(b, 4, hid)[:, :3], dc[:, None, :], out=blocks[:, :3])
-        np.multiply(ko[r0:r1], dh, out=rows[:, 3 * hid:])
-        dc = dc * f[r0:r1]
+        di, df, dg, do = (rows[:, k * hid:(k + 1) * hid] for k in range(4))
+        np.subtract(1.0, i, out=di)  # dc g i (1 - i)
+        di *= i
+        di *= g
+        di *= dc
+        np.subtract(1.0, f, out=df)  # dc c_prev f (1 - f)
+        df *= f
+        df *= rec["cprev"][j]
+        df *= dc
+        np.multiply(g, g, out=dg)  # dc i (1 - g^2)
+        np.subtract(1.0, dg, out=dg)
+        dg *= i
+        dg *= dc
+        np.subtract(1.0, o, out=do)  # dh tanh(c) o (1 - o)
+        do *= o
+        do *= tc
+        do *= dh
+        dc *= f
         dh = rows @ w_hh
         if j > 0:
             nb = spans[j - 1][1] - spans[j - 1][0]
