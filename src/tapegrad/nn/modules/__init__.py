@@ -114,6 +114,7 @@ from .pooling import (
     MaxUnpool2d,
     MaxUnpool3d,
 )
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
 from .transformer import (
     Transformer,
@@ -152,3 +153,4 @@ __all__ = [
     "AdaptiveLogSoftmaxWithLoss", "ChannelShuffle", "Fold", "Unfold", "FractionalMaxPool2d",
     "FractionalMaxPool3d",
 ]
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
