@@ -512,15 +512,23 @@ def _elu_forward(x: np.ndarray, alpha: float, scale: float, input_scale: float) 
     return np.expm1(np.minimum(x, 0) * input_scale) * (alpha * scale) + np.maximum(x, 0) * scale
 
 
+def _in_dtype(B: Any, like: Any, value: float) -> Any:
+    """value as a 0-d constant of like's dtype (a bool mask times a Python float would be the
+    default dtype, and round a float64 scale to float32)."""
+    dt = like._data.dtype if isinstance(like, Tensor) else like.dtype
+    return B.const(np.asarray(value, dtype=dt))
+
+
 def _elu_grad(B: Any, x: Any, p: dict) -> Any:
     alpha, scale, iscale = p["alpha"], p["scale"], p["input_scale"]
     neg = B.exp(B.clamp(x, hi=0.0) * iscale) * (alpha * scale * iscale)
-    return (x > 0) * scale + (x <= 0) * neg
+    return (x > 0) * _in_dtype(B, x, scale) + (x <= 0) * neg
 
 
 def _elu_result_grad(B: Any, y: Any, p: dict) -> Any:
     # from the result (in-place forms): y > 0 -> scale; else input_scale (y + alpha scale)
-    return (y > 0) * p["scale"] + (y <= 0) * ((y + p["alpha"] * p["scale"]) * p["input_scale"])
+    return ((y > 0) * _in_dtype(B, y, p["scale"])
+            + (y <= 0) * ((y + p["alpha"] * p["scale"]) * p["input_scale"]))
 
 
 def _elu_entries(name: str, node_out: str, node_in: str) -> tuple:
