@@ -1,6 +1,8 @@
-"""``tapegrad.nn.utils``: gradient clipping and parameter/vector conversion."""
+"""``tapegrad.nn.utils``: gradient clipping, parameter/vector conversion, parametrizations
+(``parametrize``, ``parametrizations``), pruning (``prune``) and the hook-based
+``weight_norm`` / ``spectral_norm``."""
 
-from . import clip_grad, convert_parameters
+from . import clip_grad, convert_parameters, parametrizations, parametrize, prune
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -9,6 +11,8 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = [
     "clip_grad",
@@ -19,5 +23,12 @@ __all__ = [
     "convert_parameters",
     "get_total_norm",
     "parameters_to_vector",
+    "parametrizations",
+    "parametrize",
+    "prune",
+    "remove_spectral_norm",
+    "remove_weight_norm",
+    "spectral_norm",
     "vector_to_parameters",
+    "weight_norm",
 ]
