@@ -6,6 +6,7 @@ from typing import Any
 
 from ._tensor import Tensor
 from .ops.factorizations import (
+    _LinAlgError,
     cholesky,
     householder_product,
     matrix_exp,
@@ -14,7 +15,9 @@ from .ops.factorizations import (
     solve_triangular,
 )
 
-__all__ = ["cholesky", "householder_product", "matrix_exp", "matrix_norm", "qr", "solve",
+LinAlgError = _LinAlgError
+
+__all__ = ["LinAlgError", "cholesky", "householder_product", "matrix_exp", "matrix_norm", "qr", "solve",
            "solve_triangular", "vector_norm"]
 
 

@@ -18,6 +18,10 @@ from .._tensor import Tensor
 from ._registry import defop
 
 
+class _LinAlgError(RuntimeError):
+    """``torch.linalg.LinAlgError``: a matrix the algorithm cannot handle (e.g. singular)."""
+
+
 def _check_square(name: str, a: np.ndarray) -> None:
     if a.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
@@ -156,8 +160,8 @@ def _solve_np(a: np.ndarray, b: np.ndarray, left: bool) -> np.ndarray:
             return np.linalg.solve(a, b[..., None])[..., 0]
         return np.linalg.solve(a, b)
     except np.linalg.LinAlgError:
-        raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix is "
-                           "singular.") from None
+        raise _LinAlgError("torch.linalg.solve: The solver failed because the input matrix "
+                           "is singular.") from None
 
 
 @defop("linalg_solve", node="LinalgSolveExBackward0", save=(0,), save_output=True)

@@ -26,8 +26,14 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
     (the whole tensor's norm, 0-d, for ``dim=-1``)."""
     if dim == -1:
         return v.norm(pow)
-    d = dim % v.ndim
-    return v.norm(pow, dim=list(_other_axes(v.ndim, d)), keepdim=True)
+    n = v.ndim
+    if dim == 0:  # torch's steps, so the result has its grad_fn (ViewBackward0)
+        out_shape = (v.shape[0],) + (1,) * (n - 1)
+        return v.contiguous().view(v.shape[0], -1).norm(pow, 1).view(out_shape)
+    if dim == n - 1:
+        out_shape = (1,) * (n - 1) + (v.shape[-1],)
+        return v.contiguous().view(-1, v.shape[-1]).norm(pow, 0).view(out_shape)
+    return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
 
 
 @defop("_weight_norm_interface", node="WeightNormInterfaceBackward0", save=(0, 1))
@@ -41,11 +47,14 @@ def _weight_norm_fused(v: np.ndarray, g: np.ndarray, *, dim: int) -> np.ndarray:
 def _(ctx: Any, grad: Tensor) -> tuple:  # w = g v/n: dg = <G,v>/n, dv = g/n (G - v <G,v>/n^2)
     v, g = ctx.saved
     axes = list(_other_axes(v.ndim, ctx.params["dim"]))
-    n = v.norm(2, dim=axes, keepdim=True)
+    # torch saves the norms as a constant: a double backward does not differentiate them
+    n = Tensor._make(np.sqrt(np.sum(v._data * v._data, axis=tuple(axes), keepdims=True)))
     gv = (grad * v).sum(dim=axes, keepdim=True)
     grad_g = gv / n
     grad_v = (g / n) * (grad - v * (gv / (n * n)))
-    return (grad_v, grad_g.reshape(g.shape))
+    if grad_g.shape != g.shape:  # g given without the size-1 dimensions
+        grad_g = grad_g.reshape(g.shape)
+    return (grad_v, grad_g)
 
 
 def _weight_norm(v: Tensor, g: Tensor, dim: int = 0) -> Tensor:

@@ -17,6 +17,7 @@ import numpy as np
 from ... import _tensor
 from ...autograd.grad_mode import no_grad
 from ...ops.factorizations import geqrf, householder_product, matrix_exp, solve
+from ...ops.linalg import vdot
 from ...ops.weight_norm import _weight_norm, norm_except_dim
 from .. import functional as F
 from ..modules.module import Module
@@ -279,7 +280,7 @@ class _SpectralNorm(Module):
             self._power_method(weight_mat, self.n_power_iterations)
         u = self._u.clone()  # clones: later in-place power steps must not touch the graph
         v = self._v.clone()
-        sigma = u.vdot(weight_mat.mv(v))
+        sigma = vdot(u, weight_mat.mv(v))
         return weight / sigma
 
     def right_inverse(self, value: Tensor) -> Tensor:
