@@ -1,8 +1,9 @@
 """``tapegrad.nn.utils``: gradient clipping, parameter/vector conversion, parametrizations
-(``parametrize``, ``parametrizations``), pruning (``prune``) and the hook-based
-``weight_norm`` / ``spectral_norm``."""
+(``parametrize``, ``parametrizations``) and the hook-based ``weight_norm`` /
+``spectral_norm``. Pruning lives in ``nn.utils.prune``, imported explicitly as in torch
+(``import tapegrad.nn.utils.prune as prune``)."""
 
-from . import clip_grad, convert_parameters, parametrizations, parametrize, prune
+from . import clip_grad, convert_parameters, parametrizations, parametrize
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -25,7 +26,6 @@ __all__ = [
     "parameters_to_vector",
     "parametrizations",
     "parametrize",
-    "prune",
     "remove_spectral_norm",
     "remove_weight_norm",
     "spectral_norm",
