@@ -17,8 +17,8 @@ from .ops.factorizations import (
 
 LinAlgError = _LinAlgError
 
-__all__ = ["LinAlgError", "cholesky", "householder_product", "matrix_exp", "matrix_norm", "qr", "solve",
-           "solve_triangular", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "householder_product", "matrix_exp", "matrix_norm", "qr",
+           "solve", "solve_triangular", "vector_norm"]
 
 
 def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,

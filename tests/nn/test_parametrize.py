@@ -165,8 +165,8 @@ def test_parametrize_buffer_and_cache(compare):
             b = m.running_var
             same = a is b
         n_cached = len(calls)
-        m.running_var
-        return (before, same, n_cached, len(calls), list(m.state_dict()),
+        after = m.running_var  # outside the block: computed again
+        return (before, same, n_cached, len(calls), after, list(m.state_dict()),
                 [n for n, _ in m.named_buffers()])
 
     compare(scenario)
@@ -394,8 +394,8 @@ def test_orthogonal(compare, shape, omap, triv):
         q = L.linalg.qr(_lin(L, shape[0] * shape[0]).reshape(shape[0], shape[0])
                         .double() + L.eye(shape[0], dtype=L.float64) * 2)[0][:, :shape[1]]
         if shape[0] < shape[1]:
-            q = L.linalg.qr((_lin(L, shape[1] * shape[1]).reshape(shape[1], shape[1])
-                             .double() + L.eye(shape[1], dtype=L.float64) * 2))[0][:shape[0]]
+            q = L.linalg.qr(_lin(L, shape[1] * shape[1]).reshape(shape[1], shape[1])
+                             .double() + L.eye(shape[1], dtype=L.float64) * 2)[0][:shape[0]]
         assign = raised(setattr, m, "weight", q)
         return (p.original, w, gram, losses, p.original.grad, w2, gram2, base,
                 list(m.state_dict()), assign, m.weight, p.original)
@@ -505,6 +505,21 @@ def test_linalg_functions(compare):
                 L.linalg.matrix_norm(c, float("-inf"), keepdim=True),
                 raised(L.linalg.solve, L.zeros(2, 2), L.ones(2)),
                 raised(L.linalg.qr, c, mode="bad"),
-                L.linalg.solve(a.detach()[0], b.detach()[0, :, 0]))
+                L.linalg.solve(a.detach()[0], b.detach()[0, :, 0]), repr(geq), repr(qc))
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (4, 4), (2, 3, 6)])
+def test_qr_gradients(compare, shape):
+    def scenario(L):
+        c = L.tensor(np.random.default_rng(1).standard_normal(shape), requires_grad=True)
+        q, r = L.linalg.qr(c)
+        (g,) = L.autograd.grad(q.sin().sum() + r.cos().sum(), c, create_graph=True)
+        (h,) = L.autograd.grad(g.pow(2).sum(), c)
+        (gr,) = L.autograd.grad(L.linalg.qr(c)[1].sum(), c)  # Q unused
+        errs = [raised(lambda m=m: L.linalg.qr(c, mode=m)[1].sum().backward())
+                for m in ("r", "complete")]
+        return g.detach(), h, gr, errs  # g's own node depends on how the rule is written
+
+    compare(scenario, rtol=1e-9, atol=1e-8)  # h: R^{-1} enters twice, round-off grows
 
     compare(scenario, rtol=1e-9, atol=1e-10)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch.nn.utils.prune  # noqa: F401
 from torchcompare import raised
 
 import tapegrad.nn.utils.prune  # noqa: F401  (not imported by nn.utils, as in torch)
-import torch.nn.utils.prune  # noqa: F401
 
 
 def _lin(L, n, shape):

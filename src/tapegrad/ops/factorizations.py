@@ -219,7 +219,7 @@ def matrix_exp(A: Tensor) -> Tensor:
     return _matrix_exp(A)
 
 
-def geqrf(input: Tensor) -> tuple[Tensor, Tensor]:
+def geqrf(input: Tensor) -> _Geqrf:
     """``torch.geqrf``: LAPACK's compact QR (R on and above the diagonal, the Householder
     vectors below it) and the reflectors' scalars tau. Not differentiable, as in torch."""
     from scipy.linalg import lapack  # lazily: SciPy takes a while to import
@@ -234,7 +234,8 @@ def geqrf(input: Tensor) -> tuple[Tensor, Tensor]:
     tau = np.empty((flat.shape[0], min(m, n)), dtype=a.dtype)
     for i, mat in enumerate(flat):
         qr[i], tau[i], _, _ = fn(mat)
-    return (Tensor._make(qr.reshape(a.shape)), Tensor._make(tau.reshape(a.shape[:-2] + (-1,))))
+    return _Geqrf(Tensor._make(qr.reshape(a.shape)),
+                  Tensor._make(tau.reshape(a.shape[:-2] + (-1,))))
 
 
 def householder_product(A: Tensor, tau: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -282,8 +283,7 @@ def _qr(a: np.ndarray, *, mode: str) -> tuple[np.ndarray, np.ndarray]:
 
 @_qr.backward
 def _(ctx: Any, grads: list) -> tuple:
-    # A = QR, m >= n: M = R gR^H - gQ^H Q, dA = (gQ + Q copyltu(M)) R^{-H}, where copyltu(M)
-    # is the Hermitian matrix with M's lower triangle
+    # A = QR: see _qr_backward_tall; a wide A is split into a square part and the rest
     if ctx.params["mode"] == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
                            "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
@@ -292,22 +292,43 @@ def _(ctx: Any, grads: list) -> tuple:
     if ctx.params["mode"] == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
                            "and nrows > ncols.")
-    if m < n:
-        raise NotImplementedError("tapegrad: the derivative of linalg.qr is implemented for "
-                                  "input.shape[-2] >= input.shape[-1] only")
     gq, gr = grads
-    q, r = qr(ctx.saved[0])  # recomputed with ops, so create_graph sees how they depend on A
-    mm = None
+    a = ctx.saved[0]
+    q, r = qr(a)  # recomputed with ops, so create_graph sees how they depend on A
+    if m >= n:
+        return (_qr_backward_tall(q, r, gq, gr),)
+    # wide A = Q [R1 R2] with X = A[:, :m] = Q R1 square and Y = A[:, m:] = Q R2:
+    # dY = Q gR2, and X gets the square rule with gQ + Y gR2^H
+    from .shape import cat
+
+    y = a[..., m:]
+    gr1 = gr[..., :m] if gr is not None else None
+    if gr is not None:
+        gr2 = gr[..., m:]
+        gq = y @ gr2.mH if gq is None else gq + y @ gr2.mH
+        gy = q @ gr2
+    else:
+        gy = Tensor._make(np.zeros(y.shape, dtype=y._data.dtype))
+    gx = _qr_backward_tall(q, r[..., :m], gq, gr1)
+    return (cat([gx, gy], -1),)
+
+
+def _qr_backward_tall(q: Tensor, r: Tensor, gq: Tensor | None, gr: Tensor | None) -> Tensor:
+    # M = R gR^H - gQ^H Q, dA = (gQ + Q copyltu(M)) R^{-H}, where copyltu(M) is the Hermitian
+    # matrix with M's lower triangle
     if gr is not None:
         mm = r @ gr.mH
-    if gq is not None:
-        mm = -(gq.mH @ q) if mm is None else mm - gq.mH @ q
+        if gq is not None:
+            mm = mm - gq.mH @ q
+    else:
+        assert gq is not None
+        mm = -(gq.mH @ q)
     low = mm.tril(-1)
-    sym = low + low.mH + (mm.tril() - low)  # lower triangle mirrored, the diagonal once
+    sym = low + low.mH + (mm.tril() - low)  # the lower triangle mirrored, the diagonal once
     b = q @ sym
     if gq is not None:
         b = b + gq
-    return (solve_triangular(r.mH, b, upper=False, left=False),)
+    return solve_triangular(r.mH, b, upper=False, left=False)
 
 
 def qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:
@@ -327,3 +348,16 @@ class _QR(NamedTuple):
 
     Q: Tensor
     R: Tensor
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.linalg_qr(\nQ={self.Q},\nR={self.R})"
+
+
+class _Geqrf(NamedTuple):
+    """``torch.return_types.geqrf``: (a, tau)."""
+
+    a: Tensor
+    tau: Tensor
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.geqrf(\na={self.a},\ntau={self.tau})"

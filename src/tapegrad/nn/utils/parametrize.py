@@ -106,7 +106,7 @@ class ParametrizationList(ModuleList):
                              f"(list, tuple...). Got {type(new).__name__}")
         self.is_tensor = isinstance(new, Tensor)
         self.ntensors = 1 if self.is_tensor else len(new)
-        if self.is_tensor:
+        if isinstance(new, Tensor):
             if original.dtype != new.dtype:
                 raise ValueError("When `right_inverse` outputs one tensor, it may not change "
                                  f"the dtype.\noriginal.dtype: {original.dtype}\n"

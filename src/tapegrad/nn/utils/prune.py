@@ -478,7 +478,7 @@ def _validate_pruning_amount_init(amount: Any) -> None:
 
 
 def _validate_pruning_amount(amount: Any, tensor_size: int) -> None:
-    if isinstance(amount, numbers.Integral) and amount > tensor_size:
+    if isinstance(amount, numbers.Integral) and int(amount) > tensor_size:
         raise ValueError(f"amount={amount} should be smaller than the number of parameters to "
                          f"prune={tensor_size}")
 
