@@ -219,7 +219,7 @@ def matrix_exp(A: Tensor) -> Tensor:
     return _matrix_exp(A)
 
 
-def geqrf(input: Tensor) -> _Geqrf:
+def geqrf(input: Tensor) -> geqrf_result:
     """``torch.geqrf``: LAPACK's compact QR (R on and above the diagonal, the Householder
     vectors below it) and the reflectors' scalars tau. Not differentiable, as in torch."""
     from scipy.linalg import lapack  # lazily: SciPy takes a while to import
@@ -234,7 +234,7 @@ def geqrf(input: Tensor) -> _Geqrf:
     tau = np.empty((flat.shape[0], min(m, n)), dtype=a.dtype)
     for i, mat in enumerate(flat):
         qr[i], tau[i], _, _ = fn(mat)
-    return _Geqrf(Tensor._make(qr.reshape(a.shape)),
+    return geqrf_result(Tensor._make(qr.reshape(a.shape)),
                   Tensor._make(tau.reshape(a.shape[:-2] + (-1,))))
 
 
@@ -292,7 +292,8 @@ def _(ctx: Any, grads: list) -> tuple:
     if ctx.params["mode"] == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
                            "and nrows > ncols.")
-    gq, gr = grads
+    gq = grads[0]
+    gr = grads[1] if len(grads) > 1 else None  # R unused: the engine passes Q's alone
     a = ctx.saved[0]
     q, r = qr(a)  # recomputed with ops, so create_graph sees how they depend on A
     if m >= n:
@@ -340,10 +341,10 @@ def qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:
     if A.ndim < 2:
         raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
     q, r = _qr(A, mode=mode)
-    return _QR(q, r)
+    return linalg_qr(q, r)
 
 
-class _QR(NamedTuple):
+class linalg_qr(NamedTuple):  # noqa: N801  (torch.return_types.linalg_qr)
     """``torch.return_types.linalg_qr``: (Q, R)."""
 
     Q: Tensor
@@ -353,7 +354,7 @@ class _QR(NamedTuple):
         return f"torch.return_types.linalg_qr(\nQ={self.Q},\nR={self.R})"
 
 
-class _Geqrf(NamedTuple):
+class geqrf_result(NamedTuple):
     """``torch.return_types.geqrf``: (a, tau)."""
 
     a: Tensor
@@ -361,3 +362,7 @@ class _Geqrf(NamedTuple):
 
     def __repr__(self) -> str:
         return f"torch.return_types.geqrf(\na={self.a},\ntau={self.tau})"
+
+
+linalg_qr.__module__ = geqrf_result.__module__ = "torch.return_types"
+geqrf_result.__name__ = geqrf_result.__qualname__ = "geqrf"
