@@ -591,6 +591,13 @@ sample("linalg_solve", lambda L, a, b: L.linalg.solve(a + 4 * L.eye(3, dtype=a.d
 sample("linalg_solve", lambda L, a, b: L.linalg.solve(a + 4 * L.eye(3, dtype=a.dtype), b,
                                                       left=False), T(3, 3), T(2, 3))
 sample("linalg_matrix_exp", lambda L, a: L.linalg.matrix_exp(0.5 * a), T(3, 3))
+sample("linalg_cholesky", lambda L, a: L.linalg.cholesky(a @ a.mT + L.eye(3, dtype=a.dtype)),
+       T(3, 3))
+sample("linalg_cholesky", lambda L, a: L.linalg.cholesky(a @ a.mT + L.eye(2, dtype=a.dtype),
+                                                         upper=True), T(2, 2, 2))
+sample("linalg_solve_triangular",
+       lambda L, a, b: L.linalg.solve_triangular(a.triu() + 3 * L.eye(3, dtype=a.dtype), b,
+                                                 upper=True), T(3, 3), T(3, 2))
 sample("linalg_matrix_exp", lambda L, a: L.matrix_exp(0.5 * a), T(2, 2, 2))
 sample("linalg_qr", lambda L, a: L.linalg.qr(a), T(4, 3))
 sample("linalg_qr", lambda L, a: L.linalg.qr(a)[1], T(2, 3, 3))
