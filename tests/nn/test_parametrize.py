@@ -526,3 +526,23 @@ def test_qr_gradients(compare, shape):
         return g.detach(), h, gr, errs  # g's own node depends on how the rule is written
 
     compare(scenario, rtol=1e-9, atol=1e-8)  # h: R^{-1} enters twice, round-off grows
+
+
+def test_old_spectral_norm_loads_version0_state_dict(compare):
+    def scenario(L):
+        L.manual_seed(12)
+        m = L.nn.Linear(3, 4)
+        L.nn.utils.spectral_norm(m)
+        m(L.ones(1, 3))
+        sd = m.state_dict()
+        # a state dict written before weight_v was saved: weight itself instead of weight_v
+        old = {"bias": sd["bias"], "weight_orig": sd["weight_orig"], "weight_u": sd["weight_u"],
+               "weight": m.weight.detach()}
+        fresh = L.nn.Linear(3, 4)
+        L.nn.utils.spectral_norm(fresh)
+        res = fresh.load_state_dict(old)
+        fresh.eval()
+        return tuple(res), fresh.weight_v, fresh(L.ones(1, 3))
+
+    # W^T W is invertible here (W is 4 x 3), so v is well defined; float32 pseudo-inverse
+    compare(scenario, rtol=1e-4, atol=1e-6)
