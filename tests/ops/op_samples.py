@@ -600,6 +600,10 @@ sample("linalg_solve_triangular",
                                                  upper=True), T(3, 3), T(3, 2))
 sample("linalg_matrix_exp", lambda L, a: L.matrix_exp(0.5 * a), T(2, 2, 2))
 sample("linalg_qr", lambda L, a: L.linalg.qr(a), T(4, 3))
+sample("linalg_householder_product", lambda L, a, t: L.linalg.householder_product(a, t),
+       T(4, 3), U(3, lo=0.2, hi=1.8))
+sample("linalg_householder_product", lambda L, a, t: L.orgqr(a, t), T(2, 3, 3),
+       U(2, 2, lo=0.2, hi=1.8))
 sample("linalg_qr", lambda L, a: L.linalg.qr(a)[1], T(2, 3, 3))
 sample("linalg_qr", lambda L, a: L.linalg.qr(a)[0], T(2, 4))
 # torch's double backward of the fused weight norm treats the norms as constants (not the true

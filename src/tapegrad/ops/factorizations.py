@@ -238,15 +238,75 @@ def geqrf(input: Tensor) -> geqrf_result:
                   Tensor._make(tau.reshape(a.shape[:-2] + (-1,))))
 
 
-def householder_product(A: Tensor, tau: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """``torch.linalg.householder_product``: the first n columns of H_1 ... H_k, where
-    H_i = I - tau_i v_i v_i^H and v_i is column i of A below the diagonal, with a 1 on it.
+def _householder_np(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    m, n = a.shape[-2:]
+    dt = np.result_type(a.dtype, tau.dtype)
+    q = np.broadcast_to(np.eye(m, n, dtype=dt), a.shape[:-2] + (m, n)).copy()
+    for i in reversed(range(tau.shape[-1])):  # Q <- H_i Q, H_i = I - tau_i v_i v_i^H
+        v = np.zeros(a.shape[:-2] + (m, 1), dtype=dt)
+        v[..., i, 0] = 1
+        v[..., i + 1:, 0] = a[..., i + 1:, i]
+        t = tau[..., i, None, None]
+        q = q - (t * v) @ (np.swapaxes(v, -1, -2).conj() @ q)
+    return q
 
-    Built from differentiable ops (one rank-1 update per reflector, applied right to left), so
-    its gradient and higher derivatives come from theirs.
-    """
+
+def _reflector(a: Tensor, i: int) -> Tensor:
+    """v_i as a column (..., m, 1): zeros above row i, a 1 at row i, A's column i below."""
     from .shape import cat
 
+    dt = a._data.dtype
+    head = Tensor._make(np.zeros(a.shape[:-2] + (i, 1), dtype=dt))
+    one = Tensor._make(np.ones(a.shape[:-2] + (1, 1), dtype=dt))
+    return cat([head, one, a[..., i + 1:, i:i + 1]], -2)
+
+
+@defop("linalg_householder_product", node="LinalgHouseholderProductBackward0", save=(0, 1))
+def _householder(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    return _householder_np(a, tau)
+
+
+@_householder.backward
+def _(ctx: Any, grad: Tensor) -> tuple:
+    # Q_i = H_i Q_{i+1} = Q_{i+1} - t v (v^T Q_{i+1}), taken from the outermost reflector in:
+    # dt = -v^T G Q_{i+1}^T v, dv = -t (G Q_{i+1}^T v + Q_{i+1} G^T v), G <- H_i^T G
+    from .shape import cat
+
+    a, tau = ctx.saved
+    if a._data.dtype.kind == "c" or tau._data.dtype.kind == "c":
+        raise NotImplementedError("tapegrad: the derivative of linalg.householder_product is "
+                                  "implemented for real inputs only")
+    m, n = a.shape[-2], a.shape[-1]
+    k = tau.shape[-1]
+    dt = grad._data.dtype
+    vs = [_reflector(a, i) for i in range(k)]
+    ts = [tau[..., i:i + 1].unsqueeze(-1) for i in range(k)]
+    qs: list[Tensor] = [grad] * (k + 1)  # qs[i] = Q_i (recomputed, so create_graph sees A)
+    qs[k] = Tensor._make(np.broadcast_to(np.eye(m, n, dtype=dt), a.shape[:-2] + (m, n)).copy())
+    for i in reversed(range(k)):
+        qs[i] = qs[i + 1] - (ts[i] * vs[i]) @ (vs[i].mT @ qs[i + 1])
+    g = grad
+    cols, dtaus = [], []
+    for i in range(k):
+        v, t, qn = vs[i], ts[i], qs[i + 1]
+        qtv = qn.mT @ v
+        gtv = g.mT @ v
+        dtaus.append(-(v.mT @ g @ qtv).squeeze(-1))  # (..., 1)
+        dv = -t * (g @ qtv + qn @ gtv)
+        zeros = Tensor._make(np.zeros(a.shape[:-2] + (i + 1, 1), dtype=dt))
+        cols.append(cat([zeros, dv[..., i + 1:, :]], -2))
+        g = g - (t * v) @ (v.mT @ g)
+    if k < n:
+        cols.append(Tensor._make(np.zeros(a.shape[:-2] + (m, n - k), dtype=dt)))
+    ga = cat(cols, -1) if ctx.needs_input_grad[0] else None
+    gtau = cat(dtaus, -1) if ctx.needs_input_grad[1] else None
+    return (ga, gtau)
+
+
+def householder_product(A: Tensor, tau: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``torch.linalg.householder_product`` (``torch.orgqr``): the first n columns of
+    H_1 ... H_k, where H_i = I - tau_i v_i v_i^H and v_i is column i of A below the diagonal,
+    with a 1 on it."""
     if A.ndim < 2:
         raise RuntimeError("torch.linalg.householder_product: input must have at least 2 "
                            "dimensions.")
@@ -258,15 +318,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out: Tensor | None = None) ->
     if k > n:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater "
                            "than or equal to tau.shape[-1]")
-    dt = A._data.dtype
-    q = Tensor._make(np.broadcast_to(np.eye(m, n, dtype=dt), A.shape[:-2] + (m, n)).copy())
-    for i in reversed(range(k)):
-        below = A[..., i + 1:, i:i + 1]
-        head = Tensor._make(np.zeros(A.shape[:-2] + (i, 1), dtype=dt))
-        one = Tensor._make(np.ones(A.shape[:-2] + (1, 1), dtype=dt))
-        v = cat([head, one, below], -2)  # (..., m, 1)
-        t = tau[..., i:i + 1].unsqueeze(-1)  # (..., 1, 1)
-        q = q - (t * v) @ (v.mH @ q)
+    q = _householder(A, tau)
     if out is not None:
         out.copy_(q)
         return out
