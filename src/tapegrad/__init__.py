@@ -255,6 +255,9 @@ from ._random import (  # noqa: E402
 )
 from . import autograd  # noqa: E402
 from . import linalg  # noqa: E402
+from .ops.factorizations import geqrf, matrix_exp  # noqa: E402
+from .ops.factorizations import householder_product as orgqr  # noqa: E402
+from .ops.weight_norm import _weight_norm, norm_except_dim  # noqa: E402
 from .ops.special import digamma, erf, erfc, erfinv, lgamma, polygamma, xlogy  # noqa: E402
 from . import nn, optim, utils  # noqa: E402
 from . import func  # noqa: E402

@@ -583,6 +583,39 @@ sample("dot", lambda L, a, b: L.dot(a, b), T(3), T(3, diff=False))
 sample("outer", lambda L, a, b: L.outer(a, b), T(3), T(4))
 sample("outer", lambda L, a, b: a.outer(b), T(2), T(5))
 
+# Solves, the matrix exponential, QR and weight norm (ops/factorizations.py, ops/weight_norm.py)
+sample("linalg_solve", lambda L, a, b: L.linalg.solve(a + 4 * L.eye(3, dtype=a.dtype), b),
+       T(3, 3), T(3, 2))
+sample("linalg_solve", lambda L, a, b: L.linalg.solve(a + 4 * L.eye(3, dtype=a.dtype), b),
+       T(2, 3, 3), T(3))
+sample("linalg_solve", lambda L, a, b: L.linalg.solve(a + 4 * L.eye(3, dtype=a.dtype), b,
+                                                      left=False), T(3, 3), T(2, 3))
+sample("linalg_matrix_exp", lambda L, a: L.linalg.matrix_exp(0.5 * a), T(3, 3))
+sample("linalg_cholesky", lambda L, a: L.linalg.cholesky(a @ a.mT + L.eye(3, dtype=a.dtype)),
+       T(3, 3))
+sample("linalg_cholesky", lambda L, a: L.linalg.cholesky(a @ a.mT + L.eye(2, dtype=a.dtype),
+                                                         upper=True), T(2, 2, 2))
+sample("linalg_solve_triangular",
+       lambda L, a, b: L.linalg.solve_triangular(a.triu() + 3 * L.eye(3, dtype=a.dtype), b,
+                                                 upper=True), T(3, 3), T(3, 2))
+sample("linalg_matrix_exp", lambda L, a: L.matrix_exp(0.5 * a), T(2, 2, 2))
+sample("linalg_qr", lambda L, a: L.linalg.qr(a), T(4, 3))
+sample("linalg_householder_product", lambda L, a, t: L.linalg.householder_product(a, t),
+       T(4, 3), U(3, lo=0.2, hi=1.8))
+sample("linalg_householder_product", lambda L, a, t: L.orgqr(a, t), T(2, 3, 3),
+       U(2, 2, lo=0.2, hi=1.8))
+sample("linalg_qr", lambda L, a: L.linalg.qr(a)[1], T(2, 3, 3))
+sample("linalg_qr", lambda L, a: L.linalg.qr(a)[0], T(2, 4))
+# torch's double backward of the fused weight norm treats the norms as constants (not the true
+# second derivative, so no gradgradcheck); tests/nn/test_parametrize.py compares it with torch
+_WN = {"gradgrad": False}
+sample("_weight_norm_interface", lambda L, v, g: L._weight_norm(v, g, 0), T(3, 4), P(3, 1),
+       **_WN)
+sample("_weight_norm_interface", lambda L, v, g: L._weight_norm(v, g, 2), T(2, 3, 4),
+       P(1, 1, 4), **_WN)
+sample("_weight_norm_interface", lambda L, v, g: L._weight_norm(v, g, 1), T(2, 3, 4),
+       P(1, 3, 1))
+
 # --------------------------------------------------------------------------------------------
 # Shape and view ops
 # --------------------------------------------------------------------------------------------

@@ -10,12 +10,16 @@ Both work on batches of matrices (leading dimensions). The forwards call LAPACK 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .._tensor import Tensor
 from ._registry import defop
+
+
+class _LinAlgError(RuntimeError):
+    """``torch.linalg.LinAlgError``: a matrix the algorithm cannot handle (e.g. singular)."""
 
 
 def _check_square(name: str, a: np.ndarray) -> None:
@@ -141,3 +145,276 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
         out.copy_(res)
         return out
     return res
+
+
+# ---------------------------------------------------------------------------------------------
+# General solve, matrix exponential, QR and Householder products
+# ---------------------------------------------------------------------------------------------
+
+def _solve_np(a: np.ndarray, b: np.ndarray, left: bool) -> np.ndarray:
+    if not left:  # X A = B  <=>  A^T X^T = B^T
+        return np.swapaxes(_solve_np(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), True),
+                           -1, -2)
+    try:
+        if b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1]):  # vector rhs
+            return np.linalg.solve(a, b[..., None])[..., 0]
+        return np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        raise _LinAlgError("torch.linalg.solve: The solver failed because the input matrix "
+                           "is singular.") from None
+
+
+@defop("linalg_solve", node="LinalgSolveExBackward0", save=(0,), save_output=True)
+def _solve(a: np.ndarray, b: np.ndarray, *, left: bool = True) -> np.ndarray:
+    dt = np.result_type(a.dtype, b.dtype)
+    return _solve_np(a.astype(dt, copy=False), b.astype(dt, copy=False), left)
+
+
+@_solve.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # X = A^{-1}B: dB = A^{-H}G, dA = -dB X^H
+    a, x = ctx.saved
+    left = ctx.params.get("left", True)
+    gb = solve(a.mH, grad, left=left)
+    ga = None
+    if ctx.needs_input_grad[0]:
+        if gb.ndim == a.ndim - 1:  # a vector right-hand side
+            ga = -(gb.unsqueeze(-1) @ x.unsqueeze(-1).mH)
+        else:
+            ga = -(gb @ x.mH) if left else -(x.mH @ gb)
+    return (ga, gb)
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor:
+    """``torch.linalg.solve``: X with A X = B (X A = B with ``left=False``)."""
+    _check_square("linalg.solve", A._data)
+    res = _solve(A, B, left=left)
+    if out is not None:
+        out.copy_(res)
+        return out
+    return res
+
+
+@defop("linalg_matrix_exp", node="LinalgMatrixExpBackward0", save=(0,))
+def _matrix_exp(a: np.ndarray) -> np.ndarray:
+    from scipy.linalg import expm  # lazily: SciPy takes a while to import
+
+    return np.asarray(expm(a), dtype=a.dtype)
+
+
+@_matrix_exp.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # dA = upper-right block of exp([[A^H, G], [0, A^H]])
+    from .shape import cat
+
+    (a,) = ctx.saved
+    n = a.shape[-1]
+    ah = a.mH
+    zero = Tensor._make(np.zeros(a.shape, dtype=a._data.dtype))
+    big = cat([cat([ah, grad], -1), cat([zero, ah], -1)], -2)
+    return (matrix_exp(big)[..., :n, n:],)
+
+
+def matrix_exp(A: Tensor) -> Tensor:
+    """``torch.linalg.matrix_exp`` (and ``torch.matrix_exp``): e^A = sum A^k / k!."""
+    _check_square("linalg.matrix_exp", A._data)
+    return _matrix_exp(A)
+
+
+def geqrf(input: Tensor) -> geqrf_result:
+    """``torch.geqrf``: LAPACK's compact QR (R on and above the diagonal, the Householder
+    vectors below it) and the reflectors' scalars tau. Not differentiable, as in torch."""
+    from scipy.linalg import lapack  # lazily: SciPy takes a while to import
+
+    a = input._data
+    if a.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    fn = lapack.get_lapack_funcs("geqrf", (a,))
+    m, n = a.shape[-2:]
+    flat = a.reshape((-1, m, n))
+    qr = np.empty_like(flat)
+    tau = np.empty((flat.shape[0], min(m, n)), dtype=a.dtype)
+    for i, mat in enumerate(flat):
+        qr[i], tau[i], _, _ = fn(mat)
+    return geqrf_result(Tensor._make(qr.reshape(a.shape)),
+                  Tensor._make(tau.reshape(a.shape[:-2] + (-1,))))
+
+
+def _householder_np(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    m, n = a.shape[-2:]
+    dt = np.result_type(a.dtype, tau.dtype)
+    q = np.broadcast_to(np.eye(m, n, dtype=dt), a.shape[:-2] + (m, n)).copy()
+    for i in reversed(range(tau.shape[-1])):  # Q <- H_i Q, H_i = I - tau_i v_i v_i^H
+        v = np.zeros(a.shape[:-2] + (m, 1), dtype=dt)
+        v[..., i, 0] = 1
+        v[..., i + 1:, 0] = a[..., i + 1:, i]
+        t = tau[..., i, None, None]
+        q = q - (t * v) @ (np.swapaxes(v, -1, -2).conj() @ q)
+    return q
+
+
+def _reflector(a: Tensor, i: int) -> Tensor:
+    """v_i as a column (..., m, 1): zeros above row i, a 1 at row i, A's column i below."""
+    from .shape import cat
+
+    dt = a._data.dtype
+    head = Tensor._make(np.zeros(a.shape[:-2] + (i, 1), dtype=dt))
+    one = Tensor._make(np.ones(a.shape[:-2] + (1, 1), dtype=dt))
+    return cat([head, one, a[..., i + 1:, i:i + 1]], -2)
+
+
+@defop("linalg_householder_product", node="LinalgHouseholderProductBackward0", save=(0, 1))
+def _householder(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    return _householder_np(a, tau)
+
+
+@_householder.backward
+def _(ctx: Any, grad: Tensor) -> tuple:
+    # Q_i = H_i Q_{i+1} = Q_{i+1} - t v (v^T Q_{i+1}), taken from the outermost reflector in:
+    # dt = -v^T G Q_{i+1}^T v, dv = -t (G Q_{i+1}^T v + Q_{i+1} G^T v), G <- H_i^T G
+    from .shape import cat
+
+    a, tau = ctx.saved
+    if a._data.dtype.kind == "c" or tau._data.dtype.kind == "c":
+        raise NotImplementedError("tapegrad: the derivative of linalg.householder_product is "
+                                  "implemented for real inputs only")
+    m, n = a.shape[-2], a.shape[-1]
+    k = tau.shape[-1]
+    dt = grad._data.dtype
+    vs = [_reflector(a, i) for i in range(k)]
+    ts = [tau[..., i:i + 1].unsqueeze(-1) for i in range(k)]
+    qs: list[Tensor] = [grad] * (k + 1)  # qs[i] = Q_i (recomputed, so create_graph sees A)
+    qs[k] = Tensor._make(np.broadcast_to(np.eye(m, n, dtype=dt), a.shape[:-2] + (m, n)).copy())
+    for i in reversed(range(k)):
+        qs[i] = qs[i + 1] - (ts[i] * vs[i]) @ (vs[i].mT @ qs[i + 1])
+    g = grad
+    cols, dtaus = [], []
+    for i in range(k):
+        v, t, qn = vs[i], ts[i], qs[i + 1]
+        qtv = qn.mT @ v
+        gtv = g.mT @ v
+        dtaus.append(-(v.mT @ g @ qtv).squeeze(-1))  # (..., 1)
+        dv = -t * (g @ qtv + qn @ gtv)
+        zeros = Tensor._make(np.zeros(a.shape[:-2] + (i + 1, 1), dtype=dt))
+        cols.append(cat([zeros, dv[..., i + 1:, :]], -2))
+        g = g - (t * v) @ (v.mT @ g)
+    if k < n:
+        cols.append(Tensor._make(np.zeros(a.shape[:-2] + (m, n - k), dtype=dt)))
+    ga = cat(cols, -1) if ctx.needs_input_grad[0] else None
+    gtau = cat(dtaus, -1) if ctx.needs_input_grad[1] else None
+    return (ga, gtau)
+
+
+def householder_product(A: Tensor, tau: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``torch.linalg.householder_product`` (``torch.orgqr``): the first n columns of
+    H_1 ... H_k, where H_i = I - tau_i v_i v_i^H and v_i is column i of A below the diagonal,
+    with a 1 on it."""
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.householder_product: input must have at least 2 "
+                           "dimensions.")
+    m, n = A.shape[-2], A.shape[-1]
+    if m < n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater "
+                           "than or equal to input.shape[-1]")
+    k = tau.shape[-1]
+    if k > n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater "
+                           "than or equal to tau.shape[-1]")
+    q = _householder(A, tau)
+    if out is not None:
+        out.copy_(q)
+        return out
+    return q
+
+
+@defop("linalg_qr", node="LinalgQrBackward0", save=(0,), outputs=2)
+def _qr(a: np.ndarray, *, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    q, r = np.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
+    if mode == "r":
+        q = np.zeros((0,), dtype=a.dtype)
+    return q.astype(a.dtype, copy=False), r.astype(a.dtype, copy=False)
+
+
+@_qr.backward
+def _(ctx: Any, grads: list) -> tuple:
+    # A = QR: see _qr_backward_tall; a wide A is split into a square part and the rest
+    if ctx.params["mode"] == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
+                           "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
+                           "going to differentiate through linalg.qr.")
+    m, n = ctx.input_shapes[0][-2:]
+    if ctx.params["mode"] == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                           "and nrows > ncols.")
+    gq = grads[0]
+    gr = grads[1] if len(grads) > 1 else None  # R unused: the engine passes Q's alone
+    a = ctx.saved[0]
+    q, r = qr(a)  # recomputed with ops, so create_graph sees how they depend on A
+    if m >= n:
+        return (_qr_backward_tall(q, r, gq, gr),)
+    # wide A = Q [R1 R2] with X = A[:, :m] = Q R1 square and Y = A[:, m:] = Q R2:
+    # dY = Q gR2, and X gets the square rule with gQ + Y gR2^H
+    from .shape import cat
+
+    y = a[..., m:]
+    gr1 = gr[..., :m] if gr is not None else None
+    if gr is not None:
+        gr2 = gr[..., m:]
+        gq = y @ gr2.mH if gq is None else gq + y @ gr2.mH
+        gy = q @ gr2
+    else:
+        gy = Tensor._make(np.zeros(y.shape, dtype=y._data.dtype))
+    gx = _qr_backward_tall(q, r[..., :m], gq, gr1)
+    return (cat([gx, gy], -1),)
+
+
+def _qr_backward_tall(q: Tensor, r: Tensor, gq: Tensor | None, gr: Tensor | None) -> Tensor:
+    # M = R gR^H - gQ^H Q, dA = (gQ + Q copyltu(M)) R^{-H}, where copyltu(M) is the Hermitian
+    # matrix with M's lower triangle
+    if gr is not None:
+        mm = r @ gr.mH
+        if gq is not None:
+            mm = mm - gq.mH @ q
+    else:
+        assert gq is not None
+        mm = -(gq.mH @ q)
+    low = mm.tril(-1)
+    sym = low + low.mH + (mm.tril() - low)  # the lower triangle mirrored, the diagonal once
+    b = q @ sym
+    if gq is not None:
+        b = b + gq
+    return solve_triangular(r.mH, b, upper=False, left=False)
+
+
+def qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:
+    """``torch.linalg.qr``: A = QR with Q orthonormal columns and R upper triangular
+    (``mode``: 'reduced', 'complete', or 'r' for R alone with an empty Q)."""
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'")
+    if A.ndim < 2:
+        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    q, r = _qr(A, mode=mode)
+    return linalg_qr(q, r)
+
+
+class linalg_qr(NamedTuple):  # noqa: N801  (torch.return_types.linalg_qr)
+    """``torch.return_types.linalg_qr``: (Q, R)."""
+
+    Q: Tensor
+    R: Tensor
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.linalg_qr(\nQ={self.Q},\nR={self.R})"
+
+
+class geqrf_result(NamedTuple):
+    """``torch.return_types.geqrf``: (a, tau)."""
+
+    a: Tensor
+    tau: Tensor
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.geqrf(\na={self.a},\ntau={self.tau})"
+
+
+linalg_qr.__module__ = geqrf_result.__module__ = "torch.return_types"
+geqrf_result.__name__ = geqrf_result.__qualname__ = "geqrf"
