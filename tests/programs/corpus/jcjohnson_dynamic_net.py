@@ -1,5 +1,7 @@
 import random
 import torch
+random.seed(0)
+torch.manual_seed(0)
 
 """
 To showcase the power of PyTorch dynamic graphs, we will implement a very strange
@@ -55,7 +57,7 @@ model = DynamicNet(D_in, H, D_out)
 # vanilla stochastic gradient descent is tough, so we use momentum
 criterion = torch.nn.MSELoss(reduction='sum')
 optimizer = torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9)
-for t in range(500):
+for t in range(250):
   # Forward pass: Compute predicted y by passing x to the model
   y_pred = model(x)
 

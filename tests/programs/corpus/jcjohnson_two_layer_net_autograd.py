@@ -1,4 +1,5 @@
 import torch
+torch.manual_seed(0)
 
 """
 A fully-connected ReLU network with one hidden layer and no biases, trained to
@@ -33,7 +34,7 @@ w1 = torch.randn(D_in, H, device=device, requires_grad=True)
 w2 = torch.randn(H, D_out, device=device, requires_grad=True)
 
 learning_rate = 1e-6
-for t in range(500):
+for t in range(100):
   # Forward pass: compute predicted y using operations on Tensors. Since w1 and
   # w2 have requires_grad=True, operations involving these Tensors will cause
   # PyTorch to build a computational graph, allowing automatic computation of

@@ -1,4 +1,5 @@
 import torch
+torch.manual_seed(0)
 
 """
 A fully-connected ReLU network with one hidden layer, trained to predict y from x
@@ -45,7 +46,7 @@ model = TwoLayerNet(D_in, H, D_out)
 # nn.Linear modules which are members of the model.
 loss_fn = torch.nn.MSELoss(reduction='sum')
 optimizer = torch.optim.SGD(model.parameters(), lr=1e-4)
-for t in range(500):
+for t in range(300):
   # Forward pass: Compute predicted y by passing x to the model
   y_pred = model(x)
 

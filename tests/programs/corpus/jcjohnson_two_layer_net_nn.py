@@ -1,4 +1,5 @@
 import torch
+torch.manual_seed(0)
 
 """
 A fully-connected ReLU network with one hidden layer, trained to predict y from x
@@ -44,7 +45,7 @@ model = torch.nn.Sequential(
 loss_fn = torch.nn.MSELoss(reduction='sum')
 
 learning_rate = 1e-4
-for t in range(500):
+for t in range(300):
   # Forward pass: compute predicted y by passing x to the model. Module objects
   # override the __call__ operator so you can call them like functions. When
   # doing so you pass a Tensor of input data to the Module and it produces

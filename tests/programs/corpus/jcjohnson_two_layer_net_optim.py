@@ -1,4 +1,5 @@
 import torch
+torch.manual_seed(0)
 
 """
 A fully-connected ReLU network with one hidden layer, trained to predict y from x
@@ -34,7 +35,7 @@ loss_fn = torch.nn.MSELoss(reduction='sum')
 # optimizer which Tensors it should update.
 learning_rate = 1e-4
 optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
-for t in range(500):
+for t in range(150):
   # Forward pass: compute predicted y by passing x to the model.
   y_pred = model(x)
 

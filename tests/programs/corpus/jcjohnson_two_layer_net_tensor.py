@@ -1,4 +1,5 @@
 import torch
+torch.manual_seed(0)
 
 """
 A fully-connected ReLU network with one hidden layer and no biases, trained to
@@ -33,7 +34,7 @@ w1 = torch.randn(D_in, H, device=device)
 w2 = torch.randn(H, D_out, device=device)
 
 learning_rate = 1e-6
-for t in range(500):
+for t in range(100):
   # Forward pass: compute predicted y
   h = x.mm(w1)
   h_relu = h.clamp(min=0)

@@ -8,9 +8,8 @@ matplotlib
 """
 import torch
 import torch.nn.functional as F
-import matplotlib.pyplot as plt
 
-# torch.manual_seed(1)    # reproducible
+torch.manual_seed(1)    # reproducible
 
 x = torch.unsqueeze(torch.linspace(-1, 1, 100), dim=1)  # x data (tensor), shape=(100, 1)
 y = x.pow(2) + 0.2*torch.rand(x.size())                 # noisy y data (tensor), shape=(100, 1)
@@ -40,7 +39,6 @@ print(net)  # net architecture
 optimizer = torch.optim.SGD(net.parameters(), lr=0.2)
 loss_func = torch.nn.MSELoss()  # this is for regression mean squared loss
 
-plt.ion()   # something about plotting
 
 for t in range(200):
     prediction = net(x)     # input x and predict based on x
@@ -53,11 +51,5 @@ for t in range(200):
 
     if t % 5 == 0:
         # plot and show learning process
-        plt.cla()
-        plt.scatter(x.data.numpy(), y.data.numpy())
-        plt.plot(x.data.numpy(), prediction.data.numpy(), 'r-', lw=5)
-        plt.text(0.5, 0, 'Loss=%.4f' % loss.data.numpy(), fontdict={'size': 20, 'color':  'red'})
-        plt.pause(0.1)
+        print('Loss=%.4f' % loss.data.numpy())
 
-plt.ioff()
-plt.show()

@@ -8,9 +8,8 @@ matplotlib
 """
 import torch
 import torch.nn.functional as F
-import matplotlib.pyplot as plt
 
-# torch.manual_seed(1)    # reproducible
+torch.manual_seed(1)    # reproducible
 
 # make fake data
 n_data = torch.ones(100, 2)
@@ -45,7 +44,6 @@ print(net)  # net architecture
 optimizer = torch.optim.SGD(net.parameters(), lr=0.02)
 loss_func = torch.nn.CrossEntropyLoss()  # the target label is NOT an one-hotted
 
-plt.ion()   # something about plotting
 
 for t in range(100):
     out = net(x)                 # input x and predict based on x
@@ -57,14 +55,9 @@ for t in range(100):
 
     if t % 2 == 0:
         # plot and show learning process
-        plt.cla()
         prediction = torch.max(out, 1)[1]
         pred_y = prediction.data.numpy()
         target_y = y.data.numpy()
-        plt.scatter(x.data.numpy()[:, 0], x.data.numpy()[:, 1], c=pred_y, s=100, lw=0, cmap='RdYlGn')
         accuracy = float((pred_y == target_y).astype(int).sum()) / float(target_y.size)
-        plt.text(1.5, -4, 'Accuracy=%.2f' % accuracy, fontdict={'size': 20, 'color':  'red'})
-        plt.pause(0.1)
+        print('Accuracy=%.2f' % accuracy)
 
-plt.ioff()
-plt.show()

@@ -9,9 +9,8 @@ matplotlib
 import torch
 import torch.utils.data as Data
 import torch.nn.functional as F
-import matplotlib.pyplot as plt
 
-# torch.manual_seed(1)    # reproducible
+torch.manual_seed(1)    # reproducible
 
 LR = 0.01
 BATCH_SIZE = 32
@@ -22,8 +21,6 @@ x = torch.unsqueeze(torch.linspace(-1, 1, 1000), dim=1)
 y = x.pow(2) + 0.1*torch.normal(torch.zeros(*x.size()))
 
 # plot dataset
-plt.scatter(x.numpy(), y.numpy())
-plt.show()
 
 # put dateset into torch dataset
 torch_dataset = Data.TensorDataset(x, y)
@@ -74,9 +71,4 @@ if __name__ == '__main__':
 
     labels = ['SGD', 'Momentum', 'RMSprop', 'Adam']
     for i, l_his in enumerate(losses_his):
-        plt.plot(l_his, label=labels[i])
-    plt.legend(loc='best')
-    plt.xlabel('Steps')
-    plt.ylabel('Loss')
-    plt.ylim((0, 0.2))
-    plt.show()
+        print(labels[i], l_his)

@@ -10,10 +10,9 @@ matplotlib
 import torch
 import torch.nn as nn
 import numpy as np
-import matplotlib.pyplot as plt
 
-# torch.manual_seed(1)    # reproducible
-# np.random.seed(1)
+torch.manual_seed(1)    # reproducible
+np.random.seed(1)
 
 # Hyper Parameters
 BATCH_SIZE = 64
@@ -52,9 +51,8 @@ D = nn.Sequential(                      # Discriminator
 opt_D = torch.optim.Adam(D.parameters(), lr=LR_D)
 opt_G = torch.optim.Adam(G.parameters(), lr=LR_G)
 
-plt.ion()   # something about continuous plotting
 
-for step in range(10000):
+for step in range(1000):
     artist_paintings = artist_works()  # real painting from artist
     G_ideas = torch.randn(BATCH_SIZE, N_IDEAS, requires_grad=True)  # random ideas\n
     G_paintings = G(G_ideas)                    # fake painting from G (random ideas)
@@ -72,13 +70,6 @@ for step in range(10000):
     opt_D.step()
 
     if step % 50 == 0:  # plotting
-        plt.cla()
-        plt.plot(PAINT_POINTS[0], G_paintings.data.numpy()[0], c='#4AD631', lw=3, label='Generated painting',)
-        plt.plot(PAINT_POINTS[0], 2 * np.power(PAINT_POINTS[0], 2) + 1, c='#74BCFF', lw=3, label='upper bound')
-        plt.plot(PAINT_POINTS[0], 1 * np.power(PAINT_POINTS[0], 2) + 0, c='#FF9359', lw=3, label='lower bound')
-        plt.text(-.5, 2.3, 'D accuracy=%.2f (0.5 for D to converge)' % prob_artist0.data.numpy().mean(), fontdict={'size': 13})
-        plt.text(-.5, 2, 'D score= %.2f (-1.38 for G to converge)' % -D_loss.data.numpy(), fontdict={'size': 13})
-        plt.ylim((0, 3));plt.legend(loc='upper right', fontsize=10);plt.draw();plt.pause(0.01)
+        print('D accuracy=%.2f (0.5 for D to converge)' % prob_artist0.data.numpy().mean())
+        print('D score= %.2f (-1.38 for G to converge)' % -D_loss.data.numpy())
 
-plt.ioff()
-plt.show()

@@ -38,6 +38,7 @@ Define the network
 Let’s define this network:
 """
 import torch
+torch.manual_seed(0)
 import torch.nn as nn
 import torch.nn.functional as F
 

@@ -15,6 +15,7 @@ Tensor that has ``x.requires_grad=True`` then ``x.grad`` is another Tensor
 holding the gradient of ``x`` with respect to some scalar value.
 """
 import torch
+torch.manual_seed(0)
 import math
 
 dtype = torch.float

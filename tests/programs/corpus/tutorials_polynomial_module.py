@@ -10,6 +10,7 @@ want a model more complex than a simple sequence of existing Modules you will
 need to define your model this way.
 """
 import torch
+torch.manual_seed(0)
 import math
 
 

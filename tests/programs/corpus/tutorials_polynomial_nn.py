@@ -14,6 +14,7 @@ which you can think of as a neural network layer that has produces output from
 input and may have some trainable weights.
 """
 import torch
+torch.manual_seed(0)
 import math
 
 

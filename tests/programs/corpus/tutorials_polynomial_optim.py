@@ -14,6 +14,7 @@ for us. The optim package defines many optimization algorithms that are commonly
 used for deep learning, including SGD+momentum, RMSProp, Adam, etc.
 """
 import torch
+torch.manual_seed(0)
 import math
 
 
@@ -38,7 +39,7 @@ loss_fn = torch.nn.MSELoss(reduction='sum')
 # optimizer which Tensors it should update.
 learning_rate = 1e-3
 optimizer = torch.optim.RMSprop(model.parameters(), lr=learning_rate)
-for t in range(2000):
+for t in range(1200):
     # Forward pass: compute predicted y by passing x to the model.
     y_pred = model(xx)
 

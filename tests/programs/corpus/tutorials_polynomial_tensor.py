@@ -20,6 +20,7 @@ just cast the Tensor to a cuda datatype.
 
 import math
 import torch
+torch.manual_seed(0)
 
 
 dtype = torch.float

@@ -1,7 +1,7 @@
 import torch
+torch.manual_seed(0)
 import torch.nn as nn
 import numpy as np
-import matplotlib.pyplot as plt
 
 
 # Hyper-parameters
@@ -46,10 +46,6 @@ for epoch in range(num_epochs):
 
 # Plot the graph
 predicted = model(torch.from_numpy(x_train)).detach().numpy()
-plt.plot(x_train, y_train, 'ro', label='Original data')
-plt.plot(x_train, predicted, label='Fitted line')
-plt.legend()
-plt.show()
 
 # Save the model checkpoint
 torch.save(model.state_dict(), 'model.ckpt')
