@@ -52,7 +52,7 @@ opt_D = torch.optim.Adam(D.parameters(), lr=LR_D)
 opt_G = torch.optim.Adam(G.parameters(), lr=LR_G)
 
 
-for step in range(1000):
+for step in range(500):
     artist_paintings = artist_works()  # real painting from artist
     G_ideas = torch.randn(BATCH_SIZE, N_IDEAS, requires_grad=True)  # random ideas\n
     G_paintings = G(G_ideas)                    # fake painting from G (random ideas)

@@ -61,7 +61,7 @@ model = DynamicNet()
 # vanilla stochastic gradient descent is tough, so we use momentum
 criterion = torch.nn.MSELoss(reduction='sum')
 optimizer = torch.optim.SGD(model.parameters(), lr=1e-8, momentum=0.9)
-for t in range(4000):
+for t in range(2000):
     # Forward pass: Compute predicted y by passing x to the model
     y_pred = model(x)
 
