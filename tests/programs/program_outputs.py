@@ -121,12 +121,13 @@ def mismatches(expected: str, got: str, limit: int = 5, atol: float = 0.0) -> li
     problems: list[str] = []
     if len(want_lines) != len(got_lines):
         problems.append(f"{len(want_lines)} lines expected, {len(got_lines)} printed")
-    for number, (want, line) in enumerate(zip(want_lines, got_lines), 1):
+    for number, (want, line) in enumerate(zip(want_lines, got_lines, strict=False), 1):
         want_text, want_numbers = _split(want)
         got_text, got_numbers = _split(line)
         same = want_text == got_text and len(want_numbers) == len(got_numbers)
         if same and not TIMING_LINE.search(want):
-            same = all(numbers_match(w, g, atol) for w, g in zip(want_numbers, got_numbers))
+            pairs = zip(want_numbers, got_numbers, strict=True)
+            same = all(numbers_match(w, g, atol) for w, g in pairs)
         if not same:
             problems.append(f"line {number}:\n  torch:    {want}\n  tapegrad: {line}")
         if len(problems) >= limit:

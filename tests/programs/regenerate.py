@@ -3,9 +3,9 @@
     python tests/programs/regenerate.py              # every program
     python tests/programs/regenerate.py NAME ...     # only these
 
-Each program runs under real torch exactly as the test runs it (see ``program_outputs.run``); a program
-that fails on torch is an error, not an expectation. ``expected/VERSIONS`` records the torch,
-NumPy and Python that produced the files.
+Each program runs under real torch exactly as the test runs it (see ``program_outputs.run``);
+a program that fails on torch is an error, not an expectation. ``expected/VERSIONS`` records
+the torch, NumPy and Python that produced the files.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Each program in ``corpus/`` (tutorial and example scripts from public repositories; sources,
 licenses and the few edits made to them are in ``SOURCES.md``) runs under ``tapegrad run`` and
 its stdout is compared with ``expected/<name>.out``, recorded from real torch by
-``regenerate.py``; ``program_outputs.py`` says how lines and numbers are compared. With ``--lib torch``
-the programs run on torch itself, which checks the recorded expectations.
+``regenerate.py``; ``program_outputs.py`` says how lines and numbers are compared. With
+``--lib torch`` the programs run on torch itself, which checks the recorded expectations.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ import pytest
 from program_outputs import outcome, program_mismatches, programs
 
 # Programs that need a part of torch being built elsewhere; each fails today for that reason only.
+CPUONLY = "(branch cpuonly)"
 WAITS_FOR: dict[str, str] = {
-    "morvan_202_variable": "needs torch.FloatTensor and autograd.Variable (branch cpuonly)",
-    "morvan_302_classification": "needs torch.FloatTensor/LongTensor for .type() (branch cpuonly)",
-    "tutorials_polynomial_autograd": "needs torch.cuda and torch.set_default_device (branch cpuonly)",
+    "morvan_202_variable": f"needs torch.FloatTensor and autograd.Variable {CPUONLY}",
+    "morvan_302_classification": f"needs torch.FloatTensor/LongTensor for .type() {CPUONLY}",
+    "tutorials_polynomial_autograd": f"needs torch.cuda and torch.set_default_device {CPUONLY}",
 }
 
 
