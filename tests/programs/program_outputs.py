@@ -36,8 +36,25 @@ EXPECTED = HERE / "expected"
 
 RTOL = 1e-4
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
-# A line that reports wall-clock time: its numbers differ from run to run.
-TIMING_LINE = re.compile(r"(?i)\b(time|elapsed|seconds?|secs?|took|ms/step|it/s)\b")
+# A line that reports wall-clock time (its numbers differ from run to run): a number with a unit
+# of time after it ("12.3 s", "4 ms/step", "2.1s", "35 it/s"), or "time", "elapsed" or "took"
+# before a number. None of the current programs prints one.
+TIMING_LINE = re.compile(
+    r"(?i)\d\s*(s|sec|secs|seconds|ms|ms/step|it/s)\b|\b(time|elapsed|took)\b.*\d"
+)
+
+# Programs that need a part of torch being built elsewhere: each fails today where it first
+# reaches a missing piece named here (test_programs marks them xfail, strict).
+CPUONLY = "(branch cpuonly)"
+WAITS_FOR: dict[str, str] = {
+    "morvan_202_variable": f"needs torch.FloatTensor and autograd.Variable {CPUONLY}",
+    "morvan_302_classification": f"needs torch.FloatTensor/LongTensor for .type() {CPUONLY}",
+    "tutorials_polynomial_autograd": f"needs torch.cuda and torch.set_default_device {CPUONLY}",
+    "tutorials_sequence_models_tutorial": "needs nn.LSTM (branch rnn), and autograd.Variable "
+    f"and torch.LongTensor {CPUONLY}",
+}
+
+
 # program -> (absolute tolerance, why the printed value is zero in exact arithmetic)
 ZERO_IN_EXACT_ARITHMETIC: dict[str, tuple[float, str]] = {
     "tutorials_polynomial_custom_function": (

@@ -3,7 +3,7 @@
     python tests/programs/status.py            # all programs: PASS / FAIL / WAITS (for what)
     python tests/programs/status.py NAME ...   # only these, with the differences
 
-Status ``WAITS`` is a program listed in ``test_programs.WAITS_FOR`` (it needs a part of torch that
+Status ``WAITS`` is a program listed in ``program_outputs.WAITS_FOR`` (it needs a part of torch that
 tapegrad does not have yet); the reason is printed next to it, and whether it passes anyway.
 """
 
@@ -14,8 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from program_outputs import program_mismatches, programs, run
-from test_programs import WAITS_FOR
+from program_outputs import WAITS_FOR, program_mismatches, programs, run
 
 
 def main(argv: list[str]) -> int:

@@ -10,19 +10,12 @@ its stdout is compared with ``expected/<name>.out``, recorded from real torch by
 from __future__ import annotations
 
 import pytest
-from program_outputs import outcome, program_mismatches, programs
-
-# Programs that need a part of torch being built elsewhere; each fails today for that reason only.
-CPUONLY = "(branch cpuonly)"
-WAITS_FOR: dict[str, str] = {
-    "morvan_202_variable": f"needs torch.FloatTensor and autograd.Variable {CPUONLY}",
-    "morvan_302_classification": f"needs torch.FloatTensor/LongTensor for .type() {CPUONLY}",
-    "tutorials_polynomial_autograd": f"needs torch.cuda and torch.set_default_device {CPUONLY}",
-}
+import torchcompare
+from program_outputs import WAITS_FOR, outcome, program_mismatches, programs
 
 
 def _param(name: str):
-    if name in WAITS_FOR:
+    if name in WAITS_FOR and torchcompare.LIB_NAME == "tapegrad":  # (on torch, all pass)
         return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=WAITS_FOR[name]))
     return name
 
