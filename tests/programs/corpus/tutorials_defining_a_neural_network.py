@@ -49,6 +49,7 @@ available.
 # 
 
 import torch
+torch.manual_seed(0)
 import torch.nn as nn
 import torch.nn.functional as F
 
