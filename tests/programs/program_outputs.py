@@ -1,21 +1,22 @@
 """Run a corpus program and compare what it printed with what real torch printed.
 
-A program from ``corpus/`` runs in a fresh interpreter, in an empty working directory (some
-programs write checkpoints), with ``PYTHONHASHSEED=0`` (several build their vocabulary by
-iterating over a ``set`` of strings, whose order depends on the string hash). Under real torch it
-runs as ``python PROGRAM``; under tapegrad as ``python -m tapegrad run PROGRAM``, unchanged.
+A program from ``corpus/`` runs in a fresh interpreter, in an empty working directory (a program
+may write a checkpoint), with ``PYTHONHASHSEED=0`` (a tutorial that builds its vocabulary from a
+``set`` of words depends on the string hash) and one BLAS/OpenMP thread. Under real torch it runs
+as ``python PROGRAM``; under tapegrad as ``python -m tapegrad run PROGRAM``, unchanged.
 
 Two outputs match when, after the masks below, they have the same lines, and each pair of lines
 is the same text with numbers in the same places, each pair of numbers equal to a relative 1e-4:
 
 * object addresses ``0x7f3a...`` read as ``0x?`` (``<AddBackward0 object at 0x...>``);
 * in a timing line (one matching :data:`TIMING_LINE`), every number is masked;
-* a number printed with ``d`` decimals stands for an interval of width ``10**-d``: two values
+* a float printed with ``d`` decimals (``0.0442``, ``1.2e-05``; not an integer, not torch's
+  ``1.``) stands for an interval of width ``10**-d``: two values
   within a relative 1e-4 of each other can round to neighbours (``0.04425 -> 0.0442`` or
   ``0.0443``), so printed numbers that differ by at most one unit in their last printed digit
   also match. It comes from the printing, not the maths;
-* the programs in :data:`ZERO_IN_EXACT_ARITHMETIC` print coefficients that are exactly zero in
-  exact arithmetic, so what they print is float32 rounding noise (``-6.7e-10`` on torch,
+* the programs in :data:`ZERO_IN_EXACT_ARITHMETIC` print coefficients that are zero (or decay
+  to zero) in exact arithmetic, so what they print is float32 rounding noise (``-6.7e-10`` on torch,
   ``-1.7e-10`` on tapegrad): there, numbers match within the absolute tolerance given with
   the reason. No other program has an absolute tolerance.
 """
