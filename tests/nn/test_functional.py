@@ -1215,6 +1215,20 @@ def test_nll_all_ignored_is_nan(compare: Any) -> None:
     compare(scenario)
 
 
+@pytest.mark.parametrize("loss", ["mse_loss", "smooth_l1_loss", "l1_loss"])
+@pytest.mark.parametrize("target_dtype", ["int64", "float64", "int32"])
+def test_regression_loss_promotes_the_target(loss: str, target_dtype: str, compare: Any) -> None:
+    # the 60-minute blitz compares a float32 output with torch.arange(1, 11): float32 loss
+    def scenario(L: Any) -> Any:
+        x = L.tensor([[0.5, 2.0, 2.5, 7.0]], requires_grad=True)
+        target = L.arange(1, 5, dtype=getattr(L, target_dtype)).view(1, -1)
+        out = getattr(L.nn.functional, loss)(x, target)
+        out.backward()
+        return out, x.grad
+
+    compare(scenario)
+
+
 def test_sdpa_fully_masked_rows_are_zero(lib: Any) -> None:
     F = lib.nn.functional
     q = lib.randn(1, 1, 3, 4, requires_grad=True)

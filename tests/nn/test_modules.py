@@ -919,6 +919,32 @@ def test_batchnorm_running_stats_train_eval(lib, oracle):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize(
+    "make, shape",
+    [
+        (lambda L: L.nn.BatchNorm1d(3), (4, 3)),
+        (lambda L: L.nn.BatchNorm1d(3), (4, 3, 5)),
+        (lambda L: L.nn.BatchNorm2d(3), (2, 3, 4, 4)),
+        (lambda L: L.nn.GroupNorm(1, 3), (2, 3, 4)),
+        (lambda L: L.nn.InstanceNorm1d(3, affine=True), (2, 3, 4)),
+        (lambda L: L.nn.LayerNorm(3), (2, 3)),
+    ],
+)
+def test_norm_layers_backward_when_only_the_weights_want_grad(compare, make, shape):
+    # the input needs no gradient (a first layer fed data): only weight and bias get one
+    def scenario(L):
+        m = make(L).double()
+        x = L.tensor(np.random.default_rng(0).standard_normal(shape))
+        m(x).pow(2).sum().backward()
+        train = (m.weight.grad.clone(), m.bias.grad.clone())
+        m.zero_grad()
+        m.eval()
+        m(x).pow(3).sum().backward()
+        return train, (m.weight.grad, m.bias.grad)
+
+    compare(scenario, rtol=1e-10, atol=1e-10)
+
+
 def test_zero_grad_and_requires_grad(compare):
     def scenario(L):
         m = L.nn.Linear(2, 1)

@@ -23,6 +23,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from .._dtype import promote_types
 from .._rng import place as _rng_place
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.grad_mode import _state, no_grad
@@ -645,6 +646,14 @@ def _broadcast_pair(a: Tensor, b: Tensor) -> tuple:
             b if tuple(b.shape) == shape else b.expand(shape))
 
 
+def _promoted_pair(a: Tensor, b: Tensor) -> tuple:
+    """Both operands in torch's promoted dtype (float32 input, int64 target: float32)."""
+    if a.dtype == b.dtype:
+        return a, b
+    common = promote_types(a.dtype, b.dtype)
+    return (a if a.dtype == common else a.to(common), b if b.dtype == common else b.to(common))
+
+
 def _weighted(loss: Tensor, weight: Tensor, input: Tensor, reduction: str,
               mean_by_weight: bool) -> Tensor:
     if weight.shape != input.shape:
@@ -670,7 +679,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     x, t = _broadcast_pair(input, target)
     if weight is not None:
         return _weighted((x - t) ** 2, weight, input, reduction, True)
-    return K._mse_loss(x, t, reduction=_reduction(reduction))
+    return K._mse_loss(*_promoted_pair(x, t), reduction=_reduction(reduction))
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
@@ -697,7 +706,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
         return _apply_reduction((x - t).abs(), red)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    return K._smooth_l1_loss(x, t, reduction=red, beta=beta)
+    return K._smooth_l1_loss(*_promoted_pair(x, t), reduction=red, beta=beta)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,

@@ -1,0 +1,45 @@
+"""Record what real torch prints for each corpus program: ``expected/<name>.out``.
+
+    python tests/programs/regenerate.py              # every program
+    python tests/programs/regenerate.py NAME ...     # only these
+
+Each program runs under real torch exactly as the test runs it (see ``program_outputs.run``);
+a program that fails on torch is an error, not an expectation. ``expected/VERSIONS`` records
+the torch, NumPy and Python that produced the files.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+import tempfile
+from pathlib import Path
+
+from program_outputs import EXPECTED, programs, run
+
+
+def main(argv: list[str]) -> int:
+    import numpy
+    import torch
+
+    names = argv or programs()
+    EXPECTED.mkdir(exist_ok=True)
+    failed = []
+    for name in names:
+        with tempfile.TemporaryDirectory() as cwd:
+            proc = run(name, "torch", Path(cwd))
+        if proc.returncode != 0:
+            failed.append(name)
+            print(f"FAILED on torch: {name}\n{proc.stderr[-2000:]}", file=sys.stderr)
+            continue
+        (EXPECTED / f"{name}.out").write_text(proc.stdout)
+        print(f"wrote expected/{name}.out ({len(proc.stdout.splitlines())} lines)")
+    (EXPECTED / "VERSIONS").write_text(
+        f"torch {torch.__version__}\nnumpy {numpy.__version__}\n"
+        f"python {platform.python_version()}\n"
+    )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

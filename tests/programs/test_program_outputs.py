@@ -1,0 +1,37 @@
+"""The comparison behind the corpus test: what matches, what does not."""
+
+from __future__ import annotations
+
+from program_outputs import TIMING_LINE, mismatches, numbers_match
+
+
+def test_numbers_match_to_a_relative_1e_4() -> None:
+    assert numbers_match("1.0000", "1.0000")
+    assert numbers_match("12345.6", "12346.5")  # 7.3e-5 apart
+    assert not numbers_match("12345.6", "12347.6")  # 1.6e-4 apart
+    assert numbers_match("nan", "nan") and not numbers_match("nan", "1.0")
+    assert not numbers_match("inf", "-inf")
+
+
+def test_one_unit_in_the_last_printed_digit_of_a_float() -> None:
+    assert numbers_match("0.0442", "0.0443")
+    assert not numbers_match("0.0442", "0.0444")
+    assert numbers_match("1.2345e-05", "1.2346e-05")
+    assert not numbers_match("0.0442", "0.04430")  # printed differently: no allowance
+    assert not numbers_match("1.", "2.")  # torch's integral floats are exact
+    assert not numbers_match("1234", "1235")  # integers are exact
+
+
+def test_absolute_tolerance_only_when_given() -> None:
+    assert not numbers_match("-6.7e-10", "-1.7e-10")
+    assert numbers_match("-6.7e-10", "-1.7e-10", atol=1e-8)
+
+
+def test_lines_text_addresses_and_timing() -> None:
+    torch_out = "<AddBackward0 object at 0x7f00aa>\nepoch 1 took 3.2 s\nloss 0.5\n"
+    other_run = "<AddBackward0 object at 0x55bb>\nepoch 1 took 9.9 s\nloss 0.5\n"
+    assert mismatches(torch_out, other_run) == []
+    assert mismatches(torch_out, torch_out.replace("loss", "Loss"))
+    assert mismatches(torch_out, torch_out + "extra\n")
+    assert mismatches("a 1 2\n", "a 1\n")
+    assert not TIMING_LINE.search("Second call") and TIMING_LINE.search("took 3.2 s")
