@@ -1052,7 +1052,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule, then the
     B, saved, g = _unpack(ctx, grad)
     x, w = saved[0], (saved[1] if len(saved) > 1 else None)
     p = ctx.params
-    n = len(ctx.input_shapes[0])
+    n = x.ndim  # x is always saved; input_shapes[0] is None when x needs no grad
     dims = tuple(range(n - p["ndim"], n))
     batch = tuple(range(n - p["ndim"]))
     if B.tensors:
@@ -1154,7 +1154,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # training: the normalised input's rule
     B, saved, g = _unpack(ctx, grad)
     x, w = saved[0], (saved[1] if len(saved) > 1 else None)
     p = ctx.params
-    shape = ctx.input_shapes[0]
+    shape = tuple(x.shape)  # x is always saved; input_shapes[0] is None when x needs no grad
     dims = (0,) + tuple(range(2, len(shape)))
     cshape = _channel_shape(len(shape), shape[1])
     if B.tensors and p["training"]:
@@ -1202,7 +1202,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule over each
     B, saved, g = _unpack(ctx, grad)
     x, w = saved[0], (saved[1] if len(saved) > 1 else None)
     p = ctx.params
-    shape = ctx.input_shapes[0]
+    shape = tuple(x.shape)  # x is always saved; input_shapes[0] is None when x needs no grad
     n, c = shape[:2]
     grouped = (n, p["groups"], -1)
     cshape = _channel_shape(len(shape), c)
