@@ -48,46 +48,7 @@ class Size(tuple):
         return Size(tuple(self) + tuple(other))
 
 
-class device:
-    """``torch.device``: tapegrad runs on the CPU only."""
-
-    __slots__ = ("type", "index")
-    if TYPE_CHECKING:  # the slots' types, for type checkers
-        type: str
-        index: int | None
-
-    def __init__(self, type: str | device = "cpu", index: int | None = None) -> None:
-        if isinstance(type, device):
-            index = type.index
-            type = type.type
-        name = str(type).split(":")[0]
-        if name != "cpu":
-            raise RuntimeError(
-                f"Expected one of cpu device type at start of device string: {type}"
-                if name not in ("cuda", "mps", "xpu", "meta")
-                else f"tapegrad runs on the CPU only; device '{type}' is not available"
-            )
-        self.type = "cpu"
-        self.index = index
-
-    def __repr__(self) -> str:
-        if self.index is None:
-            return "device(type='cpu')"
-        return f"device(type='cpu', index={self.index})"
-
-    def __str__(self) -> str:
-        return "cpu" if self.index is None else f"cpu:{self.index}"
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and other.type == self.type
-
-    def __hash__(self) -> int:
-        return hash(self.type)
-
-
-CPU = device("cpu")
+from ._device import CPU, device  # noqa: E402,F401  (torch.device; see _device.py)
 
 
 class _Version:
@@ -555,10 +516,10 @@ class Tensor:
                 target = a
             elif isinstance(a, Tensor):
                 target = a.dtype
-            elif isinstance(a, (str, device)):
-                device(a)
-        if "device" in kwargs and kwargs["device"] is not None:
-            device(kwargs["device"])
+            elif isinstance(a, (str, device)) or (type(a) is builtins.int):
+                _device_mod.check(a)  # a CPU-only build's error for any other device
+        if kwargs.get("device") is not None:
+            _device_mod.check(kwargs["device"])
         if target is None or target is self.dtype:
             return _ops_shape.to_dtype(self, self.dtype, copy=True) if copy else self
         return _ops_shape.to_dtype(self, target)
@@ -573,8 +534,37 @@ class Tensor:
                     dtype = getattr(_dtype, k if k != "bool" else "bool_")
         return self.to(dtype)
 
-    def cpu(self) -> Tensor:
+    def cpu(self, memory_format: Any = None) -> Tensor:
         return self
+
+    def cuda(self, device: Any = None, non_blocking: builtins.bool = False,
+             memory_format: Any = None) -> Tensor:
+        """What a CPU-only torch does: AssertionError('Torch not compiled with CUDA enabled')."""
+        _device_mod.check_cuda_call(device)
+        return self  # (not reached)
+
+    def xpu(self, device: Any = None, non_blocking: builtins.bool = False,
+            memory_format: Any = None) -> Tensor:
+        raise AssertionError(_device_mod.NO_XPU)
+
+    def pin_memory(self, device: Any = None) -> Tensor:
+        """Pinned memory needs an accelerator: torch's error on a CPU-only build."""
+        if device is not None:
+            warnings.warn("The argument 'device' of Tensor.pin_memory() is deprecated. Please do "
+                          "not pass this argument.", DeprecationWarning, stacklevel=2)
+        raise RuntimeError(_device_mod.NO_ACCELERATOR)
+
+    def is_pinned(self, device: Any = None) -> builtins.bool:
+        if device is not None:
+            warnings.warn("The argument 'device' of Tensor.is_pinned() is deprecated. Please do "
+                          "not pass this argument.", DeprecationWarning, stacklevel=2)
+        return False
+
+    def get_device(self) -> builtins.int:
+        return -1  # the CPU
+
+    is_cpu = property(lambda self: True)
+    is_mps = is_meta = is_xpu = is_cuda
 
     def float(self) -> Tensor:
         return self.to(_dtype.float32)
@@ -886,6 +876,7 @@ def _install_methods() -> None:
 
 
 from . import _creation  # noqa: E402
+from . import _device as _device_mod  # noqa: E402
 from .autograd import grad_mode as _grad_mode  # noqa: E402
 from .ops import elementwise as _ops_ew  # noqa: E402
 from .ops import indexing as _ops_idx  # noqa: E402

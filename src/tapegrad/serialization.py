@@ -531,7 +531,15 @@ def _read_all(f: Any) -> tuple[bytearray, str]:
 def _check_map_location(map_location: Any) -> None:
     if map_location is None or callable(map_location) or isinstance(map_location, dict):
         return
-    _device(map_location)  # raises torch's error for anything but the CPU
+    dev = map_location if isinstance(map_location, _device) else _device(map_location)
+    if dev.type == "cuda":
+        raise RuntimeError(
+            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
+            "False. If you are running on a CPU-only machine, please use torch.load with "
+            "map_location=torch.device('cpu') to map your storages to the CPU."
+        )
+    if dev.type != "cpu":
+        raise RuntimeError(f"torch.UntypedStorage(): Storage device not recognized: {dev.type}")
 
 
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,

@@ -134,7 +134,8 @@ class EmbeddingBag(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.padding_idx = _wrap_padding_idx(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
-            self.weight = Parameter(empty((num_embeddings, embedding_dim), dtype=dtype))
+            self.weight = Parameter(empty((num_embeddings, embedding_dim),
+                                          device=device, dtype=dtype))
             self.reset_parameters()
         else:
             _check_weight_shape(_weight, num_embeddings, embedding_dim)
