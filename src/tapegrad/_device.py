@@ -116,6 +116,8 @@ class device:
     """
 
     __slots__ = ("_type", "_index", "_previous")
+    _type: str
+    _index: int | None
 
     def __init__(self, type: Any = _MISSING, index: Any = None, *args: Any,
                  **kwargs: Any) -> None:

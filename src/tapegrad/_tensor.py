@@ -119,18 +119,16 @@ class Tensor:
     # -- construction ----------------------------------------------------------------------------
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        # The legacy constructor (see _legacy.py): Tensor(2, 3) has sizes, Tensor([1, 2]) data.
+        if cls is Tensor:
+            return _legacy_mod.construct(None, args, kwargs)
         self = object.__new__(cls)
         Tensor._init(self, np.empty(0, dtype=np.float32))
         return self
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # The legacy constructor: Tensor(2, 3) is uninitialised float32, Tensor([1, 2]) copies.
-        if len(args) == 1 and not isinstance(args[0], int):
-            data = np.array(_creation.to_array(args[0], _dtype.float32), dtype=np.float32)
-        else:
-            sizes = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
-            data = np.zeros(tuple(int(s) for s in sizes), dtype=np.float32)
-        self._data = data
+        if type(self) is not Tensor and (args or kwargs):  # a subclass: MyTensor([1, 2])
+            self._data = _legacy_mod.construct(None, args, kwargs)._data
 
     @staticmethod
     def _init(t: Tensor, data: np.ndarray, requires_grad: bool = False) -> None:
@@ -524,15 +522,9 @@ class Tensor:
             return _ops_shape.to_dtype(self, self.dtype, copy=True) if copy else self
         return _ops_shape.to_dtype(self, target)
 
-    def type(self, dtype: Any = None) -> Any:
-        if dtype is None:
-            return "torch." + _dtype.LEGACY_NAMES[self.dtype.name]
-        if isinstance(dtype, str):
-            name = dtype.split(".")[-1]
-            for k, v in _dtype.LEGACY_NAMES.items():
-                if v == name:
-                    dtype = getattr(_dtype, k if k != "bool" else "bool_")
-        return self.to(dtype)
+    def type(self, dtype: Any = None, non_blocking: builtins.bool = False, **kwargs: Any) -> Any:
+        """'torch.FloatTensor'...; ``type(torch.DoubleTensor)`` converts (see _legacy.py)."""
+        return _legacy_mod.tensor_type(self, dtype, non_blocking, **kwargs)
 
     def cpu(self, memory_format: Any = None) -> Tensor:
         return self
@@ -877,6 +869,7 @@ def _install_methods() -> None:
 
 from . import _creation  # noqa: E402
 from . import _device as _device_mod  # noqa: E402
+from . import _legacy as _legacy_mod  # noqa: E402  (the legacy constructor, type())
 from .autograd import grad_mode as _grad_mode  # noqa: E402
 from .ops import elementwise as _ops_ew  # noqa: E402
 from .ops import indexing as _ops_idx  # noqa: E402
