@@ -91,14 +91,23 @@ def _parse(text: str) -> tuple[str, int | None]:
                 f"Could not parse device index '{rest}' in device string '{text}'"
             )
         index = int(rest)
-    if name == "mkldnn":
-        warnings.warn(
-            "'mkldnn' is no longer used as device type. So torch.device('mkldnn') will be "
-            "deprecated and removed in the future. Please use other valid device types instead.",
-            UserWarning,
-            stacklevel=4,
-        )
+    if name == "mkldnn" and not _warned_mkldnn:
+        _warn_mkldnn_once()
     return name, index
+
+
+_warned_mkldnn = False
+
+
+def _warn_mkldnn_once() -> None:
+    global _warned_mkldnn
+    _warned_mkldnn = True  # torch's TORCH_WARN_ONCE: once per process
+    warnings.warn(
+        "'mkldnn' is no longer used as device type. So torch.device('mkldnn') will be "
+        "deprecated and removed in the future. Please use other valid device types instead.",
+        UserWarning,
+        stacklevel=5,
+    )
 
 
 class device:
@@ -163,9 +172,17 @@ class device:
     def type(self) -> str:
         return self._type
 
+    @type.setter
+    def type(self, value: Any) -> None:
+        raise AttributeError("attribute 'type' of 'torch.device' objects is not writable")
+
     @property
     def index(self) -> int | None:
         return self._index
+
+    @index.setter
+    def index(self, value: Any) -> None:
+        raise AttributeError("attribute 'index' of 'torch.device' objects is not writable")
 
     def __repr__(self) -> str:
         if self._index is None:

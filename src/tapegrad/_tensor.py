@@ -544,6 +544,9 @@ class Tensor:
         if device is not None:
             warnings.warn("The argument 'device' of Tensor.pin_memory() is deprecated. Please do "
                           "not pass this argument.", DeprecationWarning, stacklevel=2)
+            self.is_pinned(device)  # torch asks, and warns, once more
+            if _device_mod.device(device).type == "cuda":
+                raise RuntimeError(_device_mod.NO_ATEN_CUDA)
         raise RuntimeError(_device_mod.NO_ACCELERATOR)
 
     def is_pinned(self, device: Any = None) -> builtins.bool:
