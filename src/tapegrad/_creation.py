@@ -104,9 +104,30 @@ def to_array(data: Any, dtype: _dtype.dtype | None = None) -> np.ndarray:
         raise ValueError(_ragged_message(plain)) from None
     if arr.dtype == object:
         raise ValueError(_ragged_message(plain))
+    if dtype.np.kind in "iu" and arr.size:
+        _check_int_range(arr, dtype)
     if dtype.np.kind in "iu" and arr.dtype.kind == "f":
         arr = np.trunc(arr)
     return arr.astype(dtype.np)
+
+
+def _check_int_range(arr: np.ndarray, dtype: _dtype.dtype) -> None:
+    """torch refuses Python numbers that do not fit an integer dtype (c10's checked cast):
+    floats outside [min, max] (NaN and inf too); ints outside [min, max], where an unsigned
+    type also takes negatives down to -max (two's complement: uint8 -1 is 255)."""
+    if arr.dtype.kind == "u" and arr.max() > np.iinfo(np.int64).max:  # a Python int >= 2**63
+        raise ValueError("Overflow when unpacking long long")
+    info = np.iinfo(dtype.np)
+    if arr.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(arr) | (arr < info.min) | (arr > info.max)
+    elif arr.dtype.kind in "iu":
+        low = -int(info.max) if info.min == 0 else int(info.min)
+        bad = (arr < low) | (arr > info.max)
+    else:
+        return
+    if bad.any():
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
 
 
 def _ragged_message(data: Any) -> str:
