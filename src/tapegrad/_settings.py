@@ -16,6 +16,7 @@ from typing import Any
 
 _state: dict[str, Any] = {
     "matmul_precision": "highest",
+    "fp32_precision": "none",  # as backends.cuda.matmul reports it: 'none' until set
     "deterministic": False,
     "deterministic_warn_only": False,
     "interop_threads": None,  # None until set: the default count
@@ -43,6 +44,7 @@ def set_float32_matmul_precision(precision: str) -> None:
         )
         return
     _state["matmul_precision"] = precision
+    _state["fp32_precision"] = "ieee" if precision == "highest" else "tf32"
 
 
 def _check_bool(value: Any, arg: str, position: str) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from . import _dtype
 from ._device import device as _device
@@ -66,8 +66,8 @@ class autocast:
     def __enter__(self) -> autocast:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
-        return None
+    def __exit__(self, *exc: Any) -> Literal[False]:
+        return False
 
     def __call__(self, func: Callable) -> Callable:
         @functools.wraps(func)

@@ -27,7 +27,7 @@ class cuBLASModule:
         if name == "allow_tf32":
             return _settings.get_float32_matmul_precision() != "highest"
         if name == "fp32_precision":
-            return "none" if _settings.get_float32_matmul_precision() == "highest" else "tf32"
+            return _settings._state["fp32_precision"]
         if name in self._reduced:
             return self._reduced[name]
         raise AttributeError(f"Unknown attribute {name}")
@@ -39,6 +39,7 @@ class cuBLASModule:
                     f"set_allow_tf32_cublas expects a bool, but got {type(value).__name__}"
                 )
             _settings._state["matmul_precision"] = "high" if value else "highest"
+            _settings._state["fp32_precision"] = "tf32" if value else "ieee"
             return
         if name in self._reduced:
             if not isinstance(value, (bool, tuple, list)):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import warnings
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Literal
 
 from .._device import NO_CUDA
 from .._device import device as _torch_device
@@ -151,8 +151,8 @@ class device:
             return
         raise RuntimeError("PyTorch was compiled without CUDA support")
 
-    def __exit__(self, *exc: Any) -> None:
-        return None
+    def __exit__(self, *exc: Any) -> Literal[False]:
+        return False
 
 
 class device_of(device):
