@@ -201,3 +201,43 @@ def test_meta_tensors_are_refused_clearly(lib):
         lib.zeros(2, device="meta")
     with pytest.raises(NotImplementedError, match="meta"):
         lib.ones(2).to("meta")
+
+
+def test_new_tensor_methods_take_a_device(compare):
+    def scenario(L):
+        x = L.ones(2, dtype=L.float64)
+        out = [x.new_zeros(2, device="cpu"), x.new_ones((2,), device=x.device),
+               x.new_full((2,), 3.0, device=x.device), x.new_empty(2, device="cpu").shape,
+               x.new_tensor([1, 2], device=x.device)]
+        for dev in ("cuda", 0, "xpu"):
+            out += [raised(lambda d=dev: x.new_zeros(2, device=d)),
+                    raised(lambda d=dev: x.new_tensor([1.0], device=d))]
+        out.append(raised(lambda: x.new_zeros(2, pin_memory=True)))
+        try:
+            L.set_default_device("cuda")
+            out.append(x.new_zeros(2))  # self's device, not the default one
+        finally:
+            L.set_default_device(None)
+        return out
+
+    compare(scenario)
+
+
+@pytest.mark.parametrize("dev", ["mps", "xla", "hip", "vulkan"])
+def test_factories_on_unlinked_backends(lib, dev):
+    """torch's factories fail in its dispatcher (NotImplementedError naming the backend and
+    listing the build's kernels, which differ between builds: the start is compared); copies
+    fail with 'not linked'."""
+    import torch
+
+    def outcome(L):
+        out = []
+        for call in (lambda: L.zeros(2, device=dev), lambda: L.randn(2, device=dev),
+                     lambda: L.ones(1).new_zeros(2, device=dev)):
+            r = raised(call)
+            out.append((r.type, r.message.split(" This could be")[0]))
+        out.append(raised(lambda: L.tensor([1.0], device=dev)))
+        out.append(raised(lambda: L.ones(1).to(dev)))
+        return out
+
+    assert outcome(lib) == outcome(torch)

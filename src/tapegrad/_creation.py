@@ -18,11 +18,13 @@ from ._tensor import Tensor, device
 from .autograd.grad_mode import _state
 
 
-def _place(device: Any, pin_memory: bool = False, like: bool = False) -> None:
+def _place(device: Any, pin_memory: bool = False, like: bool = False,
+           copy: bool = False) -> None:
     """torch's CPU-only errors for ``device=`` (or a non-CPU default device) and
-    ``pin_memory=True``; returns at once for the CPU."""
+    ``pin_memory=True``; returns at once for the CPU. ``copy``: data is copied there
+    (tensor, as_tensor), rather than a tensor made from nothing."""
     if device is not None or (not like and _device._default[0] is not None):
-        _device.check(device)
+        _device.check(device, factory=not copy)
     if pin_memory:
         _device.check_pin_memory(pin_memory)
 
@@ -160,7 +162,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         >>> torch.tensor([1.0, 2.0], requires_grad=True)
         tensor([1., 2.], requires_grad=True)
     """
-    _place(device, pin_memory)
+    _place(device, pin_memory, copy=True)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
@@ -175,7 +177,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """Like ``tensor`` but shares memory with a Tensor or ndarray of the same dtype."""
-    _place(device)
+    _place(device, copy=True)
     d = _dtype.to_dtype(dtype) if dtype is not None else None
     if isinstance(data, Tensor):
         return data if d is None or d is data.dtype else data.to(d)

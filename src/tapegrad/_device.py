@@ -255,9 +255,24 @@ def set_default_device(device_: Any) -> None:
     _default[0] = None if (dev._type == "cpu" and dev._index is None) else dev
 
 
+# torch's dispatcher names of the backends whose factories fail with NotImplementedError.
+_BACKENDS = {"mps": "MPS", "ipu": "IPU", "xla": "XLA", "hip": "HIP", "ve": "VE", "fpga": "FPGA",
+             "maia": "MAIA", "vulkan": "Vulkan", "lazy": "Lazy"}
+
+
 def _refuse(dev: device, *, factory: bool = False) -> None:
-    """Raise what a CPU-only torch raises for a tensor on ``dev`` (a non-CPU device)."""
+    """Raise what a CPU-only torch raises for a tensor on ``dev`` (a non-CPU device);
+    ``factory``: for a new tensor (zeros, randn, ...) rather than a copy (``to``, ``tensor``)."""
     name = dev._type
+    if name in _BACKENDS and (factory or name == "lazy"):
+        raise NotImplementedError(
+            f"Could not run 'aten::empty.memory_format' with arguments from the "
+            f"'{_BACKENDS[name]}' backend. This could be because the operator doesn't exist for "
+            "this backend, or was omitted during the selective/custom build process (if using "
+            "custom build). If you are a Facebook employee using PyTorch on mobile, please visit "
+            "https://fburl.com/ptmfixes for possible resolutions. 'aten::empty.memory_format' is "
+            "only available for these backends: [CPU, Meta, ...]."
+        )
     if name == "cuda":
         raise AssertionError(NO_CUDA)
     if name == "xpu":
@@ -274,10 +289,11 @@ def _refuse(dev: device, *, factory: bool = False) -> None:
     raise RuntimeError(f"PyTorch is not linked with support for {name} devices")
 
 
-def check(dev: Any) -> None:
+def check(dev: Any, factory: bool = False) -> None:
     """Raise torch's CPU-only error unless a tensor may live on ``dev`` (None: the default).
 
-    Accepts None, a device, a device string or an ordinal, as the factories' ``device=`` does.
+    Accepts None, a device, a device string or an ordinal, as the factories' ``device=`` does;
+    ``factory``: the tensor is made from nothing (zeros, randn, ...), not copied.
     """
     if dev is None:
         dev = _default[0]
@@ -288,7 +304,7 @@ def check(dev: Any) -> None:
     if not isinstance(dev, device):
         dev = device(dev)
     if dev._type != "cpu":
-        _refuse(dev)
+        _refuse(dev, factory=factory)
 
 
 def check_pin_memory(pin_memory: Any) -> None:

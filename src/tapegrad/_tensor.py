@@ -602,26 +602,37 @@ class Tensor:
     def contiguous(self, memory_format: Any = None) -> Tensor:
         return self if self._data.flags.c_contiguous else _ops_shape.clone(self)
 
-    def new_tensor(self, data: Any, dtype: Any = None,
-                   requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    # new_*: self's dtype unless given; the device is self's (the CPU) unless given.
+    def new_tensor(self, data: Any, dtype: Any = None, device: Any = None,
+                   requires_grad: builtins.bool = False, layout: Any = None,
+                   pin_memory: builtins.bool = False) -> Tensor:
+        return _creation.tensor(data, dtype=dtype or self.dtype, device=_here(device),
+                                requires_grad=requires_grad, pin_memory=pin_memory)
 
-    def new_zeros(self, *size: Any, dtype: Any = None,
-                  requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: builtins.bool = False, layout: Any = None,
+                  pin_memory: builtins.bool = False) -> Tensor:
+        return _creation.zeros(*size, dtype=dtype or self.dtype, device=_here(device),
+                               requires_grad=requires_grad, pin_memory=pin_memory)
 
-    def new_ones(self, *size: Any, dtype: Any = None,
-                 requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: builtins.bool = False, layout: Any = None,
+                 pin_memory: builtins.bool = False) -> Tensor:
+        return _creation.ones(*size, dtype=dtype or self.dtype, device=_here(device),
+                              requires_grad=requires_grad, pin_memory=pin_memory)
 
-    def new_full(self, size: Any, fill_value: Any, dtype: Any = None,
-                 requires_grad: builtins.bool = False) -> Tensor:
+    def new_full(self, size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: builtins.bool = False, layout: Any = None,
+                 pin_memory: builtins.bool = False) -> Tensor:
         return _creation.full(size, fill_value, dtype=dtype or self.dtype,
-                              requires_grad=requires_grad)
+                              device=_here(device), requires_grad=requires_grad,
+                              pin_memory=pin_memory)
 
-    def new_empty(self, *size: Any, dtype: Any = None,
-                  requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: builtins.bool = False, layout: Any = None,
+                  pin_memory: builtins.bool = False) -> Tensor:
+        return _creation.zeros(*size, dtype=dtype or self.dtype, device=_here(device),
+                               requires_grad=requires_grad, pin_memory=pin_memory)
 
     def equal(self, other: Tensor) -> builtins.bool:
         return _creation.equal(self, other)
@@ -846,6 +857,11 @@ class Tensor:
 
     __array_priority__ = 1000  # NumPy scalars defer to our reflected operators
     __array_ufunc__ = None
+
+
+def _here(device: Any) -> Any:
+    """The device of a ``new_*`` tensor: self's (the CPU), not the default device, unless given."""
+    return CPU if device is None else device
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
