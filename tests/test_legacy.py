@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from torchcompare import raised
+from torchcompare import raised, run_fresh
 
 TYPED = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
          "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
@@ -165,3 +165,16 @@ def test_variable(compare):
 
 def test_variable_volatile_warns(compare):
     compare(lambda L: L.autograd.Variable(L.ones(2), volatile=True))
+
+
+def test_set_default_tensor_type(lib_name):
+    body = """
+    for t in ("L.DoubleTensor", "'torch.FloatTensor'", "L.LongTensor", "'torch.cuda.FloatTensor'",
+              "L.cuda.DoubleTensor", "L.float64", "'foo'", "L.HalfTensor", "'torch.DoubleTensor'"):
+        try:
+            L.set_default_tensor_type(eval(t))
+            note(t, L.get_default_dtype(), L.tensor([1.0]).dtype, L.Tensor([1]).type())
+        except Exception as exc:
+            note(t, type(exc).__name__, exc)
+    """
+    assert run_fresh(lib_name, body) == run_fresh("torch", body)

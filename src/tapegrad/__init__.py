@@ -297,6 +297,7 @@ from ._settings import (  # noqa: E402
 # -- the legacy typed tensor classes: torch.FloatTensor(2, 3), isinstance(x, torch.LongTensor) --
 
 from ._legacy import TYPES as _LEGACY_TYPES  # noqa: E402
+from ._legacy import set_default_tensor_type  # noqa: E402
 
 FloatTensor = _LEGACY_TYPES["FloatTensor"]
 DoubleTensor = _LEGACY_TYPES["DoubleTensor"]

@@ -277,3 +277,37 @@ class Variable(metaclass=_VariableMeta):
                 )
             out._requires_grad = True
         return out
+
+
+# -- set_default_tensor_type ---------------------------------------------------------------------
+
+_warned_default_type = False
+
+
+def set_default_tensor_type(t: Any) -> None:
+    """``torch.set_default_tensor_type(torch.DoubleTensor)`` (or its name): the default dtype
+    (deprecated in torch 2.1 for ``set_default_dtype``; warns once per process, as torch)."""
+    global _warned_default_type
+    if isinstance(t, str):
+        if t.startswith("torch.cuda.") and t[len("torch.cuda."):] in TYPES:
+            raise TypeError(f"type {t} not available. Torch not compiled with CUDA enabled.")
+        if t not in _BY_STRING:
+            module, _, name = t.rpartition(".")
+            if not module:
+                raise ModuleNotFoundError(f"No module named '{t}'")
+            raise AttributeError(f"module '{module}' has no attribute '{name}'")
+        t = TYPES[t[len("torch."):]]
+    if isinstance(t, tensortype) and t.is_cuda:
+        raise TypeError(f"type torch.cuda.{t.__name__} not available. Torch not compiled with "
+                        "CUDA enabled.")
+    if not isinstance(t, tensortype):
+        raise TypeError("invalid type object: only floating-point types are supported as the "
+                        "default type")
+    if not _warned_default_type:
+        _warned_default_type = True
+        warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
+                      "use torch.set_default_dtype() and torch.set_default_device() as "
+                      "alternatives.", UserWarning, stacklevel=2)
+    if not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _dtype.set_default_dtype(t.dtype)
