@@ -55,3 +55,20 @@ def test_version_module(compare):
     compare(lambda L: [L.version.cuda, L.version.debug, L.version.hip, L.version.rocm,
                        L.version.xpu, type(L.version.git_version).__name__, L.version.__name__,
                        type(L.version.__version__).__name__])
+
+
+def test_packaging_reads_the_version(lib):
+    """packaging parses it (the local label names tapegrad); like torch's TorchVersion, ours
+    compares with strings and tuples, not with packaging's Version objects (torch's only knows
+    its vendored copy of that class)."""
+    version = pytest.importorskip("packaging.version")
+    from torch.torch_version import TorchVersion as Reference
+
+    from tapegrad.torch_version import TorchVersion
+
+    parsed = version.parse(TorchVersion("2.13.0+tapegrad0.1.0"))
+    assert (parsed.local, parsed.base_version) == ("tapegrad0.1.0", "2.13.0")
+    assert parsed >= version.parse("1.9")
+    for cls in (TorchVersion, Reference):
+        with pytest.raises(TypeError):
+            _ = cls("2.13.0") < version.Version("3.0")
