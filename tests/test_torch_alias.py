@@ -87,3 +87,10 @@ def test_old_style_program_runs_as_on_torch(lib_name, tmp_path):
     theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                             check=True)
     assert ours.stdout == theirs.stdout
+
+
+def test_namespaces_are_attributes(compare):
+    names = ["cuda", "backends", "jit", "accelerator", "amp", "version", "autocast",
+             "OutOfMemoryError", "compile", "FloatTensor", "set_default_device"]
+    compare(lambda L: [(n, n in dir(L), hasattr(L, n)) for n in names]
+            + [hasattr(L, "no_such_name")])

@@ -328,6 +328,10 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
 
 
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_NAMES))
+
+
 def install_torch_alias() -> None:
     """Make ``import torch`` (and ``import torch.nn as nn``, ``from torch.utils.data import
     DataLoader``, ...) import tapegrad from now on in this process: for notebooks and the REPL,
