@@ -20,6 +20,7 @@ gpt            2-block GPT, d_model 64, 4 heads, context 32, vocab 65, batch 16,
 cnn            conv 1->16 3x3, ReLU, conv 16->32 3x3, ReLU, linear to 10, batch 32, SGD (ms/step)
 matmul         1024x1024 float32 ``a @ b`` forward + backward (GFLOP/s, vs NumPy's bare ``a @ b``)
 deep-chain     100,000 scalar ops, then backward (s) and peak memory
+char-lstm      embedding, LSTM hidden 128 over 64 steps, linear, batch 32, Adam (ms/step)
 =============  ===========================================================================
 
 ``--quick`` shrinks every size and runs one repeat; it is the CI smoke test
@@ -29,6 +30,7 @@ deep-chain     100,000 scalar ops, then backward (s) and peak memory
 from __future__ import annotations
 
 from ._harness import Workload
+from .char_lstm import WORKLOAD as CHAR_LSTM
 from .cnn import WORKLOAD as CNN
 from .deep_chain import WORKLOAD as DEEP_CHAIN
 from .gpt import WORKLOAD as GPT
@@ -39,5 +41,6 @@ from .op_overhead import WORKLOAD as OP_OVERHEAD
 WORKLOADS: dict[str, Workload] = {
     w.name: w for w in (OP_OVERHEAD, MLP, GPT, CNN, MATMUL, DEEP_CHAIN)
 }
+WORKLOADS[CHAR_LSTM.name] = CHAR_LSTM
 
 __all__ = ["WORKLOADS", "Workload"]

@@ -58,6 +58,7 @@ from ._dtype import (
     uint8,
 )
 from ._dtype import bfloat16 as _bf16
+from ._finfo import finfo, iinfo
 from ._printing import get_printoptions, printoptions, set_printoptions
 from ._tensor import Size, Tensor, device
 
@@ -229,13 +230,19 @@ from .ops.shape import (
 from . import _random  # noqa: E402  (installs Tensor.uniform_, normal_, ...)
 from ._random import (  # noqa: E402
     Generator,
+    _dirichlet_grad,
+    _sample_dirichlet,
+    _standard_gamma,
+    _standard_gamma_grad,
     bernoulli,
+    binomial,
     default_generator,
     get_rng_state,
     initial_seed,
     manual_seed,
     multinomial,
     normal,
+    poisson,
     rand,
     rand_like,
     randint,
@@ -247,7 +254,11 @@ from ._random import (  # noqa: E402
     set_rng_state,
 )
 from . import autograd  # noqa: E402
+from . import linalg  # noqa: E402
+from .ops.special import digamma, erf, erfc, erfinv, lgamma, polygamma, xlogy  # noqa: E402
 from . import nn, optim, utils  # noqa: E402
+from . import func  # noqa: E402
+from .func import vmap  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 if _bf16 is not None:
@@ -312,7 +323,8 @@ if "BFloat16Tensor" in _LEGACY_TYPES:
     BFloat16Tensor = _LEGACY_TYPES["BFloat16Tensor"]
 
 # Submodules imported on first use, so that ``import tapegrad`` does not pay for them.
-_LAZY_MODULES = frozenset({"accelerator", "amp", "backends", "cuda", "jit", "version"})
+_LAZY_MODULES = frozenset({"accelerator", "amp", "backends", "cuda", "distributions", "jit",
+                           "version"})
 _LAZY_NAMES = {"autocast": ("amp", "autocast"), "is_autocast_enabled": ("amp",
                "is_autocast_enabled"), "OutOfMemoryError": ("cuda", "OutOfMemoryError")}
 

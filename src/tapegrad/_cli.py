@@ -27,7 +27,10 @@ def alias_torch() -> None:
     for info in pkgutil.walk_packages(tapegrad.__path__, "tapegrad."):
         if info.name.endswith("__main__") or info.name.rsplit(".", 1)[-1].startswith("_"):
             continue
-        module = importlib.import_module(info.name)
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:  # an optional part whose package is absent (utils.tensorboard)
+            continue
         sys.modules["torch" + info.name[len("tapegrad"):]] = module
 
 

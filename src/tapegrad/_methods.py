@@ -101,3 +101,8 @@ METHODS: dict[str, Any] = {
     "masked_select": ix.masked_select, "index_put": _index_put, "nonzero": ix.nonzero,
     "take": ix.take, "take_along_dim": ix.take_along_dim,
 }
+
+# special functions (ops/special.py)
+from .ops import special as _sp  # noqa: E402
+
+METHODS.update(_sp.METHODS)

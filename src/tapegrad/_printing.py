@@ -310,6 +310,7 @@ def format_tensor(
     grad_fn_name: str | None = None,
     prefix: str = "tensor(",
     default_dtype: str = "float32",
+    tangent: str | None = None,
 ) -> str:
     """Return what torch prints for ``repr(t)`` of a CPU tensor whose values are ``data``.
 
@@ -322,6 +323,7 @@ def format_tensor(
         prefix: Text before the values; continuation lines are indented by its length.
         default_dtype: torch's current default floating dtype, which is printed without a
             ``dtype=`` suffix.
+        tangent: The printed forward-mode tangent of a dual tensor (``tangent=...``).
 
     Returns:
         The tensor's repr, e.g. ``'tensor([1.5000, 2.0000], dtype=torch.float64)'``.
@@ -352,4 +354,6 @@ def format_tensor(
         suffixes.append(f"grad_fn=<{grad_fn_name}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:
+        suffixes.append(f"tangent={tangent}")
     return _add_suffixes(prefix + body, suffixes, indent)

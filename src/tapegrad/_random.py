@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _sampling
 from . import _rng as rng
 from ._creation import _new, _place
 from ._rng import STATE_SIZE, Engine, fill_order
@@ -65,6 +65,7 @@ __all__ = [
     "bernoulli",
     "multinomial",
     "poisson",
+    "binomial",
 ]
 
 
@@ -519,8 +520,14 @@ def _random_op(name: str, node: str) -> OpDef:
     return op
 
 
-def _no_derivative(ctx: OpNode, grad: Any) -> tuple:
-    raise RuntimeError("derivative for aten::bernoulli is not implemented")
+def _no_derivative_of(aten: str) -> Callable:
+    def rule(ctx: OpNode, grad: Any) -> tuple:
+        raise RuntimeError(f"derivative for aten::{aten} is not implemented")
+
+    return rule
+
+
+_no_derivative = _no_derivative_of("bernoulli")
 
 
 _UNIFORM = _random_op("uniform_", "UniformBackward0")
@@ -840,6 +847,59 @@ def exponential_(self: Tensor, lambd: float = 1.0, *,
     _guard(self)
     draw = _exponential_draw(_engine(generator), lambd, self._data.dtype)
     return _fill_(self, _EXPONENTIAL, draw)
+
+
+def _float_fill(name: str, d: np.dtype) -> None:
+    if not (d.kind == "f" or d.name == "bfloat16"):
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_type_name(d)}'")
+
+
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
+            generator: Generator | None = None) -> Tensor:
+    """``Tensor.cauchy_(median=0, sigma=1)``: Cauchy values, median + sigma tan(pi (u - 1/2))."""
+    _guard(self)
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
+    _float_fill("cauchy", self._data.dtype)
+    eng = _engine(generator)
+
+    def draw(shape: tuple, dt: np.dtype, contiguous: bool, order: Any) -> np.ndarray:
+        return eng.cauchy(shape, dt, median, sigma)
+
+    return _fill_(self, _CAUCHY, draw)
+
+
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
+                generator: Generator | None = None) -> Tensor:
+    """``Tensor.log_normal_(mean=1, std=2)``: exp of normal values."""
+    _guard(self)
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+    _float_fill("log_normal", self._data.dtype)
+    eng = _engine(generator)
+
+    def draw(shape: tuple, dt: np.dtype, contiguous: bool, order: Any) -> np.ndarray:
+        return eng.log_normal(shape, dt, mean, std)
+
+    return _fill_(self, _LOG_NORMAL, draw)
+
+
+def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
+    """``Tensor.geometric_(p)``: the number of Bernoulli(p) trials up to the first success."""
+    _guard(self)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
+    eng = _engine(generator)
+
+    def draw(shape: tuple, dt: np.dtype, contiguous: bool, order: Any) -> np.ndarray:
+        return eng.geometric(shape, dt, p)
+
+    return _fill_(self, _GEOMETRIC, draw)
+
+
+_CAUCHY = _random_op("cauchy_", "CauchyBackward0")
+_LOG_NORMAL = _random_op("log_normal_", "LogNormalBackward0")
+_GEOMETRIC = _random_op("geometric_", "GeometricBackward0")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1469,8 +1529,70 @@ def _topk_indices(ratio: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+def _float_input(fname: str, x: Any, what: str = "input") -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fname}(): argument '{what}' (position 1) must be Tensor, not "
+                        f"{_typename(x)}")
+    if x._data.dtype.kind != "f" or x._data.dtype.itemsize == 2:
+        raise NotImplementedError(
+            f"\"{fname}_cpu\" not implemented for '{_type_name(x._data.dtype)}'")
+    return x
+
+
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
-    raise NotImplementedError("poisson is not supported by tapegrad")
+    """``torch.poisson(rates)``: a Poisson(rate) count per element, in rates' dtype (see
+    ``_sampling``); its gradient is zero.
+
+    Example:
+        >>> import tapegrad as torch
+        >>> _ = torch.manual_seed(0)
+        >>> torch.poisson(torch.tensor([1.0, 20.0]))
+        tensor([ 2., 23.])
+    """
+    _float_input("poisson", input)
+    values = _sampling.poisson(_engine(generator), input._data)
+    return _result(values, _POISSON, (input,)) if _state.enabled else _new(values)
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """``torch.binomial(count, prob)``: a Binomial(count, prob) draw per element."""
+    _float_input("binomial", count, "count")
+    if not isinstance(prob, Tensor):
+        raise TypeError(f"binomial(): argument 'prob' (position 2) must be Tensor, not "
+                        f"{_typename(prob)}")
+    values = _sampling.binomial(_engine(generator), count._data, prob._data)
+    return _result(values, _BINOMIAL, (count, prob)) if _state.enabled else _new(values)
+
+
+def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """``torch._standard_gamma(alpha)``: a Gamma(alpha, 1) draw per element, differentiable
+    in alpha (the implicit reparameterization gradient)."""
+    _float_input("gamma", input)
+    values = _sampling.standard_gamma(_engine(generator), input._data)
+    return _sampling.draw_result(values, _sampling._STANDARD_GAMMA, input)
+
+
+def _sample_dirichlet(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """``torch._sample_dirichlet(alpha)``: a Dirichlet(alpha) draw per row of the last dim."""
+    _float_input("dirichlet", input)
+    values = _sampling.sample_dirichlet(_engine(generator), input._data)
+    return _sampling.draw_result(values, _sampling._DIRICHLET, input)
+
+
+def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:
+    """``torch._standard_gamma_grad(alpha, x)``: dx/dalpha for x ~ Gamma(alpha, 1)."""
+    return _new(_sampling.standard_gamma_grad(input._data, output._data))
+
+
+def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
+    """``torch._dirichlet_grad(x, alpha, total)``."""
+    return _new(_sampling.dirichlet_grad(x._data, alpha._data, total._data))
+
+
+_POISSON = _random_op("poisson", "PoissonBackward0")
+_BINOMIAL = OpDef("binomial", "NotImplemented", _take_values, (), False, False, 1)
+_BINOMIAL.rule = _no_derivative_of("binomial")
+_BINOMIAL.node_cls._cpp_name = "torch::autograd::NotImplemented"  # type: ignore[attr-defined]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1495,5 +1617,8 @@ Tensor.normal_ = normal_  # type: ignore[attr-defined]
 Tensor.random_ = random_  # type: ignore[attr-defined]
 Tensor.bernoulli_ = bernoulli_  # type: ignore[attr-defined]
 Tensor.exponential_ = exponential_  # type: ignore[attr-defined]
+Tensor.cauchy_ = cauchy_  # type: ignore[attr-defined]
+Tensor.log_normal_ = log_normal_  # type: ignore[attr-defined]
+Tensor.geometric_ = geometric_  # type: ignore[attr-defined]
 Tensor.bernoulli = _tensor_bernoulli  # type: ignore[attr-defined]
 Tensor.multinomial = _tensor_multinomial  # type: ignore[attr-defined]

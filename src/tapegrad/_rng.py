@@ -992,6 +992,34 @@ class Engine:
         v = (-1.0 / float(lambd)) * _libm("log1p", -self._u53(n))
         return _from_f64(v, kind, dtype).reshape(shape)
 
+    def cauchy(self, shape: Any, dtype: Any, median: float = 0.0,
+               sigma: float = 1.0) -> np.ndarray:
+        """``cauchy_(median, sigma)``: median + sigma tan(pi (u53 - 1/2)) in double (fused),
+        then cast; tan is the C library's."""
+        shape, n = _shape(shape)
+        kind = _kind(dtype)
+        t = np.array([math.tan(math.pi * (u - 0.5)) for u in self._u53(n).tolist()])
+        return _from_f64(_fma_scale(t, float(median), float(sigma)), kind, dtype).reshape(shape)
+
+    def log_normal(self, shape: Any, dtype: Any, mean: float = 1.0,
+                   std: float = 2.0) -> np.ndarray:
+        """``log_normal_(mean, std)``: exp of the scalar-path normal (mean + std z, fused)."""
+        shape, n = _shape(shape)
+        kind = _kind(dtype)
+        z = _fma_scale(self._std_normals(n), float(mean), float(std))
+        v = np.array([math.exp(x) for x in z.tolist()])
+        return _from_f64(v, kind, dtype).reshape(shape)
+
+    def geometric(self, shape: Any, dtype: Any, p: float) -> np.ndarray:
+        """``geometric_(p)``: ceil(log(u53) / log1p(-p)), the number of trials to a success."""
+        shape, n = _shape(shape)
+        kind = _kind(dtype)
+        denom = math.log1p(-float(p))
+        with np.errstate(divide="ignore"):
+            v = np.array([math.ceil(math.log(u) / denom) if u > 0 else math.inf
+                          for u in self._u53(n).tolist()])
+        return _from_f64(v, kind, dtype).reshape(shape)
+
     def multinomial(
         self, probs: np.ndarray, num_samples: int, replacement: bool = False
     ) -> np.ndarray:

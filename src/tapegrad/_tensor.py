@@ -111,6 +111,7 @@ class Tensor:
     _post_hooks: Any = None  # post-accumulate-grad hooks
     _retains_grad = False
     _inference = False
+    _fw_grad: Any = None  # the tangent under forward-mode AD (autograd/forward_ad.py)
 
     if TYPE_CHECKING:  # the op methods are attached by _install_methods(); tell type checkers
 
@@ -437,7 +438,8 @@ class Tensor:
     def _scalar(self, kind: type) -> Any:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad and not _WARNED_ONCE.get("scalar"):
+        # torch warns only with grad mode on (so not inside an optimizer's step)
+        if self._requires_grad and not _WARNED_ONCE.get("scalar") and _grad_mode._state.enabled:
             _WARNED_ONCE["scalar"] = True  # torch's TORCH_WARN_ONCE: once per process
             warnings.warn(
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
@@ -653,11 +655,14 @@ class Tensor:
         from . import _printing
 
         fn = self.grad_fn
+        tangent = self._fw_grad  # a dual tensor's (autograd/forward_ad.py)
         return _printing.format_tensor(
             self._data,
             self.dtype.name,
             requires_grad=self._requires_grad and fn is None,
             grad_fn_name=None if fn is None else fn.name().split("::")[-1],
+            tangent=None if tangent is None else (
+                str(tangent._data.item()) if tangent._data.ndim == 0 else repr(tangent)),
         )
 
     def __str__(self) -> str:

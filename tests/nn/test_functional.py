@@ -1419,3 +1419,37 @@ def test_ctc_loss(which: str, dtype: str, lib: Any) -> None:
     for e, a in zip(want[1:], got[1:], strict=True):
         assert e.dtype == a.dtype
         assert_values(e, a, **tol)
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: L.ones(3, 4, 5).permute(1, 0, 2), lambda L: L.ones(3, 4, 5).permute(2, 0, 1),
+    lambda L: L.ones(6, 5).t(), lambda L: L.ones(4, 6)[:, ::2]])
+def test_dropout_noise_follows_the_input_layout(make):
+    # torch's noise is empty_like(input), filled in the input's memory order
+    import tapegrad
+
+    out = []
+    for L in (torch, tapegrad):
+        L.manual_seed(0)
+        out.append(L.nn.functional.dropout(make(L), 0.5).numpy())
+    np.testing.assert_array_equal(out[1], out[0])
+
+
+def test_norm_and_loss_backward_when_the_input_needs_no_gradient():
+    import tapegrad
+
+    res = []
+    for L in (torch, tapegrad):
+        L.manual_seed(0)
+        x = L.randn(2, 6, 5)
+        w = L.ones(6, requires_grad=True)
+        lw = L.ones(5, requires_grad=True)
+        t = L.randn(2, 6, 5, requires_grad=True)
+        loss = (L.nn.functional.group_norm(x, 3, w).pow(2).sum()
+                + L.nn.functional.layer_norm(x, (5,), lw).pow(2).sum()
+                + L.nn.functional.mse_loss(x, t) + L.nn.functional.l1_loss(x, t)
+                + L.nn.functional.binary_cross_entropy_with_logits(x, t.sigmoid()))
+        loss.backward()
+        res.append([w.grad.numpy(), lw.grad.numpy(), t.grad.numpy()])
+    for a, b in zip(res[1], res[0], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

@@ -269,22 +269,6 @@ def test_getitems_is_used(compare):
     compare(scenario)
 
 
-def test_num_workers_gives_the_same_batches(lib, oracle, lib_name):
-    got = None
-    for L in (oracle, lib):
-        L.manual_seed(5)
-        dl = L.utils.data.DataLoader(range(9), batch_size=4, shuffle=True, num_workers=0)
-        res = [b.tolist() for b in dl]
-        got = res if got is None else got
-        assert res == got
-    if lib_name == "tapegrad":
-        lib.manual_seed(5)
-        with pytest.warns(UserWarning, match="main process"):
-            res = [b.tolist() for b in lib.utils.data.DataLoader(range(9), batch_size=4,
-                                                                 shuffle=True, num_workers=2)]
-        assert res == got
-
-
 def test_loader_speed_is_reasonable(lib):
     """A 60k-sample TensorDataset epoch with batch 64 stays well under a second."""
     import time

@@ -227,7 +227,7 @@ def is_anomaly_enabled() -> bool:
 
 
 from .._legacy import Variable  # noqa: E402  (the legacy constructor, see _legacy.py)
-from . import functional  # noqa: E402
+from . import forward_ad, functional  # noqa: E402
 from .function import Function, FunctionCtx, once_differentiable  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 
@@ -239,6 +239,7 @@ __all__ = [
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "forward_ad",
     "functional",
     "grad",
     "gradcheck",

@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._tensor import Tensor
+from . import graph
 from .grad_mode import _state, no_grad
-from .graph import FREED_MESSAGE, Node, edge, version_error
+from .graph import FREED_MESSAGE, Node, _Packed, edge, version_error
 
 
 class FunctionCtx:
@@ -77,6 +78,9 @@ class BackwardCFunction(FunctionCtx, Node):
                 out.append(None)
                 continue
             t, version, producer, nr = entry
+            if isinstance(t, _Packed):  # saved under saved_tensors_hooks
+                out.append(t.restore(self, version))
+                continue
             if t._version_counter.value != version:
                 raise version_error(t, producer, nr, version)
             out.append(t)
@@ -198,12 +202,14 @@ class Function(metaclass=FunctionMeta):
             o._requires_grad = True
             new_outs.append(o)
         ctx._output_meta = meta
-        saved: list[tuple[Tensor, int, Any, int] | None] = []
+        saved: list[tuple[Any, int, Any, int] | None] = []
+        hooks = graph._saved_hooks[-1] if graph._saved_hooks else None
         for t in ctx._to_save:
             if t is None:
                 saved.append(None)
             else:
-                saved.append((t, t._version_counter.value, t.grad_fn, t._output_nr))
+                kept = t if hooks is None else _Packed(t, *hooks)
+                saved.append((kept, t._version_counter.value, t.grad_fn, t._output_nr))
         ctx._saved = saved
         ctx._to_save = ()
         return new_outs[0] if single else tuple(new_outs)

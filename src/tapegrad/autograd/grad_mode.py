@@ -113,10 +113,12 @@ class no_grad(_DecoratorContextManager):
 
     def __enter__(self) -> None:
         self.prev = _state.grad_mode
+        self.prev_enabled = _state.enabled
         _set(False, _state.inference)
 
     def __exit__(self, *exc: object) -> None:
         _set(self.prev, _state.inference)
+        _state.enabled = self.prev_enabled  # as it was (the engine sets it for a backward)
 
 
 class enable_grad(_DecoratorContextManager):
@@ -127,10 +129,12 @@ class enable_grad(_DecoratorContextManager):
 
     def __enter__(self) -> None:
         self.prev = _state.grad_mode
+        self.prev_enabled = _state.enabled
         _set(True, _state.inference)
 
     def __exit__(self, *exc: object) -> None:
         _set(self.prev, _state.inference)
+        _state.enabled = self.prev_enabled  # as it was (the engine sets it for a backward)
 
 
 class set_grad_enabled(_DecoratorContextManager):

@@ -239,3 +239,208 @@ def version_error(t: Tensor, producer: Node | None, output_nr: int, saved: int) 
         f"operation: {_describe(t, producer, output_nr)} is at version {t._version_counter.value}"
         f"; expected version {saved} instead. {_HINT}"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Saved-tensor hooks: what a node keeps for backward passes through pack / unpack hooks
+#
+#   with saved_tensors_hooks(pack, unpack):     y = x.exp()
+#       the node keeps pack(y), not y          (ops/_registry.apply's detour: _pack_node)
+#   backward: y' = unpack(pack(y)) is what the rule reads (the node's class is swapped for a
+#   subclass of the same name whose ``saved`` unpacks), version-checked like any saved tensor.
+#
+# Nodes recorded while no hook is active are untouched: nothing here costs them anything.
+# ---------------------------------------------------------------------------------------------
+
+_saved_hooks: list[tuple[Callable, Callable]] = []  # innermost last
+_disabled: list[str] = []  # messages of the active disable_saved_tensors_hooks blocks
+
+
+def _hooks_active() -> bool:
+    return bool(_saved_hooks)
+
+
+def _update_detour() -> None:
+    from .forward_ad import _update_flag
+
+    _update_flag()
+
+
+class saved_tensors_hooks:
+    """Context manager: ``pack_hook(tensor)`` runs on every tensor an op saves for backward,
+    and what it returns is kept instead; ``unpack_hook(packed)`` gives the tensor back when the
+    backward pass needs it.
+
+    Example:
+        >>> import tapegrad as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+        ...     y = x.exp()
+        >>> y.sum().backward()
+        >>> x.grad
+        tensor([2.7183, 2.7183])
+    """
+
+    def __init__(self, pack_hook: Callable[[Tensor], Any],
+                 unpack_hook: Callable[[Any], Tensor]) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> None:
+        if _disabled:
+            raise RuntimeError(_disabled[-1])
+        _saved_hooks.append((self.pack_hook, self.unpack_hook))
+        _update_detour()
+
+    def __exit__(self, *exc: object) -> None:
+        _saved_hooks.pop()
+        _update_detour()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Keep saved tensors on the CPU (with ``pin_memory`` in pinned memory). tapegrad's
+    tensors always live on the CPU, so packing is a copy-free hand-over."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        self.pin_memory = pin_memory
+        self.device_type = device_type
+
+        def pack(t: Tensor) -> tuple:
+            return (t.device, t)
+
+        def unpack(packed: tuple) -> Tensor:
+            return packed[1]
+
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:
+    """Context manager: entering ``saved_tensors_hooks`` inside raises ``error_message``."""
+
+    def __init__(self, error_message: str) -> None:
+        self.error_message = error_message
+
+    def __enter__(self) -> None:
+        _disabled.append(self.error_message)
+
+    def __exit__(self, *exc: object) -> None:
+        _disabled.pop()
+
+
+class _Packed:
+    """A saved tensor as a pack hook returned it, with what its unpacking must restore."""
+
+    __slots__ = ("value", "unpack", "counter", "grad_fn", "output_nr", "requires_grad",
+                 "accumulator", "tangent")
+
+    def __init__(self, t: Tensor, pack: Callable, unpack: Callable) -> None:
+        self.value = pack(t)
+        self.unpack = unpack
+        self.counter = t._version_counter
+        self.grad_fn = t.grad_fn
+        self.output_nr = t._output_nr
+        self.requires_grad = t._requires_grad
+        self.accumulator = (grad_accumulator(t) if t._requires_grad and t.grad_fn is None
+                            else None)
+        self.tangent = t._fw_grad
+
+    def restore(self, node: Node, saved_version: int | None) -> Tensor:
+        from .._tensor import Tensor
+
+        t = self.unpack(self.value)
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type(t).__name__}"
+            )
+        if saved_version is not None and self.counter.value != saved_version:
+            probe = Tensor._make(t._data)
+            probe._version_counter = self.counter
+            raise version_error(probe, self.grad_fn, self.output_nr, saved_version)
+        if self.requires_grad and (t.grad_fn is not self.grad_fn or not t._requires_grad):
+            # the unpacked values keep their place in the graph (double backward)
+            alias = Tensor._make(t._data, requires_grad=True)
+            alias.grad_fn = self.grad_fn
+            alias._output_nr = self.output_nr
+            if self.accumulator is not None:
+                alias._accumulator = weakref.ref(self.accumulator)
+            t = alias
+        if self.tangent is not None and t._fw_grad is None:
+            t = t.view_as(t) if t._requires_grad else Tensor._make(t._data)
+            t._fw_grad = self.tangent
+        return t
+
+
+def _pack_node(node: Any, output: Tensor | None) -> None:
+    """Run the innermost pack hook on everything ``node`` saved (see saved_tensors_hooks)."""
+    from .._tensor import Tensor
+
+    pack, unpack = _saved_hooks[-1]
+    saved = node._saved
+    if saved:
+        node._saved = tuple(_Packed(t, pack, unpack) if isinstance(t, Tensor) else t
+                            for t in saved)
+    if node._out is not None and output is not None:
+        node._out = (_Packed(output, pack, unpack),) + tuple(node._out[1:])
+    node.__class__ = _hooked_class(type(node))
+
+
+_HOOKED: dict[type, type] = {}
+
+
+def _hooked_class(cls: type) -> type:
+    """The node class ``cls`` with a ``saved`` that unpacks; the same name, so grad_fn prints
+    as before."""
+    if cls in _HOOKED.values():
+        return cls
+    hooked = _HOOKED.get(cls)
+    if hooked is None:
+        hooked = type(cls.__name__, (cls,), {"__slots__": (), "saved": property(_unpacked)})
+        _HOOKED[cls] = hooked
+    return hooked
+
+
+def _unpacked(node: Any) -> tuple:
+    from .._tensor import Tensor
+
+    saved = node._saved
+    if saved is None:
+        raise RuntimeError(FREED_MESSAGE)
+    out = []
+    for t, check in zip(saved, node._versions, strict=True):
+        if isinstance(t, _Packed):
+            t = t.restore(node, check)
+        elif check is not None and t._version_counter.value != check:
+            raise version_error(t, t.grad_fn, t._output_nr, check)
+        out.append(t)
+    if node._out is not None:
+        first, counter, version = node._out[:3]
+        if isinstance(first, _Packed):
+            if counter.value != version:
+                dt = Tensor._make(first.unpack(first.value)._data)
+                dt._version_counter = counter
+                raise version_error(dt, node, 0, version)
+            value = first.unpack(first.value)
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    "Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                    f"of type {type(value).__name__}"
+                )
+            t = Tensor._make(value._data, requires_grad=True)
+            t.grad_fn = node
+            t._version_counter = counter
+            if len(node._out) > 3:
+                t._fw_grad = node._out[3]
+            elif first.tangent is not None:
+                t._fw_grad = first.tangent
+            out.append(t)
+        else:
+            dt = Tensor._make(first)
+            dt._version_counter = counter
+            if counter.value != version:
+                raise version_error(dt, node, 0, version)
+            t = Tensor._make(first, requires_grad=True)
+            t.grad_fn = node
+            t._version_counter = counter
+            out.append(t)
+    return tuple(out)

@@ -23,6 +23,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from .._rng import place as _rng_place
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.grad_mode import _state, no_grad
 from ..ops import elementwise as ew
@@ -33,6 +34,10 @@ from ..ops import shape as sh
 from ..ops._registry import apply_, scalar_type_name
 
 __all__ = [
+    "channel_shuffle", "native_channel_shuffle", "affine_grid", "grid_sample",
+    "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d_with_indices",
+    "multi_head_attention_forward",
     "linear", "bilinear", "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "gelu",
     "silu", "mish", "softplus", "elu", "elu_", "selu", "selu_", "celu", "celu_", "hardtanh",
     "hardtanh_", "hardsigmoid", "hardswish", "sigmoid", "tanh", "logsigmoid", "softsign",
@@ -461,8 +466,14 @@ def _dropout_impl(input: Tensor, p: float, train: bool, inplace: bool, feature: 
     eng = _engine()
     np_dtype = input._data.dtype
     if not alpha:
-        noise = _noise_tensor(eng.dropout_noise(shape, np_dtype if input.dtype._rank >= 2
-                                                else np.float32, p), input)
+        values = eng.dropout_noise(shape, np_dtype if input.dtype._rank >= 2 else np.float32, p)
+        data = input._data
+        if not feature and not data.flags.c_contiguous and data.ndim > 1:
+            # torch's noise is empty_like(input): laid out like the input, so the draws fill
+            # it in the input's memory order
+            values = _rng_place(values.reshape(-1), shape,
+                                [st // data.itemsize for st in data.strides])
+        noise = _noise_tensor(values, input)
         return input.mul_(noise) if inplace else input * noise
     if input.dtype._rank < 2:
         raise RuntimeError(
@@ -982,7 +993,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
 
 def _xlogy_self(t: Tensor) -> Tensor:
     """t log t, 0 where t == 0 (torch's xlogy(t, t))."""
-    if not t._requires_grad:
+    if not t._requires_grad and t._fw_grad is None:
         with np.errstate(all="ignore"):
             d = t._data
             return Tensor._make(np.where(d == 0, 0, d * np.log(np.where(d == 0, 1, d)))
@@ -2734,3 +2745,107 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     return loss if batched else loss.squeeze(0)
 
 
+
+
+def multi_head_attention_forward(*args: Any, **kwargs: Any) -> Any:
+    """``F.multi_head_attention_forward``: the computation behind ``nn.MultiheadAttention``
+    (defined beside the module in ``nn/modules/activation.py``), with torch's signature."""
+    from .modules.activation import multi_head_attention_forward as mha
+
+    return mha(*args, **kwargs)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Interleave the channels of ``groups`` groups (ChannelShuffleBackward0)."""
+    from ..ops.spatial import channel_shuffle as shuffle
+
+    return shuffle(input, groups)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
+    """The sampling grid of a batch of affine maps theta, for ``grid_sample``."""
+    from ..ops.spatial import affine_grid as grid
+
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to "
+                      "align_corners=False since 1.3.0. Please specify align_corners=True if "
+                      "the old behavior is desired. See the documentation of grid_sample for "
+                      "details.", stacklevel=2)
+        align_corners = False
+    return grid(theta, size, align_corners)
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
+                padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
+    """Sample input at the normalized positions of grid (see ``ops/spatial.py``)."""
+    from ..ops.spatial import grid_sample as sample
+
+    return sample(input, grid, mode, padding_mode, align_corners)
+
+
+def _fractional_max_pool(input: Tensor, kernel_size: Any, output_size: Any, output_ratio: Any,
+                         return_indices: bool, _random_samples: Any, d: int) -> Any:
+    from .._random import rand
+    from ..ops import spatial
+
+    name = f"fractional_max_pool{d}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an "
+                         "output_ratio")
+    k = _tuple(kernel_size, d)
+    if output_size is None:
+        if d == 2 and len(output_ratio) > 2:
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple "
+                             "of Ints.")
+        ratio = (tuple(output_ratio) if isinstance(output_ratio, (tuple, list))
+                 else (output_ratio,) * d)
+        out_size = tuple(int(input.size(-d + i) * ratio[i]) for i in range(d))
+    else:
+        out_size = _tuple(output_size, d)
+    batched = input.ndim == d + 2
+    x = input if batched else input.unsqueeze(0)
+    if _random_samples is None:
+        n_batch = x.size(0)
+        _random_samples = rand(n_batch, x.size(1), d, dtype=input.dtype)
+    for i in range(d):
+        if out_size[i] + k[i] - 1 > x.size(2 + i):
+            raise RuntimeError(f"{name}(): pool height {k[i]} too large relative to input "
+                               f"height {x.size(2 + i)}" if d == 2 and i == 0 else
+                               f"{name}_out(): pool size {k[i]} too large relative to "
+                               f"input size {x.size(2 + i)}")
+    op = spatial._FRACTIONAL_2D if d == 2 else spatial._FRACTIONAL_3D
+    out, idx = op(x, samples=_random_samples._data, pool=k, out_size=out_size, _cache={})
+    idx = idx.detach() if hasattr(idx, "detach") else idx
+    if not batched:
+        out, idx = out.squeeze(0), idx.squeeze(0)
+    return (out, idx) if return_indices else out
+
+
+def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = None,
+                          output_ratio: Any = None, return_indices: bool = False,
+                          _random_samples: Any = None) -> Any:
+    """Max pooling over pseudo-randomly placed windows (Graham, 2014), drawn from the
+    default generator as torch draws them."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio,
+                                return_indices, _random_samples, 2)
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size: Any, output_size: Any = None,
+                          output_ratio: Any = None, return_indices: bool = False,
+                          _random_samples: Any = None) -> Any:
+    """Fractional max pooling over (D, H, W)."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio,
+                                return_indices, _random_samples, 3)
+
+
+def fractional_max_pool2d_with_indices(*args: Any, **kwargs: Any) -> Any:
+    kwargs["return_indices"] = True
+    return fractional_max_pool2d(*args, **kwargs)
+
+
+def fractional_max_pool3d_with_indices(*args: Any, **kwargs: Any) -> Any:
+    kwargs["return_indices"] = True
+    return fractional_max_pool3d(*args, **kwargs)

@@ -89,7 +89,7 @@ class OpNode(Node):
                 raise version_error(t, t.grad_fn, t._output_nr, check)
             out.append(t)
         if self._out is not None:
-            data, counter, version = self._out
+            data, counter, version = self._out[:3]
             if counter.value != version:
                 dt = Tensor._make(data)
                 dt._version_counter = counter
@@ -97,6 +97,8 @@ class OpNode(Node):
             t = Tensor._make(data, requires_grad=True)
             t.grad_fn = self
             t._version_counter = counter
+            if len(self._out) > 3:  # the output's tangent, kept under forward-mode AD
+                t._fw_grad = self._out[3]
             out.append(t)
         return tuple(out)
 
@@ -131,7 +133,7 @@ class OpDef:
     """One registry entry (see the module docstring)."""
 
     __slots__ = ("name", "node", "forward", "rule", "save", "save_if", "save_output", "view",
-                 "outputs", "node_cls")
+                 "outputs", "node_cls", "tangent_rule")
 
     def __init__(self, name: str, node: str, forward: Callable, save: Sequence[int],
                  save_output: bool, view: bool, outputs: int,
@@ -140,6 +142,7 @@ class OpDef:
         self.node = node
         self.forward = forward
         self.rule: Callable = _missing_rule(node)
+        self.tangent_rule: Callable | None = None  # forward mode; None: derived from ``rule``
         self.save = tuple(save)
         self.save_if = save_if or {}
         self.save_output = save_output
@@ -152,6 +155,17 @@ class OpDef:
     def backward(self, rule: Callable) -> Callable:
         """Decorator: attach the backward rule to this entry."""
         self.rule = rule
+        return rule
+
+    def jvp(self, rule: Callable) -> Callable:
+        """Decorator: attach a forward-mode (tangent) rule to this entry.
+
+        ``rule(tangents, inputs, out, **params)`` gets one tangent per input (None where the
+        input has none), the inputs and the output, and returns the output's tangent (a tuple
+        for several outputs). Without one, ``autograd.forward_ad`` derives the tangent from
+        the backward rule (see there).
+        """
+        self.tangent_rule = rule
         return rule
 
     if TYPE_CHECKING:  # calling an entry is apply(entry, ...), attached below
@@ -199,8 +213,17 @@ def _wrap(out: np.ndarray, inputs: tuple, op: OpDef) -> Tensor:
     return t
 
 
+# True while a forward-mode dual level or a saved-tensor hook is active: apply and apply_
+# then take the detour through autograd/forward_ad.py (their one check when it is off).
+_SPECIAL = False
+
+
 def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
     """Run ``op`` forward and, when grad mode needs it, record its node (the only place)."""
+    if _SPECIAL:
+        from ..autograd.forward_ad import special_apply
+
+        return special_apply(op, inputs, params)
     record = False
     arrays = []
     for x in inputs:
@@ -423,6 +446,10 @@ def write_into(target: Tensor, out: np.ndarray) -> None:
 
 def apply_(op: OpDef, target: Tensor, *others: Any, **params: Any) -> Tensor:
     """Run ``op(target, *others)`` and write the result into ``target`` (``add_``, ``copy_``...)."""
+    if _SPECIAL:
+        from ..autograd.forward_ad import special_apply_
+
+        return special_apply_(op, target, others, params)
     record = _state.enabled and (
         target._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in others)
     )

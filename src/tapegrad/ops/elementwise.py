@@ -850,7 +850,7 @@ def pow(input: Any, exponent: Any) -> Tensor:
         if isinstance(exponent, Tensor):
             if exponent.ndim == 0 and not exponent._requires_grad and input.ndim > 0 and (
                 exponent.dtype._rank <= input.dtype._rank
-            ):
+            ) and exponent._fw_grad is None:  # a dual exponent stays a tensor (forward_ad)
                 return _pow(input, exponent=exponent.item())
             return _pow_tensor(input, exponent)
         return _pow(input, exponent=_check(exponent, "pow"))
@@ -1267,7 +1267,7 @@ def fill_(target: Tensor, value: Any) -> Tensor:
                 "fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value.ndim} dimensions."
             )
-        if value._requires_grad:
+        if value._requires_grad or value._fw_grad is not None:
             return apply_(_fill_tensor, target, value)
         value = value.item()
     return apply_(_fill, target, value=value)
@@ -1304,3 +1304,42 @@ def copy_(target: Tensor, src: Any) -> Tensor:
         # requires grad, so its gradient comes back in its own dtype
         src = src.to(target.dtype)
     return apply_(_copy, target, src)
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward-mode tangent rules of the commonest ops (autograd/forward_ad.py derives the others'
+# from their backward rules)
+# ---------------------------------------------------------------------------------------------
+
+def _tangent_rules() -> None:
+    from ..autograd.forward_ad import linear_tangent, multilinear_tangent
+
+    _add.jvp(linear_tangent(_add, (0, 1)))  # d(a + alpha b) = da + alpha db
+    _sub.jvp(linear_tangent(_sub, (0, 1)))
+    _neg.jvp(linear_tangent(_neg))
+    _mul.jvp(multilinear_tangent(_mul))  # d(a b) = da b + a db
+
+    @_div.jvp
+    def _(tangents: list, inputs: tuple, out: Tensor) -> Tensor:  # d(a/b) = (da - out db) / b
+        (ta, tb), (_, b) = tangents, inputs
+        num = ta if tb is None else (tb * -out if ta is None else ta - tb * out)
+        return num / b
+
+    @_exp.jvp
+    def _(tangents: list, inputs: tuple, out: Tensor) -> Tensor:  # d e^x = e^x dx
+        return tangents[0] * out
+
+    @_log.jvp
+    def _(tangents: list, inputs: tuple, out: Tensor) -> Tensor:  # d log x = dx / x
+        return tangents[0] / inputs[0]
+
+    @_tanh.jvp
+    def _(tangents: list, inputs: tuple, out: Tensor) -> Tensor:  # d tanh x = (1 - y^2) dx
+        return tangents[0] * (1 - out * out)
+
+    @_sigmoid.jvp
+    def _(tangents: list, inputs: tuple, out: Tensor) -> Tensor:  # d s(x) = s (1 - s) dx
+        return tangents[0] * (out * (1 - out))
+
+
+_tangent_rules()

@@ -478,7 +478,7 @@ def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
                 "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value.ndim} dimension(s)."
             )
-        if value._requires_grad:
+        if value._requires_grad or value._fw_grad is not None:
             return _masked_fill_tensor(input, value, mask=m)
         value = value.item()
     return _masked_fill(input, mask=m, value=value)
@@ -487,7 +487,7 @@ def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
 def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
     m = _mask_array(mask, "masked_fill_")
     if isinstance(value, Tensor):
-        if value._requires_grad:
+        if value._requires_grad or value._fw_grad is not None:
             return apply_(_masked_fill_tensor, input, value, mask=m)
         value = value.item()
     return apply_(_masked_fill, input, mask=m, value=value)

@@ -376,3 +376,13 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     kept = [c for c in all_letters if c in rhs]
     perm = [kept.index(c) for c in rhs]
     return out.permute(perm) if perm != list(range(len(perm))) else out
+
+
+def _tangent_rules() -> None:  # forward mode: each product is bilinear, d(ab) = da b + a db
+    from ..autograd.forward_ad import multilinear_tangent
+
+    for op in (_mm, _bmm, _mv, _dot):
+        op.jvp(multilinear_tangent(op))
+
+
+_tangent_rules()

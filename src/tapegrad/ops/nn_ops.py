@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.forward_ad import linear_tangent
 from ..autograd.grad_mode import _state
 from . import elementwise as ew
 from . import indexing as ix
@@ -511,15 +512,23 @@ def _elu_forward(x: np.ndarray, alpha: float, scale: float, input_scale: float) 
     return np.expm1(np.minimum(x, 0) * input_scale) * (alpha * scale) + np.maximum(x, 0) * scale
 
 
+def _in_dtype(B: Any, like: Any, value: float) -> Any:
+    """value as a 0-d constant of like's dtype (a bool mask times a Python float would be the
+    default dtype, and round a float64 scale to float32)."""
+    dt = like._data.dtype if isinstance(like, Tensor) else like.dtype
+    return B.const(np.asarray(value, dtype=dt))
+
+
 def _elu_grad(B: Any, x: Any, p: dict) -> Any:
     alpha, scale, iscale = p["alpha"], p["scale"], p["input_scale"]
     neg = B.exp(B.clamp(x, hi=0.0) * iscale) * (alpha * scale * iscale)
-    return (x > 0) * scale + (x <= 0) * neg
+    return (x > 0) * _in_dtype(B, x, scale) + (x <= 0) * neg
 
 
 def _elu_result_grad(B: Any, y: Any, p: dict) -> Any:
     # from the result (in-place forms): y > 0 -> scale; else input_scale (y + alpha scale)
-    return (y > 0) * p["scale"] + (y <= 0) * ((y + p["alpha"] * p["scale"]) * p["input_scale"])
+    return ((y > 0) * _in_dtype(B, y, p["scale"])
+            + (y <= 0) * ((y + p["alpha"] * p["scale"]) * p["input_scale"]))
 
 
 def _elu_entries(name: str, node_out: str, node_in: str) -> tuple:
@@ -537,6 +546,13 @@ def _elu_entries(name: str, node_out: str, node_in: str) -> tuple:
     def _(ctx: Any, grad: Tensor) -> tuple:  # the same, written with the result
         B, (y,), g = _unpack(ctx, grad)
         return (B.out(g * _elu_result_grad(B, y, ctx.params)),)
+
+    @out_of_place.jvp
+    def _(tangents: list, inputs: tuple, out: Tensor, **p: Any) -> Tensor:  # t * elu'(x)
+        (x,), (t,) = inputs, tangents
+        neg = ew.exp(_Tensors.clamp(x, hi=0.0) * p["input_scale"]) * (
+            p["alpha"] * p["scale"] * p["input_scale"])
+        return t * ew.where(x > 0, p["scale"], neg)  # the number keeps x's dtype
 
     return out_of_place, in_place
 
@@ -731,6 +747,11 @@ def _norm(reduction: int, shape: tuple) -> float:
     return 1.0 / max(int(np.prod(shape)), 1) if reduction == 1 else 1.0
 
 
+def _pair_shape(ctx: Any) -> tuple:
+    """The shape of a loss's input (and target): that of whichever needs a gradient."""
+    return next(s for s in ctx.input_shapes if s is not None)
+
+
 def _target_pair(ctx: Any, gx: Any, B: Any) -> tuple:
     """(d input, d target) for losses of ``input - target``: the target gets the negative."""
     need_x, need_t = ctx.needs_input_grad
@@ -748,7 +769,7 @@ def _mse_loss(x: np.ndarray, t: np.ndarray, *, reduction: int) -> np.ndarray:
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx (x - t)^2 = 2 (x - t)
     B, (x, t), g = _unpack(ctx, grad)
     red = ctx.params["reduction"]
-    return _target_pair(ctx, (x - t) * (2.0 * _norm(red, ctx.input_shapes[0])) * g, B)
+    return _target_pair(ctx, (x - t) * (2.0 * _norm(red, _pair_shape(ctx))) * g, B)
 
 
 @defop("smooth_l1_loss", node="SmoothL1LossBackward0", save=(0, 1))
@@ -762,7 +783,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (x - t)/beta inside |x - t| < beta, s
     B, (x, t), g = _unpack(ctx, grad)
     p = ctx.params
     d = B.clamp((x - t) / p["beta"], -1.0, 1.0)
-    return _target_pair(ctx, d * _norm(p["reduction"], ctx.input_shapes[0]) * g, B)
+    return _target_pair(ctx, d * _norm(p["reduction"], _pair_shape(ctx)) * g, B)
 
 
 @defop("huber_loss", node="HuberLossBackward0", save=(0, 1))
@@ -776,7 +797,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x - t inside |x - t| < delta, delta s
     B, (x, t), g = _unpack(ctx, grad)
     p = ctx.params
     d = B.clamp(x - t, -p["delta"], p["delta"])
-    return _target_pair(ctx, d * _norm(p["reduction"], ctx.input_shapes[0]) * g, B)
+    return _target_pair(ctx, d * _norm(p["reduction"], _pair_shape(ctx)) * g, B)
 
 
 @defop("soft_margin_loss", node="SoftMarginLossBackward0", save=(0,))
@@ -789,7 +810,7 @@ def _soft_margin_loss(x: np.ndarray, *, target: np.ndarray, reduction: int) -> n
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx log(1 + e^(-yx)) = -y s(-yx)
     B, (x,), g = _unpack(ctx, grad)
     y = B.const(ctx.params["target"])
-    norm = _norm(ctx.params["reduction"], ctx.input_shapes[0])
+    norm = _norm(ctx.params["reduction"], _pair_shape(ctx))
     return (B.out(-y * B.sigmoid(-y * x) * norm * g),)
 
 
@@ -811,7 +832,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (x - t)/((1 - x) x); target: log(1-x)
     B, (x, t), g = _unpack(ctx, grad)
     p = ctx.params
     need_x, need_t = ctx.needs_input_grad
-    scale = g * _norm(p["reduction"], ctx.input_shapes[0])
+    scale = g * _norm(p["reduction"], _pair_shape(ctx))
     if p["weight"] is not None:
         scale = scale * B.const(p["weight"])
     with np.errstate(all="ignore"):
@@ -848,7 +869,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x: s(x) - t (or (pw t + 1 - t) s(x) -
     B, (x, t), g = _unpack(ctx, grad)
     p = ctx.params
     need_x, need_t = ctx.needs_input_grad
-    scale = g * _norm(p["reduction"], ctx.input_shapes[0])
+    scale = g * _norm(p["reduction"], _pair_shape(ctx))
     if p["weight"] is not None:
         scale = scale * B.const(p["weight"])
     pw = B.const(p["pos_weight"]) if p["pos_weight"] is not None else None
@@ -1052,7 +1073,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule, then the
     B, saved, g = _unpack(ctx, grad)
     x, w = saved[0], (saved[1] if len(saved) > 1 else None)
     p = ctx.params
-    n = x.ndim  # x is always saved; input_shapes[0] is None when x needs no grad
+    n = len(x.shape)  # (input_shapes[0] is None when x needs no gradient)
     dims = tuple(range(n - p["ndim"], n))
     batch = tuple(range(n - p["ndim"]))
     if B.tensors:
@@ -1202,7 +1223,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule over each
     B, saved, g = _unpack(ctx, grad)
     x, w = saved[0], (saved[1] if len(saved) > 1 else None)
     p = ctx.params
-    shape = tuple(x.shape)  # x is always saved; input_shapes[0] is None when x needs no grad
+    shape = tuple(x.shape)  # (input_shapes[0] is None when x needs no gradient)
     n, c = shape[:2]
     grouped = (n, p["groups"], -1)
     cshape = _channel_shape(len(shape), c)
@@ -1280,6 +1301,14 @@ def _row_sums(n_rows: int, index: np.ndarray, rows: np.ndarray) -> np.ndarray:
     out = np.zeros((n_rows,) + rows.shape[1:], dtype=rows.dtype)
     np.add.at(out, index, rows)
     return out
+
+
+# forward mode, as torch: the looked-up rows of the tangent (padding row included: the output
+# does depend on it, whatever the backward rule's convention)
+_embedding.jvp(linear_tangent(_embedding))
+for _scalar_op in (_mul_scalar, _div_scalar):  # linear in x
+    _scalar_op.jvp(linear_tangent(_scalar_op))
+_add_scalar.jvp(lambda tangents, inputs, out, **p: tangents[0])  # d(x + c) = dx
 
 
 @_embedding.backward
@@ -2474,6 +2503,20 @@ def _ctc_rule(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
 _ctc_loss = defop("ctc_loss", node="CtcLossBackward0", save=(0,), save_output=True)(
     _ctc_forward)
 _ctc_loss.backward(_ctc_rule)
+
+
+@_ctc_loss.jvp
+def _(tangents: list, inputs: tuple, out: Tensor, **p: Any) -> Tensor:
+    # loss n depends on log_probs[:, n] only, so (J^T 1)[:, n] is row n of J: J v = sum (J^T 1) v
+    from ..autograd import grad
+    from ..autograd.grad_mode import enable_grad
+
+    lp = inputs[0]
+    with enable_grad():
+        x = lp if lp._requires_grad else Tensor._make(lp._data, requires_grad=True)
+        again = _ctc_loss(x, **p)
+        (g,) = grad(again, x, Tensor._make(np.ones(again.shape, again._data.dtype)))
+    return (g.detach() * tangents[0]).sum((0, 2))
 
 
 @defop("ctc_loss_backward", node="NotImplemented")

@@ -373,12 +373,27 @@ def _max_dim(x: np.ndarray, *, dim: int, keepdim: bool, _indices: Any = None) ->
 _max_dim.backward(_index_backward)
 
 
+def _index_tangent(tangents: list, inputs: tuple, out: tuple, *, dim: int, keepdim: bool,
+                   _indices: Any = None) -> tuple:
+    """The tangent at the chosen index (the indices have none)."""
+    t = tangents[0]
+    if t.ndim == 0:
+        return (t, None)
+    idx = out[1] if keepdim else out[1].unsqueeze(dim)
+    chosen = t.gather(dim, idx)
+    return (chosen if keepdim else chosen.squeeze(dim), None)
+
+
+_max_dim.jvp(_index_tangent)
+
+
 @defop("min_dim", node="MinBackward0", outputs=2)
 def _min_dim(x: np.ndarray, *, dim: int, keepdim: bool, _indices: Any = None) -> tuple:
     return _select_reduce(x, dim, keepdim, np.argmin)
 
 
 _min_dim.backward(_index_backward)
+_min_dim.jvp(_index_tangent)
 
 
 def _reduce_with_indices(op: Any, cls: Any, input: Tensor, dim: int, keepdim: bool) -> Any:
@@ -779,3 +794,13 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     axis = None if dim is None else _dims(dim, input.ndim)
     return Tensor._make(np.asarray(np.count_nonzero(input._data, axis=axis), dtype=np.int64))
+
+
+def _tangent_rules() -> None:  # forward mode: sums and means are linear
+    from ..autograd.forward_ad import linear_tangent
+
+    for op in (_sum, _sum_dim, _mean, _mean_dim):
+        op.jvp(linear_tangent(op))
+
+
+_tangent_rules()

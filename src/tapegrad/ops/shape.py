@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _wrap_dim
+from ..autograd.forward_ad import linear_tangent
 from ..autograd.grad_mode import _state
 from ._registry import apply, defop
 
@@ -768,6 +769,8 @@ _split_sizes = defop("split_with_sizes", node="SplitWithSizesBackward0", view=Tr
                      outputs=-1)(_split_forward)
 _split.backward(_split_back)
 _split_sizes.backward(_split_back)
+_split.jvp(linear_tangent(_split))
+_split_sizes.jvp(linear_tangent(_split_sizes))
 
 
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
@@ -818,6 +821,7 @@ def _unbind_forward(x: np.ndarray, *, dim: int) -> tuple:
 
 
 _unbind = defop("unbind", node="UnbindBackward0", view=True, outputs=-1)(_unbind_forward)
+_unbind.jvp(linear_tangent(_unbind))
 
 
 @_unbind.backward
@@ -854,3 +858,12 @@ def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple:
         view_shape[pos] = -1
         out.append(t.reshape(view_shape).expand(shape))
     return tuple(out)
+
+
+# Forward mode: every op here is linear, so an output's tangent is the op applied to the
+# inputs' tangents.
+for _linear_op in (_view, _unsafe_view, _reshape_alias, _squeeze_all, _squeeze_dim, _squeeze_dims,
+                   _unsqueeze, _permute, _transpose, _t, _expand, _clone, _select, _slice, _alias):
+    _linear_op.jvp(linear_tangent(_linear_op))
+for _linear_op in (_cat, _stack):
+    _linear_op.jvp(linear_tangent(_linear_op, tuple(range(64))))

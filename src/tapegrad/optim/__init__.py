@@ -1,4 +1,5 @@
-"""``tapegrad.optim``: optimizers (SGD, Adam, AdamW, RMSprop, Adagrad) and ``lr_scheduler``.
+"""``tapegrad.optim``: optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, ASGD,
+LBFGS, NAdam, RAdam, Rprop, SparseAdam), ``lr_scheduler`` and ``swa_utils``.
 
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10)
@@ -14,12 +15,37 @@ arithmetic; see ``optimizer.py`` for the base class and the kernels.
 
 from __future__ import annotations
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
+from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
+from .lbfgs import LBFGS
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 
-__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
+__all__ = [
+    "ASGD",
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "LBFGS",
+    "NAdam",
+    "Optimizer",
+    "RAdam",
+    "RMSprop",
+    "Rprop",
+    "SGD",
+    "SparseAdam",
+    "lr_scheduler",
+    "swa_utils",
+]

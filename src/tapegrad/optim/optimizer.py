@@ -699,3 +699,30 @@ def sqrt_add(src: np.ndarray, divisor: float | None, eps: float) -> np.ndarray:
         np.divide(out, op.type(divisor), out=out)
     np.add(out, op.type(eps), out=out)
     return out
+
+
+def _capturable_error(holders: str = "params and state_steps",
+                      xla: bool = True) -> AssertionError:
+    """torch's error when ``capturable=True`` meets a CPU tensor at ``step`` (capturable means
+    CUDA-graph capture, which needs an accelerator; tapegrad's tensors live on the CPU)."""
+    devices = ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if xla else [])
+    return AssertionError(f"If capturable=True, {holders} must be on supported devices: "
+                          f"{devices}.")
+
+
+def sqrt_(a: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """``a.sqrt_()`` on a compute-type working array, rounded as a tensor of ``like``'s dtype."""
+    return round_as(np.sqrt(a, out=a), like)
+
+
+def add_scalar(a: np.ndarray, x: float, like: np.ndarray) -> np.ndarray:
+    """``t.add(x)`` for a number ``x``, on ``t``'s working array ``a``: a new array."""
+    return round_as(np.add(a, _sc_add(x, like)), like)
+
+
+def _check_real(param: Tensor) -> None:
+    """The differentiable (autograd-recorded) updates work on real parameters only."""
+    if param.is_complex():
+        raise NotImplementedError(
+            "tapegrad's differentiable optimizer steps do not support complex parameters"
+        )

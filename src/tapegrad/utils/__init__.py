@@ -3,6 +3,6 @@
 
 from __future__ import annotations
 
-from . import data, safetensors
+from . import checkpoint, data, safetensors
 
-__all__ = ["data", "safetensors"]
+__all__ = ["checkpoint", "data", "safetensors"]

@@ -31,7 +31,9 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .channelshuffle import ChannelShuffle
 from .container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
@@ -44,6 +46,7 @@ from .dropout import (
     FeatureAlphaDropout,
 )
 from .flatten import Flatten, Unflatten
+from .fold import Fold, Unfold
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Bilinear, Identity, Linear
 from .loss import (
@@ -99,6 +102,8 @@ from .pooling import (
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
     LPPool1d,
     LPPool2d,
     LPPool3d,
@@ -109,8 +114,15 @@ from .pooling import (
     MaxUnpool2d,
     MaxUnpool3d,
 )
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
-from .transformer import TransformerEncoder, TransformerEncoderLayer
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
@@ -137,5 +149,8 @@ __all__ = [
     "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
     "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "PixelShuffle", "PixelUnshuffle",
     "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "TransformerEncoder",
-    "TransformerEncoderLayer",
+    "TransformerEncoderLayer", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
+    "AdaptiveLogSoftmaxWithLoss", "ChannelShuffle", "Fold", "Unfold", "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
 ]
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]

@@ -275,3 +275,59 @@ class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class FractionalMaxPool2d(Module):
+    """Max pooling over pseudo-randomly placed windows (Graham, 2014): output_size or
+    output_ratio (in (0, 1)) sets the output; each call draws the window offsets from the
+    default generator unless ``_random_samples`` is given."""
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Any = None) -> None:
+        super().__init__()
+        self.kernel_size = _ntuple(kernel_size, 2)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, 2) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, 2) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError("FractionalMaxPool2d requires specifying either an output size, "
+                             "or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        return F.fractional_max_pool2d(input, self.kernel_size, self.output_size,
+                                       self.output_ratio, self.return_indices,
+                                       _random_samples=self._random_samples)
+
+
+class FractionalMaxPool3d(Module):
+    """Fractional max pooling over (D, H, W)."""
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Any = None) -> None:
+        super().__init__()
+        self.kernel_size = _ntuple(kernel_size, 3)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, 3) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, 3) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError("FractionalMaxPool3d requires specifying either an output size, "
+                             "or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        return F.fractional_max_pool3d(input, self.kernel_size, self.output_size,
+                                       self.output_ratio, self.return_indices,
+                                       _random_samples=self._random_samples)
+
+
+def _ntuple(v: Any, n: int) -> tuple:
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n

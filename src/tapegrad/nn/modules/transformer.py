@@ -1,8 +1,13 @@
-"""TransformerEncoderLayer and TransformerEncoder (the post-norm / pre-norm blocks of
-"Attention Is All You Need"), built from MultiheadAttention, Linear, LayerNorm and Dropout.
+"""The Transformer of "Attention Is All You Need": encoder and decoder layers (post-norm or
+pre-norm), their stacks, and the whole encoder-decoder ``Transformer``, built from
+MultiheadAttention, Linear, LayerNorm and Dropout.
 
-    x = norm1(x + dropout1(self_attn(x, x, x)))          # norm_first=False (default)
+    x = norm1(x + dropout1(self_attn(x, x, x)))          # encoder, norm_first=False (default)
     x = norm2(x + dropout2(linear2(dropout(act(linear1(x))))))
+
+    y = norm1(y + dropout1(self_attn(y, y, y, tgt_mask)))        # decoder
+    y = norm2(y + dropout2(multihead_attn(y, memory, memory)))   # attends to the encoder
+    y = norm3(y + dropout3(linear2(dropout(act(linear1(y))))))
 
 torch's inference fast paths (fused kernels, nested tensors) compute the same function and are
 not reproduced.
@@ -19,6 +24,7 @@ from ..._creation import full
 from ..._tensor import Tensor
 from ...ops.shape import triu
 from .. import functional as F
+from ..init import xavier_uniform_
 from .activation import GELU, MultiheadAttention, ReLU, _canonical_mask
 from .container import ModuleList
 from .dropout import Dropout
@@ -26,7 +32,8 @@ from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
 
-__all__ = ["TransformerEncoder", "TransformerEncoderLayer"]
+__all__ = ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+           "TransformerEncoderLayer"]
 
 
 def _generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
@@ -190,3 +197,186 @@ class TransformerEncoder(Module):
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+
+class TransformerDecoderLayer(Module):
+    """Masked self-attention, attention over the encoder's output (``memory``), then a
+    feed-forward network; each with residual and LayerNorm (before it with ``norm_first``).
+
+    Example:
+        >>> import tapegrad as torch
+        >>> layer = torch.nn.TransformerDecoderLayer(d_model=8, nhead=2, dim_feedforward=16)
+        >>> layer(torch.randn(4, 3, 8), torch.randn(5, 3, 8)).shape
+        torch.Size([4, 3, 8])
+    """
+
+    __constants__ = ["norm_first"]
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str | Callable[[Tensor], Tensor] = F.relu,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                            batch_first=batch_first, bias=bias, dtype=dtype)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                                 batch_first=batch_first, bias=bias, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        if isinstance(activation, str):
+            self.activation = _get_activation_fn(activation)
+        else:
+            self.activation = activation
+
+    def __setstate__(self, state: dict) -> None:
+        if "activation" not in state:
+            state["activation"] = F.relu
+        super().__setstate__(state)
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool = False,
+                memory_is_causal: bool = False) -> Tensor:
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask,
+                                   tgt_is_causal)
+            x = x + self._mha_block(self.norm2(x), memory, memory_mask,
+                                    memory_key_padding_mask, memory_is_causal)
+            x = x + self._ff_block(self.norm3(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask,
+                                              tgt_is_causal))
+            x = self.norm2(x + self._mha_block(x, memory, memory_mask,
+                                               memory_key_padding_mask, memory_is_causal))
+            x = self.norm3(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
+                  is_causal: bool = False) -> Tensor:
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           is_causal=is_causal, need_weights=False)[0]
+        return self.dropout1(x)
+
+    def _mha_block(self, x: Tensor, mem: Tensor, attn_mask: Tensor | None,
+                   key_padding_mask: Tensor | None, is_causal: bool = False) -> Tensor:
+        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask,
+                                key_padding_mask=key_padding_mask, is_causal=is_causal,
+                                need_weights=False)[0]
+        return self.dropout2(x)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return self.dropout3(x)
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` deep copies of ``decoder_layer`` applied in turn, then ``norm``."""
+
+    __constants__ = ["norm"]
+
+    def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int,
+                 norm: Module | None = None) -> None:
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
+        output = tgt
+        seq_len = _get_seq_len(tgt, self.layers[0].self_attn.batch_first)
+        tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, seq_len)
+        for mod in self.layers:
+            output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                         tgt_key_padding_mask=tgt_key_padding_mask,
+                         memory_key_padding_mask=memory_key_padding_mask,
+                         tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output
+
+
+class Transformer(Module):
+    """The encoder-decoder Transformer: ``forward(src, tgt)`` encodes src into memory and
+    decodes tgt against it. Weights of every matrix are re-drawn Xavier-uniform after
+    construction, as torch does.
+
+    Example:
+        >>> import tapegrad as torch
+        >>> model = torch.nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1,
+        ...                              num_decoder_layers=1, dim_feedforward=16)
+        >>> model(torch.randn(5, 2, 8), torch.randn(4, 2, 8)).shape
+        torch.Size([4, 2, 8])
+    """
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
+                 num_decoder_layers: int = 6, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str | Callable[[Tensor], Tensor] = F.relu,
+                 custom_encoder: Any = None, custom_decoder: Any = None,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            encoder_layer = TransformerEncoderLayer(
+                d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                batch_first, norm_first, bias, dtype=dtype)
+            encoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+            self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, encoder_norm)
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            decoder_layer = TransformerDecoderLayer(
+                d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                batch_first, norm_first, bias, dtype=dtype)
+            decoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+            self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers, decoder_norm)
+        self._reset_parameters()
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None,
+                tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None,
+                src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:
+        is_batched = src.dim() == 3
+        if is_batched and src.size(0 if self.batch_first else 1) != tgt.size(
+                0 if self.batch_first else 1):
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.size(-1) != self.d_model or tgt.size(-1) != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device: Any = None,
+                                        dtype: Any = None) -> Tensor:
+        """A float mask with -inf above the diagonal (position i may attend to j <= i)."""
+        return _generate_square_subsequent_mask(sz, device, dtype)
+
+    def _reset_parameters(self) -> None:
+        for p in self.parameters():
+            if p.dim() > 1:
+                xavier_uniform_(p)

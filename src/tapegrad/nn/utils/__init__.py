@@ -1,6 +1,6 @@
-"""``tapegrad.nn.utils``: gradient clipping and parameter/vector conversion."""
+"""``tapegrad.nn.utils``: gradient clipping, parameter/vector conversion, sequence packing."""
 
-from . import clip_grad, convert_parameters
+from . import clip_grad, convert_parameters, rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -21,3 +21,4 @@ __all__ = [
     "parameters_to_vector",
     "vector_to_parameters",
 ]
+__all__ += ["rnn"]

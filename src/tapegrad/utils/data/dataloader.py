@@ -1,25 +1,42 @@
 """``DataLoader``: batches from a dataset, in the sampler's order, through ``collate_fn``.
 
-One pass (``iter(loader)``), all in this process::
+One pass (``iter(loader)``) with ``num_workers=0``, all in this process::
 
     base_seed = int64 draw from loader.generator (or the default generator)   (as torch)
     for indices in batch_sampler:            # BatchSampler(sampler, batch_size, drop_last)
         samples = [dataset[i] for i in indices]     (or dataset.__getitems__(indices))
         yield collate_fn(samples)            # default_collate: stack tensors, numbers -> tensors
 
+With ``num_workers=n > 0`` the same batches are built in ``n`` worker processes (see
+``_worker.py`` for the worker's side)::
+
+    base_seed drawn as above; start n workers with multiprocessing_context (default:
+        multiprocessing's start method, fork on Linux up to Python 3.13)
+    send prefetch_factor * n tasks: task k = (k, next(batch_sampler)) to worker k % n
+    each next(): wait for the result of task `rcvd` (later ones are kept until their turn,
+                 unless in_order=False), send one more task, re-raise a worker's exception
+    end of the pass: tell the workers to exit (persistent_workers: keep them for the next)
+
+An ``IterableDataset`` is copied into every worker; task k asks worker k % n for its next
+batch, so without sharding through ``get_worker_info()`` each worker yields the whole stream.
+
 ``shuffle=True`` uses ``RandomSampler``; with the same ``manual_seed`` the order is torch's.
 ``default_collate`` turns a batch of samples into tensors the way torch does: tensors are
 stacked, Python floats become float64 and ints int64 tensors, NumPy arrays and scalars become
 tensors of their dtype, and dicts, (named)tuples and lists are collated field by field.
-Loading with ``num_workers > 0`` happens in the main process (with a warning); the batches are
-the same.
 """
 
 from __future__ import annotations
 
+import atexit
 import collections
 import copy
+import itertools
 import math
+import multiprocessing
+import os
+import pickle
+import queue
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -32,7 +49,10 @@ from ..._creation import from_numpy, tensor
 from ..._random import Generator
 from ..._tensor import Tensor
 from ...ops.shape import stack
-from .dataset import Dataset, IterableDataset, Subset, TensorDataset
+from . import _worker
+from ._fetch import make_fetcher
+from ._worker import ExceptionWrapper, get_worker_info
+from .dataset import Dataset, IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, _fresh_seed
 
 __all__ = [
@@ -47,11 +67,6 @@ _NP_STR_OBJ = re.compile(r"[SaUO]")
 default_collate_err_msg_format = (
     "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
 )
-
-
-def get_worker_info() -> None:
-    """Always None: tapegrad loads data in the main process."""
-    return None
 
 
 def _np_to_tensor(a: Any) -> Tensor:
@@ -212,10 +227,19 @@ class DataLoader:
         sampler: the index order (exclusive with ``shuffle``).
         batch_sampler: yields lists of indices (exclusive with batch_size, shuffle, sampler,
             drop_last).
-        num_workers: accepted for compatibility; loading happens in this process.
+        num_workers: how many worker processes load batches (default 0: this process).
         collate_fn: merges a list of samples (default: ``default_collate``).
+        pin_memory: accepted; a CPU-only build has no pinned memory (it warns, as torch).
         drop_last: drop the last incomplete batch (default False).
+        timeout: seconds to wait for a worker's batch before raising (default 0: no limit).
+        worker_init_fn: called as ``worker_init_fn(worker_id)`` in each worker, after seeding.
+        multiprocessing_context: a start method name ('fork', 'spawn', 'forkserver') or a
+            ``multiprocessing`` context (default: multiprocessing's default).
         generator: the generator used by the default ``RandomSampler`` and the base seed.
+        prefetch_factor: batches loaded in advance per worker (default 2 with workers).
+        persistent_workers: keep the workers alive from one pass to the next.
+        in_order: yield batches in sampler order (default True); False yields them as they
+            come.
 
     Example:
         >>> import tapegrad as torch
@@ -333,7 +357,63 @@ class DataLoader:
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
         self._IterableDataset_len_called: int | None = None
+        self._iterator: Any = None
         self._initialized = True
+        self.check_worker_number_rationality()
+
+    @property
+    def multiprocessing_context(self) -> Any:
+        return self._multiprocessing_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, context: Any) -> None:
+        if context is not None:
+            if self.num_workers <= 0:
+                raise ValueError(
+                    "multiprocessing_context can only be used with multi-process loading "
+                    f"(num_workers > 0), but got num_workers={self.num_workers}"
+                )
+            if isinstance(context, str):
+                methods = multiprocessing.get_all_start_methods()
+                if context not in methods:
+                    raise ValueError(
+                        "multiprocessing_context option should specify a valid start method "
+                        f"in {methods!r}, but got multiprocessing_context={context!r}"
+                    )
+                context = multiprocessing.get_context(context)
+            if not isinstance(context, multiprocessing.context.BaseContext):
+                raise TypeError(
+                    "multiprocessing_context option should be a valid context object or a "
+                    "string specifying the start method, but got "
+                    f"multiprocessing_context={context}"
+                )
+        self._multiprocessing_context = context
+
+    def check_worker_number_rationality(self) -> None:
+        """Warn when more workers are asked for than this process has CPUs (as torch)."""
+        if not self.num_workers:
+            return
+        has_affinity = hasattr(os, "sched_getaffinity")
+        cpus = len(os.sched_getaffinity(0)) if has_affinity else os.cpu_count()
+        if cpus is not None and self.num_workers <= cpus:
+            return
+        if cpus is None:
+            suggestion = ("DataLoader is not able to compute a suggested max number of worker "
+                          "in current system.")
+        else:
+            suggestion = (
+                f"Our suggested max number of worker in current system is {cpus}"
+                f"{'' if has_affinity else ' (`cpuset` is not taken into account)'}, which is "
+                "smaller than what this DataLoader is going to create."
+            )
+        warnings.warn(
+            f"This DataLoader will create {self.num_workers} worker processes in total. "
+            f"{suggestion} Please be aware that excessive worker creation might get DataLoader "
+            "running slow or even freeze, lower the worker number to avoid potential "
+            "slowness/freeze if necessary.",
+            UserWarning,
+            stacklevel=3,
+        )
 
     def __setattr__(self, attr: str, val: Any) -> None:
         if self._initialized and attr in (
@@ -354,8 +434,20 @@ class DataLoader:
     def _index_sampler(self) -> Any:
         return self.batch_sampler if self._auto_collation else self.sampler
 
-    def __iter__(self) -> _DataLoaderIter:
-        return _DataLoaderIter(self)
+    def __iter__(self) -> _BaseDataLoaderIter:
+        if self.persistent_workers and self.num_workers > 0:
+            if self._iterator is None:
+                self._iterator = self._get_iterator()
+            else:
+                self._iterator._reset(self)
+            return self._iterator
+        return self._get_iterator()
+
+    def _get_iterator(self) -> _BaseDataLoaderIter:
+        if self.num_workers == 0:
+            return _SingleProcessDataLoaderIter(self)
+        self.check_worker_number_rationality()
+        return _MultiProcessingDataLoaderIter(self)
 
     def __len__(self) -> int:
         if self._iterable:
@@ -370,107 +462,306 @@ class DataLoader:
         return len(self._index_sampler)
 
 
-def _tensor_rows(dataset: Any, indices: list[Any]) -> tuple[TensorDataset, np.ndarray] | None:
-    """The TensorDataset under a chain of Subsets and the row numbers of ``indices`` in it,
-    when fetching can be one gather per tensor (plain int indices, nothing requires grad)."""
-    rows: Any = indices
-    while type(dataset) is Subset:
-        try:
-            rows = [dataset.indices[i] for i in rows]
-        except (TypeError, IndexError):
-            return None
-        dataset = dataset.dataset
-    if type(dataset) is not TensorDataset or not rows:
-        return None
-    if not all(type(i) is int for i in rows):
-        return None
-    if any(t._requires_grad for t in dataset.tensors):
-        return None
-    n = len(dataset)
-    idx = np.fromiter(rows, dtype=np.int64, count=len(rows))
-    if idx.min() < -n or idx.max() >= n:
-        return None  # the slow path raises torch's IndexError
-    return dataset, idx
-
-
-class _DataLoaderIter:
-    """One pass over a DataLoader (torch's single-process iterator)."""
+class _BaseDataLoaderIter:
+    """What both iterators share: the index stream, the base seed, the length warning."""
 
     def __init__(self, loader: DataLoader) -> None:
         self._dataset = loader.dataset
         self._iterable = loader._iterable
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
         self._auto_collation = loader._auto_collation
         self._drop_last = loader.drop_last
         self._index_sampler = loader._index_sampler
-        self._collate_fn = loader.collate_fn
-        self._loader = loader
-        if loader.num_workers > 0:
+        self._num_workers = loader.num_workers
+        if loader.pin_memory and loader.pin_memory_device:
             warnings.warn(
-                f"tapegrad's DataLoader loads in the main process: num_workers="
-                f"{loader.num_workers} gives the same batches without worker processes.",
+                "pin_memory_device is deprecated, the current accelerator will be used as the "
+                f"device,ignore pin_memory_device='{loader.pin_memory_device}'.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         if loader.pin_memory:
             warnings.warn(
                 "'pin_memory' argument is set as true but no accelerator is found, then device "
                 "pinned memory won't be used.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
+        self._timeout = loader.timeout
+        self._collate_fn = loader.collate_fn
+        # default_collate over a TensorDataset may gather each batch in one NumPy index
+        self._gather_rows = loader.collate_fn is default_collate
         self._sampler_iter = iter(self._index_sampler)
         self._base_seed = _fresh_seed(loader.generator)
+        self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0
-        self._dataset_iter = iter(self._dataset) if self._iterable else None
-        self._ended = False
 
-    def __iter__(self) -> _DataLoaderIter:
+    def __iter__(self) -> _BaseDataLoaderIter:
         return self
 
     def __len__(self) -> int:
         return len(self._index_sampler)
 
-    def _fetch(self, index: Any) -> Any:
-        if self._iterable:
-            if self._ended:
-                raise StopIteration
-            if self._auto_collation:
-                data = []
-                for _ in index:
-                    try:
-                        data.append(next(self._dataset_iter))  # type: ignore[arg-type]
-                    except StopIteration:
-                        self._ended = True
-                        break
-                if len(data) == 0 or (self._drop_last and len(data) < len(index)):
-                    raise StopIteration
-            else:
-                data = next(self._dataset_iter)  # type: ignore[arg-type]
-            return self._collate_fn(data)
-        if self._auto_collation:
-            if self._collate_fn is default_collate:
-                fast = _tensor_rows(self._dataset, index)
-                if fast is not None:
-                    ds, rows = fast
-                    return [Tensor._make(t._data[rows]) for t in ds.tensors]
-            getitems = getattr(self._dataset, "__getitems__", None)
-            if getitems:
-                data = getitems(index)
-            else:
-                data = [self._dataset[i] for i in index]
-        else:
-            data = self._dataset[index]
-        return self._collate_fn(data)
+    def _reset(self, loader: DataLoader, first_iter: bool = False) -> None:
+        self._sampler_iter = iter(self._index_sampler)
+        self._num_yielded = 0
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
+
+    def _next_data(self) -> Any:
+        raise NotImplementedError
 
     def __next__(self) -> Any:
-        index = next(self._sampler_iter)
-        data = self._fetch(index)
+        data = self._next_data()
         self._num_yielded += 1
-        length = self._loader._IterableDataset_len_called
+        length = self._IterableDataset_len_called
         if self._iterable and length is not None and self._num_yielded > length:
-            warnings.warn(
+            message = (
                 f"Length of IterableDataset {self._dataset} was reported to be {length}(when "
-                f"accessing len(dataloader)), but {self._num_yielded} samples have been fetched. ",
-                stacklevel=2,
+                f"accessing len(dataloader)), but {self._num_yielded} samples have been fetched. "
             )
+            if self._num_workers > 0:
+                message += (
+                    "For multiprocessing data-loading, this could be caused by not properly "
+                    "configuring the IterableDataset replica at each worker. Please see "
+                    "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset "
+                    "for examples."
+                )
+            warnings.warn(message, stacklevel=2)
         return data
+
+    def __getstate__(self) -> Any:
+        raise NotImplementedError("{} cannot be pickled", self.__class__.__name__)
+
+
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
+    """One pass over a DataLoader, loading in this process."""
+
+    def __init__(self, loader: DataLoader) -> None:
+        super().__init__(loader)
+        if self._timeout != 0:
+            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
+        self._fetcher = make_fetcher(self._iterable, self._dataset, self._auto_collation,
+                                     self._collate_fn, self._drop_last, self._gather_rows)
+
+    def _next_data(self) -> Any:
+        index = next(self._sampler_iter)
+        return self._fetcher.fetch(index)
+
+
+# Set when the interpreter exits: then the workers are left to multiprocessing's own cleanup.
+_python_exiting = False
+
+
+def _set_python_exiting() -> None:
+    global _python_exiting
+    _python_exiting = True
+
+
+atexit.register(_set_python_exiting)
+
+# The index queues of every iterator whose workers run, by id(iterator). An iterator caught in a
+# reference cycle (an exception's traceback holds it) is finalized after the weak references
+# to its objects are cleared, and a multiprocessing Queue stops its feeder thread then: its
+# workers would never receive their last message. Held here, the queues outlive the iterator's
+# __del__.
+_running_index_queues: dict[int, list[Any]] = {}
+
+
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
+    """One pass over a DataLoader, loading in ``num_workers`` worker processes.
+
+    Task k (the k-th index list of the sampler) goes to the next active worker in turn;
+    ``_task_info[k]`` is ``(worker,)`` while it is out and ``(worker, data)`` once its result has
+    come early. At most ``prefetch_factor * num_workers`` tasks are out at once.
+    """
+
+    def __init__(self, loader: DataLoader) -> None:
+        super().__init__(loader)
+        self._prefetch_factor: int = loader.prefetch_factor  # type: ignore[assignment]
+        self._in_order = loader.in_order
+        if self._prefetch_factor <= 0:
+            raise AssertionError(
+                "prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter"
+            )
+        context = loader.multiprocessing_context or multiprocessing.get_context()
+        self._shutdown = False
+        self._workers: list[Any] = []
+        self._index_queues: list[Any] = []
+        self._data_queue = _worker.ResultQueue(ctx=context)
+        self._workers_done_event = context.Event()
+        self._workers_status = [True] * self._num_workers
+        for worker_id in range(self._num_workers):
+            index_queue = context.Queue()
+            index_queue.cancel_join_thread()
+            worker = context.Process(
+                target=_worker._worker_loop,
+                args=(self._iterable, self._dataset, index_queue, self._data_queue,
+                      self._workers_done_event, self._auto_collation, self._collate_fn,
+                      self._drop_last, self._gather_rows, self._base_seed,
+                      loader.worker_init_fn, worker_id, self._num_workers),
+            )
+            worker.daemon = True
+            try:
+                worker.start()
+            except (TypeError, AttributeError, pickle.PicklingError):
+                warnings.warn(
+                    "Got pickle error when attempting to start a worker Process. This might be "
+                    "because the worker Process arguments are not picklable. Python 3.14+ "
+                    "changed the multiprocessing start method in non-Mac POSIX platforms to "
+                    "'forkserver', which requires the worker Process arguments to be "
+                    "picklable. You can also try multiprocessing.set_start_method('fork').",
+                    stacklevel=4,
+                )
+                raise
+            self._index_queues.append(index_queue)
+            self._workers.append(worker)
+        _running_index_queues[id(self)] = self._index_queues
+        self._reset(loader, first_iter=True)
+
+    def _reset(self, loader: DataLoader, first_iter: bool = False) -> None:
+        super()._reset(loader, first_iter)
+        self._send_idx = 0  # the next task to send
+        self._rcvd_idx = 0  # the next task to return
+        self._task_info: dict[int, tuple[Any, ...]] = {}
+        self._tasks_outstanding = 0
+        self._workers_status = [True] * self._num_workers
+        self._workers_num_tasks = [0] * self._num_workers
+        self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
+        if not first_iter:  # persistent workers: a new epoch, acknowledged by every worker
+            for index_queue in self._index_queues:
+                index_queue.put(_worker._ResumeIteration())
+            waiting = self._num_workers
+            while waiting > 0:
+                task, _ = self._get_data()
+                if isinstance(task, _worker._ResumeIteration):
+                    waiting -= 1
+        for _ in range(self._prefetch_factor * self._num_workers):
+            self._try_put_index()
+
+    def _try_get_data(self, timeout: float = _worker.MP_STATUS_CHECK_INTERVAL) -> Any:
+        """``(True, result)``, or ``(False, None)`` after ``timeout`` seconds with no result;
+        a worker that died meanwhile raises."""
+        try:
+            return True, self._data_queue.get(timeout=timeout)
+        except Exception as e:
+            failed = []
+            for worker_id, worker in enumerate(self._workers):
+                if self._workers_status[worker_id] and not worker.is_alive():
+                    failed.append(worker)
+                    self._mark_worker_as_unavailable(worker_id)
+            if failed:
+                pids = ", ".join(str(w.pid) for w in failed)
+                raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from e
+            if isinstance(e, queue.Empty):
+                return False, None
+            raise
+
+    def _get_data(self) -> Any:
+        if self._timeout > 0:
+            ok, data = self._try_get_data(self._timeout)
+            if not ok:
+                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
+            return data
+        while True:
+            ok, data = self._try_get_data()
+            if ok:
+                return data
+
+    def _next_data(self) -> Any:
+        while True:
+            # skip tasks whose worker ended its (iterable) stream before answering them
+            while self._rcvd_idx < self._send_idx:
+                info = self._task_info.get(self._rcvd_idx)
+                if info:
+                    if len(info) == 2 or self._workers_status[info[0]]:
+                        break
+                    del self._task_info[self._rcvd_idx]
+                self._rcvd_idx += 1
+            else:
+                if not self._persistent_workers:
+                    self._shutdown_workers()
+                raise StopIteration
+
+            if len(self._task_info[self._rcvd_idx]) == 2:  # its result came early
+                worker_id, data = self._task_info.pop(self._rcvd_idx)
+                self._rcvd_idx += 1
+                return self._process_data(data, worker_id)
+
+            idx, data = self._get_data()
+            self._tasks_outstanding -= 1
+            if isinstance(data, _worker._IterableDatasetStopIteration):
+                if self._persistent_workers:
+                    self._workers_status[data.worker_id] = False
+                else:
+                    self._mark_worker_as_unavailable(data.worker_id)
+                self._try_put_index()
+                continue
+            if idx != self._rcvd_idx:
+                if not self._in_order:
+                    worker_id = self._task_info.pop(idx)[0]
+                    return self._process_data(data, worker_id)
+                self._task_info[idx] += (data,)
+            else:
+                worker_id = self._task_info.pop(idx)[0]
+                self._rcvd_idx += 1
+                return self._process_data(data, worker_id)
+
+    def _try_put_index(self) -> None:
+        """Send the sampler's next index list to the next active worker (if any)."""
+        max_tasks = self._prefetch_factor * self._num_workers
+        try:
+            index = next(self._sampler_iter)
+        except StopIteration:
+            return
+        for _ in range(self._num_workers):
+            worker_id = next(self._worker_queue_idx_cycle)
+            if self._workers_status[worker_id] and (
+                self._in_order
+                or self._workers_num_tasks[worker_id] < max_tasks // sum(self._workers_status)
+            ):
+                break
+        else:
+            return
+        self._index_queues[worker_id].put((self._send_idx, index))
+        self._task_info[self._send_idx] = (worker_id,)
+        self._workers_num_tasks[worker_id] += 1
+        self._tasks_outstanding += 1
+        self._send_idx += 1
+
+    def _process_data(self, data: Any, worker_id: int) -> Any:
+        self._workers_num_tasks[worker_id] -= 1
+        self._try_put_index()
+        if isinstance(data, ExceptionWrapper):
+            data.reraise()
+        return data
+
+    def _mark_worker_as_unavailable(self, worker_id: int) -> None:
+        """Send no more tasks to this worker and tell it to exit."""
+        self._index_queues[worker_id].put(None)
+        self._workers_status[worker_id] = False
+
+    def _shutdown_workers(self) -> None:
+        """Stop every worker: ask, wait a moment, then terminate the ones still running."""
+        if _python_exiting or self._shutdown:
+            return
+        self._shutdown = True
+        try:
+            self._workers_done_event.set()
+            for worker_id in range(len(self._workers)):
+                if self._persistent_workers or self._workers_status[worker_id]:
+                    self._mark_worker_as_unavailable(worker_id)
+            for worker in self._workers:
+                worker.join(timeout=_worker.MP_STATUS_CHECK_INTERVAL)
+            for index_queue in self._index_queues:
+                index_queue.cancel_join_thread()
+                index_queue.close()
+        finally:
+            _running_index_queues.pop(id(self), None)
+            for worker in self._workers:
+                if worker.is_alive():
+                    worker.terminate()
+                    worker.join(timeout=_worker.MP_STATUS_CHECK_INTERVAL)
+
+    def __del__(self) -> None:
+        if hasattr(self, "_shutdown"):
+            self._shutdown_workers()

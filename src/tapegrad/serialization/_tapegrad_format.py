@@ -1,9 +1,11 @@
-"""``tapegrad.save`` / ``tapegrad.load``: checkpoints that are data, never code.
+"""tapegrad's own checkpoint format (before torch's zip format became the default): read it.
 
-A checkpoint holds tensors (any dtype, any layout: a view is saved as its values) inside nested
-dicts, OrderedDicts, Counters, lists and tuples of Python scalars, strings, bytes and None —
-state_dicts of modules, optimizers and schedulers. Nothing is pickled, so loading a file can
-never run code. One file, little-endian throughout::
+``tapegrad.load`` still reads files written by earlier tapegrads, and
+:func:`write_checkpoint` still writes the format (tests and tools use it; ``tapegrad.save``
+writes torch's format). It holds tensors (any dtype; a view is saved as its values) inside
+nested dicts, OrderedDicts, Counters, lists and tuples of Python scalars, strings, bytes and
+None. Nothing is pickled, so reading such a file can never run code. One file, little-endian
+throughout::
 
     offset 0   header, 48 bytes: magic b"\\x89TGC\\r\\n\\x1a\\n", format version (u16), flags (u16),
                header size (u32), manifest length (u64), data offset (u64), data length (u64),
@@ -17,11 +19,9 @@ A node is JSON null/true/false/int/string, or an object with one tag: {"f": floa
 {"od": ...}, {"ctr": ...}, {"T": i} (tensor i of "tensors"), {"dtype": name}, {"size": [...]},
 {"device": name}. A tensor saved twice (the same object) is loaded as one object.
 
-Writing to a path goes to a temporary file in the same folder, flushed and fsync'ed, then
-``os.replace``d over the destination: a crash mid-save leaves the old file whole. Loading checks
-the magic, the header CRC, the lengths and the SHA-256 before it decodes anything, and reports a
-truncated, corrupted or foreign file (a PyTorch ``.pt`` zip, a pickle, random bytes) with a
-:class:`CheckpointError` naming the problem. ``load`` also reads ``.safetensors`` files.
+Loading checks the magic, the header CRC, the lengths and the SHA-256 before it decodes
+anything, and reports a truncated or corrupted file with a :class:`CheckpointError` naming the
+problem.
 """
 
 from __future__ import annotations
@@ -30,28 +30,24 @@ import base64
 import collections
 import hashlib
 import json
-import os
 import struct
-import tempfile
 import zlib
-from collections.abc import Callable
 from typing import IO, Any
 
 import numpy as np
 
-from . import _dtype
-from ._tensor import Size, Tensor
-from ._tensor import device as _device
+from .. import _dtype
+from .._tensor import Size, Tensor
+from .._tensor import device as _device
+from ._errors import (
+    CheckpointError,
+    CorruptCheckpointError,
+    NotACheckpointError,
+    TruncatedCheckpointError,
+    UnsupportedCheckpointError,
+)
 
-__all__ = [
-    "save",
-    "load",
-    "CheckpointError",
-    "NotACheckpointError",
-    "TruncatedCheckpointError",
-    "CorruptCheckpointError",
-    "UnsupportedCheckpointError",
-]
+__all__ = ["MAGIC", "write_checkpoint", "decode_checkpoint", "is_truncated_magic"]
 
 MAGIC = b"\x89TGC\r\n\x1a\n"
 END_MAGIC = b"TGCKEND\n"
@@ -60,26 +56,6 @@ _HEADER = struct.Struct("<8sHHIQQQ")  # 40 bytes, then crc32 (u32) and 4 reserve
 HEADER_SIZE = 48
 TRAILER_SIZE = 40
 ALIGN = 64
-
-
-class CheckpointError(RuntimeError):
-    """A file could not be loaded as a tapegrad checkpoint (the message says why)."""
-
-
-class NotACheckpointError(CheckpointError):
-    """The file is something else: a PyTorch .pt file, a pickle, text, random bytes."""
-
-
-class TruncatedCheckpointError(CheckpointError):
-    """The file ends before the checkpoint does (an interrupted copy or write)."""
-
-
-class CorruptCheckpointError(CheckpointError):
-    """The bytes do not match their checksum, or the manifest is malformed."""
-
-
-class UnsupportedCheckpointError(CheckpointError):
-    """Written by a newer tapegrad (a format version this one cannot read)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -202,7 +178,8 @@ def _align(n: int) -> int:
     return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
-def _write_checkpoint(obj: Any, fh: IO[bytes]) -> None:
+def write_checkpoint(obj: Any, fh: IO[bytes]) -> None:
+    """Write ``obj`` to ``fh`` in tapegrad's own format."""
     enc = _Encoder()
     root = enc.node(obj, "the saved object")
     offset = 0
@@ -242,110 +219,12 @@ def _write_checkpoint(obj: Any, fh: IO[bytes]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# atomic writes
-# ---------------------------------------------------------------------------------------------
-
-
-def _file_mode(path: str) -> int:
-    """The mode a freshly created file would get (the destination's, if it exists)."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        pass
-    umask = 0o022
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    umask = int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    return 0o666 & ~umask
-
-
-def atomic_write(path: Any, write: Callable[[IO[bytes]], None]) -> None:
-    """Call ``write(fh)`` on a temporary file next to ``path``, fsync it, then rename it over
-    ``path``; on any error the temporary file is removed and ``path`` is untouched."""
-    target = os.path.realpath(os.fspath(path))
-    folder = os.path.dirname(target) or "."
-    if not os.path.isdir(folder):
-        raise RuntimeError(f"Parent directory {os.path.dirname(os.fspath(path))} does not exist.")
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp",
-                               dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, _file_mode(target))
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:  # make the rename itself durable
-        dir_fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
-
-
-def _is_path(f: Any) -> bool:
-    return isinstance(f, (str, bytes, os.PathLike))
-
-
-def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
-         _use_new_zipfile_serialization: bool = True,
-         _disable_byteorder_record: bool = False) -> None:
-    """Save ``obj`` (tensors in nested dicts/lists/tuples of Python values) to a path or a
-    binary file object. Paths are written atomically. The extra arguments exist for torch
-    compatibility and are ignored: nothing is pickled.
-
-    Example:
-        >>> import tapegrad as torch, io
-        >>> buf = io.BytesIO()
-        >>> torch.save({"w": torch.ones(2), "step": 3}, buf)
-        >>> _ = buf.seek(0)
-        >>> torch.load(buf)
-        {'w': tensor([1., 1.]), 'step': 3}
-    """
-    if _is_path(f):
-        atomic_write(f, lambda fh: _write_checkpoint(obj, fh))
-        return
-    if not hasattr(f, "write"):
-        raise AttributeError(
-            f"tapegrad.save expected a path or a binary file object with write(), got "
-            f"{type(f).__name__}"
-        )
-    _write_checkpoint(obj, f)
-
-
-# ---------------------------------------------------------------------------------------------
 # decoding
 # ---------------------------------------------------------------------------------------------
 
 
 def _describe_foreign(data: bytes | bytearray) -> str:
-    """What a file that is not a tapegrad checkpoint seems to be."""
-    if data[:4] == b"PK\x03\x04":
-        return (
-            "it is a zip archive, as written by torch.save (a PyTorch .pt/.pth checkpoint). "
-            "tapegrad never unpickles files; convert it in PyTorch with "
-            "safetensors.torch.save_file(state_dict, 'model.safetensors') and load that file"
-        )
-    if data[:1] == b"\x80" and len(data) > 1 and data[1] in range(2, 6):
-        return (
-            "it is a Python pickle (a legacy torch.save file?); tapegrad never unpickles files"
-        )
-    if data[:2] == b"\x93N" and data[2:6] == b"UMPY":
-        return "it is a NumPy .npy file (use numpy.load)"
+    """What a file that is not a tapegrad checkpoint starts with."""
     return f"it starts with {bytes(data[:16])!r}"
 
 
@@ -433,7 +312,7 @@ class _Decoder:
 def _as_parameter(t: Tensor) -> Any:
     """A loaded ``nn.Parameter`` becomes one again when tapegrad.nn provides it."""
     try:
-        from .nn import Parameter  # type: ignore[attr-defined]
+        from ..nn import Parameter  # type: ignore[attr-defined]
     except ImportError:
         return t
     try:
@@ -442,7 +321,8 @@ def _as_parameter(t: Tensor) -> Any:
         return t
 
 
-def _decode_checkpoint(buf: bytearray, name: str) -> Any:
+def decode_checkpoint(buf: bytearray, name: str) -> Any:
+    """The object a tapegrad-format file holds (``buf`` starts with :data:`MAGIC`)."""
     size = len(buf)
     if size < len(MAGIC):
         if size == 0:
@@ -507,63 +387,6 @@ def _decode_checkpoint(buf: bytearray, name: str) -> Any:
         raise CorruptCheckpointError(f"{name}: the manifest is malformed ({exc})") from None
 
 
-def _read_all(f: Any) -> tuple[bytearray, str]:
-    if _is_path(f):
-        name = os.fsdecode(os.fspath(f))
-        with open(name, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            buf = bytearray(size)
-            got = fh.readinto(buf)
-            if got != size:
-                buf = buf[:got] + bytearray(fh.read())
-        return buf, name
-    if not hasattr(f, "read"):
-        raise AttributeError(
-            f"tapegrad.load expected a path or a binary file object with read(), got "
-            f"{type(f).__name__}"
-        )
-    data = f.read()
-    if isinstance(data, str):
-        raise TypeError("tapegrad.load needs a file opened in binary mode ('rb')")
-    return bytearray(data), str(getattr(f, "name", "<file object>"))
-
-
-def _check_map_location(map_location: Any) -> None:
-    if map_location is None or callable(map_location) or isinstance(map_location, dict):
-        return
-    dev = map_location if isinstance(map_location, _device) else _device(map_location)
-    if dev.type == "cuda":
-        raise RuntimeError(
-            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
-            "False. If you are running on a CPU-only machine, please use torch.load with "
-            "map_location=torch.device('cpu') to map your storages to the CPU."
-        )
-    if dev.type != "cpu":
-        raise RuntimeError(f"torch.UntypedStorage(): Storage device not recognized: {dev.type}")
-
-
-def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
-         weights_only: bool | None = True, mmap: bool | None = None, **_: Any) -> Any:
-    """Load what :func:`save` wrote (or a ``.safetensors`` file, as a dict of tensors).
-
-    ``map_location`` may be None, 'cpu' or a CPU device; ``weights_only`` is accepted for torch
-    compatibility: loading never runs code whatever its value.
-
-    Raises:
-        CheckpointError: (a RuntimeError) naming the problem: not a tapegrad checkpoint,
-            truncated, corrupted (checksum), or from a newer format version.
-    """
-    _check_map_location(map_location)
-    buf, name = _read_all(f)
-    if bytes(buf[:8]) != MAGIC and _looks_like_safetensors(buf):
-        from .utils.safetensors import _decode
-
-        return _decode(buf, name)
-    return _decode_checkpoint(buf, name)
-
-
-def _looks_like_safetensors(buf: bytearray) -> bool:
-    if len(buf) < 10:
-        return False
-    (n,) = struct.unpack_from("<Q", buf, 0)
-    return 2 <= n <= len(buf) - 8 and buf[8:9] == b"{"
+def is_truncated_magic(head: bytes) -> bool:
+    """Whether ``head`` (a whole file shorter than the magic) is the start of our magic."""
+    return 0 < len(head) < len(MAGIC) and MAGIC.startswith(head)

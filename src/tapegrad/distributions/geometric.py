@@ -1,0 +1,85 @@
+"""``Geometric(probs=|logits=)``: the number of failures before the first success."""
+
+from __future__ import annotations
+
+from numbers import Number
+from typing import Any
+
+import tapegrad as torch
+from tapegrad import Tensor
+from tapegrad.nn.functional import binary_cross_entropy_with_logits
+
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["Geometric"]
+
+
+class Geometric(Distribution):
+    """P(k) = (1 - p)^k p, k = 0, 1, ...; sampled as floor(log u / log(1 - p))."""
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, probs: Any = None, logits: Any = None,
+                 validate_args: bool | None = None) -> None:
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            (self.probs,) = broadcast_all(probs)
+        else:
+            (self.logits,) = broadcast_all(logits)
+        given = probs if probs is not None else logits
+        batch_shape = torch.Size() if isinstance(given, Number) else given.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Geometric:
+        new = self._get_checked_instance(Geometric, _instance)
+        batch_shape = torch.Size(batch_shape)
+        if "probs" in self.__dict__:
+            new.probs = self.probs.expand(batch_shape)
+        if "logits" in self.__dict__:
+            new.logits = self.logits.expand(batch_shape)
+        super(Geometric, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self) -> Tensor:
+        return 1.0 / self.probs - 1.0
+
+    @property
+    def mode(self) -> Tensor:
+        return torch.zeros_like(self.probs)
+
+    @property
+    def variance(self) -> Tensor:
+        return (1.0 / self.probs - 1.0) / self.probs
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        tiny = torch.finfo(self.probs.dtype).tiny
+        with torch.no_grad():
+            u = torch.empty(shape, dtype=self.probs.dtype).uniform_(tiny, 1)
+            return (u.log() / (-self.probs).log1p()).floor()
+
+    def log_prob(self, value: Any) -> Tensor:  # k log(1 - p) + log p
+        if self._validate_args:
+            self._validate_sample(value)
+        value, probs = broadcast_all(value, self.probs)
+        probs = probs.clone()
+        probs[(probs == 1) & (value == 0)] = 0
+        return value * (-probs).log1p() + self.probs.log()
+
+    def entropy(self) -> Tensor:
+        return binary_cross_entropy_with_logits(self.logits, self.probs,
+                                                reduction="none") / self.probs

@@ -1,0 +1,200 @@
+"""The relaxed (Concrete / Gumbel-softmax) distributions: continuous stand-ins for Bernoulli and
+categorical draws whose samples are differentiable in the parameters, sharper as the
+temperature goes to 0. ``LogitRelaxedBernoulli`` and ``ExpRelaxedCategorical`` live in logit
+and log space; ``RelaxedBernoulli`` and ``RelaxedOneHotCategorical`` map them back through a
+sigmoid and an exp."""
+
+from __future__ import annotations
+
+from numbers import Number
+from typing import Any
+
+import tapegrad as torch
+from tapegrad import Tensor
+
+from . import constraints
+from .categorical import Categorical
+from .distribution import Distribution
+from .transformed_distribution import TransformedDistribution
+from .transforms import ExpTransform, SigmoidTransform
+from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["ExpRelaxedCategorical", "LogitRelaxedBernoulli", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical"]
+
+
+class LogitRelaxedBernoulli(Distribution):
+    """The logit of a RelaxedBernoulli sample: (logit(u) + logit(p)) / temperature."""
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.real
+
+    def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
+                 validate_args: bool | None = None) -> None:
+        self.temperature = temperature
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            is_scalar = isinstance(probs, Number)
+            (self.probs,) = broadcast_all(probs)
+        else:
+            is_scalar = isinstance(logits, Number)
+            (self.logits,) = broadcast_all(logits)
+        self._param = self.probs if probs is not None else self.logits
+        batch_shape = torch.Size() if is_scalar else self._param.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> LogitRelaxedBernoulli:
+        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
+        batch_shape = torch.Size(batch_shape)
+        new.temperature = self.temperature
+        if "probs" in self.__dict__:
+            new.probs = self.probs.expand(batch_shape)
+            new._param = new.probs
+        if "logits" in self.__dict__:
+            new.logits = self.logits.expand(batch_shape)
+            new._param = new.logits
+        super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Any:
+        return self._param.size()
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        probs = clamp_probs(self.probs.expand(shape))
+        uniforms = clamp_probs(torch.rand(shape, dtype=probs.dtype))
+        return (uniforms.log() - (-uniforms).log1p() + probs.log()
+                - (-probs).log1p()) / self.temperature
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        diff = logits - value.mul(self.temperature)
+        return self.temperature.log() + diff - 2 * diff.exp().log1p()
+
+
+class RelaxedBernoulli(TransformedDistribution):
+    """sigmoid of a LogitRelaxedBernoulli: values in (0, 1)."""
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.unit_interval  # type: ignore[assignment]
+    has_rsample = True
+
+    def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
+                 validate_args: bool | None = None) -> None:
+        base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
+        super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedBernoulli:
+        new = self._get_checked_instance(RelaxedBernoulli, _instance)
+        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+
+    @property
+    def temperature(self) -> Any:
+        return self.base_dist.temperature
+
+    @property
+    def logits(self) -> Tensor:
+        return self.base_dist.logits
+
+    @property
+    def probs(self) -> Tensor:
+        return self.base_dist.probs
+
+
+class ExpRelaxedCategorical(Distribution):
+    """The log of a RelaxedOneHotCategorical sample: log-softmax((logits + Gumbel) / T)."""
+
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    support = constraints.real_vector
+    has_rsample = True
+
+    def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
+                 validate_args: bool | None = None) -> None:
+        self._categorical = Categorical(probs, logits)
+        self.temperature = temperature
+        batch_shape = self._categorical.batch_shape
+        event_shape = self._categorical.param_shape[-1:]
+        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> ExpRelaxedCategorical:
+        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
+        batch_shape = torch.Size(batch_shape)
+        new.temperature = self.temperature
+        new._categorical = self._categorical.expand(batch_shape)
+        super(ExpRelaxedCategorical, new).__init__(batch_shape, self.event_shape,
+                                                   validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def param_shape(self) -> Any:
+        return self._categorical.param_shape
+
+    @property
+    def logits(self) -> Tensor:
+        return self._categorical.logits
+
+    @property
+    def probs(self) -> Tensor:
+        return self._categorical.probs
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        uniforms = clamp_probs(torch.rand(shape, dtype=self.logits.dtype))
+        gumbels = -((-(uniforms.log())).log())
+        scores = (self.logits + gumbels) / self.temperature
+        return scores - scores.logsumexp(dim=-1, keepdim=True)
+
+    def log_prob(self, value: Any) -> Tensor:
+        k = self._categorical._num_events
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        log_scale = (torch.full_like(self.temperature, float(k)).lgamma()
+                     - self.temperature.log().mul(-(k - 1)))
+        score = logits - value.mul(self.temperature)
+        score = (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1)
+        return score + log_scale
+
+
+class RelaxedOneHotCategorical(TransformedDistribution):
+    """exp of an ExpRelaxedCategorical: points of the simplex near its corners."""
+
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    support = constraints.simplex  # type: ignore[assignment]
+    has_rsample = True
+
+    def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
+                 validate_args: bool | None = None) -> None:
+        base_dist = ExpRelaxedCategorical(temperature, probs, logits,
+                                          validate_args=validate_args)
+        super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedOneHotCategorical:
+        new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
+        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+
+    @property
+    def temperature(self) -> Any:
+        return self.base_dist.temperature
+
+    @property
+    def logits(self) -> Tensor:
+        return self.base_dist.logits
+
+    @property
+    def probs(self) -> Tensor:
+        return self.base_dist.probs

@@ -1,0 +1,127 @@
+"""Helpers shared by the distributions: broadcasting parameters, logits <-> probabilities,
+clamping probabilities away from 0 and 1, and lazily computed attributes."""
+
+from __future__ import annotations
+
+import numbers
+from functools import update_wrapper
+from typing import Any
+
+import tapegrad as torch
+from tapegrad import Tensor
+
+__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs",
+           "probs_to_logits", "tril_matrix_to_vec", "vec_to_tril_matrix"]
+
+
+def broadcast_all(*values: Any) -> tuple:
+    """Broadcast tensors and numbers to one shape; numbers become tensors of the first
+    tensor's dtype (the default dtype when all are numbers)."""
+    if not all(isinstance(v, (Tensor, numbers.Number)) for v in values):
+        raise ValueError("Input arguments must all be instances of numbers.Number, "
+                         "torch.Tensor or objects implementing __torch_function__.")
+    if not all(isinstance(v, Tensor) for v in values):
+        dtype = torch.get_default_dtype()
+        for v in values:
+            if isinstance(v, Tensor):
+                dtype = v.dtype
+                break
+        values = tuple(v if isinstance(v, Tensor) else torch.tensor(v, dtype=dtype)
+                       for v in values)
+    shape = torch.Size(_broadcast_shape(*(v.shape for v in values)))
+    return tuple(v if v.shape == shape else v.expand(shape) for v in values)
+
+
+def _broadcast_shape(*shapes: Any) -> tuple:
+    ndim = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(-ndim, 0):
+        sizes = {s[i] for s in shapes if len(s) >= -i} - {1}
+        if len(sizes) > 1:
+            raise RuntimeError(f"shape mismatch: objects cannot be broadcast to a single shape."
+                               f"  Mismatch is between {shapes}")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def _standard_normal(shape: Any, dtype: Any, device: Any = None) -> Tensor:
+    """A new tensor of standard normals, drawn as ``torch.empty(shape).normal_()``."""
+    return torch.empty(shape, dtype=dtype).normal_()
+
+
+def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
+    """Sum out the ``dim`` rightmost dimensions."""
+    if dim == 0:
+        return value
+    required_shape = value.shape[: value.dim() - dim] + (-1,)
+    return value.reshape(required_shape).sum(-1)
+
+
+def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
+    """sigmoid(logits) when binary, else softmax over the last dim."""
+    if is_binary:
+        return torch.sigmoid(logits)
+    return torch.softmax(logits, dim=-1)
+
+
+def clamp_probs(probs: Tensor) -> Tensor:
+    """Clamp into [eps, 1 - eps] of the dtype, so that logs stay finite."""
+    eps = torch.finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
+    """log(p) - log(1 - p) when binary, else log(p) (each after clamping)."""
+    ps_clamped = clamp_probs(probs)
+    if is_binary:
+        return torch.log(ps_clamped) - torch.log1p(-ps_clamped)
+    return torch.log(ps_clamped)
+
+
+class lazy_property:  # noqa: N801 - torch's name
+    """Computed on first access, then stored on the instance (as a plain attribute)."""
+
+    def __init__(self, wrapped: Any) -> None:
+        self.wrapped = wrapped
+        update_wrapper(self, wrapped)  # type: ignore[arg-type]
+
+    def __get__(self, instance: Any, obj_type: Any = None) -> Any:
+        if instance is None:
+            return _lazy_property_and_property(self.wrapped)
+        with torch.enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
+
+
+class _lazy_property_and_property(lazy_property, property):  # noqa: N801
+    """What a lazy_property reads as on the class: also a property, for introspection."""
+
+    def __init__(self, wrapped: Any) -> None:
+        property.__init__(self, wrapped)
+
+
+def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
+    """The lower triangle (below diagonal ``diag``) of the last two dims, as a vector."""
+    n = mat.shape[-1]
+    if not -n <= diag < n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    flat = mat.reshape(mat.shape[:-2] + (n * n,))
+    return flat[..., torch.tensor(_tril_positions(n, diag))]
+
+
+def _tril_positions(n: int, diag: int) -> list:
+    return [i * n + j for i in range(n) for j in range(n) if j - i <= diag]
+
+
+def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
+    """The inverse of :func:`tril_matrix_to_vec`: a vector laid into a lower triangle."""
+    m = vec.shape[-1]
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * m + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if not round(n) - n < torch.finfo(vec.dtype).eps:
+        raise ValueError(f"The size of last dimension is {m} which cannot be expressed as "
+                         "the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    flat = vec.new_zeros(vec.shape[:-1] + (n * n,))
+    idx = torch.tensor(_tril_positions(n, diag)).expand(vec.shape)
+    return flat.scatter_add(-1, idx, vec).reshape(vec.shape[:-1] + (n, n))

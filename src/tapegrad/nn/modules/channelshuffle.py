@@ -1,0 +1,25 @@
+"""ChannelShuffle: interleave the channels of groups (ShuffleNet), ``F.channel_shuffle``."""
+
+from __future__ import annotations
+
+from ..._tensor import Tensor
+from .. import functional as F
+from .module import Module
+
+__all__ = ["ChannelShuffle"]
+
+
+class ChannelShuffle(Module):
+    """(N, g*k, *) viewed as (N, g, k, *) -> (N, k, g, *) -> (N, g*k, *)."""
+
+    __constants__ = ["groups"]
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"

@@ -1,0 +1,390 @@
+"""Spatial rearranging and resampling: ``channel_shuffle``, ``affine_grid``, ``grid_sample`` and
+fractional max pooling.
+
+``grid_sample`` reads the input at arbitrary (x, y[, z]) positions given in [-1, 1]:
+
+    unnormalize  x_pix = ((x + 1) / 2) (W - 1)            align_corners=True
+                 x_pix = ((x + 1) W - 1) / 2              align_corners=False
+    padding      zeros: taps outside read 0; border: clamp into [0, W-1];
+                 reflection: mirror at the edges (then clamp)
+    interpolate  nearest: round half to even; bilinear: the 2^d corners weighted by the
+                 opposite distances; bicubic (2-D): 4x4 taps, cubic convolution (A = -0.75)
+
+It is computed once with tapegrad's own ops (gathers and arithmetic), so its backward, and the
+backward of that backward, are autograd's; the node that the output records
+(``GridSampler2DBackward0``) differentiates that same computation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.grad_mode import _state, enable_grad
+from ._registry import defop
+from .nn_ops import _index_pool_rule
+
+# ---------------------------------------------------------------------------------------------
+# channel_shuffle
+# ---------------------------------------------------------------------------------------------
+
+@defop("channel_shuffle", node="ChannelShuffleBackward0")
+def _channel_shuffle(x: np.ndarray, *, groups: int) -> np.ndarray:
+    n, c = x.shape[0], x.shape[1]
+    y = x.reshape((n, groups, c // groups) + x.shape[2:]).swapaxes(1, 2)
+    return np.ascontiguousarray(y).reshape(x.shape)
+
+
+@_channel_shuffle.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # a permutation: shuffle back with C/g groups
+    c = grad.shape[1]
+    return (_channel_shuffle(grad, groups=c // ctx.params["groups"]),)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Split the C channels into ``groups`` and interleave them: (N, g, C/g, *) -> (N, C/g, g,
+    *), as ShuffleNet does."""
+    if input.ndim <= 2:
+        raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError("Number of groups to divide channels in must be positive. Value "
+                           f"of groups:{groups}")
+    c = input.shape[1]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {groups} groups.")
+    return _channel_shuffle(input, groups=groups)
+
+
+# ---------------------------------------------------------------------------------------------
+# affine_grid
+# ---------------------------------------------------------------------------------------------
+
+def _base_grid(sizes: tuple, align_corners: bool, dtype: np.dtype) -> np.ndarray:
+    """(*spatial, d + 1): normalized coordinates (x first, as torch) and a column of ones."""
+    axes = []
+    for s in sizes:
+        if s <= 1:
+            axes.append(np.zeros(s, dtype=dtype))
+            continue
+        v = np.linspace(-1.0, 1.0, s, dtype=dtype)
+        if not align_corners:
+            v = v * ((s - 1) / s)
+        axes.append(v.astype(dtype))
+    mesh = np.meshgrid(*axes, indexing="ij")  # (D, H, W) order
+    coords = [m for m in reversed(mesh)]  # x (W), y (H), z (D)
+    coords.append(np.ones(sizes, dtype=dtype))
+    return np.stack(coords, axis=-1)
+
+
+@defop("affine_grid_generator", node="AffineGridGeneratorBackward0")
+def _affine_grid(theta: np.ndarray, *, sizes: tuple, align_corners: bool) -> np.ndarray:
+    base = _base_grid(sizes, align_corners, theta.dtype).reshape(-1, len(sizes) + 1)
+    out = base @ np.swapaxes(theta, 1, 2)  # (N, P, d)
+    return out.reshape((theta.shape[0],) + sizes + (len(sizes),))
+
+
+@_affine_grid.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # grid = base theta^T: d theta = g^T base
+    p = ctx.params
+    n, d = grad.shape[0], len(p["sizes"])
+    base = Tensor._make(_base_grid(p["sizes"], p["align_corners"], grad._data.dtype)
+                        .reshape(-1, d + 1))
+    return (grad.reshape(n, -1, d).transpose(1, 2) @ base,)
+
+
+def affine_grid(theta: Tensor, size: Any, align_corners: bool) -> Tensor:
+    """The sampling grid of an affine map: (N, H, W, 2) for a 2-D theta (N, 2, 3), or
+    (N, D, H, W, 3) for (N, 3, 4)."""
+    size = tuple(int(s) for s in size)
+    if theta.dtype.name not in ("float16", "bfloat16", "float32", "float64"):
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    spatial = size[2:]
+    d = len(spatial)
+    if d == 2 and (theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3)):
+        raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                         f"{list(size)}. Got {list(theta.shape)}.")
+    if d == 3 and (theta.ndim != 3 or tuple(theta.shape[-2:]) != (3, 4)):
+        raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                         f"{list(size)}. Got {list(theta.shape)}.")
+    if d not in (2, 3):
+        raise NotImplementedError(
+            f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+            f"respectively. Got size {list(size)}.")
+    if min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {list(size)}")
+    return _affine_grid(theta, sizes=spatial, align_corners=bool(align_corners))
+
+
+# ---------------------------------------------------------------------------------------------
+# grid_sample
+# ---------------------------------------------------------------------------------------------
+
+def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
+    if align_corners:
+        return (coord + 1) / 2 * (size - 1)
+    return ((coord + 1) * size - 1) / 2
+
+
+def _reflect(x: Tensor, twice_low: int, twice_high: int) -> Tensor:
+    """Mirror x into [low, high] (bounds given doubled, as torch's reflect_coordinates)."""
+    if twice_low == twice_high:
+        return x * 0
+    low = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    x = (x - low).abs()
+    extra = x.fmod(span)
+    flips = (x.detach() / span).floor()
+    even = (flips.fmod(2) == 0)
+    return even * (extra + low) + (~even) * (span - extra + low)
+
+
+def _pad_coord(x: Tensor, size: int, padding: str, align_corners: bool) -> Tensor:
+    if padding == "border":
+        return x.clamp(0, size - 1)
+    if padding == "reflection":
+        if align_corners:
+            x = _reflect(x, 0, 2 * (size - 1))
+        else:
+            x = _reflect(x, -1, 2 * size - 1)
+        return x.clamp(0, size - 1)
+    return x
+
+
+def _gather(flat: Tensor, idx: list, valid: Any, sizes: tuple) -> Tensor:
+    """input values at integer positions idx (x, y[, z]); 0 where not valid."""
+    lin = idx[0]
+    stride = 1
+    for k in range(1, len(idx)):
+        stride *= sizes[-k]
+        lin = lin + idx[k] * stride
+    n, c = flat.shape[0], flat.shape[1]
+    lin = lin.reshape(n, 1, -1).expand(n, c, -1)
+    vals = flat.gather(2, lin)
+    if valid is not None:
+        vals = vals * valid.reshape(n, 1, -1).to(vals.dtype)
+    return vals
+
+
+def _in_bounds(idx: list, sizes: tuple) -> Any:
+    ok = None
+    for k, i in enumerate(idx):
+        s = sizes[-1 - k]
+        cond = (i >= 0) & (i <= s - 1)
+        ok = cond if ok is None else ok & cond
+    return ok
+
+
+def _clip_index(i: Tensor, s: int) -> Tensor:
+    return i.clamp(0, s - 1).to(_dtype.int64)
+
+
+def _cubic_coeffs(t: Tensor) -> list:
+    a = -0.75
+
+    def near(x: Tensor) -> Tensor:  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x: Tensor) -> Tensor:  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _grid_sample_composite(inp: Tensor, grid: Tensor, mode: str, padding: str,
+                           align_corners: bool) -> Tensor:
+    """grid_sample as tapegrad ops (differentiable in both arguments, to any order)."""
+    n, c = inp.shape[0], inp.shape[1]
+    sizes = tuple(inp.shape[2:])
+    d = len(sizes)
+    out_spatial = tuple(grid.shape[1:-1])
+    flat = inp.reshape(n, c, -1)
+    coords = [grid[..., k].reshape(n, -1) for k in range(d)]  # x, y[, z]
+    pix = [_unnormalize(coords[k], sizes[-1 - k], align_corners) for k in range(d)]
+    if mode == "bicubic":
+        x, y = pix
+        x0, y0 = x.detach().floor(), y.detach().floor()
+        wx, wy = _cubic_coeffs(x - x0), _cubic_coeffs(y - y0)
+        out: Any = 0
+        for j in range(4):
+            for i in range(4):
+                xi = _pad_coord(x0 - 1 + i, sizes[1], padding, align_corners)
+                yj = _pad_coord(y0 - 1 + j, sizes[0], padding, align_corners)
+                ix, iy = xi.detach(), yj.detach()
+                valid = _in_bounds([ix, iy], sizes) if padding == "zeros" else None
+                idx = [_clip_index(ix, sizes[1]), _clip_index(iy, sizes[0])]
+                v = _gather(flat, idx, valid, sizes)
+                out = out + v * (wx[i] * wy[j]).reshape(n, 1, -1)
+        return out.reshape((n, c) + out_spatial)
+    pix = [_pad_coord(pix[k], sizes[-1 - k], padding, align_corners) for k in range(d)]
+    if mode == "nearest":
+        idx = [p.detach().round() for p in pix]
+        valid = _in_bounds(idx, sizes) if padding == "zeros" else None
+        idx = [_clip_index(idx[k], sizes[-1 - k]) for k in range(d)]
+        return _gather(flat, idx, valid, sizes).reshape((n, c) + out_spatial)
+    lo = [p.detach().floor() for p in pix]
+    frac = [pix[k] - lo[k] for k in range(d)]
+    out = 0
+    for corner in range(2 ** d):
+        bits = [(corner >> k) & 1 for k in range(d)]
+        idx = [lo[k] + bits[k] for k in range(d)]
+        w: Any = 1
+        for k in range(d):
+            w = w * (frac[k] if bits[k] else (1 - frac[k]))
+        valid = _in_bounds(idx, sizes)
+        ci = [_clip_index(idx[k], sizes[-1 - k]) for k in range(d)]
+        v = _gather(flat, ci, valid, sizes)
+        out = out + v * w.reshape(n, 1, -1)
+    return out.reshape((n, c) + out_spatial)
+
+
+def _grid_forward(inp: np.ndarray, grid: np.ndarray, *, mode: str, padding: str,
+                  align_corners: bool) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        out = _grid_sample_composite(Tensor._make(inp), Tensor._make(grid), mode, padding,
+                                     align_corners)
+    return out._data
+
+
+_GRID_2D = defop("grid_sampler_2d", node="GridSampler2DBackward0", save=(0, 1))(_grid_forward)
+_GRID_3D = defop("grid_sampler_3d", node="GridSampler3DBackward0", save=(0, 1))(_grid_forward)
+
+
+def _grid_rule(ctx: Any, grad: Tensor) -> tuple:
+    # differentiate the composite at the saved inputs (a graph of its own under create_graph)
+    from ..autograd import grad as autograd_grad
+
+    inp, grid = ctx.saved
+    p = ctx.params
+    wanted = [t for t, need in zip((inp, grid), ctx.needs_input_grad, strict=True) if need]
+    create = _state.enabled
+    with enable_grad():
+        out = _grid_sample_composite(inp, grid, p["mode"], p["padding"], p["align_corners"])
+    grads = iter(autograd_grad(out, wanted, grad, create_graph=create, allow_unused=True))
+    res = []
+    for t, need in zip((inp, grid), ctx.needs_input_grad, strict=True):
+        g = next(grads) if need else None
+        if need and g is None:
+            g = Tensor._make(np.zeros(t.shape, dtype=t._data.dtype))
+        res.append(g)
+    return tuple(res)
+
+
+_GRID_2D.rule = _grid_rule
+_GRID_3D.rule = _grid_rule
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
+                padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
+    """Sample ``input`` (N, C, H, W) or (N, C, D, H, W) at the normalized positions of
+    ``grid`` (N, H', W', 2) or (N, D', H', W', 3)."""
+    import warnings
+
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to "
+                      "align_corners=False since 1.3.0. Please specify align_corners=True if "
+                      "the old behavior is desired. See the documentation of grid_sample for "
+                      "details.", stacklevel=2)
+        align_corners = False
+    d = input.ndim - 2
+    if input.ndim not in (4, 5):
+        raise RuntimeError("grid_sampler(): expected 4D or 5D input and grid with same number "
+                           f"of dimensions, but got input with sizes {list(input.shape)} and "
+                           f"grid with sizes {list(grid.shape)}")
+    if grid.ndim != input.ndim:
+        raise RuntimeError("grid_sampler(): expected grid to have same number of dimensions "
+                           f"as input, but got input with sizes {list(input.shape)} and grid "
+                           f"with sizes {list(grid.shape)}")
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got input with sizes {list(input.shape)} and grid with sizes "
+                           f"{list(grid.shape)}")
+    if grid.shape[-1] != d:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {d} in last dimension, "
+                           f"but got grid with sizes {list(grid.shape)}")
+    if mode == "bicubic" and d != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    op = _GRID_2D if d == 2 else _GRID_3D
+    return op(input, grid, mode=mode, padding=padding_mode, align_corners=bool(align_corners))
+
+
+# ---------------------------------------------------------------------------------------------
+# fractional max pooling
+# ---------------------------------------------------------------------------------------------
+
+def fractional_intervals(sample: float, in_size: int, out_size: int, pool: int,
+                         dtype: np.dtype) -> np.ndarray:
+    """torch's pseudo-random window starts: alpha = (in - pool) / (out - 1), start_i =
+    floor((i + u) alpha) - floor(u alpha), the last window flush with the end."""
+    seq = np.empty(out_size, dtype=np.int64)
+    if out_size > 1:
+        t = dtype.type
+        alpha = t(in_size - pool) / t(out_size - 1)
+        u = t(sample)
+        for i in range(out_size - 1):
+            seq[i] = int(t(i + u) * alpha) - int(u * alpha)
+    seq[out_size - 1] = in_size - pool
+    return seq
+
+
+def fractional_max_pool(x: np.ndarray, samples: np.ndarray, pool: tuple,
+                        out_size: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Values and flat indices of fractional max pooling over the last len(pool) dims of a
+    (N, C, *spatial) array; samples (N, C, d) holds one uniform per spatial dim (x first)."""
+    n, c = x.shape[:2]
+    sizes = x.shape[2:]
+    d = len(sizes)
+    out = np.empty((n, c) + out_size, dtype=x.dtype)
+    idx = np.empty((n, c) + out_size, dtype=np.int64)
+    flat = x.reshape(n, c, -1)
+    for b in range(n):
+        for ch in range(c):
+            # torch's 2-D kernel takes sample 0 for the width, its 3-D kernel for the depth
+            order = [d - 1 - k for k in range(d)] if d == 2 else list(range(d))
+            starts = [fractional_intervals(float(samples[b, ch, order[k]]), sizes[k],
+                                           out_size[k], pool[k], x.dtype) for k in range(d)]
+            win = [starts[k][:, None] + np.arange(pool[k])[None, :] for k in range(d)]
+            # positions of every window element: (out..., pool...)
+            lin = np.zeros(out_size + pool, dtype=np.int64)
+            stride = 1
+            for k in reversed(range(d)):
+                shape = [1] * (2 * d)
+                shape[k] = out_size[k]
+                shape[d + k] = pool[k]
+                lin = lin + win[k].reshape(shape) * stride
+                stride *= sizes[k]
+            vals = flat[b, ch][lin.reshape(out_size + (-1,))]
+            # the first maximum, NaN winning, as torch's loop keeps it
+            key = np.where(np.isnan(vals), np.inf, vals)
+            arg = np.argmax(key, axis=-1)
+            out[b, ch] = np.take_along_axis(vals, arg[..., None], -1)[..., 0]
+            idx[b, ch] = np.take_along_axis(lin.reshape(out_size + (-1,)), arg[..., None],
+                                            -1)[..., 0]
+    return out, idx
+
+
+def _fractional_forward(x: np.ndarray, *, samples: np.ndarray, pool: tuple, out_size: tuple,
+                        _cache: dict) -> tuple:
+    out, idx = fractional_max_pool(x, samples, pool, out_size)
+    n, c = x.shape[:2]
+    _cache["indices"] = idx.reshape(n * c, -1)
+    _cache["plane"] = int(np.prod(x.shape[2:]))
+    return out, idx
+
+
+_FRACTIONAL_2D = defop("fractional_max_pool2d", node="FractionalMaxPool2DBackward0",
+                       outputs=2)(_fractional_forward)
+_FRACTIONAL_3D = defop("fractional_max_pool3d", node="FractionalMaxPool3DBackward0",
+                       outputs=2)(_fractional_forward)
+_FRACTIONAL_2D.backward(_index_pool_rule)  # the gradient goes to each window's maximum
+_FRACTIONAL_3D.backward(_index_pool_rule)

@@ -1,0 +1,248 @@
+"""``RAdam``: Adam with a rectified adaptive learning rate (Liu et al., 2019).
+
+For each parameter with a gradient (torch's single-tensor algorithm, in place on the arrays)::
+
+    g = -grad if maximize else grad;  step += 1
+    p = p * (1 - lr*wd)  (decoupled)  |  g = g + wd*p  (L2)          (weight_decay != 0)
+    m = lerp(m, g, 1-beta1);  v = v*beta2 + (1-beta2)*g*g
+    bc1 = 1 - beta1**step;  bc2 = 1 - beta2**step
+    rho_inf = 2/(1-beta2) - 1;  rho_t = rho_inf - 2*step*beta2**step/bc2
+    rho_t > 5:   p = p - m/bc1 * lr * (sqrt(bc2) * 1/(sqrt(v) + eps)) * rect
+                 rect = sqrt((rho_t-4)(rho_t-2)rho_inf / ((rho_inf-4)(rho_inf-2)rho_t))
+    otherwise:   p = p - m/bc1 * lr                               (plain momentum SGD)
+
+``state``: ``step`` (0-d, float32 or the float64 default dtype), ``exp_avg``, ``exp_avg_sq``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from .adamax import _check_betas
+from .optimizer import (
+    Optimizer,
+    _bump,
+    _capturable_error,
+    _check_lr,
+    _check_non_negative,
+    _check_real,
+    _increment_step,
+    _opmath,
+    _real,
+    _run_closure,
+    _step_tensor,
+    _steps_as_tensors,
+    _to_scalar,
+    _update_grad,
+    _use_grad_for_differentiable,
+    _w,
+    _zeros_like,
+    add_scalar,
+    add_scaled,
+    add_scaled_exact_,
+    addcmul_,
+    lerp_,
+    mul_,
+    round_as,
+)
+
+__all__ = ["RAdam"]
+
+
+class RAdam(Optimizer):
+    """RAdam: rectified Adam.
+
+    Args:
+        params: tensors or parameter groups to optimize.
+        lr: learning rate (default 1e-3).
+        betas: coefficients of the running averages (default (0.9, 0.999)).
+        eps: term added to the denominator (default 1e-8).
+        weight_decay: L2 penalty, or decoupled decay when ``decoupled_weight_decay``
+            (default 0).
+        decoupled_weight_decay: AdamW-style weight decay (default False).
+        foreach: accepted; the single-tensor update runs either way (torch's multi-tensor
+            kernels give the same numbers up to rounding).
+        capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
+            accelerator).
+        differentiable: record the update with autograd, so that a loss computed from the
+            updated (non-leaf) parameters differentiates through the step (real parameters).
+        maximize: maximize the objective (default False).
+
+    Example:
+        >>> import tapegrad as torch
+        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = torch.optim.RAdam([w], lr=0.1)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w
+        tensor([ 0.8000, -1.6000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float | Tensor = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        _check_lr(lr)
+        _check_non_negative(epsilon=eps)
+        _check_betas(betas)
+        _check_non_negative(weight_decay=weight_decay)
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "decoupled_weight_decay": decoupled_weight_decay,
+            "differentiable": differentiable,
+        }
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("capturable", False)
+            _steps_as_tensors(self.state, group["params"], False)
+
+    @_use_grad_for_differentiable
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform a single optimization step; ``closure`` re-evaluates the loss."""
+        loss = _run_closure(closure)
+        for group in self.param_groups:
+            lr = _to_scalar(group["lr"])
+            beta1, beta2 = group["betas"]
+            eps = group["eps"]
+            weight_decay = group["weight_decay"]
+            decoupled = group["decoupled_weight_decay"]
+            maximize = group["maximize"]
+            with_grad = [p for p in group["params"] if p._grad is not None]
+            for p in with_grad:
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _step_tensor(False)
+                    state["exp_avg"] = _zeros_like(p)
+                    state["exp_avg_sq"] = _zeros_like(p)
+            if group["differentiable"] and not group["capturable"]:
+                for p in with_grad:
+                    state = self.state[p]
+                    step = _increment_step(state["step"])
+                    _differentiable_update(
+                        p,
+                        p.grad,
+                        state,
+                        step,
+                        lr,
+                        beta1,
+                        beta2,
+                        eps,
+                        weight_decay,
+                        decoupled,
+                        maximize,
+                    )
+                continue
+            for p in with_grad:
+                if group["capturable"]:
+                    raise _capturable_error()
+                state = self.state[p]
+                g = _update_grad(p._grad, maximize)
+                param = _real(p._data)
+                step = _increment_step(state["step"])
+                if weight_decay != 0:
+                    if decoupled:
+                        mul_(param, 1 - lr * weight_decay)
+                        _bump(p)
+                    else:
+                        g = add_scaled(g, param, weight_decay)
+                avg_t, sq_t = state["exp_avg"], state["exp_avg_sq"]
+                exp_avg, exp_avg_sq = _real(avg_t._data), _real(sq_t._data)
+                lerp_(exp_avg, g, 1 - beta1)
+                _bump(avg_t)
+                mul_(exp_avg_sq, beta2)
+                addcmul_(exp_avg_sq, g, g, 1 - beta2)
+                _bump(sq_t, 2)
+
+                op = _opmath(param).type
+                bias_correction1 = 1 - beta1**step
+                bias_correction2 = 1 - beta2**step
+                update = round_as(np.divide(_w(exp_avg), op(bias_correction1)), param)
+                update = round_as(np.multiply(update, op(lr), out=update), param)
+                rho_inf = 2 / (1 - beta2) - 1
+                rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+                if rho_t > 5.0:
+                    rect = (
+                        (rho_t - 4)
+                        * (rho_t - 2)
+                        * rho_inf
+                        / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+                    ) ** 0.5
+                    # (bc2 ** 0.5) / t is torch's t.reciprocal() * bc2 ** 0.5
+                    adaptive = add_scalar(round_as(np.sqrt(_w(exp_avg_sq)), param), eps, param)
+                    adaptive = round_as(np.reciprocal(adaptive, out=adaptive), param)
+                    adaptive = round_as(
+                        np.multiply(adaptive, op(bias_correction2**0.5), out=adaptive), param
+                    )
+                    update = round_as(np.multiply(update, adaptive, out=update), param)
+                    update = round_as(np.multiply(update, op(rect), out=update), param)
+                add_scaled_exact_(param, update, -1.0)
+                _bump(p)
+        return loss
+
+
+def _differentiable_update(
+    param: Tensor,
+    grad: Tensor,
+    state: dict,
+    step: float,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float,
+    decoupled: bool,
+    maximize: bool,
+) -> None:
+    """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
+    _check_real(param)
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        if decoupled:
+            param.mul_(1 - lr * weight_decay)
+        else:
+            grad = grad.add(param, alpha=weight_decay)
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    exp_avg.copy_(exp_avg.lerp(grad, 1 - beta1))
+    exp_avg_sq.mul_(beta2)
+    exp_avg_sq.copy_(exp_avg_sq.addcmul(grad, grad, value=1 - beta2))
+    bias_correction1 = 1 - beta1**step
+    bias_correction2 = 1 - beta2**step
+    bias_corrected_exp_avg = exp_avg / bias_correction1
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+    if rho_t > 5.0:
+        rect = (
+            (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+        ) ** 0.5
+        adaptive_lr = (bias_correction2**0.5) / exp_avg_sq.sqrt().add(eps)
+        param.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
+    else:
+        param.add_(bias_corrected_exp_avg * lr, alpha=-1.0)

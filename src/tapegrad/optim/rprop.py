@@ -1,0 +1,187 @@
+"""``Rprop``: resilient backpropagation, a per-coordinate step size driven by gradient signs
+(Riedmiller & Braun, 1993).
+
+For each parameter with a gradient (torch's single-tensor algorithm, in place on the arrays)::
+
+    step += 1;  g = -grad if maximize else grad
+    s = sign(g * prev) mapped  +1 -> etaplus,  -1 -> etaminus,  0 -> 1
+    step_size = clamp(step_size * s, step_size_min, step_size_max)
+    g = 0 where s == etaminus (the sign flipped: skip this coordinate once)
+    p = p - sign(g) * step_size;  prev = g
+
+``state``: ``step`` (0-d), ``prev``, ``step_size`` (starts filled with ``lr``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from .optimizer import (
+    Optimizer,
+    _bump,
+    _capturable_error,
+    _check_lr,
+    _check_real,
+    _increment_step,
+    _real,
+    _run_closure,
+    _step_tensor,
+    _steps_as_tensors,
+    _to_scalar,
+    _update_grad,
+    _use_grad_for_differentiable,
+    _w,
+    _zeros_like,
+    addcmul_,
+)
+
+__all__ = ["Rprop"]
+
+
+class Rprop(Optimizer):
+    """Rprop: the resilient backpropagation algorithm.
+
+    Args:
+        params: tensors or parameter groups to optimize.
+        lr: initial step size (default 1e-2).
+        etas: (etaminus, etaplus), the factors that shrink / grow a step size
+            (default (0.5, 1.2)).
+        step_sizes: the smallest and largest allowed step sizes (default (1e-6, 50)).
+        foreach: accepted; the single-tensor update runs either way (torch's multi-tensor
+            kernels give the same numbers up to rounding).
+        capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
+            accelerator).
+        differentiable: record the update with autograd, so that a loss computed from the
+            updated (non-leaf) parameters differentiates through the step (real parameters).
+        maximize: maximize the objective (default False).
+
+    Example:
+        >>> import tapegrad as torch
+        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = torch.optim.Rprop([w], lr=0.1)
+        >>> (w ** 2).sum().backward()
+        >>> opt.step()
+        >>> w
+        tensor([ 0.9000, -1.9000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float | Tensor = 1e-2,
+        etas: tuple[float, float] = (0.5, 1.2),
+        step_sizes: tuple[float, float] = (1e-6, 50),
+        *,
+        capturable: bool = False,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        _check_lr(lr)
+        if not 0.0 < etas[0] < 1.0 < etas[1]:
+            raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+        defaults = {
+            "lr": lr,
+            "etas": etas,
+            "step_sizes": step_sizes,
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
+            "capturable": capturable,
+        }
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+            _steps_as_tensors(self.state, group["params"], False)
+
+    @_use_grad_for_differentiable
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform a single optimization step; ``closure`` re-evaluates the loss."""
+        loss = _run_closure(closure)
+        for group in self.param_groups:
+            etaminus, etaplus = group["etas"]
+            step_size_min, step_size_max = group["step_sizes"]
+            maximize = group["maximize"]
+            with_grad = [p for p in group["params"] if p._grad is not None]
+            for p in with_grad:
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _step_tensor(False)
+                    state["prev"] = _zeros_like(p)
+                    lr = _to_scalar(group["lr"])
+                    if p._data.dtype.kind == "c":
+                        lr = complex(lr, lr)
+                    state["step_size"] = Tensor._make(np.full_like(p._grad._data, lr))
+            if group["differentiable"] and not group["capturable"]:
+                for p in with_grad:
+                    state = self.state[p]
+                    _increment_step(state["step"])
+                    _differentiable_update(
+                        p, p.grad, state, etaminus, etaplus, step_size_min, step_size_max, maximize
+                    )
+                continue
+            for p in with_grad:
+                if group["capturable"]:
+                    raise _capturable_error()
+                state = self.state[p]
+                _increment_step(state["step"])
+                g = _update_grad(p._grad, maximize)
+                prev_t, size_t = state["prev"], state["step_size"]
+                param, prev, step_size = _real(p._data), _real(prev_t._data), _real(size_t._data)
+
+                # the sign array has the gradient's dtype: the etas are rounded to it
+                sign = np.sign(np.multiply(g, prev))
+                sign_type = sign.dtype.type
+                flipped = sign < 0
+                sign[sign > 0] = sign_type(etaplus)
+                sign[flipped] = sign_type(etaminus)
+                sign[sign == 0] = 1
+                ws = _w(step_size)
+                np.multiply(ws, _w(sign), out=ws)
+                np.clip(ws, ws.dtype.type(step_size_min), ws.dtype.type(step_size_max), out=ws)
+                np.copyto(step_size, ws, casting="unsafe")
+                _bump(size_t, 2)
+
+                g = np.array(g, copy=True)
+                g[sign == sign_type(etaminus)] = 0
+                addcmul_(param, np.sign(g), step_size, -1)
+                _bump(p)
+                np.copyto(prev, g)
+                _bump(prev_t)
+        return loss
+
+
+def _differentiable_update(
+    param: Tensor,
+    grad: Tensor,
+    state: dict,
+    etaminus: float,
+    etaplus: float,
+    step_size_min: float,
+    step_size_max: float,
+    maximize: bool,
+) -> None:
+    """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
+    _check_real(param)
+    if maximize:
+        grad = -grad
+    prev, step_size = state["prev"], state["step_size"]
+    sign = grad.mul(prev.clone()).sign()
+    sign[sign.gt(0)] = etaplus
+    sign[sign.lt(0)] = etaminus
+    sign[sign.eq(0)] = 1
+    step_size.mul_(sign).clamp_(step_size_min, step_size_max)
+    grad = grad.clone()
+    grad[sign.eq(etaminus)] = 0
+    param.copy_(param.addcmul(grad.sign(), step_size, value=-1))
+    prev.copy_(grad)
