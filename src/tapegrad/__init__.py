@@ -278,7 +278,7 @@ cdouble = complex128
 strided = "torch.strided"
 contiguous_format = preserve_format = channels_last = None
 
-__version__ = "0.1.0"
+from .torch_version import __version__  # noqa: E402  (2.13.0+tapegrad0.1.0, a TorchVersion)
 
 _allocator.configure()
 
@@ -292,19 +292,73 @@ def can_cast(from_: dtype, to: dtype) -> object:
     return from_._rank <= to._rank
 
 
-def compile(model: object = None, **_: object) -> object:
-    """``torch.compile`` is the identity here: tapegrad runs eagerly."""
-    if model is None:
-        return lambda m: m
-    return model
+# -- a CPU-only PyTorch: devices, torch.cuda & co., settings, compile -----------------------
 
+from ._compile import compile  # noqa: E402, A001 - torch.compile
+from ._device import get_default_device, set_default_device  # noqa: E402
+from ._settings import (  # noqa: E402
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    set_num_interop_threads,
+    use_deterministic_algorithms,
+)
 
-_LAZY_SUBMODULES = ("distributions",)  # imported on first use: import tapegrad stays fast
+# -- the legacy typed tensor classes: torch.FloatTensor(2, 3), isinstance(x, torch.LongTensor) --
+
+from ._legacy import TYPES as _LEGACY_TYPES  # noqa: E402
+from ._legacy import set_default_tensor_type  # noqa: E402
+
+FloatTensor = _LEGACY_TYPES["FloatTensor"]
+DoubleTensor = _LEGACY_TYPES["DoubleTensor"]
+HalfTensor = _LEGACY_TYPES["HalfTensor"]
+LongTensor = _LEGACY_TYPES["LongTensor"]
+IntTensor = _LEGACY_TYPES["IntTensor"]
+ShortTensor = _LEGACY_TYPES["ShortTensor"]
+CharTensor = _LEGACY_TYPES["CharTensor"]
+ByteTensor = _LEGACY_TYPES["ByteTensor"]
+BoolTensor = _LEGACY_TYPES["BoolTensor"]
+if "BFloat16Tensor" in _LEGACY_TYPES:
+    BFloat16Tensor = _LEGACY_TYPES["BFloat16Tensor"]
+
+# Submodules imported on first use, so that ``import tapegrad`` does not pay for them.
+_LAZY_MODULES = frozenset({"accelerator", "amp", "backends", "cuda", "distributions", "jit",
+                           "version"})
+_LAZY_NAMES = {"autocast": ("amp", "autocast"), "is_autocast_enabled": ("amp",
+               "is_autocast_enabled"), "OutOfMemoryError": ("cuda", "OutOfMemoryError")}
 
 
 def __getattr__(name: str) -> object:
-    if name in _LAZY_SUBMODULES:
-        import importlib
+    import importlib
 
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'tapegrad' has no attribute '{name}'")
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_NAMES:
+        module, attr = _LAZY_NAMES[name]
+        return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_NAMES))
+
+
+def install_torch_alias() -> None:
+    """Make ``import torch`` (and ``import torch.nn as nn``, ``from torch.utils.data import
+    DataLoader``, ...) import tapegrad from now on in this process: for notebooks and the REPL,
+    what ``tapegrad run`` does for a script. A real torch imported before is set aside.
+
+    Example:
+        >>> import tapegrad
+        >>> tapegrad.install_torch_alias()
+        >>> import torch
+        >>> torch.__name__
+        'tapegrad'
+    """
+    from ._cli import alias_torch
+
+    alias_torch()

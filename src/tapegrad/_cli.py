@@ -14,9 +14,15 @@ import sys
 
 
 def alias_torch() -> None:
-    """Make ``import torch`` (and its submodules) import tapegrad."""
+    """Make ``import torch`` (and its submodules) import tapegrad.
+
+    Every ``torch`` entry already in ``sys.modules`` (a real torch imported before) is dropped
+    first, so that no ``torch.<submodule>`` of another library is found later.
+    """
     import tapegrad
 
+    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+        del sys.modules[name]
     sys.modules["torch"] = tapegrad
     for info in pkgutil.walk_packages(tapegrad.__path__, "tapegrad."):
         if info.name.endswith("__main__") or info.name.rsplit(".", 1)[-1].startswith("_"):

@@ -13,9 +13,20 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtype
+from . import _device, _dtype
 from ._tensor import Tensor, device
 from .autograd.grad_mode import _state
+
+
+def _place(device: Any, pin_memory: bool = False, like: bool = False,
+           copy: bool = False) -> None:
+    """torch's CPU-only errors for ``device=`` (or a non-CPU default device) and
+    ``pin_memory=True``; returns at once for the CPU. ``copy``: data is copied there
+    (tensor, as_tensor), rather than a tensor made from nothing."""
+    if device is not None or (not like and _device._default[0] is not None):
+        _device.check(device, factory=not copy)
+    if pin_memory:
+        _device.check_pin_memory(pin_memory)
 
 
 def _new(data: np.ndarray, requires_grad: bool = False) -> Tensor:
@@ -95,9 +106,30 @@ def to_array(data: Any, dtype: _dtype.dtype | None = None) -> np.ndarray:
         raise ValueError(_ragged_message(plain)) from None
     if arr.dtype == object:
         raise ValueError(_ragged_message(plain))
+    if dtype.np.kind in "iu" and arr.size:
+        _check_int_range(arr, dtype)
     if dtype.np.kind in "iu" and arr.dtype.kind == "f":
         arr = np.trunc(arr)
     return arr.astype(dtype.np)
+
+
+def _check_int_range(arr: np.ndarray, dtype: _dtype.dtype) -> None:
+    """torch refuses Python numbers that do not fit an integer dtype (c10's checked cast):
+    floats outside [min, max] (NaN and inf too); ints outside [min, max], where an unsigned
+    type also takes negatives down to -max (two's complement: uint8 -1 is 255)."""
+    if arr.dtype.kind == "u" and arr.max() > np.iinfo(np.int64).max:  # a Python int >= 2**63
+        raise ValueError("Overflow when unpacking long long")
+    info = np.iinfo(dtype.np)
+    if arr.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(arr) | (arr < info.min) | (arr > info.max)
+    elif arr.dtype.kind in "iu":
+        low = -int(info.max) if info.min == 0 else int(info.min)
+        bad = (arr < low) | (arr > info.max)
+    else:
+        return
+    if bad.any():
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
 
 
 def _ragged_message(data: Any) -> str:
@@ -130,6 +162,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         >>> torch.tensor([1.0, 2.0], requires_grad=True)
         tensor([1., 2.], requires_grad=True)
     """
+    _place(device, pin_memory, copy=True)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
@@ -144,6 +177,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """Like ``tensor`` but shares memory with a Tensor or ndarray of the same dtype."""
+    _place(device, copy=True)
     d = _dtype.to_dtype(dtype) if dtype is not None else None
     if isinstance(data, Tensor):
         return data if d is None or d is data.dtype else data.to(d)
@@ -200,23 +234,27 @@ def _dt(dtype: Any) -> np.dtype:
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
           out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """A tensor of zeros (float32 unless ``dtype`` says otherwise)."""
+    _place(device, pin_memory)
     return _new(np.zeros(_size(size), dtype=_dt(dtype)), requires_grad)
 
 
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
          out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
+    _place(device, pin_memory)
     return _new(np.ones(_size(size), dtype=_dt(dtype)), requires_grad)
 
 
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
           out: Any = None, layout: Any = None, pin_memory: bool = False,
           memory_format: Any = None) -> Tensor:
+    _place(device, pin_memory)
     return _new(np.zeros(_size(size), dtype=_dt(dtype)), requires_grad)
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
          requires_grad: bool = False, out: Any = None, layout: Any = None,
          pin_memory: bool = False) -> Tensor:
+    _place(device, pin_memory)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.scalar_dtype(fill_value)
@@ -231,24 +269,28 @@ def _like_dtype(input: Tensor, dtype: Any) -> np.dtype:
 def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None, layout: Any = None
                ) -> Tensor:
+    _place(device, like=True)
     return _new(np.zeros(input._data.shape, dtype=_like_dtype(input, dtype)), requires_grad)
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None, layout: Any = None
               ) -> Tensor:
+    _place(device, like=True)
     return _new(np.ones(input._data.shape, dtype=_like_dtype(input, dtype)), requires_grad)
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None, layout: Any = None
                ) -> Tensor:
+    _place(device, like=True)
     return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None, layout: Any = None
               ) -> Tensor:
+    _place(device, like=True)
     return _new(np.full(input._data.shape, fill_value, dtype=_like_dtype(input, dtype)),
                 requires_grad)
 
@@ -260,6 +302,7 @@ def _num(x: Any) -> Any:
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
            requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for integer arguments."""
+    _place(device)
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
@@ -285,6 +328,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
 def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` (both included)."""
+    _place(device)
     start, end = _num(start), _num(end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -311,6 +355,7 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any
 
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
              device: Any = None, requires_grad: bool = False) -> Tensor:
+    _place(device)
     exps = linspace(start, end, steps, dtype=_dtype.float64)._data
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
     return _new((base**exps).astype(d.np), requires_grad)
@@ -318,6 +363,7 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any
 
 def eye(n: int, m: Any = None, *, dtype: Any = None, device: Any = None,
         requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
+    _place(device)
     return _new(np.eye(n, n if m is None else m, dtype=_dt(dtype)), requires_grad)
 
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from . import _dtype, _sampling
 from . import _rng as rng
-from ._creation import _new
+from ._creation import _new, _place
 from ._rng import STATE_SIZE, Engine, fill_order
 from ._tensor import Tensor, device
 from .autograd.grad_mode import _state
@@ -151,7 +151,9 @@ class Generator:
 
 
 def _device_of(dev: Any) -> device:
-    return dev if isinstance(dev, device) else device(dev)
+    from ._device import check_generator_device
+
+    return check_generator_device(dev)
 
 
 default_generator = Generator()
@@ -954,6 +956,7 @@ def rand(*size: Any, generator: Generator | None = None, out: Tensor | None = No
         tensor([[0.4963, 0.7682],
                 [0.0885, 0.1320]])
     """
+    _place(device, pin_memory)
     other_kw = dtype is not None or out is not None or requires_grad
     shape, eng = _factory_args("rand", size, kwargs, generator, other_kw)
     d = _out_dtype(dtype, out, _dtype.get_default_dtype())
@@ -974,6 +977,7 @@ def randn(*size: Any, generator: Generator | None = None, out: Tensor | None = N
         >>> torch.randn(3)
         tensor([ 1.5410, -0.2934, -2.1788])
     """
+    _place(device, pin_memory)
     other_kw = dtype is not None or out is not None or requires_grad
     shape, eng = _factory_args("randn", size, kwargs, generator, other_kw)
     d = _out_dtype(dtype, out, _dtype.get_default_dtype())
@@ -1004,6 +1008,7 @@ def randint(*args: Any, generator: Generator | None = None, out: Tensor | None =
         tensor([[7, 6, 3],
                 [5, 4, 5]])
     """
+    _place(device, pin_memory)
     factory_kw = dtype is not None or out is not None or requires_grad
     low, high, shape = _randint_args(args, kwargs, factory_kw)
     _check_generator("randint", generator, args, kwargs)
@@ -1061,6 +1066,7 @@ def randperm(n: int = _MISSING, *, generator: Generator | None = None, out: Tens
         >>> torch.randperm(5)
         tensor([4, 0, 1, 3, 2])
     """
+    _place(device, pin_memory)
     if n is _MISSING:
         raise _invalid("randperm", (), {})
     n = _int_arg("randperm", "n", 1, n)
@@ -1090,6 +1096,7 @@ def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: Any =
     The result keeps input's memory order, as torch's does, so a transposed input gets the
     values torch gives it.
     """
+    _place(device, like=True)
     d = _like_dtype("rand_like", input, dtype)
     draw = _uniform_draw(_engine(generator), 0.0, 1.0)
     return _new(_draw_like(input._data, d.np, draw), requires_grad)
@@ -1099,6 +1106,7 @@ def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: Any 
                layout: Any = None, device: Any = None, requires_grad: bool = False,
                memory_format: Any = None) -> Tensor:
     """Standard normal values shaped like ``input`` (see :func:`rand_like`)."""
+    _place(device, like=True)
     d = _like_dtype("randn_like", input, dtype)
     draw = _normal_draw(_engine(generator), 0.0, 1.0, d.is_complex)
     return _new(_draw_like(input._data, d.np, draw), requires_grad)
@@ -1110,6 +1118,7 @@ def randint_like(input: Tensor, *args: int, generator: Generator | None = None,
                  **kwargs: int) -> Tensor:
     """``randint_like(input, high)`` / ``randint_like(input, low, high)``: integers in
     [low, high) shaped like ``input``, in its dtype unless ``dtype`` is given."""
+    _place(device, like=True)
     d = _like_dtype("randint_like", input, dtype)
     low, high = _bind("randint_like", ("low", "high"), args, kwargs)
     if high is _MISSING:
@@ -1154,6 +1163,7 @@ def normal(mean: Any = _MISSING, std: Any = _MISSING, size: Any = _MISSING, *,
         >>> torch.normal(torch.zeros(2), torch.ones(2))
         tensor([ 0.5684, -1.0845])
     """
+    _place(device, pin_memory)
     given = [a for a in (mean, std, size) if a is not _MISSING]
     factory_kw = dtype is not None or requires_grad or layout is not None
     if mean is _MISSING:

@@ -48,46 +48,7 @@ class Size(tuple):
         return Size(tuple(self) + tuple(other))
 
 
-class device:
-    """``torch.device``: tapegrad runs on the CPU only."""
-
-    __slots__ = ("type", "index")
-    if TYPE_CHECKING:  # the slots' types, for type checkers
-        type: str
-        index: int | None
-
-    def __init__(self, type: str | device = "cpu", index: int | None = None) -> None:
-        if isinstance(type, device):
-            index = type.index
-            type = type.type
-        name = str(type).split(":")[0]
-        if name != "cpu":
-            raise RuntimeError(
-                f"Expected one of cpu device type at start of device string: {type}"
-                if name not in ("cuda", "mps", "xpu", "meta")
-                else f"tapegrad runs on the CPU only; device '{type}' is not available"
-            )
-        self.type = "cpu"
-        self.index = index
-
-    def __repr__(self) -> str:
-        if self.index is None:
-            return "device(type='cpu')"
-        return f"device(type='cpu', index={self.index})"
-
-    def __str__(self) -> str:
-        return "cpu" if self.index is None else f"cpu:{self.index}"
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and other.type == self.type
-
-    def __hash__(self) -> int:
-        return hash(self.type)
-
-
-CPU = device("cpu")
+from ._device import CPU, device  # noqa: E402,F401  (torch.device; see _device.py)
 
 
 class _Version:
@@ -159,18 +120,16 @@ class Tensor:
     # -- construction ----------------------------------------------------------------------------
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        # The legacy constructor (see _legacy.py): Tensor(2, 3) has sizes, Tensor([1, 2]) data.
+        if cls is Tensor:
+            return _legacy_mod.construct(None, args, kwargs)
         self = object.__new__(cls)
         Tensor._init(self, np.empty(0, dtype=np.float32))
         return self
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # The legacy constructor: Tensor(2, 3) is uninitialised float32, Tensor([1, 2]) copies.
-        if len(args) == 1 and not isinstance(args[0], int):
-            data = np.array(_creation.to_array(args[0], _dtype.float32), dtype=np.float32)
-        else:
-            sizes = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
-            data = np.zeros(tuple(int(s) for s in sizes), dtype=np.float32)
-        self._data = data
+        if type(self) is not Tensor and (args or kwargs):  # a subclass: MyTensor([1, 2])
+            self._data = _legacy_mod.construct(None, args, kwargs)._data
 
     @staticmethod
     def _init(t: Tensor, data: np.ndarray, requires_grad: bool = False) -> None:
@@ -557,26 +516,52 @@ class Tensor:
                 target = a
             elif isinstance(a, Tensor):
                 target = a.dtype
-            elif isinstance(a, (str, device)):
-                device(a)
-        if "device" in kwargs and kwargs["device"] is not None:
-            device(kwargs["device"])
+            elif isinstance(a, (str, device)) or (type(a) is builtins.int):
+                _device_mod.check(a)  # a CPU-only build's error for any other device
+        if kwargs.get("device") is not None:
+            _device_mod.check(kwargs["device"])
         if target is None or target is self.dtype:
             return _ops_shape.to_dtype(self, self.dtype, copy=True) if copy else self
         return _ops_shape.to_dtype(self, target)
 
-    def type(self, dtype: Any = None) -> Any:
-        if dtype is None:
-            return "torch." + _dtype.LEGACY_NAMES[self.dtype.name]
-        if isinstance(dtype, str):
-            name = dtype.split(".")[-1]
-            for k, v in _dtype.LEGACY_NAMES.items():
-                if v == name:
-                    dtype = getattr(_dtype, k if k != "bool" else "bool_")
-        return self.to(dtype)
+    def type(self, dtype: Any = None, non_blocking: builtins.bool = False, **kwargs: Any) -> Any:
+        """'torch.FloatTensor'...; ``type(torch.DoubleTensor)`` converts (see _legacy.py)."""
+        return _legacy_mod.tensor_type(self, dtype, non_blocking, **kwargs)
 
-    def cpu(self) -> Tensor:
+    def cpu(self, memory_format: Any = None) -> Tensor:
         return self
+
+    def cuda(self, device: Any = None, non_blocking: builtins.bool = False,
+             memory_format: Any = None) -> Tensor:
+        """What a CPU-only torch does: AssertionError('Torch not compiled with CUDA enabled')."""
+        _device_mod.check_cuda_call(device)
+        return self  # (not reached)
+
+    def xpu(self, device: Any = None, non_blocking: builtins.bool = False,
+            memory_format: Any = None) -> Tensor:
+        raise AssertionError(_device_mod.NO_XPU)
+
+    def pin_memory(self, device: Any = None) -> Tensor:
+        """Pinned memory needs an accelerator: torch's error on a CPU-only build."""
+        if device is not None:
+            warnings.warn("The argument 'device' of Tensor.pin_memory() is deprecated. Please do "
+                          "not pass this argument.", DeprecationWarning, stacklevel=2)
+            self.is_pinned(device)  # torch asks, and warns, once more
+            if _device_mod.device(device).type == "cuda":
+                raise RuntimeError(_device_mod.NO_ATEN_CUDA)
+        raise RuntimeError(_device_mod.NO_ACCELERATOR)
+
+    def is_pinned(self, device: Any = None) -> builtins.bool:
+        if device is not None:
+            warnings.warn("The argument 'device' of Tensor.is_pinned() is deprecated. Please do "
+                          "not pass this argument.", DeprecationWarning, stacklevel=2)
+        return False
+
+    def get_device(self) -> builtins.int:
+        return -1  # the CPU
+
+    is_cpu = property(lambda self: True)
+    is_mps = is_meta = is_xpu = is_cuda
 
     def float(self) -> Tensor:
         return self.to(_dtype.float32)
@@ -619,26 +604,37 @@ class Tensor:
     def contiguous(self, memory_format: Any = None) -> Tensor:
         return self if self._data.flags.c_contiguous else _ops_shape.clone(self)
 
-    def new_tensor(self, data: Any, dtype: Any = None,
-                   requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    # new_*: self's dtype unless given; the device is self's (the CPU) unless given.
+    def new_tensor(self, data: Any, dtype: Any = None, device: Any = None,
+                   requires_grad: builtins.bool = False, layout: Any = None,
+                   pin_memory: builtins.bool = False) -> Tensor:
+        return _creation.tensor(data, dtype=dtype or self.dtype, device=_here(device),
+                                requires_grad=requires_grad, pin_memory=pin_memory)
 
-    def new_zeros(self, *size: Any, dtype: Any = None,
-                  requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: builtins.bool = False, layout: Any = None,
+                  pin_memory: builtins.bool = False) -> Tensor:
+        return _creation.zeros(*size, dtype=dtype or self.dtype, device=_here(device),
+                               requires_grad=requires_grad, pin_memory=pin_memory)
 
-    def new_ones(self, *size: Any, dtype: Any = None,
-                 requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: builtins.bool = False, layout: Any = None,
+                 pin_memory: builtins.bool = False) -> Tensor:
+        return _creation.ones(*size, dtype=dtype or self.dtype, device=_here(device),
+                              requires_grad=requires_grad, pin_memory=pin_memory)
 
-    def new_full(self, size: Any, fill_value: Any, dtype: Any = None,
-                 requires_grad: builtins.bool = False) -> Tensor:
+    def new_full(self, size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: builtins.bool = False, layout: Any = None,
+                 pin_memory: builtins.bool = False) -> Tensor:
         return _creation.full(size, fill_value, dtype=dtype or self.dtype,
-                              requires_grad=requires_grad)
+                              device=_here(device), requires_grad=requires_grad,
+                              pin_memory=pin_memory)
 
-    def new_empty(self, *size: Any, dtype: Any = None,
-                  requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: builtins.bool = False, layout: Any = None,
+                  pin_memory: builtins.bool = False) -> Tensor:
+        return _creation.zeros(*size, dtype=dtype or self.dtype, device=_here(device),
+                               requires_grad=requires_grad, pin_memory=pin_memory)
 
     def equal(self, other: Tensor) -> builtins.bool:
         return _creation.equal(self, other)
@@ -868,6 +864,11 @@ class Tensor:
     __array_ufunc__ = None
 
 
+def _here(device: Any) -> Any:
+    """The device of a ``new_*`` tensor: self's (the CPU), not the default device, unless given."""
+    return CPU if device is None else device
+
+
 def _wrap_dim(dim: int, ndim: int) -> int:
     """A dim in [-ndim, ndim) made non-negative, or torch's IndexError."""
     n = max(ndim, 1)
@@ -891,6 +892,8 @@ def _install_methods() -> None:
 
 
 from . import _creation  # noqa: E402
+from . import _device as _device_mod  # noqa: E402
+from . import _legacy as _legacy_mod  # noqa: E402  (the legacy constructor, type())
 from .autograd import grad_mode as _grad_mode  # noqa: E402
 from .ops import elementwise as _ops_ew  # noqa: E402
 from .ops import indexing as _ops_idx  # noqa: E402

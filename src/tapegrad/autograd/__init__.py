@@ -226,11 +226,10 @@ def is_anomaly_enabled() -> bool:
     return _anomaly["enabled"]
 
 
+from .._legacy import Variable  # noqa: E402  (the legacy constructor, see _legacy.py)
 from . import forward_ad, functional  # noqa: E402
 from .function import Function, FunctionCtx, once_differentiable  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
-
-Variable = Tensor
 
 __all__ = [
     "Function",

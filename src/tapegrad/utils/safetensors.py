@@ -336,9 +336,9 @@ class safe_open:
 
     def __init__(self, filename: str | os.PathLike, framework: str = "pt",
                  device: Any = "cpu") -> None:
-        from .._tensor import device as _device
+        from .._device import check
 
-        _device(device if not isinstance(device, int) else "cuda")
+        check(device if not isinstance(device, int) else "cuda")  # a CPU-only build's error
         name = os.fsdecode(os.fspath(filename))
         with open(name, "rb") as fh:
             self._buf = bytearray(fh.read())

@@ -36,9 +36,9 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         if self.affine:
-            self.weight = Parameter(empty(num_features, dtype=dtype))
+            self.weight = Parameter(empty(num_features, device=device, dtype=dtype))
             if bias:
-                self.bias = Parameter(empty(num_features, dtype=dtype))
+                self.bias = Parameter(empty(num_features, device=device, dtype=dtype))
             else:
                 self.register_parameter("bias", None)
         else:

@@ -30,7 +30,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ... import _dtype
+from ... import _device, _dtype
 from ..._tensor import Tensor, device
 from ...autograd.function import Function
 from ...autograd.grad_mode import _state, no_grad
@@ -645,7 +645,7 @@ class Module:
                 target = a
             elif isinstance(a, Tensor):
                 target = a.dtype
-            elif isinstance(a, (str, device)):
+            elif isinstance(a, (str, device)) or type(a) is int:
                 dev = a
             elif isinstance(a, bool):
                 continue
@@ -655,9 +655,7 @@ class Module:
                     f"({', '.join(type(x).__name__ for x in args)}, )"
                 )
         if dev is not None:
-            if str(dev).split(":")[0] == "cuda":
-                raise AssertionError("Torch not compiled with CUDA enabled")
-            device(dev)  # torch's error for other devices
+            _device.check(dev)  # a CPU-only build's error for any other device
         if target is not None:
             target = _dtype.to_dtype(target) if not isinstance(target, _dtype.dtype) else target
             if not (target.is_floating_point or target.is_complex):
@@ -687,7 +685,12 @@ class Module:
         return self._apply(lambda t: t.cpu())
 
     def cuda(self, device: Any = None) -> Module:
-        raise AssertionError("Torch not compiled with CUDA enabled")
+        """What a CPU-only torch does: AssertionError('Torch not compiled with CUDA enabled')."""
+        _device.check_cuda_call(device)
+        return self  # (not reached)
+
+    def xpu(self, device: Any = None) -> Module:
+        raise AssertionError(_device.NO_XPU)
 
     def type(self, dst_type: Any) -> Module:
         """Cast all parameters and buffers to ``dst_type``."""

@@ -43,13 +43,14 @@ def _shape(normalized_shape: Any) -> tuple:
     return tuple(normalized_shape)
 
 
-def _register_affine(module: Module, shape: Any, affine: bool, bias: bool, dtype: Any) -> None:
+def _register_affine(module: Module, shape: Any, affine: bool, bias: bool, dtype: Any,
+                     device: Any = None) -> None:
     """Register ``weight`` and ``bias`` of ``shape`` (None when not ``affine`` / no ``bias``),
     uninitialised (LayerNorm and GroupNorm)."""
     if affine:
-        module.weight = Parameter(empty(shape, dtype=dtype))
+        module.weight = Parameter(empty(shape, device=device, dtype=dtype))
         if bias:
-            module.bias = Parameter(empty(shape, dtype=dtype))
+            module.bias = Parameter(empty(shape, device=device, dtype=dtype))
         else:
             module.register_parameter("bias", None)
     else:
@@ -83,7 +84,7 @@ class LayerNorm(Module):
         self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        _register_affine(self, self.normalized_shape, elementwise_affine, bias, dtype)
+        _register_affine(self, self.normalized_shape, elementwise_affine, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -114,7 +115,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        _register_affine(self, num_channels, affine, bias, dtype)
+        _register_affine(self, num_channels, affine, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -141,7 +142,7 @@ class RMSNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if self.elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, dtype=dtype))
+            self.weight = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
         else:
             self.register_parameter("weight", None)
         self.reset_parameters()

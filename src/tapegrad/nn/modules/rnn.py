@@ -128,7 +128,8 @@ class RNNBase(Module):
                 names = []
                 for fmt, shape in params:
                     name = fmt.format(layer, suffix)
-                    setattr(self, name, Parameter(_creation.empty(shape, dtype=dtype)))
+                    setattr(self, name, Parameter(_creation.empty(shape, device=device,
+                                                                  dtype=dtype)))
                     names.append(name)
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
@@ -467,12 +468,15 @@ class RNNCellBase(Module):
         self.hidden_size = hidden_size
         self.bias = bias
         self.weight_ih = Parameter(
-            _creation.empty((num_chunks * hidden_size, input_size), dtype=dtype))
+            _creation.empty((num_chunks * hidden_size, input_size), device=device, dtype=dtype))
         self.weight_hh = Parameter(
-            _creation.empty((num_chunks * hidden_size, hidden_size), dtype=dtype))
+            _creation.empty((num_chunks * hidden_size, hidden_size), device=device,
+                            dtype=dtype))
         if bias:
-            self.bias_ih = Parameter(_creation.empty(num_chunks * hidden_size, dtype=dtype))
-            self.bias_hh = Parameter(_creation.empty(num_chunks * hidden_size, dtype=dtype))
+            self.bias_ih = Parameter(_creation.empty(num_chunks * hidden_size, device=device,
+                                                     dtype=dtype))
+            self.bias_hh = Parameter(_creation.empty(num_chunks * hidden_size, device=device,
+                                                     dtype=dtype))
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)

@@ -65,8 +65,8 @@ class Embedding(Module):
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         if _weight is None:
-            self.weight = Parameter(empty((num_embeddings, embedding_dim), dtype=dtype),
-                                    requires_grad=not _freeze)
+            self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device,
+                                          dtype=dtype), requires_grad=not _freeze)
             self.reset_parameters()
         else:
             _check_weight_shape(_weight, num_embeddings, embedding_dim)
@@ -134,7 +134,8 @@ class EmbeddingBag(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.padding_idx = _wrap_padding_idx(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
-            self.weight = Parameter(empty((num_embeddings, embedding_dim), dtype=dtype))
+            self.weight = Parameter(empty((num_embeddings, embedding_dim),
+                                          device=device, dtype=dtype))
             self.reset_parameters()
         else:
             _check_weight_shape(_weight, num_embeddings, embedding_dim)

@@ -1,0 +1,90 @@
+"""``torch.compile``: for now the model runs eagerly, with the same results.
+
+``compile(model)`` wraps a module in an ``OptimizedModule`` (its ``_orig_mod`` is the model:
+parameters are shared and ``state_dict`` keys gain the ``_orig_mod.`` prefix, as in torch) and a
+function in a wrapper calling it; ``@compile`` and ``compile(mode=..., fullgraph=...)`` give a
+decorator. The arguments are checked as torch checks them (an unknown ``mode`` or ``backend``
+fails the same way), then ignored: every call runs the original Python code.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from .nn.modules.module import Module
+
+MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+BACKENDS = ("inductor", "eager", "aot_eager", "aot_eager_decomp_partition", "cudagraphs",
+            "openxla", "tvm", "onnxrt")
+
+
+class InvalidBackend(RuntimeError):
+    """``torch._dynamo.exc.InvalidBackend``: an unknown ``backend=`` name."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"Invalid backend: '{name}', see `torch._dynamo.list_backends()` for "
+                         "available backends.")
+
+
+class OptimizedModule(Module):
+    """A compiled module: ``_orig_mod`` runs, eagerly."""
+
+    def __init__(self, mod: Module) -> None:
+        super().__init__()
+        self._orig_mod = mod
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        return self._orig_mod(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return getattr(self._modules["_orig_mod"], name)
+
+
+def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic: bool | None = None,
+            backend: str | Callable = "inductor", mode: str | None = None,
+            options: dict | None = None, disable: bool = False) -> Any:
+    """``torch.compile``: the model (module or function), to run eagerly with the same results.
+
+    Example:
+        >>> import tapegrad as torch
+        >>> @torch.compile(mode="max-autotune")
+        ... def f(x):
+        ...     return x * 2
+        >>> f(torch.ones(2))
+        tensor([2., 2.])
+    """
+    if model is None:
+        def decorate(fn: Callable) -> Any:
+            return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                           options=options, disable=disable)
+
+        return decorate
+    if mode is not None and options is not None:
+        raise RuntimeError(
+            "Either mode or options can be specified, but both can't be specified at the same "
+            "time."
+        )
+    if disable:
+        return model
+    if not callable(model):
+        raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
+    if isinstance(backend, str):
+        if backend not in BACKENDS:
+            raise InvalidBackend(backend)
+        if backend == "inductor" and mode is not None and mode not in MODES:
+            raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(MODES)}")
+    if isinstance(model, Module):
+        return OptimizedModule(model)
+    if isinstance(model, type):
+        return model
+
+    @functools.wraps(model)
+    def compiled(*args: Any, **kwargs: Any) -> Any:
+        return model(*args, **kwargs)
+
+    return compiled

@@ -1,0 +1,5 @@
+"""``torch.backends.nnpack``: not used by tapegrad."""
+
+
+def is_available() -> bool:
+    return False

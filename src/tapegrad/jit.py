@@ -1,0 +1,182 @@
+"""``torch.jit``: ``script`` and ``trace`` give a module or function that runs the same code.
+
+tapegrad has no TorchScript compiler: it runs Python eagerly, which is what TorchScript's
+result computes. ``script(module)`` returns a ``RecursiveScriptModule`` and ``trace(module,
+inputs)`` a ``TopLevelTracedModule``: the same module object underneath (its parameters,
+buffers, submodules and training flag are shared, ``state_dict`` has the same keys) printed as
+torch prints them; for a function they return a ``ScriptFunction`` calling it. Like torch 2.13
+they warn (``DeprecationWarning``) that ``torch.compile`` replaces them. TorchScript archives
+(``jit.save``/``jit.load``) cannot be written or read: they raise ``NotImplementedError``.
+"""
+
+from __future__ import annotations
+
+import functools
+import typing
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from .nn.modules.module import Module
+
+__all__ = [
+    "Final", "RecursiveScriptModule", "ScriptFunction", "ScriptModule", "TopLevelTracedModule",
+    "TracedModule", "annotate", "export", "ignore", "interface", "is_scripting", "is_tracing",
+    "load", "save", "script", "trace", "unused",
+]
+
+Final = typing.Final
+
+
+def _deprecated(name: str) -> None:
+    warnings.warn(f"`torch.jit.{name}` is deprecated. Please switch to `torch.compile` or "
+                  "`torch.export`.", DeprecationWarning, stacklevel=3)
+
+
+class ScriptModule(Module):
+    """The base class of scripted and traced modules."""
+
+
+def _names(module: Module, top: str, child: str) -> str:
+    """torch's repr of a scripted/traced module: each level with its ``original_name``."""
+    name = type(module).__name__ if not isinstance(module, ScriptModule) else (
+        module.original_name)
+    if not module._modules:
+        return f"{top or name}(original_name={name})"
+    lines = [f"{top or name}(", f"  original_name={name}"]
+    for key, sub in module._modules.items():
+        text = _names(sub, child, child) if sub is not None else "None"
+        lines.append(f"  ({key}): " + text.replace("\n", "\n  "))
+    return "\n".join(lines + [")"])
+
+
+class RecursiveScriptModule(ScriptModule):
+    """What ``torch.jit.script(module)`` returns (here: the module itself, under this class)."""
+
+    _top_name = "RecursiveScriptModule"
+    _child_name = "RecursiveScriptModule"
+
+    @property
+    def original_name(self) -> str:
+        return self._original_name  # type: ignore[attr-defined]  # set by _rewrap
+
+    def __repr__(self) -> str:
+        return _names(self, self._top_name, self._child_name)
+
+
+class TracedModule(ScriptModule):
+    """What ``torch.jit.trace(module, ...)`` returns, under its subclass TopLevelTracedModule."""
+
+
+class TopLevelTracedModule(TracedModule):
+    _top_name = ""
+    _child_name = ""
+
+    @property
+    def original_name(self) -> str:
+        return self._original_name  # type: ignore[attr-defined]  # set by _rewrap
+
+    def __repr__(self) -> str:
+        return _names(self, self._top_name, self._child_name)
+
+
+def _rewrap(module: Module, kind: type) -> Module:
+    """The same module (one shared ``__dict__``) seen through a class deriving from ``kind``
+    and the module's own class, so every method and attribute still works."""
+    original = type(module)
+    cls = type(kind.__name__, (kind, original), {"_original_name": original.__name__,
+                                                 "__module__": kind.__module__})
+    wrapped: Module = object.__new__(cls)
+    object.__setattr__(wrapped, "__dict__", module.__dict__)
+    return wrapped
+
+
+class ScriptFunction:
+    """What ``script``/``trace`` of a function return: a callable running that function."""
+
+    def __init__(self, fn: Callable) -> None:
+        self._fn = fn
+        self.name = getattr(fn, "__name__", "fn")
+        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<torch.jit.ScriptFunction object at {hex(id(self))}>"
+
+
+def script(obj: Any, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None,
+           example_inputs: Any = None) -> Any:
+    """``torch.jit.script``: a ``RecursiveScriptModule`` or ``ScriptFunction`` running ``obj``.
+
+    Example:
+        >>> import tapegrad as torch
+        >>> m = torch.jit.script(torch.nn.Linear(2, 2))
+        >>> m
+        RecursiveScriptModule(original_name=Linear)
+    """
+    _deprecated("script")
+    if isinstance(obj, ScriptModule | ScriptFunction):
+        return obj
+    if isinstance(obj, Module):
+        return _rewrap(obj, RecursiveScriptModule)
+    if isinstance(obj, type) or not callable(obj):
+        return obj  # classes and other objects: nothing to compile here
+    return ScriptFunction(obj)
+
+
+def trace(func: Any, example_inputs: Any = None, optimize: Any = None, check_trace: bool = True,
+          check_inputs: Any = None, check_tolerance: float = 1e-5, strict: bool = True,
+          _force_outplace: bool = False, _module_class: Any = None,
+          _compilation_unit: Any = None, example_kwarg_inputs: Any = None,
+          _store_inputs: bool = True) -> Any:
+    """``torch.jit.trace``: runs ``func`` once on the example inputs (as torch does) and returns
+    a ``TopLevelTracedModule`` (a module) or a ``ScriptFunction`` (a function) running it."""
+    _deprecated("trace")
+    args = example_inputs if isinstance(example_inputs, tuple) else (
+        () if example_inputs is None else (example_inputs,))
+    kwargs = example_kwarg_inputs or {}
+    if isinstance(func, Module):
+        _deprecated("trace_method")
+        _deprecated("trace_method")
+        func(*args, **kwargs)
+        return _rewrap(func, TopLevelTracedModule)
+    _deprecated("trace")
+    func(*args, **kwargs)
+    return ScriptFunction(func)
+
+
+def is_scripting() -> bool:
+    return False
+
+
+def is_tracing() -> bool:
+    return False
+
+
+def _decorator(fn: Any = None, **_: Any) -> Any:
+    if fn is None or not callable(fn):
+        return lambda f: f
+    return fn
+
+
+ignore = unused = export = interface = _decorator
+
+
+def annotate(the_type: Any, the_value: Any) -> Any:
+    return the_value
+
+
+def save(m: Any, f: Any, _extra_files: Any = None) -> None:
+    raise NotImplementedError(
+        "tapegrad cannot write TorchScript archives; save the module's state_dict with "
+        "tapegrad.save instead"
+    )
+
+
+def load(f: Any, map_location: Any = None, _extra_files: Any = None) -> Any:
+    raise NotImplementedError(
+        "tapegrad cannot read TorchScript archives (they hold compiled code); load a state_dict "
+        "saved with torch.save instead"
+    )

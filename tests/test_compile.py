@@ -1,0 +1,69 @@
+"""torch.compile against torch 2.13: the module and function forms and the decorator forms
+give the same results (tapegrad runs eagerly); argument errors as torch raises them."""
+
+from __future__ import annotations
+
+import warnings
+
+from torchcompare import raised
+
+
+def test_compiled_module(compare):
+    def scenario(L):
+        L.manual_seed(0)
+        m = L.nn.Sequential(L.nn.Linear(3, 4), L.nn.ReLU(), L.nn.Linear(4, 1))
+        c = L.compile(m, backend="eager")  # (torch's eager backend: no inductor build time)
+        x = L.randn(5, 3)
+        y = c(x)
+        y.sum().backward()
+        c.eval()
+        return [type(c).__name__, c._orig_mod is m, repr(c), list(c.state_dict()),
+                list(c.parameters())[0] is m[0].weight, c[0] is m[0], y, m[0].weight.grad,
+                c.training, m.training, y.grad_fn is not None]
+
+    compare(scenario, rtol=1e-5, atol=1e-6)
+
+
+def test_compiled_function_and_decorators(compare):
+    def scenario(L):
+        def f(x):
+            return (x * 2).sin()
+
+        g = L.compile(f, backend="eager")
+
+        @L.compile(backend="eager")
+        def h(x):
+            return x + 1
+
+        @L.compile(mode="max-autotune", fullgraph=True, backend="eager")
+        def k(x):
+            return x * 3
+
+        x = L.tensor([1.0, 2.0])
+        return [g(x), g is f, g.__name__, g.__wrapped__ is f, h(x), k(x),
+                L.compile(mode="reduce-overhead", fullgraph=True, backend="eager")(f)(x),
+                L.compile(f, dynamic=True, backend="eager")(x),
+                L.compile(f, disable=True) is f]
+
+    compare(scenario)
+
+
+def test_compile_argument_errors(compare):
+    def f(x):
+        return x
+
+    def scenario(L):
+        m = L.nn.Linear(2, 2)
+        with warnings.catch_warnings():  # torch's first inductor import warns (once)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            default = [type(L.compile(m)).__name__, L.compile(f).__name__]
+        return [*default,
+                raised(lambda: L.compile(m, mode="bogus")),
+                raised(lambda: L.compile(m, mode="default", options={"a": 1})),
+                raised(lambda: L.compile(m, backend="nonexistent")),
+                raised(lambda: L.compile(3)),
+                L.compile(m, disable=True) is m,
+                type(L.compile(m, fullgraph=True, dynamic=False, backend="inductor", mode=None,
+                               options=None, disable=False)).__name__]
+
+    compare(scenario)

@@ -1,0 +1,96 @@
+"""``tapegrad.install_torch_alias()`` (notebooks, the REPL) and ``tapegrad run`` alias every
+public submodule, the CPU-only namespaces included; an old-style program with a CUDA preamble
+prints what it prints on real torch."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ALIASED = ["torch.cuda", "torch.cuda.amp", "torch.backends", "torch.backends.cudnn",
+           "torch.version", "torch.jit", "torch.accelerator", "torch.amp", "torch.torch_version",
+           "torch.nn", "torch.optim", "torch.utils.data", "torch.autograd"]
+
+
+def test_install_torch_alias_in_a_session(lib_name):
+    if lib_name == "torch":
+        pytest.skip("the alias makes tapegrad stand for torch; nothing to check on torch")
+    code = textwrap.dedent(f"""
+        import torch as real_torch          # a real torch imported before is set aside
+        import tapegrad
+        tapegrad.install_torch_alias()
+        import torch, torch.nn as nn, torch.backends.cudnn as cudnn
+        from torch.autograd import Variable
+        from torch.utils.data import DataLoader
+        import importlib, sys
+        assert torch is tapegrad and nn is tapegrad.nn and torch is not real_torch
+        assert cudnn is tapegrad.backends.cudnn and DataLoader is tapegrad.utils.data.DataLoader
+        for name in {ALIASED!r}:
+            assert importlib.import_module(name) is sys.modules[name], name
+            assert sys.modules[name].__name__ == "tapegrad" + name[len("torch"):], name
+        stale = [n for n, m in sys.modules.items()
+                 if n.startswith("torch.") and not m.__name__.startswith("tapegrad")]
+        assert not stale, stale
+        print(torch.__version__, torch.cuda.is_available())
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "2.13.0+tapegrad0.1.0 False\n"
+
+
+OLD_STYLE_PROGRAM = textwrap.dedent(
+    """
+    import torch
+    import torch.nn as nn
+    import torch.backends.cudnn as cudnn
+    from torch.autograd import Variable
+
+    assert torch.__version__ >= "1.0" and torch.__version__ >= (2, 0)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    torch.manual_seed(0)
+    torch.cuda.manual_seed_all(0)
+    cudnn.benchmark = True
+    cudnn.deterministic = True
+    torch.set_float32_matmul_precision("high")
+
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU(), nn.Linear(4, 1))
+    model = model.to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x = Variable(torch.FloatTensor([[1, 2, 3], [4, 5, 6], [7, 8, 9], [1, 0, 1]]))
+    y = Variable(torch.randn(4, 1), requires_grad=False)
+    for step in range(3):
+        opt.zero_grad()
+        loss = ((model(x.to(device)) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        print(step, f"{loss.item():.4f}", x.type(), isinstance(x, torch.FloatTensor))
+    try:
+        x.cuda()
+    except AssertionError as exc:
+        print("cuda:", exc)
+    print(torch.LongTensor([1, 2]).type(torch.DoubleTensor), torch.Tensor(2, 3).shape, device)
+    """
+)
+
+
+def test_old_style_program_runs_as_on_torch(lib_name, tmp_path):
+    if lib_name == "torch":
+        pytest.skip("compares tapegrad run with real torch itself")
+    script = tmp_path / "old_style.py"
+    script.write_text(OLD_STYLE_PROGRAM)
+    ours = subprocess.run([sys.executable, "-m", "tapegrad", "run", str(script)],
+                          capture_output=True, text=True)
+    assert ours.returncode == 0, ours.stderr
+    theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            check=True)
+    assert ours.stdout == theirs.stdout
+
+
+def test_namespaces_are_attributes(compare):
+    names = ["cuda", "backends", "jit", "accelerator", "amp", "version", "autocast",
+             "OutOfMemoryError", "compile", "FloatTensor", "set_default_device"]
+    compare(lambda L: [(n, n in dir(L), hasattr(L, n)) for n in names]
+            + [hasattr(L, "no_such_name")])
