@@ -20,8 +20,8 @@ def _view(self: Any, *shape: Any) -> Any:
 
 
 def _size_args(f: Any) -> Any:
-    def method(self: Any, *shape: Any) -> Any:
-        return f(self, *shape)
+    def method(self: Any, *shape: Any, **kwargs: Any) -> Any:
+        return f(self, *shape, **kwargs)
 
     method.__name__ = f.__name__
     return method

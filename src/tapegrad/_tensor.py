@@ -621,22 +621,29 @@ class Tensor:
                    requires_grad: builtins.bool = False) -> Tensor:
         return _creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
-    def new_zeros(self, *size: Any, dtype: Any = None,
-                  requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: builtins.bool = False, layout: Any = None,
+                  pin_memory: builtins.bool = False) -> Tensor:
+        return _creation.zeros(*size, dtype=dtype or self.dtype, device=device,
+                               requires_grad=requires_grad)
 
-    def new_ones(self, *size: Any, dtype: Any = None,
-                 requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-    def new_full(self, size: Any, fill_value: Any, dtype: Any = None,
-                 requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.full(size, fill_value, dtype=dtype or self.dtype,
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: builtins.bool = False, layout: Any = None,
+                 pin_memory: builtins.bool = False) -> Tensor:
+        return _creation.ones(*size, dtype=dtype or self.dtype, device=device,
                               requires_grad=requires_grad)
 
-    def new_empty(self, *size: Any, dtype: Any = None,
-                  requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    def new_full(self, size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: builtins.bool = False, layout: Any = None,
+                 pin_memory: builtins.bool = False) -> Tensor:
+        return _creation.full(size, fill_value, dtype=dtype or self.dtype, device=device,
+                              requires_grad=requires_grad)
+
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: builtins.bool = False, layout: Any = None,
+                  pin_memory: builtins.bool = False) -> Tensor:
+        return _creation.zeros(*size, dtype=dtype or self.dtype, device=device,
+                               requires_grad=requires_grad)
 
     def equal(self, other: Tensor) -> builtins.bool:
         return _creation.equal(self, other)

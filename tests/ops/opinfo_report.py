@@ -33,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--write-expected", action="store_true",
                    help="rewrite opinfo_expected_failures.txt from this run")
     a = p.parse_args(argv)
+    if a.write_expected and a.patterns:
+        p.error("--write-expected rewrites the whole list: run it without patterns")
     ops = h.in_scope_entries()
     if a.patterns:
         ops = [op for op in ops if any(fnmatch.fnmatchcase(h.entry_id(op), pat)
@@ -54,13 +56,16 @@ def main(argv: list[str] | None = None) -> int:
     if a.write_expected:
         old = h.read_list(h.EXPECTED_FAILURES_FILE)
         lines = [h.EXPECTED_FAILURES_HEADER]
+        by_id = {h.entry_id(op): op for op in ops}
         for v in sorted(verdicts, key=lambda v: v.entry):
             if v.passed:
                 continue
-            reason = old.get(v.entry)
-            if reason is None or (v.status == "missing") != reason.startswith("missing"):
+            reason = old.get(v.entry, "").removeprefix(h.FULL_SWEEP_TAG).strip()
+            if not reason or (v.status == "missing") != reason.startswith("missing"):
                 reason = ("missing: not implemented in tapegrad" if v.status == "missing"
                           else "fails: " + _short(v.failures[0]))
+            if a.full and v.status == "fail" and h.run_entry(by_id[v.entry]).passed:
+                reason = f"{h.FULL_SWEEP_TAG} {reason}"
             lines.append(f"{v.entry}  {reason}")
         h.EXPECTED_FAILURES_FILE.write_text("\n".join(lines) + "\n")
         print(f"wrote {h.EXPECTED_FAILURES_FILE.name}: {len(lines) - 1} entries")

@@ -8,8 +8,9 @@ them), ``grad_fn`` names and error inputs must agree (see ``opinfo_harness``).
 An entry that tapegrad lacks or fails is a failure, unless ``opinfo_expected_failures.txt`` lists
 it with its reason; then it is an expected failure, and strictly so: a listed entry that passes
 every sample fails the test, to be taken off the list. Quick mode (the default) runs the first
-``OPINFO_SAMPLES`` samples (2) at float64, float32, int64 and bool; a listed entry that passes
-those is run on every sample before it can count as passing. ``-m opinfo_full`` (or
+``OPINFO_SAMPLES`` samples (2) at float64, float32, int64 and bool; a listed entry whose
+reason is tagged ``[full sweep]`` fails only beyond those (the full sweep holds it to the list),
+any other listed entry that passes them is run on every sample before it can count as passing. ``-m opinfo_full`` (or
 ``OPINFO_FULL=1``) selects ``test_opinfo_full``, the sweep over every sample and dtype.
 """
 
@@ -33,8 +34,10 @@ def _check(op, full: bool) -> None:
             pytest.fail(f"{eid} {verdict.status}: " + "\n".join(verdict.failures[:5]),
                         pytrace=False)
         return
-    if verdict.passed and not full:  # the quick samples pass: the listed reason may lie later
-        verdict = h.run_entry(op, full=True)
+    if verdict.passed and not full:
+        if listed.startswith(h.FULL_SWEEP_TAG):  # it fails beyond the quick samples
+            pytest.xfail(f"{listed} (the quick samples pass; -m opinfo_full checks the rest)")
+        verdict = h.run_entry(op, full=True)  # fixed? the full sweep decides
     if verdict.passed:
         pytest.fail(f"{eid} is listed in {h.EXPECTED_FAILURES_FILE.name} ({listed}) but passes "
                     "every sample: take it off the list", pytrace=False)

@@ -413,8 +413,8 @@ def _index_select(x: np.ndarray, *, dim: int, index: np.ndarray) -> np.ndarray:
     n = x.shape[dim] if x.ndim else 1
     if index.size and (index.max() >= n or index.min() < 0):
         raise IndexError("index out of range in self")
-    if x.ndim == 0:
-        return x.reshape(1)[index.reshape(-1)].reshape(index.shape)
+    if x.ndim == 0:  # torch: the result of a 0-d input is 0-d (the index has one element)
+        return x.reshape(1)[index.reshape(-1)].reshape(())
     return np.take(x, index.reshape(-1), axis=dim)
 
 

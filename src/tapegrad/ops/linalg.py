@@ -299,7 +299,7 @@ def matmul(input: Any, other: Any) -> Tensor:
     if da >= 3 and db <= 2:
         # Fold the batch into the rows: one mm (or mv), then reshape back.
         batch = input.shape[:-1]
-        folded = input.reshape(-1, input.shape[-1])
+        folded = input.reshape(int(np.prod(batch)), input.shape[-1])  # (-1 fails for 0 rows)
         if db == 1:
             return _unsafe_view(_mv(folded, other), shape=tuple(batch))
         if folded.shape[1] != other.shape[0]:
@@ -328,8 +328,9 @@ def matmul(input: Any, other: Any) -> Tensor:
             "Expected size for first two dimensions of batch2 tensor to be: "
             f"[{int(np.prod(batch))}, {k}] but got: [{int(np.prod(batch))}, {k2}]."
         )
-    a3 = input.expand(batch + (n, k)).reshape(-1, n, k)
-    b3 = other.expand(batch + (k, m)).reshape(-1, k, m)
+    nb = int(np.prod(batch))  # (a -1 fails for an empty batch)
+    a3 = input.expand(batch + (n, k)).reshape(nb, n, k)
+    b3 = other.expand(batch + (k, m)).reshape(nb, k, m)
     return _unsafe_view(_bmm(a3, b3), shape=batch + (n, m))
 
 

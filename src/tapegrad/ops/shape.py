@@ -151,6 +151,8 @@ def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
 # ---------------------------------------------------------------------------------------------
 
 def _squeeze_forward(x: np.ndarray, *, dims: tuple) -> np.ndarray:
+    if x.ndim == 0:  # a 0-d tensor takes dim 0 / -1 and stays as it is
+        return x.view()
     return np.squeeze(x, axis=tuple(d for d in dims if x.shape[d] == 1))
 
 
@@ -172,7 +174,11 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     if dim is None:
         return _squeeze_all(input, dims=tuple(range(n)))
     if isinstance(dim, (tuple, list)):
-        return _squeeze_dims(input, dims=tuple(_wrap_dim(d, n) for d in dim))
+        dims = tuple(_wrap_dim(d, n) for d in dim)
+        for i, d in enumerate(dims):
+            if d in dims[:i]:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return _squeeze_dims(input, dims=dims)
     return _squeeze_dim(input, dims=(_wrap_dim(dim, n),))
 
 
@@ -385,6 +391,8 @@ def repeat_interleave(input: Tensor, repeats: Any, dim: Any = None) -> Tensor:
 
 @defop("flip", node="FlipBackward0")
 def _flip(x: np.ndarray, *, dims: tuple) -> np.ndarray:
+    if x.ndim == 0:
+        return x.copy()
     return np.flip(x, axis=dims).copy()
 
 
@@ -393,16 +401,30 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # flip back
     return (grad.flip(ctx.params["dims"]),)
 
 
-def flip(input: Tensor, *dims: Any) -> Tensor:
+def flip(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """Reverse the order along ``dims`` (``flip(x, (0, 1))``, ``flip(x, dims=[0])``, and the
+    method's ``x.flip(0, 1)``)."""
+    if kwargs:
+        if dims or set(kwargs) != {"dims"}:
+            raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        dims = (kwargs["dims"],)
     d = _shape_arg(dims)
-    return _flip(input, dims=tuple(_wrap_dim(i, input.ndim) for i in d))
+    wrapped = tuple(_wrap_dim(i, input.ndim) for i in d)
+    for i, w in enumerate(wrapped):
+        if w in wrapped[:i]:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+    return _flip(input, dims=wrapped)
 
 
 def fliplr(input: Tensor) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
     return flip(input, 1)
 
 
 def flipud(input: Tensor) -> Tensor:
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
     return flip(input, 0)
 
 
