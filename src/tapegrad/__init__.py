@@ -226,6 +226,20 @@ from .ops.shape import (
     unsqueeze,
     vstack,
 )
+from .ops.special import (  # noqa: E402
+    digamma,
+    erf,
+    erfc,
+    erfinv,
+    i0,
+    lgamma,
+    logit,
+    mvlgamma,
+    polygamma,
+    sinc,
+    xlogy,
+)
+from . import special  # noqa: E402
 from . import _random  # noqa: E402  (installs Tensor.uniform_, normal_, ...)
 from ._random import (  # noqa: E402
     Generator,

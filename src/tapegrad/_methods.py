@@ -47,6 +47,42 @@ def _index_put(self: Any, indices: Any, values: Any, accumulate: bool = False) -
     return ix.index_put(self, indices, values, accumulate)
 
 
+def _special_methods() -> dict[str, Any]:
+    """x.erf(), x.lgamma(), x.polygamma(n), ... and their in-place forms (x.erf_())."""
+    from .ops import special as sp
+    from .ops._registry import apply_
+
+    def inplace(op: Any, **fixed: Any) -> Any:
+        def method(self: Any, *args: Any) -> Any:
+            return apply_(op, self, *args, **fixed)
+
+        return method
+
+    def polygamma_(self: Any, n: int) -> Any:
+        return apply_(sp._polygamma, self, n=int(n))
+
+    def mvlgamma_(self: Any, p: int) -> Any:
+        return apply_(sp._mvlgamma, self, p=int(p))
+
+    def logit_(self: Any, eps: Any = None) -> Any:
+        return apply_(sp._logit, self) if eps is None else apply_(sp._logit, self,
+                                                                   eps=float(eps))
+
+    out: dict[str, Any] = {
+        "erf": sp.erf, "erfc": sp.erfc, "erfinv": sp.erfinv, "lgamma": sp.lgamma,
+        "digamma": sp.digamma, "i0": sp.i0, "sinc": sp.sinc, "logit": sp.logit,
+        "xlogy": sp.xlogy, "mvlgamma": sp.mvlgamma,
+        "polygamma": lambda self, n: sp.polygamma(n, self),
+        "polygamma_": polygamma_, "mvlgamma_": mvlgamma_, "logit_": logit_,
+        "xlogy_": lambda self, other: apply_(sp._xlogy, self, other),
+    }
+    for name, op in (("erf", sp._erf), ("erfc", sp._erfc), ("erfinv", sp._erfinv),
+                     ("lgamma", sp._lgamma), ("digamma", sp._digamma), ("i0", sp._i0),
+                     ("sinc", sp._sinc)):
+        out[name + "_"] = inplace(op)
+    return out
+
+
 METHODS: dict[str, Any] = {
     # elementwise
     "add": ew.add, "sub": ew.sub, "subtract": ew.sub, "mul": ew.mul, "multiply": ew.mul,
@@ -101,3 +137,4 @@ METHODS: dict[str, Any] = {
     "masked_select": ix.masked_select, "index_put": _index_put, "nonzero": ix.nonzero,
     "take": ix.take, "take_along_dim": ix.take_along_dim,
 }
+METHODS.update(_special_methods())

@@ -168,13 +168,12 @@ def resolve(op: Any) -> Callable | None:
     """tapegrad's callable for ``op.op``, or None when tapegrad lacks it."""
     f = op.op
     name = op.name
-    for prefix, path in _NAMESPACES.items():
-        if name.startswith(prefix) and getattr(f, "__module__", "") != (
-                "torch.testing._internal.common_methods_invocations"):
-            return _tg_attr(path, name[len(prefix):])
     mod = getattr(f, "__module__", None) or ""
     if isinstance(f, types.FunctionType) and mod.startswith("torch.testing"):
         return rebind(f)
+    for prefix, path in _NAMESPACES.items():
+        if name.startswith(prefix):
+            return _tg_attr(path, name[len(prefix):])
     fname = getattr(f, "__name__", None)
     if fname is None:
         return None

@@ -10,8 +10,9 @@ it with its reason; then it is an expected failure, and strictly so: a listed en
 every sample fails the test, to be taken off the list. Quick mode (the default) runs the first
 ``OPINFO_SAMPLES`` samples (2) at float64, float32, int64 and bool; a listed entry whose
 reason is tagged ``[full sweep]`` fails only beyond those (the full sweep holds it to the list),
-any other listed entry that passes them is run on every sample before it can count as passing. ``-m opinfo_full`` (or
-``OPINFO_FULL=1``) selects ``test_opinfo_full``, the sweep over every sample and dtype.
+any other listed entry that passes them is run on every sample before it can count as passing.
+``-m opinfo_full`` (or ``OPINFO_FULL=1``) selects ``test_opinfo_full``, the sweep over every
+sample and dtype.
 """
 
 from __future__ import annotations
