@@ -292,10 +292,10 @@ def _xlogy(a: Any, b: Any) -> np.ndarray:
 
 
 @_xlogy.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (xlogy(x != 0, y), x / y)
+def _(ctx: Any, grad: Tensor) -> tuple:  # (log y, 0 where x = 0 and y <= 0; x / y)
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
-    ga = grad * _xlogy((a != 0).to(grad.dtype), b) if need_a else None
+    ga = where((a == 0) & (b <= 0), 0.0, _xlogy(grad, b)) if need_a else None
     gb = grad * a / b if need_b else None
     return ga, gb
 
@@ -306,10 +306,10 @@ def _xlog1py(a: Any, b: Any) -> np.ndarray:
 
 
 @_xlog1py.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (xlog1py(x != 0, y), x / (1 + y))
+def _(ctx: Any, grad: Tensor) -> tuple:  # (log(1 + y), 0 where x = 0 and y <= -1; x / (1 + y))
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
-    ga = grad * _xlog1py((a != 0).to(grad.dtype), b) if need_a else None
+    ga = where((a == 0) & (b <= -1), 0.0, _xlog1py(grad, b)) if need_a else None
     gb = grad * a / (b + 1) if need_b else None
     return ga, gb
 
