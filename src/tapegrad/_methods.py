@@ -138,3 +138,13 @@ METHODS: dict[str, Any] = {
     "take": ix.take, "take_along_dim": ix.take_along_dim,
 }
 METHODS.update(_special_methods())
+
+
+def _math_methods() -> dict[str, Any]:
+    """x.atan2(y), x.hypot(y), x.gcd(y), ... (ops/elementwise_math.py) and in-place forms."""
+    from .ops import elementwise_math
+
+    return elementwise_math.METHODS
+
+
+METHODS.update(_math_methods())

@@ -102,8 +102,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d ndtri p = sqrt(2 pi) e^(ndtri(p)^2 
 
 @_log_ndtr.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d log ndtr x = e^(-x^2/2 - log ndtr x) / sqrt(2 pi)
-    x, y = ctx.saved
-    return (grad * exp(x * x * -0.5 - y) / _SQRT_2PI,)
+    x, y = ctx.saved  # (in torch's order of operations: float32 cancels in the exponent)
+    return (grad / _SQRT_2PI * exp(-(y + x * x / 2)),)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -114,10 +114,33 @@ _lgamma = _unary("lgamma", "LgammaBackward0", "gammaln")
 _digamma = _unary("digamma", "DigammaBackward0", "psi")
 
 
+def _trigamma(x: np.ndarray) -> np.ndarray:
+    """polygamma(1, x) in the input's own precision, by torch's method (so float32 agrees with
+    torch's to the last bits, where SciPy's correctly rounded value does not): reflection for
+    x < 1/2, six steps of psi1(x) = 1/x^2 + psi1(x + 1), then the asymptotic series
+    psi1(x) ~ 1/x + 1/(2x^2) + 1/(6x^3) - 1/(30x^5) + 1/(42x^7)."""
+    x = _float_result(x)
+    t = x.dtype.type
+    with np.errstate(all="ignore"):
+        small = x < t(0.5)
+        s = np.sin(t(np.pi) * x)
+        result = np.where(small, -(t(np.pi) * t(np.pi)) / (s * s), t(0)).astype(x.dtype)
+        x = np.where(small, t(1) - x, x).astype(x.dtype)
+        for _ in range(6):
+            result += t(1) / (x * x)
+            x = x + t(1)
+        ixx = t(1) / (x * x)
+        result += (t(1) + t(1) / (t(2) * x)
+                   + ixx * (t(1 / 6) - ixx * (t(1 / 30) - ixx * t(1 / 42)))) / x
+        return np.asarray(np.where(small, -result, result), dtype=x.dtype)
+
+
 @defop("polygamma", node="PolygammaBackward0", save=(0,))
 def _polygamma(x: np.ndarray, *, n: int) -> np.ndarray:
     if n == 0:
         return _eval("psi", x)
+    if n == 1:
+        return _trigamma(x)
     return _eval("polygamma", n, x, dtype=_out_dtype((x,)))
 
 
