@@ -96,6 +96,21 @@ def _check(x: Any, name: str) -> Any:
     )
 
 
+def invalid_arguments(name: str, *args: Any) -> TypeError:
+    """torch's error for an overloaded function called with no overload's types."""
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                     "but expected one of:")
+
+
+def require_tensors(name: str, input: Any, other: Any) -> None:
+    """torch's error when ``input`` or ``other`` of a Tensor-only function is not a Tensor."""
+    for pos, (arg, value) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                            f"{type(value).__name__}")
+
+
 def _broadcast_error(a: Any, b: Any) -> RuntimeError:
     sa, sb = np.shape(a), np.shape(b)
     n = max(len(sa), len(sb))
@@ -846,6 +861,8 @@ negative = neg
 def pow(input: Any, exponent: Any) -> Tensor:
     """``input ** exponent``: PowBackward0 (tensor ** number), 1 (tensor ** tensor), 2 (number **
     tensor)."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise invalid_arguments("pow", input, exponent)
     if isinstance(input, Tensor):
         if isinstance(exponent, Tensor):
             if exponent.ndim == 0 and not exponent._requires_grad and input.ndim > 0 and (
@@ -862,6 +879,8 @@ def square(input: Tensor) -> Tensor:
 
 
 def remainder(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise invalid_arguments("remainder", input, other)
     if isinstance(other, Tensor):
         if not isinstance(input, Tensor):
             input = Tensor._make(np.asarray(input))
@@ -1040,22 +1059,28 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x where x <= m, else the bound
 
 
 def clamp_min(input: Tensor, min: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("clamp_min", input, min)
     if isinstance(min, Tensor):
         return _clamp_min_t(input, min)
     return _clamp_min(input, min=min)
 
 
 def clamp_max(input: Tensor, max: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("clamp_max", input, max)
     if isinstance(max, Tensor):
         return _clamp_max_t(input, max)
     return _clamp_max(input, max=max)
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:
+    require_tensors("maximum", input, other)
     return _maximum(input, other)
 
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:
+    require_tensors("minimum", input, other)
     return _minimum(input, other)
 
 
@@ -1115,26 +1140,38 @@ def compare(name: str, a: Any, b: Any) -> Any:
 
 
 def eq(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("eq", input, other)
     return compare("eq", input, other)
 
 
 def ne(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("ne", input, other)
     return compare("ne", input, other)
 
 
 def lt(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("lt", input, other)
     return compare("lt", input, other)
 
 
 def le(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("le", input, other)
     return compare("le", input, other)
 
 
 def gt(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("gt", input, other)
     return compare("gt", input, other)
 
 
 def ge(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("ge", input, other)
     return compare("ge", input, other)
 
 
@@ -1158,14 +1195,17 @@ def bitwise(name: str, a: Tensor, b: Any = None) -> Tensor:
 
 
 def logical_and(input: Tensor, other: Any) -> Tensor:
+    require_tensors("logical_and", input, other)
     return Tensor._make(np.logical_and(_data(input), _data(other)))
 
 
 def logical_or(input: Tensor, other: Any) -> Tensor:
+    require_tensors("logical_or", input, other)
     return Tensor._make(np.logical_or(_data(input), _data(other)))
 
 
 def logical_xor(input: Tensor, other: Any) -> Tensor:
+    require_tensors("logical_xor", input, other)
     return Tensor._make(np.logical_xor(_data(input), _data(other)))
 
 

@@ -422,6 +422,10 @@ def _reduce_with_indices(op: Any, cls: Any, input: Tensor, dim: int, keepdim: bo
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """``max(x)``: the largest value; ``max(x, dim)``: (values, indices); ``max(a, b)``:
     elementwise maximum."""
+    if not isinstance(input, Tensor):
+        from .elementwise import invalid_arguments
+
+        raise invalid_arguments("max", input, *(() if dim is None else (dim,)))
     if isinstance(dim, Tensor):
         from .elementwise import maximum
 
@@ -432,6 +436,10 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    if not isinstance(input, Tensor):
+        from .elementwise import invalid_arguments
+
+        raise invalid_arguments("min", input, *(() if dim is None else (dim,)))
     if isinstance(dim, Tensor):
         from .elementwise import minimum
 

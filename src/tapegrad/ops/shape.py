@@ -39,6 +39,11 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
         if s != -1:
             known *= s
     if infer:
+        if known == 0 and numel == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous"
+            )
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
@@ -229,6 +234,15 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     n = input.ndim
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain "
+            f"the same number of dims as destination ({dst} dims)"
+        )
+    for name, given in (("source", src), ("destination", dst)):
+        wrapped = [_wrap_dim(v, n) for v in given]
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given})")
     src = [_wrap_dim(s, n) for s in src]
     dst = [_wrap_dim(s, n) for s in dst]
     order = [i for i in range(n) if i not in src]
@@ -574,8 +588,20 @@ def slice_dim(input: Tensor, dim: int, start: Any, stop: Any, step: Any) -> Tens
 
 
 def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     d = _wrap_dim(dim, input.ndim)
+    if isinstance(start, Tensor):
+        if start.ndim != 0 or start._data.dtype.kind not in "iu":  # (bool is not integral)
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
     start = int(start)
+    size = input._data.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
     if start < 0:
         start += input._data.shape[d]
     if start + length > input._data.shape[d]:
@@ -756,11 +782,15 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
 
 
 def hstack(tensors: Any) -> Tensor:
+    if len(tensors) == 0:
+        raise RuntimeError("hstack expects a non-empty TensorList")
     tensors = [t if t.ndim else t.reshape(1) for t in tensors]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors: Any) -> Tensor:
+    if len(tensors) == 0:
+        raise RuntimeError("vstack expects a non-empty TensorList")
     return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
 
 
