@@ -8,7 +8,6 @@ an input of the node with no edge, as torch's "wrapped numbers" are.
 
 from __future__ import annotations
 
-import builtins
 from typing import Any
 
 import numpy as np
@@ -688,6 +687,25 @@ _sign = _zero_grad_unary("sign", "SignBackward0", lambda x: np.sign(x))
 _floor = _zero_grad_unary("floor", "FloorBackward0", lambda x: np.floor(x))
 _ceil = _zero_grad_unary("ceil", "CeilBackward0", lambda x: np.ceil(x))
 _round = _zero_grad_unary("round", "RoundBackward0", lambda x: np.round(x))
+
+
+@defop("round_decimals", node="RoundBackward1")
+def _round_decimals(x: np.ndarray, *, decimals: int) -> np.ndarray:
+    if x.dtype.kind in "iub":
+        if decimals:
+            raise RuntimeError("round_cpu not implemented for integer inputs with decimals != 0")
+        return x.copy()
+    with np.errstate(all="ignore"):  # torch: x * 10^d, round, / 10^d (divides for d < 0)
+        if decimals >= 0:
+            scale = x.dtype.type(10.0**decimals)
+            return np.asarray(np.rint(x * scale) / scale)
+        scale = x.dtype.type(10.0**-decimals)
+        return np.asarray(np.rint(x / scale) * scale)
+
+
+@_round_decimals.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant
+    return (grad * 0,)
 _trunc = _zero_grad_unary("trunc", "TruncBackward0", lambda x: np.trunc(x))
 
 
@@ -888,10 +906,46 @@ def remainder(input: Any, other: Any) -> Tensor:
     return _remainder(input, other=_check(other, "remainder"))
 
 
+def _fmod_np(a: Any, b: Any) -> np.ndarray:
+    a, b = _promote(a, b)
+    if np.result_type(a, b).kind in "iub" and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        try:
+            return np.asarray(np.fmod(a, b))
+        except ValueError:
+            raise _broadcast_error(a, b) from None
+
+
+@defop("fmod", node="FmodBackward0")
+def _fmod(x: np.ndarray, *, other: Any) -> np.ndarray:
+    return _fmod_np(x, other)
+
+
+@_fmod.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d fmod(x, c)/dx = 1
+    return (grad,)
+
+
+@defop("fmod_tensor", node="FmodBackward1", save=(0, 1))
+def _fmod_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _fmod_np(a, b)
+
+
+@_fmod_tensor.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # fmod(a, b) = a - b trunc(a/b): (1, -trunc(a/b))
+    a, b = ctx.saved
+    need_a, need_b = ctx.needs_input_grad
+    return (grad if need_a else None), (-grad * trunc(a / b) if need_b else None)
+
+
 def fmod(input: Tensor, other: Any) -> Tensor:
-    sign_ = sign(input.detach())
-    return remainder(abs(input), abs(other) if isinstance(other, Tensor) else builtins.abs(other)
-                     ) * sign_
+    """C's fmod: the remainder with the sign of ``input``."""
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("fmod", input, other)
+    if isinstance(other, Tensor):
+        return _fmod_tensor(input, other)
+    return _fmod(input, other=_check(other, "fmod"))
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:
@@ -995,10 +1049,10 @@ def ceil(input: Tensor) -> Tensor:
     return _ceil(input)
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:
-    if decimals:
-        scale = 10.0**decimals
-        return _round(input * scale) / scale
+def round(input: Tensor, *, decimals: Any = None) -> Tensor:
+    """Round half to even; ``decimals`` digits after the point (RoundBackward1)."""
+    if decimals is not None:
+        return _round_decimals(input, decimals=int(decimals))
     return _round(input)
 
 
@@ -1101,16 +1155,102 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     return _where(a, b, condition=cond)
 
 
+def _lerp_np(a: np.ndarray, b: np.ndarray, w: Any) -> np.ndarray:
+    # torch's formula, exact at both ends: w < 1/2 ? a + w (b - a) : b - (b - a)(1 - w)
+    a, b = _promote(a, b)
+    if isinstance(w, np.ndarray):
+        w = w.astype(np.result_type(a, b), copy=False)
+    diff = b - a
+    with np.errstate(invalid="ignore"):
+        return np.asarray(np.where(np.abs(w) < 0.5, a + w * diff, b - diff * (1 - w)))
+
+
+@defop("lerp", node="LerpBackward0", save=())
+def _lerp(a: np.ndarray, b: np.ndarray, *, weight: Any) -> np.ndarray:
+    return _lerp_np(a, b, weight)
+
+
+@_lerp.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (1 - w, w)
+    w = ctx.params["weight"]
+    need_a, need_b = ctx.needs_input_grad
+    return (grad * (1 - w) if need_a else None), (grad * w if need_b else None)
+
+
+@defop("lerp_tensor", node="LerpBackward1", save=(0, 1, 2))
+def _lerp_tensor(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return _lerp_np(a, b, w)
+
+
+@_lerp_tensor.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (1 - w, w, b - a)
+    a, b, w = ctx.saved
+    need_a, need_b, need_w = ctx.needs_input_grad
+    return (grad * (1 - w) if need_a else None), (grad * w if need_b else None), (
+        grad * (b - a) if need_w else None)
+
+
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
-    return input + (end - input) * weight
+    """``input + weight * (end - input)``; ``weight`` a number or a tensor."""
+    if isinstance(weight, Tensor):
+        return _lerp_tensor(input, end, weight)
+    return _lerp(input, end, weight=weight)
+
+
+@defop("addcmul", node="AddcmulBackward0", save=(1, 2))
+def _addcmul(a: Any, t1: Any, t2: Any, *, value: Any = 1) -> np.ndarray:
+    prod = _binary(np.multiply, t1, t2) if value == 1 else _binary(
+        np.multiply, _binary(np.multiply, t1, value), t2)
+    return _binary(np.add, a, prod)
+
+
+@_addcmul.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (1, value t2, value t1)
+    t1, t2 = ctx.saved
+    v = ctx.params.get("value", 1)
+    need_a, need_1, need_2 = ctx.needs_input_grad
+    return (grad if need_a else None), (grad * t2 * v if need_1 else None), (
+        grad * t1 * v if need_2 else None)
+
+
+@defop("addcdiv", node="AddcdivBackward0", save=(1, 2))
+def _addcdiv(a: Any, t1: Any, t2: Any, *, value: Any = 1) -> np.ndarray:
+    for t in (t1, t2):
+        if isinstance(t, np.ndarray) and t.dtype.kind in "iub":
+            raise RuntimeError(
+                "Integer division with addcdiv is no longer supported, and in a future release "
+                "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+                "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+                "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+                "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+                "implementation: (input + value * tensor1 / tensor2), for all dtypes."
+            )
+    num = t1 if value == 1 else _binary(np.multiply, t1, value)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _binary(np.add, a, _binary(np.true_divide, num, t2))
+
+
+@_addcdiv.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (1, value / t2, -value t1 / t2^2)
+    t1, t2 = ctx.saved
+    v = ctx.params.get("value", 1)
+    need_a, need_1, need_2 = ctx.needs_input_grad
+    return (grad if need_a else None), (grad * v / t2 if need_1 else None), (
+        -grad * v * t1 / (t2 * t2) if need_2 else None)
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    return input + tensor1 * tensor2 * value
+    """``input + value * tensor1 * tensor2``."""
+    if value == 1:
+        return _addcmul(input, tensor1, tensor2)
+    return _addcmul(input, tensor1, tensor2, value=value)
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    return input + tensor1 / tensor2 * value
+    """``input + value * tensor1 / tensor2``."""
+    if value == 1:
+        return _addcdiv(input, tensor1, tensor2)
+    return _addcdiv(input, tensor1, tensor2, value=value)
 
 
 # ---------------------------------------------------------------------------------------------

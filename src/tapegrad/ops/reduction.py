@@ -882,12 +882,14 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     axis = None if dim is None else _dims(dim, input.ndim)
-    return Tensor._make(np.asarray(np.all(input._data, axis=axis, keepdims=keepdim)))
+    out = np.asarray(np.all(input._data, axis=axis, keepdims=keepdim))
+    return Tensor._make(out.astype(np.uint8) if input._data.dtype == np.uint8 else out)
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     axis = None if dim is None else _dims(dim, input.ndim)
-    return Tensor._make(np.asarray(np.any(input._data, axis=axis, keepdims=keepdim)))
+    out = np.asarray(np.any(input._data, axis=axis, keepdims=keepdim))
+    return Tensor._make(out.astype(np.uint8) if input._data.dtype == np.uint8 else out)
 
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
