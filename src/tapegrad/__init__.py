@@ -279,6 +279,25 @@ from .ops.elementwise_math import (  # noqa: E402
     rad2deg,
     sgn,
 )
+from .ops.shape_composite import (  # noqa: E402
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    column_stack,
+    diag,
+    diag_embed,
+    diagflat,
+    diagonal,
+    dsplit,
+    dstack,
+    hsplit,
+    ravel,
+    rot90,
+    row_stack,
+    tile,
+    trace,
+    vsplit,
+)
 from . import special  # noqa: E402
 from . import _random  # noqa: E402  (installs Tensor.uniform_, normal_, ...)
 from ._random import (  # noqa: E402

@@ -148,3 +148,16 @@ def _math_methods() -> dict[str, Any]:
 
 
 METHODS.update(_math_methods())
+
+
+def _shape_composite_methods() -> dict[str, Any]:
+    """x.diagonal(), x.tile(...), x.ravel(), x.hsplit(...), ... (ops/shape_composite.py)."""
+    from .ops import shape_composite as sc
+
+    return {"diagonal": sc.diagonal, "diag_embed": sc.diag_embed, "diag": sc.diag,
+            "diagflat": sc.diagflat, "trace": sc.trace, "rot90": sc.rot90, "ravel": sc.ravel,
+            "tile": lambda self, *dims: sc.tile(self, dims[0] if len(dims) == 1 else dims),
+            "hsplit": sc.hsplit, "vsplit": sc.vsplit, "dsplit": sc.dsplit}
+
+
+METHODS.update(_shape_composite_methods())

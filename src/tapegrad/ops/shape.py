@@ -8,6 +8,7 @@ registry), exactly as torch's views do; its backward reshapes, permutes or embed
 
 from __future__ import annotations
 
+import builtins
 import warnings
 from typing import Any
 
@@ -852,16 +853,40 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, size, d)
 
 
-def tensor_split(input: Tensor, sections: Any, dim: int = 0) -> tuple:
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
+    """Split into ``n`` near-equal pieces (an int), or at the given indices; each piece a slice
+    of the input (SliceBackward0), as in torch."""
+    if input.ndim == 0:
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap_dim(dim, input.ndim)
     n = input._data.shape[d]
+    sections = indices_or_sections
+    if isinstance(sections, Tensor):
+        if sections.dtype.is_floating_point or sections.dtype.is_complex or (
+                sections._data.dtype == np.bool_):
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to have integer dtype, but "
+                f"got {sections.dtype}")
+        if sections.ndim > 1:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                f"one-dimensional tensor, but got a tensor with {sections.ndim} dims")
+        sections = int(sections.item()) if sections.ndim == 0 else sections.tolist()
     if isinstance(sections, int):
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
         q, r = divmod(n, sections)
         sizes = [q + 1] * r + [q] * (sections - r)
+        bounds = [0]
+        for size in sizes:
+            bounds.append(bounds[-1] + size)
     else:
-        bounds = [0] + list(sections) + [n]
-        sizes = [max(b - a, 0) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-    return split(input, sizes, d)
+        bounds = [0] + [builtins.min(builtins.max(int(i), 0) if int(i) >= 0 else
+                                     builtins.max(int(i) + n, 0), n)
+                        for i in sections] + [n]
+    return tuple(_slice(input, dim=d, start=a, stop=builtins.max(a, b), step=1)
+                 for a, b in zip(bounds[:-1], bounds[1:], strict=True))
 
 
 def _unbind_forward(x: np.ndarray, *, dim: int) -> tuple:
