@@ -279,7 +279,16 @@ from .ops.elementwise_math import (  # noqa: E402
     rad2deg,
     sgn,
 )
+from .ops.elementwise import rsub  # noqa: E402
+from .ops.elementwise_math import isneginf, isposinf, isreal  # noqa: E402
+from .ops.reduction import nanmean  # noqa: E402
 from .ops.shape_composite import (  # noqa: E402
+    argwhere,
+    broadcast_shapes,
+    broadcast_tensors,
+    cartesian_prod,
+    tril_indices,
+    triu_indices,
     atleast_1d,
     atleast_2d,
     atleast_3d,

@@ -157,7 +157,8 @@ def _shape_composite_methods() -> dict[str, Any]:
     return {"diagonal": sc.diagonal, "diag_embed": sc.diag_embed, "diag": sc.diag,
             "diagflat": sc.diagflat, "trace": sc.trace, "rot90": sc.rot90, "ravel": sc.ravel,
             "tile": lambda self, *dims: sc.tile(self, dims[0] if len(dims) == 1 else dims),
-            "hsplit": sc.hsplit, "vsplit": sc.vsplit, "dsplit": sc.dsplit}
+            "hsplit": sc.hsplit, "vsplit": sc.vsplit, "dsplit": sc.dsplit,
+            "argwhere": sc.argwhere, "nanmean": rd.nanmean}
 
 
 METHODS.update(_shape_composite_methods())

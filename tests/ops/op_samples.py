@@ -857,6 +857,8 @@ sample("fmod", lambda L, a: L.fmod(a, 1.5), F(3, 4))
 sample("fmod_tensor", lambda L, a, b: L.fmod(a, b), F(3, 4), D(3, 4))
 sample("vdot", lambda L, a, b: L.vdot(a, b), T(5), T(5))
 
+sample("rsub_tensor", lambda L, a, b: L.rsub(a, b, alpha=2), T(3, 4), T(4))
+
 # the diagonal family (ops/shape_composite.py)
 sample("diagonal", lambda L, a: L.diagonal(a), T(3, 4))
 sample("diagonal", lambda L, a: a.diagonal(offset=1, dim1=-1, dim2=0), T(3, 4, 2))

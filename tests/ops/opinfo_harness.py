@@ -289,7 +289,7 @@ class Mismatch(AssertionError):
 
 
 def flatten(x: Any) -> list:
-    if isinstance(x, (list, tuple)) and not isinstance(x, torch.Size):
+    if isinstance(x, (list, tuple)) and not isinstance(x, (torch.Size, tapegrad.Size)):
         return [leaf for v in x for leaf in flatten(v)]
     return [x]
 

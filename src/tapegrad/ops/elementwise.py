@@ -829,10 +829,22 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 subtract = sub
 
 
+@defop("rsub_tensor", node="RsubBackward0")
+def _rsub_tensor(x: Any, other: Any, *, alpha: Any = 1) -> np.ndarray:
+    return _sub.forward(other, x, alpha=alpha)
+
+
+@_rsub_tensor.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(other - alpha x) = (-alpha, 1)
+    alpha = ctx.params.get("alpha", 1)
+    need_x, need_o = ctx.needs_input_grad
+    return (grad * -alpha if need_x else None), (grad if need_o else None)
+
+
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``."""
     if isinstance(other, Tensor):
-        return _sub(other, input, alpha=alpha)
+        return _rsub_tensor(input, other, alpha=alpha)
     if alpha != 1:
         input = input * alpha
     return _rsub(input, other=_check(other, "rsub"))

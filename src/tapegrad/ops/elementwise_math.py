@@ -558,7 +558,25 @@ def _inplace_from(fn: Any) -> Any:
     return method
 
 
+def isposinf(input: Tensor, *, out: Any = None) -> Tensor:
+    """True where the element is +inf."""
+    return _out(Tensor._make(np.asarray(np.isposinf(input._data))), out)
+
+
+def isneginf(input: Tensor, *, out: Any = None) -> Tensor:
+    """True where the element is -inf."""
+    return _out(Tensor._make(np.asarray(np.isneginf(input._data))), out)
+
+
+def isreal(input: Tensor) -> Tensor:
+    """True where the element has no imaginary part (every element of a real tensor)."""
+    x = input._data
+    return Tensor._make(np.asarray(x.imag == 0) if x.dtype.kind == "c" else np.ones(
+        x.shape, dtype=bool))
+
+
 METHODS: dict[str, Any] = {
+    "isposinf": isposinf, "isneginf": isneginf, "isreal": isreal,
     "asinh": asinh, "acosh": acosh, "atanh": atanh, "arcsinh": asinh, "arccosh": acosh,
     "arctanh": atanh, "exp2": exp2, "deg2rad": deg2rad, "rad2deg": rad2deg, "frac": frac,
     "sgn": sgn, "nan_to_num": nan_to_num, "atan2": atan2, "arctan2": atan2, "hypot": hypot,
@@ -595,10 +613,10 @@ METHODS: dict[str, Any] = {
 }
 
 __all__ = [
-    "acosh", "arccos", "arcsin", "arctan", "arccosh", "arcsinh", "arctan2", "arctanh", "asinh",
-    "atan2", "atanh",
-    "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
-    "bitwise_xor", "copysign", "deg2rad", "exp2", "fix", "float_power", "fmax", "fmin",
-    "frac", "frexp", "gcd", "heaviside", "hypot", "lcm", "ldexp", "logaddexp", "logaddexp2",
-    "nan_to_num", "nextafter", "positive", "rad2deg", "sgn",
+    "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asinh",
+    "atan2", "atanh", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or",
+    "bitwise_right_shift", "bitwise_xor", "copysign", "deg2rad", "exp2", "fix", "float_power",
+    "fmax", "fmin", "frac", "frexp", "gcd", "heaviside", "hypot", "isneginf", "isposinf",
+    "isreal", "lcm", "ldexp", "logaddexp", "logaddexp2", "nan_to_num", "nextafter", "positive",
+    "rad2deg", "sgn",
 ]

@@ -221,6 +221,18 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
     return _nansum(input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=dtype)
 
 
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+            dtype: Any = None) -> Tensor:
+    """The mean over ``dim`` of the elements that are not NaN: nansum / their count."""
+    from .elementwise import isnan, logical_not
+
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_scalar_name(input.dtype)}")
+    count = sum(logical_not(isnan(input)), dim, keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
 # ---------------------------------------------------------------------------------------------
 # prod
 # ---------------------------------------------------------------------------------------------

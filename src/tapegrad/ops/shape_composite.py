@@ -299,6 +299,82 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     return _rot90(input, k=int(k) % 4, dims=(d0, d1))
 
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "diag", "diag_embed",
-           "diagflat", "diagonal", "dsplit", "dstack", "hsplit", "ravel", "rot90", "row_stack",
-           "tile", "trace", "vsplit"]
+# ---------------------------------------------------------------------------------------------
+# Broadcasting helpers, products of sets, index helpers
+# ---------------------------------------------------------------------------------------------
+
+def broadcast_shapes(*shapes: Any) -> Any:
+    """The shape every given shape broadcasts to (torch's error when one does not)."""
+    from .._tensor import Size
+
+    dims: list[int] = []
+    norm = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    for idx, shape in enumerate(norm):
+        for k, n in enumerate(reversed(shape)):
+            if k == len(dims):
+                dims.append(n)
+            elif dims[k] == 1:
+                dims[k] = n
+            elif n != 1 and n != dims[k]:
+                expected = list(reversed(dims))
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {n} at {-(k + 1)}! "
+                    f"Mismatching argument at index {idx} had {shape}; but expected shape "
+                    f"should be broadcastable to {expected}")
+    return Size(tuple(reversed(dims)))
+
+
+def broadcast_tensors(*tensors: Any) -> tuple:
+    """The tensors expanded to their common broadcast shape (ExpandBackward0 each)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = tuple(broadcast_shapes(*(t.shape for t in tensors)))
+    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of one element of each 1-D tensor, one per row."""
+    from .shape import meshgrid, stack
+
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)
+
+
+def _tri_indices(row: int, col: int, offset: int, lower: bool, dtype: Any) -> Tensor:
+    from .. import _dtype
+
+    r, c = np.indices((row, col))
+    keep = (c - r <= offset) if lower else (c - r >= offset)
+    out = np.stack([r[keep], c[keep]]) if row and col else np.zeros((2, 0), dtype=np.int64)
+    return Tensor._make(out.astype(_dtype.to_dtype(dtype).np if dtype is not None else np.int64))
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None) -> Tensor:
+    """The (row, column) indices of the lower triangle of a ``row x col`` matrix, row-major."""
+    return _tri_indices(row, col, offset, True, dtype)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None) -> Tensor:
+    """The (row, column) indices of the upper triangle of a ``row x col`` matrix, row-major."""
+    return _tri_indices(row, col, offset, False, dtype)
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """The indices of the nonzero elements, one row each (``nonzero``)."""
+    from .indexing import nonzero
+
+    if input.ndim == 0:
+        return Tensor._make(np.zeros((1 if input._data else 0, 0), dtype=np.int64))
+    return nonzero(input)
+
+
+__all__ = [
+    "argwhere", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
+    "cartesian_prod", "column_stack", "diag", "diag_embed", "diagflat", "diagonal", "dsplit",
+    "dstack", "hsplit", "ravel", "rot90", "row_stack", "tile", "trace", "tril_indices",
+    "triu_indices", "vsplit",
+]
