@@ -227,6 +227,88 @@ from .ops.shape import (
     unsqueeze,
     vstack,
 )
+from .ops.special import (  # noqa: E402
+    digamma,
+    erf,
+    erfc,
+    erfinv,
+    i0,
+    lgamma,
+    logit,
+    mvlgamma,
+    polygamma,
+    sinc,
+    xlogy,
+)
+from .ops.elementwise_math import (  # noqa: E402
+    acosh,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    asinh,
+    atan2,
+    atanh,
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    copysign,
+    deg2rad,
+    exp2,
+    fix,
+    float_power,
+    fmax,
+    fmin,
+    frac,
+    frexp,
+    gcd,
+    heaviside,
+    hypot,
+    lcm,
+    ldexp,
+    logaddexp,
+    logaddexp2,
+    nan_to_num,
+    nextafter,
+    positive,
+    rad2deg,
+    sgn,
+)
+from .ops.elementwise import rsub  # noqa: E402
+from .ops.elementwise_math import isneginf, isposinf, isreal  # noqa: E402
+from .ops.reduction import nanmean  # noqa: E402
+from .ops.shape_composite import (  # noqa: E402
+    argwhere,
+    broadcast_shapes,
+    broadcast_tensors,
+    cartesian_prod,
+    tril_indices,
+    triu_indices,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    column_stack,
+    diag,
+    diag_embed,
+    diagflat,
+    diagonal,
+    dsplit,
+    dstack,
+    hsplit,
+    ravel,
+    rot90,
+    row_stack,
+    tile,
+    trace,
+    vsplit,
+)
+from . import special  # noqa: E402
 from . import _random  # noqa: E402  (installs Tensor.uniform_, normal_, ...)
 from ._random import (  # noqa: E402
     Generator,
@@ -258,7 +340,6 @@ from . import linalg  # noqa: E402
 from .ops.factorizations import geqrf, matrix_exp  # noqa: E402
 from .ops.factorizations import householder_product as orgqr  # noqa: E402
 from .ops.weight_norm import _weight_norm, norm_except_dim  # noqa: E402
-from .ops.special import digamma, erf, erfc, erfinv, lgamma, polygamma, xlogy  # noqa: E402
 from . import nn, optim, utils  # noqa: E402
 from . import func  # noqa: E402
 from .func import vmap  # noqa: E402

@@ -20,8 +20,8 @@ def _view(self: Any, *shape: Any) -> Any:
 
 
 def _size_args(f: Any) -> Any:
-    def method(self: Any, *shape: Any) -> Any:
-        return f(self, *shape)
+    def method(self: Any, *shape: Any, **kwargs: Any) -> Any:
+        return f(self, *shape, **kwargs)
 
     method.__name__ = f.__name__
     return method
@@ -45,6 +45,42 @@ def _masked_fill(self: Any, mask: Any, value: Any) -> Any:
 
 def _index_put(self: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:
     return ix.index_put(self, indices, values, accumulate)
+
+
+def _special_methods() -> dict[str, Any]:
+    """x.erf(), x.lgamma(), x.polygamma(n), ... and their in-place forms (x.erf_())."""
+    from .ops import special as sp
+    from .ops._registry import apply_
+
+    def inplace(op: Any, **fixed: Any) -> Any:
+        def method(self: Any, *args: Any) -> Any:
+            return apply_(op, self, *args, **fixed)
+
+        return method
+
+    def polygamma_(self: Any, n: int) -> Any:
+        return apply_(sp._polygamma, self, n=int(n))
+
+    def mvlgamma_(self: Any, p: int) -> Any:
+        return apply_(sp._mvlgamma, self, p=int(p))
+
+    def logit_(self: Any, eps: Any = None) -> Any:
+        return apply_(sp._logit, self) if eps is None else apply_(sp._logit, self,
+                                                                   eps=float(eps))
+
+    out: dict[str, Any] = {
+        "erf": sp.erf, "erfc": sp.erfc, "erfinv": sp.erfinv, "lgamma": sp.lgamma,
+        "digamma": sp.digamma, "i0": sp.i0, "sinc": sp.sinc, "logit": sp.logit,
+        "xlogy": sp.xlogy, "mvlgamma": sp.mvlgamma,
+        "polygamma": lambda self, n: sp.polygamma(n, self),
+        "polygamma_": polygamma_, "mvlgamma_": mvlgamma_, "logit_": logit_,
+        "xlogy_": lambda self, other: apply_(sp._xlogy, self, other),
+    }
+    for name, op in (("erf", sp._erf), ("erfc", sp._erfc), ("erfinv", sp._erfinv),
+                     ("lgamma", sp._lgamma), ("digamma", sp._digamma), ("i0", sp._i0),
+                     ("sinc", sp._sinc)):
+        out[name + "_"] = inplace(op)
+    return out
 
 
 METHODS: dict[str, Any] = {
@@ -101,8 +137,28 @@ METHODS: dict[str, Any] = {
     "masked_select": ix.masked_select, "index_put": _index_put, "nonzero": ix.nonzero,
     "take": ix.take, "take_along_dim": ix.take_along_dim,
 }
+METHODS.update(_special_methods())
 
-# special functions (ops/special.py)
-from .ops import special as _sp  # noqa: E402
 
-METHODS.update(_sp.METHODS)
+def _math_methods() -> dict[str, Any]:
+    """x.atan2(y), x.hypot(y), x.gcd(y), ... (ops/elementwise_math.py) and in-place forms."""
+    from .ops import elementwise_math
+
+    return elementwise_math.METHODS
+
+
+METHODS.update(_math_methods())
+
+
+def _shape_composite_methods() -> dict[str, Any]:
+    """x.diagonal(), x.tile(...), x.ravel(), x.hsplit(...), ... (ops/shape_composite.py)."""
+    from .ops import shape_composite as sc
+
+    return {"diagonal": sc.diagonal, "diag_embed": sc.diag_embed, "diag": sc.diag,
+            "diagflat": sc.diagflat, "trace": sc.trace, "rot90": sc.rot90, "ravel": sc.ravel,
+            "tile": lambda self, *dims: sc.tile(self, dims[0] if len(dims) == 1 else dims),
+            "hsplit": sc.hsplit, "vsplit": sc.vsplit, "dsplit": sc.dsplit,
+            "argwhere": sc.argwhere, "nanmean": rd.nanmean}
+
+
+METHODS.update(_shape_composite_methods())

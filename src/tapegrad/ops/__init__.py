@@ -1,7 +1,9 @@
 """tapegrad.ops: every differentiable primitive, registered once in ``_registry.REGISTRY``.
 
 Read ``_registry.py`` first (the entry schema and ``apply``), then the families:
-``elementwise``, ``reduction``, ``shape``, ``linalg``, ``indexing``.
+``elementwise``, ``reduction``, ``shape``, ``linalg``, ``indexing``; then the later ones:
+``elementwise_math`` (atan2, hypot, logaddexp, gcd, shifts...), ``special`` (torch.special, on
+SciPy) and ``shape_composite`` (atleast_*, tile, the diagonal family...).
 """
 
 from . import _registry, elementwise, indexing, linalg, reduction, shape

@@ -8,7 +8,6 @@ an input of the node with no edge, as torch's "wrapped numbers" are.
 
 from __future__ import annotations
 
-import builtins
 from typing import Any
 
 import numpy as np
@@ -94,6 +93,21 @@ def _check(x: Any, name: str) -> Any:
     raise TypeError(
         f"{name}(): argument 'other' (position 1) must be Tensor, not {type(x).__name__}"
     )
+
+
+def invalid_arguments(name: str, *args: Any) -> TypeError:
+    """torch's error for an overloaded function called with no overload's types."""
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                     "but expected one of:")
+
+
+def require_tensors(name: str, input: Any, other: Any) -> None:
+    """torch's error when ``input`` or ``other`` of a Tensor-only function is not a Tensor."""
+    for pos, (arg, value) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                            f"{type(value).__name__}")
 
 
 def _broadcast_error(a: Any, b: Any) -> RuntimeError:
@@ -673,6 +687,25 @@ _sign = _zero_grad_unary("sign", "SignBackward0", lambda x: np.sign(x))
 _floor = _zero_grad_unary("floor", "FloorBackward0", lambda x: np.floor(x))
 _ceil = _zero_grad_unary("ceil", "CeilBackward0", lambda x: np.ceil(x))
 _round = _zero_grad_unary("round", "RoundBackward0", lambda x: np.round(x))
+
+
+@defop("round_decimals", node="RoundBackward1")
+def _round_decimals(x: np.ndarray, *, decimals: int) -> np.ndarray:
+    if x.dtype.kind in "iub":
+        if decimals:
+            raise RuntimeError("round_cpu not implemented for integer inputs with decimals != 0")
+        return x.copy()
+    with np.errstate(all="ignore"):  # torch: x * 10^d, round, / 10^d (divides for d < 0)
+        if decimals >= 0:
+            scale = x.dtype.type(10.0**decimals)
+            return np.asarray(np.rint(x * scale) / scale)
+        scale = x.dtype.type(10.0**-decimals)
+        return np.asarray(np.rint(x / scale) * scale)
+
+
+@_round_decimals.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant
+    return (grad * 0,)
 _trunc = _zero_grad_unary("trunc", "TruncBackward0", lambda x: np.trunc(x))
 
 
@@ -796,10 +829,22 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 subtract = sub
 
 
+@defop("rsub_tensor", node="RsubBackward0")
+def _rsub_tensor(x: Any, other: Any, *, alpha: Any = 1) -> np.ndarray:
+    return _sub.forward(other, x, alpha=alpha)
+
+
+@_rsub_tensor.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(other - alpha x) = (-alpha, 1)
+    alpha = ctx.params.get("alpha", 1)
+    need_x, need_o = ctx.needs_input_grad
+    return (grad * -alpha if need_x else None), (grad if need_o else None)
+
+
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``."""
     if isinstance(other, Tensor):
-        return _sub(other, input, alpha=alpha)
+        return _rsub_tensor(input, other, alpha=alpha)
     if alpha != 1:
         input = input * alpha
     return _rsub(input, other=_check(other, "rsub"))
@@ -846,6 +891,8 @@ negative = neg
 def pow(input: Any, exponent: Any) -> Tensor:
     """``input ** exponent``: PowBackward0 (tensor ** number), 1 (tensor ** tensor), 2 (number **
     tensor)."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise invalid_arguments("pow", input, exponent)
     if isinstance(input, Tensor):
         if isinstance(exponent, Tensor):
             if exponent.ndim == 0 and not exponent._requires_grad and input.ndim > 0 and (
@@ -862,6 +909,8 @@ def square(input: Tensor) -> Tensor:
 
 
 def remainder(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise invalid_arguments("remainder", input, other)
     if isinstance(other, Tensor):
         if not isinstance(input, Tensor):
             input = Tensor._make(np.asarray(input))
@@ -869,10 +918,46 @@ def remainder(input: Any, other: Any) -> Tensor:
     return _remainder(input, other=_check(other, "remainder"))
 
 
+def _fmod_np(a: Any, b: Any) -> np.ndarray:
+    a, b = _promote(a, b)
+    if np.result_type(a, b).kind in "iub" and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        try:
+            return np.asarray(np.fmod(a, b))
+        except ValueError:
+            raise _broadcast_error(a, b) from None
+
+
+@defop("fmod", node="FmodBackward0")
+def _fmod(x: np.ndarray, *, other: Any) -> np.ndarray:
+    return _fmod_np(x, other)
+
+
+@_fmod.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d fmod(x, c)/dx = 1
+    return (grad,)
+
+
+@defop("fmod_tensor", node="FmodBackward1", save=(0, 1))
+def _fmod_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _fmod_np(a, b)
+
+
+@_fmod_tensor.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # fmod(a, b) = a - b trunc(a/b): (1, -trunc(a/b))
+    a, b = ctx.saved
+    need_a, need_b = ctx.needs_input_grad
+    return (grad if need_a else None), (-grad * trunc(a / b) if need_b else None)
+
+
 def fmod(input: Tensor, other: Any) -> Tensor:
-    sign_ = sign(input.detach())
-    return remainder(abs(input), abs(other) if isinstance(other, Tensor) else builtins.abs(other)
-                     ) * sign_
+    """C's fmod: the remainder with the sign of ``input``."""
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("fmod", input, other)
+    if isinstance(other, Tensor):
+        return _fmod_tensor(input, other)
+    return _fmod(input, other=_check(other, "fmod"))
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:
@@ -976,10 +1061,10 @@ def ceil(input: Tensor) -> Tensor:
     return _ceil(input)
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:
-    if decimals:
-        scale = 10.0**decimals
-        return _round(input * scale) / scale
+def round(input: Tensor, *, decimals: Any = None) -> Tensor:
+    """Round half to even; ``decimals`` digits after the point (RoundBackward1)."""
+    if decimals is not None:
+        return _round_decimals(input, decimals=int(decimals))
     return _round(input)
 
 
@@ -1040,22 +1125,28 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x where x <= m, else the bound
 
 
 def clamp_min(input: Tensor, min: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("clamp_min", input, min)
     if isinstance(min, Tensor):
         return _clamp_min_t(input, min)
     return _clamp_min(input, min=min)
 
 
 def clamp_max(input: Tensor, max: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("clamp_max", input, max)
     if isinstance(max, Tensor):
         return _clamp_max_t(input, max)
     return _clamp_max(input, max=max)
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:
+    require_tensors("maximum", input, other)
     return _maximum(input, other)
 
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:
+    require_tensors("minimum", input, other)
     return _minimum(input, other)
 
 
@@ -1076,16 +1167,102 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     return _where(a, b, condition=cond)
 
 
+def _lerp_np(a: np.ndarray, b: np.ndarray, w: Any) -> np.ndarray:
+    # torch's formula, exact at both ends: w < 1/2 ? a + w (b - a) : b - (b - a)(1 - w)
+    a, b = _promote(a, b)
+    if isinstance(w, np.ndarray):
+        w = w.astype(np.result_type(a, b), copy=False)
+    diff = b - a
+    with np.errstate(invalid="ignore"):
+        return np.asarray(np.where(np.abs(w) < 0.5, a + w * diff, b - diff * (1 - w)))
+
+
+@defop("lerp", node="LerpBackward0", save=())
+def _lerp(a: np.ndarray, b: np.ndarray, *, weight: Any) -> np.ndarray:
+    return _lerp_np(a, b, weight)
+
+
+@_lerp.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (1 - w, w)
+    w = ctx.params["weight"]
+    need_a, need_b = ctx.needs_input_grad
+    return (grad * (1 - w) if need_a else None), (grad * w if need_b else None)
+
+
+@defop("lerp_tensor", node="LerpBackward1", save=(0, 1, 2))
+def _lerp_tensor(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return _lerp_np(a, b, w)
+
+
+@_lerp_tensor.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (1 - w, w, b - a)
+    a, b, w = ctx.saved
+    need_a, need_b, need_w = ctx.needs_input_grad
+    return (grad * (1 - w) if need_a else None), (grad * w if need_b else None), (
+        grad * (b - a) if need_w else None)
+
+
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
-    return input + (end - input) * weight
+    """``input + weight * (end - input)``; ``weight`` a number or a tensor."""
+    if isinstance(weight, Tensor):
+        return _lerp_tensor(input, end, weight)
+    return _lerp(input, end, weight=weight)
+
+
+@defop("addcmul", node="AddcmulBackward0", save=(1, 2))
+def _addcmul(a: Any, t1: Any, t2: Any, *, value: Any = 1) -> np.ndarray:
+    prod = _binary(np.multiply, t1, t2) if value == 1 else _binary(
+        np.multiply, _binary(np.multiply, t1, value), t2)
+    return _binary(np.add, a, prod)
+
+
+@_addcmul.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (1, value t2, value t1)
+    t1, t2 = ctx.saved
+    v = ctx.params.get("value", 1)
+    need_a, need_1, need_2 = ctx.needs_input_grad
+    return (grad if need_a else None), (grad * t2 * v if need_1 else None), (
+        grad * t1 * v if need_2 else None)
+
+
+@defop("addcdiv", node="AddcdivBackward0", save=(1, 2))
+def _addcdiv(a: Any, t1: Any, t2: Any, *, value: Any = 1) -> np.ndarray:
+    for t in (t1, t2):
+        if isinstance(t, np.ndarray) and t.dtype.kind in "iub":
+            raise RuntimeError(
+                "Integer division with addcdiv is no longer supported, and in a future release "
+                "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+                "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+                "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+                "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+                "implementation: (input + value * tensor1 / tensor2), for all dtypes."
+            )
+    num = t1 if value == 1 else _binary(np.multiply, t1, value)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _binary(np.add, a, _binary(np.true_divide, num, t2))
+
+
+@_addcdiv.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (1, value / t2, -value t1 / t2^2)
+    t1, t2 = ctx.saved
+    v = ctx.params.get("value", 1)
+    need_a, need_1, need_2 = ctx.needs_input_grad
+    return (grad if need_a else None), (grad * v / t2 if need_1 else None), (
+        -grad * v * t1 / (t2 * t2) if need_2 else None)
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    return input + tensor1 * tensor2 * value
+    """``input + value * tensor1 * tensor2``."""
+    if value == 1:
+        return _addcmul(input, tensor1, tensor2)
+    return _addcmul(input, tensor1, tensor2, value=value)
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    return input + tensor1 / tensor2 * value
+    """``input + value * tensor1 / tensor2``."""
+    if value == 1:
+        return _addcdiv(input, tensor1, tensor2)
+    return _addcdiv(input, tensor1, tensor2, value=value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1115,26 +1292,38 @@ def compare(name: str, a: Any, b: Any) -> Any:
 
 
 def eq(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("eq", input, other)
     return compare("eq", input, other)
 
 
 def ne(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("ne", input, other)
     return compare("ne", input, other)
 
 
 def lt(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("lt", input, other)
     return compare("lt", input, other)
 
 
 def le(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("le", input, other)
     return compare("le", input, other)
 
 
 def gt(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("gt", input, other)
     return compare("gt", input, other)
 
 
 def ge(input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_arguments("ge", input, other)
     return compare("ge", input, other)
 
 
@@ -1158,14 +1347,17 @@ def bitwise(name: str, a: Tensor, b: Any = None) -> Tensor:
 
 
 def logical_and(input: Tensor, other: Any) -> Tensor:
+    require_tensors("logical_and", input, other)
     return Tensor._make(np.logical_and(_data(input), _data(other)))
 
 
 def logical_or(input: Tensor, other: Any) -> Tensor:
+    require_tensors("logical_or", input, other)
     return Tensor._make(np.logical_or(_data(input), _data(other)))
 
 
 def logical_xor(input: Tensor, other: Any) -> Tensor:
+    require_tensors("logical_xor", input, other)
     return Tensor._make(np.logical_xor(_data(input), _data(other)))
 
 

@@ -413,8 +413,8 @@ def _index_select(x: np.ndarray, *, dim: int, index: np.ndarray) -> np.ndarray:
     n = x.shape[dim] if x.ndim else 1
     if index.size and (index.max() >= n or index.min() < 0):
         raise IndexError("index out of range in self")
-    if x.ndim == 0:
-        return x.reshape(1)[index.reshape(-1)].reshape(index.shape)
+    if x.ndim == 0:  # torch: the result of a 0-d input is 0-d (the index has one element)
+        return x.reshape(1)[index.reshape(-1)].reshape(())
     return np.take(x, index.reshape(-1), axis=dim)
 
 
@@ -513,8 +513,26 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: Any = None) -> Tensor:
     if dim is None:
-        return take(input, indices.reshape(-1))
-    return gather(input, dim, indices)
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    # torch broadcasts input and indices against each other in every dim but ``dim``
+    d = _wrap_dim(dim, input.ndim)
+    if input.ndim == indices.ndim and input.ndim:
+        a, b = list(input.shape), list(indices.shape)
+        a[d] = b[d] = 1
+        try:
+            common = list(np.broadcast_shapes(tuple(a), tuple(b)))
+        except ValueError:
+            common = None
+        if common is not None:
+            shape_in = common.copy()
+            shape_in[d] = input.shape[d]
+            shape_ix = common.copy()
+            shape_ix[d] = indices.shape[d]
+            if tuple(shape_in) != tuple(input.shape):
+                input = input.expand(tuple(shape_in))
+            if tuple(shape_ix) != tuple(indices.shape):
+                indices = indices.expand(tuple(shape_ix))
+    return gather(input, d, indices)
 
 
 __all__ = ["getitem", "setitem", "gather", "scatter", "scatter_add", "index_select",

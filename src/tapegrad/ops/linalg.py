@@ -219,13 +219,21 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         raise RuntimeError(
             f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors"
         )
+    if a.dtype != b.dtype:
+        from .._dtype import from_numpy_dtype
+        from ._registry import scalar_type_name
+
+        raise RuntimeError(
+            "dot : expected both vectors to have same dtype, but found "
+            f"{scalar_type_name(from_numpy_dtype(a.dtype))} and "
+            f"{scalar_type_name(from_numpy_dtype(b.dtype))}"
+        )
     if a.shape[0] != b.shape[0]:
         raise RuntimeError(
             f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
             f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
             "respectively"
         )
-    _dtype_check(a, b, "both vectors")
     return np.asarray(np.dot(a, b))
 
 
@@ -254,7 +262,20 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
     return _dot(input, other)
 
 
-vdot = inner = dot
+inner = dot
+
+
+@defop("vdot", node="VdotBackward0", save=(0, 1), save_if={0: 1, 1: 0})
+def _vdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _dot.forward(np.conj(a) if a.dtype.kind == "c" else a, b)
+
+
+_vdot.backward(_dot.rule)  # (real tensors: the dot product's rule)
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """conj(input) . other of two 1-D tensors."""
+    return _vdot(input, other)
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -299,7 +320,7 @@ def matmul(input: Any, other: Any) -> Tensor:
     if da >= 3 and db <= 2:
         # Fold the batch into the rows: one mm (or mv), then reshape back.
         batch = input.shape[:-1]
-        folded = input.reshape(-1, input.shape[-1])
+        folded = input.reshape(int(np.prod(batch)), input.shape[-1])  # (-1 fails for 0 rows)
         if db == 1:
             return _unsafe_view(_mv(folded, other), shape=tuple(batch))
         if folded.shape[1] != other.shape[0]:
@@ -328,8 +349,9 @@ def matmul(input: Any, other: Any) -> Tensor:
             "Expected size for first two dimensions of batch2 tensor to be: "
             f"[{int(np.prod(batch))}, {k}] but got: [{int(np.prod(batch))}, {k2}]."
         )
-    a3 = input.expand(batch + (n, k)).reshape(-1, n, k)
-    b3 = other.expand(batch + (k, m)).reshape(-1, k, m)
+    nb = int(np.prod(batch))  # (a -1 fails for an empty batch)
+    a3 = input.expand(batch + (n, k)).reshape(nb, n, k)
+    b3 = other.expand(batch + (k, m)).reshape(nb, k, m)
     return _unsafe_view(_bmm(a3, b3), shape=batch + (n, m))
 
 

@@ -29,8 +29,9 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
         out = tuple(sorted(_wrap_dim(d, ndim) for d in dim))
         if len(set(out)) != len(out):
             raise RuntimeError(f"dim {out[0]} appears multiple times in the list of dims")
-        return out
-    return (_wrap_dim(dim, ndim),)
+        return out if ndim else ()  # a 0-d tensor takes dim 0 / -1, and has nothing to reduce
+    d = _wrap_dim(dim, ndim)
+    return (d,) if ndim else ()
 
 
 def _restore(grad: Tensor, shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
@@ -132,6 +133,13 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(sum x)/dx_i = 1 along the reduced d
 
 
 def _mean_check(x: np.ndarray, dtype: Any) -> None:
+    if dtype is not None:
+        d = _dtype.to_dtype(dtype)
+        if not (d.is_floating_point or d.is_complex):
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Optional dtype must be either a floating "
+                f"point or complex dtype. Got: {_scalar_name(d)}"
+            )
     if dtype is None and x.dtype.kind not in "fc" and x.dtype.name != "bfloat16":
         name = {"i": "Long", "b": "Bool", "u": "Byte"}.get(x.dtype.kind, "Long")
         if x.dtype.kind == "i":
@@ -140,6 +148,12 @@ def _mean_check(x: np.ndarray, dtype: Any) -> None:
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {name}"
         )
+
+
+def _scalar_name(d: Any) -> str:
+    from ._registry import scalar_type_name
+
+    return scalar_type_name(d)
 
 
 @defop("mean", node="MeanBackward0")
@@ -172,7 +186,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(mean x)/dx_i = 1/n along the reduce
 
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Sum of all elements, or over ``dim`` (an int or a tuple of ints)."""
-    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0 and not keepdim):
+    if dim is None:
         if dtype is None:
             return _sum(input)
         return _sum(input, dtype=dtype)
@@ -185,10 +199,38 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     return _mean_dim(input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=dtype)
 
 
-def nansum(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+@defop("nansum", node="NansumBackward0", save=(0,))
+def _nansum(x: np.ndarray, *, dim: tuple, keepdim: bool, dtype: Any = None) -> np.ndarray:
+    if x.dtype.kind == "c":
+        raise RuntimeError("nansum does not support complex inputs")
+    return np.asarray(np.nansum(x, axis=dim, keepdims=keepdim, dtype=_sum_dtype(x, dtype)))
+
+
+@_nansum.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(sum of the non-NaN x)/dx_i = [x_i is not NaN]
     from .elementwise import isnan, where
 
-    return sum(where(isnan(input), 0.0, input), dim, keepdim)
+    (x,) = ctx.saved
+    p = ctx.params
+    return (where(isnan(x), 0.0, _restore(grad, x.shape, p["dim"], p["keepdim"])),)
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+           dtype: Any = None) -> Tensor:
+    """Sum over ``dim`` with NaNs counted as zero."""
+    return _nansum(input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=dtype)
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+            dtype: Any = None) -> Tensor:
+    """The mean over ``dim`` of the elements that are not NaN: nansum / their count."""
+    from .elementwise import isnan, logical_not
+
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_scalar_name(input.dtype)}")
+    count = sum(logical_not(isnan(input)), dim, keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
 
 
 # ---------------------------------------------------------------------------------------------
@@ -407,6 +449,10 @@ def _reduce_with_indices(op: Any, cls: Any, input: Tensor, dim: int, keepdim: bo
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """``max(x)``: the largest value; ``max(x, dim)``: (values, indices); ``max(a, b)``:
     elementwise maximum."""
+    if not isinstance(input, Tensor):
+        from .elementwise import invalid_arguments
+
+        raise invalid_arguments("max", input, *(() if dim is None else (dim,)))
     if isinstance(dim, Tensor):
         from .elementwise import maximum
 
@@ -417,6 +463,10 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    if not isinstance(input, Tensor):
+        from .elementwise import invalid_arguments
+
+        raise invalid_arguments("min", input, *(() if dim is None else (dim,)))
     if isinstance(dim, Tensor):
         from .elementwise import minimum
 
@@ -426,12 +476,23 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _reduce_with_indices(_min_dim, _Min, input, dim, keepdim)
 
 
+def _extreme_dims(input: Tensor, dim: Any, name: str) -> tuple:
+    dims = _dims(dim, input.ndim)
+    x = input._data
+    if x.size == 0:
+        if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+            _empty_check(x, name)
+        for d in dims:
+            _empty_check(x, name, d)
+    return dims
+
+
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    return _amax(input, dim=_dims(dim, input.ndim), keepdim=keepdim)
+    return _amax(input, dim=_extreme_dims(input, dim, "amax"), keepdim=keepdim)
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    return _amin(input, dim=_dims(dim, input.ndim), keepdim=keepdim)
+    return _amin(input, dim=_extreme_dims(input, dim, "amin"), keepdim=keepdim)
 
 
 def _arg(fn: Any, name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
@@ -530,16 +591,67 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
     return _std(input, **_var_args(input, dim, unbiased, keepdim, correction))
 
 
+def _mean_of(x: np.ndarray, dim: tuple, keepdim: bool) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(np.mean(x, axis=dim, keepdims=keepdim), dtype=x.dtype)
+
+
+@defop("var_mean", node="VarMeanBackward0", save=(0,), outputs=2)
+def _var_mean(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool) -> tuple:
+    return (_var.forward(x, dim=dim, correction=correction, keepdim=keepdim),
+            _mean_of(x, dim, keepdim))
+
+
+@_var_mean.backward
+def _(ctx: Any, grads: list) -> tuple:  # the var rule for the first output, 1/n for the mean
+    (x,) = ctx.saved
+    p = ctx.params
+    n = int(np.prod([x.shape[d] for d in p["dim"]])) if x.ndim else 1
+    gv, gm = (list(grads) + [None])[:2]  # the engine omits trailing outputs' None
+    out = None
+    if gv is not None:
+        centered = x - x.mean(dim=p["dim"], keepdim=True) if x.ndim else x * 0
+        out = _restore(gv, x.shape, p["dim"], p["keepdim"]) * centered * (
+            2.0 / (n - p["correction"]))
+    if gm is not None:
+        gmean = _restore(gm, x.shape, p["dim"], p["keepdim"]) / builtins.max(n, 1)
+        out = gmean if out is None else out + gmean
+    return (out,)
+
+
+@defop("std_mean", node="StdMeanBackward0", save=(0,), save_output=True, outputs=2)
+def _std_mean(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool) -> tuple:
+    return (_std.forward(x, dim=dim, correction=correction, keepdim=keepdim),
+            _mean_of(x, dim, keepdim))
+
+
+@_std_mean.backward
+def _(ctx: Any, grads: list) -> tuple:  # the std rule for the first output, 1/n for the mean
+    x, y = ctx.saved
+    p = ctx.params
+    n = int(np.prod([x.shape[d] for d in p["dim"]])) if x.ndim else 1
+    gs, gm = (list(grads) + [None])[:2]  # the engine omits trailing outputs' None
+    out = None
+    if gs is not None:
+        centered = x - x.mean(dim=p["dim"], keepdim=True) if x.ndim else x * 0
+        out = _restore(gs / y, x.shape, p["dim"], p["keepdim"]) * centered / (
+            n - p["correction"])
+    if gm is not None:
+        gmean = _restore(gm, x.shape, p["dim"], p["keepdim"]) / builtins.max(n, 1)
+        out = gmean if out is None else out + gmean
+    return (out,)
+
+
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
-    return (var(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, dim if dim is not None else None, keepdim))
+    """``(var, mean)`` over ``dim`` in one op (torch's ``VarMeanBackward0``)."""
+    return _var_mean(input, **_var_args(input, dim, unbiased, keepdim, correction))
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
-    return (std(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, dim if dim is not None else None, keepdim))
+    """``(std, mean)`` over ``dim`` in one op (torch's ``StdMeanBackward0``)."""
+    return _std_mean(input, **_var_args(input, dim, unbiased, keepdim, correction))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -661,8 +773,9 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 
 @defop("cumprod", node="CumprodBackward0", save=(0,), save_output=True)
-def _cumprod(x: np.ndarray, *, dim: int) -> np.ndarray:
-    return np.cumprod(x, axis=dim) if x.ndim else x.copy()
+def _cumprod(x: np.ndarray, *, dim: int, dtype: Any = None) -> np.ndarray:
+    out_dtype = _sum_dtype(x, dtype)  # integers and bools multiply in int64, as torch's
+    return np.cumprod(x, axis=dim, dtype=out_dtype) if x.ndim else x.astype(out_dtype)
 
 
 @_cumprod.backward
@@ -671,12 +784,25 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # sum_{j >= i} g_j y_j / x_i (inputs wi
     dim = ctx.params["dim"]
     if x.ndim == 0:
         return (grad,)
-    return ((grad * y).flip(dim).cumsum(dim).flip(dim) / x,)
+    if not (x._data == 0).any():
+        return ((grad * y).flip(dim).cumsum(dim).flip(dim) / x,)
+    # With zeros, no division: dL/dx_i = sum_{j >= i} g_j prod_{k <= j, k != i} x_k, from the
+    # cumulative products of x with x_i set to 1, one row per i (O(n^2), only on this path).
+    from .elementwise import where
+
+    n = x.shape[dim]
+    xl = x.movedim(dim, -1)
+    gl = grad.movedim(dim, -1)
+    eye = Tensor._make(np.eye(n, dtype=bool))
+    rows = where(eye, 1.0, xl.unsqueeze(-2))  # (..., i, k): x_k, 1 at k = i
+    later = Tensor._make(np.triu(np.ones((n, n), dtype=bool)))  # j >= i
+    terms = where(later, gl.unsqueeze(-2) * rows.cumprod(-1), 0.0)
+    return (terms.sum(-1).movedim(-1, dim),)
 
 
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     if dtype is not None:
-        input = input.to(dtype)
+        return _cumprod(input.to(dtype), dim=_wrap_dim(dim, input.ndim), dtype=dtype)
     return _cumprod(input, dim=_wrap_dim(dim, input.ndim))
 
 
@@ -783,12 +909,14 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     axis = None if dim is None else _dims(dim, input.ndim)
-    return Tensor._make(np.asarray(np.all(input._data, axis=axis, keepdims=keepdim)))
+    out = np.asarray(np.all(input._data, axis=axis, keepdims=keepdim))
+    return Tensor._make(out.astype(np.uint8) if input._data.dtype == np.uint8 else out)
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     axis = None if dim is None else _dims(dim, input.ndim)
-    return Tensor._make(np.asarray(np.any(input._data, axis=axis, keepdims=keepdim)))
+    out = np.asarray(np.any(input._data, axis=axis, keepdims=keepdim))
+    return Tensor._make(out.astype(np.uint8) if input._data.dtype == np.uint8 else out)
 
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:

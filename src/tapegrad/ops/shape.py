@@ -8,6 +8,7 @@ registry), exactly as torch's views do; its backward reshapes, permutes or embed
 
 from __future__ import annotations
 
+import builtins
 import warnings
 from typing import Any
 
@@ -40,6 +41,11 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
         if s != -1:
             known *= s
     if infer:
+        if known == 0 and numel == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous"
+            )
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
@@ -152,6 +158,8 @@ def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
 # ---------------------------------------------------------------------------------------------
 
 def _squeeze_forward(x: np.ndarray, *, dims: tuple) -> np.ndarray:
+    if x.ndim == 0:  # a 0-d tensor takes dim 0 / -1 and stays as it is
+        return x.view()
     return np.squeeze(x, axis=tuple(d for d in dims if x.shape[d] == 1))
 
 
@@ -173,7 +181,11 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     if dim is None:
         return _squeeze_all(input, dims=tuple(range(n)))
     if isinstance(dim, (tuple, list)):
-        return _squeeze_dims(input, dims=tuple(_wrap_dim(d, n) for d in dim))
+        dims = tuple(_wrap_dim(d, n) for d in dim)
+        for i, d in enumerate(dims):
+            if d in dims[:i]:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return _squeeze_dims(input, dims=dims)
     return _squeeze_dim(input, dims=(_wrap_dim(dim, n),))
 
 
@@ -224,6 +236,15 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     n = input.ndim
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain "
+            f"the same number of dims as destination ({dst} dims)"
+        )
+    for name, given in (("source", src), ("destination", dst)):
+        wrapped = [_wrap_dim(v, n) for v in given]
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given})")
     src = [_wrap_dim(s, n) for s in src]
     dst = [_wrap_dim(s, n) for s in dst]
     order = [i for i in range(n) if i not in src]
@@ -386,6 +407,8 @@ def repeat_interleave(input: Tensor, repeats: Any, dim: Any = None) -> Tensor:
 
 @defop("flip", node="FlipBackward0")
 def _flip(x: np.ndarray, *, dims: tuple) -> np.ndarray:
+    if x.ndim == 0:
+        return x.copy()
     return np.flip(x, axis=dims).copy()
 
 
@@ -394,16 +417,30 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # flip back
     return (grad.flip(ctx.params["dims"]),)
 
 
-def flip(input: Tensor, *dims: Any) -> Tensor:
+def flip(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """Reverse the order along ``dims`` (``flip(x, (0, 1))``, ``flip(x, dims=[0])``, and the
+    method's ``x.flip(0, 1)``)."""
+    if kwargs:
+        if dims or set(kwargs) != {"dims"}:
+            raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        dims = (kwargs["dims"],)
     d = _shape_arg(dims)
-    return _flip(input, dims=tuple(_wrap_dim(i, input.ndim) for i in d))
+    wrapped = tuple(_wrap_dim(i, input.ndim) for i in d)
+    for i, w in enumerate(wrapped):
+        if w in wrapped[:i]:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+    return _flip(input, dims=wrapped)
 
 
 def fliplr(input: Tensor) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
     return flip(input, 1)
 
 
 def flipud(input: Tensor) -> Tensor:
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
     return flip(input, 0)
 
 
@@ -553,8 +590,20 @@ def slice_dim(input: Tensor, dim: int, start: Any, stop: Any, step: Any) -> Tens
 
 
 def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     d = _wrap_dim(dim, input.ndim)
+    if isinstance(start, Tensor):
+        if start.ndim != 0 or start._data.dtype.kind not in "iu":  # (bool is not integral)
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
     start = int(start)
+    size = input._data.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
     if start < 0:
         start += input._data.shape[d]
     if start + length > input._data.shape[d]:
@@ -735,11 +784,15 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
 
 
 def hstack(tensors: Any) -> Tensor:
+    if len(tensors) == 0:
+        raise RuntimeError("hstack expects a non-empty TensorList")
     tensors = [t if t.ndim else t.reshape(1) for t in tensors]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors: Any) -> Tensor:
+    if len(tensors) == 0:
+        raise RuntimeError("vstack expects a non-empty TensorList")
     return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
 
 
@@ -803,16 +856,40 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, size, d)
 
 
-def tensor_split(input: Tensor, sections: Any, dim: int = 0) -> tuple:
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
+    """Split into ``n`` near-equal pieces (an int), or at the given indices; each piece a slice
+    of the input (SliceBackward0), as in torch."""
+    if input.ndim == 0:
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap_dim(dim, input.ndim)
     n = input._data.shape[d]
+    sections = indices_or_sections
+    if isinstance(sections, Tensor):
+        if sections.dtype.is_floating_point or sections.dtype.is_complex or (
+                sections._data.dtype == np.bool_):
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to have integer dtype, but "
+                f"got {sections.dtype}")
+        if sections.ndim > 1:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                f"one-dimensional tensor, but got a tensor with {sections.ndim} dims")
+        sections = int(sections.item()) if sections.ndim == 0 else sections.tolist()
     if isinstance(sections, int):
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
         q, r = divmod(n, sections)
         sizes = [q + 1] * r + [q] * (sections - r)
+        bounds = [0]
+        for size in sizes:
+            bounds.append(bounds[-1] + size)
     else:
-        bounds = [0] + list(sections) + [n]
-        sizes = [max(b - a, 0) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-    return split(input, sizes, d)
+        bounds = [0] + [builtins.min(builtins.max(int(i), 0) if int(i) >= 0 else
+                                     builtins.max(int(i) + n, 0), n)
+                        for i in sections] + [n]
+    return tuple(_slice(input, dim=d, start=a, stop=builtins.max(a, b), step=1)
+                 for a, b in zip(bounds[:-1], bounds[1:], strict=True))
 
 
 def _unbind_forward(x: np.ndarray, *, dim: int) -> tuple:

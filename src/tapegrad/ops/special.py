@@ -1,10 +1,11 @@
-"""Special functions: the log-gamma family and the error function family.
+"""Special functions: the erf family, gamma functions, Bessel functions, xlogy, logit...
 
-Their values come from SciPy's ``scipy.special`` (Cephes), imported on first use so that
-``import tapegrad`` does not pay for it. Each is one registry entry with its derivative:
-lgamma' = digamma, digamma' = polygamma(1, .), erf' = 2/sqrt(pi) e^{-x^2}, erfinv' =
-sqrt(pi)/2 e^{erfinv(x)^2}. ``torch.distributions`` uses them for log-densities, entropies and
-KL divergences.
+The values come from SciPy's ``scipy.special`` (imported on first use, so ``import tapegrad``
+does not pay for it), computed in float64 and rounded to the input's dtype; integer and bool
+inputs give the default float dtype, as in torch. Each differentiable function is a registry
+entry with its derivative beside it, written with tapegrad ops (erf's uses exp, lgamma's is
+digamma, digamma's is polygamma(1, x)...), so higher derivatives follow. ``tapegrad.special``
+gathers the ``torch.special`` names; ``torch.erf``, ``torch.lgamma``... are the same ops.
 """
 
 from __future__ import annotations
@@ -14,35 +15,102 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from ._registry import defop
-from .elementwise import _float_result, _promote
-from .nn_ops import _erf_op
+from .elementwise import _SCALARS, _float_result, _promote, exp, log, sigmoid, where
+
+_SQRT_PI = math.sqrt(math.pi)
+_SQRT_2PI = math.sqrt(2 * math.pi)
 
 
-def _sc() -> Any:
-    import scipy.special as sc  # lazily: SciPy takes a while to import
+def _sp() -> Any:
+    """scipy.special, imported on first use."""
+    import scipy.special
 
-    return sc
+    return scipy.special
 
 
-def _unary(fn: Any, x: np.ndarray) -> np.ndarray:
-    x = _float_result(x)
+def _eval(fn_name: str, *xs: Any, dtype: Any = None) -> np.ndarray:
+    """``scipy.special.<fn_name>`` in float64, rounded to ``dtype`` (the first array's)."""
+    fn = getattr(_sp(), fn_name)
+    wide = [x.astype(np.float64) if isinstance(x, np.ndarray) else x for x in xs]
     with np.errstate(all="ignore"):
-        return np.asarray(fn(x), dtype=x.dtype)
+        out = np.asarray(fn(*wide))
+    return out.astype(dtype if dtype is not None else _out_dtype(xs), copy=False)
 
 
-@defop("lgamma", node="LgammaBackward0", save=(0,))
-def _lgamma(x: np.ndarray) -> np.ndarray:
-    return _unary(_sc().gammaln, x)
+def _out_dtype(xs: tuple) -> Any:
+    """The first array's dtype; integers and bools give the default float dtype."""
+    for x in xs:
+        if isinstance(x, np.ndarray):
+            return x.dtype if x.dtype.kind in "fc" else _dtype.get_default_dtype().np
+    return _dtype.get_default_dtype().np
 
 
-@_lgamma.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx log|Gamma(x)| = digamma(x)
+def _unary(name: str, node: str, scipy_name: str, save_output: bool = False) -> Any:
+    def forward(x: np.ndarray) -> np.ndarray:
+        return _eval(scipy_name, x)
+
+    forward.__name__ = name
+    return defop(name, node=node, save=(0,), save_output=save_output)(forward)
+
+
+# ---------------------------------------------------------------------------------------------
+# The erf family and the normal distribution
+# ---------------------------------------------------------------------------------------------
+
+from .nn_ops import _erf_op as _erf  # noqa: E402 - GELU's erf is this entry (ErfBackward0)
+
+_erfc = _unary("erfc", "ErfcBackward0", "erfc")
+_erfinv = _unary("erfinv", "ErfinvBackward0", "erfinv", save_output=True)
+_erfcx = _unary("erfcx", "SpecialErfcxBackward0", "erfcx", save_output=True)
+_ndtr = _unary("ndtr", "MulBackward1", "ndtr")  # torch's ndtr is (1 + erf(x/sqrt 2)) * 0.5
+_ndtri = _unary("ndtri", "SpecialNdtriBackward0", "ndtri", save_output=True)
+_log_ndtr = _unary("log_ndtr", "SpecialLogNdtrBackward0", "log_ndtr", save_output=True)
+
+
+@_erfc.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d erfc x = -2/sqrt(pi) e^(-x^2)
     (x,) = ctx.saved
-    return (grad * _digamma(x),)
+    return (grad * (-2 / _SQRT_PI) * exp(-x * x),)
 
 
+@_erfinv.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d erfinv x = sqrt(pi)/2 e^(erfinv(x)^2)
+    _, y = ctx.saved
+    return (grad * (_SQRT_PI / 2) * exp(y * y),)
+
+
+@_erfcx.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d erfcx x = 2x erfcx(x) - 2/sqrt(pi)
+    x, y = ctx.saved
+    return (grad * (2 * x * y - 2 / _SQRT_PI),)
+
+
+@_ndtr.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d ndtr x = e^(-x^2/2) / sqrt(2 pi)
+    (x,) = ctx.saved
+    return (grad * exp(x * x * -0.5) / _SQRT_2PI,)
+
+
+@_ndtri.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d ndtri p = sqrt(2 pi) e^(ndtri(p)^2 / 2)
+    _, y = ctx.saved
+    return (grad * _SQRT_2PI * exp(y * y * 0.5),)
+
+
+@_log_ndtr.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d log ndtr x = e^(-x^2/2 - log ndtr x) / sqrt(2 pi)
+    x, y = ctx.saved  # (in torch's order of operations: float32 cancels in the exponent)
+    return (grad / _SQRT_2PI * exp(-(y + x * x / 2)),)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gamma functions
+# ---------------------------------------------------------------------------------------------
+
+_lgamma = _unary("lgamma", "LgammaBackward0", "gammaln")
 _PSI_10 = 2.25175258906672110764
 _DIGAMMA_A = (8.33333333333333333333e-2, -2.10927960927960927961e-2, 7.57575757575757575758e-3,
               -4.16666666666666666667e-3, 3.96825396825396825397e-3, -8.33333333333333333333e-3,
@@ -86,29 +154,26 @@ def _digamma(x: np.ndarray) -> np.ndarray:
     return out
 
 
-@_digamma.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx digamma(x) = polygamma(1, x)
-    (x,) = ctx.saved
-    return (grad * _polygamma(x, n=1),)
-
 
 def _trigamma(x: np.ndarray) -> np.ndarray:
-    """torch's trigamma: reflection below 1/2, six recurrence steps, then the asymptotic
-    series 1/x + 1/(2x^2) + 1/(6x^3) - 1/(30x^5) + 1/(42x^7), in x's dtype."""
-    dt = x.dtype.type
+    """polygamma(1, x) in the input's own precision, by torch's method (so float32 agrees with
+    torch's to the last bits, where SciPy's correctly rounded value does not): reflection for
+    x < 1/2, six steps of psi1(x) = 1/x^2 + psi1(x + 1), then the asymptotic series
+    psi1(x) ~ 1/x + 1/(2x^2) + 1/(6x^3) - 1/(30x^5) + 1/(42x^7)."""
+    x = _float_result(x)
+    t = x.dtype.type
     with np.errstate(all="ignore"):
-        sign = np.where(x < 0.5, dt(-1), dt(1))
-        s = np.sin(dt(math.pi) * x)
-        result = np.where(x < 0.5, -(dt(math.pi * math.pi)) / (s * s), dt(0))
-        x = np.where(x < 0.5, dt(1) - x, x)
+        small = x < t(0.5)
+        s = np.sin(t(np.pi) * x)
+        result = np.where(small, -(t(np.pi) * t(np.pi)) / (s * s), t(0)).astype(x.dtype)
+        x = np.where(small, t(1) - x, x).astype(x.dtype)
         for _ in range(6):
-            result = result + dt(1) / (x * x)
-            x = x + dt(1)
-        ixx = dt(1) / (x * x)
-        tail = dt(1) + dt(1) / (dt(2) * x) + ixx * (
-            dt(1.0 / 6) - ixx * (dt(1.0 / 30) - ixx * dt(1.0 / 42)))
-        result = result + tail / x
-        return np.asarray(sign * result, dtype=x.dtype)
+            result += t(1) / (x * x)
+            x = x + t(1)
+        ixx = t(1) / (x * x)
+        result += (t(1) + t(1) / (t(2) * x)
+                   + ixx * (t(1 / 6) - ixx * (t(1 / 30) - ixx * t(1 / 42)))) / x
+        return np.asarray(np.where(small, -result, result), dtype=x.dtype)
 
 
 @defop("polygamma", node="PolygammaBackward0", save=(0,))
@@ -116,62 +181,340 @@ def _polygamma(x: np.ndarray, *, n: int) -> np.ndarray:
     if n == 0:
         return _digamma.forward(x)
     if n == 1:
-        return _trigamma(_float_result(x))
-    return _unary(lambda v: _sc().polygamma(n, v), x)
+        return _trigamma(x)
+    return _eval("polygamma", n, x, dtype=_out_dtype((x,)))
+
+
+@_lgamma.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d lgamma x = digamma x
+    (x,) = ctx.saved
+    return (grad * _digamma(x),)
+
+
+@_digamma.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d digamma x = polygamma(1, x)
+    (x,) = ctx.saved
+    return (grad * _polygamma(x, n=1),)
 
 
 @_polygamma.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx polygamma(n, x) = polygamma(n + 1, x)
+def _(ctx: Any, grad: Tensor) -> tuple:  # d polygamma(n, x) = polygamma(n + 1, x)
     (x,) = ctx.saved
     return (grad * _polygamma(x, n=ctx.params["n"] + 1),)
 
 
-@defop("erfc", node="ErfcBackward0", save=(0,))
-def _erfc(x: np.ndarray) -> np.ndarray:
-    return _unary(_sc().erfc, x)
+@defop("mvlgamma", node="MvlgammaBackward0", save=(0,))
+def _mvlgamma(x: np.ndarray, *, p: int) -> np.ndarray:
+    x = _float_result(x)
+    if x.size and np.any(x <= (p - 1) / 2):
+        raise RuntimeError("All elements must be greater than (p-1)/2")
+    return _eval("multigammaln", x, p) if x.ndim == 0 else np.vectorize(
+        lambda v: _sp().multigammaln(v, p), otypes=[np.float64])(x.astype(np.float64)).astype(
+        x.dtype)
 
 
-@_erfc.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx erfc(x) = -2/sqrt(pi) e^{-x^2}
+@_mvlgamma.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx sum_i lgamma(x - i/2) = sum_i digamma(x - i/2)
     (x,) = ctx.saved
-    return (grad * (-2.0 / math.sqrt(math.pi)) * (-(x * x)).exp(),)
+    p = ctx.params["p"]
+    total = _digamma(x)
+    for i in range(1, p):
+        total = total + _digamma(x - i / 2)
+    return (grad * total,)
 
 
-@defop("erfinv", node="ErfinvBackward0", save_output=True)
-def _erfinv(x: np.ndarray) -> np.ndarray:
-    return _unary(_sc().erfinv, x)
+# ---------------------------------------------------------------------------------------------
+# Modified Bessel functions of the first kind (i0 and i1, plain and exponentially scaled)
+# ---------------------------------------------------------------------------------------------
+
+_i0 = _unary("i0", "I0Backward0", "i0")
+_i0e = _unary("i0e", "SpecialI0EBackward0", "i0e", save_output=True)
+_i1 = _unary("i1", "SpecialI1Backward0", "i1", save_output=True)
+_i1e = _unary("i1e", "SpecialI1EBackward0", "i1e", save_output=True)
 
 
-@_erfinv.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx erfinv(x) = sqrt(pi)/2 e^{erfinv(x)^2}
-    (y,) = ctx.saved
-    return (grad * (math.sqrt(math.pi) / 2.0) * (y * y).exp(),)
+@_i0.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d i0 x = i1 x
+    (x,) = ctx.saved
+    return (grad * _i1(x),)
+
+
+@_i0e.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d i0e x = i1e x - sign(x) i0e x
+    x, y = ctx.saved
+    return (grad * (_i1e(x) - x.sign() * y),)
+
+
+@_i1.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d i1 x = i0 x - i1(x)/x  (1/2 at x = 0)
+    x, y = ctx.saved
+    safe = where(x == 0, 1.0, x)
+    return (grad * where(x == 0, 0.5, _i0(x) - y / safe),)
+
+
+@_i1e.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d i1e x = i0e x - i1e(x) (sign(x) + 1/x)  (1/2 at 0)
+    x, y = ctx.saved
+    safe = where(x == 0, 1.0, x)
+    return (grad * where(x == 0, 0.5, _i0e(x) - y * (x.sign() + 1 / safe)),)
+
+
+# ---------------------------------------------------------------------------------------------
+# Functions torch gives no derivative (Bessel functions of the first and second kind...)
+# ---------------------------------------------------------------------------------------------
+
+def _no_grad(name: str, scipy_name: str) -> Any:
+    def fn(input: Any) -> Tensor:
+        x = input._data if isinstance(input, Tensor) else np.asarray(input)
+        return Tensor._make(_eval(scipy_name, x))
+
+    fn.__name__ = name
+    return fn
+
+
+def _spherical_j0(x: np.ndarray) -> np.ndarray:
+    return _sp().spherical_jn(0, x)
+
+
+bessel_j0 = _no_grad("bessel_j0", "j0")
+bessel_j1 = _no_grad("bessel_j1", "j1")
+bessel_y0 = _no_grad("bessel_y0", "y0")
+bessel_y1 = _no_grad("bessel_y1", "y1")
+modified_bessel_i0 = _no_grad("modified_bessel_i0", "i0")
+modified_bessel_i1 = _no_grad("modified_bessel_i1", "i1")
+modified_bessel_k0 = _no_grad("modified_bessel_k0", "k0")
+modified_bessel_k1 = _no_grad("modified_bessel_k1", "k1")
+scaled_modified_bessel_k0 = _no_grad("scaled_modified_bessel_k0", "k0e")
+scaled_modified_bessel_k1 = _no_grad("scaled_modified_bessel_k1", "k1e")
+
+
+def spherical_bessel_j0(input: Tensor) -> Tensor:
+    x = input._data
+    with np.errstate(all="ignore"):
+        out = _sp().spherical_jn(0, x.astype(np.float64))
+    return Tensor._make(np.asarray(out).astype(_out_dtype((x,)), copy=False))
+
+
+# ---------------------------------------------------------------------------------------------
+# sinc, entr, logit, xlogy, xlog1py, zeta
+# ---------------------------------------------------------------------------------------------
+
+_sinc = _unary("sinc", "SincBackward0", "sinc")  # (numpy's normalised sinc: sin(pi x)/(pi x))
+
+
+@_sinc.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at x = 0
+    (x,) = ctx.saved
+    px = x * math.pi
+    safe = where(x == 0, 1.0, x)
+    d = ((px).cos() * px - px.sin()) / (safe * safe * math.pi)
+    return (grad * where(x == 0, 0.0, d),)
+
+
+@defop("entr", node="SpecialEntrBackward0", save=(0,))
+def _entr(x: np.ndarray) -> np.ndarray:
+    return _eval("entr", x)
+
+
+@_entr.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(-x log x) = -(1 + log x)
+    (x,) = ctx.saved
+    return (grad * -(log(x) + 1),)
+
+
+@defop("logit", node="LogitBackward0", save=(0,))
+def _logit(x: np.ndarray, *, eps: Any = None) -> np.ndarray:
+    x = _float_result(x)
+    if eps is not None:
+        x = np.clip(x, eps, 1 - eps)
+    with np.errstate(all="ignore"):
+        return np.asarray(np.log(x / (1 - x)), dtype=x.dtype)
+
+
+@_logit.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # 1/(x(1-x)); 0 outside [eps, 1-eps] when eps is given
+    (x,) = ctx.saved
+    eps = ctx.params.get("eps")
+    g = grad / (x * (1 - x))
+    if eps is None:
+        return (g,)
+    return (where((x < eps) | (x > 1 - eps), 0.0, g),)
+
+
+def _binary_forward(scipy_name: str, a: Any, b: Any) -> np.ndarray:
+    a, b = _promote(a, b)
+    a = _float_result(a)
+    b = _float_result(b)
+    arrays = [v for v in (a, b) if isinstance(v, np.ndarray)]
+    dtype = np.result_type(*arrays)
+    return _eval(scipy_name, a, b, dtype=dtype)
 
 
 @defop("xlogy", node="XlogyBackward0", save=(0, 1))
-def _xlogy(x: Any, y: Any) -> np.ndarray:
-    x, y = _promote(x, y)
-    x, y = _float_result(np.asarray(x)), _float_result(np.asarray(y))
-    with np.errstate(all="ignore"):
-        out = np.asarray(x * np.log(y))
-    return np.where((x == 0) & ~np.isnan(y), np.zeros_like(out), out)
+def _xlogy(a: Any, b: Any) -> np.ndarray:
+    return _binary_forward("xlogy", a, b)
 
 
 @_xlogy.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx = log y (0 where y == 0), d/dy = x / y
-    x, y = ctx.saved
-    gx = gy = None
-    if ctx.needs_input_grad[0]:
-        gx = grad * _xlogy((y != 0).to(grad.dtype), y)
-    if ctx.needs_input_grad[1]:
-        gy = grad * x / y
-    return (gx, gy)
+def _(ctx: Any, grad: Tensor) -> tuple:  # (log y, 0 where x = 0 and y <= 0; x / y)
+    a, b = ctx.saved
+    need_a, need_b = ctx.needs_input_grad
+    ga = where((a == 0) & (b <= 0), 0.0, _xlogy(grad, b)) if need_a else None
+    gb = grad * a / b if need_b else None
+    return ga, gb
 
+
+@defop("xlog1py", node="SpecialXlog1PyBackward0", save=(0, 1))
+def _xlog1py(a: Any, b: Any) -> np.ndarray:
+    return _binary_forward("xlog1py", a, b)
+
+
+@_xlog1py.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (log(1 + y), 0 where x = 0 and y <= -1; x / (1 + y))
+    a, b = ctx.saved
+    need_a, need_b = ctx.needs_input_grad
+    ga = where((a == 0) & (b <= -1), 0.0, _xlog1py(grad, b)) if need_a else None
+    gb = grad * a / (b + 1) if need_b else None
+    return ga, gb
+
+
+@defop("zeta", node="SpecialZetaBackward0", save=(0, 1))
+def _zeta(a: Any, b: Any) -> np.ndarray:
+    return _binary_forward("zeta", a, b)
+
+
+@_zeta.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dq zeta(x, q) = -x zeta(x + 1, q); none for x
+    a, b = ctx.saved
+    need_a, need_b = ctx.needs_input_grad
+    if need_a:
+        raise RuntimeError("the derivative for 'self' is not implemented.")
+    return None, (grad * -a * _zeta(a + 1, b) if need_b else None)
+
+
+# ---------------------------------------------------------------------------------------------
+# The public functions (torch.X and torch.special.X)
+# ---------------------------------------------------------------------------------------------
+
+def _check_tensor(x: Any, name: str) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+
+
+def _public(op: Any, name: str) -> Any:
+    def fn(input: Tensor, *, out: Any = None) -> Tensor:
+        _check_tensor(input, name)
+        return _out(op(input), out)
+
+    fn.__name__ = name
+    fn.__doc__ = f"torch.{name}, elementwise."
+    return fn
+
+
+def _out(result: Tensor, out: Any) -> Tensor:
+    if out is None:
+        return result
+    from ._registry import write_into
+
+    if out._data.shape != result._data.shape:
+        out._data = np.empty(result._data.shape, dtype=out._data.dtype)
+    write_into(out, result._data)
+    return out
+
+
+erf = _public(_erf, "erf")
+erfc = _public(_erfc, "erfc")
+erfinv = _public(_erfinv, "erfinv")
+erfcx = _public(_erfcx, "erfcx")
+ndtr = _public(_ndtr, "ndtr")
+ndtri = _public(_ndtri, "ndtri")
+log_ndtr = _public(_log_ndtr, "log_ndtr")
+lgamma = _public(_lgamma, "lgamma")
+gammaln = _public(_lgamma, "gammaln")
+digamma = _public(_digamma, "digamma")
+psi = _public(_digamma, "psi")
+i0 = _public(_i0, "i0")
+i0e = _public(_i0e, "i0e")
+i1 = _public(_i1, "i1")
+i1e = _public(_i1e, "i1e")
+sinc = _public(_sinc, "sinc")
+entr = _public(_entr, "entr")
+
+
+def polygamma(n: int, input: Tensor, *, out: Any = None) -> Tensor:
+    """The n-th derivative of the digamma function."""
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return _out(_polygamma(input, n=int(n)), out)
+
+
+def mvlgamma(input: Tensor, p: int, *, out: Any = None) -> Tensor:
+    """The multivariate log-gamma function of dimension ``p``."""
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    return _out(_mvlgamma(input, p=int(p)), out)
+
+
+multigammaln = mvlgamma
+
+
+def logit(input: Tensor, eps: Any = None, *, out: Any = None) -> Tensor:
+    """log(x / (1 - x)), with x clamped to [eps, 1 - eps] when ``eps`` is given."""
+    if eps is None:
+        return _out(_logit(input), out)
+    return _out(_logit(input, eps=float(eps)), out)
+
+
+def expit(input: Tensor, *, out: Any = None) -> Tensor:
+    return _out(sigmoid(input), out)
+
+
+def _binary_public(op: Any, name: str) -> Any:
+    def fn(input: Any, other: Any, *, out: Any = None) -> Tensor:
+        if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({type(input).__name__}, {type(other).__name__}), but expected "
+                            "one of:")
+        for v in (input, other):
+            if not isinstance(v, (Tensor,) + _SCALARS):
+                raise TypeError(f"{name}(): argument 'other' must be Tensor, not "
+                                f"{type(v).__name__}")
+        return _out(op(input, other), out)
+
+    fn.__name__ = name
+    return fn
+
+
+xlogy = _binary_public(_xlogy, "xlogy")
+xlog1py = _binary_public(_xlog1py, "xlog1py")
+zeta = _binary_public(_zeta, "zeta")
+
+
+def _inplace(op: Any) -> Any:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        from ._registry import apply_
+
+        return apply_(op, self, *args, **kwargs)
+
+    return method
+
+
+__all__ = [
+    "erf", "erfc", "erfinv", "erfcx", "ndtr", "ndtri", "log_ndtr", "lgamma", "gammaln",
+    "digamma", "psi", "polygamma", "mvlgamma", "multigammaln", "i0", "i0e", "i1", "i1e", "sinc",
+    "entr", "logit", "expit", "xlogy", "xlog1py", "zeta", "bessel_j0", "bessel_j1", "bessel_y0",
+    "bessel_y1", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+    "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+    "spherical_bessel_j0",
+]
+
+
+# The regularized lower incomplete gamma function (Gamma.cdf uses it)
 
 @defop("gammainc", node="SpecialGammaincBackward0", save=(0, 1))
 def _gammainc(a: Any, x: Any) -> np.ndarray:
-    a, x = _promote(a, x)
-    return _unary(lambda v: _sc().gammainc(a, v), np.asarray(x))
+    return _binary_forward("gammainc", a, x)
 
 
 @_gammainc.backward
@@ -185,50 +528,3 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx P(a, x) = x^(a-1) e^(-x) / Gamma
 def gammainc(input: Any, other: Any) -> Tensor:
     """The regularized lower incomplete gamma function P(a, x)."""
     return _gammainc(input, other)
-
-
-def xlogy(input: Any, other: Any) -> Tensor:
-    """x * log(y), and 0 where x == 0 (unless y is NaN)."""
-    return _xlogy(input, other)
-
-
-def lgamma(input: Tensor) -> Tensor:
-    """log|Gamma(x)|, elementwise."""
-    return _lgamma(input)
-
-
-def digamma(input: Tensor) -> Tensor:
-    """The logarithmic derivative of Gamma, elementwise."""
-    return _digamma(input)
-
-
-def polygamma(n: int, input: Tensor) -> Tensor:
-    """The n-th derivative of digamma, elementwise."""
-    if n < 0:
-        raise RuntimeError("polygamma(n, x) does not support negative n.")
-    if n == 0:
-        return _digamma(input)
-    return _polygamma(input, n=n)
-
-
-def erf(input: Tensor) -> Tensor:
-    """The error function, elementwise (the entry GELU uses, in ``nn_ops``)."""
-    return _erf_op(input)
-
-
-def erfc(input: Tensor) -> Tensor:
-    """1 - erf(x), elementwise."""
-    return _erfc(input)
-
-
-def erfinv(input: Tensor) -> Tensor:
-    """The inverse error function, elementwise."""
-    return _erfinv(input)
-
-
-def _polygamma_method(self: Tensor, n: int) -> Tensor:
-    return polygamma(n, self)
-
-
-METHODS = {"lgamma": lgamma, "digamma": digamma, "polygamma": _polygamma_method, "erf": erf,
-           "erfc": erfc, "erfinv": erfinv, "xlogy": xlogy}

@@ -1,0 +1,71 @@
+"""tapegrad.special: the names of ``torch.special``.
+
+The functions live in ``ops/special.py`` (values from SciPy's ``scipy.special``, derivatives
+beside them); this module only gathers them under torch's names, with the aliases torch.special
+gives the elementwise ops tapegrad already has.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .ops.elementwise import expm1, log1p, round, sigmoid
+from .ops.reduction import log_softmax as _log_softmax
+from .ops.reduction import logsumexp
+from .ops.reduction import softmax as _softmax
+from .ops.special import (
+    bessel_j0,
+    bessel_j1,
+    bessel_y0,
+    bessel_y1,
+    digamma,
+    entr,
+    erf,
+    erfc,
+    erfcx,
+    erfinv,
+    expit,
+    gammaln,
+    i0,
+    i0e,
+    i1,
+    i1e,
+    log_ndtr,
+    logit,
+    modified_bessel_i0,
+    modified_bessel_i1,
+    modified_bessel_k0,
+    modified_bessel_k1,
+    multigammaln,
+    ndtr,
+    ndtri,
+    polygamma,
+    psi,
+    scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1,
+    sinc,
+    spherical_bessel_j0,
+    xlog1py,
+    xlogy,
+    zeta,
+)
+
+
+def softmax(input: Any, dim: int, *, dtype: Any = None) -> Any:
+    """``torch.special.softmax``: softmax over ``dim`` (cast to ``dtype`` first)."""
+    return _softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input: Any, dim: int, *, dtype: Any = None) -> Any:
+    """``torch.special.log_softmax``: log of the softmax over ``dim``."""
+    return _log_softmax(input, dim, dtype=dtype)
+
+
+__all__ = [
+    "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr", "erf", "erfc",
+    "erfcx", "erfinv", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
+    "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0", "modified_bessel_i1",
+    "modified_bessel_k0", "modified_bessel_k1", "multigammaln", "ndtr", "ndtri", "polygamma",
+    "psi", "round", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "sigmoid", "sinc",
+    "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta",
+]
