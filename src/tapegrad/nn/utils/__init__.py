@@ -1,7 +1,7 @@
 """``tapegrad.nn.utils``: gradient clipping, parameter/vector conversion, sequence packing
 (``rnn``), parametrizations (``parametrize``, ``parametrizations``) and the hook-based
-``weight_norm`` / ``spectral_norm``. Pruning lives in ``nn.utils.prune``, imported explicitly as in torch
-(``import tapegrad.nn.utils.prune as prune``)."""
+``weight_norm`` / ``spectral_norm``. Pruning lives in ``nn.utils.prune``, imported explicitly
+as in torch (``import tapegrad.nn.utils.prune as prune``)."""
 
 from . import clip_grad, convert_parameters, parametrizations, parametrize, rnn
 from .clip_grad import (
