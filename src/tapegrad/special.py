@@ -25,6 +25,7 @@ from .ops.special import (
     erfcx,
     erfinv,
     expit,
+    gammainc,
     gammaln,
     i0,
     i0e,
@@ -63,7 +64,7 @@ def log_softmax(input: Any, dim: int, *, dtype: Any = None) -> Any:
 
 __all__ = [
     "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr", "erf", "erfc",
-    "erfcx", "erfinv", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
+    "erfcx", "erfinv", "expit", "expm1", "gammainc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
     "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0", "modified_bessel_i1",
     "modified_bessel_k0", "modified_bessel_k1", "multigammaln", "ndtr", "ndtri", "polygamma",
     "psi", "round", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "sigmoid", "sinc",

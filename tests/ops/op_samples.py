@@ -878,6 +878,8 @@ sample("xlogy", lambda L, a, b: L.xlogy(a, b), T(3, 4), P(3, 4))
 sample("xlogy", lambda L, a, b: a.xlogy(b), Q(3, 4), P(4))
 sample("xlog1py", lambda L, a, b: L.special.xlog1py(a, b), T(3, 4), P(3, 4))
 sample("zeta", lambda L, a, b: L.special.zeta(a, b), U(3, 4, lo=2, hi=4, diff=False), P(3, 4))
+sample("gammainc", lambda L, a, x: L.special.gammainc(a, x), U(3, 4, lo=0.5, hi=3, diff=False),
+       P(3, 4))
 
 sample("lerp", lambda L, a, b: L.lerp(a, b, 0.3), T(3, 4), T(3, 4))
 sample("lerp", lambda L, a, b: a.lerp(b, 0.7), T(3, 4), T(4))

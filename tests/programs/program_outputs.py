@@ -46,14 +46,7 @@ TIMING_LINE = re.compile(
 
 # Programs that need a part of torch being built elsewhere: each fails today where it first
 # reaches a missing piece named here (test_programs marks them xfail, strict).
-CPUONLY = "(branch cpuonly)"
-WAITS_FOR: dict[str, str] = {
-    "morvan_202_variable": f"needs torch.FloatTensor and autograd.Variable {CPUONLY}",
-    "morvan_302_classification": f"needs torch.FloatTensor/LongTensor for .type() {CPUONLY}",
-    "tutorials_polynomial_autograd": f"needs torch.cuda and torch.set_default_device {CPUONLY}",
-    "tutorials_sequence_models_tutorial": "needs nn.LSTM (branch rnn), and autograd.Variable "
-    f"and torch.LongTensor {CPUONLY}",
-}
+WAITS_FOR: dict[str, str] = {}
 
 
 # program -> (absolute tolerance, why the printed value is zero in exact arithmetic)

@@ -512,7 +512,7 @@ __all__ = [
 
 # The regularized lower incomplete gamma function (Gamma.cdf uses it)
 
-@defop("gammainc", node="SpecialGammaincBackward0", save=(0, 1))
+@defop("gammainc", node="IgammaBackward0", save=(0, 1))
 def _gammainc(a: Any, x: Any) -> np.ndarray:
     return _binary_forward("gammainc", a, x)
 
@@ -521,7 +521,7 @@ def _gammainc(a: Any, x: Any) -> np.ndarray:
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx P(a, x) = x^(a-1) e^(-x) / Gamma(a)
     a, x = ctx.saved
     if ctx.needs_input_grad[0]:
-        raise RuntimeError("derivative for aten::special_gammainc is not implemented")
+        raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
     return (None, grad * ((a - 1) * x.log() - x - _lgamma(a)).exp())
 
 
