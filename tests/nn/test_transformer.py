@@ -111,3 +111,29 @@ def test_multi_head_attention_forward_is_public():
         res.append([out.detach().numpy(), w.detach().numpy()])
     for a, b in zip(res[1], res[0], strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_decoder_layer_second_order_gradients():
+    # torch's CPU flash-attention kernel has no double backward; its math kernel (the formula
+    # tapegrad's attention differentiates) has, so torch runs with that one
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    res = []
+    for L in (torch, tg):
+        L.manual_seed(2)
+        layer = L.nn.TransformerDecoderLayer(d_model=4, nhead=2, dim_feedforward=8,
+                                             dropout=0.0).double()
+        tgt = L.randn(3, 2, 4, dtype=L.float64, requires_grad=True)
+        mem = L.randn(2, 2, 4, dtype=L.float64, requires_grad=True)
+        mask = L.nn.Transformer.generate_square_subsequent_mask(3, dtype=L.float64)
+        if L is torch:
+            with sdpa_kernel(SDPBackend.MATH):
+                y = layer(tgt, mem, tgt_mask=mask)
+        else:
+            y = layer(tgt, mem, tgt_mask=mask)
+        g_tgt, g_mem = L.autograd.grad(y.pow(2).sum(), [tgt, mem], create_graph=True)
+        h = L.autograd.grad(g_tgt.pow(2).sum() + g_mem.sum(),
+                            [tgt, mem, layer.linear1.weight, layer.self_attn.in_proj_weight])
+        res.append([g_tgt.detach().numpy(), g_mem.detach().numpy()] + [t.numpy() for t in h])
+    for a, b in zip(res[1], res[0], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)
