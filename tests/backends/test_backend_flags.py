@@ -11,6 +11,20 @@ FLAGS = [("cudnn", "benchmark"), ("cudnn", "deterministic"), ("cudnn", "enabled"
          ("cudnn", "allow_tf32"), ("mkldnn", "enabled"), ("mkldnn", "deterministic")]
 
 
+
+@pytest.fixture(autouse=True)
+def _torch_flags_mutable():
+    """torch's own test utilities (imported by the OpInfo tests) call
+    ``torch.backends.disable_global_flags()``, freezing torch's flags for the rest of the
+    process; these tests set them, as a program does, so they lift that for their duration."""
+    import torch.backends
+
+    key = "__allow_nonbracketed_mutation_flag"
+    old = getattr(torch.backends, key)
+    setattr(torch.backends, key, True)
+    yield
+    setattr(torch.backends, key, old)
+
 def test_flags_defaults_setting_and_checks(compare):
     def scenario(L):
         B = L.backends

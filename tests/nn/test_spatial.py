@@ -165,3 +165,26 @@ def test_adaptive_log_softmax_with_loss():
              "tail.1.0.weight", "tail.1.1.weight"])
     for a, b in zip(res[1], res[0], strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_every_spatial_entry_is_exercised():
+    """Each registry entry of ops/spatial.py records its node in the tests above."""
+    from tapegrad.ops import spatial
+    from tapegrad.ops._registry import REGISTRY
+
+    nodes = {REGISTRY[n].node for n in spatial.NAMES}
+    seen = set()
+    x2, x3 = tg.randn(1, 2, 5, 5, requires_grad=True), tg.randn(1, 2, 5, 5, 5,
+                                                                   requires_grad=True)
+    theta2 = tg.randn(1, 2, 3, requires_grad=True)
+    theta3 = tg.randn(1, 3, 4, requires_grad=True)
+    outs = [tg.nn.functional.channel_shuffle(x2, 2),
+            tg.nn.functional.affine_grid(theta2, (1, 2, 3, 3), align_corners=False),
+            tg.nn.functional.affine_grid(theta3, (1, 2, 2, 3, 3), align_corners=False),
+            tg.nn.functional.grid_sample(x2, tg.zeros(1, 2, 2, 2), align_corners=False),
+            tg.nn.functional.grid_sample(x3, tg.zeros(1, 2, 2, 2, 3), align_corners=False),
+            tg.nn.functional.fractional_max_pool2d(x2, 2, output_size=3),
+            tg.nn.functional.fractional_max_pool3d(x3, 2, output_size=3)]
+    for out in outs:
+        seen.add(type(out.grad_fn).__name__)
+    assert nodes <= seen, nodes - seen

@@ -388,3 +388,7 @@ _FRACTIONAL_3D = defop("fractional_max_pool3d", node="FractionalMaxPool3DBackwar
                        outputs=2)(_fractional_forward)
 _FRACTIONAL_2D.backward(_index_pool_rule)  # the gradient goes to each window's maximum
 _FRACTIONAL_3D.backward(_index_pool_rule)
+
+# the registry entries of this module (their tests: tests/nn/test_spatial.py)
+NAMES = ("channel_shuffle", "affine_grid_generator", "grid_sampler_2d", "grid_sampler_3d",
+         "fractional_max_pool2d", "fractional_max_pool3d")

@@ -121,7 +121,7 @@ def _digamma_np(x: np.ndarray) -> np.ndarray:
     """torch's digamma (Cephes' psi) in x's dtype: reflection for x < 0, the recurrence
     psi(x) = psi(x + 1) - 1/x up to 10, then the asymptotic series."""
     dt = x.dtype.type
-    x = x.copy()
+    x = np.array(x, copy=True, ndmin=1)  # (0-d inputs: indexed assignment needs an array)
     with np.errstate(all="ignore"):
         neg = x < 0
         reflect = np.zeros_like(x)
@@ -148,11 +148,11 @@ def _digamma_np(x: np.ndarray) -> np.ndarray:
 @defop("digamma", node="DigammaBackward0", save=(0,))
 def _digamma(x: np.ndarray) -> np.ndarray:
     x = _float_result(x)
-    out = _digamma_np(x)
-    out[x == 0] = -np.copysign(np.inf, x[x == 0])  # digamma(+-0) = -+inf
-    out[(x < 0) & (x == np.floor(x))] = np.nan  # the poles
-    return out
-
+    out = _digamma_np(x).reshape(x.shape)
+    with np.errstate(invalid="ignore"):
+        out = np.where(x == 0, -np.copysign(np.inf, x), out)  # digamma(+-0) = -+inf
+        out = np.where((x < 0) & (x == np.floor(x)), np.nan, out)  # the poles
+    return np.asarray(out, dtype=x.dtype)
 
 
 def _trigamma(x: np.ndarray) -> np.ndarray:
