@@ -19,11 +19,12 @@ def _torch_flags_mutable():
     process; these tests set them, as a program does, so they lift that for their duration."""
     import torch.backends
 
+    flags = torch.backends.flags_frozen.__globals__  # the module's own namespace
     key = "__allow_nonbracketed_mutation_flag"
-    old = getattr(torch.backends, key)
-    setattr(torch.backends, key, True)
+    old = flags[key]
+    flags[key] = True
     yield
-    setattr(torch.backends, key, old)
+    flags[key] = old
 
 def test_flags_defaults_setting_and_checks(compare):
     def scenario(L):
