@@ -13,7 +13,7 @@ from tapegrad.nn.functional import one_hot
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _broadcast_shape, lazy_property, logits_to_probs, probs_to_logits
+from .utils import lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical", "OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
@@ -97,7 +97,7 @@ class Categorical(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         value = value.long().unsqueeze(-1)
-        shape = torch.Size(_broadcast_shape(value.shape, self.logits.shape))
+        shape = torch.Size(torch.broadcast_shapes(value.shape, self.logits.shape))
         value = value.expand(shape[:-1] + (1,))
         log_pmf = self.logits.expand(shape)
         return log_pmf.gather(-1, value).squeeze(-1)

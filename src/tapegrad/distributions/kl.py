@@ -36,7 +36,7 @@ from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
-from .utils import _broadcast_shape, _sum_rightmost
+from .utils import _sum_rightmost
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -227,7 +227,7 @@ def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
                          "                         different event shapes cannot be computed")
     half_term1 = (_diagonal(q._unbroadcasted_scale_tril).log().sum(-1)
                   - _diagonal(p._unbroadcasted_scale_tril).log().sum(-1))
-    combined = torch.Size(_broadcast_shape(tuple(q._unbroadcasted_scale_tril.shape[:-2]),
+    combined = torch.Size(torch.broadcast_shapes(tuple(q._unbroadcasted_scale_tril.shape[:-2]),
                                            tuple(p._unbroadcasted_scale_tril.shape[:-2])))
     n = p.event_shape[0]
     q_scale_tril = q._unbroadcasted_scale_tril.expand(combined + (n, n))

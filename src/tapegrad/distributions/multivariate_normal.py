@@ -11,7 +11,7 @@ from tapegrad import Tensor
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _broadcast_shape, _standard_normal, lazy_property
+from .utils import _standard_normal, lazy_property
 
 __all__ = ["MultivariateNormal"]
 
@@ -66,7 +66,7 @@ class MultivariateNormal(Distribution):
             what = "scale_tril matrix" if name == "scale_tril" else name
             raise ValueError(f"{what} must be at least two-dimensional, with optional leading "
                              "batch dimensions")
-        batch_shape = torch.Size(_broadcast_shape(tuple(matrix.shape[:-2]),
+        batch_shape = torch.Size(torch.broadcast_shapes(tuple(matrix.shape[:-2]),
                                                   tuple(loc.shape[:-1])))
         setattr(self, name, matrix.expand(batch_shape + (-1, -1)))
         self.loc = loc.expand(batch_shape + (-1,))

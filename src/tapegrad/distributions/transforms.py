@@ -20,7 +20,7 @@ from tapegrad import Tensor
 from tapegrad.nn import functional as F
 
 from . import constraints
-from .utils import _broadcast_shape, _sum_rightmost, broadcast_all
+from .utils import _sum_rightmost, broadcast_all
 
 __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
@@ -456,10 +456,10 @@ class PowerTransform(Transform):
         return (self.exponent * y / x).abs().log()
 
     def forward_shape(self, shape: Any) -> Any:
-        return torch.Size(_broadcast_shape(tuple(shape), tuple(self.exponent.shape)))
+        return torch.Size(torch.broadcast_shapes(tuple(shape), tuple(self.exponent.shape)))
 
     def inverse_shape(self, shape: Any) -> Any:
-        return torch.Size(_broadcast_shape(tuple(shape), tuple(self.exponent.shape)))
+        return torch.Size(torch.broadcast_shapes(tuple(shape), tuple(self.exponent.shape)))
 
 
 def _clipped_sigmoid(x: Tensor) -> Tensor:
@@ -627,8 +627,8 @@ class AffineTransform(Transform):
         return result.expand(shape)
 
     def forward_shape(self, shape: Any) -> Any:
-        return torch.Size(_broadcast_shape(tuple(shape), tuple(getattr(self.loc, "shape", ())),
-                                           tuple(getattr(self.scale, "shape", ()))))
+        return torch.broadcast_shapes(tuple(shape), tuple(getattr(self.loc, "shape", ())),
+                                      tuple(getattr(self.scale, "shape", ())))
 
     inverse_shape = forward_shape
 

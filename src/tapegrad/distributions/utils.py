@@ -28,20 +28,8 @@ def broadcast_all(*values: Any) -> tuple:
                 break
         values = tuple(v if isinstance(v, Tensor) else torch.tensor(v, dtype=dtype)
                        for v in values)
-    shape = torch.Size(_broadcast_shape(*(v.shape for v in values)))
+    shape = torch.Size(torch.broadcast_shapes(*(v.shape for v in values)))
     return tuple(v if v.shape == shape else v.expand(shape) for v in values)
-
-
-def _broadcast_shape(*shapes: Any) -> tuple:
-    ndim = max((len(s) for s in shapes), default=0)
-    out = []
-    for i in range(-ndim, 0):
-        sizes = {s[i] for s in shapes if len(s) >= -i} - {1}
-        if len(sizes) > 1:
-            raise RuntimeError(f"shape mismatch: objects cannot be broadcast to a single shape."
-                               f"  Mismatch is between {shapes}")
-        out.append(sizes.pop() if sizes else 1)
-    return tuple(out)
 
 
 def _standard_normal(shape: Any, dtype: Any, device: Any = None) -> Tensor:

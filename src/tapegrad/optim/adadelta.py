@@ -28,10 +28,11 @@ from .optimizer import (
     _check_non_negative,
     _check_real,
     _increment_step,
+    _params_with_grad,
     _real,
+    _restore_group_flags,
     _run_closure,
     _step_tensor,
-    _steps_as_tensors,
     _to_scalar,
     _update_grad,
     _use_grad_for_differentiable,
@@ -107,12 +108,7 @@ class Adadelta(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            _steps_as_tensors(self.state, group["params"], False)
+        _restore_group_flags(self)
 
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -124,13 +120,9 @@ class Adadelta(Optimizer):
             eps = group["eps"]
             weight_decay = group["weight_decay"]
             maximize = group["maximize"]
-            with_grad = [p for p in group["params"] if p._grad is not None]
-            for p in with_grad:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(False)
-                    state["square_avg"] = _zeros_like(p)
-                    state["acc_delta"] = _zeros_like(p)
+            with_grad = _params_with_grad(self, group, lambda p, g: {
+                "step": _step_tensor(False), "square_avg": _zeros_like(p),
+                "acc_delta": _zeros_like(p)})
             if group["capturable"] and with_grad:
                 raise _capturable_error(xla=False)
             if group["differentiable"]:

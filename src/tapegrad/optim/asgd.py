@@ -29,7 +29,9 @@ from .optimizer import (
     _check_non_negative,
     _check_real,
     _increment_step,
+    _params_with_grad,
     _real,
+    _restore_group_flags,
     _run_closure,
     _scalar_dtype,
     _step_tensor,
@@ -110,11 +112,8 @@ class ASGD(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+        _restore_group_flags(self, steps=False)
+        for group in self.param_groups:  # old state: step, eta and mu as numbers
             for p in group["params"]:
                 p_state = self.state.get(p, [])
                 if len(p_state) != 0:
@@ -133,14 +132,9 @@ class ASGD(Optimizer):
             t0 = group["t0"]
             weight_decay = group["weight_decay"]
             maximize = group["maximize"]
-            with_grad = [p for p in group["params"] if p._grad is not None]
-            for p in with_grad:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(False)
-                    state["eta"] = _scalar_tensor(lr)
-                    state["mu"] = _scalar_tensor(1.0)
-                    state["ax"] = _zeros_like(p)
+            with_grad = _params_with_grad(self, group, lambda p, g: {
+                "step": _step_tensor(False), "eta": _scalar_tensor(_to_scalar(g["lr"])),
+                "mu": _scalar_tensor(1.0), "ax": _zeros_like(p)})
             if group["differentiable"] and not group["capturable"]:
                 for p in with_grad:
                     state = self.state[p]

@@ -33,7 +33,9 @@ from .optimizer import (
     _check_real,
     _increment_step,
     _opmath,
+    _params_with_grad,
     _real,
+    _restore_group_flags,
     _run_closure,
     _scalar_dtype,
     _step_tensor,
@@ -120,12 +122,8 @@ class NAdam(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
+        _restore_group_flags(self, "decoupled_weight_decay", steps=False)
+        for group in self.param_groups:  # old state: step and mu_product as numbers
             for p in group["params"]:
                 p_state = self.state.get(p, [])
                 if len(p_state) != 0:
@@ -146,14 +144,10 @@ class NAdam(Optimizer):
             momentum_decay = group["momentum_decay"]
             decoupled = group["decoupled_weight_decay"]
             maximize = group["maximize"]
-            with_grad = [p for p in group["params"] if p._grad is not None]
-            for p in with_grad:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(False)
-                    state["mu_product"] = Tensor._make(np.ones((), dtype=_scalar_dtype().np))
-                    state["exp_avg"] = _zeros_like(p)
-                    state["exp_avg_sq"] = _zeros_like(p)
+            with_grad = _params_with_grad(self, group, lambda p, g: {
+                "step": _step_tensor(False),
+                "mu_product": Tensor._make(np.ones((), dtype=_scalar_dtype().np)),
+                "exp_avg": _zeros_like(p), "exp_avg_sq": _zeros_like(p)})
             if group["differentiable"] and not group["capturable"]:
                 for p in with_grad:
                     state = self.state[p]

@@ -184,6 +184,30 @@ def _steps_as_tensors(state: dict, params: list, fused_or_capturable: bool) -> N
             p_state["step"] = _as_step_tensor(p_state["step"], fused_or_capturable)
 
 
+def _restore_group_flags(optimizer: Any, *extra: str, steps: bool = True) -> None:
+    """``__setstate__`` of an optimizer pickled by an older version: the flags its groups may
+    lack (``foreach`` None, ``maximize``/``differentiable``/``capturable`` and ``extra``
+    False), and, with ``steps``, numeric ``step`` entries turned into torch's 0-d tensors."""
+    for group in optimizer.param_groups:
+        group.setdefault("foreach", None)
+        for flag in ("maximize", "differentiable", "capturable", *extra):
+            group.setdefault(flag, False)
+        if steps:
+            _steps_as_tensors(optimizer.state, group["params"], False)
+
+
+def _params_with_grad(optimizer: Any, group: dict,
+                      new_state: Callable[[Tensor, dict], dict]) -> list:
+    """The group's parameters that have a gradient; an empty state is filled with
+    ``new_state(p, group)`` (the per-parameter buffers, created lazily as torch does)."""
+    with_grad = [p for p in group["params"] if p._grad is not None]
+    for p in with_grad:
+        state = optimizer.state[p]
+        if len(state) == 0:
+            state.update(new_state(p, group))
+    return with_grad
+
+
 def _increment_step(step_t: Tensor) -> float:
     """``state['step'] += 1`` in place (one version bump); returns the new count."""
     np.add(step_t._data, 1, out=step_t._data)

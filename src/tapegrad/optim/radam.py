@@ -32,10 +32,11 @@ from .optimizer import (
     _check_real,
     _increment_step,
     _opmath,
+    _params_with_grad,
     _real,
+    _restore_group_flags,
     _run_closure,
     _step_tensor,
-    _steps_as_tensors,
     _to_scalar,
     _update_grad,
     _use_grad_for_differentiable,
@@ -115,13 +116,7 @@ class RAdam(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("capturable", False)
-            _steps_as_tensors(self.state, group["params"], False)
+        _restore_group_flags(self, "decoupled_weight_decay")
 
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -134,13 +129,9 @@ class RAdam(Optimizer):
             weight_decay = group["weight_decay"]
             decoupled = group["decoupled_weight_decay"]
             maximize = group["maximize"]
-            with_grad = [p for p in group["params"] if p._grad is not None]
-            for p in with_grad:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(False)
-                    state["exp_avg"] = _zeros_like(p)
-                    state["exp_avg_sq"] = _zeros_like(p)
+            with_grad = _params_with_grad(self, group, lambda p, g: {
+                "step": _step_tensor(False), "exp_avg": _zeros_like(p),
+                "exp_avg_sq": _zeros_like(p)})
             if group["differentiable"] and not group["capturable"]:
                 for p in with_grad:
                     state = self.state[p]

@@ -27,10 +27,11 @@ from .optimizer import (
     _check_lr,
     _check_real,
     _increment_step,
+    _params_with_grad,
     _real,
+    _restore_group_flags,
     _run_closure,
     _step_tensor,
-    _steps_as_tensors,
     _to_scalar,
     _update_grad,
     _use_grad_for_differentiable,
@@ -97,12 +98,7 @@ class Rprop(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            _steps_as_tensors(self.state, group["params"], False)
+        _restore_group_flags(self)
 
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -112,16 +108,7 @@ class Rprop(Optimizer):
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]
             maximize = group["maximize"]
-            with_grad = [p for p in group["params"] if p._grad is not None]
-            for p in with_grad:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(False)
-                    state["prev"] = _zeros_like(p)
-                    lr = _to_scalar(group["lr"])
-                    if p._data.dtype.kind == "c":
-                        lr = complex(lr, lr)
-                    state["step_size"] = Tensor._make(np.full_like(p._grad._data, lr))
+            with_grad = _params_with_grad(self, group, _new_state)
             if group["differentiable"] and not group["capturable"]:
                 for p in with_grad:
                     state = self.state[p]
@@ -185,3 +172,16 @@ def _differentiable_update(
     grad[sign.eq(etaminus)] = 0
     param.copy_(param.addcmul(grad.sign(), step_size, value=-1))
     prev.copy_(grad)
+
+
+
+def _new_state(p: Tensor, group: dict) -> dict:
+    """A parameter's first state: the step count, the previous gradient, and every element's
+    step size starting at lr (lr + lr i for a complex parameter)."""
+    lr = _to_scalar(group["lr"])
+    if p._data.dtype.kind == "c":
+        lr = complex(lr, lr)
+    grad = p._grad
+    assert grad is not None  # (only parameters with a gradient get a state)
+    return {"step": _step_tensor(False), "prev": _zeros_like(p),
+            "step_size": Tensor._make(np.full_like(grad._data, lr))}
