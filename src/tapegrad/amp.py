@@ -10,16 +10,19 @@ Mixed-precision training code reads::
     scaler.update()
 
 Without CUDA, torch warns once and disables both: ``autocast`` changes nothing and the scaler
-passes the loss through and calls ``optimizer.step()``. tapegrad does exactly that. Autocast
-and gradient scaling on the CPU (which do change dtypes in torch) are not implemented yet and
-raise ``NotImplementedError`` rather than compute in another precision than torch would.
+passes the loss through and calls ``optimizer.step()``. tapegrad does exactly that.
+
+On the CPU, ``GradScaler("cpu")`` scales as torch's does (``_amp_update_scale_`` below holds
+the rule). CPU autocast (which changes the dtypes ops compute in) is not implemented yet and
+raises ``NotImplementedError`` rather than compute in another precision than torch would.
 """
 
 from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from . import _dtype
@@ -98,11 +101,69 @@ def custom_bwd(bwd: Callable | None = None, *, device_type: str = "cuda") -> Cal
     return bwd
 
 
-class GradScaler:
-    """``torch.amp.GradScaler``: for "cuda" it warns and is disabled, as on a CPU-only torch.
+class _Stage:
+    """Where one optimizer is in the scaler's iteration: READY, UNSCALED, STEPPED."""
 
-    Disabled, ``scale(loss)`` is ``loss``, ``step(opt)`` is ``opt.step()``, and ``unscale_``
-    and ``update`` do nothing, so an AMP training loop runs in full precision unchanged.
+    READY, UNSCALED, STEPPED = 0, 1, 2
+
+
+def _fresh_optimizer_state() -> dict:
+    return {"stage": _Stage.READY, "found_inf_per_device": {}}
+
+
+def _amp_foreach_non_finite_check_and_unscale_(grads: list, found_inf: Any,
+                                               inv_scale: Any) -> None:
+    """``torch._amp_foreach_non_finite_check_and_unscale_``: multiply every gradient by
+    ``inv_scale`` in place, and set ``found_inf`` to 1.0 if any of them holds an inf or a NaN.
+
+    Every gradient is multiplied, found or not (torch's CPU kernel does the same); the step
+    that follows is the one that is skipped.
+    """
+
+    for g in grads:
+        if not g.isfinite().all().item():
+            found_inf.fill_(1.0)
+        g.mul_(inv_scale)  # in float32, rounded once to g's dtype (torch's "opmath")
+
+
+def _amp_update_scale_(scale: Any, growth_tracker: Any, found_inf: Any, growth_factor: float,
+                       backoff_factor: float, growth_interval: int) -> Any:
+    """``torch._amp_update_scale_``: the loss scale's rule, in float32.
+
+    An inf or NaN this iteration: scale *= backoff_factor and the run of good steps restarts.
+    Otherwise one more good step; after ``growth_interval`` of them, scale *= growth_factor
+    (unless that overflows float32) and the count restarts.
+    """
+    import numpy as np
+
+    current = np.float32(scale.item())
+    if found_inf.item():
+        scale.fill_(float(current * np.float32(backoff_factor)))
+        growth_tracker.fill_(0)
+    else:
+        successful = int(growth_tracker.item()) + 1
+        if successful == growth_interval:
+            grown = current * np.float32(growth_factor)
+            if np.isfinite(grown):
+                scale.fill_(float(grown))
+            growth_tracker.fill_(0)
+        else:
+            growth_tracker.fill_(successful)
+    return scale
+
+
+class GradScaler:
+    """``torch.amp.GradScaler``: dynamic loss scaling, so that small float16 gradients survive.
+
+    A float16 gradient below 6e-8 rounds to zero. The scaler multiplies the loss by a large
+    factor S before ``backward`` (every gradient is then S times larger, above the underflow
+    line), divides the gradients by S again before the optimizer uses them (``unscale_``),
+    skips the step when that finds an inf or a NaN (S was too large: the gradients overflowed),
+    and adapts S (``update``): halve it after an overflow, double it after ``growth_interval``
+    good steps in a row. The arithmetic is torch's, so a run's sequence of scales equals torch's.
+
+    For "cuda" it warns and is disabled, as on a CPU-only torch: ``scale(loss)`` is ``loss``,
+    ``step(opt)`` is ``opt.step()``, and ``unscale_`` and ``update`` do nothing.
     """
 
     def __init__(self, device: str = "cuda", init_scale: float = 2.0**16,
@@ -113,39 +174,213 @@ class GradScaler:
             warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  "
                           "Disabling.", UserWarning, stacklevel=2)
             enabled = False
+        self._enabled = enabled
         if enabled:
-            raise _cpu_amp_missing("GradScaler")
-        self._enabled = False
+            if growth_factor <= 1.0:
+                raise AssertionError("The growth factor must be > 1.0.")
+            if backoff_factor >= 1.0:
+                raise AssertionError("The backoff factor must be < 1.0.")
+            self._init_scale = init_scale
+            self._scale: Any = None  # a float32 0-d tensor, created by the first scale()
+            self._growth_factor = growth_factor
+            self._backoff_factor = backoff_factor
+            self._growth_interval = growth_interval
+            self._init_growth_tracker = 0
+            self._growth_tracker: Any = None  # an int32 0-d tensor: good steps in a row
+            self._per_optimizer_states: dict[int, dict] = defaultdict(_fresh_optimizer_state)
+
+    def _check_scale_growth_tracker(self, funcname: str) -> tuple:
+        fix = ("This may indicate your script did not use scaler.scale(loss or outputs) "
+               "earlier in the iteration.")
+        if self._scale is None:
+            raise AssertionError(f"Attempted {funcname} but _scale is None.  " + fix)
+        if self._growth_tracker is None:
+            raise AssertionError(f"Attempted {funcname} but _growth_tracker is None.  " + fix)
+        return self._scale, self._growth_tracker
+
+    def _lazy_init_scale_growth_tracker(self) -> None:
+        from . import _creation
+
+        self._scale = _creation.full((), self._init_scale, dtype=_dtype.float32)
+        self._growth_tracker = _creation.full((), self._init_growth_tracker,
+                                              dtype=_dtype.int32)
 
     def is_enabled(self) -> bool:
         return self._enabled
 
     def scale(self, outputs: Any) -> Any:
-        return outputs
+        """``outputs * S``: a tensor, or a list/tuple/iterable of them (same structure)."""
+        if not self._enabled:
+            return outputs
+        from ._tensor import Tensor
+
+        def apply_scale(val: Any) -> Any:
+            if isinstance(val, Tensor):
+                if self._scale is None:
+                    self._lazy_init_scale_growth_tracker()
+                return val * self._scale
+            if isinstance(val, Iterable):
+                scaled = map(apply_scale, val)
+                if isinstance(val, (list, tuple)):
+                    return type(val)(scaled)
+                return scaled
+            raise ValueError("outputs must be a Tensor or an iterable of Tensors")
+
+        return apply_scale(outputs)
+
+    def _unscale_grads_(self, optimizer: Any, inv_scale: Any, found_inf: Any,
+                        allow_fp16: bool) -> dict:
+        from ._tensor import Tensor
+        from .autograd.grad_mode import no_grad
+
+        by_dtype: dict[Any, list] = defaultdict(list)
+        with no_grad():
+            for group in optimizer.param_groups:
+                for param in group["params"]:
+                    if not isinstance(param, Tensor):
+                        raise AssertionError(
+                            f"expected param to be torch.Tensor, got {type(param).__name__}")
+                    if param.grad is None:
+                        continue
+                    if not allow_fp16 and param.grad.dtype == _dtype.float16:
+                        raise ValueError("Attempting to unscale FP16 gradients.")
+                    by_dtype[param.grad.dtype].append(param.grad)
+            for grads in by_dtype.values():
+                _amp_foreach_non_finite_check_and_unscale_(grads, found_inf, inv_scale)
+        return {found_inf.device: found_inf}
 
     def unscale_(self, optimizer: Any) -> None:
-        return None
+        """Divide ``optimizer``'s gradients by S (for clipping them, say), once per step."""
+        if not self._enabled:
+            return
+        from . import _creation
+
+        self._check_scale_growth_tracker("unscale_")
+        state = self._per_optimizer_states[id(optimizer)]
+        if state["stage"] == _Stage.UNSCALED:
+            raise RuntimeError(
+                "unscale_() has already been called on this optimizer since the last update().")
+        if state["stage"] == _Stage.STEPPED:
+            raise RuntimeError("unscale_() is being called after step().")
+        # 1/S in float64, then rounded to float32, as torch computes it
+        inv_scale = self._scale.double().reciprocal().float()
+        found_inf = _creation.full((), 0.0, dtype=_dtype.float32)
+        state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv_scale, found_inf,
+                                                             False)
+        state["stage"] = _Stage.UNSCALED
 
     def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
-        return optimizer.step(*args, **kwargs)
+        """Unscale (if not done yet), then ``optimizer.step()`` unless a gradient is inf/NaN."""
+        if not self._enabled:
+            return optimizer.step(*args, **kwargs)
+        if "closure" in kwargs:
+            raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
+        self._check_scale_growth_tracker("step")
+        state = self._per_optimizer_states[id(optimizer)]
+        if state["stage"] == _Stage.STEPPED:
+            raise RuntimeError("step() has already been called since the last update().")
+        if state["stage"] == _Stage.READY:
+            self.unscale_(optimizer)
+        if len(state["found_inf_per_device"]) == 0:
+            raise AssertionError("No inf checks were recorded for this optimizer.")
+        retval = None
+        if not sum(v.item() for v in state["found_inf_per_device"].values()):
+            retval = optimizer.step(*args, **kwargs)
+        state["stage"] = _Stage.STEPPED
+        return retval
 
     def update(self, new_scale: Any = None) -> None:
-        return None
+        """Adapt S from what this iteration's ``unscale_`` calls found (or set it)."""
+        if not self._enabled:
+            return
+        scale, growth_tracker = self._check_scale_growth_tracker("update")
+        if new_scale is not None:
+            if isinstance(new_scale, float):
+                scale.fill_(new_scale)
+            else:
+                reason = ("new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
+                          "torch.FloatTensor with requires_grad=False.")
+                if (new_scale.device.type != self._device or new_scale.numel() != 1
+                        or new_scale.requires_grad is True):
+                    raise AssertionError(reason)
+                scale.copy_(new_scale)
+        else:
+            found_infs = [found_inf for state in self._per_optimizer_states.values()
+                          for found_inf in state["found_inf_per_device"].values()]
+            if len(found_infs) == 0:
+                raise AssertionError("No inf checks were recorded prior to update.")
+            combined = found_infs[0]
+            for extra in found_infs[1:]:
+                combined += extra
+            _amp_update_scale_(scale, growth_tracker, combined, self._growth_factor,
+                               self._backoff_factor, self._growth_interval)
+        self._per_optimizer_states = defaultdict(_fresh_optimizer_state)
 
     def get_scale(self) -> float:
-        return 1.0
+        if not self._enabled:
+            return 1.0
+        return self._init_scale if self._scale is None else self._scale.item()
 
     def get_growth_factor(self) -> float:
-        return self._growth_factor  # type: ignore[attr-defined]  # torch: AttributeError
+        return self._growth_factor
+
+    def set_growth_factor(self, new_factor: float) -> None:
+        self._growth_factor = new_factor
 
     def get_backoff_factor(self) -> float:
-        return self._backoff_factor  # type: ignore[attr-defined]
+        return self._backoff_factor
+
+    def set_backoff_factor(self, new_factor: float) -> None:
+        self._backoff_factor = new_factor
 
     def get_growth_interval(self) -> int:
-        return self._growth_interval  # type: ignore[attr-defined]
+        return self._growth_interval
+
+    def set_growth_interval(self, new_interval: int) -> None:
+        self._growth_interval = new_interval
+
+    def _get_growth_tracker(self) -> int:
+        if not self._enabled:
+            return 0
+        if self._growth_tracker is None:
+            return self._init_growth_tracker
+        return int(self._growth_tracker.item())
 
     def state_dict(self) -> dict:
-        return {}
+        if not self._enabled:
+            return {}
+        return {"scale": self.get_scale(), "growth_factor": self._growth_factor,
+                "backoff_factor": self._backoff_factor,
+                "growth_interval": self._growth_interval,
+                "_growth_tracker": self._get_growth_tracker()}
 
     def load_state_dict(self, state_dict: dict) -> None:
-        return None
+        if not self._enabled:
+            return
+        if len(state_dict) == 0:
+            raise RuntimeError("The source state dict is empty, possibly because it was saved "
+                               "from a disabled instance of GradScaler.")
+        self._init_scale = state_dict["scale"]
+        if self._scale is not None:
+            self._scale.fill_(state_dict["scale"])
+        self._growth_factor = state_dict["growth_factor"]
+        self._backoff_factor = state_dict["backoff_factor"]
+        self._growth_interval = state_dict["growth_interval"]
+        self._init_growth_tracker = state_dict["_growth_tracker"]
+        if self._growth_tracker is not None:
+            self._growth_tracker.fill_(state_dict["_growth_tracker"])
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        if self._enabled:
+            if len(self._per_optimizer_states) != 0:
+                raise AssertionError("A GradScaler instance may only be pickled at the beginning "
+                                     "of an iteration, or at the end after scaler.update().")
+            state["_init_scale"] = self.get_scale()
+            state["_init_growth_tracker"] = self._get_growth_tracker()
+            state["_scale"] = None
+            state["_growth_tracker"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
