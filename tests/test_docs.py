@@ -36,3 +36,5 @@ def test_site_builds_strict(tmp_path):
     backward = (site / "guide/backward/index.html").read_text(encoding="utf-8")
     assert "b.grad: tensor(24.)" in backward
     assert "AccumulateGrad  receives tensor([21., 68.])" in backward
+    zh = (site / "zh/guide/backward/index.html").read_text(encoding="utf-8")
+    assert "b.grad: tensor(24.)" in zh and "AccumulateGrad  收到 tensor([21., 68.])" in zh
