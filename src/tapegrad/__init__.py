@@ -344,6 +344,7 @@ from . import nn, optim, utils  # noqa: E402
 from . import func  # noqa: E402
 from .func import vmap  # noqa: E402
 from .serialization import load, save  # noqa: E402
+from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402  (DLPack exchange)
 
 if _bf16 is not None:
     bfloat16 = _bf16

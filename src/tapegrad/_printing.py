@@ -357,3 +357,21 @@ def format_tensor(
     if tangent is not None:
         suffixes.append(f"tangent={tangent}")
     return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def html_summary(tensor: Any) -> str:
+    """A tensor for Jupyter's rich display (``Tensor._repr_html_``): a header line with its
+    shape, dtype and place in the graph, then its exact ``repr``. ``repr`` itself is unchanged."""
+    import html
+
+    fn = tensor.grad_fn
+    if fn is not None:
+        state = f"grad_fn={fn.name().split('::')[-1]}"
+    elif tensor.requires_grad:
+        state = "leaf, requires_grad=True"
+    else:
+        state = "no grad"
+    shape = "×".join(str(s) for s in tensor.shape) or "scalar"
+    head = f"Tensor {shape} · {tensor.dtype} · {state}"
+    return (f"<div><small>{html.escape(head)}</small><pre>{html.escape(repr(tensor))}"
+            "</pre></div>")

@@ -62,6 +62,14 @@ class _Version:
 
 _WARNED_ONCE: dict[str, bool] = {}
 
+# NumPy's own message when ``np.asarray(x, copy=False)`` would need a copy.
+_NO_COPY = (
+    "Unable to avoid copy while creating an array as requested.\nIf using `np.array(obj, "
+    "copy=False)` replace it with `np.asarray(obj)` to allow a copy when needed (no behavior "
+    "change in NumPy 1.x).\nFor more details, see https://numpy.org/devdocs/numpy_2_0_"
+    "migration_guide.html#adapting-to-changes-in-the-copy-keyword."
+)
+
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
@@ -432,8 +440,33 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        # NumPy 2's protocol: copy=None shares memory when it can, True always copies, False
+        # never does (and says so in NumPy's words when a dtype change needs one).
         arr = self.numpy()
-        return arr if dtype is None else arr.astype(dtype)
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            if copy is False:
+                raise ValueError(_NO_COPY)
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
+
+    def __dlpack__(self, *, stream: Any = -1, max_version: Any = None, dl_device: Any = None,
+                   copy: Any = None) -> Any:
+        """A DLPack capsule over this tensor's memory (``utils/dlpack.py``)."""
+        from .utils import dlpack
+
+        return dlpack.export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self) -> tuple[Any, builtins.int]:
+        from .utils import dlpack
+
+        return dlpack.device(self)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: the tensor's ``repr`` with its shape, dtype and grad state
+        (``_printing.py``)."""
+        from . import _printing
+
+        return _printing.html_summary(self)
 
     def _scalar(self, kind: type) -> Any:
         if self._data.size != 1:
