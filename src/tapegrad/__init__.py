@@ -67,6 +67,11 @@ def detach(input: Tensor) -> Tensor:
     return input.detach()
 
 
+from .autograd import (  # anomaly mode's switches (torch.is_anomaly_enabled, ...)
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
