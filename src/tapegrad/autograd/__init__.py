@@ -14,7 +14,6 @@ import numpy as np
 
 from .._tensor import _WARNED_ONCE, Tensor
 from . import engine, graph
-from .graph import _anomaly
 from .grad_mode import (
     enable_grad,
     inference_mode,
@@ -23,6 +22,7 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .graph import _anomaly
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
@@ -247,7 +247,7 @@ def is_anomaly_enabled() -> bool:
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    """Whether anomaly detection checks gradients for NaN (``torch.is_anomaly_check_nan_enabled``)."""
+    """Whether anomaly mode checks gradients for NaN (``torch.is_anomaly_check_nan_enabled``)."""
     return _anomaly["check_nan"]
 
 
