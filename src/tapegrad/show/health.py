@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -352,7 +353,7 @@ def diagnose(rows: list[ParamStats], ctx: Context, lang: str,
                                        norm=fmt(r.grad_norm),
                                        limit=fmt(Thresholds.exploding_norm))))
                 break
-    for r in finite:
+    for r in layers:  # biases start near zero: their ratio says little
         if r.update_source == "step" and r.update_ratio is not None and (
             r.update_ratio > Thresholds.large_update
         ):
@@ -510,19 +511,20 @@ class HealthReport:
         (``pip install 'tapegrad[viz]'``)."""
         from matplotlib.figure import Figure
 
+        lang = plot_lang(self.lang)
         rows = [r for r in self.rows if r.grad_norm is not None and np.isfinite(r.grad_norm)]
         fig = Figure(figsize=(max(5.0, 0.6 * len(rows) + 2), 3.6))
         ax = fig.add_subplot()
         x = np.arange(len(rows))
         ax.bar(x - 0.2, [max(r.grad_norm or 0.0, 1e-30) for r in rows], 0.4,
-               label=t("col.grad_norm", self.lang))
+               label=t("col.grad_norm", lang))
         ax.bar(x + 0.2, [max(r.weight_norm, 1e-30) for r in rows], 0.4,
-               label=t("report.weight_norm", self.lang), alpha=0.5)
+               label=t("report.weight_norm", lang), alpha=0.5)
         ax.set_yscale("log")
         ax.set_xticks(x, [r.name for r in rows], rotation=45, ha="right", fontsize=8)
-        ax.set_title(t("report.plot_title", self.lang))
+        ax.set_title(t("report.plot_title", lang))
         ax.legend(fontsize=8)
-        _cjk_font(fig, self.lang)
+        _cjk_font(fig, lang)
         fig.tight_layout()
         if path is not None:
             fig.savefig(path)
@@ -545,20 +547,52 @@ def _pad(s: str, w: int, i: int) -> str:
     return s + gap if i < 2 else gap + s
 
 
-def _cjk_font(fig: Any, lang: str) -> None:
-    """Chinese labels need a font with CJK glyphs; use one if the system has it."""
-    if lang != "zh":
-        return
+_CJK_NAMES = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei",
+              "WenQuanYi Micro Hei", "SimHei", "Microsoft YaHei", "PingFang SC", "Heiti SC")
+_cjk: list[str | None] = []  # the family found, looked up once
+
+
+def cjk_family() -> str | None:
+    """A font family with Chinese glyphs for plots, or None. Looks in matplotlib's fonts, then
+    adds the system's CJK font files (fonts-noto-cjk, fonts-wqy-*) that its cache missed."""
+    if _cjk:
+        return _cjk[0]
     from matplotlib import font_manager
 
-    names = {f.name for f in font_manager.fontManager.ttflist}
-    for candidate in ("Noto Sans CJK SC", "Noto Sans CJK JP", "WenQuanYi Zen Hei",
-                      "WenQuanYi Micro Hei", "SimHei", "Microsoft YaHei", "PingFang SC",
-                      "AR PL UMing CN"):
-        if candidate in names:
-            for text in fig.findobj(lambda o: hasattr(o, "set_fontfamily")):
-                text.set_fontfamily(candidate)
-            return
+    found = None
+
+    def known() -> str | None:
+        names = {f.name for f in font_manager.fontManager.ttflist}
+        return next((n for n in _CJK_NAMES if n in names), None)
+
+    found = known()
+    if found is None:
+        files = [f for f in font_manager.findSystemFonts()
+                 if any(k in os.path.basename(f).lower() for k in ("cjk", "wqy", "simhei"))]
+        files.sort(key=lambda f: ("Regular" not in f, "Sans" not in f, f))
+        for path in files[:4]:
+            try:
+                font_manager.fontManager.addfont(path)
+            except (OSError, RuntimeError, ValueError):
+                continue
+        found = known()
+    _cjk.append(found)
+    return found
+
+
+def plot_lang(lang: str) -> str:
+    """The language of a plot's labels: Chinese only where a font can draw it."""
+    return "zh" if lang == "zh" and cjk_family() is not None else "en"
+
+
+def _cjk_font(fig: Any, lang: str) -> None:
+    """Set the CJK font family on every text of a Chinese figure."""
+    if lang != "zh":
+        return
+    family = cjk_family()
+    if family is not None:
+        for text in fig.findobj(lambda o: hasattr(o, "set_fontfamily")):
+            text.set_fontfamily(family)
 
 
 # ---------------------------------------------------------------------------------------------

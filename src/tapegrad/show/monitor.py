@@ -39,6 +39,7 @@ from .health import (
     graph_leaves,
     named_parameters_of,
     param_stats,
+    plot_lang,
 )
 from .i18n import resolve_lang, t
 
@@ -342,9 +343,10 @@ class Monitor:
         """Gradient norm per layer over the steps (log scale): a matplotlib Figure, written to
         ``path`` if given. Needs matplotlib (``pip install 'tapegrad[viz]'``)."""
         from matplotlib.figure import Figure
+        from matplotlib.ticker import MaxNLocator
 
-        lang = resolve_lang(lang or self.lang)
-        fig = Figure(figsize=(7.0, 4.0))
+        lang = plot_lang(resolve_lang(lang or self.lang))
+        fig = Figure(figsize=(8.0, 4.0))
         ax = fig.add_subplot()
         names = [n for n, p in self.named if p.dim() >= 2] or [n for n, _ in self.named]
         for name in names:
@@ -363,7 +365,9 @@ class Monitor:
         ax.set_title(t("monitor.plot_title", lang) if self.history
                      else t("monitor.no_steps", lang))
         if self.history:
-            ax.legend(fontsize=7, ncol=2 if len(names) > 6 else 1)
+            ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5),
+                      ncol=2 if len(names) > 12 else 1)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(True, which="major", alpha=0.3)
         _cjk_font(fig, lang)
         fig.tight_layout()
