@@ -201,7 +201,6 @@ def run_backward(
 
     prev_mode = _state.enabled
     _state.enabled = create_graph
-    node = None
     try:
         while ready:
             node = pop(ready)[2]
@@ -274,7 +273,7 @@ def run_backward(
                     counter += 1
             out, g = (), None  # hold no gradient past its node (see _unshared)
     except Exception:
-        if anomaly and node is not None:  # anomaly mode: where the failing node was made
+        if anomaly:  # anomaly mode: where the failing node (the last popped) was made
             import warnings
 
             warnings.warn(forward_stack_message(node), UserWarning, stacklevel=3)

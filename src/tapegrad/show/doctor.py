@@ -15,6 +15,7 @@ The exit status is the script's.
 from __future__ import annotations
 
 import html
+import importlib
 import inspect
 import json
 import os
@@ -233,8 +234,8 @@ def _write_results(monitors: list[tuple[Any, Monitor, _Progress]], out_dir: Path
                          encoding="utf-8")
     print(t("doctor.wrote", lang, path=json_path))
     page = out_dir / "report.html"
-    try:
-        from . import report as report_page  # the report page, where it exists
+    try:  # the report page, where tapegrad.show.report exists
+        report_page: Any = importlib.import_module(__package__ + ".report")
     except ImportError:
         report_page = None
     if report_page is not None and hasattr(report_page, "write_report"):

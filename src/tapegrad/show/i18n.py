@@ -60,7 +60,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{first}) is {ratio_text} times smaller than the last layer's ({last_name}: {last}). "
         "Not vanishing yet (less than two orders of magnitude), but worth watching.",
         "梯度在向输入回传时变小：第一层的梯度范数（{first_name}：{first}）比最后一层"
-        "（{last_name}：{last}）小 {ratio_text} 倍。还算不上梯度消失（不到两个数量级），但值得留意。",
+        "（{last_name}：{last}）小 {ratio_text} 倍。还算不上梯度消失（不到两个数量级），"
+        "但值得留意。",
     ),
     "finding.depth_ok": (
         "no vanishing gradient: the first layer's gradient norm ({first_name}: {first}) and the "
@@ -167,7 +168,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "({share}); they pass no gradient back and stop learning. Lower the learning rate, use "
         "LeakyReLU, or check the initialization.",
         "ReLU 神经元死亡：'{module}' 的 {total} 个单元中有 {dead} 个在整个批次上输出都是零"
-        "（{share}）；它们不再回传梯度，也就不再学习。可以降低学习率、改用 LeakyReLU，或检查初始化。",
+        "（{share}）；它们不再回传梯度，也就不再学习。可以降低学习率、改用 LeakyReLU，"
+        "或检查初始化。",
     ),
     "finding.accumulating": (
         "gradients kept accumulating: at {steps} of the last steps the new gradient was added "

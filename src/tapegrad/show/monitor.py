@@ -312,7 +312,7 @@ class Monitor:
         for name in self._fresh:
             self._fresh[name] = True
         if self.on_step is not None:
-            self.on_step(entry["step"], self._loss)
+            self.on_step(len(self.history), self._loss)
 
     # -- results -------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ model = nn.Sequential(*layers)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 x = torch.randn(64, 32)
 y = torch.randn(64, 1)
-for step in range(steps):
+for _ in range(steps):
     opt.zero_grad()
     loss = nn.functional.mse_loss(model(x), y)
     loss.backward()
