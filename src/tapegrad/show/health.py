@@ -96,6 +96,7 @@ class ModuleCall:
     output_node: Any = None  # weakref to the output's grad_fn, or None
     dead: int | None = None  # ReLU modules: units that were zero for the whole batch
     units: int | None = None
+    detached: bool = False  # the output was .detach()ed afterwards
 
 
 @dataclass
@@ -104,7 +105,6 @@ class Context:
 
     graph_params: set[int] | None = None  # ids of the leaves in the loss's graph
     modules: dict[str, ModuleCall] | None = None  # module name -> its last call (hooks on)
-    detached: Any = None  # WeakSet of grad_fn nodes whose tensors were detached
     updates: dict[str, float] = field(default_factory=dict)  # name -> norm of the last step
     stale: dict[str, tuple[int, float, float]] = field(default_factory=dict)
     nan_origin: dict[str, Any] | None = None  # {"phase": "forward"/"backward"/"input", ...}
@@ -421,8 +421,7 @@ def _why_no_grad(name: str, ctx: Context, params: dict[str, Tensor] | None) -> t
             return "not_called", module
         if not call.grad_enabled:
             return "no_grad", module
-        node = call.output_node() if call.output_node is not None else None
-        if node is not None and ctx.detached is not None and node in ctx.detached:
+        if call.detached:
             return "detached", module
         if ctx.graph_params is None or params is None or id(params[name]) not in (
             ctx.graph_params
@@ -639,7 +638,6 @@ def health(model_or_named_params: Any, *, optimizer: Any = None, lang: str | Non
         finally:
             watch.detach()
         ctx.modules = watch.calls
-        ctx.detached = watch.detached
     return build_report(named, ctx, lang, optimizer=optimizer)
 
 

@@ -114,7 +114,7 @@ class ForwardWatch:
 
         self.calls: dict[str, ModuleCall] = {}
         self.last_calls: dict[str, ModuleCall] = {}
-        self.detached: weakref.WeakSet = weakref.WeakSet()
+        self._by_node: dict[int, ModuleCall] = {}  # id(output's grad_fn) -> its module's call
         self._handles = []
         self._relu = (ReLU, ReLU6)
         for name, module in model.named_modules():
@@ -131,6 +131,7 @@ class ForwardWatch:
             if isinstance(output, Tensor):
                 if output.grad_fn is not None:
                     call.output_node = weakref.ref(output.grad_fn)
+                    self._by_node[id(output.grad_fn)] = call
                 if isinstance(module, relu):
                     call.dead, call.units = _dead_units(np.asarray(output._data))
             self.calls[name] = call
@@ -142,6 +143,7 @@ class ForwardWatch:
         if self.calls:
             self.last_calls = self.calls
             self.calls = {}
+            self._by_node = {}
 
     def _before_backward(self, loss: Tensor) -> None:
         pass
@@ -153,7 +155,9 @@ class ForwardWatch:
         pass
 
     def _on_detach(self, node: Any) -> None:
-        self.detached.add(node)
+        call = self._by_node.get(id(node))
+        if call is not None and call.output_node is not None and call.output_node() is node:
+            call.detached = True
 
     def detach(self) -> None:
         for h in self._handles:
@@ -323,7 +327,6 @@ class Monitor:
             ctx.graph_params = graph_leaves(self._root)
         if self._watch is not None:
             ctx.modules = self._watch.last_calls or self._watch.calls
-            ctx.detached = self._watch.detached
         ctx.nan_origin = self._origin
         for name, _ in self.named:
             steps = self._stale_steps.get(name)
