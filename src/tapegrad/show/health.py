@@ -309,6 +309,15 @@ def diagnose(rows: list[ParamStats], ctx: Context, lang: str,
                                    count=r.weight_nan + r.weight_inf)))
             break
 
+    # gradients that piled up because zero_grad was never called
+    if ctx.stale:
+        name, (steps, g0, g1) = next(iter(ctx.stale.items()))
+        found.append(Finding("accumulating", "warning", name,
+                             {"steps": steps, "first": g0, "last": g1,
+                              "parameters": list(ctx.stale)},
+                             t("finding.accumulating", lang, steps=steps, name=name,
+                               first=fmt(g0), last=fmt(g1))))
+
     # vanishing / exploding: the first weight matrix against the last one
     finite = [r for r in with_grad if not (r.nan or r.inf)]
     layers = [r for r in finite if len(r.shape) >= 2] or finite
@@ -362,15 +371,6 @@ def diagnose(rows: list[ParamStats], ctx: Context, lang: str,
                                    ratio=_share(r.update_ratio),
                                    limit=_share(Thresholds.large_update))))
             break
-
-    # gradients that piled up because zero_grad was never called
-    if ctx.stale:
-        name, (steps, g0, g1) = next(iter(ctx.stale.items()))
-        found.append(Finding("accumulating", "warning", name,
-                             {"steps": steps, "first": g0, "last": g1,
-                              "parameters": list(ctx.stale)},
-                             t("finding.accumulating", lang, steps=steps, name=name,
-                               first=fmt(g0), last=fmt(g1))))
 
     # dead ReLU units
     for module, call in (ctx.modules or {}).items():
