@@ -308,3 +308,31 @@ def test_plot_and_svg():
     heights = [b.get_height() for b in fig.axes[0].patches[: len(report.rows)]]
     assert heights == pytest.approx([r.grad_norm for r in report.rows])
     assert "<svg" in report.svg()
+
+
+def _with_grads(norms):
+    """Named (4, 4) parameters whose gradients have the given norms."""
+    named = {}
+    for i, n in enumerate(norms):
+        p = tapegrad.ones(4, 4, requires_grad=True)
+        p.grad = tapegrad.full((4, 4), n / 4.0)
+        named[f"layer{i}.weight"] = p
+    return named
+
+
+def test_a_converged_last_layer_does_not_hide_vanishing():
+    report = health(_with_grads([1e-6, 1.0, 1e-3]), lang="en")
+    f = finding(report, "vanishing")
+    assert f.numbers["last_name"] == "layer1.weight"
+    assert f.numbers["ratio"] == pytest.approx(1e6)
+    assert "than the largest gradient among the later layers (layer1.weight: 1.000000)" in f.text
+    f = finding(health(_with_grads([1e-6, 1e-3, 1.0]), lang="en"), "vanishing")
+    assert "than the last layer's (layer2.weight: 1.000000)" in f.text
+
+
+def test_stalled_training():
+    report = health(_with_grads([3e-9, 2e-8, 5e-8]), lang="en")
+    assert report.kinds()[0] == "stalled"
+    assert "vanishing" not in report.kinds()
+    assert "5.000e-08" in report.diagnosis()[0].text
+    assert "训练停滞" in health(_with_grads([3e-9, 2e-8, 5e-8]), lang="zh").diagnosis()[0].text

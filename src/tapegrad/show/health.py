@@ -22,7 +22,8 @@ fills what it can from ``loss=`` (the graph) and ``inputs=`` (a forward pass wit
 
 Thresholds are class attributes of ``Thresholds``: a first/last gradient ratio of 100 (two
 orders of magnitude) is vanishing, 10 is worth a note; a gradient norm above 1e4 or a ratio the
-other way of 100 is exploding; one step changing a weight by more than 10% of its norm is large.
+other way of 100 is exploding; one step changing a weight by more than 10% of its norm is large;
+every gradient norm below 1e-6 means the training has stalled.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class Thresholds:
     shrinking_ratio = 10.0  # one order: a note, not yet vanishing
     exploding_ratio = 100.0  # first layer's / last layer's
     exploding_norm = 1e4  # any gradient norm above this
+    stalled_norm = 1e-6  # every gradient norm below this: the loss is flat, nothing moves
     large_update = 0.1  # one step changed a weight by more than 10% of its norm
     dead_share_warning = 0.25  # share of dead ReLU units that makes it a warning
 
@@ -318,15 +320,27 @@ def diagnose(rows: list[ParamStats], ctx: Context, lang: str,
                              t("finding.accumulating", lang, steps=steps, name=name,
                                first=fmt(g0), last=fmt(g1))))
 
-    # vanishing / exploding: the first weight matrix against the last one
+    # vanishing / exploding: the first weight matrix against the last one (or, where a later
+    # layer's gradient is larger than the last one's, against that one: a converged output
+    # layer must not hide a gradient that fades towards the input)
     finite = [r for r in with_grad if not (r.nan or r.inf)]
     layers = [r for r in finite if len(r.shape) >= 2] or finite
-    if len(layers) >= 2 and not bad:
-        first, last = layers[0], layers[-1]
+    largest = max((r.grad_norm or 0.0 for r in finite), default=0.0)
+    if finite and 0 < largest < Thresholds.stalled_norm:
+        found.append(Finding("stalled", "warning", None, {"largest": largest},
+                             t("finding.stalled", lang, largest=fmt(largest),
+                               limit=fmt(Thresholds.stalled_norm))))
+    elif len(layers) >= 2 and not bad:
+        first = layers[0]
+        last = max(layers[1:], key=lambda r: r.grad_norm or 0.0)
+        if (last.grad_norm or 0.0) <= (layers[-1].grad_norm or 0.0):
+            last = layers[-1]
         nums = {"first": first.grad_norm, "last": last.grad_norm,
                 "first_name": first.name, "last_name": last.name}
         fields = {"first_name": first.name, "last_name": last.name,
-                  "first": fmt(first.grad_norm), "last": fmt(last.grad_norm)}
+                  "first": fmt(first.grad_norm), "last": fmt(last.grad_norm),
+                  "which": t("words.last_layer" if last is layers[-1] else "words.largest_layer",
+                             lang)}
         fg, lg = first.grad_norm or 0.0, last.grad_norm or 0.0
         if fg > 0 and lg > 0:
             ratio = lg / fg
@@ -337,7 +351,7 @@ def diagnose(rows: list[ParamStats], ctx: Context, lang: str,
                                      "orders": orders},
                                      t("finding.vanishing", lang, ratio_text=_ratio_text(ratio),
                                        orders=orders, **fields)))
-            elif 1 / ratio >= Thresholds.exploding_ratio:
+            elif 1 / ratio >= Thresholds.exploding_ratio and last is layers[-1]:
                 orders = int(math.floor(math.log10(1 / ratio)))
                 found.append(Finding("exploding", "warning", first.name,
                                      {**nums, "orders": orders},

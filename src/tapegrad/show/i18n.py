@@ -45,38 +45,38 @@ TEXTS: dict[str, tuple[str, str]] = {
     # --- findings ---------------------------------------------------------------------------
     "finding.vanishing": (
         "vanishing gradients: the first layer's gradient norm ({first_name}: {first}) is "
-        "{ratio_text} times smaller than the last layer's ({last_name}: {last}), {orders} orders "
+        "{ratio_text} times smaller than {which} ({last_name}: {last}), {orders} orders "
         "of magnitude. The gradient fades layer by layer on its way back to the input, so the "
         "first layers barely learn. Saturating activations (sigmoid's derivative is at most "
         "0.25) are the usual cause: try ReLU with He (kaiming) initialization, normalization "
         "layers, or residual connections.",
-        "梯度消失：第一层的梯度范数（{first_name}：{first}）比最后一层（{last_name}：{last}）"
+        "梯度消失：第一层的梯度范数（{first_name}：{first}）比{which}（{last_name}：{last}）"
         "小 {ratio_text} 倍，相差 {orders} 个数量级。梯度在逐层回传时不断衰减，靠近输入的层几乎学"
         "不到东西。常见元凶是会饱和的激活函数（sigmoid 的导数最大只有 0.25）：可以换成 ReLU 并配合 "
         "He（kaiming）初始化，加归一化层，或使用残差连接。",
     ),
     "finding.shrinking": (
         "the gradient shrinks towards the input: the first layer's gradient norm ({first_name}: "
-        "{first}) is {ratio_text} times smaller than the last layer's ({last_name}: {last}). "
+        "{first}) is {ratio_text} times smaller than {which} ({last_name}: {last}). "
         "Not vanishing yet (less than two orders of magnitude), but worth watching.",
-        "梯度在向输入回传时变小：第一层的梯度范数（{first_name}：{first}）比最后一层"
+        "梯度在向输入回传时变小：第一层的梯度范数（{first_name}：{first}）比{which}"
         "（{last_name}：{last}）小 {ratio_text} 倍。还算不上梯度消失（不到两个数量级），"
         "但值得留意。",
     ),
     "finding.depth_ok": (
-        "no vanishing gradient: the first layer's gradient norm ({first_name}: {first}) and the "
-        "last layer's ({last_name}: {last}) differ by a factor of {ratio_text}, well within one "
+        "no vanishing gradient: the first layer's gradient norm ({first_name}: {first}) and "
+        "{which} ({last_name}: {last}) differ by a factor of {ratio_text}, well within one "
         "order of magnitude.",
-        "没有梯度消失：第一层的梯度范数（{first_name}：{first}）与最后一层（{last_name}：{last}）"
+        "没有梯度消失：第一层的梯度范数（{first_name}：{first}）与{which}（{last_name}：{last}）"
         "只差 {ratio_text} 倍，在一个数量级之内，属于正常范围。",
     ),
     "finding.exploding_depth": (
         "exploding gradients: the first layer's gradient norm ({first_name}: {first}) is "
-        "{ratio_text} times larger than the last layer's ({last_name}: {last}), {orders} orders "
+        "{ratio_text} times larger than {which} ({last_name}: {last}), {orders} orders "
         "of magnitude: the gradient grows on its way back to the input. Lower the weights' "
         "scale (a standard initialization), the learning rate, or clip the gradient norm "
         "(torch.nn.utils.clip_grad_norm_).",
-        "梯度爆炸：第一层的梯度范数（{first_name}：{first}）比最后一层（{last_name}：{last}）"
+        "梯度爆炸：第一层的梯度范数（{first_name}：{first}）比{which}（{last_name}：{last}）"
         "大 {ratio_text} 倍，相差 {orders} 个数量级：梯度在回传途中越变越大。可以缩小权重的初始"
         "尺度（用标准初始化）、降低学习率，或裁剪梯度范数（torch.nn.utils.clip_grad_norm_）。",
     ),
@@ -189,6 +189,16 @@ TEXTS: dict[str, tuple[str, str]] = {
         "last.",
         "没有发现问题：梯度都是有限值，从第一层到最后一层大小相近。",
     ),
+    "finding.stalled": (
+        "training has stalled: every gradient norm is below {limit} (the largest is {largest}). "
+        "The loss is flat where the weights are: it has converged, or it is stuck (a network "
+        "whose first layers get no gradient often settles on predicting the average).",
+        "训练停滞：所有参数的梯度范数都低于 {limit}（最大的是 {largest}）。loss 在当前位置几乎是平"
+        "的：要么已经收敛，要么卡住了（前几层收不到梯度的网络常常停在“只会预测平均值”的状态）。",
+    ),
+    "words.last_layer": ("the last layer's", "最后一层"),
+    "words.largest_layer": ("the largest gradient among the later layers",
+                            "后面各层中梯度最大的一层"),
     "severity.error": ("error", "错误"),
     "severity.warning": ("warning", "警告"),
     "severity.info": ("info", "提示"),
