@@ -5,8 +5,8 @@
 Two 10-layer MLPs learn the same 10-class problem for 40 SGD steps with a
 ``tapegrad.show.Monitor`` attached: one with sigmoids between the layers (the gradient norm falls
 by about ten from each layer to the one before it: vanishing), one with ReLU and He
-initialization (the layers' norms stay together). Writes docs/img/health_sigmoid.png and docs/img/health_relu.png and prints the
-two reports.
+initialization (the layers' norms stay together). Writes docs/img/health_sigmoid.png and
+docs/img/health_relu.png and prints the two reports.
 """
 
 from __future__ import annotations
