@@ -163,6 +163,30 @@ def test_custom_function_error_shows_forward_line(lib, oracle):
     assert g_frames[-1].endswith(", in make")
 
 
+def test_failure_in_double_backward_names_the_node_that_induced_it(lib, oracle):
+    def make(m):
+        x = m.tensor([0.0, 1.0], requires_grad=True)
+        y = x.pow(1.5)
+        (g,) = m.autograd.grad(y.sum(), x, create_graph=True)
+        return (g * 0).sum()  # d/dx 1.5 x^0.5 at 0: 0 * inf
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's own "invalid value"
+        got, want = _run(lib, make), _run(oracle, make)
+    assert got[:2] == want[:2]
+    assert len(got[2]) == len(want[2]) == 3
+    assert got[2][1].split("\n")[0] == want[2][1].split("\n")[0]
+    assert got[2][1].split("\n")[1:3] == want[2][1].split("\n")[1:3]  # the grad(...) line
+    assert got[2][2].startswith(
+        "\n\nPrevious calculation was induced by PowBackward0. Traceback of forward call that "
+        "induced the previous calculation:\n"
+    )
+    assert _frames(got[2][2]) == _frames(want[2][2])
+    assert _frames(got[2][2])[-1].endswith(", in make")
+    assert "y = x.pow(1.5)" in got[2][2]
+    assert got[2][2].endswith("python_anomaly_mode.cpp:129.)")
+
+
 def test_off_records_nothing(lib_name):
     if lib_name != "tapegrad":
         pytest.skip("checks tapegrad's own bookkeeping")

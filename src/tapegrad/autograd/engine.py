@@ -34,7 +34,8 @@ from .graph import (
     Node,
     NodeHooks,
     _anomaly,
-    forward_stack_message,
+    _backward_codes,
+    forward_stack_messages,
     grad_accumulator,
 )
 
@@ -276,7 +277,8 @@ def run_backward(
         if anomaly:  # anomaly mode: where the failing node (the last popped) was made
             import warnings
 
-            warnings.warn(forward_stack_message(node), UserWarning, stacklevel=3)
+            for message in forward_stack_messages(node):
+                warnings.warn(message, UserWarning, stacklevel=3)
         raise
     finally:
         _state.enabled = prev_mode
@@ -284,6 +286,9 @@ def run_backward(
     if inputs is None:
         return None
     return tuple(captured)
+
+
+_backward_codes.add(run_backward.__code__)  # anomaly mode: nodes made during a backward
 
 
 def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:

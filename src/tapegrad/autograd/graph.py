@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 import traceback
 import weakref
 from collections.abc import Callable
@@ -62,29 +63,56 @@ _forward_stacks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
+_backward_codes: set = set()  # the engine's run_backward code object (registered by the engine)
+
+
 def remember_forward(node: Node) -> None:
-    """Keep the forward stack that created ``node``, less tapegrad's own frames at its end."""
+    """Keep the forward stack that created ``node``, less tapegrad's own frames at its end, and
+    the node whose backward (under create_graph) was running when it was made, if any."""
     frames = traceback.extract_stack()
     while frames and frames[-1].filename.startswith(_PACKAGE_DIR):
         frames.pop()
-    _forward_stacks[node] = frames
+    parent = None
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code in _backward_codes:
+            parent = f.f_locals.get("node")
+            break
+        f = f.f_back
+    _forward_stacks[node] = (frames, parent)
 
 
-def forward_stack_message(node: Node) -> str:
-    """torch's "Error detected in X" warning text for a node whose backward failed."""
-    frames = _forward_stacks.get(node)
-    if frames is None:
-        return (
+_TRIGGERED = " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
+
+
+def forward_stack_messages(node: Node) -> list[str]:
+    """torch's "Error detected in X" warning texts for a node whose backward failed: its
+    forward traceback, then one for each backward that created it (create_graph)."""
+    entry = _forward_stacks.get(node)
+    if entry is None:
+        return [
             f"Error detected in {node.name()}. No forward pass information available. Enable "
-            "detect anomaly during forward pass for more information. (Triggered internally at "
-            "/__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:100.)"
-        )
-    return (
+            "detect anomaly during forward pass for more information."
+            + _TRIGGERED + "python_anomaly_mode.cpp:100.)"
+        ]
+    frames, parent = entry
+    out = [
         f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
         + "".join(traceback.format_list(frames))
-        + " (Triggered internally at "
-        "/__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)"
-    )
+        + _TRIGGERED + "python_anomaly_mode.cpp:122.)"
+    ]
+    seen = {id(node)}
+    while parent is not None and id(parent) not in seen and parent in _forward_stacks:
+        seen.add(id(parent))
+        frames, grandparent = _forward_stacks[parent]
+        out.append(
+            f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward call "
+            "that induced the previous calculation:\n"
+            + "".join(traceback.format_list(frames))
+            + _TRIGGERED + "python_anomaly_mode.cpp:129.)"
+        )
+        parent = grandparent
+    return out
 
 
 class RemovableHandle:

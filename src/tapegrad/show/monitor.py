@@ -275,7 +275,8 @@ class Monitor:
 
     def _on_nonfinite(self, node: Any, i: int) -> None:
         if self._bw_origin is None:
-            frames = _graph._forward_stacks.get(node)
+            entry = _graph._forward_stacks.get(node)
+            frames = entry[0] if entry else None
             where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else None
             self._bw_origin = {"phase": "backward", "op": node.name(), "where": where}
 
