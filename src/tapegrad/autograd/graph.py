@@ -73,7 +73,7 @@ def remember_forward(node: Node) -> None:
     while frames and frames[-1].filename.startswith(_PACKAGE_DIR):
         frames.pop()
     parent = None
-    f = sys._getframe(1)
+    f: Any = sys._getframe(1)
     while f is not None:
         if f.f_code in _backward_codes:
             parent = f.f_locals.get("node")
