@@ -336,3 +336,16 @@ def test_stalled_training():
     assert "vanishing" not in report.kinds()
     assert "5.000e-08" in report.diagnosis()[0].text
     assert "训练停滞" in health(_with_grads([3e-9, 2e-8, 5e-8]), lang="zh").diagnosis()[0].text
+
+
+def test_gradient_growing_towards_the_input_is_exploding():
+    f = finding(health(_with_grads([5.0, 1e-2]), lang="en"), "exploding")
+    assert f.numbers["ratio"] == pytest.approx(2e-3) and f.numbers["orders"] == 2
+    assert "500 times larger than the last layer's (layer1.weight: 0.010000)" in f.text
+
+
+def test_one_order_of_magnitude_is_a_note_not_vanishing():
+    report = health(_with_grads([0.05, 1.0]), lang="en")
+    f = finding(report, "shrinking")
+    assert f.severity == "info" and f.numbers["ratio"] == pytest.approx(20.0)
+    assert "vanishing" not in report.kinds() and "healthy" in report.kinds()
