@@ -349,3 +349,16 @@ def test_one_order_of_magnitude_is_a_note_not_vanishing():
     f = finding(report, "shrinking")
     assert f.severity == "info" and f.numbers["ratio"] == pytest.approx(20.0)
     assert "vanishing" not in report.kinds() and "healthy" in report.kinds()
+
+
+def test_gradient_cleared_after_backward():
+    model, opt, loss = seed003_3(tapegrad)
+    opt.zero_grad()
+    report = health(model, loss=loss, lang="en")
+    reasons = {f.numbers["reason"] for f in report.diagnosis() if f.kind == "no_grad"}
+    assert report.kinds() == ["no_grads_at_all"] and not reasons
+    model[0].weight.grad = tapegrad.zeros_like(model[0].weight)  # one parameter has one again
+    report = health(model, loss=loss, lang="en")
+    f = next(f for f in report.diagnosis() if f.parameter == "0.bias")
+    assert f.kind == "no_grad" and f.numbers["reason"] == "cleared"
+    assert "gradient was cleared after backward" in f.text

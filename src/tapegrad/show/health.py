@@ -426,9 +426,13 @@ def diagnose(rows: list[ParamStats], ctx: Context, lang: str,
 
 
 def _why_no_grad(name: str, ctx: Context, params: dict[str, Tensor] | None) -> tuple[str, str]:
-    """One of not_called / no_grad / detached / unused_output / not_in_graph / unknown, and
-    the parameter's module."""
+    """One of cleared / not_called / no_grad / detached / unused_output / not_in_graph /
+    unknown, and the parameter's module."""
     module = name.rpartition(".")[0]
+    if ctx.graph_params is not None and params is not None and id(params[name]) in (
+        ctx.graph_params
+    ):
+        return "cleared", module  # on the loss's path: its gradient was set to None since
     if ctx.modules is not None:
         call = ctx.modules.get(module)
         if call is None:

@@ -121,6 +121,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{name} got no gradient: {why}",
         "{name} 没有收到梯度：{why}",
     ),
+    "why.cleared": (
+        "it is on the loss's path, but its gradient was cleared after backward "
+        "(zero_grad() sets it to None). Check the gradients right after loss.backward().",
+        "它在 loss 的计算路径上，但梯度在 backward 之后被清掉了（zero_grad() 会把它设为 None）。"
+        "请在 loss.backward() 之后立刻做体检。",
+    ),
     "why.not_called": (
         "its module '{module}' was not called in the forward pass, so it is not on the loss's "
         "path.",
