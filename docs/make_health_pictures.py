@@ -5,8 +5,9 @@
 Two 10-layer MLPs learn the same 10-class problem for 40 SGD steps with a
 ``tapegrad.show.Monitor`` attached: one with sigmoids between the layers (the gradient norm falls
 by about ten from each layer to the one before it: vanishing), one with ReLU and He
-initialization (the layers' norms stay together). Writes docs/img/health_sigmoid.png and
-docs/img/health_relu.png and prints the two reports.
+initialization (the layers' norms stay together). Writes docs/img/health_plot.png (the
+sigmoid network, the README's picture) and docs/img/health_plot_relu.png, and prints the two
+reports.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def mlp(activation: type, he: bool) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-def run(name: str, activation: type, he: bool) -> None:
+def run(name: str, activation: type, he: bool, filename: str) -> None:
     torch.manual_seed(0)
     model = mlp(activation, he)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
@@ -46,10 +47,10 @@ def run(name: str, activation: type, he: bool) -> None:
     print(monitor.report())
     fig = monitor.plot()
     fig.axes[0].set_title(f"Gradient norm per layer over training: {name}")
-    fig.savefig(OUT / f"health_{name.split()[0].lower()}.png", dpi=80)
+    fig.savefig(OUT / filename, dpi=80)
 
 
 if __name__ == "__main__":
     OUT.mkdir(exist_ok=True)
-    run("sigmoid MLP, 10 layers", nn.Sigmoid, he=False)
-    run("ReLU MLP, 10 layers, He init", nn.ReLU, he=True)
+    run("sigmoid MLP, 10 layers", nn.Sigmoid, he=False, filename="health_plot.png")
+    run("ReLU MLP, 10 layers, He init", nn.ReLU, he=True, filename="health_plot_relu.png")
