@@ -362,3 +362,11 @@ def test_gradient_cleared_after_backward():
     f = next(f for f in report.diagnosis() if f.parameter == "0.bias")
     assert f.kind == "no_grad" and f.numbers["reason"] == "cleared"
     assert "gradient was cleared after backward" in f.text
+
+
+def test_complex_parameters():
+    w = tapegrad.tensor([3 + 4j, 1 - 1j], requires_grad=True)
+    (w.abs() ** 2).sum().backward()
+    r = health({"w": w}, lang="en")["w"]
+    assert r.weight_norm == pytest.approx(tapegrad.linalg.vector_norm(w).item())
+    assert r.grad_norm == pytest.approx(tapegrad.linalg.vector_norm(w.grad).item())

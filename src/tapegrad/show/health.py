@@ -134,6 +134,9 @@ def named_parameters_of(obj: Any) -> list[tuple[str, Tensor]]:
 
 
 def _norm(a: np.ndarray) -> float:
+    """The 2-norm, summed in float64 (of the magnitudes, for complex values)."""
+    if a.dtype.kind == "c":
+        a = np.abs(a)
     return float(np.sqrt(np.sum(np.square(a, dtype=np.float64))))
 
 
