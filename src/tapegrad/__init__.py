@@ -67,6 +67,11 @@ def detach(input: Tensor) -> Tensor:
     return input.detach()
 
 
+from .autograd import (  # anomaly mode's switches (torch.is_anomaly_enabled, ...)
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -410,6 +415,7 @@ if "BFloat16Tensor" in _LEGACY_TYPES:
 # Submodules imported on first use, so that ``import tapegrad`` does not pay for them.
 _LAZY_MODULES = frozenset({"accelerator", "amp", "backends", "cuda", "distributions", "jit",
                            "version"})
+_LAZY_MODULES = _LAZY_MODULES | {"show"}  # tapegrad.show: graph, trace, gradient health
 _LAZY_NAMES = {"autocast": ("amp", "autocast"), "is_autocast_enabled": ("amp",
                "is_autocast_enabled"), "OutOfMemoryError": ("cuda", "OutOfMemoryError")}
 

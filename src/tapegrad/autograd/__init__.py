@@ -14,7 +14,6 @@ import numpy as np
 
 from .._tensor import _WARNED_ONCE, Tensor
 from . import engine, graph
-from .engine import _anomaly
 from .grad_mode import (
     enable_grad,
     inference_mode,
@@ -23,6 +22,7 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .graph import _anomaly
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
@@ -187,26 +187,40 @@ def grad(
 
 
 class set_detect_anomaly:
-    """Turn anomaly detection (NaN checks of every backward output) on or off."""
+    """Turn anomaly detection on or off, as a call or as a context manager.
+
+    On, every graph node remembers the forward call that made it; a backward node that fails
+    prints that traceback (a UserWarning) before the error, and with ``check_nan`` a NaN
+    gradient raises ``Function 'LogBackward0' returned nan values in its 0th output.``
+
+    Example:
+        >>> x = torch.tensor([0.0], requires_grad=True)
+        >>> with torch.autograd.set_detect_anomaly(True):
+        ...     y = (x.sqrt() * 0).sum()  # backward: 0 * inf = nan
+    """
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
-        self.prev = dict(_anomaly)
-        _anomaly["enabled"] = bool(mode)
-        _anomaly["check_nan"] = bool(check_nan)
+        self.prev = _anomaly["enabled"]
+        self.prev_check_nan = _anomaly["check_nan"]
+        set_anomaly_enabled(mode, check_nan)
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc: object) -> None:
-        _anomaly.update(self.prev)
+        set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
 class detect_anomaly:
-    """Context manager: anomaly detection on inside the block."""
+    """Context manager: anomaly detection on inside the block (see ``set_detect_anomaly``).
+
+    Like torch's, it is a context manager only, not a decorator.
+    """
 
     def __init__(self, check_nan: bool = True) -> None:
+        self.prev = _anomaly["enabled"]
         self.check_nan = check_nan
-        self.prev = dict(_anomaly)
+        self.prev_check_nan = _anomaly["check_nan"]
         warnings.warn(
             "Anomaly Detection has been enabled. This mode will increase the runtime and should "
             "only be enabled for debugging.",
@@ -215,15 +229,26 @@ class detect_anomaly:
         )
 
     def __enter__(self) -> None:
-        _anomaly["enabled"] = True
-        _anomaly["check_nan"] = self.check_nan
+        set_anomaly_enabled(True, self.check_nan)
 
     def __exit__(self, *exc: object) -> None:
-        _anomaly.update(self.prev)
+        set_anomaly_enabled(self.prev, self.prev_check_nan)
+
+
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """``torch.set_anomaly_enabled``: the switch behind ``set_detect_anomaly``."""
+    _anomaly["enabled"] = bool(enabled)
+    _anomaly["check_nan"] = bool(check_nan)
 
 
 def is_anomaly_enabled() -> bool:
+    """Whether anomaly detection is on (``torch.is_anomaly_enabled``)."""
     return _anomaly["enabled"]
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    """Whether anomaly mode checks gradients for NaN (``torch.is_anomaly_check_nan_enabled``)."""
+    return _anomaly["check_nan"]
 
 
 from .._legacy import Variable  # noqa: E402  (the legacy constructor, see _legacy.py)

@@ -29,9 +29,15 @@ import numpy as np
 from .._tensor import Tensor
 from ..ops.reduction import _fast_sum
 from .grad_mode import _state
-from .graph import AccumulateGrad, Node, NodeHooks, grad_accumulator
-
-_anomaly = {"enabled": False, "check_nan": True}
+from .graph import (
+    AccumulateGrad,
+    Node,
+    NodeHooks,
+    _anomaly,
+    _backward_codes,
+    forward_stack_messages,
+    grad_accumulator,
+)
 
 
 def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
@@ -191,7 +197,8 @@ def run_backward(
             counter += 1
     heapq.heapify(ready)
     push, pop = heapq.heappush, heapq.heappop
-    check_nan = _anomaly["enabled"] and _anomaly["check_nan"]
+    anomaly = _anomaly["enabled"]
+    check_nan = (anomaly and _anomaly["check_nan"]) or _anomaly["watch"] is not None
 
     prev_mode = _state.enabled
     _state.enabled = create_graph
@@ -266,12 +273,22 @@ def run_backward(
                     push(ready, (-child._seq, counter, child))
                     counter += 1
             out, g = (), None  # hold no gradient past its node (see _unshared)
+    except Exception:
+        if anomaly:  # anomaly mode: where the failing node (the last popped) was made
+            import warnings
+
+            for message in forward_stack_messages(node):
+                warnings.warn(message, UserWarning, stacklevel=3)
+        raise
     finally:
         _state.enabled = prev_mode
 
     if inputs is None:
         return None
     return tuple(captured)
+
+
+_backward_codes.add(run_backward.__code__)  # anomaly mode: nodes made during a backward
 
 
 def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
@@ -420,6 +437,17 @@ def _unshared(g: Tensor, t: Tensor) -> np.ndarray | None:
 
 
 def _check_nan(node: Node, out: tuple) -> None:
+    """Anomaly mode's check of a node's gradients: torch's error on the first NaN. A watcher
+    (the health monitor) hears of every node that returned a NaN or infinite gradient."""
+    watch = _anomaly["watch"]
     for i, g in enumerate(out):
-        if g is not None and g._data.dtype.kind in "fc" and np.isnan(g._data).any():
-            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+        if g is None or g._data.dtype.kind not in "fc":
+            continue
+        if _anomaly["enabled"] and _anomaly["check_nan"]:
+            if np.isnan(g._data).any():
+                raise RuntimeError(
+                    f"Function '{node.name()}' returned nan values in its {i}th output."
+                )
+        if watch is not None and not np.isfinite(g._data).all():
+            watch(node, i)
+            return

@@ -20,6 +20,9 @@ by an earlier backward raises torch's "backward through the graph a second time"
 from __future__ import annotations
 
 import itertools
+import os
+import sys
+import traceback
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -42,6 +45,74 @@ _HINT = (
     "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
     "with torch.autograd.set_detect_anomaly(True, check_nan=False)."
 )
+_ANOMALY_HINT = (
+    "Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+    "The variable in question was changed in there or anywhere later. Good luck!"
+)
+
+# ---------------------------------------------------------------------------------------------
+# Anomaly mode (autograd.detect_anomaly / set_detect_anomaly). While "enabled", every node made
+# remembers the Python stack of the forward call that made it (in _forward_stacks, weakly, so
+# no node lives longer for it), and a failing backward node prints that stack as a warning
+# before its error propagates; with "check_nan" the engine also raises on a NaN gradient.
+# "watch" is a callable (node, output_nr) -> None that the health monitor sets: the engine then
+# reports the first non-finite gradient to it instead of raising. Off, the cost is one dict
+# read per node created and one per backward call.
+_anomaly: dict[str, Any] = {"enabled": False, "check_nan": True, "watch": None}
+_forward_stacks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+_backward_codes: set = set()  # the engine's run_backward code object (registered by the engine)
+
+
+def remember_forward(node: Node) -> None:
+    """Keep the forward stack that created ``node``, less tapegrad's own frames at its end, and
+    the node whose backward (under create_graph) was running when it was made, if any."""
+    frames = traceback.extract_stack()
+    while frames and frames[-1].filename.startswith(_PACKAGE_DIR):
+        frames.pop()
+    parent = None
+    f: Any = sys._getframe(1)
+    while f is not None:
+        if f.f_code in _backward_codes:
+            parent = f.f_locals.get("node")
+            break
+        f = f.f_back
+    _forward_stacks[node] = (frames, parent)
+
+
+_TRIGGERED = " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
+
+
+def forward_stack_messages(node: Node) -> list[str]:
+    """torch's "Error detected in X" warning texts for a node whose backward failed: its
+    forward traceback, then one for each backward that created it (create_graph)."""
+    entry = _forward_stacks.get(node)
+    if entry is None:
+        return [
+            f"Error detected in {node.name()}. No forward pass information available. Enable "
+            "detect anomaly during forward pass for more information."
+            + _TRIGGERED + "python_anomaly_mode.cpp:100.)"
+        ]
+    frames, parent = entry
+    out = [
+        f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
+        + "".join(traceback.format_list(frames))
+        + _TRIGGERED + "python_anomaly_mode.cpp:122.)"
+    ]
+    seen = {id(node)}
+    while parent is not None and id(parent) not in seen and parent in _forward_stacks:
+        seen.add(id(parent))
+        frames, grandparent = _forward_stacks[parent]
+        out.append(
+            f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward call "
+            "that induced the previous calculation:\n"
+            + "".join(traceback.format_list(frames))
+            + _TRIGGERED + "python_anomaly_mode.cpp:129.)"
+        )
+        parent = grandparent
+    return out
 
 
 class RemovableHandle:
@@ -97,6 +168,8 @@ class Node:
         self.next_functions = next_functions
         self._seq = next(_sequence)
         self._hooks: NodeHooks | None = None
+        if _anomaly["enabled"]:
+            remember_forward(self)
 
     # The edges are kept flat, (node0, nr0, node1, nr1, ...), and the first one lives in the
     # node itself: _e0/_n0 (``_n0 == -1`` for a node without inputs), the others in ``_rest``,
@@ -237,7 +310,8 @@ def version_error(t: Tensor, producer: Node | None, output_nr: int, saved: int) 
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: {_describe(t, producer, output_nr)} is at version {t._version_counter.value}"
-        f"; expected version {saved} instead. {_HINT}"
+        f"; expected version {saved} instead. "
+        f"{_ANOMALY_HINT if _anomaly['enabled'] else _HINT}"
     )
 
 

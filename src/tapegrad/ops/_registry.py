@@ -50,9 +50,11 @@ from ..autograd.graph import (
     NO_EDGE,
     AccumulateGrad,
     Node,
+    _anomaly,
     _sequence,
     edge,
     grad_accumulator,
+    remember_forward,
     version_error,
 )
 
@@ -322,6 +324,8 @@ def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | Non
         node._rest = () if n == 0 else NO_EDGE if n == 2 and rest[0] is None else tuple(rest)
     node._seq = next(_sequence)
     node._hooks = None
+    if _anomaly["enabled"]:  # autograd.detect_anomaly: keep the forward stack
+        remember_forward(node)
     node.params = params
     key = tuple(meta)
     node.input_meta = _META.get(key) or _new_meta(key)

@@ -1,0 +1,394 @@
+"""The health monitor: the gradient health check at every optimizer step, over training.
+
+    monitor = Monitor(model, optimizer)          # attach (or: with Monitor(...) as monitor:)
+        forward   -> forward hooks: which modules ran, under no_grad or not, dead ReLU units
+        backward  -> the loss and its graph (which parameters are on its path), where a NaN
+                     first appeared; leaf hooks: was the old gradient still there (zero_grad
+                     never called)?
+        opt.step  -> pre-step hook copies the weights, post-step hook measures the update and
+                     records one row of numbers per parameter in ``monitor.history``
+    monitor.report()   the health report of the last step, with the diagnosis
+    monitor.plot(path) gradient norm per layer over the steps (log scale)
+    monitor.detach()   everything taken out again
+
+Nothing here costs anything while no monitor is attached: the hooks are registered on attach
+and removed on detach, and ``Tensor.backward`` / ``Tensor.detach`` are wrapped only while some
+monitor (or ``ForwardWatch``) is attached. Attached, a step costs a copy of the weights, a
+finiteness check of every gradient the engine passes on (to find where a NaN was born), and a
+Python call per module call. The loss is seen through ``loss.backward()``; a backward started
+with ``torch.autograd.backward`` or ``autograd.grad`` is not watched.
+"""
+
+from __future__ import annotations
+
+import io
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import graph as _graph
+from ..autograd.grad_mode import is_grad_enabled
+from .health import (
+    Context,
+    HealthReport,
+    ModuleCall,
+    _cjk_font,
+    _norm,
+    build_report,
+    forward_nonfinite_origin,
+    graph_leaves,
+    named_parameters_of,
+    param_stats,
+    plot_lang,
+)
+from .i18n import resolve_lang, t
+
+# ---------------------------------------------------------------------------------------------
+# Tensor.backward / Tensor.detach, wrapped while something listens
+
+_LISTENERS: list[Any] = []  # attached ForwardWatch and Monitor objects
+_ORIGINAL: dict[str, Callable] = {}
+
+
+def _backward_watched(self: Tensor, *args: Any, **kwargs: Any) -> None:
+    listeners = list(_LISTENERS)
+    for obj in listeners:
+        obj._before_backward(self)
+    prev = _graph._anomaly["watch"]
+    _graph._anomaly["watch"] = lambda node, i: [obj._on_nonfinite(node, i) for obj in listeners]
+    try:
+        _ORIGINAL["backward"](self, *args, **kwargs)
+    finally:
+        _graph._anomaly["watch"] = prev
+    for obj in listeners:
+        obj._after_backward(self)
+
+
+def _detach_watched(self: Tensor) -> Tensor:
+    node = self.grad_fn
+    if node is not None:
+        for obj in _LISTENERS:
+            obj._on_detach(node)
+    return _ORIGINAL["detach"](self)
+
+
+def _listen(obj: Any) -> None:
+    if not _LISTENERS:
+        _ORIGINAL["backward"] = Tensor.backward
+        _ORIGINAL["detach"] = Tensor.detach
+        Tensor.backward = _backward_watched  # type: ignore[method-assign]
+        Tensor.detach = _detach_watched  # type: ignore[method-assign]
+    _LISTENERS.append(obj)
+
+
+def _unlisten(obj: Any) -> None:
+    if obj in _LISTENERS:
+        _LISTENERS.remove(obj)
+    if not _LISTENERS and _ORIGINAL:
+        Tensor.backward = _ORIGINAL.pop("backward")  # type: ignore[method-assign]
+        Tensor.detach = _ORIGINAL.pop("detach")  # type: ignore[method-assign]
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward hooks
+
+
+def _dead_units(out: np.ndarray) -> tuple[int, int]:
+    """(units that were zero for every sample of the batch, units). Units are the features of
+    a (N, F) or (N, L, F) output and the channels of a (N, C, H, W) one."""
+    if out.ndim <= 1:
+        alive = out != 0
+    elif out.ndim in (4, 5):
+        alive = np.any(out != 0, axis=tuple(i for i in range(out.ndim) if i != 1))
+    else:
+        alive = np.any(out != 0, axis=tuple(range(out.ndim - 1)))
+    return int(alive.size - np.count_nonzero(alive)), int(alive.size)
+
+
+class ForwardWatch:
+    """Forward hooks on every module of a model: for each, whether it ran, with grad mode on or
+    off, its output's grad_fn (weakly), and for ReLU modules the units dead over the batch."""
+
+    def __init__(self, model: Any) -> None:
+        from ..nn.modules.activation import ReLU, ReLU6
+
+        self.calls: dict[str, ModuleCall] = {}
+        self.last_calls: dict[str, ModuleCall] = {}
+        self._by_node: dict[int, ModuleCall] = {}  # id(output's grad_fn) -> its module's call
+        self._handles = []
+        self._relu = (ReLU, ReLU6)
+        for name, module in model.named_modules():
+            self._handles.append(module.register_forward_hook(self._hook_for(name)))
+        _listen(self)
+
+    def _hook_for(self, name: str) -> Callable:
+        relu = self._relu
+
+        def hook(module: Any, args: Any, output: Any) -> None:
+            grad = is_grad_enabled()
+            prev = self.calls.get(name)
+            call = ModuleCall(grad_enabled=grad or (prev is not None and prev.grad_enabled))
+            if isinstance(output, Tensor):
+                if output.grad_fn is not None:
+                    call.output_node = weakref.ref(output.grad_fn)
+                    if len(self._by_node) > 100_000:  # forwards without a backward between
+                        self._by_node.clear()
+                    self._by_node[id(output.grad_fn)] = call
+                if isinstance(module, relu):
+                    call.dead, call.units = _dead_units(np.asarray(output._data))
+            self.calls[name] = call
+
+        return hook
+
+    def snapshot(self) -> None:
+        """The forward that just ended becomes ``last_calls``; the next one starts empty."""
+        if self.calls:
+            self.last_calls = self.calls
+            self.calls = {}
+            self._by_node = {}
+
+    def _before_backward(self, loss: Tensor) -> None:
+        pass
+
+    def _after_backward(self, loss: Tensor) -> None:
+        pass
+
+    def _on_nonfinite(self, node: Any, i: int) -> None:
+        pass
+
+    def _on_detach(self, node: Any) -> None:
+        call = self._by_node.get(id(node))
+        if call is not None and call.output_node is not None and call.output_node() is node:
+            call.detached = True
+
+    def detach(self) -> None:
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        _unlisten(self)
+
+
+# ---------------------------------------------------------------------------------------------
+# The monitor
+
+
+class Monitor:
+    """Record the gradient health at every optimizer step (see the module docstring).
+
+    Args:
+        model: an ``nn.Module`` (or named parameters: then no forward hooks).
+        optimizer: the optimizer whose steps are recorded; without one, every ``backward``
+            call counts as a step.
+        lang: the language of ``report()`` and ``plot()``.
+        on_step: called as ``on_step(step, loss)`` after each recorded step.
+
+    Example:
+        >>> model = torch.nn.Linear(3, 1)
+        >>> opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        >>> with torch.show.Monitor(model, opt) as monitor:
+        ...     for _ in range(3):
+        ...         opt.zero_grad()
+        ...         model(torch.ones(2, 3)).sum().backward()
+        ...         opt.step()
+        >>> len(monitor.history)
+        3
+    """
+
+    def __init__(self, model: Any, optimizer: Any = None, *, lang: str | None = None,
+                 on_step: Callable[[int, float | None], None] | None = None) -> None:
+        self.model = model
+        self.optimizer = optimizer
+        self.lang = lang
+        self.on_step = on_step
+        self.named = [(n, p) for n, p in named_parameters_of(model)]
+        self.history: list[dict[str, Any]] = []
+        self._prev: dict[str, np.ndarray] = {}
+        self._updates: dict[str, float] = {}
+        self._fresh: dict[str, bool] = {}
+        self._stale_now: set[str] = set()
+        self._stale_steps: dict[str, int] = {}
+        self._loss: float | None = None
+        self._root: Any = None
+        self._origin: dict[str, Any] | None = None
+        self._bw_origin: dict[str, Any] | None = None
+        self._handles: list[Any] = []
+        self._watch: ForwardWatch | None = None
+        self.attached = False
+        self.attach()
+
+    # -- attaching -------------------------------------------------------------------------------
+
+    def attach(self) -> Monitor:
+        if self.attached:
+            return self
+        if self.optimizer is not None:
+            self._handles.append(self.optimizer.register_step_pre_hook(self._pre_step))
+            self._handles.append(self.optimizer.register_step_post_hook(self._post_step))
+        for name, p in self.named:
+            if p._requires_grad and p.grad_fn is None:
+                self._fresh[name] = True
+                self._handles.append(p.register_hook(self._grad_hook(name, p)))
+        if hasattr(self.model, "named_modules"):
+            self._watch = ForwardWatch(self.model)
+        _listen(self)
+        self.attached = True
+        return self
+
+    def detach(self) -> None:
+        """Take every hook out again."""
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        if self._watch is not None:
+            self._watch.detach()
+        _unlisten(self)
+        self.attached = False
+
+    def __enter__(self) -> Monitor:
+        return self.attach()
+
+    def __exit__(self, *exc: object) -> None:
+        self.detach()
+
+    # -- what the hooks see ------------------------------------------------------------------------
+
+    def _grad_hook(self, name: str, p: Tensor) -> Callable:
+        def hook(g: Tensor) -> None:
+            if self._fresh.get(name):
+                self._fresh[name] = False
+                old = p._grad
+                if old is not None and np.any(np.asarray(old._data) != 0):
+                    self._stale_now.add(name)  # the last step's gradient is still there
+
+        return hook
+
+    def _before_backward(self, loss: Tensor) -> None:
+        self._root = loss.grad_fn
+        self._loss = None
+        self._bw_origin = None
+        if loss._data.size == 1:
+            self._loss = float(np.asarray(loss._data, dtype=np.float64).reshape(()))
+        if self._watch is not None:
+            self._watch.snapshot()
+        if self._loss is not None and not np.isfinite(self._loss) and self._root is not None:
+            self._origin = forward_nonfinite_origin(self._root)  # before backward frees it
+        else:
+            self._origin = None
+
+    def _on_nonfinite(self, node: Any, i: int) -> None:
+        if self._bw_origin is None:
+            entry = _graph._forward_stacks.get(node)
+            frames = entry[0] if entry else None
+            where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else None
+            self._bw_origin = {"phase": "backward", "op": node.name(), "where": where}
+
+    def _after_backward(self, loss: Tensor) -> None:
+        if self._origin is None and self._bw_origin is not None:
+            self._origin = self._bw_origin
+        if self.optimizer is None:
+            self._record()
+
+    def _on_detach(self, node: Any) -> None:
+        pass
+
+    def _pre_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        self._prev = {name: np.array(p._data, copy=True) for name, p in self.named}
+
+    def _post_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        self._updates = {
+            name: _norm(np.asarray(p._data, dtype=np.float64) - self._prev[name])
+            for name, p in self.named if name in self._prev
+        }
+        self._prev = {}
+        self._record()
+
+    def _record(self) -> None:
+        for name in self._stale_now:
+            self._stale_steps[name] = self._stale_steps.get(name, 0) + 1
+        entry = {
+            "step": len(self.history) + 1,
+            "loss": self._loss,
+            "stale": sorted(self._stale_now),
+            "params": {
+                name: param_stats(name, p, self._updates.get(name)).__dict__
+                for name, p in self.named
+            },
+        }
+        self.history.append(entry)
+        self._stale_now = set()
+        for name in self._fresh:
+            self._fresh[name] = True
+        if self.on_step is not None:
+            self.on_step(len(self.history), self._loss)
+
+    # -- results -------------------------------------------------------------------------------
+
+    def context(self) -> Context:
+        """What the monitor knows, for the diagnosis."""
+        ctx = Context(step=len(self.history) or None, updates=dict(self._updates))
+        if self._root is not None:
+            ctx.graph_params = graph_leaves(self._root)
+        if self._watch is not None:
+            ctx.modules = self._watch.last_calls or self._watch.calls
+        ctx.nan_origin = self._origin
+        for name, _ in self.named:
+            steps = self._stale_steps.get(name)
+            if steps:
+                norms = [h["params"][name]["grad_norm"] for h in self.history
+                         if h["params"][name]["grad_norm"] is not None]
+                ctx.stale[name] = (steps, norms[0] if norms else 0.0,
+                                   norms[-1] if norms else 0.0)
+        return ctx
+
+    def report(self, lang: str | None = None) -> HealthReport:
+        """The health report of the last recorded step, with everything the monitor saw."""
+        lang = resolve_lang(lang or self.lang)
+        return build_report(self.named, self.context(), lang, optimizer=self.optimizer)
+
+    def plot(self, path: str | None = None, lang: str | None = None) -> Any:
+        """Gradient norm per layer over the steps (log scale): a matplotlib Figure, written to
+        ``path`` if given. Needs matplotlib (``pip install 'tapegrad[viz]'``)."""
+        from matplotlib.figure import Figure
+        from matplotlib.ticker import MaxNLocator
+
+        lang = plot_lang(resolve_lang(lang or self.lang))
+        fig = Figure(figsize=(8.0, 4.0))
+        ax = fig.add_subplot()
+        names = [n for n, p in self.named if p.dim() >= 2] or [n for n, _ in self.named]
+        for name in names:
+            steps, norms = [], []
+            for h in self.history:
+                g = h["params"][name]["grad_norm"]
+                if g is not None and np.isfinite(g) and g > 0:
+                    steps.append(h["step"])
+                    norms.append(g)
+            if norms:
+                ax.plot(steps, norms, marker="o" if len(norms) < 30 else None, markersize=3,
+                        label=name)
+        ax.set_yscale("log")
+        ax.set_xlabel(t("monitor.step", lang))
+        ax.set_ylabel(t("monitor.grad_norm", lang))
+        ax.set_title(t("monitor.plot_title", lang) if self.history
+                     else t("monitor.no_steps", lang))
+        if self.history:
+            ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5),
+                      ncol=2 if len(names) > 12 else 1)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.grid(True, which="major", alpha=0.3)
+        _cjk_font(fig, lang)
+        fig.tight_layout()
+        if path is not None:
+            fig.savefig(path)
+        return fig
+
+    def svg(self, lang: str | None = None) -> str:
+        """The plot as SVG text (for an HTML page)."""
+        buf = io.StringIO()
+        self.plot(lang=lang).savefig(buf, format="svg")
+        return buf.getvalue()
+
+
+__all__ = ["ForwardWatch", "Monitor"]
