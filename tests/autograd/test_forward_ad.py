@@ -284,8 +284,59 @@ def test_every_registry_op_gets_a_tangent(lib_name, monkeypatch):
     # ctc_loss_backward (the gradient of ctc_loss) and floor_divide have no derivative, in
     # torch either: test_ops_without_a_derivative
     # heaviside has no derivative in torch (its samples are not differentiable)
-    missing = sorted(set(REGISTRY) - seen - {"ctc_loss_backward", "floor_divide", "heaviside"})
+    # ops/spatial.py's entries register when that module is first imported, whichever test does
+    # it: import it here so the check does not depend on the order tests run in. Their tangents
+    # are checked by test_spatial_ops_tangents below.
+    from tapegrad.ops import spatial
+
+    missing = sorted(set(REGISTRY) - seen - {"ctc_loss_backward", "floor_divide", "heaviside"}
+                     - set(spatial.NAMES))
     assert not missing, " ".join(missing)
+
+
+def _spatial_cases():
+    rng = np.random.default_rng(0)
+    x, x3 = rng.standard_normal((1, 4, 5, 5)), rng.standard_normal((1, 2, 6, 6, 6))
+
+    def frac(dims, n):
+        return lambda L, a: getattr(L.nn.functional, f"fractional_max_pool{dims}d")(
+            a, 2, output_size=3, _random_samples=L.full((1, n, dims), 0.5, dtype=L.float64))
+
+    return {
+        "grid_sampler_2d": (lambda L, a, g: L.nn.functional.grid_sample(a, g, align_corners=False),
+                            x, rng.uniform(-1, 1, (1, 3, 3, 2))),
+        "grid_sampler_3d": (lambda L, a, g: L.nn.functional.grid_sample(a, g, align_corners=True),
+                            x3, rng.uniform(-1, 1, (1, 2, 2, 2, 3))),
+        "affine_grid_generator": (lambda L, th: L.nn.functional.affine_grid(
+            th, (1, 1, 4, 4), align_corners=False), rng.standard_normal((1, 2, 3))),
+        "channel_shuffle": (lambda L, a: L.nn.functional.channel_shuffle(a, 2), x),
+        "fractional_max_pool2d": (frac(2, 4), x),
+        "fractional_max_pool3d": (frac(3, 2), x3),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_spatial_cases()))
+def test_spatial_ops_tangents(name, lib_name):
+    """Forward-mode tangents of ops/spatial.py's entries equal J @ t, with J torch's Jacobian
+    (torch has no forward-mode formula for the grid samplers, so J is taken in reverse mode)."""
+    if lib_name == "torch":
+        pytest.skip("compares tapegrad's tangents with torch's Jacobian")
+    import tapegrad
+
+    fn, *arrays = _spatial_cases()[name]
+    rng = np.random.default_rng(1)
+    tangents = [rng.standard_normal(a.shape) for a in arrays]
+    fa = tapegrad.autograd.forward_ad
+    with fa.dual_level():
+        duals = [fa.make_dual(tapegrad.tensor(a), tapegrad.tensor(t))
+                 for a, t in zip(arrays, tangents, strict=True)]
+        got = to_numpy(fa.unpack_dual(fn(tapegrad, *duals)).tangent)
+    jac = torch.autograd.functional.jacobian(lambda *xs: fn(torch, *xs),
+                                             tuple(torch.tensor(a) for a in arrays))
+    jac = jac if isinstance(jac, tuple) else (jac,)
+    want = sum(np.tensordot(j.numpy(), t, axes=t.ndim)
+               for j, t in zip(jac, tangents, strict=True))
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
 
 
 # --------------------------------------------------------------------------------------------
