@@ -33,6 +33,11 @@ from .graph import AccumulateGrad, Node, NodeHooks, grad_accumulator
 
 _anomaly = {"enabled": False, "check_nan": True}
 
+# tapegrad.show.trace() sets this while it records: run_backward then hands the whole pass to
+# the tracer's copy of the loop below (show/trace.py), which records every step. One check per
+# backward call; the loop here stays as it is.
+_tracer = None
+
 
 def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
     """Sum ``grad`` over the dims that broadcasting added or stretched, down to ``shape``."""
@@ -161,6 +166,9 @@ def run_backward(
     accumulate: bool = True,
 ) -> tuple | None:
     """Backpropagate ``grad_tensors`` from ``tensors``; see the module docstring."""
+    if _tracer is not None:
+        return _tracer.run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs,
+                                    allow_unused, accumulate)
     root_edges = [_root_edge(t, i) for i, t in enumerate(tensors)]
     roots = [n for n, _ in root_edges]
     deps = _discover(roots)
