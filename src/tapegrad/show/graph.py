@@ -593,7 +593,7 @@ def _analyse(view: GraphView, collapse: bool) -> None:
     for s in spine:
         mem = {nodes_of[v] for v in members[s] if v != 0}
         view.pieces.append((nodes_of[s] if s != 0 else None, mem))
-    if view.pieces and view.pieces[0][0] is None and not view.pieces[0][1]:
+    if len(view.pieces) > 1 and view.pieces[0][0] is None and not view.pieces[0][1]:
         view.pieces.pop(0)  # the virtual top alone: the single root is the first piece
         spine.pop(0)
     if not collapse:
@@ -613,9 +613,7 @@ def _analyse(view: GraphView, collapse: bool) -> None:
                     edges.append(("none",))
                 elif index.get(c) in local:
                     edges.append(("in", local[index[c]], nr))
-                elif c.leaf and len(c.parents) == 1:
-                    edges.append(("param", tuple(sorted(c.out.items()))))
-                else:  # out of the piece: the next piece, or the input below the last one
+                else:  # out of the piece: a parameter, the next piece, or the input below
                     edges.append(("out", c.out.get(nr)))
             sig.append((g.name, tuple(sorted(g.out.items())), tuple(edges)))
         return tuple(sig)
@@ -629,7 +627,8 @@ def _analyse(view: GraphView, collapse: bool) -> None:
             r = 1
             while k + (r + 1) * p <= m and sigs[k + r * p:k + (r + 1) * p] == sigs[k:k + p]:
                 r += 1
-            if r >= 2 and p * r > best[0] * best[1]:
+            hidden = sum(len(members[spine[k + j]]) for j in range(p)) * (r - 1)
+            if r >= 2 and hidden >= 4 and p * r > best[0] * best[1]:
                 best = (p, r)
         p, r = best
         if not p or sigs[k] == ("top",):
@@ -645,21 +644,26 @@ def _collapse(view: GraphView, copies: list[list[GNode]], first_piece: int, peri
     block = len(view.blocks)
     r = len(copies)
     leaf_groups: list[list[GNode]] = []
+    l0s: list[GNode] = []
     for c, copy in enumerate(copies):
         leaves = [lc for g in copy for _, lc, _ in g.edges
                   if lc is not None and lc.leaf and len(lc.parents) == 1]
         leaf_groups.append(leaves)
+        if not c:
+            l0s = leaves
         if c:
             for g, g0 in zip(copy, copies[0], strict=True):
                 view.shown[g] = g0
                 view.copy_of[g] = (block, c)
-            for lc, l0 in zip(leaves, leaf_groups[0], strict=False):
-                view.shown[lc] = l0
-                view.copy_of[lc] = (block, c)
+            if len(leaves) == len(leaf_groups[0]):
+                for lc, l0 in zip(leaves, leaf_groups[0], strict=True):
+                    view.shown[lc] = l0
+                    view.copy_of[lc] = (block, c)
     for j, l0 in enumerate(leaf_groups[0]):
-        group = [leaf_groups[c][j] for c in range(r) if j < len(leaf_groups[c])]
+        group = [leaf_groups[c][j] for c in range(r) if len(leaf_groups[c]) == len(l0s)]
         l0.label = _merge_names([lc.label for lc in group])
     in_first = set(copies[0])
+
     for g0, gl in zip(copies[0], copies[-1], strict=True):
         for (i, c, _), (_, cl, _) in zip(g0.edges, gl.edges, strict=True):
             if c is not None and not c.leaf and c not in in_first and cl is not None:
