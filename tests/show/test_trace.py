@@ -40,8 +40,9 @@ def test_seed000_2_chain_rule_with_the_real_numbers():
     assert mul["received"][0]["values"] == [14.0]
     assert [(s["to"], s["grad"]["values"]) for s in mul["sent"]] == [
         ("AccumulateGrad(a)", [42.0]), ("AccumulateGrad(b)", [28.0])]
-    assert recs[3]["accumulated"]["leaf"] == "a" and recs[3]["accumulated"]["grad"]["values"] == [42.0]
-    assert recs[4]["accumulated"]["leaf"] == "b" and recs[4]["accumulated"]["grad"]["values"] == [28.0]
+    acc_a, acc_b = recs[3]["accumulated"], recs[4]["accumulated"]
+    assert acc_a["leaf"] == "a" and acc_a["grad"]["values"] == [42.0]
+    assert acc_b["leaf"] == "b" and acc_b["grad"]["values"] == [28.0]
     table = t.table()
     assert "→ AddBackward0: 14" in table
     assert "[0] → AccumulateGrad(a): 42  (= 14 × 3)" in table
@@ -200,7 +201,7 @@ def test_tracer_is_off_outside_the_block_and_nests():
     assert engine._tracer is None
     with pytest.raises(ZeroDivisionError):
         with show.trace():
-            1 / 0
+            raise ZeroDivisionError
     assert engine._tracer is None
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import heapq
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,7 @@ _anomaly = {"enabled": False, "check_nan": True}
 # tapegrad.show.trace() sets this while it records: run_backward then hands the whole pass to
 # the tracer's copy of the loop below (show/trace.py), which records every step. One check per
 # backward call; the loop here stays as it is.
-_tracer = None
+_tracer: Any = None
 
 
 def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:

@@ -59,7 +59,7 @@ def _caller_frame() -> Any:
     import tapegrad
 
     root = os.path.dirname(os.path.abspath(tapegrad.__file__))
-    f = sys._getframe(2)
+    f: Any = sys._getframe(2)
     while f is not None and os.path.abspath(f.f_code.co_filename).startswith(root):
         f = f.f_back
     return f

@@ -134,7 +134,7 @@ class GNode:
 
 def _saved_description(node: Node) -> list[str]:
     """What ``node`` keeps for backward, one string per saved value."""
-    out = []
+    out: list[str] = []
     saved = getattr(node, "_saved", ())
     if saved is None:
         return ["(freed by backward; retain_graph=True keeps it)"]
@@ -144,7 +144,8 @@ def _saved_description(node: Node) -> list[str]:
     which = getattr(getattr(node, "op", None), "save", None) or range(len(saved))
     for k, (t, pos) in enumerate(zip(saved, which, strict=False)):
         if isinstance(t, tuple) and len(t) == 4 and isinstance(t[0], Tensor):  # custom Function
-            t, v = t[0], t[1]
+            v = t[1]
+            t = t[0]
         else:
             v = versions[k] if k < len(versions) else None
         if isinstance(t, Tensor):
@@ -397,7 +398,7 @@ class GraphView:
         for k, b in enumerate(self.blocks):
             out.append(f"  subgraph cluster_rep{k} {{")
             out.append(f'    id="rep{k}"; style="dashed,rounded"; color="#7a52c7"; '
-                       f'fontcolor="#7a52c7"; label={_q("×%d" % b["count"])};')
+                       f'fontcolor="#7a52c7"; label={_q("×" + str(b["count"]))};')
             for g in b["nodes"]:
                 out.append("    " + self._dot_node(g))
             out.append("  }")
@@ -519,15 +520,15 @@ def _analyse(view: GraphView, collapse: bool) -> None:
     index = {g: k + 1 for k, g in enumerate(inner)}  # 0: the virtual top
     kids: list[list[int]] = [[] for _ in range(n + 1)]
     parents: list[list[int]] = [[] for _ in range(n + 1)]
-    for r in view.roots:
-        if r in index:
-            kids[0].append(index[r])
-            parents[index[r]].append(0)
+    for root in view.roots:
+        if root in index:
+            kids[0].append(index[root])
+            parents[index[root]].append(0)
     for g in inner:
-        for _, c, _ in g.edges:
-            if c is not None and c in index:
-                kids[index[g]].append(index[c])
-                parents[index[c]].append(index[g])
+        for _, child, _ in g.edges:
+            if child is not None and child in index:
+                kids[index[g]].append(index[child])
+                parents[index[child]].append(index[g])
     indeg = [len(p) for p in parents]
     order = [0]
     head = 0
@@ -598,8 +599,6 @@ def _analyse(view: GraphView, collapse: bool) -> None:
         spine.pop(0)
     if not collapse:
         return
-    next_spine = {s: (spine[k + 1] if k + 1 < len(spine) else -1) for k, s in enumerate(spine)}
-
     def signature(s: int) -> tuple:
         if s == 0:
             return ("top",)
@@ -608,13 +607,13 @@ def _analyse(view: GraphView, collapse: bool) -> None:
         for v in members[s]:
             g = nodes_of[v]
             edges: list[tuple] = []
-            for _, c, nr in g.edges:
-                if c is None:
+            for _, child, nr in g.edges:
+                if child is None:
                     edges.append(("none",))
-                elif index.get(c) in local:
-                    edges.append(("in", local[index[c]], nr))
+                elif index.get(child) in local:
+                    edges.append(("in", local[index[child]], nr))
                 else:  # out of the piece: a parameter, the next piece, or the input below
-                    edges.append(("out", c.out.get(nr)))
+                    edges.append(("out", child.out.get(nr)))
             sig.append((g.name, tuple(sorted(g.out.items())), tuple(edges)))
         return tuple(sig)
 
@@ -634,8 +633,8 @@ def _analyse(view: GraphView, collapse: bool) -> None:
         if not p or sigs[k] == ("top",):
             k += 1
             continue
-        _collapse(view, [[nodes_of[v] for j in range(p) for v in members[spine[k + c * p + j]]]
-                         for c in range(r)], k, p)
+        _collapse(view, [[nodes_of[v] for j in range(p) for v in members[spine[k + n * p + j]]]
+                         for n in range(r)], k, p)
         k += p * r
 
 
@@ -665,8 +664,8 @@ def _collapse(view: GraphView, copies: list[list[GNode]], first_piece: int, peri
     in_first = set(copies[0])
 
     for g0, gl in zip(copies[0], copies[-1], strict=True):
-        for (i, c, _), (_, cl, _) in zip(g0.edges, gl.edges, strict=True):
-            if c is not None and not c.leaf and c not in in_first and cl is not None:
+        for (i, child, _), (_, cl, _) in zip(g0.edges, gl.edges, strict=True):
+            if child is not None and not child.leaf and child not in in_first and cl is not None:
                 view._exit[(g0, i)] = cl
     view._block_at[first_piece] = block
     view.blocks.append({"heads": [copy[0] for copy in copies], "count": r,
@@ -709,7 +708,8 @@ def graph(tensors: Any, params: Any = None, *, max_depth: int | None = None,
         >>> a = torch.tensor([2.0], requires_grad=True)
         >>> b = torch.tensor([3.0], requires_grad=True)
         >>> e = (a * b + 1) ** 2
-        >>> print(torch.show.graph(e))  # doctest: +SKIP
+        >>> from tapegrad import show
+        >>> print(show.graph(e))  # doctest: +SKIP
     """
     names = frame_names(sys._getframe(1))
     return GraphView(tensors, params, max_depth=max_depth, collapse=collapse, names=names)

@@ -339,9 +339,8 @@ class Trace:
         info_g = g if g._data.shape == shape else _engine.sum_to(g, shape)
         added = Grad(info_g, small, keep)
         fresh = t._grad is None
-        info_g = None
+        del info_g
         _engine._run_accumulate(node, g, create_graph, capture, captured, accumulate)
-        g = None  # type: ignore[assignment]
         step.accumulated = {
             "leaf": self._leaf_name(t),
             "added": added,
@@ -387,13 +386,13 @@ class Trace:
         """One dict per step, in the order the engine ran them (JSON-able). ``id`` is the
         node's id in ``graph()``'s picture (``shown`` the element drawn for it, which differs
         for a node inside a collapsed repeated block)."""
-        out = []
+        out: list[dict[str, Any]] = []
         for s in self.steps:
             view = self._view(s.pass_index)
             g = view.by_node.get(s.node)
             own = g.id if g is not None else None
             shown = view.shown[g].id if g is not None else None
-            sent = []
+            sent: list[dict[str, Any]] = []
             for i, child, nr, info in s.sent:
                 if child is None:
                     sent.append({"input": i, "to": None, "to_id": None, "output_nr": nr,
@@ -409,7 +408,7 @@ class Trace:
                 acc = {"leaf": a["leaf"], "added": a["added"].record(),
                        "grad": a["grad"].record() if a["grad"] is not None else None,
                        "fresh": a["fresh"], "stored": a["stored"]}
-            rec = {"pass": s.pass_index, "step": s.index, "node": s.name, "id": own,
+            rec: dict[str, Any] = {"pass": s.pass_index, "step": s.index, "node": s.name, "id": own,
                    "shown": shown, "received": [r.record() if r else None for r in s.received],
                    "sent": sent, "accumulated": acc, "hooks": list(s.hooks),
                    "time_us": round(s.seconds * 1e6, 1), "note": s.note}
@@ -519,7 +518,8 @@ def trace(params: Any = None, *, small: int = 8, keep_grads: bool = False) -> Tr
         >>> a = torch.tensor([2.0], requires_grad=True)
         >>> b = torch.tensor([3.0], requires_grad=True)
         >>> e = (a * b + 1) ** 2
-        >>> with torch.show.trace() as t:
+        >>> from tapegrad import show
+        >>> with show.trace() as t:
         ...     e.backward()
         >>> print(t.table())  # doctest: +SKIP
     """
