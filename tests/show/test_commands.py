@@ -1,13 +1,42 @@
-"""``tapegrad graph SCRIPT``: the graph of the first loss a script calls backward on."""
+"""``tapegrad graph SCRIPT``: the graph of the first loss a script calls backward on.
+
+``graph_command`` runs in a fresh interpreter for each test: like ``tapegrad run``, it imports
+every tapegrad submodule under ``torch.*``, which would change what later tests in this
+process see (the op registry).
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+import tapegrad
+
+SRC = str(Path(tapegrad.__file__).resolve().parents[1])
+RUNNER = """
+import sys
+if sys.argv[1] == "no-graphviz":
+    sys.modules["graphviz"] = None
 from tapegrad.show._commands import graph_command
+before = sys.modules.get("torch")
+code = graph_command(sys.argv[2:])
+assert sys.modules.get("torch") is before, "the torch alias was not undone"
+sys.exit(code)
+"""
+
+
+def graph_command(argv, *, graphviz=True, cwd=None):
+    """Call graph_command(argv) in a fresh interpreter: (exit code, stdout, stderr)."""
+    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, "-c", RUNNER, "ok" if graphviz else "no-graphviz",
+                           *map(str, argv)], capture_output=True, text=True, env=env, cwd=cwd,
+                          timeout=120)
+    return done.returncode, done.stdout, done.stderr
 
 # seed000_2 (the tutorial's computation-graph example), as it runs
 SEED000_2 = """
@@ -49,47 +78,45 @@ for step in range(3):
 """
 
 
-def test_graph_of_the_first_loss_and_the_script_stops(tmp_path, capsys):
-    torch_before = sys.modules.get("torch")
+def test_graph_of_the_first_loss_and_the_script_stops(tmp_path):
     script = _script(tmp_path, TRAIN)
     out = tmp_path / "g.dot"
-    assert graph_command([str(script), "--flag", "--out", str(out)]) == 0
-    text = capsys.readouterr().out
+    code, text, err = graph_command([script, "--flag", "--out", out])
+    assert code == 0, err
     assert "stepped" not in text and "handler caught" not in text  # stopped at backward
     assert text.startswith("MeanBackward0 (loss)")
     assert "AccumulateGrad → model.0.weight.grad  [3, 4] float32" in text
     assert "SigmoidBackward0" in text
     assert out.read_text().startswith("digraph")
-    assert sys.modules.get("torch") is torch_before  # the alias is undone
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
-def test_seed_program_to_svg(tmp_path, capsys, monkeypatch):
-    monkeypatch.chdir(tmp_path)
+def test_seed_program_to_svg(tmp_path):
     seed = tmp_path / "seed000_2_computation_graph.py"
     seed.write_text(SEED000_2, encoding="utf-8")
-    assert graph_command([seed.name]) == 0
-    text = capsys.readouterr().out
+    code, text, err = graph_command([seed.name], cwd=tmp_path)
+    assert code == 0, err
     assert "de/da" not in text  # backward never ran
     assert "PowBackward0 (e)" in text and "AccumulateGrad → a.grad" in text
     svg = (tmp_path / "seed000_2_computation_graph.graph.svg").read_text()
     assert "<svg" in svg and "PowBackward0" in svg
 
 
-def test_without_dot_writes_the_dot_source_and_says_how_to_install(tmp_path, capsys,
-                                                                   monkeypatch):
-    monkeypatch.setitem(sys.modules, "graphviz", None)
+def test_without_graphviz_writes_the_dot_source_and_says_how_to_install(tmp_path):
     script = _script(tmp_path, TRAIN)
-    assert graph_command(["--out", str(tmp_path / "g.png"), str(script)]) == 1
-    err = capsys.readouterr().err
+    code, text, err = graph_command(["--out", tmp_path / "g.png", script], graphviz=False)
+    assert code == 1
+    assert "MeanBackward0 (loss)" in text  # the text tree is still printed
     assert "apt install graphviz" in err
     assert (tmp_path / "g.dot").read_text().startswith("digraph")
 
 
-def test_usage_and_scripts_without_backward(tmp_path, capsys):
-    assert graph_command([]) == 2
-    assert graph_command(["--bogus", "x.py"]) == 2
-    assert graph_command([str(tmp_path / "missing.py")]) == 2
+def test_usage_and_scripts_without_backward(tmp_path):
+    assert graph_command([])[0] == 2
+    code, _, err = graph_command(["--bogus", "x.py"])
+    assert code == 2 and err.startswith("usage: tapegrad graph")
+    assert graph_command([tmp_path / "missing.py"])[0] == 2
     script = _script(tmp_path, "import torch\nprint(torch.ones(2).sum())\n")
-    assert graph_command([str(script)]) == 1
-    assert "without calling backward" in capsys.readouterr().err
+    code, text, err = graph_command([script])
+    assert code == 1 and "tensor(2.)" in text
+    assert "without calling backward" in err
