@@ -111,11 +111,15 @@ def test_without_graphviz_writes_the_dot_source_and_says_how_to_install(tmp_path
     assert (tmp_path / "g.dot").read_text().startswith("digraph")
 
 
-def test_usage_and_scripts_without_backward(tmp_path):
-    assert graph_command([])[0] == 2
-    code, _, err = graph_command(["--bogus", "x.py"])
-    assert code == 2 and err.startswith("usage: tapegrad graph")
-    assert graph_command([tmp_path / "missing.py"])[0] == 2
+def test_usage_and_scripts_without_backward(tmp_path, capsys):
+    from tapegrad.show import _commands  # bad arguments stop before the torch alias
+
+    assert _commands.graph_command([]) == 2
+    assert _commands.graph_command(["--bogus", "x.py"]) == 2
+    assert capsys.readouterr().err.startswith("usage: tapegrad graph")
+    assert _commands.graph_command(["--max-depth", "two", "x.py"]) == 2
+    assert _commands.graph_command([str(tmp_path / "missing.py")]) == 2
+    assert "no such script" in capsys.readouterr().err
     script = _script(tmp_path, "import torch\nprint(torch.ones(2).sum())\n")
     code, text, err = graph_command([script])
     assert code == 1 and "tensor(2.)" in text
