@@ -421,7 +421,7 @@ class Trace:
 
     def table(self) -> str:
         """The pass as a printable table: step, node, received, sent (or accumulated), time."""
-        head = ("step", "node", "received", "sent along each edge / accumulated", "time")
+        head = ("step", "node", "received", "time", "sent along each edge / accumulated")
         rows: list[tuple[str, str, str, str, str]] = []
         for s in self.steps:
             recv = ", ".join("-" if r is None else r.short() for r in s.received) or "-"
@@ -456,19 +456,17 @@ class Trace:
             if s.note:
                 lines.append(f"({s.note})")
             lines = lines or [""]
-            t = _fmt_time(s.seconds)
-            rows.append((str(s.index), s.name, recv, lines[0], t))
+            rows.append((str(s.index), s.name, _clip(recv, 40), _fmt_time(s.seconds), lines[0]))
             for extra in lines[1:]:
-                rows.append(("", "", "", extra, ""))
-        widths = [max(len(r[k]) for r in [head, *rows]) for k in range(5)]
-        widths[2] = min(widths[2], 40)
+                rows.append(("", "", "", "", extra))
+        widths = [max(len(r[k]) for r in [head, *rows]) for k in range(4)]
         out = []
         for k, r in enumerate([head, *rows]):
-            cells = [r[0].rjust(widths[0]), r[1].ljust(widths[1]), _clip(r[2], 40).ljust(widths[2]),
-                     r[3].ljust(widths[3]), r[4].rjust(widths[4])]
+            cells = [r[0].rjust(widths[0]), r[1].ljust(widths[1]), r[2].ljust(widths[2]),
+                     r[3].rjust(widths[3]), r[4]]
             out.append("  ".join(cells).rstrip())
             if k == 0:
-                out.append("  ".join("-" * w for w in widths))
+                out.append("  ".join("-" * w for w in widths) + "  " + "-" * len(head[4]))
         return "\n".join(out)
 
     def __str__(self) -> str:
@@ -508,8 +506,8 @@ def _describe_pre_hooks(hooks: Any, grads: list) -> list[str]:
 def trace(params: Any = None, *, small: int = 8, keep_grads: bool = False) -> Trace:
     """Record the backward passes run inside the ``with`` block.
 
-    ``params``: a Module or a dict name -> tensor, to name the leaves (otherwise the caller's
-    local variables name them). ``small``: tensors with at most this many elements are
+    ``params``: a Module or a dict name -> tensor, to name the leaves (the caller's local
+    variables name the others). ``small``: tensors with at most this many elements are
     recorded with their values. ``keep_grads``: also keep a copy of every gradient (``Grad
     .array``), to compare or plot them later.
 
@@ -523,5 +521,5 @@ def trace(params: Any = None, *, small: int = 8, keep_grads: bool = False) -> Tr
         ...     e.backward()
         >>> print(t.table())  # doctest: +SKIP
     """
-    names = frame_names(sys._getframe(1)) if params is None else None
+    names = frame_names(sys._getframe(1))
     return Trace(params, small=small, keep_grads=keep_grads, names=names)
