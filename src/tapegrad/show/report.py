@@ -84,11 +84,16 @@ def _grad_text(g: dict | None) -> str:
     if g is None:
         return "None"
     if g.get("values") is not None:
-        flat = _flatten(g["values"])
-        if len(flat) == 1:
-            return _num(flat[0])
-        return "[" + ", ".join(_num(v) for v in flat) + "]"
+        if len(g["shape"]) <= 1 and len(_flatten(g["values"])) == 1:
+            return _num(_flatten(g["values"])[0])
+        return _nested(g["values"], len(g["shape"]))
     return f"{g['shape']} ‖g‖={_num(g['norm'])}"
+
+
+def _nested(v: Any, ndim: int) -> str:
+    if ndim == 0:
+        return _num(v)
+    return "[" + ", ".join(_nested(x, ndim - 1) for x in v) + "]"
 
 
 def _flatten(v: Any) -> list:

@@ -66,13 +66,9 @@ class Grad:
     def short(self) -> str:
         """``14``, ``[21, 68]``, or ``[64, 32] ‖g‖=0.0416``."""
         if self.values is not None:
-            vals = self.values
-            if isinstance(vals, list):
-                flat = np.asarray(vals).reshape(-1).tolist()
-                if len(flat) == 1:
-                    return _num(flat[0])
-                return "[" + ", ".join(_num(v) for v in flat) + "]"
-            return _num(vals)
+            if len(self.shape) <= 1 and isinstance(self.values, list) and len(self.values) == 1:
+                return _num(self.values[0])  # a one-element vector reads as its number
+            return _nested(self.values, len(self.shape))
         return f"{list(self.shape)} ‖g‖={_num(self.norm)}"
 
     def single(self) -> float | None:
@@ -91,6 +87,13 @@ def _plain(v: Any) -> Any:
     if isinstance(v, complex):
         return [v.real, v.imag]
     return v
+
+
+def _nested(v: Any, ndim: int) -> str:
+    """Values as nested brackets, ``[[1, 2], [3, 4]]`` (a complex value is ``[re, im]``)."""
+    if ndim == 0:
+        return _num(v)
+    return "[" + ", ".join(_nested(x, ndim - 1) for x in v) + "]"
 
 
 def _num(v: Any) -> str:
