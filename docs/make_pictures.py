@@ -31,7 +31,7 @@ def seed000_2() -> None:
     with show.trace() as t:
         e.backward()
     (OUT / "seed000_2_trace.txt").write_text(t.table() + "\n", encoding="utf-8")
-    t.graph().render(OUT / "seed000_2_trace.png")
+    t.graph().render(OUT / "trace_graph.png")
 
 
 def transformer() -> None:
@@ -50,5 +50,6 @@ if __name__ == "__main__":
     OUT.mkdir(parents=True, exist_ok=True)
     seed000_2()
     transformer()
-    for path in sorted(OUT.glob("seed000_2_*")) + sorted(OUT.glob("transformer_*")):
+    for path in sorted(OUT.glob("seed000_2_*")) + [OUT / "trace_graph.png"] + sorted(
+            OUT.glob("transformer_*")):
         print(path.relative_to(OUT.parent.parent))

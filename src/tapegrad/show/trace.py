@@ -34,6 +34,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import engine as _engine
+from ..autograd import graph as _graph
 from ..autograd.grad_mode import _state
 from ..autograd.graph import AccumulateGrad, Node
 from .graph import GraphView, frame_names, param_names
@@ -200,14 +201,18 @@ class Trace:
                 counter += 1
         heapq.heapify(ready)
         push, pop = heapq.heappush, heapq.heappop
-        check_nan = E._anomaly["enabled"] and E._anomaly["check_nan"]
+        anomaly = E._anomaly["enabled"]
+        # as the engine: anomaly mode's NaN check, or a watcher of non-finite gradients
+        check_nan = (anomaly and E._anomaly["check_nan"]) or E._anomaly.get("watch") is not None
         small, keep = self.small, self.keep_grads
+        current: Node | None = None  # the node that runs (anomaly mode's report)
 
         prev_mode = _state.enabled
         _state.enabled = create_graph
         try:
             while ready:
                 node = pop(ready)[2]
+                current = node
                 start = time.perf_counter()
                 step = Step(len(self.steps), pass_index, node)
                 self.steps.append(step)
@@ -300,6 +305,14 @@ class Trace:
                         counter += 1
                 out, g = (), None
                 step.seconds = time.perf_counter() - start
+        except Exception:
+            messages = getattr(_graph, "forward_stack_messages", None)
+            if anomaly and messages is not None and current is not None:
+                import warnings  # anomaly mode: where the failing node was made
+
+                for message in messages(current):
+                    warnings.warn(message, UserWarning, stacklevel=4)
+            raise
         finally:
             _state.enabled = prev_mode
 
