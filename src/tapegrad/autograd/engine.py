@@ -23,6 +23,7 @@ from __future__ import annotations
 import heapq
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -38,6 +39,11 @@ from .graph import (
     forward_stack_messages,
     grad_accumulator,
 )
+
+# tapegrad.show.trace() sets this while it records: run_backward then hands the whole pass to
+# the tracer's copy of the loop below (show/trace.py), which records every step. One check per
+# backward call; the loop here stays as it is.
+_tracer: Any = None
 
 
 def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
@@ -167,6 +173,9 @@ def run_backward(
     accumulate: bool = True,
 ) -> tuple | None:
     """Backpropagate ``grad_tensors`` from ``tensors``; see the module docstring."""
+    if _tracer is not None:
+        return _tracer.run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs,
+                                    allow_unused, accumulate)
     root_edges = [_root_edge(t, i) for i, t in enumerate(tensors)]
     roots = [n for n, _ in root_edges]
     deps = _discover(roots)

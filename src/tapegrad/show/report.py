@@ -1,0 +1,314 @@
+"""The report page: one self-contained HTML file to step through a backward pass.
+
+    with show.trace() as t:
+        loss.backward()
+    show.report.write_report("report.html", trace=t, figures={"gradient norms": svg})
+
+The page holds everything inline (the SVG picture, the data, the script and the styles), so
+it opens from a file with no network. It shows the graph, the trace as a table you step
+through node by node (the Prev / Next buttons, or the arrow keys; the current node is
+highlighted on the picture and the edges it sent gradients along), the details of the current
+step (what it received, what it sent along each edge, what landed in which ``.grad``, the
+hooks that fired, its time), and any figures (title -> SVG text: the health plots, say).
+Clicking a node on the picture or a row of the table selects that step.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from .graph import INSTALL_HINT, GraphView, GraphvizMissing
+
+_TEXT = {
+    "en": {
+        "title": "tapegrad: autograd, shown",
+        "graph": "The graph",
+        "graph_note": "Arrows point the way gradients flow, from the output to the leaves; "
+                      "blue boxes are leaves, where a gradient lands in .grad.",
+        "text_tree": "The graph as text",
+        "trace": "The backward pass, step by step",
+        "prev": "◀ Prev", "next": "Next ▶",
+        "keys": "keys: ← → (or j k); click a node or a row",
+        "step": "step", "of": "of",
+        "node": "node", "received": "received", "sent": "sent along each edge / accumulated",
+        "time": "time", "hooks": "hooks", "note": "note",
+        "no_grad": "no gradient (constant or requires_grad=False)",
+        "figures": "Figures",
+        "no_trace": "No backward pass was recorded for this page.",
+        "copy": "copy {copy} of {of} of a repeated block: highlighted on the copy shown",
+    },
+    "zh": {
+        "title": "tapegrad：看见自动求导",
+        "graph": "计算图",
+        "graph_note": "箭头为梯度流动方向，从输出指向叶子；蓝色框是叶子，梯度落在它的 .grad 里。",
+        "text_tree": "计算图（文本）",
+        "trace": "反向传播，逐步查看",
+        "prev": "◀ 上一步", "next": "下一步 ▶",
+        "keys": "按键：← →（或 j k）；点击图中节点或表格行",
+        "step": "步骤", "of": "/",
+        "node": "节点", "received": "收到的梯度", "sent": "沿各边发出 / 累加",
+        "time": "耗时", "hooks": "钩子", "note": "说明",
+        "no_grad": "无梯度（常量或 requires_grad=False）",
+        "figures": "图表",
+        "no_trace": "本页没有记录反向传播。",
+        "copy": "重复块的第 {copy} 份（共 {of} 份）：在显示的那一份上高亮",
+    },
+}
+
+
+def _clean(value: Any) -> Any:
+    """NaN and infinities as strings: JSON.parse accepts no bare NaN."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    return value
+
+
+def _num(v: Any) -> str:
+    if isinstance(v, str):
+        return v
+    if isinstance(v, list) and len(v) == 2 and all(isinstance(x, float) for x in v):
+        return f"{v[0]:.4g}{v[1]:+.4g}j"
+    return f"{v:.4g}"
+
+
+def _grad_text(g: dict | None) -> str:
+    if g is None:
+        return "None"
+    if g.get("values") is not None:
+        if len(g["shape"]) <= 1 and len(_flatten(g["values"])) == 1:
+            return _num(_flatten(g["values"])[0])
+        return _nested(g["values"], len(g["shape"]))
+    return f"{g['shape']} ‖g‖={_num(g['norm'])}"
+
+
+def _nested(v: Any, ndim: int) -> str:
+    if ndim == 0:
+        return _num(v)
+    return "[" + ", ".join(_nested(x, ndim - 1) for x in v) + "]"
+
+
+def _flatten(v: Any) -> list:
+    if not isinstance(v, list):
+        return [v]
+    out: list = []
+    for x in v:
+        out += _flatten(x)
+    return out
+
+
+def _step_view(rec: dict, text: dict) -> dict:
+    """What the page shows for one step: display strings, and the ids to highlight."""
+    sent = []
+    for e in rec["sent"]:
+        if e["to"] is None:
+            sent.append(f"[{e['input']}] {text['no_grad']}")
+        else:
+            sent.append(f"[{e['input']}] → {e['to']}: {_grad_text(e['grad'])}")
+    acc = rec.get("accumulated")
+    if acc is not None:
+        if acc["stored"]:
+            op = "=" if acc["fresh"] else "+="
+            line = f"{acc['leaf']}.grad {op} {_grad_text(acc['added'])}"
+            if not acc["fresh"] and acc["grad"] is not None:
+                line += f"  → {_grad_text(acc['grad'])}"
+        else:
+            line = f"{acc['leaf']}: {_grad_text(acc['added'])} (autograd.grad)"
+        sent.append(line)
+    note = rec.get("note") or ""
+    if "copy" in rec:
+        extra = text["copy"].format(copy=rec["copy"]["copy"] + 1, of=rec["copy"]["of"])
+        note = f"{note}; {extra}" if note else extra
+    return {
+        "step": rec["step"], "node": rec["node"], "id": rec["shown"],
+        "received": ", ".join(_grad_text(r) for r in rec["received"]) or "-",
+        "sent": sent,
+        "edges": [f"{rec['shown']}-{e['input']}" for e in rec["sent"]
+                  if e["to"] is not None and e["grad"] is not None],
+        "hooks": rec["hooks"], "time": f"{rec['time_us']:.0f} µs", "note": note,
+    }
+
+
+def _strip_svg(svg: str) -> str:
+    """An SVG document as an element to inline: no XML prolog, doctype or comments."""
+    svg = re.sub(r"<\?xml[^>]*\?>", "", svg)
+    svg = re.sub(r"<!DOCTYPE[^>]*>", "", svg, flags=re.S)
+    svg = re.sub(r"<!--.*?-->", "", svg, flags=re.S)
+    return svg.strip()
+
+
+_CSS = """
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, "Noto Sans CJK SC",
+       sans-serif; margin: 1.5em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
+.note { color: #666; font-size: 0.9em; }
+#picture { overflow: auto; max-height: 80vh; border: 1px solid #ddd; padding: 4px; }
+#picture svg { max-width: none; height: auto; }
+#picture g.node { cursor: pointer; }
+#picture g.node.tg-current polygon, #picture g.node.tg-current path,
+#picture g.node.tg-current ellipse { stroke: #d62728; stroke-width: 3px; }
+#picture g.edge.tg-sent path { stroke: #d62728; stroke-width: 2.5px; }
+#picture g.edge.tg-sent polygon { stroke: #d62728; fill: #d62728; }
+#picture g.edge.tg-sent text { fill: #d62728; font-weight: bold; }
+.controls { margin: 0.6em 0; } .controls button { font-size: 1em; padding: 0.2em 0.8em; }
+#detail { background: #f7f7f9; border-left: 4px solid #d62728; padding: 0.5em 1em;
+          margin: 0.6em 0; font-family: ui-monospace, Menlo, Consolas, monospace;
+          white-space: pre-wrap; }
+table#steps { border-collapse: collapse; font-family: ui-monospace, Menlo, Consolas,
+              monospace; font-size: 0.85em; }
+table#steps th, table#steps td { border-bottom: 1px solid #e3e3e3; padding: 2px 8px;
+                                 text-align: left; vertical-align: top; }
+table#steps tr.current td { background: #fde8e8; }
+table#steps tbody tr { cursor: pointer; }
+pre.tree { font-size: 0.8em; overflow: auto; }
+.figure { margin: 1em 0; } .figure svg { max-width: 100%; height: auto; }
+"""
+
+_JS = r"""
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("tg-data").textContent);
+  var steps = data.steps;
+  var rows = Array.prototype.slice.call(document.querySelectorAll("#steps tbody tr"));
+  var picture = document.getElementById("picture");
+  var detail = document.getElementById("detail");
+  var pos = document.getElementById("pos");
+  var current = -1;
+
+  function byId(id) {
+    if (!picture || !id) { return null; }
+    var found = null;
+    picture.querySelectorAll("g").forEach(function (g) { if (g.id === id) { found = g; } });
+    return found;
+  }
+  function clear() {
+    if (!picture) { return; }
+    picture.querySelectorAll(".tg-current, .tg-sent").forEach(function (el) {
+      el.classList.remove("tg-current");
+      el.classList.remove("tg-sent");
+    });
+  }
+  function select(k) {
+    if (k < 0 || k >= steps.length) { return; }
+    if (current >= 0) { rows[current].classList.remove("current"); }
+    current = k;
+    var s = steps[k];
+    rows[k].classList.add("current");
+    clear();
+    var node = byId(s.id);
+    if (node) {
+      node.classList.add("tg-current");
+      if (node.scrollIntoView) { node.scrollIntoView({block: "nearest", inline: "nearest"}); }
+    }
+    s.edges.forEach(function (id) {
+      var e = byId(id);
+      if (e) { e.classList.add("tg-sent"); }
+    });
+    var lines = [data.text.step + " " + s.step + ": " + s.node,
+                 data.text.received + ": " + s.received];
+    s.sent.forEach(function (line) { lines.push("  " + line); });
+    if (s.hooks.length) { lines.push(data.text.hooks + ": " + s.hooks.join("; ")); }
+    if (s.note) { lines.push(data.text.note + ": " + s.note); }
+    lines.push(data.text.time + ": " + s.time);
+    detail.textContent = lines.join("\n");
+    detail.setAttribute("data-step", String(k));
+    pos.textContent = data.text.step + " " + (k + 1) + " " + data.text.of + " " + steps.length;
+  }
+  document.getElementById("prev").addEventListener("click", function () {
+    select(current - 1);
+  });
+  document.getElementById("next").addEventListener("click", function () {
+    select(current + 1);
+  });
+  document.addEventListener("keydown", function (ev) {
+    if (ev.key === "ArrowRight" || ev.key === "j") { select(current + 1); ev.preventDefault(); }
+    if (ev.key === "ArrowLeft" || ev.key === "k") { select(current - 1); ev.preventDefault(); }
+  });
+  rows.forEach(function (row, k) {
+    row.addEventListener("click", function () { select(k); });
+  });
+  if (picture) {
+    picture.querySelectorAll("g.node").forEach(function (g) {
+      g.addEventListener("click", function () {
+        for (var k = 0; k < steps.length; k++) {
+          if (steps[k].id === g.id) { select(k); return; }
+        }
+      });
+    });
+  }
+  if (steps.length) { select(0); }
+})();
+"""
+
+
+def write_report(path: str | Path, *, graph: GraphView | None = None, trace: Any = None,
+                 figures: dict[str, str] | None = None, title: str | None = None,
+                 lang: str = "en") -> Path:
+    """Write the report page to ``path`` and return it.
+
+    ``graph``: a :class:`GraphView` (default: the trace's graph, edges labelled with their
+    gradients). ``trace``: a :class:`~tapegrad.show.trace.Trace` to step through.
+    ``figures``: title -> SVG text, shown below. ``lang``: ``"en"`` or ``"zh"``.
+    """
+    text = _TEXT.get(lang, _TEXT["en"])
+    if graph is None and trace is not None and trace.passes:
+        graph = trace.graph()
+    title = title or text["title"]
+    parts = [f"<!DOCTYPE html>\n<html lang=\"{html.escape(lang)}\"><head><meta charset=\"utf-8\">",
+             f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+             f"<h1>{html.escape(title)}</h1>"]
+    if graph is not None:
+        parts.append(f"<section id=\"graph\"><h2>{html.escape(text['graph'])}</h2>")
+        try:
+            svg = _strip_svg(graph.svg())
+            parts.append(f"<p class=\"note\">{html.escape(text['graph_note'])}</p>")
+            parts.append(f"<div id=\"picture\">{svg}</div>")
+        except GraphvizMissing:
+            parts.append(f"<p class=\"note\">{html.escape(INSTALL_HINT)}</p>")
+        parts.append(f"<details><summary>{html.escape(text['text_tree'])}</summary>"
+                     f"<pre class=\"tree\">{html.escape(graph.text())}</pre></details>")
+        parts.append("</section>")
+    steps: list[dict] = []
+    if trace is not None:
+        steps = [_step_view(_clean(r), text) for r in trace.records()]
+    parts.append(f"<section id=\"trace\"><h2>{html.escape(text['trace'])}</h2>")
+    if not steps:
+        parts.append(f"<p class=\"note\">{html.escape(text['no_trace'])}</p>")
+    parts.append(
+        "<div class=\"controls\">"
+        f"<button id=\"prev\" type=\"button\">{html.escape(text['prev'])}</button> "
+        "<span id=\"pos\"></span> "
+        f"<button id=\"next\" type=\"button\">{html.escape(text['next'])}</button> "
+        f"<span class=\"note\">{html.escape(text['keys'])}</span></div>"
+        "<div id=\"detail\"></div>")
+    parts.append("<table id=\"steps\"><thead><tr>"
+                 + "".join(f"<th>{html.escape(text[k])}</th>"
+                           for k in ("step", "node", "received", "sent", "time"))
+                 + "</tr></thead><tbody>")
+    for s in steps:
+        sent = "<br>".join(html.escape(x) for x in s["sent"])
+        parts.append(f"<tr data-node=\"{html.escape(s['id'] or '')}\"><td>{s['step']}</td>"
+                     f"<td>{html.escape(s['node'])}</td><td>{html.escape(s['received'])}</td>"
+                     f"<td>{sent}</td><td>{html.escape(s['time'])}</td></tr>")
+    parts.append("</tbody></table></section>")
+    if figures:
+        parts.append(f"<section id=\"figures\"><h2>{html.escape(text['figures'])}</h2>")
+        for name, svg in figures.items():
+            parts.append(f"<div class=\"figure\"><h3>{html.escape(name)}</h3>"
+                         f"{_strip_svg(svg)}</div>")
+        parts.append("</section>")
+    payload = json.dumps({"steps": steps, "text": text}, ensure_ascii=False)
+    payload = payload.replace("</", "<\\/")
+    parts.append(f"<script type=\"application/json\" id=\"tg-data\">{payload}</script>")
+    parts.append(f"<script>{_JS}</script></body></html>\n")
+    path = Path(path)
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path
