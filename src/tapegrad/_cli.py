@@ -140,7 +140,12 @@ def run_command(argv: Sequence[str]) -> int:
         if argv[i - 1] == "--":
             break
     own, rest = [a for a in argv[:i] if a != "--"], argv[i:]
-    parser.parse_args([*own, *(["--", rest[0]] if rest else [])])  # -h prints help; a bad option or no SCRIPT: 2
+    if not rest:
+        if "-h" in own or "--help" in own:
+            parser.print_help()
+            return 0
+        parser.error("the following arguments are required: SCRIPT")
+    parser.parse_args([*own, "--", rest[0]])  # -h prints help; a bad option is an error (2)
     return run_script(rest[0], rest[1:])
     if "--" in argv[:split + 1]:
         i = argv.index("--")
