@@ -112,6 +112,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="train on this UTF-8 text file instead of the bundled one")
     parser.add_argument("--resume", action="store_true",
                         help="continue from OUT/checkpoint.pt")
+    parser.add_argument("--sample-chars", type=int, default=None, metavar="N",
+                        help="characters to sample after training (default: 300; 150 for zh)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -194,7 +196,8 @@ def _run(args, lang, msg, out, settings, callback, T) -> int:  # type: ignore[no
         print(msg["no_plot"])
 
     prompt = PROMPTS[lang] if text_file in bundled else text[:8]
-    sampled = T.sample(result, prompt, 300 if lang == "en" else 150, seed=args.seed)
+    n_chars = args.sample_chars if args.sample_chars is not None else 300 if lang == "en" else 150
+    sampled = T.sample(result, prompt, n_chars, seed=args.seed)
     (out / "sample.txt").write_text(sampled + "\n", encoding="utf-8")
     written.append(out / "sample.txt")
     print("\n" + msg["sample"] + "\n" + "-" * 60 + "\n" + sampled + "\n" + "-" * 60)
