@@ -38,7 +38,7 @@ torch.nn.functional.mse_loss(model(data), target).backward()
 full = model.weight.grad.clone()
 
 opt.zero_grad()
-for xb, yb in zip(data.split(2), target.split(2)):
+for xb, yb in zip(data.split(2), target.split(2), strict=True):
     # each micro-batch's mean loss is a quarter of the big batch's: scale it so
     (torch.nn.functional.mse_loss(model(xb), yb) / 4).backward()
 print("one batch of 8:         ", [round(v, 5) for v in full.flatten().tolist()])

@@ -147,14 +147,6 @@ def run_command(argv: Sequence[str]) -> int:
         parser.error("the following arguments are required: SCRIPT")
     parser.parse_args([*own, "--", rest[0]])  # -h prints help; a bad option is an error (2)
     return run_script(rest[0], rest[1:])
-    if "--" in argv[:split + 1]:
-        i = argv.index("--")
-        parser.parse_args(argv[:i])
-        if i + 1 >= len(argv):
-            parser.error("the following arguments are required: SCRIPT")
-        return run_script(argv[i + 1], argv[i + 2:])
-    parser.parse_args(argv[:split + 1])  # -h prints help and exits; a bad option is an error
-    return run_script(argv[split], argv[split + 1:])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,10 +19,12 @@ checkpoint with the losses an uninterrupted run would have had (``train.py`` exp
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 __all__ = ["demo_command", "main"]
 
@@ -97,9 +99,9 @@ def _parser() -> argparse.ArgumentParser:
                "--resume continues from the checkpoint with the same losses as an "
                "uninterrupted run.")
     parser.add_argument("--steps", type=int, default=None,
-                        help="training steps in all (default: %s for the English text, %s for "
-                             "the Chinese; with --resume: the checkpoint's)"
-                             % (DEFAULT_STEPS["en"], DEFAULT_STEPS["zh"]))
+                        help=f"training steps in all (default: {DEFAULT_STEPS['en']} for the "
+                             f"English text, {DEFAULT_STEPS['zh']} for the Chinese; with "
+                             "--resume: the checkpoint's)")
     parser.add_argument("--out", default="tapegrad-demo",
                         help="output folder (default: ./tapegrad-demo)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
@@ -213,7 +215,7 @@ def _run(args, lang, msg, out, settings, callback, T) -> int:  # type: ignore[no
 def _show(result, text_file, out, msg, torch) -> list[Path]:  # type: ignore[no-untyped-def]
     """The health report and plot, and the graph of one attention block (tapegrad.show)."""
     try:
-        from tapegrad import show  # type: ignore[attr-defined]
+        show: Any = importlib.import_module("tapegrad.show")
     except ImportError:
         print("\n" + msg["no_show"])
         return []

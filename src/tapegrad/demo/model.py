@@ -8,8 +8,8 @@ A GPT reads a window of characters and, at every position, predicts the next one
     Block:  x = x + attention(LayerNorm(x))      each position looks back at earlier ones
             x = x + mlp(LayerNorm(x))            a two-layer GELU network per position
 
-The attention is written by hand (no ``nn.MultiheadAttention``) so that its graph shows the steps
-``tapegrad graph`` pictures: the query/key/value projection, the scaled scores ``q @ k^T / sqrt(d)``,
+The attention is written by hand (no ``nn.MultiheadAttention``) so that its graph shows each
+step: the query/key/value projection, the scaled scores ``q @ k^T / sqrt(d)``,
 the causal mask, the softmax and the weighted sum of values.
 """
 
