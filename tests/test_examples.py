@@ -185,15 +185,24 @@ def test_char_gpt_script(quick) -> None:
     assert "\nLOVE, n.  " in out  # the sample, after the prompt
 
 
-def test_one_script_on_both_and_checkpoints_across(tmp_path) -> None:
-    """The same file on tapegrad and on PyTorch (both in a fresh process): the same losses, and
-    each library loads the other's checkpoint and predicts the same."""
-    script = str(EXAMPLES / "11_tapegrad_or_pytorch.py")
+def test_one_script_on_both_and_checkpoints_across(quick, tmp_path, monkeypatch) -> None:
+    """The same file with --backend tapegrad and --backend torch: the same losses and
+    predictions, and each library loads the other's checkpoint and predicts the same."""
     a, b = str(tmp_path / "a.pt"), str(tmp_path / "b.pt")
-    ours = _run([sys.executable, script, "--backend", "tapegrad", "--save", a], tmp_path)
-    theirs = _run([sys.executable, script, "--backend", "torch", "--save", b], tmp_path)
+    name = "11_tapegrad_or_pytorch"
+    ours = run_example(name, "--backend", "tapegrad", "--save", a)
+    theirs = run_example(name, "--backend", "torch", "--save", b)
     assert ours.replace("a.pt", "b.pt") == theirs
-    assert "predictions differ" in _run([sys.executable, script, "--load", b], tmp_path)
-    env_torch = _run([sys.executable, script, "--load", a], tmp_path,
-                     TAPEGRAD_EXAMPLE_BACKEND="torch")
-    assert env_torch.startswith("torch loaded a checkpoint written by tapegrad")
+    assert "step 50  loss" in ours
+    assert tapegrad_loads(b) and torch.load(a, weights_only=True)["written_by"] == "tapegrad"
+    loaded = run_example(name, "--load", b)  # the default backend: tapegrad
+    assert loaded.startswith("tapegrad loaded a checkpoint written by torch (step 50)")
+    monkeypatch.setenv("TAPEGRAD_EXAMPLE_BACKEND", "torch")
+    loaded = run_example(name, "--load", a)
+    assert loaded.startswith("torch loaded a checkpoint written by tapegrad (step 50)")
+
+
+def tapegrad_loads(path: str) -> bool:
+    import tapegrad
+
+    return tapegrad.load(path, weights_only=True)["written_by"] == "torch"
