@@ -219,3 +219,14 @@ def test_commands_load_lazily(monkeypatch, capsys) -> None:
     seen = []
     monkeypatch.setitem(_cli.COMMANDS, "echo", _cli.Command("echo", lambda a: seen.append(a) or 4))
     assert _cli.main(["echo", "--help", "1"]) == 4 and seen == [["--help", "1"]]
+
+
+def test_ctrl_c_in_a_command(monkeypatch, capsys) -> None:
+    from tapegrad import _cli
+
+    def interrupted(argv):
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(_cli.COMMANDS, "slow", _cli.Command("slow", interrupted))
+    assert _cli.main(["slow"]) == 130
+    assert capsys.readouterr().err == "\ntapegrad slow: interrupted\n"

@@ -136,3 +136,18 @@ def test_help(argv, capsys) -> None:
 
     assert cli(argv) == 0
     assert "usage: tapegrad" in capsys.readouterr().out
+
+
+def test_built_in_progress_bar(capsys) -> None:
+    """The bar used when tqdm is not installed: step, loss, steps/s and the time left."""
+    from tapegrad.demo.progress import _Bar
+
+    bar = _Bar(10, 4, "training")
+    for loss in (2.5, 2.25):
+        bar.update(loss)
+    bar.close()
+    err = capsys.readouterr().err
+    last = err.rstrip("\n").split("\r")[-1]
+    assert last.startswith("training: [")
+    assert " 6/10  loss 2.250  " in last and "steps/s  ETA " in last
+    assert err.endswith("\n")

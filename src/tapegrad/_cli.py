@@ -239,6 +239,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(func(args[1:]) or 0)
     except SystemExit as exc:  # a command's own argparse: --help (0) or a usage error (2)
         return _exit_code(exc)
+    except KeyboardInterrupt:  # Ctrl-C in a command (the user's script has its own handling)
+        print(f"\ntapegrad {args[0]}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
