@@ -151,3 +151,44 @@ def test_built_in_progress_bar(capsys) -> None:
     assert last.startswith("training: [")
     assert " 6/10  loss 2.250  " in last and "steps/s  ETA " in last
     assert err.endswith("\n")
+
+
+def test_health_report_and_graph_when_tapegrad_show_is_installed(tmp_path, capsys,
+                                                                 monkeypatch) -> None:
+    """With ``tapegrad.show`` present the demo prints the health report, writes its plot and
+    renders the graph of the first attention block (a stand-in module records the calls)."""
+    import types
+
+    calls = {}
+
+    class Health:
+        def __init__(self, model):
+            calls["health"] = model
+            grads = [p.grad for p in model.parameters()]
+            calls["all_grads"] = all(g is not None for g in grads)
+
+        def __str__(self):
+            return "HEALTH REPORT"
+
+        def plot(self, path):
+            Path(path).write_bytes(b"plot")
+
+    class Graph:
+        def __init__(self, tensor, params=None):
+            calls["graph"] = (tensor, params)
+
+        def render(self, path):
+            Path(path).write_text("<svg/>")
+
+    show = types.ModuleType("tapegrad.show")
+    show.health, show.graph = Health, Graph
+    monkeypatch.setitem(sys.modules, "tapegrad.show", show)
+    assert main(["--steps", "1", "--out", str(tmp_path), "--lang", "en", *FAST]) == 0
+    stdout = capsys.readouterr().out
+    assert "Gradient health:\nHEALTH REPORT" in stdout
+    assert calls["all_grads"]
+    tensor, params = calls["graph"]
+    assert params is calls["health"].blocks[0] and tensor.grad_fn is not None
+    assert (tmp_path / "gradient_health.png").read_bytes() == b"plot"
+    assert (tmp_path / "attention_graph.svg").is_file()
+    assert "gradient_health.png" in stdout and "attention_graph.svg" in stdout
