@@ -215,6 +215,10 @@ def test_commands_load_lazily(monkeypatch, capsys) -> None:
     assert _cli.main(["absent", "x"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("tapegrad absent: this command is not available")
+    monkeypatch.setitem(_cli.COMMANDS, "needs",
+                        _cli.Command("a command needing a package", "no_such_package_xyz:f"))
+    assert _cli.main(["needs"]) == 1
+    assert "needs the Python package 'no_such_package_xyz'" in capsys.readouterr().err
     # a registered command gets the arguments after its name
     seen = []
     monkeypatch.setitem(_cli.COMMANDS, "echo", _cli.Command("echo", lambda a: seen.append(a) or 4))

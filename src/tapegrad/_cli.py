@@ -174,12 +174,15 @@ def _load(name: str, target: str) -> Callable[[Sequence[str]], int] | None:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        # only "this command's module is absent"; a missing import inside it is a real error
-        if exc.name is None or not (module_name == exc.name
-                                    or module_name.startswith(exc.name + ".")):
-            raise
-        print(f"tapegrad {name}: this command is not available in this installation "
-              f"({module_name} is not installed)", file=sys.stderr)
+        missing = exc.name or ""
+        if missing == "tapegrad" or missing.startswith("tapegrad."):
+            if not (module_name == missing or module_name.startswith(missing + ".")):
+                raise  # a tapegrad module the command imports is missing: a real error
+            print(f"tapegrad {name}: this command is not available in this installation "
+                  f"({module_name} is not installed)", file=sys.stderr)
+        else:  # a third-party package the command needs
+            print(f"tapegrad {name}: this command needs the Python package {missing!r}, which "
+                  f"is not installed", file=sys.stderr)
         return None
     return getattr(module, func)  # type: ignore[no-any-return]
 
