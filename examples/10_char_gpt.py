@@ -22,7 +22,7 @@ import tapegrad as torch
 nn, F = torch.nn, torch.nn.functional
 QUICK = os.environ.get("TAPEGRAD_EXAMPLES_QUICK") == "1"
 STEPS = 20 if QUICK else 500
-BATCH, BLOCK, EMBD, HEADS, LAYERS, LR, WARMUP = 32, 64, 96, 4, 2, 3e-3, 30
+BATCH, BLOCK, EMBD, HEADS, LAYERS, LR, WARMUP = 32, 64, 96, 4, 2, 6e-3, 30
 
 
 def bundled_text() -> Path:

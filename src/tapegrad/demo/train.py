@@ -52,7 +52,7 @@ class Settings:
     n_layer: int = 2
     n_head: int = 4
     n_embd: int = 96
-    lr: float = 3e-3
+    lr: float = 6e-3
     warmup: int = 30
     weight_decay: float = 0.1
     seed: int = 0
