@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
+import torch
+
+import tapegrad
+import tapegrad.version
+
+ROOT = Path(__file__).resolve().parent.parent
 
 PROGRAM = textwrap.dedent(
     """
@@ -38,8 +46,9 @@ def script(tmp_path):
 
 
 def test_python_m_tapegrad_run(script) -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     out = subprocess.run([sys.executable, "-m", "tapegrad", "run", str(script), "a", "b"],
-                         capture_output=True, text=True, check=True).stdout
+                         capture_output=True, text=True, check=True, env=env).stdout
     expected = subprocess.run([sys.executable, str(script), "a", "b"], capture_output=True,
                               text=True, check=True).stdout  # the same program on real torch
     assert out.replace("tapegrad", "torch") == expected
@@ -52,7 +61,176 @@ def test_console_script(script) -> None:
     assert out.startswith("tapegrad [] ")
 
 
-def test_usage_without_a_script() -> None:
-    proc = subprocess.run([sys.executable, "-m", "tapegrad"], capture_output=True, text=True)
+@pytest.fixture(autouse=True)
+def _real_torch_afterwards():
+    """``tapegrad run`` in this process points ``torch`` and ``torch.*`` in sys.modules at
+    tapegrad; put real torch back for the tests that follow."""
+    saved = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
+    yield
+    for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
+        del sys.modules[k]
+    sys.modules.update(saved)
+
+
+class _Done:
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """``tapegrad ARGS...`` in this process (a fresh process per call costs seconds)."""
+    from tapegrad._cli import main
+
+    def call(*args: str, cwd=None) -> _Done:
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return _Done(code, out, err)
+    return call
+
+
+def test_no_arguments_prints_the_help() -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    proc = subprocess.run([sys.executable, "-m", "tapegrad"], capture_output=True, text=True,
+                          env=env)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout.startswith("usage: tapegrad [-h] [--version] COMMAND ...")
+    for command in ("run", "demo", "graph", "doctor"):
+        assert f"\n    {command} " in proc.stdout
+
+
+def test_help_and_version(cli) -> None:
+    assert cli("--help").returncode == 0
+    proc = cli("--version")
+    assert proc.returncode == 0
+    assert proc.stdout == f"tapegrad {tapegrad.version.tapegrad_version} (PyTorch 2.13.0 API)\n"
+    assert torch.__version__.startswith("2.13.0")  # the API version it names
+
+
+def test_run_help_and_usage_errors(capsys) -> None:
+    from tapegrad._cli import main
+
+    assert main(["run", "--help"]) == 0
+    assert capsys.readouterr().out.startswith("usage: tapegrad run [-h] SCRIPT [ARGS ...]")
+    assert main(["run"]) == 2
+    assert "the following arguments are required: SCRIPT" in capsys.readouterr().err
+    assert main(["run", "--bogus", "x.py"]) == 2
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err
+    assert main(["frobnicate"]) == 2
+    assert "invalid choice: 'frobnicate'" in capsys.readouterr().err
+
+
+def test_missing_script_is_one_line_and_status_2(cli, tmp_path) -> None:
+    proc = cli("run", "absent.py", cwd=tmp_path)
     assert proc.returncode == 2
-    assert "usage: tapegrad run SCRIPT" in proc.stderr
+    assert proc.stderr == ("tapegrad run: can't open file 'absent.py': "
+                           "[Errno 2] No such file or directory\n")
+
+
+USER_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    import torch
+
+    def inner():
+        raise ValueError("bad value " + torch.__name__)
+
+    print("argv", sys.argv[1:])
+    if "--exit" in sys.argv:
+        sys.exit(int(sys.argv[-1]))
+    if "--message" in sys.argv:
+        sys.exit("a message")
+    if "--interrupt" in sys.argv:
+        raise KeyboardInterrupt
+    if "--fail" in sys.argv:
+        inner()
+    """
+)
+
+
+@pytest.fixture
+def user_script(tmp_path):
+    path = tmp_path / "user.py"
+    path.write_text(USER_SCRIPT)
+    return path
+
+
+def test_arguments_after_the_script_are_the_scripts(cli, user_script) -> None:
+    proc = cli("run", str(user_script), "--help", "-x", "--", "y")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "argv ['--help', '-x', '--', 'y']\n"
+    proc = cli("run", "--", str(user_script), "--help")
+    assert proc.stdout == "argv ['--help']\n"
+    assert sys.modules["torch"] is tapegrad  # what `import torch` gave the script
+
+
+def test_traceback_starts_at_the_users_code(cli, user_script) -> None:
+    proc = cli("run", str(user_script), "--fail")
+    assert proc.returncode == 1
+    lines = proc.stderr.splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    assert lines[1].startswith(f'  File "{user_script}", line ')  # no _cli.py, no runpy
+    assert "_cli.py" not in proc.stderr and "runpy" not in proc.stderr
+    assert lines[-1] == "ValueError: bad value tapegrad"
+    # the same frames python itself shows for the script
+    native = subprocess.run([sys.executable, str(user_script), "--fail"], capture_output=True,
+                            text=True)
+    assert native.returncode == 1
+    assert (proc.stderr.replace("tapegrad", "torch").splitlines()[:-1]
+            == native.stderr.splitlines()[:-1])
+
+
+def test_exit_codes_pass_through(cli, user_script) -> None:
+    assert cli("run", str(user_script), "--exit", "7").returncode == 7
+    assert cli("run", str(user_script), "--exit", "0").returncode == 0
+    proc = cli("run", str(user_script), "--message")
+    assert proc.returncode == 1 and proc.stderr == "a message\n"
+    proc = cli("run", str(user_script), "--interrupt")
+    assert proc.returncode == 130
+    assert proc.stderr.splitlines()[-1] == "KeyboardInterrupt"
+    assert "_cli.py" not in proc.stderr
+
+
+def test_run_script_in_process_restores_argv_and_path(user_script, capsys) -> None:
+    from tapegrad._cli import run_script
+
+    argv, path = list(sys.argv), list(sys.path)
+    assert run_script(str(user_script), ["--exit", "3"]) == 3
+    assert capsys.readouterr().out == "argv ['--exit', '3']\n"
+    assert sys.argv == argv and sys.path == path
+    assert run_script(str(user_script), ["--fail"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f'Traceback (most recent call last):\n  File "{user_script}"')
+
+
+def test_commands_load_lazily(monkeypatch, capsys) -> None:
+    from tapegrad import _cli
+
+    monkeypatch.setitem(_cli.COMMANDS, "absent",
+                        _cli.Command("a command whose module is not installed",
+                                     "tapegrad._no_such_module:command"))
+    assert _cli.main(["absent", "x"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tapegrad absent: this command is not available")
+    monkeypatch.setitem(_cli.COMMANDS, "needs",
+                        _cli.Command("a command needing a package", "no_such_package_xyz:f"))
+    assert _cli.main(["needs"]) == 1
+    assert "needs the Python package 'no_such_package_xyz'" in capsys.readouterr().err
+    # a registered command gets the arguments after its name
+    seen = []
+    monkeypatch.setitem(_cli.COMMANDS, "echo", _cli.Command("echo", lambda a: seen.append(a) or 4))
+    assert _cli.main(["echo", "--help", "1"]) == 4 and seen == [["--help", "1"]]
+
+
+def test_ctrl_c_in_a_command(monkeypatch, capsys) -> None:
+    from tapegrad import _cli
+
+    def interrupted(argv):
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(_cli.COMMANDS, "slow", _cli.Command("slow", interrupted))
+    assert _cli.main(["slow"]) == 130
+    assert capsys.readouterr().err == "\ntapegrad slow: interrupted\n"

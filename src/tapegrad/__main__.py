@@ -1,4 +1,4 @@
-"""``python -m tapegrad run SCRIPT [ARGS...]``."""
+"""``python -m tapegrad COMMAND [ARGS...]``: the same as the ``tapegrad`` command (``_cli.py``)."""
 
 import sys
 

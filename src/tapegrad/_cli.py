@@ -1,16 +1,35 @@
-"""``tapegrad run SCRIPT [ARGS...]``: run a PyTorch program on tapegrad, unchanged.
+"""The ``tapegrad`` command line: ``tapegrad run``, ``tapegrad demo`` and the commands that plug in.
 
-``torch`` and ``torch.<submodule>`` are aliased to ``tapegrad`` and its submodules in
-``sys.modules`` before the script starts, so ``import torch`` / ``import torch.nn as nn`` /
-``from torch.utils.data import DataLoader`` load tapegrad.
+``tapegrad COMMAND [ARGS...]`` (or ``python -m tapegrad COMMAND [ARGS...]``). Each command is one
+line of ``COMMANDS``: its name, a one-line summary for ``tapegrad --help``, and where its function
+lives as ``"module:function"``. The function takes the arguments after the command's name and
+returns the exit status; it is imported only when the command runs, so a command whose module is
+not installed says so instead of breaking the others.
+
+``tapegrad run SCRIPT [ARGS...]`` runs a PyTorch program on tapegrad, unchanged: ``torch`` and
+``torch.<submodule>`` are aliased to ``tapegrad`` and its submodules in ``sys.modules`` before the
+script starts, so ``import torch`` / ``import torch.nn as nn`` / ``from torch.utils.data import
+DataLoader`` load tapegrad. The script sees ``sys.argv == [SCRIPT, ARGS...]``: everything after
+SCRIPT is its own, even ``--help``. The exit status is the one ``python SCRIPT`` would give: 0, the
+code of a ``SystemExit`` it raises, 1 after an uncaught exception (whose traceback starts at the
+script's own frame, not at this module's or runpy's), 130 after Ctrl-C; a script that cannot be
+opened is a usage error (2), as for ``python``.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
+import os
 import pkgutil
 import runpy
 import sys
+import traceback
+from collections.abc import Callable, Sequence
+from types import TracebackType
+from typing import NamedTuple
+
+__all__ = ["COMMANDS", "alias_torch", "main", "run_script"]
 
 
 def alias_torch() -> None:
@@ -34,20 +53,198 @@ def alias_torch() -> None:
         sys.modules["torch" + info.name[len("tapegrad"):]] = module
 
 
-USAGE = "usage: tapegrad run SCRIPT [ARGS...]\n       python -m tapegrad run SCRIPT [ARGS...]"
+# ---------------------------------------------------------------------------------------------
+# running a user's script
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) < 2 or args[0] != "run":
-        print(USAGE, file=sys.stderr)
+def _user_traceback(tb: TracebackType | None, script: str) -> TracebackType | None:
+    """The part of ``tb`` that starts at the first frame of ``script`` (our frames dropped).
+
+    ``None`` when no frame is the script's (a syntax error found while compiling it: the error
+    itself names the file and line)."""
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != script:
+        tb = tb.tb_next
+    return tb
+
+
+def _print_user_error(exc: BaseException, script: str) -> None:
+    exc.__traceback__ = _user_traceback(exc.__traceback__, script)
+    traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    sys.stderr.flush()
+
+
+def _exit_code(exc: SystemExit) -> int:
+    """The process status ``python`` gives for ``raise SystemExit(code)``."""
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)  # sys.exit("message"): printed, status 1
+    return 1
+
+
+def run_script(path: str, argv: Sequence[str] = (), *, alias: bool = True) -> int:
+    """Run the Python program at ``path`` as ``__main__`` with ``sys.argv == [path, *argv]``.
+
+    ``torch`` is aliased to tapegrad first (``alias=False`` skips it). Returns the exit status:
+    0 when the script ends, the code of its ``SystemExit``, 1 after an uncaught exception (its
+    traceback, printed to stderr, starts at the script's own code), 130 after Ctrl-C, 2 when the
+    file cannot be opened (a one-line message). ``sys.argv`` and ``sys.path`` are restored after.
+    """
+    script = os.path.abspath(path)
+    if not os.path.exists(script):
+        print(f"tapegrad run: can't open file {path!r}: [Errno 2] No such file or directory",
+              file=sys.stderr)
         return 2
-    script = args[1]
-    alias_torch()
-    sys.argv = [script, *args[2:]]
-    sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(script)))
-    runpy.run_path(script, run_name="__main__")
+    if alias:
+        alias_torch()
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    sys.argv = [path, *argv]
+    sys.path.insert(0, script if os.path.isdir(script) else os.path.dirname(script))
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as exc:
+        return _exit_code(exc)
+    except KeyboardInterrupt as exc:
+        _print_user_error(exc, script)
+        return 130  # 128 + SIGINT, the status a shell reports for a program stopped by Ctrl-C
+    except BaseException as exc:  # noqa: BLE001 - the user's error, reported as python would
+        _print_user_error(exc, script)
+        return 1
+    finally:
+        sys.argv = saved_argv
+        sys.path[:] = saved_path
     return 0
+
+
+def run_command(argv: Sequence[str]) -> int:
+    """``tapegrad run [-h] SCRIPT [ARGS...]``."""
+    parser = argparse.ArgumentParser(
+        prog="tapegrad run",
+        description="Run a PyTorch program on tapegrad, unchanged: `import torch` in the script "
+                    "(and every `torch.<submodule>`) imports tapegrad.",
+        epilog="Everything after SCRIPT goes to the script untouched, --help included.\n"
+               "Exit status: the script's own (0, its sys.exit code, 1 after an uncaught "
+               "error, 130 after Ctrl-C); 2 when SCRIPT cannot be opened.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("script", metavar="SCRIPT", help="the Python file to run")
+    parser.add_argument("args", metavar="ARGS", nargs="*",
+                        help="arguments for the script (its sys.argv[1:])")
+    argv = list(argv)
+    # Options are ours only before SCRIPT: the first argument that is not an option (or the
+    # first one after "--") is the script, and everything after it belongs to the script.
+    i = 0
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
+        i += 1
+        if argv[i - 1] == "--":
+            break
+    own, rest = [a for a in argv[:i] if a != "--"], argv[i:]
+    if not rest:
+        if "-h" in own or "--help" in own:
+            parser.print_help()
+            return 0
+        parser.error("the following arguments are required: SCRIPT")
+    parser.parse_args([*own, "--", rest[0]])  # -h prints help; a bad option is an error (2)
+    return run_script(rest[0], rest[1:])
+
+
+# ---------------------------------------------------------------------------------------------
+# the command table
+
+
+class Command(NamedTuple):
+    summary: str
+    target: str | Callable[[Sequence[str]], int]  # "module:function", imported when run
+
+
+COMMANDS: dict[str, Command] = {
+    "run": Command("run a PyTorch script on tapegrad, unchanged", run_command),
+    "demo": Command("train a small GPT on a bundled text (about a minute, no network)",
+                    "tapegrad.demo:demo_command"),
+    "graph": Command("draw the autograd graph of a script's tensors",
+                     "tapegrad.show._commands:graph_command"),
+    "doctor": Command("check the installation and report gradient health",
+                      "tapegrad.show.doctor:doctor_command"),
+}
+
+
+def _load(name: str, target: str) -> Callable[[Sequence[str]], int] | None:
+    module_name, _, func = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if missing == "tapegrad" or missing.startswith("tapegrad."):
+            if not (module_name == missing or module_name.startswith(missing + ".")):
+                raise  # a tapegrad module the command imports is missing: a real error
+            print(f"tapegrad {name}: this command is not available in this installation "
+                  f"({module_name} is not installed)", file=sys.stderr)
+        else:  # a third-party package the command needs
+            print(f"tapegrad {name}: this command needs the Python package {missing!r}, which "
+                  f"is not installed", file=sys.stderr)
+        return None
+    return getattr(module, func)  # type: ignore[no-any-return]
+
+
+def _version() -> str:
+    from .torch_version import TAPEGRAD_VERSION, TORCH_API_VERSION
+
+    return f"tapegrad {TAPEGRAD_VERSION} (PyTorch {TORCH_API_VERSION} API)"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tapegrad",
+        description="PyTorch's autograd and training in plain Python on NumPy. "
+                    "`import tapegrad as torch`, or run a PyTorch script as it is.",
+        epilog="examples:\n"
+               "  tapegrad demo                 train a small GPT, write pictures to "
+               "./tapegrad-demo/\n"
+               "  tapegrad run train.py --lr 3e-4\n"
+               "  tapegrad COMMAND --help       help on one command",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=_version(),
+                        help="print tapegrad's version and the PyTorch API it follows")
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for name, command in COMMANDS.items():
+        sub.add_parser(name, help=command.summary, add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``tapegrad COMMAND [ARGS...]``; returns the exit status.
+
+    With no arguments it prints the help and exits 0: a newcomer typing ``tapegrad`` asked what
+    it can do, which is not an error (as for ``pip``). An unknown command or option is a usage
+    error: argparse's message and status 2.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser()
+    if not args:
+        parser.print_help()
+        return 0
+    command = COMMANDS.get(args[0])
+    if command is None:
+        try:
+            parser.parse_args(args)  # --help, --version, or an error: all end here
+        except SystemExit as exc:
+            return _exit_code(exc)
+        parser.print_help()
+        return 0
+    func = command.target
+    if isinstance(func, str):
+        loaded = _load(args[0], func)
+        if loaded is None:
+            return 1
+        func = loaded
+    try:
+        return int(func(args[1:]) or 0)
+    except SystemExit as exc:  # a command's own argparse: --help (0) or a usage error (2)
+        return _exit_code(exc)
+    except KeyboardInterrupt:  # Ctrl-C in a command (the user's script has its own handling)
+        print(f"\ntapegrad {args[0]}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
