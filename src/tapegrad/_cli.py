@@ -162,9 +162,9 @@ COMMANDS: dict[str, Command] = {
     "run": Command("run a PyTorch script on tapegrad, unchanged", run_command),
     "demo": Command("train a small GPT on a bundled text (about a minute, no network)",
                     "tapegrad.demo:demo_command"),
-    "graph": Command("draw the autograd graph of a script's tensors",
+    "graph": Command("draw the graph of the first loss a script calls backward() on",
                      "tapegrad.show._commands:graph_command"),
-    "doctor": Command("check the installation and report gradient health",
+    "doctor": Command("run a training script with the gradient health monitor, then report",
                       "tapegrad.show.doctor:doctor_command"),
 }
 
