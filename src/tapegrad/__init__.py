@@ -281,6 +281,22 @@ from .ops.elementwise_math import (  # noqa: E402
     sgn,
 )
 from .ops.elementwise import rsub  # noqa: E402
+from .ops.complex import (  # noqa: E402
+    angle,
+    complex,
+    conj,
+    conj_physical,
+    conj_physical_,
+    imag,
+    is_conj,
+    is_neg,
+    polar,
+    real,
+    resolve_conj,
+    resolve_neg,
+    view_as_complex,
+    view_as_real,
+)
 from .ops.elementwise_math import isneginf, isposinf, isreal  # noqa: E402
 from .ops.reduction import nanmean  # noqa: E402
 from .ops.shape_composite import (  # noqa: E402

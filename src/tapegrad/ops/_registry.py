@@ -28,6 +28,13 @@ Schema of an entry:
 * Rules never reduce a broadcast gradient: the engine sums every gradient to its input's shape
   (``sum_to``) and casts it to its input's dtype.
 * ``view=True``: the output shares memory (and the version counter) with input 0.
+* Complex gradients follow torch's convention: a tensor's gradient is the conjugate Wirtinger
+  derivative, so a holomorphic op passes ``grad * conj(f'(z))`` back (``a * b`` gives ``a``
+  ``grad * conj(b)``). A rule written for real numbers, ``grad * f'(x)``, extends to complex
+  inputs as ``conj(rule(conj(grad)))``: ``OpNode.apply`` does that when the gradient is complex,
+  so real rules need no change. The ops that are not holomorphic (abs, angle, real, imag,
+  complex, polar, view_as_complex, sgn...) set ``entry.holomorphic = False`` and handle complex
+  gradients in their own rule (ops/complex.py).
 
 Data flow of ``apply(MUL, a, b)``::
 
@@ -107,9 +114,15 @@ class OpNode(Node):
         return tuple(m[0] if m is not None else None for m in self.input_meta)
 
     def apply(self, grads: list) -> tuple:
-        if self.op.outputs == 1:
-            return self.op.rule(self, grads[0])
-        return self.op.rule(self, grads)
+        op = self.op
+        if op.outputs == 1:
+            g = grads[0]
+            if g._data.dtype.kind == "c" and op.holomorphic:
+                return _conj_rule(self, g)
+            return op.rule(self, g)
+        if op.holomorphic and any(g is not None and g._data.dtype.kind == "c" for g in grads):
+            return _conj_rule(self, grads)
+        return op.rule(self, grads)
 
     def release(self) -> None:
         if self._saved is not None and (self._saved or self._out is not None):
@@ -129,11 +142,23 @@ class OpNode(Node):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
+def _conj_rule(node: OpNode, grad: Any) -> tuple:
+    """A real rule applied to a complex gradient: ``conj(rule(conj(grad)))`` (module docstring)."""
+    from .complex import conj_physical
+
+    if isinstance(grad, list):
+        grad = [None if g is None else conj_physical(g) for g in grad]
+    else:
+        grad = conj_physical(grad)
+    out = node.op.rule(node, grad)
+    return tuple(conj_physical(g) if isinstance(g, Tensor) else g for g in out)
+
+
 class OpDef:
     """One registry entry (see the module docstring)."""
 
     __slots__ = ("name", "node", "forward", "rule", "save", "save_if", "save_output", "view",
-                 "outputs", "node_cls", "tangent_rule")
+                 "outputs", "node_cls", "tangent_rule", "holomorphic")
 
     def __init__(self, name: str, node: str, forward: Callable, save: Sequence[int],
                  save_output: bool, view: bool, outputs: int,
@@ -148,6 +173,7 @@ class OpDef:
         self.save_output = save_output
         self.view = view
         self.outputs = outputs
+        self.holomorphic = True  # complex gradients through conj(rule(conj(grad)))
         cpp = {"CopyBackwards": "torch::autograd::CopyBackwards"}.get(node)
         self.node_cls = cast("type[OpNode]",
                              type(node, (OpNode,), {"__slots__": (), "op": self, "_cpp_name": cpp}))

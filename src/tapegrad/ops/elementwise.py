@@ -668,8 +668,10 @@ def _abs(x: np.ndarray) -> np.ndarray:
 
 
 @_abs.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx |x| = sign x
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx |x| = sign x (complex: sgn z = z / |z|)
     (x,) = ctx.saved
+    if x._data.dtype.kind == "c":
+        return (grad * x.sgn(),)
     return (grad * sign(x),)
 
 
