@@ -176,7 +176,11 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # z = r e^(i theta): Re(conj g sgn z), 
 _complex.holomorphic = _polar.holomorphic = False
 
 
-def _check_parts(a: Tensor, b: Tensor) -> None:
+def _check_parts(fname: str, names: tuple, a: Any, b: Any, out: Any) -> None:
+    for pos, (arg, x) in enumerate(zip(names, (a, b), strict=True)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{fname}(): argument '{arg}' (position {pos + 1}) must be Tensor, "
+                            f"not {type(x).__name__}")
     ok = ("float16", "float32", "float64")
     if a.dtype.name not in ok or b.dtype.name not in ok:
         raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
@@ -187,23 +191,30 @@ def _check_parts(a: Tensor, b: Tensor) -> None:
     if a.dtype.name == "float16":
         raise TypeError("tapegrad has no complex32 (torch.chalf): NumPy has no half-precision "
                         "complex type")
+    if out is not None:
+        want = a.dtype.to_complex()
+        if out.dtype is not want:
+            raise RuntimeError(f"Expected object of scalar type {scalar_type_name(want)} but got "
+                               f"scalar type {scalar_type_name(out.dtype)} for argument 'out'")
 
 
 def _out(result: Tensor, out: Tensor | None) -> Tensor:
     if out is None:
         return result
-    return out.resize_(result.shape).copy_(result)
+    if out.shape != result.shape:
+        out._data = np.empty(result.shape, out._data.dtype)  # torch resizes out to the result
+    return out.copy_(result)
 
 
 def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A001
     """The complex tensor ``real + i imag`` (float32 parts make complex64, float64 complex128)."""
-    _check_parts(real, imag)
+    _check_parts("complex", ("real", "imag"), real, imag, out)
     return _out(_complex(real, imag), out)
 
 
 def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """The complex tensor ``abs * (cos angle + i sin angle)``."""
-    _check_parts(abs, angle)
+    _check_parts("polar", ("abs", "angle"), abs, angle, out)
     return _out(_polar(abs, angle), out)
 
 
@@ -352,6 +363,14 @@ def _chalf(self: Tensor, memory_format: Any = None) -> Tensor:
                     "complex type")
 
 
+def _converter(d: _dtype.dtype, name: str) -> Any:
+    def method(self: Tensor, memory_format: Any = None) -> Tensor:
+        return self.to(d)  # (tapegrad keeps no memory formats: every tensor is row-major)
+
+    method.__name__ = name
+    return method
+
+
 def _install() -> None:
     Tensor.real = property(real, _set_real)  # type: ignore[attr-defined,assignment]
     Tensor.imag = property(imag, _set_imag)  # type: ignore[attr-defined,assignment]
@@ -359,8 +378,8 @@ def _install() -> None:
         "conj": conj, "conj_physical": conj_physical, "conj_physical_": conj_physical_,
         "resolve_conj": resolve_conj, "resolve_neg": resolve_neg, "is_conj": is_conj,
         "is_neg": is_neg, "angle": angle,
-        "cfloat": lambda self, memory_format=None: self.to(_dtype.complex64),
-        "cdouble": lambda self, memory_format=None: self.to(_dtype.complex128),
+        "cfloat": _converter(_dtype.complex64, "cfloat"),
+        "cdouble": _converter(_dtype.complex128, "cdouble"),
         "chalf": _chalf,
     }
     for name, fn in methods.items():
