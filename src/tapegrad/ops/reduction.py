@@ -536,8 +536,11 @@ def _var(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool) -> np.n
     n = int(np.prod([x.shape[d] for d in dim])) if x.ndim else 1
     with np.errstate(divide="ignore", invalid="ignore"):
         mean_ = np.mean(x, axis=dim, keepdims=True)
-        ss = np.sum((x - mean_) ** 2, axis=dim, keepdims=keepdim)
-        return np.asarray(ss / builtins.max(n - correction, 0), dtype=x.dtype)
+        d = x - mean_
+        if x.dtype.kind == "c":  # |x - mean|^2: a complex tensor's variance is real
+            d = np.abs(d)
+        ss = np.sum(d ** 2, axis=dim, keepdims=keepdim)
+        return np.asarray(ss / builtins.max(n - correction, 0), dtype=d.dtype)
 
 
 @_var.backward
@@ -642,6 +645,10 @@ def _(ctx: Any, grads: list) -> tuple:  # the std rule for the first output, 1/n
     return (out,)
 
 
+# their rules take complex inputs as they are (a real variance, a linear mean): no conj wrap
+_var_mean.holomorphic = _std_mean.holomorphic = False
+
+
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
     """``(var, mean)`` over ``dim`` in one op (torch's ``VarMeanBackward0``)."""
@@ -674,7 +681,7 @@ def _norm(x: np.ndarray, *, ord: float, dim: tuple, keepdim: bool) -> np.ndarray
         out = np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
     else:
         out = np.sum(a**ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
-    return np.asarray(out, dtype=x.dtype)
+    return np.asarray(out, dtype=a.dtype)  # real, for complex inputs too
 
 
 @_norm.backward
@@ -689,6 +696,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) / |x|_p^(p-1)
     yf = _restore(y, x.shape, dims, keepdim)
     if ord_ == 0:
         return (g * 0,)
+    if x._data.dtype.kind == "c":
+        sign = _sgn  # noqa: F811 - the complex sign z / |z|
     if ord_ == 1:
         return (g * sign(x),)
     if ord_ == 2:
@@ -699,6 +708,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) / |x|_p^(p-1)
         return (g * sign(x) * mask / count,)
     ax = abs_(x)
     return (where(yf == 0, 0.0, g * sign(x) * ax ** (ord_ - 1) / yf ** (ord_ - 1)),)
+
+
+def _sgn(x: Tensor) -> Tensor:
+    return x.sgn()
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
