@@ -17,6 +17,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, _wrap_dim
 from ._registry import defop
+from .elementwise import reject_complex
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -458,7 +459,9 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
         return maximum(input, dim)
     if dim is None:
+        reject_complex(input, '"max_all" not implemented for \'{}\'')
         return _max(input)
+    reject_complex(input, "max(): does not support complex input", RuntimeError)
     return _reduce_with_indices(_max_dim, _Max, input, dim, keepdim)
 
 
@@ -472,7 +475,9 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
         return minimum(input, dim)
     if dim is None:
+        reject_complex(input, '"min_all" not implemented for \'{}\'')
         return _min(input)
+    reject_complex(input, "min(): does not support complex input", RuntimeError)
     return _reduce_with_indices(_min_dim, _Min, input, dim, keepdim)
 
 
@@ -488,10 +493,12 @@ def _extreme_dims(input: Tensor, dim: Any, name: str) -> tuple:
 
 
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    reject_complex(input, '"max_values_cpu" not implemented for \'{}\'')
     return _amax(input, dim=_extreme_dims(input, dim, "amax"), keepdim=keepdim)
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    reject_complex(input, '"min_values_cpu" not implemented for \'{}\'')
     return _amin(input, dim=_extreme_dims(input, dim, "amin"), keepdim=keepdim)
 
 
@@ -511,10 +518,12 @@ def _arg(fn: Any, name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    reject_complex(input, "argmax(): does not support complex input", RuntimeError)
     return _arg(np.argmax, "argmax", input, dim, keepdim)
 
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    reject_complex(input, "argmin(): does not support complex input", RuntimeError)
     return _arg(np.argmin, "argmin", input, dim, keepdim)
 
 
@@ -894,6 +903,7 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None, **_: Any) -> 
 # ---------------------------------------------------------------------------------------------
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    reject_complex(input, " Sort does not support complex dtypes on CPU", RuntimeError)
     from .indexing import gather
 
     d = _wrap_dim(dim, input.ndim)
@@ -910,6 +920,7 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    reject_complex(input, " topk does not support complex dtypes on CPU", RuntimeError)
     from .indexing import gather
 
     d = _wrap_dim(dim, input.ndim)

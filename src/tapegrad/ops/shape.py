@@ -515,6 +515,12 @@ def _to_copy(x: np.ndarray, *, dtype: Any) -> np.ndarray:
     if x.dtype.kind == "f" and np.dtype(dtype).kind in "iu":
         with np.errstate(invalid="ignore"):
             return np.trunc(x).astype(dtype)
+    if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        import warnings
+
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                      stacklevel=2)
+        x = x.real
     return x.astype(dtype)
 
 
