@@ -110,7 +110,7 @@ def to_array(data: Any, dtype: _dtype.dtype | None = None) -> np.ndarray:
         raise
     if arr.dtype == object:
         raise ValueError(_ragged_message(plain))
-    if arr.dtype.kind == "c" and not dtype.is_complex and dtype.np.kind in "iub":
+    if arr.dtype.kind == "c" and dtype.np.kind in "iu":
         raise TypeError("'complex' object cannot be interpreted as an integer")
     if dtype.np.kind in "iu" and arr.size:
         _check_int_range(arr, dtype)
