@@ -353,6 +353,7 @@ from ._random import (  # noqa: E402
 )
 from . import autograd  # noqa: E402
 from . import linalg  # noqa: E402
+from . import fft  # noqa: E402
 from .ops.factorizations import geqrf, matrix_exp  # noqa: E402
 from .ops.factorizations import householder_product as orgqr  # noqa: E402
 from .ops.weight_norm import _weight_norm, norm_except_dim  # noqa: E402

@@ -119,8 +119,9 @@ def view_as_complex(input: Tensor) -> Tensor:
     """A complex view of a float tensor whose last dimension (size 2, stride 1) holds pairs."""
     a = input._data
     if a.dtype not in (np.float32, np.float64):
+        name = scalar_type_name(input.dtype)
         raise RuntimeError("view_as_complex is only supported for half, float and double "
-                           f"tensors, but got a tensor of scalar type: {scalar_type_name(input.dtype)}")
+                           f"tensors, but got a tensor of scalar type: {name}")
     if a.ndim == 0 or a.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     isz = a.itemsize
@@ -387,6 +388,10 @@ def _install() -> None:
 
 
 _install()
+
+# The registry entries of this module (their samples: tests/ops/test_complex.py).
+NAMES = ("real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle", "conj",
+         "conj_physical", "resolve")
 
 __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle",
            "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj",

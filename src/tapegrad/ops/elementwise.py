@@ -1303,18 +1303,13 @@ def reject_complex(x: Any, message: str, exc: type = NotImplementedError) -> Non
         raise exc(message.replace("{}", scalar_type_name(x.dtype)))
 
 
-def _is_complex(v: Any) -> bool:
-    d = getattr(v, "dtype", None)
-    return d.kind == "c" if d is not None else isinstance(v, complex)
-
-
 def compare(name: str, a: Any, b: Any) -> Any:
     if not isinstance(b, (Tensor, *_SCALARS, np.generic)):
         if name in ("eq", "ne") and b is None or not hasattr(b, "__len__"):
             return name == "ne" if name in ("eq", "ne") else NotImplemented
         b = Tensor._make(np.asarray(b))
     x, y = _promote(_data(a), _data(b))
-    if name[0] in "lg" and (_is_complex(x) or _is_complex(y)):
+    if (x.dtype.kind == "c" or type(y) is complex) and name[0] in "lg":  # a is a Tensor
         from ._registry import scalar_type_name
 
         d = _dtype.from_numpy_dtype(np.result_type(x, y))

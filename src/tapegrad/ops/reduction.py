@@ -706,7 +706,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) / |x|_p^(p-1)
     if ord_ == 0:
         return (g * 0,)
     if x._data.dtype.kind == "c":
-        sign = _sgn  # noqa: F811 - the complex sign z / |z|
+        sign = _sgn  # type: ignore[assignment]  # noqa: F811 - the complex sign z / |z|
     if ord_ == 1:
         return (g * sign(x),)
     if ord_ == 2:
