@@ -2,7 +2,8 @@
 
 NumPy's pocketfft is enough (SciPy's ``scipy.fft`` is the same pocketfft with threads, and not a
 dependency tapegrad needs): single precision is transformed in double precision and rounded, so
-float32 input gives complex64 as in torch, within about an ulp of torch's values. Three primitives carry every transform, as in torch:
+float32 input gives complex64 as in torch, within about an ulp of torch's values. Three
+primitives carry every transform, as in torch:
 
 * ``c2c``: complex -> complex over ``dims``, forward (e^-i) or inverse (e^+i) kernel;
 * ``r2c``: real -> complex, forward kernel; ``onesided`` keeps the last dim's n//2 + 1 entries;
@@ -29,7 +30,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ._registry import defop, scalar_type_name
 
-_DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
+_DUAL: dict[str, Any] = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 
 def _wide(x: np.ndarray) -> np.ndarray:
@@ -53,7 +54,7 @@ def _complex_of(x: np.ndarray) -> np.dtype:
 
 
 @defop("fft_c2c", node="FftC2CBackward0")
-def _c2c(x: np.ndarray, *, dims: tuple, norm: str, forward: bool) -> np.ndarray:
+def _c2c(x: np.ndarray, *, dims: tuple, norm: Any, forward: bool) -> np.ndarray:
     if not dims or x.size == 0:
         return x.astype(_complex_of(x), copy=True)
     f = np.fft.fftn if forward else np.fft.ifftn
@@ -67,7 +68,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # A^H: the other direction, the dual no
 
 
 @defop("fft_r2c", node="FftR2CBackward0")
-def _r2c(x: np.ndarray, *, dims: tuple, norm: str, onesided: bool) -> np.ndarray:
+def _r2c(x: np.ndarray, *, dims: tuple, norm: Any, onesided: bool) -> np.ndarray:
     cdt = _complex_of(x)
     if x.size == 0:
         shape = list(x.shape)
@@ -93,7 +94,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # Re A^H g, the one-sided g padded with
 
 
 @defop("fft_c2r", node="FftC2RBackward0")
-def _c2r(x: np.ndarray, *, dims: tuple, norm: str, n: int) -> np.ndarray:
+def _c2r(x: np.ndarray, *, dims: tuple, norm: Any, n: int) -> np.ndarray:
     rdt = np.dtype(np.float32 if x.dtype == np.complex64 else np.float64)
     sizes = [x.shape[d] for d in dims[:-1]] + [n]
     if x.size == 0:
@@ -129,7 +130,7 @@ NAMES = ("fft_c2c", "fft_r2c", "fft_c2r")  # covered by OpInfo (tests/ops/test_o
 # --------------------------------------------------------------------------------------------
 
 
-def _norm(norm: Any) -> str:
+def _norm(norm: Any) -> Any:  # "backward", "forward" or "ortho" (NumPy's Literal type)
     if norm is None:
         return "backward"
     if norm not in _DUAL:
@@ -421,7 +422,8 @@ def _freq_tensor(k: np.ndarray, scale: float, dtype: Any, requires_grad: bool) -
 
 def fftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype: Any = None,
             layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """The sample frequencies of an ``fft`` of size ``n``: [0, 1, ..., -(n // 2), ..., -1] / (d n)."""
+    """The sample frequencies of an ``fft`` of size ``n``: [0, 1, ..., -(n // 2), ..., -1] over
+    d n."""
     k = np.concatenate([np.arange((n + 1) // 2), np.arange(-(n // 2), 0)])
     return _out(_freq_tensor(k, 1.0 / (n * d), dtype, requires_grad), out)
 
