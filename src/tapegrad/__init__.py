@@ -282,6 +282,7 @@ from .ops.elementwise_math import (  # noqa: E402
 )
 from .ops.elementwise import rsub  # noqa: E402
 from .ops.complex import (  # noqa: E402
+    adjoint,
     angle,
     complex,
     conj,

@@ -372,13 +372,39 @@ def _converter(d: _dtype.dtype, name: str) -> Any:
     return method
 
 
+def adjoint(input: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dims (``x.mH``)."""
+    from .shape import transpose
+
+    return conj(transpose(input, -2, -1))
+
+
+def _H(self: Tensor) -> Tensor:
+    from .shape import transpose
+
+    if self.ndim == 2:
+        return conj(transpose(self, 0, 1))
+    if self.ndim == 0:
+        import warnings
+
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning, stacklevel=2)
+        return conj(self)
+    hint = ". For batches of matrices, consider using tensor.mH" if self.ndim > 2 else "."
+    raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got "
+                       f"{self.ndim}-D tensor{hint}")
+
+
 def _install() -> None:
     Tensor.real = property(real, _set_real)  # type: ignore[attr-defined,assignment]
     Tensor.imag = property(imag, _set_imag)  # type: ignore[attr-defined,assignment]
+    # the conjugate transposes (plain transposes for real tensors)
+    Tensor.mH = property(adjoint)  # type: ignore[attr-defined]
+    Tensor.H = property(_H)  # type: ignore[attr-defined]
     methods = {
         "conj": conj, "conj_physical": conj_physical, "conj_physical_": conj_physical_,
         "resolve_conj": resolve_conj, "resolve_neg": resolve_neg, "is_conj": is_conj,
-        "is_neg": is_neg, "angle": angle,
+        "is_neg": is_neg, "angle": angle, "adjoint": adjoint,
         "cfloat": _converter(_dtype.complex64, "cfloat"),
         "cdouble": _converter(_dtype.complex128, "cdouble"),
         "chalf": _chalf,
@@ -393,6 +419,6 @@ _install()
 NAMES = ("real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle", "conj",
          "conj_physical", "resolve")
 
-__all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle",
+__all__ = ["adjoint", "real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle",
            "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj",
            "is_neg"]

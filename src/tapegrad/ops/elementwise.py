@@ -319,7 +319,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a^b) = (b a^(b-1), a^b log a)
     if need_a:
         ga = where(b == 0, 0.0, grad * b * a ** (b - 1))
     if need_b:
-        gb = where((a == 0) & (b >= 0), 0.0, grad * y * log(a))
+        gb = where((a == 0) & (b.real >= 0), 0.0, grad * y * log(a))  # (complex: Re b)
     return ga, gb
 
 
