@@ -419,6 +419,6 @@ _install()
 NAMES = ("real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle", "conj",
          "conj_physical", "resolve")
 
-__all__ = ["adjoint", "real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle",
-           "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj",
-           "is_neg"]
+__all__ = ["adjoint", "real", "imag", "view_as_real", "view_as_complex", "complex", "polar",
+           "angle", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",
+           "is_conj", "is_neg"]
