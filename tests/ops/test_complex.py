@@ -402,3 +402,15 @@ def test_chalf_is_not_available(lib, lib_name):
     # NumPy has no half-precision complex type: tapegrad says so instead of guessing
     with pytest.raises(TypeError, match="complex32"):
         lib.tensor([1.0]).chalf()
+
+
+def test_in_place_on_real_and_imag_views_records_the_history(compare):
+    def scenario(L):
+        w = L.tensor([1 + 2j, 3 - 1j], dtype=L.complex128, requires_grad=True)
+        z = w * 1
+        z.real.mul_(2)
+        z.imag.add_(L.tensor([1.0, 2.0], dtype=L.float64))
+        z.abs().sum().backward()
+        return z.detach(), w.grad, type(z.grad_fn).__name__
+
+    compare(scenario)

@@ -522,13 +522,15 @@ class CopySlices(Node):
     rest of the base passes the gradient through; ``fn``'s other inputs get theirs as usual.
     """
 
-    __slots__ = ("fn", "positions", "base_shape", "input_meta")
+    __slots__ = ("fn", "positions", "base_shape", "input_meta", "as_real")
     _cpp_name = "torch::autograd::CopySlices"
 
-    def __init__(self, base: Tensor, fn: OpNode, positions: np.ndarray) -> None:
+    def __init__(self, base: Tensor, fn: OpNode, positions: np.ndarray,
+                 as_real: bool = False) -> None:
         super().__init__((edge(base),) + tuple(fn.next_functions[1:]))
         self.fn = fn
-        self.positions = positions
+        self.positions = positions  # in the base's (real, imag) pairs when ``as_real``
+        self.as_real = as_real  # a real view (x.real, x.imag) of a complex base
         self.base_shape = base._data.shape
         base_meta = (base._data.shape, base._data.dtype.num) if base._requires_grad else None
         self.input_meta = (base_meta,) + tuple(fn.input_meta[1:])
@@ -537,6 +539,10 @@ class CopySlices(Node):
         from . import indexing
 
         grad = grads[0]
+        if self.as_real:
+            from .complex import view_as_real
+
+            grad = view_as_real(grad)
         flat = grad.reshape(-1)
         index = Tensor._make(self.positions)
         grad_view = indexing.take_flat(flat, index)
@@ -548,6 +554,11 @@ class CopySlices(Node):
             from ..autograd.engine import sum_to
 
             g_self = sum_to(g_self, grad_view.shape)
+        if self.as_real:
+            from .complex import view_as_complex
+
+            pairs = indexing.put_flat(flat, index, g_self).reshape(self.base_shape + (2,))
+            return (view_as_complex(pairs),) + tuple(fn_grads[1:])
         base_grad = indexing.put_flat(flat, index, g_self).reshape(self.base_shape)
         return (base_grad,) + tuple(fn_grads[1:])
 
@@ -581,15 +592,24 @@ def _inplace_on_view(op: OpDef, target: Tensor, before: Tensor, base: Tensor, ot
     from . import shape as shape_ops
 
     result = apply(op, before, *others, **params)
-    positions = view_positions(base._data, target._data)
-    node = CopySlices(base, result.grad_fn, positions)
+    # a real view (x.real, x.imag) of a complex base: positions among its (real, imag) pairs
+    as_real = base._data.dtype.kind == "c" and target._data.dtype.kind != "c"
+    if as_real:
+        from .complex import view_as_real
+
+        pairs = view_as_real(base)
+        positions = view_positions(pairs._data, target._data)
+    else:
+        positions = view_positions(base._data, target._data)
+    node = CopySlices(base, result.grad_fn, positions, as_real)
     write_into(target, result._data)
     target._version_counter.value += 1
     base.grad_fn = node
     base._output_nr = 0
     base._requires_grad = True
     # The view's new history: taken from the base's, through AsStridedBackward0.
-    regenerated = shape_ops.as_strided_positions(base, positions)
+    regenerated = shape_ops.as_strided_positions(view_as_real(base) if as_real else base,
+                                                 positions)
     target.grad_fn = regenerated.grad_fn
     target._output_nr = 0
     target._requires_grad = True
