@@ -286,6 +286,23 @@ from .ops.elementwise_math import (  # noqa: E402
     sgn,
 )
 from .ops.elementwise import rsub  # noqa: E402
+from .ops.complex import (  # noqa: E402
+    adjoint,
+    angle,
+    complex,
+    conj,
+    conj_physical,
+    conj_physical_,
+    imag,
+    is_conj,
+    is_neg,
+    polar,
+    real,
+    resolve_conj,
+    resolve_neg,
+    view_as_complex,
+    view_as_real,
+)
 from .ops.elementwise_math import isneginf, isposinf, isreal  # noqa: E402
 from .ops.reduction import nanmean  # noqa: E402
 from .ops.shape_composite import (  # noqa: E402
@@ -342,6 +359,7 @@ from ._random import (  # noqa: E402
 )
 from . import autograd  # noqa: E402
 from . import linalg  # noqa: E402
+from . import fft  # noqa: E402
 from .ops.factorizations import geqrf, matrix_exp  # noqa: E402
 from .ops.factorizations import householder_product as orgqr  # noqa: E402
 from .ops.weight_norm import _weight_norm, norm_except_dim  # noqa: E402

@@ -104,8 +104,14 @@ def to_array(data: Any, dtype: _dtype.dtype | None = None) -> np.ndarray:
         arr = np.array(plain, dtype=np.float64 if dtype.is_floating_point else None)
     except ValueError:
         raise ValueError(_ragged_message(plain)) from None
+    except TypeError:
+        if not dtype.is_complex and _python_kind(plain) == "c":
+            raise TypeError("must be real number, not complex") from None
+        raise
     if arr.dtype == object:
         raise ValueError(_ragged_message(plain))
+    if arr.dtype.kind == "c" and dtype.np.kind in "iu":
+        raise TypeError("'complex' object cannot be interpreted as an integer")
     if dtype.np.kind in "iu" and arr.size:
         _check_int_range(arr, dtype)
     if dtype.np.kind in "iu" and arr.dtype.kind == "f":

@@ -193,7 +193,7 @@ def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
     if lower is None or lower._rank <= higher._rank:
         return higher
     if lower.is_complex and higher.is_floating_point:
-        return promote_types(higher, lower)
+        return higher.to_complex()  # the higher-priority operand's precision: f32 + c128 0-d
     return lower if higher._rank < lower._rank else higher
 
 

@@ -119,6 +119,8 @@ class Tensor:
     _post_hooks: Any = None  # post-accumulate-grad hooks
     _retains_grad = False
     _inference = False
+    _is_conj = False  # set on conj()'s result (ops/complex.py)
+    _is_neg = False  # set on the imaginary part of a conjugate
     _fw_grad: Any = None  # the tangent under forward-mode AD (autograd/forward_ad.py)
 
     if TYPE_CHECKING:  # the op methods are attached by _install_methods(); tell type checkers

@@ -168,6 +168,18 @@ ITEMS.append(Item("ops:gammainc_x", lambda L, x: L.special.gammainc(L.tensor([[1
 ITEMS.append(Item("over_reverse:diagonal",
                   lambda L, x: _over_reverse(lambda L2, y: L2.diagonal(y, 1) ** 2)(L, x),
                   _rng_inputs(3, (3, 4)), [0]))
+# complex ops and torch.fft, met from real inputs to real outputs (ops/complex.py, ops/fft.py)
+for _name, _call_fn, _n in [
+    ("complex_polar", lambda L, x, y: L.view_as_real(
+        L.polar(x.abs() + 1, y) * L.complex(x, y).conj()), 2),
+    ("complex_parts", lambda L, x, y: L.view_as_complex(L.stack([x, y], -1)).conj_physical()
+     .angle() + L.complex(x, y).conj().resolve_conj().imag + L.complex(y, x).real, 2),
+    ("fft", lambda L, x, y: L.view_as_real(L.fft.fftn(L.fft.rfft(x) * L.fft.fft(y)[:, :3])), 2),
+    ("hfft", lambda L, x, y: L.fft.hfft(L.fft.ihfft(x) * 2) + L.fft.irfft(L.fft.rfft(y)), 2),
+    ("roll", lambda L, x, y: L.roll(x, 1, 0) * y, 2),
+]:
+    ITEMS.append(Item("complex:" + _name, _call_fn, _rng_inputs(5, *[(3, 4)] * _n),
+                      list(range(_n))))
 IDS = [i.id for i in ITEMS]
 REVERSE_IS_NOT_THE_DERIVATIVE = {"nn:embedding_padding_idx", "nn:embedding_negative_padding_idx",
                                  "nn:embedding_scale_grad"}

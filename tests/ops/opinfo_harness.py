@@ -28,7 +28,9 @@ to this one keep the verdicts honest (one entry a line, ``name  reason``; ``#`` 
 Samples are built once per process (``samples``' cache), seeded, so every run sees the same ones.
 Quick mode (the default) takes the first ``OPINFO_SAMPLES`` (default 2) samples per entry and
 dtype and tests float64, float32, int64 and bool; ``OPINFO_FULL=1`` (or ``-m opinfo_full``) runs
-every sample at every supported float, integer and bool dtype.
+every sample at every supported float, integer and bool dtype. ``OPINFO_COMPLEX=1`` (the
+report's ``--complex``) runs the complex64 and complex128 samples instead, where the entry has
+them (second-order gradients at complex128, as at float64); it is off in the strict tests.
 """
 
 from __future__ import annotations
@@ -55,10 +57,12 @@ API_EXPECTED_MISSING_FILE = HERE / "api_expected_missing.txt"
 
 QUICK_SAMPLES = int(os.environ.get("OPINFO_SAMPLES", "2"))
 FULL = os.environ.get("OPINFO_FULL", "") not in ("", "0")
+COMPLEX = os.environ.get("OPINFO_COMPLEX", "") not in ("", "0")
 
 QUICK_DTYPES = (torch.float64, torch.float32, torch.int64, torch.bool)
 FULL_DTYPES = (torch.float64, torch.float32, torch.int64, torch.int32, torch.int16, torch.int8,
                torch.uint8, torch.bool)
+COMPLEX_DTYPES = (torch.complex128, torch.complex64)
 
 # Ops whose values are unspecified (uninitialised memory): only shapes and dtypes are compared.
 UNSPECIFIED_VALUES = {"empty", "empty_like", "empty_strided", "empty_permuted", "new_empty",
@@ -420,7 +424,7 @@ def run_sample(op: Any, fn: Callable, s: Any, dtype: torch.dtype, gradgrad: bool
     ins_o = [p[1] for p in conv.grad_pairs]
     cots_t = [_cotangent(p_theirs[i], 100 + i) for i in idx]
     cots_o = [conv(c) for c in cots_t]
-    gg = gradgrad and op.supports_gradgrad and dtype == torch.float64
+    gg = gradgrad and op.supports_gradgrad and dtype in (torch.float64, torch.complex128)
     g_t = torch.autograd.grad([p_theirs[i] for i in idx], ins_t, cots_t, allow_unused=True,
                               create_graph=gg)
     g_o = tapegrad.autograd.grad([p_ours[i] for i in idx], ins_o, cots_o, allow_unused=True,
@@ -494,8 +498,11 @@ def run_error_input(op: Any, fn: Callable, ei: Any) -> None:
                    f"matching {ei.error_regex!r}")
 
 
-def dtypes_for(op: Any, full: bool) -> list:
+def dtypes_for(op: Any, full: bool, complex_: bool | None = None) -> list:
+    """The dtypes an entry is run at: the real ones, or (``complex_``) the complex ones."""
     supported = op.supported_dtypes("cpu")
+    if COMPLEX if complex_ is None else complex_:
+        return [d for d in COMPLEX_DTYPES if d in supported]
     return [d for d in (FULL_DTYPES if full else QUICK_DTYPES) if d in supported]
 
 

@@ -3,6 +3,7 @@
     PYTHONPATH=src python tests/ops/opinfo_report.py            # quick: first 2 samples
     PYTHONPATH=src python tests/ops/opinfo_report.py --full     # every sample, every dtype
     PYTHONPATH=src python tests/ops/opinfo_report.py -v 'linalg.*'   # reasons, some entries
+    PYTHONPATH=src python tests/ops/opinfo_report.py --complex  # complex64/complex128 samples
 
 Prints, over the in-scope entries (``opinfo_out_of_scope.txt`` set aside), how many pass every
 sample at their dtypes (float64, float32, integer, bool) forward, first- and second-order
@@ -29,13 +30,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("patterns", nargs="*", help="only entries matching these shell patterns")
     p.add_argument("--full", action="store_true", help="every sample at every dtype")
     p.add_argument("--samples", type=int, default=h.QUICK_SAMPLES, help="quick mode: per dtype")
+    p.add_argument("--complex", action="store_true",
+                   help="the complex64/complex128 samples (entries that have them) instead")
     p.add_argument("-v", "--verbose", action="store_true", help="print each failure's reason")
     p.add_argument("--write-expected", action="store_true",
                    help="rewrite opinfo_expected_failures.txt from this run")
     a = p.parse_args(argv)
     if a.write_expected and a.patterns:
         p.error("--write-expected rewrites the whole list: run it without patterns")
+    if a.complex and a.write_expected:
+        p.error("--write-expected keeps the real-dtype verdicts: run it without --complex")
+    h.COMPLEX = a.complex
     ops = h.in_scope_entries()
+    if a.complex:
+        ops = [op for op in ops if h.dtypes_for(op, a.full)]
     if a.patterns:
         ops = [op for op in ops if any(fnmatch.fnmatchcase(h.entry_id(op), pat)
                                        for pat in a.patterns)]
@@ -49,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     counts = {s: sum(v.status == s for v in verdicts) for s in ("pass", "fail", "missing")}
     n = len(verdicts)
     mode = "full" if a.full else f"quick ({a.samples} samples per dtype)"
+    if a.complex:
+        mode += ", complex dtypes (entries that have them)"
     print(f"op_db: {len(h.op_db())} entries, {n} in scope; mode {mode}; "
           f"{time.perf_counter() - start:.0f} s")
     for s in ("pass", "fail", "missing"):

@@ -313,7 +313,10 @@ def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
     if g._data.dtype.num != dtype:
         from .._dtype import ALL
 
-        g = g.to(next(d for d in ALL if d.np.num == dtype))
+        target = next(d for d in ALL if d.np.num == dtype)
+        if g._data.dtype.kind == "c" and not target.is_complex:
+            g = g.real  # a real input's gradient is the real part (torch's convention)
+        g = g.to(target)
     return g
 
 
@@ -393,6 +396,8 @@ def _run_accumulate(node: AccumulateGrad, g: Tensor, create_graph: bool, capture
     if g._data.shape != t._data.shape:
         g = sum_to(g, t._data.shape)
     if g._data.dtype != t._data.dtype:
+        if g._data.dtype.kind == "c" and t._data.dtype.kind != "c":
+            g = g.real  # a real leaf's gradient is the real part (torch's convention)
         g = g.to(t.dtype)
     if not accumulate:
         slot = capture.get((node, 0)) if capture else None

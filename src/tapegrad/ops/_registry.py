@@ -28,6 +28,13 @@ Schema of an entry:
 * Rules never reduce a broadcast gradient: the engine sums every gradient to its input's shape
   (``sum_to``) and casts it to its input's dtype.
 * ``view=True``: the output shares memory (and the version counter) with input 0.
+* Complex gradients follow torch's convention: a tensor's gradient is the conjugate Wirtinger
+  derivative, so a holomorphic op passes ``grad * conj(f'(z))`` back (``a * b`` gives ``a``
+  ``grad * conj(b)``). A rule written for real numbers, ``grad * f'(x)``, extends to complex
+  inputs as ``conj(rule(conj(grad)))``: ``OpNode.apply`` does that when the gradient is complex,
+  so real rules need no change. The ops that are not holomorphic (abs, angle, real, imag,
+  complex, polar, view_as_complex, sgn...) set ``entry.holomorphic = False`` and handle complex
+  gradients in their own rule (ops/complex.py).
 
 Data flow of ``apply(MUL, a, b)``::
 
@@ -109,9 +116,15 @@ class OpNode(Node):
         return tuple(m[0] if m is not None else None for m in self.input_meta)
 
     def apply(self, grads: list) -> tuple:
-        if self.op.outputs == 1:
-            return self.op.rule(self, grads[0])
-        return self.op.rule(self, grads)
+        op = self.op
+        if op.outputs == 1:
+            g = grads[0]
+            if g._data.dtype.kind == "c" and op.holomorphic:
+                return _conj_rule(self, g)
+            return op.rule(self, g)
+        if op.holomorphic and any(g is not None and g._data.dtype.kind == "c" for g in grads):
+            return _conj_rule(self, grads)
+        return op.rule(self, grads)
 
     def release(self) -> None:
         if self._saved is not None and (self._saved or self._out is not None):
@@ -131,11 +144,23 @@ class OpNode(Node):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
+def _conj_rule(node: OpNode, grad: Any) -> tuple:
+    """A real rule applied to a complex gradient: ``conj(rule(conj(grad)))`` (module docstring)."""
+    from .complex import conj_physical
+
+    if isinstance(grad, list):
+        grad = [None if g is None else conj_physical(g) for g in grad]
+    else:
+        grad = conj_physical(grad)
+    out = node.op.rule(node, grad)
+    return tuple(conj_physical(g) if isinstance(g, Tensor) else g for g in out)
+
+
 class OpDef:
     """One registry entry (see the module docstring)."""
 
     __slots__ = ("name", "node", "forward", "rule", "save", "save_if", "save_output", "view",
-                 "outputs", "node_cls", "tangent_rule")
+                 "outputs", "node_cls", "tangent_rule", "holomorphic")
 
     def __init__(self, name: str, node: str, forward: Callable, save: Sequence[int],
                  save_output: bool, view: bool, outputs: int,
@@ -150,6 +175,7 @@ class OpDef:
         self.save_output = save_output
         self.view = view
         self.outputs = outputs
+        self.holomorphic = True  # complex gradients through conj(rule(conj(grad)))
         cpp = {"CopyBackwards": "torch::autograd::CopyBackwards"}.get(node)
         self.node_cls = cast("type[OpNode]",
                              type(node, (OpNode,), {"__slots__": (), "op": self, "_cpp_name": cpp}))
@@ -500,13 +526,15 @@ class CopySlices(Node):
     rest of the base passes the gradient through; ``fn``'s other inputs get theirs as usual.
     """
 
-    __slots__ = ("fn", "positions", "base_shape", "input_meta")
+    __slots__ = ("fn", "positions", "base_shape", "input_meta", "as_real")
     _cpp_name = "torch::autograd::CopySlices"
 
-    def __init__(self, base: Tensor, fn: OpNode, positions: np.ndarray) -> None:
+    def __init__(self, base: Tensor, fn: OpNode, positions: np.ndarray,
+                 as_real: bool = False) -> None:
         super().__init__((edge(base),) + tuple(fn.next_functions[1:]))
         self.fn = fn
-        self.positions = positions
+        self.positions = positions  # in the base's (real, imag) pairs when ``as_real``
+        self.as_real = as_real  # a real view (x.real, x.imag) of a complex base
         self.base_shape = base._data.shape
         base_meta = (base._data.shape, base._data.dtype.num) if base._requires_grad else None
         self.input_meta = (base_meta,) + tuple(fn.input_meta[1:])
@@ -515,6 +543,10 @@ class CopySlices(Node):
         from . import indexing
 
         grad = grads[0]
+        if self.as_real:
+            from .complex import view_as_real
+
+            grad = view_as_real(grad)
         flat = grad.reshape(-1)
         index = Tensor._make(self.positions)
         grad_view = indexing.take_flat(flat, index)
@@ -526,6 +558,11 @@ class CopySlices(Node):
             from ..autograd.engine import sum_to
 
             g_self = sum_to(g_self, grad_view.shape)
+        if self.as_real:
+            from .complex import view_as_complex
+
+            pairs = indexing.put_flat(flat, index, g_self).reshape(self.base_shape + (2,))
+            return (view_as_complex(pairs),) + tuple(fn_grads[1:])
         base_grad = indexing.put_flat(flat, index, g_self).reshape(self.base_shape)
         return (base_grad,) + tuple(fn_grads[1:])
 
@@ -559,15 +596,24 @@ def _inplace_on_view(op: OpDef, target: Tensor, before: Tensor, base: Tensor, ot
     from . import shape as shape_ops
 
     result = apply(op, before, *others, **params)
-    positions = view_positions(base._data, target._data)
-    node = CopySlices(base, result.grad_fn, positions)
+    # a real view (x.real, x.imag) of a complex base: positions among its (real, imag) pairs
+    as_real = base._data.dtype.kind == "c" and target._data.dtype.kind != "c"
+    if as_real:
+        from .complex import view_as_real
+
+        pairs = view_as_real(base)
+        positions = view_positions(pairs._data, target._data)
+    else:
+        positions = view_positions(base._data, target._data)
+    node = CopySlices(base, result.grad_fn, positions, as_real)
     write_into(target, result._data)
     target._version_counter.value += 1
     base.grad_fn = node
     base._output_nr = 0
     base._requires_grad = True
     # The view's new history: taken from the base's, through AsStridedBackward0.
-    regenerated = shape_ops.as_strided_positions(base, positions)
+    regenerated = shape_ops.as_strided_positions(view_as_real(base) if as_real else base,
+                                                 positions)
     target.grad_fn = regenerated.grad_fn
     target._output_nr = 0
     target._requires_grad = True

@@ -319,7 +319,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a^b) = (b a^(b-1), a^b log a)
     if need_a:
         ga = where(b == 0, 0.0, grad * b * a ** (b - 1))
     if need_b:
-        gb = where((a == 0) & (b >= 0), 0.0, grad * y * log(a))
+        gb = where((a == 0) & (b.real >= 0), 0.0, grad * y * log(a))  # (complex: Re b)
     return ga, gb
 
 
@@ -668,8 +668,10 @@ def _abs(x: np.ndarray) -> np.ndarray:
 
 
 @_abs.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx |x| = sign x
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx |x| = sign x (complex: sgn z = z / |z|)
     (x,) = ctx.saved
+    if x._data.dtype.kind == "c":
+        return (grad * x.sgn(),)
     return (grad * sign(x),)
 
 
@@ -911,6 +913,7 @@ def square(input: Tensor) -> Tensor:
 def remainder(input: Any, other: Any) -> Tensor:
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise invalid_arguments("remainder", input, other)
+    reject_complex(input, '"remainder_cpu" not implemented for \'{}\'')
     if isinstance(other, Tensor):
         if not isinstance(input, Tensor):
             input = Tensor._make(np.asarray(input))
@@ -953,6 +956,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # fmod(a, b) = a - b trunc(a/b): (1, -t
 
 def fmod(input: Tensor, other: Any) -> Tensor:
     """C's fmod: the remainder with the sign of ``input``."""
+    reject_complex(input, '"fmod_cpu" not implemented for \'{}\'')
     if not isinstance(input, Tensor):
         raise invalid_arguments("fmod", input, other)
     if isinstance(other, Tensor):
@@ -961,6 +965,7 @@ def fmod(input: Tensor, other: Any) -> Tensor:
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:
+    reject_complex(input, '"div_floor_cpu" not implemented for \'{}\'')
     if not isinstance(input, Tensor):
         input = Tensor._make(np.asarray(input))
     return _floor_divide(input, _check(other, "floor_divide"))
@@ -1050,25 +1055,31 @@ absolute = abs
 
 
 def sign(input: Tensor) -> Tensor:
+    reject_complex(input, "Unlike NumPy, torch.sign is not intended to support complex numbers. "
+                   "Please use torch.sgn instead.")
     return _sign(input)
 
 
 def floor(input: Tensor) -> Tensor:
+    reject_complex(input, "floor is not supported for complex inputs")
     return _floor(input)
 
 
 def ceil(input: Tensor) -> Tensor:
+    reject_complex(input, "ceil is not supported for complex inputs")
     return _ceil(input)
 
 
 def round(input: Tensor, *, decimals: Any = None) -> Tensor:
     """Round half to even; ``decimals`` digits after the point (RoundBackward1)."""
+    reject_complex(input, '"round_vml_cpu" not implemented for \'{}\'')
     if decimals is not None:
         return _round_decimals(input, decimals=int(decimals))
     return _round(input)
 
 
 def trunc(input: Tensor) -> Tensor:
+    reject_complex(input, "trunc is not supported for complex inputs")
     return _trunc(input)
 
 
@@ -1142,11 +1153,15 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:
     require_tensors("maximum", input, other)
+    reject_complex(input, "maximum not implemented for complex tensors.", RuntimeError)
+    reject_complex(other, "maximum not implemented for complex tensors.", RuntimeError)
     return _maximum(input, other)
 
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     require_tensors("minimum", input, other)
+    reject_complex(input, "minimum not implemented for complex tensors.", RuntimeError)
+    reject_complex(other, "minimum not implemented for complex tensors.", RuntimeError)
     return _minimum(input, other)
 
 
@@ -1279,12 +1294,27 @@ def _data(x: Any) -> Any:
     return x._data if isinstance(x, Tensor) else x
 
 
+def reject_complex(x: Any, message: str, exc: type = NotImplementedError) -> None:
+    """torch's error for an op without complex kernels (``{}`` in the message: the dtype's
+    c10 name, ComplexFloat or ComplexDouble)."""
+    if isinstance(x, Tensor) and x._data.dtype.kind == "c":
+        from ._registry import scalar_type_name
+
+        raise exc(message.replace("{}", scalar_type_name(x.dtype)))
+
+
 def compare(name: str, a: Any, b: Any) -> Any:
     if not isinstance(b, (Tensor, *_SCALARS, np.generic)):
         if name in ("eq", "ne") and b is None or not hasattr(b, "__len__"):
             return name == "ne" if name in ("eq", "ne") else NotImplemented
         b = Tensor._make(np.asarray(b))
     x, y = _promote(_data(a), _data(b))
+    if (x.dtype.kind == "c" or type(y) is complex) and name[0] in "lg":  # a is a Tensor
+        from ._registry import scalar_type_name
+
+        d = _dtype.from_numpy_dtype(np.result_type(x, y))
+        raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                  f"'{scalar_type_name(d)}'")
     try:
         return Tensor._make(_COMPARE[name](x, y))
     except ValueError:

@@ -128,7 +128,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d (x - trunc x) = 1
     return (grad,)
 
 
-@defop("sgn", node="SgnBackward0")
+@defop("sgn", node="SgnBackward0", save=(0,))
 def _sgn(x: np.ndarray) -> np.ndarray:
     if x.dtype == np.bool_:
         return x.copy()
@@ -136,8 +136,15 @@ def _sgn(x: np.ndarray) -> np.ndarray:
 
 
 @_sgn.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant (real inputs)
+def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant (real inputs); complex: z / |z|
+    if grad._data.dtype.kind == "c":
+        from .complex import sgn_backward
+
+        return (sgn_backward(ctx.saved[0], grad),)
     return (grad * 0,)
+
+
+_sgn.holomorphic = False
 
 
 @defop("nan_to_num", node="NanToNumBackward0", save=(0,))

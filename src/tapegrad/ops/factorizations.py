@@ -70,18 +70,15 @@ def _cholesky(a: np.ndarray, *, upper: bool = False) -> np.ndarray:
 
 
 @_cholesky.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # dA = L^{-H} Phi(L^H G) L^{-1}, symmetrized
-    (out,) = ctx.saved
+def _(ctx: Any, grad: Tensor) -> tuple:  # dA = L^{-H} Phi L^{-1}, Phi = (X + tril(X,-1)^H) / 2
+    (out,) = ctx.saved  # with X = tril(L^H G): torch's formula (Hermitian but for Im diag X)
     upper = ctx.params.get("upper", False)
     L = out.mH if upper else out
     g = grad.mH if upper else grad
-    phi = (L.mH @ g).tril()
-    n = phi.shape[-1]
-    half = Tensor._make(np.where(np.eye(n, dtype=bool), 0.5, 1.0).astype(phi._data.dtype))
-    phi = phi * half
+    x = (L.mH @ g).tril()
+    phi = 0.5 * (x + x.tril(-1).mH)
     left = solve_triangular(L.mH, phi, upper=True)  # L^{-H} Phi
-    ga = solve_triangular(L.mH, left.mH, upper=True).mH  # (L^{-H} (L^{-H} Phi)^H)^H
-    return (0.5 * (ga + ga.mH),)
+    return (solve_triangular(L, left, upper=False, left=False),)  # (L^{-H} Phi) L^{-1}
 
 
 def _solve_tri_np(a: np.ndarray, b: np.ndarray, upper: bool, left: bool,
@@ -121,6 +118,11 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # X = A^{-1}B: dB = A^{-H}G, dA = -dB X
         ga = -(gb @ x.mH) if left else -(x.mH @ gb)
         ga = ga.triu(1 if unit else 0) if upper else ga.tril(-1 if unit else 0)
     return (ga, gb)
+
+
+# These rules are torch's complex formulas (conjugate transposes, mH): they take complex
+# gradients as they are, without the registry's conj(rule(conj(grad))) (see _registry).
+_cholesky.holomorphic = _solve_triangular.holomorphic = False
 
 
 def cholesky(input: Tensor, *, upper: bool = False, out: Tensor | None = None) -> Tensor:
@@ -184,6 +186,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # X = A^{-1}B: dB = A^{-H}G, dA = -dB X
     return (ga, gb)
 
 
+_solve.holomorphic = False  # a complex formula (see cholesky)
+
+
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor:
     """``torch.linalg.solve``: X with A X = B (X A = B with ``left=False``)."""
     _check_square("linalg.solve", A._data)
@@ -211,6 +216,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # dA = upper-right block of exp([[A^H, 
     zero = Tensor._make(np.zeros(a.shape, dtype=a._data.dtype))
     big = cat([cat([ah, grad], -1), cat([zero, ah], -1)], -2)
     return (matrix_exp(big)[..., :n, n:],)
+
+
+_matrix_exp.holomorphic = False  # a complex formula (see cholesky)
 
 
 def matrix_exp(A: Tensor) -> Tensor:
@@ -382,6 +390,9 @@ def _qr_backward_tall(q: Tensor, r: Tensor, gq: Tensor | None, gr: Tensor | None
     if gq is not None:
         b = b + gq
     return solve_triangular(r.mH, b, upper=False, left=False)
+
+
+_qr.holomorphic = False  # a complex formula (see cholesky)
 
 
 def qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:

@@ -481,7 +481,22 @@ def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
         if value._requires_grad or value._fw_grad is not None:
             return _masked_fill_tensor(input, value, mask=m)
         value = value.item()
+    if isinstance(value, complex):
+        _check_complex_fill(input, value)
     return _masked_fill(input, mask=m, value=value)
+
+
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                 "bfloat16": "c10::BFloat16", "int64": "int64_t", "int32": "int",
+                 "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
+
+
+def _check_complex_fill(input: Tensor, value: complex) -> None:
+    """torch's error for a complex fill value (imaginary part not 0) into a real tensor."""
+    name = input.dtype.name
+    if value.imag != 0 and name in _C_TYPE_NAMES:
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[name]} without "
+                           "overflow")
 
 
 def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
@@ -490,6 +505,8 @@ def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
         if value._requires_grad or value._fw_grad is not None:
             return apply_(_masked_fill_tensor, input, value, mask=m)
         value = value.item()
+    if isinstance(value, complex):
+        _check_complex_fill(input, value)
     return apply_(_masked_fill, input, mask=m, value=value)
 
 

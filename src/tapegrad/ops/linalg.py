@@ -270,7 +270,17 @@ def _vdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _dot.forward(np.conj(a) if a.dtype.kind == "c" else a, b)
 
 
-_vdot.backward(_dot.rule)  # (real tensors: the dot product's rule)
+@_vdot.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d conj(a).b: conj(g) b for a, g a for b
+    a, b = ctx.saved
+    need_a, need_b = ctx.needs_input_grad
+    ga = None
+    if need_a:
+        ga = b * (grad.conj_physical() if grad._data.dtype.kind == "c" else grad)
+    return ga, (a * grad if need_b else None)
+
+
+_vdot.holomorphic = False  # conj(a) is not holomorphic in a: the rule handles complex itself
 
 
 def vdot(input: Tensor, other: Tensor) -> Tensor:

@@ -17,6 +17,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, _wrap_dim
 from ._registry import defop
+from .elementwise import reject_complex
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -458,7 +459,9 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
         return maximum(input, dim)
     if dim is None:
+        reject_complex(input, '"max_all" not implemented for \'{}\'')
         return _max(input)
+    reject_complex(input, "max(): does not support complex input", RuntimeError)
     return _reduce_with_indices(_max_dim, _Max, input, dim, keepdim)
 
 
@@ -472,7 +475,9 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
         return minimum(input, dim)
     if dim is None:
+        reject_complex(input, '"min_all" not implemented for \'{}\'')
         return _min(input)
+    reject_complex(input, "min(): does not support complex input", RuntimeError)
     return _reduce_with_indices(_min_dim, _Min, input, dim, keepdim)
 
 
@@ -488,10 +493,12 @@ def _extreme_dims(input: Tensor, dim: Any, name: str) -> tuple:
 
 
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    reject_complex(input, '"max_values_cpu" not implemented for \'{}\'')
     return _amax(input, dim=_extreme_dims(input, dim, "amax"), keepdim=keepdim)
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    reject_complex(input, '"min_values_cpu" not implemented for \'{}\'')
     return _amin(input, dim=_extreme_dims(input, dim, "amin"), keepdim=keepdim)
 
 
@@ -511,10 +518,12 @@ def _arg(fn: Any, name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    reject_complex(input, "argmax(): does not support complex input", RuntimeError)
     return _arg(np.argmax, "argmax", input, dim, keepdim)
 
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    reject_complex(input, "argmin(): does not support complex input", RuntimeError)
     return _arg(np.argmin, "argmin", input, dim, keepdim)
 
 
@@ -536,8 +545,11 @@ def _var(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool) -> np.n
     n = int(np.prod([x.shape[d] for d in dim])) if x.ndim else 1
     with np.errstate(divide="ignore", invalid="ignore"):
         mean_ = np.mean(x, axis=dim, keepdims=True)
-        ss = np.sum((x - mean_) ** 2, axis=dim, keepdims=keepdim)
-        return np.asarray(ss / builtins.max(n - correction, 0), dtype=x.dtype)
+        d = x - mean_
+        if x.dtype.kind == "c":  # |x - mean|^2: a complex tensor's variance is real
+            d = np.abs(d)
+        ss = np.sum(d ** 2, axis=dim, keepdims=keepdim)
+        return np.asarray(ss / builtins.max(n - correction, 0), dtype=d.dtype)
 
 
 @_var.backward
@@ -642,6 +654,10 @@ def _(ctx: Any, grads: list) -> tuple:  # the std rule for the first output, 1/n
     return (out,)
 
 
+# their rules take complex inputs as they are (a real variance, a linear mean): no conj wrap
+_var_mean.holomorphic = _std_mean.holomorphic = False
+
+
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
     """``(var, mean)`` over ``dim`` in one op (torch's ``VarMeanBackward0``)."""
@@ -674,7 +690,7 @@ def _norm(x: np.ndarray, *, ord: float, dim: tuple, keepdim: bool) -> np.ndarray
         out = np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
     else:
         out = np.sum(a**ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
-    return np.asarray(out, dtype=x.dtype)
+    return np.asarray(out, dtype=a.dtype)  # real, for complex inputs too
 
 
 @_norm.backward
@@ -689,6 +705,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) / |x|_p^(p-1)
     yf = _restore(y, x.shape, dims, keepdim)
     if ord_ == 0:
         return (g * 0,)
+    if x._data.dtype.kind == "c":
+        sign = _sgn  # type: ignore[assignment]  # noqa: F811 - the complex sign z / |z|
     if ord_ == 1:
         return (g * sign(x),)
     if ord_ == 2:
@@ -699,6 +717,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) / |x|_p^(p-1)
         return (g * sign(x) * mask / count,)
     ax = abs_(x)
     return (where(yf == 0, 0.0, g * sign(x) * ax ** (ord_ - 1) / yf ** (ord_ - 1)),)
+
+
+def _sgn(x: Tensor) -> Tensor:
+    return x.sgn()
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
@@ -881,6 +903,7 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None, **_: Any) -> 
 # ---------------------------------------------------------------------------------------------
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    reject_complex(input, " Sort does not support complex dtypes on CPU", RuntimeError)
     from .indexing import gather
 
     d = _wrap_dim(dim, input.ndim)
@@ -897,6 +920,7 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    reject_complex(input, " topk does not support complex dtypes on CPU", RuntimeError)
     from .indexing import gather
 
     d = _wrap_dim(dim, input.ndim)

@@ -444,20 +444,34 @@ def flipud(input: Tensor) -> Tensor:
     return flip(input, 0)
 
 
-def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
-    from .indexing import index_select
+@defop("roll", node="RollBackward0")
+def _roll(x: np.ndarray, *, shifts: tuple, dims: tuple) -> np.ndarray:
+    if not dims:  # the flattened tensor, rolled
+        return np.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
+    return np.roll(x, shifts, axis=dims)
 
-    if dims is None:
-        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
+
+@_roll.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # a permutation: roll back
+    p = ctx.params
+    return (_roll(grad, shifts=tuple(-s for s in p["shifts"]), dims=p["dims"]),)
+
+
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    """Shift elements along ``dims`` (the flattened tensor when None), wrapping around."""
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    out = input
-    for s, d in zip(shifts, dims, strict=True):
-        d = _wrap_dim(d, input.ndim)
-        n = input.shape[d]
-        idx = (np.arange(n) - s) % n
-        out = index_select(out, d, Tensor._make(idx.astype(np.int64)))
-    return out
+    dims = () if dims is None else (dims,) if isinstance(dims, int) else tuple(dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if dims and len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:"
+                           f"{len(dims)}")
+    if not dims and len(shifts) != 1:
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+    if dims and input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    dims = tuple(_wrap_dim(d, input.ndim) for d in dims)
+    return _roll(input, shifts=tuple(int(s) for s in shifts), dims=dims)
 
 
 @defop("tril", node="TrilBackward0")
@@ -515,6 +529,12 @@ def _to_copy(x: np.ndarray, *, dtype: Any) -> np.ndarray:
     if x.dtype.kind == "f" and np.dtype(dtype).kind in "iu":
         with np.errstate(invalid="ignore"):
             return np.trunc(x).astype(dtype)
+    if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        import warnings
+
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                      stacklevel=2)
+        x = x.real
     return x.astype(dtype)
 
 
