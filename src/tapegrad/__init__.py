@@ -444,3 +444,9 @@ def install_torch_alias() -> None:
     from ._cli import alias_torch
 
     alias_torch()
+
+# -- torch.abs_(x), torch.sin_(x), ...: the in-place function forms (ops/inplace.py) ----------
+
+from .ops.inplace import FUNCTIONS as _INPLACE_FUNCTIONS  # noqa: E402
+
+globals().update(_INPLACE_FUNCTIONS)

@@ -162,3 +162,13 @@ def _shape_composite_methods() -> dict[str, Any]:
 
 
 METHODS.update(_shape_composite_methods())
+
+
+def _inplace_methods() -> dict[str, Any]:
+    """x.acos_(), x.eq_(y), x.t_(), ...: the in-place table of ops/inplace.py."""
+    from .ops import inplace
+
+    return inplace.METHODS
+
+
+METHODS.update(_inplace_methods())
