@@ -450,3 +450,9 @@ def install_torch_alias() -> None:
 from .ops.inplace import FUNCTIONS as _INPLACE_FUNCTIONS  # noqa: E402
 
 globals().update(_INPLACE_FUNCTIONS)
+
+# -- torch.conv2d, torch.batch_norm, torch.lstm, ...: nn ops under their ATen signatures ------
+
+from .nn import _toplevel as _nn_toplevel  # noqa: E402
+
+globals().update({_name: getattr(_nn_toplevel, _name) for _name in _nn_toplevel.__all__})

@@ -172,3 +172,19 @@ def _inplace_methods() -> dict[str, Any]:
 
 
 METHODS.update(_inplace_methods())
+
+
+def _hardshrink(self: Any, lambd: float = 0.5) -> Any:
+    from .nn import functional
+
+    return functional.hardshrink(self, lambd)
+
+
+def _prelu(self: Any, weight: Any) -> Any:
+    from .nn import functional
+
+    return functional.prelu(self, weight)
+
+
+# x.hardshrink(lambd), x.prelu(weight): nn ops torch also has as Tensor methods
+METHODS.update({"hardshrink": _hardshrink, "prelu": _prelu})
