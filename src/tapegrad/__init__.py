@@ -456,3 +456,13 @@ globals().update(_INPLACE_FUNCTIONS)
 from .nn import _toplevel as _nn_toplevel  # noqa: E402
 
 globals().update({_name: getattr(_nn_toplevel, _name) for _name in _nn_toplevel.__all__})
+
+from . import signal  # noqa: E402  (torch.signal.windows)
+sparse_coo = "torch.sparse_coo"  # a layout name only: tapegrad's tensors are strided
+from ._window_functions import (  # noqa: E402
+    bartlett_window,
+    blackman_window,
+    hamming_window,
+    hann_window,
+    kaiser_window,
+)
