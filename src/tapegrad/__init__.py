@@ -466,3 +466,11 @@ from ._window_functions import (  # noqa: E402
     hann_window,
     kaiser_window,
 )
+
+# -- torch.typename, is_signed, range, frombuffer, ... and Tensor.new, apply_, fill_diagonal_ --
+
+from . import _torch_functions  # noqa: E402
+
+for _name, _fn in _torch_functions.METHODS.items():
+    setattr(Tensor, _name, _fn)
+globals().update(_torch_functions.FUNCTIONS)
