@@ -474,3 +474,4 @@ from . import _torch_functions  # noqa: E402
 for _name, _fn in _torch_functions.METHODS.items():
     setattr(Tensor, _name, _fn)
 globals().update(_torch_functions.FUNCTIONS)
+from .ops.special import igamma, igammac  # noqa: E402

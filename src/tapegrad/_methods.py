@@ -188,3 +188,14 @@ def _prelu(self: Any, weight: Any) -> Any:
 
 # x.hardshrink(lambd), x.prelu(weight): nn ops torch also has as Tensor methods
 METHODS.update({"hardshrink": _hardshrink, "prelu": _prelu})
+
+
+def _igamma_methods() -> dict[str, Any]:
+    """x.igamma(y), x.igammac(y) and their in-place forms."""
+    from .ops import special
+
+    return {"igamma": special.igamma, "igammac": special.igammac, "igamma_": special.igamma_,
+            "igammac_": special.igammac_}
+
+
+METHODS.update(_igamma_methods())

@@ -95,3 +95,12 @@ __all__ += [
     "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
     "shifted_chebyshev_polynomial_w",
 ]
+
+from .ops.special import gammaincc  # noqa: E402
+
+__all__ += ["gammaincc"]
+
+from .ops.elementwise_math import exp2  # noqa: E402
+from .ops.special import airy_ai  # noqa: E402
+
+__all__ += ["airy_ai", "exp2"]

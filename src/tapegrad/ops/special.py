@@ -528,3 +528,47 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx P(a, x) = x^(a-1) e^(-x) / Gamma
 def gammainc(input: Any, other: Any) -> Tensor:
     """The regularized lower incomplete gamma function P(a, x)."""
     return _gammainc(input, other)
+
+
+# The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)
+
+@defop("gammaincc", node="IgammacBackward0", save=(0, 1))
+def _gammaincc(a: Any, x: Any) -> np.ndarray:
+    return _binary_forward("gammaincc", a, x)
+
+
+@_gammaincc.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx Q(a, x) = -x^(a-1) e^(-x) / Gamma(a)
+    a, x = ctx.saved
+    if ctx.needs_input_grad[0]:
+        raise NotImplementedError("the derivative for 'igammac: input' is not implemented.")
+    return (None, -grad * ((a - 1) * x.log() - x - _lgamma(a)).exp())
+
+
+def _tensors_public(op: Any, name: str) -> Any:
+    """A binary function of two tensors (no numbers), with torch's messages."""
+    def fn(input: Any, other: Any, *, out: Any = None) -> Tensor:
+        for pos, (arg, v) in enumerate((("input", input), ("other", other)), 1):
+            if not isinstance(v, Tensor):
+                raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, "
+                                f"not {type(v).__name__}")
+        return _out(op(input, other), out)
+
+    fn.__name__ = name
+    return fn
+
+
+igamma = _tensors_public(_gammainc, "igamma")
+igammac = _tensors_public(_gammaincc, "igammac")
+gammaincc = _tensors_public(_gammaincc, "special_gammaincc")
+igamma_ = _inplace(_gammainc)
+igammac_ = _inplace(_gammaincc)
+
+
+def airy_ai(input: Any, *, out: Any = None) -> Tensor:
+    """The Airy function Ai(x), the solution of y'' = x y that decays for x -> +inf (no
+    derivative in torch)."""
+    x = input._data if isinstance(input, Tensor) else np.asarray(input)
+    with np.errstate(all="ignore"):
+        ai = _sp().airy(x.astype(np.float64))[0]
+    return _out(Tensor._make(np.asarray(ai).astype(_out_dtype((x,)))), out)
