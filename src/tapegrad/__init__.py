@@ -472,6 +472,8 @@ from ._window_functions import (  # noqa: E402
 from . import _torch_functions  # noqa: E402
 
 for _name, _fn in _torch_functions.METHODS.items():
-    setattr(Tensor, _name, _fn)
-globals().update(_torch_functions.FUNCTIONS)
+    if not hasattr(Tensor, _name):  # a family's own definition (adjoint: ops/complex) wins
+        setattr(Tensor, _name, _fn)
+for _name, _fn in _torch_functions.FUNCTIONS.items():
+    globals().setdefault(_name, _fn)
 from .ops.special import igamma, igammac  # noqa: E402

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtype
+from . import _creation, _dtype
 from ._tensor import Tensor
 
 # -- predicates --------------------------------------------------------------------------------
@@ -46,14 +46,9 @@ def is_same_size(input: Tensor, other: Tensor) -> bool:
     return tuple(input.shape) == tuple(other.shape)
 
 
-def is_nonzero(input: Tensor) -> bool:
+def is_nonzero(self: Tensor) -> bool:
     """The truth of a one-element tensor; torch's errors for the others."""
-    n = input.numel()
-    if n == 0:
-        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
-    if n > 1:
-        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return bool(input.item())
+    return _creation.is_nonzero(self)
 
 
 def is_inference(input: Tensor) -> bool:
@@ -269,7 +264,7 @@ def init_num_threads() -> None:
 
 FUNCTIONS = {
     "typename": typename, "is_signed": is_signed, "is_same_size": is_same_size,
-    "is_nonzero": is_nonzero, "is_inference": is_inference, "is_storage": is_storage,
+    "is_inference": is_inference, "is_storage": is_storage,
     "get_device": get_device, "adjoint": adjoint, "range": range, "frombuffer": frombuffer,
     "set_warn_always": set_warn_always, "is_warn_always_enabled": is_warn_always_enabled,
     "set_flush_denormal": set_flush_denormal, "init_num_threads": init_num_threads,
