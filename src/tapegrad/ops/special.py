@@ -666,3 +666,20 @@ def _torch_kernel(name: str, kernel: Any) -> Any:
 
 bessel_j0 = _torch_kernel("bessel_j0", _j0_torch)  # noqa: F811 - torch's evaluation, above
 bessel_y1 = _torch_kernel("bessel_y1", _y1_torch)  # noqa: F811
+
+
+def _log_ndtr_forward(x: np.ndarray) -> np.ndarray:
+    """log Phi(x) as torch evaluates it, step by step in the input's dtype (its rounding
+    reaches the gradient exp(-(y + x^2/2)), which amplifies it):
+    log(erfcx(-t) / 2) - t^2 for x < -1, else log1p(-erfc(t) / 2), with t = x / sqrt(2)."""
+    if x.dtype != np.float32:
+        return _eval("log_ndtr", x)
+    f = np.float32
+    t = x * f(1 / math.sqrt(2))
+    with np.errstate(all="ignore"):
+        left = np.log(_sp().erfcx(-t.astype(np.float64)).astype(f) / f(2)) - t * t
+        right = np.log1p(-_sp().erfc(t.astype(np.float64)).astype(f) / f(2))
+    return np.asarray(np.where(x < -1, left, right), dtype=f)
+
+
+_log_ndtr.forward = _log_ndtr_forward
