@@ -468,3 +468,36 @@ def install_torch_alias() -> None:
     from ._cli import alias_torch
 
     alias_torch()
+
+# -- torch.abs_(x), torch.sin_(x), ...: the in-place function forms (ops/inplace.py) ----------
+
+from .ops.inplace import FUNCTIONS as _INPLACE_FUNCTIONS  # noqa: E402
+
+globals().update(_INPLACE_FUNCTIONS)
+
+# -- torch.conv2d, torch.batch_norm, torch.lstm, ...: nn ops under their ATen signatures ------
+
+from .nn import _toplevel as _nn_toplevel  # noqa: E402
+
+globals().update({_name: getattr(_nn_toplevel, _name) for _name in _nn_toplevel.__all__})
+
+from . import signal  # noqa: E402  (torch.signal.windows)
+sparse_coo = "torch.sparse_coo"  # a layout name only: tapegrad's tensors are strided
+from ._window_functions import (  # noqa: E402
+    bartlett_window,
+    blackman_window,
+    hamming_window,
+    hann_window,
+    kaiser_window,
+)
+
+# -- torch.typename, is_signed, range, frombuffer, ... and Tensor.new, apply_, fill_diagonal_ --
+
+from . import _torch_functions  # noqa: E402
+
+for _name, _fn in _torch_functions.METHODS.items():
+    if not hasattr(Tensor, _name):  # a family's own definition (adjoint: ops/complex) wins
+        setattr(Tensor, _name, _fn)
+for _name, _fn in _torch_functions.FUNCTIONS.items():
+    globals().setdefault(_name, _fn)
+from .ops.special import igamma, igammac  # noqa: E402

@@ -429,6 +429,8 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def is_nonzero(input: Tensor) -> bool:
+    if input.numel() == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
     if input.numel() != 1:
         raise RuntimeError(
             "Boolean value of Tensor with more than one value is ambiguous"

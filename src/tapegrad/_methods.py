@@ -162,3 +162,40 @@ def _shape_composite_methods() -> dict[str, Any]:
 
 
 METHODS.update(_shape_composite_methods())
+
+
+def _inplace_methods() -> dict[str, Any]:
+    """x.acos_(), x.eq_(y), x.t_(), ...: the in-place table of ops/inplace.py."""
+    from .ops import inplace
+
+    return inplace.METHODS
+
+
+METHODS.update(_inplace_methods())
+
+
+def _hardshrink(self: Any, lambd: float = 0.5) -> Any:
+    from .nn import functional
+
+    return functional.hardshrink(self, lambd)
+
+
+def _prelu(self: Any, weight: Any) -> Any:
+    from .nn import functional
+
+    return functional.prelu(self, weight)
+
+
+# x.hardshrink(lambd), x.prelu(weight): nn ops torch also has as Tensor methods
+METHODS.update({"hardshrink": _hardshrink, "prelu": _prelu})
+
+
+def _igamma_methods() -> dict[str, Any]:
+    """x.igamma(y), x.igammac(y) and their in-place forms."""
+    from .ops import special
+
+    return {"igamma": special.igamma, "igammac": special.igammac, "igamma_": special.igamma_,
+            "igammac_": special.igammac_}
+
+
+METHODS.update(_igamma_methods())

@@ -70,3 +70,37 @@ __all__ = [
     "psi", "round", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "sigmoid", "sinc",
     "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta",
 ]
+
+# -- the orthogonal polynomials (ops/polynomials.py) --------------------------------------------
+
+from .ops.polynomials import (  # noqa: E402
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
+)
+
+__all__ += [
+    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+    "laguerre_polynomial_l", "legendre_polynomial_p", "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
+]
+
+from .ops.special import gammaincc  # noqa: E402
+
+__all__ += ["gammaincc"]
+
+from .ops.elementwise_math import exp2  # noqa: E402
+from .ops.special import airy_ai  # noqa: E402
+
+__all__ += ["airy_ai", "exp2"]

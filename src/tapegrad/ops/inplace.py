@@ -1,0 +1,269 @@
+"""The in-place variants (``x.acos_()``, ``x.cumsum_(0)``, ``torch.sin_(x)``) generated from their
+out-of-place ops, in one table.
+
+An in-place op computes what its out-of-place op computes and writes the result into the
+tensor's own memory, with torch's rules:
+
+* the version counter goes up by one (saved tensors of earlier nodes notice the change);
+* a leaf that requires grad may not be modified in place;
+* the result must fit the tensor's dtype: ``torch.arange(3).sqrt_()`` raises "result type Float
+  can't be cast to the desired output type Long";
+* the tensor's history becomes the op's node, named as torch names it (``x.acos_()`` shows
+  ``AcosBackward0``; the in-place shape ops show the next overload: ``t_`` is ``TBackward1``).
+
+Three kinds of entries:
+
+* ``_values``: the out-of-place function runs on a snapshot of the old values (it keeps the
+  tensor's place in the graph), and its result and node replace the tensor's (``acos_``,
+  ``lerp_``, ``addmm_``, ...). On a view, the base's history becomes a ``CopySlices`` node.
+* ``_compare``: ``eq_`` & co. write 0/1 in the tensor's dtype; the node (``EqBackward0``) passes
+  a zero gradient back, as torch's does.
+* ``_logical``: ``logical_and_`` & co. write 0/1 and keep the tensor's history unchanged (torch
+  records no node for them).
+* ``_restride``: the shape ops (``t_``, ``squeeze_``, ``transpose_``, ...) change the tensor's
+  shape in place: it becomes the view the out-of-place op returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import _state
+from . import elementwise as ew
+from . import linalg as la
+from . import reduction as rd
+from . import shape as sh
+from ._registry import OpNode, _snapshot, check_inplace, defop, write_into
+
+
+def _records(target: Tensor, args: tuple, kwargs: dict) -> bool:
+    """Will this in-place op be recorded in the graph?"""
+    if not _state.enabled:
+        return False
+    if target._requires_grad:
+        return True
+    return any(isinstance(a, Tensor) and a._requires_grad
+               for a in (*args, *kwargs.values()))
+
+
+def _values(fn: Callable) -> Callable:
+    """The in-place form of ``fn``: compute out of place, write into the tensor."""
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        record = _records(self, args, kwargs)
+        check_inplace(self, record)
+        if not record:
+            write_into(self, fn(self, *args, **kwargs)._data)
+            self._version_counter.value += 1
+            return self
+        result = fn(_snapshot(self), *args, **kwargs)
+        return _take_history(self, result)
+
+    return method
+
+
+def _take_history(target: Tensor, result: Tensor) -> Tensor:
+    """Write ``result`` into ``target``; ``result``'s node becomes the target's history."""
+    write_into(target, result._data)
+    counter = target._version_counter
+    counter.value += 1
+    node = result.grad_fn
+    if isinstance(node, OpNode) and node._out is not None:  # the saved output is the target now
+        node._out = (target._data, counter, counter.value) + tuple(node._out[3:])
+    base = target._base
+    if base is None or node is None:
+        target.grad_fn = node
+        target._output_nr = result._output_nr
+        target._requires_grad = result._requires_grad
+        return target
+    from . import shape as shape_ops
+    from ._registry import CopySlices, view_positions
+
+    positions = view_positions(base._data, target._data)
+    base.grad_fn = CopySlices(base, node, positions)
+    base._output_nr = 0
+    base._requires_grad = True
+    target.grad_fn = shape_ops.as_strided_positions(base, positions).grad_fn
+    target._output_nr = 0
+    target._requires_grad = True
+    return target
+
+
+# -- comparisons: 0/1 in the tensor's dtype, a zero gradient (EqBackward0, ...) ---------------
+
+def _comparison_op(name: str, node: str, ufunc: Callable) -> tuple:
+    """Two entries: against a number (``EqBackward0``) and against a tensor (``EqBackward1``)."""
+
+    @defop(f"{name}_inplace", node=f"{node}Backward1")
+    def op(x: np.ndarray, other: np.ndarray) -> np.ndarray:  # 0/1, cast by write_into
+        return np.asarray(ufunc(x, other))
+
+    @defop(f"{name}_scalar_inplace", node=f"{node}Backward0")
+    def op_scalar(x: np.ndarray, *, other: Any) -> np.ndarray:
+        return np.asarray(ufunc(x, other))
+
+    @op.backward
+    def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant: d/dx = 0
+        need_x, need_other = ctx.needs_input_grad
+        return (grad * 0 if need_x else None), (grad * 0 if need_other else None)
+
+    @op_scalar.backward
+    def _(ctx: Any, grad: Tensor) -> tuple:
+        return (grad * 0,)
+
+    return op, op_scalar
+
+
+_CMP = {
+    "eq": _comparison_op("eq", "Eq", np.equal),
+    "ne": _comparison_op("ne", "Ne", np.not_equal),
+    "lt": _comparison_op("lt", "Lt", np.less),
+    "le": _comparison_op("le", "Le", np.less_equal),
+    "gt": _comparison_op("gt", "Gt", np.greater),
+    "ge": _comparison_op("ge", "Ge", np.greater_equal),
+}
+
+
+def _compare(name: str) -> Callable:
+    out_of_place = getattr(ew, name)
+    op, op_scalar = _CMP[name]
+
+    def method(self: Tensor, other: Any) -> Tensor:
+        result = out_of_place(self, other)  # torch's argument checks and messages
+        record = _records(self, (other,), {})
+        check_inplace(self, record)
+        if not record:
+            write_into(self, result._data)
+            self._version_counter.value += 1
+            return self
+        if isinstance(other, Tensor):
+            return _take_history(self, op(_snapshot(self), other))
+        return _take_history(self, op_scalar(_snapshot(self), other=other))
+
+    return method
+
+
+# -- logical ops: 0/1 in the tensor's dtype, no node ------------------------------------------
+
+def _logical(fn: Callable) -> Callable:
+    def method(self: Tensor, *args: Any) -> Tensor:
+        result = fn(self, *args)
+        check_inplace(self, False)
+        write_into(self, np.broadcast_to(result._data, self.shape))
+        self._version_counter.value += 1
+        return self
+
+    return method
+
+
+# -- shape ops: the tensor becomes the view (TBackward1, SqueezeBackward3, ...) ----------------
+
+_RENAMED: dict[tuple[type, str], type] = {}
+
+
+def _renamed(node: Any, name: str) -> Any:
+    """``node`` shown under torch's name for the in-place overload (same rule, same slots)."""
+    key = (type(node), name)
+    cls = _RENAMED.get(key)
+    if cls is None:
+        cls = _RENAMED[key] = type(name, (type(node),), {"__slots__": ()})
+    node.__class__ = cls
+    return node
+
+
+def _restride(fn: Callable, node_name: Callable[..., str]) -> Callable:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        record = _state.enabled and self._requires_grad
+        check_inplace(self, record)
+        view = fn(self, *args, **kwargs)
+        self._data = view._data
+        self._version_counter.value += 1
+        if record and view.grad_fn is not None:
+            self.grad_fn = _renamed(view.grad_fn, node_name(*args, **kwargs))
+            self._output_nr = 0
+        return self
+
+    return method
+
+
+def _squeeze_node(dim: Any = None) -> str:
+    if dim is None:
+        return "SqueezeBackward3"
+    return "SqueezeBackward5" if isinstance(dim, (tuple, list)) else "SqueezeBackward4"
+
+
+def _as_strided(self: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
+    return sh.as_strided(self, size, stride, 0 if storage_offset is None else storage_offset)
+
+
+def _div(self: Tensor, other: Any, *, rounding_mode: Any = None) -> Tensor:
+    return ew.div(self, other, rounding_mode=rounding_mode)
+
+
+def _same_dtype_cumulative(fn: Callable) -> Callable:
+    """``cumsum_``/``cumprod_`` accumulate in the tensor's own dtype unless told otherwise."""
+    def cumulative(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+        return fn(self, dim, dtype=self.dtype if dtype is None else dtype)
+
+    return cumulative
+
+
+# the ops whose in-place form computes out of place and writes the values back
+_OUT_OF_PLACE: dict[str, Callable] = {
+    "absolute": ew.abs, "acos": ew.acos, "arccos": ew.acos, "asin": ew.asin,
+    "arcsin": ew.asin, "atan": ew.atan, "arctan": ew.atan, "ceil": ew.ceil,
+    "floor": ew.floor, "trunc": ew.trunc, "round": ew.round, "sign": ew.sign,
+    "cosh": ew.cosh, "sinh": ew.sinh, "tan": ew.tan, "expm1": ew.expm1,
+    "log10": ew.log10, "log1p": ew.log1p, "log2": ew.log2, "reciprocal": ew.reciprocal,
+    "rsqrt": ew.rsqrt, "square": ew.square, "negative": ew.neg,
+    "clamp_min": ew.clamp_min, "clamp_max": ew.clamp_max,
+    "cumsum": _same_dtype_cumulative(rd.cumsum),
+    "cumprod": _same_dtype_cumulative(rd.cumprod),
+    "divide": _div, "true_divide": ew.div, "multiply": ew.mul, "subtract": ew.sub,
+    "floor_divide": ew.floor_divide, "fmod": ew.fmod, "remainder": ew.remainder,
+    "lerp": ew.lerp, "addcdiv": ew.addcdiv, "addcmul": ew.addcmul, "addmm": la.addmm,
+    "tril": sh.tril, "triu": sh.triu,
+}
+
+# name -> the in-place form; every entry is a Tensor method (``x.name(...)``)
+METHODS: dict[str, Callable] = {
+    **{name + "_": _values(fn) for name, fn in _OUT_OF_PLACE.items()},
+    **{name + "_": _compare(op) for name, op in {
+        "eq": "eq", "ne": "ne", "not_equal": "ne", "lt": "lt", "less": "lt", "le": "le",
+        "less_equal": "le", "gt": "gt", "greater": "gt", "ge": "ge", "greater_equal": "ge",
+    }.items()},
+    **{name + "_": _logical(getattr(ew, name)) for name in (
+        "logical_and", "logical_or", "logical_xor", "logical_not")},
+    "t_": _restride(sh.t, lambda: "TBackward1"),
+    "transpose_": _restride(sh.transpose, lambda d0, d1: "TransposeBackward1"),
+    "swapaxes_": _restride(sh.transpose, lambda d0, d1: "TransposeBackward1"),
+    "swapdims_": _restride(sh.transpose, lambda d0, d1: "TransposeBackward1"),
+    "squeeze_": _restride(sh.squeeze, _squeeze_node),
+    "unsqueeze_": _restride(sh.unsqueeze, lambda dim: "UnsqueezeBackward1"),
+    "as_strided_": _restride(_as_strided, lambda *a, **k: "AsStridedBackward1"),
+}
+
+
+def _function(name: str) -> Callable:
+    """``torch.name(input, ...)``: the method ``input.name(...)``."""
+
+    def function(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return getattr(input, name)(*args, **kwargs)
+
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+# torch.abs_(x), torch.sin_(x), ...: the function forms torch exposes at top level
+FUNCTIONS: dict[str, Callable] = {name: _function(name) for name in (
+    "abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ atan_ "
+    "atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ erf_ erfc_ exp2_ exp_ "
+    "expm1_ fix_ floor_ frac_ gcd_ i0_ lcm_ ldexp_ log10_ log1p_ log2_ log_ logit_ nan_to_num_ "
+    "neg_ negative_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinc_ sinh_ sqrt_ "
+    "square_ tan_ tanh_ trunc_ xlogy_ detach_").split()}
+
+__all__ = ["FUNCTIONS", "METHODS"]
