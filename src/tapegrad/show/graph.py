@@ -175,7 +175,7 @@ def _saved_description(node: Node) -> list[str]:
     return out
 
 
-_IN_PLACE = re.compile(r"\(now v(\d+): changed in place, backward will fail\)")
+_IN_PLACE = re.compile(r" \(now v(\d+): changed in place, backward will fail\)")
 
 
 def _saved_words(text: str, lang: str) -> str:
@@ -315,7 +315,8 @@ class GraphView:
         if outs:
             text += "  " + outs
         if g.saved and not g.leaf:
-            text += (f"  {_t('graph.saved', lang)} "
+            label = _t("graph.saved", lang)  # no space after a full-width colon
+            text += ("  " + label + ("" if label.endswith("：") else " ")
                      + ", ".join(_saved_words(x, lang) for x in g.saved))
         return text
 
