@@ -160,6 +160,13 @@ def test_page_words_come_from_i18n_and_text_sections(tmp_path, monkeypatch):
     for key in ("page.trace", "page.received", "page.sent", "page.next", "page.text_tree"):
         assert html_escape(words(key, "zh")) in zh, key
     assert "保存：" in zh  # the graph's text tree in the page speaks the page's language
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: g * 1)
+    with show.trace() as hooked:
+        y.sum().backward()
+    zh = write_report(tmp_path / "hook.html", trace=hooked).read_text(encoding="utf-8")
+    assert "张量钩子 " in zh and "tensor hook" not in zh  # the steps' hooks in Chinese too
 
 
 def html_escape(s):

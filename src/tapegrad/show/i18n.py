@@ -322,7 +322,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     "page.no_grad": ("no gradient (constant or requires_grad=False)",
                      "无梯度（常量或 requires_grad=False）"),
     "page.figures": ("Figures", "图表"),
-    "page.text": ("Report", "报告"),
     "page.no_trace": ("No backward pass was recorded for this page.", "本页没有记录反向传播。"),
     "page.copy": ("copy {copy} of {of} of a repeated block: highlighted on the copy shown",
                   "重复块的第 {copy} 份（共 {of} 份）：高亮显示在画出的那一份上"),

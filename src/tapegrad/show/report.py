@@ -24,6 +24,7 @@ from typing import Any
 
 from .graph import INSTALL_HINT, GraphView, GraphvizMissing
 from .i18n import TEXTS, resolve_lang
+from .trace import _hook_words, _note_words
 
 
 def _page_text(lang: str) -> dict[str, str]:
@@ -76,7 +77,7 @@ def _flatten(v: Any) -> list:
     return out
 
 
-def _step_view(rec: dict, text: dict) -> dict:
+def _step_view(rec: dict, text: dict, lang: str = "en") -> dict:
     """What the page shows for one step: display strings, and the ids to highlight."""
     sent = []
     for e in rec["sent"]:
@@ -94,7 +95,7 @@ def _step_view(rec: dict, text: dict) -> dict:
         else:
             line = f"{acc['leaf']}: {_grad_text(acc['added'])} (autograd.grad)"
         sent.append(line)
-    note = rec.get("note") or ""
+    note = _note_words(rec.get("note") or "", lang)
     if "copy" in rec:
         extra = text["copy"].format(copy=rec["copy"]["copy"] + 1, of=rec["copy"]["of"])
         note = f"{note}; {extra}" if note else extra
@@ -104,7 +105,8 @@ def _step_view(rec: dict, text: dict) -> dict:
         "sent": sent,
         "edges": [f"{rec['shown']}-{e['input']}" for e in rec["sent"]
                   if e["to"] is not None and e["grad"] is not None],
-        "hooks": rec["hooks"], "time": f"{rec['time_us']:.0f} µs", "note": note,
+        "hooks": [_hook_words(h, lang) for h in rec["hooks"]],
+        "time": f"{rec['time_us']:.0f} µs", "note": note,
     }
 
 
@@ -257,7 +259,7 @@ def write_report(path: str | Path, *, graph: GraphView | None = None, trace: Any
         parts.append("</section>")
     steps: list[dict] = []
     if trace is not None:
-        steps = [_step_view(_clean(r), text) for r in trace.records()]
+        steps = [_step_view(_clean(r), text, lang) for r in trace.records()]
     parts.append(f"<section id=\"trace\"><h2>{html.escape(text['trace'])}</h2>")
     if not steps:
         parts.append(f"<p class=\"note\">{html.escape(text['no_trace'])}</p>")
