@@ -108,6 +108,7 @@ def test_doctor_restores_what_it_changed(tmp_path, capsys):
     """))
     init = tapegrad.optim.Optimizer.__init__
     backward = tapegrad.Tensor.backward
+    autograd_backward = tapegrad.autograd.backward
     argv = list(sys.argv)
     code = doctor_command(["--out", str(tmp_path / "o"), "--lang", "en", str(script)])
     assert code == 3
@@ -116,6 +117,7 @@ def test_doctor_restores_what_it_changed(tmp_path, capsys):
     assert "p0" not in out and "param_groups[0][0]" in out  # no module: the optimizer's names
     assert "the script exited with status 3" in err
     assert tapegrad.optim.Optimizer.__init__ is init and tapegrad.Tensor.backward is backward
+    assert tapegrad.autograd.backward is autograd_backward  # the first step's trace is undone
     assert sys.modules["torch"] is torch and sys.argv == argv
 
 
