@@ -124,3 +124,19 @@ def test_usage_and_scripts_without_backward(tmp_path, capsys):
     code, text, err = graph_command([script])
     assert code == 1 and "tensor(2.)" in text
     assert "without calling backward" in err
+
+
+def test_graph_command_in_chinese(tmp_path):
+    script = _script(tmp_path, TRAIN)
+    out = tmp_path / "g.dot"
+    code, text, err = graph_command(["--lang", "zh", "--out", out, script])
+    assert code == 0, err
+    assert text.startswith("MeanBackward0 (loss)")
+    assert "保存：" in text and "saved" not in text
+    assert f"已写入 {out}" in text
+    code, _, err = graph_command(["--lang", "zh", "--bogus", script])
+    assert code == 2 and err.startswith("用法：tapegrad graph")
+    code, _, err = graph_command(["--lang", "zh", str(tmp_path / "missing.py")])
+    assert code == 2 and "找不到脚本" in err
+    code, _, err = graph_command(["--lang", "fr", script])
+    assert code == 2 and "unknown language 'fr'" in err

@@ -8,7 +8,9 @@ import contextlib
 import io
 import json
 import os
+import re
 import runpy
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -106,6 +108,7 @@ def test_doctor_restores_what_it_changed(tmp_path, capsys):
     """))
     init = tapegrad.optim.Optimizer.__init__
     backward = tapegrad.Tensor.backward
+    autograd_backward = tapegrad.autograd.backward
     argv = list(sys.argv)
     code = doctor_command(["--out", str(tmp_path / "o"), "--lang", "en", str(script)])
     assert code == 3
@@ -114,6 +117,7 @@ def test_doctor_restores_what_it_changed(tmp_path, capsys):
     assert "p0" not in out and "param_groups[0][0]" in out  # no module: the optimizer's names
     assert "the script exited with status 3" in err
     assert tapegrad.optim.Optimizer.__init__ is init and tapegrad.Tensor.backward is backward
+    assert tapegrad.autograd.backward is autograd_backward  # the first step's trace is undone
     assert sys.modules["torch"] is torch and sys.argv == argv
 
 
@@ -129,3 +133,80 @@ def test_doctor_error_and_usage(tmp_path, capsys, monkeypatch):
     assert "usage: tapegrad doctor" in capsys.readouterr().err
     assert doctor_command(["--lang", "zh"]) == 2
     assert "用法：tapegrad doctor" in capsys.readouterr().err
+
+
+def _browser_reason() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright Python package is not installed (pip install tapegrad[test])"
+    if not Path(CHROMIUM).exists():
+        return f"no Chromium at {CHROMIUM} (apt install chromium)"
+    return None
+
+
+CHROMIUM = os.environ.get("TAPEGRAD_CHROMIUM", "/usr/bin/chromium")
+
+
+def test_doctor_page_has_graph_trace_plot_and_report(tmp_path, capsys):
+    pytest.importorskip("matplotlib", reason="the health plot needs matplotlib (tapegrad[viz])")
+    code = doctor_command(["--lang", "en", "--out", str(tmp_path), str(SCRIPT), "2"])
+    assert code == 0
+    out = capsys.readouterr().out
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "<title>tapegrad doctor: deep_sigmoid.py</title>" in page
+    # the health report as printed
+    assert "<h2>Gradient health report</h2>" in page
+    assert "vanishing gradients: the first layer&#x27;s gradient norm (0.weight: " in page
+    assert "Gradient health report (step 2)" in out
+    # the graph of the script's loss, as a picture, with the parameters' names
+    graph = page[page.index('<section id="graph">'):page.index('<section id="trace">')]
+    if shutil.which("dot") is not None:
+        assert '<div id="picture"><svg' in graph and "MseLossBackward0" in graph
+    assert "AccumulateGrad → 0.weight.grad" in graph
+    # the first step's backward pass only: one row per node of one pass, 10 layers deep
+    rows = re.findall(r"<tr data-node=\"[^\"]*\"><td>(\d+)</td><td>([^<]*)</td>", page)
+    names = [name for _, name in rows]
+    assert names[0] == "MseLossBackward0" and names.count("AddmmBackward0") == 10
+    assert names.count("AccumulateGrad") == 20 and len(rows) == 50
+    assert [int(k) for k, _ in rows] == list(range(50))
+    # the plot
+    figures = page[page.index('<section id="figures">'):]
+    assert "<h3>Gradient norm per layer over training</h3>" in figures and "<svg" in figures
+
+
+@pytest.mark.skipif(_browser_reason() is not None, reason=_browser_reason() or "")
+def test_doctor_page_in_headless_chromium(tmp_path, capsys):
+    pytest.importorskip("matplotlib", reason="the health plot needs matplotlib (tapegrad[viz])")
+    from playwright.sync_api import sync_playwright
+
+    assert doctor_command(["--lang", "zh", "--out", str(tmp_path), str(SCRIPT), "2"]) == 0
+    capsys.readouterr()
+    page_path = tmp_path / "report.html"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"])
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            requests: list[str] = []
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(page_path.as_uri())
+            assert page.text_content("#detail").startswith("步骤 0: MseLossBackward0")
+            page.click("#next")
+            assert page.get_attribute("#detail", "data-step") == "1"
+            if shutil.which("dot") is not None:
+                current = page.eval_on_selector_all("#picture g.tg-current",
+                                                    "els => els.map(e => e.id)")
+                assert current == [page.get_attribute("#steps tbody tr.current", "data-node")]
+            assert "梯度消失" in page.text_content("pre.report")
+            assert page.locator("#figures svg").count() == 1
+            assert errors == []
+            assert all(u.startswith("file:") for u in requests)
+        finally:
+            browser.close()

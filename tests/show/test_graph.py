@@ -208,3 +208,28 @@ def test_without_dot_program_the_message_says_how_to_install(monkeypatch):
     with pytest.raises(show.GraphvizMissing, match=r"apt install graphviz"):
         show.graph(e).render("never-written.png")
     assert not Path("never-written.png").exists()
+
+
+def test_text_tree_in_chinese(monkeypatch):
+    a = torch.tensor([2.0], requires_grad=True)
+    b = torch.tensor([3.0], requires_grad=True)
+    e = (a * b + 1.0) ** 2
+    view = show.graph(e)
+    zh = view.text(lang="zh")
+    first = zh.splitlines()[0]
+    assert first.startswith("PowBackward0 (e)  [1] float32  保存：输入 0 [1] float32 v0")
+    assert "AccumulateGrad → a.grad  [1] float32" in zh  # node names and .grad stay torch's
+    assert "（无梯度：常量或 requires_grad=False）" in zh
+    assert "saved" not in zh and "no gradient" not in zh
+    # the same tree, line for line, as the English one
+    assert len(zh.splitlines()) == len(view.text(lang="en").splitlines())
+    monkeypatch.setenv("TAPEGRAD_LANG", "zh")
+    assert view.text() == zh and str(view) == zh
+    assert view.text(lang="en").startswith("PowBackward0 (e)  [1] float32  saved: input 0")
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1
+    z = y * y
+    y.add_(1)
+    assert "v0（现为 v1：已被原地修改，反向传播会失败）" in show.graph(z).text()
+    capped = show.graph(_graphs.mlp()[0], max_depth=2).text(lang="zh")
+    assert "…（已达 max_depth）" in capped and "（max_depth=2：" in capped

@@ -232,3 +232,24 @@ def test_every_text_in_both_languages_with_the_same_fields():
         fields_zh = {f for _, f, _, _ in fmt.parse(zh) if f}
         assert fields_en == fields_zh, key
         assert bool(en) == bool(zh), key
+
+
+def test_every_key_the_show_package_uses_has_both_languages():
+    import re
+    from pathlib import Path
+
+    import tapegrad.show as show_pkg
+
+    used: set[str] = set()
+    for path in Path(show_pkg.__file__).parent.glob("*.py"):
+        used |= set(re.findall(r"\b_?t\(\s*[\"']([a-z_]+(?:\.[a-z_0-9]+)+)[\"']",
+                               path.read_text(encoding="utf-8")))
+    assert {"trace.no_edge", "graph.in_place", "graphcmd.usage", "doctor.usage"} <= used
+    assert used <= set(TEXTS), sorted(used - set(TEXTS))
+    for key in used:
+        en, zh = TEXTS[key]
+        assert en and zh and en != zh or key.startswith("col.") or en == zh == "", key
+    # the report page's words: every one in both languages, same placeholders
+    from tapegrad.show.report import _page_text
+
+    assert set(_page_text("en")) == set(_page_text("zh")) >= {"trace", "received", "copy"}

@@ -145,3 +145,31 @@ def test_page_in_headless_chromium(tmp_path):
             assert all(u.startswith("file:") for u in requests)
         finally:
             browser.close()
+
+
+def test_page_words_come_from_i18n_and_text_sections(tmp_path, monkeypatch):
+    from tapegrad.show.i18n import t as words
+
+    t = _seed_trace()
+    page = write_report(tmp_path / "en.html", trace=t, lang="en",
+                        text={"Health": "line <1>\nline 2"}).read_text(encoding="utf-8")
+    assert '<pre class="report">line &lt;1&gt;\nline 2</pre>' in page
+    assert page.index("<h2>Health</h2>") < page.index('<section id="trace">')
+    monkeypatch.setenv("TAPEGRAD_LANG", "zh")
+    zh = write_report(tmp_path / "zh.html", trace=t).read_text(encoding="utf-8")
+    for key in ("page.trace", "page.received", "page.sent", "page.next", "page.text_tree"):
+        assert html_escape(words(key, "zh")) in zh, key
+    assert "保存：" in zh  # the graph's text tree in the page speaks the page's language
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: g * 1)
+    with show.trace() as hooked:
+        y.sum().backward()
+    zh = write_report(tmp_path / "hook.html", trace=hooked).read_text(encoding="utf-8")
+    assert "张量钩子 " in zh and "tensor hook" not in zh  # the steps' hooks in Chinese too
+
+
+def html_escape(s):
+    import html
+
+    return html.escape(s)

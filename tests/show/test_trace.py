@@ -211,3 +211,32 @@ def test_errors_inside_a_traced_pass_are_the_engines():
     y.backward(retain_graph=False)
     with show.trace(), pytest.raises(RuntimeError, match="backward through the graph a second"):
         y.backward()
+
+
+def test_table_in_chinese(monkeypatch):
+    a = torch.tensor([2.0], requires_grad=True)
+    b = torch.tensor([3.0], requires_grad=True)
+    d = a * b + 1.0
+    d.register_hook(lambda g: g)
+    e = d ** 2
+    with show.trace(lang="zh") as t:
+        e.backward()
+    zh = str(t)
+    head = zh.splitlines()[0].split()
+    assert head[:4] == ["步骤", "节点", "收到的梯度", "耗时"]
+    assert "沿各条边发出 / 累加" in zh.splitlines()[0]
+    assert "[0] → AccumulateGrad(a): 42  (= 14 × 3)" in zh and "a.grad = 42" in zh
+    assert "[1] （无梯度：常量或 requires_grad=False）" in zh
+    assert "钩子：张量钩子 " in zh
+    # the dashes under each header are as wide as the header shows (CJK: two columns each)
+    assert zh.splitlines()[1].split()[2] == "-" * 10
+    en = t.table(lang="en")
+    assert en.splitlines()[0].split()[:4] == ["step", "node", "received", "time"]
+    assert "hook: tensor hook " in en and "(no gradient: constant or requires_grad=False)" in en
+    monkeypatch.setenv("TAPEGRAD_LANG", "zh")
+    with show.trace() as t2:
+        (a * b).sum().backward()
+    assert t2.table().startswith("步骤")
+    assert t2.table(lang="en").startswith("step")  # the argument beats TAPEGRAD_LANG
+    with pytest.raises(ValueError, match="unknown language 'fr'"):
+        show.trace(lang="fr")

@@ -7,7 +7,8 @@ text tree is printed, the picture written, and the script is stopped before the 
 pass runs.
 
 Options, before SCRIPT or as the last arguments: ``--out FILE`` (.svg, .png, .pdf or .dot;
-default ``<script>.graph.svg``), ``--max-depth N``, ``--no-collapse``.
+default ``<script>.graph.svg``), ``--max-depth N``, ``--no-collapse``, ``--lang zh|en`` (the
+words of the tree and the messages; default ``TAPEGRAD_LANG``, else the locale).
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-USAGE = ("usage: tapegrad graph [--out FILE] [--max-depth N] [--no-collapse] SCRIPT [ARGS...]"
-         "\n       tapegrad graph SCRIPT [ARGS...] [--out FILE]")
+from .i18n import resolve_lang, t
 
 
 class _Stop(BaseException):
@@ -28,7 +28,7 @@ class _Stop(BaseException):
 
 
 def _parse(argv: list[str]) -> tuple[dict, list[str]] | None:
-    opts: dict[str, Any] = {"out": None, "max_depth": None, "collapse": True}
+    opts: dict[str, Any] = {"out": None, "max_depth": None, "collapse": True, "lang": None}
     args = list(argv)
     # trailing --out FILE (after the script's own arguments)
     if len(args) >= 3 and args[-2] == "--out":
@@ -38,10 +38,12 @@ def _parse(argv: list[str]) -> tuple[dict, list[str]] | None:
         flag = args.pop(0)
         if flag == "--no-collapse":
             opts["collapse"] = False
-        elif flag in ("--out", "--max-depth") and args:
+        elif flag in ("--out", "--max-depth", "--lang") and args:
             value = args.pop(0)
             if flag == "--out":
                 opts["out"] = value
+            elif flag == "--lang":
+                opts["lang"] = value
             else:
                 try:
                     opts["max_depth"] = int(value)
@@ -69,12 +71,17 @@ def graph_command(argv: list[str]) -> int:
     """Run ``tapegrad graph`` with ``argv`` (the arguments after ``graph``); the exit code."""
     parsed = _parse(argv)
     if parsed is None:
-        print(USAGE, file=sys.stderr)
+        print(t("graphcmd.usage", _lang_or_default(argv)), file=sys.stderr)
         return 2
     opts, args = parsed
+    try:
+        lang = resolve_lang(opts["lang"])
+    except ValueError as e:
+        print(f"tapegrad graph: {e}", file=sys.stderr)
+        return 2
     script = args[0]
     if not os.path.isfile(script):
-        print(f"tapegrad graph: no such script: {script}", file=sys.stderr)
+        print(t("graphcmd.no_script", lang, script=script), file=sys.stderr)
         return 2
     out = Path(opts["out"] or (Path(script).stem + ".graph.svg"))
 
@@ -113,16 +120,25 @@ def graph_command(argv: list[str]) -> int:
 
     view = captured.get("view")
     if view is None:
-        print(f"tapegrad graph: {script} finished without calling backward: no graph to draw",
-              file=sys.stderr)
+        print(t("graphcmd.no_backward", lang, script=script), file=sys.stderr)
         return 1
-    print(view.text())
+    print(view.text(lang=lang))
     try:
         view.render(out)
     except GraphvizMissing as e:
         dot = out.with_suffix(".dot")
         dot.write_text(view.dot(), encoding="utf-8")
-        print(f"tapegrad graph: {e}\nThe DOT source is in {dot}.", file=sys.stderr)
+        print(f"tapegrad graph: {e}\n" + t("graphcmd.dot_kept", lang, path=dot),
+              file=sys.stderr)
         return 1
-    print(f"\nwrote {out}")
+    print("\n" + t("graphcmd.wrote", lang, path=out))
     return 0
+
+
+def _lang_or_default(argv: list[str]) -> str:
+    """The language of the usage message: a valid ``--lang`` among ``argv``, else the default."""
+    for i, word in enumerate(argv[:-1]):
+        if word == "--lang" and argv[i + 1][:2] in ("zh", "en"):
+            return argv[i + 1][:2]
+    return resolve_lang(None) if os.environ.get("TAPEGRAD_LANG", "")[:2] in ("", "zh", "en") \
+        else "en"

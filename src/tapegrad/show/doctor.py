@@ -7,7 +7,9 @@
       3. progress on stderr while it runs: the step and the loss backward was last called on;
       4. afterwards: the health report (table + diagnosis) on stdout, and in DIR (default
          ``tapegrad-doctor``) the plot of gradient norm per layer over the steps
-         (``health.png``), the numbers (``health.json``) and a report page (``report.html``).
+         (``health.png``), the numbers (``health.json``) and a report page (``report.html``):
+         the health report, the graph of the script's loss, the backward trace of its first
+         step (only that one backward is traced, the others run untouched) and the plots.
 
 The exit status is the script's.
 """
@@ -132,8 +134,11 @@ def doctor_command(argv: list[str]) -> int:
     out_dir = Path(opts.get("out", "tapegrad-doctor"))
     script = args[0]
 
-    from .. import optim
+    from .. import autograd, optim
     from .._cli import alias_torch
+    from ._commands import _caller_frame
+    from .graph import frame_names
+    from .trace import Trace
 
     saved_modules = {n: m for n, m in sys.modules.items() if n == "torch" or
                      n.startswith("torch.")}
@@ -150,9 +155,23 @@ def doctor_command(argv: list[str]) -> int:
         target = model if model is not None else _named_from_optimizer(self)
         monitors.append((self, Monitor(target, self, lang=lang, on_step=progress), progress))
 
+    traced: list[Trace] = []
+    original_backward = autograd.backward
+
+    def first_backward_traced(*a: Any, **k: Any) -> None:
+        """The script's first backward runs inside a trace (the report page's step); the
+        following ones go straight to autograd.backward."""
+        autograd.backward = original_backward  # type: ignore[assignment]
+        params = dict(monitors[0][1].named) if monitors else None
+        tr = Trace(params, names=frame_names(_caller_frame()), lang=lang)
+        with tr:
+            original_backward(*a, **k)
+        traced.append(tr)
+
     print(t("doctor.running", lang, script=script), file=sys.stderr, flush=True)
     code = 0
     optim.Optimizer.__init__ = init_with_monitor  # type: ignore[method-assign]
+    autograd.backward = first_backward_traced  # type: ignore[assignment]
     try:
         alias_torch()
         sys.argv = list(args)
@@ -168,6 +187,7 @@ def doctor_command(argv: list[str]) -> int:
         code = 1
     finally:
         optim.Optimizer.__init__ = original_init  # type: ignore[method-assign]
+        autograd.backward = original_backward  # type: ignore[assignment]
         for _, monitor, progress in monitors:
             monitor.detach()
             progress.finish()
@@ -176,7 +196,7 @@ def doctor_command(argv: list[str]) -> int:
             del sys.modules[name]
         sys.modules.update(saved_modules)
 
-    _write_results(monitors, out_dir, script, lang)
+    _write_results(monitors, out_dir, script, lang, traced[0] if traced else None)
     if code:
         print(t("doctor.exit", lang, code=code), file=sys.stderr)
     return code
@@ -193,7 +213,7 @@ def _lang_in(argv: list[str]) -> str | None:
 
 
 def _write_results(monitors: list[tuple[Any, Monitor, _Progress]], out_dir: Path, script: str,
-                   lang: str) -> None:
+                   lang: str, trace: Any = None) -> None:
     if not monitors:
         print(t("doctor.no_optimizer", lang))
         return
@@ -238,11 +258,15 @@ def _write_results(monitors: list[tuple[Any, Monitor, _Progress]], out_dir: Path
         report_page: Any = importlib.import_module(__package__ + ".report")
     except ImportError:
         report_page = None
+    title = t("doctor.page_title", lang, script=os.path.basename(script))
     if report_page is not None and hasattr(report_page, "write_report"):
-        report_page.write_report(str(page), graph=None, trace=None, figures=figures)
+        heading = t("health.title", lang)
+        sections = {heading if len(texts) == 1 else f"{heading} {k}": text
+                    for k, text in enumerate(texts, 1)}
+        report_page.write_report(str(page), trace=trace, figures=figures, title=title,
+                                 lang=lang, text=sections)
     else:
-        _minimal_page(page, t("doctor.page_title", lang, script=os.path.basename(script)),
-                      texts, figures)
+        _minimal_page(page, title, texts, figures)
     print(t("doctor.wrote", lang, path=page))
 
 

@@ -36,6 +36,8 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..autograd.graph import AccumulateGrad, Node
+from .i18n import TEXTS, resolve_lang
+from .i18n import t as _t
 
 INSTALL_HINT = (
     "Drawing the graph needs Graphviz: the `graphviz` Python package "
@@ -173,6 +175,25 @@ def _saved_description(node: Node) -> list[str]:
     return out
 
 
+_IN_PLACE = re.compile(r" \(now v(\d+): changed in place, backward will fail\)")
+
+
+def _saved_words(text: str, lang: str) -> str:
+    """One saved-tensor description (written in English when the graph is read) in ``lang``."""
+    if lang == "en":
+        return text
+    for key in ("graph.freed", "graph.packed"):
+        if text == TEXTS[key][0]:
+            return _t(key, lang)
+    text = _IN_PLACE.sub(lambda m: _t("graph.in_place", lang, now=m.group(1)), text)
+    m = re.match(r"input (\d+)(.*)", text, re.S)
+    if m:
+        return _t("graph.input", lang, pos=m.group(1)) + m.group(2)
+    if text.startswith("result "):
+        return _t("graph.result", lang) + text[6:]
+    return text
+
+
 def _roots(tensors: Any) -> list[tuple[Tensor, Node]]:
     if isinstance(tensors, Tensor):
         tensors = [tensors]
@@ -284,24 +305,28 @@ class GraphView:
 
     # -- text -------------------------------------------------------------------------------
 
-    def _describe(self, g: GNode) -> str:
+    def _describe(self, g: GNode, lang: str = "en") -> str:
         text = g.name
         if g.leaf:
-            text += f" → {g.label}.grad" if g.label else " → (leaf).grad"
+            text += f" → {g.label}.grad" if g.label else f" → {_t('graph.leaf', lang)}.grad"
         elif g.label:
             text += f" ({g.label})"
         outs = "  ".join(f"{_fmt_shape(s)} {d}" for _, (s, d) in sorted(g.out.items()))
         if outs:
             text += "  " + outs
         if g.saved and not g.leaf:
-            text += "  saved: " + ", ".join(g.saved)
+            label = _t("graph.saved", lang)  # no space after a full-width colon
+            text += ("  " + label + ("" if label.endswith("：") else " ")
+                     + ", ".join(_saved_words(x, lang) for x in g.saved))
         return text
 
-    def text(self) -> str:
+    def text(self, lang: str | None = None) -> str:
         """The indented text tree, read top to bottom as backward runs: the graph is cut at its
         bottlenecks, each piece is printed as a tree, and ``↓`` leads to the next piece; a node
         reached again is referred to by its number (``#3``); a repeated block is printed once
-        with its count."""
+        with its count. ``lang``: ``"en"`` or ``"zh"`` for its words (node names stay torch's);
+        default ``TAPEGRAD_LANG``, else the locale (``i18n.resolve_lang``)."""
+        lang = resolve_lang(lang)
         lines: list[str] = []
         if self.title:
             lines.append(self.title)
@@ -313,26 +338,24 @@ class GraphView:
             block = self._block_at.get(k)
             if block is not None:
                 b = self.blocks[block]
-                lines.append(f"┌ ×{b['count']} repeated block: {b['count']} copies of "
-                             f"{b['size']} nodes, the first shown")
+                lines.append(_t("graph.block_start", lang, count=b["count"], size=b["size"]))
                 for j in range(k, k + b["period"]):
-                    self._text_piece(j, lines, printed, shared, "│ ")
-                lines.append("└ (end of the repeated block)")
+                    self._text_piece(j, lines, printed, shared, "│ ", lang)
+                lines.append(_t("graph.block_end", lang))
                 k += b["period"] * b["count"]
                 continue
-            self._text_piece(k, lines, printed, shared, "")
+            self._text_piece(k, lines, printed, shared, "", lang)
             k += 1
         if self.hidden:
-            lines.append(f"(max_depth={self.max_depth}: the graph goes on below the nodes "
-                         "marked …)")
+            lines.append(_t("graph.cut", lang, depth=self.max_depth))
         return "\n".join(lines)
 
     def _text_piece(self, k: int, lines: list[str], printed: set, shared: set,
-                    margin: str) -> None:
+                    margin: str, lang: str) -> None:
         head, members = self.pieces[k]
         heads = [head] if head is not None else list(self.roots)
         for h in heads:
-            self._text(h, margin, margin, lines, printed, shared, members, None)
+            self._text(h, margin, margin, lines, printed, shared, members, None, lang)
 
     def _edges(self, g: GNode) -> list[tuple[int, GNode | None, int]]:
         """``g``'s edges as shown: out of a collapsed block's shown copy, an edge into the next
@@ -340,16 +363,16 @@ class GraphView:
         return [(i, self._exit.get((g, i), c), nr) for i, c, nr in g.edges]
 
     def _text(self, g: GNode, first: str, rest: str, lines: list[str], printed: set,
-              shared: set, members: set, edge: str | None) -> None:
+              shared: set, members: set, edge: str | None, lang: str = "en") -> None:
         tag = f"#{g.id[1:]} " if g in shared else ""
         lead = f"{first}{edge + ' ' if edge else ''}"
         if g in printed:
-            lines.append(f"{lead}{tag}{g.name} (shown above)")
+            lines.append(f"{lead}{tag}{g.name} {_t('graph.shown_above', lang)}")
             return
         printed.add(g)
-        lines.append(f"{lead}{tag}{self._describe(g)}")
+        lines.append(f"{lead}{tag}{self._describe(g, lang)}")
         if g.cut:
-            lines.append(f"{rest}└─ … (max_depth reached)")
+            lines.append(f"{rest}└─ {_t('graph.depth_reached', lang)}")
             return
         kids = self._edges(g)
         many = len(kids) > 1
@@ -362,11 +385,10 @@ class GraphView:
                 tagtext = (tagtext + " " if tagtext else "") + f"grad {lab}:"
             tagtext = tagtext + " " if tagtext else ""
             if c is None:
-                lines.append(f"{rest}{branch}{tagtext}(no gradient: constant or "
-                             "requires_grad=False)")
+                lines.append(f"{rest}{branch}{tagtext}{_t('graph.no_edge', lang)}")
             elif c in members or (c.leaf and c not in self._heads):
                 self._text(c, rest + branch, rest + more, lines, printed, shared, members,
-                           tagtext.rstrip() or None)
+                           tagtext.rstrip() or None, lang)
             else:  # the next piece, printed below
                 ctag = f" #{c.id[1:]}" if c in shared else ""
                 lines.append(f"{rest}{branch}{tagtext}↓ {c.name}{ctag}")

@@ -23,42 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from .graph import INSTALL_HINT, GraphView, GraphvizMissing
+from .i18n import TEXTS, resolve_lang
+from .trace import _hook_words, _note_words
 
-_TEXT = {
-    "en": {
-        "title": "tapegrad: autograd, shown",
-        "graph": "The graph",
-        "graph_note": "Arrows point the way gradients flow, from the output to the leaves; "
-                      "blue boxes are leaves, where a gradient lands in .grad.",
-        "text_tree": "The graph as text",
-        "trace": "The backward pass, step by step",
-        "prev": "◀ Prev", "next": "Next ▶",
-        "keys": "keys: ← → (or j k); click a node or a row",
-        "step": "step", "of": "of",
-        "node": "node", "received": "received", "sent": "sent along each edge / accumulated",
-        "time": "time", "hooks": "hooks", "note": "note",
-        "no_grad": "no gradient (constant or requires_grad=False)",
-        "figures": "Figures",
-        "no_trace": "No backward pass was recorded for this page.",
-        "copy": "copy {copy} of {of} of a repeated block: highlighted on the copy shown",
-    },
-    "zh": {
-        "title": "tapegrad：看见自动求导",
-        "graph": "计算图",
-        "graph_note": "箭头为梯度流动方向，从输出指向叶子；蓝色框是叶子，梯度落在它的 .grad 里。",
-        "text_tree": "计算图（文本）",
-        "trace": "反向传播，逐步查看",
-        "prev": "◀ 上一步", "next": "下一步 ▶",
-        "keys": "按键：← →（或 j k）；点击图中节点或表格行",
-        "step": "步骤", "of": "/",
-        "node": "节点", "received": "收到的梯度", "sent": "沿各边发出 / 累加",
-        "time": "耗时", "hooks": "钩子", "note": "说明",
-        "no_grad": "无梯度（常量或 requires_grad=False）",
-        "figures": "图表",
-        "no_trace": "本页没有记录反向传播。",
-        "copy": "重复块的第 {copy} 份（共 {of} 份）：在显示的那一份上高亮",
-    },
-}
+
+def _page_text(lang: str) -> dict[str, str]:
+    """The page's words in ``lang`` (the ``page.*`` texts of i18n), unfilled templates."""
+    k = 1 if lang == "zh" else 0
+    return {key[5:]: pair[k] for key, pair in TEXTS.items() if key.startswith("page.")}
 
 
 def _clean(value: Any) -> Any:
@@ -105,7 +77,7 @@ def _flatten(v: Any) -> list:
     return out
 
 
-def _step_view(rec: dict, text: dict) -> dict:
+def _step_view(rec: dict, text: dict, lang: str = "en") -> dict:
     """What the page shows for one step: display strings, and the ids to highlight."""
     sent = []
     for e in rec["sent"]:
@@ -123,7 +95,7 @@ def _step_view(rec: dict, text: dict) -> dict:
         else:
             line = f"{acc['leaf']}: {_grad_text(acc['added'])} (autograd.grad)"
         sent.append(line)
-    note = rec.get("note") or ""
+    note = _note_words(rec.get("note") or "", lang)
     if "copy" in rec:
         extra = text["copy"].format(copy=rec["copy"]["copy"] + 1, of=rec["copy"]["of"])
         note = f"{note}; {extra}" if note else extra
@@ -133,7 +105,8 @@ def _step_view(rec: dict, text: dict) -> dict:
         "sent": sent,
         "edges": [f"{rec['shown']}-{e['input']}" for e in rec["sent"]
                   if e["to"] is not None and e["grad"] is not None],
-        "hooks": rec["hooks"], "time": f"{rec['time_us']:.0f} µs", "note": note,
+        "hooks": [_hook_words(h, lang) for h in rec["hooks"]],
+        "time": f"{rec['time_us']:.0f} µs", "note": note,
     }
 
 
@@ -169,6 +142,7 @@ table#steps th, table#steps td { border-bottom: 1px solid #e3e3e3; padding: 2px 
 table#steps tr.current td { background: #fde8e8; }
 table#steps tbody tr { cursor: pointer; }
 pre.tree { font-size: 0.8em; overflow: auto; }
+pre.report { background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
 .figure { margin: 1em 0; } .figure svg { max-width: 100%; height: auto; }
 """
 
@@ -251,20 +225,27 @@ _JS = r"""
 
 def write_report(path: str | Path, *, graph: GraphView | None = None, trace: Any = None,
                  figures: dict[str, str] | None = None, title: str | None = None,
-                 lang: str = "en") -> Path:
+                 lang: str | None = None, text: dict[str, str] | None = None) -> Path:
     """Write the report page to ``path`` and return it.
 
     ``graph``: a :class:`GraphView` (default: the trace's graph, edges labelled with their
     gradients). ``trace``: a :class:`~tapegrad.show.trace.Trace` to step through.
-    ``figures``: title -> SVG text, shown below. ``lang``: ``"en"`` or ``"zh"``.
+    ``figures``: title -> SVG text, shown below. ``text``: heading -> plain text (a health
+    report, say), shown first in ``<pre>`` blocks. ``lang``: ``"en"`` or ``"zh"`` (default:
+    ``TAPEGRAD_LANG``, else the locale; see ``i18n.resolve_lang``).
     """
-    text = _TEXT.get(lang, _TEXT["en"])
+    lang = resolve_lang(lang)
+    sections = text
+    text = _page_text(lang)
     if graph is None and trace is not None and trace.passes:
         graph = trace.graph()
     title = title or text["title"]
     parts = [f"<!DOCTYPE html>\n<html lang=\"{html.escape(lang)}\"><head><meta charset=\"utf-8\">",
              f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
              f"<h1>{html.escape(title)}</h1>"]
+    for k, (heading, body) in enumerate((sections or {}).items()):
+        parts.append(f"<section class=\"text\" id=\"text{k}\"><h2>{html.escape(heading)}</h2>"
+                     f"<pre class=\"report\">{html.escape(body)}</pre></section>")
     if graph is not None:
         parts.append(f"<section id=\"graph\"><h2>{html.escape(text['graph'])}</h2>")
         try:
@@ -274,11 +255,11 @@ def write_report(path: str | Path, *, graph: GraphView | None = None, trace: Any
         except GraphvizMissing:
             parts.append(f"<p class=\"note\">{html.escape(INSTALL_HINT)}</p>")
         parts.append(f"<details><summary>{html.escape(text['text_tree'])}</summary>"
-                     f"<pre class=\"tree\">{html.escape(graph.text())}</pre></details>")
+                     f"<pre class=\"tree\">{html.escape(graph.text(lang=lang))}</pre></details>")
         parts.append("</section>")
     steps: list[dict] = []
     if trace is not None:
-        steps = [_step_view(_clean(r), text) for r in trace.records()]
+        steps = [_step_view(_clean(r), text, lang) for r in trace.records()]
     parts.append(f"<section id=\"trace\"><h2>{html.escape(text['trace'])}</h2>")
     if not steps:
         parts.append(f"<p class=\"note\">{html.escape(text['no_trace'])}</p>")

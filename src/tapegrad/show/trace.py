@@ -27,6 +27,7 @@ import heapq
 import math
 import sys
 import time
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,6 +39,8 @@ from ..autograd import graph as _graph
 from ..autograd.grad_mode import _state
 from ..autograd.graph import AccumulateGrad, Node
 from .graph import GraphView, frame_names, param_names
+from .i18n import TEXTS, resolve_lang
+from .i18n import t as _t
 
 
 def _hook_name(fn: Any) -> str:
@@ -131,8 +134,9 @@ class Trace:
     """A recorded backward pass (see the module docstring). Use ``show.trace()``."""
 
     def __init__(self, params: Any = None, *, small: int = 8, keep_grads: bool = False,
-                 names: tuple[dict, dict] | None = None) -> None:
+                 names: tuple[dict, dict] | None = None, lang: str | None = None) -> None:
         self.params = params
+        self.lang = lang  # the table's language (None: resolved when printed)
         self.small = small
         self.keep_grads = keep_grads
         self.steps: list[Step] = []
@@ -435,9 +439,14 @@ class Trace:
             out.append(rec)
         return out
 
-    def table(self) -> str:
-        """The pass as a printable table: step, node, received, sent (or accumulated), time."""
-        head = ("step", "node", "received", "time", "sent along each edge / accumulated")
+    def table(self, lang: str | None = None) -> str:
+        """The pass as a printable table: step, node, received, sent (or accumulated), time.
+
+        ``lang``: ``"en"`` or ``"zh"``; default the ``lang`` given to ``show.trace()``, else
+        ``TAPEGRAD_LANG``, else the locale (``i18n.resolve_lang``)."""
+        lang = resolve_lang(lang or self.lang)
+        head = tuple(_t(f"trace.col.{k}", lang)
+                     for k in ("step", "node", "received", "time", "sent"))
         rows: list[tuple[str, str, str, str, str]] = []
         for s in self.steps:
             recv = ", ".join("-" if r is None else r.short() for r in s.received) or "-"
@@ -448,7 +457,7 @@ class Trace:
                 many = len(s.sent) > 1
                 prefix = f"[{i}] " if many else ""
                 if child is None:
-                    lines.append(f"{prefix}(no gradient: constant or requires_grad=False)")
+                    lines.append(prefix + _t("trace.no_edge", lang))
                 elif info is None:
                     lines.append(f"{prefix}→ {target}: None")
                 else:
@@ -465,24 +474,25 @@ class Trace:
                     lines.append(f"{a['leaf']}.grad {op} {a['added'].short()}"
                                  + ("" if a["fresh"] else f"  → {total}"))
                 else:
-                    lines.append(f"{a['leaf']}: {a['added'].short()} (returned by "
-                                 "autograd.grad)")
+                    lines.append(_t("trace.returned", lang, leaf=a["leaf"],
+                                    grad=a["added"].short()))
             for h in s.hooks:
-                lines.append(f"hook: {h}")
+                lines.append(_t("trace.hook", lang, hook=_hook_words(h, lang)))
             if s.note:
-                lines.append(f"({s.note})")
+                note = _note_words(s.note, lang)
+                lines.append(note if lang == "zh" else f"({note})")
             lines = lines or [""]
             rows.append((str(s.index), s.name, _clip(recv, 40), _fmt_time(s.seconds), lines[0]))
             for extra in lines[1:]:
                 rows.append(("", "", "", "", extra))
-        widths = [max(len(r[k]) for r in [head, *rows]) for k in range(4)]
+        widths = [max(_width(r[k]) for r in [head, *rows]) for k in range(4)]
         out = []
         for k, r in enumerate([head, *rows]):
-            cells = [r[0].rjust(widths[0]), r[1].ljust(widths[1]), r[2].ljust(widths[2]),
-                     r[3].rjust(widths[3]), r[4]]
+            cells = [_pad(r[0], widths[0], True), _pad(r[1], widths[1]),
+                     _pad(r[2], widths[2]), _pad(r[3], widths[3], True), r[4]]
             out.append("  ".join(cells).rstrip())
             if k == 0:
-                out.append("  ".join("-" * w for w in widths) + "  " + "-" * len(head[4]))
+                out.append("  ".join("-" * w for w in widths) + "  " + "-" * _width(head[4]))
         return "\n".join(out)
 
     def __str__(self) -> str:
@@ -490,6 +500,40 @@ class Trace:
 
     def __repr__(self) -> str:
         return f"<tapegrad.show.Trace: {len(self.steps)} steps in {len(self.passes)} pass(es)>"
+
+
+def _width(s: str) -> int:
+    """Columns ``s`` takes in a terminal: CJK characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+
+
+def _pad(s: str, n: int, right: bool = False) -> str:
+    fill = " " * (n - _width(s))
+    return fill + s if right else s + fill
+
+
+_NOTES = {TEXTS[k][0]: k for k in ("trace.note.no_gradient", "trace.note.captured",
+                                   "trace.note.not_asked", "trace.note.skipped")}
+_HOOK_WORDS = ("post-accumulate hook", "tensor hook", "post-hook", "pre-hook")
+
+
+def _note_words(note: str, lang: str) -> str:
+    """A step's note (recorded in English) in ``lang``."""
+    key = _NOTES.get(note)
+    return note if key is None or lang == "en" else _t(key, lang)
+
+
+def _hook_words(hook: str, lang: str) -> str:
+    """``tensor hook scale`` in ``lang``; the hook's own name stays."""
+    if lang == "en":
+        return hook
+    if hook == TEXTS["trace.hook_replaced"][0]:
+        return _t("trace.hook_replaced", lang)
+    for words in _HOOK_WORDS:
+        if hook.startswith(words + " "):
+            key = "trace." + words.replace("-", "_").replace(" ", "_")
+            return _t(key, lang) + hook[len(words):]
+    return hook
 
 
 def _clip(s: str, n: int) -> str:
@@ -519,13 +563,15 @@ def _describe_pre_hooks(hooks: Any, grads: list) -> list[str]:
     return out
 
 
-def trace(params: Any = None, *, small: int = 8, keep_grads: bool = False) -> Trace:
+def trace(params: Any = None, *, small: int = 8, keep_grads: bool = False,
+          lang: str | None = None) -> Trace:
     """Record the backward passes run inside the ``with`` block.
 
     ``params``: a Module or a dict name -> tensor, to name the leaves (the caller's local
     variables name the others). ``small``: tensors with at most this many elements are
     recorded with their values. ``keep_grads``: also keep a copy of every gradient (``Grad
-    .array``), to compare or plot them later.
+    .array``), to compare or plot them later. ``lang``: the table's language, ``"en"`` or
+    ``"zh"`` (default ``TAPEGRAD_LANG``, else the locale).
 
     Example:
         >>> import tapegrad as torch
@@ -538,4 +584,6 @@ def trace(params: Any = None, *, small: int = 8, keep_grads: bool = False) -> Tr
         >>> print(t.table())  # doctest: +SKIP
     """
     names = frame_names(sys._getframe(1))
-    return Trace(params, small=small, keep_grads=keep_grads, names=names)
+    if lang is not None:
+        resolve_lang(lang)  # an unknown language fails here, not when printing
+    return Trace(params, small=small, keep_grads=keep_grads, names=names, lang=lang)
