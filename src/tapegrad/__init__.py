@@ -308,6 +308,22 @@ from .ops.shape_composite import (  # noqa: E402
     trace,
     vsplit,
 )
+from .ops.scatter import (  # noqa: E402
+    index_add,
+    index_copy,
+    index_fill,
+    index_reduce,
+    masked_scatter,
+    nonzero_static,
+    put,
+    scatter_reduce,
+)
+from .ops.view_scatter import (  # noqa: E402
+    as_strided_scatter,
+    diagonal_scatter,
+    select_scatter,
+    slice_scatter,
+)
 from . import special  # noqa: E402
 from . import _random  # noqa: E402  (installs Tensor.uniform_, normal_, ...)
 from ._random import (  # noqa: E402

@@ -162,3 +162,14 @@ def _shape_composite_methods() -> dict[str, Any]:
 
 
 METHODS.update(_shape_composite_methods())
+
+
+def _scatter_methods() -> dict[str, Any]:
+    """x.index_add(...), x.scatter_reduce(...), x.put_(...), x.select_scatter(...), ...
+    (ops/scatter.py, ops/view_scatter.py)."""
+    from .ops import scatter, view_scatter
+
+    return {**scatter.METHODS, **view_scatter.METHODS}
+
+
+METHODS.update(_scatter_methods())
