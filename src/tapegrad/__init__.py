@@ -324,6 +324,19 @@ from .ops.view_scatter import (  # noqa: E402
     select_scatter,
     slice_scatter,
 )
+from .ops.sorting import (  # noqa: E402
+    aminmax,
+    cummax,
+    cummin,
+    kthvalue,
+    logcumsumexp,
+    median,
+    mode,
+    msort,
+    nanmedian,
+    unique,
+    unique_consecutive,
+)
 from . import special  # noqa: E402
 from . import _random  # noqa: E402  (installs Tensor.uniform_, normal_, ...)
 from ._random import (  # noqa: E402

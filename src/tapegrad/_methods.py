@@ -173,3 +173,13 @@ def _scatter_methods() -> dict[str, Any]:
 
 
 METHODS.update(_scatter_methods())
+
+
+def _sorting_methods() -> dict[str, Any]:
+    """x.sort(), x.topk(k), x.median(dim), x.cummax(dim), x.unique(), ... (ops/sorting.py)."""
+    from .ops import sorting
+
+    return sorting.METHODS
+
+
+METHODS.update(_sorting_methods())

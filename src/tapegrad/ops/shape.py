@@ -394,12 +394,22 @@ def repeat(input: Tensor, *repeats: Any) -> Tensor:
     return _repeat(input, repeats=reps)
 
 
-def repeat_interleave(input: Tensor, repeats: Any, dim: Any = None) -> Tensor:
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, *,
+                      output_size: Any = None) -> Tensor:
     from .indexing import index_select
 
+    if repeats is None:  # repeat_interleave(counts): each index, counts[i] times
+        counts = input._data
+        return Tensor._make(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
     if dim is None:
         input, dim = input.reshape(-1), 0
     d = _wrap_dim(dim, input.ndim)
+    if not isinstance(repeats, Tensor) and input.ndim:  # torch: expand a new dim, then view
+        r = int(repeats)
+        shape = list(input.shape)
+        big = shape[:d + 1] + [r] + shape[d + 1:]
+        shape[d] *= r
+        return input.unsqueeze(d + 1).expand(*big).contiguous().view(*shape)
     reps = repeats._data if isinstance(repeats, Tensor) else repeats
     idx = np.repeat(np.arange(input.shape[d]), reps)
     return index_select(input, d, Tensor._make(idx.astype(np.int64)))
@@ -444,20 +454,35 @@ def flipud(input: Tensor) -> Tensor:
     return flip(input, 0)
 
 
-def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
-    from .indexing import index_select
+@defop("roll", node="RollBackward0")
+def _roll(x: np.ndarray, *, shifts: tuple, dims: tuple | None) -> np.ndarray:
+    if dims is None:  # the flattened tensor rolls, the shape stays
+        return np.roll(x.reshape(-1), shifts[0]).reshape(x.shape) if x.size else x.copy()
+    return np.roll(x, shifts, axis=dims) if x.size else x.copy()
 
+
+@_roll.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # roll back
+    p = ctx.params
+    return (_roll(grad, shifts=tuple(-s for s in p["shifts"]), dims=p["dims"]),)
+
+
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    shifts = (int(shifts),) if not isinstance(shifts, (list, tuple)) else tuple(shifts)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
     if dims is None:
-        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    out = input
-    for s, d in zip(shifts, dims, strict=True):
-        d = _wrap_dim(d, input.ndim)
-        n = input.shape[d]
-        idx = (np.arange(n) - s) % n
-        out = index_select(out, d, Tensor._make(idx.astype(np.int64)))
-    return out
+        if len(shifts) != 1:
+            raise RuntimeError("shifts and dimensions must align. shifts: "
+                               f"{len(shifts)}, dims:0")
+        return _roll(input, shifts=shifts, dims=None)
+    dims = (dims,) if not isinstance(dims, (list, tuple)) else tuple(dims)
+    if input.ndim == 0 and dims:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    if len(shifts) != len(dims):
+        raise RuntimeError("shifts and dimensions must align. shifts: "
+                           f"{len(shifts)}, dims:{len(dims)}")
+    return _roll(input, shifts=shifts, dims=tuple(_wrap_dim(d, input.ndim) for d in dims))
 
 
 @defop("tril", node="TrilBackward0")
