@@ -337,6 +337,16 @@ from .ops.sorting import (  # noqa: E402
     unique,
     unique_consecutive,
 )
+from .ops.histograms import (  # noqa: E402
+    bincount,
+    bucketize,
+    histc,
+    histogram,
+    histogramdd,
+    isin,
+    searchsorted,
+    unravel_index,
+)
 from . import special  # noqa: E402
 from . import _random  # noqa: E402  (installs Tensor.uniform_, normal_, ...)
 from ._random import (  # noqa: E402

@@ -183,3 +183,13 @@ def _sorting_methods() -> dict[str, Any]:
 
 
 METHODS.update(_sorting_methods())
+
+
+def _histogram_methods() -> dict[str, Any]:
+    """x.histc(...), x.histogram(...), x.bincount() (ops/histograms.py)."""
+    from .ops import histograms
+
+    return histograms.METHODS
+
+
+METHODS.update(_histogram_methods())

@@ -335,7 +335,8 @@ def _reduce_backward(grad: Tensor, x: Tensor, src: Tensor, result: Tensor, reduc
     if reduce == "sum":
         gx, gsrc = grad, take(grad)
     elif reduce == "mean":  # d/dv mean = 1/N at each destination
-        n = put_add(src * 0 + 1) + (1.0 if include_self else 0.0)
+        n = put_add(Tensor._make(np.ones(src.shape, dtype=grad._data.dtype)))
+        n = n + (1.0 if include_self else 0.0)
         n = n.masked_fill(n == 0, 1.0)
         gx, gsrc = grad / n, take(grad / n)
     elif reduce == "prod":  # d/dv prod = the product of the others (zeros taken care of)

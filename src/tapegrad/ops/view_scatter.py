@@ -46,12 +46,9 @@ def _make(kind: str, node: str) -> Any:
         p = ctx.params
         need_x, need_src = ctx.needs_input_grad
         gx = gsrc = None
-        if need_x and kind == "as_strided":
-            # torch 2.13 gives the input the gradient of the region (not of the rest): kept
-            zeros = Tensor._make(np.zeros(ctx.input_shapes[0], dtype=grad._data.dtype))
-            gx = forward(zeros, _view_of(grad, kind, p), **p)
-        elif need_x:
-            zeros = Tensor._make(np.zeros(ctx.input_shapes[1], dtype=grad._data.dtype))
+        if need_x:
+            shape = _region(grad._data, kind, p).shape
+            zeros = Tensor._make(np.zeros(shape, dtype=grad._data.dtype))
             gx = forward(grad, zeros, **p)
         if need_src:
             gsrc = _view_of(grad, kind, p)
@@ -150,6 +147,10 @@ def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,
     _check_src("as_strided_scatter", input, src, size)
     return _as_strided_scatter(input, src, size=size, stride=stride, storage_offset=off)
 
+
+# torch 2.13's gradient of as_strided_scatter is wrong (it fails torch's own gradcheck), so the
+# shared samples cannot compare it with torch: tests/ops/test_view_scatter.py checks it
+NAMES = ("as_strided_scatter",)
 
 METHODS = {"select_scatter": select_scatter, "slice_scatter": slice_scatter,
            "diagonal_scatter": diagonal_scatter, "as_strided_scatter": as_strided_scatter}
