@@ -347,6 +347,7 @@ from .ops.histograms import (  # noqa: E402
     searchsorted,
     unravel_index,
 )
+from .ops.statistics import nanquantile, quantile  # noqa: E402
 from . import special  # noqa: E402
 from . import _random  # noqa: E402  (installs Tensor.uniform_, normal_, ...)
 from ._random import (  # noqa: E402

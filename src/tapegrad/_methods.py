@@ -193,3 +193,13 @@ def _histogram_methods() -> dict[str, Any]:
 
 
 METHODS.update(_histogram_methods())
+
+
+def _statistics_methods() -> dict[str, Any]:
+    """x.quantile(q), x.nanquantile(q) (ops/statistics.py)."""
+    from .ops import statistics
+
+    return statistics.METHODS
+
+
+METHODS.update(_statistics_methods())

@@ -358,6 +358,16 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # dy_j/dx_i = exp(x_i - y_j) for i <= j
     return (part(grad > 0) - part(grad < 0),)
 
 
+@_logcumsumexp.jvp
+def _(tangents: list, inputs: tuple, out: Tensor, *, dim: int) -> Tensor:
+    # dy_j = sum_{i <= j} exp(x_i - y_j) dx_i, with exp(x - c) for c the row's largest x
+    (t,), (x,) = tangents, inputs
+    if x.ndim == 0:
+        return t
+    c = x.detach().amax(dim, keepdim=True)
+    return (t * (x - c).exp()).cumsum(dim) * (c - out).exp()
+
+
 def logcumsumexp(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
     d = _wrap_dim(dim, input.ndim)
     if input._data.dtype.kind in "iub":
