@@ -348,6 +348,11 @@ from .ops.histograms import (  # noqa: E402
     unravel_index,
 )
 from .ops.statistics import nanquantile, quantile  # noqa: E402
+from .ops.view_copies import split_with_sizes, unsafe_chunk, unsafe_split  # noqa: E402
+from .ops.view_copies import COPIES as _COPIES  # noqa: E402
+
+globals().update(_COPIES)  # alias_copy, permute_copy, view_copy, unbind_copy, ...
+from .ops.filling import fill, fill_, scalar_tensor, zero_  # noqa: E402
 from . import special  # noqa: E402
 from . import _random  # noqa: E402  (installs Tensor.uniform_, normal_, ...)
 from ._random import (  # noqa: E402

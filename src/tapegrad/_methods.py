@@ -203,3 +203,13 @@ def _statistics_methods() -> dict[str, Any]:
 
 
 METHODS.update(_statistics_methods())
+
+
+def _view_copy_methods() -> dict[str, Any]:
+    """x.unfold(...), x.split_with_sizes(...), x.sum_to_size(...) (ops/view_copies.py)."""
+    from .ops import view_copies
+
+    return view_copies.METHODS
+
+
+METHODS.update(_view_copy_methods())

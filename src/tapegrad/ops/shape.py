@@ -258,7 +258,7 @@ moveaxis = movedim
 
 @defop("transpose", node="TransposeBackward0", view=True)
 def _transpose(x: np.ndarray, *, dim0: int, dim1: int) -> np.ndarray:
-    return np.swapaxes(x, dim0, dim1)
+    return np.swapaxes(x, dim0, dim1) if x.ndim else x.view()  # a 0-d tensor takes 0 / -1
 
 
 @_transpose.backward
@@ -266,7 +266,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # swap back
     p = ctx.params
     if _state.enabled:
         return (grad.transpose(p["dim0"], p["dim1"]),)
-    return (Tensor._make(np.swapaxes(grad._data, p["dim0"], p["dim1"])),)  # (see _view's)
+    g = grad._data
+    return (Tensor._make(np.swapaxes(g, p["dim0"], p["dim1"]) if g.ndim else g),)  # (_view's)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
