@@ -330,6 +330,51 @@ from .ops.shape_composite import (  # noqa: E402
     trace,
     vsplit,
 )
+from .ops.scatter import (  # noqa: E402
+    index_add,
+    index_copy,
+    index_fill,
+    index_reduce,
+    masked_scatter,
+    nonzero_static,
+    put,
+    scatter_reduce,
+)
+from .ops.view_scatter import (  # noqa: E402
+    as_strided_scatter,
+    diagonal_scatter,
+    select_scatter,
+    slice_scatter,
+)
+from .ops.sorting import (  # noqa: E402
+    aminmax,
+    cummax,
+    cummin,
+    kthvalue,
+    logcumsumexp,
+    median,
+    mode,
+    msort,
+    nanmedian,
+    unique,
+    unique_consecutive,
+)
+from .ops.histograms import (  # noqa: E402
+    bincount,
+    bucketize,
+    histc,
+    histogram,
+    histogramdd,
+    isin,
+    searchsorted,
+    unravel_index,
+)
+from .ops.statistics import nanquantile, quantile  # noqa: E402
+from .ops.view_copies import split_with_sizes, unsafe_chunk, unsafe_split  # noqa: E402
+from .ops.view_copies import COPIES as _COPIES  # noqa: E402
+
+globals().update(_COPIES)  # alias_copy, permute_copy, view_copy, unbind_copy, ...
+from .ops.filling import fill, fill_, scalar_tensor, zero_  # noqa: E402
 from . import special  # noqa: E402
 from . import _random  # noqa: E402  (installs Tensor.uniform_, normal_, ...)
 from ._random import (  # noqa: E402

@@ -199,3 +199,54 @@ def _igamma_methods() -> dict[str, Any]:
 
 
 METHODS.update(_igamma_methods())
+
+
+def _scatter_methods() -> dict[str, Any]:
+    """x.index_add(...), x.scatter_reduce(...), x.put_(...), x.select_scatter(...), ...
+    (ops/scatter.py, ops/view_scatter.py)."""
+    from .ops import scatter, view_scatter
+
+    return {**scatter.METHODS, **view_scatter.METHODS}
+
+
+METHODS.update(_scatter_methods())
+
+
+def _sorting_methods() -> dict[str, Any]:
+    """x.sort(), x.topk(k), x.median(dim), x.cummax(dim), x.unique(), ... (ops/sorting.py)."""
+    from .ops import sorting
+
+    return sorting.METHODS
+
+
+METHODS.update(_sorting_methods())
+
+
+def _histogram_methods() -> dict[str, Any]:
+    """x.histc(...), x.histogram(...), x.bincount() (ops/histograms.py)."""
+    from .ops import histograms
+
+    return histograms.METHODS
+
+
+METHODS.update(_histogram_methods())
+
+
+def _statistics_methods() -> dict[str, Any]:
+    """x.quantile(q), x.nanquantile(q) (ops/statistics.py)."""
+    from .ops import statistics
+
+    return statistics.METHODS
+
+
+METHODS.update(_statistics_methods())
+
+
+def _view_copy_methods() -> dict[str, Any]:
+    """x.unfold(...), x.split_with_sizes(...), x.sum_to_size(...) (ops/view_copies.py)."""
+    from .ops import view_copies
+
+    return view_copies.METHODS
+
+
+METHODS.update(_view_copy_methods())

@@ -923,7 +923,9 @@ def _install_methods() -> None:
     Tensor.T = property(lambda self: _ops_shape.numpy_T(self))  # type: ignore[attr-defined]
     Tensor.mT = property(lambda self: _ops_shape.transpose(self, -2, -1))  # type: ignore
     Tensor.mH = Tensor.mT  # type: ignore[attr-defined]
-    Tensor.H = Tensor.T  # type: ignore[attr-defined]
+    Tensor.H = property(  # type: ignore[attr-defined]  # a matrix: its transpose
+        lambda self: _ops_shape.transpose(self, 0, 1) if self.ndim == 2 else
+        _ops_shape.numpy_T(self))
 
 
 from . import _creation  # noqa: E402

@@ -181,8 +181,13 @@ for _name, _call_fn, _n in [
     ITEMS.append(Item("complex:" + _name, _call_fn, _rng_inputs(5, *[(3, 4)] * _n),
                       list(range(_n))))
 IDS = [i.id for i in ITEMS]
+# as_strided_scatter: torch 2.13's backward is not the derivative (it fails torch's gradcheck;
+# tests/ops/test_view_scatter.py), its forward mode is
+ITEMS.append(Item("ops:as_strided_scatter", lambda L, x, y: L.as_strided_scatter(
+    x, y, (2, 2), (1, 2), 1), _rng_inputs(6, (3, 3), (2, 2)), [0, 1]))
+IDS.append("ops:as_strided_scatter")
 REVERSE_IS_NOT_THE_DERIVATIVE = {"nn:embedding_padding_idx", "nn:embedding_negative_padding_idx",
-                                 "nn:embedding_scale_grad"}
+                                 "nn:embedding_scale_grad", "ops:as_strided_scatter"}
 
 
 def _call(item, L, inputs):

@@ -986,3 +986,44 @@ sample("inplace", lambda L, a: a.clone().sigmoid_(), T(3, 4))
 sample("inplace", lambda L, a: a.clone().clamp_(-0.5, 0.5), A(3, 4))
 sample("inplace", lambda L, a: a.clone().zero_(), T(3, 4))
 sample("inplace", lambda L, a: (a * 1)[1:].mul_(3), T(3, 4))
+
+# --------------------------------------------------------------------------------------------
+# Writing by index (ops/scatter.py, ops/view_scatter.py) and ordering (ops/sorting.py), one
+# sample per node; the OpInfo entries (tests/ops/test_opinfo.py) sweep them in full
+# --------------------------------------------------------------------------------------------
+
+sample("index_add", lambda L, a, s, i: a.index_add(0, i, s, alpha=2), T(3, 4), T(2, 4),
+       I([2, 0]))
+sample("index_copy", lambda L, a, s, i: L.index_copy(a, 1, i, s), T(3, 4), T(3, 2), I([3, 0]))
+sample("index_fill", lambda L, a, i: a.index_fill(1, i, -1.0), T(3, 4), I([1, 2]))
+sample("index_fill", lambda L, a, v, i: a.index_fill(0, i, v), T(3, 4), T(), I([2]))
+sample("index_reduce", lambda L, a, s, i: a.index_reduce(0, i, s, "amax"), T(3, 4), T(3, 4),
+       I([0, 2, 0]))
+sample("scatter_reduce", lambda L, a, s, i: a.scatter_reduce(0, i, s, "mean"), T(3, 4),
+       T(2, 4), I([[0, 1, 2, 0], [2, 2, 0, 1]]))
+sample("put", lambda L, a, s, i: a.put(i, s), T(3, 4), T(3), I([0, 5, 11]))
+sample("take", lambda L, a, i: L.take(a, i), T(3, 4), I([[0, 5], [11, 5]]))
+sample("masked_scatter", lambda L, a, m, s: a.masked_scatter(m, s), T(3, 4), M(3, 4), T(12))
+sample("masked_select", lambda L, a, m: L.masked_select(a, m), T(3, 4), M(4))
+sample("select_scatter", lambda L, a, s: L.select_scatter(a, s, 1, 2), T(3, 4), T(3))
+sample("slice_scatter", lambda L, a, s: L.slice_scatter(a, s, 1, 0, 4, 2), T(3, 4), T(3, 2))
+sample("diagonal_scatter", lambda L, a, s: L.diagonal_scatter(a, s, 1), T(3, 4), T(3))
+sample("sort", lambda L, a: a.sort(1, descending=True).values, T(3, 4))
+sample("sort", lambda L, a: L.sort(a, stable=True).values, T(3, 4))
+sample("topk", lambda L, a: a.topk(2).values, T(3, 4))
+sample("kthvalue", lambda L, a: a.kthvalue(2, 0).values, T(3, 4))
+sample("median", lambda L, a: a.median(), T(3, 4))
+sample("median", lambda L, a: a.median(1, keepdim=True).values, T(3, 4))
+sample("nanmedian", lambda L, a: a.nanmedian(), T(3, 4))
+sample("nanmedian", lambda L, a: L.nanmedian(a, 0).values, T(3, 4))
+sample("mode", lambda L, a: a.mode(1).values, T(3, 4))
+sample("cummax", lambda L, a: a.cummax(1).values, T(3, 4))
+sample("cummin", lambda L, a: L.cummin(a, 0).values, T(3, 4))
+sample("aminmax", lambda L, a: L.aminmax(a, dim=1), T(3, 4))
+sample("logcumsumexp", lambda L, a: a.logcumsumexp(1), T(3, 4))
+sample("roll", lambda L, a: a.roll((1, -2), (0, 1)), T(3, 4))
+sample("unfold", lambda L, a: a.unfold(1, 2, 1), T(3, 4))
+sample("unfold", lambda L, a: a.unfold(0, 2, 2), T(5, 2))
+sample("unsafe_split", lambda L, a: L.unsafe_split(a, 2, 1), T(3, 4))
+sample("fill", lambda L, a: L.fill(a, 2.0), T(3, 4))
+sample("fill", lambda L, a, v: L.fill(a, v), T(3, 4), T())

@@ -220,17 +220,28 @@ def samples(op: Any, dtype: torch.dtype, limit: int | None) -> list:
     return _SAMPLES[key]
 
 
-def _strided_copy(t: torch.Tensor) -> np.ndarray:
-    """A NumPy copy of ``t`` with its strides and storage offset (non-contiguity kept)."""
+def _strided_copy(t: torch.Tensor, storages: dict | None = None) -> np.ndarray:
+    """A NumPy copy of ``t`` with its strides and storage offset (non-contiguity kept).
+    ``storages`` (storage address -> flat copy) makes tensors that share memory in torch share
+    it in the copies too (an ``out=`` that overlaps an input)."""
     t = t.detach()
     if t.is_conj():
         t = t.resolve_conj()
     if t.is_neg():
         t = t.resolve_neg()
     n = t.untyped_storage().nbytes() // t.element_size()
-    if t.numel() == 0 or (t.is_contiguous() and t.storage_offset() == 0 and n == t.numel()):
-        return np.array(t.numpy(), copy=True)
-    flat = torch.as_strided(t, (n,), (1,), 0).numpy().copy()
+    key = (t.untyped_storage().data_ptr(), t.dtype)
+    if storages is not None and t.numel() and key in storages:
+        flat = storages[key]
+    elif t.numel() == 0 or (t.is_contiguous() and t.storage_offset() == 0 and n == t.numel()):
+        arr = np.array(t.numpy(), copy=True)
+        if storages is not None and t.numel():
+            storages[key] = arr.reshape(-1)
+        return arr
+    else:
+        flat = torch.as_strided(t, (n,), (1,), 0).numpy().copy()
+        if storages is not None:
+            storages[key] = flat
     strides = tuple(s * t.element_size() for s in t.stride())
     return np.lib.stride_tricks.as_strided(flat[t.storage_offset():], t.shape, strides)
 
@@ -241,6 +252,7 @@ class Converter:
 
     def __init__(self) -> None:
         self.memo: dict[int, Any] = {}
+        self.storages: dict[tuple, np.ndarray] = {}
         self.grad_pairs: list[tuple[torch.Tensor, Any]] = []
 
     def __call__(self, x: Any) -> Any:
@@ -252,7 +264,7 @@ class Converter:
                 raise UnsupportedSample(f"dtype {x.dtype}")
             if x.dim() > 64:  # NumPy's limit (torch's is 64 too, but a 65-d tensor exists)
                 raise UnsupportedSample("a tensor of more than 64 dims")
-            t = tapegrad.from_numpy(_strided_copy(x))
+            t = tapegrad.from_numpy(_strided_copy(x, self.storages))
             if x.requires_grad:
                 t.requires_grad_(True)
                 self.grad_pairs.append((x, t))

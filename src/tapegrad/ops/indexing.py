@@ -278,9 +278,9 @@ def _full_index(index: np.ndarray, dim: int) -> tuple:
 
 
 def _check_gather(x: np.ndarray, dim: int, index: np.ndarray, name: str) -> None:
-    if index.dtype not in (np.int64, np.int32):
+    if index.dtype not in (np.int64, np.int32) and index.size:
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
-    if index.ndim != x.ndim and not (index.ndim <= 1 and x.ndim <= 1):
+    if index.ndim != x.ndim and not (index.ndim <= 1 and x.ndim <= 1) and index.size:
         raise RuntimeError(
             "Index tensor must have the same number of dimensions as input tensor"
         )
@@ -293,6 +293,8 @@ def _check_gather(x: np.ndarray, dim: int, index: np.ndarray, name: str) -> None
 @defop("gather", node="GatherBackward0")
 def _gather(x: np.ndarray, *, dim: int, index: np.ndarray) -> np.ndarray:
     _check_gather(x, dim, index, "gather")
+    if index.size == 0:
+        return np.empty(index.shape, dtype=x.dtype)
     if x.ndim == 0:
         return x.reshape(index.shape).copy()
     return x[_full_index(index, dim)]
@@ -305,15 +307,37 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # scatter-add the gradient back to wher
     return (scatter_add(zeros, p["dim"], Tensor._make(p["index"]), grad),)
 
 
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
-    return _gather(input, dim=_wrap_dim(dim, input.ndim), index=index._data)
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
+           out: Any = None) -> Tensor:
+    d = _wrap_dim(dim, input.ndim)
+    x, idx = input._data, index._data
+    if idx.ndim == x.ndim:
+        for k in range(x.ndim):
+            if k != d and idx.shape[k] > x.shape[k]:
+                raise RuntimeError(
+                    f"Size does not match at dimension {k} expected index {list(idx.shape)} to "
+                    f"be no larger than self {list(x.shape)} apart from dimension {d}")
+    if out is not None and out._data.dtype != x.dtype:
+        from ._registry import scalar_type_name
+
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {scalar_type_name(input.dtype).lower()}, but "
+            f"got {scalar_type_name(out.dtype).lower()} instead")
+    from .scatter import write_out
+
+    return write_out(_gather(input, dim=d, index=idx), out, input, index)
 
 
 @defop("scatter_add", node="ScatterAddBackward0")
 def _scatter_add(x: np.ndarray, src: np.ndarray, *, dim: int, index: np.ndarray) -> np.ndarray:
     _check_gather(x, dim, index, "scatter_add")
     out = x.copy()
+    if index.size == 0:
+        return out
     src = src[tuple(slice(0, s) for s in index.shape)] if src.ndim else src
+    if x.ndim == 0:  # a 0-d input: one place, written once per index element
+        np.add.at(out.reshape(1), index.reshape(-1) * 0, src.astype(x.dtype).reshape(-1))
+        return out
     np.add.at(out, _full_index(index, dim), src.astype(x.dtype, copy=False))
     return out
 
@@ -337,6 +361,7 @@ def _pad_to(g: Tensor, shape: tuple) -> Tensor:
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    _check_scatter_src("scatter_add", input, _wrap_dim(dim, input.ndim), index, src)
     return _scatter_add(input, src, dim=_wrap_dim(dim, input.ndim), index=index._data)
 
 
@@ -349,6 +374,9 @@ def _scatter(x: np.ndarray, src: np.ndarray, *, dim: int, index: np.ndarray) -> 
     _check_gather(x, dim, index, "scatter")
     out = x.copy()
     src = src[tuple(slice(0, s) for s in index.shape)] if src.ndim else src
+    if x.ndim == 0:
+        out.reshape(1)[index.reshape(-1) * 0] = src.reshape(-1)
+        return out
     out[_full_index(index, dim)] = src
     return out
 
@@ -371,6 +399,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # overwritten positions get nothing; sr
 def _scatter_value(x: np.ndarray, *, dim: int, index: np.ndarray, value: Any) -> np.ndarray:
     _check_gather(x, dim, index, "scatter")
     out = x.copy()
+    if x.ndim == 0:
+        out.reshape(1)[index.reshape(-1) * 0] = value
+        return out
     out[_full_index(index, dim)] = value
     return out
 
@@ -381,9 +412,17 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # overwritten positions get nothing
     return (scatter(grad, p["dim"], Tensor._make(p["index"]), 0.0),)
 
 
+def _check_scatter_src(name: str, input: Tensor, dim: int, index: Tensor, src: Any) -> None:
+    if isinstance(src, Tensor):
+        from .scatter import _check_scatter
+
+        _check_scatter(name, input._data, dim, index._data, src._data)
+
+
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
             reduce: Any = None) -> Tensor:
     d = _wrap_dim(dim, input.ndim)
+    _check_scatter_src("scatter", input, d, index, src)
     if src is None:
         src = value
     if reduce is not None:
@@ -428,8 +467,13 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # add each selected slice's gradient ba
     return (index_put(zeros, key, grad, accumulate=True),)
 
 
-def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    return _index_select(input, dim=_wrap_dim(dim, input.ndim), index=index._data)
+def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> Tensor:
+    result = _index_select(input, dim=_wrap_dim(dim, input.ndim), index=index._data)
+    if out is None:
+        return result
+    from .scatter import write_out
+
+    return write_out(result, out, input, index)
 
 
 def _mask_array(mask: Any, name: str) -> np.ndarray:
@@ -510,22 +554,18 @@ def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
     return apply_(_masked_fill, input, mask=m, value=value)
 
 
-def masked_select(input: Tensor, mask: Tensor) -> Tensor:
-    m = _mask_array(mask, "masked_select")
-    shape = np.broadcast_shapes(input._data.shape, m.shape)
-    return getitem(input.expand(shape), Tensor._make(np.broadcast_to(m, shape)))
-
-
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
-    idx = np.nonzero(input._data)
+    data = input._data
+    if data.ndim == 0:  # torch: a 0-d input has one place and no coordinates
+        n = int(bool(data))
+        if as_tuple:
+            return (Tensor._make(np.zeros(n, np.int64)),)
+        return Tensor._make(np.zeros((n, 0), np.int64))
+    idx = np.nonzero(data)
     if as_tuple:
         return tuple(Tensor._make(i.astype(np.int64)) for i in idx)
     return Tensor._make(np.stack(idx, axis=1).astype(np.int64) if idx else
                         np.zeros((0, 0), np.int64))
-
-
-def take(input: Tensor, index: Tensor) -> Tensor:
-    return _index(input.reshape(-1), key=(index._data,))
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: Any = None) -> Tensor:
@@ -552,5 +592,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Any = None) -> Tensor:
     return gather(input, d, indices)
 
 
+# take and masked_select (TakeBackward0, MaskedSelectBackward0) live with put and masked_scatter
+from .scatter import masked_select, take  # noqa: E402
+
 __all__ = ["getitem", "setitem", "gather", "scatter", "scatter_add", "index_select",
-           "masked_fill", "index_put", "apply"]
+           "masked_fill", "index_put", "apply", "take", "masked_select"]

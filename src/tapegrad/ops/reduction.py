@@ -306,8 +306,6 @@ def _return_type(cls: Any, name: str) -> Any:
 
 _Max = _return_type(namedtuple("max", ["values", "indices"]), "max")
 _Min = _return_type(namedtuple("min", ["values", "indices"]), "min")
-_Sort = _return_type(namedtuple("sort", ["values", "indices"]), "sort")
-_Topk = _return_type(namedtuple("topk", ["values", "indices"]), "topk")
 
 
 def _empty_check(x: np.ndarray, name: str, dim: Any = None) -> None:
@@ -492,14 +490,34 @@ def _extreme_dims(input: Tensor, dim: Any, name: str) -> tuple:
     return dims
 
 
-def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None) -> Tensor:
     reject_complex(input, '"max_values_cpu" not implemented for \'{}\'')
-    return _amax(input, dim=_extreme_dims(input, dim, "amax"), keepdim=keepdim)
+    _check_out_dtype(input, out)
+    return _with_out(_amax(input, dim=_extreme_dims(input, dim, "amax"), keepdim=keepdim), out)
 
 
-def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None) -> Tensor:
     reject_complex(input, '"min_values_cpu" not implemented for \'{}\'')
-    return _amin(input, dim=_extreme_dims(input, dim, "amin"), keepdim=keepdim)
+    _check_out_dtype(input, out)
+    return _with_out(_amin(input, dim=_extreme_dims(input, dim, "amin"), keepdim=keepdim), out)
+
+
+def _check_out_dtype(input: Tensor, out: Any) -> None:
+    if out is not None and out.dtype != input.dtype:
+        from ._registry import scalar_type_name
+
+        raise RuntimeError(
+            f"Expected the dtype for input and out to match, but got "
+            f"{scalar_type_name(input.dtype)} for input's dtype and {scalar_type_name(out.dtype)}"
+            " for out's dtype.")
+
+
+def _with_out(result: Tensor, out: Any) -> Tensor:
+    if out is None:
+        return result
+    from .scatter import write_out
+
+    return write_out(result, out)
 
 
 def _arg(fn: Any, name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
@@ -902,35 +920,6 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None, **_: Any) -> 
 # Non-differentiable helpers that return values and indices
 # ---------------------------------------------------------------------------------------------
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
-    reject_complex(input, " Sort does not support complex dtypes on CPU", RuntimeError)
-    from .indexing import gather
-
-    d = _wrap_dim(dim, input.ndim)
-    x = input._data
-    idx = np.argsort(-x if descending else x, axis=d, kind="stable") if x.ndim else np.zeros(
-        (), np.int64)
-    index = Tensor._make(idx.astype(np.int64))
-    return _Sort(gather(input, d, index) if x.ndim else input.clone(), index)
-
-
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
-            ) -> Tensor:
-    return sort(input, dim, descending, stable).indices
-
-
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
-    reject_complex(input, " topk does not support complex dtypes on CPU", RuntimeError)
-    from .indexing import gather
-
-    d = _wrap_dim(dim, input.ndim)
-    x = input._data
-    idx = np.argsort(-x if largest else x, axis=d, kind="stable")
-    idx = np.take(idx, np.arange(k), axis=d).astype(np.int64)
-    index = Tensor._make(idx)
-    return _Topk(gather(input, d, index), index)
-
-
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     axis = None if dim is None else _dims(dim, input.ndim)
     out = np.asarray(np.all(input._data, axis=axis, keepdims=keepdim))
@@ -956,3 +945,7 @@ def _tangent_rules() -> None:  # forward mode: sums and means are linear
 
 
 _tangent_rules()
+
+
+# sort, argsort and topk (SortBackward0, TopkBackward0) live with the other ordering ops
+from .sorting import argsort, sort, topk  # noqa: E402, F401

@@ -258,7 +258,7 @@ moveaxis = movedim
 
 @defop("transpose", node="TransposeBackward0", view=True)
 def _transpose(x: np.ndarray, *, dim0: int, dim1: int) -> np.ndarray:
-    return np.swapaxes(x, dim0, dim1)
+    return np.swapaxes(x, dim0, dim1) if x.ndim else x.view()  # a 0-d tensor takes 0 / -1
 
 
 @_transpose.backward
@@ -266,7 +266,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # swap back
     p = ctx.params
     if _state.enabled:
         return (grad.transpose(p["dim0"], p["dim1"]),)
-    return (Tensor._make(np.swapaxes(grad._data, p["dim0"], p["dim1"])),)  # (see _view's)
+    g = grad._data
+    return (Tensor._make(np.swapaxes(g, p["dim0"], p["dim1"]) if g.ndim else g),)  # (_view's)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -394,12 +395,22 @@ def repeat(input: Tensor, *repeats: Any) -> Tensor:
     return _repeat(input, repeats=reps)
 
 
-def repeat_interleave(input: Tensor, repeats: Any, dim: Any = None) -> Tensor:
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, *,
+                      output_size: Any = None) -> Tensor:
     from .indexing import index_select
 
+    if repeats is None:  # repeat_interleave(counts): each index, counts[i] times
+        counts = input._data
+        return Tensor._make(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
     if dim is None:
         input, dim = input.reshape(-1), 0
     d = _wrap_dim(dim, input.ndim)
+    if not isinstance(repeats, Tensor) and input.ndim:  # torch: expand a new dim, then view
+        r = int(repeats)
+        shape = list(input.shape)
+        big = shape[:d + 1] + [r] + shape[d + 1:]
+        shape[d] *= r
+        return input.unsqueeze(d + 1).expand(*big).contiguous().view(*shape)
     reps = repeats._data if isinstance(repeats, Tensor) else repeats
     idx = np.repeat(np.arange(input.shape[d]), reps)
     return index_select(input, d, Tensor._make(idx.astype(np.int64)))
@@ -445,33 +456,34 @@ def flipud(input: Tensor) -> Tensor:
 
 
 @defop("roll", node="RollBackward0")
-def _roll(x: np.ndarray, *, shifts: tuple, dims: tuple) -> np.ndarray:
-    if not dims:  # the flattened tensor, rolled
-        return np.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
-    return np.roll(x, shifts, axis=dims)
+def _roll(x: np.ndarray, *, shifts: tuple, dims: tuple | None) -> np.ndarray:
+    if dims is None:  # the flattened tensor rolls, the shape stays
+        return np.roll(x.reshape(-1), shifts[0]).reshape(x.shape) if x.size else x.copy()
+    return np.roll(x, shifts, axis=dims) if x.size else x.copy()
 
 
 @_roll.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # a permutation: roll back
+def _(ctx: Any, grad: Tensor) -> tuple:  # roll back
     p = ctx.params
     return (_roll(grad, shifts=tuple(-s for s in p["shifts"]), dims=p["dims"]),)
 
 
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
-    """Shift elements along ``dims`` (the flattened tensor when None), wrapping around."""
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    dims = () if dims is None else (dims,) if isinstance(dims, int) else tuple(dims)
+    shifts = (int(shifts),) if not isinstance(shifts, (list, tuple)) else tuple(shifts)
     if not shifts:
         raise RuntimeError("`shifts` required")
-    if dims and len(shifts) != len(dims):
-        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:"
-                           f"{len(dims)}")
-    if not dims and len(shifts) != 1:
-        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
-    if dims and input.ndim == 0:
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError("shifts and dimensions must align. shifts: "
+                               f"{len(shifts)}, dims:0")
+        return _roll(input, shifts=shifts, dims=None)
+    dims = (dims,) if not isinstance(dims, (list, tuple)) else tuple(dims)
+    if input.ndim == 0 and dims:
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
-    dims = tuple(_wrap_dim(d, input.ndim) for d in dims)
-    return _roll(input, shifts=tuple(int(s) for s in shifts), dims=dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError("shifts and dimensions must align. shifts: "
+                           f"{len(shifts)}, dims:{len(dims)}")
+    return _roll(input, shifts=shifts, dims=tuple(_wrap_dim(d, input.ndim) for d in dims))
 
 
 @defop("tril", node="TrilBackward0")

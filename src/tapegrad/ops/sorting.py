@@ -1,0 +1,693 @@
+"""Ordering ops: sort, argsort, msort, topk, kthvalue, median, nanmedian, mode, cummax, cummin,
+aminmax, logcumsumexp, unique, unique_consecutive.
+
+Most of them pick elements of the input along a dim and return (values, indices). The indices
+are found in NumPy (a stable sort: equal elements keep their order, NaN sorts last as in
+torch), and one registry entry per op takes the values (``np.take_along_axis``), so each op
+records its own node (SortBackward0, TopkBackward0, ...). Their backward is the same: the
+gradient of each picked value goes back to the place it was picked from (``scatter_add`` into
+zeros), whose own backward (``gather``) gives the second derivative.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap_dim
+from . import indexing as ix
+from ._registry import defop
+from .elementwise import reject_complex
+from .reduction import _empty_check, _return_type
+
+
+def _t(a: Any) -> Tensor:
+    return Tensor._make(np.asarray(a))
+
+
+def _picker(name: str, node: str) -> Any:
+    """A registry entry ``(x, dim=, index=, squeeze=)``: x's values at ``index`` along dim."""
+
+    @defop(name, node=node)
+    def forward(x: np.ndarray, *, dim: int, index: np.ndarray, squeeze: bool) -> np.ndarray:
+        if x.ndim == 0:
+            return x.reshape(index.shape).copy()
+        v = np.take_along_axis(x, index, dim)
+        return np.squeeze(v, dim) if squeeze else v
+
+    @forward.backward
+    def _(ctx: Any, grad: Tensor) -> tuple:  # each value's gradient back where it came from
+        p = ctx.params
+        shape = ctx.input_shapes[0]
+        zeros = Tensor._make(np.zeros(shape, dtype=grad._data.dtype))
+        if len(shape) == 0:
+            return (zeros + grad.sum(),)
+        g = grad.unsqueeze(p["dim"]) if p["squeeze"] else grad
+        return (ix.scatter_add(zeros, p["dim"], _t(p["index"]), g),)
+
+    return forward
+
+
+_sort_values = _picker("sort_values", "SortBackward0")
+_sort_stable_values = _picker("sort_stable_values", "SortBackward1")
+_topk_values = _picker("topk_values", "TopkBackward0")
+_kthvalue_values = _picker("kthvalue_values", "KthvalueBackward0")
+_median_dim_values = _picker("median_dim_values", "MedianBackward1")
+_nanmedian_dim_values = _picker("nanmedian_dim_values", "NanmedianBackward1")
+_mode_values = _picker("mode_values", "ModeBackward0")
+_cummax_values = _picker("cummax_values", "CummaxBackward0")
+_cummin_values = _picker("cummin_values", "CumminBackward0")
+
+_Sort = _return_type(namedtuple("sort", ["values", "indices"]), "sort")
+_Topk = _return_type(namedtuple("topk", ["values", "indices"]), "topk")
+_Kth = _return_type(namedtuple("kthvalue", ["values", "indices"]), "kthvalue")
+_Median = _return_type(namedtuple("median", ["values", "indices"]), "median")
+_Nanmedian = _return_type(namedtuple("nanmedian", ["values", "indices"]), "nanmedian")
+_Mode = _return_type(namedtuple("mode", ["values", "indices"]), "mode")
+_Cummax = _return_type(namedtuple("cummax", ["values", "indices"]), "cummax")
+_Cummin = _return_type(namedtuple("cummin", ["values", "indices"]), "cummin")
+_Aminmax = namedtuple("aminmax", ["min", "max"])  # type: ignore[name-match]
+_Aminmax.__module__ = "torch.return_types"
+
+
+def _order(x: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    """Stable order along ``dim``: ascending with NaN last, or descending with NaN first and
+    equal elements still in their original order (the ascending order of the reversed array,
+    reversed)."""
+    if not descending:
+        return np.argsort(x, axis=dim, kind="stable")
+    n = x.shape[dim]
+    rev = np.flip(np.argsort(np.flip(x, dim), axis=dim, kind="stable"), dim)
+    return n - 1 - rev
+
+
+def _out(result: Any, out: Any, *inputs: Any) -> Any:
+    if out is None:
+        return result
+    from .scatter import write_out
+
+    if isinstance(result, tuple):
+        for r, o in zip(result, out, strict=True):
+            write_out(r, o, *inputs)
+        return type(result)(*out)
+    return write_out(result, out, *inputs)
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: Any = None, *,
+         out: Any = None) -> Any:
+    """(values, indices) along ``dim``; equal elements keep their order (torch's CPU sort)."""
+    reject_complex(input, " Sort does not support complex dtypes on CPU", RuntimeError)
+    x = input._data
+    d = _wrap_dim(dim, input.ndim)
+    idx = np.zeros((), np.int64) if x.ndim == 0 else _order(x, d, bool(descending))
+    idx = idx.astype(np.int64)
+    op = _sort_stable_values if stable is not None else _sort_values
+    return _out(_Sort(op(input, dim=d, index=idx, squeeze=False), _t(idx)), out)
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
+            ) -> Tensor:
+    reject_complex(input, " Sort does not support complex dtypes on CPU", RuntimeError)
+    x = input._data
+    if x.ndim == 0:
+        return _t(np.zeros((), np.int64))
+    return _t(_order(x, _wrap_dim(dim, x.ndim), bool(descending)).astype(np.int64))
+
+
+def msort(input: Tensor, *, out: Any = None) -> Tensor:
+    """Sorted along the first dim."""
+    return _out(sort(input, 0).values, out)
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *,
+         out: Any = None) -> Any:
+    reject_complex(input, " topk does not support complex dtypes on CPU", RuntimeError)
+    x = input._data
+    d = _wrap_dim(dim, input.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    if x.ndim == 0:
+        idx = np.zeros((), np.int64)
+    elif k and (not sorted or _needs_emulation(x, d)):
+        idx = _rows_apply(x, d, lambda row: _topk_row(row, k, bool(largest), bool(sorted)), k)
+    else:
+        idx = np.take(_order(x, d, bool(largest)), np.arange(k), axis=d).astype(np.int64)
+    return _out(_Topk(_topk_values(input, dim=d, index=idx, squeeze=False), _t(idx)), out)
+
+
+def _select_kth(x: np.ndarray, d: int, k: int) -> np.ndarray:
+    """The index (keepdim shape) of the k-th smallest (0-based) along ``d``, NaN largest."""
+    if _needs_emulation(x, d):
+        def pick(row: np.ndarray) -> list:
+            pairs = list(zip(row.tolist(), range(len(row)), strict=True))
+            _quickselect(pairs, k)
+            return [pairs[k][1]]
+
+        return _rows_apply(x, d, pick, 1)
+    order = _order(x, d, False)
+    return np.take(order, [k], axis=d).astype(np.int64)
+
+
+def _dim_result(cls: Any, op: Any, input: Tensor, d: int, idx: np.ndarray | None,
+                keepdim: bool) -> Any:
+    x = input._data
+    if x.ndim == 0:
+        return cls(op(input, dim=0, index=np.zeros((), np.int64), squeeze=False),
+                   _t(np.zeros((), np.int64)))
+    assert idx is not None
+    values = op(input, dim=d, index=idx, squeeze=not keepdim)
+    return cls(values, _t(idx if keepdim else np.squeeze(idx, d)))
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *,
+             out: Any = None) -> Any:
+    reject_complex(input, " topk does not support complex dtypes on CPU", RuntimeError)
+    x = input._data
+    d = _wrap_dim(dim, input.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    idx = _select_kth(x, d, k - 1) if x.ndim else None
+    return _out(_dim_result(_Kth, _kthvalue_values, input, d, idx, keepdim), out, input)
+
+
+def _median_index(x: np.ndarray, d: int, ignore_nan: bool) -> np.ndarray:
+    """torch's lower median along ``d``: NaN wins (median) or is skipped (nanmedian)."""
+    order = _order(x, d, False)
+    n = x.shape[d]
+    if x.dtype.kind != "f":
+        return np.take(order, [(n - 1) // 2], axis=d).astype(np.int64)
+    nans = np.isnan(x).sum(axis=d, keepdims=True)
+    if ignore_nan:
+        valid = n - nans
+        k = np.where(valid > 0, (valid - 1) // 2, 0)
+    else:  # any NaN: the first NaN (NaNs sort last, in order)
+        k = np.where(nans > 0, n - nans, (n - 1) // 2)
+    return np.take_along_axis(order, k, d).astype(np.int64)
+
+
+@defop("median", node="MedianBackward0", save=(0,), save_output=True)
+def _median_all(x: np.ndarray, *, ignore_nan: bool) -> np.ndarray:
+    flat = x.reshape(-1)
+    i = _median_index(flat, 0, ignore_nan)
+    return flat[i].reshape(())
+
+
+@_median_all.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # shared evenly by the elements equal to the median
+    x, y = ctx.saved
+    mask = (x == y) | (x.isnan() & y.isnan())
+    return (grad * mask / mask.sum(),)
+
+
+_nanmedian_all = defop("nanmedian", node="NanmedianBackward0", save=(0,), save_output=True)(
+    _median_all.forward)
+_nanmedian_all.backward(_median_all.rule)
+
+
+def _median(name: str, input: Tensor, dim: Any, keepdim: bool, out: Any) -> Any:
+    nan = name == "nanmedian"
+    x = input._data
+    if dim is None:
+        if x.size == 0:
+            return _out(_t(np.array(np.nan, dtype=x.dtype) if x.dtype.kind == "f" else
+                           np.zeros((), x.dtype)), out)
+        op = _nanmedian_all if nan else _median_all
+        return _out(op(input, ignore_nan=nan), out)
+    d = _wrap_dim(dim, input.ndim)
+    if x.ndim:
+        _empty_check(x, name, d)
+    cls = _Nanmedian if nan else _Median
+    op = _nanmedian_dim_values if nan else _median_dim_values
+    idx = _median_index(x, d, nan) if x.ndim else None
+    return _out(_dim_result(cls, op, input, d, idx, keepdim), out)
+
+
+def median(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
+    """The lower median; with ``dim``, (values, indices). NaN propagates."""
+    return _median("median", input, dim, keepdim, out)
+
+
+def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
+    """median ignoring NaN (NaN only where a row is all NaN)."""
+    return _median("nanmedian", input, dim, keepdim, out)
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> Any:
+    """The most frequent value along ``dim`` (the smallest of equally frequent ones) and the
+    index of its last occurrence."""
+    x = input._data
+    d = _wrap_dim(dim, input.ndim)
+    if x.ndim == 0:
+        return _out(_dim_result(_Mode, _mode_values, input, d, None, keepdim), out)
+    _empty_check(x, "mode", d)
+    idx = _rows_apply(x, d, _mode_row, 1)
+    return _out(_dim_result(_Mode, _mode_values, input, d, idx, keepdim), out)
+
+
+def _cum_extreme(input: Tensor, dim: int, largest: bool) -> tuple:
+    x = input._data
+    d = _wrap_dim(dim, input.ndim)
+    if x.ndim == 0 or x.size == 0:
+        idx = np.zeros(x.shape, np.int64)
+        return d, idx
+    xm = np.moveaxis(x, d, -1)
+    n = xm.shape[-1]
+    best = np.zeros(xm.shape, np.int64)
+    cur_v = xm[..., 0].copy()
+    cur_i = np.zeros(xm.shape[:-1], np.int64)
+    isf = x.dtype.kind == "f"
+    for j in range(1, n):
+        v = xm[..., j]
+        # torch: a later equal value takes over, and NaN, once met, stays
+        take = (v >= cur_v) if largest else (v <= cur_v)
+        if isf:
+            take = (take | np.isnan(v)) & ~(np.isnan(cur_v) & ~np.isnan(v))
+        cur_v = np.where(take, v, cur_v)
+        cur_i = np.where(take, j, cur_i)
+        best[..., j] = cur_i
+    return d, np.moveaxis(best, -1, d)
+
+
+def cummax(input: Tensor, dim: int, *, out: Any = None) -> Any:
+    d, idx = _cum_extreme(input, dim, True)
+    return _out(_Cummax(_cummax_values(input, dim=d, index=idx, squeeze=False), _t(idx)), out)
+
+
+def cummin(input: Tensor, dim: int, *, out: Any = None) -> Any:
+    d, idx = _cum_extreme(input, dim, False)
+    return _out(_Cummin(_cummin_values(input, dim=d, index=idx, squeeze=False), _t(idx)), out)
+
+
+@defop("aminmax", node="AminmaxBackward0", save=(0,), save_output=True, outputs=2)
+def _aminmax(x: np.ndarray, *, dim: Any, keepdim: bool) -> tuple:
+    if dim is None:
+        return np.asarray(np.min(x)), np.asarray(np.max(x))
+    return np.min(x, axis=dim, keepdims=keepdim), np.max(x, axis=dim, keepdims=keepdim)
+
+
+@_aminmax.backward
+def _(ctx: Any, grads: list) -> tuple:  # each extreme's gradient shared by its equals
+    x, lo = ctx.saved
+    p = ctx.params
+    hi = Tensor._make(_aminmax.forward(x._data, dim=p["dim"], keepdim=p["keepdim"])[1])
+    out: Any = None
+    grads = (list(grads) + [None])[:2]  # the engine omits trailing outputs' None
+    for g, y in zip(grads, (lo.detach(), hi), strict=True):
+        if g is None:
+            continue
+        if p["dim"] is not None and not p["keepdim"] and x.ndim:
+            g, y = g.unsqueeze(p["dim"]), y.unsqueeze(p["dim"])
+        mask = x == y
+        count = mask.sum() if p["dim"] is None else mask.sum(p["dim"], keepdim=True)
+        part = g * mask / count
+        out = part if out is None else out + part
+    return (out,)
+
+
+def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False, out: Any = None) -> Any:
+    x = input._data
+    if dim is None:
+        if x.size == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
+                               "the operation has no identity.")
+        d = None
+    else:
+        d = _wrap_dim(dim, input.ndim)
+        if x.size == 0 and x.ndim and x.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+        if x.ndim == 0:
+            d = None
+    if out is not None:
+        from ._registry import scalar_type_name
+
+        for o in out:
+            if o.dtype != input.dtype:
+                raise RuntimeError(
+                    f"Expected out tensor to have dtype {scalar_type_name(input.dtype).lower()}, "
+                    f"but got {scalar_type_name(o.dtype).lower()} instead")
+    lo, hi = _aminmax(input, dim=d, keepdim=bool(keepdim))
+    return _out(_Aminmax(lo, hi), out)
+
+
+@defop("logcumsumexp", node="LogcumsumexpBackward0", save=(0,), save_output=True)
+def _logcumsumexp(x: np.ndarray, *, dim: int) -> np.ndarray:
+    if x.ndim == 0:
+        return x.copy()
+    if x.dtype == np.float32:  # accumulated in double, as torch's CPU kernel does
+        return np.logaddexp.accumulate(x.astype(np.float64), axis=dim).astype(np.float32)
+    return np.logaddexp.accumulate(x, axis=dim)
+
+
+@_logcumsumexp.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # dy_j/dx_i = exp(x_i - y_j) for i <= j
+    x, y = ctx.saved
+    d = ctx.params["dim"]
+    if x.ndim == 0:
+        return (grad,)
+    # sum_{j >= i} g_j exp(x_i - y_j), in log space to stay finite: the positive and the
+    # negative parts of g each as exp(x_i + reverse-logcumsumexp(log|g_j| - y_j))
+    # (the lowest finite number stands for log 0, so that nothing turns into NaN)
+    from .elementwise import where
+
+    lowest = Tensor._make(np.asarray(np.finfo(grad._data.dtype).min, dtype=grad._data.dtype))
+    log_abs = grad.abs().log()
+
+    def part(mask: Tensor) -> Tensor:
+        a = where(mask, log_abs, lowest) - y
+        return (x + _logcumsumexp(a.flip(d), dim=d).flip(d)).exp()
+
+    return (part(grad > 0) - part(grad < 0),)
+
+
+@_logcumsumexp.jvp
+def _(tangents: list, inputs: tuple, out: Tensor, *, dim: int) -> Tensor:
+    # dy_j = sum_{i <= j} exp(x_i - y_j) dx_i, with exp(x - c) for c the row's largest x
+    (t,), (x,) = tangents, inputs
+    if x.ndim == 0:
+        return t
+    c = x.detach().amax(dim, keepdim=True)
+    return (t * (x - c).exp()).cumsum(dim) * (c - out).exp()
+
+
+def logcumsumexp(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
+    d = _wrap_dim(dim, input.ndim)
+    if input._data.dtype.kind in "iub":
+        input = input.to(_float_default())
+    return _out(_logcumsumexp(input, dim=d), out)
+
+
+def _float_default() -> Any:
+    from .._dtype import get_default_dtype
+
+    return get_default_dtype()
+
+
+# ---------------------------------------------------------------------------------------------
+# torch's CPU selection order. Where equal values (or sorted=False) make the choice of indices
+# depend on the algorithm, kthvalue and topk follow torch's: kthvalue runs a median-of-three
+# quickselect, topk the C++ standard library's nth_element / partial_sort (introselect, heap
+# select) followed by a sort of the first k-1. Rows are lists of (value, index) pairs.
+# ---------------------------------------------------------------------------------------------
+
+def _gt_nan(a: Any, b: Any) -> bool:
+    """a > b with NaN the largest."""
+    return (a != a and b == b) or a > b
+
+
+def _lt_nan(a: Any, b: Any) -> bool:
+    """a < b with NaN the largest."""
+    return (a == a and b != b) or a < b
+
+
+def _quickselect(row: list, k: int) -> None:
+    """Put the k-th smallest (0-based) of ``row`` at ``row[k]`` (torch's kthvalue)."""
+    lo, hi = 0, len(row) - 1
+
+    def gt(i: int, j: int) -> bool:
+        return _gt_nan(row[i][0], row[j][0])
+
+    def swap(i: int, j: int) -> None:
+        row[i], row[j] = row[j], row[i]
+
+    while True:
+        if hi <= lo:
+            return
+        if hi == lo + 1:
+            if gt(lo, hi):
+                swap(lo, hi)
+            return
+        swap(lo + (hi - lo) // 2, lo + 1)
+        if gt(lo + 1, hi):
+            swap(lo + 1, hi)
+        if gt(lo, hi):
+            swap(lo, hi)
+        if gt(lo + 1, lo):
+            swap(lo + 1, lo)
+        i, j = lo + 1, hi
+        piv = row[lo][0]
+        while True:
+            i += 1
+            while _gt_nan(piv, row[i][0]):
+                i += 1
+            j -= 1
+            while _gt_nan(row[j][0], piv):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+
+
+class _Std:
+    """The standard library's selection and sorting on ``a[first:last]`` with ``comp``."""
+
+    def __init__(self, a: list, comp: Any) -> None:
+        self.a, self.comp = a, comp
+
+    def c(self, x: Any, y: Any) -> bool:
+        return self.comp(x[0], y[0])
+
+    def insertion_sort(self, first: int, last: int) -> None:
+        a = self.a
+        for i in range(first + 1, last):
+            val = a[i]
+            if self.c(val, a[first]):
+                a[first + 1:i + 1] = a[first:i]
+                a[first] = val
+            else:
+                j = i
+                while self.c(val, a[j - 1]):
+                    a[j] = a[j - 1]
+                    j -= 1
+                a[j] = val
+
+    def move_median_to_first(self, result: int, x: int, y: int, z: int) -> None:
+        a, c = self.a, self.c
+        if c(a[x], a[y]):
+            m = y if c(a[y], a[z]) else z if c(a[x], a[z]) else x
+        elif c(a[x], a[z]):
+            m = x
+        elif c(a[y], a[z]):
+            m = z
+        else:
+            m = y
+        a[result], a[m] = a[m], a[result]
+
+    def partition_pivot(self, first: int, last: int) -> int:
+        a, c = self.a, self.c
+        self.move_median_to_first(first, first + 1, first + (last - first) // 2, last - 1)
+        lo, hi, pivot = first + 1, last, a[first]
+        while True:
+            while c(a[lo], pivot):
+                lo += 1
+            hi -= 1
+            while c(pivot, a[hi]):
+                hi -= 1
+            if not lo < hi:
+                return lo
+            a[lo], a[hi] = a[hi], a[lo]
+            lo += 1
+
+    def adjust_heap(self, first: int, hole: int, n: int, value: Any) -> None:
+        a, c = self.a, self.c
+        top = second = hole
+        while second < (n - 1) // 2:
+            second = 2 * (second + 1)
+            if c(a[first + second], a[first + second - 1]):
+                second -= 1
+            a[first + hole] = a[first + second]
+            hole = second
+        if n % 2 == 0 and second == (n - 2) // 2:
+            second = 2 * (second + 1)
+            a[first + hole] = a[first + second - 1]
+            hole = second - 1
+        parent = (hole - 1) // 2
+        while hole > top and c(a[first + parent], value):
+            a[first + hole] = a[first + parent]
+            hole = parent
+            parent = (hole - 1) // 2
+        a[first + hole] = value
+
+    def make_heap(self, first: int, last: int) -> None:
+        n = last - first
+        if n < 2:
+            return
+        for parent in range((n - 2) // 2, -1, -1):
+            self.adjust_heap(first, parent, n, self.a[first + parent])
+
+    def pop_heap(self, first: int, last: int, result: int) -> None:
+        a = self.a
+        value = a[result]
+        a[result] = a[first]
+        self.adjust_heap(first, 0, last - first, value)
+
+    def heap_select(self, first: int, middle: int, last: int) -> None:
+        self.make_heap(first, middle)
+        for i in range(middle, last):
+            if self.c(self.a[i], self.a[first]):
+                self.pop_heap(first, middle, i)
+
+    def partial_sort(self, first: int, middle: int, last: int) -> None:
+        self.heap_select(first, middle, last)
+        while middle - first > 1:
+            middle -= 1
+            self.pop_heap(first, middle, middle)
+
+    def nth_element(self, first: int, nth: int, last: int) -> None:
+        if first == last or nth == last:
+            return
+        depth = 2 * ((last - first).bit_length() - 1)
+        while last - first > 3:
+            if depth == 0:
+                self.heap_select(first, nth + 1, last)
+                self.a[first], self.a[nth] = self.a[nth], self.a[first]
+                return
+            depth -= 1
+            cut = self.partition_pivot(first, last)
+            if cut <= nth:
+                first = cut
+            else:
+                last = cut
+        self.insertion_sort(first, last)
+
+    def sort(self, first: int, last: int) -> None:
+        if last - first > 1:
+            self.introsort_loop(first, last, 2 * ((last - first).bit_length() - 1))
+            self.insertion_sort(first, last)  # the final pass (guarded and unguarded alike)
+
+    def introsort_loop(self, first: int, last: int, depth: int) -> None:
+        while last - first > 16:
+            if depth == 0:
+                self.partial_sort(first, last, last)
+                return
+            depth -= 1
+            cut = self.partition_pivot(first, last)
+            self.introsort_loop(cut, last, depth)
+            last = cut
+
+
+def _topk_row(values: np.ndarray, k: int, largest: bool, sorted: bool) -> list:
+    """torch's CPU topk of one row: the indices of its k picks, in torch's order."""
+    row = list(zip(values.tolist(), range(len(values)), strict=True))
+    std = _Std(row, _gt_nan if largest else _lt_nan)
+    n = len(row)
+    if k * 64 <= n:
+        std.partial_sort(0, k, n)
+    else:
+        std.nth_element(0, k - 1, n)
+        if sorted:
+            std.sort(0, k - 1)
+    return [i for _, i in row[:k]]
+
+
+def _mode_row(values: np.ndarray) -> list:
+    """torch's CPU mode of one row: (value, index) pairs sorted by value with the standard
+    library's sort, the first longest run wins, and its last pair gives the index."""
+    row = list(zip(values.tolist(), range(len(values)), strict=True))
+    _Std(row, lambda a, b: a < b).sort(0, len(row))
+    best_i, best_n, run = 0, 0, 0
+    for i in range(len(row)):
+        run += 1
+        if i == len(row) - 1 or row[i][0] != row[i + 1][0]:
+            if run > best_n:
+                best_i, best_n = row[i][1], run
+            run = 0
+    return [best_i]
+
+
+def _rows_apply(x: np.ndarray, d: int, fn: Any, width: int) -> np.ndarray:
+    """``fn(row) -> list of width indices`` over every row along ``d``; keepdim layout."""
+    xm = np.moveaxis(x, d, -1)
+    rows = xm.reshape(-1, xm.shape[-1])
+    out = np.empty((rows.shape[0], width), np.int64)
+    for r, row in enumerate(rows):
+        out[r] = fn(row)
+    return np.moveaxis(out.reshape(xm.shape[:-1] + (width,)), -1, d)
+
+
+def _needs_emulation(x: np.ndarray, d: int) -> bool:
+    """Ties (or NaNs) along ``d``: the picked indices depend on torch's algorithm."""
+    if x.size == 0 or x.shape[d] < 2:
+        return False
+    s = np.sort(x, axis=d)
+    ties = np.take(s, np.arange(1, x.shape[d]), axis=d) == np.take(s, np.arange(
+        x.shape[d] - 1), axis=d)
+    return bool(ties.any()) or (x.dtype.kind == "f" and bool(np.isnan(x).any()))
+
+
+# ---------------------------------------------------------------------------------------------
+# unique, unique_consecutive (no gradient)
+# ---------------------------------------------------------------------------------------------
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
+           return_counts: bool = False, dim: Any = None) -> Any:
+    x = input._data
+    if dim is None:
+        vals, inv, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True)
+        inv = inv.reshape(x.shape)
+    else:
+        d = _wrap_dim(dim, input.ndim)
+        if x.shape[d] == 0:
+            vals, inv, counts = x.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64)
+        else:
+            vals, inv, counts = np.unique(x, axis=d, return_inverse=True, return_counts=True)
+            inv = inv.reshape(-1)
+    res = [_t(vals)]
+    if return_inverse:
+        res.append(_t(inv.astype(np.int64)))
+    if return_counts:
+        res.append(_t(counts.astype(np.int64)))
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: Any = None) -> Any:
+    x = input._data
+    if dim is None:
+        flat = x.reshape(-1)
+        if flat.size == 0:
+            change = np.zeros(0, bool)
+        else:
+            change = np.concatenate([[True], flat[1:] != flat[:-1]])
+        vals = flat[change]
+        inv = (np.cumsum(change) - 1).reshape(x.shape)
+        starts = np.flatnonzero(change)
+    else:
+        d = _wrap_dim(dim, input.ndim)
+        xm = np.moveaxis(x, d, 0)
+        n = xm.shape[0]
+        if n == 0:
+            change = np.zeros(0, bool)
+        else:
+            rest = int(np.prod(xm.shape[1:]))
+            diff = (xm[1:] != xm[:-1]).reshape(n - 1, rest).any(axis=1)
+            change = np.concatenate([[True], diff])
+        vals = np.moveaxis(xm[change], 0, d)
+        inv = np.cumsum(change) - 1
+        starts = np.flatnonzero(change)
+        flat = xm
+    counts = np.diff(np.append(starts, flat.shape[0] if dim is not None else flat.size))
+    res = [_t(np.ascontiguousarray(vals))]
+    if return_inverse:
+        res.append(_t(inv.astype(np.int64)))
+    if return_counts:
+        res.append(_t(counts.astype(np.int64)))
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+METHODS = {
+    "sort": sort, "argsort": argsort, "msort": msort, "topk": topk, "kthvalue": kthvalue,
+    "median": median, "nanmedian": nanmedian, "mode": mode, "cummax": cummax,
+    "cummin": cummin, "aminmax": aminmax, "logcumsumexp": logcumsumexp, "unique": unique,
+    "unique_consecutive": unique_consecutive,
+}
+
+__all__ = list(METHODS)

@@ -1,0 +1,225 @@
+"""The copying forms of the view ops and a few more shape ops: ``permute_copy``,
+``view_copy``, ``unbind_copy``... (torch's ``*_copy`` functions: the view's values in fresh
+memory), ``Tensor.unfold`` (sliding windows), ``split_with_sizes``, ``unsafe_split`` /
+``unsafe_chunk``, ``sum_to_size``, ``fill`` / ``fill_`` / ``zero_`` as functions.
+
+A ``*_copy`` op records the view's node with ``_copy`` appended (``PermuteBackward0_copy``), as
+torch does, and its backward is the view's: the rule runs the view on a zero tensor under grad
+mode and takes its vector-Jacobian product, which is linear in the gradient, so second
+derivatives follow. One registry entry is made per node name, on first use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap_dim
+from . import shape as S
+from ._registry import REGISTRY, defop
+
+# the registry entries made so far (their tests: the *_copy OpInfo entries, test_opinfo.py)
+NAMES: set[str] = set()
+
+
+def _copy_entry(fname: str, node: str, view_fn: Any, outputs: int) -> Any:
+    key = f"{fname}:{node}"
+    op = REGISTRY.get(key)
+    if op is not None:
+        return op
+    NAMES.add(key)
+
+    def forward(x: np.ndarray, *, args: tuple, kwargs: dict) -> Any:
+        res = view_fn(Tensor._make(x), *args, **kwargs)
+        if isinstance(res, (tuple, list)):
+            return tuple(np.array(r._data, copy=True) for r in res)
+        return np.array(res._data, copy=True)
+
+    op = defop(key, node=node, outputs=outputs)(forward)
+
+    @op.backward
+    def _(ctx: Any, grad: Any) -> tuple:  # the view's vector-Jacobian product
+        from ..autograd import grad as autograd_grad
+        from ..autograd.grad_mode import enable_grad
+
+        shape, num = ctx.input_meta[0]
+        x0 = Tensor._make(np.zeros(shape, dtype=_dtype_of(num))).requires_grad_()
+        with enable_grad():
+            y = view_fn(x0, *ctx.params["args"], **ctx.params["kwargs"])
+        ys = list(y) if isinstance(y, (tuple, list)) else [y]
+        gs = list(grad) if isinstance(grad, (tuple, list)) else [grad]
+        pairs = [(a, g) for a, g in zip(ys, gs, strict=False) if g is not None]
+        (gx,) = autograd_grad([a for a, _ in pairs], [x0], [g for _, g in pairs],
+                              create_graph=True, allow_unused=True)
+        return (gx,)
+
+    return op
+
+
+def _dtype_of(num: int) -> np.dtype:
+    for t in (np.float64, np.float32, np.float16, np.complex64, np.complex128):
+        if np.dtype(t).num == num:
+            return np.dtype(t)
+    return np.dtype(np.float64)
+
+
+def _copying(fname: str, view_fn: Any) -> Any:
+    """torch.<fname>: ``view_fn``'s result in fresh memory, with the view's node + _copy."""
+
+    def fn(input: Tensor, *args: Any, out: Any = None, **kwargs: Any) -> Any:
+        probe = input.detach().requires_grad_() if input.dtype.is_floating_point else None
+        if probe is None:  # no gradient: no node to name
+            from ..autograd.grad_mode import no_grad
+
+            with no_grad():
+                res = view_fn(input, *args, **kwargs)
+            if isinstance(res, (tuple, list)):
+                return tuple(r.clone() for r in res)
+            return res.clone()
+        from ..autograd.grad_mode import enable_grad
+
+        with enable_grad():
+            y = view_fn(probe, *args, **kwargs)
+        first = y[0] if isinstance(y, (tuple, list)) else y
+        node = type(first.grad_fn).__name__ + "_copy" if first.grad_fn is not None else None
+        if node is None:  # a view without a node (alias of an alias): a plain copy
+            res = view_fn(input, *args, **kwargs)
+            return tuple(r.clone() for r in res) if isinstance(res, (tuple, list)) else \
+                res.clone()
+        outputs = len(y) if isinstance(y, (tuple, list)) else 1
+        op = _copy_entry(fname, node, view_fn, outputs if outputs != 1 or not isinstance(
+            y, (tuple, list)) else 1)
+        res = op(input, args=args, kwargs=kwargs)
+        if outputs == 1 and isinstance(y, (tuple, list)):
+            res = (res,)
+        if out is not None:
+            from .scatter import write_out
+
+            if isinstance(res, tuple):
+                for r, o in zip(res, out, strict=True):
+                    write_out(r, o)
+                return out
+            return write_out(res, out)
+        return res
+
+    fn.__name__ = fname
+    fn.__doc__ = f"torch.{fname}: the result of torch.{fname[:-5]} in fresh memory."
+    return fn
+
+
+def _unfold_view(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    return unfold(input, dimension, size, step)
+
+
+@defop("unfold", node="UnfoldBackward0")
+def _unfold(x: np.ndarray, *, dim: int, size: int, step: int) -> np.ndarray:
+    if x.ndim == 0:
+        return x.reshape(1).copy()
+    win = np.lib.stride_tricks.sliding_window_view(x, size, axis=dim)
+    win = np.take(win, np.arange(0, win.shape[dim], step), axis=dim)
+    return np.array(win, copy=True)
+
+
+@_unfold.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # each window's gradient added back where it lay
+    p = ctx.params
+    shape = ctx.input_shapes[0]
+    zeros = Tensor._make(np.zeros(shape, dtype=grad._data.dtype))
+    if len(shape) == 0:
+        return (zeros + grad.sum(),)
+    d, size, step = p["dim"], p["size"], p["step"]
+    nw = grad.shape[d]
+    idx = (np.arange(nw)[:, None] * step + np.arange(size)[None, :]).reshape(-1)
+    g = grad.movedim(-1, d + 1)
+    g = g.reshape(tuple(g.shape[:d]) + (nw * size,) + tuple(g.shape[d + 2:]))
+    from .scatter import index_add
+
+    return (index_add(zeros, d, Tensor._make(idx.astype(np.int64)), g),)
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """Tensor.unfold: the windows of ``size`` every ``step`` along ``dimension``, as a new last
+    dimension."""
+    n = input.shape[_wrap_dim(dimension, input.ndim)] if input.ndim else 1
+    d = _wrap_dim(dimension, input.ndim) if input.ndim else 0
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is "
+                           f"{size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    return _unfold(input, dim=d, size=int(size), step=int(step))
+
+
+_unsafe_split = defop("unsafe_split", node="UnsafeSplitBackward0", outputs=-1)(
+    S._split_forward)
+_unsafe_split.backward(S._split_back)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
+    return S.split(input, list(split_sizes), dim)
+
+
+def unsafe_split(input: Tensor, split_size: Any, dim: int = 0) -> tuple:
+    """split, whose pieces torch lets be modified in place (a copy here, as far as memory
+    goes)."""
+    views = S.split(input, split_size, dim)
+    d = _wrap_dim(dim, input.ndim)
+    sizes = tuple(v.shape[d] for v in views)
+    return _unsafe_split(input, dim=d, sizes=sizes)
+
+
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    views = S.chunk(input, chunks, dim)
+    d = _wrap_dim(dim, input.ndim)
+    sizes = tuple(v.shape[d] for v in views)
+    return _unsafe_split(input, dim=d, sizes=sizes)
+
+
+def sum_to_size(input: Tensor, *size: Any) -> Tensor:
+    """Sum dims so that the result has ``size`` (which must expand to the input's shape)."""
+    if len(size) == 1 and isinstance(size[0], (list, tuple)):
+        size = tuple(size[0])
+    size = tuple(int(s) for s in size)
+    if not size:  # torch: everything summed
+        return input.sum()
+    shape = tuple(input.shape)
+    lead = len(shape) - len(size)
+    ok = lead >= 0 and all(s in (1, n) for s, n in zip(size, shape[lead:], strict=True))
+    if not ok:
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    dims = [i for i in range(len(shape)) if i < lead or (size[i - lead] == 1 and
+                                                          shape[i] != 1)]
+    if not dims:
+        return input
+    r = input.sum(dims, keepdim=True)
+    return r.view(size) if lead else r
+
+
+METHODS = {"unfold": unfold, "split_with_sizes": split_with_sizes,
+           "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk,
+           "sum_to_size": sum_to_size}
+
+_VIEWS: dict[str, Any] = {
+    "alias_copy": lambda x: S.alias(x),
+    "as_strided_copy": lambda x, size, stride, storage_offset=0: S.as_strided(
+        x, size, stride, storage_offset),
+    "diagonal_copy": lambda x, *a, **k: x.diagonal(*a, **k),
+    "expand_copy": lambda x, size, implicit=False: x.expand(*size),
+    "permute_copy": lambda x, dims: x.permute(*dims),
+    "squeeze_copy": lambda x, *a, **k: x.squeeze(*a, **k),
+    "t_copy": lambda x: x.t(),
+    "transpose_copy": lambda x, dim0, dim1: x.transpose(dim0, dim1),
+    "unbind_copy": lambda x, dim=0: x.unbind(dim),
+    "unfold_copy": lambda x, dimension, size, step: unfold(x, dimension, size, step),
+    "unsqueeze_copy": lambda x, dim: x.unsqueeze(dim),
+    "view_copy": lambda x, *size: x.view(*size),
+    "split_with_sizes_copy": lambda x, split_sizes, dim=0: split_with_sizes(x, split_sizes,
+                                                                            dim),
+}
+COPIES = {name: _copying(name, fn) for name, fn in _VIEWS.items()}
+
+__all__ = ["unfold", "split_with_sizes", "unsafe_split", "unsafe_chunk", "sum_to_size",
+           *COPIES]
