@@ -218,6 +218,46 @@ def _unpack(ctx: Any, grad: Any) -> tuple:
     return B, list(ctx.saved), grad
 
 
+# Linked gradients. Many first-order rules do not depend on the forward's input at all (pooling,
+# padding, a convolution's bias, a loss's gradient in a linear term) or depend on it only
+# through a mask (relu6, hardtanh, leaky_relu, the shrinks): their gradient, computed from a
+# cotangent that does not require grad, would not require grad either. torch's double-backward
+# node (MaxPool2DWithIndicesBackwardBackward0, ...) takes the forward's input all the same, so
+# its gradient requires grad and a second differentiation gives 0 for that input. ``_link``
+# joins a gradient to those inputs with that zero derivative (create_graph only).
+_LINKS: dict = {}
+
+
+def _link(out: Tensor, inputs: Any, node: str) -> Tensor:
+    """``out`` unchanged in value, with ``inputs`` (those that require grad) as extra graph
+    inputs whose derivative is 0, under a node named ``node``."""
+    inputs = [x for x in inputs if isinstance(x, Tensor) and x._requires_grad]
+    if not inputs:
+        return out
+    entry = _LINKS.get((node, len(inputs)))
+    if entry is None:  # made on first use: one entry per node name and input count
+        entry = defop(f"link:{node}:{len(inputs)}", node=node)(lambda r, *xs: r)
+        entry.backward(lambda ctx, g: (g,) + (None,) * (len(ctx.input_meta) - 1))
+        _LINKS[(node, len(inputs))] = entry
+    return entry(out, *inputs)
+
+
+def _linked(entry: Any) -> None:
+    """Link ``entry``'s gradients, under create_graph, to its saved inputs (``_link``)."""
+    rule = entry.rule
+    head, _, num = entry.node.rpartition("Backward")
+    node = f"{head}BackwardBackward{num}"
+
+    def linked(ctx: Any, grad: Any) -> tuple:
+        grads = rule(ctx, grad)
+        if not _state.enabled:
+            return grads
+        saved = [t for t in ctx.saved if t is not None]
+        return tuple(None if gi is None else _link(gi, saved, node) for gi in grads)
+
+    entry.rule = linked
+
+
 def _take(cache: dict, key: str, make: Any) -> Any:
     """A forward intermediate, handed over once: the first backward takes it (so the graph
     does not hold it afterwards); a second backward (retain_graph) recomputes it."""
@@ -963,8 +1003,8 @@ def _nll_backward(ctx: Any, grad: Tensor) -> tuple:  # -w[t]/total at the target
     return (gt * Tensor._make(m),)
 
 
-_nll_loss = defop("nll_loss", node="NllLossBackward0")(_nll_forward)
-_nll_loss2d = defop("nll_loss2d", node="NllLoss2DBackward0")(_nll_forward)
+_nll_loss = defop("nll_loss", node="NllLossBackward0", save=(0,))(_nll_forward)
+_nll_loss2d = defop("nll_loss2d", node="NllLoss2DBackward0", save=(0,))(_nll_forward)
 _nll_loss.backward(_nll_backward)
 _nll_loss2d.backward(_nll_backward)
 
@@ -1398,8 +1438,11 @@ def _gather_pad_rule(ctx: Any, grad: Tensor) -> tuple:  # scatter-add back: one-
 
 
 def _gather_pad_entry(name: str, node: str) -> Any:
-    entry = defop(name, node=node)(lambda x, *, index: _take_dims(x, index))
+    entry = defop(name, node=node, save=(0,) if "pad" in name else ())(
+        lambda x, *, index: _take_dims(x, index))
     entry.backward(_gather_pad_rule)
+    if "pad" in name:  # torch's pad backward takes the input; upsampling's does not
+        _linked(entry)
     return entry
 
 
@@ -2038,9 +2081,9 @@ def _index_pool_rule(ctx: Any, grads: list) -> tuple:  # the gradient goes to th
     return (ix.scatter_add(zeros, 1, index, g.reshape(p, -1)).reshape(shape),)
 
 
-_max_pool = defop("max_pool2d", node="MaxPool2DWithIndicesBackward0", outputs=2)(
+_max_pool = defop("max_pool2d", node="MaxPool2DWithIndicesBackward0", outputs=2, save=(0,))(
     _max_pool_forward)
-_max_pool3d = defop("max_pool3d", node="MaxPool3DWithIndicesBackward0", outputs=2)(
+_max_pool3d = defop("max_pool3d", node="MaxPool3DWithIndicesBackward0", outputs=2, save=(0,))(
     _max_pool_forward)
 _max_pool.backward(_index_pool_rule)
 _max_pool3d.backward(_index_pool_rule)
@@ -2095,8 +2138,8 @@ def _avg_pool_rule(ctx: Any, grad: Tensor) -> tuple:  # every input in a window 
     return (_col2im_op(cols, geo=geo, channels=1).reshape(shape),)
 
 
-_avg_pool = defop("avg_pool2d", node="AvgPool2DBackward0")(_avg_pool_forward)
-_avg_pool3d = defop("avg_pool3d", node="AvgPool3DBackward0")(_avg_pool_forward)
+_avg_pool = defop("avg_pool2d", node="AvgPool2DBackward0", save=(0,))(_avg_pool_forward)
+_avg_pool3d = defop("avg_pool3d", node="AvgPool3DBackward0", save=(0,))(_avg_pool_forward)
 _avg_pool.backward(_avg_pool_rule)
 _avg_pool3d.backward(_avg_pool_rule)
 
@@ -2135,8 +2178,11 @@ def _separable_rule(ctx: Any, grad: Tensor) -> tuple:  # a linear map: the trans
 
 
 def _separable_entry(name: str, node: str) -> Any:
-    entry = defop(name, node=node)(_separable_forward)
+    adaptive = name.startswith("adaptive")  # torch's backward takes the input; upsampling's not
+    entry = defop(name, node=node, save=(0,) if adaptive else ())(_separable_forward)
     entry.backward(_separable_rule)
+    if adaptive:
+        _linked(entry)
     return entry
 
 
@@ -2204,9 +2250,9 @@ def _adaptive_max_forward(x: np.ndarray, *, output_size: tuple, _cache: dict) ->
 
 
 _adaptive_max_pool = defop("adaptive_max_pool2d", node="AdaptiveMaxPool2DBackward0",
-                           outputs=2)(_adaptive_max_forward)
+                           outputs=2, save=(0,))(_adaptive_max_forward)
 _adaptive_max_pool3d = defop("adaptive_max_pool3d", node="AdaptiveMaxPool3DBackward0",
-                             outputs=2)(_adaptive_max_forward)
+                             outputs=2, save=(0,))(_adaptive_max_forward)
 def _adaptive_max_rule(ctx: Any, grads: list) -> tuple:  # to the argmax; torch refuses empties
     g = grads[0]
     d = len(ctx.params["output_size"])
@@ -2693,6 +2739,13 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # each bag's gradient to the rows it wa
             gw = Tensor._make(_row_sums(v, idx, (per_row * factor).astype(dt, copy=False)))
     return gw, gpsw
 
+
+# Rules whose gradient torch's double-backward node ties to the forward's inputs (see _link)
+for _entry in (_leaky_relu, _leaky_relu_, _hardtanh, _hardtanh_, _threshold, _threshold_,
+               _hardshrink, _softshrink, _prelu, _rrelu, _nll_loss, _nll_loss2d, _batch_norm,
+               _group_norm, _layer_norm, _convolution, _max_pool, _max_pool3d, _avg_pool,
+               _avg_pool3d, _adaptive_max_pool, _adaptive_max_pool3d):
+    _linked(_entry)
 
 # The registry entries this module adds (tests check that every one is exercised).
 NAMES = tuple(name for name in REGISTRY if name not in _BEFORE)
