@@ -363,6 +363,11 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + weight * min(0, x), weight per channel (dim 1) or shared."""
+    if input.ndim == 0:
+        raise RuntimeError("Not allow zero-dim input tensor.")
+    if weight.ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
     channels = input.shape[1] if input.ndim >= 2 else 1
     if weight.numel() != 1 and weight.numel() != channels:
         raise RuntimeError(
@@ -1461,12 +1466,13 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
         out = _conv(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups, nd,
                     name)
         return out.squeeze(0)
+    if weight.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
     if weight.ndim != nd + 2:
-        k = weight.ndim - 2
         raise RuntimeError(
-            f"expected stride to be a single integer value or a list of {k} values to match "
-            f"the convolution dimensions, but got stride={list(_expand_param(stride, nd, 's'))}"
-        )
+            f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight"
+            f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size "
+            f"{list(input.shape)} instead")
     stride = _expand_param(stride, nd, "stride")
     dilation = _expand_param(dilation, nd, "dilation")
     kernel = tuple(weight.shape[2:])
@@ -1516,10 +1522,14 @@ def _check_conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: tupl
         raise RuntimeError("non-positive groups is not supported")
     wshape = list(weight.shape)
     if not transposed:
+        if weight.shape[0] < groups:
+            raise RuntimeError(
+                f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
+                f"but got weight of size {wshape} instead")
         if weight.shape[0] % groups:
             raise RuntimeError(
                 f"Given groups={groups}, expected weight to be divisible by {groups} at "
-                f"dimension 0, but got weight of size [{wshape}] instead"
+                f"dimension 0, but got weight of size {wshape} instead"
             )
         if input.shape[1] != weight.shape[1] * groups:
             raise RuntimeError(
@@ -1774,12 +1784,42 @@ def _check_pool_input(input: Tensor, nd: int = 2) -> None:
         raise RuntimeError(f"non-empty {which} (batch mode) tensor expected for input")
 
 
+def _check_pool_pads(k: tuple, p: tuple, d: tuple) -> None:
+    """torch's pooling_output_shape checks the padding before anything about the input."""
+    for kk, pp, dd in zip(k, p, d, strict=True):
+        if pp < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
+        if pp > ((kk - 1) * dd + 1) // 2:
+            raise RuntimeError(
+                f"pad should be at most half of effective kernel size, but got pad={pp}, "
+                f"kernel_size={kk} and dilation={dd}")
+
+
+def _check_max_pool_input(input: Tensor, nd: int) -> None:
+    shape = list(input.shape)
+    if nd == 2:
+        if input.ndim not in (3, 4) or 0 in shape[-3:]:
+            raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                               f"size for input, but got:{shape}")
+        return
+    if input.ndim not in (4, 5):
+        _check_pool_input(input, 3)
+    first = input.ndim - 4
+    for i in range(first, input.ndim):
+        if shape[i] == 0:
+            raise RuntimeError(
+                "max_pool3d_with_indices_out_cpu_template(): Expected input's non-batch "
+                f"dimensions to have positive length, but input has a shape of {shape} and "
+                f"non-batch dimension {i} has length zero!")
+
+
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple:
     """max_pool2d, always returning (values, indices)."""
-    _check_pool_input(input)
     k, s, p, d = _pool_args("max_pool2d", kernel_size, stride, padding, dilation)
+    _check_pool_pads(k, p, d)
+    _check_max_pool_input(input, 2)
     geo = _pool_geometry(input, k, s, p, d, ceil_mode)
     return K._max_pool(input, geo=geo, _cache={})
 
@@ -1788,8 +1828,9 @@ def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple:
     """max_pool3d, always returning (values, indices)."""
-    _check_pool_input(input, 3)
     k, s, p, d = _pool_args("max_pool3d", kernel_size, stride, padding, dilation, 3)
+    _check_pool_pads(k, p, d)
+    _check_max_pool_input(input, 3)
     geo = _pool_geometry(input, k, s, p, d, ceil_mode)
     return K._max_pool3d(input, geo=geo, _cache={})
 
@@ -1821,6 +1862,8 @@ def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple:
     """max_pool1d, always returning (values, indices)."""
+    k1 = _tuple(kernel_size, 1)
+    _check_pool_pads(k1, _tuple(padding, 1) * len(k1), _tuple(dilation, 1) * len(k1))
     if input.ndim not in (2, 3):
         raise RuntimeError(
             "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
@@ -1834,9 +1877,36 @@ def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
     return out.squeeze(-2), Tensor._make(idx._data.squeeze(-2))
 
 
+def _check_max_pool1d(input: Tensor, kernel_size: Any, stride: Any, padding: Any,
+                      dilation: Any, ceil_mode: bool) -> None:
+    shape = list(input.shape)
+    if input.ndim not in (2, 3) or shape[-1] == 0 or shape[-2] == 0:
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{shape}")
+    k = _tuple(kernel_size, 1)[0]
+    st = k if stride is None or stride == [] or stride == () else _tuple(stride, 1)[0]
+    p, d = _tuple(padding, 1)[0], _tuple(dilation, 1)[0]
+    if k <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if st <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {st}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError("max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={p} and kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    out = _pool_out(shape[-1], k, p, st, d, ceil_mode)
+    if out < 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+
+
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """max_pool2d over a (N, C, 1, L) view of the input."""
+    if not return_indices:  # torch's max_pool1d checks its arguments in its own words
+        _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     out, idx = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
 
@@ -1860,8 +1930,10 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 def _avg_pool_nd(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
                  count_include_pad: bool, divisor_override: Any, nd: int) -> Tensor:
     k, s, p, _ = _pool_args(f"avg_pool{nd}d", kernel_size, stride, padding, 1, nd)
+    _check_pool_pads(k, p, (1,) * nd)
     if input.ndim not in (nd + 1, nd + 2):
-        _wrap_dim(-nd - 1, input.ndim)
+        if nd == 2:  # torch's avg_pool2d reads the input's dim -3 first
+            _wrap_dim(-nd - 1, input.ndim)
         _check_pool_input(input, nd)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
@@ -1883,6 +1955,19 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return out.squeeze(-2)
 
 
+def _check_output_dims(input: Tensor, output_size: Any) -> None:
+    """torch's Python wrapper first fills Nones from the input's trailing sizes."""
+    if isinstance(output_size, (list, tuple)) and input.ndim <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+
+
+def _one_int(output_size: Any, name: str) -> int:
+    if isinstance(output_size, (list, tuple)) and len(output_size) != 1:
+        raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got "
+                           f"{len(output_size)})")
+    return _tuple(output_size, 1)[0]
+
+
 def _adaptive_size(input: Tensor, output_size: Any, name: str, nd: int = 2) -> tuple:
     if isinstance(output_size, (list, tuple)):
         o = tuple(output_size)
@@ -1901,6 +1986,7 @@ def _adaptive_size(input: Tensor, output_size: Any, name: str, nd: int = 2) -> t
 
 def _adaptive_avg(input: Tensor, output_size: Any, nd: int) -> Tensor:
     name = f"adaptive_avg_pool{nd}d"
+    _check_output_dims(input, output_size)
     if input.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(
             f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got {list(input.shape)}"
@@ -1927,18 +2013,25 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """adaptive_avg_pool2d over a (N, C, 1, L) view of the input."""
     _check_1d(input, "adaptive_avg_pool1d")
-    o = _tuple(output_size, 1)[0]
+    o = _one_int(output_size, "adaptive_avg_pool1d")
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
 
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool2d, always returning (values, indices)."""
+    _check_output_dims(input, output_size)
     if input.ndim not in (3, 4):
         raise RuntimeError(
             f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}"
         )
-    o = _adaptive_size(input, output_size, "adaptive_max_pool2d")
+    o = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * 2
+    if len(o) != 2:
+        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    o = tuple(input.shape[-2 + i] if v is None else int(v) for i, v in enumerate(o))
+    if any(v < 0 for v in o):
+        shape = list(input.shape[:-2]) + list(o)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(o)}: {shape}")
     return K._adaptive_max_pool(input, output_size=o, _cache={})
 
 
@@ -1952,6 +2045,7 @@ def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool3d, always returning (values, indices into each D*H*W volume)."""
     name = "adaptive_max_pool3d()"
+    _check_output_dims(input, output_size)
     if input.ndim not in (4, 5):
         raise RuntimeError(f"{name}: Expected 4D or 5D tensor, but got: {list(input.shape)}")
     for i in range(input.ndim - 3, input.ndim):
@@ -1980,7 +2074,7 @@ def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool1d, always returning (values, indices)."""
     _check_1d(input, "adaptive_max_pool1d")
-    o = _tuple(output_size, 1)[0]
+    o = _one_int(output_size, "adaptive_max_pool1d")
     out, idx = adaptive_max_pool2d_with_indices(input.unsqueeze(-2), (1, o))
     return out.squeeze(-2), Tensor._make(idx._data.squeeze(-2))
 
@@ -2037,6 +2131,12 @@ def _max_unpool(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any, p
     pd = _tuple(padding, nd)
     pd = pd * nd if len(pd) == 1 else pd
     size = _unpool_output_size(input, k, st, pd, output_size)
+    if tuple(indices.shape) != tuple(input.shape):
+        extra = [1] if nd == 1 else []  # torch runs 1-d as 2-d with a trailing 1
+        raise RuntimeError(
+            "Expected shape of indices to be same as that of the input tensor "
+            f"({list(input.shape) + extra}) but got indices tensor with shape: "
+            f"{list(indices.shape) + extra}")
     if nd == 1:
         out = K._max_unpool2d(input.unsqueeze(-1), indices=indices._data[..., None],
                               out_size=size + (1,))
@@ -2356,6 +2456,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     The slopes are drawn from the default generator as torch draws them (one uniform double per
     element <= 0, in order).
     """
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     x = input._data
     neg = x <= 0
     if training and upper - lower > 1e-6:

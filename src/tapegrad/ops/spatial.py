@@ -25,7 +25,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state, enable_grad
 from ._registry import defop
-from .nn_ops import _index_pool_rule
+from .nn_ops import _index_pool_rule, _linked
 
 # ---------------------------------------------------------------------------------------------
 # channel_shuffle
@@ -383,11 +383,13 @@ def _fractional_forward(x: np.ndarray, *, samples: np.ndarray, pool: tuple, out_
 
 
 _FRACTIONAL_2D = defop("fractional_max_pool2d", node="FractionalMaxPool2DBackward0",
-                       outputs=2)(_fractional_forward)
+                       outputs=2, save=(0,))(_fractional_forward)
 _FRACTIONAL_3D = defop("fractional_max_pool3d", node="FractionalMaxPool3DBackward0",
-                       outputs=2)(_fractional_forward)
+                       outputs=2, save=(0,))(_fractional_forward)
 _FRACTIONAL_2D.backward(_index_pool_rule)  # the gradient goes to each window's maximum
 _FRACTIONAL_3D.backward(_index_pool_rule)
+_linked(_FRACTIONAL_2D)  # create_graph: the gradient is tied to the input (torch's node is)
+_linked(_FRACTIONAL_3D)
 
 # the registry entries of this module (their tests: tests/nn/test_spatial.py)
 NAMES = ("channel_shuffle", "affine_grid_generator", "grid_sampler_2d", "grid_sampler_3d",
