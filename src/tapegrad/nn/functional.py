@@ -363,7 +363,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + weight * min(0, x), weight per channel (dim 1) or shared."""
-    if input.ndim == 0:
+    if input.ndim == 0 and weight.numel() != 1:
         raise RuntimeError("Not allow zero-dim input tensor.")
     if weight.ndim > 1:
         raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
@@ -374,7 +374,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
             "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
             f"{weight.numel()} and channel size = {channels}."
         )
-    shape = [1] * max(input.ndim, 1)
+    shape = [1] * input.ndim
     if input.ndim >= 2:
         shape[1] = weight.numel()
     return K._prelu(input, weight.reshape(shape))
@@ -417,8 +417,8 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim, _stacklevel)
     d = _wrap_dim(dim, input.ndim)
-    if dtype is not None:
-        return rd._softmax(-input.to(dtype), dim=d)
+    if dtype is not None:  # torch negates in the input's dtype, then casts
+        return rd._softmax((-input).to(dtype), dim=d)
     if not input.is_floating_point():
         where = "lastdim_kernel_impl" if d == max(input.ndim - 1, 0) else "kernel_impl"
         raise NotImplementedError(
@@ -1060,7 +1060,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     mag2 = (input2 * input2).sum(td) + eps
     cos = prod / (mag1 * mag2).sqrt()
     pos = 1 - cos
-    neg = (cos - margin).clamp(min=0)
+    neg = (cos - margin).clamp_min(0)
     out = ew.where(target == 1, pos, 0.0) + ew.where(target == -1, neg, 0.0)
     return _apply_reduction(out, red)
 
@@ -1075,7 +1075,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
         )
-    return _apply_reduction((-target * (input1 - input2) + margin).clamp(min=0), red)
+    return _apply_reduction((-target * (input1 - input2) + margin).clamp_min(0), red)
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
@@ -1083,7 +1083,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          reduction: str = "mean") -> Tensor:
     """x for target 1, max(0, margin - x) for target -1."""
     red = _reduction(reduction, size_average, reduce)
-    margin_clamp = (margin - input).clamp(min=0)
+    margin_clamp = (margin - input).clamp_min(0)
     out_margin = ew.where(target != 1, margin_clamp, 0.0)
     out_self = ew.where(target != -1, input, 0.0)
     return _apply_reduction(out_margin + out_self, red)
@@ -1101,7 +1101,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_neg = ew.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
-    return _apply_reduction((d_pos - d_neg + margin).clamp(min=0), red)
+    return _apply_reduction((margin + d_pos - d_neg).clamp_min(0), red)
 
 
 # ---------------------------------------------------------------------------------------------
