@@ -34,6 +34,7 @@ every sample at every supported float, integer and bool dtype.
 from __future__ import annotations
 
 import fnmatch
+import inspect
 import os
 import re
 import types
@@ -270,7 +271,19 @@ class Converter:
             return {k: self(v) for k, v in x.items()}
         if isinstance(x, types.FunctionType):
             return rebind(x)
+        if isinstance(x, torch.nn.Module):  # a parameterless module (PairwiseDistance, ...)
+            return self._module(x)
         return x
+
+    @staticmethod
+    def _module(m: torch.nn.Module) -> Any:
+        """tapegrad's module of the same class, built from the torch module's hyperparameters
+        (the attributes named like its constructor's arguments)."""
+        cls = getattr(tapegrad.nn, type(m).__name__, None)
+        if cls is None or any(True for _ in m.parameters()):
+            raise UnsupportedSample(f"a torch.nn.{type(m).__name__} argument")
+        names = inspect.signature(type(m).__init__).parameters
+        return cls(**{k: getattr(m, k) for k in names if k != "self" and hasattr(m, k)})
 
 
 class UnsupportedSample(Exception):

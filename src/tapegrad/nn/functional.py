@@ -731,6 +731,10 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
                      reduce: Any = None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-y x))."""
     red = _reduction(reduction, size_average, reduce)
+    try:
+        np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+    except ValueError:
+        raise ew._broadcast_error(input._data, target._data) from None
     t = target._data.astype(input._data.dtype)
     return K._soft_margin_loss(input, target=np.broadcast_to(t, input.shape), reduction=red)
 
@@ -1097,6 +1101,11 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
     red = _reduction(reduction, size_average, reduce)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and "
+            f"negative {negative.ndim}D inputs")
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -1117,8 +1126,19 @@ def _shape_list(normalized_shape: Any, fname: str) -> tuple:
     return tuple(int(s) for s in normalized_shape)
 
 
-def _check_normalized(input: Tensor, shape: tuple, star: str) -> None:
+def _check_normalized(input: Tensor, shape: tuple, star: str, weight: Any = None,
+                      bias: Any = None) -> None:
+    """torch's layer_norm_cpu_out checks: the shape, then weight and bias, then the input."""
     k = len(shape)
+    if k == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {list(t.shape)} and normalized_shape = {list(shape)}"
+            )
     if k == 0 or tuple(input.shape[input.ndim - k:]) != shape or input.ndim < k:
         inner = ", ".join(str(s) for s in shape)
         raise RuntimeError(
@@ -1132,13 +1152,7 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     """(x - mean) / sqrt(var + eps) * weight + bias over the last dims
     (NativeLayerNormBackward0, one node)."""
     shape = _shape_list(normalized_shape, "layer_norm")
-    _check_normalized(input, shape, "*, ")
-    for name, t in (("weight", weight), ("bias", bias)):
-        if t is not None and tuple(t.shape) != shape:
-            raise RuntimeError(
-                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
-                f"shape {list(t.shape)} and normalized_shape = {list(shape)}"
-            )
+    _check_normalized(input, shape, "*, ", weight, bias)
     return K._layer_norm(input, weight, bias, ndim=len(shape), eps=eps, _cache={})
 
 
@@ -1146,7 +1160,7 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
     """x / sqrt(mean(x^2) + eps) * weight over the last dims (torch composes it too)."""
     shape = _shape_list(normalized_shape, "rms_norm")
-    _check_normalized(input, shape, "*")
+    _check_normalized(input, shape, "*", weight)
     if eps is None:
         eps = float(np.finfo(input._data.dtype).eps)
     dims = tuple(range(input.ndim - len(shape), input.ndim))

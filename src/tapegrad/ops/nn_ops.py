@@ -1128,10 +1128,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule, then the
     gx = gw = gb = None
     if need_x:
         gx = B.out(_normalized_grad(B, g * w if w is not None else g, xhat, rstd, dims))
-    if need_w:
-        gw = B.out(B.sum(g * xhat, batch, False))
+    if need_w:  # (no batch dims: nothing to sum; a sum over dims () would sum them all)
+        gw = B.out(B.sum(g * xhat, batch, False) if batch else g * xhat)
     if need_b:
-        gb = B.out(B.sum(g, batch, False))
+        gb = B.out(B.sum(g, batch, False) if batch else g)
     return gx, gw, gb
 
 
