@@ -1194,6 +1194,13 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps:g}")
     if eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps:g}")
+    if input.numel() == 0:  # torch: a copy (so the graph goes on), scaled by the first weight
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
     c = input.shape[1] if input.ndim > 1 else 1
     for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
                     ("running_var", running_var)):
@@ -1395,7 +1402,7 @@ def _gather_pad(input: Tensor, pad: tuple, mode: str, k: int) -> Tensor:
             pos = np.abs(pos)
             pos = np.where(pos >= n, 2 * (n - 1) - pos, pos)
         else:
-            if input.numel() == 0 or n == 0:
+            if 0 in tuple(input.shape)[1 if input.ndim == k + 2 else 0:]:
                 raise RuntimeError(
                     f"Expected {'2D or 3D' if k == 1 else '3D or 4D' if k == 2 else '4D or 5D'}"
                     " (batch mode) tensor with possibly 0 batch size and other non-zero "

@@ -1243,11 +1243,16 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # training: the normalised input's rule
     return gx, gw, gb
 
 
+def _grouped(shape: tuple, groups: int) -> tuple:
+    """(N, G, C/G * spatial): group_norm's view of an input (explicit, so N = 0 works)."""
+    return (shape[0], groups, shape[1] // groups * math.prod(shape[2:]))
+
+
 @defop("group_norm", node="NativeGroupNormBackward0", save=(0, 1))
 def _group_norm(x: np.ndarray, w: Any, b: Any, *, groups: int, eps: float,
                 _cache: dict) -> np.ndarray:
     n, c = x.shape[:2]
-    xhat, rstd = _moments(_Arrays, x.reshape(n, groups, -1), (2,), eps)
+    xhat, rstd = _moments(_Arrays, x.reshape(_grouped(x.shape, groups)), (2,), eps)
     _cache["moments"] = (xhat, rstd)
     y = xhat.reshape(x.shape)
     cshape = _channel_shape(x.ndim, c)
@@ -1265,7 +1270,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule over each
     p = ctx.params
     shape = tuple(x.shape)  # x is saved even when only the weights want a gradient
     n, c = shape[:2]
-    grouped = (n, p["groups"], -1)
+    grouped = _grouped(shape, p["groups"])
     cshape = _channel_shape(len(shape), c)
     if B.tensors:
         xhat, rstd = _moments(B, B.reshape(x, grouped), (2,), p["eps"])
@@ -1565,7 +1570,8 @@ class _Geometry:
         win = _windows(_pad_array(x, self.pads), self.kernel, self.stride, self.dilation,
                        self.out_size)
         n, c = x.shape[:2]
-        return np.ascontiguousarray(win).reshape(n, c * math.prod(self.kernel), -1)
+        return np.ascontiguousarray(win).reshape(n, c * math.prod(self.kernel),
+                                                 math.prod(self.out_size))
 
     def uncols(self, cols: np.ndarray, c: int) -> np.ndarray:
         """col2im of (N, C*K, L): the windows summed back into (N, C, *in_size)."""
@@ -2053,7 +2059,7 @@ def _max_pool_forward(x: np.ndarray, *, geo: _Geometry, _cache: dict) -> tuple:
 def _scatter_planes(g: np.ndarray, idx: np.ndarray, plane: int, overlap: bool) -> np.ndarray:
     """out[p, idx[p, j]] += g[p, j] over planes p of ``plane`` elements."""
     p = idx.shape[0]
-    flat = (idx.reshape(p, -1) + (np.arange(p) * plane)[:, None]).reshape(-1)
+    flat = (idx.reshape(p, idx.size // max(p, 1)) + (np.arange(p) * plane)[:, None]).reshape(-1)
     if overlap:
         out = np.bincount(flat, weights=g.reshape(-1), minlength=p * plane)
         return out.astype(g.dtype, copy=False)
@@ -2070,15 +2076,16 @@ def _index_pool_rule(ctx: Any, grads: list) -> tuple:  # the gradient goes to th
     cache = ctx.params["_cache"]
     idx, plane = cache["indices"], cache["plane"]
     p = idx.shape[0]
+    m = idx.size // max(p, 1)  # outputs per plane (explicit: p may be 0)
     if not _state.enabled:
         geo = ctx.params.get("geo")
         overlap = geo is None or any(s < (k - 1) * d + 1 for s, k, d in
                                      zip(geo.stride, geo.kernel, geo.dilation, strict=True))
-        out = _scatter_planes(g._data.reshape(p, -1), idx, plane, overlap)
+        out = _scatter_planes(g._data.reshape(p, m), idx, plane, overlap)
         return (Tensor._make(out.reshape(shape)),)
     zeros = Tensor._make(np.zeros((p, plane), dtype=g._data.dtype))
-    index = Tensor._make(idx.reshape(p, -1))
-    return (ix.scatter_add(zeros, 1, index, g.reshape(p, -1)).reshape(shape),)
+    index = Tensor._make(idx.reshape(p, m))
+    return (ix.scatter_add(zeros, 1, index, g.reshape(p, m)).reshape(shape),)
 
 
 _max_pool = defop("max_pool2d", node="MaxPool2DWithIndicesBackward0", outputs=2, save=(0,))(
@@ -2134,7 +2141,8 @@ def _avg_pool_rule(ctx: Any, grad: Tensor) -> tuple:  # every input in a window 
         full = _col2im(win, (nplanes, 1) + geo.padded, geo.kernel, geo.stride, geo.dilation)
         return (Tensor._make(np.ascontiguousarray(_crop(full, geo.pads)).reshape(shape)),)
     g = grad / (div if isinstance(div, float) else Tensor._make(div))
-    cols = g.reshape(nplanes, 1, -1).expand(nplanes, kk, math.prod(geo.out_size))
+    cols = g.reshape(nplanes, 1, math.prod(geo.out_size)).expand(
+        nplanes, kk, math.prod(geo.out_size))
     return (_col2im_op(cols, geo=geo, channels=1).reshape(shape),)
 
 
@@ -2292,11 +2300,11 @@ def _max_unpool_rule(ctx: Any, grad: Tensor) -> tuple:  # each input value came 
     p = ctx.params
     shape = ctx.input_shapes[0]
     d = len(p["out_size"])
-    idx = p["indices"].reshape(math.prod(shape[:-d]), -1)
+    idx = p["indices"].reshape(math.prod(shape[:-d]), math.prod(shape[-d:]))
     if not _state.enabled:
-        g = grad._data.reshape(idx.shape[0], -1)
+        g = grad._data.reshape(idx.shape[0], math.prod(grad.shape) // max(idx.shape[0], 1))
         return (Tensor._make(np.take_along_axis(g, idx, axis=1).reshape(shape)),)
-    g = grad.reshape(idx.shape[0], -1)
+    g = grad.reshape(idx.shape[0], math.prod(grad.shape) // max(idx.shape[0], 1))
     return (ix.gather(g, 1, Tensor._make(idx)).reshape(shape),)
 
 

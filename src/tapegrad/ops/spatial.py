@@ -17,6 +17,7 @@ backward of that backward, are autograd's; the node that the output records
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -377,7 +378,7 @@ def _fractional_forward(x: np.ndarray, *, samples: np.ndarray, pool: tuple, out_
                         _cache: dict) -> tuple:
     out, idx = fractional_max_pool(x, samples, pool, out_size)
     n, c = x.shape[:2]
-    _cache["indices"] = idx.reshape(n * c, -1)
+    _cache["indices"] = idx.reshape(n * c, math.prod(out_size))
     _cache["plane"] = int(np.prod(x.shape[2:]))
     return out, idx
 
