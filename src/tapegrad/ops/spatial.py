@@ -277,6 +277,8 @@ def _grid_rule(ctx: Any, grad: Tensor) -> tuple:
 
 _GRID_2D.rule = _grid_rule
 _GRID_3D.rule = _grid_rule
+_linked(_GRID_2D)  # create_graph: nearest mode's gradient is tied to the inputs (torch's is)
+_linked(_GRID_3D)
 
 
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
@@ -347,7 +349,7 @@ def fractional_max_pool(x: np.ndarray, samples: np.ndarray, pool: tuple,
     d = len(sizes)
     out = np.empty((n, c) + out_size, dtype=x.dtype)
     idx = np.empty((n, c) + out_size, dtype=np.int64)
-    flat = x.reshape(n, c, -1)
+    flat = x.reshape(n, c, math.prod(sizes))
     for b in range(n):
         for ch in range(c):
             # torch's 2-D kernel takes sample 0 for the width, its 3-D kernel for the depth
