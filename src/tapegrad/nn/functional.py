@@ -37,7 +37,7 @@ from ..ops._registry import apply_, scalar_type_name
 __all__ = [
     "channel_shuffle", "native_channel_shuffle", "affine_grid", "grid_sample",
     "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
-    "fractional_max_pool3d_with_indices",
+    "fractional_max_pool3d_with_indices", "pdist",
     "multi_head_attention_forward",
     "linear", "bilinear", "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "gelu",
     "silu", "mish", "softplus", "elu", "elu_", "selu", "selu_", "celu", "celu_", "hardtanh",
@@ -2981,3 +2981,10 @@ def fractional_max_pool2d_with_indices(*args: Any, **kwargs: Any) -> Any:
 def fractional_max_pool3d_with_indices(*args: Any, **kwargs: Any) -> Any:
     kwargs["return_indices"] = True
     return fractional_max_pool3d(*args, **kwargs)
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distance between every pair of rows i < j (PdistBackward0; ops/distance.py)."""
+    from ..ops.distance import pdist as _pdist
+
+    return _pdist(input, p)
