@@ -37,7 +37,7 @@ from ..ops._registry import apply_, scalar_type_name
 __all__ = [
     "channel_shuffle", "native_channel_shuffle", "affine_grid", "grid_sample",
     "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
-    "fractional_max_pool3d_with_indices", "pdist",
+    "fractional_max_pool3d_with_indices", "pdist", "linear_cross_entropy",
     "multi_head_attention_forward",
     "linear", "bilinear", "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "gelu",
     "silu", "mish", "softplus", "elu", "elu_", "selu", "selu_", "celu", "celu_", "hardtanh",
@@ -2988,3 +2988,71 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
     from ..ops.distance import pdist as _pdist
 
     return _pdist(input, p)
+
+
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,
+                         linear_bias: Tensor | None = None, weight: Tensor | None = None,
+                         reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options: Any = None) -> Tensor:
+    """cross_entropy(linear(input, linear_weight, linear_bias), target, ...): torch's reference
+    path. ``linear_weight`` (C, *d, in) gives K-dimensional logits (N, C, *d). ``options``
+    (torch's chunking strategy) is accepted; the computation is the reference one."""
+    if input.ndim < 1 or input.ndim > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+    if linear_weight.ndim < 2:
+        raise RuntimeError("expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.ndim}")
+    batch, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(
+            "expected equal input and linear_weight last dimensions (in_features), got "
+            f"{in_features} and {linear_weight.shape[-1]}, respectively")
+    c, out = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (c, *out):
+        raise RuntimeError(f"expected linear_bias shape {(c, *out)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out and not batch:
+        raise RuntimeError(
+            f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
+            f"requires batched input, (N, {in_features}), got unbatched input with shape "
+            f"{tuple(input.shape)}")
+    logits_shape = (*batch, c, *out)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    if (options is not None and reduction in ("mean", "sum", "none") and not out
+            and label_smoothing == 0.0 and target.dtype.name == "int64"):
+        # torch's chunked path: the same loss under the node of its custom op (unbatched
+        # input goes through as a batch of one)
+        unbatched = input.ndim == 1
+        x, t = (input.unsqueeze(0), target.unsqueeze(0)) if unbatched else (input, target)
+        loss = linear_cross_entropy(x, linear_weight, t, linear_bias=linear_bias,
+                                    weight=weight, reduction=reduction,
+                                    ignore_index=ignore_index)
+        loss = (_CHUNKED_NONE if reduction == "none" else _CHUNKED)(loss)
+        return loss.squeeze(0) if unbatched else loss
+    rows = c * math.prod(out)
+    w2 = linear_weight.reshape(rows, in_features) if out else linear_weight
+    b2 = None if linear_bias is None else (linear_bias.reshape(rows) if out else linear_bias)
+    logits = linear(input, w2, b2)
+    if out:
+        logits = logits.reshape(logits_shape)
+    return cross_entropy(logits, target, weight, ignore_index=(
+        -100 if ignore_index is None else ignore_index), reduction=reduction,
+        label_smoothing=label_smoothing)
+
+
+def _chunked_entry(name: str, node: str) -> Any:
+    from ..ops._registry import defop
+
+    entry = defop(name, node=node)(lambda x: x.copy())
+    entry.backward(lambda ctx, grad: (grad,))  # identity: the loss's own graph is below
+    return entry
+
+
+_CHUNKED = _chunked_entry(
+    "linear_cross_entropy_chunked",
+    "GeneratedBackwardFor_torch_nn__linear_cross_entropy_batch_chunked_defaultBackward")
+_CHUNKED_NONE = _chunked_entry(
+    "linear_cross_entropy_chunked_none",
+    "GeneratedBackwardFor_torch_nn__linear_cross_entropy_batch_chunked_no_reduction_"
+    "defaultBackward")
