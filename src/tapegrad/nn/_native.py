@@ -116,7 +116,8 @@ def _(ctx: Any, grads: list) -> tuple:  # the composite's gradient at the saved 
     p = ctx.params
     wanted = [t for t, need in zip(inputs, ctx.needs_input_grad, strict=True) if need]
     with enable_grad():
-        outs = _group_norm_composite(*inputs, p["n"], p["c"], p["group"], p["eps"])
+        x, w, b = inputs
+        outs = _group_norm_composite(x, w, b, p["n"], p["c"], p["group"], p["eps"])
     pairs = [(o, g) for o, g in zip(outs, grads, strict=True) if g is not None]
     got = iter(autograd_grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
                              create_graph=_state.enabled, allow_unused=True))
