@@ -1550,7 +1550,7 @@ def _check_conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: tupl
         if weight.shape[0] % groups:
             raise RuntimeError(
                 f"Given groups={groups}, expected weight to be divisible by {groups} at "
-                f"dimension 0, but got weight of size {wshape} instead"
+                f"dimension 0, but got weight of size [{wshape}] instead"  # (torch's [[...]])
             )
         if input.shape[1] != weight.shape[1] * groups:
             raise RuntimeError(
