@@ -1819,7 +1819,9 @@ def _check_pool_pads(k: tuple, p: tuple, d: tuple) -> None:
 def _check_max_pool_input(input: Tensor, nd: int) -> None:
     shape = list(input.shape)
     if nd == 2:
-        if input.ndim not in (3, 4) or 0 in shape[-3:]:
+        if input.ndim not in (3, 4):
+            _check_pool_input(input)
+        if 0 in shape[-3:]:
             raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
                                f"size for input, but got:{shape}")
         return
