@@ -409,6 +409,11 @@ from .ops.factorizations import geqrf, matrix_exp  # noqa: E402
 from .ops.factorizations import householder_product as orgqr  # noqa: E402
 from .ops.weight_norm import _weight_norm, norm_except_dim  # noqa: E402
 from . import nn, optim, utils  # noqa: E402
+from .ops.distance import cdist, pdist  # noqa: E402
+from .nn._native import (  # noqa: E402
+    grid_sampler, grid_sampler_2d, grid_sampler_3d, native_batch_norm, native_group_norm,
+    native_layer_norm,
+)
 from . import func  # noqa: E402
 from .func import vmap  # noqa: E402
 from .serialization import load, save  # noqa: E402

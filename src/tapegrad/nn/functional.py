@@ -37,7 +37,7 @@ from ..ops._registry import apply_, scalar_type_name
 __all__ = [
     "channel_shuffle", "native_channel_shuffle", "affine_grid", "grid_sample",
     "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
-    "fractional_max_pool3d_with_indices",
+    "fractional_max_pool3d_with_indices", "pdist", "linear_cross_entropy",
     "multi_head_attention_forward",
     "linear", "bilinear", "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "gelu",
     "silu", "mish", "softplus", "elu", "elu_", "selu", "selu_", "celu", "celu_", "hardtanh",
@@ -363,13 +363,18 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + weight * min(0, x), weight per channel (dim 1) or shared."""
+    if input.ndim == 0 and weight.numel() != 1:
+        raise RuntimeError("Not allow zero-dim input tensor.")
+    if weight.ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
     channels = input.shape[1] if input.ndim >= 2 else 1
     if weight.numel() != 1 and weight.numel() != channels:
         raise RuntimeError(
             "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
             f"{weight.numel()} and channel size = {channels}."
         )
-    shape = [1] * max(input.ndim, 1)
+    shape = [1] * input.ndim
     if input.ndim >= 2:
         shape[1] = weight.numel()
     return K._prelu(input, weight.reshape(shape))
@@ -412,8 +417,8 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim, _stacklevel)
     d = _wrap_dim(dim, input.ndim)
-    if dtype is not None:
-        return rd._softmax(-input.to(dtype), dim=d)
+    if dtype is not None:  # torch negates in the input's dtype, then casts
+        return rd._softmax((-input).to(dtype), dim=d)
     if not input.is_floating_point():
         where = "lastdim_kernel_impl" if d == max(input.ndim - 1, 0) else "kernel_impl"
         raise NotImplementedError(
@@ -726,6 +731,10 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
                      reduce: Any = None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-y x))."""
     red = _reduction(reduction, size_average, reduce)
+    try:
+        np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+    except ValueError:
+        raise ew._broadcast_error(input._data, target._data) from None
     t = target._data.astype(input._data.dtype)
     return K._soft_margin_loss(input, target=np.broadcast_to(t, input.shape), reduction=red)
 
@@ -1055,7 +1064,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     mag2 = (input2 * input2).sum(td) + eps
     cos = prod / (mag1 * mag2).sqrt()
     pos = 1 - cos
-    neg = (cos - margin).clamp(min=0)
+    neg = (cos - margin).clamp_min(0)
     out = ew.where(target == 1, pos, 0.0) + ew.where(target == -1, neg, 0.0)
     return _apply_reduction(out, red)
 
@@ -1070,7 +1079,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
         )
-    return _apply_reduction((-target * (input1 - input2) + margin).clamp(min=0), red)
+    return _apply_reduction((-target * (input1 - input2) + margin).clamp_min(0), red)
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
@@ -1078,7 +1087,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          reduction: str = "mean") -> Tensor:
     """x for target 1, max(0, margin - x) for target -1."""
     red = _reduction(reduction, size_average, reduce)
-    margin_clamp = (margin - input).clamp(min=0)
+    margin_clamp = (margin - input).clamp_min(0)
     out_margin = ew.where(target != 1, margin_clamp, 0.0)
     out_self = ew.where(target != -1, input, 0.0)
     return _apply_reduction(out_margin + out_self, red)
@@ -1092,11 +1101,16 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
     red = _reduction(reduction, size_average, reduce)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and "
+            f"negative {negative.ndim}D inputs")
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_neg = ew.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
-    return _apply_reduction((d_pos - d_neg + margin).clamp(min=0), red)
+    return _apply_reduction((margin + d_pos - d_neg).clamp_min(0), red)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1112,8 +1126,19 @@ def _shape_list(normalized_shape: Any, fname: str) -> tuple:
     return tuple(int(s) for s in normalized_shape)
 
 
-def _check_normalized(input: Tensor, shape: tuple, star: str) -> None:
+def _check_normalized(input: Tensor, shape: tuple, star: str, weight: Any = None,
+                      bias: Any = None) -> None:
+    """torch's layer_norm_cpu_out checks: the shape, then weight and bias, then the input."""
     k = len(shape)
+    if k == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {list(t.shape)} and normalized_shape = {list(shape)}"
+            )
     if k == 0 or tuple(input.shape[input.ndim - k:]) != shape or input.ndim < k:
         inner = ", ".join(str(s) for s in shape)
         raise RuntimeError(
@@ -1127,13 +1152,7 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     """(x - mean) / sqrt(var + eps) * weight + bias over the last dims
     (NativeLayerNormBackward0, one node)."""
     shape = _shape_list(normalized_shape, "layer_norm")
-    _check_normalized(input, shape, "*, ")
-    for name, t in (("weight", weight), ("bias", bias)):
-        if t is not None and tuple(t.shape) != shape:
-            raise RuntimeError(
-                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
-                f"shape {list(t.shape)} and normalized_shape = {list(shape)}"
-            )
+    _check_normalized(input, shape, "*, ", weight, bias)
     return K._layer_norm(input, weight, bias, ndim=len(shape), eps=eps, _cache={})
 
 
@@ -1141,7 +1160,7 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
     """x / sqrt(mean(x^2) + eps) * weight over the last dims (torch composes it too)."""
     shape = _shape_list(normalized_shape, "rms_norm")
-    _check_normalized(input, shape, "*")
+    _check_normalized(input, shape, "*", weight)
     if eps is None:
         eps = float(np.finfo(input._data.dtype).eps)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
@@ -1175,6 +1194,13 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps:g}")
     if eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps:g}")
+    if input.numel() == 0:  # torch: a copy (so the graph goes on), scaled by the first weight
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
     c = input.shape[1] if input.ndim > 1 else 1
     for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
                     ("running_var", running_var)):
@@ -1376,7 +1402,7 @@ def _gather_pad(input: Tensor, pad: tuple, mode: str, k: int) -> Tensor:
             pos = np.abs(pos)
             pos = np.where(pos >= n, 2 * (n - 1) - pos, pos)
         else:
-            if input.numel() == 0 or n == 0:
+            if 0 in tuple(input.shape)[1 if input.ndim == k + 2 else 0:]:
                 raise RuntimeError(
                     f"Expected {'2D or 3D' if k == 1 else '3D or 4D' if k == 2 else '4D or 5D'}"
                     " (batch mode) tensor with possibly 0 batch size and other non-zero "
@@ -1461,12 +1487,13 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
         out = _conv(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups, nd,
                     name)
         return out.squeeze(0)
+    if weight.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
     if weight.ndim != nd + 2:
-        k = weight.ndim - 2
         raise RuntimeError(
-            f"expected stride to be a single integer value or a list of {k} values to match "
-            f"the convolution dimensions, but got stride={list(_expand_param(stride, nd, 's'))}"
-        )
+            f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight"
+            f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size "
+            f"{list(input.shape)} instead")
     stride = _expand_param(stride, nd, "stride")
     dilation = _expand_param(dilation, nd, "dilation")
     kernel = tuple(weight.shape[2:])
@@ -1516,10 +1543,14 @@ def _check_conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: tupl
         raise RuntimeError("non-positive groups is not supported")
     wshape = list(weight.shape)
     if not transposed:
+        if weight.shape[0] < groups:
+            raise RuntimeError(
+                f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
+                f"but got weight of size {wshape} instead")
         if weight.shape[0] % groups:
             raise RuntimeError(
                 f"Given groups={groups}, expected weight to be divisible by {groups} at "
-                f"dimension 0, but got weight of size [{wshape}] instead"
+                f"dimension 0, but got weight of size [{wshape}] instead"  # (torch's [[...]])
             )
         if input.shape[1] != weight.shape[1] * groups:
             raise RuntimeError(
@@ -1774,12 +1805,44 @@ def _check_pool_input(input: Tensor, nd: int = 2) -> None:
         raise RuntimeError(f"non-empty {which} (batch mode) tensor expected for input")
 
 
+def _check_pool_pads(k: tuple, p: tuple, d: tuple) -> None:
+    """torch's pooling_output_shape checks the padding before anything about the input."""
+    for kk, pp, dd in zip(k, p, d, strict=True):
+        if pp < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
+        if pp > ((kk - 1) * dd + 1) // 2:
+            raise RuntimeError(
+                f"pad should be at most half of effective kernel size, but got pad={pp}, "
+                f"kernel_size={kk} and dilation={dd}")
+
+
+def _check_max_pool_input(input: Tensor, nd: int) -> None:
+    shape = list(input.shape)
+    if nd == 2:
+        if input.ndim not in (3, 4):
+            _check_pool_input(input)
+        if 0 in shape[-3:]:
+            raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                               f"size for input, but got:{shape}")
+        return
+    if input.ndim not in (4, 5):
+        _check_pool_input(input, 3)
+    first = input.ndim - 4
+    for i in range(first, input.ndim):
+        if shape[i] == 0:
+            raise RuntimeError(
+                "max_pool3d_with_indices_out_cpu_template(): Expected input's non-batch "
+                f"dimensions to have positive length, but input has a shape of {shape} and "
+                f"non-batch dimension {i} has length zero!")
+
+
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple:
     """max_pool2d, always returning (values, indices)."""
-    _check_pool_input(input)
     k, s, p, d = _pool_args("max_pool2d", kernel_size, stride, padding, dilation)
+    _check_pool_pads(k, p, d)
+    _check_max_pool_input(input, 2)
     geo = _pool_geometry(input, k, s, p, d, ceil_mode)
     return K._max_pool(input, geo=geo, _cache={})
 
@@ -1788,8 +1851,9 @@ def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple:
     """max_pool3d, always returning (values, indices)."""
-    _check_pool_input(input, 3)
     k, s, p, d = _pool_args("max_pool3d", kernel_size, stride, padding, dilation, 3)
+    _check_pool_pads(k, p, d)
+    _check_max_pool_input(input, 3)
     geo = _pool_geometry(input, k, s, p, d, ceil_mode)
     return K._max_pool3d(input, geo=geo, _cache={})
 
@@ -1821,6 +1885,8 @@ def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple:
     """max_pool1d, always returning (values, indices)."""
+    k1 = _tuple(kernel_size, 1)
+    _check_pool_pads(k1, _tuple(padding, 1) * len(k1), _tuple(dilation, 1) * len(k1))
     if input.ndim not in (2, 3):
         raise RuntimeError(
             "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
@@ -1834,9 +1900,36 @@ def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
     return out.squeeze(-2), Tensor._make(idx._data.squeeze(-2))
 
 
+def _check_max_pool1d(input: Tensor, kernel_size: Any, stride: Any, padding: Any,
+                      dilation: Any, ceil_mode: bool) -> None:
+    shape = list(input.shape)
+    if input.ndim not in (2, 3) or shape[-1] == 0 or shape[-2] == 0:
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{shape}")
+    k = _tuple(kernel_size, 1)[0]
+    st = k if stride is None or stride == [] or stride == () else _tuple(stride, 1)[0]
+    p, d = _tuple(padding, 1)[0], _tuple(dilation, 1)[0]
+    if k <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if st <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {st}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError("max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={p} and kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    out = _pool_out(shape[-1], k, p, st, d, ceil_mode)
+    if out < 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+
+
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """max_pool2d over a (N, C, 1, L) view of the input."""
+    if not return_indices:  # torch's max_pool1d checks its arguments in its own words
+        _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     out, idx = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
 
@@ -1860,8 +1953,10 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 def _avg_pool_nd(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
                  count_include_pad: bool, divisor_override: Any, nd: int) -> Tensor:
     k, s, p, _ = _pool_args(f"avg_pool{nd}d", kernel_size, stride, padding, 1, nd)
+    _check_pool_pads(k, p, (1,) * nd)
     if input.ndim not in (nd + 1, nd + 2):
-        _wrap_dim(-nd - 1, input.ndim)
+        if nd == 2:  # torch's avg_pool2d reads the input's dim -3 first
+            _wrap_dim(-nd - 1, input.ndim)
         _check_pool_input(input, nd)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
@@ -1883,6 +1978,19 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return out.squeeze(-2)
 
 
+def _check_output_dims(input: Tensor, output_size: Any) -> None:
+    """torch's Python wrapper first fills Nones from the input's trailing sizes."""
+    if isinstance(output_size, (list, tuple)) and input.ndim <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+
+
+def _one_int(output_size: Any, name: str) -> int:
+    if isinstance(output_size, (list, tuple)) and len(output_size) != 1:
+        raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got "
+                           f"{len(output_size)})")
+    return _tuple(output_size, 1)[0]
+
+
 def _adaptive_size(input: Tensor, output_size: Any, name: str, nd: int = 2) -> tuple:
     if isinstance(output_size, (list, tuple)):
         o = tuple(output_size)
@@ -1901,6 +2009,7 @@ def _adaptive_size(input: Tensor, output_size: Any, name: str, nd: int = 2) -> t
 
 def _adaptive_avg(input: Tensor, output_size: Any, nd: int) -> Tensor:
     name = f"adaptive_avg_pool{nd}d"
+    _check_output_dims(input, output_size)
     if input.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(
             f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got {list(input.shape)}"
@@ -1927,18 +2036,25 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """adaptive_avg_pool2d over a (N, C, 1, L) view of the input."""
     _check_1d(input, "adaptive_avg_pool1d")
-    o = _tuple(output_size, 1)[0]
+    o = _one_int(output_size, "adaptive_avg_pool1d")
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
 
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool2d, always returning (values, indices)."""
+    _check_output_dims(input, output_size)
     if input.ndim not in (3, 4):
         raise RuntimeError(
             f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}"
         )
-    o = _adaptive_size(input, output_size, "adaptive_max_pool2d")
+    o = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * 2
+    if len(o) != 2:
+        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    o = tuple(input.shape[-2 + i] if v is None else int(v) for i, v in enumerate(o))
+    if any(v < 0 for v in o):
+        shape = list(input.shape[:-2]) + list(o)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(o)}: {shape}")
     return K._adaptive_max_pool(input, output_size=o, _cache={})
 
 
@@ -1952,6 +2068,7 @@ def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool3d, always returning (values, indices into each D*H*W volume)."""
     name = "adaptive_max_pool3d()"
+    _check_output_dims(input, output_size)
     if input.ndim not in (4, 5):
         raise RuntimeError(f"{name}: Expected 4D or 5D tensor, but got: {list(input.shape)}")
     for i in range(input.ndim - 3, input.ndim):
@@ -1980,7 +2097,7 @@ def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool1d, always returning (values, indices)."""
     _check_1d(input, "adaptive_max_pool1d")
-    o = _tuple(output_size, 1)[0]
+    o = _one_int(output_size, "adaptive_max_pool1d")
     out, idx = adaptive_max_pool2d_with_indices(input.unsqueeze(-2), (1, o))
     return out.squeeze(-2), Tensor._make(idx._data.squeeze(-2))
 
@@ -2037,6 +2154,12 @@ def _max_unpool(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any, p
     pd = _tuple(padding, nd)
     pd = pd * nd if len(pd) == 1 else pd
     size = _unpool_output_size(input, k, st, pd, output_size)
+    if tuple(indices.shape) != tuple(input.shape):
+        extra = [1] if nd == 1 else []  # torch runs 1-d as 2-d with a trailing 1
+        raise RuntimeError(
+            "Expected shape of indices to be same as that of the input tensor "
+            f"({list(input.shape) + extra}) but got indices tensor with shape: "
+            f"{list(indices.shape) + extra}")
     if nd == 1:
         out = K._max_unpool2d(input.unsqueeze(-1), indices=indices._data[..., None],
                               out_size=size + (1,))
@@ -2356,6 +2479,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     The slopes are drawn from the default generator as torch draws them (one uniform double per
     element <= 0, in order).
     """
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     x = input._data
     neg = x <= 0
     if training and upper - lower > 1e-6:
@@ -2858,3 +2983,78 @@ def fractional_max_pool2d_with_indices(*args: Any, **kwargs: Any) -> Any:
 def fractional_max_pool3d_with_indices(*args: Any, **kwargs: Any) -> Any:
     kwargs["return_indices"] = True
     return fractional_max_pool3d(*args, **kwargs)
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distance between every pair of rows i < j (PdistBackward0; ops/distance.py)."""
+    from ..ops.distance import pdist as _pdist
+
+    return _pdist(input, p)
+
+
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,
+                         linear_bias: Tensor | None = None, weight: Tensor | None = None,
+                         reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options: Any = None) -> Tensor:
+    """cross_entropy(linear(input, linear_weight, linear_bias), target, ...): torch's reference
+    path. ``linear_weight`` (C, *d, in) gives K-dimensional logits (N, C, *d). ``options``
+    (torch's chunking strategy) is accepted; the computation is the reference one."""
+    if input.ndim < 1 or input.ndim > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+    if linear_weight.ndim < 2:
+        raise RuntimeError("expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.ndim}")
+    batch, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(
+            "expected equal input and linear_weight last dimensions (in_features), got "
+            f"{in_features} and {linear_weight.shape[-1]}, respectively")
+    c, out = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (c, *out):
+        raise RuntimeError(f"expected linear_bias shape {(c, *out)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out and not batch:
+        raise RuntimeError(
+            f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
+            f"requires batched input, (N, {in_features}), got unbatched input with shape "
+            f"{tuple(input.shape)}")
+    logits_shape = (*batch, c, *out)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    if (options is not None and reduction in ("mean", "sum", "none") and not out
+            and label_smoothing == 0.0 and target.dtype.name == "int64"):
+        # torch's chunked path: the same loss under the node of its custom op (unbatched
+        # input goes through as a batch of one)
+        unbatched = input.ndim == 1
+        x, t = (input.unsqueeze(0), target.unsqueeze(0)) if unbatched else (input, target)
+        loss = linear_cross_entropy(x, linear_weight, t, linear_bias=linear_bias,
+                                    weight=weight, reduction=reduction,
+                                    ignore_index=ignore_index)
+        loss = (_CHUNKED_NONE if reduction == "none" else _CHUNKED)(loss)
+        return loss.squeeze(0) if unbatched else loss
+    rows = c * math.prod(out)
+    w2 = linear_weight.reshape(rows, in_features) if out else linear_weight
+    b2 = None if linear_bias is None else (linear_bias.reshape(rows) if out else linear_bias)
+    logits = linear(input, w2, b2)
+    if out:
+        logits = logits.reshape(logits_shape)
+    return cross_entropy(logits, target, weight, ignore_index=(
+        -100 if ignore_index is None else ignore_index), reduction=reduction,
+        label_smoothing=label_smoothing)
+
+
+def _chunked_entry(name: str, node: str) -> Any:
+    from ..ops._registry import defop
+
+    entry = defop(name, node=node)(lambda x: x.copy())
+    entry.backward(lambda ctx, grad: (grad,))  # identity: the loss's own graph is below
+    return entry
+
+
+_CHUNKED = _chunked_entry(
+    "linear_cross_entropy_chunked",
+    "GeneratedBackwardFor_torch_nn__linear_cross_entropy_batch_chunked_defaultBackward")
+_CHUNKED_NONE = _chunked_entry(
+    "linear_cross_entropy_chunked_none",
+    "GeneratedBackwardFor_torch_nn__linear_cross_entropy_batch_chunked_no_reduction_"
+    "defaultBackward")

@@ -218,6 +218,46 @@ def _unpack(ctx: Any, grad: Any) -> tuple:
     return B, list(ctx.saved), grad
 
 
+# Linked gradients. Many first-order rules do not depend on the forward's input at all (pooling,
+# padding, a convolution's bias, a loss's gradient in a linear term) or depend on it only
+# through a mask (relu6, hardtanh, leaky_relu, the shrinks): their gradient, computed from a
+# cotangent that does not require grad, would not require grad either. torch's double-backward
+# node (MaxPool2DWithIndicesBackwardBackward0, ...) takes the forward's input all the same, so
+# its gradient requires grad and a second differentiation gives 0 for that input. ``_link``
+# joins a gradient to those inputs with that zero derivative (create_graph only).
+_LINKS: dict = {}
+
+
+def _link(out: Tensor, inputs: Any, node: str) -> Tensor:
+    """``out`` unchanged in value, with ``inputs`` (those that require grad) as extra graph
+    inputs whose derivative is 0, under a node named ``node``."""
+    inputs = [x for x in inputs if isinstance(x, Tensor) and x._requires_grad]
+    if not inputs:
+        return out
+    entry = _LINKS.get((node, len(inputs)))
+    if entry is None:  # made on first use: one entry per node name and input count
+        entry = defop(f"link:{node}:{len(inputs)}", node=node)(lambda r, *xs: r)
+        entry.backward(lambda ctx, g: (g,) + (None,) * (len(ctx.input_meta) - 1))
+        _LINKS[(node, len(inputs))] = entry
+    return entry(out, *inputs)
+
+
+def _linked(entry: Any) -> None:
+    """Link ``entry``'s gradients, under create_graph, to its saved inputs (``_link``)."""
+    rule = entry.rule
+    head, _, num = entry.node.rpartition("Backward")
+    node = f"{head}BackwardBackward{num}"
+
+    def linked(ctx: Any, grad: Any) -> tuple:
+        grads = rule(ctx, grad)
+        if not _state.enabled:
+            return grads
+        saved = [t for t in ctx.saved if t is not None]
+        return tuple(None if gi is None else _link(gi, saved, node) for gi in grads)
+
+    entry.rule = linked
+
+
 def _take(cache: dict, key: str, make: Any) -> Any:
     """A forward intermediate, handed over once: the first backward takes it (so the graph
     does not hold it afterwards); a second backward (retain_graph) recomputes it."""
@@ -963,8 +1003,8 @@ def _nll_backward(ctx: Any, grad: Tensor) -> tuple:  # -w[t]/total at the target
     return (gt * Tensor._make(m),)
 
 
-_nll_loss = defop("nll_loss", node="NllLossBackward0")(_nll_forward)
-_nll_loss2d = defop("nll_loss2d", node="NllLoss2DBackward0")(_nll_forward)
+_nll_loss = defop("nll_loss", node="NllLossBackward0", save=(0,))(_nll_forward)
+_nll_loss2d = defop("nll_loss2d", node="NllLoss2DBackward0", save=(0,))(_nll_forward)
 _nll_loss.backward(_nll_backward)
 _nll_loss2d.backward(_nll_backward)
 
@@ -1088,10 +1128,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule, then the
     gx = gw = gb = None
     if need_x:
         gx = B.out(_normalized_grad(B, g * w if w is not None else g, xhat, rstd, dims))
-    if need_w:
-        gw = B.out(B.sum(g * xhat, batch, False))
+    if need_w:  # (no batch dims: nothing to sum; a sum over dims () would sum them all)
+        gw = B.out(B.sum(g * xhat, batch, False) if batch else g * xhat)
     if need_b:
-        gb = B.out(B.sum(g, batch, False))
+        gb = B.out(B.sum(g, batch, False) if batch else g)
     return gx, gw, gb
 
 
@@ -1203,11 +1243,16 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # training: the normalised input's rule
     return gx, gw, gb
 
 
+def _grouped(shape: tuple, groups: int) -> tuple:
+    """(N, G, C/G * spatial): group_norm's view of an input (explicit, so N = 0 works)."""
+    return (shape[0], groups, shape[1] // groups * math.prod(shape[2:]))
+
+
 @defop("group_norm", node="NativeGroupNormBackward0", save=(0, 1))
 def _group_norm(x: np.ndarray, w: Any, b: Any, *, groups: int, eps: float,
                 _cache: dict) -> np.ndarray:
     n, c = x.shape[:2]
-    xhat, rstd = _moments(_Arrays, x.reshape(n, groups, -1), (2,), eps)
+    xhat, rstd = _moments(_Arrays, x.reshape(_grouped(x.shape, groups)), (2,), eps)
     _cache["moments"] = (xhat, rstd)
     y = xhat.reshape(x.shape)
     cshape = _channel_shape(x.ndim, c)
@@ -1225,7 +1270,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule over each
     p = ctx.params
     shape = tuple(x.shape)  # x is saved even when only the weights want a gradient
     n, c = shape[:2]
-    grouped = (n, p["groups"], -1)
+    grouped = _grouped(shape, p["groups"])
     cshape = _channel_shape(len(shape), c)
     if B.tensors:
         xhat, rstd = _moments(B, B.reshape(x, grouped), (2,), p["eps"])
@@ -1398,8 +1443,11 @@ def _gather_pad_rule(ctx: Any, grad: Tensor) -> tuple:  # scatter-add back: one-
 
 
 def _gather_pad_entry(name: str, node: str) -> Any:
-    entry = defop(name, node=node)(lambda x, *, index: _take_dims(x, index))
+    entry = defop(name, node=node, save=(0,) if "pad" in name else ())(
+        lambda x, *, index: _take_dims(x, index))
     entry.backward(_gather_pad_rule)
+    if "pad" in name:  # torch's pad backward takes the input; upsampling's does not
+        _linked(entry)
     return entry
 
 
@@ -1522,7 +1570,8 @@ class _Geometry:
         win = _windows(_pad_array(x, self.pads), self.kernel, self.stride, self.dilation,
                        self.out_size)
         n, c = x.shape[:2]
-        return np.ascontiguousarray(win).reshape(n, c * math.prod(self.kernel), -1)
+        return np.ascontiguousarray(win).reshape(n, c * math.prod(self.kernel),
+                                                 math.prod(self.out_size))
 
     def uncols(self, cols: np.ndarray, c: int) -> np.ndarray:
         """col2im of (N, C*K, L): the windows summed back into (N, C, *in_size)."""
@@ -2010,7 +2059,7 @@ def _max_pool_forward(x: np.ndarray, *, geo: _Geometry, _cache: dict) -> tuple:
 def _scatter_planes(g: np.ndarray, idx: np.ndarray, plane: int, overlap: bool) -> np.ndarray:
     """out[p, idx[p, j]] += g[p, j] over planes p of ``plane`` elements."""
     p = idx.shape[0]
-    flat = (idx.reshape(p, -1) + (np.arange(p) * plane)[:, None]).reshape(-1)
+    flat = (idx.reshape(p, idx.size // max(p, 1)) + (np.arange(p) * plane)[:, None]).reshape(-1)
     if overlap:
         out = np.bincount(flat, weights=g.reshape(-1), minlength=p * plane)
         return out.astype(g.dtype, copy=False)
@@ -2027,20 +2076,21 @@ def _index_pool_rule(ctx: Any, grads: list) -> tuple:  # the gradient goes to th
     cache = ctx.params["_cache"]
     idx, plane = cache["indices"], cache["plane"]
     p = idx.shape[0]
+    m = idx.size // max(p, 1)  # outputs per plane (explicit: p may be 0)
     if not _state.enabled:
         geo = ctx.params.get("geo")
         overlap = geo is None or any(s < (k - 1) * d + 1 for s, k, d in
                                      zip(geo.stride, geo.kernel, geo.dilation, strict=True))
-        out = _scatter_planes(g._data.reshape(p, -1), idx, plane, overlap)
+        out = _scatter_planes(g._data.reshape(p, m), idx, plane, overlap)
         return (Tensor._make(out.reshape(shape)),)
     zeros = Tensor._make(np.zeros((p, plane), dtype=g._data.dtype))
-    index = Tensor._make(idx.reshape(p, -1))
-    return (ix.scatter_add(zeros, 1, index, g.reshape(p, -1)).reshape(shape),)
+    index = Tensor._make(idx.reshape(p, m))
+    return (ix.scatter_add(zeros, 1, index, g.reshape(p, m)).reshape(shape),)
 
 
-_max_pool = defop("max_pool2d", node="MaxPool2DWithIndicesBackward0", outputs=2)(
+_max_pool = defop("max_pool2d", node="MaxPool2DWithIndicesBackward0", outputs=2, save=(0,))(
     _max_pool_forward)
-_max_pool3d = defop("max_pool3d", node="MaxPool3DWithIndicesBackward0", outputs=2)(
+_max_pool3d = defop("max_pool3d", node="MaxPool3DWithIndicesBackward0", outputs=2, save=(0,))(
     _max_pool_forward)
 _max_pool.backward(_index_pool_rule)
 _max_pool3d.backward(_index_pool_rule)
@@ -2091,12 +2141,13 @@ def _avg_pool_rule(ctx: Any, grad: Tensor) -> tuple:  # every input in a window 
         full = _col2im(win, (nplanes, 1) + geo.padded, geo.kernel, geo.stride, geo.dilation)
         return (Tensor._make(np.ascontiguousarray(_crop(full, geo.pads)).reshape(shape)),)
     g = grad / (div if isinstance(div, float) else Tensor._make(div))
-    cols = g.reshape(nplanes, 1, -1).expand(nplanes, kk, math.prod(geo.out_size))
+    cols = g.reshape(nplanes, 1, math.prod(geo.out_size)).expand(
+        nplanes, kk, math.prod(geo.out_size))
     return (_col2im_op(cols, geo=geo, channels=1).reshape(shape),)
 
 
-_avg_pool = defop("avg_pool2d", node="AvgPool2DBackward0")(_avg_pool_forward)
-_avg_pool3d = defop("avg_pool3d", node="AvgPool3DBackward0")(_avg_pool_forward)
+_avg_pool = defop("avg_pool2d", node="AvgPool2DBackward0", save=(0,))(_avg_pool_forward)
+_avg_pool3d = defop("avg_pool3d", node="AvgPool3DBackward0", save=(0,))(_avg_pool_forward)
 _avg_pool.backward(_avg_pool_rule)
 _avg_pool3d.backward(_avg_pool_rule)
 
@@ -2135,8 +2186,11 @@ def _separable_rule(ctx: Any, grad: Tensor) -> tuple:  # a linear map: the trans
 
 
 def _separable_entry(name: str, node: str) -> Any:
-    entry = defop(name, node=node)(_separable_forward)
+    adaptive = name.startswith("adaptive")  # torch's backward takes the input; upsampling's not
+    entry = defop(name, node=node, save=(0,) if adaptive else ())(_separable_forward)
     entry.backward(_separable_rule)
+    if adaptive:
+        _linked(entry)
     return entry
 
 
@@ -2204,9 +2258,9 @@ def _adaptive_max_forward(x: np.ndarray, *, output_size: tuple, _cache: dict) ->
 
 
 _adaptive_max_pool = defop("adaptive_max_pool2d", node="AdaptiveMaxPool2DBackward0",
-                           outputs=2)(_adaptive_max_forward)
+                           outputs=2, save=(0,))(_adaptive_max_forward)
 _adaptive_max_pool3d = defop("adaptive_max_pool3d", node="AdaptiveMaxPool3DBackward0",
-                             outputs=2)(_adaptive_max_forward)
+                             outputs=2, save=(0,))(_adaptive_max_forward)
 def _adaptive_max_rule(ctx: Any, grads: list) -> tuple:  # to the argmax; torch refuses empties
     g = grads[0]
     d = len(ctx.params["output_size"])
@@ -2246,11 +2300,11 @@ def _max_unpool_rule(ctx: Any, grad: Tensor) -> tuple:  # each input value came 
     p = ctx.params
     shape = ctx.input_shapes[0]
     d = len(p["out_size"])
-    idx = p["indices"].reshape(math.prod(shape[:-d]), -1)
+    idx = p["indices"].reshape(math.prod(shape[:-d]), math.prod(shape[-d:]))
     if not _state.enabled:
-        g = grad._data.reshape(idx.shape[0], -1)
+        g = grad._data.reshape(idx.shape[0], math.prod(grad.shape) // max(idx.shape[0], 1))
         return (Tensor._make(np.take_along_axis(g, idx, axis=1).reshape(shape)),)
-    g = grad.reshape(idx.shape[0], -1)
+    g = grad.reshape(idx.shape[0], math.prod(grad.shape) // max(idx.shape[0], 1))
     return (ix.gather(g, 1, Tensor._make(idx)).reshape(shape),)
 
 
@@ -2693,6 +2747,13 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # each bag's gradient to the rows it wa
             gw = Tensor._make(_row_sums(v, idx, (per_row * factor).astype(dt, copy=False)))
     return gw, gpsw
 
+
+# Rules whose gradient torch's double-backward node ties to the forward's inputs (see _link)
+for _entry in (_leaky_relu, _leaky_relu_, _hardtanh, _hardtanh_, _threshold, _threshold_,
+               _hardshrink, _softshrink, _prelu, _rrelu, _nll_loss, _nll_loss2d, _batch_norm,
+               _group_norm, _layer_norm, _convolution, _max_pool, _max_pool3d, _avg_pool,
+               _avg_pool3d, _adaptive_max_pool, _adaptive_max_pool3d):
+    _linked(_entry)
 
 # The registry entries this module adds (tests check that every one is exercised).
 NAMES = tuple(name for name in REGISTRY if name not in _BEFORE)

@@ -863,8 +863,8 @@ def _softmax(x: np.ndarray, *, dim: int) -> np.ndarray:
 def _(ctx: Any, grad: Tensor) -> tuple:  # J = diag(y) - y y^T: y * (g - sum(g y))
     (y,) = ctx.saved
     dim = ctx.params["dim"]
-    if y.ndim == 0:
-        return (grad * 0,)
+    if y.ndim == 0:  # the sum over a 0-d dim is the element itself
+        return (y * (grad - grad * y),)
     return (y * (grad - (grad * y).sum(dim, keepdim=True)),)
 
 
@@ -883,8 +883,8 @@ def _log_softmax(x: np.ndarray, *, dim: int) -> np.ndarray:
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(x - lse)/dx: g - softmax * sum(g)
     (y,) = ctx.saved
     dim = ctx.params["dim"]
-    if y.ndim == 0:
-        return (grad * 0,)
+    if y.ndim == 0:  # the sum over a 0-d dim is the element itself
+        return (grad - y.exp() * grad,)
     return (grad - y.exp() * grad.sum(dim, keepdim=True),)
 
 

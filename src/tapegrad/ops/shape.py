@@ -668,7 +668,7 @@ def _as_strided(x: np.ndarray, *, positions: np.ndarray) -> np.ndarray:
     start = int(positions.reshape(-1)[0]) if positions.size else 0
     steps = []
     for axis, n in enumerate(positions.shape):
-        if n > 1:
+        if n > 1 and positions.size:  # (an empty view's strides do not matter)
             idx = [0] * positions.ndim
             idx[axis] = 1
             steps.append(int(positions[tuple(idx)]) - start)

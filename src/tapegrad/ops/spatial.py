@@ -17,6 +17,7 @@ backward of that backward, are autograd's; the node that the output records
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state, enable_grad
 from ._registry import defop
-from .nn_ops import _index_pool_rule
+from .nn_ops import _index_pool_rule, _linked
 
 # ---------------------------------------------------------------------------------------------
 # channel_shuffle
@@ -276,6 +277,8 @@ def _grid_rule(ctx: Any, grad: Tensor) -> tuple:
 
 _GRID_2D.rule = _grid_rule
 _GRID_3D.rule = _grid_rule
+_linked(_GRID_2D)  # create_graph: nearest mode's gradient is tied to the inputs (torch's is)
+_linked(_GRID_3D)
 
 
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
@@ -346,7 +349,7 @@ def fractional_max_pool(x: np.ndarray, samples: np.ndarray, pool: tuple,
     d = len(sizes)
     out = np.empty((n, c) + out_size, dtype=x.dtype)
     idx = np.empty((n, c) + out_size, dtype=np.int64)
-    flat = x.reshape(n, c, -1)
+    flat = x.reshape(n, c, math.prod(sizes))
     for b in range(n):
         for ch in range(c):
             # torch's 2-D kernel takes sample 0 for the width, its 3-D kernel for the depth
@@ -377,17 +380,19 @@ def _fractional_forward(x: np.ndarray, *, samples: np.ndarray, pool: tuple, out_
                         _cache: dict) -> tuple:
     out, idx = fractional_max_pool(x, samples, pool, out_size)
     n, c = x.shape[:2]
-    _cache["indices"] = idx.reshape(n * c, -1)
+    _cache["indices"] = idx.reshape(n * c, math.prod(out_size))
     _cache["plane"] = int(np.prod(x.shape[2:]))
     return out, idx
 
 
 _FRACTIONAL_2D = defop("fractional_max_pool2d", node="FractionalMaxPool2DBackward0",
-                       outputs=2)(_fractional_forward)
+                       outputs=2, save=(0,))(_fractional_forward)
 _FRACTIONAL_3D = defop("fractional_max_pool3d", node="FractionalMaxPool3DBackward0",
-                       outputs=2)(_fractional_forward)
+                       outputs=2, save=(0,))(_fractional_forward)
 _FRACTIONAL_2D.backward(_index_pool_rule)  # the gradient goes to each window's maximum
 _FRACTIONAL_3D.backward(_index_pool_rule)
+_linked(_FRACTIONAL_2D)  # create_graph: the gradient is tied to the input (torch's node is)
+_linked(_FRACTIONAL_3D)
 
 # the registry entries of this module (their tests: tests/nn/test_spatial.py)
 NAMES = ("channel_shuffle", "affine_grid_generator", "grid_sampler_2d", "grid_sampler_3d",

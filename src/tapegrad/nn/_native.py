@@ -1,0 +1,176 @@
+"""torch's native entry points of the nn kernels: ``torch.native_layer_norm``,
+``torch.native_batch_norm``, ``torch.native_group_norm`` and ``torch.grid_sampler`` (with its
+``_2d``/``_3d`` forms). They take the kernels' own argument lists (integer modes, explicit
+N, C, HxW) and return what the kernels return (the statistics next to the output); the
+arithmetic is the same registry entries ``tapegrad.nn.functional`` uses.
+
+    native_layer_norm(x, shape, w, b, eps) -> (y, mean, rstd)      y: NativeLayerNormBackward0
+    native_batch_norm(x, w, b, rm, rv, training, momentum, eps) -> (y, save_mean, save_invstd)
+    native_group_norm(x, w, b, N, C, HxW, group, eps) -> (y, mean, rstd)   all three differentiable
+
+The statistics of layer and batch norm carry no gradient (as torch's); group norm's mean and
+rstd do: its entry differentiates the composite below (``_group_norm_composite``) at the saved
+inputs, so every output's gradient, and create_graph, come from tapegrad ops.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import _state, enable_grad, no_grad
+from ..ops import nn_ops as K
+from ..ops._registry import defop
+
+__all__ = ["grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "native_batch_norm",
+           "native_group_norm", "native_layer_norm"]
+
+
+def _stats(x: np.ndarray, dims: tuple, eps: float) -> tuple:
+    """(mean, 1/sqrt(biased var + eps)) over ``dims``, kept as size-1 dims."""
+    mean = np.mean(x, axis=dims, keepdims=True)
+    xc = x - mean
+    var = np.mean(xc * xc, axis=dims, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return mean, (1.0 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
+
+
+def native_layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None,
+                      bias: Tensor | None, eps: float) -> tuple:
+    """(layer_norm(input), mean, rstd); mean and rstd keep the normalised dims as 1s."""
+    from . import functional as F
+
+    shape = tuple(int(s) for s in normalized_shape)
+    F._check_normalized(input, shape, "*, ", weight, bias)
+    out = K._layer_norm(input, weight, bias, ndim=len(shape), eps=eps, _cache={})
+    x = input._data
+    dims = tuple(range(x.ndim - len(shape), x.ndim))
+    if x.size == 0:
+        stat = np.zeros(x.shape[:x.ndim - len(shape)] + (1,) * len(shape), dtype=x.dtype)
+        return out, Tensor._make(stat), Tensor._make(stat.copy())
+    mean, rstd = _stats(x, dims, eps)
+    return out, Tensor._make(mean.astype(x.dtype, copy=False)), Tensor._make(rstd)
+
+
+def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
+                      running_mean: Tensor | None, running_var: Tensor | None, training: bool,
+                      momentum: float, eps: float) -> tuple:
+    """(batch_norm(input), save_mean, save_invstd): the batch's per-channel mean and
+    1/sqrt(var + eps) in training (the running statistics updated in place), empty in eval."""
+    x = input._data
+    c = x.shape[1] if x.ndim > 1 else 1
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                    ("running_var", running_var)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    if not training and (running_mean is None or running_var is None):
+        which = "running_mean" if running_mean is None else "running_var"
+        raise RuntimeError(f"{which} must be defined in evaluation mode")
+    if training:
+        dims = (0,) + tuple(range(2, x.ndim))
+        mean, invstd = _stats(x, dims, eps)
+        save = (Tensor._make(mean.reshape(c)), Tensor._make(invstd.reshape(c)))
+    else:
+        save = (Tensor._make(np.zeros(0, x.dtype)), Tensor._make(np.zeros(0, x.dtype)))
+    rm = running_mean._data if running_mean is not None else None
+    rv = running_var._data if running_var is not None else None
+    out = K._batch_norm(input, weight, bias, running_mean=rm, running_var=rv,
+                        training=training, momentum=momentum, eps=eps, _cache={})
+    return (out,) + save
+
+
+def _group_norm_composite(x: Tensor, w: Tensor | None, b: Tensor | None, n: int, c: int,
+                          group: int, eps: float) -> tuple:
+    """group_norm and its statistics in tapegrad ops: y, mean (N, G), rstd (N, G)."""
+    per = (c // group) * (x.numel() // max(n * c, 1))
+    xg = x.reshape(n, group, per)
+    mean = xg.mean(-1, keepdim=True)
+    xc = xg - mean
+    rstd = ((xc * xc).mean(-1, keepdim=True) + eps).rsqrt()
+    y = (xc * rstd).reshape(tuple(x.shape))
+    cshape = (1, c) + (1,) * (x.ndim - 2)
+    if w is not None:
+        y = y * w.reshape(cshape)
+    if b is not None:
+        y = y + b.reshape(cshape)
+    return y, mean.reshape(n, group), rstd.reshape(n, group)
+
+
+@defop("native_group_norm", node="NativeGroupNormBackward0", outputs=3, save=(0, 1, 2))
+def _native_group_norm(x: np.ndarray, w: Any, b: Any, *, n: int, c: int, group: int,
+                       eps: float) -> tuple:
+    with no_grad():
+        outs = _group_norm_composite(
+            Tensor._make(x), None if w is None else Tensor._make(w),
+            None if b is None else Tensor._make(b), n, c, group, eps)
+    return tuple(o._data for o in outs)
+
+
+@_native_group_norm.backward
+def _(ctx: Any, grads: list) -> tuple:  # the composite's gradient at the saved inputs
+    from ..autograd import grad as autograd_grad
+
+    inputs = ctx.saved
+    p = ctx.params
+    wanted = [t for t, need in zip(inputs, ctx.needs_input_grad, strict=True) if need]
+    with enable_grad():
+        x, w, b = inputs
+        outs = _group_norm_composite(x, w, b, p["n"], p["c"], p["group"], p["eps"])
+    pairs = [(o, g) for o, g in zip(outs, grads, strict=True) if g is not None]
+    got = iter(autograd_grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
+                             create_graph=_state.enabled, allow_unused=True))
+    res = []
+    for t, need in zip(inputs, ctx.needs_input_grad, strict=True):
+        g = next(got) if need else None
+        if need and g is None:
+            g = Tensor._make(np.zeros(t.shape, dtype=t._data.dtype))
+        res.append(g)
+    return tuple(res)
+
+
+def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, N: int,
+                      C: int, HxW: int, group: int, eps: float) -> tuple:
+    """(group_norm(input), mean (N, group), rstd (N, group)); all three carry gradients."""
+    if input.numel() != N * C * HxW:
+        raise RuntimeError(f"Expected input to have {N * C * HxW} elements, but got "
+                           f"{input.numel()}")
+    if C % group:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input "
+            f"of shape {list(input.shape)} and num_groups={group}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.ndim != 1 or t.numel() != C):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in "
+                f"input, but got {name} of shape {list(t.shape)} and input of shape "
+                f"{list(input.shape)}")
+    return _native_group_norm(input, weight, bias, n=N, c=C, group=group, eps=eps)
+
+
+_MODES = ("bilinear", "nearest", "bicubic")
+_PADDINGS = ("zeros", "border", "reflection")
+
+
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                 align_corners: bool) -> Tensor:
+    """grid_sample with the kernel's integer modes (0 bilinear, 1 nearest, 2 bicubic; padding
+    0 zeros, 1 border, 2 reflection)."""
+    from ..ops.spatial import grid_sample
+
+    return grid_sample(input, grid, _MODES[interpolation_mode], _PADDINGS[padding_mode],
+                       bool(align_corners))
+
+
+def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                    align_corners: bool) -> Tensor:
+    """grid_sampler of a 4-D input (GridSampler2DBackward0)."""
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_3d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                    align_corners: bool) -> Tensor:
+    """grid_sampler of a 5-D input (GridSampler3DBackward0)."""
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
