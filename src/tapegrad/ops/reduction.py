@@ -706,8 +706,12 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     """Vector p-norm over ``dim`` (all elements by default); 'fro' is the 2-norm."""
     if p == "fro" or p is None:
         p = 2
-    if p == "nuc":
-        raise NotImplementedError("nuclear norm is not supported")
+    if p == "nuc":  # the sum of the singular values (linalg.matrix_norm)
+        from ..linalg import matrix_norm
+
+        if dtype is not None:
+            input = input.to(dtype)
+        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
     if dtype is not None:
         input = input.to(dtype)
     return _norm(input, ord=float(p), dim=_dims(dim, input.ndim), keepdim=keepdim)
