@@ -98,3 +98,8 @@ def return_type(name: str, fields: str) -> Any:
 def eye_like(a: np.ndarray, n: int) -> np.ndarray:
     """Identity matrices (..., n, n) with ``a``'s batch dimensions and dtype."""
     return np.broadcast_to(np.eye(n, dtype=a.dtype), a.shape[:-2] + (n, n)).copy()
+
+
+def conj(x: Any) -> Any:
+    """The complex conjugate where torch's formulas take one (the identity on real tensors)."""
+    return x.conj() if x._data.dtype.kind == "c" else x

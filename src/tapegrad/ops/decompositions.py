@@ -143,7 +143,8 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None,
 def svdvals(A: Tensor, *, driver: str | None = None, out: Tensor | None = None) -> Tensor:
     """``torch.linalg.svdvals``: the singular values, descending."""
     _check_input("linalg.svdvals", A)
-    _, s, _ = _svd(A, full_matrices=False, compute_uv=False)
+    # with a gradient to come, S from the same LAPACK call as the U, V the rule uses
+    _, s, _ = _svd(A, full_matrices=False, compute_uv=A.requires_grad)
     return _out(s, out)
 
 

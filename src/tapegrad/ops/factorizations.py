@@ -95,7 +95,9 @@ def _solve_tri_np(a: np.ndarray, b: np.ndarray, upper: bool, left: bool,
     a_b = np.broadcast_to(a, shape + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
     b_b = np.broadcast_to(b, shape + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
     dt = np.result_type(a.dtype, b.dtype)
-    out = np.empty((a_b.shape[0],) + b.shape[-2:], dtype=dt)
+    out = np.zeros((a_b.shape[0],) + b.shape[-2:], dtype=dt)
+    if out.size == 0:
+        return out.reshape(shape + b.shape[-2:])
     with np.errstate(all="ignore"):
         for i in range(a_b.shape[0]):
             out[i] = st(a_b[i], b_b[i], lower=not upper, unit_diagonal=unitriangular,

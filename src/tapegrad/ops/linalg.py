@@ -418,6 +418,8 @@ def _scaled(x: np.ndarray, factor: Any) -> np.ndarray:
 
 def _fused(input: np.ndarray, prod: np.ndarray, beta: Any, alpha: Any) -> np.ndarray:
     """beta * input + alpha * prod, where beta == 0 ignores input (nan and inf included)."""
+    if prod.dtype.kind in "iu":  # integer results: torch casts the scalars (0.2 -> 0)
+        beta, alpha = int(beta), int(alpha)
     out = _scaled(prod, alpha)
     if beta == 0:
         return np.broadcast_to(np.zeros((), out.dtype), out.shape) + out
@@ -425,12 +427,7 @@ def _fused(input: np.ndarray, prod: np.ndarray, beta: Any, alpha: Any) -> np.nda
 
 
 def _check_fused_args(name: str, input: Any, beta: Any, alpha: Any) -> None:
-    kind = input._data.dtype.kind
-    if kind in "iub" and (isinstance(beta, float) or isinstance(alpha, float)):
-        raise RuntimeError("For integral input tensors, argument beta must not be a floating "
-                           "point number." if isinstance(beta, float) else
-                           "For integral input tensors, argument alpha must not be a floating "
-                           "point number.")
+    """(torch accepts float scalars with integer tensors here, truncating them.)"""
 
 
 def _beta_grad(grad: Tensor, beta: Any) -> Tensor:
@@ -539,9 +536,19 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
 @defop("addbmm", node="AddbmmBackward0", save=(1, 2), save_if={1: 2, 2: 1})
 def _addbmm(input: np.ndarray, b1: np.ndarray, b2: np.ndarray, *, beta: Any = 1,
             alpha: Any = 1) -> np.ndarray:
-    prod = _bmm.forward(b1, b2).sum(0)
-    _dtype_check(input, b1, "scalar type")
-    return _fused(np.broadcast_to(input, prod.shape), prod, beta, alpha)
+    _dtype_check(b1, b2, "scalar type")
+    if b1.ndim != 3 or b2.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor" if b1.ndim != 3 else
+                           "batch2 must be a 3D tensor")
+    shape = (b1.shape[1], b2.shape[2])
+    if b1.dtype.kind in "iu":
+        beta, alpha = int(beta), int(alpha)
+    # as torch: out = beta * input + alpha * B1[0] B2[0], then out += alpha * B1[b] B2[b]
+    out = np.zeros(shape, dtype=np.result_type(input, b1)) if beta == 0 else np.array(
+        _scaled(np.broadcast_to(input, shape), beta), dtype=np.result_type(input, b1))
+    for b in range(b1.shape[0]):
+        out = out + _scaled(_mm.forward(b1[b], b2[b]), alpha)
+    return out
 
 
 @_addbmm.backward
@@ -628,6 +635,12 @@ def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     return tensordot(input, other, ([-1], [-1]), out=out)
 
 
+def conj(x: Tensor) -> Tensor:
+    from ._lapack import conj as _conj
+
+    return _conj(x)
+
+
 @defop("linalg_cross", node="LinalgCrossBackward0", save=(0, 1), save_if={0: 1, 1: 0})
 def _cross(a: np.ndarray, b: np.ndarray, *, dim: int = -1) -> np.ndarray:
     shape = np.broadcast_shapes(a.shape, b.shape)
@@ -640,8 +653,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a x b) = (conj(b) x g, g x conj(a))
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     dim = ctx.params.get("dim", -1)
-    ga = _cross(b.conj(), grad, dim=dim) if need_a else None
-    gb = _cross(grad, a.conj(), dim=dim) if need_b else None
+    ga = _cross(conj(b), grad, dim=dim) if need_a else None
+    gb = _cross(grad, conj(a), dim=dim) if need_b else None
     return ga, gb
 
 

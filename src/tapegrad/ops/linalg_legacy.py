@@ -129,9 +129,6 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
     if other.ndim < 2:
         raise RuntimeError("torch.ormqr: other must have at least 2 dimensions.")
     side = -2 if left else -1
-    if tau.shape[-1] > input.shape[-1]:
-        raise RuntimeError("torch.ormqr: tau.shape[-1] must be less than or equal to "
-                           "input.shape[-1]")
     if input.shape[-2] != other.shape[side]:
         raise RuntimeError(f"torch.ormqr: input.shape[-2] must be equal to other.shape[{side}]")
     if tau.shape[-1] != min(other.shape[side], input.shape[-1]):
@@ -147,7 +144,7 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
 def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tensor:
     """An orthonormal Q (m x q) whose range approximates A's (A - M's): a Gaussian sketch,
     then ``niter`` rounds of power iteration, re-orthonormalized by QR each time."""
-    from .._creation import randn
+    from .._random import randn
     from ..linalg import qr as lqr
     from .linalg import matmul
 

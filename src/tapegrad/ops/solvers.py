@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ._lapack import batch_error, check_float, check_matrix, check_square, getrf, per_matrix
+from ._lapack import batch_error, check_float, check_matrix, check_square, conj, getrf
+from ._lapack import per_matrix
 from ._lapack import return_type
 from ._registry import defop
 from .decompositions import _out
@@ -55,7 +56,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # dA = g det A^{-H}; singular A: throug
     a, d = ctx.saved
     if a.shape[-1] == 0:
         return (Tensor._make(np.zeros(a.shape, dtype=a._data.dtype)),)
-    gd = (grad * d.conj()).unsqueeze(-1).unsqueeze(-2)
+    gd = (grad * conj(d)).unsqueeze(-1).unsqueeze(-2)
     if np.all(d._data != 0) and np.all(np.isfinite(np.linalg.cond(a._data))):
         from .factorizations import solve
 
@@ -69,7 +70,7 @@ def _det_singular(a: Tensor, grad: Tensor) -> Tensor:
     from .shape import cat, stack
 
     u, s, vh = _svd(a, full_matrices=False)
-    alpha = (_det(u) * _det(vh)).conj()
+    alpha = conj(_det(u) * _det(vh))
     n = s.shape[-1]
     others = [cat([s[..., :i], s[..., i + 1:]], -1).prod(-1) for i in range(n)]
     dd = stack(others, -1) * (grad * alpha).unsqueeze(-1)
@@ -545,10 +546,10 @@ def _(ctx: Any, grads: list) -> tuple:
         "unitriangular", False)
     gb = ga = None
     if gx is not None:
-        gb = triangular_solve(gx, a.conj(), upper=upper, transpose=not transpose,
+        gb = triangular_solve(gx, conj(a), upper=upper, transpose=not transpose,
                               unitriangular=unit)[0]
         if ctx.needs_input_grad[1]:
-            ga = -(x.conj() @ gb.mT) if transpose else -(gb @ x.mH)
+            ga = -(conj(x) @ gb.mT) if transpose else -(gb @ x.mH)
             ga = ga.triu(int(unit)) if upper else ga.tril(-int(unit))
     if gm is not None and ctx.needs_input_grad[1]:
         ga = gm if ga is None else ga + gm
