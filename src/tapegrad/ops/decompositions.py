@@ -476,10 +476,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:
             gl = solve_triangular(low.mH, gr @ up.mH, upper=True, left=True,
                                   unitriangular=True).tril(-1)
             glu = gl + gr.triu()
-        else:  # gR = -P^T op(X) op(G)^H P L^{-H}; gLU = tril_-1(gR) + triu(U^H gR U^{-H})
+        else:  # gR = -P^T op(X) op(G)^H P L^{-H}; gLU = tril_-1(gR) + triu(L^H gR U^{-H})
             gr = -(p.mT @ (x if left else x.mH) @ (grad.mH if left else grad) @ p)
             gr = solve_triangular(low.mH, gr, upper=True, left=False, unitriangular=True)
-            gu = solve_triangular(up.mH, up.mH @ gr, upper=False, left=False).triu()
+            gu = solve_triangular(up.mH, low.mH @ gr, upper=False, left=False).triu()
             glu = gr.tril(-1) + gu
     return (glu, None, gb)
 

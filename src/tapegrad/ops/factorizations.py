@@ -92,8 +92,9 @@ def _solve_tri_np(a: np.ndarray, b: np.ndarray, upper: bool, left: bool,
         return np.swapaxes(_solve_tri_np(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2),
                                          not upper, True, unitriangular), -1, -2)
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a_b = np.broadcast_to(a, shape + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
-    b_b = np.broadcast_to(b, shape + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    count = int(np.prod(shape))  # (a -1 cannot be inferred for empty matrices)
+    a_b = np.broadcast_to(a, shape + a.shape[-2:]).reshape((count,) + a.shape[-2:])
+    b_b = np.broadcast_to(b, shape + b.shape[-2:]).reshape((count,) + b.shape[-2:])
     dt = np.result_type(a.dtype, b.dtype)
     out = np.zeros((a_b.shape[0],) + b.shape[-2:], dtype=dt)
     if out.size == 0:

@@ -144,7 +144,8 @@ def _inv_np(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return a.copy(), np.zeros(a.shape[:-2], dtype=np.int32)
     try:
         with np.errstate(all="ignore"):
-            return np.linalg.inv(a).astype(a.dtype), np.zeros(a.shape[:-2], np.int32)
+            return _column_major(np.linalg.inv(a).astype(a.dtype)), np.zeros(a.shape[:-2],
+                                                                              np.int32)
     except np.linalg.LinAlgError:
         pass
 
@@ -155,6 +156,11 @@ def _inv_np(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.linalg.inv(m), 0
 
     return per_matrix(one, a, [(n, n), ()], [a.dtype, np.int32])
+
+
+def _column_major(x: np.ndarray) -> np.ndarray:
+    """Each matrix stored by columns, as LAPACK (and so torch) returns it."""
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
 
 
 @defop("linalg_inv_ex", node="LinalgInvExBackward0", save_output=True, outputs=2)
