@@ -102,12 +102,12 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     if ord == "fro":
         res = vector_norm(A, 2, dim=dim, keepdim=keepdim)
     elif ord in ("nuc", 2, -2):
-        moved = A.movedim((r, c), (-2, -1))
-        s = svdvals(moved)
-        res = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
-        if keepdim:
-            first, second = sorted((r, c))
-            res = res.unsqueeze(first).unsqueeze(second)
+        perm = [d for d in range(A.ndim) if d not in (r, c)] + [r, c]
+        s = svdvals(A.permute(perm))
+        res = (s.sum(-1, keepdim=keepdim) if ord == "nuc" else
+               s.amax(-1, keepdim=keepdim) if ord == 2 else s.amin(-1, keepdim=keepdim))
+        if keepdim:  # as torch: back through the inverse permutation
+            res = res.unsqueeze(-1).permute([perm.index(d) for d in range(A.ndim)])
     else:
         inner, outer = (r, c) if ord in (1, -1) else (c, r)
         sums = A.abs().sum(dim=inner, keepdim=keepdim)

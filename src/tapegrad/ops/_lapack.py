@@ -103,3 +103,9 @@ def eye_like(a: np.ndarray, n: int) -> np.ndarray:
 def conj(x: Any) -> Any:
     """The complex conjugate where torch's formulas take one (the identity on real tensors)."""
     return x.conj() if x._data.dtype.kind == "c" else x
+
+
+def count(batch: tuple) -> int:
+    """The number of matrices in a batch shape (reshape's -1 cannot infer it when they are
+    empty)."""
+    return int(np.prod(batch)) if batch else 1

@@ -24,6 +24,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._lapack import check_float, check_matrix, check_square, getrf, per_matrix, return_type
+from ._lapack import count as _count
 from ._registry import defop
 
 linalg_svd = return_type("linalg_svd", "U S Vh")
@@ -246,7 +247,7 @@ def _lu_factor_np(a: np.ndarray) -> tuple:
 def _perm_np(piv: np.ndarray, m: int, dtype: Any) -> np.ndarray:
     """The permutation matrices P (..., m, m) of LAPACK pivots (1-based row swaps)."""
     batch = piv.shape[:-1]
-    flat = piv.reshape((-1, piv.shape[-1]))
+    flat = piv.reshape((int(np.prod(batch)), piv.shape[-1]))
     out = np.zeros((flat.shape[0], m, m), dtype=dtype)
     for b, p in enumerate(flat):
         perm = np.arange(m)
@@ -438,9 +439,9 @@ def _lu_solve_np(lu_: np.ndarray, piv: np.ndarray, b: np.ndarray, left: bool,
         return np.swapaxes(_lu_solve_np(lu_, piv, bh, True, not adjoint), -1, -2).conj()
     shape = np.broadcast_shapes(lu_.shape[:-2], b.shape[:-2])
     n = lu_.shape[-1]
-    lu_b = np.broadcast_to(lu_, shape + lu_.shape[-2:]).reshape((-1, n, n))
-    piv_b = np.broadcast_to(piv, shape + piv.shape[-1:]).reshape((-1, n))
-    b_b = np.broadcast_to(b, shape + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    lu_b = np.broadcast_to(lu_, shape + lu_.shape[-2:]).reshape((_count(shape), n, n))
+    piv_b = np.broadcast_to(piv, shape + piv.shape[-1:]).reshape((_count(shape), n))
+    b_b = np.broadcast_to(b, shape + b.shape[-2:]).reshape((_count(shape),) + b.shape[-2:])
     dt = np.result_type(lu_.dtype, b.dtype)
     out = np.zeros(b_b.shape, dtype=dt)
     if n and b.shape[-1]:
@@ -583,9 +584,9 @@ def _ldl_solve(ld: np.ndarray, piv: np.ndarray, b: np.ndarray, *,
     piv = np.asarray(piv)
     shape = np.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
     n = ld.shape[-1]
-    ld_b = np.broadcast_to(ld, shape + (n, n)).reshape((-1, n, n))
-    piv_b = np.broadcast_to(piv, shape + (n,)).reshape((-1, n))
-    b_b = np.broadcast_to(b, shape + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    ld_b = np.broadcast_to(ld, shape + (n, n)).reshape((_count(shape), n, n))
+    piv_b = np.broadcast_to(piv, shape + (n,)).reshape((_count(shape), n))
+    b_b = np.broadcast_to(b, shape + b.shape[-2:]).reshape((_count(shape),) + b.shape[-2:])
     res = np.zeros(b_b.shape, dtype=b.dtype)
     if n and b.shape[-1]:
         name = "hetrs" if hermitian and ld.dtype.kind == "c" else "sytrs"

@@ -33,7 +33,7 @@ def _check_square(name: str, a: np.ndarray) -> None:
 def _cholesky_np(a: np.ndarray, upper: bool) -> tuple[np.ndarray, np.ndarray]:
     """The factors and LAPACK-style info (0, or the order of the first failing minor)."""
     batch = a.shape[:-2]
-    flat = a.reshape((-1,) + a.shape[-2:])
+    flat = a.reshape((int(np.prod(a.shape[:-2])),) + a.shape[-2:])
     out = np.zeros_like(flat)
     info = np.zeros(flat.shape[0], dtype=np.int32)
     for i, m in enumerate(flat):
@@ -232,7 +232,7 @@ def geqrf(input: Tensor) -> geqrf_result:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     fn = lapack.get_lapack_funcs("geqrf", (a,))
     m, n = a.shape[-2:]
-    flat = a.reshape((-1, m, n))
+    flat = a.reshape((int(np.prod(a.shape[:-2])), m, n))
     qr = np.empty_like(flat)
     tau = np.empty((flat.shape[0], min(m, n)), dtype=a.dtype)
     for i, mat in enumerate(flat):
@@ -282,6 +282,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:
     m, n = a.shape[-2], a.shape[-1]
     k = tau.shape[-1]
     dt = grad._data.dtype
+    if k == 0:  # no reflectors: Q is the identity's first n columns, constant
+        return (Tensor._make(np.zeros(a.shape, dtype=dt)),
+                Tensor._make(np.zeros(tau.shape, dtype=dt)))
     vs = [_reflector(a, i) for i in range(k)]
     ts = [tau[..., i:i + 1].unsqueeze(-1) for i in range(k)]
     qs: list[Tensor] = [grad] * (k + 1)  # qs[i] = Q_i (recomputed, so create_graph sees A)

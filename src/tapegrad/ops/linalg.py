@@ -546,6 +546,13 @@ def _addbmm(input: np.ndarray, b1: np.ndarray, b2: np.ndarray, *, beta: Any = 1,
     # as torch: out = beta * input + alpha * B1[0] B2[0], then out += alpha * B1[b] B2[b]
     out = np.zeros(shape, dtype=np.result_type(input, b1)) if beta == 0 else np.array(
         _scaled(np.broadcast_to(input, shape), beta), dtype=np.result_type(input, b1))
+    if out.dtype == np.float32 and b1.shape[0] * b1.shape[2] <= 1024:
+        # small float32 products: torch's kernel adds one rank-1 term at a time,
+        # C += A[:, l] (alpha B[l, :]); the same order gives the same rounding
+        for b in range(b1.shape[0]):
+            for k in range(b1.shape[2]):
+                out += b1[b, :, k:k + 1] * _scaled(b2[b, k:k + 1, :], alpha)
+        return out
     for b in range(b1.shape[0]):
         out = out + _scaled(_mm.forward(b1[b], b2[b]), alpha)
     return out
@@ -603,10 +610,15 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) ->
     da = [d % a.ndim if a.ndim else d for d in da]
     db = [d % b.ndim if b.ndim else d for d in db]
     for x, y in zip(da, db, strict=True):
-        if a.shape[x] != b.shape[y]:
+        if a.shape[x] != b.shape[y] and a.shape[x] != 1 and b.shape[y] != 1:
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
                                f"{a.shape[x]} in dim {x} and second has size {b.shape[y]} in "
                                f"dim {y}")
+    for x, y in zip(da, db, strict=True):  # a size-1 side broadcasts: sum the other side
+        if b.shape[y] == 1 and a.shape[x] != 1:
+            a = a.sum(x, keepdim=True)
+        elif a.shape[x] == 1 and b.shape[y] != 1:
+            b = b.sum(y, keepdim=True)
     fa = [d for d in range(a.ndim) if d not in da]
     fb = [d for d in range(b.ndim) if d not in db]
     size = 1

@@ -697,8 +697,18 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) / |x|_p^(p-1)
         mask = abs_(x) == yf
         count = _restore(mask.sum(dim=dims, keepdim=True), x.shape, dims, True)
         return (g * sign(x) * mask / count,)
+    # torch's branches; a zero norm gets a zero gradient (its subgradient), and the
+    # denominator is kept away from 0 so that no nan enters the second derivative
     ax = abs_(x)
-    return (where(yf == 0, 0.0, g * sign(x) * ax ** (ord_ - 1) / yf ** (ord_ - 1)),)
+    zero = yf == 0
+    safe = where(zero, 1.0, yf)
+    if ord_ < 1:
+        scaled = where(x == 0, 0.0, sign(x) * where(x == 0, 1.0, ax) ** (ord_ - 1))
+        return (scaled * g * yf ** (1 - ord_),)
+    scale = where(zero, 0.0, g / safe ** (ord_ - 1))
+    if ord_ < 2:
+        return (sign(x) * ax ** (ord_ - 1) * scale,)
+    return (x * ax ** (ord_ - 2) * scale,)
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,

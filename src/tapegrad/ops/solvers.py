@@ -23,6 +23,7 @@ from .._tensor import Tensor
 from ._lapack import batch_error, check_float, check_matrix, check_square, conj, getrf
 from ._lapack import per_matrix
 from ._lapack import return_type
+from ._lapack import count as _count
 from ._registry import defop
 from .decompositions import _out
 from .factorizations import _LinAlgError
@@ -359,8 +360,8 @@ def _lstsq_np(a: np.ndarray, b: np.ndarray, rcond: Any, driver: str) -> tuple:
     m, n = a.shape[-2:]
     k = b.shape[-1]
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a_b = np.broadcast_to(a, shape + (m, n)).reshape((-1, m, n))
-    b_b = np.broadcast_to(b, shape + (m, k)).reshape((-1, m, k))
+    a_b = np.broadcast_to(a, shape + (m, n)).reshape((_count(shape), m, n))
+    b_b = np.broadcast_to(b, shape + (m, k)).reshape((_count(shape), m, k))
     count = a_b.shape[0]
     x = np.zeros((count, n, k), dtype=a.dtype)
     ranks = np.zeros(count, dtype=np.int64)
@@ -381,7 +382,7 @@ def _lstsq_np(a: np.ndarray, b: np.ndarray, rcond: Any, driver: str) -> tuple:
     x = x.reshape(shape + (n, k))
     full_rank = driver == "gels" or bool(np.all(ranks == n))
     if m > n and driver != "gelsy" and full_rank:
-        r = np.einsum("...ij,...jk->...ik", a_b, x.reshape((-1, n, k))) - b_b
+        r = np.einsum("...ij,...jk->...ik", a_b, x.reshape((_count(shape), n, k))) - b_b
         res = (np.abs(r) ** 2).sum(-2).reshape(shape + (k,)).astype(a.real.dtype)
     else:
         res = np.zeros((0,), a.real.dtype)
@@ -404,20 +405,33 @@ def _lstsq(a: np.ndarray, b: np.ndarray, *, rcond: Any = None, driver: str = "ge
 
 @_lstsq.backward
 def _(ctx: Any, grads: list) -> tuple:  # X = A^+ B: dA = pinv_backward(G B^H), dB = A^{+H} G
+    # the residuals r_j = |A x_j - b_j|^2 (at the optimum): dA = 2 (R g_r) X^H, dB = -2 R g_r
     a, b = ctx.saved
     gx = grads[0]
-    if gx is None:
+    gres = grads[1] if len(grads) > 1 else None
+    if gx is None and gres is None:
         return (None, None)
     vector = ctx.params.get("vector", False)
     if vector:
-        gx, b = gx.unsqueeze(-1), b.unsqueeze(-1)
+        b = b.unsqueeze(-1)
+        gx = gx.unsqueeze(-1) if gx is not None else None
+        gres = gres.unsqueeze(-1) if gres is not None else None
     p = pinv(a)
-    ga = pinv_backward(gx @ b.mH, p, a) if ctx.needs_input_grad[0] else None
-    gb = None
-    if ctx.needs_input_grad[1]:
-        gb = p.mH @ gx
-        if vector:
-            gb = gb.squeeze(-1)
+    ga = gb = None
+    if gx is not None:
+        ga = pinv_backward(gx @ b.mH, p, a) if ctx.needs_input_grad[0] else None
+        gb = p.mH @ gx if ctx.needs_input_grad[1] else None
+    if gres is not None:
+        x = p @ b
+        r = (a @ x - b) * gres.unsqueeze(-2)
+        if ctx.needs_input_grad[0]:
+            t = 2 * (r @ x.mH)
+            ga = t if ga is None else ga + t
+        if ctx.needs_input_grad[1]:
+            ga_b = -2 * r
+            gb = ga_b if gb is None else gb + ga_b
+    if vector and gb is not None:
+        gb = gb.squeeze(-1)
     return (ga, gb)
 
 
