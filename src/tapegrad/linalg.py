@@ -218,8 +218,6 @@ def matrix_power(A: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
 def multi_dot(tensors: Any, *, out: Tensor | None = None) -> Tensor:
     """``torch.linalg.multi_dot``: the chained product in the cheapest order (the first and
     last may be vectors), viewed to the result's shape as torch does."""
-    from ._dtype import from_numpy_dtype
-
     ts = list(tensors)
     n = len(ts)
     if n < 2:
@@ -235,7 +233,7 @@ def multi_dot(tensors: Any, *, out: Tensor | None = None) -> Tensor:
             raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {ts[i].ndim}D")
     for i in range(1, n):
         if ts[i].dtype != ts[0].dtype:
-            names = [str(from_numpy_dtype(t._data.dtype)).replace("torch.", "")
+            names = [_TYPE_NAMES.get(t._data.dtype.name, t._data.dtype.name)
                      for t in (ts[0], ts[i])]
             raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but "
                                f"tensor 0 is {names[0]} and tensor {i} {names[1]}")
@@ -264,6 +262,12 @@ def multi_dot(tensors: Any, *, out: Tensor | None = None) -> Tensor:
     shape = ([ts[0].shape[0]] if not first_vec else []) + (
         [ts[-1].shape[-1]] if not last_vec else [])
     return _out(res.view(shape), out)
+
+
+_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+               "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+               "float16": "c10::Half", "bool": "bool", "complex64": "c10::complex<float>",
+               "complex128": "c10::complex<double>"}
 
 
 def _chain_order(mats: list) -> list:

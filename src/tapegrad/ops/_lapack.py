@@ -87,7 +87,7 @@ def return_type(name: str, fields: str) -> Any:
     cls = namedtuple(name, fields)  # type: ignore[misc]  # noqa: PYI024
 
     def __repr__(self: Any) -> str:
-        body = ",\n".join(f"{f}={getattr(self, f)}" for f in self._fields)
+        body = ",\n".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
         return f"torch.return_types.{name}(\n{body})"
 
     cls.__repr__ = __repr__  # type: ignore[method-assign]
@@ -109,3 +109,51 @@ def count(batch: tuple) -> int:
     """The number of matrices in a batch shape (reshape's -1 cannot infer it when they are
     empty)."""
     return int(np.prod(batch)) if batch else 1
+
+
+_WARNED: set[str] = set()
+
+DEPRECATED = {
+    "cholesky": (
+        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
+        "future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = "
+        "torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be replaced "
+        "with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent results "
+        "for all valid (symmetric positive definite) inputs.", 1765),
+    "qr": (
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+        "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
+        "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
+        "torch.linalg.qr(A, 'reduced' if some else 'complete')", 2505),
+    "lu": (
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
+        "and will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, "
+        "compute_pivots)\nshould be replaced with\nLU, pivots = torch.linalg.lu_factor(A, "
+        "compute_pivots)\nand\nLU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)"
+        "\nshould be replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, "
+        "compute_pivots)", 2073),
+    "lu_solve": (
+        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
+        "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\n"
+        "X = torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = torch.linalg.lu_solve("
+        "LU, pivots, B)", 2230),
+    "triangular_solve": (
+        "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will "
+        "be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its "
+        "arguments reversed and does not return a copy of one of the inputs.\nX = "
+        "torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
+        "torch.linalg.solve_triangular(A, B).", 2273),
+}
+
+
+def warn_deprecated(name: str) -> None:
+    """torch's deprecation warning for an older linear-algebra name: once per process, as
+    torch's TORCH_WARN_ONCE."""
+    if name in _WARNED:
+        return
+    _WARNED.add(name)
+    import warnings
+
+    text, line = DEPRECATED[name]
+    warnings.warn(f"{text} (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                  f"BatchLinearAlgebra.cpp:{line}.)", UserWarning, stacklevel=3)

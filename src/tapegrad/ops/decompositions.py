@@ -504,11 +504,17 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noq
 def torch_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *,  # noqa: N803
                    out: Tensor | None = None) -> Tensor:
     """``torch.lu_solve`` (deprecated in torch): the arguments of linalg.lu_solve reversed."""
+    from ._lapack import warn_deprecated
+
+    warn_deprecated("lu_solve")
     return lu_solve(LU_data, LU_pivots, b, out=out)
 
 
 def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = None) -> Any:
     """``torch.lu`` (deprecated in torch): linalg.lu_factor (and info with ``get_infos``)."""
+    from ._lapack import warn_deprecated
+
+    warn_deprecated("lu")
     lu_, piv, info = _lu_factor_ex(A, pivot=pivot)
     if get_infos:
         return _out((lu_, piv, info), out)

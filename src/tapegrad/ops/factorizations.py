@@ -59,11 +59,11 @@ def _cholesky(a: np.ndarray, *, upper: bool = False) -> np.ndarray:
         bad = int(info.reshape(-1)[np.flatnonzero(info.reshape(-1))[0]])
         if info.ndim:
             idx = int(np.flatnonzero(info.reshape(-1))[0])
-            raise RuntimeError(f"linalg.cholesky: (Batch element {idx}): The factorization "
+            raise _LinAlgError(f"linalg.cholesky: (Batch element {idx}): The factorization "
                                f"could not be completed because the input is not positive-"
                                f"definite (the leading minor of order {bad} is not "
                                f"positive-definite).")
-        raise RuntimeError(f"linalg.cholesky: The factorization could not be completed because "
+        raise _LinAlgError(f"linalg.cholesky: The factorization could not be completed because "
                            f"the input is not positive-definite (the leading minor of order "
                            f"{bad} is not positive-definite).")
     return out
@@ -235,10 +235,11 @@ def geqrf(input: Tensor) -> geqrf_result:
     flat = a.reshape((int(np.prod(a.shape[:-2])), m, n))
     qr = np.empty_like(flat)
     tau = np.empty((flat.shape[0], min(m, n)), dtype=a.dtype)
-    for i, mat in enumerate(flat):
-        qr[i], tau[i], _, _ = fn(mat)
+    if min(m, n):  # (LAPACK rejects empty matrices)
+        for i, mat in enumerate(flat):
+            qr[i], tau[i], _, _ = fn(mat)
     return geqrf_result(Tensor._make(qr.reshape(a.shape)),
-                  Tensor._make(tau.reshape(a.shape[:-2] + (-1,))))
+                        Tensor._make(tau.reshape(a.shape[:-2] + (min(m, n),))))
 
 
 def _householder_np(a: np.ndarray, tau: np.ndarray) -> np.ndarray:

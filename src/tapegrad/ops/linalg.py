@@ -616,9 +616,9 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) ->
                                f"dim {y}")
     for x, y in zip(da, db, strict=True):  # a size-1 side broadcasts: sum the other side
         if b.shape[y] == 1 and a.shape[x] != 1:
-            a = a.sum(x, keepdim=True)
+            a = a.sum(x, keepdim=True, dtype=a.dtype)
         elif a.shape[x] == 1 and b.shape[y] != 1:
-            b = b.sum(y, keepdim=True)
+            b = b.sum(y, keepdim=True, dtype=b.dtype)
     fa = [d for d in range(a.ndim) if d not in da]
     fb = [d for d in range(b.ndim) if d not in db]
     size = 1

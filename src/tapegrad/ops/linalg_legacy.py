@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ._lapack import check_square, return_type
+from ._lapack import check_square, return_type, warn_deprecated
 from ._registry import defop
 from .decompositions import _out
 from .factorizations import _cholesky, _LinAlgError, qr as linalg_qr_fn
@@ -23,6 +23,7 @@ qr_result = return_type("qr", "Q R")
 def qr(input: Tensor, some: bool = True, *, out: Any = None) -> Any:
     """``torch.qr`` (deprecated in torch): linalg.qr with mode 'reduced' (``some``) or
     'complete'."""
+    warn_deprecated("qr")
     q, r = linalg_qr_fn(input, "reduced" if some else "complete")
     return _out(qr_result(q, r), out)
 
@@ -40,6 +41,7 @@ _torch_cholesky.backward(_cholesky.rule)  # the rule of linalg.cholesky
 
 def cholesky(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """``torch.cholesky`` (deprecated in torch): L with A = L L^H (U^H U with ``upper``)."""
+    warn_deprecated("cholesky")
     check_square("cholesky", input)
     return _out(_torch_cholesky(input, upper=upper), out)
 

@@ -151,10 +151,12 @@ def _inv_np(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         pass
 
     def one(m: np.ndarray) -> tuple:
-        _, _, info = getrf(m)
+        from scipy.linalg import lu_solve as sp_lu_solve
+
+        lu_, piv, info = getrf(m)
         if info:
             return np.full((n, n), np.nan, dtype=a.dtype), info
-        return np.linalg.inv(m), 0
+        return sp_lu_solve((lu_, piv - 1), np.eye(n, dtype=a.dtype), check_finite=False), 0
 
     return per_matrix(one, a, [(n, n), ()], [a.dtype, np.int32])
 
@@ -392,7 +394,7 @@ def _lstsq_np(a: np.ndarray, b: np.ndarray, rcond: Any, driver: str) -> tuple:
     return x, res, rank_out, sv_out
 
 
-@defop("linalg_lstsq", node="LinalgLstsqBackward0", save=(0, 1), outputs=4)
+@defop("linalg_lstsq", node="LinalgLstsqBackward0", save=(0, 1), save_output=True, outputs=4)
 def _lstsq(a: np.ndarray, b: np.ndarray, *, rcond: Any = None, driver: str = "gelsy",
            vector: bool = False) -> tuple:
     bb = b[..., None] if vector else b
@@ -406,14 +408,16 @@ def _lstsq(a: np.ndarray, b: np.ndarray, *, rcond: Any = None, driver: str = "ge
 @_lstsq.backward
 def _(ctx: Any, grads: list) -> tuple:  # X = A^+ B: dA = pinv_backward(G B^H), dB = A^{+H} G
     # the residuals r_j = |A x_j - b_j|^2 (at the optimum): dA = 2 (R g_r) X^H, dB = -2 R g_r
-    a, b = ctx.saved
+    a, b, sol = ctx.saved
     gx = grads[0]
     gres = grads[1] if len(grads) > 1 else None
+    if gres is not None and gres.numel() == 0:  # no residuals were computed
+        gres = None
     if gx is None and gres is None:
         return (None, None)
     vector = ctx.params.get("vector", False)
     if vector:
-        b = b.unsqueeze(-1)
+        b, sol = b.unsqueeze(-1), sol.unsqueeze(-1)
         gx = gx.unsqueeze(-1) if gx is not None else None
         gres = gres.unsqueeze(-1) if gres is not None else None
     p = pinv(a)
@@ -422,7 +426,7 @@ def _(ctx: Any, grads: list) -> tuple:  # X = A^+ B: dA = pinv_backward(G B^H), 
         ga = pinv_backward(gx @ b.mH, p, a) if ctx.needs_input_grad[0] else None
         gb = p.mH @ gx if ctx.needs_input_grad[1] else None
     if gres is not None:
-        x = p @ b
+        x = sol
         r = (a @ x - b) * gres.unsqueeze(-2)
         if ctx.needs_input_grad[0]:
             t = 2 * (r @ x.mH)
@@ -579,6 +583,9 @@ def _(ctx: Any, grads: list) -> tuple:
 def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False, *, out: Any = None) -> Any:
     """``torch.triangular_solve`` (deprecated in torch): (X, a copy of A) with op(A) X = b."""
+    from ._lapack import warn_deprecated
+
+    warn_deprecated("triangular_solve")
     if input.ndim < 2 or A.ndim < 2:
         raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, "
                            f"but it has {input.ndim} dimensions instead" if input.ndim < 2 else
