@@ -184,9 +184,10 @@ def _eigh(a: np.ndarray, *, UPLO: str = "L", compute_v: bool = True) -> tuple:  
     if a.size == 0:
         w = np.zeros(a.shape[:-1], dtype=_real(a.dtype))
         return w, a.copy()
+    uplo: Any = UPLO
     if not compute_v:
-        return np.linalg.eigvalsh(a, UPLO=UPLO).astype(_real(a.dtype)), np.zeros((0,), a.dtype)
-    w, v = np.linalg.eigh(a, UPLO=UPLO)
+        return np.linalg.eigvalsh(a, UPLO=uplo).astype(_real(a.dtype)), np.zeros((0,), a.dtype)
+    w, v = np.linalg.eigh(a, UPLO=uplo)
     return w.astype(_real(a.dtype)), v.astype(a.dtype)
 
 

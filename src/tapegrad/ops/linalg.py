@@ -538,7 +538,7 @@ def _addbmm(input: np.ndarray, b1: np.ndarray, b2: np.ndarray, *, beta: Any = 1,
             alpha: Any = 1) -> np.ndarray:
     _dtype_check(b1, b2, "scalar type")
     if b1.ndim != 3 or b2.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if b1.ndim != 3 else
+        raise RuntimeError("batch1 must be a 3D tensor" if b1.ndim != 3 else
                            "batch2 must be a 3D tensor")
     shape = (b1.shape[1], b2.shape[2])
     if b1.dtype.kind in "iu":
@@ -564,7 +564,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha G B2[b]^T, alpha B1[b]
     need_i, need_1, need_2 = ctx.needs_input_grad
     beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
     gi = _beta_grad(grad, beta) if need_i else None
-    g3 = None
+    g3: Any = None
     if need_1 or need_2:
         nb = (b1 if b1 is not None else b2).shape[0]
         g3 = grad.unsqueeze(0).expand(nb, grad.shape[0], grad.shape[1])
@@ -673,7 +673,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a x b) = (conj(b) x g, g x conj(a))
 def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
     """``torch.linalg.cross``: the cross product of 3-vectors along ``dim`` (broadcast)."""
     if input.ndim != other.ndim:
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     nd = max(input.ndim, 1)
     if not -nd <= dim < nd:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, "

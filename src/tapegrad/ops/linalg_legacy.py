@@ -15,7 +15,8 @@ from .._tensor import Tensor
 from ._lapack import check_square, return_type, warn_deprecated
 from ._registry import defop
 from .decompositions import _out
-from .factorizations import _cholesky, _LinAlgError, qr as linalg_qr_fn
+from .factorizations import _cholesky, _LinAlgError
+from .factorizations import qr as linalg_qr_fn
 
 qr_result = return_type("qr", "Q R")
 

@@ -20,9 +20,16 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ._lapack import batch_error, check_float, check_matrix, check_square, conj, getrf
-from ._lapack import per_matrix
-from ._lapack import return_type
+from ._lapack import (
+    batch_error,
+    check_float,
+    check_matrix,
+    check_square,
+    conj,
+    getrf,
+    per_matrix,
+    return_type,
+)
 from ._lapack import count as _count
 from ._registry import defop
 from .decompositions import _out
@@ -454,8 +461,8 @@ def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: str | None = None)
     if driver is None:
         driver = "gelsy"
     if driver not in _LSTSQ_DRIVERS:
-        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of "
-                           f"(gels, gelsy, gelsd, gelss)")
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
+                           "(gels, gelsy, gelsd, gelss)")
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     if not vector and (B.ndim < 2 or A.ndim - B.ndim > 1):
         raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
