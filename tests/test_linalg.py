@@ -115,9 +115,9 @@ def _gauge_free_eigh(a):
 
 
 GRADCHECKS = {
-    "svd (tall, wide, batched)": (_gauge_free_svd, [(4, 3), (3, 5), (2, 3, 3)]),
-    "eigh": (lambda a: _gauge_free_eigh(a + a.mT), [(4, 4)]),
-    "lu": (lambda a: tuple(tapegrad.linalg.lu(a))[1:], [(3, 3), (4, 3), (3, 4)]),
+    "svd (tall, wide, batched)": (_gauge_free_svd, [(3, 2), (2, 3), (2, 2, 2)]),
+    "eigh": (lambda a: _gauge_free_eigh(a + a.mT), [(3, 3)]),
+    "lu": (lambda a: tuple(tapegrad.linalg.lu(a))[1:], [(3, 3), (3, 2), (2, 3)]),
     "lu_factor": (lambda a: tapegrad.linalg.lu_factor(a).LU, [(3, 3)]),
     "det": (tapegrad.linalg.det, [(2, 3, 3)]),
     "slogdet": (lambda a: tapegrad.linalg.slogdet(a).logabsdet, [(3, 3)]),
@@ -131,11 +131,12 @@ GRADCHECKS = {
 def test_gradcheck_decompositions(name):
     fn, shapes = GRADCHECKS[name]
     g = tapegrad.Generator().manual_seed(3)
-    for shape in shapes:
+    for i, shape in enumerate(shapes):
         a = tapegrad.randn(*shape, dtype=tapegrad.float64, generator=g)
         a.requires_grad_()
         assert gradcheck(fn, (a,))
-        assert gradgradcheck(fn, (a,))
+        if i == 0:  # the second order on the first shape (the rules are the same code)
+            assert gradgradcheck(fn, (a,))
 
 
 def test_det_of_singular_matrix_gradient():

@@ -86,7 +86,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # dA = L^{-H} Phi(L^H G) L^{-1}, symmet
 
 def _solve_tri_np(a: np.ndarray, b: np.ndarray, upper: bool, left: bool,
                   unitriangular: bool) -> np.ndarray:
-    from scipy.linalg import solve_triangular as st  # lazily: SciPy takes a while to import
+    from scipy.linalg import lapack  # lazily: SciPy takes a while to import
 
     if not left:  # X A = B  <=>  A^T X^T = B^T
         return np.swapaxes(_solve_tri_np(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2),
@@ -99,11 +99,27 @@ def _solve_tri_np(a: np.ndarray, b: np.ndarray, upper: bool, left: bool,
     out = np.zeros((a_b.shape[0],) + b.shape[-2:], dtype=dt)
     if out.size == 0:
         return out.reshape(shape + b.shape[-2:])
+    # LAPACK's trtrs directly (scipy.linalg.solve_triangular's wrapper costs ~40 ms a call
+    # here); a zero on the diagonal falls back to substitution, giving inf/nan as torch does
+    trtrs = lapack.get_lapack_funcs("trtrs", (a_b[:1].astype(dt), b_b[:1].astype(dt)))
     with np.errstate(all="ignore"):
         for i in range(a_b.shape[0]):
-            out[i] = st(a_b[i], b_b[i], lower=not upper, unit_diagonal=unitriangular,
-                        check_finite=False)
+            x, info = trtrs(a_b[i].astype(dt, copy=False), b_b[i].astype(dt, copy=False),
+                            lower=int(not upper), unitdiag=int(unitriangular))
+            out[i] = x if info == 0 else _substitute(a_b[i], b_b[i], upper, unitriangular)
     return out.reshape(shape + b.shape[-2:])
+
+
+def _substitute(a: np.ndarray, b: np.ndarray, upper: bool, unit: bool) -> np.ndarray:
+    """Forward (back) substitution for a triangular ``a`` with a zero pivot (IEEE inf/nan)."""
+    n = a.shape[-1]
+    x = np.zeros(np.broadcast_shapes(a.shape[:-1] + (1,), b.shape), np.result_type(a, b))
+    order = range(n - 1, -1, -1) if upper else range(n)
+    for i in order:
+        rest = slice(i + 1, n) if upper else slice(0, i)
+        r = b[i] - a[i, rest] @ x[rest]
+        x[i] = r if unit else r / a[i, i]
+    return x
 
 
 @defop("linalg_solve_triangular", node="LinalgSolveTriangularBackward0", save=(0,),

@@ -158,12 +158,12 @@ def _inv_np(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         pass
 
     def one(m: np.ndarray) -> tuple:
-        from scipy.linalg import lu_solve as sp_lu_solve
+        from .decompositions import _lu_solve_one
 
         lu_, piv, info = getrf(m)
         if info:
             return np.full((n, n), np.nan, dtype=a.dtype), info
-        return sp_lu_solve((lu_, piv - 1), np.eye(n, dtype=a.dtype), check_finite=False), 0
+        return _lu_solve_one(lu_, piv, np.eye(n, dtype=a.dtype), 0), 0
 
     return per_matrix(one, a, [(n, n), ()], [a.dtype, np.int32])
 
