@@ -702,8 +702,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) / |x|_p^(p-1)
     ax = abs_(x)
     zero = yf == 0
     safe = where(zero, 1.0, yf)
-    if ord_ < 1:
-        scaled = where(x == 0, 0.0, sign(x) * where(x == 0, 1.0, ax) ** (ord_ - 1))
+    if ord_ < 1:  # (as torch: |x|^(p-1) at x = 0 leaves a nan in the second derivative)
+        scaled = where(x == 0, 0.0, sign(x) * ax ** (ord_ - 1))
         return (scaled * g * yf ** (1 - ord_),)
     scale = where(zero, 0.0, g / safe ** (ord_ - 1))
     if ord_ < 2:
