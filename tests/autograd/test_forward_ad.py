@@ -171,6 +171,10 @@ ITEMS.append(Item("over_reverse:diagonal",
 IDS = [i.id for i in ITEMS]
 REVERSE_IS_NOT_THE_DERIVATIVE = {"nn:embedding_padding_idx", "nn:embedding_negative_padding_idx",
                                  "nn:embedding_scale_grad"}
+# torch 2.13's forward-mode formula for cholesky_inverse is not the derivative (it differs from
+# finite differences by 5e-2 on this sample, while -X (dL L^H + L dL^H) X agrees to 1e-11):
+# reverse mode and finite differences still check tapegrad's tangent
+TORCH_FORWARD_AD_IS_WRONG = {"ops:cholesky_inverse-0-3x3"}
 
 
 def _call(item, L, inputs):
@@ -211,7 +215,7 @@ def test_tangents_match_torch_reverse_mode_and_finite_differences(item, lib, lib
     # torch's forward mode, where torch implements it for the op (on the first sample of
     # each op family: torch's forward mode is slow, the other checks run on every sample)
     want = None
-    if item.torch_check:
+    if item.torch_check and item.id not in TORCH_FORWARD_AD_IS_WRONG:
         try:
             _, _, want = forward_mode(item, torch)
         except (NotImplementedError, RuntimeError) as e:
@@ -283,8 +287,10 @@ def test_every_registry_op_gets_a_tangent(lib_name, monkeypatch):
         forward_mode(item, tapegrad)
     # ctc_loss_backward (the gradient of ctc_loss) and floor_divide have no derivative, in
     # torch either: test_ops_without_a_derivative
-    # heaviside has no derivative in torch (its samples are not differentiable)
-    missing = sorted(set(REGISTRY) - seen - {"ctc_loss_backward", "floor_divide", "heaviside"})
+    # heaviside has no derivative in torch (its samples are not differentiable), nor have
+    # linalg.ldl_factor_ex and ldl_solve
+    missing = sorted(set(REGISTRY) - seen - {"ctc_loss_backward", "floor_divide", "heaviside",
+                                             "linalg_ldl_factor_ex", "linalg_ldl_solve"})
     assert not missing, " ".join(missing)
 
 

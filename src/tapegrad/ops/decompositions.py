@@ -78,7 +78,7 @@ def _svd(a: np.ndarray, *, full_matrices: bool = True, compute_uv: bool = True) 
 @_svd.backward
 def _(ctx: Any, grads: list) -> tuple:
     (a,) = ctx.saved
-    gu, gs, gvh = (list(grads) + [None, None, None])[:3]
+    gu, gs, gvh = (_given(g) for g in (list(grads) + [None, None, None])[:3])
     full = ctx.params.get("full_matrices", True)
     u, s, vh = _svd(a, full_matrices=False)  # recomputed with ops (see the module docstring)
     k = s.shape[-1]
@@ -86,6 +86,11 @@ def _(ctx: Any, grads: list) -> tuple:
         gu = gu[..., :k] if gu is not None else None
         gvh = gvh[..., :k, :] if gvh is not None else None
     return (svd_backward(gu, gs, gvh, u, s, vh),)
+
+
+def _given(g: Tensor | None) -> Tensor | None:
+    """A cotangent, or None for none (an empty one stands for the U, V not computed)."""
+    return None if g is None or (g.numel() == 0 and g.ndim == 1) else g
 
 
 def svd_backward(gu: Tensor | None, gs: Tensor | None, gvh: Tensor | None, u: Tensor,
@@ -195,7 +200,7 @@ def _eigh(a: np.ndarray, *, UPLO: str = "L", compute_v: bool = True) -> tuple:  
 def _(ctx: Any, grads: list) -> tuple:
     # dA = V [skew(V^H gV)/2 / E + diag(gL)] V^H with E_ij = L_j - L_i
     (a,) = ctx.saved
-    gl, gv = (list(grads) + [None, None])[:2]
+    gl, gv = (_given(g) for g in (list(grads) + [None, None])[:2])
     w, v = _eigh(a, UPLO=ctx.params.get("UPLO", "L"))
     if gv is None:
         assert gl is not None

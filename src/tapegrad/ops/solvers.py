@@ -503,6 +503,14 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # C = inv (G + G^H) inv; dL = -C L (-L 
     return (-(low @ c) if ctx.params.get("upper", False) else -(c @ low),)
 
 
+@_cholesky_inverse.jvp
+def _(tangents: list, inputs: tuple, out: Tensor, upper: bool = False) -> Tensor:
+    # d(L L^H)^{-1} = -X (dL L^H + L dL^H) X  (U^H U with ``upper``)
+    dl, low = tangents[0], inputs[0]
+    m = dl.mH @ low + low.mH @ dl if upper else dl @ low.mH + low @ dl.mH
+    return -(out @ m @ out)
+
+
 def cholesky_inverse(input: Tensor, upper: bool = False, *,
                      out: Tensor | None = None) -> Tensor:
     """``torch.cholesky_inverse``: A^{-1} from A's Cholesky factor (L, or U with ``upper``)."""
