@@ -78,7 +78,8 @@ def _svd(a: np.ndarray, *, full_matrices: bool = True, compute_uv: bool = True) 
 @_svd.backward
 def _(ctx: Any, grads: list) -> tuple:
     (a,) = ctx.saved
-    gu, gs, gvh = (_given(g) for g in (list(grads) + [None, None, None])[:3])
+    gu, gs, gvh = (list(grads) + [None, None, None])[:3]
+    gu, gvh = _given(gu), _given(gvh)
     full = ctx.params.get("full_matrices", True)
     u, s, vh = _svd(a, full_matrices=False)  # recomputed with ops (see the module docstring)
     k = s.shape[-1]
@@ -200,7 +201,8 @@ def _eigh(a: np.ndarray, *, UPLO: str = "L", compute_v: bool = True) -> tuple:  
 def _(ctx: Any, grads: list) -> tuple:
     # dA = V [skew(V^H gV)/2 / E + diag(gL)] V^H with E_ij = L_j - L_i
     (a,) = ctx.saved
-    gl, gv = (_given(g) for g in (list(grads) + [None, None])[:2])
+    gl, gv = (list(grads) + [None, None])[:2]
+    gv = _given(gv)
     w, v = _eigh(a, UPLO=ctx.params.get("UPLO", "L"))
     if gv is None:
         assert gl is not None
