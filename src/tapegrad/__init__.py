@@ -407,6 +407,18 @@ from . import linalg  # noqa: E402
 from . import fft  # noqa: E402
 from .ops.factorizations import geqrf, matrix_exp  # noqa: E402
 from .ops.factorizations import householder_product as orgqr  # noqa: E402
+from .ops.decompositions import lu_unpack  # noqa: E402
+from .ops.decompositions import torch_lu as lu  # noqa: E402
+from .ops.decompositions import torch_lu_solve as lu_solve  # noqa: E402
+from .ops.decompositions import torch_svd as svd  # noqa: E402
+from .ops.linalg import addbmm, addmv, addr, baddbmm, tensordot  # noqa: E402
+from .ops.linalg import inner  # noqa: E402, F811
+from .ops.linalg_legacy import cholesky, matrix_power, ormqr, pca_lowrank, qr  # noqa: E402
+from .ops.linalg_legacy import svd_lowrank  # noqa: E402
+from .ops.solvers import cholesky_inverse, cholesky_solve, logdet, pinverse  # noqa: E402
+from .ops.solvers import inverse, triangular_solve  # noqa: E402
+from .ops.solvers import torch_det as det  # noqa: E402
+from .ops.solvers import torch_slogdet as slogdet  # noqa: E402
 from .ops.weight_norm import _weight_norm, norm_except_dim  # noqa: E402
 from . import nn, optim, utils  # noqa: E402
 from .ops.distance import cdist, pdist  # noqa: E402

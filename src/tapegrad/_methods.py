@@ -250,3 +250,39 @@ def _view_copy_methods() -> dict[str, Any]:
 
 
 METHODS.update(_view_copy_methods())
+
+
+def _linalg_methods() -> dict[str, Any]:
+    """x.det(), x.inverse(), x.svd(), x.pinverse(), x.addmv(...), ... and the in-place forms
+    of the fused products (ops/solvers.py, decompositions.py, linalg_legacy.py, linalg.py)."""
+    from .ops import decompositions as dc
+    from .ops import factorizations as fz
+    from .ops import linalg_legacy as lg
+    from .ops import solvers as sv
+    from .ops._registry import apply_
+
+    def fused_(op: Any, check: Any) -> Any:
+        def method(self: Any, a: Any, b: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+            check(op.name, self, beta, alpha)
+            return apply_(op, self, a, b, beta=beta, alpha=alpha)
+
+        return method
+
+    def addr_(self: Any, a: Any, b: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+        la.addr(self, a, b, beta=beta, alpha=alpha)  # torch's checks
+        return apply_(la._addr, self, a, b, beta=beta, alpha=alpha)
+
+    check = la._check_fused_args
+    return {"det": sv.torch_det, "logdet": sv.logdet, "slogdet": sv.torch_slogdet,
+            "inverse": sv.inverse, "pinverse": sv.pinverse,
+            "cholesky_inverse": sv.cholesky_inverse, "cholesky_solve": sv.cholesky_solve,
+            "triangular_solve": sv.triangular_solve, "svd": dc.torch_svd, "lu": dc.torch_lu,
+            "lu_solve": dc.torch_lu_solve, "qr": lg.qr, "cholesky": lg.cholesky,
+            "matrix_power": lg.matrix_power, "ormqr": lg.ormqr, "geqrf": fz.geqrf,
+            "orgqr": fz.householder_product, "matrix_exp": fz.matrix_exp,
+            "addmv": la.addmv, "addr": la.addr, "addbmm": la.addbmm, "baddbmm": la.baddbmm,
+            "addmv_": fused_(la._addmv, check), "addbmm_": fused_(la._addbmm, check),
+            "baddbmm_": fused_(la._baddbmm, check), "addr_": addr_, "inner": la.inner}
+
+
+METHODS.update(_linalg_methods())

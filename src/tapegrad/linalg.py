@@ -1,10 +1,34 @@
-"""``torch.linalg``: the linear-algebra namespace (factorizations and solves in ``ops/``)."""
+"""``torch.linalg``: the linear-algebra namespace.
+
+The differentiable primitives live in ``ops/``, one file per kind: ``ops/factorizations.py``
+(cholesky, qr, householder_product, solve, solve_triangular, matrix_exp), ``ops/decompositions.py``
+(svd, eigh, lu, ldl), ``ops/solvers.py`` (det, slogdet, inv, lstsq, pinv) and ``ops/linalg.py``
+(products, cross). This module adds the functions torch composes from them (norms, cond,
+matrix_power, multi_dot, vecdot, tensorinv/tensorsolve, vander), with torch's checks.
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import numpy as np
+
 from ._tensor import Tensor
+from .ops._lapack import check_square
+from .ops.decompositions import (
+    eigh,
+    eigvalsh,
+    ldl_factor,
+    ldl_factor_ex,
+    ldl_solve,
+    lu,
+    lu_factor,
+    lu_factor_ex,
+    lu_solve,
+    svd,
+    svdvals,
+)
 from .ops.factorizations import (
     _LinAlgError,
     cholesky,
@@ -14,11 +38,28 @@ from .ops.factorizations import (
     solve,
     solve_triangular,
 )
+from .ops.linalg import cross, matmul
+from .ops.shape_composite import diagonal as _diagonal
+from .ops.solvers import (
+    cholesky_ex,
+    det,
+    inv,
+    inv_ex,
+    lstsq,
+    matrix_rank,
+    pinv,
+    slogdet,
+    solve_ex,
+)
 
 LinAlgError = _LinAlgError
 
-__all__ = ["LinAlgError", "cholesky", "householder_product", "matrix_exp", "matrix_norm", "qr",
-           "solve", "solve_triangular", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
+           "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex",
+           "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul",
+           "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
+           "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
+           "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
 
 
 def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
@@ -36,23 +77,293 @@ def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = Fals
     return res
 
 
-def matrix_norm(A: Tensor, ord: Any = "fro", dim: tuple[int, int] = (-2, -1),
-                keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """``torch.linalg.matrix_norm`` for ``ord`` 'fro', 1, -1, inf and -inf (max/min absolute
-    column or row sum)."""
+def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False,
+                *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
+    """``torch.linalg.matrix_norm``: 'fro', 'nuc' (sum of singular values), 2/-2 (largest/
+    smallest singular value), 1/-1 and inf/-inf (max/min absolute column or row sum)."""
     if A.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
+    dim = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(str(d) for d in dim)}")
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    elif ord not in (1, -1, 2, -2, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {_fmt(ord)} not supported.")
     if dtype is not None:
         A = A.to(dtype)
+    r, c = (d % A.ndim for d in dim)
+    if r == c:
+        raise RuntimeError("linalg.matrix_norm: dims must be different. Got "
+                           f"({dim[0]}, {dim[1]})")
     if ord == "fro":
-        return vector_norm(A, 2, dim=dim, keepdim=keepdim)
-    if ord in (1, -1, float("inf"), float("-inf")):
-        r, c = (d % A.ndim for d in dim)
+        res = vector_norm(A, 2, dim=dim, keepdim=keepdim)
+    elif ord in ("nuc", 2, -2):
+        perm = [d for d in range(A.ndim) if d not in (r, c)] + [r, c]
+        s = svdvals(A.permute(perm))
+        res = (s.sum(-1, keepdim=keepdim) if ord == "nuc" else
+               s.amax(-1, keepdim=keepdim) if ord == 2 else s.amin(-1, keepdim=keepdim))
+        if keepdim:  # as torch: back through the inverse permutation
+            res = res.unsqueeze(-1).permute([perm.index(d) for d in range(A.ndim)])
+    else:
         inner, outer = (r, c) if ord in (1, -1) else (c, r)
         sums = A.abs().sum(dim=inner, keepdim=keepdim)
         if not keepdim and inner < outer:
             outer -= 1
-        return sums.amax(dim=outer, keepdim=keepdim) if ord > 0 else sums.amin(
+        res = sums.amax(dim=outer, keepdim=keepdim) if ord > 0 else sums.amin(
             dim=outer, keepdim=keepdim)
-    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    return _out(res, out)
+
+
+def _fmt(x: Any) -> str:
+    return str(x)
+
+
+def _out(res: Tensor, out: Tensor | None) -> Tensor:
+    if out is None:
+        return res
+    out.copy_(res)
+    return out
+
+
+def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
+         dtype: Any = None, out: Tensor | None = None) -> Tensor:
+    """``torch.linalg.norm``: a vector norm (``dim`` an int, or a 1-D input) or a matrix norm
+    (``dim`` a pair, or a 2-D input); with neither ord nor dim, the 2-norm of every element."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None:
+        dim = tuple(dim)
+        if len(dim) == 1:
+            return _out(vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype), out)
+        if len(dim) == 2:
+            return _out(matrix_norm(A, "fro" if ord is None else ord, dim, keepdim,
+                                    dtype=dtype), out)
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                           f"Got {list(dim)}")
+    if ord is None:
+        return _out(vector_norm(A.flatten() if A.ndim > 1 else A, 2, None, keepdim and A.ndim
+                                <= 1, dtype=dtype) if not keepdim else vector_norm(
+            A, 2, None, keepdim, dtype=dtype), out)
+    if A.ndim not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must "
+                           f"be 1D or 2D. Got {A.ndim}D.")
+    if A.ndim == 1:
+        return _out(vector_norm(A, ord, None, keepdim, dtype=dtype), out)
+    return _out(matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype), out)
+
+
+def cond(A: Tensor, p: Any = None, *, out: Tensor | None = None) -> Tensor:
+    """``torch.linalg.cond``: s_max/s_min (p None or 2; -2 its inverse), else
+    matrix_norm(A, p) * matrix_norm(A^{-1}, p) (inf where A is singular)."""
+    if A.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
+    if p is None or p in (2, -2):
+        s = svdvals(A)
+        k = s.shape[-1]
+        if k == 0:
+            return _out(Tensor._make(np.zeros(A.shape[:-2], dtype=s._data.dtype)), out)
+        smax, smin = s.narrow(-1, 0, 1), s.narrow(-1, k - 1, 1)
+        return _out((smin / smax if p == -2 else smax / smin).squeeze(-1), out)
+    if isinstance(p, str):
+        if p not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+        check_square(f"linalg.cond(ord={p})", A)
+    elif p in (1, -1):
+        check_square(f"linalg.cond(ord={int(p)})", A)
+    elif p in (math.inf, -math.inf):
+        check_square(f"linalg.cond(ord={float(p):f})", A)
+    else:
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    if A.numel() == 0:
+        return _out(Tensor._make(np.zeros(A.shape[:-2], dtype=A._data.dtype)), out)
+    inverse, info = inv_ex(A)
+    bad = (info > 0).unsqueeze(-1).unsqueeze(-1)
+    inverse = inverse.masked_fill(bad, math.inf)
+    res = matrix_norm(A, p) * matrix_norm(inverse, p)
+    return _out(res.nan_to_num(math.inf, math.inf, -math.inf), out)
+
+
+def matrix_power(A: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
+    """``torch.linalg.matrix_power``: A^n by repeated squaring (n < 0: of A^{-1})."""
+    check_square("linalg.matrix_power", A)
+    if n == 0:
+        return _out(A.clone(memory_format=None).copy_(
+            Tensor._make(np.eye(A.shape[-1], dtype=A._data.dtype))), out)
+    if n == 1:
+        return _out(A.clone(), out)
+    if n == -1:
+        return _out(inv(A), out)
+    a = inv(A) if n < 0 else A
+    n = abs(n)
+    if n == 2:
+        return _out(matmul(a, a), out)
+    if n == 3:
+        return _out(matmul(matmul(a, a), a), out)
+    z: Tensor | None = None
+    result: Tensor | None = None
+    while n > 0:
+        bit = n % 2
+        n //= 2
+        z = a if z is None else matmul(z, z)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    assert result is not None
+    return _out(result, out)
+
+
+def multi_dot(tensors: Any, *, out: Tensor | None = None) -> Tensor:
+    """``torch.linalg.multi_dot``: the chained product in the cheapest order (the first and
+    last may be vectors), viewed to the result's shape as torch does."""
+    ts = list(tensors)
+    n = len(ts)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    if ts[0].ndim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got "
+                           f"{ts[0].ndim}D")
+    if ts[-1].ndim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got "
+                           f"{ts[-1].ndim}D")
+    for i in range(1, n - 1):
+        if ts[i].ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {ts[i].ndim}D")
+    for i in range(1, n):
+        if ts[i].dtype != ts[0].dtype:
+            names = [_TYPE_NAMES.get(t._data.dtype.name, t._data.dtype.name)
+                     for t in (ts[0], ts[i])]
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but "
+                               f"tensor 0 is {names[0]} and tensor {i} {names[1]}")
+    first_vec, last_vec = ts[0].ndim == 1, ts[-1].ndim == 1
+    mats = list(ts)
+    if first_vec:
+        mats[0] = mats[0].unsqueeze(0)
+    if last_vec:
+        mats[-1] = mats[-1].unsqueeze(-1)
+    for i in range(n - 1):
+        if mats[i].shape[-1] != mats[i + 1].shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes "
+                               f"{list(ts[i].shape)} and {list(ts[i + 1].shape)} cannot be "
+                               f"multiplied")
+    if n == 2:
+        res = mats[0].mm(mats[1])
+    elif n == 3:
+        a, b = mats[0].shape[0], mats[1].shape[0]
+        c, d = mats[2].shape[0], mats[2].shape[1]
+        if (a * c) * (b + d) > (b * d) * (a + c):
+            res = mats[0].mm(mats[1].mm(mats[2]))
+        else:
+            res = mats[0].mm(mats[1]).mm(mats[2])
+    else:
+        res = _chain(mats, _chain_order(mats), 0, n - 1)
+    shape = ([ts[0].shape[0]] if not first_vec else []) + (
+        [ts[-1].shape[-1]] if not last_vec else [])
+    return _out(res.view(shape), out)
+
+
+_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+               "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+               "float16": "c10::Half", "bool": "bool", "complex64": "c10::complex<float>",
+               "complex128": "c10::complex<double>"}
+
+
+def _chain_order(mats: list) -> list:
+    """The matrix-chain split points of the cheapest parenthesization (dynamic programming)."""
+    n = len(mats)
+    p = [mats[0].shape[0]] + [m.shape[1] for m in mats]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = -1
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if cost[i][j] < 0 or q < cost[i][j]:
+                    cost[i][j] = q
+                    split[i][j] = k
+    return split
+
+
+def _chain(mats: list, split: list, i: int, j: int) -> Tensor:
+    if i == j:
+        return mats[i]
+    k = split[i][j]
+    return _chain(mats, split, i, k).mm(_chain(mats, split, k + 1, j))
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
+    """``torch.linalg.vecdot``: sum(conj(x) * y) along ``dim`` (vdot for two vectors)."""
+    from .ops._registry import scalar_type_name
+    from .ops.linalg import vdot
+
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
+                           f"x of type {scalar_type_name(x.dtype)} and y of type "
+                           f"{scalar_type_name(y.dtype)} instead")
+    if x.ndim == 1 and y.ndim == 1:
+        return _out(vdot(x, y), out)
+    xc = x.conj() if x.is_complex() else x
+    return _out((xc * y).sum(dim), out)
+
+
+def tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor:
+    """``torch.linalg.tensorinv``: the inverse of A seen as a matrix (the first ``ind``
+    dimensions against the rest)."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    shape = tuple(A.shape)
+    rows = math.prod(shape[:ind])
+    cols = math.prod(shape[ind:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) "
+                           f"== prod(self.shape[:ind]), but got {cols} != {rows}")
+    res = inv(A.reshape(rows, cols))
+    return _out(res.reshape(shape[ind:] + shape[:ind]), out)
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *, out: Tensor | None = None) -> Tensor:
+    """``torch.linalg.tensorsolve``: X with tensordot(A, X, X.ndim) = B."""
+    if dims is not None:
+        nd = A.ndim
+        dims = [d % nd for d in dims]
+        rest = [d for d in range(nd) if d not in dims]
+        A = A.permute(rest + dims)
+    nb = B.ndim
+    result_shape = tuple(A.shape[nb:])
+    rows = B.numel()
+    cols = math.prod(result_shape)
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:"
+                           f"]) == prod(self.shape[:other.ndim]), but got {cols} != {rows}")
+    res = solve(A.reshape(rows, cols), B.reshape(rows))
+    return _out(res.view(result_shape), out)
+
+
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803
+    """``torch.linalg.vander``: columns x^0, x^1, ..., x^(N-1) (a cumulative product)."""
+    from .ops.shape import cat
+
+    kind = x._data.dtype.kind
+    if kind == "b" or x._data.dtype.itemsize < 4 and kind == "f":
+        from .ops._registry import scalar_type_name
+
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer "
+                           f"tensors, but got {scalar_type_name(x.dtype)}")
+    x_ = x.unsqueeze(-1) if x.ndim == 0 else x
+    shape = list(x_.shape)
+    n = shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    result = x_.unsqueeze(-1).expand(shape + [n - 1]).cumprod(-1)
+    ones = Tensor._make(np.ones(shape + [1], dtype=result._data.dtype))
+    return cat([ones, result], -1)
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """``torch.linalg.diagonal``: torch.diagonal with the last two dimensions by default."""
+    return _diagonal(A, offset=offset, dim1=dim1, dim2=dim2)
+

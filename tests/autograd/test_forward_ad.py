@@ -188,6 +188,10 @@ ITEMS.append(Item("ops:as_strided_scatter", lambda L, x, y: L.as_strided_scatter
 IDS.append("ops:as_strided_scatter")
 REVERSE_IS_NOT_THE_DERIVATIVE = {"nn:embedding_padding_idx", "nn:embedding_negative_padding_idx",
                                  "nn:embedding_scale_grad", "ops:as_strided_scatter"}
+# torch 2.13's forward-mode formula for cholesky_inverse is not the derivative (it differs from
+# finite differences by 5e-2 on this sample, while -X (dL L^H + L dL^H) X agrees to 1e-11):
+# reverse mode and finite differences still check tapegrad's tangent
+TORCH_FORWARD_AD_IS_WRONG = {"ops:cholesky_inverse-0-3x3"}
 
 
 def _call(item, L, inputs):
@@ -228,7 +232,7 @@ def test_tangents_match_torch_reverse_mode_and_finite_differences(item, lib, lib
     # torch's forward mode, where torch implements it for the op (on the first sample of
     # each op family: torch's forward mode is slow, the other checks run on every sample)
     want = None
-    if item.torch_check:
+    if item.torch_check and item.id not in TORCH_FORWARD_AD_IS_WRONG:
         try:
             _, _, want = forward_mode(item, torch)
         except (NotImplementedError, RuntimeError) as e:
@@ -300,13 +304,15 @@ def test_every_registry_op_gets_a_tangent(lib_name, monkeypatch):
         forward_mode(item, tapegrad)
     # ctc_loss_backward (the gradient of ctc_loss) and floor_divide have no derivative, in
     # torch either: test_ops_without_a_derivative
-    # heaviside has no derivative in torch (its samples are not differentiable)
+    # heaviside has no derivative in torch (its samples are not differentiable), nor have
+    # linalg.ldl_factor_ex and ldl_solve.
     # ops/spatial.py's entries register when that module is first imported, whichever test does
     # it: import it here so the check does not depend on the order tests run in. Their tangents
     # are checked by test_spatial_ops_tangents below.
     from tapegrad.ops import spatial
 
-    missing = sorted(set(REGISTRY) - seen - {"ctc_loss_backward", "floor_divide", "heaviside"}
+    missing = sorted(set(REGISTRY) - seen - {"ctc_loss_backward", "floor_divide", "heaviside",
+                                             "linalg_ldl_factor_ex", "linalg_ldl_solve"}
                      - set(spatial.NAMES))
     assert not missing, " ".join(missing)
 

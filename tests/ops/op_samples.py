@@ -606,6 +606,38 @@ sample("linalg_householder_product", lambda L, a, t: L.orgqr(a, t), T(2, 3, 3),
        U(2, 2, lo=0.2, hi=1.8))
 sample("linalg_qr", lambda L, a: L.linalg.qr(a)[1], T(2, 3, 3))
 sample("linalg_qr", lambda L, a: L.linalg.qr(a)[0], T(2, 4))
+# Decompositions, determinants, inverses and solvers, the fused products (ops/decompositions.py,
+# ops/solvers.py, ops/linalg_legacy.py, ops/linalg.py); singular vectors through gauge-invariant
+# quantities (their signs differ between LAPACK builds)
+sample("linalg_svd", lambda L, a: (lambda u, s, vh: (s, u @ vh))(*L.linalg.svd(
+    a, full_matrices=False)), T(4, 3))
+sample("linalg_svd", lambda L, a: L.linalg.svdvals(a), T(2, 2, 3))
+sample("linalg_eigh", lambda L, a: (lambda w, v: (w, v @ (w.unsqueeze(-1) * v.mT)))(
+    *L.linalg.eigh(a + a.mT)), T(3, 3))
+sample("linalg_det", lambda L, a: L.linalg.det(a), T(2, 3, 3))
+sample("linalg_slogdet", lambda L, a: L.linalg.slogdet(a)[1], T(3, 3))
+sample("linalg_inv_ex", lambda L, a: L.linalg.inv(a + 3 * L.eye(3, dtype=a.dtype)), T(3, 3))
+sample("linalg_pinv", lambda L, a: L.linalg.pinv(a), T(4, 3))
+sample("linalg_lstsq", lambda L, a, b: L.linalg.lstsq(a, b).solution, T(4, 3), T(4, 2))
+sample("linalg_lu", lambda L, a: L.linalg.lu(a)[1:], T(3, 3))
+sample("linalg_lu_factor_ex", lambda L, a: L.linalg.lu_factor(a).LU, T(3, 3))
+sample("linalg_lu_solve", lambda L, a, b: L.linalg.lu_solve(
+    *L.linalg.lu_factor(a + 3 * L.eye(3, dtype=a.dtype)), b), T(3, 3), T(3, 2))
+sample("lu_unpack", lambda L, a: L.lu_unpack(*L.linalg.lu_factor(a))[1:], T(3, 3))
+sample("cholesky", lambda L, a: L.cholesky(a @ a.mT + L.eye(3, dtype=a.dtype)), T(3, 3))
+sample("cholesky_inverse", lambda L, a: L.cholesky_inverse(a.tril() + 3 * L.eye(
+    3, dtype=a.dtype)), T(3, 3))
+sample("cholesky_solve", lambda L, b, a: L.cholesky_solve(b, a.tril() + 3 * L.eye(
+    3, dtype=a.dtype)), T(3, 2), T(3, 3))
+sample("triangular_solve", lambda L, b, a: L.triangular_solve(b, a.triu() + 3 * L.eye(
+    3, dtype=a.dtype))[0], T(3, 2), T(3, 3))
+sample("ormqr", lambda L, a, t, c: L.ormqr(a, t, c), T(3, 2), U(2, lo=0.2, hi=1.8), T(3, 2))
+sample("linalg_cross", lambda L, a, b: L.linalg.cross(a, b), T(2, 3), T(2, 3))
+sample("addmv", lambda L, c, a, v: L.addmv(c, a, v, beta=0.5, alpha=2), T(3), T(3, 4), T(4))
+sample("addr", lambda L, c, a, b: c.addr(a, b), T(3, 2), T(3), T(2))
+sample("baddbmm", lambda L, c, a, b: L.baddbmm(c, a, b), T(2, 3, 2), T(2, 3, 4), T(2, 4, 2))
+sample("addbmm", lambda L, c, a, b: L.addbmm(c, a, b, alpha=0.5), T(3, 2), T(2, 3, 4),
+       T(2, 4, 2))
 # torch's double backward of the fused weight norm treats the norms as constants (not the true
 # second derivative, so no gradgradcheck); tests/nn/test_parametrize.py compares it with torch
 _WN = {"gradgrad": False}

@@ -3,7 +3,9 @@
 Read ``_registry.py`` first (the entry schema and ``apply``), then the families:
 ``elementwise``, ``reduction``, ``shape``, ``linalg``, ``indexing``; then the later ones:
 ``elementwise_math`` (atan2, hypot, logaddexp, gcd, shifts...), ``special`` (torch.special, on
-SciPy) and ``shape_composite`` (atleast_*, tile, the diagonal family...).
+SciPy) and ``shape_composite`` (atleast_*, tile, the diagonal family...); linear algebra in
+``factorizations`` (cholesky, qr, solve), ``decompositions`` (svd, eigh, lu, ldl), ``solvers``
+(det, inv, lstsq, pinv) and ``linalg_legacy`` (the older torch.* names), helpers in ``_lapack``.
 """
 
 from . import _registry, elementwise, indexing, linalg, reduction, shape

@@ -33,7 +33,7 @@ def _check_square(name: str, a: np.ndarray) -> None:
 def _cholesky_np(a: np.ndarray, upper: bool) -> tuple[np.ndarray, np.ndarray]:
     """The factors and LAPACK-style info (0, or the order of the first failing minor)."""
     batch = a.shape[:-2]
-    flat = a.reshape((-1,) + a.shape[-2:])
+    flat = a.reshape((int(np.prod(a.shape[:-2])),) + a.shape[-2:])
     out = np.zeros_like(flat)
     info = np.zeros(flat.shape[0], dtype=np.int32)
     for i, m in enumerate(flat):
@@ -59,11 +59,11 @@ def _cholesky(a: np.ndarray, *, upper: bool = False) -> np.ndarray:
         bad = int(info.reshape(-1)[np.flatnonzero(info.reshape(-1))[0]])
         if info.ndim:
             idx = int(np.flatnonzero(info.reshape(-1))[0])
-            raise RuntimeError(f"linalg.cholesky: (Batch element {idx}): The factorization "
+            raise _LinAlgError(f"linalg.cholesky: (Batch element {idx}): The factorization "
                                f"could not be completed because the input is not positive-"
                                f"definite (the leading minor of order {bad} is not "
                                f"positive-definite).")
-        raise RuntimeError(f"linalg.cholesky: The factorization could not be completed because "
+        raise _LinAlgError(f"linalg.cholesky: The factorization could not be completed because "
                            f"the input is not positive-definite (the leading minor of order "
                            f"{bad} is not positive-definite).")
     return out
@@ -83,21 +83,40 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # dA = L^{-H} Phi L^{-1}, Phi = (X + tr
 
 def _solve_tri_np(a: np.ndarray, b: np.ndarray, upper: bool, left: bool,
                   unitriangular: bool) -> np.ndarray:
-    from scipy.linalg import solve_triangular as st  # lazily: SciPy takes a while to import
+    from scipy.linalg import lapack  # lazily: SciPy takes a while to import
 
     if not left:  # X A = B  <=>  A^T X^T = B^T
         return np.swapaxes(_solve_tri_np(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2),
                                          not upper, True, unitriangular), -1, -2)
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a_b = np.broadcast_to(a, shape + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
-    b_b = np.broadcast_to(b, shape + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    count = int(np.prod(shape))  # (a -1 cannot be inferred for empty matrices)
+    a_b = np.broadcast_to(a, shape + a.shape[-2:]).reshape((count,) + a.shape[-2:])
+    b_b = np.broadcast_to(b, shape + b.shape[-2:]).reshape((count,) + b.shape[-2:])
     dt = np.result_type(a.dtype, b.dtype)
-    out = np.empty((a_b.shape[0],) + b.shape[-2:], dtype=dt)
+    out = np.zeros((a_b.shape[0],) + b.shape[-2:], dtype=dt)
+    if out.size == 0:
+        return out.reshape(shape + b.shape[-2:])
+    # LAPACK's trtrs directly (scipy.linalg.solve_triangular's wrapper costs ~40 ms a call
+    # here); a zero on the diagonal falls back to substitution, giving inf/nan as torch does
+    trtrs = lapack.get_lapack_funcs("trtrs", (a_b[:1].astype(dt), b_b[:1].astype(dt)))
     with np.errstate(all="ignore"):
         for i in range(a_b.shape[0]):
-            out[i] = st(a_b[i], b_b[i], lower=not upper, unit_diagonal=unitriangular,
-                        check_finite=False)
+            x, info = trtrs(a_b[i].astype(dt, copy=False), b_b[i].astype(dt, copy=False),
+                            lower=int(not upper), unitdiag=int(unitriangular))
+            out[i] = x if info == 0 else _substitute(a_b[i], b_b[i], upper, unitriangular)
     return out.reshape(shape + b.shape[-2:])
+
+
+def _substitute(a: np.ndarray, b: np.ndarray, upper: bool, unit: bool) -> np.ndarray:
+    """Forward (back) substitution for a triangular ``a`` with a zero pivot (IEEE inf/nan)."""
+    n = a.shape[-1]
+    x = np.zeros(np.broadcast_shapes(a.shape[:-1] + (1,), b.shape), np.result_type(a, b))
+    order = range(n - 1, -1, -1) if upper else range(n)
+    for i in order:
+        rest = slice(i + 1, n) if upper else slice(0, i)
+        r = b[i] - a[i, rest] @ x[rest]
+        x[i] = r if unit else r / a[i, i]
+    return x
 
 
 @defop("linalg_solve_triangular", node="LinalgSolveTriangularBackward0", save=(0,),
@@ -237,13 +256,14 @@ def geqrf(input: Tensor) -> geqrf_result:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     fn = lapack.get_lapack_funcs("geqrf", (a,))
     m, n = a.shape[-2:]
-    flat = a.reshape((-1, m, n))
+    flat = a.reshape((int(np.prod(a.shape[:-2])), m, n))
     qr = np.empty_like(flat)
     tau = np.empty((flat.shape[0], min(m, n)), dtype=a.dtype)
-    for i, mat in enumerate(flat):
-        qr[i], tau[i], _, _ = fn(mat)
+    if min(m, n):  # (LAPACK rejects empty matrices)
+        for i, mat in enumerate(flat):
+            qr[i], tau[i], _, _ = fn(mat)
     return geqrf_result(Tensor._make(qr.reshape(a.shape)),
-                  Tensor._make(tau.reshape(a.shape[:-2] + (-1,))))
+                        Tensor._make(tau.reshape(a.shape[:-2] + (min(m, n),))))
 
 
 def _householder_np(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
@@ -287,6 +307,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:
     m, n = a.shape[-2], a.shape[-1]
     k = tau.shape[-1]
     dt = grad._data.dtype
+    if k == 0:  # no reflectors: Q is the identity's first n columns, constant
+        return (Tensor._make(np.zeros(a.shape, dtype=dt)),
+                Tensor._make(np.zeros(tau.shape, dtype=dt)))
     vs = [_reflector(a, i) for i in range(k)]
     ts = [tau[..., i:i + 1].unsqueeze(-1) for i in range(k)]
     qs: list[Tensor] = [grad] * (k + 1)  # qs[i] = Q_i (recomputed, so create_graph sees A)

@@ -262,8 +262,6 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
     return _dot(input, other)
 
 
-inner = dot
-
 
 @defop("vdot", node="VdotBackward0", save=(0, 1), save_if={0: 1, 1: 0})
 def _vdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -418,3 +416,285 @@ def _tangent_rules() -> None:  # forward mode: each product is bilinear, d(ab) =
 
 
 _tangent_rules()
+
+
+# ---------------------------------------------------------------------------------------------
+# BLAS-style fused products: beta * input + alpha * (product), one node each, as torch records
+# ---------------------------------------------------------------------------------------------
+
+def _scaled(x: np.ndarray, factor: Any) -> np.ndarray:
+    return x if factor == 1 else x * factor
+
+
+def _fused(input: np.ndarray, prod: np.ndarray, beta: Any, alpha: Any) -> np.ndarray:
+    """beta * input + alpha * prod, where beta == 0 ignores input (nan and inf included)."""
+    if prod.dtype.kind in "iu":  # integer results: torch casts the scalars (0.2 -> 0)
+        beta, alpha = int(beta), int(alpha)
+    out = _scaled(prod, alpha)
+    if beta == 0:
+        return np.broadcast_to(np.zeros((), out.dtype), out.shape) + out
+    return np.asarray(_scaled(input, beta) + out, dtype=np.result_type(input, prod))
+
+
+def _check_fused_args(name: str, input: Any, beta: Any, alpha: Any) -> None:
+    """(torch accepts float scalars with integer tensors here, truncating them.)"""
+
+
+def _beta_grad(grad: Tensor, beta: Any) -> Tensor:
+    return grad if beta == 1 else grad * beta
+
+
+@defop("addmv", node="AddmvBackward0", save=(1, 2), save_if={1: 2, 2: 1})
+def _addmv(input: np.ndarray, mat: np.ndarray, vec: np.ndarray, *, beta: Any = 1,
+           alpha: Any = 1) -> np.ndarray:
+    prod = _mv.forward(mat, vec)
+    if input.ndim > 1 or (input.ndim == 1 and input.shape[0] not in (1, prod.shape[0])):
+        raise RuntimeError(f"The expanded size of the tensor ({prod.shape[0]}) must match the "
+                           f"existing size ({input.shape[-1]}) at non-singleton dimension "
+                           f"{input.ndim - 1}.  Target sizes: [{prod.shape[0]}].  Tensor "
+                           f"sizes: {list(input.shape)}")
+    _dtype_check(input, mat)
+    return _fused(input, prod, beta, alpha)
+
+
+@_addmv.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha g v^T, alpha A^T g)
+    mat, vec = ctx.saved
+    need_i, need_m, need_v = ctx.needs_input_grad
+    beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
+    gi = _beta_grad(grad, beta) if need_i else None
+    gm = _beta_grad(grad.unsqueeze(1) * vec.unsqueeze(0), alpha) if need_m else None
+    gv = _beta_grad(mat.t().mv(grad), alpha) if need_v else None
+    return gi, gm, gv
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1,
+          out: Tensor | None = None) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)``."""
+    _check_fused_args("addmv", input, beta, alpha)
+    return _into(_addmv(input, mat, vec, beta=beta, alpha=alpha), out)
+
+
+@defop("addr", node="AddrBackward0", save=(1, 2), save_if={1: 2, 2: 1})
+def _addr(input: np.ndarray, v1: np.ndarray, v2: np.ndarray, *, beta: Any = 1,
+          alpha: Any = 1) -> np.ndarray:
+    if v1.ndim != 1 or v2.ndim != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {v1.ndim}-D"
+                           if v1.ndim != 1 else
+                           f"addr: Expected 1-D argument vec2, but got {v2.ndim}-D")
+    prod = np.multiply.outer(v1, v2)
+    if prod.dtype.kind == "b":
+        if beta is False or beta == 0:
+            return prod & bool(alpha)
+        return (input & bool(beta)) | (prod & bool(alpha))
+    return _fused(input, prod, beta, alpha)
+
+
+@_addr.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha G v2, alpha G^T v1)
+    v1, v2 = ctx.saved
+    need_i, need_1, need_2 = ctx.needs_input_grad
+    beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
+    gi = _beta_grad(grad, beta) if need_i else None
+    g1 = _beta_grad(grad.mv(v2), alpha) if need_1 else None
+    g2 = _beta_grad(grad.t().mv(v1), alpha) if need_2 else None
+    return gi, g1, g2
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1,
+         out: Tensor | None = None) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)``."""
+    if input._data.dtype.kind == "b" or vec1._data.dtype.kind == "b":
+        if isinstance(beta, float) or isinstance(alpha, float):
+            raise RuntimeError("Boolean beta only supported for Boolean results."
+                               if isinstance(beta, float) else
+                               "Boolean alpha only supported for Boolean results.")
+    elif vec1._data.dtype.kind in "iu" and (isinstance(beta, float) or isinstance(alpha, float)):
+        raise RuntimeError("For integral input tensors, argument beta must not be a floating "
+                           "point number." if isinstance(beta, float) else
+                           "For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    return _into(_addr(input, vec1, vec2, beta=beta, alpha=alpha), out)
+
+
+@defop("baddbmm", node="BaddbmmBackward0", save=(1, 2), save_if={1: 2, 2: 1})
+def _baddbmm(input: np.ndarray, b1: np.ndarray, b2: np.ndarray, *, beta: Any = 1,
+             alpha: Any = 1) -> np.ndarray:
+    prod = _bmm.forward(b1, b2)
+    _dtype_check(input, b1, "scalar type")
+    return _fused(np.broadcast_to(input, prod.shape), prod, beta, alpha)
+
+
+@_baddbmm.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha G B2^T, alpha B1^T G) per batch
+    b1, b2 = ctx.saved
+    need_i, need_1, need_2 = ctx.needs_input_grad
+    beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
+    gi = _beta_grad(grad, beta) if need_i else None
+    g1 = _beta_grad(grad.bmm(b2.transpose(1, 2)), alpha) if need_1 else None
+    g2 = _beta_grad(b1.transpose(1, 2).bmm(grad), alpha) if need_2 else None
+    return gi, g1, g2
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1,
+            out: Tensor | None = None) -> Tensor:
+    """``beta * input + alpha * bmm(batch1, batch2)``."""
+    _check_fused_args("baddbmm", input, beta, alpha)
+    return _into(_baddbmm(input, batch1, batch2, beta=beta, alpha=alpha), out)
+
+
+@defop("addbmm", node="AddbmmBackward0", save=(1, 2), save_if={1: 2, 2: 1})
+def _addbmm(input: np.ndarray, b1: np.ndarray, b2: np.ndarray, *, beta: Any = 1,
+            alpha: Any = 1) -> np.ndarray:
+    _dtype_check(b1, b2, "scalar type")
+    if b1.ndim != 3 or b2.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if b1.ndim != 3 else
+                           "batch2 must be a 3D tensor")
+    shape = (b1.shape[1], b2.shape[2])
+    if b1.dtype.kind in "iu":
+        beta, alpha = int(beta), int(alpha)
+    # as torch: out = beta * input + alpha * B1[0] B2[0], then out += alpha * B1[b] B2[b]
+    out = np.zeros(shape, dtype=np.result_type(input, b1)) if beta == 0 else np.array(
+        _scaled(np.broadcast_to(input, shape), beta), dtype=np.result_type(input, b1))
+    if out.dtype == np.float32 and b1.shape[0] * b1.shape[2] <= 1024:
+        # small float32 products: torch's kernel adds one rank-1 term at a time,
+        # C += A[:, l] (alpha B[l, :]); the same order gives the same rounding
+        for b in range(b1.shape[0]):
+            for k in range(b1.shape[2]):
+                out += b1[b, :, k:k + 1] * _scaled(b2[b, k:k + 1, :], alpha)
+        return out
+    for b in range(b1.shape[0]):
+        out = out + _scaled(_mm.forward(b1[b], b2[b]), alpha)
+    return out
+
+
+@_addbmm.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha G B2[b]^T, alpha B1[b]^T G)
+    b1, b2 = ctx.saved
+    need_i, need_1, need_2 = ctx.needs_input_grad
+    beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
+    gi = _beta_grad(grad, beta) if need_i else None
+    g3: Any = None
+    if need_1 or need_2:
+        nb = (b1 if b1 is not None else b2).shape[0]
+        g3 = grad.unsqueeze(0).expand(nb, grad.shape[0], grad.shape[1])
+    g1 = _beta_grad(g3.bmm(b2.transpose(1, 2)), alpha) if need_1 else None
+    g2 = _beta_grad(b1.transpose(1, 2).bmm(g3), alpha) if need_2 else None
+    return gi, g1, g2
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1,
+           out: Tensor | None = None) -> Tensor:
+    """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``."""
+    _check_fused_args("addbmm", input, beta, alpha)
+    return _into(_addbmm(input, batch1, batch2, beta=beta, alpha=alpha), out)
+
+
+def _into(res: Tensor, out: Tensor | None) -> Tensor:
+    if out is None:
+        return res
+    out.resize_(res.shape) if tuple(out.shape) != tuple(res.shape) else None
+    out.copy_(res)
+    return out
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
+    """Contract ``dims`` (a count of a's last and b's first dimensions, or two lists) as torch
+    does: permute, fold each side into a matrix, one ``mm``, and a view back."""
+    if isinstance(dims, Tensor):
+        dims = dims.tolist() if dims.ndim else int(dims.item())
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        da = list(range(a.ndim - dims, a.ndim))
+        db = list(range(dims))
+    else:
+        da, db = dims
+        da = [da] if isinstance(da, int) else list(da)
+        db = [db] if isinstance(db, int) else list(db)
+    if len(da) != len(db):
+        raise RuntimeError(f"both dimension lists should have same length, but got "
+                           f"{len(da)} and {len(db)}")
+    da = [d % a.ndim if a.ndim else d for d in da]
+    db = [d % b.ndim if b.ndim else d for d in db]
+    for x, y in zip(da, db, strict=True):
+        if a.shape[x] != b.shape[y] and a.shape[x] != 1 and b.shape[y] != 1:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{a.shape[x]} in dim {x} and second has size {b.shape[y]} in "
+                               f"dim {y}")
+    for x, y in zip(da, db, strict=True):  # a size-1 side broadcasts: sum the other side
+        if b.shape[y] == 1 and a.shape[x] != 1:
+            a = a.sum(x, keepdim=True, dtype=a.dtype)
+        elif a.shape[x] == 1 and b.shape[y] != 1:
+            b = b.sum(y, keepdim=True, dtype=b.dtype)
+    fa = [d for d in range(a.ndim) if d not in da]
+    fb = [d for d in range(b.ndim) if d not in db]
+    size = 1
+    for d in da:
+        size *= a.shape[d]
+    rows = 1
+    for d in fa:
+        rows *= a.shape[d]
+    cols = 1
+    for d in fb:
+        cols *= b.shape[d]
+    pa = a.permute(fa + da).reshape(rows, size)
+    pb = b.permute(db + fb).reshape(size, cols)
+    res = mm(pa, pb).view([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
+    return _into(res, out)
+
+
+def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Sum over the last dimension of both (a scalar operand multiplies), through tensordot
+    as in torch."""
+    if input.ndim == 0 or other.ndim == 0:
+        return _into(input * other, out)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(input.shape)} and {list(other.shape)}")
+    return tensordot(input, other, ([-1], [-1]), out=out)
+
+
+def conj(x: Tensor) -> Tensor:
+    from ._lapack import conj as _conj
+
+    return _conj(x)
+
+
+@defop("linalg_cross", node="LinalgCrossBackward0", save=(0, 1), save_if={0: 1, 1: 0})
+def _cross(a: np.ndarray, b: np.ndarray, *, dim: int = -1) -> np.ndarray:
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    return np.cross(np.broadcast_to(a, shape), np.broadcast_to(b, shape), axis=dim).astype(
+        np.result_type(a, b))
+
+
+@_cross.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(a x b) = (conj(b) x g, g x conj(a))
+    a, b = ctx.saved
+    need_a, need_b = ctx.needs_input_grad
+    dim = ctx.params.get("dim", -1)
+    ga = _cross(conj(b), grad, dim=dim) if need_a else None
+    gb = _cross(grad, conj(a), dim=dim) if need_b else None
+    return ga, gb
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
+    """``torch.linalg.cross``: the cross product of 3-vectors along ``dim`` (broadcast)."""
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    nd = max(input.ndim, 1)
+    if not -nd <= dim < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, "
+                         f"{nd - 1}], but got {dim})")
+    if input.shape[dim] != 3 or other.shape[dim] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[dim]} and {other.shape[dim]}")
+    try:
+        np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+    except ValueError:
+        from .elementwise import _broadcast_error
+
+        raise _broadcast_error(input._data, other._data) from None
+    return _into(_cross(input, other, dim=dim), out)

@@ -733,8 +733,18 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) / |x|_p^(p-1)
         mask = abs_(x) == yf
         count = _restore(mask.sum(dim=dims, keepdim=True), x.shape, dims, True)
         return (g * sign(x) * mask / count,)
+    # torch's branches; a zero norm gets a zero gradient (its subgradient), and the
+    # denominator is kept away from 0 so that no nan enters the second derivative
     ax = abs_(x)
-    return (where(yf == 0, 0.0, g * sign(x) * ax ** (ord_ - 1) / yf ** (ord_ - 1)),)
+    zero = yf == 0
+    safe = where(zero, 1.0, yf)
+    if ord_ < 1:  # (as torch: |x|^(p-1) at x = 0 leaves a nan in the second derivative)
+        scaled = where(x == 0, 0.0, sign(x) * ax ** (ord_ - 1))
+        return (scaled * g * yf ** (1 - ord_),)
+    scale = where(zero, 0.0, g / safe ** (ord_ - 1))
+    if ord_ < 2:
+        return (sign(x) * ax ** (ord_ - 1) * scale,)
+    return (x * ax ** (ord_ - 2) * scale,)
 
 
 def _sgn(x: Tensor) -> Tensor:
@@ -746,8 +756,12 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     """Vector p-norm over ``dim`` (all elements by default); 'fro' is the 2-norm."""
     if p == "fro" or p is None:
         p = 2
-    if p == "nuc":
-        raise NotImplementedError("nuclear norm is not supported")
+    if p == "nuc":  # the sum of the singular values (linalg.matrix_norm)
+        from ..linalg import matrix_norm
+
+        if dtype is not None:
+            input = input.to(dtype)
+        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
     if dtype is not None:
         input = input.to(dtype)
     return _norm(input, ord=float(p), dim=_dims(dim, input.ndim), keepdim=keepdim)
