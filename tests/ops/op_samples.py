@@ -915,6 +915,17 @@ sample("xlog1py", lambda L, a, b: L.special.xlog1py(a, b), T(3, 4), P(3, 4))
 sample("zeta", lambda L, a, b: L.special.zeta(a, b), U(3, 4, lo=2, hi=4, diff=False), P(3, 4))
 sample("gammainc", lambda L, a, x: L.special.gammainc(a, x), U(3, 4, lo=0.5, hi=3, diff=False),
        P(3, 4))
+# torch has no second derivative of cdist (_cdist_backward) and pdist (_pdist_backward)
+sample("cdist", lambda L, a, b: L.cdist(a, b), T(2, 3, 4), T(2, 5, 4), gradgrad=False)
+sample("cdist", lambda L, a, b: L.cdist(a, b, p=1.5), T(3, 4), T(5, 4), gradgrad=False)
+sample("pdist", lambda L, a: L.pdist(a), T(5, 3), gradgrad=False)
+sample("pdist", lambda L, a: L.nn.functional.pdist(a, p=1.5), T(4, 3), gradgrad=False)
+sample("native_group_norm", lambda L, x, w, b: L.native_group_norm(x, w, b, 2, 4, 3, 2, 1e-5)[0],
+       T(2, 4, 3), T(4), T(4))
+sample("cdist", lambda L, a, b: L.cdist(a, b, compute_mode="use_mm_for_euclid_dist"), T(3, 4),
+       T(5, 4))
+sample("gammaincc", lambda L, a, x: L.special.gammaincc(a, x),
+       U(3, 4, lo=0.5, hi=3, diff=False), P(3, 4))
 
 sample("lerp", lambda L, a, b: L.lerp(a, b, 0.3), T(3, 4), T(3, 4))
 sample("lerp", lambda L, a, b: a.lerp(b, 0.7), T(3, 4), T(4))
@@ -1014,6 +1025,20 @@ sample("inplace", lambda L, a, b: (a * 1).mul_(b), T(3, 4), T(4))
 sample("inplace", lambda L, a, b: (a * 1).add_(b, alpha=2), T(3, 4), T(3, 4))
 sample("inplace", lambda L, a, b: (a + 0).sub_(b).div_(2), T(3, 4), T(3, 4))
 sample("inplace", lambda L, a: a.clone().exp_(), T(3, 4))
+# comparisons in place: the result is 0/1 in a's dtype; its gradient is zero (EqBackward1/0);
+# values away from ties, so that finite differences see the zero too
+sample("inplace", lambda L, a, b: (a * 1).eq_(b), A(3, 4), T(3, 4))
+sample("inplace", lambda L, a: (a * 1).eq_(0.5), A(3, 4))
+sample("inplace", lambda L, a, b: (a * 1).ne_(b), A(3, 4), T(3, 4))
+sample("inplace", lambda L, a: (a * 1).ne_(0.5), A(3, 4))
+sample("inplace", lambda L, a, b: (a * 1).lt_(b), A(3, 4), T(3, 4))
+sample("inplace", lambda L, a: (a * 1).lt_(0.5), A(3, 4))
+sample("inplace", lambda L, a, b: (a * 1).le_(b), A(3, 4), T(3, 4))
+sample("inplace", lambda L, a: (a * 1).le_(0.5), A(3, 4))
+sample("inplace", lambda L, a, b: (a * 1).gt_(b), A(3, 4), T(3, 4))
+sample("inplace", lambda L, a: (a * 1).gt_(0.5), A(3, 4))
+sample("inplace", lambda L, a, b: (a * 1).ge_(b), A(3, 4), T(3, 4))
+sample("inplace", lambda L, a: (a * 1).ge_(0.5), A(3, 4))
 sample("inplace", lambda L, a: a.clone().sigmoid_(), T(3, 4))
 sample("inplace", lambda L, a: a.clone().clamp_(-0.5, 0.5), A(3, 4))
 sample("inplace", lambda L, a: a.clone().zero_(), T(3, 4))

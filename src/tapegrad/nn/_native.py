@@ -118,6 +118,7 @@ def _(ctx: Any, grads: list) -> tuple:  # the composite's gradient at the saved 
     with enable_grad():
         x, w, b = inputs
         outs = _group_norm_composite(x, w, b, p["n"], p["c"], p["group"], p["eps"])
+    grads = list(grads) + [None] * (len(outs) - len(grads))  # trailing unused outputs
     pairs = [(o, g) for o, g in zip(outs, grads, strict=True) if g is not None]
     got = iter(autograd_grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
                              create_graph=_state.enabled, allow_unused=True))

@@ -57,8 +57,10 @@ def _values(fn: Callable) -> Callable:
         record = _records(self, args, kwargs)
         check_inplace(self, record)
         if not record:
-            write_into(self, fn(self, *args, **kwargs)._data)
+            result = fn(self, *args, **kwargs)
+            write_into(self, result._data)
             self._version_counter.value += 1
+            _carry_tangent(self, result)
             return self
         result = fn(_snapshot(self), *args, **kwargs)
         return _take_history(self, result)
@@ -66,11 +68,25 @@ def _values(fn: Callable) -> Callable:
     return method
 
 
+def _carry_tangent(target: Tensor, result: Tensor) -> None:
+    """Forward-mode AD: the tensor written in place takes the result's tangent (zeros when the
+    result has none, as after a comparison: a piecewise-constant op)."""
+    tangent = result._fw_grad
+    if tangent is None and target._fw_grad is None:
+        return
+    if tangent is None:
+        tangent = Tensor._make(np.zeros(target._data.shape, target._data.dtype))
+    elif tangent._data.dtype != target._data.dtype:
+        tangent = Tensor._make(tangent._data.astype(target._data.dtype))
+    target._fw_grad = tangent
+
+
 def _take_history(target: Tensor, result: Tensor) -> Tensor:
     """Write ``result`` into ``target``; ``result``'s node becomes the target's history."""
     write_into(target, result._data)
     counter = target._version_counter
     counter.value += 1
+    _carry_tangent(target, result)
     node = result.grad_fn
     if isinstance(node, OpNode) and node._out is not None:  # the saved output is the target now
         node._out = (target._data, counter, counter.value) + tuple(node._out[3:])
@@ -139,6 +155,7 @@ def _compare(name: str) -> Callable:
         if not record:
             write_into(self, result._data)
             self._version_counter.value += 1
+            _carry_tangent(self, result)
             return self
         if isinstance(other, Tensor):
             return _take_history(self, op(_snapshot(self), other))
