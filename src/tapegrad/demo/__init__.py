@@ -30,7 +30,7 @@ __all__ = ["demo_command", "main"]
 
 # Steps that take about a minute on a 2-core machine for each bundled text (the Chinese text has
 # 2,841 distinct characters against the English 90-odd, so its output layer costs more a step).
-DEFAULT_STEPS = {"en": 500, "zh": 250}
+DEFAULT_STEPS = {"en": 700, "zh": 350}
 PROMPTS = {"en": "LOVE, n.  ", "zh": "《"}
 
 MESSAGES = {
