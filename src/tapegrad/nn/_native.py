@@ -60,14 +60,10 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     """(batch_norm(input), save_mean, save_invstd): the batch's per-channel mean and
     1/sqrt(var + eps) in training (the running statistics updated in place), empty in eval."""
     x = input._data
+    from .functional import _check_batch_norm_args
+
+    _check_batch_norm_args(input, weight, bias, running_mean, running_var, training)
     c = x.shape[1] if x.ndim > 1 else 1
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
-                    ("running_var", running_var)):
-        if t is not None and t.numel() != c:
-            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
-    if not training and (running_mean is None or running_var is None):
-        which = "running_mean" if running_mean is None else "running_var"
-        raise RuntimeError(f"{which} must be defined in evaluation mode")
     if training:
         dims = (0,) + tuple(range(2, x.ndim))
         mean, invstd = _stats(x, dims, eps)

@@ -1183,6 +1183,19 @@ def _verify_batch_size(size: tuple) -> None:
         )
 
 
+def _check_batch_norm_args(input: Tensor, weight: Any, bias: Any, running_mean: Any,
+                           running_var: Any, training: bool) -> None:
+    """torch's errors for batch norm's per-channel tensors (also torch.native_batch_norm's)."""
+    c = input.shape[1] if input.ndim > 1 else 1
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                    ("running_var", running_var)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    if not training and (running_mean is None or running_var is None):
+        which = "running_mean" if running_mean is None else "running_var"
+        raise RuntimeError(f"{which} must be defined in evaluation mode")
+
+
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                weight: Tensor | None = None, bias: Tensor | None = None,
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -1201,14 +1214,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if bias is not None:
             out = out + bias[0]
         return out
-    c = input.shape[1] if input.ndim > 1 else 1
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
-                    ("running_var", running_var)):
-        if t is not None and t.numel() != c:
-            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
-    if not training and (running_mean is None or running_var is None):
-        which = "running_mean" if running_mean is None else "running_var"
-        raise RuntimeError(f"{which} must be defined in evaluation mode")
+    _check_batch_norm_args(input, weight, bias, running_mean, running_var, training)
     rm = running_mean._data if running_mean is not None else None
     rv = running_var._data if running_var is not None else None
     out = K._batch_norm(input, weight, bias, running_mean=rm, running_var=rv,

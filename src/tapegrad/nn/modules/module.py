@@ -215,19 +215,9 @@ def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
 
 def _typename(obj: Any) -> str:
     """``torch.typename``: 'torch.FloatTensor' for tensors, 'module.QualName' otherwise."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__ or ""
-        qualname = obj.__class__.__qualname__
-    if module in ("", "builtins"):
-        return qualname
-    return f"{module}.{qualname}"
+    from ..._torch_functions import typename
+
+    return typename(obj)
 
 
 def _addindent(s: str, num_spaces: int) -> str:
