@@ -6,32 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .._tensor import Tensor
 from . import elementwise as ew
 from ._registry import defop
 
-
-@defop("fill_out_of_place", node="FillBackward0")
-def _fill(x: np.ndarray, *, value: Any) -> np.ndarray:
-    return np.full_like(x, value)
-
-
-@_fill.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the old values are gone: no gradient flows back
-    return (grad * 0,)
-
-
-@defop("fill_tensor_out_of_place", node="FillBackward1")
-def _fill_tensor(x: np.ndarray, value: np.ndarray) -> np.ndarray:
-    return np.full_like(x, value)
-
-
-@_fill_tensor.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # every element was the value: it gets their sum
-    need_x, need_v = ctx.needs_input_grad
-    return (grad * 0 if need_x else None), (grad.sum() if need_v else None)
+# The same forward and backward rules as fill_'s (ops/elementwise.py), under the node names
+# torch gives the out-of-place overloads: FillBackward0/1 (fill_ has FillBackward2/3).
+_fill = defop("fill_out_of_place", node="FillBackward0")(ew._fill.forward)
+_fill.backward(ew._fill.rule)
+_fill_tensor = defop("fill_tensor_out_of_place", node="FillBackward1")(ew._fill_tensor.forward)
+_fill_tensor.backward(ew._fill_tensor.rule)
 
 
 def fill(input: Tensor, value: Any) -> Tensor:
