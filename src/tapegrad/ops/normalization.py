@@ -79,7 +79,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule, then the
                            lambda: _moments(B, x, dims, p["eps"]))
         if (g.dtype == xhat.dtype and g.dtype.kind == "f" and g.dtype.itemsize >= 4
                 and xhat.size):
-            return _layer_norm_grads(g, xhat, rstd, w, p["ndim"], ctx.needs_input_grad)
+            return _layer_norm_grads(g, xhat, rstd, w, p["ndim"], ctx.needs_input_grad, x)
     need_x, need_w, need_b = ctx.needs_input_grad
     gx = gw = gb = None
     if need_x:
@@ -92,7 +92,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule, then the
 
 
 def _layer_norm_grads(g: np.ndarray, xhat: np.ndarray, rstd: np.ndarray, w: Any, ndim: int,
-                      needs: tuple) -> tuple:
+                      needs: tuple, x: np.ndarray) -> tuple:
     """The rule above on the arrays, as rows of the normalised size d (one per position):
     the row means of g w and of g w xhat are matrix-vector products with w itself
     ((g @ w) / d and ((g xhat) @ w) / d), so g w xhat is never formed, and g xhat serves the
@@ -107,7 +107,16 @@ def _layer_norm_grads(g: np.ndarray, xhat: np.ndarray, rstd: np.ndarray, w: Any,
     gxh = rows * xh if (need_w or need_x) else None
     gw = gb = gx = None
     if need_w and gxh is not None:
-        gw = Tensor._make((_ones(rows.shape[0], g.dtype) @ gxh).reshape(shape))
+        if d == 1 and g.dtype == np.float32:
+            # one element per row: x - mean is 0, but torch's kernel forms the weight's gradient
+            # as g (a x + b), a = rstd, b = -a mean, with a fused multiply-add, which leaves the
+            # rounding error of a x (exact in float64: a float32 product has 48 bits)
+            ax = x.astype(np.float64) * rstd.astype(np.float64)
+            ax -= (x * rstd).astype(np.float64)
+            gw_rows = rows * ax.astype(np.float32).reshape(-1, 1)
+        else:
+            gw_rows = gxh
+        gw = Tensor._make((_ones(rows.shape[0], g.dtype) @ gw_rows).reshape(shape))
     if need_b:
         gb = Tensor._make((_ones(rows.shape[0], g.dtype) @ rows).reshape(shape))
     if need_x and gxh is not None:
