@@ -26,7 +26,8 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state, enable_grad
 from ._registry import defop
-from .nn_ops import _index_pool_rule, _linked
+from .nn_common import _linked
+from .pooling import _index_pool_rule
 
 # ---------------------------------------------------------------------------------------------
 # channel_shuffle
@@ -255,14 +256,190 @@ _GRID_2D = defop("grid_sampler_2d", node="GridSampler2DBackward0", save=(0, 1))(
 _GRID_3D = defop("grid_sampler_3d", node="GridSampler3DBackward0", save=(0, 1))(_grid_forward)
 
 
+# The grid's gradient of float32 bicubic sampling, in torch's kernel's arithmetic. Its sums run
+# over 16 taps and every channel, and the composite's order of the same additions differs
+# from the kernel's by more than the float32 tolerance; so the first-order rule follows the
+# kernel: per position, gx -= v g cx'(i) cy(j) and gy -= v g cy'(j) cx(i) for channel c, then
+# tap i (x), then tap j (y), times the unnormalisation's scale at the end. torch's build fuses
+# some of these roundings (fused multiply-adds): the two accumulations, the unnormalisation
+# (x + 1) W/2 - 1/2, and both steps of the near coefficient ((A+2) t - (A+3)) t^2 + 1; not
+# the far coefficient nor the coefficients' derivatives. A fused a b + c is computed here in
+# float64 (a float32 product is exact there) and rounded once.
+_A = np.float32(-0.75)
+
+
+def _fma32(a: Any, b: Any, c: Any) -> np.ndarray:
+    """a b + c for float32 operands, rounded once to float32 (up to a rare double rounding)."""
+    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + c).astype(np.float32)
+
+
+def _cubic_taps32(t: np.ndarray) -> tuple:
+    """torch's cubic convolution coefficients of the four taps at offset t, and their
+    derivatives in t, in float32 as its kernel rounds them."""
+    f = np.float32
+
+    def far(x: np.ndarray) -> np.ndarray:  # ((A x - 5A) x + 8A) x - 4A
+        return ((_A * x - f(-3.75)) * x + f(-6.0)) * x - f(-3.0)
+
+    def near(x: np.ndarray) -> np.ndarray:  # ((A + 2) x - (A + 3)) x x + 1
+        return _fma32(_fma32(1.25, x, -2.25) * x, x, 1.0)
+
+    x0, x1, x2, x3 = t + f(1.0), t, f(1.0) - t, f(2.0) - t
+    coeffs = (far(x0), near(x1), near(x2), far(x3))
+    u0, u1, u2, u3 = f(-1.0) - t, f(0.0) - t, f(1.0) - t, f(2.0) - t
+    grads = ((f(2.25) * u0 - f(-7.5)) * u0 - f(-6.0),  # (-3A u - 10A) u - 8A
+             (f(-3.75) * u1 - f(4.5)) * u1,  # (-3(A + 2) u - 2(A + 3)) u
+             (f(3.75) * u2 - f(4.5)) * u2,  # (3(A + 2) u - 2(A + 3)) u
+             (f(-2.25) * u3 - f(-7.5)) * u3 + f(-6.0))  # (3A u - 10A) u + 8A
+    return coeffs, grads
+
+
+def _tap_index(i: np.ndarray, size: int, padding: str, align_corners: bool) -> np.ndarray:
+    """The integer tap positions i (as floats) after padding: border clamps, reflection
+    mirrors then clamps; zeros leaves them (out of range reads 0)."""
+    if padding == "reflection":
+        if align_corners:
+            if size <= 1:
+                return np.zeros_like(i)
+            span2 = 2.0 * (size - 1)
+            a = np.abs(i)
+            extra = a - np.trunc(a / span2) * span2
+            i = np.minimum(extra, span2 - extra)
+        else:
+            span2 = 2.0 * size
+            a = np.abs(i + 0.5)
+            extra = a - np.trunc(a / span2) * span2
+            i = np.minimum(extra, span2 - extra) - 0.5
+    if padding != "zeros":
+        i = np.clip(i, 0, size - 1)
+    return i
+
+
+def _bicubic_grid_grad32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, padding: str,
+                         align_corners: bool) -> np.ndarray:
+    """The grid's gradient of 2-D bicubic grid sampling in float32, as torch's CPU kernel
+    computes it (see the comment above)."""
+    f = np.float32
+    n, c, h, w = inp.shape
+    gx_in = grid[..., 0].reshape(n, -1)
+    gy_in = grid[..., 1].reshape(n, -1)
+    if align_corners:
+        sx, sy = f((w - 1) / 2), f((h - 1) / 2)
+        x, y = (gx_in + f(1.0)) * sx, (gy_in + f(1.0)) * sy
+    else:
+        sx, sy = f(w / 2), f(h / 2)
+        x, y = _fma32(sx, gx_in + f(1.0), -0.5), _fma32(sy, gy_in + f(1.0), -0.5)
+    ix, iy = np.floor(x), np.floor(y)
+    (cx, cxg), (cy, cyg) = _cubic_taps32(x - ix), _cubic_taps32(y - iy)
+    flat = inp.reshape(n, c, h * w)
+    gout = g.reshape(n, c, -1)
+    taps = []  # (flat index, in range) of tap (i, j)
+    for i in range(4):
+        xi = _tap_index(ix + f(i - 1), w, padding, align_corners)
+        for j in range(4):
+            yj = _tap_index(iy + f(j - 1), h, padding, align_corners)
+            ok = (xi > -1) & (xi < w) & (yj > -1) & (yj < h)
+            lin = (np.clip(yj, 0, h - 1).astype(np.int64) * w
+                   + np.clip(xi, 0, w - 1).astype(np.int64))
+            taps.append((lin, ok))
+    gx = np.zeros_like(x)
+    gy = np.zeros_like(y)
+    for ch in range(c):
+        plane, go = flat[:, ch], gout[:, ch]
+        for i in range(4):
+            for j in range(4):
+                lin, ok = taps[4 * i + j]
+                v = np.where(ok, np.take_along_axis(plane, lin, axis=1), f(0.0))
+                vg = v * go
+                gx = _fma32(-(vg * cxg[i]), cy[j], gx)
+                gy = _fma32(-(vg * cyg[j]), cx[i], gy)
+    return np.stack([gx * sx, gy * sy], axis=-1).reshape(grid.shape)
+
+
+# The same for float32 trilinear sampling (3-D, padding zeros or border), whose CPU kernel is
+# scalar code without fused roundings: per position, for channel c, then corner (x fastest,
+# then y, then z), gx -= or += ((v wy) wz) g with the corner's opposite distances, and gy, gz
+# likewise; times the unnormalisation's scale (0 where border clamped the coordinate).
+def _trilinear_grid_grad32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, padding: str,
+                           align_corners: bool) -> np.ndarray:
+    f = np.float32
+    n, c = inp.shape[:2]
+    sizes = inp.shape[:1:-1]  # W, H, D
+    pos, mult = [], []
+    for k, size in enumerate(sizes):
+        v = grid[..., k].reshape(n, -1)
+        if align_corners:
+            x = ((v + f(1.0)) / f(2.0)) * f(size - 1)
+            scale = f((size - 1) / 2)
+        else:
+            x = ((v + f(1.0)) * f(size) - f(1.0)) / f(2.0)
+            scale = f(size / 2)
+        m = np.full_like(x, scale)
+        if padding == "border":
+            m[(x <= 0) | (x >= size - 1)] = 0
+            x = np.clip(x, f(0.0), f(size - 1))
+        pos.append(x)
+        mult.append(m)
+    lo = [np.floor(x) for x in pos]
+    near = [lo[k] + f(1.0) - pos[k] for k in range(3)]  # distance to the upper neighbour
+    far = [pos[k] - lo[k] for k in range(3)]  # distance to the lower one
+    flat = inp.reshape(n, c, -1)
+    gout = g.reshape(n, c, -1)
+    corners = []
+    for corner in range(8):
+        bits = [(corner >> k) & 1 for k in range(3)]
+        idx = [lo[k] + bits[k] for k in range(3)]
+        ok = np.ones(idx[0].shape, dtype=bool)
+        for k in range(3):
+            ok &= (idx[k] >= 0) & (idx[k] < sizes[k])
+        lin = np.zeros(idx[0].shape, dtype=np.int64)
+        for k in (2, 1, 0):
+            lin = lin * sizes[k] + np.clip(idx[k], 0, sizes[k] - 1).astype(np.int64)
+        # d/dpos[k] of the corner's weight: the product of the other dims' distances, signed
+        terms = []
+        for k in range(3):
+            a, b = [near[j] if not bits[j] else far[j] for j in range(3) if j != k]
+            terms.append((bool(bits[k]), a, b))
+        corners.append((lin, ok, terms))
+    acc = [np.zeros_like(pos[0]) for _ in range(3)]
+    for ch in range(c):
+        plane, go = flat[:, ch], gout[:, ch]
+        for lin, ok, terms in corners:
+            v = np.take_along_axis(plane, lin, axis=1)
+            for k, (up, a, b) in enumerate(terms):
+                t = ((v * a) * b) * go
+                acc[k] = np.where(ok, acc[k] + t if up else acc[k] - t, acc[k])
+    return np.stack([acc[k] * mult[k] for k in range(3)], axis=-1).reshape(grid.shape)
+
+
 def _grid_rule(ctx: Any, grad: Tensor) -> tuple:
     # differentiate the composite at the saved inputs (a graph of its own under create_graph)
     from ..autograd import grad as autograd_grad
 
     inp, grid = ctx.saved
     p = ctx.params
-    wanted = [t for t, need in zip((inp, grid), ctx.needs_input_grad, strict=True) if need]
+    needs = ctx.needs_input_grad
     create = _state.enabled
+    kernel = None
+    if p["mode"] == "bicubic":
+        kernel = _bicubic_grid_grad32
+    elif p["mode"] == "bilinear" and grid.ndim == 5 and p["padding"] != "reflection":
+        kernel = _trilinear_grid_grad32
+    if (kernel is not None and needs[1] and not create and grid._data.dtype == np.float32
+            and inp._data.dtype == np.float32 and grad._data.dtype == np.float32
+            and np.isfinite(grid._data).all()):
+        gg = Tensor._make(kernel(inp._data, grid._data, grad._data, p["padding"],
+                                 p["align_corners"]))
+        if not needs[0]:
+            return None, gg
+        with enable_grad():
+            out = _grid_sample_composite(inp, grid.detach(), p["mode"], p["padding"],
+                                         p["align_corners"])
+        (gi,) = autograd_grad(out, [inp], grad, allow_unused=True)
+        if gi is None:
+            gi = Tensor._make(np.zeros(inp.shape, dtype=inp._data.dtype))
+        return gi, gg
+    wanted = [t for t, need in zip((inp, grid), needs, strict=True) if need]
     with enable_grad():
         out = _grid_sample_composite(inp, grid, p["mode"], p["padding"], p["align_corners"])
     grads = iter(autograd_grad(out, wanted, grad, create_graph=create, allow_unused=True))
