@@ -563,3 +563,11 @@ for _name, _fn in _torch_functions.METHODS.items():
 for _name, _fn in _torch_functions.FUNCTIONS.items():
     globals().setdefault(_name, _fn)
 from .ops.special import igamma, igammac  # noqa: E402
+
+# -- differences and integrals, covariances, kron & block_diag, dist & renorm, eig, ... ------
+
+from .ops.calculus import cumulative_trapezoid, diff, gradient, trapezoid, trapz  # noqa: E402
+from .ops.statistics import corrcoef, cov  # noqa: E402
+from .ops.shape_composite import block_diag, combinations, constant_pad_nd, kron  # noqa: E402
+from .ops.linalg import torch_cross as cross  # noqa: E402
+from .ops.norms import dist, frobenius_norm, native_norm, nuclear_norm, renorm  # noqa: E402

@@ -286,3 +286,15 @@ def _linalg_methods() -> dict[str, Any]:
 
 
 METHODS.update(_linalg_methods())
+
+
+def _math_ops_methods() -> dict[str, Any]:
+    """x.diff(), x.cov(), x.corrcoef(), x.kron(y), x.cross(y), x.dist(y), x.renorm(...),
+    x.renorm_(...) (ops/calculus.py, statistics.py, shape_composite.py, linalg.py, norms.py)."""
+    from .ops import calculus, norms
+    from .ops import shape_composite as sc
+
+    return {**calculus.METHODS, **norms.METHODS, "kron": sc.kron, "cross": la.torch_cross}
+
+
+METHODS.update(_math_ops_methods())
