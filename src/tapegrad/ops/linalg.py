@@ -721,3 +721,6 @@ def torch_cross(input: Tensor, other: Tensor, dim: int | None = None, *,
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
     return cross(input, other, dim=dim, out=out)
+
+
+_cross.holomorphic = False  # its rule conjugates for complex inputs itself: (conj(b) x g, ...)

@@ -209,6 +209,8 @@ def native_norm(input: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = Fals
         "available for these backends: [SparseCPU].")
 
 
+_renorm.holomorphic = False  # the rule is written for complex inputs (x.conj() * g)
+
 METHODS = {"dist": dist, "renorm": renorm, "renorm_": renorm_}
 
 __all__ = ["dist", "renorm", "renorm_", "frobenius_norm", "nuclear_norm", "native_norm"]
