@@ -571,3 +571,8 @@ from .ops.statistics import corrcoef, cov  # noqa: E402
 from .ops.shape_composite import block_diag, combinations, constant_pad_nd, kron  # noqa: E402
 from .ops.linalg import torch_cross as cross  # noqa: E402
 from .ops.norms import dist, frobenius_norm, native_norm, nuclear_norm, renorm  # noqa: E402
+from .ops.linalg_legacy import chain_matmul, vander  # noqa: E402
+from .ops.linalg_legacy import eig, lstsq, matrix_rank, solve, symeig  # noqa: E402  (removed)
+from ._methods import METHODS as _METHODS  # noqa: E402
+
+addmv_ = _METHODS["addmv_"]  # torch.addmv_(input, mat, vec, *, beta=1, alpha=1)
