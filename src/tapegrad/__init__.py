@@ -576,3 +576,4 @@ from .ops.linalg_legacy import eig, lstsq, matrix_rank, solve, symeig  # noqa: E
 from ._methods import METHODS as _METHODS  # noqa: E402
 
 addmv_ = _METHODS["addmv_"]  # torch.addmv_(input, mat, vec, *, beta=1, alpha=1)
+from ._control_flow import cond, while_loop  # noqa: E402  (eager torch.cond, torch.while_loop)
