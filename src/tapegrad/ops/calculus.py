@@ -31,7 +31,7 @@ def _slice(t: Tensor, dim: int, start: int | None, stop: int | None = None) -> T
 # diff
 # ---------------------------------------------------------------------------------------------
 
-def _check_edge(name: str, input: Tensor, t: Tensor, dim: int) -> None:
+def _check_edge(input: Tensor, t: Tensor, dim: int) -> None:
     if t.ndim != input.ndim:
         raise RuntimeError("diff expects prepend or append to be the same dimension as input")
     for d in range(input.ndim):
@@ -52,6 +52,10 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     """
     from .shape import cat
 
+    for name, edge in (("prepend", prepend), ("append", append)):
+        if edge is not None and not isinstance(edge, Tensor):
+            raise TypeError(f"diff(): argument '{name}' must be Tensor, not "
+                            f"{type(edge).__name__}")
     if input.ndim < 1:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -66,13 +70,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     for edge, before in ((prepend, True), (append, False)):
         if edge is None:
             continue
-        if not isinstance(edge, Tensor):  # a number: a slice of that value
-            from .._creation import full
-
-            shape = list(input.shape)
-            shape[d] = 1
-            edge = full(shape, edge, dtype=input.dtype)
-        _check_edge("diff", input, edge, d)
+        _check_edge(input, edge, d)
         parts.append((edge, before))
     x = input
     if parts:

@@ -27,7 +27,8 @@ def _norm_grad(grad: Tensor, x: Tensor, norm: Tensor, p: float, dims: tuple,
     """The vector norm's gradient for ``x`` given its ``norm`` (the norm entry's own rule)."""
     ctx = types.SimpleNamespace(saved=(x, norm), params={"ord": p, "dim": dims,
                                                           "keepdim": keepdim})
-    return _norm.rule(ctx, grad)[0]
+    with np.errstate(invalid="ignore", divide="ignore"):  # |x|^(p-1) at 0, masked after
+        return _norm.rule(ctx, grad)[0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -59,16 +60,22 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     if isinstance(p, (str, bool)) or not isinstance(p, (int, float)):
         raise TypeError(f"dist(): argument 'p' (position 3) must be Number, not "
                         f"{type(p).__name__}")
-    for t in (input, other):
-        if t._data.dtype.kind not in "fc":
-            raise RuntimeError("norm(): input dtype should be either floating point or complex. "
-                               f"Got {scalar_type_name(t.dtype)} instead.")
+    from .._dtype import promote_types
     from .elementwise import _broadcast_error
+
+    dtype = promote_types(input.dtype, other.dtype)  # the norm of input - other
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {scalar_type_name(dtype)} instead.")
 
     try:
         np.broadcast_shapes(input._data.shape, other._data.shape)
     except ValueError:
         raise _broadcast_error(input._data, other._data) from None
+    if input.dtype != dtype:  # the difference in the promoted dtype, as torch's sub makes it
+        input = input.to(dtype)
+    if other.dtype != dtype:
+        other = other.to(dtype)
     return _dist(input, other, p=float(p))
 
 
@@ -114,7 +121,7 @@ def _renorm_args(input: Tensor, p: Any, dim: int, maxnorm: Any) -> dict:
     if isinstance(maxnorm, complex):
         raise RuntimeError("renorm: maxnorm must be real-valued")
     if maxnorm < 0:
-        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm)}")
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
     if input.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
                            "dimensions")
@@ -153,19 +160,30 @@ def renorm_(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
 # The older spellings TorchScript keeps
 # ---------------------------------------------------------------------------------------------
 
+_WARNED: set = set()
+
+
+def _warn_once(key: str, message: str) -> None:
+    """torch's deprecation warnings here are issued once a process (TORCH_WARN_ONCE)."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
 def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False, *,
                    out: Tensor | None = None) -> Tensor:
     """Deprecated: ``linalg.vector_norm(input, 2, dim, keepdim)`` (at most 2 dims)."""
-    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
-                  "It will be removed in a future PyTorch release. Please use "
-                  "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning, stacklevel=2)
+    _warn_once("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for JIT "
+               "compatibility. It will be removed in a future PyTorch release. Please use "
+               "`linalg.vector_norm(A, 2., dim, keepdim)` instead")
     dims = [dim] if isinstance(dim, int) else list(dim)
     if len(dims) > 2:
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions "
                            "instead.")
-    from .reduction import vector_norm
+    from .nn_ops import _norm_dim  # at::norm(x, 2, dim, keepdim): NormBackward1
+    from .reduction import _dims
 
-    result = vector_norm(input, 2, dims, keepdim)
+    result = _norm_dim(input, ord=2.0, dim=_dims(dims, input.ndim), keepdim=keepdim)
     if out is not None:
         from .scatter import write_out
 
@@ -178,10 +196,9 @@ def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False, *,
     """Deprecated: ``linalg.matrix_norm(input, 'nuc', dim, keepdim)``."""
     from ..linalg import matrix_norm
 
-    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It "
-                  "will be removed in a future PyTorch release. Please use "
-                  "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead", UserWarning,
-                  stacklevel=2)
+    _warn_once("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT "
+               "compatibility. It will be removed in a future PyTorch release. Please use "
+               "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
     if isinstance(dim, bool):  # nuclear_norm(x, keepdim)
         dim, keepdim = None, dim
     if dim is None:
