@@ -3,6 +3,8 @@ every p, the in-place and method forms, second derivatives, and the errors."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 
@@ -49,10 +51,12 @@ def test_errors(compare, call):
 def test_legacy_norms(compare):
     def scenario(L):
         x = L.tensor([[3.0, 4.0], [1.0, -2.0], [0.5, 0.0]], requires_grad=True)
-        f = L.frobenius_norm(x, (0, 1))
-        f1 = L.frobenius_norm(x, 1, True)
-        n = L.nuclear_norm(x)
-        nk = L.nuclear_norm(x, (0, 1), keepdim=True)
+        with warnings.catch_warnings():  # deprecated: warned once a process (not compared)
+            warnings.simplefilter("ignore")
+            f = L.frobenius_norm(x, (0, 1))
+            f1 = L.frobenius_norm(x, 1, True)
+            n = L.nuclear_norm(x)
+            nk = L.nuclear_norm(x, (0, 1), keepdim=True)
         g, = L.autograd.grad(f + f1.sum() + n, x)
         return f, f1, n, nk, g
 
@@ -64,7 +68,12 @@ def test_legacy_norms(compare):
     lambda L: L.nuclear_norm(L.ones(3)),
 ])
 def test_legacy_norm_errors(compare, call):
-    compare(call)
+    def scenario(L):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return call(L)
+
+    compare(scenario)
 
 
 def test_native_norm_has_no_strided_kernel(lib):

@@ -7,8 +7,8 @@ segment gives ``initial`` when given, else the reduction's identity (0, nan, -in
 ``initial`` joins every non-empty segment's reduction too (mean: (initial + sum) / length).
 
 The gradient (``SegmentReduceBackward0``) is torch's: the segment's gradient spread over its
-elements (mean: divided by the length; max/min: shared by the elements equal to the result;
-prod: the product of the other elements). As in torch, that gradient has no derivative itself.
+elements (mean: divided by the length; max/min: to the elements equal to the result, a positive one
+divided among ties as torch's kernel does; prod: the product of the other elements). As in torch, that gradient has no derivative itself.
 """
 
 from __future__ import annotations
@@ -100,9 +100,12 @@ def _segment_reduce_backward(grad: np.ndarray, data: np.ndarray, out: np.ndarray
         elif reduce == "mean":
             res[where] = np.broadcast_to(g / n, seg.shape)
         elif reduce in ("max", "min"):
-            hit = seg == np.expand_dims(out[_index(lead, axis, s)], ax)
-            count = np.maximum(hit.sum(ax, keepdims=True), 1)
-            res[where] = np.where(hit, g / count, 0)
+            # torch's kernel: each element equal to the result (or NaN) gets the gradient;
+            # with ties, the positive ones are divided by the number of ties
+            hit = (seg == np.expand_dims(out[_index(lead, axis, s)], ax)) | np.isnan(seg)
+            count = hit.sum(ax, keepdims=True)
+            gi = np.where(hit, g, 0)
+            res[where] = np.where((count >= 2) & (gi > 0), gi / np.maximum(count, 1), gi)
         else:  # prod: the product of the others (with initial), zeros counted apart
             zeros = (seg == 0).sum(ax, keepdims=True)
             safe = np.where(seg == 0, 1, seg)
