@@ -17,9 +17,10 @@ def test_kron_block_diag_combinations(compare):
         bd = L.block_diag(a, b, L.tensor(7.0), L.ones(0, 2))
         c = L.combinations(b, 2, with_replacement=True)
         g = L.autograd.grad(k.sum() + (bd * bd).sum() + c.prod(1).sum(), (a, b))
-        return (k, bd, c, g, L.block_diag(), L.block_diag(L.tensor([True]), L.tensor([2], dtype=L.uint8)),
-                L.combinations(b, 0), L.combinations(L.ones(0), 2), L.kron(L.ones(2, 1, dtype=L.int64),
-                                                                          L.ones(3)))
+        mixed = L.block_diag(L.tensor([True]), L.tensor([2], dtype=L.uint8))
+        ints = L.kron(L.ones(2, 1, dtype=L.int64), L.ones(3))
+        return (k, bd, c, g, L.block_diag(), mixed, L.combinations(b, 0),
+                L.combinations(L.ones(0), 2), ints)
 
     compare(scenario)
 

@@ -8,7 +8,8 @@ segment gives ``initial`` when given, else the reduction's identity (0, nan, -in
 
 The gradient (``SegmentReduceBackward0``) is torch's: the segment's gradient spread over its
 elements (mean: divided by the length; max/min: to the elements equal to the result, a positive one
-divided among ties as torch's kernel does; prod: the product of the other elements). As in torch, that gradient has no derivative itself.
+divided among ties as torch's kernel does; prod: the product of the other elements). As in
+torch, that gradient has no derivative itself.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ _REDUCTIONS = ("sum", "mean", "max", "min", "prod")
 _EMPTY = {"sum": 0.0, "mean": np.nan, "max": -np.inf, "min": np.inf, "prod": 1.0}
 
 
-def _bounds(offsets: np.ndarray) -> np.ndarray:
+def _bounds(offsets: np.ndarray) -> list:
     """(..., S + 1) offsets -> flat list of (leading index, segment, start, stop)."""
     out = []
     for lead in np.ndindex(offsets.shape[:-1]):

@@ -432,7 +432,7 @@ def _block_diag(*blocks: np.ndarray, dtype: Any, shapes: tuple) -> np.ndarray:
 
 @_block_diag.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # each block's gradient: its place in grad
-    out = []
+    out: list = []
     r = c = 0
     for shape in ctx.params["shapes"]:
         h, w = _as_block(shape)
