@@ -126,6 +126,18 @@ def _(ctx: Any, grad: Any) -> tuple:
     raise RuntimeError("derivative for aten::_segment_reduce_backward is not implemented")
 
 
+@_segment_reduce.jvp
+def _(tangents: list, inputs: tuple, out: Tensor, *, reduce: str, offsets: np.ndarray, axis: int,
+      initial: Any) -> Tensor:  # d out_s = sum over segment s of (d out_s / d x_j) dx_j
+    # (torch has no forward-mode derivative here: tapegrad gives the derivative's tangent)
+    (t,), (data,) = tangents, inputs
+    weights = _segment_reduce_backward.forward(
+        np.ones(out.shape, dtype=data._data.dtype), data._data, out._data, reduce=reduce,
+        offsets=offsets, axis=axis, initial=initial)
+    return Tensor._make(_segment_reduce.forward(t._data * weights, reduce="sum",
+                                                offsets=offsets, axis=axis, initial=None))
+
+
 def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None,
                    indices: Tensor | None = None, offsets: Tensor | None = None,
                    axis: int = 0, unsafe: bool = False, initial: Any = None) -> Tensor:
