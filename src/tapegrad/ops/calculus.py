@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
-from .nn_ops import _div_scalar, _mul_scalar  # x / c, x * c with a number c, as ATen records them
 
 
 def _slice(t: Tensor, dim: int, start: int | None, stop: int | None = None) -> Tensor:
@@ -258,6 +257,8 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Ten
         shape = list(y.shape)
         del shape[d]
         return zeros(shape, dtype=y.dtype)
+    from .nn_ops import _div_scalar, _mul_scalar  # x / c, x * c with a number c (ATen's nodes)
+
     if xs is not None:  # sum((x_{i+1} - x_i) (y_i + y_{i+1})) / 2
         step = _slice(xs, d, 1) - _slice(xs, d, None, -1)
         return _div_scalar((step * (_slice(y, d, 1) + _slice(y, d, None, -1))).sum(d),
@@ -280,6 +281,8 @@ def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int =
     tensor([ 3.0000, 10.5000])
     """
     d, xs = _integration_args("cumulative_trapezoid", y, x, dx, dim)
+    from .nn_ops import _div_scalar  # x / c with a number c (ATen's node)
+
     pairs = _slice(y, d, None, -1) + _slice(y, d, 1)
     if xs is not None:  # cumsum((x_{i+1} - x_i) (y_i + y_{i+1})) / 2
         step = _slice(xs, d, 1) - _slice(xs, d, None, -1)
