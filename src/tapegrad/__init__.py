@@ -563,3 +563,18 @@ for _name, _fn in _torch_functions.METHODS.items():
 for _name, _fn in _torch_functions.FUNCTIONS.items():
     globals().setdefault(_name, _fn)
 from .ops.special import igamma, igammac  # noqa: E402
+
+# -- differences and integrals, covariances, kron & block_diag, dist & renorm, eig, ... ------
+
+from .ops.calculus import cumulative_trapezoid, diff, gradient, trapezoid, trapz  # noqa: E402
+from .ops.statistics import corrcoef, cov  # noqa: E402
+from .ops.shape_composite import block_diag, combinations, constant_pad_nd, kron  # noqa: E402
+from .ops.linalg import torch_cross as cross  # noqa: E402
+from .ops.norms import dist, frobenius_norm, native_norm, nuclear_norm, renorm  # noqa: E402
+from .ops.linalg_legacy import chain_matmul, vander  # noqa: E402
+from .ops.linalg_legacy import eig, lstsq, matrix_rank, solve, symeig  # noqa: E402  (removed)
+from ._methods import METHODS as _METHODS  # noqa: E402
+
+addmv_ = _METHODS["addmv_"]  # torch.addmv_(input, mat, vec, *, beta=1, alpha=1)
+from ._control_flow import cond, while_loop  # noqa: E402  (eager torch.cond, torch.while_loop)
+from .ops.segments import segment_reduce  # noqa: E402

@@ -286,3 +286,18 @@ def _linalg_methods() -> dict[str, Any]:
 
 
 METHODS.update(_linalg_methods())
+
+
+def _math_ops_methods() -> dict[str, Any]:
+    """x.diff(), x.kron(y), x.cross(y), x.vdot(y), x.dist(y), x.renorm(...), x.renorm_(...)
+    (ops/calculus.py, shape_composite.py, linalg.py, norms.py), and x.eig(), x.symeig(),
+    x.lstsq(A), x.solve(A), which raise torch's "removed" error (ops/linalg_legacy.py)."""
+    from .ops import calculus, norms
+    from .ops import linalg_legacy as lg
+    from .ops import shape_composite as sc
+
+    return {**calculus.METHODS, **norms.METHODS, **lg.REMOVED_METHODS, "kron": sc.kron,
+            "cross": la.torch_cross, "vdot": la.vdot}
+
+
+METHODS.update(_math_ops_methods())

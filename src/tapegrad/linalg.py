@@ -367,3 +367,8 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     """``torch.linalg.diagonal``: torch.diagonal with the last two dimensions by default."""
     return _diagonal(A, offset=offset, dim1=dim1, dim2=dim2)
 
+
+
+from .ops.decompositions import eig, eigvals  # noqa: E402  (general eigendecomposition)
+
+__all__ += ["eig", "eigvals"]

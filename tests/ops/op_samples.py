@@ -1084,3 +1084,21 @@ sample("unfold", lambda L, a: a.unfold(0, 2, 2), T(5, 2))
 sample("unsafe_split", lambda L, a: L.unsafe_split(a, 2, 1), T(3, 4))
 sample("fill", lambda L, a: L.fill(a, 2.0), T(3, 4))
 sample("fill", lambda L, a, v: L.fill(a, v), T(3, 4), T())
+
+# --------------------------------------------------------------------------------------------
+# block_diag, dist, renorm, linalg.eig, segment_reduce (ops/shape_composite.py, ops/norms.py,
+# ops/decompositions.py, ops/segments.py)
+# --------------------------------------------------------------------------------------------
+
+sample("block_diag", lambda L, a, b, c: L.block_diag(a, b, c), T(2, 3), T(3), T())
+sample("dist", lambda L, a, b: L.dist(a, b), T(3, 4), T(4))
+sample("dist", lambda L, a, b: a.dist(b, 3), A(3, 4), A(3, 4))
+sample("renorm", lambda L, a: L.renorm(a, 2, 0, 0.5), A(3, 4))
+# eigenvalues (real and imaginary parts) and |V|: the gauge-invariant parts of the result
+sample("linalg_eig", lambda L, a: (lambda w, v: (w.real, w.imag, v.abs()))(*L.linalg.eig(a)),
+       C([[2.0, 1.0, 0.0], [0.5, 3.0, 1.0], [0.0, 0.2, 5.0]]))
+# the gradient of segment_reduce has no derivative (in torch either)
+sample("segment_reduce", lambda L, a: L.segment_reduce(a, "max", lengths=L.tensor([1, 3])),
+       A(4, 2), gradgrad=False)
+sample("segment_reduce", lambda L, a: L.segment_reduce(a, "prod", lengths=L.tensor([1, 0, 3]),
+                                                       initial=2.0), A(4, 2), gradgrad=False)

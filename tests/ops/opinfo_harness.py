@@ -269,6 +269,8 @@ class Converter:
             if x.dtype in (torch.bfloat16, torch.float16, torch.complex32) and not hasattr(
                     tapegrad, "bfloat16"):
                 raise UnsupportedSample(f"dtype {x.dtype}")
+            if x.device.type != "cpu":  # a meta tensor (shapes only): tapegrad has none
+                raise UnsupportedSample(f"a tensor on the {x.device.type} device")
             if x.dim() > 64:  # NumPy's limit (torch's is 64 too, but a 65-d tensor exists)
                 raise UnsupportedSample("a tensor of more than 64 dims")
             t = tapegrad.from_numpy(_strided_copy(x, self.storages))

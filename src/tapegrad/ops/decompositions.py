@@ -12,6 +12,9 @@ derivative sees how the factors depend on A:
   columns of a tall/wide A outside the square part. Singular vectors are defined up to sign
   (phase): the gradient is meaningful for gauge-invariant functions only, as in torch.
 * eigh A = V diag(L) V^H: dA = V [skew(V^H gV)/2 / E + diag(gL)] V^H, E_ij = L_j - L_i.
+* eig A = V diag(L) V^{-1} (general A, complex L and V, unit-norm columns of V):
+  dA = V^{-H} [diag(gL) + (V^H gV - V^H V diag(re(V^H gV))) / conj(E)] V^H, the real part for a
+  real A. Eigenvectors are defined up to a phase: a loss that depends on it is refused.
 * LU A = P L U: dA = P L^{-H} [tril_-1(L^H gL) + triu(gU U^H)] U^{-H} (square; the tall and
   wide cases add the rows/columns outside the square part).
 """
@@ -30,6 +33,7 @@ from ._registry import defop
 linalg_svd = return_type("linalg_svd", "U S Vh")
 svd_result = return_type("svd", "U S V")
 linalg_eigh = return_type("linalg_eigh", "eigenvalues eigenvectors")
+linalg_eig = return_type("linalg_eig", "eigenvalues eigenvectors")
 linalg_lu = return_type("linalg_lu", "P L U")
 linalg_lu_factor = return_type("linalg_lu_factor", "LU pivots")
 linalg_lu_factor_ex = return_type("linalg_lu_factor_ex", "LU pivots info")
@@ -239,6 +243,116 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Tensor | None = None) -> Tensor
     check_float("linalg.eigvalsh", A._data)
     _check_uplo("linalg.eigvalsh", UPLO)
     w, _ = _eigh(A, UPLO=UPLO.upper(), compute_v=not A.requires_grad)
+    return _out(w, out)
+
+
+# ---------------------------------------------------------------------------------------------
+# General (non-symmetric) eigendecomposition: complex eigenvalues and eigenvectors
+# ---------------------------------------------------------------------------------------------
+
+def _complex_of(dt: np.dtype) -> np.dtype:
+    return np.result_type(dt, np.complex64)
+
+
+@defop("linalg_eig", node="LinalgEigBackward0", save=(0,), outputs=2)
+def _eig(a: np.ndarray, *, check_phase: bool = True) -> tuple:
+    ct = _complex_of(a.dtype)
+    if a.size == 0:
+        return np.zeros(a.shape[:-1], dtype=ct), np.zeros(a.shape, dtype=ct)
+    w, v = np.linalg.eig(a)  # LAPACK geev: unit-norm eigenvectors, largest component real
+    return w.astype(ct), v.astype(ct)
+
+
+_eig.holomorphic = False  # the rule takes complex gradients as they are (torch's convention)
+
+_PHASE_MESSAGE = ("linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+                  "multiplication by e^{i phi}. The specified loss function depends on this "
+                  "quantity, so it is ill-defined.")
+
+
+@_eig.backward
+def _(ctx: Any, grads: list) -> tuple:
+    # gA = V^{-H} [diag(gL) + (V^H gV - V^H V diag(re(V^H gV))) / conj(E)] V^H, E_ij = L_j - L_i
+    from .factorizations import solve
+
+    (a,) = ctx.saved
+    gl, gv = (list(grads) + [None, None])[:2]
+    gv = _given(gv)
+    w, v = _eig_outputs(ctx, a)
+    n = w.shape[-1]
+    if gv is None:
+        assert gl is not None
+        ret = gl.diag_embed()
+    else:
+        vhgv = v.mH @ gv
+        diag = vhgv.diagonal(0, -2, -1)
+        if ctx.params.get("check_phase", True) and not np.allclose(
+                diag._data.imag, 0.0, rtol=1e-2, atol=1e-2):
+            raise RuntimeError(_PHASE_MESSAGE)
+        offdiag = Tensor._make(~np.eye(n, dtype=bool))
+        wc = w.conj()
+        e = (wc.unsqueeze(-2) - wc.unsqueeze(-1)).where(offdiag, 1.0)
+        ret = (vhgv - v.mH @ (v * diag.real.unsqueeze(-2))) / e
+        if gl is not None:
+            ret = ret.where(offdiag, 0.0) + gl.diag_embed()
+    ga = solve(v.mH, ret @ v.mH)
+    return (ga.real if a._data.dtype.kind != "c" else ga,)
+
+
+def _eig_outputs(ctx: Any, a: Tensor) -> tuple:
+    """L and V as tensors of this node's graph, so that a second derivative flows back through
+    this node again, as in torch (whose rule reads the saved outputs). The node keeps their
+    arrays (``_remember_outputs``); without them, L and V are recomputed with the op (a second
+    node, which gets a part of the second-order gradient and does not check its phase: only the
+    sum of the two parts is phase-invariant)."""
+    arrays = ctx.params.get("outputs")
+    if arrays is None:
+        return _eig(a, check_phase=False)
+    out = []
+    for i, data in enumerate(arrays):
+        t = Tensor._make(data, requires_grad=True)
+        t.grad_fn = ctx
+        t._output_nr = i
+        out.append(t)
+    return tuple(out)
+
+
+def _remember_outputs(w: Tensor, v: Tensor) -> None:
+    """Keep L and V's arrays on their node for its rule (arrays, not Tensors: no cycle)."""
+    if w.grad_fn is not None:
+        w.grad_fn.params["outputs"] = (w._data, v._data)
+
+
+def _check_eig(name: str, A: Tensor) -> None:
+    check_square(name, A._data)
+    if A._data.dtype.kind not in "fc":
+        from ._registry import scalar_type_name
+
+        raise RuntimeError(f"Unknown Complex ScalarType for {scalar_type_name(A.dtype)}")
+    if not np.isfinite(A._data).all():
+        raise RuntimeError(f"torch.{name}: input tensor should not contain infs or NaNs.")
+
+
+def eig(A: Tensor, *, out: Any = None) -> Any:
+    """``torch.linalg.eig``: the eigenvalues and eigenvectors of a square matrix, complex
+    (complex64 for a float32 A, complex128 for float64), A V = V diag(L); each eigenvector of
+    unit norm.
+
+    >>> import tapegrad as torch
+    >>> torch.linalg.eig(torch.tensor([[2., 0.], [0., 3.]])).eigenvalues
+    tensor([2.+0.j, 3.+0.j])
+    """
+    _check_eig("linalg.eig", A)
+    w, v = _eig(A)
+    _remember_outputs(w, v)
+    return _out(linalg_eig(w, v), out)
+
+
+def eigvals(A: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``torch.linalg.eigvals``: the eigenvalues of a square matrix (complex)."""
+    _check_eig("linalg.eigvals", A)
+    w, v = _eig(A)
+    _remember_outputs(w, v)
     return _out(w, out)
 
 

@@ -255,7 +255,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a/b) = (1/b, -a/b^2)
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     ga = grad / b if need_a else None
-    gb = -grad * a / (b * b) if need_b else None
+    gb = -grad * ((a / b) / b) if need_b else None
     return ga, gb
 
 

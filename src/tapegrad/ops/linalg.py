@@ -698,3 +698,29 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = N
 
         raise _broadcast_error(input._data, other._data) from None
     return _into(_cross(input, other, dim=dim), out)
+
+
+_CROSS_DIM_WARNED = [False]
+
+
+def torch_cross(input: Tensor, other: Tensor, dim: int | None = None, *,
+                out: Tensor | None = None) -> Tensor:
+    """``torch.cross``: ``linalg.cross`` whose dim defaults (deprecated) to the first dim of
+    ``input`` of size 3."""
+    if dim is None:
+        if not _CROSS_DIM_WARNED[0]:  # torch warns once a process
+            import warnings
+
+            _CROSS_DIM_WARNED[0] = True
+            warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                          "Please either pass the dim explicitly or simply use "
+                          "torch.linalg.cross.\nThe default value of dim will change to agree "
+                          "with that of linalg.cross in a future release.", UserWarning,
+                          stacklevel=2)
+        dim = next((i for i, n in enumerate(input.shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return cross(input, other, dim=dim, out=out)
+
+
+_cross.holomorphic = False  # its rule conjugates for complex inputs itself: (conj(b) x g, ...)

@@ -2,7 +2,9 @@
 torch.cholesky (its own CholeskyBackward0 node), torch.matrix_power, torch.ormqr, and the
 randomized low-rank factorizations svd_lowrank and pca_lowrank (Halko, Martinsson and Tropp,
 2009, algorithm 5.1: a random range finder with ``niter`` power iterations, then the SVD of the
-small projected matrix).
+small projected matrix), torch.chain_matmul and torch.vander. The names torch removed in 1.9
+(torch.eig, symeig, lstsq, solve, matrix_rank and their methods) raise torch's error, which
+names their replacement.
 """
 
 from __future__ import annotations
@@ -207,3 +209,147 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True,
         return _svd_lowrank(A, q, niter, None)
     c = A.mean(dim=(-2,), keepdim=True)
     return _svd_lowrank(A - c, q, niter, None)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# chain_matmul, vander
+# ---------------------------------------------------------------------------------------------
+
+def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
+    """Deprecated: the product of the 2-d ``matrices`` (``linalg.multi_dot``, in the cheapest
+    order)."""
+    import warnings
+
+    from ..linalg import multi_dot
+
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
+                  "release. Use torch.linalg.multi_dot instead, which accepts a list of two or "
+                  "more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    if len(matrices) == 1:
+        if matrices[0].ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {matrices[0].ndim}, expected 2 instead.")
+        result = matrices[0].clone()
+    else:
+        for m in matrices:
+            if m.ndim != 2:
+                raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
+        result = multi_dot(list(matrices))
+    return _out(result, out) if out is not None else result
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803
+    """The Vandermonde matrix of a 1-d ``x``: columns x^(N-1), ..., x^1, x^0 (the reverse with
+    ``increasing``); integer and bool inputs give int64.
+
+    >>> import tapegrad as torch
+    >>> torch.vander(torch.tensor([1, 2, 3]), N=3)
+    tensor([[1, 1, 1],
+            [4, 2, 1],
+            [9, 3, 1]])
+    """
+    from .._creation import empty
+    from .._dtype import int64, promote_types
+
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    m = x.shape[0]
+    n = m if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    # as torch: ones, x copied into columns 1.., a running product along them in place (so, as
+    # in torch, there is no gradient: the product's saved input is overwritten), flipped
+    result = empty((m, n), dtype=promote_types(x.dtype, int64))
+    if n > 0:
+        result.fill_(1)
+    if n > 1:
+        powers = result[:, 1:]
+        powers.copy_(x.unsqueeze(1).expand(m, n - 1))
+        powers.copy_(powers.cumprod(1))
+    return result if increasing else result.flip(1)
+
+
+# ---------------------------------------------------------------------------------------------
+# The functions removed in torch 1.9: their stubs raise torch's error
+# ---------------------------------------------------------------------------------------------
+
+_REMOVED = "This function was deprecated since version 1.9 and is now removed."
+
+_EIG_REMOVED = (
+    f"{_REMOVED} `torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather "
+    "than real tensors mimicking complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:"
+    "\nL_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, eigenvectors=True) "
+    "should be replaced with:\nL_complex, V_complex = torch.linalg.eig(A)")
+_SYMEIG_REMOVED = (
+    f"{_REMOVED} The default behavior has changed from using the upper triangular portion of the "
+    "matrix by default to using the lower triangular portion.\n\nL, _ = torch.symeig(A, "
+    "upper=upper) should be replaced with:\nL = torch.linalg.eigvalsh(A, UPLO='U' if upper else "
+    "'L')\n\nand\n\nL, V = torch.symeig(A, eigenvectors=True) should be replaced with:\nL, V = "
+    "torch.linalg.eigh(A, UPLO='U' if upper else 'L')")
+_LSTSQ_REMOVED = (
+    f"{_REMOVED} `torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n"
+    "`torch.linalg.lstsq` has reversed arguments and does not return the QR decomposition in the "
+    "returned tuple (although it returns other information about the problem).\n\nTo get the QR "
+    "decomposition consider using `torch.linalg.qr`.\n\nThe returned solution in `torch.lstsq` "
+    "stored the residuals of the solution in the last m - n columns of the returned value "
+    "whenever m > n. In torch.linalg.lstsq, the residuals are in the field 'residuals' of the "
+    "returned named tuple.\n\nThe unpacking of the solution, as in\nX, _ = torch.lstsq(B, A)."
+    "solution[:A.size(1)]\nshould be replaced with:\nX = torch.linalg.lstsq(A, B).solution")
+_SOLVE_REMOVED = (
+    f"{_REMOVED} `torch.solve` is deprecated in favor of `torch.linalg.solve`. "
+    "`torch.linalg.solve` has its arguments reversed and does not return the LU factorization."
+    "\n\nTo get the LU factorization see `torch.lu`, which can be used with `torch.lu_solve` or "
+    "`torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced with:\nX = "
+    "torch.linalg.solve(A, B)")
+_MATRIX_RANK_REMOVED = (
+    f"{_REMOVED}\nPlease use the `torch.linalg.matrix_rank` function instead. The parameter "
+    "'symmetric' was renamed in `torch.linalg.matrix_rank()` to 'hermitian'.")
+
+
+def eig(self: Tensor, eigenvectors: bool = False, *, e: Any = None, v: Any = None) -> tuple:
+    """Removed in torch 1.9: use ``torch.linalg.eig`` / ``torch.linalg.eigvals``."""
+    raise RuntimeError(_EIG_REMOVED)
+
+
+def symeig(input: Tensor, eigenvectors: bool = False, upper: bool = True, *,
+           out: Any = None) -> tuple:
+    """Removed in torch 1.9: use ``torch.linalg.eigh`` / ``torch.linalg.eigvalsh``."""
+    raise RuntimeError(_SYMEIG_REMOVED)
+
+
+def lstsq(input: Tensor, A: Tensor, *, out: Any = None) -> tuple:  # noqa: N803
+    """Removed in torch 1.9: use ``torch.linalg.lstsq`` (arguments reversed)."""
+    raise RuntimeError(_LSTSQ_REMOVED)
+
+
+def solve(input: Tensor, A: Tensor, *, out: Any = None) -> tuple:  # noqa: N803
+    """Removed in torch 1.9: use ``torch.linalg.solve`` (arguments reversed)."""
+    raise RuntimeError(_SOLVE_REMOVED)
+
+
+def matrix_rank(input: Tensor, tol: Any = None, symmetric: bool = False, *,
+                out: Any = None) -> Tensor:
+    """Removed in torch 1.9: use ``torch.linalg.matrix_rank``."""
+    raise RuntimeError(_MATRIX_RANK_REMOVED)
+
+
+def _eig_method(self: Tensor, eigenvectors: bool = False) -> tuple:
+    raise RuntimeError(_EIG_REMOVED)
+
+
+def _symeig_method(self: Tensor, eigenvectors: bool = False) -> tuple:
+    raise RuntimeError(_SYMEIG_REMOVED)
+
+
+def _lstsq_method(self: Tensor, other: Tensor) -> tuple:
+    raise RuntimeError(_LSTSQ_REMOVED)
+
+
+def _solve_method(self: Tensor, other: Tensor) -> tuple:
+    raise RuntimeError(_SOLVE_REMOVED)
+
+
+REMOVED_METHODS = {"eig": _eig_method, "symeig": _symeig_method, "lstsq": _lstsq_method,
+                   "solve": _solve_method}

@@ -378,3 +378,146 @@ __all__ = [
     "dstack", "hsplit", "ravel", "rot90", "row_stack", "tile", "trace", "tril_indices",
     "triu_indices", "vsplit",
 ]
+
+
+# ---------------------------------------------------------------------------------------------
+# kron, block_diag, combinations
+# ---------------------------------------------------------------------------------------------
+
+def kron(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+    """The Kronecker product: every element of ``input`` times the whole of ``other``.
+
+    As torch: both views get interleaved unit dims, (a0, 1, a1, 1, ...) and (1, b0, 1, b1,
+    ...), their broadcast product is viewed back as (a0 b0, a1 b1, ...).
+
+    >>> import tapegrad as torch
+    >>> torch.kron(torch.tensor([1, 2]), torch.tensor([1, 10]))
+    tensor([ 1, 10,  2, 20])
+    """
+    from .shape import _unsafe_view
+
+    nd = max(input.ndim, other.ndim)
+    a = (1,) * (nd - input.ndim) + tuple(input.shape)
+    b = (1,) * (nd - other.ndim) + tuple(other.shape)
+    a_view = tuple(v for n in a for v in (n, 1))
+    b_view = tuple(v for n in b for v in (1, n))
+    result = _unsafe_view(_unsafe_view(input, shape=a_view) * _unsafe_view(other, shape=b_view),
+                          shape=tuple(m * n for m, n in zip(a, b, strict=True)))
+    if out is not None:
+        from .scatter import write_out
+
+        return write_out(result, out, input, other)
+    return result
+
+
+def _as_block(shape: tuple) -> tuple:
+    """The (rows, cols) a tensor of ``shape`` takes on block_diag's diagonal."""
+    if len(shape) == 0:
+        return (1, 1)
+    if len(shape) == 1:
+        return (1, shape[0])
+    return shape
+
+
+@defop("block_diag", node="BlockDiagBackward0")
+def _block_diag(*blocks: np.ndarray, dtype: Any, shapes: tuple) -> np.ndarray:
+    sizes = [_as_block(b.shape) for b in blocks]
+    out = np.zeros((sum(s[0] for s in sizes), sum(s[1] for s in sizes)), dtype=dtype)
+    r = c = 0
+    for b, (h, w) in zip(blocks, sizes, strict=True):
+        out[r:r + h, c:c + w] = b.reshape(h, w)
+        r, c = r + h, c + w
+    return out
+
+
+@_block_diag.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # each block's gradient: its place in grad
+    out: list = []
+    r = c = 0
+    for shape in ctx.params["shapes"]:
+        h, w = _as_block(shape)
+        needed = ctx.input_meta[len(out)] is not None
+        out.append(grad[r:r + h, c:c + w].reshape(shape) if needed else None)
+        r, c = r + h, c + w
+    return tuple(out)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors (0-d, 1-d as a row, or 2-d) along the diagonal of a block matrix.
+
+    >>> import tapegrad as torch
+    >>> torch.block_diag(torch.tensor([[1, 2]]), torch.tensor([3]))
+    tensor([[1, 2, 0],
+            [0, 0, 3]])
+    """
+    from .._dtype import promote_types
+
+    for i, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+                               f"Input {i} has {t.ndim} dimensions")
+    if not tensors:
+        from .._creation import empty
+
+        return empty((1, 0))
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = promote_types(dtype, t.dtype)
+    return _block_diag(*tensors, dtype=dtype.np, shapes=tuple(tuple(t.shape) for t in tensors))
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-``r`` combinations of the elements of a 1-d tensor, one per row, in
+    itertools' order (``with_replacement``: as combinations_with_replacement).
+
+    >>> import tapegrad as torch
+    >>> torch.combinations(torch.tensor([1, 2, 3]))
+    tensor([[1, 2],
+            [1, 3],
+            [2, 3]])
+    """
+    from .._creation import empty
+    from .scatter import masked_select
+    from .shape import meshgrid, stack
+
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return empty((0,), dtype=input.dtype)
+    n = input.shape[0]
+    # as torch: the r-fold grid of the elements, masked to its increasing index tuples
+    idx = np.indices((n,) * r)
+    mask = np.ones((n,) * r, dtype=bool)
+    for k in range(r - 1):
+        mask &= idx[k] <= idx[k + 1] if with_replacement else idx[k] < idx[k + 1]
+    keep = Tensor._make(mask)
+    grids = meshgrid(*([input] * r), indexing="ij")
+    return stack([masked_select(g, keep) for g in grids], 1)
+
+
+def constant_pad_nd(input: Tensor, pad: Any, value: Any = 0) -> Tensor:
+    """Pad (or, with negative pads, crop) the last ``len(pad) // 2`` dims with ``value``;
+    ``pad`` lists the last dim first: (left, right, top, bottom, ...).
+
+    >>> import tapegrad as torch
+    >>> torch.constant_pad_nd(torch.tensor([1, 2]), [1, 2])
+    tensor([0, 1, 2, 0, 0])
+    """
+    from .nn_ops import _constant_pad, _pad_pairs
+
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) > 2 * input.ndim:
+        raise RuntimeError("Length of pad should be no more than twice the number of dimensions "
+                           f"of the input. Pad length is {len(pad)}while the input has "
+                           f"{input.ndim}dimensions.")
+    for (lo, hi), n in zip(_pad_pairs(pad, input.ndim), input.shape, strict=True):
+        if n + min(lo, 0) + min(hi, 0) < 0 or n + lo + hi < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+    return _constant_pad(input, pad=pad, value=value)
+
+
+__all__ += ["block_diag", "combinations", "constant_pad_nd", "kron"]

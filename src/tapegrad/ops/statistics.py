@@ -1,4 +1,6 @@
-"""Quantiles: ``quantile`` and ``nanquantile``, composed of differentiable ops as torch composes
+"""Quantiles (``quantile``, ``nanquantile``) and covariances (``cov``, ``corrcoef``).
+
+Quantiles: ``quantile`` and ``nanquantile``, composed of differentiable ops as torch composes
 them: sort along the dim, find each quantile's rank ``q * (n - 1)`` (n counting only non-NaN
 values for nanquantile), gather the values just below and above it and interpolate
 (linear, lower, higher, midpoint or nearest). The ranks are computed in the input's dtype, as
@@ -111,6 +113,108 @@ def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *
     return _quantile("nanquantile", input, q, dim, keepdim, interpolation, out)
 
 
-METHODS = {"quantile": quantile, "nanquantile": nanquantile}
+# ---------------------------------------------------------------------------------------------
+# Covariance and correlation: the rows of a 2-d input are variables, its columns observations.
+#
+#   w = fweights * aweights,  mean_i = sum_j w_j x_ij / sum(w)
+#   cov = (x - mean) diag(w) (x - mean)^H / (sum(w) - correction * sum(w * aweights) / sum(w))
+#
+# composed of differentiable ops as torch composes it (a matmul, then a division and a squeeze).
+# ---------------------------------------------------------------------------------------------
 
-__all__ = ["quantile", "nanquantile"]
+def _check_weights(kind: str, w: Tensor, n: int) -> None:
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {kind} to have one or fewer dimensions but got "
+                           f"{kind} with {w.ndim} dimensions")
+    from ._registry import scalar_type_name
+
+    if kind == "fweights" and w._data.dtype.kind not in "iu":
+        raise RuntimeError("cov(): expected fweights to have integral dtype but got fweights "
+                           f"with {scalar_type_name(w.dtype)} dtype")
+    if kind == "aweights" and w._data.dtype.kind != "f":
+        raise RuntimeError("cov(): expected aweights to have floating point dtype but got "
+                           f"aweights with {scalar_type_name(w.dtype)} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {kind} to have the same numel as there are "
+                           f"observations in the input but got {w.numel()} != {n}")
+    if n and (w._data < 0).any():
+        raise RuntimeError(f"cov(): {kind} cannot be negative")
+
+
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
+        aweights: Tensor | None = None) -> Tensor:
+    """The covariance matrix of the variables in ``input``'s rows (observations in columns),
+    with frequency weights ``fweights`` and observation weights ``aweights``.
+
+    >>> import tapegrad as torch
+    >>> torch.cov(torch.tensor([[0., 1., 2.], [2., 1., 0.]]))
+    tensor([[ 1., -1.],
+            [-1.,  1.]])
+    """
+    import warnings
+
+    from .linalg import mm
+
+    if input.ndim > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.ndim} dimensions")
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = input.reshape(1, -1) if input.ndim < 2 else input
+    n = x.shape[1]
+    w: Tensor | None = None
+    if fweights is not None:
+        _check_weights("fweights", fweights, n)
+        w = fweights
+    if aweights is not None:
+        _check_weights("aweights", aweights, n)
+        w = aweights if w is None else w * aweights
+    if w is None:
+        w_sum: Any = Tensor._make(np.asarray(n, dtype=np.int64))
+    else:
+        w_sum = w.sum()
+        if not w_sum._data.item() != 0:
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    avg = (x if w is None else x * w).sum(1) / w_sum
+    if w is not None and aweights is not None and correction != 0:
+        norm = w_sum - correction * (w * aweights).sum() / w_sum
+    else:
+        norm = w_sum - correction
+    if norm._data.item() <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=2)
+        norm = norm * 0
+    x = x - avg.unsqueeze(1)
+    c = mm(x, (x if w is None else x * w).t().conj())
+    return c.true_divide(norm).squeeze()
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson's correlation coefficients of the variables in ``input``'s rows: the
+    covariance scaled by the standard deviations, clipped to [-1, 1].
+
+    >>> import tapegrad as torch
+    >>> torch.corrcoef(torch.tensor([[0., 1., 2.], [2., 1., 0.]]))
+    tensor([[ 1., -1.],
+            [-1.,  1.]])
+    """
+    if input.ndim > 2:
+        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got "
+                           f"an input with {input.ndim} dimensions")
+    c = cov(input)
+    if c.ndim == 0:  # one variable: 1, or nan where its variance is nan, inf or 0
+        return c / c
+    d = c.diagonal()
+    std = (d.real if d.is_complex() else d).sqrt()
+    c = c / std.view(-1, 1)
+    c = c / std.view(1, -1)
+    if c.is_complex():
+        from .complex import complex as complex_
+
+        return complex_(c.real.clip(-1, 1), c.imag.clip(-1, 1))
+    return c.clip(-1, 1)
+
+
+METHODS = {"quantile": quantile, "nanquantile": nanquantile, "cov": cov, "corrcoef": corrcoef}
+
+__all__ = ["quantile", "nanquantile", "cov", "corrcoef"]
