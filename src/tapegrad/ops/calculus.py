@@ -257,7 +257,7 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Ten
         shape = list(y.shape)
         del shape[d]
         return zeros(shape, dtype=y.dtype)
-    from .nn_ops import _div_scalar, _mul_scalar  # x / c, x * c with a number c (ATen's nodes)
+    from .nn_common import _div_scalar, _mul_scalar  # x / c, x * c with a number c (ATen's nodes)
 
     if xs is not None:  # sum((x_{i+1} - x_i) (y_i + y_{i+1})) / 2
         step = _slice(xs, d, 1) - _slice(xs, d, None, -1)
@@ -281,7 +281,7 @@ def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int =
     tensor([ 3.0000, 10.5000])
     """
     d, xs = _integration_args("cumulative_trapezoid", y, x, dx, dim)
-    from .nn_ops import _div_scalar  # x / c with a number c (ATen's node)
+    from .nn_common import _div_scalar  # x / c with a number c (ATen's node)
 
     pairs = _slice(y, d, None, -1) + _slice(y, d, 1)
     if xs is not None:  # cumsum((x_{i+1} - x_i) (y_i + y_{i+1})) / 2

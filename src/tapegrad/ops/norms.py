@@ -180,7 +180,7 @@ def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False, *,
     if len(dims) > 2:
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions "
                            "instead.")
-    from .nn_ops import _norm_dim  # at::norm(x, 2, dim, keepdim): NormBackward1
+    from .nn_common import _norm_dim  # at::norm(x, 2, dim, keepdim): NormBackward1
     from .reduction import _dims
 
     result = _norm_dim(input, ord=2.0, dim=_dims(dims, input.ndim), keepdim=keepdim)

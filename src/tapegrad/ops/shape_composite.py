@@ -505,7 +505,7 @@ def constant_pad_nd(input: Tensor, pad: Any, value: Any = 0) -> Tensor:
     >>> torch.constant_pad_nd(torch.tensor([1, 2]), [1, 2])
     tensor([0, 1, 2, 0, 0])
     """
-    from .nn_ops import _constant_pad, _pad_pairs
+    from .padding import _constant_pad, _pad_pairs
 
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
