@@ -6,10 +6,14 @@ Costs nothing while autocast is off: no op reads a flag for it. Entering the fir
 casts, leaving the last one takes them out again:
 
     registry entries on a list       entry.__class__ = _AutocastOp: its __call__ casts the inputs
-    public composites on a list      every module attribute naming the function, and the Tensor
-                                     method, replaced by a wrapper that casts the arguments and
-                                     runs the function with autocast excluded (torch's autocast
-                                     kernel redispatches below itself; inner ops see no autocast)
+    public composites on a list      fn.__code__ = a trampoline into _call_listed, which casts
+                                     the arguments and runs the original code with autocast
+                                     excluded (torch's autocast kernel redispatches below itself:
+                                     the composite's inner ops see no autocast)
+
+Swapping the code rather than rebinding names catches every reference to the function: its
+public names, ``from ... import`` copies in other modules, and a ``loss_fn = F.cross_entropy``
+saved by the user before the region began.
 
 Which op gets which cast is data (_autocast_lists.py). A cast is ``tensor.to(dtype)``, a
 differentiable ToCopyBackward0 node, so gradients reach float32 parameters in float32.
@@ -24,10 +28,9 @@ own thread's state, so another thread's ops run unchanged.
 
 from __future__ import annotations
 
-import functools
 import inspect
-import sys
 import threading
+import types
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -302,32 +305,27 @@ def _target(policy: str, args: tuple, kwargs: dict) -> Any:
     return _promote_dtype(_tensors_in(args) + _tensors_in(kwargs.values()))
 
 
-def _make_wrapper(fn: Callable, policy: str, unlisted: tuple | None) -> Callable:
+def _call_listed(key: int, args: tuple, kwargs: dict) -> Any:
+    """What a listed public function does while autocast is installed (see _swap_in)."""
+    fn, policy, unlisted, signature = _listed[key]
     state = _state
-    signature = inspect.signature(fn) if unlisted is not None else None
-
-    @functools.wraps(fn)
-    def autocast_wrapper(*args: Any, **kwargs: Any) -> Any:
-        if not state.cpu or state.excluded:
-            return fn(*args, **kwargs)
-        if signature is not None and unlisted is not None:
-            try:
-                bound = signature.bind(*args, **kwargs).arguments
-            except TypeError:
-                bound = {}
-            if bound.get(unlisted[0]) == unlisted[1]:
-                return fn(*args, **kwargs)
-        dtype = _target(policy, args, kwargs)
-        args = tuple(_cast_all(a, dtype) for a in args)
-        kwargs = {k: _cast_all(v, dtype) for k, v in kwargs.items()}
-        state.excluded = True
+    if not state.cpu or state.excluded:
+        return fn(*args, **kwargs)
+    if unlisted is not None:
         try:
+            bound = signature.bind(*args, **kwargs).arguments
+        except TypeError:
+            bound = {}
+        if bound.get(unlisted[0]) == unlisted[1]:
             return fn(*args, **kwargs)
-        finally:
-            state.excluded = False
-
-    autocast_wrapper.__wrapped_by_autocast__ = fn  # type: ignore[attr-defined]
-    return autocast_wrapper
+    dtype = _target(policy, args, kwargs)
+    args = tuple(_cast_all(a, dtype) for a in args)
+    kwargs = {k: _cast_all(v, dtype) for k, v in kwargs.items()}
+    state.excluded = True
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        state.excluded = False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -336,9 +334,17 @@ def _make_wrapper(fn: Callable, policy: str, unlisted: tuple | None) -> Callable
 
 _lock = threading.Lock()
 _threads_on = 0  # threads with CPU autocast on
-_sites: list[tuple[Any, str, Any, Any]] | None = None  # (owner, attribute, original, wrapper)
-_modules_seen = 0
+# per listed public function: its twin (the original code), policy, condition, signature
+_listed: list[tuple[Callable, str, Any, Any]] = []
+_swapped: list[tuple[Any, Any, Any]] = []  # (function, original code, trampoline code)
 _registry_ops: list[Any] = []
+_KEY = -424242  # the constant that each copy of _trampoline's code replaces by its key
+
+
+# The code a listed public function runs while autocast is installed: a call into
+# _call_listed, under the name _swap_in puts into the function's module.
+def _trampoline(*args: Any, **kwargs: Any) -> Any:
+    return __tapegrad_autocast__(-424242, args, kwargs)  # type: ignore[name-defined]  # noqa: F821
 
 
 def _thread_switched(on: bool) -> None:
@@ -361,58 +367,57 @@ def _resolve(path: str) -> tuple[Any, str]:
     return owner, name
 
 
-def _find_sites() -> list[tuple[Any, str, Any, Any]]:
-    """Every place the listed public functions are reachable from: their public names, and
-    each module attribute (an ``import`` elsewhere in tapegrad) bound to the same function."""
-    from ._tensor import Tensor
-
-    wrappers: dict[int, tuple[Any, Any]] = {}  # id(function) -> (function, wrapper)
-    sites = []
-    for path, policy in lists.PUBLIC_POLICY.items():
-        owner, name = _resolve(path)
-        fn = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
-        if fn is None:
-            continue
-        if id(fn) not in wrappers:
-            wrappers[id(fn)] = (fn, _make_wrapper(fn, policy, lists.UNLISTED_WHEN.get(path)))
-        if owner is Tensor:
-            sites.append((Tensor, name, fn, wrappers[id(fn)][1]))
-    for module_name, module in list(sys.modules.items()):
-        if module is None or not (module_name == "tapegrad" or
-                                  module_name.startswith("tapegrad.")):
-            continue
-        for attr, value in list(vars(module).items()):
-            hit = wrappers.get(id(value))
-            if hit is not None and hit[0] is value:
-                sites.append((module, attr, value, hit[1]))
-    return sites
+def _prepare(fn: Any, policy: str, unlisted: Any) -> tuple[Any, Any, Any]:
+    """For one listed public function: a twin function object that keeps its original code,
+    registered under a key, and a copy of the trampoline's code that calls ``_call_listed``
+    with that key (named as the function, for tracebacks)."""
+    twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    twin.__kwdefaults__ = fn.__kwdefaults__
+    key = len(_listed)
+    _listed.append((twin, policy, unlisted,
+                    inspect.signature(twin) if unlisted is not None else None))
+    template = _trampoline.__code__
+    original = fn.__code__
+    code = template.replace(co_consts=tuple(key if c == _KEY else c for c in template.co_consts),
+                            co_name=original.co_name, co_qualname=original.co_qualname,
+                            co_filename=original.co_filename,
+                            co_firstlineno=original.co_firstlineno)
+    fn.__globals__["__tapegrad_autocast__"] = _call_listed
+    return fn, original, code
 
 
 def _install() -> None:
-    global _sites, _modules_seen
+    """Swap the listed functions' code for their trampolines (every reference to a function
+    then goes through ``_call_listed``: its public names, ``from ... import`` copies, a
+    ``loss_fn = F.cross_entropy`` saved before the region), and the listed registry entries'
+    class for ``_AutocastOp``. Prepared once; later installs are assignments."""
+    from ._tensor import Tensor
     from .ops._registry import REGISTRY
 
-    if _sites is None or _modules_seen != len(sys.modules):
-        _sites = _find_sites()
-        _modules_seen = len(sys.modules)
-    for owner, attr, _, wrapper in _sites:
-        setattr(owner, attr, wrapper)
-    _registry_ops.clear()
-    for name, policy in lists.REGISTRY_POLICY.items():
-        op = REGISTRY.get(name)
-        if op is not None and type(op) is not _AutocastOp:
-            op.__class__ = _AutocastOp
-            _registry_ops.append(op)
+    if not _swapped:
+        done: set[int] = set()
+        for path, policy in lists.PUBLIC_POLICY.items():
+            owner, name = _resolve(path)
+            fn = owner.__dict__.get(name) if owner is Tensor else getattr(owner, name, None)
+            if isinstance(fn, types.FunctionType) and id(fn) not in done:
+                done.add(id(fn))
+                _swapped.append(_prepare(fn, policy, lists.UNLISTED_WHEN.get(path)))
+        _registry_ops.extend(REGISTRY[name] for name in lists.REGISTRY_POLICY
+                             if name in REGISTRY)
+    for fn, _, code in _swapped:
+        fn.__code__ = code
+    for op in _registry_ops:
+        op.__class__ = _AutocastOp
 
 
 def _uninstall() -> None:
     from .ops._registry import OpDef
 
-    for owner, attr, original, _ in _sites or ():
-        setattr(owner, attr, original)
+    for fn, original, _ in _swapped:
+        fn.__code__ = original
     for op in _registry_ops:
         op.__class__ = OpDef
-    _registry_ops.clear()
 
 
 def _registry_call(op: Any, inputs: tuple, params: dict) -> Any:
