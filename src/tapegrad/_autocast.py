@@ -306,26 +306,69 @@ def _target(policy: str, args: tuple, kwargs: dict) -> Any:
 
 
 def _call_listed(key: int, args: tuple, kwargs: dict) -> Any:
-    """What a listed public function does while autocast is installed (see _swap_in)."""
+    """What a listed public function does while autocast is installed (see _install)."""
     fn, policy, unlisted, signature = _listed[key]
     state = _state
     if not state.cpu or state.excluded:
         return fn(*args, **kwargs)
     if unlisted is not None:
         try:
-            bound = signature.bind(*args, **kwargs).arguments
-        except TypeError:
-            bound = {}
-        if bound.get(unlisted[0]) == unlisted[1]:
-            return fn(*args, **kwargs)
-    dtype = _target(policy, args, kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            off = unlisted(bound.arguments)
+        except TypeError:  # bad arguments: the function raises torch's error itself
+            off = False
+        if off:
+            return _excluded(fn, args, kwargs)
+    if policy == lists.UNLISTED:
+        return fn(*args, **kwargs)
+    low = state.dtypes["cpu"]
+    if policy == lists.CONTRACTION:
+        return _contraction(fn, args, kwargs, low)
+    dtype = _dtype.float32 if policy == lists.FP32_THEN_LOWER else _target(policy, args, kwargs)
     args = tuple(_cast_all(a, dtype) for a in args)
     kwargs = {k: _cast_all(v, dtype) for k, v in kwargs.items()}
+    out = _excluded(fn, args, kwargs)
+    return _cast_all(out, low) if policy == lists.FP32_THEN_LOWER else out
+
+
+def _excluded(fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """``fn(*args, **kwargs)`` with autocast off for the ops inside it."""
+    state = _state
     state.excluded = True
     try:
         return fn(*args, **kwargs)
     finally:
         state.excluded = False
+
+
+def _contraction(fn: Callable, args: tuple, kwargs: dict, low: Any) -> Any:
+    """einsum: torch contracts each pair of operands with one ``bmm`` when an index is summed
+    between them (a plain product otherwise, with nothing summed: unlisted). The bmm's way:
+    operands rounded to the low type, products accumulated in float32, the result rounded
+    once."""
+    operands = args[1:]
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    equation = str(args[0] if args else kwargs.get("equation", "")).replace(" ", "")
+    lhs, _, rhs = equation.partition("->")
+    terms = lhs.split(",")
+    if not _sums_between(terms, rhs if "->" in equation else None) or not all(
+            _eligible(t) for t in operands):
+        return _excluded(fn, args, kwargs)
+    widened = [_cast(t, low).to(_dtype.float32) for t in operands]
+    return _cast(_excluded(fn, (args[0], *widened), {}), low)
+
+
+def _sums_between(terms: list, rhs: str | None) -> bool:
+    """Whether an index appears in two of the operands and is summed away."""
+    if len(terms) < 2:
+        return False
+    letters = "".join(terms)
+    if rhs is None:  # implicit output: the indices that appear once, sorted
+        rhs = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    shared = [c for c in set(letters) if sum(c in t for t in terms) >= 2]
+    return any(c not in rhs for c in shared)
 
 
 # ---------------------------------------------------------------------------------------------

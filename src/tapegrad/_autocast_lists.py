@@ -34,7 +34,14 @@ reached in tapegrad:
 
 from __future__ import annotations
 
+from typing import Any
+
 LOWER, FP32, PROMOTE = "lower", "fp32", "promote"
+# tapegrad-side policies of composites that torch builds from listed and unlisted ops:
+UNLISTED = "unlisted"  # as its parts: each op inside casts (or not) by its own policy
+FP32_THEN_LOWER = "fp32 then lower"  # float32 inside (a listed decomposition), a low-type
+#                                      product at the end: computed in float32, result cast
+CONTRACTION = "contraction"  # einsum: a product summing an index is one bmm in torch
 
 # aten op -> policy, torch 2.13's CPU autocast (overloads folded into their op).
 TORCH_AUTOCAST_CPU: dict[str, str] = {
@@ -138,10 +145,58 @@ PUBLIC_POLICY: dict[str, str] = {
     ), FP32),
 }
 
-# Public functions whose policy depends on their arguments: torch reaches the listed aten op
-# only on some paths. ``max_pool3d(..., return_indices=True)`` is ``max_pool3d_with_indices``,
-# which is on no list.
-UNLISTED_WHEN: dict[str, tuple[str, object]] = {
-    "max_pool3d": ("return_indices", True),
-    "nn.functional.max_pool3d": ("return_indices", True),
+PUBLIC_POLICY.update({
+    # torch: inner and tensordot fold both sides into matrices for one ``mm``, except when
+    # the result has one element (``dot``, or ``mul`` and ``sum``: unlisted; see below)
+    "inner": UNLISTED, "tensordot": UNLISTED, "Tensor.inner": UNLISTED,
+    # torch: the chunked path is a custom op of its own, which autocast does not enter
+    "nn.functional.linear_cross_entropy": UNLISTED,
+    # torch: lu is _lu_with_info (fp32)
+    "lu": FP32, "Tensor.lu": FP32,
+    # torch: pinv is an SVD (or eigh) in float32, then a matmul in the low type
+    "linalg.pinv": FP32_THEN_LOWER,
+    "einsum": CONTRACTION,
+})
+
+
+def _one_element_result(a: dict) -> bool:
+    """tensordot/inner: torch's path when the result has one element (no ``mm``)."""
+    x, y = a.get("a", a.get("input")), a.get("b", a.get("other"))
+    if x is None or y is None or x.ndim == 0 or y.ndim == 0:
+        return True
+    dims = a.get("dims", 2)
+    if hasattr(dims, "tolist"):
+        dims = dims.tolist()
+    if "input" in a:  # inner: the last dimension of both
+        left, right = x.shape[:-1], y.shape[:-1]
+    elif isinstance(dims, int):
+        left, right = x.shape[:x.ndim - dims], y.shape[dims:]
+    else:
+        da = [dims[0]] if isinstance(dims[0], int) else list(dims[0])
+        db = [dims[1]] if isinstance(dims[1], int) else list(dims[1])
+        left = [n for i, n in enumerate(x.shape) if i not in {d % x.ndim for d in da}]
+        right = [n for i, n in enumerate(y.shape) if i not in {d % y.ndim for d in db}]
+    count = 1
+    for n in (*left, *right):
+        count *= n
+    return count == 1
+
+
+def _chunked_linear_cross_entropy(a: dict) -> bool:
+    target = a.get("target")
+    return (a.get("options") is not None and a.get("reduction", "mean") in ("mean", "sum", "none")
+            and a["linear_weight"].ndim == 2 and a.get("label_smoothing", 0.0) == 0.0
+            and target is not None and target.dtype.name == "int64")
+
+
+# Public functions that run with autocast off (torch reaches no listed op) when a condition on
+# their arguments holds: ``max_pool3d(..., return_indices=True)`` is
+# ``max_pool3d_with_indices``, which is on no list; see also the notes above.
+UNLISTED_WHEN: dict[str, Any] = {
+    "max_pool3d": lambda a: a.get("return_indices", False) is True,
+    "nn.functional.max_pool3d": lambda a: a.get("return_indices", False) is True,
+    "inner": _one_element_result,
+    "Tensor.inner": _one_element_result,
+    "tensordot": _one_element_result,
+    "nn.functional.linear_cross_entropy": _chunked_linear_cross_entropy,
 }

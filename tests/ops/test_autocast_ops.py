@@ -32,10 +32,32 @@ TOLERANCE = {torch.bfloat16: (1.6e-2, 1e-5), torch.float16: (1e-3, 1e-5),
              torch.float32: (1.3e-6, 1e-5), torch.float64: (1e-7, 1e-7)}
 
 
+# Entries where tapegrad's low-precision kernels or compositions (not autocast) differ from
+# torch's; strict: each fails the test once fixed, so the list only shrinks.
+KNOWN_DIFFERENCES = {
+    "addbmm": "torch's bfloat16 addbmm rounds its sum after each batch; tapegrad's kernel "
+              "accumulates every batch in float32 and rounds once (values differ by a few ulps)",
+    "nn.functional.conv_transpose1d": "torch's bfloat16 transposed convolution accumulates "
+                                      "its column sums in bfloat16; tapegrad's in float32",
+    "nn.functional.conv_transpose2d": "torch's bfloat16 transposed convolution accumulates "
+                                      "its column sums in bfloat16; tapegrad's in float32",
+    "nn.functional.multi_head_attention_forward": "tapegrad adds attn_mask to bmm(q, k^T) "
+                                                  "where torch calls baddbmm(attn_mask, q, "
+                                                  "k^T), whose autocast casts the mask too",
+}
+
+
 def _entries() -> list:
     failing = h.read_list(h.EXPECTED_FAILURES_FILE)
-    return [op for op in h.in_scope_entries()
-            if h.entry_id(op) not in failing and torch.float32 in op.supported_dtypes("cpu")]
+    out = []
+    for op in h.in_scope_entries():
+        eid = h.entry_id(op)
+        if eid in failing or torch.float32 not in op.supported_dtypes("cpu"):
+            continue
+        reason = KNOWN_DIFFERENCES.get(eid)
+        marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+        out.append(pytest.param(op, id=eid, marks=marks))
+    return out
 
 
 def _to_low(x: Any, low: torch.dtype) -> Any:
@@ -131,7 +153,7 @@ def _check_sample(op: Any, fn: Any, s32: Any, low: torch.dtype, low_inputs: bool
         _compare_values(ours, theirs, "output")
 
 
-@pytest.mark.parametrize("op", _entries(), ids=h.entry_id)
+@pytest.mark.parametrize("op", _entries())
 def test_autocast_dtypes(op: Any) -> None:
     fn = h.resolve(op)
     if fn is None:
