@@ -44,6 +44,8 @@ KNOWN_DIFFERENCES = {
     "nn.functional.multi_head_attention_forward": "tapegrad adds attn_mask to bmm(q, k^T) "
                                                   "where torch calls baddbmm(attn_mask, q, "
                                                   "k^T), whose autocast casts the mask too",
+    "linalg.pinv": "torch rounds V S^-1 and U^H to the low type before its final matmul; "
+                   "tapegrad computes the pseudo-inverse in float32 and rounds it once",
 }
 
 
