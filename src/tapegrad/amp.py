@@ -63,9 +63,10 @@ class autocast:
         from . import _autocast
 
         if not isinstance(device_type, str):
-            raise ValueError(
-                f"Expected `device_type` of type `str`, got: `{type(device_type)}`"
-            )
+            kind = type(device_type)
+            shown = (f"<class '{__name__.split('.')[0]}.device'>" if kind is _device
+                     else str(kind))  # a torch.device, as torch names its class
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{shown}`")
         self.fast_dtype = _autocast.get_autocast_dtype(device_type) if dtype is None else dtype
         self.device = device_type
         if not is_autocast_available(self.device):
