@@ -1,0 +1,443 @@
+"""Autocast's state and its mechanism: the per-thread flags ``torch.is_autocast_enabled`` and
+friends report, and the casts the listed ops make while CPU autocast is on.
+
+Costs nothing while autocast is off: no op reads a flag for it. Entering the first region
+(``set_autocast_enabled("cpu", True)``, which ``torch.autocast.__enter__`` calls) installs the
+casts, leaving the last one takes them out again:
+
+    registry entries on a list       entry.__class__ = _AutocastOp: its __call__ casts the inputs
+    public composites on a list      every module attribute naming the function, and the Tensor
+                                     method, replaced by a wrapper that casts the arguments and
+                                     runs the function with autocast excluded (torch's autocast
+                                     kernel redispatches below itself; inner ops see no autocast)
+
+Which op gets which cast is data (_autocast_lists.py). A cast is ``tensor.to(dtype)``, a
+differentiable ToCopyBackward0 node, so gradients reach float32 parameters in float32.
+
+The cache: within a region, the low-precision cast of a float32 leaf that requires grad (a
+weight) is made once and reused by every op that uses it (a model that runs a layer twice, or a
+loop of forwards, casts each weight once); the outermost ``autocast`` clears it on exit.
+
+The state is per thread, as torch's; the installed casts are process-wide, and each checks its
+own thread's state, so another thread's ops run unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from . import _autocast_lists as lists
+from . import _dtype
+from ._device import device as _device
+
+# the devices that have an autocast state, with their default low-precision dtype
+_DEFAULT_DTYPES = {
+    "cpu": _dtype.bfloat16, "cuda": _dtype.float16, "ipu": _dtype.float16,
+    "xpu": _dtype.float16, "maia": _dtype.bfloat16, "xla": _dtype.bfloat16,
+    "mps": _dtype.float16, "hpu": _dtype.bfloat16, "mtia": _dtype.float16,
+    "privateuseone": _dtype.float16,
+}
+_NO_AUTOCAST_KEY = ("unknown device type for autocast in "
+                    "get_autocast_dispatch_key_from_device_type")
+
+
+class _State(threading.local):
+    def __init__(self) -> None:
+        self.cpu = False  # CPU autocast on in this thread: what the installed casts read
+        self.excluded = False  # inside a listed composite: its inner ops are not cast again
+        self.enabled: dict[str, bool] = dict.fromkeys(_DEFAULT_DTYPES, False)
+        self.dtypes: dict[str, Any] = dict(_DEFAULT_DTYPES)
+        self.cache_enabled = True
+        self.nesting = 0
+
+
+_state = _State()
+
+
+def _device_type(device_type: Any, func: str, unknown: str = _NO_AUTOCAST_KEY) -> str:
+    if not isinstance(device_type, str):
+        raise TypeError(f"{func}(): argument 'device_type' (position 1) must be str, not "
+                        f"{type(device_type).__name__}")
+    kind = _device(device_type).type
+    if kind not in _DEFAULT_DTYPES:
+        raise RuntimeError(unknown)
+    return kind
+
+
+# ---------------------------------------------------------------------------------------------
+# torch.is_autocast_enabled & co.
+# ---------------------------------------------------------------------------------------------
+
+def is_autocast_enabled(device_type: str = "cuda") -> bool:
+    """Whether autocast is on for ``device_type`` in this thread (no argument: "cuda")."""
+    return _state.enabled[_device_type(device_type, "is_autocast_enabled")]
+
+
+def set_autocast_enabled(device_type: Any, enabled: Any = None) -> None:
+    """``set_autocast_enabled(device_type, enabled)``, or ``set_autocast_enabled(enabled)``
+    for "cuda"."""
+    if enabled is None:
+        device_type, enabled = "cuda", device_type
+        if not isinstance(enabled, bool):
+            raise TypeError("set_autocast_enabled(): argument 'enabled' (position 1) must be "
+                            f"bool, not {type(enabled).__name__}")
+    elif not isinstance(enabled, bool):
+        raise TypeError("set_autocast_enabled(): argument 'enabled' (position 2) must be bool, "
+                        f"not {type(enabled).__name__}")
+    kind = _device_type(device_type, "set_autocast_enabled")
+    _state.enabled[kind] = enabled
+    if kind == "cpu" and _state.cpu != enabled:
+        _state.cpu = enabled
+        _thread_switched(enabled)
+
+
+def get_autocast_dtype(device_type: str) -> Any:
+    """The low-precision dtype autocast uses for ``device_type`` in this thread."""
+    kind = _device(device_type).type if isinstance(device_type, str) else None
+    if kind == "hip":
+        return _dtype.float16
+    return _state.dtypes[_device_type(device_type, "get_autocast_dtype",
+                                      "unsupported scalarType")]
+
+
+def set_autocast_dtype(device_type: str, dtype: Any) -> None:
+    kind = _device(device_type).type
+    if kind in _state.dtypes:
+        _state.dtypes[kind] = dtype
+
+
+def is_autocast_cache_enabled() -> bool:
+    return _state.cache_enabled
+
+
+def set_autocast_cache_enabled(enabled: bool) -> None:
+    _state.cache_enabled = enabled
+
+
+def autocast_increment_nesting() -> int:
+    """One more autocast region open in this thread; returns the depth."""
+    _state.nesting += 1
+    return _state.nesting
+
+
+def autocast_decrement_nesting() -> int:
+    """One autocast region fewer; returns the depth (``autocast`` clears the cache at 0)."""
+    _state.nesting -= 1
+    return _state.nesting
+
+
+def clear_autocast_cache() -> None:
+    """Forget the cached casts of weights (the outermost ``autocast`` does this on exit)."""
+    _CACHE.clear()
+
+
+def _deprecated(old: str, new: str) -> None:
+    import warnings
+
+    warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead. (Triggered "
+                  "internally at /__w/pytorch/pytorch/torch/csrc/autograd/init.cpp:"
+                  f"{_INIT_LINES[old.split('(')[0]]}.)", DeprecationWarning, stacklevel=3)
+
+
+# where torch 2.13's warnings say they come from
+_INIT_LINES = {
+    "is_autocast_cpu_enabled": 883, "set_autocast_cpu_enabled": 874,
+    "is_autocast_ipu_enabled": 909, "set_autocast_ipu_enabled": 900,
+    "is_autocast_xla_enabled": 935, "set_autocast_xla_enabled": 926,
+    "set_autocast_gpu_dtype": 952, "set_autocast_cpu_dtype": 967,
+    "set_autocast_ipu_dtype": 982, "set_autocast_xla_dtype": 997,
+    "get_autocast_gpu_dtype": 1007, "get_autocast_cpu_dtype": 1016,
+    "get_autocast_ipu_dtype": 1025, "get_autocast_xla_dtype": 1034,
+}
+
+
+def is_autocast_cpu_enabled() -> bool:
+    _deprecated("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
+    return is_autocast_enabled("cpu")
+
+
+def set_autocast_cpu_enabled(enabled: bool) -> None:
+    _deprecated("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
+    set_autocast_enabled("cpu", enabled)
+
+
+def is_autocast_ipu_enabled() -> bool:
+    _deprecated("is_autocast_ipu_enabled()", "is_autocast_enabled('ipu')")
+    return is_autocast_enabled("ipu")
+
+
+def set_autocast_ipu_enabled(enabled: bool) -> None:
+    _deprecated("set_autocast_ipu_enabled(enabled)", "set_autocast_enabled('ipu', enabled)")
+    set_autocast_enabled("ipu", enabled)
+
+
+def is_autocast_xla_enabled() -> bool:
+    _deprecated("is_autocast_xla_enabled()", "is_autocast_enabled('xla')")
+    return is_autocast_enabled("xla")
+
+
+def set_autocast_xla_enabled(enabled: bool) -> None:
+    _deprecated("set_autocast_xla_enabled(enabled)", "set_autocast_enabled('xla', enabled)")
+    set_autocast_enabled("xla", enabled)
+
+
+def get_autocast_cpu_dtype() -> Any:
+    _deprecated("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')")
+    return get_autocast_dtype("cpu")
+
+
+def set_autocast_cpu_dtype(dtype: Any) -> None:
+    _deprecated("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)")
+    set_autocast_dtype("cpu", dtype)
+
+
+def get_autocast_gpu_dtype() -> Any:
+    _deprecated("get_autocast_gpu_dtype()", "get_autocast_dtype('cuda')")
+    return get_autocast_dtype("cuda")
+
+
+def set_autocast_gpu_dtype(dtype: Any) -> None:
+    _deprecated("set_autocast_gpu_dtype(dtype)", "set_autocast_dtype('cuda', dtype)")
+    set_autocast_dtype("cuda", dtype)
+
+
+def get_autocast_ipu_dtype() -> Any:
+    _deprecated("get_autocast_ipu_dtype()", "get_autocast_dtype('ipu')")
+    return get_autocast_dtype("ipu")
+
+
+def set_autocast_ipu_dtype(dtype: Any) -> None:
+    _deprecated("set_autocast_ipu_dtype(dtype)", "set_autocast_dtype('ipu', dtype)")
+    set_autocast_dtype("ipu", dtype)
+
+
+def get_autocast_xla_dtype() -> Any:
+    _deprecated("get_autocast_xla_dtype()", "get_autocast_dtype('xla')")
+    return get_autocast_dtype("xla")
+
+
+def set_autocast_xla_dtype(dtype: Any) -> None:
+    _deprecated("set_autocast_xla_dtype(dtype)", "set_autocast_dtype('xla', dtype)")
+    set_autocast_dtype("xla", dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# The casts
+# ---------------------------------------------------------------------------------------------
+
+# id(leaf) -> (weak reference to the leaf, its cast): the casts of weights within a region
+_CACHE: dict[int, tuple[Any, Any]] = {}
+
+
+def _eligible(t: Any) -> bool:
+    """A tensor autocast may cast: floating point, not float64."""
+    kind = t._data.dtype.kind
+    return kind == "f" and t._data.dtype.itemsize != 8 or kind == "V"  # "V": bfloat16
+
+
+def _cast(t: Any, dtype: Any) -> Any:
+    """``t.to(dtype)``, through the cache for a float32 leaf that requires grad."""
+    if t.dtype is dtype or not _eligible(t):
+        return t
+    if (dtype is _state.dtypes["cpu"] and t.dtype is _dtype.float32 and t._requires_grad
+            and t.grad_fn is None and t._base is None and _state.cache_enabled):
+        hit = _CACHE.get(id(t))
+        if hit is not None and hit[0]() is t:
+            return hit[1]
+        out = t.to(dtype)
+        _CACHE[id(t)] = (weakref.ref(t), out)
+        return out
+    return t.to(dtype)
+
+
+def _promote_dtype(tensors: list) -> Any:
+    """The widest eligible type among ``tensors``, starting from the autocast dtype (torch's
+    ``prioritize``: float64 ignored, float32 wins, a second low type is an error)."""
+    low = _state.dtypes["cpu"]
+    current = low
+    for t in tensors:
+        if not _eligible(t):
+            continue
+        d = t.dtype
+        if d is _dtype.float32 or current is _dtype.float32:
+            current = _dtype.float32
+        elif d is not low:
+            raise RuntimeError("Unexpected floating ScalarType in at::autocast::prioritize")
+    return current
+
+
+def _tensors_in(values: Any) -> list:
+    from ._tensor import Tensor
+
+    found = []
+    for v in values:
+        if isinstance(v, Tensor):
+            found.append(v)
+        elif isinstance(v, (list, tuple)):
+            found.extend(x for x in v if isinstance(x, Tensor))
+    return found
+
+
+def _cast_all(values: Any, dtype: Any) -> Any:
+    from ._tensor import Tensor
+
+    if isinstance(values, Tensor):
+        return _cast(values, dtype)
+    if isinstance(values, (list, tuple)) and any(isinstance(x, Tensor) for x in values):
+        return type(values)(_cast(x, dtype) if isinstance(x, Tensor) else x for x in values)
+    return values
+
+
+def _target(policy: str, args: tuple, kwargs: dict) -> Any:
+    if policy == lists.LOWER:
+        return _state.dtypes["cpu"]
+    if policy == lists.FP32:
+        return _dtype.float32
+    return _promote_dtype(_tensors_in(args) + _tensors_in(kwargs.values()))
+
+
+def _make_wrapper(fn: Callable, policy: str, unlisted: tuple | None) -> Callable:
+    state = _state
+    signature = inspect.signature(fn) if unlisted is not None else None
+
+    @functools.wraps(fn)
+    def autocast_wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not state.cpu or state.excluded:
+            return fn(*args, **kwargs)
+        if signature is not None and unlisted is not None:
+            try:
+                bound = signature.bind(*args, **kwargs).arguments
+            except TypeError:
+                bound = {}
+            if bound.get(unlisted[0]) == unlisted[1]:
+                return fn(*args, **kwargs)
+        dtype = _target(policy, args, kwargs)
+        args = tuple(_cast_all(a, dtype) for a in args)
+        kwargs = {k: _cast_all(v, dtype) for k, v in kwargs.items()}
+        state.excluded = True
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            state.excluded = False
+
+    autocast_wrapper.__wrapped_by_autocast__ = fn  # type: ignore[attr-defined]
+    return autocast_wrapper
+
+
+# ---------------------------------------------------------------------------------------------
+# Installing and removing the casts
+# ---------------------------------------------------------------------------------------------
+
+_lock = threading.Lock()
+_threads_on = 0  # threads with CPU autocast on
+_sites: list[tuple[Any, str, Any, Any]] | None = None  # (owner, attribute, original, wrapper)
+_modules_seen = 0
+_registry_ops: list[Any] = []
+
+
+def _thread_switched(on: bool) -> None:
+    global _threads_on
+    with _lock:
+        _threads_on += 1 if on else -1
+        if on and _threads_on == 1:
+            _install()
+        elif not on and _threads_on == 0:
+            _uninstall()
+
+
+def _resolve(path: str) -> tuple[Any, str]:
+    import tapegrad
+
+    owner: Any = tapegrad
+    *parents, name = path.split(".")
+    for part in parents:
+        owner = getattr(owner, part)
+    return owner, name
+
+
+def _find_sites() -> list[tuple[Any, str, Any, Any]]:
+    """Every place the listed public functions are reachable from: their public names, and
+    each module attribute (an ``import`` elsewhere in tapegrad) bound to the same function."""
+    from ._tensor import Tensor
+
+    wrappers: dict[int, tuple[Any, Any]] = {}  # id(function) -> (function, wrapper)
+    sites = []
+    for path, policy in lists.PUBLIC_POLICY.items():
+        owner, name = _resolve(path)
+        fn = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
+        if fn is None:
+            continue
+        if id(fn) not in wrappers:
+            wrappers[id(fn)] = (fn, _make_wrapper(fn, policy, lists.UNLISTED_WHEN.get(path)))
+        if owner is Tensor:
+            sites.append((Tensor, name, fn, wrappers[id(fn)][1]))
+    for module_name, module in list(sys.modules.items()):
+        if module is None or not (module_name == "tapegrad" or
+                                  module_name.startswith("tapegrad.")):
+            continue
+        for attr, value in list(vars(module).items()):
+            hit = wrappers.get(id(value))
+            if hit is not None and hit[0] is value:
+                sites.append((module, attr, value, hit[1]))
+    return sites
+
+
+def _install() -> None:
+    global _sites, _modules_seen
+    from .ops._registry import REGISTRY
+
+    if _sites is None or _modules_seen != len(sys.modules):
+        _sites = _find_sites()
+        _modules_seen = len(sys.modules)
+    for owner, attr, _, wrapper in _sites:
+        setattr(owner, attr, wrapper)
+    _registry_ops.clear()
+    for name, policy in lists.REGISTRY_POLICY.items():
+        op = REGISTRY.get(name)
+        if op is not None and type(op) is not _AutocastOp:
+            op.__class__ = _AutocastOp
+            _registry_ops.append(op)
+
+
+def _uninstall() -> None:
+    from .ops._registry import OpDef
+
+    for owner, attr, original, _ in _sites or ():
+        setattr(owner, attr, original)
+    for op in _registry_ops:
+        op.__class__ = OpDef
+    _registry_ops.clear()
+
+
+def _registry_call(op: Any, inputs: tuple, params: dict) -> Any:
+    from .ops._registry import apply
+
+    state = _state
+    if state.cpu and not state.excluded:
+        policy = lists.REGISTRY_POLICY[op.name]
+        dtype = _target(policy, inputs, {})
+        inputs = tuple(_cast_all(x, dtype) for x in inputs)
+    return apply(op, *inputs, **params)
+
+
+def _autocast_op_class() -> type:
+    from .ops._registry import OpDef
+
+    class _AutocastOp(OpDef):
+        """A registry entry on a list while autocast is installed: casts, then applies."""
+
+        __slots__ = ()
+
+        def __call__(self, *inputs: Any, **params: Any) -> Any:
+            return _registry_call(self, inputs, params)
+
+    return _AutocastOp
+
+
+_AutocastOp: Any = _autocast_op_class()
