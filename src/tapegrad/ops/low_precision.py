@@ -98,9 +98,51 @@ def widened_forward(op: Any, arrays: Any, params: dict) -> Any:
     return type(out)(_round(o, low) for o in out)
 
 
+def widened_rule(node: Any, grads: list) -> tuple:
+    """A backward rule run as torch's fused backward kernels run it: the gradient and the saved
+    values widened to float32, the rule computed there; the engine rounds each input's
+    gradient to its dtype once. (Only without ``create_graph``: a graph of the backward must
+    be made of the tensors themselves.)"""
+    first = grads[0] if node.op.outputs == 1 else next((g for g in grads if g is not None), None)
+    if first is None or first._data.dtype.char not in "eE":
+        return node._apply(grads)
+    saved, out = node._saved, node._out
+    try:
+        if saved:
+            node._saved = tuple(_wide_tensor(t) for t in saved)
+        if out is not None and out[0].dtype.char in "eE":
+            node._out = (out[0].astype(_F32),) + tuple(out[1:])
+        if node.op.outputs == 1:
+            return node._apply([_wide_tensor(grads[0])])
+        return node._apply([_wide_tensor(g) for g in grads])
+    finally:
+        node._saved, node._out = saved, out
+
+
+def _wide_tensor(t: Any) -> Any:
+    from .._tensor import Tensor
+
+    if not isinstance(t, Tensor) or t._data.dtype.char not in "eE":
+        return t
+    w = Tensor._make(t._data.astype(_F32), t._requires_grad)
+    w._vc = t._vc  # the same version counter: the saved-value checks still apply
+    w.grad_fn = t.grad_fn
+    w._output_nr = t._output_nr
+    return w
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A low-precision matrix product as torch's CPU kernel computes it: float32 operands on
+    the BLAS, float32 accumulation, the result rounded once."""
+    return _round(np.matmul(a.astype(_F32), b.astype(_F32)), a.dtype)
+
+
 def _round(out: Any, low: np.dtype) -> Any:
     if isinstance(out, (np.ndarray, np.generic)) and out.dtype == _F32:
-        return np.asarray(out).astype(low)  # float16 overflow becomes inf, silently (torch)
+        if low.char == "e":  # float16 overflow becomes inf without a warning, as in torch
+            with np.errstate(over="ignore"):
+                return np.asarray(out).astype(low)
+        return np.asarray(out).astype(low)  # bfloat16 has float32's range
     return out
 
 
