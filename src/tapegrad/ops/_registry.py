@@ -64,7 +64,8 @@ from ..autograd.graph import (
     remember_forward,
     version_error,
 )
-from .low_precision import WIDENED, widened_forward
+from .. import _numpy_warnings  # noqa: F401  (NumPy's overflow warnings: silent, as in torch)
+from .low_precision import WIDENED, widened_forward, widened_rule
 
 REGISTRY: dict[str, OpDef] = {}
 
@@ -117,6 +118,12 @@ class OpNode(Node):
         return tuple(m[0] if m is not None else None for m in self.input_meta)
 
     def apply(self, grads: list) -> tuple:
+        op = self.op
+        if _LOW and op.widen and not _state.enabled:  # a low-precision backward kernel
+            return widened_rule(self, grads)
+        return self._apply(grads)
+
+    def _apply(self, grads: list) -> tuple:
         op = self.op
         if op.outputs == 1:
             g = grads[0]

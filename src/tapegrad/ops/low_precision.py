@@ -91,13 +91,164 @@ def widened_forward(op: Any, arrays: Any, params: dict) -> Any:
     if low is None or params.get("dtype") is not None:
         return op.forward(*arrays, **params)
     wide = [a.astype(_F32) if type(a) is np.ndarray and a.dtype == low else a for a in arrays]
-    out = op.forward(*wide, **params)
+    kernel = KERNELS.get(op.name)
+    out = op.forward(*wide, **params) if kernel is None else kernel(op, low, wide, params)
     if op.outputs == 1:
         return _round(out, low)
     return type(out)(_round(o, low) for o in out)
 
 
+def widened_rule(node: Any, grads: list) -> tuple:
+    """A backward rule run as torch's fused backward kernels run it: the gradient and the saved
+    values widened to float32, the rule computed there; the engine rounds each input's
+    gradient to its dtype once. (Only without ``create_graph``: a graph of the backward must
+    be made of the tensors themselves.)"""
+    first = grads[0] if node.op.outputs == 1 else next((g for g in grads if g is not None), None)
+    if first is None or first._data.dtype.char not in "eE":
+        return node._apply(grads)
+    saved, out = node._saved, node._out
+    try:
+        if saved:
+            node._saved = tuple(_wide_tensor(t) for t in saved)
+        if out is not None and out[0].dtype.char in "eE":
+            node._out = (out[0].astype(_F32),) + tuple(out[1:])
+        if node.op.outputs == 1:
+            return node._apply([_wide_tensor(grads[0])])
+        return node._apply([_wide_tensor(g) for g in grads])
+    finally:
+        node._saved, node._out = saved, out
+
+
+def _wide_tensor(t: Any) -> Any:
+    from .._tensor import Tensor
+
+    if not isinstance(t, Tensor) or t._data.dtype.char not in "eE":
+        return t
+    w = Tensor._make(t._data.astype(_F32), t._requires_grad)
+    w._vc = t._vc  # the same version counter: the saved-value checks still apply
+    w.grad_fn = t.grad_fn
+    w._output_nr = t._output_nr
+    return w
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A low-precision matrix product as torch's CPU kernel computes it: float32 operands on
+    the BLAS, float32 accumulation, the result rounded once."""
+    return _round(np.matmul(a.astype(_F32), b.astype(_F32)), a.dtype)
+
+
 def _round(out: Any, low: np.dtype) -> Any:
     if isinstance(out, (np.ndarray, np.generic)) and out.dtype == _F32:
-        return np.asarray(out).astype(low)  # float16 overflow becomes inf, silently (torch)
+        if low.char == "e":  # float16 overflow becomes inf without a warning, as in torch
+            with np.errstate(over="ignore"):
+                return np.asarray(out).astype(low)
+        return np.asarray(out).astype(low)  # bfloat16 has float32's range
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Where torch's kernel is not "all in float32": the steps it rounds to the low type, kept here
+# so that the results agree bit for bit. Each kernel gets the widened arrays and returns float32.
+# ---------------------------------------------------------------------------------------------
+
+KERNELS: dict[str, Any] = {}
+
+
+def _kernel(*names: str) -> Any:
+    def register(fn: Any) -> Any:
+        for name in names:
+            KERNELS[name] = fn
+        return fn
+
+    return register
+
+
+def _low_scalar(value: Any, low: np.dtype) -> float:
+    """A Python number as the kernel sees it: converted to the tensor's type (through float,
+    as c10's Half and BFloat16 are made from a float)."""
+    return float(np.float32(value).astype(low))
+
+
+def _r(x: Any, low: np.dtype) -> np.ndarray:
+    """Round a float32 intermediate to the low type and widen it back."""
+    return np.asarray(x, _F32).astype(low).astype(_F32)
+
+
+@_kernel("add", "sub")
+def _alpha_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # a + alpha * b: alpha is converted to the tensor's type first
+    alpha = params.get("alpha", 1)
+    if alpha != 1 and not isinstance(alpha, bool):
+        params = dict(params, alpha=_low_scalar(alpha, low))
+    return op.forward(*arrays, **params)
+
+
+@_kernel("pow")
+def _pow_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # x ** e with a Python exponent: e is converted to the tensor's type first
+    e = params["exponent"]
+    if isinstance(e, float):
+        params = dict(params, exponent=_low_scalar(e, low))
+    return op.forward(*arrays, **params)
+
+
+@_kernel("prod", "prod_dim")
+def _prod_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # torch multiplies in the low type, one element after the other
+    x = arrays[0]
+    if x.ndim == 0 or x.size == 0:
+        return op.forward(*arrays, **params)
+    dim = params.get("dim")
+    keepdim = params.get("keepdim", False)
+    x = x.reshape(-1) if dim is None else np.moveaxis(x, dim, -1)
+    acc = x[..., 0].astype(low)
+    for j in range(1, x.shape[-1]):
+        acc = (acc.astype(_F32) * x[..., j]).astype(low)
+    out = acc.astype(_F32)
+    if dim is not None and keepdim:
+        out = np.expand_dims(out, dim)
+    return out
+
+
+@_kernel("logsumexp")
+def _logsumexp_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # torch's logsumexp is made of ops, each rounding to the low type:
+    # m = amax(x); log(sum(exp(x - m))) + m, with an infinite m taken as 0
+    x = arrays[0]
+    dim, keepdim = params["dim"], params["keepdim"]
+    if x.size == 0 or x.ndim == 0:
+        return op.forward(*arrays, **params)
+    m = np.max(x, axis=dim, keepdims=True)
+    m = np.where(np.isinf(m), 0, m).astype(_F32)
+    e = _r(np.exp(_r(x - m, low)), low)
+    s = _r(np.sum(e, axis=dim, keepdims=True), low)
+    with np.errstate(divide="ignore"):
+        out = _r(np.log(s), low) + m
+    return out if keepdim else np.squeeze(out, axis=dim)
+
+
+@_kernel("log_softmax")
+def _log_softmax_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # along the last dimension torch keeps the sum of exponentials and its log in the low
+    # type: x - max - round(log(round(sum(e^(x - max)))))
+    x = arrays[0]
+    dim = params["dim"]
+    if x.ndim == 0 or x.size == 0 or dim % x.ndim != x.ndim - 1:
+        return op.forward(*arrays, **params)
+    m = np.max(x, axis=-1, keepdims=True)
+    s = _r(np.sum(np.exp(x - m), axis=-1, keepdims=True), low)
+    with np.errstate(divide="ignore"):
+        return x - m - _r(np.log(s), low)
+
+
+@_kernel("ce_log_softmax")
+def _ce_log_softmax_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # cross_entropy's log_softmax over the classes (dim 1): the last dimension of a 2-D input
+    out = op.forward(*arrays, **params)
+    x = arrays[0]
+    if x.ndim != 2 or x.size == 0:
+        return out
+    m = np.max(x, axis=-1, keepdims=True)
+    s = _r(np.sum(np.exp(x - m), axis=-1, keepdims=True), low)
+    with np.errstate(divide="ignore"):
+        return x - m - _r(np.log(s), low)
