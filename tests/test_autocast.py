@@ -133,6 +133,22 @@ def test_linear_model_forward_and_gradients(compare):
     compare(scenario, **BF16_TOL)
 
 
+def test_backward_inside_the_region(compare):
+    """A backward run inside the region (as many training loops do): its ops see autocast too,
+    and the parameters' gradients are float32."""
+
+    def scenario(L):
+        L.manual_seed(0)
+        model = L.nn.Sequential(L.nn.Conv2d(1, 2, 3), L.nn.Flatten(), L.nn.Linear(8, 3))
+        x = L.randn(2, 1, 4, 4)
+        with L.autocast("cpu"):
+            loss = L.nn.functional.cross_entropy(model(x), L.tensor([0, 2]))
+            loss.backward()
+        return [loss] + [p.grad for p in model.parameters()]
+
+    compare(scenario, **BF16_TOL)
+
+
 def test_internal_calls_are_cast_at_the_listed_op(compare):
     """torch casts at the aten op: nn.Linear runs one bf16 ``linear``, a conv module one
     ``conv2d``, CrossEntropyLoss in float32; ops inside a listed composite see no autocast."""
@@ -312,6 +328,30 @@ def test_custom_fwd_and_bwd(compare):
                 raised(lambda: L.amp.custom_bwd(device_type=1))]
 
     compare(scenario, **BF16_TOL)
+
+
+def test_cuda_spellings_of_custom_fwd_and_bwd(compare):
+    """torch.cuda.amp's deprecated decorators: on a CPU-only build, no autocast to apply."""
+
+    def scenario(L):
+        class Double(L.autograd.Function):
+            @staticmethod
+            @L.cuda.amp.custom_fwd(cast_inputs=L.float32)
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            @L.cuda.amp.custom_bwd
+            def backward(ctx, g):
+                return g * 2
+
+        x = L.ones(2, requires_grad=True)
+        with L.autocast("cpu"):
+            y = Double.apply(x.bfloat16())
+        y.sum().backward()
+        return [y, x.grad]
+
+    compare(scenario)
 
 
 def test_state_is_per_thread(compare):
