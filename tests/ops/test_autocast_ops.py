@@ -163,7 +163,8 @@ def test_autocast_dtypes(op: Any) -> None:
     batch = h.samples(op, torch.float32, SAMPLES)
     for low in LOW:
         for low_inputs in (False, True):
-            for n, s in enumerate(batch):
+            # float16 takes the first sample only: the lists do not depend on the low type
+            for n, s in enumerate(batch if low is torch.bfloat16 else batch[:1]):
                 try:
                     _check_sample(op, fn, s, low, low_inputs)
                 except AssertionError as e:
