@@ -443,3 +443,26 @@ def test_autocast_leaves_nothing_behind(lib_name):
     assert linear.__code__ is code
     assert all(type(op) is OpDef for op in REGISTRY.values())
     assert not _autocast._CACHE and _autocast._threads_on == 0
+
+
+def test_lists_name_real_functions(lib_name):
+    """Every public function and registry entry the lists name exists in tapegrad (a rename
+    would otherwise drop its cast silently)."""
+    if lib_name != "tapegrad":
+        pytest.skip("tapegrad's lists")
+    import types
+
+    from tapegrad import _autocast, _autocast_lists
+    from tapegrad._tensor import Tensor
+    from tapegrad.ops._registry import REGISTRY
+
+    not_in_tapegrad = {"linalg.eig", "linalg.eigvals"}  # on the API TODO list
+    missing = []
+    for path in _autocast_lists.PUBLIC_POLICY:
+        owner, name = _autocast._resolve(path)
+        fn = owner.__dict__.get(name) if owner is Tensor else getattr(owner, name, None)
+        if not isinstance(fn, types.FunctionType) and path not in not_in_tapegrad:
+            missing.append(path)
+    missing += [name for name in _autocast_lists.REGISTRY_POLICY if name not in REGISTRY]
+    assert not missing
+    assert set(_autocast_lists.UNLISTED_WHEN) <= set(_autocast_lists.PUBLIC_POLICY)
