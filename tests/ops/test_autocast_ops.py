@@ -41,9 +41,6 @@ KNOWN_DIFFERENCES = {
                                       "its column sums in bfloat16; tapegrad's in float32",
     "nn.functional.conv_transpose2d": "torch's bfloat16 transposed convolution accumulates "
                                       "its column sums in bfloat16; tapegrad's in float32",
-    "nn.functional.multi_head_attention_forward": "tapegrad adds attn_mask to bmm(q, k^T) "
-                                                  "where torch calls baddbmm(attn_mask, q, "
-                                                  "k^T), whose autocast casts the mask too",
     "linalg.pinv": "torch rounds V S^-1 and U^H to the low type before its final matmul; "
                    "tapegrad computes the pseudo-inverse in float32 and rounds it once",
 }
