@@ -98,6 +98,7 @@ def test_constructor_and_spellings(compare):
                      lambda: L.cuda.amp.autocast(), lambda: L.autocast("xpu")):
             a = make()
             out.append((a.fast_dtype, a.device, a._enabled, a._cache_enabled))
+        out += [L.cpu.is_available(), L.cpu.device_count(), L.cpu.synchronize()]
         with L.autocast("cpu", dtype=L.float32):
             out.append((L.ones(2, 2) @ L.ones(2, 2)).dtype)  # warned and disabled
         for bad in (lambda: L.autocast("meta"), lambda: L.autocast("foo"),
