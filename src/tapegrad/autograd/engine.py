@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _numpy_warnings
 from .._tensor import Tensor
 from ..ops.reduction import _fast_sum
 from .grad_mode import _state
@@ -173,6 +174,7 @@ def run_backward(
     accumulate: bool = True,
 ) -> tuple | None:
     """Backpropagate ``grad_tensors`` from ``tensors``; see the module docstring."""
+    _numpy_warnings.ensure()  # NumPy's overflow warnings stay silent (see that module)
     if _tracer is not None:
         return _tracer.run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs,
                                     allow_unused, accumulate)
