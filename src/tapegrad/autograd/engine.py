@@ -302,6 +302,19 @@ def run_backward(
 _backward_codes.add(run_backward.__code__)  # anomaly mode: nodes made during a backward
 
 
+def _dtype_of_num(num: int) -> Any:
+    """The tapegrad dtype whose NumPy dtype has this type number."""
+    d = _BY_NUM.get(num)
+    if d is None:
+        from .._dtype import ALL
+
+        d = _BY_NUM[num] = next(d for d in ALL if d.np.num == num)
+    return d
+
+
+_BY_NUM: dict[int, Any] = {}
+
+
 def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
     """Reduce a broadcast gradient to its input's shape and cast it to its (NumPy) dtype."""
     shape, dtype = meta
@@ -313,9 +326,7 @@ def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
             raise _invalid_shape(node, i, g, shape)
         g = sum_to(g, shape)
     if g._data.dtype.num != dtype:
-        from .._dtype import ALL
-
-        target = next(d for d in ALL if d.np.num == dtype)
+        target = _dtype_of_num(dtype)
         if g._data.dtype.kind == "c" and not target.is_complex:
             g = g.real  # a real input's gradient is the real part (torch's convention)
         g = g.to(target)
