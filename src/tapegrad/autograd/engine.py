@@ -29,6 +29,7 @@ import numpy as np
 
 from .. import _numpy_warnings
 from .._tensor import Tensor
+from ..ops import low_precision
 from ..ops.reduction import _fast_sum
 from .grad_mode import _state
 from .graph import (
@@ -329,7 +330,12 @@ def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
         target = _dtype_of_num(dtype)
         if g._data.dtype.kind == "c" and not target.is_complex:
             g = g.real  # a real input's gradient is the real part (torch's convention)
-        g = g.to(target)
+        if not _state.enabled and g._data.dtype.char in "efE" and target.np.char in "efE":
+            # first order, between float32 and a 16-bit type (mixed precision, every cast
+            # autocast made): on the array, without an op
+            g = Tensor._make(low_precision.cast(g._data, target.np))
+        else:
+            g = g.to(target)
     return g
 
 

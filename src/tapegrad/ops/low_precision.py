@@ -110,6 +110,13 @@ def widen(a: np.ndarray) -> np.ndarray:
     return a.astype(_F32)
 
 
+def cast(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``a`` converted between float32 and a 16-bit float type (rounded to nearest even)."""
+    if dtype == _F32:
+        return widen(a)
+    return _round(a.astype(_F32, copy=False), dtype)
+
+
 def widened_rule(node: Any, grads: list) -> tuple:
     """A backward rule run as torch's fused backward kernels run it: the gradient and the saved
     values widened to float32, the rule computed there; the engine rounds each input's
