@@ -19,7 +19,8 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import DTypeLike
 
-# bfloat16 is an optional extra: NumPy has no such type of its own, ml_dtypes provides it.
+# bfloat16: NumPy has no such type of its own, ml_dtypes provides it (a dependency of tapegrad;
+# an installation without it has no torch.bfloat16).
 # Importing ml_dtypes takes about 0.5 s (two thirds of ``import tapegrad``), so it is imported
 # when a bfloat16 NumPy dtype is first needed (``bfloat16.np``), not with tapegrad.
 HAVE_BFLOAT16 = importlib.util.find_spec("ml_dtypes") is not None

@@ -11,6 +11,12 @@ The filter is matched only when NumPy actually warns (the rare case), so it cost
 anything, unlike ``np.errstate`` around each op (a context manager per call). It leaves NumPy's
 error state alone (``np.seterr`` would change it for the user's own NumPy code too), and a
 warning from the user's own NumPy code still shows: its module is not tapegrad's.
+
+A ``warnings.catch_warnings()`` block restores the filter list it found when it exits, so a
+tapegrad first imported inside one (pytest imports test modules inside one) loses the filter;
+``ensure()``, called at the start of every backward pass, puts it back (a membership test, well
+under a microsecond). Until then a forward op may still show NumPy's warning. float16 results
+that overflow are cast without warning in any case (ops/low_precision.py).
 """
 
 from __future__ import annotations
@@ -21,9 +27,18 @@ MESSAGE = r"(overflow|underflow|divide by zero|invalid value) encountered in "
 
 
 def install() -> None:
-    """Add the filter (once; ``warnings.filterwarnings`` drops an identical earlier entry)."""
+    """Add the filter (``warnings.filterwarnings`` drops an identical earlier entry)."""
+    global _ENTRY
     warnings.filterwarnings("ignore", message=MESSAGE, category=RuntimeWarning,
                             module=r"tapegrad(\.|$)")
+    _ENTRY = warnings.filters[0]
 
 
+def ensure() -> None:
+    """Put the filter back if a ``catch_warnings`` block dropped it."""
+    if _ENTRY not in warnings.filters:
+        install()
+
+
+_ENTRY: tuple | None = None
 install()

@@ -263,7 +263,7 @@ def test_gradients(lib, oracle, dtype):
 def test_inplace(lib, oracle, dtype):
     # in-place ops take the same path (an optimizer's p.add_(g, alpha=-lr))
     ours, theirs = _inputs(lib, oracle, dtype, [(64, 48), (64, 48)], 5)
-    for (a, b), L in ((ours, lib), (theirs, oracle)):
+    for a, b in (ours, theirs):
         a.add_(b, alpha=-0.01).mul_(0.9).addcmul_(b, b, value=0.1)
     assert _differ(ours[0], theirs[0]).size == 0
 
@@ -285,7 +285,7 @@ def test_numpy_warnings_stay_inside(lib_name):
     # -W error; the user's own NumPy code still warns, and NumPy's error state is untouched
     body = (
         "import warnings, numpy as np\n"
-        "import {lib} as t\n"
+        f"import {lib_name} as t\n"
         "state = np.geterr()\n"
         "x = t.tensor([3e38, 0.0, -1.0])\n"
         "y = (x * 10, x / 0, t.log(x), t.sqrt(x), x.half() * 10, t.exp(x.bfloat16()))\n"
@@ -294,7 +294,7 @@ def test_numpy_warnings_stay_inside(lib_name):
         "    np.array([3e38], np.float32) * np.float32(10)\n"
         "except RuntimeWarning as exc:\n"
         "    print('user warned:', exc)\n"
-    ).format(lib=lib_name)
+    )
     out = subprocess.run([sys.executable, "-W", "error", "-c", body], capture_output=True,
                          text=True)
     assert out.returncode == 0, out.stderr

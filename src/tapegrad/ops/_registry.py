@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from .. import _numpy_warnings  # noqa: F401  (NumPy's overflow warnings: silent, as in torch)
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from ..autograd.graph import (
@@ -64,7 +65,6 @@ from ..autograd.graph import (
     remember_forward,
     version_error,
 )
-from .. import _numpy_warnings  # noqa: F401  (NumPy's overflow warnings: silent, as in torch)
 from .low_precision import WIDENED, widened_forward, widened_rule
 
 REGISTRY: dict[str, OpDef] = {}

@@ -39,6 +39,8 @@ from typing import Any
 
 import numpy as np
 
+from .._tensor import Tensor
+
 # The ops computed in float32 for low-precision inputs, by family (registry names).
 WIDENED: frozenset[str] = frozenset((
     # elementwise arithmetic and math
@@ -90,12 +92,29 @@ def widened_forward(op: Any, arrays: Any, params: dict) -> Any:
     low = low_dtype(arrays)
     if low is None or params.get("dtype") is not None:
         return op.forward(*arrays, **params)
-    wide = [a.astype(_F32) if type(a) is np.ndarray and a.dtype == low else a for a in arrays]
+    wide = [widen(a) if type(a) is np.ndarray and a.dtype == low else a for a in arrays]
     kernel = KERNELS.get(op.name)
     out = op.forward(*wide, **params) if kernel is None else kernel(op, low, wide, params)
     if op.outputs == 1:
         return _round(out, low)
     return type(out)(_round(o, low) for o in out)
+
+
+def widen(a: np.ndarray) -> np.ndarray:
+    """A float16 or bfloat16 array as float32 (exact). bfloat16 is float32's upper half, so
+    its widening is a shift of the bits, several times faster than ml_dtypes' cast."""
+    if a.dtype.char == "E":
+        out = np.empty(a.shape, np.uint32)
+        np.left_shift(a.view(np.uint16), 16, out=out, dtype=np.uint32)
+        return out.view(_F32)
+    return a.astype(_F32)
+
+
+def cast(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``a`` converted between float32 and a 16-bit float type (rounded to nearest even)."""
+    if dtype == _F32:
+        return widen(a)
+    return _round(a.astype(_F32, copy=False), dtype)
 
 
 def widened_rule(node: Any, grads: list) -> tuple:
@@ -111,7 +130,7 @@ def widened_rule(node: Any, grads: list) -> tuple:
         if saved:
             node._saved = tuple(_wide_tensor(t) for t in saved)
         if out is not None and out[0].dtype.char in "eE":
-            node._out = (out[0].astype(_F32),) + tuple(out[1:])
+            node._out = (widen(out[0]),) + tuple(out[1:])
         if node.op.outputs == 1:
             return node._apply([_wide_tensor(grads[0])])
         return node._apply([_wide_tensor(g) for g in grads])
@@ -120,11 +139,9 @@ def widened_rule(node: Any, grads: list) -> tuple:
 
 
 def _wide_tensor(t: Any) -> Any:
-    from .._tensor import Tensor
-
     if not isinstance(t, Tensor) or t._data.dtype.char not in "eE":
         return t
-    w = Tensor._make(t._data.astype(_F32), t._requires_grad)
+    w = Tensor._make(widen(t._data), t._requires_grad)
     w._vc = t._vc  # the same version counter: the saved-value checks still apply
     w.grad_fn = t.grad_fn
     w._output_nr = t._output_nr
@@ -134,7 +151,7 @@ def _wide_tensor(t: Any) -> Any:
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """A low-precision matrix product as torch's CPU kernel computes it: float32 operands on
     the BLAS, float32 accumulation, the result rounded once."""
-    return _round(np.matmul(a.astype(_F32), b.astype(_F32)), a.dtype)
+    return _round(np.matmul(widen(a), widen(b)), a.dtype)
 
 
 def _round(out: Any, low: np.dtype) -> Any:
@@ -171,7 +188,7 @@ def _low_scalar(value: Any, low: np.dtype) -> float:
 
 def _r(x: Any, low: np.dtype) -> np.ndarray:
     """Round a float32 intermediate to the low type and widen it back."""
-    return np.asarray(x, _F32).astype(low).astype(_F32)
+    return widen(np.asarray(x, _F32).astype(low))
 
 
 @_kernel("add", "sub")
