@@ -385,7 +385,8 @@ _KEY = -424242  # the constant that each copy of _trampoline's code replaces by 
 
 
 # The code a listed public function runs while autocast is installed: a call into
-# _call_listed, under the name _swap_in puts into the function's module.
+# _call_listed, under the name _prepare puts into the function's module (and leaves there:
+# another thread may be about to look it up when the last region closes).
 def _trampoline(*args: Any, **kwargs: Any) -> Any:
     return __tapegrad_autocast__(-424242, args, kwargs)  # type: ignore[name-defined]  # noqa: F821
 
