@@ -17,6 +17,8 @@ The workloads (``WORKLOADS``, in the order of the performance issue):
 op-overhead    forward + backward through a chain of 200 elementwise ops on float32[16] (µs/op)
 mlp            784-256-256-10 MLP, ReLU, cross-entropy, batch 64, one SGD step (ms/step)
 gpt            2-block GPT, d_model 64, 4 heads, context 32, vocab 65, batch 16, Adam (ms/step)
+gpt-bf16       the same GPT step under bfloat16 autocast, with tapegrad's float32 step as a
+               reference (ms/step; the notes give tapegrad's bfloat16 / float32 ratio)
 cnn            conv 1->16 3x3, ReLU, conv 16->32 3x3, ReLU, linear to 10, batch 32, SGD (ms/step)
 matmul         1024x1024 float32 ``a @ b`` forward + backward (GFLOP/s, vs NumPy's bare ``a @ b``)
 deep-chain     100,000 scalar ops, then backward (s) and peak memory
@@ -34,6 +36,7 @@ from .char_lstm import WORKLOAD as CHAR_LSTM
 from .cnn import WORKLOAD as CNN
 from .deep_chain import WORKLOAD as DEEP_CHAIN
 from .gpt import WORKLOAD as GPT
+from .gpt_bf16 import WORKLOAD as GPT_BF16
 from .matmul import WORKLOAD as MATMUL
 from .mlp import WORKLOAD as MLP
 from .op_overhead import WORKLOAD as OP_OVERHEAD
@@ -42,5 +45,6 @@ WORKLOADS: dict[str, Workload] = {
     w.name: w for w in (OP_OVERHEAD, MLP, GPT, CNN, MATMUL, DEEP_CHAIN)
 }
 WORKLOADS[CHAR_LSTM.name] = CHAR_LSTM
+WORKLOADS[GPT_BF16.name] = GPT_BF16
 
 __all__ = ["WORKLOADS", "Workload"]

@@ -101,8 +101,9 @@ def _table(results: list[Result]) -> str:
                 f"; tapegrad/that = {tg_value / value:.2f}")
             notes.append(f"    {label}: {_num(value)} {r.unit}{against}")
         if r.loss_rel_diff is not None:
+            rtol = WORKLOADS[r.workload].loss_rtol if r.workload in WORKLOADS else LOSS_RTOL
             notes.append(f"    first-step loss agrees: relative difference "
-                         f"{r.loss_rel_diff:.2g} (<= {LOSS_RTOL:g})"
+                         f"{r.loss_rel_diff:.2g} (<= {rtol:g})"
                          if tg.status == "ok" else "    LOSS MISMATCH: " + tg.detail)
         for lib, side in r.sides.items():
             if side.status in ("missing", "error"):

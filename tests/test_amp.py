@@ -1,6 +1,7 @@
 """torch.amp / torch.autocast against torch 2.13 (a CPU-only build): CUDA
 autocast and GradScaler warn and are disabled, and an AMP training loop runs unchanged; on the CPU,
-GradScaler's scale sequence, skipped steps and state equal torch's."""
+GradScaler's scale sequence, skipped steps and state equal torch's. CPU autocast itself:
+tests/test_autocast.py."""
 
 from __future__ import annotations
 
@@ -52,13 +53,6 @@ def test_grad_scaler_cuda_training_loop(compare):
         return losses, model.weight, scaler.is_enabled(), scaler.get_scale(), scaler.state_dict()
 
     compare(scenario)
-
-
-def test_cpu_autocast_is_not_silently_ignored(lib):
-    if lib.__name__ == "torch":
-        pytest.skip("torch runs CPU autocast in bfloat16; tapegrad refuses it (not implemented)")
-    with pytest.raises(NotImplementedError, match="autocast"):
-        lib.autocast("cpu")
 
 
 def _scaled_run(L, *, init_scale, growth_interval, steps, spike_at=(), spike=1e36,

@@ -206,3 +206,16 @@ def tapegrad_loads(path: str) -> bool:
     import tapegrad
 
     return tapegrad.load(path, weights_only=True)["written_by"] == "torch"
+
+
+def test_mixed_precision(quick, tmp_path) -> None:
+    out = run_example("12_mixed_precision", str(tmp_path))
+    assert "float16 overflow: at step 0 the gradient of 4.weight went past 65504" in out
+    assert "the loss is inf or NaN from step 1 on" in out
+    assert "GradScaler: skipped 17 step(s)" in out
+    assert "32768 16384 8192" in out
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    assert (tmp_path / "mixed_precision.png").read_bytes()[:4] == b"\x89PNG"

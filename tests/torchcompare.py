@@ -62,7 +62,11 @@ def dtype_name(dtype: Any) -> str:
 def to_numpy(t: Any) -> np.ndarray:
     """The values of a tensor of either library as a NumPy array (never shares memory)."""
     if type(t).__module__.startswith("torch"):  # torch may hand back lazy ZeroTensors
+        if dtype_name(t.dtype) == "bfloat16":  # NumPy has no bfloat16: compared as float32
+            return np.array(t.detach().float().numpy(force=True), copy=True)
         return np.array(t.detach().numpy(force=True), copy=True)
+    if dtype_name(t.dtype) == "bfloat16":
+        return np.array(t.detach().numpy(), dtype=np.float32)
     return np.array(t.detach().numpy(), copy=True)
 
 
@@ -131,7 +135,8 @@ def snapshot(obj: Any) -> Any:
         )
     if type(obj).__name__ == "Size":
         return ("Size", tuple(int(s) for s in obj))
-    if type(obj).__name__ == "dtype":
+    if any(cls.__name__ == "dtype" for cls in type(obj).__mro__):  # (tapegrad's bfloat16 is
+        # an instance of a dtype subclass that imports ml_dtypes on first use)
         return ("dtype", normalize_text(str(obj)))
     if type(obj).__name__ == "device":
         return ("device", normalize_text(str(obj)))

@@ -496,8 +496,18 @@ if "BFloat16Tensor" in _LEGACY_TYPES:
 _LAZY_MODULES = frozenset({"accelerator", "amp", "backends", "cuda", "distributions", "jit",
                            "version"})
 _LAZY_MODULES = _LAZY_MODULES | {"show"}  # tapegrad.show: graph, trace, gradient health
+_LAZY_MODULES = _LAZY_MODULES | {"cpu"}  # tapegrad.cpu: torch.cpu.amp.autocast
 _LAZY_NAMES = {"autocast": ("amp", "autocast"), "is_autocast_enabled": ("amp",
                "is_autocast_enabled"), "OutOfMemoryError": ("cuda", "OutOfMemoryError")}
+_LAZY_NAMES.update({name: ("_autocast", name) for name in (  # torch.autocast's state
+    "autocast_decrement_nesting", "autocast_increment_nesting", "clear_autocast_cache",
+    "get_autocast_cpu_dtype", "get_autocast_dtype", "get_autocast_gpu_dtype",
+    "get_autocast_ipu_dtype", "get_autocast_xla_dtype", "is_autocast_cache_enabled",
+    "is_autocast_cpu_enabled", "is_autocast_ipu_enabled", "is_autocast_xla_enabled",
+    "set_autocast_cache_enabled", "set_autocast_cpu_dtype", "set_autocast_cpu_enabled",
+    "set_autocast_dtype", "set_autocast_enabled", "set_autocast_gpu_dtype",
+    "set_autocast_ipu_dtype", "set_autocast_ipu_enabled", "set_autocast_xla_dtype",
+    "set_autocast_xla_enabled")})
 
 
 def __getattr__(name: str) -> object:

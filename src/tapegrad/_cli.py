@@ -166,6 +166,8 @@ COMMANDS: dict[str, Command] = {
                      "tapegrad.show._commands:graph_command"),
     "doctor": Command("run a training script with the gradient health monitor, then report",
                       "tapegrad.show.doctor:doctor_command"),
+    "precision": Command("train one small model in float32, float16, float16 + GradScaler and "
+                         "bfloat16, side by side", "tapegrad.show.precision:precision_command"),
 }
 
 

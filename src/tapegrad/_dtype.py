@@ -19,7 +19,8 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import DTypeLike
 
-# bfloat16 is an optional extra: NumPy has no such type of its own, ml_dtypes provides it.
+# bfloat16: NumPy has no such type of its own, ml_dtypes provides it (a dependency of tapegrad;
+# an installation without it has no torch.bfloat16).
 # Importing ml_dtypes takes about 0.5 s (two thirds of ``import tapegrad``), so it is imported
 # when a bfloat16 NumPy dtype is first needed (``bfloat16.np``), not with tapegrad.
 HAVE_BFLOAT16 = importlib.util.find_spec("ml_dtypes") is not None
@@ -59,7 +60,43 @@ int8 = dtype("int8", np.int8, 1)
 int16 = dtype("int16", np.int16, 1)
 int32 = dtype("int32", np.int32, 1)
 int64 = dtype("int64", np.int64, 1)
-float16 = dtype("float16", np.float16, 2)
+
+
+# The first float16 or bfloat16 NumPy dtype tapegrad hands out switches on the registry's
+# low-precision path (ops/low_precision.py): until then no op pays for looking at it.
+_low_seen = False
+
+
+def _saw_low_precision() -> None:
+    global _low_seen
+    _low_seen = True
+    from .ops import _registry
+
+    _registry._LOW = True
+
+
+class _Float16(dtype):
+    """``torch.float16``: its NumPy dtype, once handed out, switches on the low-precision path."""
+
+    __slots__ = ("_np",)
+
+    def __init__(self) -> None:  # what dtype.__init__ sets, with the NumPy dtype kept aside
+        self.name = "float16"
+        self._np: np.dtype[Any] = np.dtype(np.float16)
+        self.is_floating_point = True
+        self.is_complex = False
+        self.is_signed = True
+        self.itemsize = 2
+        self._rank = 2
+
+    @property
+    def np(self) -> np.dtype[Any]:  # type: ignore[override]
+        if not _low_seen:
+            _saw_low_precision()
+        return self._np
+
+
+float16 = _Float16()
 float32 = dtype("float32", np.float32, 2)
 float64 = dtype("float64", np.float64, 2)
 complex64 = dtype("complex64", np.complex64, 3)
@@ -89,17 +126,21 @@ class _LazyBfloat16(dtype):
                 raise RuntimeError("bfloat16 needs the optional dependency ml_dtypes") from exc
             self._np = np.dtype(ml_dtypes.bfloat16)
             _FROM_NP[self._np] = self
+        if not _low_seen:
+            _saw_low_precision()
         return self._np
 
 
 bfloat16: dtype | None = _LazyBfloat16() if HAVE_BFLOAT16 else None
+
 
 ALL = [bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128]
 if bfloat16 is not None:
     ALL.append(bfloat16)
 
 # NumPy dtype -> tapegrad dtype (the reverse of dtype.np); bfloat16 joins when it is loaded.
-_FROM_NP: dict[np.dtype, dtype] = {d.np: d for d in ALL if d is not bfloat16}
+_FROM_NP: dict[np.dtype, dtype] = {d.np: d for d in ALL if d is not bfloat16 and d is not float16}
+_FROM_NP[float16._np] = float16
 
 # torch's aliases: torch.half, torch.float, torch.double, torch.long, torch.int, ...
 ALIASES = {
@@ -132,7 +173,10 @@ def set_default_dtype(d: dtype) -> None:
 def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
     """The tapegrad dtype of a NumPy dtype, or torch's TypeError for one it cannot hold."""
     try:
-        return _FROM_NP[np_dtype]
+        d = _FROM_NP[np_dtype]
+        if d.itemsize == 2 and not _low_seen and d.is_floating_point:
+            _saw_low_precision()  # a float16 array from outside (from_numpy, load)
+        return d
     except KeyError:
         if bfloat16 is not None and getattr(np_dtype, "name", None) == "bfloat16" and (
                 np_dtype == bfloat16.np):  # ml_dtypes' array, before tapegrad needed the type

@@ -13,8 +13,9 @@ Without CUDA, torch warns once and disables both: ``autocast`` changes nothing a
 passes the loss through and calls ``optimizer.step()``. tapegrad does exactly that.
 
 On the CPU, ``GradScaler("cpu")`` scales as torch's does (``_amp_update_scale_`` below holds
-the rule). CPU autocast (which changes the dtypes ops compute in) is not implemented yet and
-raises ``NotImplementedError`` rather than compute in another precision than torch would.
+the rule), and ``autocast("cpu", dtype=torch.bfloat16 | torch.float16)`` runs the ops on
+torch's CPU lists in the low type or in float32 (_autocast.py has the mechanism and the
+per-thread state, _autocast_lists.py the lists).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
 from . import _dtype
@@ -32,73 +33,177 @@ __all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd", "is_autocast_av
 
 
 def is_autocast_available(device_type: str) -> bool:
-    return _device(device_type).type in ("cpu", "cuda")
+    """Whether ``device_type`` has an autocast (torch's list: cpu, cuda, xpu, mps, ...)."""
+    from ._autocast import _DEFAULT_DTYPES
+
+    return _device(device_type).type in _DEFAULT_DTYPES
 
 
-def _cpu_amp_missing(what: str) -> NotImplementedError:
-    return NotImplementedError(
-        f"tapegrad does not implement {what} on the CPU yet (torch would compute in lower "
-        f"precision there); pass enabled=False, or leave it out"
-    )
+_SUPPORTED = "torch.bfloat16, torch.float16"
 
 
 class autocast:
-    """``torch.autocast(device_type, dtype=None, enabled=True, cache_enabled=None)``.
+    """``torch.autocast(device_type, dtype=None, enabled=True, cache_enabled=None)``: inside the
+    region, the ops on autocast's lists compute in ``dtype`` (bfloat16 by default on the CPU),
+    or in float32, or in their inputs' widest type (see _autocast_lists.py).
 
-    For "cuda" it warns and is disabled, as on a CPU-only torch: the block runs unchanged.
+    A context manager and a decorator. Regions nest; ``enabled=False`` turns autocast off in an
+    inner region. For "cuda" it warns and is disabled, as on a CPU-only torch.
+
+    Example:
+        >>> import tapegrad as torch
+        >>> a = torch.ones(2, 2)
+        >>> with torch.autocast("cpu"):
+        ...     (a @ a).dtype
+        torch.bfloat16
     """
 
     def __init__(self, device_type: str, dtype: Any = None, enabled: bool = True,
                  cache_enabled: bool | None = None) -> None:
+        from . import _autocast
+
         if not isinstance(device_type, str):
-            raise ValueError(
-                f"Expected `device_type` of type `str`, got: `{type(device_type)}`"
-            )
-        self.device = _device(device_type).type
-        self.fast_dtype = dtype if dtype is not None else (
-            _dtype.float16 if self.device == "cuda" else _dtype.bfloat16)
-        self._cache_enabled = True if cache_enabled is None else cache_enabled
-        if enabled and self.device == "cuda":
-            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
-                          UserWarning, stacklevel=2)
-            enabled = False
+            kind = type(device_type)
+            shown = (f"<class '{__name__.split('.')[0]}.device'>" if kind is _device
+                     else str(kind))  # a torch.device, as torch names its class
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{shown}`")
+        self.fast_dtype = _autocast.get_autocast_dtype(device_type) if dtype is None else dtype
+        self.device = device_type
+        if not is_autocast_available(self.device):
+            raise RuntimeError(
+                f"User specified an unsupported autocast device_type '{self.device}'")
+        self._cache_enabled = (_autocast.is_autocast_cache_enabled() if cache_enabled is None
+                               else cache_enabled)
         if enabled:
-            raise _cpu_amp_missing("autocast")
-        self._enabled = False
+            if self.device == "cuda":
+                warnings.warn("CUDA is not available or torch_xla is imported. Disabling "
+                              "autocast.", UserWarning, stacklevel=2)
+                enabled = False
+            elif self.fast_dtype not in (_dtype.bfloat16, _dtype.float16):
+                name = self.device.upper()
+                warnings.warn(f"In {name} autocast, but the target dtype is not supported. "
+                              f"Disabling autocast.\n{name} Autocast only supports dtypes of "
+                              f"{_SUPPORTED} currently.", UserWarning, stacklevel=2)
+                enabled = False
+        self._enabled = enabled
 
     def __enter__(self) -> autocast:
+        from . import _autocast
+
+        self.prev_cache_enabled = _autocast.is_autocast_cache_enabled()
+        self.prev = _autocast.is_autocast_enabled(self.device)
+        self.prev_fastdtype = _autocast.get_autocast_dtype(self.device)
+        _autocast.set_autocast_dtype(self.device, self.fast_dtype)
+        _autocast.set_autocast_enabled(self.device, self._enabled)
+        _autocast.autocast_increment_nesting()
+        _autocast.set_autocast_cache_enabled(self._cache_enabled)
         return self
 
     def __exit__(self, *exc: Any) -> Literal[False]:
+        from . import _autocast
+
+        if _autocast.autocast_decrement_nesting() == 0:
+            _autocast.clear_autocast_cache()
+        _autocast.set_autocast_enabled(self.device, self.prev)
+        _autocast.set_autocast_dtype(self.device, self.prev_fastdtype)
+        _autocast.set_autocast_cache_enabled(self.prev_cache_enabled)
         return False
 
     def __call__(self, func: Callable) -> Callable:
+        if not callable(func):
+            raise TypeError(
+                f"autocast()(func) requires a callable, but got {type(func).__name__}. "
+                "Did you mean to use autocast as a context manager? For example:\n"
+                "    with torch.autocast(device_type=...):\n"
+                "        output = model(input)"
+            )
+
         @functools.wraps(func)
-        def decorated(*args: Any, **kwargs: Any) -> Any:
+        def decorate_autocast(*args: Any, **kwargs: Any) -> Any:
             with self:
                 return func(*args, **kwargs)
 
-        return decorated
+        return decorate_autocast
 
 
-def is_autocast_enabled(device_type: str | None = None) -> bool:
-    """False: autocast is never on in tapegrad."""
-    return False
+def is_autocast_enabled(device_type: str = "cuda") -> bool:
+    """Whether autocast is on for ``device_type`` in this thread (no argument: "cuda")."""
+    from . import _autocast
+
+    return _autocast.is_autocast_enabled(device_type)
 
 
-def custom_fwd(fwd: Callable | None = None, *, device_type: str = "cuda",
+def _cast_inputs(value: Any, device_type: str, dtype: Any) -> Any:
+    """Cast the floating-point (not float64) tensors in ``value``, through lists, tuples,
+    dicts and other iterables, as custom_fwd's ``cast_inputs`` does."""
+    from ._tensor import Tensor
+
+    if isinstance(value, Tensor):
+        eligible = (value.is_floating_point() and value.device.type == device_type
+                    and value.dtype is not _dtype.float64)
+        return value.to(dtype) if eligible else value
+    if isinstance(value, (str, bytes)):
+        return value
+    if isinstance(value, Mapping):
+        return {_cast_inputs(k, device_type, dtype): _cast_inputs(v, device_type, dtype)
+                for k, v in value.items()}
+    if isinstance(value, Iterable) and not _is_ndarray(value):
+        items = (_cast_inputs(v, device_type, dtype) for v in value)
+        if isinstance(value, (list, tuple)):
+            return type(value)(items)
+        return items
+    return value
+
+
+def _is_ndarray(value: Any) -> bool:
+    import numpy as np
+
+    return isinstance(value, np.ndarray)
+
+
+def custom_fwd(fwd: Callable | None = None, *, device_type: str,
                cast_inputs: Any = None) -> Callable:
-    """Decorator for a custom Function's forward under autocast: nothing to do here."""
+    """Decorator for a custom Function's ``forward``. With ``cast_inputs``, inside an autocast
+    region it casts the floating-point tensor arguments to that dtype and runs ``forward`` with
+    autocast off; without, ``forward`` runs under the current autocast state. Either way it
+    records that state for ``custom_bwd``."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
     if fwd is None:
         return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
-    return fwd
+    from . import _autocast
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args: Any, **kwargs: Any) -> Any:
+        args[0]._dtype = _autocast.get_autocast_dtype(device_type)
+        if cast_inputs is None:
+            args[0]._fwd_used_autocast = _autocast.is_autocast_enabled(device_type)
+            return fwd(*args, **kwargs)
+        args[0]._fwd_used_autocast = False
+        if _autocast.is_autocast_enabled(device_type):
+            with autocast(device_type=device_type, enabled=False):
+                return fwd(*_cast_inputs(args, device_type, cast_inputs),
+                           **_cast_inputs(kwargs, device_type, cast_inputs))
+        return fwd(*args, **kwargs)
+
+    return decorate_fwd
 
 
-def custom_bwd(bwd: Callable | None = None, *, device_type: str = "cuda") -> Callable:
-    """Decorator for a custom Function's backward under autocast: nothing to do here."""
+def custom_bwd(bwd: Callable | None = None, *, device_type: str) -> Callable:
+    """Decorator for a custom Function's ``backward``: runs it under the autocast state its
+    ``forward`` saw (see ``custom_fwd``)."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
     if bwd is None:
         return functools.partial(custom_bwd, device_type=device_type)
-    return bwd
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args: Any, **kwargs: Any) -> Any:
+        with autocast(device_type=device_type, enabled=args[0]._fwd_used_autocast,
+                      dtype=args[0]._dtype):
+            return bwd(*args, **kwargs)
+
+    return decorate_bwd
 
 
 class _Stage:

@@ -27,7 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import _numpy_warnings
 from .._tensor import Tensor
+from ..ops import low_precision
 from ..ops.reduction import _fast_sum
 from .grad_mode import _state
 from .graph import (
@@ -173,6 +175,7 @@ def run_backward(
     accumulate: bool = True,
 ) -> tuple | None:
     """Backpropagate ``grad_tensors`` from ``tensors``; see the module docstring."""
+    _numpy_warnings.ensure()  # NumPy's overflow warnings stay silent (see that module)
     if _tracer is not None:
         return _tracer.run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs,
                                     allow_unused, accumulate)
@@ -300,6 +303,19 @@ def run_backward(
 _backward_codes.add(run_backward.__code__)  # anomaly mode: nodes made during a backward
 
 
+def _dtype_of_num(num: int) -> Any:
+    """The tapegrad dtype whose NumPy dtype has this type number."""
+    d = _BY_NUM.get(num)
+    if d is None:
+        from .._dtype import ALL
+
+        d = _BY_NUM[num] = next(d for d in ALL if d.np.num == num)
+    return d
+
+
+_BY_NUM: dict[int, Any] = {}
+
+
 def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
     """Reduce a broadcast gradient to its input's shape and cast it to its (NumPy) dtype."""
     shape, dtype = meta
@@ -311,12 +327,15 @@ def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
             raise _invalid_shape(node, i, g, shape)
         g = sum_to(g, shape)
     if g._data.dtype.num != dtype:
-        from .._dtype import ALL
-
-        target = next(d for d in ALL if d.np.num == dtype)
+        target = _dtype_of_num(dtype)
         if g._data.dtype.kind == "c" and not target.is_complex:
             g = g.real  # a real input's gradient is the real part (torch's convention)
-        g = g.to(target)
+        if not _state.enabled and g._data.dtype.char in "efE" and target.np.char in "efE":
+            # first order, between float32 and a 16-bit type (mixed precision, every cast
+            # autocast made): on the array, without an op
+            g = Tensor._make(low_precision.cast(g._data, target.np))
+        else:
+            g = g.to(target)
     return g
 
 

@@ -194,7 +194,7 @@ class Function(metaclass=FunctionMeta):
                 o._version_counter.value += 1
             elif any(o is args[i] for i in positions):
                 o = o.detach()  # an input returned as is becomes a new tensor (torch: a view)
-            if marked or o._data.dtype.kind not in "fc":
+            if marked or not (o._data.dtype.kind in "fc" or o.is_floating_point()):  # bfloat16
                 new_outs.append(o)
                 continue
             o.grad_fn = ctx

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from .. import amp as _amp
 from .._dtype import float16
-from ..amp import custom_bwd, custom_fwd
 
 __all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd"]
 
@@ -36,3 +36,21 @@ class GradScaler(_amp.GradScaler):
                       stacklevel=2)
         super().__init__("cuda", init_scale, growth_factor, backoff_factor, growth_interval,
                          enabled)
+
+
+def custom_fwd(fwd: Callable | None = None, *, cast_inputs: Any = None) -> Callable:
+    """``torch.cuda.amp.custom_fwd``: ``torch.amp.custom_fwd(..., device_type="cuda")``, with
+    torch's deprecation warning."""
+    warnings.warn("`torch.cuda.amp.custom_fwd(args...)` is deprecated. Please use "
+                  "`torch.amp.custom_fwd(args..., device_type='cuda')` instead.", FutureWarning,
+                  stacklevel=2)
+    return _amp.custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
+
+
+def custom_bwd(bwd: Callable) -> Callable:
+    """``torch.cuda.amp.custom_bwd``: ``torch.amp.custom_bwd(..., device_type="cuda")``, with
+    torch's deprecation warning."""
+    warnings.warn("`torch.cuda.amp.custom_bwd(args...)` is deprecated. Please use "
+                  "`torch.amp.custom_bwd(args..., device_type='cuda')` instead.", FutureWarning,
+                  stacklevel=2)
+    return _amp.custom_bwd(bwd, device_type="cuda")

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from .. import _numpy_warnings  # noqa: F401  (NumPy's overflow warnings: silent, as in torch)
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from ..autograd.graph import (
@@ -64,6 +65,7 @@ from ..autograd.graph import (
     remember_forward,
     version_error,
 )
+from .low_precision import WIDENED, widened_forward, widened_rule
 
 REGISTRY: dict[str, OpDef] = {}
 
@@ -117,6 +119,12 @@ class OpNode(Node):
 
     def apply(self, grads: list) -> tuple:
         op = self.op
+        if _LOW and op.widen and not _state.enabled:  # a low-precision backward kernel
+            return widened_rule(self, grads)
+        return self._apply(grads)
+
+    def _apply(self, grads: list) -> tuple:
+        op = self.op
         if op.outputs == 1:
             g = grads[0]
             if g._data.dtype.kind == "c" and op.holomorphic:
@@ -160,7 +168,7 @@ class OpDef:
     """One registry entry (see the module docstring)."""
 
     __slots__ = ("name", "node", "forward", "rule", "save", "save_if", "save_output", "view",
-                 "outputs", "node_cls", "tangent_rule", "holomorphic")
+                 "outputs", "node_cls", "tangent_rule", "holomorphic", "widen")
 
     def __init__(self, name: str, node: str, forward: Callable, save: Sequence[int],
                  save_output: bool, view: bool, outputs: int,
@@ -176,6 +184,7 @@ class OpDef:
         self.view = view
         self.outputs = outputs
         self.holomorphic = True  # complex gradients through conj(rule(conj(grad)))
+        self.widen = name in WIDENED  # float16/bfloat16 inputs computed in float32
         cpp = {"CopyBackwards": "torch::autograd::CopyBackwards"}.get(node)
         self.node_cls = cast("type[OpNode]",
                              type(node, (OpNode,), {"__slots__": (), "op": self, "_cpp_name": cpp}))
@@ -244,6 +253,9 @@ def _wrap(out: np.ndarray, inputs: tuple, op: OpDef) -> Tensor:
 # True while a forward-mode dual level or a saved-tensor hook is active: apply and apply_
 # then take the detour through autograd/forward_ad.py (their one check when it is off).
 _SPECIAL = False
+# True once a float16 or bfloat16 tensor may exist (set by _dtype): widened ops then look at
+# their inputs' dtypes (ops/low_precision.py).
+_LOW = False
 
 
 def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
@@ -261,7 +273,10 @@ def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
                 record = True
         else:
             arrays.append(x)
-    out = op.forward(*arrays, **params)
+    if _LOW and op.widen:
+        out = widened_forward(op, arrays, params)
+    else:
+        out = op.forward(*arrays, **params)
     if record and not _state.enabled:  # the one grad-mode read of this op
         record = False
         if _state.inference:
@@ -486,7 +501,11 @@ def apply_(op: OpDef, target: Tensor, *others: Any, **params: Any) -> Tensor:
     check_inplace(target, record)
     if not record:
         arrays = [x._data if isinstance(x, Tensor) else x for x in others]
-        write_into(target, op.forward(target._data, *arrays, **params))
+        if _LOW and op.widen:
+            out = widened_forward(op, [target._data, *arrays], params)
+        else:
+            out = op.forward(target._data, *arrays, **params)
+        write_into(target, out)
         target._version_counter.value += 1
         return target
     before = target

@@ -13,6 +13,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
+from . import _registry, low_precision
 from ._registry import defop
 from .reduction import _fast_sum
 from .shape import _unsafe_view
@@ -46,6 +47,8 @@ def _mm(a: np.ndarray, b: np.ndarray, *, layout: Any = None) -> np.ndarray:
 
 def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The matrix product of two checked 2-D arrays (long inner dimensions in pieces)."""
+    if _registry._LOW and a.dtype.char in "eE":  # float16/bfloat16 arrays (backward's products)
+        return low_precision.matmul(a, b)
     m, k = a.shape
     if k >= _LONG_K and m * b.shape[1] <= _SMALL_RESULT and a.dtype.kind == "f":
         return _long_product(a, b)

@@ -18,6 +18,7 @@ from .. import _dtype
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.forward_ad import linear_tangent
 from ..autograd.grad_mode import _state
+from . import low_precision
 from ._registry import apply, defop
 
 
@@ -538,6 +539,8 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 
 @defop("to_copy", node="ToCopyBackward0")
 def _to_copy(x: np.ndarray, *, dtype: Any) -> np.ndarray:
+    if x.dtype.char == "E" and dtype == np.float32:  # bfloat16 -> float32: a shift of the bits
+        return low_precision.widen(x)
     if x.dtype.kind == "f" and np.dtype(dtype).kind in "iu":
         with np.errstate(invalid="ignore"):
             return np.trunc(x).astype(dtype)

@@ -8,14 +8,17 @@
 - ``show.report.write_report(path, graph=..., trace=..., figures=...)``: one self-contained
   HTML page to step through a backward pass on the picture (report.py);
 - the texts in English and Chinese (i18n.py), and the ``tapegrad graph`` / ``tapegrad doctor``
-  commands (_commands.py, doctor.py).
+  commands (_commands.py, doctor.py);
+- ``show.precision_lab(steps)``: one small model trained in float32, float16, float16 with a
+  GradScaler and bfloat16 autocast, side by side (precision.py, ``tapegrad precision``).
 """
 
 from . import report
 from .graph import INSTALL_HINT, GraphView, GraphvizMissing, graph
 from .health import HealthReport, health
 from .monitor import Monitor
+from .precision import PrecisionReport, precision_lab
 from .trace import Trace, trace
 
 __all__ = ["graph", "GraphView", "GraphvizMissing", "INSTALL_HINT", "trace", "Trace", "report",
-           "HealthReport", "Monitor", "health"]
+           "HealthReport", "Monitor", "health", "precision_lab", "PrecisionReport"]

@@ -327,6 +327,55 @@ TEXTS: dict[str, tuple[str, str]] = {
                   "重复块的第 {copy} 份（共 {of} 份）：高亮显示在画出的那一份上"),
     "doctor.trace_title": ("The backward pass of step 1", "第 1 步的反向传播"),
     "doctor.page_title": ("tapegrad doctor: {script}", "tapegrad doctor：{script}"),
+    # --- the precision lab (show/precision.py) -------------------------------------------
+    "precision.title": (
+        "Precision lab: one model, four precisions, {steps} SGD steps each",
+        "精度实验室：同一个模型，四种精度，各训练 {steps} 步 SGD"),
+    "precision.run.float32": ("float32", "float32"),
+    "precision.run.float16": ("float16 (no scaling)", "float16（不缩放）"),
+    "precision.run.float16+scaler": ("float16 autocast + GradScaler",
+                                     "float16 autocast + GradScaler"),
+    "precision.run.bfloat16": ("bfloat16 autocast", "bfloat16 autocast"),
+    "precision.col.run": ("run", "训练方式"),
+    "precision.col.first": ("first loss", "初始损失"),
+    "precision.col.last": ("last loss", "最终损失"),
+    "precision.col.nonfinite": ("first inf/NaN loss", "首个 inf/NaN 损失"),
+    "precision.col.skipped": ("skipped steps", "跳过的步数"),
+    "precision.col.ms": ("ms/step", "毫秒/步"),
+    "precision.overflow": (
+        "float16 overflow: at step {step} the gradient of {parameter} went past 65504 "
+        "({count} of {size} entries inf or NaN).",
+        "float16 上溢：第 {step} 步 {parameter} 的梯度超过了 65504（{size} 个元素中有 {count} "
+        "个是 inf 或 NaN）。"),
+    "precision.underflow": (
+        "float16 underflow: at step {step} the gradient of {parameter} had {count} more exact "
+        "zeros (of {size} entries) than in float32: values too small for float16 became 0.",
+        "float16 下溢：第 {step} 步 {parameter} 的梯度比 float32 多出 {count} 个精确的 0"
+        "（共 {size} 个元素）：小到 float16 无法表示的值变成了 0。"),
+    "precision.half_ok": ("float16 kept every gradient finite and non-zero.",
+                          "float16 的所有梯度都保持有限且非零。"),
+    "precision.health": ("The health check at that step: {text}", "该步的梯度体检：{text}"),
+    "precision.nan_loss": (
+        "float16 without scaling: the update wrote the overflow into the weights; the loss is "
+        "inf or NaN from step {step} on.",
+        "不缩放的 float16：参数更新把溢出写进了权重，从第 {step} 步起损失一直是 inf 或 NaN。"),
+    "precision.scaler": (
+        "GradScaler: skipped {skipped} step(s) with inf/NaN gradients, halving its scale each "
+        "time; its first update was at step {first}, and its scale is now {scale}.",
+        "GradScaler：跳过了 {skipped} 个梯度含 inf/NaN 的步，每次把缩放因子减半；第一次真正更新"
+        "参数是在第 {first} 步，现在的缩放因子是 {scale}。"),
+    "precision.bf16": (
+        "bfloat16 autocast needs no scaling (float32's range): last loss {last} "
+        "(float32: {f32}).",
+        "bfloat16 autocast 不需要缩放（数值范围与 float32 相同）：最终损失 {last}"
+        "（float32：{f32}）。"),
+    "precision.plot.title": ("Loss per step", "每步的损失"),
+    "precision.plot.scale": ("GradScaler's scale (grey: skipped steps)",
+                             "GradScaler 的缩放因子（灰线：跳过的步）"),
+    "precision.plot.step": ("step", "步"),
+    "precision.plot.loss": ("loss (summed over the batch)", "损失（对批次求和）"),
+    "precision.plot.nan": ("inf/NaN from step {step}", "第 {step} 步起 inf/NaN"),
+    "precision.wrote": ("picture written to {path}", "图片已写入 {path}"),
 }
 
 

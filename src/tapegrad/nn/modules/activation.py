@@ -19,7 +19,7 @@ from ... import _dtype
 from ..._creation import empty, zeros
 from ..._tensor import Tensor
 from ...ops import elementwise as _ew
-from ...ops.linalg import bmm
+from ...ops.linalg import baddbmm, bmm
 from ...ops.shape import cat
 from .. import functional as F
 from ..init import constant_, xavier_normal_, xavier_uniform_
@@ -675,9 +675,10 @@ def multi_head_attention_forward(
         q_scaled = q * math.sqrt(1.0 / float(e))
         if is_causal and attn_mask is None:
             raise AssertionError("FIXME: is_causal not implemented for need_weights")
-        scores = bmm(q_scaled, k.transpose(-2, -1))
-        if attn_mask is not None:
-            scores = attn_mask + scores  # torch: baddbmm(attn_mask, q_scaled, k^T)
+        if attn_mask is not None:  # as torch: one baddbmm (whose autocast casts the mask too)
+            scores = baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
+        else:
+            scores = bmm(q_scaled, k.transpose(-2, -1))
         weights = F.softmax(scores, dim=-1)
         if dropout_p > 0.0:
             weights = F.dropout(weights, p=dropout_p)

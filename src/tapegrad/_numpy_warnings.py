@@ -1,0 +1,44 @@
+"""NumPy's floating-point warnings, silenced inside tapegrad as torch never prints them.
+
+NumPy reports an overflow, an underflow, a division by zero or an invalid operation
+(``RuntimeWarning: overflow encountered in multiply``) after a ufunc that produced one; torch's
+kernels never do: float16 overflowing to inf, ``0/0`` giving NaN and ``log(0)`` giving -inf are
+silent. tapegrad therefore ignores these warnings, but only where tapegrad's own code raised them:
+
+    warnings filter: RuntimeWarning, message "<kind> encountered in ...", module "tapegrad.*"
+
+The filter is matched only when NumPy actually warns (the rare case), so it costs no op
+anything, unlike ``np.errstate`` around each op (a context manager per call). It leaves NumPy's
+error state alone (``np.seterr`` would change it for the user's own NumPy code too), and a
+warning from the user's own NumPy code still shows: its module is not tapegrad's.
+
+A ``warnings.catch_warnings()`` block restores the filter list it found when it exits, so a
+tapegrad first imported inside one (pytest imports test modules inside one) loses the filter;
+``ensure()``, called at the start of every backward pass, puts it back (a membership test, well
+under a microsecond). Until then a forward op may still show NumPy's warning. float16 results
+that overflow are cast without warning in any case (ops/low_precision.py).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+MESSAGE = r"(overflow|underflow|divide by zero|invalid value) encountered in "
+
+
+def install() -> None:
+    """Add the filter (``warnings.filterwarnings`` drops an identical earlier entry)."""
+    global _ENTRY
+    warnings.filterwarnings("ignore", message=MESSAGE, category=RuntimeWarning,
+                            module=r"tapegrad(\.|$)")
+    _ENTRY = warnings.filters[0]
+
+
+def ensure() -> None:
+    """Put the filter back if a ``catch_warnings`` block dropped it."""
+    if _ENTRY not in warnings.filters:
+        install()
+
+
+_ENTRY: tuple | None = None
+install()

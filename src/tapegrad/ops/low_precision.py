@@ -1,0 +1,271 @@
+"""float16 and bfloat16 arithmetic as torch's CPU kernels do it: widen, compute in float32,
+round once.
+
+torch's CPU kernels never compute in a 2-byte float. Each one loads its low-precision
+operands into float32 registers, does all of its work there (a whole softmax, a whole
+layer_norm, a sum's accumulator, a matrix product's dot products), and rounds the result to
+the low type once, on the way out. NumPy does otherwise: its float16 reductions and matrix
+products accumulate in float16, ml_dtypes' bfloat16 products return float32, and an op that
+tapegrad writes as several NumPy steps (softmax: max, subtract, exp, sum, divide) would round
+after every step. Both are slow as well (no BLAS, no SIMD loops).
+
+So the registry does torch's thing for every op listed in ``WIDENED`` below::
+
+    apply(op, x_bf16, ...)                       # every floating input has one low dtype L
+        arrays widened:   x.astype(float32)      # exact: float32 holds every L value
+        out = op.forward(widened arrays)         # the float32 kernel, on the BLAS where it can
+        out.astype(L)                            # rounded once (to nearest, ties to even)
+
+An op is widened only when all its floating-point array inputs share one low dtype (a mix
+such as ``bf16 + float32`` is promoted by the op itself, to float32, as torch does) and no
+``dtype=`` argument asks for another result type. Outputs that are not float32 (indices,
+booleans) come back untouched.
+
+The cost when no low-precision tensor exists is one global read per op (``_registry._LOW``,
+switched on the first time tapegrad hands out a float16 or bfloat16 NumPy dtype: see
+``_dtype``). Ops that only move data (views, indexing, cat, copies) are not listed: widening
+them would give the same bits at the price of two casts.
+
+Where torch's own kernel is not reproducible bit for bit, the tests (tests/ops/
+test_low_precision.py) say so: matrix products and convolutions sum in the BLAS's order
+(MKL/oneDNN in torch, OpenBLAS here), and transcendental functions use SLEEF in torch and
+NumPy's own SIMD code here; both agree in float32 to an ulp or so, which the final rounding
+to 8 or 11 significant bits hides except for values next to a rounding boundary.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+
+# The ops computed in float32 for low-precision inputs, by family (registry names).
+WIDENED: frozenset[str] = frozenset((
+    # elementwise arithmetic and math
+    "add", "add_scalar", "sub", "rsub", "rsub_tensor", "mul", "mul_scalar", "div", "div_scalar",
+    "div_mode", "pow", "pow_scalar_base", "pow_tensor", "reciprocal", "rsqrt", "sqrt", "exp",
+    "exp2", "expm1", "log", "log10", "log1p", "log2", "sin", "cos", "tan", "sinh", "cosh",
+    "tanh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "atan2", "sigmoid", "erf",
+    "erfc", "erfinv", "lgamma", "digamma", "hypot", "logaddexp", "logaddexp2", "lerp",
+    "lerp_tensor", "addcmul", "addcdiv", "xlogy", "sinc", "logit", "deg2rad", "rad2deg",
+    # activations and their backward kernels
+    "gelu", "silu", "mish", "elu", "celu", "softplus", "hardswish", "hardsigmoid",
+    "leaky_relu", "log_sigmoid", "sigmoid_backward", "tanh_backward", "glu", "prelu",
+    # reductions: the accumulator is float32
+    "sum", "sum_dim", "mean", "mean_dim", "prod", "prod_dim", "nansum", "var", "std",
+    "var_mean", "std_mean", "norm", "norm_dim", "logsumexp", "cumsum", "cumprod",
+    "logcumsumexp", "trace",
+    # softmax and normalization
+    "softmax", "log_softmax", "safe_softmax", "layer_norm", "group_norm", "native_group_norm",
+    "batch_norm",
+    # matrix products: float32 operands on the BLAS, float32 accumulation
+    "mm", "addmm", "bmm", "baddbmm", "addbmm", "addmv", "addr", "mv", "dot", "vdot",
+    # convolution, attention, pooling that averages, losses
+    "convolution", "sdpa", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d", "mse_loss", "huber_loss", "smooth_l1_loss", "bce_with_logits",
+    "binary_cross_entropy", "nll_loss", "ce_log_softmax", "ce_nll",
+))
+
+_F32 = np.dtype(np.float32)
+
+
+def low_dtype(arrays: Any) -> np.dtype | None:
+    """The one low-precision dtype of the floating inputs, or None (nothing to widen)."""
+    low = None
+    for a in arrays:
+        if type(a) is np.ndarray:
+            d = a.dtype
+            if d.char in "eE":  # float16, ml_dtypes' bfloat16
+                if low is None:
+                    low = d
+                elif d != low:  # float16 with bfloat16: promoted to float32 by the op
+                    return None
+            elif d.kind in "fc":  # another floating type: the op's own promotion decides
+                return None
+    return low
+
+
+def widened_forward(op: Any, arrays: Any, params: dict) -> Any:
+    """``op``'s forward run as torch's CPU kernels run it for low-precision inputs."""
+    low = low_dtype(arrays)
+    if low is None or params.get("dtype") is not None:
+        return op.forward(*arrays, **params)
+    wide = [widen(a) if type(a) is np.ndarray and a.dtype == low else a for a in arrays]
+    kernel = KERNELS.get(op.name)
+    out = op.forward(*wide, **params) if kernel is None else kernel(op, low, wide, params)
+    if op.outputs == 1:
+        return _round(out, low)
+    return type(out)(_round(o, low) for o in out)
+
+
+def widen(a: np.ndarray) -> np.ndarray:
+    """A float16 or bfloat16 array as float32 (exact). bfloat16 is float32's upper half, so
+    its widening is a shift of the bits, several times faster than ml_dtypes' cast."""
+    if a.dtype.char == "E":
+        out = np.empty(a.shape, np.uint32)
+        np.left_shift(a.view(np.uint16), 16, out=out, dtype=np.uint32)
+        return out.view(_F32)
+    return a.astype(_F32)
+
+
+def cast(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``a`` converted between float32 and a 16-bit float type (rounded to nearest even)."""
+    if dtype == _F32:
+        return widen(a)
+    return _round(a.astype(_F32, copy=False), dtype)
+
+
+def widened_rule(node: Any, grads: list) -> tuple:
+    """A backward rule run as torch's fused backward kernels run it: the gradient and the saved
+    values widened to float32, the rule computed there; the engine rounds each input's
+    gradient to its dtype once. (Only without ``create_graph``: a graph of the backward must
+    be made of the tensors themselves.)"""
+    first = grads[0] if node.op.outputs == 1 else next((g for g in grads if g is not None), None)
+    if first is None or first._data.dtype.char not in "eE":
+        return node._apply(grads)
+    saved, out = node._saved, node._out
+    try:
+        if saved:
+            node._saved = tuple(_wide_tensor(t) for t in saved)
+        if out is not None and out[0].dtype.char in "eE":
+            node._out = (widen(out[0]),) + tuple(out[1:])
+        if node.op.outputs == 1:
+            return node._apply([_wide_tensor(grads[0])])
+        return node._apply([_wide_tensor(g) for g in grads])
+    finally:
+        node._saved, node._out = saved, out
+
+
+def _wide_tensor(t: Any) -> Any:
+    if not isinstance(t, Tensor) or t._data.dtype.char not in "eE":
+        return t
+    w = Tensor._make(widen(t._data), t._requires_grad)
+    w._vc = t._vc  # the same version counter: the saved-value checks still apply
+    w.grad_fn = t.grad_fn
+    w._output_nr = t._output_nr
+    return w
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A low-precision matrix product as torch's CPU kernel computes it: float32 operands on
+    the BLAS, float32 accumulation, the result rounded once."""
+    return _round(np.matmul(widen(a), widen(b)), a.dtype)
+
+
+def _round(out: Any, low: np.dtype) -> Any:
+    if isinstance(out, (np.ndarray, np.generic)) and out.dtype == _F32:
+        if low.char == "e":  # float16 overflow becomes inf without a warning, as in torch
+            with np.errstate(over="ignore"):
+                return np.asarray(out).astype(low)
+        return np.asarray(out).astype(low)  # bfloat16 has float32's range
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Where torch's kernel is not "all in float32": the steps it rounds to the low type, kept here
+# so that the results agree bit for bit. Each kernel gets the widened arrays and returns float32.
+# ---------------------------------------------------------------------------------------------
+
+KERNELS: dict[str, Any] = {}
+
+
+def _kernel(*names: str) -> Any:
+    def register(fn: Any) -> Any:
+        for name in names:
+            KERNELS[name] = fn
+        return fn
+
+    return register
+
+
+def _low_scalar(value: Any, low: np.dtype) -> float:
+    """A Python number as the kernel sees it: converted to the tensor's type (through float,
+    as c10's Half and BFloat16 are made from a float)."""
+    return float(np.float32(value).astype(low))
+
+
+def _r(x: Any, low: np.dtype) -> np.ndarray:
+    """Round a float32 intermediate to the low type and widen it back."""
+    return widen(np.asarray(x, _F32).astype(low))
+
+
+@_kernel("add", "sub")
+def _alpha_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # a + alpha * b: alpha is converted to the tensor's type first
+    alpha = params.get("alpha", 1)
+    if alpha != 1 and not isinstance(alpha, bool):
+        params = dict(params, alpha=_low_scalar(alpha, low))
+    return op.forward(*arrays, **params)
+
+
+@_kernel("pow")
+def _pow_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # x ** e with a Python exponent: e is converted to the tensor's type first
+    e = params["exponent"]
+    if isinstance(e, float):
+        params = dict(params, exponent=_low_scalar(e, low))
+    return op.forward(*arrays, **params)
+
+
+@_kernel("prod", "prod_dim")
+def _prod_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # torch multiplies in the low type, one element after the other
+    x = arrays[0]
+    if x.ndim == 0 or x.size == 0:
+        return op.forward(*arrays, **params)
+    dim = params.get("dim")
+    keepdim = params.get("keepdim", False)
+    x = x.reshape(-1) if dim is None else np.moveaxis(x, dim, -1)
+    acc = x[..., 0].astype(low)
+    for j in range(1, x.shape[-1]):
+        acc = (acc.astype(_F32) * x[..., j]).astype(low)
+    out = acc.astype(_F32)
+    if dim is not None and keepdim:
+        out = np.expand_dims(out, dim)
+    return out
+
+
+@_kernel("logsumexp")
+def _logsumexp_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # torch's logsumexp is made of ops, each rounding to the low type:
+    # m = amax(x); log(sum(exp(x - m))) + m, with an infinite m taken as 0
+    x = arrays[0]
+    dim, keepdim = params["dim"], params["keepdim"]
+    if x.size == 0 or x.ndim == 0:
+        return op.forward(*arrays, **params)
+    m = np.max(x, axis=dim, keepdims=True)
+    m = np.where(np.isinf(m), 0, m).astype(_F32)
+    e = _r(np.exp(_r(x - m, low)), low)
+    s = _r(np.sum(e, axis=dim, keepdims=True), low)
+    with np.errstate(divide="ignore"):
+        out = _r(np.log(s), low) + m
+    return out if keepdim else np.squeeze(out, axis=dim)
+
+
+@_kernel("log_softmax")
+def _log_softmax_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # along the last dimension torch keeps the sum of exponentials and its log in the low
+    # type: x - max - round(log(round(sum(e^(x - max)))))
+    x = arrays[0]
+    dim = params["dim"]
+    if x.ndim == 0 or x.size == 0 or dim % x.ndim != x.ndim - 1:
+        return op.forward(*arrays, **params)
+    m = np.max(x, axis=-1, keepdims=True)
+    s = _r(np.sum(np.exp(x - m), axis=-1, keepdims=True), low)
+    with np.errstate(divide="ignore"):
+        return x - m - _r(np.log(s), low)
+
+
+@_kernel("ce_log_softmax")
+def _ce_log_softmax_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # cross_entropy's log_softmax over the classes (dim 1): the last dimension of a 2-D input
+    out = op.forward(*arrays, **params)
+    x = arrays[0]
+    if x.ndim != 2 or x.size == 0:
+        return out
+    m = np.max(x, axis=-1, keepdims=True)
+    s = _r(np.sum(np.exp(x - m), axis=-1, keepdims=True), low)
+    with np.errstate(divide="ignore"):
+        return x - m - _r(np.log(s), low)
