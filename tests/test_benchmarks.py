@@ -60,7 +60,8 @@ def test_quick_suite(tmp_path, capsys):
             th = r["sides"]["torch"]
             assert th["status"] == "ok" and th["value"] > 0
             if tg["status"] == "ok":
-                assert r["loss_rel_diff"] <= LOSS_RTOL
+                # LOSS_RTOL, or the workload's own (gpt-bf16: bfloat16 logits)
+                assert r["loss_rel_diff"] <= WORKLOADS[name].loss_rtol <= max(LOSS_RTOL, 2e-3)
                 assert r["ratio"] > 0 and r["ratio_best"] > 0
         else:
             assert "torch" not in r["sides"]
