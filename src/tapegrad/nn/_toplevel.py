@@ -109,12 +109,12 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
                        scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
-def _index_check(t: Tensor, what: str) -> None:
+def _index_check(t: Tensor, what: str, arg: str = "#1") -> None:
     if t.dtype.name not in ("int64", "int32"):
         from .._dtype import LEGACY_NAMES
 
         raise RuntimeError(
-            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"Expected tensor for argument {arg} 'indices' to have one of the following scalar "
             f"types: Long, Int; but got torch.{LEGACY_NAMES.get(t.dtype.name, 'Tensor')} "
             f"instead (while checking arguments for {what})")
 
@@ -128,10 +128,11 @@ def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
     max_indices)``.
 
     ``offset2bag`` is each index's bag (left empty by sum over float32/half weights without
-    padding, which does not need it); ``bag_size`` the bag's count of indices (0s in sum mode,
-    one per offset); ``max_indices`` the weight row each maximum came from (max mode; 0 for
-    an empty bag), ``bag_size`` again in mean mode and 0s in sum mode. As in torch, with
-    ``include_last_offset`` the last bag of mean and max runs to the end of ``indices``.
+    padding, which does not need it); ``bag_size`` the bag's count of indices (0s in sum mode:
+    one per offset, or one per bag for a weight that requires grad); ``max_indices`` the
+    weight row each maximum came from (max mode; 0 for an empty bag), ``bag_size`` again in
+    mean mode and 0s in sum mode. Like torch's, offset2bag and bag_size count the indices
+    after ``include_last_offset``'s last offset in the last bag.
     """
     if mode not in (0, 1, 2):
         raise RuntimeError("`mode` must be sum, mean, or max.")
@@ -168,8 +169,8 @@ def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
     fast_sum = mode == 0 and pad is None and weight.dtype.name in (
         "float32", "float16", "bfloat16") and weight._data.strides[1] == weight.element_size()
     offset2bag = np.zeros(0, int_dt) if fast_sum else bag_of.astype(int_dt)
-    if mode == 0:
-        bag_size = np.zeros(len(off), int_dt)
+    if mode == 0:  # one per offset, or per bag when the weight requires grad
+        bag_size = np.zeros(n_bags if weight.requires_grad else len(off), int_dt)
         return (out, Tensor._make(offset2bag), Tensor._make(bag_size),
                 Tensor._make(bag_size.copy()))
     inside = keep & (bag_of >= 0)
@@ -190,7 +191,7 @@ def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float,
                       norm_type: float) -> Tensor:
     """Rescale in place, without recording it, each row of ``weight`` named in ``indices``
     whose ``norm_type``-norm exceeds ``max_norm``: ``row *= max_norm / (norm + 1e-7)``."""
-    _index_check(indices, "embedding_renorm_")
+    _index_check(indices, "embedding_renorm_", "#2")
     if weight.ndim != 2:
         raise RuntimeError(f"Expected 2-dimensional tensor, but got {weight.ndim}-dimensional "
                            "tensor for argument #1 'self' (while checking arguments for "
