@@ -689,8 +689,8 @@ def test_gradcheck_and_gradgradcheck(c: Case, lib: Any, lib_name: str) -> None:
 
 
 def test_every_nn_entry_is_exercised(lib_name: str) -> None:
-    """Each registry entry of ops/nn_ops.py is reached (forward or create_graph backward) by
-    some case above."""
+    """Each registry entry of the nn families (ops/nn_ops.py lists them) is reached (forward or
+    create_graph backward) by some case above."""
     if lib_name != "tapegrad":
         pytest.skip("coverage of tapegrad's registry")
     import tapegrad
@@ -1244,7 +1244,7 @@ def test_erf_accuracy(lib_name: str) -> None:
     """The vectorised erf: within 2 ulp in float64, 1 ulp in float32 (math.erf as reference)."""
     if lib_name != "tapegrad":
         pytest.skip("tapegrad's own erf")
-    from tapegrad.ops.nn_ops import erf_array
+    from tapegrad.ops.erf import erf_array
 
     x = np.concatenate([np.linspace(-7, 7, 20001), np.logspace(-300, 0.8, 400),
                         -np.logspace(-300, 0.8, 400), [0.0, -0.0, np.inf, -np.inf]])
@@ -1305,14 +1305,14 @@ def test_backward_twice_with_retain_graph(which: str, lib: Any) -> None:
                          ids=["valid", "pad1", "pad-dilated", "pad-dilated-across"])
 def test_conv2d_in_image_chunks(kw: dict, chunk_bytes: int | None, needs: str, lib: Any,
                                 lib_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """tapegrad's stride-1 2-D convolution runs a batch a few images at a time (nn_ops,
+    """tapegrad's stride-1 2-D convolution runs a batch a few images at a time (ops/conv.py,
     ``_CHUNK_BYTES``), with the bias as a row of its products: split into chunks of one image,
     of three or four (the last one short) or left whole, and whichever of input, weight and
     bias want a gradient, the output and every gradient are torch's."""
     if lib_name == "tapegrad" and chunk_bytes is not None:
-        from tapegrad.ops import nn_ops
+        from tapegrad.ops import conv
 
-        monkeypatch.setattr(nn_ops, "_CHUNK_BYTES", chunk_bytes)
+        monkeypatch.setattr(conv, "_CHUNK_BYTES", chunk_bytes)
     rng = np.random.default_rng(3)
     x0, w0, b0 = (rng.standard_normal(s) for s in ((7, 3, 9, 8), (4, 3, 3, 2), (4,)))
     g0 = rng.standard_normal(tuple(torch.nn.functional.conv2d(

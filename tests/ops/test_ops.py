@@ -349,8 +349,8 @@ def test_every_registered_op_has_samples(lib, lib_name):
     )
 
     # entries without a node (non-differentiable ops) record nothing in the graph; the fused
-    # neural-network entries (ops/nn_ops.py) have their own table and coverage test in
-    # tests/nn/test_functional.py (test_every_nn_entry_is_exercised)
+    # neural-network entries (the families ops/nn_ops.py lists) have their own table and
+    # coverage test in tests/nn/test_functional.py (test_every_nn_entry_is_exercised)
     from tapegrad.ops import rnn as rnn_ops  # recurrent layers: tests/nn/test_rnn.py
 
     registered = {

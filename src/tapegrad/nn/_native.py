@@ -22,7 +22,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state, enable_grad, no_grad
-from ..ops import nn_ops as K
+from ..ops import normalization as K
 from ..ops._registry import defop
 
 __all__ = ["batch_norm_update_stats", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",

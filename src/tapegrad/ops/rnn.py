@@ -11,7 +11,7 @@ backpropagation through time written out by hand::
                 then dx = dG @ w_ih, dw_ih = dG^T x, dw_hh = dG^T h_prev: one product each
 
 ``gru_layer`` and ``rnn_tanh_layer`` / ``rnn_relu_layer`` are the same loop with their cells.
-The formulas are written once against a backend ``B`` (see ops/nn_ops.py): on ndarrays for the
+The formulas are written once against a backend ``B`` (see ops/nn_common.py): on ndarrays for the
 first-order backward (the forward leaves its gates in ``params["_cache"]``), on Tensors when
 the engine runs rules with grad mode on (``create_graph=True``): then the rule recomputes the
 forward with Tensor ops and its backward lines record a graph, so second derivatives work.
@@ -41,7 +41,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import elementwise as ew
 from ._registry import REGISTRY, defop
-from .nn_ops import _Arrays, _backend, _fast_sum, _take
+from .nn_common import _Arrays, _backend, _fast_sum, _take
 
 _BEFORE = set(REGISTRY)
 

@@ -26,7 +26,8 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state, enable_grad
 from ._registry import defop
-from .nn_ops import _index_pool_rule, _linked
+from .nn_common import _linked
+from .pooling import _index_pool_rule
 
 # ---------------------------------------------------------------------------------------------
 # channel_shuffle

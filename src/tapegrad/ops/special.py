@@ -60,7 +60,7 @@ def _unary(name: str, node: str, scipy_name: str, save_output: bool = False) -> 
 # The erf family and the normal distribution
 # ---------------------------------------------------------------------------------------------
 
-from .nn_ops import _erf_op as _erf  # noqa: E402 - GELU's erf is this entry (ErfBackward0)
+from .erf import _erf_op as _erf  # noqa: E402 - GELU's erf is this entry (ErfBackward0)
 
 _erfc = _unary("erfc", "ErfcBackward0", "erfc")
 _erfinv = _unary("erfinv", "ErfinvBackward0", "erfinv", save_output=True)

@@ -1,0 +1,270 @@
+"""Vision functions: ``interpolate`` and the ``upsample`` family, ``pixel_shuffle``,
+``pixel_unshuffle``, ``channel_shuffle``, ``affine_grid`` and ``grid_sample``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, cast
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ...ops import resampling as K
+from ._pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C r^2, H, W) -> (*, C, H r, W r) (PixelShuffleBackward0)."""
+    r = int(upscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(
+            "pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+            f"{input.ndim} dimension(s)"
+        )
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    c = input.shape[-3]
+    if c % (r * r):
+        raise RuntimeError(
+            "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+            f"of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}"
+        )
+    return K._pixel_shuffle(input, r=r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """(*, C, H r, W r) -> (*, C r^2, H, W) (PixelUnshuffleBackward0)."""
+    r = int(downscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(
+            "pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+            f"{input.ndim} dimension(s)"
+        )
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    for name, d in (("height", -2), ("width", -1)):
+        if input.shape[d] % r:
+            raise RuntimeError(
+                f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
+                f"input.size({d})={input.shape[d]} is not divisible by {r}"
+            )
+    return K._pixel_unshuffle(input, r=r)
+
+
+def _scale_value(n_in: int, n_out: int, scale: Any, dtype: Any) -> Any:
+    """torch's compute_scales_value: 1/scale_factor when given, else in/out, in ``dtype``."""
+    if scale is not None and scale > 0:
+        return dtype(1.0 / scale)
+    return dtype(n_in) / dtype(n_out)
+
+
+def _nearest_index(n_in: int, n_out: int, scale: Any, exact: bool) -> np.ndarray:
+    dst = np.arange(n_out)
+    if not exact and n_out == n_in:
+        return dst
+    if not exact and n_out == 2 * n_in:
+        return dst >> 1
+    sc = _scale_value(n_in, n_out, scale, np.float32)
+    pos = (dst.astype(np.float32) + np.float32(0.5)) * sc if exact else dst.astype(
+        np.float32) * sc
+    return np.minimum(np.floor(pos).astype(np.int64), n_in - 1)
+
+
+def _source_coords(n_in: int, n_out: int, align_corners: bool, scale: Any, cubic: bool,
+                   dtype: Any) -> np.ndarray:
+    """torch's area_pixel_compute_scale + area_pixel_compute_source_index, in ``dtype``."""
+    dst = np.arange(n_out).astype(dtype)
+    if align_corners:
+        sc = dtype(n_in - 1) / dtype(n_out - 1) if n_out > 1 else dtype(0)
+        return sc * dst
+    sc = _scale_value(n_in, n_out, scale, dtype)
+    src = sc * (dst + dtype(0.5)) - dtype(0.5)
+    return src if cubic else np.maximum(src, dtype(0))
+
+
+def _linear_matrix(n_in: int, n_out: int, align_corners: bool, scale: Any, dtype: Any
+                   ) -> np.ndarray:
+    src = _source_coords(n_in, n_out, align_corners, scale, False, dtype)
+    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    lam1 = np.clip(src - i0.astype(dtype), 0, 1).astype(dtype)
+    lam0 = (dtype(1) - lam1).astype(dtype)
+    i1 = i0 + (i0 < n_in - 1)
+    m = np.zeros((n_out, n_in), dtype=dtype)
+    rows = np.arange(n_out)
+    np.add.at(m, (rows, i0), lam0)
+    np.add.at(m, (rows, i1), lam1)
+    return m
+
+
+def _cubic_matrix(n_in: int, n_out: int, align_corners: bool, scale: Any, dtype: Any
+                  ) -> np.ndarray:
+    src = _source_coords(n_in, n_out, align_corners, scale, True, dtype)
+    i0 = np.floor(src).astype(np.int64)
+    t = (src - i0.astype(dtype)).astype(dtype)
+    a = dtype(-0.75)
+
+    def conv1(x: np.ndarray) -> np.ndarray:
+        return ((a + dtype(2)) * x - (a + dtype(3))) * x * x + dtype(1)
+
+    def conv2(x: np.ndarray) -> np.ndarray:
+        return ((a * x - dtype(5) * a) * x + dtype(8) * a) * x - dtype(4) * a
+
+    weights = (conv2(t + dtype(1)), conv1(t), conv1(dtype(1) - t), conv2(dtype(2) - t))
+    m = np.zeros((n_out, n_in), dtype=dtype)
+    rows = np.arange(n_out)
+    for j, w in enumerate(weights):
+        np.add.at(m, (rows, np.clip(i0 - 1 + j, 0, n_in - 1)), w.astype(dtype))
+    return m
+
+
+_LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
+
+
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
+                mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
+    """Resample the spatial dims (nearest, nearest-exact, (bi/tri)linear, bicubic, area).
+
+    Every mode but nearest is one matrix per spatial dim (a separable linear map), so the
+    backward is the transposed matrices; nearest gathers indices.
+    """
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError(
+                "align_corners option can only be set with the interpolating modes: linear | "
+                "bilinear | bicubic | trilinear"
+            )
+    elif align_corners is None:
+        align_corners = False
+    dim = input.ndim - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        scales = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {list(input.shape[2:])} and output size "
+                    f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                    "and output size in (o1, o2, ...,oK) format."
+                )
+            out_size = [int(v) for v in size]
+        else:
+            out_size = [int(size)] * dim
+    elif scale_factor is not None:
+        out_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, but "
+                    f"got input with spatial dimensions of {list(input.shape[2:])} and "
+                    f"scale_factor of shape {scale_factor}. Please provide input tensor in (N, "
+                    "C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."
+                )
+            scales = [float(v) for v in scale_factor]
+        else:
+            scales = [float(scale_factor)] * dim
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and out_size is None:
+        recompute_scale_factor = True
+    if out_size is None:  # scale_factor was given, so scales is set
+        given = cast(list, scales)
+        out_size = [math.floor(input.shape[i + 2] * given[i]) for i in range(dim)]
+    if recompute_scale_factor:
+        scales = None
+    if antialias:
+        raise NotImplementedError("tapegrad: interpolate(antialias=True) is not supported")
+    if dim not in (1, 2, 3):
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
+            "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+            f"nearest-exact (got {mode})"
+        )
+    in_size = tuple(input.shape[2:])
+    sc = scales if scales is not None else [None] * dim
+    if mode in ("nearest", "nearest-exact"):
+        exact = mode == "nearest-exact"
+        index = tuple(_nearest_index(n, o, s_, exact)
+                      for n, o, s_ in zip(in_size, out_size, sc, strict=True))
+        entry = K.GATHERS[("nearest_exact" if exact else "nearest", dim)]
+        return entry(input, index=index)
+    if mode == "area":
+        return {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}[dim](
+            input, out_size if dim > 1 else out_size[0])
+    need = _LINEAR_MODES.get(mode)
+    if need is None:
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
+            "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+            f"nearest-exact (got {mode})"
+        )
+    if need != dim:
+        raise NotImplementedError(
+            f"Got {input.ndim}D input, but {mode} mode needs {need + 2}D input"
+        )
+    dt = input._data.dtype.type
+    build = _cubic_matrix if mode == "bicubic" else _linear_matrix
+    mats = tuple(build(n, o, bool(align_corners), s_, dt)
+                 for n, o, s_ in zip(in_size, out_size, sc, strict=True))
+    name = {"linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d",
+            "trilinear": "upsample_trilinear3d", "bicubic": "upsample_bicubic2d"}[mode]
+    return K.SEPARABLE[name](input, mats=mats)
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """Deprecated: interpolate."""
+    warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated: interpolate(mode="nearest")."""
+    warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated: interpolate(mode="bilinear", align_corners=True)."""
+    warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Interleave the channels of ``groups`` groups (ChannelShuffleBackward0)."""
+    from ...ops.spatial import channel_shuffle as shuffle
+
+    return shuffle(input, groups)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
+    """The sampling grid of a batch of affine maps theta, for ``grid_sample``."""
+    from ...ops.spatial import affine_grid as grid
+
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to "
+                      "align_corners=False since 1.3.0. Please specify align_corners=True if "
+                      "the old behavior is desired. See the documentation of grid_sample for "
+                      "details.", stacklevel=2)
+        align_corners = False
+    return grid(theta, size, align_corners)
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
+                padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
+    """Sample input at the normalized positions of grid (see ``ops/spatial.py``)."""
+    from ...ops.spatial import grid_sample as sample
+
+    return sample(input, grid, mode, padding_mode, align_corners)

@@ -1,0 +1,160 @@
+"""Embeddings: ``embedding`` (a row lookup whose backward sums the rows' gradients) and
+``embedding_bag`` (sums, means or maxima over bags of rows, with per-sample weights).
+"""
+
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.forward_ad import linear_tangent
+from . import indexing as ix
+from ._registry import defop
+from .nn_common import _Arrays, _backend
+
+# ---------------------------------------------------------------------------------------------
+# Embedding
+# ---------------------------------------------------------------------------------------------
+
+@defop("embedding", node="EmbeddingBackward0")
+def _embedding(w: np.ndarray, *, indices: np.ndarray, padding_idx: Any,
+               scale_grad_by_freq: bool) -> np.ndarray:
+    return np.take(w, indices, axis=0)
+
+
+def _row_sums(n_rows: int, index: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """out[i] = sum of rows[j] with index[j] == i (a one-hot product when that is small)."""
+    if n_rows * index.size <= 1 << 22:
+        onehot = (np.arange(n_rows)[:, None] == index[None, :]).astype(rows.dtype)
+        return onehot @ rows
+    out = np.zeros((n_rows,) + rows.shape[1:], dtype=rows.dtype)
+    np.add.at(out, index, rows)
+    return out
+
+
+# forward mode, as torch: the looked-up rows of the tangent (padding row included: the output
+# does depend on it, whatever the backward rule's convention)
+_embedding.jvp(linear_tangent(_embedding))
+
+
+@_embedding.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # every looked-up row sends its gradient back (summed)
+    p = ctx.params
+    v, d = ctx.input_shapes[0]
+    idx = p["indices"].reshape(-1)
+    keep = None
+    if p["padding_idx"] is not None:
+        keep = (idx != p["padding_idx"])[:, None]
+    scale = None
+    if p["scale_grad_by_freq"]:
+        counts = np.bincount(idx, minlength=v)
+        scale = (1.0 / counts[idx])[:, None].astype(grad._data.dtype)
+    B = _backend()
+    if B is _Arrays:
+        rows = grad._data.reshape(-1, d)
+        if keep is not None:
+            rows = rows * keep
+        if scale is not None:
+            rows = rows * scale
+        return (Tensor._make(_row_sums(v, idx, rows)),)
+    rows = grad.reshape(-1, d)
+    if keep is not None:
+        rows = rows * Tensor._make(keep)
+    if scale is not None:
+        rows = rows * Tensor._make(scale)
+    zeros = Tensor._make(np.zeros((v, d), dtype=grad._data.dtype))
+    return (ix.index_put(zeros, (idx,), rows, accumulate=True),)
+
+
+# ---------------------------------------------------------------------------------------------
+# Embedding bags
+# ---------------------------------------------------------------------------------------------
+
+@defop("embedding_bag", node="EmbeddingBagBackward0", save=(0, 1))
+def _embedding_bag(w: np.ndarray, psw: Any, *, indices: np.ndarray, segment: np.ndarray,
+                   keep: np.ndarray, n_bags: int, mode: int, scale_grad_by_freq: bool,
+                   _cache: dict) -> np.ndarray:
+    """Bags of rows: segment[j] is the bag of indices[j]; rows with keep False are left out
+    (padding_idx). mode 0 sum, 1 mean, 2 max."""
+    rows = w[indices]
+    if psw is not None:
+        rows = rows * psw[:, None]
+    seg, rows = segment[keep], rows[keep]
+    d = w.shape[1]
+    if mode == 2:
+        out = np.full((n_bags, d), -np.inf, dtype=w.dtype)
+        np.maximum.at(out, seg, rows)
+        pos = np.where(rows == out[seg], np.arange(len(seg))[:, None], len(seg))
+        first = np.full((n_bags, d), len(seg), dtype=np.int64)
+        np.minimum.at(first, seg, pos)
+        empty = first == len(seg)
+        out[empty] = 0
+        kept_index = indices[keep]
+        _cache["max_rows"] = np.where(empty, -1, kept_index[np.minimum(first, len(seg) - 1)])
+        return out
+    out = _row_sums(n_bags, seg, rows) if len(seg) else np.zeros((n_bags, d), dtype=w.dtype)
+    if mode == 1:
+        counts = np.bincount(seg, minlength=n_bags)
+        out = out / np.maximum(counts, 1)[:, None].astype(w.dtype)
+        _cache["counts"] = counts
+    return out.astype(w.dtype, copy=False)
+
+
+@_embedding_bag.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # each bag's gradient to the rows it was made of
+    p = ctx.params
+    v, d = ctx.input_shapes[0]
+    need_w, need_psw = ctx.needs_input_grad
+    idx, seg, keep = p["indices"][p["keep"]], p["segment"][p["keep"]], p["keep"]
+    dt = grad._data.dtype
+    B = _backend()
+    g = B.val(grad) if B.tensors else grad._data
+    gw = gpsw = None
+    if p["mode"] == 2:
+        rows = p["_cache"]["max_rows"]
+        hit = rows >= 0
+        cols = np.broadcast_to(np.arange(d), rows.shape)[hit]
+        flat = rows[hit] * d + cols
+        if B.tensors:
+            zeros = Tensor._make(np.zeros(v * d, dtype=dt))
+            gw = ix.index_put(zeros, (flat,), g[Tensor._make(hit)], accumulate=True)
+            return gw.reshape(v, d), None
+        counts = np.bincount(flat, weights=g[hit], minlength=v * d).astype(dt).reshape(v, d)
+        return Tensor._make(counts), None
+    scale = np.ones(len(seg), dtype=dt)
+    if p["mode"] == 1:
+        scale = scale / np.maximum(p["_cache"]["counts"], 1)[seg].astype(dt)
+    if p.get("scale_grad_by_freq"):
+        counts = np.bincount(idx, minlength=v)
+        scale = scale / counts[idx].astype(dt)
+    if B.tensors:
+        per_row = g[Tensor._make(seg)]
+    else:
+        per_row = g[seg]
+    w_saved, psw_saved = ctx.saved
+    if need_psw:
+        wrows = w_saved[Tensor._make(idx)] if B.tensors else w_saved._data[idx]
+        full = np.zeros(len(keep), dtype=dt)
+        if B.tensors:
+            part = B.sum(per_row * wrows, (-1,), False) * B.const(scale)
+            gpsw = ix.index_put(Tensor._make(full), (np.nonzero(keep)[0],), part)
+        else:
+            full[keep] = np.sum(per_row * wrows, axis=-1) * scale
+            gpsw = Tensor._make(full)
+    if need_w:
+        if psw_saved is None:
+            factor = B.const(scale[:, None])
+        elif B.tensors:
+            factor = psw_saved[Tensor._make(np.nonzero(keep)[0])].unsqueeze(1) * B.const(
+                scale[:, None])
+        else:
+            factor = (psw_saved._data[keep] * scale)[:, None]
+        if B.tensors:
+            zeros = Tensor._make(np.zeros((v, d), dtype=dt))
+            gw = ix.index_put(zeros, (idx,), per_row * factor, accumulate=True)
+        else:
+            gw = Tensor._make(_row_sums(v, idx, (per_row * factor).astype(dt, copy=False)))
+    return gw, gpsw

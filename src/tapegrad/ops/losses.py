@@ -1,0 +1,516 @@
+"""Loss functions: the fused entries behind ``F.mse_loss``, ``smooth_l1_loss``, ``huber_loss``,
+``soft_margin_loss``, ``binary_cross_entropy`` (and ``_with_logits``), ``nll_loss`` (and the
+lean pair ``cross_entropy`` takes in its common case), ``multi_margin_loss``,
+``multilabel_margin_loss`` and ``ctc_loss``. ``reduction`` is torch's enum: 0 none, 1 mean, 2 sum.
+"""
+
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import _state
+from ._registry import defop
+from .activations import _fast_max
+from .nn_common import _Arrays, _fast_sum, _float, _linked, _quiet, _take, _unpack
+
+# ---------------------------------------------------------------------------------------------
+# Losses. reduction: 0 none, 1 mean, 2 sum (torch's enum)
+# ---------------------------------------------------------------------------------------------
+
+def _reduce(loss: np.ndarray, reduction: int) -> np.ndarray:
+    if reduction == 1:
+        return np.asarray(np.mean(loss), dtype=loss.dtype)
+    if reduction == 2:
+        return np.asarray(np.sum(loss), dtype=loss.dtype)
+    return loss
+
+
+def _norm(reduction: int, shape: tuple) -> float:
+    """The factor a mean reduction puts on every element's gradient."""
+    return 1.0 / max(int(np.prod(shape)), 1) if reduction == 1 else 1.0
+
+
+def _pair_shape(ctx: Any) -> tuple:
+    """The shape of a loss's input (and target): that of whichever needs a gradient."""
+    return next(s for s in ctx.input_shapes if s is not None)
+
+
+def _target_pair(ctx: Any, gx: Any, B: Any) -> tuple:
+    """(d input, d target) for losses of ``input - target``: the target gets the negative."""
+    need_x, need_t = ctx.needs_input_grad
+    return (B.out(gx) if need_x else None), (B.out(-gx) if need_t else None)
+
+
+@defop("mse_loss", node="MseLossBackward0", save=(0, 1))
+def _mse_loss(x: np.ndarray, t: np.ndarray, *, reduction: int) -> np.ndarray:
+    _float(x, "mse_cpu")
+    d = x - t
+    return _reduce(d * d, reduction)
+
+
+@_mse_loss.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx (x - t)^2 = 2 (x - t)
+    B, (x, t), g = _unpack(ctx, grad)
+    red = ctx.params["reduction"]
+    return _target_pair(ctx, (x - t) * (2.0 * _norm(red, _pair_shape(ctx))) * g, B)
+
+
+@defop("smooth_l1_loss", node="SmoothL1LossBackward0", save=(0, 1))
+def _smooth_l1_loss(x: np.ndarray, t: np.ndarray, *, reduction: int, beta: float) -> np.ndarray:
+    z = np.abs(x - t)
+    return _reduce(np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
+
+
+@_smooth_l1_loss.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (x - t)/beta inside |x - t| < beta, sign outside
+    B, (x, t), g = _unpack(ctx, grad)
+    p = ctx.params
+    d = B.clamp((x - t) / p["beta"], -1.0, 1.0)
+    return _target_pair(ctx, d * _norm(p["reduction"], _pair_shape(ctx)) * g, B)
+
+
+@defop("huber_loss", node="HuberLossBackward0", save=(0, 1))
+def _huber_loss(x: np.ndarray, t: np.ndarray, *, reduction: int, delta: float) -> np.ndarray:
+    z = np.abs(x - t)
+    return _reduce(np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
+
+
+@_huber_loss.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # x - t inside |x - t| < delta, delta sign outside
+    B, (x, t), g = _unpack(ctx, grad)
+    p = ctx.params
+    d = B.clamp(x - t, -p["delta"], p["delta"])
+    return _target_pair(ctx, d * _norm(p["reduction"], _pair_shape(ctx)) * g, B)
+
+
+@defop("soft_margin_loss", node="SoftMarginLossBackward0", save=(0,))
+@_quiet
+def _soft_margin_loss(x: np.ndarray, *, target: np.ndarray, reduction: int) -> np.ndarray:
+    return _reduce(np.log1p(np.exp(-target * x)), reduction)
+
+
+@_soft_margin_loss.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx log(1 + e^(-yx)) = -y s(-yx)
+    B, (x,), g = _unpack(ctx, grad)
+    y = B.const(ctx.params["target"])
+    norm = _norm(ctx.params["reduction"], _pair_shape(ctx))
+    return (B.out(-y * B.sigmoid(-y * x) * norm * g),)
+
+
+@defop("binary_cross_entropy", node="BinaryCrossEntropyBackward0", save=(0, 1))
+@_quiet
+def _bce(x: np.ndarray, t: np.ndarray, *, weight: Any, reduction: int) -> np.ndarray:
+    if not ((x >= 0) & (x <= 1)).all():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if not ((t >= 0) & (t <= 1)).all():
+        raise RuntimeError("all elements of target should be between 0 and 1")
+    loss = (t - 1.0) * np.maximum(np.log1p(-x), -100.0) - t * np.maximum(np.log(x), -100.0)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+@_bce.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # (x - t)/((1 - x) x); target: log(1-x) - log(x)
+    B, (x, t), g = _unpack(ctx, grad)
+    p = ctx.params
+    need_x, need_t = ctx.needs_input_grad
+    scale = g * _norm(p["reduction"], _pair_shape(ctx))
+    if p["weight"] is not None:
+        scale = scale * B.const(p["weight"])
+    with np.errstate(all="ignore"):
+        # torch's EPSILON 1e-12, rounded to float for every dtype
+        gx = B.out((x - t) / B.clamp((1.0 - x) * x, _EPS12_F) * scale) if need_x else None
+        gt = None
+        if need_t:
+            gt = B.out((B.clamp(B.log(1.0 - x), -100.0) - B.clamp(B.log(x), -100.0)) * scale)
+    return gx, gt
+
+
+_EPS12_F = float(np.float32(1e-12))
+
+
+def _log_sigmoid_np(x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+@defop("bce_with_logits", node="BinaryCrossEntropyWithLogitsBackward0", save=(0, 1))
+def _bce_logits(x: np.ndarray, t: np.ndarray, *, weight: Any, pos_weight: Any,
+                reduction: int) -> np.ndarray:
+    ls = _log_sigmoid_np(x)
+    if pos_weight is not None:
+        ls = ls * ((pos_weight - 1.0) * t + 1.0)
+    loss = (1.0 - t) * x - ls
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+@_bce_logits.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # x: s(x) - t (or (pw t + 1 - t) s(x) - pw t)
+    B, (x, t), g = _unpack(ctx, grad)
+    p = ctx.params
+    need_x, need_t = ctx.needs_input_grad
+    scale = g * _norm(p["reduction"], _pair_shape(ctx))
+    if p["weight"] is not None:
+        scale = scale * B.const(p["weight"])
+    pw = B.const(p["pos_weight"]) if p["pos_weight"] is not None else None
+    gx = gt = None
+    if need_x:
+        s = B.sigmoid(x)
+        gx = B.out(((pw * t + 1.0 - t) * s - pw * t if pw is not None else s - t) * scale)
+    if need_t:  # d/dt = log s(-x) - pw log s(x)  (= -x without pos_weight)
+        if pw is None:
+            gt = B.out(-x * scale)
+        else:
+            lsx = -B.softplus(-x)
+            gt = B.out((lsx - x - pw * lsx) * scale)
+    return gx, gt
+
+
+def _pick(x: np.ndarray, index: np.ndarray, cdim: int) -> np.ndarray:
+    """x[..., index, ...] along the class dim: one value per target."""
+    if x.ndim == 2:
+        return x[np.arange(x.shape[0]), index]
+    if x.ndim == 1:
+        return x[index]
+    return np.squeeze(np.take_along_axis(x, np.expand_dims(index, cdim), axis=cdim), cdim)
+
+
+def _place(out: np.ndarray, index: np.ndarray, values: np.ndarray, cdim: int) -> None:
+    """out[..., index, ...] = values along the class dim (the adjoint of _pick)."""
+    if out.ndim == 2:
+        out[np.arange(out.shape[0]), index] = values
+    elif out.ndim == 1:
+        out[index] = values
+    else:
+        np.put_along_axis(out, np.expand_dims(index, cdim), np.expand_dims(values, cdim),
+                          axis=cdim)
+
+
+def _nll_forward(x: np.ndarray, *, target: np.ndarray, weight: Any, ignore_index: int,
+                 reduction: int, _cache: dict) -> np.ndarray:
+    """-w[t] x[t] along dim 1 (dim 0 for a 1-D input); mean divides by the total weight."""
+    cdim = 0 if x.ndim == 1 else 1
+    c = x.shape[cdim]
+    valid = target != ignore_index
+    all_valid = bool(valid.all())
+    if target.size and (target.min() < 0 or target.max() >= c):
+        bad = valid & ((target < 0) | (target >= c))
+        if bad.any():
+            raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
+    safe = target if all_valid else np.where(valid, target, 0)
+    if weight is None:
+        w = np.ones(target.shape, dtype=x.dtype) if all_valid else valid.astype(x.dtype)
+    else:
+        w = weight[safe] if all_valid else weight[safe] * valid
+    losses = -(_pick(x, safe, cdim) * w)
+    if not all_valid:
+        losses = np.where(valid, losses, 0).astype(x.dtype)
+    _cache.update(safe=safe, w=w, valid=None if all_valid else valid)
+    if reduction == 0:
+        return losses
+    total = np.sum(losses, dtype=x.dtype)
+    if reduction == 2:
+        return np.asarray(total)
+    tw = np.sum(w, dtype=x.dtype)
+    _cache["total_weight"] = tw
+    with np.errstate(all="ignore"):
+        return np.asarray(total / tw, dtype=x.dtype)
+
+
+def _nll_backward(ctx: Any, grad: Tensor) -> tuple:  # -w[t]/total at the target class, 0 else
+    p = ctx.params
+    cache = p["_cache"]
+    shape = ctx.input_shapes[0]
+    cdim = 0 if len(shape) == 1 else 1
+    dtype = grad._data.dtype
+    valid = cache["valid"]
+    with np.errstate(all="ignore"):
+        coef = -cache["w"]
+        if p["reduction"] == 1:
+            coef = coef / cache["total_weight"]
+        if not _state.enabled:
+            g = grad._data
+            vals = coef * g if p["reduction"] == 0 else coef * g[()]
+            if valid is not None:
+                vals = np.where(valid, vals, 0)
+            out = np.zeros(shape, dtype=dtype)
+            _place(out, cache["safe"], vals.astype(dtype, copy=False), cdim)
+            return (Tensor._make(out),)
+        m = np.zeros(shape, dtype=dtype)
+        _place(m, cache["safe"], (coef if valid is None else np.where(valid, coef, 0))
+               .astype(dtype, copy=False), cdim)
+    gt = grad.unsqueeze(cdim) if p["reduction"] == 0 and len(shape) > 1 else grad
+    return (gt * Tensor._make(m),)
+
+
+_nll_loss = defop("nll_loss", node="NllLossBackward0", save=(0,))(_nll_forward)
+_nll_loss2d = defop("nll_loss2d", node="NllLoss2DBackward0", save=(0,))(_nll_forward)
+_nll_loss.backward(_nll_backward)
+_nll_loss2d.backward(_nll_backward)
+
+
+# F.cross_entropy's common case: (N, C) float logits, int64 class indices all in [0, C), no
+# weight, mean reduction, no smoothing. The same two nodes as the general path (NllLossBackward0
+# over LogSoftmaxBackward0) with lean rules: the forward keeps the softmax for the backward, and
+# the first-order backward is a handful of array operations.
+
+@defop("ce_log_softmax", node="LogSoftmaxBackward0", save_output=True)
+def _ce_log_softmax(x: np.ndarray, *, _cache: dict) -> np.ndarray:
+    m = _fast_max(x, 1)
+    if not np.isfinite(m).all():
+        m = np.where(np.isfinite(m), m, 0)
+    y = x - m
+    e = np.exp(y)
+    s = _fast_sum(e, (1,), True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y -= np.log(s)
+        e /= s
+    _cache["softmax"] = e
+    return y
+
+
+@_ce_log_softmax.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(x - lse)/dx: g - softmax * sum(g)
+    (y,) = ctx.saved
+    if _state.enabled:
+        return (grad - y.exp() * grad.sum(1, keepdim=True),)
+    g = grad._data
+    p = _take(ctx.params["_cache"], "softmax", lambda: np.exp(y._data))
+    p *= np.add.reduce(g, axis=1, keepdims=True)
+    return (Tensor._make(np.subtract(g, p, out=p)),)
+
+
+@defop("ce_nll", node="NllLossBackward0")
+def _ce_nll(x: np.ndarray, *, target: np.ndarray) -> np.ndarray:
+    total = np.add.reduce(x[np.arange(x.shape[0]), target])
+    return np.asarray(-total / x.shape[0], dtype=x.dtype)
+
+
+@_ce_nll.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # -1/N at the target class, 0 else
+    n, c = ctx.input_shapes[0]
+    dtype = grad._data.dtype
+    rows, target = np.arange(n), ctx.params["target"]
+    if not _state.enabled:
+        out = np.zeros((n, c), dtype=dtype)
+        out[rows, target] = -grad._data[()] / n
+        return (Tensor._make(out),)
+    m = np.zeros((n, c), dtype=dtype)
+    m[rows, target] = -1.0 / n
+    return (grad * Tensor._make(m),)
+
+
+# ---------------------------------------------------------------------------------------------
+# CTC loss (torch's _ctc_loss: per-sample negative log likelihoods; the reduction is outside)
+#
+#   labels l' = blank, l1, blank, l2, ..., blank  (2S + 1 states per sample)
+#   alpha_t(s) = lp_t(l'_s) + logsumexp(alpha_{t-1}(s), alpha_{t-1}(s-1), alpha_{t-1}(s-2)*)
+#   beta_t(s)  = lp_t(l'_s) + logsumexp(beta_{t+1}(s), beta_{t+1}(s+1), beta_{t+1}(s+2)*)
+#     (* when l'_s is a label different from l'_{s-2}); nll = -log(alpha_{T-1}(2S) +
+#     alpha_{T-1}(2S-1)). One Python step per time step, every sample and state at once.
+#   backward (torch's formula, the gradient for log-softmax outputs), with
+#   ab_t(c) = logsumexp over the states s with l'_s = c of alpha_t(s) + beta_t(s):
+#     d/dlp_t(c) = exp(lp_t(c)) - exp(ab_t(c) + nll - lp_t(c))
+#     for t < the sample's input length, 0 after it (and 0 for an infinite loss with
+#     zero_infinity).
+# ---------------------------------------------------------------------------------------------
+
+def _log_add3(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """log(e^a + e^b + e^c), -inf where all three are."""
+    m = np.maximum(np.maximum(a, b), c)
+    shift = np.where(np.isfinite(m), m, 0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = np.log(np.exp(a - shift) + np.exp(b - shift) + np.exp(c - shift))
+    out += shift
+    return out
+
+
+def _ctc_shift(x: np.ndarray, k: int, allowed: Any = None) -> np.ndarray:
+    """x moved k states up along the last axis (k < 0: down), -inf shifted in; -inf where
+    ``allowed`` is False."""
+    out = np.full_like(x, -np.inf)
+    if k > 0:
+        out[..., k:] = x[..., :-k]
+    else:
+        out[..., :k] = x[..., -k:]
+    if allowed is not None:
+        out[~allowed] = -np.inf
+    return out
+
+
+def _ctc_forward(lp: np.ndarray, *, labels: np.ndarray, input_lengths: np.ndarray,
+                 target_lengths: np.ndarray, zero_infinity: bool, _cache: dict) -> np.ndarray:
+    t_max, n, _ = lp.shape
+    states = labels.shape[1]
+    inf = np.inf
+    last = 2 * target_lengths  # the final blank's state
+    valid = np.arange(states)[None, :] <= last[:, None]
+    skip = np.zeros((n, states), dtype=bool)  # s - 2 -> s allowed (into s; from s - 2)
+    skip[:, 3::2] = labels[:, 3::2] != labels[:, 1:-2:2]
+    lpl = np.take_along_axis(lp, np.broadcast_to(labels[None], (t_max, n, states)), axis=2)
+    alpha = np.full((t_max, n, states), -inf, dtype=lp.dtype)
+    if t_max:
+        alpha[0, :, 0] = lpl[0, :, 0]
+        alpha[0, :, 1:2] = np.where(target_lengths[:, None] > 0, lpl[0, :, 1:2], -inf)
+    for t in range(1, t_max):
+        a = alpha[t - 1]
+        alpha[t] = _log_add3(a, _ctc_shift(a, 1), _ctc_shift(a, 2, skip)) + lpl[t]
+        alpha[t][~valid] = -inf
+    rows = np.arange(n)
+    end = np.maximum(input_lengths - 1, 0)
+    with np.errstate(invalid="ignore"):
+        fin = alpha[end, rows, last]
+        fin2 = np.where(target_lengths > 0, alpha[end, rows, np.maximum(last - 1, 0)], -inf)
+        nll = -np.logaddexp(fin, fin2)
+    nll = np.where(input_lengths > 0, nll, np.where(target_lengths > 0, inf, 0)).astype(lp.dtype)
+    _cache.update(alpha=alpha, lpl=lpl, skip=skip, valid=valid, nll=nll)
+    return nll
+
+
+def _ctc_rule(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
+    p, c = ctx.params, ctx.params["_cache"]
+    lp_t, nll_t = ctx.saved
+    lp = lp_t._data
+    labels, il, tl = p["labels"], p["input_lengths"], p["target_lengths"]
+    alpha, lpl, skip, valid, nll = c["alpha"], c["lpl"], c["skip"], c["valid"], c["nll"]
+    t_max, n, classes = lp.shape
+    inf = np.inf
+    rows = np.arange(n)
+    last = 2 * tl
+    beta = np.full_like(alpha, -inf)
+    end = il - 1
+    live = il > 0
+    beta[end[live], rows[live], last[live]] = lpl[end[live], rows[live], last[live]]
+    two = live & (tl > 0)
+    beta[end[two], rows[two], last[two] - 1] = lpl[end[two], rows[two], last[two] - 1]
+    skip_from = np.zeros_like(skip)  # s + 2 -> s (backwards) allowed when skip[s + 2]
+    skip_from[:, :-2] = skip[:, 2:]
+    for t in range(t_max - 2, -1, -1):
+        b = beta[t + 1]
+        new = _log_add3(b, _ctc_shift(b, -1), _ctc_shift(b, -2, skip_from)) + lpl[t]
+        new[~valid] = -inf
+        beta[t] = np.where((t < end)[:, None], new, beta[t])
+    ab = alpha + beta
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        top = np.max(ab, axis=2, keepdims=True)
+        shift = np.where(np.isfinite(top), top, 0).astype(lp.dtype)
+        onehot = (labels[:, :, None] == np.arange(classes)[None, None, :]).astype(lp.dtype)
+        sums = np.matmul(np.exp(ab - shift).transpose(1, 0, 2), onehot).transpose(1, 0, 2)
+        lcab = np.log(sums) + shift
+        g = np.exp(lp) - np.exp(lcab + nll[None, :, None] - lp)
+    g[np.arange(t_max)[:, None] >= il[None, :]] = 0
+    if p["zero_infinity"]:
+        g[:, nll == inf] = 0
+    g *= grad._data[None, :, None]
+    g = g.astype(lp.dtype, copy=False)
+    if _state.enabled:  # create_graph: a result whose own backward torch does not have
+        return (_ctc_grad(lp_t, nll_t, value=g),)
+    return (Tensor._make(g),)
+
+
+_ctc_loss = defop("ctc_loss", node="CtcLossBackward0", save=(0,), save_output=True)(
+    _ctc_forward)
+_ctc_loss.backward(_ctc_rule)
+
+
+@_ctc_loss.jvp
+def _(tangents: list, inputs: tuple, out: Tensor, **p: Any) -> Tensor:
+    # loss n depends on log_probs[:, n] only, so (J^T 1)[:, n] is row n of J: J v = sum (J^T 1) v
+    from ..autograd import grad
+    from ..autograd.grad_mode import enable_grad
+
+    lp = inputs[0]
+    with enable_grad():
+        x = lp if lp._requires_grad else Tensor._make(lp._data, requires_grad=True)
+        again = _ctc_loss(x, **p)
+        (g,) = grad(again, x, Tensor._make(np.ones(again.shape, again._data.dtype)))
+    return (g.detach() * tangents[0]).sum((0, 2))
+
+
+@defop("ctc_loss_backward", node="NotImplemented")
+def _ctc_grad(lp: np.ndarray, nll: np.ndarray, *, value: np.ndarray) -> np.ndarray:
+    return value
+
+
+_ctc_grad.node_cls._cpp_name = "torch::autograd::NotImplemented"
+
+
+@_ctc_grad.backward
+def _(ctx: Any, grad: Tensor) -> tuple:
+    raise RuntimeError("derivative for aten::_ctc_loss_backward is not implemented")
+
+
+# ---------------------------------------------------------------------------------------------
+# Margin losses
+# ---------------------------------------------------------------------------------------------
+
+def _multi_margin_terms(B: Any, x: Any, onehot: np.ndarray, margin: float) -> tuple:
+    """z[n, i] = margin - x[n, y_n] + x[n, i] and the mask of the terms that count."""
+    xy = B.sum(x * B.const(onehot), (-1,))
+    z = (x - xy) + margin
+    return z, (z > 0) & B.const(~onehot)
+
+
+@defop("multi_margin_loss", node="MultiMarginLossBackward0", save=(0,))
+def _multi_margin_loss(x: np.ndarray, *, onehot: np.ndarray, p: int, margin: float,
+                       weight: Any, reduction: int) -> np.ndarray:
+    z, on = _multi_margin_terms(_Arrays, x, onehot, margin)
+    h = np.where(on, z, 0) if p == 1 else np.where(on, z * z, 0)
+    if weight is not None:
+        h = h * weight[np.argmax(onehot, axis=-1)][..., None]
+    loss = np.sum(h, axis=-1) / x.shape[-1]
+    return _reduce(loss.astype(x.dtype, copy=False), reduction)
+
+
+@_multi_margin_loss.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # each counted term: +p z^(p-1) at i, - at the target
+    B, (x,), g = _unpack(ctx, grad)
+    prm = ctx.params
+    onehot = prm["onehot"]
+    z, on = _multi_margin_terms(B, x, onehot, prm["margin"])
+    d = on * (1.0 if prm["p"] == 1 else z * 2.0)
+    if prm["weight"] is not None:
+        d = d * B.const(prm["weight"][np.argmax(onehot, axis=-1)][..., None])
+    scale = g * (_norm(prm["reduction"], ctx.input_shapes[0][:-1]) / ctx.input_shapes[0][-1])
+    if prm["reduction"] == 0 and len(ctx.input_shapes[0]) > 1:
+        scale = B.reshape(scale, tuple(ctx.input_shapes[0][:-1]) + (1,))
+    d = d * scale
+    return (B.out(d - B.const(onehot.astype(grad._data.dtype)) * B.sum(d, (-1,))),)
+
+
+@defop("multilabel_margin_loss", node="MultilabelMarginLossBackward0", save=(0,))
+def _multilabel_margin_loss(x: np.ndarray, *, is_target: np.ndarray, reduction: int
+                            ) -> np.ndarray:
+    pairs = is_target[..., :, None] & ~is_target[..., None, :]  # (.., target j, other i)
+    z = 1.0 - (x[..., :, None] - x[..., None, :])
+    loss = np.sum(np.where(pairs, np.maximum(z, 0), 0), axis=(-1, -2)) / x.shape[-1]
+    return _reduce(loss.astype(x.dtype, copy=False), reduction)
+
+
+@_multilabel_margin_loss.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # each active pair: -1 at the target, +1 at the other
+    B, (x,), g = _unpack(ctx, grad)
+    prm = ctx.params
+    it = prm["is_target"]
+    pairs = it[..., :, None] & ~it[..., None, :]
+    xj = B.reshape(x, tuple(x.shape) + (1,))
+    xi = B.reshape(x, tuple(x.shape[:-1]) + (1, x.shape[-1]))
+    active = (1.0 - (xj - xi) > 0) & B.const(pairs)
+    shape = ctx.input_shapes[0]
+    scale = g * (_norm(prm["reduction"], shape[:-1]) / shape[-1])
+    if prm["reduction"] == 0 and len(shape) > 1:
+        scale = B.reshape(scale, tuple(shape[:-1]) + (1,))
+    d = B.sum(active * 1.0, (-2,), False) - B.sum(active * 1.0, (-1,), False)
+    return (B.out(d * scale),)
+
+
+# Rules whose gradient torch's double-backward node ties to the forward's inputs (see _link)
+for _entry in (_nll_loss, _nll_loss2d):
+    _linked(_entry)

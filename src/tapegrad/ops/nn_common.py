@@ -1,0 +1,342 @@
+"""What the neural-network families share: the two backends of a rule, linked gradients, small
+helpers, and the scalar-arithmetic entries that composites record under torch's C++ node names.
+
+The families (``activations``, ``losses``, ``normalization``, ``embedding``, ``padding``,
+``conv``, ``pooling``, ``resampling``, ``attention``; ``erf`` for GELU's normal CDF) each hold
+fused entries torch also records as one node (``GeluBackward0``, ``NativeLayerNormBackward0``,
+``ConvolutionBackward0``, ``NllLossBackward0``, ...): a NumPy forward written for speed and
+numerical stability, and a backward rule next to it.
+
+Two ways through one rule. A rule states its formula once, against a small namespace ``B`` of
+operations (``B.exp``, ``B.sum``, ``B.matmul``, ...), and runs it on one of two backends::
+
+    backward(ctx, grad)
+      B = _backend()            create_graph off -> _Arrays: the formula on ndarrays, plain NumPy
+                                create_graph on  -> _Tensors: the same formula on Tensors, so it
+                                                   records its own graph (higher derivatives)
+
+The array backend is the fast path every training step takes (no graph, no Tensor per step);
+the Tensor backend is what makes ``gradgradcheck`` and ``create_graph=True`` work. Both run the
+same lines of the formula, so the first-order tests check the one and the second-order tests the
+other. Forwards may leave intermediate arrays for the array backend in ``params["_cache"]``
+(the normalised input of layer_norm, the im2col matrix of a convolution, the attention
+probabilities); the Tensor backend recomputes them from the saved inputs with Tensor ops.
+
+Speed notes: no ``np.where`` or boolean indexing on large arrays in hot paths (both are slow
+in NumPy); branch-free forms (``np.maximum(x, 0) + slope * np.minimum(x, 0)``) instead.
+float32 stays float32: only Python floats meet arrays, never NumPy float64 scalars.
+"""
+
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.forward_ad import linear_tangent
+from ..autograd.grad_mode import _state
+from . import elementwise as ew
+from . import reduction as rd
+from . import shape as sh
+from ._registry import defop
+from .erf import SQRT1_2, _erf, _phi
+
+# ---------------------------------------------------------------------------------------------
+# The two backends of a rule
+# ---------------------------------------------------------------------------------------------
+
+
+class _Arrays:
+    """The formulas' operations on ndarrays: the first-order path."""
+
+    tensors = False
+
+    @staticmethod
+    def val(t: Tensor) -> np.ndarray:
+        return t._data
+
+    @staticmethod
+    def out(x: Any) -> Tensor:
+        return Tensor._make(x)
+
+    @staticmethod
+    def const(a: np.ndarray) -> np.ndarray:
+        return a
+
+    exp = staticmethod(np.exp)
+    log = staticmethod(np.log)
+    tanh = staticmethod(np.tanh)
+    abs = staticmethod(np.abs)
+    sqrt = staticmethod(np.sqrt)
+    matmul = staticmethod(np.matmul)
+
+    @staticmethod
+    def sigmoid(x: np.ndarray) -> np.ndarray:
+        return _sigmoid(x)
+
+    @staticmethod
+    def phi(x: np.ndarray) -> np.ndarray:
+        return _phi(x)
+
+    @staticmethod
+    def softplus(x: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            return np.log1p(np.exp(x))
+
+    @staticmethod
+    def sum(x: np.ndarray, dims: tuple, keepdim: bool = True) -> np.ndarray:
+        return _fast_sum(x, dims, keepdim)
+
+    @staticmethod
+    def mean(x: np.ndarray, dims: tuple, keepdim: bool = True) -> np.ndarray:
+        n = 1
+        for d in dims:
+            n *= x.shape[d]
+        return _fast_sum(x, dims, keepdim) * (1.0 / max(n, 1))
+
+    @staticmethod
+    def clamp(x: np.ndarray, lo: Any = None, hi: Any = None) -> np.ndarray:
+        return np.clip(x, lo, hi)
+
+    @staticmethod
+    def mT(x: np.ndarray) -> np.ndarray:
+        return np.swapaxes(x, -1, -2)
+
+    @staticmethod
+    def reshape(x: np.ndarray, shape: tuple) -> np.ndarray:
+        return np.reshape(x, shape)
+
+    @staticmethod
+    def movedim(x: np.ndarray, src: int, dst: int) -> np.ndarray:
+        return np.moveaxis(x, src, dst)
+
+    @staticmethod
+    def expand(x: np.ndarray, shape: tuple) -> np.ndarray:
+        return np.broadcast_to(x, shape)
+
+    @staticmethod
+    def cat(xs: list, dim: int) -> np.ndarray:
+        return np.concatenate(xs, axis=dim)
+
+    @staticmethod
+    def op(entry: Any, *args: Any, **params: Any) -> Any:
+        return entry.forward(*args, **params)
+
+
+class _Tensors:
+    """The same operations on Tensors: the rule records a graph (create_graph=True)."""
+
+    tensors = True
+
+    @staticmethod
+    def val(t: Tensor) -> Tensor:
+        return t
+
+    @staticmethod
+    def out(x: Any) -> Any:
+        return x
+
+    @staticmethod
+    def const(a: np.ndarray) -> Tensor:
+        return Tensor._make(a)
+
+    exp = staticmethod(ew.exp)
+    log = staticmethod(ew.log)
+    tanh = staticmethod(ew.tanh)
+    abs = staticmethod(ew.abs)
+    sqrt = staticmethod(ew.sqrt)
+    sigmoid = staticmethod(ew.sigmoid)
+
+    @staticmethod
+    def matmul(a: Tensor, b: Tensor) -> Tensor:
+        from .linalg import matmul
+
+        return matmul(a, b)
+
+    @staticmethod
+    def phi(x: Tensor) -> Tensor:
+        return (_erf(x * SQRT1_2) + 1.0) * 0.5
+
+    @staticmethod
+    def softplus(x: Tensor) -> Tensor:
+        from .activations import _softplus  # activations builds on this module
+
+        return _softplus(x, beta=1.0, threshold=20.0)
+
+    @staticmethod
+    def sum(x: Tensor, dims: tuple, keepdim: bool = True) -> Tensor:
+        return rd.sum(x, dims, keepdim)
+
+    @staticmethod
+    def mean(x: Tensor, dims: tuple, keepdim: bool = True) -> Tensor:
+        return rd.mean(x, dims, keepdim)
+
+    @staticmethod
+    def clamp(x: Tensor, lo: Any = None, hi: Any = None) -> Tensor:
+        return ew.clamp(x, lo, hi)
+
+    @staticmethod
+    def mT(x: Tensor) -> Tensor:
+        return sh.transpose(x, -1, -2)
+
+    @staticmethod
+    def reshape(x: Tensor, shape: tuple) -> Tensor:
+        return sh.reshape(x, shape)
+
+    @staticmethod
+    def movedim(x: Tensor, src: int, dst: int) -> Tensor:
+        return sh.movedim(x, src, dst)
+
+    @staticmethod
+    def expand(x: Tensor, shape: tuple) -> Tensor:
+        return sh.expand(x, shape)
+
+    @staticmethod
+    def cat(xs: list, dim: int) -> Tensor:
+        return sh.cat(xs, dim)
+
+    @staticmethod
+    def op(entry: Any, *args: Any, **params: Any) -> Any:
+        return entry(*args, **params)
+
+
+_ones = rd._ones
+_fast_sum = rd._fast_sum
+
+
+def _backend() -> Any:
+    """The Tensor backend while the engine runs rules with grad mode on (create_graph)."""
+    return _Tensors if _state.enabled else _Arrays
+
+
+def _unpack(ctx: Any, grad: Any) -> tuple:
+    """(B, saved values, grad) in the backend's representation."""
+    B = _backend()
+    if B is _Arrays:
+        saved = [None if t is None else t._data for t in ctx.saved]
+        return B, saved, (grad._data if grad is not None else None)
+    return B, list(ctx.saved), grad
+
+
+# Linked gradients. Many first-order rules do not depend on the forward's input at all (pooling,
+# padding, a convolution's bias, a loss's gradient in a linear term) or depend on it only
+# through a mask (relu6, hardtanh, leaky_relu, the shrinks): their gradient, computed from a
+# cotangent that does not require grad, would not require grad either. torch's double-backward
+# node (MaxPool2DWithIndicesBackwardBackward0, ...) takes the forward's input all the same, so
+# its gradient requires grad and a second differentiation gives 0 for that input. ``_link``
+# joins a gradient to those inputs with that zero derivative (create_graph only).
+_LINKS: dict = {}
+
+
+def _link(out: Tensor, inputs: Any, node: str) -> Tensor:
+    """``out`` unchanged in value, with ``inputs`` (those that require grad) as extra graph
+    inputs whose derivative is 0, under a node named ``node``."""
+    inputs = [x for x in inputs if isinstance(x, Tensor) and x._requires_grad]
+    if not inputs:
+        return out
+    entry = _LINKS.get((node, len(inputs)))
+    if entry is None:  # made on first use: one entry per node name and input count
+        entry = defop(f"link:{node}:{len(inputs)}", node=node)(lambda r, *xs: r)
+        entry.backward(lambda ctx, g: (g,) + (None,) * (len(ctx.input_meta) - 1))
+        _LINKS[(node, len(inputs))] = entry
+    return entry(out, *inputs)
+
+
+def _linked(entry: Any) -> None:
+    """Link ``entry``'s gradients, under create_graph, to its saved inputs (``_link``)."""
+    rule = entry.rule
+    head, _, num = entry.node.rpartition("Backward")
+    node = f"{head}BackwardBackward{num}"
+
+    def linked(ctx: Any, grad: Any) -> tuple:
+        grads = rule(ctx, grad)
+        if not _state.enabled:
+            return grads
+        saved = [t for t in ctx.saved if t is not None]
+        return tuple(None if gi is None else _link(gi, saved, node) for gi in grads)
+
+    entry.rule = linked
+
+
+def _take(cache: dict, key: str, make: Any) -> Any:
+    """A forward intermediate, handed over once: the first backward takes it (so the graph
+    does not hold it afterwards); a second backward (retain_graph) recomputes it."""
+    value = cache.pop(key, None)
+    return make() if value is None else value
+
+
+def _quiet(fn: Any) -> Any:
+    """Run ``fn`` with NumPy's floating-point warnings off (torch warns about none of them)."""
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+
+    wrapped.__name__ = fn.__name__
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    # 1/(1+e^-x): e^-x overflows to inf for very negative x and the result is 0, never NaN.
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-x))
+
+
+def _float(x: np.ndarray, name: str) -> None:
+    """torch's error for an integer input to a floating-point-only kernel."""
+    if x.dtype.kind not in "fc" and x.dtype.name != "bfloat16":
+        from .._dtype import from_numpy_dtype
+        from ._registry import scalar_type_name
+
+        raise NotImplementedError(
+            f"\"{name}\" not implemented for '{scalar_type_name(from_numpy_dtype(x.dtype))}'"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Scalar arithmetic with torch's C++ node names (composites call at::mul(t, scalar) etc.)
+# ---------------------------------------------------------------------------------------------
+
+@defop("mul_scalar", node="MulBackward1")
+def _mul_scalar(x: np.ndarray, *, other: Any) -> np.ndarray:
+    return ew._binary(np.multiply, x, other)
+
+
+@_mul_scalar.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(c x)/dx = c
+    return (grad * ctx.params["other"],)
+
+
+@defop("add_scalar", node="AddBackward1")
+def _add_scalar(x: np.ndarray, *, other: Any) -> np.ndarray:
+    return ew._binary(np.add, x, other)
+
+
+@_add_scalar.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(x + c)/dx = 1
+    return (grad,)
+
+
+@defop("div_scalar", node="DivBackward1")
+def _div_scalar(x: np.ndarray, *, other: Any) -> np.ndarray:
+    return ew._div.forward(x, other)
+
+
+@_div_scalar.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d(x / c)/dx = 1/c
+    return (grad / ctx.params["other"],)
+
+
+# at::norm(x, p, dim, keepdim) as composites call it (pairwise_distance): NormBackward1. The
+# arithmetic is the vector norm's; only the node torch prints differs.
+_norm_dim = defop("norm_dim", node="NormBackward1", save=(0,), save_output=True)(
+    rd._norm.forward)
+_norm_dim.backward(rd._norm.rule)
+
+# forward mode
+for _scalar_op in (_mul_scalar, _div_scalar):  # linear in x
+    _scalar_op.jvp(linear_tangent(_scalar_op))
+_add_scalar.jvp(lambda tangents, inputs, out, **p: tangents[0])  # d(x + c) = dx
