@@ -56,17 +56,7 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
                                                      dilation, groups)
 
 
-def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
-    """A 1-d convolution over time-major input (time, batch, channels); weight (k, in, out)."""
-    if input.ndim != 3:
-        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
-    if weight.ndim != 3:
-        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
-                           "out_channels.")
-    if bias.ndim != 1:
-        raise RuntimeError("Bias must be 1-D")
-    out = F.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
-    return out.permute(2, 0, 1)
+conv_tbc = F.conv_tbc  # torch.conv_tbc is torch.nn.functional.conv_tbc
 
 
 # -- normalization -----------------------------------------------------------------------------

@@ -208,6 +208,12 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         raise NotImplementedError(
             f"Got {input.ndim}D input, but {mode} mode needs {need + 2}D input"
         )
+    if input.dtype.name == "uint8" and mode in ("bilinear", "bicubic"):
+        # torch resamples images in fixed point, not through float matrices
+        from ...ops.resample_uint8 import resample_uint8
+
+        return Tensor._make(resample_uint8(input._data, out_size, bool(align_corners),
+                                           list(sc), mode == "bicubic"))
     dt = input._data.dtype.type
     build = _cubic_matrix if mode == "bicubic" else _linear_matrix
     mats = tuple(build(n, o, bool(align_corners), s_, dt)
