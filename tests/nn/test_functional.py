@@ -1467,3 +1467,31 @@ def test_norm_and_loss_backward_when_the_input_needs_no_gradient():
         res.append([w.grad.numpy(), lw.grad.numpy(), t.grad.numpy()])
     for a, b in zip(res[1], res[0], strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "uint8"])
+def test_interpolate_rejects_integer_inputs_as_torch(lib, oracle, dtype):
+    """torch's resampling kernels take floating inputs (uint8 too for nearest, bilinear and
+    bicubic): the NotImplementedError names the kernel of the path torch takes."""
+    cases = [("nearest", (1, 2, 5), 4), ("nearest", (1, 2, 5, 5), (3, 3)),
+             ("nearest", (1, 2, 5, 5), (100, 100)), ("nearest", (1, 5, 5, 5), (100, 100)),
+             ("nearest-exact", (1, 2, 5, 5, 5), (3, 3, 3)), ("linear", (1, 2, 5), 4),
+             ("bilinear", (1, 2, 5, 5), (3, 3)), ("bilinear", (1, 5, 5, 5), (100, 100)),
+             ("trilinear", (1, 2, 5, 5, 5), (3, 3, 3)), ("bicubic", (1, 2, 5, 5), (3, 3)),
+             ("area", (1, 2, 5), 3), ("area", (1, 2, 5, 5), (3, 3)),
+             ("area", (1, 2, 5, 5, 5), (3, 3, 3))]
+
+    def outcome(lib, mode, shape, size, channels_last):
+        x = lib.zeros(shape, dtype=getattr(lib, dtype))
+        if channels_last:
+            x = x.movedim(1, -1).contiguous().movedim(-1, 1)
+        try:
+            lib.nn.functional.interpolate(x, size=size, mode=mode)
+        except Exception as e:  # noqa: BLE001 - the exception is what is compared
+            return type(e).__name__, str(e).replace("tapegrad", "torch")
+        return "ok"
+
+    for mode, shape, size in cases:
+        for channels_last in (False, True) if len(shape) > 3 else (False,):
+            assert (outcome(lib, mode, shape, size, channels_last)
+                    == outcome(oracle, mode, shape, size, channels_last)), (mode, shape, size)
