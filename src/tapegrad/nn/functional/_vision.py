@@ -170,7 +170,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     """Resample the spatial dims (nearest, nearest-exact, (bi/tri)linear, bicubic, area).
 
     Every mode but nearest is one matrix per spatial dim (a separable linear map), so the
-    backward is the transposed matrices; nearest gathers indices.
+    backward is the transposed matrices; nearest gathers indices. uint8 images resample in
+    torch's fixed-point arithmetic instead (bilinear, bicubic: ``ops/resample_uint8.py``).
     """
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
