@@ -1495,3 +1495,29 @@ def test_interpolate_rejects_integer_inputs_as_torch(lib, oracle, dtype):
         for channels_last in (False, True) if len(shape) > 3 else (False,):
             assert (outcome(lib, mode, shape, size, channels_last)
                     == outcome(oracle, mode, shape, size, channels_last)), (mode, shape, size)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_indices_after_the_last_offset(lib, oracle, dtype, mode):
+    """include_last_offset with offsets[-1] < len(input): torch puts the indices after the last
+    offset in the last bag, except its float32 fast path (no padding_idx) for sum, which
+    leaves them out, and for mean, which sums without them but divides by their number too."""
+    rng = np.random.default_rng(3)
+    weight, idx = rng.standard_normal((10, 3)), np.array([1, 2, 4, 5, 4, 3, 2, 9])
+    cot = rng.standard_normal((2, 3))
+
+    def run(m, offsets, padding_idx):
+        w = m.tensor(weight, dtype=getattr(m, dtype), requires_grad=True)
+        out = m.nn.functional.embedding_bag(m.tensor(idx), w, m.tensor(offsets), mode=mode,
+                                            include_last_offset=True, padding_idx=padding_idx)
+        out.backward(m.tensor(cot, dtype=getattr(m, dtype)))
+        return out.detach().numpy(), w.grad.numpy()
+
+    for offsets in ([0, 4, 6], [0, 4, 4]):
+        for padding_idx in (None, 4):
+            got, want = run(lib, offsets, padding_idx), run(oracle, offsets, padding_idx)
+            np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-6)
+            if not (mode == "sum" and dtype == "float32" and padding_idx is None):
+                # (there torch leaves the rows only the left-out indices name uninitialised)
+                np.testing.assert_allclose(got[1], want[1], rtol=1e-6, atol=1e-6)

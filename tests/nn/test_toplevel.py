@@ -231,10 +231,10 @@ def test_embedding_bag_kernel_form(mode, variant):
 
     (got, got_node), (want, want_node) = run(tapegrad), run(torch)
     assert got_node.__name__ == want_node.__name__ == "EmbeddingBagBackward0"
-    if variant == "include_last_offset" and mode:
-        # torch's mean/max kernels stretch the last bag to the end of indices when
-        # include_last_offset is set and offsets[-1] < len(indices): not reproduced
-        got, want = got[1:3], want[1:3]
+    if variant == "include_last_offset" and mode == 0:
+        # the indices after the last offset: torch's float32 sum leaves their rows' gradient
+        # uninitialised (tapegrad: 0), so the weight's gradient is not compared
+        got, want = got[:-1], want[:-1]
     for g, w in zip(got, want, strict=True):
         assert g.dtype == w.dtype and g.shape == w.shape
         np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)

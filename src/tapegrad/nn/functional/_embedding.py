@@ -129,6 +129,17 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     n_bags = len(starts) - 1 if include_last_offset else len(starts)
     ends = np.append(starts[1:], idx.size) if not include_last_offset else starts[1:]
     starts = starts[:n_bags]
+    summed = None
+    if include_last_offset and n_bags and ends[n_bags - 1] < idx.size:
+        # indices after the last offset: torch's kernels put them in the last bag, except its
+        # fast path (float32/half weights, no padding_idx) for sum, which leaves them out, and
+        # for mean, which leaves them out of the sum but divides by their number too
+        fast = (weight.dtype.name in ("float32", "float16", "bfloat16")
+                and padding_idx is None and weight._data.strides[1] == weight.element_size())
+        if not (fast and mode == "sum"):
+            if fast and mode == "mean":
+                summed = np.arange(idx.size) < ends[n_bags - 1]
+            ends = np.append(ends[:n_bags - 1], idx.size)
     counts = np.maximum(ends[:n_bags] - starts, 0)
     segment = np.repeat(np.arange(n_bags), counts)
     if len(segment) < idx.size:  # indices after the last bag's end belong to no bag
@@ -140,4 +151,4 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     keep = idx != padding_idx if padding_idx is not None else np.ones(idx.size, dtype=bool)
     return K._embedding_bag(weight, psw, indices=idx, segment=segment, keep=keep,
                             n_bags=n_bags, mode=modes[mode],
-                            scale_grad_by_freq=scale_grad_by_freq, _cache={})
+                            scale_grad_by_freq=scale_grad_by_freq, _cache={}, summed=summed)
