@@ -12,7 +12,6 @@ the ``nn.functional`` op that does the work.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -200,19 +199,9 @@ def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float,
         bad = rows[-1] if rows[-1] >= w.shape[0] else rows[0]
         raise IndexError(f"select(): index {bad} out of range for tensor of size "
                          f"{list(w.shape)} at dimension 0")
-    a = np.abs(w[rows]).astype(np.float64)
-    p = float(norm_type)
-    if p == math.inf:
-        norms = a.max(axis=1, initial=0.0)
-    elif p == 0:
-        norms = (a != 0).sum(axis=1).astype(np.float64)
-    else:
-        norms = np.sum(a ** p, axis=1) ** (1.0 / p)
-    big = norms > max_norm
-    if big.any():
-        scale = max_norm / (norms[big] + 1e-7)
-        w[rows[big]] *= scale.astype(w.dtype)[:, None]
-    weight._version_counter.value += 1
+    from .functional._embedding import _embedding_renorm
+
+    _embedding_renorm(weight, rows, max_norm, norm_type)
     return weight
 
 

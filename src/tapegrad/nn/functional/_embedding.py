@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..._tensor import Tensor
@@ -41,15 +43,30 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
 
 def _embedding_renorm(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float
                       ) -> None:
-    """Rescale, in place and without grad, the looked-up rows whose norm exceeds max_norm."""
+    """Rescale, in place and without grad, the looked-up rows whose ``norm_type``-norm exceeds
+    max_norm: ``row *= max_norm / (norm + 1e-7)`` (torch.embedding_renorm_; an in-place op on
+    the weight, whose version it bumps whether or not a row changed)."""
     rows = np.unique(idx)
     w = weight._data
-    norms = np.sum(np.abs(w[rows]) ** norm_type, axis=1) ** (1.0 / norm_type)
+    a = np.abs(w[rows])  # the norm in the weight's dtype, the scale in float64, as torch
+    p = float(norm_type)
+    if p == math.inf:
+        norms = a.max(axis=1, initial=0)
+    elif p == -math.inf:
+        norms = a.min(axis=1, initial=math.inf)
+    elif p == 0:
+        norms = (a != 0).sum(axis=1)
+    elif p == 2:
+        norms = np.sqrt(np.sum(a * a, axis=1))
+    else:
+        with np.errstate(divide="ignore", over="ignore"):
+            norms = np.sum(a ** p, axis=1) ** (1.0 / p)
+    norms = norms.astype(np.float64)
     big = norms > max_norm
     if big.any():
         scale = (max_norm / (norms[big] + 1e-7)).astype(w.dtype)
         w[rows[big]] *= scale[:, None]
-        weight._version_counter.value += 1
+    weight._version_counter.value += 1
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
