@@ -426,6 +426,7 @@ from .nn._native import (  # noqa: E402
     grid_sampler, grid_sampler_2d, grid_sampler_3d, native_batch_norm, native_group_norm,
     native_layer_norm,
 )
+from .nn._native import batch_norm_update_stats  # noqa: E402
 from . import func  # noqa: E402
 from .func import vmap  # noqa: E402
 from .serialization import load, save  # noqa: E402

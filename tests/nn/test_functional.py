@@ -1467,3 +1467,57 @@ def test_norm_and_loss_backward_when_the_input_needs_no_gradient():
         res.append([w.grad.numpy(), lw.grad.numpy(), t.grad.numpy()])
     for a, b in zip(res[1], res[0], strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "uint8"])
+def test_interpolate_rejects_integer_inputs_as_torch(lib, oracle, dtype):
+    """torch's resampling kernels take floating inputs (uint8 too for nearest, bilinear and
+    bicubic): the NotImplementedError names the kernel of the path torch takes."""
+    cases = [("nearest", (1, 2, 5), 4), ("nearest", (1, 2, 5, 5), (3, 3)),
+             ("nearest", (1, 2, 5, 5), (100, 100)), ("nearest", (1, 5, 5, 5), (100, 100)),
+             ("nearest-exact", (1, 2, 5, 5, 5), (3, 3, 3)), ("linear", (1, 2, 5), 4),
+             ("bilinear", (1, 2, 5, 5), (3, 3)), ("bilinear", (1, 5, 5, 5), (100, 100)),
+             ("trilinear", (1, 2, 5, 5, 5), (3, 3, 3)), ("bicubic", (1, 2, 5, 5), (3, 3)),
+             ("area", (1, 2, 5), 3), ("area", (1, 2, 5, 5), (3, 3)),
+             ("area", (1, 2, 5, 5, 5), (3, 3, 3))]
+
+    def outcome(lib, mode, shape, size, channels_last):
+        x = lib.zeros(shape, dtype=getattr(lib, dtype))
+        if channels_last:
+            x = x.movedim(1, -1).contiguous().movedim(-1, 1)
+        try:
+            lib.nn.functional.interpolate(x, size=size, mode=mode)
+        except Exception as e:  # noqa: BLE001 - the exception is what is compared
+            return type(e).__name__, str(e).replace("tapegrad", "torch")
+        return "ok"
+
+    for mode, shape, size in cases:
+        for channels_last in (False, True) if len(shape) > 3 else (False,):
+            assert (outcome(lib, mode, shape, size, channels_last)
+                    == outcome(oracle, mode, shape, size, channels_last)), (mode, shape, size)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_indices_after_the_last_offset(lib, oracle, dtype, mode):
+    """include_last_offset with offsets[-1] < len(input): torch puts the indices after the last
+    offset in the last bag, except its float32 fast path (no padding_idx) for sum, which
+    leaves them out, and for mean, which sums without them but divides by their number too."""
+    rng = np.random.default_rng(3)
+    weight, idx = rng.standard_normal((10, 3)), np.array([1, 2, 4, 5, 4, 3, 2, 9])
+    cot = rng.standard_normal((2, 3))
+
+    def run(m, offsets, padding_idx):
+        w = m.tensor(weight, dtype=getattr(m, dtype), requires_grad=True)
+        out = m.nn.functional.embedding_bag(m.tensor(idx), w, m.tensor(offsets), mode=mode,
+                                            include_last_offset=True, padding_idx=padding_idx)
+        out.backward(m.tensor(cot, dtype=getattr(m, dtype)))
+        return out.detach().numpy(), w.grad.numpy()
+
+    for offsets in ([0, 4, 6], [0, 4, 4]):
+        for padding_idx in (None, 4):
+            got, want = run(lib, offsets, padding_idx), run(oracle, offsets, padding_idx)
+            np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-6)
+            if not (mode == "sum" and dtype == "float32" and padding_idx is None):
+                # (there torch leaves the rows only the left-out indices name uninitialised)
+                np.testing.assert_allclose(got[1], want[1], rtol=1e-6, atol=1e-6)

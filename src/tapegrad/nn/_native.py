@@ -7,6 +7,7 @@ arithmetic is the same registry entries ``tapegrad.nn.functional`` uses.
     native_layer_norm(x, shape, w, b, eps) -> (y, mean, rstd)      y: NativeLayerNormBackward0
     native_batch_norm(x, w, b, rm, rv, training, momentum, eps) -> (y, save_mean, save_invstd)
     native_group_norm(x, w, b, N, C, HxW, group, eps) -> (y, mean, rstd)   all three differentiable
+    batch_norm_update_stats(x, rm, rv, momentum) -> (mean, var)   running stats updated in place
 
 The statistics of layer and batch norm carry no gradient (as torch's); group norm's mean and
 rstd do: its entry differentiates the composite below (``_group_norm_composite``) at the saved
@@ -24,8 +25,8 @@ from ..autograd.grad_mode import _state, enable_grad, no_grad
 from ..ops import normalization as K
 from ..ops._registry import defop
 
-__all__ = ["grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "native_batch_norm",
-           "native_group_norm", "native_layer_norm"]
+__all__ = ["batch_norm_update_stats", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
+           "native_batch_norm", "native_group_norm", "native_layer_norm"]
 
 
 def _stats(x: np.ndarray, dims: tuple, eps: float) -> tuple:
@@ -171,3 +172,66 @@ def grid_sampler_3d(input: Tensor, grid: Tensor, interpolation_mode: int, paddin
     """grid_sampler of a 5-D input (GridSampler3DBackward0)."""
     return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
 
+
+
+@defop("batch_norm_update_stats", node="NotImplemented", outputs=2)
+def _update_stats(x: np.ndarray, *, dims: tuple, dtype: Any) -> tuple:
+    mean = np.mean(x, axis=dims, dtype=dtype)
+    xc = x - np.expand_dims(mean, dims).astype(x.dtype, copy=False)
+    var = np.mean(xc * xc, axis=dims, dtype=dtype)
+    return mean.astype(dtype, copy=False), var.astype(dtype, copy=False)
+
+
+_update_stats.node_cls._cpp_name = "torch::autograd::NotImplemented"
+
+
+@_update_stats.backward
+def _(ctx: Any, grads: list) -> tuple:
+    raise RuntimeError("derivative for aten::batch_norm_update_stats is not implemented")
+
+
+def batch_norm_update_stats(input: Tensor, running_mean: Tensor | None,
+                            running_var: Tensor | None, momentum: float) -> tuple:
+    """(mean, biased var) of each channel (dim 1) over the batch and spatial dims, with the
+    running statistics moved toward them in place: ``running = (1 - momentum) * running +
+    momentum * stat``, the variance's unbiased (``n / (n - 1)``) as in batch_norm."""
+    from .._dtype import LEGACY_NAMES
+
+    x = input._data
+    nd = max(x.ndim, 1)
+    if x.ndim < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}]"
+                         f", but got 1)")
+    if x.dtype.kind != "f" and x.dtype.name != "bfloat16":
+        kind = LEGACY_NAMES.get(input.dtype.name, input.dtype.name).replace("Tensor", "")
+        raise NotImplementedError(f'"batch_norm_update_stats_cpu" not implemented for '
+                                  f"'{kind}'")
+    if x.size == 0:
+        raise RuntimeError("input tensor must have at least one element, but got input_sizes "
+                           f"= {list(x.shape)}")
+    dtype = x.dtype
+    for t in (running_mean, running_var):
+        if t is None or t._data.dtype == x.dtype:
+            continue
+        if x.dtype.itemsize < 4 and t._data.dtype == np.float32:  # bfloat16/half: float stats
+            dtype = t._data.dtype
+        elif x.dtype.itemsize > t._data.dtype.itemsize:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        else:
+            kind = LEGACY_NAMES.get(input.dtype.name, "Float").replace("Tensor", "")
+            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
+                               f"{kind}")
+    dims = (0,) + tuple(range(2, x.ndim))
+    mean, var = _update_stats(input, dims=dims, dtype=dtype)
+    n = x.size // x.shape[1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if running_mean is not None:
+            rm = running_mean._data
+            rm[...] = (1 - momentum) * rm + momentum * mean._data
+            running_mean._version_counter.value += 1
+        if running_var is not None:
+            rv = running_var._data
+            unbiased = var._data * (n / (n - 1)) if n > 1 else var._data * np.nan
+            rv[...] = (1 - momentum) * rv + momentum * unbiased
+            running_var._version_counter.value += 1
+    return mean, var

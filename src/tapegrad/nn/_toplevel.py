@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from .. import _creation
 from .._tensor import Tensor
 from ..ops import rnn as K
@@ -53,17 +55,7 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
                                                      dilation, groups)
 
 
-def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
-    """A 1-d convolution over time-major input (time, batch, channels); weight (k, in, out)."""
-    if input.ndim != 3:
-        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
-    if weight.ndim != 3:
-        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
-                           "out_channels.")
-    if bias.ndim != 1:
-        raise RuntimeError("Bias must be 1-D")
-    out = F.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
-    return out.permute(2, 0, 1)
+conv_tbc = F.conv_tbc  # torch.conv_tbc is torch.nn.functional.conv_tbc
 
 
 # -- normalization -----------------------------------------------------------------------------
@@ -104,6 +96,119 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
     """Rows of ``weight``; ``padding_idx`` (``-1``: none) gets no gradient."""
     return F.embedding(indices, weight, None if padding_idx < 0 else padding_idx,
                        scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+def _index_check(t: Tensor, what: str, arg: str = "#1") -> None:
+    if t.dtype.name not in ("int64", "int32"):
+        from .._dtype import LEGACY_NAMES
+
+        raise RuntimeError(
+            f"Expected tensor for argument {arg} 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got torch.{LEGACY_NAMES.get(t.dtype.name, 'Tensor')} "
+            f"instead (while checking arguments for {what})")
+
+
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
+                  scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """The kernel's form of ``nn.functional.embedding_bag``: mode an int (0 sum, 1 mean,
+    2 max), and its bookkeeping next to the bags: ``(output, offset2bag, bag_size,
+    max_indices)``.
+
+    ``offset2bag`` is each index's bag (left empty by sum over float32/half weights without
+    padding, which does not need it); ``bag_size`` the bag's count of indices (0s in sum mode:
+    one per offset, or one per bag for a weight that requires grad); ``max_indices`` the
+    weight row each maximum came from (max mode; 0 for an empty bag), ``bag_size`` again in
+    mean mode and 0s in sum mode. Like torch's, offset2bag and bag_size count the indices
+    after ``include_last_offset``'s last offset in the last bag.
+    """
+    if mode not in (0, 1, 2):
+        raise RuntimeError("`mode` must be sum, mean, or max.")
+    _index_check(indices, "embedding_bag")
+    _index_check(offsets, "embedding_bag")
+    if weight.ndim != 2:
+        raise RuntimeError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                           f"{weight.ndim}")
+    if offsets.ndim != 1:
+        raise RuntimeError(f"offsets has to be a 1D Tensor, but got Tensor of dimension "
+                           f"{offsets.ndim}")
+    off = offsets._data.astype(np.int64)
+    idx = indices._data.astype(np.int64).reshape(-1)
+    n_in = indices.shape[0] if indices.ndim else 1
+    if off.size and off[0] != 0:
+        raise RuntimeError(
+            "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
+            f"from position 0. However, got {off[0]}\n[ torch.LongTensor{{}} ]")
+    if off.size and off[-1] > n_in:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {n_in} but "
+                           f"got offsets[-1] of {off[-1]}")
+    if per_sample_weights is not None and mode != 0:
+        raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
+    out = F.embedding_bag(indices, weight, offsets, scale_grad_by_freq=scale_grad_by_freq,
+                          mode=("sum", "mean", "max")[mode], sparse=sparse,
+                          per_sample_weights=per_sample_weights,
+                          include_last_offset=include_last_offset, padding_idx=padding_idx)
+    int_dt = np.int32 if indices.dtype.name == offsets.dtype.name == "int32" else np.int64
+    n_bags = max(len(off) - 1, 0) if include_last_offset else len(off)
+    starts = off[:n_bags]
+    pad = None if padding_idx is None else (padding_idx % weight.shape[0])
+    keep = idx != pad if pad is not None else np.ones(idx.size, dtype=bool)
+    bag_of = np.searchsorted(starts, np.arange(idx.size), side="right") - 1
+    fast_sum = mode == 0 and pad is None and weight.dtype.name in (
+        "float32", "float16", "bfloat16") and weight._data.strides[1] == weight.element_size()
+    offset2bag = np.zeros(0, int_dt) if fast_sum else bag_of.astype(int_dt)
+    if mode == 0:  # one per offset, or per bag when the weight requires grad
+        bag_size = np.zeros(n_bags if weight.requires_grad else len(off), int_dt)
+        return (out, Tensor._make(offset2bag), Tensor._make(bag_size),
+                Tensor._make(bag_size.copy()))
+    inside = keep & (bag_of >= 0)
+    bag_size = np.bincount(bag_of[inside], minlength=n_bags)[:n_bags].astype(int_dt)
+    if mode == 1:
+        return (out, Tensor._make(offset2bag), Tensor._make(bag_size),
+                Tensor._make(bag_size.copy()))
+    w = weight._data
+    max_indices = np.zeros((n_bags, w.shape[1]), int_dt)
+    for b in range(n_bags):
+        rows = idx[inside & (bag_of == b)]
+        if rows.size:
+            max_indices[b] = rows[np.argmax(w[rows], axis=0)]
+    return out, Tensor._make(offset2bag), Tensor._make(bag_size), Tensor._make(max_indices)
+
+
+def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float,
+                      norm_type: float) -> Tensor:
+    """Rescale in place, without recording it, each row of ``weight`` named in ``indices``
+    whose ``norm_type``-norm exceeds ``max_norm``: ``row *= max_norm / (norm + 1e-7)``."""
+    _index_check(indices, "embedding_renorm_", "#2")
+    if weight.ndim != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {weight.ndim}-dimensional "
+                           "tensor for argument #1 'self' (while checking arguments for "
+                           "embedding_renorm_)")
+    if weight.requires_grad and weight.grad_fn is None and _grad_enabled():
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    w = weight._data
+    if w.dtype.kind not in "fc" and w.dtype.name != "bfloat16":
+        kind = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                "uint8": "Byte", "bool": "Bool"}[w.dtype.name]
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {kind} instead.")
+    rows = np.unique(indices._data.astype(np.int64))
+    if rows.size and (rows[0] < -w.shape[0] or rows[-1] >= w.shape[0]):
+        bad = rows[-1] if rows[-1] >= w.shape[0] else rows[0]
+        raise IndexError(f"select(): index {bad} out of range for tensor of size "
+                         f"{list(w.shape)} at dimension 0")
+    from .functional._embedding import _embedding_renorm
+
+    _embedding_renorm(weight, rows, max_norm, norm_type)
+    return weight
+
+
+def _grad_enabled() -> bool:
+    from ..autograd.grad_mode import is_grad_enabled
+
+    return is_grad_enabled()
 
 
 # -- dropout -----------------------------------------------------------------------------------
@@ -436,3 +541,4 @@ __all__ = [
     "rnn_tanh", "rnn_tanh_cell", "rrelu", "rrelu_", "selu", "selu_", "threshold", "threshold_",
     "triplet_margin_loss",
 ]
+__all__ += ["embedding_bag", "embedding_renorm_"]

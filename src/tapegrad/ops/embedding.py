@@ -76,9 +76,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # every looked-up row sends its gradien
 @defop("embedding_bag", node="EmbeddingBagBackward0", save=(0, 1))
 def _embedding_bag(w: np.ndarray, psw: Any, *, indices: np.ndarray, segment: np.ndarray,
                    keep: np.ndarray, n_bags: int, mode: int, scale_grad_by_freq: bool,
-                   _cache: dict) -> np.ndarray:
+                   _cache: dict, summed: Any = None) -> np.ndarray:
     """Bags of rows: segment[j] is the bag of indices[j]; rows with keep False are left out
-    (padding_idx). mode 0 sum, 1 mean, 2 max."""
+    (padding_idx). mode 0 sum, 1 mean, 2 max. ``summed`` (mean): the indices a bag's sum
+    takes when it is not all of them (torch's count, and gradient, take them all)."""
     rows = w[indices]
     if psw is not None:
         rows = rows * psw[:, None]
@@ -95,7 +96,12 @@ def _embedding_bag(w: np.ndarray, psw: Any, *, indices: np.ndarray, segment: np.
         kept_index = indices[keep]
         _cache["max_rows"] = np.where(empty, -1, kept_index[np.minimum(first, len(seg) - 1)])
         return out
-    out = _row_sums(n_bags, seg, rows) if len(seg) else np.zeros((n_bags, d), dtype=w.dtype)
+    if summed is not None:
+        part = summed[keep]
+        out = _row_sums(n_bags, seg[part], rows[part]) if part.any() else np.zeros(
+            (n_bags, d), dtype=w.dtype)
+    else:
+        out = _row_sums(n_bags, seg, rows) if len(seg) else np.zeros((n_bags, d), dtype=w.dtype)
     if mode == 1:
         counts = np.bincount(seg, minlength=n_bags)
         out = out / np.maximum(counts, 1)[:, None].astype(w.dtype)

@@ -316,7 +316,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # -1/N at the target class, 0 else
 #     (* when l'_s is a label different from l'_{s-2}); nll = -log(alpha_{T-1}(2S) +
 #     alpha_{T-1}(2S-1)). One Python step per time step, every sample and state at once.
 #   backward (torch's formula, the gradient for log-softmax outputs), with
-#   ab_t(c) = logsumexp over the states s with l'_s = c of alpha_t(s) + beta_t(s):
+#   ab_t(c) = logsumexp over the states s with l'_s = c of alpha_t(s) + beta_t(s) (added one
+#   state at a time, from the last down, as torch's kernel adds them: float32 shows the order):
 #     d/dlp_t(c) = exp(lp_t(c)) - exp(ab_t(c) + nll - lp_t(c))
 #     for t < the sample's input length, 0 after it (and 0 for an infinite loss with
 #     zero_infinity).
@@ -329,6 +330,31 @@ def _log_add3(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = np.log(np.exp(a - shift) + np.exp(b - shift) + np.exp(c - shift))
     out += shift
+    return out
+
+
+def _log_add2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """log(e^a + e^b) as torch's CTC kernel takes it: shifted by max(a, b) (by 0 when both are
+    -inf, which then stays -inf); exactly a where b is -inf."""
+    m = np.maximum(a, b)
+    shift = np.where(np.isfinite(m), m, 0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.log(np.exp(a - shift) + np.exp(b - shift)) + shift
+
+
+def _ctc_collect(ab: np.ndarray, labels: np.ndarray, target_lengths: np.ndarray,
+                 classes: int) -> np.ndarray:
+    """log of the sum, over the states s of each class c, of alpha_t(s) beta_t(s): torch adds
+    the states one at a time from the last down (a running pairwise log-add), and in float32
+    that order shows in the gradient, so it is kept here (one step per state, all t, n)."""
+    t_max, n, states = ab.shape
+    out = np.full((t_max, n, classes), -np.inf, dtype=ab.dtype)
+    rows = np.arange(n)
+    for s in range(states - 1, -1, -1):
+        live = s <= 2 * target_lengths
+        r, c = rows[live], labels[live, s]
+        cur, new = out[:, r, c], ab[:, live, s]
+        out[:, r, c] = np.where(cur == -np.inf, new, _log_add2(cur, new))
     return out
 
 
@@ -397,13 +423,8 @@ def _ctc_rule(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
         new = _log_add3(b, _ctc_shift(b, -1), _ctc_shift(b, -2, skip_from)) + lpl[t]
         new[~valid] = -inf
         beta[t] = np.where((t < end)[:, None], new, beta[t])
-    ab = alpha + beta
+    lcab = _ctc_collect(alpha + beta, labels, tl, classes)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        top = np.max(ab, axis=2, keepdims=True)
-        shift = np.where(np.isfinite(top), top, 0).astype(lp.dtype)
-        onehot = (labels[:, :, None] == np.arange(classes)[None, None, :]).astype(lp.dtype)
-        sums = np.matmul(np.exp(ab - shift).transpose(1, 0, 2), onehot).transpose(1, 0, 2)
-        lcab = np.log(sums) + shift
         g = np.exp(lp) - np.exp(lcab + nll[None, :, None] - lp)
     g[np.arange(t_max)[:, None] >= il[None, :]] = 0
     if p["zero_infinity"]:
@@ -451,22 +472,36 @@ def _(ctx: Any, grad: Tensor) -> tuple:
 # Margin losses
 # ---------------------------------------------------------------------------------------------
 
+def _margin_reduce(loss: np.ndarray, reduction: int, out_shape: tuple, dtype: Any
+                   ) -> np.ndarray:
+    """The margin losses' reduction of their float64 per-sample losses, as torch's kernels
+    take it (the sum, and the mean's division, in float64; a mean over no sample is NaN)."""
+    if reduction == 0:
+        return loss.astype(dtype).reshape(out_shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = np.sum(loss) / (len(loss) if reduction == 1 else 1)
+    return np.asarray(total, dtype=dtype)
+
+
 def _multi_margin_terms(B: Any, x: Any, onehot: np.ndarray, margin: float) -> tuple:
-    """z[n, i] = margin - x[n, y_n] + x[n, i] and the mask of the terms that count."""
-    xy = B.sum(x * B.const(onehot), (-1,))
-    z = (x - xy) + margin
+    """z[n, i] = (margin - x[n, y_n]) + x[n, i] (torch's order) and the terms that count."""
+    xy = B.sum(x * B.const(onehot), (-1,), True)
+    z = (margin - xy) + x
     return z, (z > 0) & B.const(~onehot)
 
 
 @defop("multi_margin_loss", node="MultiMarginLossBackward0", save=(0,))
 def _multi_margin_loss(x: np.ndarray, *, onehot: np.ndarray, p: int, margin: float,
-                       weight: Any, reduction: int) -> np.ndarray:
-    z, on = _multi_margin_terms(_Arrays, x, onehot, margin)
+                       weight: Any, reduction: int, out_shape: tuple) -> np.ndarray:
+    """Per sample (a row of the (N, C) view of x): the sum over i != y of
+    max(0, margin - x[y] + x[i])^p (times weight[y]) / C, summed in float64 as torch does."""
+    x2 = x.reshape(onehot.shape)
+    z, on = _multi_margin_terms(_Arrays, x2, onehot, margin)
     h = np.where(on, z, 0) if p == 1 else np.where(on, z * z, 0)
     if weight is not None:
-        h = h * weight[np.argmax(onehot, axis=-1)][..., None]
-    loss = np.sum(h, axis=-1) / x.shape[-1]
-    return _reduce(loss.astype(x.dtype, copy=False), reduction)
+        h = h * weight[np.argmax(onehot, axis=-1)][:, None]
+    loss = np.sum(h, axis=-1, dtype=np.float64) / onehot.shape[1]
+    return _margin_reduce(loss, reduction, out_shape, x.dtype)
 
 
 @_multi_margin_loss.backward
@@ -474,41 +509,48 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # each counted term: +p z^(p-1) at i, -
     B, (x,), g = _unpack(ctx, grad)
     prm = ctx.params
     onehot = prm["onehot"]
-    z, on = _multi_margin_terms(B, x, onehot, prm["margin"])
+    n, c = onehot.shape
+    shape = ctx.input_shapes[0]
+    z, on = _multi_margin_terms(B, B.reshape(x, (n, c)), onehot, prm["margin"])
     d = on * (1.0 if prm["p"] == 1 else z * 2.0)
     if prm["weight"] is not None:
-        d = d * B.const(prm["weight"][np.argmax(onehot, axis=-1)][..., None])
-    scale = g * (_norm(prm["reduction"], ctx.input_shapes[0][:-1]) / ctx.input_shapes[0][-1])
-    if prm["reduction"] == 0 and len(ctx.input_shapes[0]) > 1:
-        scale = B.reshape(scale, tuple(ctx.input_shapes[0][:-1]) + (1,))
+        d = d * B.const(prm["weight"][np.argmax(onehot, axis=-1)][:, None])
+    scale = g * ((1.0 / (n * c)) if prm["reduction"] == 1 else (1.0 / c))
+    if prm["reduction"] == 0:
+        scale = B.reshape(scale, (n, 1))
     d = d * scale
-    return (B.out(d - B.const(onehot.astype(grad._data.dtype)) * B.sum(d, (-1,))),)
+    d = d - B.const(onehot.astype(grad._data.dtype)) * B.sum(d, (-1,), True)
+    return (B.out(B.reshape(d, tuple(shape))),)
 
 
 @defop("multilabel_margin_loss", node="MultilabelMarginLossBackward0", save=(0,))
-def _multilabel_margin_loss(x: np.ndarray, *, is_target: np.ndarray, reduction: int
-                            ) -> np.ndarray:
-    pairs = is_target[..., :, None] & ~is_target[..., None, :]  # (.., target j, other i)
-    z = 1.0 - (x[..., :, None] - x[..., None, :])
-    loss = np.sum(np.where(pairs, np.maximum(z, 0), 0), axis=(-1, -2)) / x.shape[-1]
-    return _reduce(loss.astype(x.dtype, copy=False), reduction)
+def _multilabel_margin_loss(x: np.ndarray, *, counts: np.ndarray, reduction: int,
+                            out_shape: tuple) -> np.ndarray:
+    """Per sample: the sum over its targets j (a class named twice counts twice) and its
+    non-target classes i of max(0, 1 - (x[j] - x[i])), / C; summed in float64 as torch does."""
+    x2 = x.reshape(counts.shape)
+    pairs = counts[:, :, None] * (counts == 0)[:, None, :]  # (n, target j, other i)
+    z = (1.0 - x2[:, :, None]) + x2[:, None, :]
+    loss = np.sum(pairs * np.maximum(z, 0), axis=(-1, -2), dtype=np.float64) / counts.shape[1]
+    return _margin_reduce(loss, reduction, out_shape, x.dtype)
 
 
 @_multilabel_margin_loss.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # each active pair: -1 at the target, +1 at the other
     B, (x,), g = _unpack(ctx, grad)
     prm = ctx.params
-    it = prm["is_target"]
-    pairs = it[..., :, None] & ~it[..., None, :]
-    xj = B.reshape(x, tuple(x.shape) + (1,))
-    xi = B.reshape(x, tuple(x.shape[:-1]) + (1, x.shape[-1]))
-    active = (1.0 - (xj - xi) > 0) & B.const(pairs)
-    shape = ctx.input_shapes[0]
-    scale = g * (_norm(prm["reduction"], shape[:-1]) / shape[-1])
-    if prm["reduction"] == 0 and len(shape) > 1:
-        scale = B.reshape(scale, tuple(shape[:-1]) + (1,))
+    counts = prm["counts"]
+    n, c = counts.shape
+    pairs = (counts[:, :, None] * (counts == 0)[:, None, :]).astype(grad._data.dtype)
+    x2 = B.reshape(x, (n, c))
+    xj = B.reshape(x2, (n, c, 1))
+    xi = B.reshape(x2, (n, 1, c))
+    active = ((1.0 - xj) + xi > 0) * B.const(pairs)
+    scale = g * ((1.0 / (n * c)) if prm["reduction"] == 1 else (1.0 / c))
+    if prm["reduction"] == 0:
+        scale = B.reshape(scale, (n, 1))
     d = B.sum(active * 1.0, (-2,), False) - B.sum(active * 1.0, (-1,), False)
-    return (B.out(d * scale),)
+    return (B.out(B.reshape(d * scale, tuple(ctx.input_shapes[0]))),)
 
 
 # Rules whose gradient torch's double-backward node ties to the forward's inputs (see _link)

@@ -26,7 +26,11 @@ The functions live in one module per family, and this package gathers them::
     _pooling         max, avg, adaptive, lp, fractional pooling, max_unpool
     _vision          interpolate, upsample*, pixel_shuffle, channel_shuffle, grid_sample
     _attention       scaled_dot_product_attention, multi_head_attention_forward
-    _common          dtype names for messages, broadcasting a pair
+    _common          dtype names for messages, broadcasting a pair, assert_int_or_pair
+
+and, as torch.nn.functional does, it also exports ``grouped_mm`` (``ops/grouped_mm.py``), the
+``__torch_function__`` checks (``tapegrad/overrides.py``) and ``boolean_dispatch``
+(``tapegrad/_jit_internal.py``).
 
 This package imports nothing from ``tapegrad.nn`` itself, so ``nn/__init__`` can import it.
 """
@@ -79,6 +83,7 @@ from ._convolution import (
     conv1d,
     conv2d,
     conv3d,
+    conv_tbc,  # noqa: F401 - public (torch.conv_tbc too), outside __all__ as torch's
     conv_transpose1d,
     conv_transpose2d,
     conv_transpose3d,
@@ -222,3 +227,19 @@ __all__ = [
 for _name in __all__ + ["adaptive_max_pool3d", "ctc_loss"]:
     globals()[_name].__module__ = __name__
 del _name
+
+# -- also exported by torch.nn.functional: the grouped product and the dispatch helpers ------
+# (public, outside __all__ as torch's are)
+from ..._jit_internal import boolean_dispatch  # noqa: E402, F401
+from ...ops.grouped_mm import grouped_mm  # noqa: E402
+from ...overrides import (  # noqa: E402, F401
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+    has_torch_function_variadic,
+)
+from ._common import assert_int_or_pair  # noqa: E402
+
+for _fn in (assert_int_or_pair, grouped_mm):
+    _fn.__module__ = __name__
+del _fn

@@ -32,3 +32,10 @@ def _broadcast_pair(a: Tensor, b: Tensor) -> tuple:
         raise ew._broadcast_error(a._data, b._data) from None
     return (a if tuple(a.shape) == shape else a.expand(shape),
             b if tuple(b.shape) == shape else b.expand(shape))
+
+
+def assert_int_or_pair(arg: list[int], arg_name: str, message: str) -> None:
+    """Raise ``AssertionError(message.format(arg_name))`` unless ``arg`` is an int or has two
+    elements (the check torch.nn.functional exports for kernel sizes and strides)."""
+    if not (isinstance(arg, int) or len(arg) == 2):
+        raise AssertionError(message.format(arg_name))

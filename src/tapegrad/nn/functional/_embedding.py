@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..._tensor import Tensor
@@ -41,15 +43,30 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
 
 def _embedding_renorm(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float
                       ) -> None:
-    """Rescale, in place and without grad, the looked-up rows whose norm exceeds max_norm."""
+    """Rescale, in place and without grad, the looked-up rows whose ``norm_type``-norm exceeds
+    max_norm: ``row *= max_norm / (norm + 1e-7)`` (torch.embedding_renorm_; an in-place op on
+    the weight, whose version it bumps whether or not a row changed)."""
     rows = np.unique(idx)
     w = weight._data
-    norms = np.sum(np.abs(w[rows]) ** norm_type, axis=1) ** (1.0 / norm_type)
+    a = np.abs(w[rows])  # the norm in the weight's dtype, the scale in float64, as torch
+    p = float(norm_type)
+    if p == math.inf:
+        norms = a.max(axis=1, initial=0)
+    elif p == -math.inf:
+        norms = a.min(axis=1, initial=math.inf)
+    elif p == 0:
+        norms = (a != 0).sum(axis=1)
+    elif p == 2:
+        norms = np.sqrt(np.sum(a * a, axis=1))
+    else:
+        with np.errstate(divide="ignore", over="ignore"):
+            norms = np.sum(a ** p, axis=1) ** (1.0 / p)
+    norms = norms.astype(np.float64)
     big = norms > max_norm
     if big.any():
         scale = (max_norm / (norms[big] + 1e-7)).astype(w.dtype)
         w[rows[big]] *= scale[:, None]
-        weight._version_counter.value += 1
+    weight._version_counter.value += 1
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
@@ -129,6 +146,17 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     n_bags = len(starts) - 1 if include_last_offset else len(starts)
     ends = np.append(starts[1:], idx.size) if not include_last_offset else starts[1:]
     starts = starts[:n_bags]
+    summed = None
+    if include_last_offset and n_bags and ends[n_bags - 1] < idx.size:
+        # indices after the last offset: torch's kernels put them in the last bag, except its
+        # fast path (float32/half weights, no padding_idx) for sum, which leaves them out, and
+        # for mean, which leaves them out of the sum but divides by their number too
+        fast = (weight.dtype.name in ("float32", "float16", "bfloat16")
+                and padding_idx is None and weight._data.strides[1] == weight.element_size())
+        if not (fast and mode == "sum"):
+            if fast and mode == "mean":
+                summed = np.arange(idx.size) < ends[n_bags - 1]
+            ends = np.append(ends[:n_bags - 1], idx.size)
     counts = np.maximum(ends[:n_bags] - starts, 0)
     segment = np.repeat(np.arange(n_bags), counts)
     if len(segment) < idx.size:  # indices after the last bag's end belong to no bag
@@ -140,4 +168,4 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     keep = idx != padding_idx if padding_idx is not None else np.ones(idx.size, dtype=bool)
     return K._embedding_bag(weight, psw, indices=idx, segment=segment, keep=keep,
                             n_bags=n_bags, mode=modes[mode],
-                            scale_grad_by_freq=scale_grad_by_freq, _cache={})
+                            scale_grad_by_freq=scale_grad_by_freq, _cache={}, summed=summed)

@@ -603,6 +603,18 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     return _apply_reduction(loss, _REDUCTIONS[reduction])
 
 
+def _margin_shape_check(input: Tensor) -> tuple[int, int]:
+    """(frames, classes) of a margin loss's input: a vector, a matrix, or a 0-d value."""
+    nd = input.ndim
+    if not ((nd == 2 and input.shape[1] != 0) or (nd == 1 and input.shape[0] != 0)
+            or nd == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(input.shape)}")
+    if nd <= 1:
+        return 1, (1 if nd == 0 else input.shape[0])
+    return input.shape[0], input.shape[1]
+
+
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
                       weight: Tensor | None = None, size_average: Any = None,
                       reduce: Any = None, reduction: str = "mean") -> Tensor:
@@ -612,28 +624,59 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
-    c = input.shape[-1] if input.ndim else 1
-    t = target._data.astype(np.int64)
+    n, c = _margin_shape_check(input)
+    if target.ndim > 1 or target.numel() != n:
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{n}], but got "
+            f"{list(target.shape)}. Input has shape {list(input.shape)}.")
+    if weight is not None and (weight.ndim > 1 or weight.numel() != c):
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got "
+                           f"{list(weight.shape)}")
+    if not input.is_floating_point():
+        raise NotImplementedError(
+            f"\"multi_margin_loss_cpu_kernel\" not implemented for '{_scalar_name(input)}'")
+    if target.dtype.name != "int64":
+        raise RuntimeError(f"expected scalar type Long but found {_scalar_name(target)}")
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_name(input)} but found "
+                           f"{_scalar_name(weight)}")
+    t = target._data.reshape(-1)
     if t.size and (t.min() < 0 or t.max() >= c):
         raise RuntimeError("target out of range")
-    onehot = t[..., None] == np.arange(c)
+    onehot = t[:, None] == np.arange(c)
+    out_shape = (n,) if target.ndim > 0 else ()
     return K._multi_margin_loss(input, onehot=onehot, p=p, margin=float(margin),
-                                weight=None if weight is None else weight._data, reduction=red)
+                                weight=None if weight is None else weight._data,
+                                reduction=red, out_shape=out_shape)
 
 
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
                            reduce: Any = None, reduction: str = "mean") -> Tensor:
-    """For each target class j (the labels before the first -1) and non-target i:
-    max(0, 1 - (x[j] - x[i])), summed and divided by C."""
+    """For each target class j (the labels before the first -1; one named twice counts twice)
+    and non-target i: max(0, 1 - (x[j] - x[i])), summed and divided by C."""
     red = _reduction(reduction, size_average, reduce)
-    t = target._data.astype(np.int64)
-    c = input.shape[-1]
-    stop = np.cumsum(t < 0, axis=-1) > 0
-    is_target = np.zeros(input.shape, dtype=bool)
-    rows = np.nonzero(~stop)
-    is_target[rows[:-1] + (t[rows],)] = True
-    del c
-    return K._multilabel_margin_loss(input, is_target=is_target, reduction=red)
+    n, c = _margin_shape_check(input)
+    ok = (target.ndim <= 1 and target.numel() == c) if input.ndim <= 1 else (
+        target.ndim == 2 and tuple(target.shape) == (n, c))
+    if not ok:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    t = target._data.reshape(n, c)
+    if t.size and (t.min() < -1 or t.max() >= c):
+        raise RuntimeError("argument #2 'target' is out of range")
+    if not input.is_floating_point():
+        raise NotImplementedError("\"multilabel_margin_loss_forward_out_frame\" not "
+                                  f"implemented for '{_scalar_name(input)}'")
+    if target.dtype.name != "int64":
+        raise RuntimeError(f"expected scalar type Long but found {_scalar_name(target)}")
+    t = t.astype(np.int64)
+    listed = np.cumsum(t < 0, axis=-1) == 0  # the labels before the first -1
+    counts = np.zeros((n, c), dtype=np.int64)
+    rows = np.nonzero(listed)
+    np.add.at(counts, (rows[0], t[rows]), 1)
+    out_shape = (n,) if input.ndim == 2 else ()
+    return K._multilabel_margin_loss(input, counts=counts, reduction=red, out_shape=out_shape)
 
 
 def _lengths(x: Any) -> np.ndarray:

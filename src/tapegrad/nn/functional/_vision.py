@@ -12,6 +12,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...ops import resampling as K
+from ._common import _scalar_name
 from ._pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 
@@ -122,13 +123,55 @@ def _cubic_matrix(n_in: int, n_out: int, align_corners: bool, scale: Any, dtype:
 _LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
 
 
+def _channels_last(x: Tensor) -> bool:
+    """torch's is_contiguous(memory_format=channels_last(_3d)): C innermost, then W, H (, D);
+    size-1 dims do not count."""
+    shape, strides = tuple(x.shape), x.stride()
+    order = (1,) + tuple(range(x.ndim - 1, 1, -1)) + (0,)
+    expected = 1
+    for d in order:
+        if shape[d] != 1 and strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def _resample_dtype_check(input: Tensor, mode: str, dim: int, out_size: list) -> None:
+    """torch's kernels take floating inputs (and uint8 for nearest, bilinear and bicubic); the
+    error names the kernel that rejects the dtype, which depends on the path torch takes."""
+    kind = input.dtype.name
+    if input.is_floating_point() or (kind == "uint8" and mode in (
+            "nearest", "nearest-exact", "bilinear", "bicubic")):
+        return
+    wide = input.ndim > 1 and input.shape[1] > 3
+    if mode == "area":
+        kernel = "adaptive_avg_pool3d_cpu" if dim == 3 else "adaptive_avg_pool2d"
+        if dim == 2 and _channels_last(input) and not input.is_contiguous():
+            kernel = "adaptive_avg_pool2d_channels_last"
+    elif mode == "bicubic":
+        kernel = "compute_indices_weights_cubic"
+    elif dim == 2 and mode in ("nearest", "nearest-exact", "bilinear") and (
+            sum(out_size) <= 128 or (wide and _channels_last(input))):
+        kernel = "upsample_nearest2d_channels_last" if mode != "bilinear" else (
+            "upsample_bilinear2d_channels_last")
+    elif dim == 3 and mode == "trilinear" and wide and _channels_last(input):
+        kernel = "upsample_trilinear3d_channels_last"
+    elif dim == 3 and mode != "trilinear" and wide and _channels_last(input):
+        kernel = "upsample_nearest3d_channels_last"
+    else:
+        kernel = ("compute_indices_weights_nearest" if mode.startswith("nearest")
+                  else "compute_indices_weights_linear")
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{_scalar_name(input)}\'')
+
+
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """Resample the spatial dims (nearest, nearest-exact, (bi/tri)linear, bicubic, area).
 
     Every mode but nearest is one matrix per spatial dim (a separable linear map), so the
-    backward is the transposed matrices; nearest gathers indices.
+    backward is the transposed matrices; nearest gathers indices. uint8 images resample in
+    torch's fixed-point arithmetic instead (bilinear, bicubic: ``ops/resample_uint8.py``).
     """
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
@@ -189,12 +232,14 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     in_size = tuple(input.shape[2:])
     sc = scales if scales is not None else [None] * dim
     if mode in ("nearest", "nearest-exact"):
+        _resample_dtype_check(input, mode, dim, out_size)
         exact = mode == "nearest-exact"
         index = tuple(_nearest_index(n, o, s_, exact)
                       for n, o, s_ in zip(in_size, out_size, sc, strict=True))
         entry = K.GATHERS[("nearest_exact" if exact else "nearest", dim)]
         return entry(input, index=index)
     if mode == "area":
+        _resample_dtype_check(input, mode, dim, out_size)
         return {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}[dim](
             input, out_size if dim > 1 else out_size[0])
     need = _LINEAR_MODES.get(mode)
@@ -208,6 +253,13 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         raise NotImplementedError(
             f"Got {input.ndim}D input, but {mode} mode needs {need + 2}D input"
         )
+    _resample_dtype_check(input, mode, dim, out_size)
+    if input.dtype.name == "uint8" and mode in ("bilinear", "bicubic"):
+        # torch resamples images in fixed point, not through float matrices
+        from ...ops.resample_uint8 import resample_uint8
+
+        return Tensor._make(resample_uint8(input._data, out_size, bool(align_corners),
+                                           list(sc), mode == "bicubic"))
     dt = input._data.dtype.type
     build = _cubic_matrix if mode == "bicubic" else _linear_matrix
     mats = tuple(build(n, o, bool(align_corners), s_, dt)
