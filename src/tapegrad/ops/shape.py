@@ -18,7 +18,7 @@ from .. import _dtype
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.forward_ad import linear_tangent
 from ..autograd.grad_mode import _state
-from ._registry import apply, defop
+from ._registry import apply, defop, scalar_type_name
 
 
 def _shape_arg(size: tuple) -> tuple:
@@ -760,13 +760,16 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # each input gets its own slice of the 
     return tuple(out)
 
 
-def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
+def cat(tensors: Any, dim: int = 0, *, axis: Any = None, out: Any = None) -> Tensor:
     """Join tensors along an existing dim."""
     if axis is not None:
         dim = axis
+    if isinstance(tensors, Tensor):
+        raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        "Tensor")
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(
@@ -779,7 +782,26 @@ def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
         )
     d = _wrap_dim(dim, ref.ndim)
     shapes = tuple(t._data.shape for t in tensors)
+    if out is not None:
+        return _cat_out(tensors, d, shapes, out)
     return apply(_cat, *tensors, dim=d, shapes=shapes)
+
+
+def _cat_out(tensors: list, dim: int, shapes: tuple, out: Tensor) -> Tensor:
+    """``cat(..., out=)``: no autograd, a dtype out can hold, and no memory shared between
+    out and an input (torch's overlap errors)."""
+    from .scatter import OVERLAP_MESSAGE, write_out
+
+    if any(t is out for t in tensors):  # the same tensor overlaps fully, even when empty
+        raise RuntimeError(OVERLAP_MESSAGE)
+    if _state.enabled and (out._requires_grad or any(t._requires_grad for t in tensors)):
+        raise RuntimeError("cat(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    result = Tensor._make(_cat.forward(*(t._data for t in tensors), dim=dim, shapes=shapes))
+    if result.dtype._rank > out.dtype._rank:
+        raise RuntimeError("torch.cat(): input types can't be cast to the desired output type "
+                           f"{scalar_type_name(out.dtype)}")
+    return write_out(result, out, *tensors)
 
 
 concat = concatenate = cat
