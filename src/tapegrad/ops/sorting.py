@@ -101,7 +101,8 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: Any = N
     reject_complex(input, " Sort does not support complex dtypes on CPU", RuntimeError)
     x = input._data
     d = _wrap_dim(dim, input.ndim)
-    idx = np.zeros((), np.int64) if x.ndim == 0 else _order(x, d, bool(descending))
+    idx = np.zeros((), np.int64) if x.ndim == 0 else _sort_order(x, d, bool(descending),
+                                                                 bool(stable))
     idx = idx.astype(np.int64)
     op = _sort_stable_values if stable is not None else _sort_values
     return _out(_Sort(op(input, dim=d, index=idx, squeeze=False), _t(idx)), out)
@@ -113,7 +114,34 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
     x = input._data
     if x.ndim == 0:
         return _t(np.zeros((), np.int64))
-    return _t(_order(x, _wrap_dim(dim, x.ndim), bool(descending)).astype(np.int64))
+    d = _wrap_dim(dim, x.ndim)
+    return _t(_sort_order(x, d, bool(descending), bool(stable)).astype(np.int64))
+
+
+# torch sorts a 1-d tensor of this many elements or more with a parallel algorithm whose order
+# of equal elements depends on the number of threads; below it, and along any dim of a tensor
+# of more dims, each row goes through the standard library's sort (``_Std.sort``).
+_PARALLEL_SORT_NUMEL = 32768
+
+
+def _sort_order(x: np.ndarray, d: int, descending: bool, stable: bool) -> np.ndarray:
+    """The indices of torch's CPU sort along ``d``. ``stable=False`` (the default) is the
+    standard library's introsort of (value, index) pairs by value: equal values end in the
+    order it leaves them, which ``_Std.sort`` replays. Rows without ties have one order,
+    rows of 16 elements or fewer are insertion-sorted (stable), and a dim of stride 0 is
+    left in place: NumPy's stable order gives all of these."""
+    n = x.shape[d]
+    if (stable or n <= 16 or x.strides[d] == 0 or (x.ndim == 1 and n >= _PARALLEL_SORT_NUMEL)
+            or not _needs_emulation(x, d)):
+        return _order(x, d, descending)
+    comp = _gt_nan if descending else _lt_nan
+
+    def sort_row(values: np.ndarray) -> list:
+        row = list(zip(values.tolist(), range(n), strict=True))
+        _Std(row, comp).sort(0, n)
+        return [i for _, i in row]
+
+    return _rows_apply(x, d, sort_row, n)
 
 
 def msort(input: Tensor, *, out: Any = None) -> Tensor:
