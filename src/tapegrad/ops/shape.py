@@ -661,10 +661,14 @@ def alias(input: Tensor) -> Tensor:
 
 
 @defop("as_strided", node="AsStridedBackward0", view=True)
-def _as_strided(x: np.ndarray, *, positions: np.ndarray) -> np.ndarray:
-    flat = np.reshape(x, -1, copy=False) if x.flags.c_contiguous else None
-    if flat is None:
-        return np.reshape(x, -1)[positions]
+def _as_strided(x: np.ndarray, *, positions: np.ndarray, in_positions: Any = None,
+                storage_size: int = 0) -> np.ndarray:
+    if in_positions is not None:  # positions in the storage x lies in (see as_strided)
+        flat = _storage(x)[0]  # type: ignore[index]
+    else:
+        flat = np.reshape(x, -1, copy=False) if x.flags.c_contiguous else None
+        if flat is None:
+            return np.reshape(x, -1)[positions]
     start = int(positions.reshape(-1)[0]) if positions.size else 0
     steps = []
     for axis, n in enumerate(positions.shape):
@@ -685,27 +689,69 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # each element's gradient goes to the p
     from .indexing import index_put
 
     shape = ctx.input_shapes[0]
-    n = int(np.prod(shape))
+    in_positions = ctx.params.get("in_positions")
+    # the gradient laid out over the storage, then read back where the input lies in it
+    n = int(np.prod(shape)) if in_positions is None else ctx.params["storage_size"]
     zeros = Tensor._make(np.zeros(n, dtype=grad._data.dtype))
     pos = (ctx.params["positions"],)
-    return (index_put(zeros, pos, grad, accumulate=True).reshape(shape),)
+    spread = index_put(zeros, pos, grad, accumulate=True)
+    if in_positions is None:
+        return (spread.reshape(shape),)
+    return (spread[Tensor._make(in_positions)],)
 
 
-def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int = 0) -> Tensor:
-    """A view with the given sizes and strides (in elements) over the input's memory."""
-    positions = np.full(tuple(size), int(storage_offset), dtype=np.int64)
+def _storage(a: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """The memory ``a`` lies in, as torch's storage: the flat array at the root of its chain of
+    NumPy views, and ``a``'s offset in it (elements); None when that root is no flat array
+    of a's dtype (a reinterpreted or broadcast view) or a has negative strides."""
+    root = a
+    while True:
+        b = root.base
+        if not isinstance(b, np.ndarray):
+            b = getattr(b, "base", None)  # as_strided's views hold their array one further
+        if not isinstance(b, np.ndarray):
+            break
+        root = b
+    if root.dtype != a.dtype or not root.flags.c_contiguous or any(st < 0 for st in a.strides):
+        return None
+    off = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if off % a.itemsize or any(st % a.itemsize for st in a.strides):
+        return None
+    return np.reshape(root, -1), off // a.itemsize
+
+
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
+    """A view with the given sizes and strides (in elements) over the input's storage: the
+    memory the input lies in, which may reach beyond the input (a view of a larger tensor);
+    ``storage_offset`` defaults to the input's own."""
+    x = input._data
+    found = _storage(x)
+    if found is None:  # no storage to speak of: the input's own elements, in order
+        input = input if x.flags.c_contiguous else input.contiguous()
+        flat, here = np.reshape(input._data, -1), 0
+    else:
+        flat, here = found
+    off = here if storage_offset is None else int(storage_offset)
+    size, stride = tuple(int(n) for n in size), tuple(int(st) for st in stride)
+    positions = np.full(size, off, dtype=np.int64)
     for axis, (n, st) in enumerate(zip(size, stride, strict=True)):
         shape = [1] * len(size)
         shape[axis] = n
         positions = positions + (np.arange(n, dtype=np.int64) * st).reshape(shape)
-    if positions.size and positions.max() >= input._data.size:
+    if positions.size and positions.max() >= flat.size:
+        isz = x.itemsize
         raise RuntimeError(
-            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
-            f"{storage_offset} requiring a storage size of {int(positions.max()) + 1} are out of "
-            f"bounds for storage of size {input._data.size}"
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, "
+            f"and itemsize {isz} requiring a storage size of {(int(positions.max()) + 1) * isz}"
+            f" are out of bounds for storage of size {flat.size * isz}"
         )
-    src = input if input._data.flags.c_contiguous else input.contiguous()
-    return _as_strided(src, positions=positions)
+    if found is None or (here == 0 and flat.size == x.size and x.flags.c_contiguous):
+        return _as_strided(input, positions=positions)
+    elems = np.lib.stride_tricks.as_strided(
+        np.arange(flat.size, dtype=np.int64)[here:], x.shape,
+        tuple(st // x.itemsize * 8 for st in x.strides))
+    return _as_strided(input, positions=positions, in_positions=elems.copy(),
+                       storage_size=flat.size)
 
 
 def as_strided_positions(base: Tensor, positions: np.ndarray) -> Tensor:
