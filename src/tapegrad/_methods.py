@@ -286,3 +286,13 @@ def _linalg_methods() -> dict[str, Any]:
 
 
 METHODS.update(_linalg_methods())
+
+
+def _spectral_methods() -> dict[str, Any]:
+    """x.stft(n_fft, ...), x.istft(n_fft, ...) (ops/spectral.py)."""
+    from .ops import spectral
+
+    return spectral.METHODS
+
+
+METHODS.update(_spectral_methods())
