@@ -662,7 +662,7 @@ def alias(input: Tensor) -> Tensor:
 
 @defop("as_strided", node="AsStridedBackward0", view=True)
 def _as_strided(x: np.ndarray, *, positions: np.ndarray, in_positions: Any = None,
-                storage_size: int = 0) -> np.ndarray:
+                storage_size: int = 0, span_start: int = 0) -> np.ndarray:
     if in_positions is not None:  # positions in the storage x lies in (see as_strided)
         flat = _storage(x)[0]  # type: ignore[index]
     else:
@@ -693,7 +693,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # each element's gradient goes to the p
     # the gradient laid out over the storage, then read back where the input lies in it
     n = int(np.prod(shape)) if in_positions is None else ctx.params["storage_size"]
     zeros = Tensor._make(np.zeros(n, dtype=grad._data.dtype))
-    pos = (ctx.params["positions"],)
+    pos = (ctx.params["positions"] - ctx.params.get("span_start", 0),)
     spread = index_put(zeros, pos, grad, accumulate=True)
     if in_positions is None:
         return (spread.reshape(shape),)
@@ -750,8 +750,26 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: Any = None
     elems = np.lib.stride_tricks.as_strided(
         np.arange(flat.size, dtype=np.int64)[here:], x.shape,
         tuple(st // x.itemsize * 8 for st in x.strides))
-    return _as_strided(input, positions=positions, in_positions=elems.copy(),
-                       storage_size=flat.size)
+    # the backward lays the gradient over the span of storage the input and the view cover
+    lo = min(int(positions.min()) if positions.size else here, int(elems.min()) if elems.size
+             else here)
+    hi = max(int(positions.max()) if positions.size else here, int(elems.max()) if elems.size
+             else here) + 1
+    return _as_strided(input, positions=positions, in_positions=elems - lo,
+                       storage_size=hi - lo, span_start=lo)
+
+
+def as_strided_elements(input: Tensor, size: Any, stride: Any, storage_offset: int = 0
+                        ) -> Tensor:
+    """as_strided over the input's own elements in order (a fresh contiguous tensor's storage,
+    as torch's ``*_scatter`` ops see it), whatever memory the input lies in."""
+    x = input if input._data.flags.c_contiguous else input.contiguous()
+    positions = np.full(tuple(size), int(storage_offset), dtype=np.int64)
+    for axis, (n, st) in enumerate(zip(size, stride, strict=True)):
+        shape = [1] * len(size)
+        shape[axis] = n
+        positions = positions + (np.arange(n, dtype=np.int64) * st).reshape(shape)
+    return _as_strided(x, positions=positions)
 
 
 def as_strided_positions(base: Tensor, positions: np.ndarray) -> Tensor:
