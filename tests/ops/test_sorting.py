@@ -33,3 +33,13 @@ def test_stable_sort_keeps_original_order() -> None:
     x = torch.tensor([1, 0, 1, 0] * 10, dtype=torch.int8)
     mine = tapegrad.sort(tapegrad.from_numpy(x.numpy()), stable=True).indices.numpy()
     np.testing.assert_array_equal(mine, torch.sort(x, stable=True).indices.numpy())
+
+
+def test_unstable_sort_rows_with_and_without_ties() -> None:
+    g = torch.Generator().manual_seed(5)
+    distinct = torch.stack([torch.randperm(30, generator=g) for _ in range(3)])
+    tied = torch.randint(0, 3, (3, 30), generator=g)
+    x = torch.cat([distinct, tied]).to(torch.float64)
+    mine = tapegrad.sort(tapegrad.from_numpy(x.numpy()), dim=1, descending=True)
+    np.testing.assert_array_equal(mine.indices.numpy(),
+                                  torch.sort(x, dim=1, descending=True).indices.numpy())

@@ -131,17 +131,25 @@ def _sort_order(x: np.ndarray, d: int, descending: bool, stable: bool) -> np.nda
     rows of 16 elements or fewer are insertion-sorted (stable), and a dim of stride 0 is
     left in place: NumPy's stable order gives all of these."""
     n = x.shape[d]
-    if (stable or n <= 16 or x.strides[d] == 0 or (x.ndim == 1 and n >= _PARALLEL_SORT_NUMEL)
-            or not _needs_emulation(x, d)):
-        return _order(x, d, descending)
+    order = _order(x, d, descending)
+    if stable or n <= 16 or x.strides[d] == 0 or (x.ndim == 1 and n >= _PARALLEL_SORT_NUMEL):
+        return order
+    ranked = np.take_along_axis(x, order, d)  # equal values (NaNs too) end up side by side
+    first, rest = np.take(ranked, np.arange(n - 1), axis=d), np.take(ranked, np.arange(1, n),
+                                                                     axis=d)
+    ties = first == rest
+    if x.dtype.kind in "fc":
+        ties |= (first != first) & (rest != rest)
+    if not ties.any():
+        return order
     comp = _gt_nan if descending else _lt_nan
-
-    def sort_row(values: np.ndarray) -> list:
-        row = list(zip(values.tolist(), range(n), strict=True))
+    rows = np.moveaxis(x, d, -1).reshape(-1, n)
+    out = np.moveaxis(order, d, -1).reshape(-1, n).copy()
+    for r in np.flatnonzero(np.moveaxis(ties, d, -1).reshape(-1, n - 1).any(axis=1)):
+        row = list(zip(rows[r].tolist(), range(n), strict=True))  # (value, index) pairs
         _Std(row, comp).sort(0, n)
-        return [i for _, i in row]
-
-    return _rows_apply(x, d, sort_row, n)
+        out[r] = [i for _, i in row]
+    return np.moveaxis(out.reshape(np.moveaxis(order, d, -1).shape), -1, d)
 
 
 def msort(input: Tensor, *, out: Any = None) -> Tensor:
