@@ -120,8 +120,8 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
     Example:
         >>> import tapegrad as torch
         >>> x = torch.arange(8.)
-        >>> torch.stft(x, 4, window=torch.ones(4), return_complex=True).shape
-        torch.Size([3, 3])
+        >>> torch.stft(x, 4, 2, window=torch.ones(4), return_complex=True).shape
+        torch.Size([3, 5])
     """
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")
