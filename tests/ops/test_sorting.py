@@ -43,3 +43,14 @@ def test_unstable_sort_rows_with_and_without_ties() -> None:
     mine = tapegrad.sort(tapegrad.from_numpy(x.numpy()), dim=1, descending=True)
     np.testing.assert_array_equal(mine.indices.numpy(),
                                   torch.sort(x, dim=1, descending=True).indices.numpy())
+
+
+@pytest.mark.parametrize(("dtype", "descending"), [(torch.int8, False), (torch.int8, True),
+                                                   (torch.float32, False)])
+def test_long_1d_sort(dtype: torch.dtype, descending: bool) -> None:
+    # 32768 elements and more: torch radix-sorts ascending integers (stable), and introsorts
+    # the rest as it does shorter rows
+    x = torch.randint(0, 3, (32768,), generator=torch.Generator().manual_seed(7)).to(dtype)
+    mine = tapegrad.sort(tapegrad.from_numpy(x.numpy()), descending=descending).indices
+    np.testing.assert_array_equal(mine.numpy(),
+                                  torch.sort(x, descending=descending).indices.numpy())
