@@ -345,29 +345,30 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
-    if dtype is not None:
-        d = _dtype.to_dtype(dtype)
-    elif out is not None:
-        d = out.dtype
+    if dtype is not None or out is not None:
+        d = _space_dtype(dtype, out)
     else:
         is_float = any(isinstance(v, float) for v in (start, end, step))
         d = _dtype.get_default_dtype() if is_float else _dtype.int64
-    integral = not (d.is_floating_point or d.is_complex)
-    if integral:  # torch's accumulate type of an integer dtype: int64
-        xs, xe, xt = (int(v) if math.isfinite(v) else v for v in (start, end, step))
-    else:
-        xs, xe, xt = float(start), float(end), float(step)
-    if xt == 0:  # a fractional step truncated to 0 is torch's ValueError
-        raise (RuntimeError if step == 0 else ValueError)("step must be nonzero")
-    if not (math.isfinite(xs) and math.isfinite(xe)):
-        raise RuntimeError(f"unsupported range: {_c_str(xs)} -> {_c_str(xe)}")
-    if not ((xt > 0 and xe >= xs) or (xt < 0 and xe <= xs)):
+    fs, fe, ft = float(start), float(end), float(step)  # the checks see the numbers given
+    if ft == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(fs) and math.isfinite(fe)):
+        raise RuntimeError(f"unsupported range: {_c_str(start)} -> {_c_str(end)}")
+    if not ((ft > 0 and fe >= fs) or (ft < 0 and fe <= fs)):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    integral = not (d.is_floating_point or d.is_complex)
+    # the values: torch's accumulate type of an integer dtype, int64, or double
+    xs: float = int(start) if integral else fs
+    xe: float = int(end) if integral else fe
+    xt: float = int(step) if integral else ft
     if d is _dtype.int64:  # counted in integers: ceil of a truncating division
+        if xt == 0:  # a fractional step truncated to 0
+            raise ValueError("step must be nonzero")
         num = xe - xs + xt - (1 if xt > 0 else -1)
         n = abs(num) // abs(xt) * (1 if (num >= 0) == (xt > 0) else -1)
     else:
-        n = math.ceil((float(end) - float(start)) / float(step))
+        n = math.ceil((fe - fs) / ft)
     n = max(n, 0)
     if integral:
         values = (np.arange(n, dtype=np.int64) * xt + xs).astype(d.np)
@@ -433,10 +434,21 @@ def _space_out(values: np.ndarray, out: Any, requires_grad: bool) -> Tensor:
     return out
 
 
-def _space_dtype(dtype: Any, out: Any) -> Any:
+def _space_dtype(dtype: Any, out: Any, *ends: Any) -> Any:
+    """The result's dtype: ``dtype``, else out's, else the default (its complex twin for a
+    complex end); torch refuses a ``dtype`` that is not out's."""
     if dtype is not None:
-        return _dtype.to_dtype(dtype)
-    return out.dtype if out is not None else _dtype.get_default_dtype()
+        d = _dtype.to_dtype(dtype)
+        if out is not None and out.dtype is not d:
+            from .ops._registry import scalar_type_name
+
+            raise RuntimeError(f"dtype {scalar_type_name(d)} does not match dtype of out "
+                               f"parameter ({scalar_type_name(out.dtype)})")
+        return d
+    if out is not None:
+        return out.dtype
+    d = _dtype.get_default_dtype()
+    return d.to_complex() if any(isinstance(e, complex) for e in ends) else d
 
 
 def _linear_steps(start: Any, end: Any, steps: int, d: Any) -> np.ndarray:
@@ -465,7 +477,7 @@ def linspace(start: Any, end: Any, steps: Any, *, dtype: Any = None, device: Any
                         {"dtype": dtype, "out": out, "layout": layout, "device": device})
     _place(device, pin_memory)
     start, end = _space_ends("linspace", start, end, steps)
-    d = _space_dtype(dtype, out)
+    d = _space_dtype(dtype, out, start, end)
     values = _linear_steps(start, end, steps, d)
     if not (d.is_floating_point or d.is_complex):
         values = np.trunc(values)
@@ -481,12 +493,12 @@ def logspace(start: Any, end: Any, steps: Any, base: float = 10.0, *, dtype: Any
                         {"dtype": dtype, "out": out, "layout": layout, "device": device})
     _place(device, pin_memory)
     start, end = _space_ends("logspace", start, end, steps)
-    d = _space_dtype(dtype, out)
+    d = _space_dtype(dtype, out, start, end)
     if steps == 1 and not (d.is_floating_point or d.is_complex):
         exps = np.array([float(start)])  # one value: base ** start, start as given
     else:
-        exps = _linear_steps(start, end, steps, d).astype(np.float64) if steps else (
-            np.zeros(0))
+        wide = np.complex128 if d.is_complex else np.float64
+        exps = _linear_steps(start, end, steps, d).astype(wide) if steps else np.zeros(0)
     with np.errstate(over="ignore", invalid="ignore"):
         values = np.power(float(base), exps)
         if not (d.is_floating_point or d.is_complex):
