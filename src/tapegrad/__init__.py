@@ -370,6 +370,7 @@ from .ops.histograms import (  # noqa: E402
     unravel_index,
 )
 from .ops.statistics import nanquantile, quantile  # noqa: E402
+from .ops.spectral import istft, stft  # noqa: E402
 from .ops.view_copies import split_with_sizes, unsafe_chunk, unsafe_split  # noqa: E402
 from .ops.view_copies import COPIES as _COPIES  # noqa: E402
 

@@ -305,66 +305,205 @@ def _num(x: Any) -> Any:
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _c_str(x: Any) -> str:
+    """A number as C++'s stream prints it (``0``, ``0.5``, ``inf``, ``1e+20``)."""
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def _to_scalar_type(value: Any, d: Any) -> Any:
+    """A Python number converted to an integer ``d`` as torch's ``Scalar.to<T>()`` does:
+    truncated toward zero, refused when it overflows (negative values of an integer type wrap
+    into an unsigned one)."""
+    info = np.iinfo(d.np) if d.np.kind in "iu" else None
+    if info is None:  # bool
+        return bool(value)
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value) or value < info.min or value > info.max:
+            raise RuntimeError(f"value cannot be converted to type {_c_type(d)} without "
+                               "overflow")
+        return int(value)
+    value = int(value)
+    low = -info.max if info.min == 0 else info.min
+    if value < low or value > info.max:
+        raise RuntimeError(f"value cannot be converted to type {_c_type(d)} without overflow")
+    return int(np.array(value).astype(d.np))
+
+
+def _c_type(d: Any) -> str:
+    return {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+            "int64": "int64_t"}.get(d.np.name, d.np.name)
+
+
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
            requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
-    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for integer arguments."""
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for integer arguments.
+
+    For an integer ``dtype`` torch truncates ``start``, ``end`` and ``step`` to integers first
+    and counts the values from those (int64) or from the original numbers (other widths).
+    """
     _place(device)
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) / step < 0 and end != start:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    if dtype is None:
+    if dtype is not None or out is not None:
+        d = _space_dtype(dtype, out)
+    else:
         is_float = any(isinstance(v, float) for v in (start, end, step))
         d = _dtype.get_default_dtype() if is_float else _dtype.int64
+    fs, fe, ft = float(start), float(end), float(step)  # the checks see the numbers given
+    if ft == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(fs) and math.isfinite(fe)):
+        raise RuntimeError(f"unsupported range: {_c_str(start)} -> {_c_str(end)}")
+    if not ((ft > 0 and fe >= fs) or (ft < 0 and fe <= fs)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    integral = not (d.is_floating_point or d.is_complex)
+    # the values: torch's accumulate type of an integer dtype, int64, or double
+    xs: float = int(start) if integral else fs
+    xe: float = int(end) if integral else fe
+    xt: float = int(step) if integral else ft
+    if d is _dtype.int64:  # counted in integers: ceil of a truncating division
+        if xt == 0:  # a fractional step truncated to 0
+            raise ValueError("step must be nonzero")
+        num = xe - xs + xt - (1 if xt > 0 else -1)
+        n = abs(num) // abs(xt) * (1 if (num >= 0) == (xt > 0) else -1)
     else:
-        d = _dtype.to_dtype(dtype)
-    n = max(math.ceil((end - start) / step), 0)
-    if d.is_floating_point:
-        values = start + np.arange(n, dtype=np.float64) * step
+        n = math.ceil((fe - fs) / ft)
+    n = max(n, 0)
+    if integral:
+        values = (np.arange(n, dtype=np.int64) * xt + xs).astype(d.np)
     else:
-        values = np.arange(n, dtype=np.int64) * int(step) + int(start) if all(
-            isinstance(v, int) for v in (start, end, step)) else np.trunc(
-            start + np.arange(n, dtype=np.float64) * step)
-    return _new(values.astype(d.np), requires_grad)
+        values = (xs + np.arange(n, dtype=np.float64) * xt).astype(d.np)
+    return _space_out(values, out, requires_grad)
 
 
-def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
-    """``steps`` evenly spaced values from ``start`` to ``end`` (both included)."""
-    _place(device)
-    start, end = _num(start), _num(end)
+_SPACE_SIGNATURES = [
+    "(Tensor start, Tensor end, int steps{base}, *, Tensor out = None, torch.dtype dtype = "
+    "None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False)".replace("Tensor start, Tensor end", pair)
+    for pair in ("Tensor start, Tensor end", "Number start, Tensor end",
+                 "Tensor start, Number end", "Number start, Number end")
+]
+
+
+def _parser_type(x: Any) -> str:
+    if isinstance(x, Tensor):
+        return "Tensor"
+    if isinstance(x, _dtype.dtype):
+        return "torch.dtype"
+    return type(x).__name__
+
+
+def _space_args(name: str, start: Any, end: Any, steps: Any, kwargs: dict) -> int:
+    """torch's argument parser for linspace/logspace: ``start``/``end`` numbers or tensors,
+    ``steps`` an int; anything else is its "invalid combination of arguments" TypeError."""
+    def number(x: Any) -> bool:
+        return isinstance(x, (Tensor, int, float, complex, np.number))
+
+    steps_ok = (isinstance(steps, (int, np.integer)) and not isinstance(steps, bool)) or (
+        isinstance(steps, Tensor) and steps._data.ndim == 0 and steps._data.dtype.kind in "iu")
+    if number(start) and number(end) and steps_ok:
+        return int(_num(steps))
+    given = {k: v for k, v in kwargs.items() if v is not None}
+    got = [_parser_type(v) for v in (start, end, steps)]
+    got += [f"{k}={_parser_type(v)}" for k, v in reversed(list(given.items()))]
+    base = ", float base = 10.0" if name == "logspace" else ""
+    options = "".join(f" * {sig.format(base=base)}\n" for sig in _SPACE_SIGNATURES)
+    raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                    f"({', '.join(got)}), but expected one of:\n{options}")
+
+
+def _space_ends(name: str, start: Any, end: Any, steps: int) -> tuple:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
-    work = d.np if d.is_floating_point else np.dtype(np.float64)
-    if steps == 1:
-        values = np.array([start], dtype=work)
-    elif steps == 0:
-        values = np.zeros(0, dtype=work)
+    if isinstance(start, Tensor) and start.ndim or isinstance(end, Tensor) and end.ndim:
+        ds = start.ndim if isinstance(start, Tensor) else 0
+        de = end.ndim if isinstance(end, Tensor) else 0
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got "
+                           f"start with {ds} dimension(s) and end with {de} dimension(s).")
+    return _num(start), _num(end)
+
+
+def _space_out(values: np.ndarray, out: Any, requires_grad: bool) -> Tensor:
+    if out is None:
+        return _new(values, requires_grad)
+    if out._data.shape != values.shape:
+        out._data = np.empty(values.shape, dtype=out._data.dtype)
+    out._data[...] = values
+    out._version_counter.value += 1
+    return out
+
+
+def _space_dtype(dtype: Any, out: Any, *ends: Any) -> Any:
+    """The result's dtype: ``dtype``, else out's, else the default (its complex twin for a
+    complex end); torch refuses a ``dtype`` that is not out's."""
+    if dtype is not None:
+        d = _dtype.to_dtype(dtype)
+        if out is not None and out.dtype is not d:
+            from .ops._registry import scalar_type_name
+
+            raise RuntimeError(f"dtype {scalar_type_name(d)} does not match dtype of out "
+                               f"parameter ({scalar_type_name(out.dtype)})")
+        return d
+    if out is not None:
+        return out.dtype
+    d = _dtype.get_default_dtype()
+    return d.to_complex() if any(isinstance(e, complex) for e in ends) else d
+
+
+def _linear_steps(start: Any, end: Any, steps: int, d: Any) -> np.ndarray:
+    """torch's linspace kernel: the first half counted up from ``start``, the second half down
+    from ``end``, by a step of the dtype (float64 for integer dtypes, whose ends are truncated
+    to the dtype first)."""
+    if d.is_floating_point or d.is_complex:
+        work = d.np
+        a, b = work.type(start), work.type(end)
     else:
-        # torch fills the first half from start and the second half from end.
-        step = (work.type(end) - work.type(start)) / work.type(steps - 1)
-        i = np.arange(steps)
-        half = steps // 2
-        values = np.where(
-            i < half,
-            work.type(start) + step * i.astype(work),
-            work.type(end) - step * (steps - 1 - i).astype(work),
-        ).astype(work)
-    if not d.is_floating_point:
+        work = np.dtype(np.float64)
+        a, b = (float(_to_scalar_type(v, d)) for v in (start, end))
+    if steps == 1:
+        return np.array([a], dtype=work)
+    step = (work.type(b) - work.type(a)) / work.type(steps - 1)
+    i = np.arange(steps)
+    return np.where(i < steps // 2, work.type(a) + step * i.astype(work),
+                    work.type(b) - step * (steps - 1 - i).astype(work)).astype(work)
+
+
+def linspace(start: Any, end: Any, steps: Any, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False, out: Any = None, layout: Any = None,
+             pin_memory: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` (both included)."""
+    steps = _space_args("linspace", start, end, steps,
+                        {"dtype": dtype, "out": out, "layout": layout, "device": device})
+    _place(device, pin_memory)
+    start, end = _space_ends("linspace", start, end, steps)
+    d = _space_dtype(dtype, out, start, end)
+    values = _linear_steps(start, end, steps, d)
+    if not (d.is_floating_point or d.is_complex):
         values = np.trunc(values)
-    return _new(values.astype(d.np), requires_grad)
+    return _space_out(values.astype(d.np), out, requires_grad)
 
 
-def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
-             device: Any = None, requires_grad: bool = False) -> Tensor:
-    _place(device)
-    exps = linspace(start, end, steps, dtype=_dtype.float64)._data
-    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
-    return _new((base**exps).astype(d.np), requires_grad)
+def logspace(start: Any, end: Any, steps: Any, base: float = 10.0, *, dtype: Any = None,
+             device: Any = None, requires_grad: bool = False, out: Any = None,
+             layout: Any = None, pin_memory: bool = False) -> Tensor:
+    """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the
+    exponent (an integer ``dtype`` truncates the exponents' ends, then the powers)."""
+    steps = _space_args("logspace", start, end, steps,
+                        {"dtype": dtype, "out": out, "layout": layout, "device": device})
+    _place(device, pin_memory)
+    start, end = _space_ends("logspace", start, end, steps)
+    d = _space_dtype(dtype, out, start, end)
+    if steps == 1 and not (d.is_floating_point or d.is_complex):
+        exps = np.array([float(start)])  # one value: base ** start, start as given
+    else:
+        wide = np.complex128 if d.is_complex else np.float64
+        exps = _linear_steps(start, end, steps, d).astype(wide) if steps else np.zeros(0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        values = np.power(float(base), exps)
+        if not (d.is_floating_point or d.is_complex):
+            values = np.trunc(values)
+    return _space_out(values.astype(d.np), out, requires_grad)
 
 
 def eye(n: int, m: Any = None, *, dtype: Any = None, device: Any = None,

@@ -252,6 +252,16 @@ def _view_copy_methods() -> dict[str, Any]:
 METHODS.update(_view_copy_methods())
 
 
+def _spectral_methods() -> dict[str, Any]:
+    """x.stft(n_fft, ...), x.istft(n_fft, ...) (ops/spectral.py)."""
+    from .ops import spectral
+
+    return spectral.METHODS
+
+
+METHODS.update(_spectral_methods())
+
+
 def _linalg_methods() -> dict[str, Any]:
     """x.det(), x.inverse(), x.svd(), x.pinverse(), x.addmv(...), ... and the in-place forms
     of the fused products (ops/solvers.py, decompositions.py, linalg_legacy.py, linalg.py)."""

@@ -915,6 +915,10 @@ def _finish(values: np.ndarray, requires_grad: bool, out: Tensor | None, fname: 
 
 def _write_out(values: np.ndarray, out: Tensor, fname: str) -> Tensor:
     """``out=``: the values go into ``out`` (resized when its shape differs)."""
+    if any(st == 0 and n > 1 for n, st in zip(out._data.shape, out._data.strides, strict=True)):
+        from .ops.scatter import INTERNAL_OVERLAP_MESSAGE
+
+        raise RuntimeError(INTERNAL_OVERLAP_MESSAGE)
     if _state.enabled and out._requires_grad:
         raise RuntimeError(
             f"aten::{fname}(): functions with out=... arguments don't support automatic "
@@ -1304,6 +1308,9 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     if not (probs.dtype.kind == "f" or probs.dtype.name == "bfloat16"):
         raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
                            + _type_name(probs.dtype))
+    if out is not None and out._data.dtype != np.int64:
+        raise RuntimeError("multinomial expects Long tensor out, got: "
+                           + _type_name(out._data.dtype))
     if k <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     n_cat = probs.shape[-1]

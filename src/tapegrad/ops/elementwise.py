@@ -762,8 +762,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x passes where lo <= x <= hi; else th
     if hi is not None:
         mask = (x <= hi) if mask is None else mask & (x <= hi)
     gx = grad * mask if need_x else None
-    glo = grad * ((x < lo) & ((x <= hi) if hi is not None else True)) if need_lo else None
-    ghi = grad * (x > hi) if need_hi else None
+    # with both bounds, min > max makes every value max: then max gets the whole gradient
+    glo = grad * ((x < lo) & (lo < hi) if hi is not None else x < lo) if need_lo else None
+    ghi = grad * ((x > hi) | (hi < lo) if lo is not None else x > hi) if need_hi else None
     return gx, glo, ghi
 
 

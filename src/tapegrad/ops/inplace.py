@@ -214,7 +214,7 @@ def _squeeze_node(dim: Any = None) -> str:
 
 
 def _as_strided(self: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
-    return sh.as_strided(self, size, stride, 0 if storage_offset is None else storage_offset)
+    return sh.as_strided(self, size, stride, storage_offset)
 
 
 def _div(self: Tensor, other: Any, *, rounding_mode: Any = None) -> Tensor:

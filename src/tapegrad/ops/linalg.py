@@ -366,49 +366,7 @@ def matmul(input: Any, other: Any) -> Tensor:
     return _unsafe_view(_bmm(a3, b3), shape=batch + (n, m))
 
 
-def einsum(equation: str, *operands: Any) -> Tensor:
-    """Einstein summation, built from differentiable permute/reshape/mul/sum (no fused node)."""
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    eq = equation.replace(" ", "")
-    if "->" in eq:
-        lhs, rhs = eq.split("->")
-    else:
-        lhs = eq
-        letters = [c for c in lhs.replace(",", "")]
-        rhs = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    terms = lhs.split(",")
-    all_letters = sorted(set("".join(terms)))
-    sizes: dict = {}
-    aligned = []
-    for term, op in zip(terms, operands, strict=True):
-        for c, s in zip(term, op.shape, strict=True):
-            sizes[c] = max(sizes.get(c, 1), s)
-        x = op
-        # diagonal for repeated letters within a term
-        while len(set(term)) != len(term):
-            c = next(ch for ch in term if term.count(ch) > 1)
-            i, j = term.index(c), term.index(c, term.index(c) + 1)
-            n = x.shape[i]
-            eye = Tensor._make(np.eye(n, dtype=bool))
-            shape = [1] * x.ndim
-            shape[i], shape[j] = n, n
-            x = (x * eye.reshape(shape)).sum(j)
-            term = term[:j] + term[j + 1:]
-        order = [term.index(c) for c in all_letters if c in term]
-        x = x.permute(order) if order != list(range(len(order))) else x
-        shape = [x.shape[[c for c in all_letters if c in term].index(c)] if c in term else 1
-                 for c in all_letters]
-        aligned.append(x.reshape(shape))
-    out = aligned[0]
-    for x in aligned[1:]:
-        out = out * x
-    reduce_dims = tuple(i for i, c in enumerate(all_letters) if c not in rhs)
-    if reduce_dims:
-        out = out.sum(dim=reduce_dims)
-    kept = [c for c in all_letters if c in rhs]
-    perm = [kept.index(c) for c in rhs]
-    return out.permute(perm) if perm != list(range(len(perm))) else out
+from .einsum import einsum  # noqa: E402, F401 - torch.einsum (ops/einsum.py)
 
 
 def _tangent_rules() -> None:  # forward mode: each product is bilinear, d(ab) = da b + a db

@@ -243,13 +243,17 @@ def _prod_dtype(x: np.ndarray) -> Any:
 
 
 @defop("prod", node="ProdBackward0", save=(0,), save_output=True)
-def _prod(x: np.ndarray) -> np.ndarray:
-    return np.asarray(np.prod(x, dtype=_prod_dtype(x)))
+def _prod(x: np.ndarray, *, keep_dtype: bool = False) -> np.ndarray:
+    return np.asarray(np.prod(x, dtype=x.dtype if keep_dtype else _prod_dtype(x)))
 
 
 @defop("prod_dim", node="ProdBackward1", save=(0,), save_output=True)
-def _prod_dim(x: np.ndarray, *, dim: int, keepdim: bool) -> np.ndarray:
-    return np.asarray(np.prod(x, axis=dim, keepdims=keepdim, dtype=_prod_dtype(x)))
+def _prod_dim(x: np.ndarray, *, dim: int, keepdim: bool, keep_dtype: bool = False
+              ) -> np.ndarray:
+    dt = x.dtype if keep_dtype else _prod_dtype(x)
+    if x.ndim == 0:  # the product over the one dim of a 0-d tensor: the value itself
+        return np.array(x, dtype=dt)
+    return np.asarray(np.prod(x, axis=dim, keepdims=keepdim, dtype=dt))
 
 
 def _prod_others(x: Tensor, dim: int) -> Tensor:
@@ -264,9 +268,9 @@ def _prod_others(x: Tensor, dim: int) -> Tensor:
 @_prod.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(prod x)/dx_i = prod_{j != i} x_j
     x, y = ctx.saved
-    if x.ndim == 0 or x.numel() == 0:  # prod of one value is that value
-        return (grad.expand(x.shape),)
-    if bool((x._data != 0).all()):
+    if x.ndim == 0:  # prod of one value is that value
+        return (grad,)
+    if bool((x._data != 0).all()):  # (an empty x too: its gradient still depends on x)
         return (grad * y / x,)
     return (grad * _prod_others(x.reshape(-1), 0).reshape(x.shape),)
 
@@ -275,6 +279,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(prod x)/dx_i = prod_{j != i} x_j
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(prod x)/dx_i = prod_{j != i} x_j along dim
     x, y = ctx.saved
     dim, keepdim = ctx.params["dim"], ctx.params["keepdim"]
+    if x.ndim == 0:
+        return (grad,)
     g = _restore(grad, x.shape, (dim,), keepdim)
     if bool((x._data != 0).all()):
         return (g * _restore(y, x.shape, (dim,), keepdim) / x,)
@@ -282,11 +288,15 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(prod x)/dx_i = prod_{j != i} x_j al
 
 
 def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    if dtype is not None:
+    keep = dtype is not None
+    if keep:
         input = input.to(dtype)
     if dim is None:
-        return _prod(input)
-    return _prod_dim(input, dim=_wrap_dim(dim, input.ndim), keepdim=keepdim)
+        return _prod(input, keep_dtype=keep) if keep else _prod(input)
+    dim = _wrap_dim(dim, input.ndim)
+    if keep:
+        return _prod_dim(input, dim=dim, keepdim=keepdim, keep_dtype=True)
+    return _prod_dim(input, dim=dim, keepdim=keepdim)
 
 
 # ---------------------------------------------------------------------------------------------

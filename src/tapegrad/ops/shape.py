@@ -19,7 +19,7 @@ from .._tensor import Tensor, _wrap_dim
 from ..autograd.forward_ad import linear_tangent
 from ..autograd.grad_mode import _state
 from . import low_precision
-from ._registry import apply, defop
+from ._registry import apply, defop, scalar_type_name
 
 
 def _shape_arg(size: tuple) -> tuple:
@@ -664,10 +664,14 @@ def alias(input: Tensor) -> Tensor:
 
 
 @defop("as_strided", node="AsStridedBackward0", view=True)
-def _as_strided(x: np.ndarray, *, positions: np.ndarray) -> np.ndarray:
-    flat = np.reshape(x, -1, copy=False) if x.flags.c_contiguous else None
-    if flat is None:
-        return np.reshape(x, -1)[positions]
+def _as_strided(x: np.ndarray, *, positions: np.ndarray, in_positions: Any = None,
+                storage_size: int = 0, span_start: int = 0) -> np.ndarray:
+    if in_positions is not None:  # positions in the storage x lies in (see as_strided)
+        flat = _storage(x)[0]  # type: ignore[index]
+    else:
+        flat = np.reshape(x, -1, copy=False) if x.flags.c_contiguous else None
+        if flat is None:
+            return np.reshape(x, -1)[positions]
     start = int(positions.reshape(-1)[0]) if positions.size else 0
     steps = []
     for axis, n in enumerate(positions.shape):
@@ -688,27 +692,87 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # each element's gradient goes to the p
     from .indexing import index_put
 
     shape = ctx.input_shapes[0]
-    n = int(np.prod(shape))
+    in_positions = ctx.params.get("in_positions")
+    # the gradient laid out over the storage, then read back where the input lies in it
+    n = int(np.prod(shape)) if in_positions is None else ctx.params["storage_size"]
     zeros = Tensor._make(np.zeros(n, dtype=grad._data.dtype))
-    pos = (ctx.params["positions"],)
-    return (index_put(zeros, pos, grad, accumulate=True).reshape(shape),)
+    pos = (ctx.params["positions"] - ctx.params.get("span_start", 0),)
+    spread = index_put(zeros, pos, grad, accumulate=True)
+    if in_positions is None:
+        return (spread.reshape(shape),)
+    return (spread[Tensor._make(in_positions)],)
 
 
-def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int = 0) -> Tensor:
-    """A view with the given sizes and strides (in elements) over the input's memory."""
+def _storage(a: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """The memory ``a`` lies in, as torch's storage: the flat array at the root of its chain of
+    NumPy views, and ``a``'s offset in it (elements); None when that root is no flat array
+    of a's dtype (a reinterpreted or broadcast view) or a has negative strides."""
+    root = a
+    while True:
+        b = root.base
+        if not isinstance(b, np.ndarray):
+            b = getattr(b, "base", None)  # as_strided's views hold their array one further
+        if not isinstance(b, np.ndarray):
+            break
+        root = b
+    if root.dtype != a.dtype or not root.flags.c_contiguous or any(st < 0 for st in a.strides):
+        return None
+    off = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if off % a.itemsize or any(st % a.itemsize for st in a.strides):
+        return None
+    return np.reshape(root, -1), off // a.itemsize
+
+
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
+    """A view with the given sizes and strides (in elements) over the input's storage: the
+    memory the input lies in, which may reach beyond the input (a view of a larger tensor);
+    ``storage_offset`` defaults to the input's own."""
+    x = input._data
+    found = _storage(x)
+    if found is None:  # no storage to speak of: the input's own elements, in order
+        input = input if x.flags.c_contiguous else input.contiguous()
+        flat, here = np.reshape(input._data, -1), 0
+    else:
+        flat, here = found
+    off = here if storage_offset is None else int(storage_offset)
+    size, stride = tuple(int(n) for n in size), tuple(int(st) for st in stride)
+    positions = np.full(size, off, dtype=np.int64)
+    for axis, (n, st) in enumerate(zip(size, stride, strict=True)):
+        shape = [1] * len(size)
+        shape[axis] = n
+        positions = positions + (np.arange(n, dtype=np.int64) * st).reshape(shape)
+    if positions.size and positions.max() >= flat.size:
+        isz = x.itemsize
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, "
+            f"and itemsize {isz} requiring a storage size of {(int(positions.max()) + 1) * isz}"
+            f" are out of bounds for storage of size {flat.size * isz}"
+        )
+    if found is None or (here == 0 and flat.size == x.size and x.flags.c_contiguous):
+        return _as_strided(input, positions=positions)
+    elems = np.lib.stride_tricks.as_strided(
+        np.arange(flat.size, dtype=np.int64)[here:], x.shape,
+        tuple(st // x.itemsize * 8 for st in x.strides))
+    # the backward lays the gradient over the span of storage the input and the view cover
+    lo = min(int(positions.min()) if positions.size else here, int(elems.min()) if elems.size
+             else here)
+    hi = max(int(positions.max()) if positions.size else here, int(elems.max()) if elems.size
+             else here) + 1
+    return _as_strided(input, positions=positions, in_positions=elems - lo,
+                       storage_size=hi - lo, span_start=lo)
+
+
+def as_strided_elements(input: Tensor, size: Any, stride: Any, storage_offset: int = 0
+                        ) -> Tensor:
+    """as_strided over the input's own elements in order (a fresh contiguous tensor's storage,
+    as torch's ``*_scatter`` ops see it), whatever memory the input lies in."""
+    x = input if input._data.flags.c_contiguous else input.contiguous()
     positions = np.full(tuple(size), int(storage_offset), dtype=np.int64)
     for axis, (n, st) in enumerate(zip(size, stride, strict=True)):
         shape = [1] * len(size)
         shape[axis] = n
         positions = positions + (np.arange(n, dtype=np.int64) * st).reshape(shape)
-    if positions.size and positions.max() >= input._data.size:
-        raise RuntimeError(
-            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
-            f"{storage_offset} requiring a storage size of {int(positions.max()) + 1} are out of "
-            f"bounds for storage of size {input._data.size}"
-        )
-    src = input if input._data.flags.c_contiguous else input.contiguous()
-    return _as_strided(src, positions=positions)
+    return _as_strided(x, positions=positions)
 
 
 def as_strided_positions(base: Tensor, positions: np.ndarray) -> Tensor:
@@ -763,13 +827,16 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # each input gets its own slice of the 
     return tuple(out)
 
 
-def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
+def cat(tensors: Any, dim: int = 0, *, axis: Any = None, out: Any = None) -> Tensor:
     """Join tensors along an existing dim."""
     if axis is not None:
         dim = axis
+    if isinstance(tensors, Tensor):
+        raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        "Tensor")
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(
@@ -782,7 +849,26 @@ def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
         )
     d = _wrap_dim(dim, ref.ndim)
     shapes = tuple(t._data.shape for t in tensors)
+    if out is not None:
+        return _cat_out(tensors, d, shapes, out)
     return apply(_cat, *tensors, dim=d, shapes=shapes)
+
+
+def _cat_out(tensors: list, dim: int, shapes: tuple, out: Tensor) -> Tensor:
+    """``cat(..., out=)``: no autograd, a dtype out can hold, and no memory shared between
+    out and an input (torch's overlap errors)."""
+    from .scatter import OVERLAP_MESSAGE, write_out
+
+    if any(t is out for t in tensors):  # the same tensor overlaps fully, even when empty
+        raise RuntimeError(OVERLAP_MESSAGE)
+    if _state.enabled and (out._requires_grad or any(t._requires_grad for t in tensors)):
+        raise RuntimeError("cat(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    result = Tensor._make(_cat.forward(*(t._data for t in tensors), dim=dim, shapes=shapes))
+    if result.dtype._rank > out.dtype._rank:
+        raise RuntimeError("torch.cat(): input types can't be cast to the desired output type "
+                           f"{scalar_type_name(out.dtype)}")
+    return write_out(result, out, *tensors)
 
 
 concat = concatenate = cat

@@ -204,7 +204,7 @@ METHODS = {"unfold": unfold, "split_with_sizes": split_with_sizes,
 
 _VIEWS: dict[str, Any] = {
     "alias_copy": lambda x: S.alias(x),
-    "as_strided_copy": lambda x, size, stride, storage_offset=0: S.as_strided(
+    "as_strided_copy": lambda x, size, stride, storage_offset=None: S.as_strided(
         x, size, stride, storage_offset),
     "diagonal_copy": lambda x, *a, **k: x.diagonal(*a, **k),
     "expand_copy": lambda x, size, implicit=False: x.expand(*size),

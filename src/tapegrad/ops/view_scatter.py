@@ -83,7 +83,9 @@ def _view_of(t: Tensor, kind: str, p: dict) -> Tensor:
         return slice_dim(t, p["dim"], p["start"], p["end"], p["step"])
     if kind == "diagonal":
         return t.diagonal(p["offset"], p["dim1"], p["dim2"])
-    return t.contiguous().as_strided(p["size"], p["stride"], p["storage_offset"])
+    from .shape import as_strided_elements
+
+    return as_strided_elements(t, p["size"], p["stride"], p["storage_offset"])
 
 
 _select_scatter = _make("select", "SelectScatterBackward0")

@@ -74,7 +74,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     x2 = input2.reshape(-1, i2)
     # (B, i1) @ (i1, o*i2) -> (B, o, i2), then contract with x2
     tmp = x1.matmul(weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(-1, o, i2)
-    out = (tmp * x2.unsqueeze(1)).sum(-1).reshape(lead + (o,))
+    out = (tmp * x2.unsqueeze(1)).sum(-1, dtype=tmp.dtype).reshape(lead + (o,))
     if bias is not None:
         out = out + bias
     return out
