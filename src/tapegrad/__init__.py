@@ -443,7 +443,13 @@ long = int64
 cfloat = complex64
 cdouble = complex128
 strided = "torch.strided"
-contiguous_format = preserve_format = channels_last = None
+from ._memory_format import (  # noqa: E402  (torch.channels_last, ...)
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 
 from .torch_version import __version__  # noqa: E402  (2.13.0+tapegrad0.1.0, a TorchVersion)
 

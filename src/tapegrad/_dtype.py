@@ -230,3 +230,20 @@ LEGACY_NAMES = {
     "complex64": "ComplexFloatTensor",
     "complex128": "ComplexDoubleTensor",
 }
+
+
+# The C++ names torch's scalar-conversion errors use.
+C_TYPE_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
+                "uint8": "uint8_t"}
+
+
+def checked_int(value: int, np_dtype: np.dtype) -> Any:
+    """A Python int as an integer dtype's scalar, the way torch converts a scalar argument
+    (``fill_value``, ``alpha``): an unsigned type takes negative values down to ``-max``
+    modulo 2**bits (``-9`` as uint8 is 247), anything else out of range is an error."""
+    info = np.iinfo(np_dtype)
+    low = -int(info.max) if info.min == 0 else int(info.min)
+    if not low <= value <= info.max:
+        raise RuntimeError(f"value cannot be converted to type {C_TYPE_NAMES[np_dtype.name]} "
+                           "without overflow")
+    return np.array(value).astype(np_dtype)[()]

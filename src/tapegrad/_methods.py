@@ -286,3 +286,14 @@ def _linalg_methods() -> dict[str, Any]:
 
 
 METHODS.update(_linalg_methods())
+
+
+def _conversion_methods() -> dict[str, Any]:
+    """x.float(), x.double(), x.long(), x.bool(), ... (the shorthands of ``to``,
+    _conversions.py)."""
+    from . import _conversions
+
+    return _conversions.SHORTHANDS
+
+
+METHODS.update(_conversion_methods())

@@ -249,7 +249,9 @@ class Tensor:
         return int(self._data.__array_interface__["data"][0])
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        return bool(self._data.flags.c_contiguous)
+        if memory_format is None:
+            return bool(self._data.flags.c_contiguous)
+        return _memory_format.is_contiguous(self._data, memory_format)  # channels_last, ...
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f" or self.dtype.name == "bfloat16"
@@ -543,21 +545,10 @@ class Tensor:
         return new
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """``to(dtype)``, ``to('cpu')``, ``to(other)``: a converted tensor (self if unchanged)."""
-        target = kwargs.get("dtype")
-        copy = kwargs.get("copy", False)
-        for a in args:
-            if isinstance(a, DType):
-                target = a
-            elif isinstance(a, Tensor):
-                target = a.dtype
-            elif isinstance(a, (str, device)) or (type(a) is builtins.int):
-                _device_mod.check(a)  # a CPU-only build's error for any other device
-        if kwargs.get("device") is not None:
-            _device_mod.check(kwargs["device"])
-        if target is None or target is self.dtype:
-            return _ops_shape.to_dtype(self, self.dtype, copy=True) if copy else self
-        return _ops_shape.to_dtype(self, target)
+        """``to(dtype)``, ``to('cpu')``, ``to(other)``: a converted tensor (self if unchanged).
+        torch's three forms and when they copy: ``_conversions.py``; ``x.float()``, ``x.long()``,
+        ... are its shorthands (``_conversions.SHORTHANDS``)."""
+        return _conversions.to(self, *args, **kwargs)
 
     def type(self, dtype: Any = None, non_blocking: builtins.bool = False, **kwargs: Any) -> Any:
         """'torch.FloatTensor'...; ``type(torch.DoubleTensor)`` converts (see _legacy.py)."""
@@ -598,37 +589,7 @@ class Tensor:
     is_cpu = property(lambda self: True)
     is_mps = is_meta = is_xpu = is_cuda
 
-    def float(self) -> Tensor:
-        return self.to(_dtype.float32)
-
-    def double(self) -> Tensor:
-        return self.to(_dtype.float64)
-
-    def half(self) -> Tensor:
-        return self.to(_dtype.float16)
-
-    def bfloat16(self) -> Tensor:
-        if _dtype.bfloat16 is None:
-            raise RuntimeError("bfloat16 needs the optional dependency ml_dtypes")
-        return self.to(_dtype.bfloat16)
-
-    def long(self) -> Tensor:
-        return self.to(_dtype.int64)
-
-    def int(self) -> Tensor:
-        return self.to(_dtype.int32)
-
-    def short(self) -> Tensor:
-        return self.to(_dtype.int16)
-
-    def char(self) -> Tensor:
-        return self.to(_dtype.int8)
-
-    def byte(self) -> Tensor:
-        return self.to(_dtype.uint8)
-
-    def bool(self) -> Tensor:
-        return self.to(_dtype.bool_)
+    # x.float(), x.long(), x.bool(), ...: _conversions.SHORTHANDS, attached with the op methods
 
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
@@ -637,6 +598,8 @@ class Tensor:
         return _ops_shape.clone(self)
 
     def contiguous(self, memory_format: Any = None) -> Tensor:
+        if memory_format is not None and memory_format is not _memory_format.contiguous_format:
+            return _memory_format.contiguous(self, memory_format)  # channels_last, ...
         return self if self._data.flags.c_contiguous else _ops_shape.clone(self)
 
     # new_*: self's dtype unless given; the device is self's (the CPU) unless given.
@@ -928,6 +891,8 @@ def _install_methods() -> None:
         _ops_shape.numpy_T(self))
 
 
+from . import _conversions  # noqa: E402
+from . import _memory_format  # noqa: E402
 from . import _creation  # noqa: E402
 from . import _device as _device_mod  # noqa: E402
 from . import _legacy as _legacy_mod  # noqa: E402  (the legacy constructor, type())

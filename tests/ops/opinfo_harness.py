@@ -232,6 +232,10 @@ def _strided_copy(t: torch.Tensor, storages: dict | None = None) -> np.ndarray:
     ``storages`` (storage address -> flat copy) makes tensors that share memory in torch share
     it in the copies too (an ``out=`` that overlaps an input)."""
     t = t.detach()
+    if t.dtype == torch.bfloat16:  # torch's numpy() has no bfloat16: its bits, as ml_dtypes'
+        import ml_dtypes
+
+        return _strided_copy(t.view(torch.int16), storages).view(ml_dtypes.bfloat16)
     if t.is_conj():
         t = t.resolve_conj()
     if t.is_neg():
