@@ -251,7 +251,7 @@ class Tensor:
     def is_contiguous(self, memory_format: Any = None) -> bool:
         if memory_format is None:
             return bool(self._data.flags.c_contiguous)
-        return _memory_format.is_contiguous(self._data, memory_format)  # channels_last, ...
+        return _mf_mod.is_contiguous(self._data, memory_format)  # channels_last, ...
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f" or self.dtype.name == "bfloat16"
@@ -548,7 +548,7 @@ class Tensor:
         """``to(dtype)``, ``to('cpu')``, ``to(other)``: a converted tensor (self if unchanged).
         torch's three forms and when they copy: ``_conversions.py``; ``x.float()``, ``x.long()``,
         ... are its shorthands (``_conversions.SHORTHANDS``)."""
-        return _conversions.to(self, *args, **kwargs)
+        return _conversions_mod.to(self, *args, **kwargs)
 
     def type(self, dtype: Any = None, non_blocking: builtins.bool = False, **kwargs: Any) -> Any:
         """'torch.FloatTensor'...; ``type(torch.DoubleTensor)`` converts (see _legacy.py)."""
@@ -598,8 +598,8 @@ class Tensor:
         return _ops_shape.clone(self)
 
     def contiguous(self, memory_format: Any = None) -> Tensor:
-        if memory_format is not None and memory_format is not _memory_format.contiguous_format:
-            return _memory_format.contiguous(self, memory_format)  # channels_last, ...
+        if memory_format is not None and memory_format is not _mf_mod.contiguous_format:
+            return _mf_mod.contiguous(self, memory_format)  # channels_last, ...
         return self if self._data.flags.c_contiguous else _ops_shape.clone(self)
 
     # new_*: self's dtype unless given; the device is self's (the CPU) unless given.
@@ -891,11 +891,11 @@ def _install_methods() -> None:
         _ops_shape.numpy_T(self))
 
 
-from . import _conversions  # noqa: E402
-from . import _memory_format  # noqa: E402
+from . import _conversions as _conversions_mod  # noqa: E402  (Tensor.to)
 from . import _creation  # noqa: E402
 from . import _device as _device_mod  # noqa: E402
 from . import _legacy as _legacy_mod  # noqa: E402  (the legacy constructor, type())
+from . import _memory_format as _mf_mod  # noqa: E402  (channels_last, ...)
 from .autograd import grad_mode as _grad_mode  # noqa: E402
 from .ops import elementwise as _ops_ew  # noqa: E402
 from .ops import indexing as _ops_idx  # noqa: E402
