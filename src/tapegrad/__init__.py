@@ -58,6 +58,7 @@ from ._dtype import (
     uint8,
 )
 from ._dtype import bfloat16 as _bf16
+from ._dtype import uint16, uint32, uint64  # noqa: E402  (limited support, as in torch)
 from ._finfo import finfo, iinfo
 from ._printing import get_printoptions, printoptions, set_printoptions
 from ._tensor import Size, Tensor, device
@@ -371,6 +372,8 @@ from .ops.histograms import (  # noqa: E402
 )
 from .ops.statistics import nanquantile, quantile  # noqa: E402
 from .ops.view_copies import split_with_sizes, unsafe_chunk, unsafe_split  # noqa: E402
+from .ops.view_copies import narrow_copy  # noqa: E402
+from .ops.hashing import hash_tensor  # noqa: E402
 from .ops.view_copies import COPIES as _COPIES  # noqa: E402
 
 globals().update(_COPIES)  # alias_copy, permute_copy, view_copy, unbind_copy, ...
@@ -430,6 +433,18 @@ from . import func  # noqa: E402
 from .func import vmap  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402  (DLPack exchange)
+from ._storage import (  # noqa: E402  (storages; tensors on given strides; resize_)
+    LEGACY_STORAGES as _LEGACY_STORAGES,
+    TypedStorage,
+    UntypedStorage,
+    empty_permuted,
+    empty_strided,
+    from_file,
+    resize_as_,
+)
+
+for _storage_cls in _LEGACY_STORAGES.values():  # torch.FloatStorage, torch.LongStorage, ...
+    globals()[_storage_cls.__name__] = _storage_cls
 
 if _bf16 is not None:
     bfloat16 = _bf16

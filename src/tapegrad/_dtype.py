@@ -101,6 +101,15 @@ if bfloat16 is not None:
 # NumPy dtype -> tapegrad dtype (the reverse of dtype.np); bfloat16 joins when it is loaded.
 _FROM_NP: dict[np.dtype, dtype] = {d.np: d for d in ALL if d is not bfloat16}
 
+# torch's unsigned types of "limited support": tensors hold them (torch.hash_tensor returns
+# uint64, torch.from_numpy takes them), few ops compute with them, and they promote with no other
+# dtype. Not in ALL: no op is tested for them.
+uint16 = dtype("uint16", np.uint16, 1)
+uint32 = dtype("uint32", np.uint32, 1)
+uint64 = dtype("uint64", np.uint64, 1)
+LIMITED_UNSIGNED = (uint16, uint32, uint64)
+_FROM_NP.update({d.np: d for d in LIMITED_UNSIGNED})
+
 # torch's aliases: torch.half, torch.float, torch.double, torch.long, torch.int, ...
 ALIASES = {
     "half": float16,
@@ -163,6 +172,12 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     """torch.promote_types: the smallest dtype both can be cast to, torch's way."""
     if a is b:
         return a
+    if a in LIMITED_UNSIGNED or b in LIMITED_UNSIGNED:
+        from .ops._registry import scalar_type_name
+
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {scalar_type_name(a)} and "
+                           f"{scalar_type_name(b)}")
     if a._rank != b._rank:
         high, low = (a, b) if a._rank > b._rank else (b, a)
         if high.is_complex and low.is_floating_point and low.itemsize > high.itemsize // 2:
@@ -234,7 +249,8 @@ LEGACY_NAMES = {
 
 # The C++ names torch's scalar-conversion errors use.
 C_TYPE_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
-                "uint8": "uint8_t"}
+                "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t",
+                "uint64": "uint64_t"}
 
 
 def checked_int(value: int, np_dtype: np.dtype) -> Any:

@@ -297,3 +297,13 @@ def _conversion_methods() -> dict[str, Any]:
 
 
 METHODS.update(_conversion_methods())
+
+
+def _hashing_methods() -> dict[str, Any]:
+    """x.hash_tensor(dim) (ops/hashing.py)."""
+    from .ops import hashing
+
+    return hashing.METHODS
+
+
+METHODS.update(_hashing_methods())

@@ -992,6 +992,8 @@ sample("to_copy", lambda L, a: a.to(L.float32), T(3, 4), **NO_GRAD)  # float32: 
 sample("to_copy", lambda L, a: a.double(), T(3, 4), float32=False, **NO_GRAD)  # no-op on f64
 sample("to_copy", lambda L, i: i.to(L.float64), R(3, 4), **INT_ONLY)
 sample("to_copy", lambda L, a: a.int(), T(3, 4), **NO_GRAD)
+sample("narrow_copy", lambda L, a: L.narrow_copy(a, 1, 1, 2), T(3, 4))
+sample("narrow_copy", lambda L, a: a.narrow_copy(-1, -3, 2), T(2, 3, 4))
 
 
 def _setitem(a, index, value):

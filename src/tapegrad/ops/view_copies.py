@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
+from ..autograd.forward_ad import linear_tangent
 from . import shape as S
 from ._registry import REGISTRY, defop
 
@@ -198,9 +199,52 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     return r.view(size) if lead else r
 
 
+@defop("narrow_copy", node="NarrowCopyBackward0")
+def _narrow_copy(x: np.ndarray, *, dim: int, start: int, length: int) -> np.ndarray:
+    return np.array(x[(slice(None),) * dim + (slice(start, start + length),)], copy=True)
+
+
+@_narrow_copy.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # the gradient where the copy was taken, zeros else
+    p = ctx.params
+    key = (slice(None),) * p["dim"] + (slice(p["start"], p["start"] + p["length"]),)
+    return (S._embed(grad, ctx.input_shapes[0], key),)
+
+
+_narrow_copy.jvp(linear_tangent(_narrow_copy))
+
+
+def narrow_copy(input: Tensor, dim: int, start: Any, length: int, *, out: Any = None) -> Tensor:
+    """``input.narrow(dim, start, length)`` in fresh memory (its own node, as in torch)."""
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if dim >= input.ndim:
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, "
+                           "but got false.  (Could this error message be improved?  If so, "
+                           "please report an enhancement request to PyTorch.)")
+    d = _wrap_dim(dim, input.ndim)
+    size = input._data.shape[d]
+    start = int(start)
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    if start < 0:
+        start += size
+    length = int(length)
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    res = _narrow_copy(input, dim=d, start=start, length=length)
+    if out is not None:
+        from .scatter import write_out
+
+        return write_out(res, out)
+    return res
+
+
 METHODS = {"unfold": unfold, "split_with_sizes": split_with_sizes,
            "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk,
-           "sum_to_size": sum_to_size}
+           "sum_to_size": sum_to_size, "narrow_copy": narrow_copy}
 
 _VIEWS: dict[str, Any] = {
     "alias_copy": lambda x: S.alias(x),
@@ -221,5 +265,5 @@ _VIEWS: dict[str, Any] = {
 }
 COPIES = {name: _copying(name, fn) for name, fn in _VIEWS.items()}
 
-__all__ = ["unfold", "split_with_sizes", "unsafe_split", "unsafe_chunk", "sum_to_size",
-           *COPIES]
+__all__ = ["unfold", "narrow_copy", "split_with_sizes", "unsafe_split", "unsafe_chunk",
+           "sum_to_size", *COPIES]
