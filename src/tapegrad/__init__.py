@@ -372,7 +372,7 @@ from .ops.histograms import (  # noqa: E402
 )
 from .ops.statistics import nanquantile, quantile  # noqa: E402
 from .ops.view_copies import split_with_sizes, unsafe_chunk, unsafe_split  # noqa: E402
-from .ops.view_copies import narrow_copy  # noqa: E402
+from .ops.view_copies import detach_copy, narrow_copy, unsafe_split_with_sizes  # noqa: E402
 from .ops.hashing import hash_tensor  # noqa: E402
 from .ops.view_copies import COPIES as _COPIES  # noqa: E402
 
@@ -437,11 +437,16 @@ from ._storage import (  # noqa: E402  (storages; tensors on given strides; resi
     LEGACY_STORAGES as _LEGACY_STORAGES,
     TypedStorage,
     UntypedStorage,
+    as_strided_,
     empty_permuted,
     empty_strided,
     from_file,
     resize_as_,
+    slice_inverse,
 )
+from ._tensor_surface import index_put_, is_complex, is_distributed  # noqa: E402
+from ._random import thread_safe_generator  # noqa: E402
+
 
 for _storage_cls in _LEGACY_STORAGES.values():  # torch.FloatStorage, torch.LongStorage, ...
     globals()[_storage_cls.__name__] = _storage_cls

@@ -250,7 +250,9 @@ LEGACY_NAMES = {
 # The C++ names torch's scalar-conversion errors use.
 C_TYPE_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
                 "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t",
-                "uint64": "uint64_t"}
+                "uint64": "uint64_t", "bool": "bool", "float32": "float", "float64": "double",
+                "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def checked_int(value: int, np_dtype: np.dtype) -> Any:

@@ -476,6 +476,80 @@ def set_(self: Tensor, source: Any = None, storage_offset: int = 0, size: Any = 
     return self
 
 
+def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
+    """Re-view ``self``'s storage in place with ``size`` and ``stride`` from ``storage_offset``
+    (elements; self's own offset when None)."""
+    if self._requires_grad:
+        if self.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        from .ops.shape import as_strided
+
+        # recorded as the out-of-place view (AsStridedBackward0; torch names it ...Backward1)
+        y = as_strided(self, size, stride, 0 if storage_offset is None else storage_offset)
+        self._data, self.grad_fn, self._output_nr = y._data, y.grad_fn, y._output_nr
+        self._version_counter.value += 1
+        return self
+    data, offset = storage_bytes(self._data)
+    item = self._data.itemsize
+    start = offset if storage_offset is None else int(storage_offset) * item
+    shape, strides = tuple(_ints(size, "size")), _ints(stride, "stride")
+    _check_strided(list(shape), strides)
+    _check_fits(shape, strides, start // item, item, data.size)
+    self._data = _view_bytes(data, start, shape, self._data.dtype, strides=strides)
+    return self
+
+
+def _check_fits(shape: tuple, strides: list, offset: int, item: int, nbytes: int) -> None:
+    """torch's error when a view would reach past the end of its storage."""
+    span = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, strides,
+                                                                     strict=True))
+    need = (offset + span) * item if span else 0
+    if need > nbytes:
+        raise RuntimeError(f"setStorage: sizes {list(shape)}, strides {list(strides)}, storage "
+                           f"offset {offset}, and itemsize {item} requiring a storage size of "
+                           f"{need} are out of bounds for storage of size {nbytes}")
+
+
+# ---------------------------------------------------------------------------------------------
+# slice_inverse: a view of self's storage with another tensor's geometry
+# ---------------------------------------------------------------------------------------------
+
+
+def _slice_inverse_forward(x: np.ndarray, *, size: tuple, stride: tuple, offset: int, dim: int,
+                           start: Any, end: Any, step: int) -> np.ndarray:
+    data, _ = storage_bytes(x)
+    _check_fits(size, list(stride), offset, x.itemsize, data.size)
+    return _view_bytes(data, offset * x.itemsize, size, x.dtype, strides=list(stride))
+
+
+def _slice_inverse_backward(ctx: Any, grad: Tensor) -> tuple:  # d self = the slice of grad
+    p = ctx.params
+    dim = p["dim"] % grad.ndim if grad.ndim else 0
+    return (grad[(slice(None),) * dim + (slice(p["start"], p["end"], p["step"]),)],)
+
+
+def _slice_inverse_op() -> Any:
+    from .ops._registry import REGISTRY, defop
+
+    op = REGISTRY.get("slice_inverse")
+    if op is None:
+        op = defop("slice_inverse", node="SliceInverseBackward0", view=True)(
+            _slice_inverse_forward)
+        op.backward(_slice_inverse_backward)
+    return op
+
+
+def slice_inverse(input: Tensor, src: Tensor, dim: int = 0, start: Any = None, end: Any = None,
+                  step: int = 1) -> Tensor:
+    """The inverse of ``src.slice(dim, start, end, step) == input``: a view of ``input``'s
+    storage with ``src``'s sizes, strides and storage offset (what functionalization uses to
+    rebuild a base from a slice of it)."""
+    return _SLICE_INVERSE(input, size=tuple(src.shape), stride=tuple(src.stride()),
+                          offset=src.storage_offset(), dim=int(dim), start=start, end=end,
+                          step=int(step))
+
+
 # ---------------------------------------------------------------------------------------------
 # The deprecated out-of-place resize (an autograd Function, as in torch)
 # ---------------------------------------------------------------------------------------------
@@ -561,13 +635,15 @@ def _install() -> None:
     methods = {"untyped_storage": untyped_storage, "storage": storage,
                "storage_type": storage_type, "new_empty_strided": new_empty_strided,
                "resize_": resize_, "resize_as_": resize_as_, "set_": set_, "resize": resize,
-               "resize_as": resize_as}
+               "resize_as": resize_as, "as_strided_": as_strided_,
+               "slice_inverse": slice_inverse}
     for name, fn in methods.items():
         setattr(Tensor, name, fn)
 
 
+_SLICE_INVERSE = _slice_inverse_op()
 _install()
 
 __all__ = ["UntypedStorage", "TypedStorage", "empty_strided", "new_empty_strided",
            "empty_permuted", "resize_", "resize_as_", "set_", "from_file", "untyped_storage",
-           "storage", "storage_type"]
+           "storage", "storage_type", "as_strided_", "slice_inverse"]

@@ -122,6 +122,7 @@ class Tensor:
     _is_conj = False  # set on conj()'s result (ops/complex.py)
     _is_neg = False  # set on the imaginary part of a conjugate
     _fw_grad: Any = None  # the tangent under forward-mode AD (autograd/forward_ad.py)
+    _grad_dtype: Any = False  # a leaf's grad_dtype: False its dtype, None any (engine.py)
 
     if TYPE_CHECKING:  # the op methods are attached by _install_methods(); tell type checkers
 
@@ -306,8 +307,21 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
-            if value.dtype is not self.dtype:
+            want = self._grad_dtype
+            if want is False and value.dtype is not self.dtype:
                 raise RuntimeError("assigned grad has data of a different type")
+            if want is not False and want is not None and value.dtype is not want:
+                from .ops._registry import scalar_type_name
+
+                got = _dtype.C_TYPE_NAMES.get(value.dtype.name, value.dtype.name)
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{got}' to a tensor with "
+                    f"grad_dtype '{scalar_type_name(want)}'. The gradient must match the tensor's "
+                    "grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
+                    "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
+                    "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
+                    "may break downstream systems that assume they match."
+                )
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
                     f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
@@ -319,6 +333,23 @@ class Tensor:
     @grad.deleter
     def grad(self) -> None:
         self._grad = None
+
+    @property
+    def grad_dtype(self) -> DType | None:
+        """The dtype a leaf's gradient is given (its own dtype unless set; None: any)."""
+        if self.grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        want = self._grad_dtype
+        return self.dtype if want is False else want
+
+    @grad_dtype.setter
+    def grad_dtype(self, value: DType | None) -> None:
+        if self.grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, DType):
+            raise RuntimeError("grad_dtype must be a torch.dtype or None, but got "
+                               f"{type(value).__name__}")
+        self._grad_dtype = value
 
     @property
     def _version(self) -> int:
