@@ -59,6 +59,7 @@ from ._dtype import (
 )
 from ._dtype import bfloat16 as _bf16
 from ._dtype import uint16, uint32, uint64  # noqa: E402  (limited support, as in torch)
+from ._dtype import complex32  # noqa: E402  (held exactly; no arithmetic: _dtype.py)
 from ._finfo import finfo, iinfo
 from ._printing import get_printoptions, printoptions, set_printoptions
 from ._tensor import Size, Tensor, device
@@ -462,6 +463,7 @@ int = int32  # noqa: A001 - torch.int
 long = int64
 cfloat = complex64
 cdouble = complex128
+chalf = complex32
 strided = "torch.strided"
 from ._memory_format import (  # noqa: E402  (torch.channels_last, ...)
     channels_last,

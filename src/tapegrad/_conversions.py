@@ -170,6 +170,7 @@ SHORTHANDS = {
     "bool": _shorthand(_dtype.bool_, "bool", "bool"),
     "cfloat": _shorthand(_dtype.complex64, "cfloat", "complex64"),
     "cdouble": _shorthand(_dtype.complex128, "cdouble", "complex128"),
+    "chalf": _shorthand(_dtype.complex32, "chalf", "complex32"),
 }
 
 __all__ = ["to", "convert", "parse", "SHORTHANDS"]

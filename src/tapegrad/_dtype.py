@@ -35,7 +35,7 @@ class dtype:
         self.np: np.dtype[Any] = np.dtype(np_dtype)
         kind = self.np.kind
         self.is_floating_point = kind == "f" or name == "bfloat16"
-        self.is_complex = kind == "c"
+        self.is_complex = kind == "c" or name == "complex32"
         self.is_signed = name not in ("uint8", "bool")
         self.itemsize = self.np.itemsize
         self._rank = rank  # 0 bool, 1 integer, 2 floating point, 3 complex
@@ -110,6 +110,34 @@ uint64 = dtype("uint64", np.uint64, 1)
 LIMITED_UNSIGNED = (uint16, uint32, uint64)
 _FROM_NP.update({d.np: d for d in LIMITED_UNSIGNED})
 
+# complex32 (torch.chalf): NumPy has no such type. Its values, pairs of float16, are held
+# exactly in a structured dtype of two float16 fields (4 bytes an element, as in torch), so
+# conversions, copies, indexing, views and printing keep them; arithmetic on complex32 tensors
+# is not provided (NumPy has no loops for it). Not in ALL: no op is tested for it.
+CHALF_NP = np.dtype([("real", np.float16), ("imag", np.float16)])
+complex32 = dtype("complex32", CHALF_NP, 3)
+_FROM_NP[CHALF_NP] = complex32
+
+
+def to_chalf(x: np.ndarray) -> np.ndarray:
+    """``x`` as complex32 (float16 parts; through complex64, as torch converts)."""
+    if x.dtype == CHALF_NP:
+        return x.copy()
+    c = np.asarray(x).astype(np.complex64)
+    out = np.empty(c.shape, dtype=CHALF_NP)
+    out["real"] = c.real
+    out["imag"] = c.imag
+    return out
+
+
+def from_chalf(x: np.ndarray) -> np.ndarray:
+    """A complex32 array's values as complex64 (exact)."""
+    out = np.empty(x.shape, dtype=np.complex64)
+    out.real = x["real"]
+    out.imag = x["imag"]
+    return out
+
+
 # torch's aliases: torch.half, torch.float, torch.double, torch.long, torch.int, ...
 ALIASES = {
     "half": float16,
@@ -120,6 +148,7 @@ ALIASES = {
     "long": int64,
     "cfloat": complex64,
     "cdouble": complex128,
+    "chalf": complex32,
 }
 
 _default_float = float32

@@ -314,6 +314,8 @@ def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
         from .._dtype import ALL
 
         target = next(d for d in ALL if d.np.num == dtype)
+        if g._data.dtype.kind == "V" and g.dtype.name == "complex32":
+            g = g.cfloat()  # (its real part is taken next)
         if g._data.dtype.kind == "c" and not target.is_complex:
             g = g.real  # a real input's gradient is the real part (torch's convention)
         g = g.to(target)

@@ -359,11 +359,6 @@ def _set_imag(self: Tensor, value: Any) -> None:
     imag(self).copy_(value)
 
 
-def _chalf(self: Tensor, memory_format: Any = None) -> Tensor:
-    raise TypeError("tapegrad has no complex32 (torch.chalf): NumPy has no half-precision "
-                    "complex type")
-
-
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims (``x.mH``)."""
     from .shape import transpose
@@ -397,7 +392,6 @@ def _install() -> None:
         "conj": conj, "conj_physical": conj_physical, "conj_physical_": conj_physical_,
         "resolve_conj": resolve_conj, "resolve_neg": resolve_neg, "is_conj": is_conj,
         "is_neg": is_neg, "angle": angle, "adjoint": adjoint,
-        "chalf": _chalf,
     }
     for name, fn in methods.items():
         setattr(Tensor, name, fn)

@@ -540,6 +540,10 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 
 @defop("to_copy", node="ToCopyBackward0")
 def _to_copy(x: np.ndarray, *, dtype: Any, memory_format: Any = None) -> np.ndarray:
+    if x.dtype == _dtype.CHALF_NP or dtype == _dtype.CHALF_NP:  # complex32 (_dtype.py)
+        if dtype == _dtype.CHALF_NP:
+            return _memory_format.restride(_dtype.to_chalf(x), memory_format)
+        x = _dtype.from_chalf(x)
     if x.dtype.kind == "f" and np.dtype(dtype).kind in "iu":
         with np.errstate(invalid="ignore"):
             return _memory_format.restride(np.trunc(x).astype(dtype), memory_format)
