@@ -62,7 +62,10 @@ def _invalid(args: tuple, kwargs: dict) -> TypeError:
 
 
 def _is_dtype(v: Any) -> bool:
-    return isinstance(v, _dtype.dtype) or any(v is t for t in _PY_DTYPES)
+    # a dtype, a Python type, or (as torch's parser takes them) a bool, float or complex
+    # number standing for its type: x.to(1.5) is x.to(torch.float64)
+    return (isinstance(v, _dtype.dtype) or any(v is t for t in _PY_DTYPES)
+            or type(v) in (bool, float, complex))
 
 
 def _is_device(v: Any) -> bool:
@@ -119,6 +122,8 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     dev, dt, copy, fmt = parse(args, kwargs)
     if dev is not None:
         check_device(dev)  # a CPU-only build's error for any other device
+    if type(dt) in (bool, float, complex):
+        dt = type(dt)
     return convert(self, None if dt is None else _dtype.to_dtype(dt), copy, fmt)
 
 

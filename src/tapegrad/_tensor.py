@@ -345,6 +345,8 @@ class Tensor:
     @grad_dtype.setter
     def grad_dtype(self, value: DType | None) -> None:
         if self.grad_fn is not None:
+            if not self._retains_grad:  # torch reads .grad on the way (and warns so)
+                warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
             raise RuntimeError("grad_dtype can only be set on leaf tensors.")
         if value is not None and not isinstance(value, DType):
             raise RuntimeError("grad_dtype must be a torch.dtype or None, but got "
