@@ -422,6 +422,8 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
         tensor([[0., 1.],
                 [2., 3.]])
     """
+    if not size:
+        raise TypeError('resize_() missing 1 required positional arguments: "size"')
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     shape = tuple(_creation._size(size))
@@ -438,21 +440,51 @@ def resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None)
     return resize_(self, tuple(the_template.shape), memory_format=memory_format)
 
 
-def set_(self: Tensor, source: Any = None, storage_offset: int = 0, size: Any = None,
+_SET_SIGNATURES = (
+    " * ()\n * (torch.Storage source)\n * (torch.Storage source, int storage_offset, tuple of "
+    "ints size, tuple of ints stride = None)\n * (Tensor source)\n * (Tensor source, int "
+    "storage_offset, tuple of ints size, tuple of ints stride = None)\n")
+
+
+def _contiguous_strides(shape: tuple) -> list[int]:
+    strides = [0] * len(shape)
+    acc = 1
+    for i in range(len(shape) - 1, -1, -1):
+        strides[i] = acc
+        acc *= max(shape[i], 1)
+    return strides
+
+
+def set_(self: Tensor, source: Any = None, storage_offset: Any = None, size: Any = None,
          stride: Any = None) -> Tensor:
     """Make ``self`` a view of ``source``: a tensor (its storage, sizes and strides), a storage
     (``size`` and ``stride`` in elements of ``self.dtype``, from ``storage_offset``), or
     nothing (an empty tensor)."""
+    if storage_offset is not None and size is None:  # torch has no such form
+        given = [source, storage_offset] + ([stride] if stride is not None else [])
+        names = ", ".join("Tensor" if isinstance(v, Tensor) else "torch.storage." + type(
+            v).__name__ if isinstance(v, (UntypedStorage, TypedStorage)) else type(v).__name__
+            for v in given)
+        raise TypeError(f"set_() received an invalid combination of arguments - got ({names}), "
+                        f"but expected one of:\n{_SET_SIGNATURES}")
+    if storage_offset is None:
+        storage_offset = 0
     if self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
     if source is None:
-        new = np.zeros(0, dtype=self._data.dtype)
+        new = np.zeros(1, dtype=self._data.dtype)[:0]  # (stride 1, as torch reports)
     elif isinstance(source, Tensor):
         if source.dtype is not self.dtype:
             raise RuntimeError(f"Could not set tensor of type {source.dtype.name} to a tensor "
                                f"of type {self.dtype.name}")
         new = source._data
+        if size is not None:  # source's storage, re-viewed
+            data, _ = storage_bytes(new)
+            dims = tuple(_ints(size, "size"))
+            steps = _ints(stride, "stride") if stride is not None else _contiguous_strides(dims)
+            new = _view_bytes(data, int(storage_offset) * new.itemsize, dims, new.dtype,
+                              strides=steps)
     else:
         data = (source._bytes if isinstance(source, UntypedStorage)
                 else source.untyped()._bytes)
@@ -461,14 +493,7 @@ def set_(self: Tensor, source: Any = None, storage_offset: int = 0, size: Any = 
             shape: tuple = (data.size // item - int(storage_offset),)
         else:
             shape = tuple(_ints(size, "size"))
-        if stride is None:
-            strides = [0] * len(shape)
-            acc = 1
-            for i in range(len(shape) - 1, -1, -1):
-                strides[i] = acc
-                acc *= max(shape[i], 1)
-        else:
-            strides = _ints(stride, "stride")
+        strides = _contiguous_strides(shape) if stride is None else _ints(stride, "stride")
         new = _view_bytes(data, int(storage_offset) * self._data.itemsize, shape,
                           self._data.dtype, strides=strides)
     self._data = new
