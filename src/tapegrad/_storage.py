@@ -504,15 +504,26 @@ def set_(self: Tensor, source: Any = None, storage_offset: Any = None, size: Any
 def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
     """Re-view ``self``'s storage in place with ``size`` and ``stride`` from ``storage_offset``
     (elements; self's own offset when None)."""
-    if self._requires_grad:
-        if self.grad_fn is None:
+    if self._requires_grad or self._fw_grad is not None:  # recorded (or a dual tensor)
+        if self._requires_grad and self.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
-        from .ops.shape import as_strided
+        from .ops import shape as S
 
-        # recorded as the out-of-place view (AsStridedBackward0; torch names it ...Backward1)
-        y = as_strided(self, size, stride, 0 if storage_offset is None else storage_offset)
+        # the out-of-place view's rules (ops/shape.py) under the in-place node's name; self
+        # becomes the view, its history the view's (as for every in-place op on a non-leaf)
+        shape_ = [int(n) for n in size]
+        positions = np.full(tuple(shape_), int(storage_offset or 0), dtype=np.int64)
+        for axis, (n, st) in enumerate(zip(shape_, _ints(stride, "stride"), strict=True)):
+            ax = [1] * len(shape_)
+            ax[axis] = n
+            positions = positions + (np.arange(n, dtype=np.int64) * st).reshape(ax)
+        S.as_strided(self, size, stride, int(storage_offset or 0))  # torch's bound checks
+        src = self if self._data.flags.c_contiguous else self.contiguous()
+        y = _AS_STRIDED_INPLACE(src, positions=positions)
         self._data, self.grad_fn, self._output_nr = y._data, y.grad_fn, y._output_nr
+        if y._fw_grad is not None:
+            self._fw_grad = y._fw_grad
         self._version_counter.value += 1
         return self
     data, offset = storage_bytes(self._data)
@@ -666,7 +677,20 @@ def _install() -> None:
         setattr(Tensor, name, fn)
 
 
+def _as_strided_inplace_op() -> Any:
+    from .ops import shape as S
+    from .ops._registry import REGISTRY, defop
+
+    op = REGISTRY.get("as_strided_inplace")
+    if op is None:
+        op = defop("as_strided_inplace", node="AsStridedBackward1", view=True)(
+            S._as_strided.forward)
+        op.backward(S._as_strided.rule)
+    return op
+
+
 _SLICE_INVERSE = _slice_inverse_op()
+_AS_STRIDED_INPLACE = _as_strided_inplace_op()
 _install()
 
 __all__ = ["UntypedStorage", "TypedStorage", "empty_strided", "new_empty_strided",

@@ -1087,6 +1087,7 @@ sample("unsafe_split", lambda L, a: L.unsafe_split(a, 2, 1), T(3, 4))
 sample("unsafe_split_with_sizes", lambda L, a: L.unsafe_split_with_sizes(a, [1, 3], 1), T(3, 4))
 # the whole of a as the "slice" (the inverse's gradient is the slice of the incoming one, which
 # is the true derivative only when the output covers exactly self's elements)
+sample("as_strided_inplace", lambda L, a: (a * 1).as_strided_((2, 2), (1, 2)), T(3, 4))
 sample("slice_inverse", lambda L, a: L.slice_inverse(a, L.zeros(4, 5, dtype=a.dtype), 1, 0, 5),
        T(4, 5))
 sample("fill", lambda L, a: L.fill(a, 2.0), T(3, 4))
