@@ -119,6 +119,12 @@ def parse(args: tuple, kwargs: dict) -> tuple[Any, Any, bool, Any]:
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``x.to(dtype)``, ``x.to('cpu')``, ``x.to(other)``, ``x.to(memory_format=...)``: ``x``
     converted, or ``x`` itself when nothing changes (see the module docstring)."""
+    if len(args) == 1 and not kwargs:  # the common calls, without the parsing: to(dtype), to('cpu')
+        a = args[0]
+        if isinstance(a, _dtype.dtype):
+            return convert(self, a)
+        if type(a) is str and a == "cpu":
+            return self
     dev, dt, copy, fmt = parse(args, kwargs)
     if dev is not None:
         check_device(dev)  # a CPU-only build's error for any other device

@@ -258,7 +258,8 @@ class Tensor:
         return self._data.dtype.kind == "f" or self.dtype.name == "bfloat16"
 
     def is_complex(self) -> bool:
-        return self._data.dtype.kind == "c" or self.dtype.is_complex  # (complex32: _dtype.py)
+        kind = self._data.dtype.kind
+        return kind == "c" or (kind == "V" and self.dtype.is_complex)  # (complex32: _dtype.py)
 
     @property
     def requires_grad(self) -> bool:
