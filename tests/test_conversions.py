@@ -199,6 +199,6 @@ def test_complex32(lib, oracle):
             (g,) = L.autograd.grad(y, r, L.ones(2, dtype=L.complex64).chalf())
             return (repr(h), repr(h[0, 1:]), h.element_size(), h.is_complex(), str(h.dtype),
                     repr(h.cfloat()), repr(y.cdouble().detach()), type(y.grad_fn).__name__,
-                    repr(g), L.chalf is L.complex32)
+                    repr(g), L.chalf is L.complex32, h.tolist(), h[0, 0].item())
 
     assert run(lib) == run(oracle)

@@ -464,9 +464,12 @@ class Tensor:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
-        return self._data.reshape(()).item()
+        value = self._data.reshape(()).item()
+        return complex(*value) if type(value) is tuple else value  # complex32's (re, im) pair
 
     def tolist(self) -> Any:
+        if self._data.dtype.kind == "V" and self.dtype.is_complex:  # complex32 (_dtype.py)
+            return _dtype.from_chalf(self._data).tolist()
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
