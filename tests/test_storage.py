@@ -106,6 +106,10 @@ def test_resize_grows_the_storage(compare):
     compare(scenario)
 
 
+def test_set_to_another_dtype(compare):
+    compare(lambda L: L.zeros(3).set_(L.arange(3)))
+
+
 def test_resize_as_and_errors(compare):
     compare(lambda L: L.resize_as_(L.arange(6.0), L.zeros(2, 3)))
     compare(lambda L: L.ones(3, requires_grad=True).resize_(4))

@@ -476,8 +476,10 @@ def set_(self: Tensor, source: Any = None, storage_offset: Any = None, size: Any
         new = np.zeros(1, dtype=self._data.dtype)[:0]  # (stride 1, as torch reports)
     elif isinstance(source, Tensor):
         if source.dtype is not self.dtype:
-            raise RuntimeError(f"Could not set tensor of type {source.dtype.name} to a tensor "
-                               f"of type {self.dtype.name}")
+            # (torch names the C++ types here, int64 as the compiler spells it)
+            c_names = {**_dtype.C_TYPE_NAMES, "int64": "long int"}
+            raise RuntimeError(f"Could not set tensor of type {c_names[source.dtype.name]} to a "
+                               f"tensor of type {c_names[self.dtype.name]}")
         new = source._data
         if size is not None:  # source's storage, re-viewed
             data, _ = storage_bytes(new)
