@@ -232,6 +232,7 @@ def run_scenario(scenario: Callable[[Any], Any], L: Any) -> Record:
 WARN_ONCE_PREFIXES = (
     "Using backward() with create_graph=True will create a reference cycle",
     "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior",
+    "TypedStorage is deprecated. It will be removed in the future",  # (once: a Python flag)
 )
 
 

@@ -58,6 +58,8 @@ from ._dtype import (
     uint8,
 )
 from ._dtype import bfloat16 as _bf16
+from ._dtype import uint16, uint32, uint64  # noqa: E402  (limited support, as in torch)
+from ._dtype import complex32  # noqa: E402  (held exactly; no arithmetic: _dtype.py)
 from ._finfo import finfo, iinfo
 from ._printing import get_printoptions, printoptions, set_printoptions
 from ._tensor import Size, Tensor, device
@@ -372,6 +374,8 @@ from .ops.histograms import (  # noqa: E402
 from .ops.statistics import nanquantile, quantile  # noqa: E402
 from .ops.spectral import istft, stft  # noqa: E402
 from .ops.view_copies import split_with_sizes, unsafe_chunk, unsafe_split  # noqa: E402
+from .ops.view_copies import detach_copy, narrow_copy, unsafe_split_with_sizes  # noqa: E402
+from .ops.hashing import hash_tensor  # noqa: E402
 from .ops.view_copies import COPIES as _COPIES  # noqa: E402
 
 globals().update(_COPIES)  # alias_copy, permute_copy, view_copy, unbind_copy, ...
@@ -432,6 +436,23 @@ from . import func  # noqa: E402
 from .func import vmap  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402  (DLPack exchange)
+from ._storage import (  # noqa: E402  (storages; tensors on given strides; resize_)
+    LEGACY_STORAGES as _LEGACY_STORAGES,
+    TypedStorage,
+    UntypedStorage,
+    as_strided_,
+    empty_permuted,
+    empty_strided,
+    from_file,
+    resize_as_,
+    slice_inverse,
+)
+from ._tensor_surface import index_put_, is_complex, is_distributed  # noqa: E402
+from ._random import thread_safe_generator  # noqa: E402
+
+
+for _storage_cls in _LEGACY_STORAGES.values():  # torch.FloatStorage, torch.LongStorage, ...
+    globals()[_storage_cls.__name__] = _storage_cls
 
 if _bf16 is not None:
     bfloat16 = _bf16
@@ -444,8 +465,15 @@ int = int32  # noqa: A001 - torch.int
 long = int64
 cfloat = complex64
 cdouble = complex128
+chalf = complex32
 strided = "torch.strided"
-contiguous_format = preserve_format = channels_last = None
+from ._memory_format import (  # noqa: E402  (torch.channels_last, ...)
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 
 from .torch_version import __version__  # noqa: E402  (2.13.0+tapegrad0.1.0, a TorchVersion)
 

@@ -264,6 +264,8 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.scalar_dtype(fill_value)
+    if type(fill_value) is int and d.np.kind in "iu":  # -9 as uint8 is 247, as in torch
+        fill_value = _dtype.checked_int(fill_value, d.np)
     return _new(np.full(_size((size,) if isinstance(size, int) else tuple(size)), fill_value,
                         dtype=d.np), requires_grad)
 
@@ -297,7 +299,10 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any 
               requires_grad: bool = False, memory_format: Any = None, layout: Any = None
               ) -> Tensor:
     _place(device, like=True)
-    return _new(np.full(input._data.shape, fill_value, dtype=_like_dtype(input, dtype)),
+    np_dtype = _like_dtype(input, dtype)
+    if type(fill_value) is int and np_dtype.kind in "iu":  # -9 as uint8 is 247, as in torch
+        fill_value = _dtype.checked_int(fill_value, np_dtype)
+    return _new(np.full(input._data.shape, fill_value, dtype=np_dtype),
                 requires_grad)
 
 

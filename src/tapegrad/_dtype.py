@@ -36,7 +36,7 @@ class dtype:
         self.np: np.dtype[Any] = np.dtype(np_dtype)
         kind = self.np.kind
         self.is_floating_point = kind == "f" or name == "bfloat16"
-        self.is_complex = kind == "c"
+        self.is_complex = kind == "c" or name == "complex32"
         self.is_signed = name not in ("uint8", "bool")
         self.itemsize = self.np.itemsize
         self._rank = rank  # 0 bool, 1 integer, 2 floating point, 3 complex
@@ -142,6 +142,43 @@ if bfloat16 is not None:
 _FROM_NP: dict[np.dtype, dtype] = {d.np: d for d in ALL if d is not bfloat16 and d is not float16}
 _FROM_NP[float16._np] = float16
 
+# torch's unsigned types of "limited support": tensors hold them (torch.hash_tensor returns
+# uint64, torch.from_numpy takes them), few ops compute with them, and they promote with no other
+# dtype. Not in ALL: no op is tested for them.
+uint16 = dtype("uint16", np.uint16, 1)
+uint32 = dtype("uint32", np.uint32, 1)
+uint64 = dtype("uint64", np.uint64, 1)
+LIMITED_UNSIGNED = (uint16, uint32, uint64)
+_FROM_NP.update({d.np: d for d in LIMITED_UNSIGNED})
+
+# complex32 (torch.chalf): NumPy has no such type. Its values, pairs of float16, are held
+# exactly in a structured dtype of two float16 fields (4 bytes an element, as in torch), so
+# conversions, copies, indexing, views and printing keep them; arithmetic on complex32 tensors
+# is not provided (NumPy has no loops for it). Not in ALL: no op is tested for it.
+CHALF_NP = np.dtype([("real", np.float16), ("imag", np.float16)])
+complex32 = dtype("complex32", CHALF_NP, 3)
+_FROM_NP[CHALF_NP] = complex32
+
+
+def to_chalf(x: np.ndarray) -> np.ndarray:
+    """``x`` as complex32 (float16 parts; through complex64, as torch converts)."""
+    if x.dtype == CHALF_NP:
+        return x.copy()
+    c = np.asarray(x).astype(np.complex64)
+    out = np.empty(c.shape, dtype=CHALF_NP)
+    out["real"] = c.real
+    out["imag"] = c.imag
+    return out
+
+
+def from_chalf(x: np.ndarray) -> np.ndarray:
+    """A complex32 array's values as complex64 (exact)."""
+    out = np.empty(x.shape, dtype=np.complex64)
+    out.real = x["real"]
+    out.imag = x["imag"]
+    return out
+
+
 # torch's aliases: torch.half, torch.float, torch.double, torch.long, torch.int, ...
 ALIASES = {
     "half": float16,
@@ -152,6 +189,7 @@ ALIASES = {
     "long": int64,
     "cfloat": complex64,
     "cdouble": complex128,
+    "chalf": complex32,
 }
 
 _default_float = float32
@@ -207,6 +245,12 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     """torch.promote_types: the smallest dtype both can be cast to, torch's way."""
     if a is b:
         return a
+    if a in LIMITED_UNSIGNED or b in LIMITED_UNSIGNED:
+        from .ops._registry import scalar_type_name
+
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {scalar_type_name(a)} and "
+                           f"{scalar_type_name(b)}")
     if a._rank != b._rank:
         high, low = (a, b) if a._rank > b._rank else (b, a)
         if high.is_complex and low.is_floating_point and low.itemsize > high.itemsize // 2:
@@ -274,3 +318,23 @@ LEGACY_NAMES = {
     "complex64": "ComplexFloatTensor",
     "complex128": "ComplexDoubleTensor",
 }
+
+
+# The C++ names torch's scalar-conversion errors use.
+C_TYPE_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
+                "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t",
+                "uint64": "uint64_t", "bool": "bool", "float32": "float", "float64": "double",
+                "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def checked_int(value: int, np_dtype: np.dtype) -> Any:
+    """A Python int as an integer dtype's scalar, the way torch converts a scalar argument
+    (``fill_value``, ``alpha``): an unsigned type takes negative values down to ``-max``
+    modulo 2**bits (``-9`` as uint8 is 247), anything else out of range is an error."""
+    info = np.iinfo(np_dtype)
+    low = -int(info.max) if info.min == 0 else int(info.min)
+    if not low <= value <= info.max:
+        raise RuntimeError(f"value cannot be converted to type {C_TYPE_NAMES[np_dtype.name]} "
+                           "without overflow")
+    return np.array(value).astype(np_dtype)[()]

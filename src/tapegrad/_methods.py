@@ -311,3 +311,24 @@ def _math_ops_methods() -> dict[str, Any]:
 
 
 METHODS.update(_math_ops_methods())
+
+
+def _conversion_methods() -> dict[str, Any]:
+    """x.float(), x.double(), x.long(), x.bool(), ... (the shorthands of ``to``,
+    _conversions.py)."""
+    from . import _conversions
+
+    return _conversions.SHORTHANDS
+
+
+METHODS.update(_conversion_methods())
+
+
+def _hashing_methods() -> dict[str, Any]:
+    """x.hash_tensor(dim) (ops/hashing.py)."""
+    from .ops import hashing
+
+    return hashing.METHODS
+
+
+METHODS.update(_hashing_methods())

@@ -115,7 +115,7 @@ _DTYPE_ALIASES = {
 }
 
 _FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64"}
-_COMPLEX_DTYPES = {"complex64", "complex128"}
+_COMPLEX_DTYPES = {"complex32", "complex64", "complex128"}
 _INT_DTYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 
 
@@ -146,6 +146,12 @@ def _as_numpy(data: Any, dtype: str) -> np.ndarray:
     if dtype == "float16":
         # torch prints half-precision tensors after converting them to float32.
         return arr.astype(np.float16).astype(np.float32)
+    if dtype == "complex32":  # float16 pairs (_dtype.CHALF_NP), printed as complex64 values
+        if arr.dtype.names:
+            from ._dtype import from_chalf
+
+            return from_chalf(arr)
+        return arr.astype(np.complex64)
     if dtype == "bfloat16":
         if arr.dtype.kind not in "biufc":
             return arr.astype(np.float32)  # an ml_dtypes.bfloat16 array: exact

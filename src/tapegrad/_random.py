@@ -1629,3 +1629,14 @@ Tensor.log_normal_ = log_normal_  # type: ignore[attr-defined]
 Tensor.geometric_ = geometric_  # type: ignore[attr-defined]
 Tensor.bernoulli = _tensor_bernoulli  # type: ignore[attr-defined]
 Tensor.multinomial = _tensor_multinomial  # type: ignore[attr-defined]
+
+
+def thread_safe_generator() -> Any:
+    """The generator of this DataLoader thread worker; None elsewhere (ops then use the global
+    one)."""
+    from .utils.data import get_worker_info
+
+    info = get_worker_info()
+    if info is not None and info.worker_method == "thread" and info.rng is not None:
+        return getattr(info.rng, "torch_generator", None)
+    return None

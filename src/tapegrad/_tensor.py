@@ -122,6 +122,7 @@ class Tensor:
     _is_conj = False  # set on conj()'s result (ops/complex.py)
     _is_neg = False  # set on the imaginary part of a conjugate
     _fw_grad: Any = None  # the tangent under forward-mode AD (autograd/forward_ad.py)
+    _grad_dtype: Any = False  # a leaf's grad_dtype: False its dtype, None any (engine.py)
 
     if TYPE_CHECKING:  # the op methods are attached by _install_methods(); tell type checkers
 
@@ -249,13 +250,16 @@ class Tensor:
         return int(self._data.__array_interface__["data"][0])
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        return bool(self._data.flags.c_contiguous)
+        if memory_format is None:
+            return bool(self._data.flags.c_contiguous)
+        return _mf_mod.is_contiguous(self._data, memory_format)  # channels_last, ...
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f" or self.dtype.name == "bfloat16"
 
     def is_complex(self) -> bool:
-        return self._data.dtype.kind == "c"
+        kind = self._data.dtype.kind
+        return kind == "c" or (kind == "V" and self.dtype.is_complex)  # (complex32: _dtype.py)
 
     @property
     def requires_grad(self) -> bool:
@@ -304,8 +308,21 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
-            if value.dtype is not self.dtype:
+            want = self._grad_dtype
+            if want is False and value.dtype is not self.dtype:
                 raise RuntimeError("assigned grad has data of a different type")
+            if want is not False and want is not None and value.dtype is not want:
+                from .ops._registry import scalar_type_name
+
+                got = _dtype.C_TYPE_NAMES.get(value.dtype.name, value.dtype.name)
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{got}' to a tensor with "
+                    f"grad_dtype '{scalar_type_name(want)}'. The gradient must match the tensor's "
+                    "grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
+                    "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
+                    "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
+                    "may break downstream systems that assume they match."
+                )
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
                     f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
@@ -317,6 +334,25 @@ class Tensor:
     @grad.deleter
     def grad(self) -> None:
         self._grad = None
+
+    @property
+    def grad_dtype(self) -> DType | None:
+        """The dtype a leaf's gradient is given (its own dtype unless set; None: any)."""
+        if self.grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        want = self._grad_dtype
+        return self.dtype if want is False else want
+
+    @grad_dtype.setter
+    def grad_dtype(self, value: DType | None) -> None:
+        if self.grad_fn is not None:
+            if not self._retains_grad:  # torch reads .grad on the way (and warns so)
+                warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, DType):
+            raise RuntimeError("grad_dtype must be a torch.dtype or None, but got "
+                               f"{type(value).__name__}")
+        self._grad_dtype = value
 
     @property
     def _version(self) -> int:
@@ -428,9 +464,12 @@ class Tensor:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
-        return self._data.reshape(()).item()
+        value = self._data.reshape(()).item()
+        return complex(*value) if type(value) is tuple else value  # complex32's (re, im) pair
 
     def tolist(self) -> Any:
+        if self._data.dtype.kind == "V" and self.dtype.is_complex:  # complex32 (_dtype.py)
+            return _dtype.from_chalf(self._data).tolist()
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
@@ -543,21 +582,10 @@ class Tensor:
         return new
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """``to(dtype)``, ``to('cpu')``, ``to(other)``: a converted tensor (self if unchanged)."""
-        target = kwargs.get("dtype")
-        copy = kwargs.get("copy", False)
-        for a in args:
-            if isinstance(a, DType):
-                target = a
-            elif isinstance(a, Tensor):
-                target = a.dtype
-            elif isinstance(a, (str, device)) or (type(a) is builtins.int):
-                _device_mod.check(a)  # a CPU-only build's error for any other device
-        if kwargs.get("device") is not None:
-            _device_mod.check(kwargs["device"])
-        if target is None or target is self.dtype:
-            return _ops_shape.to_dtype(self, self.dtype, copy=True) if copy else self
-        return _ops_shape.to_dtype(self, target)
+        """``to(dtype)``, ``to('cpu')``, ``to(other)``: a converted tensor (self if unchanged).
+        torch's three forms and when they copy: ``_conversions.py``; ``x.float()``, ``x.long()``,
+        ... are its shorthands (``_conversions.SHORTHANDS``)."""
+        return _conversions_mod.to(self, *args, **kwargs)
 
     def type(self, dtype: Any = None, non_blocking: builtins.bool = False, **kwargs: Any) -> Any:
         """'torch.FloatTensor'...; ``type(torch.DoubleTensor)`` converts (see _legacy.py)."""
@@ -598,37 +626,7 @@ class Tensor:
     is_cpu = property(lambda self: True)
     is_mps = is_meta = is_xpu = is_cuda
 
-    def float(self) -> Tensor:
-        return self.to(_dtype.float32)
-
-    def double(self) -> Tensor:
-        return self.to(_dtype.float64)
-
-    def half(self) -> Tensor:
-        return self.to(_dtype.float16)
-
-    def bfloat16(self) -> Tensor:
-        if _dtype.bfloat16 is None:
-            raise RuntimeError("bfloat16 needs the optional dependency ml_dtypes")
-        return self.to(_dtype.bfloat16)
-
-    def long(self) -> Tensor:
-        return self.to(_dtype.int64)
-
-    def int(self) -> Tensor:
-        return self.to(_dtype.int32)
-
-    def short(self) -> Tensor:
-        return self.to(_dtype.int16)
-
-    def char(self) -> Tensor:
-        return self.to(_dtype.int8)
-
-    def byte(self) -> Tensor:
-        return self.to(_dtype.uint8)
-
-    def bool(self) -> Tensor:
-        return self.to(_dtype.bool_)
+    # x.float(), x.long(), x.bool(), ...: _conversions.SHORTHANDS, attached with the op methods
 
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
@@ -637,6 +635,8 @@ class Tensor:
         return _ops_shape.clone(self)
 
     def contiguous(self, memory_format: Any = None) -> Tensor:
+        if memory_format is not None and memory_format is not _mf_mod.contiguous_format:
+            return _mf_mod.contiguous(self, memory_format)  # channels_last, ...
         return self if self._data.flags.c_contiguous else _ops_shape.clone(self)
 
     # new_*: self's dtype unless given; the device is self's (the CPU) unless given.
@@ -928,9 +928,11 @@ def _install_methods() -> None:
         _ops_shape.numpy_T(self))
 
 
+from . import _conversions as _conversions_mod  # noqa: E402  (Tensor.to)
 from . import _creation  # noqa: E402
 from . import _device as _device_mod  # noqa: E402
 from . import _legacy as _legacy_mod  # noqa: E402  (the legacy constructor, type())
+from . import _memory_format as _mf_mod  # noqa: E402  (channels_last, ...)
 from .autograd import grad_mode as _grad_mode  # noqa: E402
 from .ops import elementwise as _ops_ew  # noqa: E402
 from .ops import indexing as _ops_idx  # noqa: E402

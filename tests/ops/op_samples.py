@@ -992,6 +992,8 @@ sample("to_copy", lambda L, a: a.to(L.float32), T(3, 4), **NO_GRAD)  # float32: 
 sample("to_copy", lambda L, a: a.double(), T(3, 4), float32=False, **NO_GRAD)  # no-op on f64
 sample("to_copy", lambda L, i: i.to(L.float64), R(3, 4), **INT_ONLY)
 sample("to_copy", lambda L, a: a.int(), T(3, 4), **NO_GRAD)
+sample("narrow_copy", lambda L, a: L.narrow_copy(a, 1, 1, 2), T(3, 4))
+sample("narrow_copy", lambda L, a: a.narrow_copy(-1, -3, 2), T(2, 3, 4))
 
 
 def _setitem(a, index, value):
@@ -1082,6 +1084,12 @@ sample("roll", lambda L, a: a.roll((1, -2), (0, 1)), T(3, 4))
 sample("unfold", lambda L, a: a.unfold(1, 2, 1), T(3, 4))
 sample("unfold", lambda L, a: a.unfold(0, 2, 2), T(5, 2))
 sample("unsafe_split", lambda L, a: L.unsafe_split(a, 2, 1), T(3, 4))
+sample("unsafe_split_with_sizes", lambda L, a: L.unsafe_split_with_sizes(a, [1, 3], 1), T(3, 4))
+# the whole of a as the "slice" (the inverse's gradient is the slice of the incoming one, which
+# is the true derivative only when the output covers exactly self's elements)
+sample("as_strided_inplace", lambda L, a: (a * 1).as_strided_((2, 2), (1, 2)), T(3, 4))
+sample("slice_inverse", lambda L, a: L.slice_inverse(a, L.zeros(4, 5, dtype=a.dtype), 1, 0, 5),
+       T(4, 5))
 sample("fill", lambda L, a: L.fill(a, 2.0), T(3, 4))
 sample("fill", lambda L, a, v: L.fill(a, v), T(3, 4), T())
 

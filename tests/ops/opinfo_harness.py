@@ -232,6 +232,12 @@ def _strided_copy(t: torch.Tensor, storages: dict | None = None) -> np.ndarray:
     ``storages`` (storage address -> flat copy) makes tensors that share memory in torch share
     it in the copies too (an ``out=`` that overlaps an input)."""
     t = t.detach()
+    if t.dtype == torch.bfloat16:  # torch's numpy() has no bfloat16: its bits, as ml_dtypes'
+        import ml_dtypes
+
+        return _strided_copy(t.view(torch.int16), storages).view(ml_dtypes.bfloat16)
+    if t.dtype == torch.complex32:  # nor complex32: its bits, as tapegrad's float16 pairs
+        return _strided_copy(t.view(torch.int32), storages).view(tapegrad.complex32.np)
     if t.is_conj():
         t = t.resolve_conj()
     if t.is_neg():
@@ -266,8 +272,7 @@ class Converter:
         if isinstance(x, torch.Tensor):
             if id(x) in self.memo:
                 return self.memo[id(x)]
-            if x.dtype in (torch.bfloat16, torch.float16, torch.complex32) and not hasattr(
-                    tapegrad, "bfloat16"):
+            if x.dtype in (torch.bfloat16, torch.float16) and not hasattr(tapegrad, "bfloat16"):
                 raise UnsupportedSample(f"dtype {x.dtype}")
             if x.device.type != "cpu":  # a meta tensor (shapes only): tapegrad has none
                 raise UnsupportedSample(f"a tensor on the {x.device.type} device")
@@ -360,7 +365,9 @@ def compare_tensor(ours: Any, theirs: torch.Tensor, what: str, values: bool = Tr
         return
     arr = tg_numpy(ours)
     ref = theirs.detach().resolve_conj().resolve_neg().cpu()
-    if arr.dtype.kind == "V" or arr.dtype.name == "bfloat16":  # ml_dtypes' bfloat16
+    if arr.dtype.names:  # complex32: float16 pairs
+        arr, ref = tapegrad._dtype.from_chalf(arr), ref.cfloat()
+    elif arr.dtype.kind == "V" or arr.dtype.name == "bfloat16":  # ml_dtypes' bfloat16
         arr, ref = arr.astype(np.float32), ref.float()
     mine = torch.from_numpy(arr)
     try:

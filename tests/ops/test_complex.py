@@ -396,12 +396,18 @@ def test_errors(compare, case):
     compare(ERRORS[case])
 
 
-def test_chalf_is_not_available(lib, lib_name):
-    if lib_name == "torch":
-        pytest.skip("torch has complex32; this is about tapegrad's refusal of it")
-    # NumPy has no half-precision complex type: tapegrad says so instead of guessing
-    with pytest.raises(TypeError, match="complex32"):
-        lib.tensor([1.0]).chalf()
+def test_chalf_holds_half_precision_parts(lib, oracle):
+    # NumPy has no half-precision complex type: tapegrad holds complex32 as float16 pairs,
+    # rounded as torch rounds them (tests/test_conversions.py has the conversions' gradients)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch: "ComplexHalf support is experimental"
+        for L in (lib, oracle):
+            h = L.tensor([1.0001 + 0.1j, 65504.0 - 3.3j]).chalf()
+            assert h.dtype is L.complex32 and h.element_size() == 4
+        assert repr(lib.tensor([1.0001 + 0.1j, 65504.0 - 3.3j]).chalf().cdouble()) == repr(
+            oracle.tensor([1.0001 + 0.1j, 65504.0 - 3.3j]).chalf().cdouble())
 
 
 def test_in_place_on_real_and_imag_views_records_the_history(compare):

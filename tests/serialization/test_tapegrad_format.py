@@ -90,7 +90,7 @@ def test_unsupported_objects_are_refused_at_save(tg):
     with pytest.raises(ValueError, match="reference to itself"):
         write_checkpoint(loop, io.BytesIO())
     with pytest.raises(TypeError, match="dtype"):
-        write_checkpoint(np.zeros(2, dtype=np.uint16), io.BytesIO())
+        write_checkpoint(np.zeros(2, dtype="M8[s]"), io.BytesIO())
 
 
 def sample_checkpoint(tg):

@@ -155,7 +155,7 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool) -> None:
 
             t._grad = _copy(Tensor._make(np.empty_like(g._data)), g)
         else:  # a copy laid out like the parameter (torch's gradient layout contract)
-            data = np.empty_like(t._data)
+            data = np.empty_like(t._data, dtype=g._data.dtype)  # (g's dtype: grad_dtype)
             np.copyto(data, g._data)
             t._grad = Tensor._make(data)
     elif create_graph:
@@ -328,6 +328,8 @@ def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
         g = sum_to(g, shape)
     if g._data.dtype.num != dtype:
         target = _dtype_of_num(dtype)
+        if g._data.dtype.kind == "V" and g.dtype.name == "complex32":
+            g = g.cfloat()  # (its real part is taken next)
         if g._data.dtype.kind == "c" and not target.is_complex:
             g = g.real  # a real input's gradient is the real part (torch's convention)
         if not _state.enabled and g._data.dtype.char in "efE" and target.np.char in "efE":
@@ -414,10 +416,14 @@ def _run_accumulate(node: AccumulateGrad, g: Tensor, create_graph: bool, capture
                 g = out
     if g._data.shape != t._data.shape:
         g = sum_to(g, t._data.shape)
-    if g._data.dtype != t._data.dtype:
-        if g._data.dtype.kind == "c" and t._data.dtype.kind != "c":
-            g = g.real  # a real leaf's gradient is the real part (torch's convention)
-        g = g.to(t.dtype)
+    want = t._grad_dtype  # False (the leaf's dtype) unless grad_dtype was set
+    if want is False:
+        if g._data.dtype != t._data.dtype:
+            if g._data.dtype.kind == "c" and t._data.dtype.kind != "c":
+                g = g.real  # a real leaf's gradient is the real part (torch's convention)
+            g = g.to(t.dtype)
+    elif want is not None and g.dtype is not want:
+        g = g.to(want)
     if not accumulate:
         slot = capture.get((node, 0)) if capture else None
         if slot is not None:

@@ -359,19 +359,6 @@ def _set_imag(self: Tensor, value: Any) -> None:
     imag(self).copy_(value)
 
 
-def _chalf(self: Tensor, memory_format: Any = None) -> Tensor:
-    raise TypeError("tapegrad has no complex32 (torch.chalf): NumPy has no half-precision "
-                    "complex type")
-
-
-def _converter(d: _dtype.dtype, name: str) -> Any:
-    def method(self: Tensor, memory_format: Any = None) -> Tensor:
-        return self.to(d)  # (tapegrad keeps no memory formats: every tensor is row-major)
-
-    method.__name__ = name
-    return method
-
-
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims (``x.mH``)."""
     from .shape import transpose
@@ -405,9 +392,6 @@ def _install() -> None:
         "conj": conj, "conj_physical": conj_physical, "conj_physical_": conj_physical_,
         "resolve_conj": resolve_conj, "resolve_neg": resolve_neg, "is_conj": is_conj,
         "is_neg": is_neg, "angle": angle, "adjoint": adjoint,
-        "cfloat": _converter(_dtype.complex64, "cfloat"),
-        "cdouble": _converter(_dtype.complex128, "cdouble"),
-        "chalf": _chalf,
     }
     for name, fn in methods.items():
         setattr(Tensor, name, fn)

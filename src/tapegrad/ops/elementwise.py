@@ -141,6 +141,24 @@ def _binary(ufunc: np.ufunc, a: Any, b: Any) -> np.ndarray:
         return ufunc(a, b)
     except ValueError:
         raise _broadcast_error(a, b) from None
+    except OverflowError:  # a Python int out of the array's range: it wraps, as in C (and torch)
+        return ufunc(*(np.array(x).astype(b.dtype if x is a else a.dtype)
+                       if type(x) is int else x for x in (a, b)))
+
+
+def _times_alpha(a: Any, b: Any, alpha: Any) -> Any:
+    """``b * alpha`` for add and sub. Integer results take alpha as torch converts a scalar
+    argument (unsigned types wrap negative values: ``uint8 - 3 * uint8`` stays in uint8)."""
+    a2, b2 = _promote(a, b)
+    target = (b2 if isinstance(b2, np.ndarray) else np.asarray(a2)).dtype
+    if target.kind not in "iu" or type(alpha) is bool:
+        return b * alpha
+    if isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    scale = _dtype.checked_int(int(alpha), target)
+    with np.errstate(over="ignore"):
+        return np.asarray(b2).astype(target, copy=False) * scale  # wraps modulo 2**bits
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,7 +168,7 @@ def _binary(ufunc: np.ufunc, a: Any, b: Any) -> np.ndarray:
 @defop("add", node="AddBackward0")
 def _add(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
     if alpha != 1:
-        b = b * alpha
+        b = _times_alpha(a, b, alpha)
     return _binary(np.add, a, b)
 
 
@@ -163,7 +181,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a + alpha*b) = (1, alpha)
 @defop("sub", node="SubBackward0")
 def _sub(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
     if alpha != 1:
-        b = b * alpha
+        b = _times_alpha(a, b, alpha)
     if isinstance(a, np.ndarray) and a.dtype == np.bool_ and isinstance(b, np.ndarray) and (
         b.dtype == np.bool_
     ):
@@ -685,7 +703,8 @@ def _zero_grad_unary(name: str, node: str, fn: Any) -> Any:
     return op
 
 
-_sign = _zero_grad_unary("sign", "SignBackward0", lambda x: np.sign(x))
+_sign = _zero_grad_unary("sign", "SignBackward0",  # a bool is its own sign
+                         lambda x: x.copy() if x.dtype == np.bool_ else np.sign(x))
 _floor = _zero_grad_unary("floor", "FloorBackward0", lambda x: np.floor(x))
 _ceil = _zero_grad_unary("ceil", "CeilBackward0", lambda x: np.ceil(x))
 _round = _zero_grad_unary("round", "RoundBackward0", lambda x: np.round(x))
@@ -846,6 +865,12 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(other - alpha x) = (-alpha, 1)
 
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``."""
+    if not isinstance(input, Tensor):
+        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__
+                        for v in (input, other))
+        raise TypeError(f"rsub() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of:\n * (Tensor input, Tensor other, *, Number alpha = "
+                        "1)\n * (Tensor input, Number other, Number alpha = 1)\n")
     if isinstance(other, Tensor):
         return _rsub_tensor(input, other, alpha=alpha)
     if alpha != 1:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _memory_format
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.forward_ad import linear_tangent
 from ..autograd.grad_mode import _state
@@ -524,7 +524,9 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 # ---------------------------------------------------------------------------------------------
 
 @defop("clone", node="CloneBackward0")
-def _clone(x: np.ndarray) -> np.ndarray:
+def _clone(x: np.ndarray, *, memory_format: Any = None) -> np.ndarray:
+    if memory_format is not None:  # channels_last, ... (_memory_format.py)
+        return _memory_format.layout_like(x, x.dtype, memory_format)
     return np.array(x, order="C", copy=True)
 
 
@@ -538,19 +540,25 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 
 
 @defop("to_copy", node="ToCopyBackward0")
-def _to_copy(x: np.ndarray, *, dtype: Any) -> np.ndarray:
-    if x.dtype.char == "E" and dtype == np.float32:  # bfloat16 -> float32: a shift of the bits
-        return low_precision.widen(x)
+def _to_copy(x: np.ndarray, *, dtype: Any, memory_format: Any = None) -> np.ndarray:
+    if x.dtype.char == "E" and dtype == np.float32 and memory_format is None:
+        return low_precision.widen(x)  # bfloat16 -> float32: a shift of the bits
+    if x.dtype == _dtype.CHALF_NP or dtype == _dtype.CHALF_NP:  # complex32 (_dtype.py)
+        if dtype == _dtype.CHALF_NP:
+            return _memory_format.restride(_dtype.to_chalf(x), memory_format)
+        x = _dtype.from_chalf(x)
     if x.dtype.kind == "f" and np.dtype(dtype).kind in "iu":
         with np.errstate(invalid="ignore"):
-            return np.trunc(x).astype(dtype)
+            return _memory_format.restride(np.trunc(x).astype(dtype), memory_format)
     if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
         import warnings
 
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
                       stacklevel=2)
         x = x.real
-    return x.astype(dtype)
+    if memory_format is None:
+        return x.astype(dtype)
+    return _memory_format.layout_like(x, dtype, memory_format)  # (_memory_format.py)
 
 
 @_to_copy.backward

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
+from ..autograd.forward_ad import linear_tangent
 from . import shape as S
 from ._registry import REGISTRY, defop
 
@@ -64,11 +65,21 @@ def _dtype_of(num: int) -> np.dtype:
     return np.dtype(np.float64)
 
 
+def _grad_enabled() -> bool:
+    from ..autograd.grad_mode import _state
+
+    return bool(_state.enabled)
+
+
 def _copying(fname: str, view_fn: Any) -> Any:
     """torch.<fname>: ``view_fn``'s result in fresh memory, with the view's node + _copy."""
 
     def fn(input: Tensor, *args: Any, out: Any = None, **kwargs: Any) -> Any:
-        probe = input.detach().requires_grad_() if input.dtype.is_floating_point else None
+        if fname == "view_as_complex_copy" and input._requires_grad and _grad_enabled():
+            raise RuntimeError("view_as_complex_copy does not support automatic "
+                               "differentiation for outputs with complex dtype.")
+        probe = (input.detach().requires_grad_() if input.dtype.is_floating_point
+                 or input.dtype.is_complex else None)
         if probe is None:  # no gradient: no node to name
             from ..autograd.grad_mode import no_grad
 
@@ -171,6 +182,18 @@ def unsafe_split(input: Tensor, split_size: Any, dim: int = 0) -> tuple:
     return _unsafe_split(input, dim=d, sizes=sizes)
 
 
+_unsafe_split_sizes = defop("unsafe_split_with_sizes", node="UnsafeSplitWithSizesBackward0",
+                            outputs=-1)(S._split_forward)
+_unsafe_split_sizes.backward(S._split_back)
+
+
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
+    """split_with_sizes, whose pieces torch lets be modified in place (copies here)."""
+    views = split_with_sizes(input, split_sizes, dim)  # torch's checks
+    d = _wrap_dim(dim, input.ndim)
+    return _unsafe_split_sizes(input, dim=d, sizes=tuple(v.shape[d] for v in views))
+
+
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     views = S.chunk(input, chunks, dim)
     d = _wrap_dim(dim, input.ndim)
@@ -198,9 +221,77 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     return r.view(size) if lead else r
 
 
+@defop("narrow_copy", node="NarrowCopyBackward0")
+def _narrow_copy(x: np.ndarray, *, dim: int, start: int, length: int) -> np.ndarray:
+    return np.array(x[(slice(None),) * dim + (slice(start, start + length),)], copy=True)
+
+
+@_narrow_copy.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # the gradient where the copy was taken, zeros else
+    p = ctx.params
+    key = (slice(None),) * p["dim"] + (slice(p["start"], p["start"] + p["length"]),)
+    return (S._embed(grad, ctx.input_shapes[0], key),)
+
+
+_narrow_copy.jvp(linear_tangent(_narrow_copy))
+
+
+@defop("detach_copy", node="NotImplemented")
+def _detach_copy(x: np.ndarray) -> np.ndarray:
+    return np.array(x, copy=True)
+
+
+@_detach_copy.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # torch 2.13 declares no derivative for it
+    raise RuntimeError("derivative for aten::detach_copy is not implemented")
+
+
+NAMES.add("detach_copy")
+
+
+def detach_copy(input: Tensor, *, out: Any = None) -> Tensor:
+    """``input.detach()`` in fresh memory. As in torch, the result of an input that requires
+    grad still requires grad, through a node whose backward raises."""
+    res = _detach_copy(input)
+    if out is not None:
+        from .scatter import write_out
+
+        return write_out(res, out)
+    return res
+
+
+def narrow_copy(input: Tensor, dim: int, start: Any, length: int, *, out: Any = None) -> Tensor:
+    """``input.narrow(dim, start, length)`` in fresh memory (its own node, as in torch)."""
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if dim >= input.ndim:
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, "
+                           "but got false.  (Could this error message be improved?  If so, "
+                           "please report an enhancement request to PyTorch.)")
+    d = _wrap_dim(dim, input.ndim)
+    size = input._data.shape[d]
+    start = int(start)
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    if start < 0:
+        start += size
+    length = int(length)
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    res = _narrow_copy(input, dim=d, start=start, length=length)
+    if out is not None:
+        from .scatter import write_out
+
+        return write_out(res, out)
+    return res
+
+
 METHODS = {"unfold": unfold, "split_with_sizes": split_with_sizes,
            "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk,
-           "sum_to_size": sum_to_size}
+           "sum_to_size": sum_to_size, "narrow_copy": narrow_copy,
+           "unsafe_split_with_sizes": unsafe_split_with_sizes}
 
 _VIEWS: dict[str, Any] = {
     "alias_copy": lambda x: S.alias(x),
@@ -218,8 +309,27 @@ _VIEWS: dict[str, Any] = {
     "view_copy": lambda x, *size: x.view(*size),
     "split_with_sizes_copy": lambda x, split_sizes, dim=0: split_with_sizes(x, split_sizes,
                                                                             dim),
+    "select_copy": lambda x, dim, index: x.select(dim, index),
+    "slice_copy": lambda x, dim=0, start=None, end=None, step=1: x[
+        (slice(None),) * _wrap_dim(dim, x.ndim) + (slice(start, end, step),)],
+    "split_copy": lambda x, split_size, dim=0: x.split(_int_split(split_size), dim),
+    "view_as_real_copy": lambda x: _complex_views().view_as_real(x),
+    "view_as_complex_copy": lambda x: _complex_views().view_as_complex(x),
 }
+
+
+def _int_split(split_size: Any) -> int:
+    if not isinstance(split_size, int) or isinstance(split_size, bool):
+        raise TypeError("split_copy(): argument 'split_size' (position 2) must be int, not "
+                        f"{type(split_size).__name__}")
+    return split_size
+
+
+def _complex_views() -> Any:
+    from . import complex as complex_ops
+
+    return complex_ops
 COPIES = {name: _copying(name, fn) for name, fn in _VIEWS.items()}
 
-__all__ = ["unfold", "split_with_sizes", "unsafe_split", "unsafe_chunk", "sum_to_size",
-           *COPIES]
+__all__ = ["unfold", "narrow_copy", "detach_copy", "split_with_sizes", "unsafe_split",
+           "unsafe_chunk", "unsafe_split_with_sizes", "sum_to_size", *COPIES]

@@ -56,6 +56,10 @@ _SIZE = _Global("torch", "Size")
 _DEVICE = _Global("torch", "device")
 _DTYPE_MODULE = "".join(("tor", "ch"))  # a string object of its own
 _STORAGE_TYPES = {name: _Global("torch", storage) for name, storage in STORAGE_NAMES.items()}
+# the dtypes with no legacy storage class (uint16/32/64, complex32) go on an untyped storage,
+# rebuilt by _rebuild_tensor_v3 with the dtype, as torch writes them
+_UNTYPED_STORAGE = _Global("torch.storage", "UntypedStorage")
+_REBUILD_TENSOR_V3 = _Global("torch._utils", "_rebuild_tensor_v3")
 
 
 class _StorageRef:
@@ -77,8 +81,9 @@ class _Storages:
 
     def _new(self, root: np.ndarray, dtype_name: str, itemsize: int) -> _StorageRef:
         key = str(len(self.records)) if not self.legacy else str(id(root))
-        numel = root.nbytes // itemsize
-        pid: tuple = ("storage", _STORAGE_TYPES[dtype_name], key, "cpu", numel)
+        typed = _STORAGE_TYPES.get(dtype_name)
+        numel = root.nbytes // itemsize if typed is not None else root.nbytes
+        pid: tuple = ("storage", typed or _UNTYPED_STORAGE, key, "cpu", numel)
         if self.legacy:
             pid += (None,)
         ref = _StorageRef(pid)
@@ -164,6 +169,9 @@ class TorchPickler(_PythonPickler):
         arr = t._data
         name = "bool" if t.dtype is _dtype.bool_ else t.dtype.name
         ref, offset, stride = self.storages.place(arr, name)
+        if name not in _STORAGE_TYPES:
+            return _REBUILD_TENSOR_V3, (ref, offset, tuple(arr.shape), stride, t._requires_grad,
+                                        collections.OrderedDict(), t.dtype)
         return _REBUILD_TENSOR, (ref, offset, tuple(arr.shape), stride, t._requires_grad,
                                  collections.OrderedDict())
 
