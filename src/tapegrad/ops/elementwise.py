@@ -8,6 +8,7 @@ an input of the node with no edge, as torch's "wrapped numbers" are.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -287,13 +288,27 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(-x) = -1
 
 
 @defop("pow", node="PowBackward0", save=(0,))
-def _pow(x: np.ndarray, *, exponent: Any) -> np.ndarray:
+def _pow(x: np.ndarray, *, exponent: Any, tensor_exponent: bool = False) -> np.ndarray:
     x, e = _promote(x, exponent)
     if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and isinstance(e, (int, np.integer)):
         if e < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
     with np.errstate(divide="ignore", invalid="ignore"):
+        if e in _POW_AS_TORCH and not tensor_exponent and x.dtype.char in "fd":
+            return _POW_AS_TORCH[e](x)
         return np.power(x, e)
+
+
+# A float32 or float64 tensor (dtype char f, d) to a number, not to a 0-d tensor, rounds as
+# torch's kernel does: it multiplies for 2 and 3 (x ** 3 through pow differs from x * x * x in the
+# last bit for a quarter of the elements), divides for -1 and -2, and takes sqrt for 0.5 and
+# -0.5 (NumPy's power squares and divides already).
+_POW_AS_TORCH: dict[float, Callable[[np.ndarray], np.ndarray]] = {
+    3: lambda x: x * x * x,
+    -2: lambda x: np.reciprocal(x * x),
+    0.5: np.sqrt,
+    -0.5: lambda x: np.reciprocal(np.sqrt(x)),
+}
 
 
 @_pow.backward
@@ -302,7 +317,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(x^e) = e x^(e-1)
     e = ctx.params["exponent"]
     if e == 0:
         return (grad * 0.0,)
-    return (grad * e * x ** (e - 1),)
+    # torch's order, grad * (e * x^(e-1)), so that float32 rounds the same
+    if ctx.params.get("tensor_exponent"):
+        return (grad * (e * _pow(x, exponent=e - 1, tensor_exponent=True)),)
+    return (grad * (e * x ** (e - 1)),)
 
 
 @defop("pow_tensor", node="PowBackward1", save=(0, 1), save_output=True)
@@ -900,7 +918,7 @@ def pow(input: Any, exponent: Any) -> Tensor:
             if exponent.ndim == 0 and not exponent._requires_grad and input.ndim > 0 and (
                 exponent.dtype._rank <= input.dtype._rank
             ) and exponent._fw_grad is None:  # a dual exponent stays a tensor (forward_ad)
-                return _pow(input, exponent=exponent.item())
+                return _pow(input, exponent=exponent.item(), tensor_exponent=True)
             return _pow_tensor(input, exponent)
         return _pow(input, exponent=_check(exponent, "pow"))
     return _pow_scalar_base(exponent, base=_check(input, "pow"))
