@@ -159,8 +159,12 @@ def run_one(t: Tally, op: Any, fn: Any, s: Any, label: str) -> None:
 
 def random_samples(op: Any) -> list:
     """A few larger random float32 inputs for elementwise ops and reductions (seeded)."""
-    from torch.testing._internal.opinfo.core import (BinaryUfuncInfo, ReductionOpInfo,
-                                                     SampleInput, UnaryUfuncInfo)
+    from torch.testing._internal.opinfo.core import (
+        BinaryUfuncInfo,
+        ReductionOpInfo,
+        SampleInput,
+        UnaryUfuncInfo,
+    )
 
     g = torch.Generator().manual_seed(1234)
     shape = (64, 257)

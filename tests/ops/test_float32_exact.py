@@ -20,7 +20,8 @@ def _bits_equal(ours: tapegrad.Tensor, theirs: torch.Tensor) -> None:
     a = np.ascontiguousarray(ours.detach().numpy())
     b = np.ascontiguousarray(theirs.detach().numpy())
     assert a.dtype == b.dtype and a.shape == b.shape
-    same = (a == b) | (np.isnan(a) & np.isnan(b))
+    ints = np.int32 if a.dtype == np.float32 else np.int64
+    same = (a.view(ints) == b.view(ints)) | (np.isnan(a) & np.isnan(b))  # -0.0 is not +0.0
     assert same.all(), f"{(~same).sum()} of {a.size} elements differ"
 
 
@@ -60,3 +61,72 @@ def test_pow_methods_and_float_power(np_dtype, torch_dtype):
     _bits_equal(o.clone().pow_(3), t.clone().pow_(3))
     _bits_equal(tapegrad.float_power(o, 3), torch.float_power(t, 3))
     _bits_equal(tapegrad.square(o), torch.square(t))
+
+
+def _grads(fn_t, fn_o, arrays, g):
+    ts = [torch.from_numpy(a).requires_grad_() for a in arrays]
+    os_ = [tapegrad.from_numpy(a).requires_grad_() for a in arrays]
+    yt, yo = fn_t(*ts), fn_o(*os_)
+    gt = torch.autograd.grad(yt, ts, torch.from_numpy(g))
+    go = tapegrad.autograd.grad(yo, os_, tapegrad.from_numpy(g))
+    return yt, yo, gt, go
+
+
+def test_div_atan2_gradients_float32():
+    """torch's orders: -grad * ((a / b) / b) for the divisor; grad * b * r and grad * -a * r with
+    r = 1 / (a^2 + b^2) for atan2 (whose forward is libm's, not pinned)."""
+    a, g = _inputs(np.float32, positive=False, seed=2)
+    b, _ = _inputs(np.float32, positive=False, seed=3)
+    yt, yo, gt, go = _grads(torch.div, tapegrad.div, [a, b], g)
+    _bits_equal(yo, yt)
+    for o, t in zip(go, gt, strict=True):
+        _bits_equal(o, t)
+    _, _, gt, go = _grads(torch.atan2, tapegrad.atan2, [a, b], g)
+    for o, t in zip(go, gt, strict=True):
+        _bits_equal(o, t)
+
+
+@pytest.mark.parametrize("alpha", [0.3, -2, 1e-3])
+def test_add_sub_alpha_fused_float32(alpha):
+    """torch's float32 a + alpha * b is one fused multiply-add (one rounding)."""
+    a, _ = _inputs(np.float32, positive=False, seed=4)
+    b, _ = _inputs(np.float32, positive=False, seed=5)
+    ta, tb, oa, ob = torch.from_numpy(a), torch.from_numpy(b), tapegrad.from_numpy(a), \
+        tapegrad.from_numpy(b)
+    _bits_equal(tapegrad.add(oa, ob, alpha=alpha), torch.add(ta, tb, alpha=alpha))
+    _bits_equal(tapegrad.sub(oa, ob, alpha=alpha), torch.sub(ta, tb, alpha=alpha))
+    _bits_equal(oa.clone().add_(ob, alpha=alpha), ta.clone().add_(tb, alpha=alpha))
+    _bits_equal(tapegrad.add(oa, ob[0], alpha=alpha), torch.add(ta, tb[0], alpha=alpha))
+
+
+def test_sigmoid_tanh_backward_formulas_float32():
+    """Given the same forward output y (torch's sigmoid and tanh themselves are SLEEF's), the
+    gradients round as torch's: grad * (1 - y) * y, and grad * (1 - y*y) with 1 - y*y fused."""
+    from tapegrad.ops.elementwise import _sigmoid_backward, _tanh_backward
+
+    x, g = _inputs(np.float32, positive=False, seed=6)
+    for fn, ours, aten in ((torch.sigmoid, _sigmoid_backward, torch.ops.aten.sigmoid_backward),
+                           (torch.tanh, _tanh_backward, torch.ops.aten.tanh_backward)):
+        y = fn(torch.from_numpy(x))
+        gt = aten(torch.from_numpy(g), y)
+        _bits_equal(ours(tapegrad.from_numpy(g), tapegrad.from_numpy(y.numpy())), gt)
+
+
+@pytest.mark.parametrize("name", ["ceil", "floor", "round", "trunc", "sign", "clamp",
+                                  "clamp_min", "clamp_max", "copysign"])
+def test_zero_gradients_are_positive_zeros(name):
+    """Where a derivative is 0, torch's gradient is +0.0 (zeros, or where(mask, grad, 0)), never
+    grad * 0, which is -0.0 for a negative grad and prints as -0."""
+    x, g = _inputs(np.float32, positive=False, seed=7)
+    y, _ = _inputs(np.float32, positive=False, seed=8)
+    args = {"clamp": lambda m: (m.clamp(-1.0, 1.0),), "clamp_min": lambda m: (m.clamp_min(0.5),),
+            "clamp_max": lambda m: (m.clamp_max(0.5),)}
+    if name == "copysign":
+        _, _, gt, go = _grads(torch.copysign, tapegrad.copysign, [x, y], g)
+    else:
+        def run(mod, t):
+            return args[name](t)[0] if name in args else getattr(mod, name)(t)
+
+        _, _, gt, go = _grads(lambda t: run(torch, t), lambda t: run(tapegrad, t), [x], g)
+    for o, t in zip(go, gt, strict=True):
+        _bits_equal(o, t)

@@ -148,9 +148,39 @@ def _binary(ufunc: np.ufunc, a: Any, b: Any) -> np.ndarray:
 # Arithmetic
 # ---------------------------------------------------------------------------------------------
 
+def _fma32(x: Any, y: Any, z: Any) -> np.ndarray:
+    """x * y + z rounded once to float32, as the fused multiply-add of torch's vectorized float32
+    kernels (a + alpha * b, 1 - y * y in tanh's derivative) rounds it: a product of two float32
+    numbers is exact in float64, so only the sum rounds there, and once more to float32 (the same
+    float32 result but for rare double roundings at an exact tie)."""
+    return (np.multiply(x, y, dtype=np.float64) + z).astype(np.float32)
+
+
+def _alpha_fma(a: Any, b: Any, alpha: Any) -> np.ndarray | None:
+    """a + alpha * b as torch's float32 kernel computes it (one fused rounding), or None where
+    that kernel is not the one (other dtypes, a number operand, complex or bool alpha)."""
+    if (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == np.float32
+            and b.dtype == np.float32 and isinstance(alpha, (int, float))
+            and not isinstance(alpha, bool)):
+        try:
+            return _fma32(b, np.float64(np.float32(alpha)), a)
+        except ValueError:
+            raise _broadcast_error(a, b) from None
+    return None
+
+
+def _zero_grad(grad: Tensor) -> Tensor:
+    """The gradient of a piecewise constant function: torch's zeros (+0.0; ``grad * 0`` would
+    give -0.0 where grad < 0, which prints as ``-0.``)."""
+    return Tensor._make(np.zeros(grad.shape, dtype=grad._data.dtype))
+
+
 @defop("add", node="AddBackward0")
 def _add(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
     if alpha != 1:
+        fused = _alpha_fma(a, b, alpha)
+        if fused is not None:
+            return fused
         b = b * alpha
     return _binary(np.add, a, b)
 
@@ -164,6 +194,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a + alpha*b) = (1, alpha)
 @defop("sub", node="SubBackward0")
 def _sub(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
     if alpha != 1:
+        fused = _alpha_fma(a, b, -alpha) if not isinstance(alpha, bool) else None
+        if fused is not None:
+            return fused
         b = b * alpha
     if isinstance(a, np.ndarray) and a.dtype == np.bool_ and isinstance(b, np.ndarray) and (
         b.dtype == np.bool_
@@ -229,7 +262,7 @@ def _div_mode(a: Any, b: Any, *, rounding_mode: str) -> np.ndarray:
 
 @_div_mode.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # rounding is piecewise constant: derivative 0
-    return tuple(grad * 0 if n else None for n in ctx.needs_input_grad)
+    return tuple(_zero_grad(grad) if n else None for n in ctx.needs_input_grad)
 
 
 def _rounded_div(a: Any, b: Any, mode: str) -> np.ndarray:
@@ -256,7 +289,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a/b) = (1/b, -a/b^2)
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     ga = grad / b if need_a else None
-    gb = -grad * a / (b * b) if need_b else None
+    gb = -grad * ((a / b) / b) if need_b else None  # (torch's order: float32 rounds the same)
     return ga, gb
 
 
@@ -316,7 +349,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(x^e) = e x^(e-1)
     (x,) = ctx.saved
     e = ctx.params["exponent"]
     if e == 0:
-        return (grad * 0.0,)
+        return (_zero_grad(grad),)
     # torch's order, grad * (e * x^(e-1)), so that float32 rounds the same
     if ctx.params.get("tensor_exponent"):
         return (grad * (e * _pow(x, exponent=e - 1, tensor_exponent=True)),)
@@ -557,7 +590,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx s(x) = s(x)(1 - s(x))
 # three, and a node torch also prints when the gradient is differentiated again).
 @defop("sigmoid_backward", node="SigmoidBackwardBackward0", save=(0, 1))
 def _sigmoid_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
-    return g * (y * (1 - y))
+    return g * (1 - y) * y  # (torch's order: float32 rounds the same)
 
 
 @_sigmoid_backward.backward
@@ -570,6 +603,8 @@ def _(ctx: Any, gg: Tensor) -> tuple:  # d/dg = y(1-y); d/dy = g(1-2y)
 
 @defop("tanh_backward", node="TanhBackwardBackward0", save=(0, 1))
 def _tanh_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if g.dtype == np.float32 and y.dtype == np.float32:  # torch fuses 1 - y*y (one rounding)
+        return g * _fma32(np.negative(y), y, np.float32(1))
     return g * (1 - y * y)
 
 
@@ -698,7 +733,7 @@ def _zero_grad_unary(name: str, node: str, fn: Any) -> Any:
 
     @op.backward
     def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant: derivative 0
-        return (grad * 0,)
+        return (_zero_grad(grad),)
 
     return op
 
@@ -725,7 +760,7 @@ def _round_decimals(x: np.ndarray, *, decimals: int) -> np.ndarray:
 
 @_round_decimals.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant
-    return (grad * 0,)
+    return (_zero_grad(grad),)
 _trunc = _zero_grad_unary("trunc", "TruncBackward0", lambda x: np.trunc(x))
 
 
@@ -756,7 +791,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx clamp(x) = [min <= x <= max]
         mask = x >= lo
     if hi is not None:
         mask = (x <= hi) if mask is None else mask & (x <= hi)
-    return (grad * mask,)
+    return (where(mask, grad, 0.0),)  # (+0 where clamped, as torch's; grad * mask gives -0)
 
 
 @defop("clamp_tensor", node="ClampBackward0", save=(0, 1, 2))
@@ -779,9 +814,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x passes where lo <= x <= hi; else th
         mask = x >= lo
     if hi is not None:
         mask = (x <= hi) if mask is None else mask & (x <= hi)
-    gx = grad * mask if need_x else None
-    glo = grad * ((x < lo) & ((x <= hi) if hi is not None else True)) if need_lo else None
-    ghi = grad * (x > hi) if need_hi else None
+    # (where, not grad * mask: +0 where the mask is off, as torch's, not -0)
+    gx = where(mask, grad, 0.0) if need_x else None
+    glo = where((x < lo) & ((x <= hi) if hi is not None else True), grad, 0.0) if need_lo else None
+    ghi = where(x > hi, grad, 0.0) if need_hi else None
     return gx, glo, ghi
 
 
@@ -1128,13 +1164,13 @@ _clamp_max_t = defop("clamp_max_tensor", node="ClampMaxBackward1", save=(0, 1))(
 @_clamp_min.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx max(x, m) = [x >= m]
     (x,) = ctx.saved
-    return (grad * (x >= ctx.params["min"]),)
+    return (where(x >= ctx.params["min"], grad, 0.0),)
 
 
 @_clamp_max.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx min(x, m) = [x <= m]
     (x,) = ctx.saved
-    return (grad * (x <= ctx.params["max"]),)
+    return (where(x <= ctx.params["max"], grad, 0.0),)
 
 
 @_clamp_min_t.backward
@@ -1142,7 +1178,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x where x >= m, else the bound
     x, lo = ctx.saved
     keep = x >= lo
     need_x, need_lo = ctx.needs_input_grad
-    return (grad * keep if need_x else None), (grad * ~keep if need_lo else None)
+    return (where(keep, grad, 0.0) if need_x else None), (
+        where(keep, 0.0, grad) if need_lo else None)
 
 
 @_clamp_max_t.backward
@@ -1150,7 +1187,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x where x <= m, else the bound
     x, hi = ctx.saved
     keep = x <= hi
     need_x, need_hi = ctx.needs_input_grad
-    return (grad * keep if need_x else None), (grad * ~keep if need_hi else None)
+    return (where(keep, grad, 0.0) if need_x else None), (
+        where(keep, 0.0, grad) if need_hi else None)
 
 
 def clamp_min(input: Tensor, min: Any) -> Tensor:
@@ -1486,18 +1524,18 @@ def _fill_tensor(x: np.ndarray, value: np.ndarray) -> np.ndarray:
 
 @_fill.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # the old values are gone: no gradient flows back
-    return (grad * 0,)
+    return (_zero_grad(grad),)
 
 
 @_zero.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # the old values are gone: no gradient flows back
-    return (grad * 0,)
+    return (_zero_grad(grad),)
 
 
 @_fill_tensor.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # every element was the value: it gets their sum
     need_x, need_v = ctx.needs_input_grad
-    return (grad * 0 if need_x else None), (grad.sum() if need_v else None)
+    return (_zero_grad(grad) if need_x else None), (grad.sum() if need_v else None)
 
 
 def fill_(target: Tensor, value: Any) -> Tensor:
