@@ -130,3 +130,31 @@ def test_zero_gradients_are_positive_zeros(name):
         _, _, gt, go = _grads(lambda t: run(torch, t), lambda t: run(tapegrad, t), [x], g)
     for o, t in zip(go, gt, strict=True):
         _bits_equal(o, t)
+
+
+@pytest.mark.parametrize("value", [1, 0.7])
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_addcmul_addcdiv_float32(name, value):
+    """addcmul: a + (value * t1) * t2 with one fused rounding; gradients grad * (t2 * value),
+    grad * (value / t2), -grad * (value * t1 / (t2 * t2)) in torch's orders."""
+    arrays = [_inputs(np.float32, positive=False, seed=s)[0] for s in (9, 10, 11)]
+    g = _inputs(np.float32, positive=False, seed=12)[1]
+    yt, yo, gt, go = _grads(lambda a, b, c: getattr(torch, name)(a, b, c, value=value),
+                            lambda a, b, c: getattr(tapegrad, name)(a, b, c, value=value),
+                            arrays, g)
+    _bits_equal(yo, yt)
+    for o, t in zip(go, gt, strict=True):
+        _bits_equal(o, t)
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_cumsum_cumprod_accumulate_in_double(dim):
+    """torch's CPU cumsum and cumprod keep float32 running totals in double precision."""
+    x, g = _inputs(np.float32, positive=False, seed=13)
+    yt, yo, gt, go = _grads(lambda t: torch.cumsum(t, dim), lambda t: tapegrad.cumsum(t, dim),
+                            [x], g)
+    _bits_equal(yo, yt)
+    _bits_equal(go[0], gt[0])
+    small = (x[:, :12] * np.float32(0.5)).copy()
+    _bits_equal(tapegrad.cumprod(tapegrad.from_numpy(small), dim),
+                torch.cumprod(torch.from_numpy(small), dim))

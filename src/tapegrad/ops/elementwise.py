@@ -1282,6 +1282,12 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
 
 @defop("addcmul", node="AddcmulBackward0", save=(1, 2))
 def _addcmul(a: Any, t1: Any, t2: Any, *, value: Any = 1) -> np.ndarray:
+    if all(isinstance(t, np.ndarray) and t.dtype == np.float32 for t in (a, t1, t2)) and (
+            isinstance(value, (int, float)) and not isinstance(value, bool)):
+        try:  # torch's float32 kernel: a + (value * t1) * t2 with one fused rounding
+            return _fma32(t1 * np.float32(value) if value != 1 else t1, t2, a)
+        except ValueError:
+            raise _broadcast_error(a, _binary(np.multiply, t1, t2)) from None
     prod = _binary(np.multiply, t1, t2) if value == 1 else _binary(
         np.multiply, _binary(np.multiply, t1, value), t2)
     return _binary(np.add, a, prod)
@@ -1292,8 +1298,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (1, value t2, value t1)
     t1, t2 = ctx.saved
     v = ctx.params.get("value", 1)
     need_a, need_1, need_2 = ctx.needs_input_grad
-    return (grad if need_a else None), (grad * t2 * v if need_1 else None), (
-        grad * t1 * v if need_2 else None)
+    # (torch's orders, grad * (t2 * v): float32 rounds the same)
+    return (grad if need_a else None), (grad * (t2 * v) if need_1 else None), (
+        grad * (t1 * v) if need_2 else None)
 
 
 @defop("addcdiv", node="AddcdivBackward0", save=(1, 2))
@@ -1318,8 +1325,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (1, value / t2, -value t1 / t2^2)
     t1, t2 = ctx.saved
     v = ctx.params.get("value", 1)
     need_a, need_1, need_2 = ctx.needs_input_grad
-    return (grad if need_a else None), (grad * v / t2 if need_1 else None), (
-        -grad * v * t1 / (t2 * t2) if need_2 else None)
+    # (torch's orders: float32 rounds the same)
+    v_t2 = Tensor._make(np.full_like(t2._data, v)) / t2 if need_1 else None  # a true division
+    return (grad if need_a else None), (grad * v_t2 if need_1 else None), (
+        -grad * (v * t1 / (t2 * t2)) if need_2 else None)
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
