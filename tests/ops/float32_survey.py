@@ -89,6 +89,7 @@ class Tally:
     grad_ulp: float = 0.0
     skipped: int = 0  # samples that failed to compare (shape, error...): the OpInfo test's job
     where: str = ""  # the first sample whose bits differ
+    kind: str = "other"  # "unary", "binary" (elementwise), "reduction" or "other"
 
     @property
     def exact(self) -> bool:
@@ -193,7 +194,15 @@ def random_samples(op: Any) -> list:
 
 
 def survey(op: Any, extra: bool = True) -> Tally:
-    t = Tally(h.entry_id(op))
+    from torch.testing._internal.opinfo.core import (
+        BinaryUfuncInfo,
+        ReductionOpInfo,
+        UnaryUfuncInfo,
+    )
+
+    kind = next((k for k, c in (("unary", UnaryUfuncInfo), ("binary", BinaryUfuncInfo),
+                                ("reduction", ReductionOpInfo)) if isinstance(op, c)), "other")
+    t = Tally(h.entry_id(op), kind=kind)
     fn = h.resolve(op)
     if fn is None:
         t.status = "missing"
@@ -221,13 +230,6 @@ def survey(op: Any, extra: bool = True) -> Tally:
 # --------------------------------------------------------------------------------------------
 # Causes
 # --------------------------------------------------------------------------------------------
-
-BLAS = "BLAS/LAPACK: torch calls MKL, NumPy OpenBLAS; their blocked kernels sum in other orders"
-LIBM = ("transcendental: torch's vectorized SLEEF/MKL-VML functions vs NumPy's libm/SIMD ones "
-        "(each within ~1 ulp, not the same ulp)")
-REDUCE = ("reduction order: torch's cascade sum (vectors of 8, 4 accumulators, split over "
-          "threads) vs NumPy's pairwise sum")
-FORMULA = "formula: the same math in another order of operations, or another intermediate dtype"
 
 _BLAS_NAMES = ("linalg.*", "matmul", "mm", "bmm", "addmm*", "addmv", "addbmm", "baddbmm", "mv",
                "dot", "vdot", "inner", "tensordot", "einsum", "chain_matmul", "cholesky*",
@@ -267,16 +269,63 @@ _REDUCE_NAMES = ("sum", "nansum", "mean", "nanmean", "std*", "var*", "prod", "cu
                  "std_mean*", "_segment_reduce*", "diff", "trapz", "nn.functional.dropout*")
 
 # What investigation found for particular entries (where the name alone says too little).
-KNOWN: dict[str, str] = {}
+KNOWN: dict[str, tuple[str, str]] = {
+    "sqrt": ("transcendental", "torch's float32 sqrt over more than 16 elements is MKL VML's, "
+             "not correctly rounded (1 ulp off for a sixth of the elements)"),
+    "pow": ("transcendental", "a tensor exponent, or a number other than 0, 1, 2, 3, -1, -2, "
+            "-0.5 (and 0.5: sqrt's VML), goes through SLEEF's pow in torch"),
+    "float_power": ("transcendental", "as pow, in float64"),
+    "matrix_exp": ("formula", "torch: degree-18 Taylor polynomials (Bader-Blanes-Casas) in "
+                   "float32; tapegrad: SciPy's Pade in float64. torch's own error exceeds "
+                   "the float32 tolerance"),
+    "nn.functional.leaky_relu": ("formula", "gradient where(x > 0, g, g * slope) in torch"),
+    "linspace": ("formula", "torch: start + i * step for the first half, end - (n - 1 - i) * "
+                 "step for the second"),
+    "logspace": ("formula", "torch: base ** linspace, each half from its end"),
+    "nn.functional.softmax": ("transcendental", "exp"),
+    "softmax": ("transcendental", "exp"),
+    "sigmoid": ("transcendental", "the forward's exp; the gradient is torch's formula"),
+    "tanh": ("transcendental", "the forward; the gradient (fused 1 - y*y) is torch's"),
+}
+
+# The categories, in the order the page explains them.
+CAUSES = {
+    "BLAS/LAPACK": "torch calls MKL, NumPy OpenBLAS: their blocked kernels add in other orders, "
+                   "and their factorizations (SVD, eigh, QR, solves) round differently; not "
+                   "reproducible without MKL itself",
+    "transcendental": "torch's vectorized SLEEF / MKL VML functions against NumPy's (each within "
+                      "an ulp or so, not the same ulp); reproducing them means reimplementing "
+                      "those libraries' polynomials",
+    "reduction order": "torch's cascade sum (8 lanes, 4 interleaved accumulators, levels of 16 "
+                       "chunks) against NumPy's pairwise sum and BLAS products; also the "
+                       "gradients of broadcast, expanded or overlapping inputs, which are sums",
+    "signed zero": "the values are equal but a zero's sign differs (-0.0 against torch's +0.0)",
+    "formula": "the same mathematics in another order of operations or another intermediate "
+               "dtype: the kind that is cheap to fix",
+}
 
 
-def cause(entry: str) -> str:
-    if entry in KNOWN:
-        return KNOWN[entry]
-    for names, why in ((_BLAS_NAMES, BLAS), (_REDUCE_NAMES, REDUCE), (_LIBM_NAMES, LIBM)):
-        if any(fnmatch.fnmatchcase(entry, p) for p in names):
-            return why
-    return FORMULA
+def _named(entry: str, names: tuple) -> bool:
+    return any(fnmatch.fnmatchcase(entry, p) for p in names)
+
+
+def cause(t: Tally) -> tuple[str, str]:
+    """(category, note) of an entry that is not bit-exact."""
+    if t.entry in KNOWN:
+        return KNOWN[t.entry]
+    if t.out_diff == 0 and t.grad_ulp == 0:
+        return "signed zero", ""
+    if _named(t.entry, _BLAS_NAMES):
+        return "BLAS/LAPACK", ""
+    if t.kind == "binary" and t.out_diff == 0:
+        return "reduction order", "the gradient of a broadcast operand"
+    if _named(t.entry, _REDUCE_NAMES):
+        return "reduction order", ""
+    if _named(t.entry, _LIBM_NAMES) or t.kind == "unary":
+        return "transcendental", ""
+    if t.out_diff == 0:
+        return "reduction order", "gradient contributions summed"
+    return "formula", ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -292,42 +341,45 @@ def _pct(d: int, n: int) -> str:
     return "-" if not n else f"{d}/{n} ({100 * d / n:.0f}%)"
 
 
+START, END = "<!-- survey:start -->", "<!-- survey:end -->"
+
+
 def markdown(tallies: list[Tally], seconds: float) -> str:
+    """The generated part of docs/float32.md: the counts and the table."""
     ran = [t for t in tallies if t.status == "ok"]
     exact = [t for t in ran if t.exact]
     differ = sorted((t for t in ran if not t.exact), key=lambda t: t.entry)
+    causes = {t.entry: cause(t) for t in differ}
+    by_cause = {c: sum(causes[t.entry][0] == c for t in differ) for c in CAUSES}
+    out_exact = sum(t.out_diff == 0 for t in ran if t.out_n)
     lines = [
-        "# float32, bit for bit",
-        "",
-        "A float32 training run that stops at a loss threshold stops at the same batch as "
-        "torch's only if every op on its path rounds as torch's kernel does. This page is the "
-        "survey of that: every in-scope entry of torch's OpInfo database, run on its float32 "
-        "samples (and, for elementwise ops and reductions, a few larger random inputs) through "
-        "torch 2.13 and tapegrad, counting the output and first-order gradient elements that "
-        "are bit-identical. It is written by "
-        "`PYTHONPATH=src python tests/ops/float32_survey.py --write docs/float32.md`.",
-        "",
+        START,
         f"**{len(exact)} of {len(ran)} entries** with float32 samples are bit-exact, outputs and "
-        f"gradients; {len(differ)} are not (below). The OpInfo tests hold all of them to "
-        "torch's float32 tolerances; what differs here is the last bits.",
+        f"first-order gradients ({out_exact} of {sum(1 for t in ran if t.out_n)} in their "
+        f"outputs alone); {len(differ)} are not. By cause:",
         "",
-        "Where the difference comes from:",
-        "",
-        f"- **BLAS/LAPACK**: {BLAS.split(': ', 1)[1]}. Not reproducible without MKL itself.",
-        f"- **transcendental**: {LIBM.split(': ', 1)[1]}. Reproducing them means reimplementing "
-        "those libraries' polynomials.",
-        f"- **reduction order**: {REDUCE.split(': ', 1)[1]}.",
-        f"- **formula**: {FORMULA.split(': ', 1)[1]}: the cheap kind to fix.",
+    ]
+    lines += [f"- **{c}** ({by_cause[c]}): {why}." for c, why in CAUSES.items()]
+    lines += [
         "",
         "| entry | outputs differing | max ulps | gradients differing | max ulps | cause |",
         "|---|---|---|---|---|---|",
     ]
     for t in differ:
-        why = cause(t.entry).split(":", 1)[0]
+        why, note = causes[t.entry]
         lines.append(f"| `{t.entry}` | {_pct(t.out_diff, t.out_n)} | {_ulp(t.out_ulp)} | "
-                     f"{_pct(t.grad_diff, t.grad_n)} | {_ulp(t.grad_ulp)} | {why} |")
-    lines += ["", f"Survey time: {seconds:.0f} s.", ""]
+                     f"{_pct(t.grad_diff, t.grad_n)} | {_ulp(t.grad_ulp)} | {why}"
+                     f"{': ' + note if note else ''} |")
+    lines += ["", f"(Written by the survey in {seconds:.0f} s.)", END]
     return "\n".join(lines)
+
+
+def write(path: Path, block: str) -> None:
+    """Put ``block`` between the markers of ``path`` (the page's own text stays)."""
+    text = path.read_text() if path.exists() else f"# float32, bit for bit\n\n{START}\n{END}\n"
+    head, rest = text.split(START, 1)
+    tail = rest.split(END, 1)[1]
+    path.write_text(head + block + tail)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -355,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{sum(t.exact for t in ran)} bit-exact, {sum(not t.exact for t in ran)} not; "
           f"{sum(t.status == 'missing' for t in tallies)} missing; {seconds:.0f} s")
     if a.write:
-        Path(a.write).write_text(markdown(tallies, seconds))
+        write(Path(a.write), markdown(tallies, seconds))
         print(f"wrote {a.write}")
     return 0
 
