@@ -791,6 +791,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx clamp(x) = [min <= x <= max]
         mask = x >= lo
     if hi is not None:
         mask = (x <= hi) if mask is None else mask & (x <= hi)
+    assert mask is not None  # (clamp refuses two missing bounds)
     return (where(mask, grad, 0.0),)  # (+0 where clamped, as torch's; grad * mask gives -0)
 
 
@@ -815,7 +816,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x passes where lo <= x <= hi; else th
     if hi is not None:
         mask = (x <= hi) if mask is None else mask & (x <= hi)
     # (where, not grad * mask: +0 where the mask is off, as torch's, not -0)
-    gx = where(mask, grad, 0.0) if need_x else None
+    gx = where(mask, grad, 0.0) if need_x and mask is not None else None
     glo = where((x < lo) & ((x <= hi) if hi is not None else True), grad, 0.0) if need_lo else None
     ghi = where(x > hi, grad, 0.0) if need_hi else None
     return gx, glo, ghi
