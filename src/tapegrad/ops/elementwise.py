@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _blas, _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from ._registry import apply_, defop
@@ -150,23 +150,43 @@ def _binary(ufunc: np.ufunc, a: Any, b: Any) -> np.ndarray:
 
 def _fma32(x: Any, y: Any, z: Any) -> np.ndarray:
     """x * y + z rounded once to float32, as the fused multiply-add of torch's vectorized float32
-    kernels (a + alpha * b, 1 - y * y in tanh's derivative) rounds it: a product of two float32
-    numbers is exact in float64, so only the sum rounds there, and once more to float32 (the same
-    float32 result but for rare double roundings at an exact tie)."""
+    kernels (a + alpha * b, addcmul) rounds it: a product of two float32 numbers is exact in
+    float64, so only the sum rounds there, and once more to float32 (the same float32 result but
+    for rare double roundings at an exact tie)."""
     return (np.multiply(x, y, dtype=np.float64) + z).astype(np.float32)
 
 
 def _alpha_fma(a: Any, b: Any, alpha: Any) -> np.ndarray | None:
-    """a + alpha * b as torch's float32 kernel computes it (one fused rounding), or None where
-    that kernel is not the one (other dtypes, a number operand, complex or bool alpha)."""
-    if (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == np.float32
-            and b.dtype == np.float32 and isinstance(alpha, (int, float))
+    """a + alpha * b as torch's kernel computes it (one fused rounding), or None where that
+    kernel is not the one (a number operand, complex or bool alpha) or float64 would need the
+    slow way. Arrays of one shape go through the BLAS's axpy (one rounding, as fast as NumPy's
+    two passes); other float32 ones through float64 (three times slower: small or broadcast
+    operands only)."""
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+            and a.dtype.char in "fd" and isinstance(alpha, (int, float))
             and not isinstance(alpha, bool)):
-        try:
-            return _fma32(b, np.float64(np.float32(alpha)), a)
-        except ValueError:
-            raise _broadcast_error(a, b) from None
-    return None
+        return None
+    al = a.dtype.type(alpha)
+    if (a.shape == b.shape and a.size >= _AXPY_MIN and a.flags.c_contiguous
+            and b.flags.c_contiguous):
+        out = a.copy()
+        flat, x = out.reshape(-1), b.reshape(-1)
+        main = flat.size - flat.size % _AXPY_BLOCK  # (OpenBLAS's tail loop rounds twice)
+        if _blas.axpy(float(al), x[:main], flat[:main]):
+            tail = slice(main, None)
+            flat[tail] = (_fma32(x[tail], np.float64(al), flat[tail]) if a.dtype == np.float32
+                          else flat[tail] + al * x[tail])  # (float64: an ulp off at worst)
+            return out
+    if a.dtype != np.float32:
+        return None
+    try:
+        return _fma32(b, np.float64(al), a)
+    except ValueError:
+        raise _broadcast_error(a, b) from None
+
+
+_AXPY_MIN = 4096  # smaller: the float64 way (float32) or two roundings (float64) cost less
+_AXPY_BLOCK = 32  # OpenBLAS's axpy fuses blocks of 32 elements and rounds the rest twice
 
 
 def _zero_grad(grad: Tensor) -> Tensor:
@@ -603,8 +623,8 @@ def _(ctx: Any, gg: Tensor) -> tuple:  # d/dg = y(1-y); d/dy = g(1-2y)
 
 @defop("tanh_backward", node="TanhBackwardBackward0", save=(0, 1))
 def _tanh_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if g.dtype == np.float32 and y.dtype == np.float32:  # torch fuses 1 - y*y (one rounding)
-        return g * _fma32(np.negative(y), y, np.float32(1))
+    # (torch fuses 1 - y*y into one rounding; through float64 that costs this rule three times
+    # its time, and tanh's forward, SLEEF's, differs in the last bit anyway: not emulated)
     return g * (1 - y * y)
 
 
@@ -626,6 +646,19 @@ def _zero_where(mask: np.ndarray, a: np.ndarray, ints: Any) -> np.ndarray:
     bits = np.subtract(mask.view(np.uint8), 1, dtype=ints)
     np.bitwise_and(bits, np.ascontiguousarray(a).view(ints), out=bits)
     return bits.view(a.dtype)
+
+
+def _masked(grad: Tensor, keep: Tensor) -> Tensor:
+    """``where(keep, grad, 0)``, the clamps' gradients as torch's: +0 off the mask, where
+    ``grad * keep`` gives -0 for a negative grad (printed ``-0.``). First order on the bits
+    (``_zero_where``: two integer passes, where NumPy's ``where`` takes ten times a multiply)."""
+    g, k = grad._data, keep._data
+    ints = _SAME_SIZE_INT.get(g.dtype.itemsize) if g.dtype.kind == "f" else None
+    if _state.enabled or ints is None or k.shape != g.shape:
+        return where(keep, grad, 0.0)
+    if g.size < _BITS_MIN:
+        return Tensor._make(np.where(k, g, 0).astype(g.dtype, copy=False))
+    return Tensor._make(_zero_where(~k, g, ints))
 
 
 @defop("threshold_backward", node="ThresholdBackwardBackward0", save=(1,))
@@ -792,7 +825,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx clamp(x) = [min <= x <= max]
     if hi is not None:
         mask = (x <= hi) if mask is None else mask & (x <= hi)
     assert mask is not None  # (clamp refuses two missing bounds)
-    return (where(mask, grad, 0.0),)  # (+0 where clamped, as torch's; grad * mask gives -0)
+    return (_masked(grad, mask),)
 
 
 @defop("clamp_tensor", node="ClampBackward0", save=(0, 1, 2))
@@ -815,10 +848,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x passes where lo <= x <= hi; else th
         mask = x >= lo
     if hi is not None:
         mask = (x <= hi) if mask is None else mask & (x <= hi)
-    # (where, not grad * mask: +0 where the mask is off, as torch's, not -0)
-    gx = where(mask, grad, 0.0) if need_x and mask is not None else None
-    glo = where((x < lo) & ((x <= hi) if hi is not None else True), grad, 0.0) if need_lo else None
-    ghi = where(x > hi, grad, 0.0) if need_hi else None
+    gx = _masked(grad, mask) if need_x and mask is not None else None
+    glo = _masked(grad, (x < lo) & ((x <= hi) if hi is not None else True)) if need_lo else None
+    ghi = _masked(grad, x > hi) if need_hi else None
     return gx, glo, ghi
 
 
@@ -1165,13 +1197,13 @@ _clamp_max_t = defop("clamp_max_tensor", node="ClampMaxBackward1", save=(0, 1))(
 @_clamp_min.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx max(x, m) = [x >= m]
     (x,) = ctx.saved
-    return (where(x >= ctx.params["min"], grad, 0.0),)
+    return (_masked(grad, x >= ctx.params["min"]),)
 
 
 @_clamp_max.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx min(x, m) = [x <= m]
     (x,) = ctx.saved
-    return (where(x <= ctx.params["max"], grad, 0.0),)
+    return (_masked(grad, x <= ctx.params["max"]),)
 
 
 @_clamp_min_t.backward
@@ -1179,8 +1211,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x where x >= m, else the bound
     x, lo = ctx.saved
     keep = x >= lo
     need_x, need_lo = ctx.needs_input_grad
-    return (where(keep, grad, 0.0) if need_x else None), (
-        where(keep, 0.0, grad) if need_lo else None)
+    return (_masked(grad, keep) if need_x else None), (_masked(grad, ~keep) if need_lo else None)
 
 
 @_clamp_max_t.backward
@@ -1188,8 +1219,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x where x <= m, else the bound
     x, hi = ctx.saved
     keep = x <= hi
     need_x, need_hi = ctx.needs_input_grad
-    return (where(keep, grad, 0.0) if need_x else None), (
-        where(keep, 0.0, grad) if need_hi else None)
+    return (_masked(grad, keep) if need_x else None), (_masked(grad, ~keep) if need_hi else None)
 
 
 def clamp_min(input: Tensor, min: Any) -> Tensor:
