@@ -159,3 +159,19 @@ def test_cumsum_cumprod_accumulate_in_double(dim):
     small = (x[:, :12] * np.float32(0.5)).copy()
     _bits_equal(tapegrad.cumprod(tapegrad.from_numpy(small), dim),
                 torch.cumprod(torch.from_numpy(small), dim))
+
+
+def test_reciprocal_and_tensor_pow_gradients_float32():
+    """-grad * (y * y) for 1/x; grad * (b * a^(b-1)) for a ** b, where a ** (b - 1) is
+    exact (torch's tensor pow is SLEEF's: small integers a and b here)."""
+    x, g = _inputs(np.float32, positive=True, seed=14)
+    _, _, gt, go = _grads(torch.reciprocal, tapegrad.reciprocal, [x], g)
+    _bits_equal(go[0], gt[0])
+    rng = np.random.default_rng(15)
+    a = rng.integers(1, 50, x.shape).astype(np.float32)
+    e = rng.integers(1, 4, x.shape).astype(np.float32)
+    t, o = torch.from_numpy(a).requires_grad_(), tapegrad.from_numpy(a).requires_grad_()
+    (gt,) = torch.autograd.grad(torch.pow(t, torch.from_numpy(e)), t, torch.from_numpy(g))
+    (go,) = tapegrad.autograd.grad(tapegrad.pow(o, tapegrad.from_numpy(e)), o,
+                                   tapegrad.from_numpy(g))
+    _bits_equal(go, gt)

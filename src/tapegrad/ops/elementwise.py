@@ -322,7 +322,7 @@ def _reciprocal(x: np.ndarray) -> np.ndarray:
 @_reciprocal.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(1/x) = -1/x^2 = -y^2
     (y,) = ctx.saved
-    return (-grad * y * y,)
+    return (-grad * (y * y),)  # (torch's order: float32 rounds the same)
 
 
 @defop("neg", node="NegBackward0")
@@ -387,10 +387,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a^b) = (b a^(b-1), a^b log a)
     a, b, y = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     ga = gb = None
-    if need_a:
-        ga = where(b == 0, 0.0, grad * b * a ** (b - 1))
+    if need_a:  # (torch's orders, grad * (b a^(b-1)) and grad * (y log a): float32 rounds the same)
+        ga = where(b == 0, 0.0, grad * (b * a ** (b - 1)))
     if need_b:
-        gb = where((a == 0) & (b.real >= 0), 0.0, grad * y * log(a))  # (complex: Re b)
+        gb = where((a == 0) & (b.real >= 0), 0.0, grad * (y * log(a)))  # (complex: Re b)
     return ga, gb
 
 
