@@ -214,7 +214,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a + alpha*b) = (1, alpha)
 @defop("sub", node="SubBackward0")
 def _sub(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
     if alpha != 1:
-        fused = _alpha_fma(a, b, -alpha) if not isinstance(alpha, bool) else None
+        fused = _alpha_fma(a, b, -alpha) if type(alpha) in (int, float) else None
         if fused is not None:
             return fused
         b = b * alpha
