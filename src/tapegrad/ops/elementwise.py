@@ -8,11 +8,12 @@ an input of the node with no edge, as torch's "wrapped numbers" are.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _blas, _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from ._registry import apply_, defop
@@ -165,9 +166,59 @@ def _times_alpha(a: Any, b: Any, alpha: Any) -> Any:
 # Arithmetic
 # ---------------------------------------------------------------------------------------------
 
+def _fma32(x: Any, y: Any, z: Any) -> np.ndarray:
+    """x * y + z rounded once to float32, as the fused multiply-add of torch's vectorized float32
+    kernels (a + alpha * b, addcmul) rounds it: a product of two float32 numbers is exact in
+    float64, so only the sum rounds there, and once more to float32 (the same float32 result but
+    for rare double roundings at an exact tie)."""
+    return (np.multiply(x, y, dtype=np.float64) + z).astype(np.float32)
+
+
+def _alpha_fma(a: Any, b: Any, alpha: Any) -> np.ndarray | None:
+    """a + alpha * b as torch's kernel computes it (one fused rounding), or None where that
+    kernel is not the one (a number operand, complex or bool alpha) or float64 would need the
+    slow way. Arrays of one shape go through the BLAS's axpy (one rounding, as fast as NumPy's
+    two passes); other float32 ones through float64 (three times slower: small or broadcast
+    operands only)."""
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+            and a.dtype.char in "fd" and isinstance(alpha, (int, float))
+            and not isinstance(alpha, bool)):
+        return None
+    al = a.dtype.type(alpha)
+    if (a.shape == b.shape and a.size >= _AXPY_MIN and a.flags.c_contiguous
+            and b.flags.c_contiguous):
+        out = a.copy()
+        flat, x = out.reshape(-1), b.reshape(-1)
+        main = flat.size - flat.size % _AXPY_BLOCK  # (OpenBLAS's tail loop rounds twice)
+        if _blas.axpy(float(al), x[:main], flat[:main]):
+            tail = slice(main, None)
+            flat[tail] = (_fma32(x[tail], np.float64(al), flat[tail]) if a.dtype == np.float32
+                          else flat[tail] + al * x[tail])  # (float64: an ulp off at worst)
+            return out
+    if a.dtype != np.float32:
+        return None
+    try:
+        return _fma32(b, np.float64(al), a)
+    except ValueError:
+        raise _broadcast_error(a, b) from None
+
+
+_AXPY_MIN = 4096  # smaller: the float64 way (float32) or two roundings (float64) cost less
+_AXPY_BLOCK = 32  # OpenBLAS's axpy fuses blocks of 32 elements and rounds the rest twice
+
+
+def _zero_grad(grad: Tensor) -> Tensor:
+    """The gradient of a piecewise constant function: torch's zeros (+0.0; ``grad * 0`` would
+    give -0.0 where grad < 0, which prints as ``-0.``)."""
+    return Tensor._make(np.zeros(grad.shape, dtype=grad._data.dtype))
+
+
 @defop("add", node="AddBackward0")
 def _add(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
     if alpha != 1:
+        fused = _alpha_fma(a, b, alpha)
+        if fused is not None:
+            return fused
         b = _times_alpha(a, b, alpha)
     return _binary(np.add, a, b)
 
@@ -181,6 +232,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a + alpha*b) = (1, alpha)
 @defop("sub", node="SubBackward0")
 def _sub(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
     if alpha != 1:
+        fused = _alpha_fma(a, b, -alpha) if type(alpha) in (int, float) else None
+        if fused is not None:
+            return fused
         b = _times_alpha(a, b, alpha)
     if isinstance(a, np.ndarray) and a.dtype == np.bool_ and isinstance(b, np.ndarray) and (
         b.dtype == np.bool_
@@ -246,7 +300,7 @@ def _div_mode(a: Any, b: Any, *, rounding_mode: str) -> np.ndarray:
 
 @_div_mode.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # rounding is piecewise constant: derivative 0
-    return tuple(grad * 0 if n else None for n in ctx.needs_input_grad)
+    return tuple(_zero_grad(grad) if n else None for n in ctx.needs_input_grad)
 
 
 def _rounded_div(a: Any, b: Any, mode: str) -> np.ndarray:
@@ -273,7 +327,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a/b) = (1/b, -a/b^2)
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     ga = grad / b if need_a else None
-    gb = -grad * ((a / b) / b) if need_b else None
+    gb = -grad * ((a / b) / b) if need_b else None  # (torch's order: float32 rounds the same)
     return ga, gb
 
 
@@ -286,7 +340,7 @@ def _reciprocal(x: np.ndarray) -> np.ndarray:
 @_reciprocal.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(1/x) = -1/x^2 = -y^2
     (y,) = ctx.saved
-    return (-grad * y * y,)
+    return (-grad * (y * y),)  # (torch's order: float32 rounds the same)
 
 
 @defop("neg", node="NegBackward0")
@@ -305,13 +359,27 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(-x) = -1
 
 
 @defop("pow", node="PowBackward0", save=(0,))
-def _pow(x: np.ndarray, *, exponent: Any) -> np.ndarray:
+def _pow(x: np.ndarray, *, exponent: Any, tensor_exponent: bool = False) -> np.ndarray:
     x, e = _promote(x, exponent)
     if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and isinstance(e, (int, np.integer)):
         if e < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
     with np.errstate(divide="ignore", invalid="ignore"):
+        if e in _POW_AS_TORCH and not tensor_exponent and x.dtype.char in "fd":
+            return _POW_AS_TORCH[e](x)
         return np.power(x, e)
+
+
+# A float32 or float64 tensor (dtype char f, d) to a number, not to a 0-d tensor, rounds as
+# torch's kernel does: it multiplies for 2 and 3 (x ** 3 through pow differs from x * x * x in the
+# last bit for a quarter of the elements), divides for -1 and -2, and takes sqrt for 0.5 and
+# -0.5 (NumPy's power squares and divides already).
+_POW_AS_TORCH: dict[float, Callable[[np.ndarray], np.ndarray]] = {
+    3: lambda x: x * x * x,
+    -2: lambda x: np.reciprocal(x * x),
+    0.5: np.sqrt,
+    -0.5: lambda x: np.reciprocal(np.sqrt(x)),
+}
 
 
 @_pow.backward
@@ -319,8 +387,11 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(x^e) = e x^(e-1)
     (x,) = ctx.saved
     e = ctx.params["exponent"]
     if e == 0:
-        return (grad * 0.0,)
-    return (grad * e * x ** (e - 1),)
+        return (_zero_grad(grad),)
+    # torch's order, grad * (e * x^(e-1)), so that float32 rounds the same
+    if ctx.params.get("tensor_exponent"):
+        return (grad * (e * _pow(x, exponent=e - 1, tensor_exponent=True)),)
+    return (grad * (e * x ** (e - 1)),)
 
 
 @defop("pow_tensor", node="PowBackward1", save=(0, 1), save_output=True)
@@ -334,10 +405,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a^b) = (b a^(b-1), a^b log a)
     a, b, y = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     ga = gb = None
-    if need_a:
-        ga = where(b == 0, 0.0, grad * b * a ** (b - 1))
+    if need_a:  # (torch's orders, grad * (b a^(b-1)) and grad * (y log a): float32 rounds the same)
+        ga = where(b == 0, 0.0, grad * (b * a ** (b - 1)))
     if need_b:
-        gb = where((a == 0) & (b.real >= 0), 0.0, grad * y * log(a))  # (complex: Re b)
+        gb = where((a == 0) & (b.real >= 0), 0.0, grad * (y * log(a)))  # (complex: Re b)
     return ga, gb
 
 
@@ -557,7 +628,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx s(x) = s(x)(1 - s(x))
 # three, and a node torch also prints when the gradient is differentiated again).
 @defop("sigmoid_backward", node="SigmoidBackwardBackward0", save=(0, 1))
 def _sigmoid_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
-    return g * (y * (1 - y))
+    return g * (1 - y) * y  # (torch's order: float32 rounds the same)
 
 
 @_sigmoid_backward.backward
@@ -570,6 +641,8 @@ def _(ctx: Any, gg: Tensor) -> tuple:  # d/dg = y(1-y); d/dy = g(1-2y)
 
 @defop("tanh_backward", node="TanhBackwardBackward0", save=(0, 1))
 def _tanh_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    # (torch fuses 1 - y*y into one rounding; through float64 that costs this rule three times
+    # its time, and tanh's forward, SLEEF's, differs in the last bit anyway: not emulated)
     return g * (1 - y * y)
 
 
@@ -591,6 +664,19 @@ def _zero_where(mask: np.ndarray, a: np.ndarray, ints: Any) -> np.ndarray:
     bits = np.subtract(mask.view(np.uint8), 1, dtype=ints)
     np.bitwise_and(bits, np.ascontiguousarray(a).view(ints), out=bits)
     return bits.view(a.dtype)
+
+
+def _masked(grad: Tensor, keep: Tensor) -> Tensor:
+    """``where(keep, grad, 0)``, the clamps' gradients as torch's: +0 off the mask, where
+    ``grad * keep`` gives -0 for a negative grad (printed ``-0.``). First order on the bits
+    (``_zero_where``: two integer passes, where NumPy's ``where`` takes ten times a multiply)."""
+    g, k = grad._data, keep._data
+    ints = _SAME_SIZE_INT.get(g.dtype.itemsize) if g.dtype.kind == "f" else None
+    if _state.enabled or ints is None or k.shape != g.shape:
+        return where(keep, grad, 0.0)
+    if g.size < _BITS_MIN:
+        return Tensor._make(np.where(k, g, 0).astype(g.dtype, copy=False))
+    return Tensor._make(_zero_where(~k, g, ints))
 
 
 @defop("threshold_backward", node="ThresholdBackwardBackward0", save=(1,))
@@ -698,7 +784,7 @@ def _zero_grad_unary(name: str, node: str, fn: Any) -> Any:
 
     @op.backward
     def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant: derivative 0
-        return (grad * 0,)
+        return (_zero_grad(grad),)
 
     return op
 
@@ -726,7 +812,7 @@ def _round_decimals(x: np.ndarray, *, decimals: int) -> np.ndarray:
 
 @_round_decimals.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant
-    return (grad * 0,)
+    return (_zero_grad(grad),)
 _trunc = _zero_grad_unary("trunc", "TruncBackward0", lambda x: np.trunc(x))
 
 
@@ -757,7 +843,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx clamp(x) = [min <= x <= max]
         mask = x >= lo
     if hi is not None:
         mask = (x <= hi) if mask is None else mask & (x <= hi)
-    return (grad * mask,)
+    assert mask is not None  # (clamp refuses two missing bounds)
+    return (_masked(grad, mask),)
 
 
 @defop("clamp_tensor", node="ClampBackward0", save=(0, 1, 2))
@@ -780,10 +867,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x passes where lo <= x <= hi; else th
         mask = x >= lo
     if hi is not None:
         mask = (x <= hi) if mask is None else mask & (x <= hi)
-    gx = grad * mask if need_x else None
+    gx = _masked(grad, mask) if need_x else None
     # with both bounds, min > max makes every value max: then max gets the whole gradient
-    glo = grad * ((x < lo) & (lo < hi) if hi is not None else x < lo) if need_lo else None
-    ghi = grad * ((x > hi) | (hi < lo) if lo is not None else x > hi) if need_hi else None
+    glo = _masked(grad, (x < lo) & (lo < hi) if hi is not None else x < lo) if need_lo else None
+    ghi = _masked(grad, (x > hi) | (hi < lo) if lo is not None else x > hi) if need_hi else None
     return gx, glo, ghi
 
 
@@ -926,7 +1013,7 @@ def pow(input: Any, exponent: Any) -> Tensor:
             if exponent.ndim == 0 and not exponent._requires_grad and input.ndim > 0 and (
                 exponent.dtype._rank <= input.dtype._rank
             ) and exponent._fw_grad is None:  # a dual exponent stays a tensor (forward_ad)
-                return _pow(input, exponent=exponent.item())
+                return _pow(input, exponent=exponent.item(), tensor_exponent=True)
             return _pow_tensor(input, exponent)
         return _pow(input, exponent=_check(exponent, "pow"))
     return _pow_scalar_base(exponent, base=_check(input, "pow"))
@@ -1136,13 +1223,13 @@ _clamp_max_t = defop("clamp_max_tensor", node="ClampMaxBackward1", save=(0, 1))(
 @_clamp_min.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx max(x, m) = [x >= m]
     (x,) = ctx.saved
-    return (grad * (x >= ctx.params["min"]),)
+    return (_masked(grad, x >= ctx.params["min"]),)
 
 
 @_clamp_max.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx min(x, m) = [x <= m]
     (x,) = ctx.saved
-    return (grad * (x <= ctx.params["max"]),)
+    return (_masked(grad, x <= ctx.params["max"]),)
 
 
 @_clamp_min_t.backward
@@ -1150,7 +1237,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x where x >= m, else the bound
     x, lo = ctx.saved
     keep = x >= lo
     need_x, need_lo = ctx.needs_input_grad
-    return (grad * keep if need_x else None), (grad * ~keep if need_lo else None)
+    return (_masked(grad, keep) if need_x else None), (_masked(grad, ~keep) if need_lo else None)
 
 
 @_clamp_max_t.backward
@@ -1158,7 +1245,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x where x <= m, else the bound
     x, hi = ctx.saved
     keep = x <= hi
     need_x, need_hi = ctx.needs_input_grad
-    return (grad * keep if need_x else None), (grad * ~keep if need_hi else None)
+    return (_masked(grad, keep) if need_x else None), (_masked(grad, ~keep) if need_hi else None)
 
 
 def clamp_min(input: Tensor, min: Any) -> Tensor:
@@ -1252,6 +1339,12 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
 
 @defop("addcmul", node="AddcmulBackward0", save=(1, 2))
 def _addcmul(a: Any, t1: Any, t2: Any, *, value: Any = 1) -> np.ndarray:
+    if all(isinstance(t, np.ndarray) and t.dtype == np.float32 for t in (a, t1, t2)) and (
+            isinstance(value, (int, float)) and not isinstance(value, bool)):
+        try:  # torch's float32 kernel: a + (value * t1) * t2 with one fused rounding
+            return _fma32(t1 * np.float32(value) if value != 1 else t1, t2, a)
+        except ValueError:
+            raise _broadcast_error(a, _binary(np.multiply, t1, t2)) from None
     prod = _binary(np.multiply, t1, t2) if value == 1 else _binary(
         np.multiply, _binary(np.multiply, t1, value), t2)
     return _binary(np.add, a, prod)
@@ -1262,8 +1355,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (1, value t2, value t1)
     t1, t2 = ctx.saved
     v = ctx.params.get("value", 1)
     need_a, need_1, need_2 = ctx.needs_input_grad
-    return (grad if need_a else None), (grad * t2 * v if need_1 else None), (
-        grad * t1 * v if need_2 else None)
+    # (torch's orders, grad * (t2 * v): float32 rounds the same)
+    return (grad if need_a else None), (grad * (t2 * v) if need_1 else None), (
+        grad * (t1 * v) if need_2 else None)
 
 
 @defop("addcdiv", node="AddcdivBackward0", save=(1, 2))
@@ -1288,8 +1382,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (1, value / t2, -value t1 / t2^2)
     t1, t2 = ctx.saved
     v = ctx.params.get("value", 1)
     need_a, need_1, need_2 = ctx.needs_input_grad
-    return (grad if need_a else None), (grad * v / t2 if need_1 else None), (
-        -grad * v * t1 / (t2 * t2) if need_2 else None)
+    # (torch's orders: float32 rounds the same)
+    v_t2 = Tensor._make(np.full_like(t2._data, v)) / t2 if need_1 else None  # a true division
+    return (grad if need_a else None), (grad * v_t2 if need_1 else None), (
+        -grad * (v * t1 / (t2 * t2)) if need_2 else None)
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
@@ -1494,18 +1590,18 @@ def _fill_tensor(x: np.ndarray, value: np.ndarray) -> np.ndarray:
 
 @_fill.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # the old values are gone: no gradient flows back
-    return (grad * 0,)
+    return (_zero_grad(grad),)
 
 
 @_zero.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # the old values are gone: no gradient flows back
-    return (grad * 0,)
+    return (_zero_grad(grad),)
 
 
 @_fill_tensor.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # every element was the value: it gets their sum
     need_x, need_v = ctx.needs_input_grad
-    return (grad * 0 if need_x else None), (grad.sum() if need_v else None)
+    return (_zero_grad(grad) if need_x else None), (grad.sum() if need_v else None)
 
 
 def fill_(target: Tensor, value: Any) -> Tensor:

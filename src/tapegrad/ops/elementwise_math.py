@@ -22,6 +22,7 @@ from .elementwise import (
     _broadcast_error,
     _float_result,
     _promote,
+    _zero_grad,
     acos,
     asin,
     atan,
@@ -141,7 +142,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant (real inputs); com
         from .complex import sgn_backward
 
         return (sgn_backward(ctx.saved[0], grad),)
-    return (grad * 0,)
+    return (_zero_grad(grad),)
 
 
 _sgn.holomorphic = False
@@ -176,9 +177,9 @@ def _atan2(a: Any, b: Any) -> np.ndarray:
 @_atan2.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # (b, -a) / (a^2 + b^2)
     a, b = ctx.saved
-    r = a * a + b * b
+    r = 1 / (a * a + b * b)  # (torch's order: float32 rounds the same)
     need_a, need_b = ctx.needs_input_grad
-    return (grad * b / r if need_a else None), (grad * -a / r if need_b else None)
+    return (grad * b * r if need_a else None), (grad * -a * r if need_b else None)
 
 
 @defop("hypot", node="HypotBackward0", save=(0, 1), save_output=True)
@@ -235,7 +236,7 @@ def _copysign_rule(ctx: Any, grad: Tensor) -> tuple:  # y/x (+-1; 0 at x = 0); n
     if len(ctx.needs_input_grad) == 1:
         return (grad * ratio,)
     return (grad * ratio if ctx.needs_input_grad[0] else None), (
-        grad * 0 if ctx.needs_input_grad[1] else None)
+        _zero_grad(grad) if ctx.needs_input_grad[1] else None)
 
 
 _copysign.backward(_copysign_rule)
@@ -326,7 +327,7 @@ def _heaviside(a: Any, b: Any) -> np.ndarray:
 @_nextafter.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # torch's convention: 1 for x, 0 for the direction
     need_a, need_b = ctx.needs_input_grad
-    return (grad if need_a else None), (grad * 0 if need_b else None)
+    return (grad if need_a else None), (_zero_grad(grad) if need_b else None)
 
 
 _heaviside.node_cls._cpp_name = "torch::autograd::NotImplemented"

@@ -222,7 +222,12 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None)
 def _matrix_exp(a: np.ndarray) -> np.ndarray:
     from scipy.linalg import expm  # lazily: SciPy takes a while to import
 
-    return np.asarray(expm(a), dtype=a.dtype)
+    # float32 (complex64) in double precision: SciPy's single-precision scaling and squaring
+    # lands ten times further from e^A than torch's float32 Taylor polynomials (measured on
+    # op_db's samples: 0.1 against 0.005 at |e^A| ~ 1e5); rounded from double it is within
+    # half an ulp, and within torch's tolerance of torch's result.
+    wide = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}.get(a.dtype)
+    return np.asarray(expm(a if wide is None else a.astype(wide)), dtype=a.dtype)
 
 
 @_matrix_exp.backward

@@ -819,9 +819,18 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 
 @defop("cumsum", node="CumsumBackward0")
 def _cumsum(x: np.ndarray, *, dim: int, dtype: Any = None) -> np.ndarray:
+    out = _sum_dtype(x, dtype)
     if x.ndim == 0:
-        return x.astype(_sum_dtype(x, dtype))
-    return np.cumsum(x, axis=dim, dtype=_sum_dtype(x, dtype))
+        return x.astype(out)
+    wide = _CUMULATE_IN.get(np.dtype(out))
+    if wide is not None:
+        return np.cumsum(x, axis=dim, dtype=wide).astype(out)
+    return np.cumsum(x, axis=dim, dtype=out)
+
+
+# torch's CPU cumsum and cumprod accumulate float32 (complex64) in double precision and round
+# each running total: float32 accumulation differs in the last bits for half the elements.
+_CUMULATE_IN = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
 
 
 @_cumsum.backward
@@ -839,7 +848,12 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 @defop("cumprod", node="CumprodBackward0", save=(0,), save_output=True)
 def _cumprod(x: np.ndarray, *, dim: int, dtype: Any = None) -> np.ndarray:
     out_dtype = _sum_dtype(x, dtype)  # integers and bools multiply in int64, as torch's
-    return np.cumprod(x, axis=dim, dtype=out_dtype) if x.ndim else x.astype(out_dtype)
+    if not x.ndim:
+        return x.astype(out_dtype)
+    wide = _CUMULATE_IN.get(np.dtype(out_dtype))
+    if wide is not None:
+        return np.cumprod(x, axis=dim, dtype=wide).astype(out_dtype)
+    return np.cumprod(x, axis=dim, dtype=out_dtype)
 
 
 @_cumprod.backward

@@ -1,0 +1,177 @@
+"""Ops whose float32 (and float64) results are torch's bit for bit, pinned on random inputs.
+
+``float32_survey.py`` finds the ops that round differently from torch's kernels; the ones fixed
+to compute as torch does are held here to exact equality of the bits, outputs and gradients, so
+that a float32 training run stays on torch's trajectory.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import tapegrad
+
+DTYPES = [(np.float32, torch.float32), (np.float64, torch.float64)]
+
+
+def _bits_equal(ours: tapegrad.Tensor, theirs: torch.Tensor) -> None:
+    a = np.ascontiguousarray(ours.detach().numpy())
+    b = np.ascontiguousarray(theirs.detach().numpy())
+    assert a.dtype == b.dtype and a.shape == b.shape
+    ints = np.int32 if a.dtype == np.float32 else np.int64
+    same = (a.view(ints) == b.view(ints)) | (np.isnan(a) & np.isnan(b))  # -0.0 is not +0.0
+    assert same.all(), f"{(~same).sum()} of {a.size} elements differ"
+
+
+def _inputs(dtype: type, positive: bool, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((37, 29)) * 3).astype(dtype)
+    if positive:
+        x = np.abs(x) + dtype(0.01)
+    return x, rng.standard_normal(x.shape).astype(dtype)
+
+
+@pytest.mark.parametrize("np_dtype,torch_dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("exponent", [2, 3, 3.0, -1, -2, -0.5, 4, 0, 1, 0.5])
+def test_pow_scalar_exponent(exponent, np_dtype, torch_dtype):
+    """torch multiplies (x*x, x*x*x, 1/(x*x)) or takes (r)sqrt for these exponents; the gradient
+    is grad * (e * x^(e-1)) in that order. x ** 4 (pow itself, SLEEF's in torch) and sqrt's
+    forward (MKL's vectorized sqrt beyond 16 elements) round differently: their gradients are
+    pinned, not their outputs."""
+    x, g = _inputs(np_dtype, positive=exponent in (0.5, -0.5))
+    t = torch.from_numpy(x).requires_grad_()
+    o = tapegrad.from_numpy(x).requires_grad_()
+    yt, yo = t**exponent, o**exponent
+    if exponent not in (4, 0.5):
+        _bits_equal(yo, yt)
+    (gt,) = torch.autograd.grad(yt, t, torch.from_numpy(g))
+    (go,) = tapegrad.autograd.grad(yo, o, tapegrad.from_numpy(g))
+    if exponent not in (-2, -0.5):  # their gradients need x ** -3 and x ** -1.5: pow itself
+        _bits_equal(go, gt)
+
+
+@pytest.mark.parametrize("np_dtype,torch_dtype", DTYPES, ids=["float32", "float64"])
+def test_pow_methods_and_float_power(np_dtype, torch_dtype):
+    x, _ = _inputs(np_dtype, positive=False, seed=1)
+    t, o = torch.from_numpy(x), tapegrad.from_numpy(x)
+    _bits_equal(o.pow(3), t.pow(3))
+    _bits_equal(tapegrad.pow(o, -2), torch.pow(t, -2))
+    _bits_equal(o.clone().pow_(3), t.clone().pow_(3))
+    _bits_equal(tapegrad.float_power(o, 3), torch.float_power(t, 3))
+    _bits_equal(tapegrad.square(o), torch.square(t))
+
+
+def _grads(fn_t, fn_o, arrays, g):
+    ts = [torch.from_numpy(a).requires_grad_() for a in arrays]
+    os_ = [tapegrad.from_numpy(a).requires_grad_() for a in arrays]
+    yt, yo = fn_t(*ts), fn_o(*os_)
+    gt = torch.autograd.grad(yt, ts, torch.from_numpy(g))
+    go = tapegrad.autograd.grad(yo, os_, tapegrad.from_numpy(g))
+    return yt, yo, gt, go
+
+
+def test_div_atan2_gradients_float32():
+    """torch's orders: -grad * ((a / b) / b) for the divisor; grad * b * r and grad * -a * r with
+    r = 1 / (a^2 + b^2) for atan2 (whose forward is libm's, not pinned)."""
+    a, g = _inputs(np.float32, positive=False, seed=2)
+    b, _ = _inputs(np.float32, positive=False, seed=3)
+    yt, yo, gt, go = _grads(torch.div, tapegrad.div, [a, b], g)
+    _bits_equal(yo, yt)
+    for o, t in zip(go, gt, strict=True):
+        _bits_equal(o, t)
+    _, _, gt, go = _grads(torch.atan2, tapegrad.atan2, [a, b], g)
+    for o, t in zip(go, gt, strict=True):
+        _bits_equal(o, t)
+
+
+@pytest.mark.parametrize("shape", [(37, 29), (101, 67)], ids=["small", "blas"])
+@pytest.mark.parametrize("alpha", [0.3, -2, 1e-3])
+def test_add_sub_alpha_fused_float32(alpha, shape):
+    """torch's float32 a + alpha * b is one fused multiply-add (one rounding): through float64
+    for small arrays, the BLAS's axpy (and float64 for its tail) for large ones."""
+    rng = np.random.default_rng(4)
+    a, b = (rng.standard_normal(shape).astype(np.float32) for _ in range(2))
+    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    oa, ob = tapegrad.from_numpy(a), tapegrad.from_numpy(b)
+    _bits_equal(tapegrad.add(oa, ob, alpha=alpha), torch.add(ta, tb, alpha=alpha))
+    _bits_equal(tapegrad.sub(oa, ob, alpha=alpha), torch.sub(ta, tb, alpha=alpha))
+    _bits_equal(oa.clone().add_(ob, alpha=alpha), ta.clone().add_(tb, alpha=alpha))
+    _bits_equal(tapegrad.add(oa, ob[0], alpha=alpha), torch.add(ta, tb[0], alpha=alpha))
+    _bits_equal(tapegrad.add(oa.t(), ob.t(), alpha=alpha), torch.add(ta.t(), tb.t(), alpha=alpha))
+
+
+def test_sigmoid_backward_formula_float32():
+    """Given the same forward output y (torch's sigmoid itself is SLEEF's exp), the gradient
+    rounds as torch's: grad * (1 - y) * y."""
+    from tapegrad.ops.elementwise import _sigmoid_backward
+
+    x, g = _inputs(np.float32, positive=False, seed=6)
+    y = torch.sigmoid(torch.from_numpy(x))
+    gt = torch.ops.aten.sigmoid_backward(torch.from_numpy(g), y)
+    _bits_equal(_sigmoid_backward(tapegrad.from_numpy(g), tapegrad.from_numpy(y.numpy())), gt)
+
+
+@pytest.mark.parametrize("name", ["ceil", "floor", "round", "trunc", "sign", "clamp",
+                                  "clamp_min", "clamp_max", "copysign"])
+def test_zero_gradients_are_positive_zeros(name):
+    """Where a derivative is 0, torch's gradient is +0.0 (zeros, or where(mask, grad, 0)), never
+    grad * 0, which is -0.0 for a negative grad and prints as -0."""
+    x, g = _inputs(np.float32, positive=False, seed=7)
+    y, _ = _inputs(np.float32, positive=False, seed=8)
+    args = {"clamp": lambda m: (m.clamp(-1.0, 1.0),), "clamp_min": lambda m: (m.clamp_min(0.5),),
+            "clamp_max": lambda m: (m.clamp_max(0.5),)}
+    if name == "copysign":
+        _, _, gt, go = _grads(torch.copysign, tapegrad.copysign, [x, y], g)
+    else:
+        def run(mod, t):
+            return args[name](t)[0] if name in args else getattr(mod, name)(t)
+
+        _, _, gt, go = _grads(lambda t: run(torch, t), lambda t: run(tapegrad, t), [x], g)
+    for o, t in zip(go, gt, strict=True):
+        _bits_equal(o, t)
+
+
+@pytest.mark.parametrize("value", [1, 0.7])
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_addcmul_addcdiv_float32(name, value):
+    """addcmul: a + (value * t1) * t2 with one fused rounding; gradients grad * (t2 * value),
+    grad * (value / t2), -grad * (value * t1 / (t2 * t2)) in torch's orders."""
+    arrays = [_inputs(np.float32, positive=False, seed=s)[0] for s in (9, 10, 11)]
+    g = _inputs(np.float32, positive=False, seed=12)[1]
+    yt, yo, gt, go = _grads(lambda a, b, c: getattr(torch, name)(a, b, c, value=value),
+                            lambda a, b, c: getattr(tapegrad, name)(a, b, c, value=value),
+                            arrays, g)
+    _bits_equal(yo, yt)
+    for o, t in zip(go, gt, strict=True):
+        _bits_equal(o, t)
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_cumsum_cumprod_accumulate_in_double(dim):
+    """torch's CPU cumsum and cumprod keep float32 running totals in double precision."""
+    x, g = _inputs(np.float32, positive=False, seed=13)
+    yt, yo, gt, go = _grads(lambda t: torch.cumsum(t, dim), lambda t: tapegrad.cumsum(t, dim),
+                            [x], g)
+    _bits_equal(yo, yt)
+    _bits_equal(go[0], gt[0])
+    small = (x[:, :12] * np.float32(0.5)).copy()
+    _bits_equal(tapegrad.cumprod(tapegrad.from_numpy(small), dim),
+                torch.cumprod(torch.from_numpy(small), dim))
+
+
+def test_reciprocal_and_tensor_pow_gradients_float32():
+    """-grad * (y * y) for 1/x; grad * (b * a^(b-1)) for a ** b, where a ** (b - 1) is
+    exact (torch's tensor pow is SLEEF's: small integers a and b here)."""
+    x, g = _inputs(np.float32, positive=True, seed=14)
+    _, _, gt, go = _grads(torch.reciprocal, tapegrad.reciprocal, [x], g)
+    _bits_equal(go[0], gt[0])
+    rng = np.random.default_rng(15)
+    a = rng.integers(1, 50, x.shape).astype(np.float32)
+    e = rng.integers(1, 4, x.shape).astype(np.float32)
+    t, o = torch.from_numpy(a).requires_grad_(), tapegrad.from_numpy(a).requires_grad_()
+    (gt,) = torch.autograd.grad(torch.pow(t, torch.from_numpy(e)), t, torch.from_numpy(g))
+    (go,) = tapegrad.autograd.grad(tapegrad.pow(o, tapegrad.from_numpy(e)), o,
+                                   tapegrad.from_numpy(g))
+    _bits_equal(go, gt)
