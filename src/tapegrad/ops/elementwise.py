@@ -867,6 +867,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x passes where lo <= x <= hi; else th
         mask = x >= lo
     if hi is not None:
         mask = (x <= hi) if mask is None else mask & (x <= hi)
+    assert mask is not None  # (clamp refuses two missing bounds)
     gx = _masked(grad, mask) if need_x else None
     # with both bounds, min > max makes every value max: then max gets the whole gradient
     glo = _masked(grad, (x < lo) & (lo < hi) if hi is not None else x < lo) if need_lo else None
