@@ -80,8 +80,8 @@ def _cell(res: Result, lib: str) -> str:
 
 
 def _table(results: list[Result]) -> str:
-    head = ("workload", "unit", "tapegrad", "torch", "ratio", "best ratio", "tapegrad mem",
-            "torch mem")
+    head = ("workload", "unit", "tapegrad", "torch", "ratio", "best ratio", "compiled",
+            "compiled ratio", "tapegrad mem", "torch mem")
     rows = []
     notes = []
     for r in results:
@@ -89,9 +89,13 @@ def _table(results: list[Result]) -> str:
         rows.append((r.workload, r.unit, _cell(r, "tapegrad"), _cell(r, "torch"),
                      "-" if r.ratio is None else f"{r.ratio:.2f}",
                      "-" if r.ratio_best is None else f"{r.ratio_best:.2f}",
+                     "-" if r.compiled is None else _num(r.compiled),
+                     "-" if r.compiled_ratio is None else f"{r.compiled_ratio:.2f}",
                      _mem(tg.peak_bytes) if tg and tg.status == "ok" else "-",
                      _mem(th.peak_bytes) if th and th.status == "ok" else "-"))
         notes.append(f"  {r.workload}: {r.description}")
+        if r.compiled_detail:
+            notes.append(f"    compiled: {r.compiled_detail}")
         if r.baseline_label:
             notes.append(f"    {r.baseline_label} bare: {_num(r.baseline_value)} {r.unit}; "
                          f"ratio = {r.ratio_of} (higher is better)")

@@ -95,6 +95,11 @@ def accumulate_grad_steal(t: Tensor, g: np.ndarray) -> None:
         old._version_counter.value += 1
 
 
+def clear_grad(t: Tensor) -> None:
+    """``t.grad = None``."""
+    t._grad = None
+
+
 def inplace(kernel: Callable, target: np.ndarray, *args: Any, **params: Any) -> None:
     """An in-place op: the kernel on the target's values, written back into its memory."""
     np.copyto(target, kernel(target, *args, **params), casting="unsafe")
@@ -447,6 +452,25 @@ def _opaque(name: str, orig: Callable) -> Callable:
     return method
 
 
+def _grad_property(orig: property) -> property:
+    """``Tensor.grad`` during a capture: ``t.grad = None`` (and ``del t.grad``) recorded as a
+    step; any other assignment to ``.grad`` is a graph break."""
+
+    def set_grad(self: Tensor, value: Any) -> None:
+        rec = _active
+        if rec is not None and not rec.paused:
+            if value is None:
+                rec.steps.append(Step("effect", clear_grad, (), {}, (), "clear_grad", self))
+            else:
+                rec.graph_break("a tensor assigned to .grad")
+        orig.fset(self, value)  # type: ignore[misc]
+
+    def del_grad(self: Tensor) -> None:
+        set_grad(self, None)
+
+    return property(orig.fget, set_grad, del_grad, orig.__doc__)
+
+
 def _breaking(what: str, orig: Callable) -> Callable:
     def method(*args: Any, **kwargs: Any) -> Any:
         rec = _active
@@ -474,6 +498,7 @@ _BREAKS = {
     "register_hook": "Tensor.register_hook",
     "register_post_accumulate_grad_hook": "Tensor.register_post_accumulate_grad_hook",
     "retain_grad": "Tensor.retain_grad",
+    "requires_grad_": "Tensor.requires_grad_ changes a flag the program depends on",
 }
 _MODULE_BREAKS = {
     "register_forward_hook": "Module.register_forward_hook",
@@ -533,6 +558,10 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     for name, why in _BREAKS.items():
         if name in Tensor.__dict__:
             patch(Tensor, name, _breaking(why, Tensor.__dict__[name]))
+    patch(Tensor, "grad", _grad_property(Tensor.__dict__["grad"]))
+    data = Tensor.__dict__["data"]
+    patch(Tensor, "data", property(data.fget, _breaking("assigning .data", data.fset),
+                                   data.fdel, data.__doc__))
     for name, why in _MODULE_BREAKS.items():
         if name in Module.__dict__:
             patch(Module, name, _breaking(why, Module.__dict__[name]))

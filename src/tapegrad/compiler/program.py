@@ -81,7 +81,7 @@ def same_steps(r1: Recorder, r2: Recorder) -> str | None:
                                                        r2.snapshots[s2.outs[0]]):
                 return f"step {i}: a tensor made outside the recorded ops changed its values"
             continue
-        if s1.kind in ("method", "accumulate") and s1.obj is not s2.obj:
+        if s1.kind in ("method", "accumulate", "effect") and s1.obj is not s2.obj:
             return f"step {i}: {s1.name} on another object"
         if not same_value(s1.ins, s2.ins) or not same_value(s1.params, s2.params):
             return f"step {i}: {s1.name} got other constants"
@@ -203,6 +203,8 @@ class Program:
         if s.kind == "inplace":
             fn = self._name(s.fn, s.name)
             return f"{self._name(cap.inplace, 'inplace')}({', '.join([fn] + args + kw)})"
+        if s.kind == "effect":
+            return f"{self._name(s.fn, s.fn.__name__)}({self._name(s.obj, 'x')})"
         if s.kind == "accumulate":
             t = self._name(s.obj, f"t{id(s.obj) % 100000}")
             g = s.ins[0]
