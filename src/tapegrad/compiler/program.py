@@ -77,6 +77,11 @@ def same_steps(r1: Recorder, r2: Recorder) -> str | None:
         if s1.kind != s2.kind or s1.fn is not s2.fn or s1.outs != s2.outs:
             return f"step {i}: {s1.name} then {s2.name}"
         if s1.kind == "bind":
+            where = r1.arg_tensors.get(id(s1.obj))
+            if where is not None or r2.arg_tensors.get(id(s2.obj)) is not None:
+                if where != r2.arg_tensors.get(id(s2.obj)):
+                    return f"step {i}: another argument read"
+                continue
             if s1.obj is not s2.obj and not same_value(r1.snapshots[s1.outs[0]],
                                                        r2.snapshots[s2.outs[0]]):
                 return f"step {i}: a tensor made outside the recorded ops changed its values"
