@@ -298,28 +298,27 @@ def _recorded_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Te
 class ReplayCtx:
     """What a backward rule reads from its node, rebuilt from arrays at replay."""
 
-    __slots__ = ("saved", "params", "input_meta")
+    __slots__ = ("saved", "params", "input_meta", "needs_input_grad", "input_shapes")
 
-    def __init__(self, saved: tuple, params: dict, input_meta: tuple) -> None:
+    def __init__(self, saved: tuple, params: dict, meta: tuple) -> None:
         self.saved = saved
         self.params = params
-        self.input_meta = input_meta
-
-    @property
-    def needs_input_grad(self) -> tuple:
-        return tuple(m is not None for m in self.input_meta)
-
-    @property
-    def input_shapes(self) -> tuple:
-        return tuple(m[0] if m is not None else None for m in self.input_meta)
+        self.input_meta, self.needs_input_grad, self.input_shapes = meta
 
 
-def run_rule(op: Any, saved: tuple, grads: tuple, params: dict, input_meta: tuple) -> tuple:
+def rule_meta(input_meta: tuple) -> tuple:
+    """What a rule's context says about its inputs, computed once per program step."""
+    return (input_meta, tuple(m is not None for m in input_meta),
+            tuple(m[0] if m is not None else None for m in input_meta))
+
+
+def run_rule(op: Any, saved: tuple, grads: tuple, params: dict, meta: tuple) -> tuple:
     """A backward rule run as one step: saved values and gradients in as arrays, the input
-    gradients out as arrays (None where there is none), with grad mode off as in the engine."""
+    gradients out as arrays (None where there is none), with grad mode off as in the engine.
+    ``meta`` is ``rule_meta(node.input_meta)``."""
     make = Tensor._make
-    ctx = ReplayCtx(tuple(make(a) if isinstance(a, np.ndarray) else a for a in saved), params,
-                    input_meta)
+    ctx = ReplayCtx(tuple(make(a) if type(a) is np.ndarray else a for a in saved), params,
+                    meta)
     gs = [None if g is None else make(g) for g in grads]
     prev = _state.enabled
     _state.enabled = False
@@ -358,7 +357,7 @@ def _recorded_node_apply(node: Any, grads: list) -> tuple:
             del rec.slot_of[id(a)]
     ins = (("c", node.op), ("c", tuple(rec.ref(x) for x in saved)),
            ("c", tuple(rec.ref(g) if g is not None else ("c", None) for g in grads)),
-           ("c", rec.params(node.params)), ("c", node.input_meta))
+           ("c", rec.params(node.params)), ("c", rule_meta(node.input_meta)))
     slots = tuple(rec._new_slot(g._data) if isinstance(g, Tensor) else None for g in outs)
     rec.steps.append(Step("rule", run_rule, ins, {}, slots, node.op.name + "_backward"))
     return out

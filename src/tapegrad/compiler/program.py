@@ -26,6 +26,7 @@ compiled.
 from __future__ import annotations
 
 import keyword
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -119,6 +120,7 @@ class Program:
         self.namespace: dict[str, Any] = {"T": Tensor._make}
         self._names: dict[int, str] = {}
         self.n_calls = 0
+        self._owners: dict | None = None
         lines: list[str] = []
         steps = rec.steps
         returned = set(_output_slots(output))
@@ -213,14 +215,39 @@ class Program:
         if s.kind == "accumulate":
             t = self._name(s.obj, f"t{id(s.obj) % 100000}")
             g = s.ins[0]
-            steal = (g[0] == "s" and last_use.get(g[1]) == i and g[1] not in returned
-                     and _stealable(rec.arrays[g[1]], s.obj._data))
+            steal = g[0] == "s" and self._stealable(g[1], i, s.obj._data, rec, last_use,
+                                                     returned)
             fn = cap.accumulate_grad_steal if steal else cap.accumulate_grad
             return f"{self._name(fn, fn.__name__)}({t}, {args[0]})"
         # an opaque method (optimizer.step, zero_grad)
         obj = self._name(s.obj, type(s.obj).__name__.lower())
         meth = self._name(s.fn, f"{type(s.obj).__name__}_{s.fn.__name__}")
         return f"{meth}({', '.join([obj] + args + kw)})"
+
+    def _stealable(self, slot: int, i: int, param: np.ndarray, rec: Recorder, last_use: dict,
+                   returned: set) -> bool:
+        """Can the gradient in ``slot`` become the leaf's ``.grad`` without a copy? When it is
+        laid out like the leaf, and no array of the program sharing its memory is read after
+        step ``i``, returned, or read from outside (a bound tensor)."""
+        g = rec.arrays[slot]
+        if (type(g) is not np.ndarray or not g.flags.writeable or g.strides != param.strides
+                or g.dtype != param.dtype):
+            return False
+        owner = g if g.base is None else g.base
+        if self._owners is None:
+            self._owners = {}
+            for j, a in enumerate(rec.arrays):
+                o = a if a.base is None else a.base
+                self._owners.setdefault(id(o), []).append(j)
+        bound = {s.outs[0] for s in rec.steps if s.kind == "bind"}
+        sharing = self._owners.get(id(owner), ())
+        for j in sharing:
+            if j in bound or j in returned or last_use.get(j, -1) > i:
+                return False
+        # nothing but the capture's slots may hold the memory (no cache inside a kernel):
+        # the slots' arrays, the views' bases, and here ``owner``, ``g`` and the argument
+        held = len(sharing) + sum(rec.arrays[j] is not owner for j in sharing) + 2 + (g is owner)
+        return sys.getrefcount(owner) <= held
 
     def _rebuild(self, out: Any) -> str:
         kind = out[0]
@@ -244,9 +271,6 @@ class Program:
         return self.source
 
 
-def _stealable(g: np.ndarray, param: np.ndarray) -> bool:
-    return (type(g) is np.ndarray and g.base is None and g.flags.writeable
-            and g.strides == param.strides and g.dtype == param.dtype)
 
 
 def _output_slots(out: Any) -> list:
