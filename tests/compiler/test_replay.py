@@ -175,7 +175,7 @@ def test_arguments_are_bound_at_each_call_and_guards_recapture():
         return (lin(x) * k).sum(1)
 
     with torch.no_grad():
-        for i in range(4):  # new values each call: the program reads the argument
+        for _ in range(4):  # new values each call: the program reads the argument
             x = torch.randn(5, 3)
             assert torch.equal(f(x, 2.0), eager(x, 2.0))
         assert f.entries[0].program is not None
@@ -201,7 +201,7 @@ def test_cross_entropy_target_argument_is_not_a_constant():
     c = torch.compile(step)
     x = torch.randn(5, 4)
     with torch.no_grad():
-        for i in range(5):
+        for _ in range(5):
             y = torch.randint(0, 3, (5,))
             assert torch.equal(c(x, y), step(x, y))
 

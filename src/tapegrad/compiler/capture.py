@@ -51,7 +51,7 @@ from ..ops.reduction import _fast_sum
 
 
 class GraphBreak(RuntimeError):
-    """Raised at a graph break when ``fullgraph=True`` (torch: ``torch._dynamo.exc.Unsupported``)."""
+    """A graph break under ``fullgraph=True`` (torch raises ``torch._dynamo.exc.Unsupported``)."""
 
 
 # The recorder of the call being captured, or None (one at a time).

@@ -217,8 +217,8 @@ class Program:
             g = s.ins[0]
             steal = g[0] == "s" and self._stealable(g[1], i, s.obj._data, rec, last_use,
                                                      returned)
-            fn = cap.accumulate_grad_steal if steal else cap.accumulate_grad
-            return f"{self._name(fn, fn.__name__)}({t}, {args[0]})"
+            acc = cap.accumulate_grad_steal if steal else cap.accumulate_grad
+            return f"{self._name(acc, acc.__name__)}({t}, {args[0]})"
         # an opaque method (optimizer.step, zero_grad)
         obj = self._name(s.obj, type(s.obj).__name__.lower())
         meth = self._name(s.fn, f"{type(s.obj).__name__}_{s.fn.__name__}")
