@@ -81,7 +81,7 @@ def _cell(res: Result, lib: str) -> str:
 
 def _table(results: list[Result]) -> str:
     head = ("workload", "unit", "tapegrad", "torch", "ratio", "best ratio", "compiled",
-            "compiled ratio", "tapegrad mem", "torch mem")
+            "compiled ratio", "compiled best", "tapegrad mem", "torch mem")
     rows = []
     notes = []
     for r in results:
@@ -91,6 +91,7 @@ def _table(results: list[Result]) -> str:
                      "-" if r.ratio_best is None else f"{r.ratio_best:.2f}",
                      "-" if r.compiled is None else _num(r.compiled),
                      "-" if r.compiled_ratio is None else f"{r.compiled_ratio:.2f}",
+                     "-" if r.compiled_ratio_best is None else f"{r.compiled_ratio_best:.2f}",
                      _mem(tg.peak_bytes) if tg and tg.status == "ok" else "-",
                      _mem(th.peak_bytes) if th and th.status == "ok" else "-"))
         notes.append(f"  {r.workload}: {r.description}")

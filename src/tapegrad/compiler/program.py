@@ -116,8 +116,10 @@ def _literal(v: Any) -> str | None:
 class Program:
     """The generated replay function of one capture, with its source (``listing()``)."""
 
-    def __init__(self, rec: Recorder, first: Recorder, output: Any) -> None:
+    def __init__(self, rec: Recorder, first: Recorder, output: Any,
+                 names: dict | None = None) -> None:
         self.namespace: dict[str, Any] = {"T": Tensor._make}
+        self.tensor_names = names or {}  # id(parameter) -> its name in its module
         self._names: dict[int, str] = {}
         self.n_calls = 0
         self._owners: dict | None = None
@@ -187,7 +189,8 @@ class Program:
                 return f"a{slot} = {src}._data"
             f_step = first.steps[i]
             if f_step.obj is t:  # the same tensor at both captures: read it live
-                return f"a{slot} = {self._name(t, f't{slot}')}._data"
+                name = self.tensor_names.get(id(t), f"t{slot}")
+                return f"a{slot} = {self._name(t, name)}._data"
             # a tensor made during the call, the same values each time: a constant
             return f"a{slot} = {self._name(rec.snapshots[slot], f'k{slot}')}"
         if s.kind == "rule":
@@ -211,9 +214,10 @@ class Program:
             fn = self._name(s.fn, s.name)
             return f"{self._name(cap.inplace, 'inplace')}({', '.join([fn] + args + kw)})"
         if s.kind == "effect":
-            return f"{self._name(s.fn, s.fn.__name__)}({self._name(s.obj, 'x')})"
+            obj = self._name(s.obj, self.tensor_names.get(id(s.obj), "leaf"))
+            return f"{self._name(s.fn, s.fn.__name__)}({obj})"
         if s.kind == "accumulate":
-            t = self._name(s.obj, f"t{id(s.obj) % 100000}")
+            t = self._name(s.obj, self.tensor_names.get(id(s.obj), "leaf"))
             g = s.ins[0]
             steal = g[0] == "s" and self._stealable(g[1], i, s.obj._data, rec, last_use,
                                                      returned)

@@ -99,7 +99,7 @@ class CompiledFunction:
         if first is not None:
             diff = same_steps(first, rec)
             if diff is None:
-                e.program = Program(rec, first, output)
+                e.program = Program(rec, first, output, _tensor_names(roots + mods))
                 e.pending = None
                 return out
             if e.captures >= _MAX_CAPTURES:
@@ -129,4 +129,17 @@ class CompiledFunction:
 
     def __repr__(self) -> str:
         return f"<compiled {getattr(self.fn, '__qualname__', self.fn)!r}>"
+
+    def __str__(self) -> str:
+        return self.listing()
+
+
+def _tensor_names(modules: list) -> dict:
+    """id(parameter or buffer) -> a name for the listing (``p_0_weight``: ``0.weight``)."""
+    names: dict = {}
+    for m in modules:
+        for kind, items in (("p", m.named_parameters()), ("b", m.named_buffers())):
+            for name, t in items:
+                names.setdefault(id(t), f"{kind}_{name.replace('.', '_')}")
+    return names
 
