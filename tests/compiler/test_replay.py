@@ -345,3 +345,31 @@ def test_random_programs_replay_bit_identical(ops, reduce):
         for g, t in ((ga, a), (gb, b)):
             assert (g is None and t.grad is None) or torch.equal(g, t.grad)
     assert c.entries[0].program is not None
+
+
+def test_seed_program_manual_sgd_loop():
+    """jcjohnson's two-layer net (tests/programs corpus): raw tensors, backward, an in-place
+    update under no_grad through ``w.grad``, and ``w.grad.zero_()``."""
+
+    def make():
+        x, y = torch.randn(8, 20), torch.randn(8, 3)
+        w1 = torch.randn(20, 6, requires_grad=True)
+        w2 = torch.randn(6, 3, requires_grad=True)
+        lr = 1e-3
+
+        def step(gen):
+            nonlocal w1, w2
+            loss = (x.mm(w1).clamp(min=0).mm(w2) - y).pow(2).sum()
+            loss.backward()
+            with torch.no_grad():
+                w1 -= lr * w1.grad
+                w2 -= lr * w2.grad
+                w1.grad.zero_()
+                w2.grad.zero_()
+            return loss.detach()
+
+        return nn.Module(), None, step, [w1, w2]
+
+    c = _twins(make, steps=6)
+    assert c.entries[0].program is not None
+    assert "._grad._data" in c.listing()

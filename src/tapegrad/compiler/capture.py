@@ -159,6 +159,7 @@ class Recorder:
         self.breaks: list[str] = []
         self.paused = 0
         self.backward_ran = False
+        self.grad_of: dict[int, tuple] = {}  # id(a .grad tensor read) -> (it, its leaf)
         self.fullgraph = fullgraph
         self.arg_tensors: dict[int, tuple] = {}  # id(tensor) -> ("arg", i) / ("kwarg", name)
         self.arg_arrays: dict[int, Tensor] = {}  # id(array) -> the argument tensor holding it
@@ -193,7 +194,9 @@ class Recorder:
             slot = self._slot(a)
             if slot is None:  # first read of a tensor made before this call (or outside ops)
                 slot = self._new_slot(a, np.array(a, copy=True))
-                self.steps.append(Step("bind", None, (), {}, (slot,), "bind", x))
+                via = self.grad_of.get(id(x))
+                params = {"grad_of": via[1]} if via is not None and via[0] is x else {}
+                self.steps.append(Step("bind", None, (), params, (slot,), "bind", x))
             return ("s", slot)
         if isinstance(x, np.ndarray):
             slot = self._slot(x)
@@ -455,6 +458,13 @@ def _grad_property(orig: property) -> property:
     """``Tensor.grad`` during a capture: ``t.grad = None`` (and ``del t.grad``) recorded as a
     step; any other assignment to ``.grad`` is a graph break."""
 
+    def get_grad(self: Tensor) -> Any:
+        g = orig.fget(self)  # type: ignore[misc]
+        rec = _active
+        if g is not None and rec is not None and not rec.paused:
+            rec.grad_of[id(g)] = (g, self)  # read as "self's .grad" when the program binds it
+        return g
+
     def set_grad(self: Tensor, value: Any) -> None:
         rec = _active
         if rec is not None and not rec.paused:
@@ -467,7 +477,7 @@ def _grad_property(orig: property) -> property:
     def del_grad(self: Tensor) -> None:
         set_grad(self, None)
 
-    return property(orig.fget, set_grad, del_grad, orig.__doc__)
+    return property(get_grad, set_grad, del_grad, orig.__doc__)
 
 
 def _breaking(what: str, orig: Callable) -> Callable:

@@ -83,6 +83,10 @@ def same_steps(r1: Recorder, r2: Recorder) -> str | None:
                 if where != r2.arg_tensors.get(id(s2.obj)):
                     return f"step {i}: another argument read"
                 continue
+            if "grad_of" in s1.params or "grad_of" in s2.params:
+                if s1.params.get("grad_of") is not s2.params.get("grad_of"):
+                    return f"step {i}: the .grad of another tensor read"
+                continue
             if s1.obj is not s2.obj and not same_value(r1.snapshots[s1.outs[0]],
                                                        r2.snapshots[s2.outs[0]]):
                 return f"step {i}: a tensor made outside the recorded ops changed its values"
@@ -187,6 +191,10 @@ class Program:
             if where is not None:
                 src = f"args[{where[1]}]" if where[0] == "arg" else f"kwargs[{where[1]!r}]"
                 return f"a{slot} = {src}._data"
+            leaf = s.params.get("grad_of")
+            if leaf is not None:  # a leaf's .grad, read as it is at that point of the replay
+                name = self.tensor_names.get(id(leaf), f"leaf{slot}")
+                return f"a{slot} = {self._name(leaf, name)}._grad._data"
             f_step = first.steps[i]
             if f_step.obj is t:  # the same tensor at both captures: read it live
                 name = self.tensor_names.get(id(t), f"t{slot}")
