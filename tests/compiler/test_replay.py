@@ -373,3 +373,28 @@ def test_seed_program_manual_sgd_loop():
     c = _twins(make, steps=6)
     assert c.entries[0].program is not None
     assert "._grad._data" in c.listing()
+
+
+batch = torch.randn(3, 2)  # rebound by the test below, as a training loop rebinds its batch
+
+
+def test_a_rebound_global_is_guarded():
+    global batch
+    torch.manual_seed(0)
+    lin = nn.Linear(2, 2)
+
+    def f():
+        return lin(batch).sum(0)
+
+    c = torch.compile(f)
+    with torch.no_grad():
+        for _ in range(3):
+            assert torch.equal(c(), f())
+        assert c.entries[0].program is not None
+        for _ in range(3):  # read through the name: the same program
+            batch = torch.randn(3, 2)
+            assert torch.equal(c(), f())
+        assert len(c.entries) == 1 and "globals['batch']" in c.listing()
+        batch = torch.randn(4, 2)  # another shape: a new capture
+        assert torch.equal(c(), f())
+        assert len(c.entries) == 2

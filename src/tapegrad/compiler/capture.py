@@ -160,6 +160,9 @@ class Recorder:
         self.paused = 0
         self.backward_ran = False
         self.grad_of: dict[int, tuple] = {}  # id(a .grad tensor read) -> (it, its leaf)
+        # id(tensor) -> (globals dict or closure cell, name or None): tensors the function
+        # reaches by a name, read through that name at replay (set by replay.py)
+        self.named: dict[int, tuple] = {}
         self.fullgraph = fullgraph
         self.arg_tensors: dict[int, tuple] = {}  # id(tensor) -> ("arg", i) / ("kwarg", name)
         self.arg_arrays: dict[int, Tensor] = {}  # id(array) -> the argument tensor holding it

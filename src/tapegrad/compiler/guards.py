@@ -45,14 +45,24 @@ def key(args: tuple, kwargs: dict) -> tuple:
     return k
 
 
-def reachable(fn: Any, depth: int = 3) -> tuple[list, list]:
-    """Modules and optimizers a function names (its globals and closure, and theirs)."""
+def reachable(fn: Any, depth: int = 3, refs: list | None = None) -> tuple[list, list]:
+    """Modules and optimizers a function names (its globals and closure, and theirs).
+
+    With ``refs``, every name or closure cell found holding a tensor, module or optimizer is
+    appended to it as ``(globals dict or cell, name or None, the object)``: a program is only
+    valid while those names still hold those objects (a training loop that rebinds a global
+    ``x`` to each new batch must not replay the old one).
+    """
     from ..nn.modules.module import Module
     from ..optim.optimizer import Optimizer
 
     modules: list = []
     optimizers: list = []
     seen: set = set()
+
+    def note(where: Any, name: Any, obj: Any) -> None:
+        if refs is not None and isinstance(obj, (Tensor, Module, Optimizer)):
+            refs.append((where, name, obj))
 
     def visit(obj: Any, d: int) -> None:
         if id(obj) in seen:
@@ -74,12 +84,15 @@ def reachable(fn: Any, depth: int = 3) -> tuple[list, list]:
             code = obj.__code__
             for cell in obj.__closure__ or ():
                 try:
-                    visit(cell.cell_contents, d - 1)
+                    value = cell.cell_contents
                 except ValueError:  # an empty cell
-                    pass
+                    continue
+                note(cell, None, value)
+                visit(value, d - 1)
             g = obj.__globals__
             for name in code.co_names:
                 if name in g:
+                    note(g, name, g[name])
                     visit(g[name], d - 1)
 
     visit(fn, depth)
@@ -89,9 +102,13 @@ def reachable(fn: Any, depth: int = 3) -> tuple[list, list]:
 class Guards:
     """The rest of a capture's assumptions: module flags, parameters in place."""
 
-    __slots__ = ("modules", "flags", "params")
+    __slots__ = ("modules", "flags", "params", "names")
 
-    def __init__(self, roots: list, bound: list) -> None:
+    def __init__(self, roots: list, bound: list, names: list | None = None) -> None:
+        # a tensor behind a name: its metadata (the program reads it through the name);
+        # a module or optimizer: its identity
+        self.names = tuple(
+            (w, n, _arg_key(o) if isinstance(o, Tensor) else None, o) for w, n, o in names or ())
         mods: list = []
         seen: set = set()
         for root in roots:
@@ -119,5 +136,12 @@ class Guards:
                 return False
         for table, name, t, rg in self.params:
             if table.get(name) is not t or t._requires_grad is not rg:
+                return False
+        for where, name, meta, obj in self.names:
+            now = where.get(name) if name is not None else where.cell_contents
+            if meta is None:
+                if now is not obj:
+                    return False
+            elif not isinstance(now, Tensor) or _arg_key(now) != meta:
                 return False
         return True

@@ -83,6 +83,10 @@ def same_steps(r1: Recorder, r2: Recorder) -> str | None:
                 if where != r2.arg_tensors.get(id(s2.obj)):
                     return f"step {i}: another argument read"
                 continue
+            src1, src2 = r1.named.get(id(s1.obj)), r2.named.get(id(s2.obj))
+            if src1 is not None and src2 is not None and src1[0] is src2[0] and (
+                    src1[1] == src2[1]):
+                continue  # the same global name or closure cell, read at each call
             if "grad_of" in s1.params or "grad_of" in s2.params:
                 if s1.params.get("grad_of") is not s2.params.get("grad_of"):
                     return f"step {i}: the .grad of another tensor read"
@@ -195,6 +199,12 @@ class Program:
             if leaf is not None:  # a leaf's .grad, read as it is at that point of the replay
                 name = self.tensor_names.get(id(leaf), f"leaf{slot}")
                 return f"a{slot} = {self._name(leaf, name)}._grad._data"
+            named = rec.named.get(id(t))
+            if named is not None and first.named.get(id(first.steps[i].obj)) == named:
+                holder, key = named
+                if key is not None:  # a global: read through the module's namespace
+                    return f"a{slot} = {self._name(holder, 'globals')}[{key!r}]._data"
+                return f"a{slot} = {self._name(holder, 'cell')}.cell_contents._data"
             f_step = first.steps[i]
             if f_step.obj is t:  # the same tensor at both captures: read it live
                 name = self.tensor_names.get(id(t), f"t{slot}")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from .._tensor import Tensor as _Tensor
 from . import capture as cap
 from . import guards as guard_mod
 from .program import Program, describe_output, same_steps
@@ -78,8 +79,12 @@ class CompiledFunction:
     def _capture(self, e: Entry, args: tuple, kwargs: dict) -> Any:
         rec = cap.Recorder(args, kwargs, self.fullgraph)
         roots = [self.module] if self.module is not None else []
-        mods, _ = guard_mod.reachable(self.fn)
+        refs: list = []
+        mods, _ = guard_mod.reachable(self.fn, refs=refs)
         flags_before = guard_mod.Guards(roots + mods, [])
+        for where, name, obj in refs:
+            if isinstance(obj, _Tensor):
+                rec.named.setdefault(id(obj), (where, name))
         with cap.recording(rec):
             out = self.fn(*args, **kwargs)
         e.captures += 1
@@ -93,7 +98,7 @@ class CompiledFunction:
             e.guards = flags_before
             return out
         bound = [s.obj for s in rec.steps if s.kind == "bind"]
-        e.guards = guard_mod.Guards(roots + mods, bound)
+        e.guards = guard_mod.Guards(roots + mods, bound, refs)
         e.guards.flags = flags_before.flags  # the flags the call started with
         first = e.pending
         if first is not None:
