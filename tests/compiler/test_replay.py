@@ -398,3 +398,23 @@ def test_a_rebound_global_is_guarded():
         batch = torch.randn(4, 2)  # another shape: a new capture
         assert torch.equal(c(), f())
         assert len(c.entries) == 2
+
+
+def test_module_hooks_and_errors_during_capture():
+    torch.manual_seed(0)
+    m = nn.Linear(2, 2)
+    seen = []
+    m.register_forward_hook(lambda mod, inp, out: seen.append(1))
+    c = torch.compile(m)
+    with torch.no_grad():
+        for _ in range(3):
+            c(torch.ones(1, 2))
+    assert len(seen) == 3 and "hooks on the module Linear" in _entries(c)[0].eager
+
+    def bad(x):
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        torch.compile(bad)(torch.ones(1))
+    assert torch.ones(1).item() == 1.0  # the capture's hooks are gone again
+    assert not hasattr(torch.Tensor.item, "__wrapped__")

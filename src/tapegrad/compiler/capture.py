@@ -494,6 +494,24 @@ def _breaking(what: str, orig: Callable) -> Callable:
     return method
 
 
+def _hooked_call(orig: Callable) -> Callable:
+    """``Module.__call__`` during a capture: a module with hooks (its own or global ones) is a
+    graph break, as a replay would not call them."""
+
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        rec = _active
+        if rec is not None and not rec.paused:
+            from ..nn.modules import module as module_mod
+
+            if (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
+                    or self._backward_pre_hooks or module_mod._any_global_hooks()):
+                rec.graph_break(f"hooks on the module {type(self).__name__}")
+        return orig(self, *args, **kwargs)
+
+    call.__wrapped__ = orig  # type: ignore[attr-defined]
+    return call
+
+
 # Tensor methods that hand a tensor's values (or a say over the graph) to Python.
 _BREAKS = {
     "item": "Tensor.item() reads a value into Python",
@@ -578,6 +596,7 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
         if name in Module.__dict__:
             patch(Module, name, _breaking(why, Module.__dict__[name]))
     patch(Module, "zero_grad", _opaque("zero_grad", Module.__dict__["zero_grad"]))
+    patch(Module, "_call_impl", _hooked_call(Module.__dict__["_call_impl"]))
     for cls in _optimizer_classes():
         for name in ("step", "zero_grad"):
             if name in cls.__dict__:
