@@ -418,3 +418,21 @@ def test_module_hooks_and_errors_during_capture():
         torch.compile(bad)(torch.ones(1))
     assert torch.ones(1).item() == 1.0  # the capture's hooks are gone again
     assert not hasattr(torch.Tensor.item, "__wrapped__")
+
+
+def test_values_made_outside_ops_are_not_baked_in():
+    """torch.randn inside the call: not a recorded kernel, its values change from call to call;
+    the two captures disagree and the function runs eagerly (the RNG stream as eager's)."""
+    x = torch.ones(3)
+
+    def f():
+        return x + torch.randn(3)
+
+    c = torch.compile(f)
+    for _ in range(6):
+        state = torch.get_rng_state()
+        expect = f()
+        torch.set_rng_state(state)
+        assert torch.equal(c(), expect)
+    (e,) = c.entries
+    assert e.program is None and "change from call to call" in e.eager
