@@ -42,6 +42,10 @@ class OptimizedModule(Module):
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         return self.__dict__["_compiled"](*args, **kwargs)
 
+    def listing(self) -> str:
+        """The NumPy-call listing of the captured programs (``CompiledFunction.listing``)."""
+        return str(self.__dict__["_compiled"].listing())
+
     def __getattr__(self, name: str) -> Any:
         try:
             return super().__getattr__(name)

@@ -6,9 +6,12 @@ recorder writes a flat list of ``Step``\\ s, each one NumPy-level call::
 
     call        out arrays = kernel(input arrays and constants, **params)    (an op's forward)
     inplace     copyto(target, kernel(target, ...), casting="unsafe")         (``add_``, ``copy_``)
+    rule        input gradients = a backward rule, on saved arrays and output gradients
     accumulate  the gradient array added into a leaf's ``.grad``             (AccumulateGrad)
+    effect      ``t.grad = None``
     method      ``optimizer.step()``, ``zero_grad()``: run as they are, opaque
-    bind        an array read from a tensor that existed before (parameter, argument, buffer)
+    bind        an array read from a tensor that existed before (parameter, argument, buffer,
+                a leaf's ``.grad``, a tensor behind a global name)
 
 Arrays are named by *slots*: the recorder remembers, for every array it has seen, which step
 produced it (or which tensor it was read from); a kernel's inputs are then slot numbers.
@@ -19,6 +22,9 @@ pays nothing):
 * forward kernels, and the backward rules' ops (rules are written with tapegrad ops): the op
   registry's ``apply``/``apply_`` detour (``_registry._SPECIAL``, the flag forward-mode AD
   uses) sends every op through :func:`_recorded_apply` here;
+* backward rules: ``OpNode.apply`` is wrapped; a rule whose work all went through ops keeps
+  those steps, a rule with NumPy fast paths (most of the hot ones) becomes one ``rule`` step
+  that runs it again at replay on a small context (``ReplayCtx``) instead of a graph node;
 * the engine's two direct array paths: ``sum_to`` (a broadcast gradient reduced) and
   ``_run_accumulate`` (AccumulateGrad), replaced in ``engine`` for the duration;
 * the optimizers' ``step`` and ``zero_grad`` and ``Module.zero_grad``: recorded as opaque
@@ -29,8 +35,15 @@ pays nothing):
 
 What ends a capture (a *graph break*): reading a tensor's values into Python (``.item()``,
 ``bool()``, ``.tolist()``, ``.numpy()``, printing), registering hooks, hooks already on the
-tensors met, ``create_graph``, a closure passed to ``optimizer.step``. The call goes on eagerly;
-the recorder only notes the reason (see ``compiler.explain``).
+tensors or modules met, ``create_graph``, a closure passed to ``optimizer.step``, assigning
+``.data`` or a tensor to ``.grad``, ``requires_grad_``. The call goes on eagerly; the recorder
+only notes the reason (see ``compiler.explain``).
+
+What a capture cannot see: values computed from arrays outside any kernel (library code that
+reads ``._data`` with NumPy, ``torch.randn`` inside the call). Such a tensor is bound like a
+constant; replay.py captures twice and compares (program.py ``same_steps``), so a constant
+that changes between calls sends the function to eager execution. Input checks that read
+values in NumPy (cross-entropy's target range) ran at capture and are not repeated at replay.
 """
 
 from __future__ import annotations
