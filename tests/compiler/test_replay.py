@@ -436,3 +436,28 @@ def test_values_made_outside_ops_are_not_baked_in():
         assert torch.equal(c(), expect)
     (e,) = c.entries
     assert e.program is None and "change from call to call" in e.eager
+
+
+def test_guard_failure_recaptures_and_switches_back_bit_identical():
+    """train -> eval -> train with dropout: a second program for eval, the first one reused
+    when training resumes; every step bit-identical to eager, RNG stream included."""
+    make = _mlp(torch.optim.Adam, dropout=0.5, lr=1e-2)
+    torch.manual_seed(0)
+    m1, o1, s1, _ = make()
+    torch.manual_seed(0)
+    m2, o2, s2, _ = make()
+    c = torch.compile(s2)
+    for mode in ("train", "eval", "train"):
+        getattr(m1, mode)()
+        getattr(m2, mode)()
+        for _ in range(4):
+            state = torch.get_rng_state()
+            a = s1(None)
+            after = torch.get_rng_state()
+            torch.set_rng_state(state)
+            b = c(None)
+            assert torch.equal(torch.get_rng_state(), after)
+            _same([a._data], [b._data])
+            _same(_arrays(m1, o1), _arrays(m2, o2))
+    assert len(c.entries) == 2 and all(e.program is not None for e in c.entries)
+    assert c.recompiles == 1
