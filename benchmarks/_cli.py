@@ -138,7 +138,8 @@ def _header(env: dict, quick: bool) -> str:
         f"load average before the run: {env['load_average']} (other processes skew timings)",
         "times are medians over repeats (ratio = tapegrad/torch time: >1 means tapegrad is "
         "slower;",
-        "  best ratio = the same from each side's fastest repeat, less sensitive to load);",
+        "  best ratio = the same from each side's fastest repeat, less sensitive to load;",
+        "  compiled = tapegrad.compile(step), timed in the same rounds, and its ratios to torch);",
         "mem = peak bytes allocated during one step on top of what existed before it "
         "(tapegrad: tracemalloc,",
         "  Python objects + NumPy buffers; torch: its profiler, tensor storage only)",
