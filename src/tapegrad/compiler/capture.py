@@ -238,7 +238,10 @@ class Recorder:
     def _copy_of_arg(self, v: np.ndarray) -> int | None:
         """A kernel parameter that is a copy of an argument tensor's values (cross-entropy
         copies its target): recorded as that copy, so a replay follows the argument. Matched
-        by value, which is the only trace a copy leaves."""
+        by value, which is the only trace a copy leaves; only for integer and bool arrays
+        (class indices, masks), where a constant equal to an argument by chance is unlikely."""
+        if v.dtype.kind not in "iub":
+            return None
         for t in self.arg_arrays.values():
             a = t._data
             if a.shape == v.shape and a.dtype == v.dtype and a.tobytes() == v.tobytes():
