@@ -8,7 +8,8 @@ Each workload is written once against the ``torch`` API as a function of the lib
     WeightBank ──(NumPy, fixed seed, made once)──► tapegrad params   torch params
                                                     │ first step      │ first step
                                                     └──── losses agree to 1e-5 relative? ────┐
-    timed pass: warm-up, repeats of N steps, median per step   (both libraries)    ◄─────────┘
+    timed pass: warm-up, repeats of N steps, median per step   (both libraries,    ◄─────────┘
+                and tapegrad.compile(step): the "compiled" columns)
     memory pass: one more step, tracemalloc (tapegrad) / torch's profiler (torch)
 
 The workloads (``WORKLOADS``, in the order of the performance issue):

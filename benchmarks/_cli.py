@@ -80,8 +80,8 @@ def _cell(res: Result, lib: str) -> str:
 
 
 def _table(results: list[Result]) -> str:
-    head = ("workload", "unit", "tapegrad", "torch", "ratio", "best ratio", "tapegrad mem",
-            "torch mem")
+    head = ("workload", "unit", "tapegrad", "torch", "ratio", "best ratio", "compiled",
+            "compiled ratio", "compiled best", "tapegrad mem", "torch mem")
     rows = []
     notes = []
     for r in results:
@@ -89,9 +89,14 @@ def _table(results: list[Result]) -> str:
         rows.append((r.workload, r.unit, _cell(r, "tapegrad"), _cell(r, "torch"),
                      "-" if r.ratio is None else f"{r.ratio:.2f}",
                      "-" if r.ratio_best is None else f"{r.ratio_best:.2f}",
+                     "-" if r.compiled is None else _num(r.compiled),
+                     "-" if r.compiled_ratio is None else f"{r.compiled_ratio:.2f}",
+                     "-" if r.compiled_ratio_best is None else f"{r.compiled_ratio_best:.2f}",
                      _mem(tg.peak_bytes) if tg and tg.status == "ok" else "-",
                      _mem(th.peak_bytes) if th and th.status == "ok" else "-"))
         notes.append(f"  {r.workload}: {r.description}")
+        if r.compiled_detail:
+            notes.append(f"    compiled: {r.compiled_detail}")
         if r.baseline_label:
             notes.append(f"    {r.baseline_label} bare: {_num(r.baseline_value)} {r.unit}; "
                          f"ratio = {r.ratio_of} (higher is better)")
@@ -134,7 +139,8 @@ def _header(env: dict, quick: bool) -> str:
         f"load average before the run: {env['load_average']} (other processes skew timings)",
         "times are medians over repeats (ratio = tapegrad/torch time: >1 means tapegrad is "
         "slower;",
-        "  best ratio = the same from each side's fastest repeat, less sensitive to load);",
+        "  best ratio = the same from each side's fastest repeat, less sensitive to load;",
+        "  compiled = tapegrad.compile(step), timed in the same rounds, and its ratios to torch);",
         "mem = peak bytes allocated during one step on top of what existed before it "
         "(tapegrad: tracemalloc,",
         "  Python objects + NumPy buffers; torch: its profiler, tensor storage only)",

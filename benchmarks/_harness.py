@@ -49,6 +49,7 @@ SETTLE_S = 0.5  # full mode: idle pause before timing, so the other library's th
 SWITCH_S = 0.2  # full mode: the same before each turn of an interleaved repeat
 
 Step = Callable[[], Any]
+COMPILED = "tapegrad compiled"  # the label of tapegrad.compile(step) in the timed rounds
 
 
 @dataclass(frozen=True)
@@ -319,6 +320,10 @@ class Result:
     ratio_best: float | None = None  # the same ratio from each side's fastest repeat
     ratio_of: str = ""
     references: dict[str, float] = field(default_factory=dict)  # label -> value (per_step)
+    compiled: float | None = None  # tapegrad.compile(step), timed in the same rounds
+    compiled_ratio: float | None = None  # compiled / torch (or / the baseline)
+    compiled_ratio_best: float | None = None  # the same from each side's fastest repeat
+    compiled_detail: str = ""  # why there is no compiled number, or the signatures run eagerly
 
 
 def time_steps(steps: dict[str, Step], timing: Timing) -> dict[str, tuple[float, list, int]]:
@@ -555,6 +560,16 @@ def run_workload(w: Workload, quick: bool, libs: dict[str, ModuleType], *,
             steps.clear()  # nothing to compare: time neither side
 
     timed = dict(steps)
+    if "tapegrad" in steps:  # the compiled column: the same step through tapegrad.compile
+        lib = libs["tapegrad"]
+        try:
+            compiled = lib.compile(w.setup(lib, cfg, WeightBank(w.name)))
+            first = float(compiled().item())
+            if first != res.sides["tapegrad"].first_loss:
+                raise AssertionError(f"compiled first loss {first!r} differs from eager")
+            timed[COMPILED] = compiled
+        except Exception as exc:
+            res.compiled_detail = _fmt_error(exc)
     if w.baseline is not None:
         timed[w.baseline.label] = w.baseline.setup(cfg, bank)
     for extra in w.references:
@@ -567,6 +582,13 @@ def run_workload(w: Workload, quick: bool, libs: dict[str, ModuleType], *,
         side.seconds_per_step, side.repeat_seconds, side.steps_per_repeat = sec, reps, number
         side.value = w.per_step(sec, cfg)
 
+    compiled_best = None
+    if COMPILED in measured:
+        res.compiled = w.per_step(measured[COMPILED][0], cfg)
+        compiled_best = w.per_step(min(measured[COMPILED][1]), cfg)
+        eager = [e.eager for e in timed[COMPILED].entries if e.eager]  # type: ignore[attr-defined]
+        if eager:
+            res.compiled_detail = "runs eagerly: " + eager[0]
     baseline_best = None
     if w.baseline is not None:
         sec, reps, _ = measured[w.baseline.label]
@@ -607,6 +629,10 @@ def run_workload(w: Workload, quick: bool, libs: dict[str, ModuleType], *,
         res.ratio_of = "tapegrad/torch"
         th = res.sides.get("torch")
         ref, ref_best = (th.value if th else None), best(th)
+    if res.compiled is not None and ref:
+        res.compiled_ratio = res.compiled / ref
+        if compiled_best is not None and ref_best:
+            res.compiled_ratio_best = compiled_best / ref_best
     if tg is not None and tg.value is not None and ref:
         res.ratio = tg.value / ref
         res.ratio_best = best(tg) / ref_best

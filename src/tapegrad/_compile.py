@@ -1,18 +1,21 @@
-"""``torch.compile``: for now the model runs eagerly, with the same results.
+"""``torch.compile``: the user-facing entry; the work is done by ``tapegrad.compiler``.
 
 ``compile(model)`` wraps a module in an ``OptimizedModule`` (its ``_orig_mod`` is the model:
 parameters are shared and ``state_dict`` keys gain the ``_orig_mod.`` prefix, as in torch) and a
-function in a wrapper calling it; ``@compile`` and ``compile(mode=..., fullgraph=...)`` give a
-decorator. The arguments are checked as torch checks them (an unknown ``mode`` or ``backend``
-fails the same way), then ignored: every call runs the original Python code.
+function in a ``compiler.CompiledFunction``; ``@compile`` and ``compile(mode=..., fullgraph=...)``
+give a decorator. The arguments are checked as torch checks them (an unknown ``mode`` or
+``backend`` fails the same way). Calls are captured and replayed as flat NumPy calls (see
+``compiler/__init__.py``); ``fullgraph=True`` makes a graph break an error; ``mode``,
+``backend``, ``dynamic`` and ``options`` change nothing here (shapes are always guarded
+exactly, as ``dynamic=False``).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
+from .compiler import CompiledFunction
 from .nn.modules.module import Module
 
 MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
@@ -29,14 +32,19 @@ class InvalidBackend(RuntimeError):
 
 
 class OptimizedModule(Module):
-    """A compiled module: ``_orig_mod`` runs, eagerly."""
+    """A compiled module: calls of ``_orig_mod`` captured and replayed."""
 
-    def __init__(self, mod: Module) -> None:
+    def __init__(self, mod: Module, fullgraph: bool = False) -> None:
         super().__init__()
         self._orig_mod = mod
+        self.__dict__["_compiled"] = CompiledFunction(mod, fullgraph=fullgraph, module=mod)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        return self._orig_mod(*args, **kwargs)
+        return self.__dict__["_compiled"](*args, **kwargs)
+
+    def listing(self) -> str:
+        """The NumPy-call listing of the captured programs (``CompiledFunction.listing``)."""
+        return str(self.__dict__["_compiled"].listing())
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -79,12 +87,7 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic: 
         if backend == "inductor" and mode is not None and mode not in MODES:
             raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(MODES)}")
     if isinstance(model, Module):
-        return OptimizedModule(model)
+        return OptimizedModule(model, fullgraph)
     if isinstance(model, type):
         return model
-
-    @functools.wraps(model)
-    def compiled(*args: Any, **kwargs: Any) -> Any:
-        return model(*args, **kwargs)
-
-    return compiled
+    return CompiledFunction(model, fullgraph=fullgraph)

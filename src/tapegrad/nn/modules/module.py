@@ -950,7 +950,12 @@ class Module:
         return self._call_impl(*args, **kwargs)
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
-        """``torch.compile`` is the identity in tapegrad: the module keeps running eagerly."""
+        """Compile this module's calls in place (``torch.compile``'s arguments; see there)."""
+        from ...compiler import CompiledFunction
+
+        self._compiled_call_impl = CompiledFunction(self._call_impl,
+                                                    fullgraph=kwargs.get("fullgraph", False),
+                                                    module=self)
 
     # -- attributes -------------------------------------------------------------------------
 

@@ -1,0 +1,62 @@
+"""``tapegrad.compile``: capture a call once, then replay it as flat NumPy calls.
+
+The pieces, in the order a call meets them:
+
+* ``capture.py``: the first calls run eagerly while a recorder writes down every kernel call
+  (forward kernels, the backward rules' ops, the engine's gradient sums and accumulations, the
+  optimizer's step as one opaque call), and notes graph breaks;
+* ``program.py``: the recorded steps become one generated Python function, one NumPy-level call
+  per line (``listing()`` prints it);
+* ``guards.py``: what the capture assumed (shapes, dtypes, grad mode, module flags, parameters);
+* ``replay.py``: the compiled callable, its cache of captures and the choice at each call.
+
+``explain(fn)(*args)`` runs one capture and reports the graph breaks, like
+``torch._dynamo.explain``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .capture import GraphBreak, Recorder, capturing, recording
+from .replay import CompiledFunction, cache_size_limit
+
+__all__ = ["CompiledFunction", "ExplainOutput", "GraphBreak", "cache_size_limit", "capturing",
+           "explain"]
+
+
+@dataclass
+class ExplainOutput:
+    """What one capture of a call found (``torch._dynamo.explain``'s summary, in brief)."""
+
+    graph_count: int
+    graph_break_count: int
+    op_count: int
+    break_reasons: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        lines = [f"Graph Count: {self.graph_count}",
+                 f"Graph Break Count: {self.graph_break_count}",
+                 f"Op Count: {self.op_count}"]
+        if self.break_reasons:
+            lines.append("Break Reasons:")
+            lines += [f"  Break Reason {i + 1}: {r}" for i, r in enumerate(self.break_reasons)]
+        return "\n".join(lines)
+
+
+def explain(fn: Any) -> Any:
+    """``explain(fn)(*args, **kwargs)``: run ``fn`` once while capturing; report the breaks.
+
+    The call runs eagerly (its effects happen, as with ``torch._dynamo.explain``).
+    """
+
+    def run(*args: Any, **kwargs: Any) -> ExplainOutput:
+        rec = Recorder(args, kwargs)
+        with recording(rec):
+            fn(*args, **kwargs)
+        n_ops = sum(s.kind != "bind" for s in rec.steps)
+        return ExplainOutput(1 if not rec.breaks else 0, len(rec.breaks), n_ops,
+                             list(rec.breaks))
+
+    return run

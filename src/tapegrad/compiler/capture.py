@@ -1,0 +1,634 @@
+"""Capture: run a function once, eagerly, while writing down every kernel call it makes.
+
+A ``Recorder`` is active during one call of a compiled function. The call runs exactly as it
+would eagerly (so its results are right whatever happens to the capture), and on the side the
+recorder writes a flat list of ``Step``\\ s, each one NumPy-level call::
+
+    call        out arrays = kernel(input arrays and constants, **params)    (an op's forward)
+    inplace     copyto(target, kernel(target, ...), casting="unsafe")         (``add_``, ``copy_``)
+    rule        input gradients = a backward rule, on saved arrays and output gradients
+    accumulate  the gradient array added into a leaf's ``.grad``             (AccumulateGrad)
+    effect      ``t.grad = None``
+    method      ``optimizer.step()``, ``zero_grad()``: run as they are, opaque
+    bind        an array read from a tensor that existed before (parameter, argument, buffer,
+                a leaf's ``.grad``, a tensor behind a global name)
+
+Arrays are named by *slots*: the recorder remembers, for every array it has seen, which step
+produced it (or which tensor it was read from); a kernel's inputs are then slot numbers.
+
+Where the calls are heard, all of it switched on only while a recorder is active (eager code
+pays nothing):
+
+* forward kernels, and the backward rules' ops (rules are written with tapegrad ops): the op
+  registry's ``apply``/``apply_`` detour (``_registry._SPECIAL``, the flag forward-mode AD
+  uses) sends every op through :func:`_recorded_apply` here;
+* backward rules: ``OpNode.apply`` is wrapped; a rule whose work all went through ops keeps
+  those steps, a rule with NumPy fast paths (most of the hot ones) becomes one ``rule`` step
+  that runs it again at replay on a small context (``ReplayCtx``) instead of a graph node;
+* the engine's two direct array paths: ``sum_to`` (a broadcast gradient reduced) and
+  ``_run_accumulate`` (AccumulateGrad), replaced in ``engine`` for the duration;
+* the optimizers' ``step`` and ``zero_grad`` and ``Module.zero_grad``: recorded as opaque
+  method calls (their Python runs again at replay, on the real state: an Adam step's bias
+  corrections change every step, so they cannot be constants);
+* dropout's noise: ``Engine.dropout_noise`` is recorded as a call on the default generator, so a
+  replay draws from the stream exactly as eager code does.
+
+What ends a capture (a *graph break*): reading a tensor's values into Python (``.item()``,
+``bool()``, ``.tolist()``, ``.numpy()``, printing), registering hooks, hooks already on the
+tensors or modules met, ``create_graph``, a closure passed to ``optimizer.step``, assigning
+``.data`` or a tensor to ``.grad``, ``requires_grad_``. The call goes on eagerly; the recorder
+only notes the reason (see ``compiler.explain``).
+
+What a capture cannot see: values computed from arrays outside any kernel (library code that
+reads ``._data`` with NumPy, ``torch.randn`` inside the call). Such a tensor is bound like a
+constant; replay.py captures twice and compares (program.py ``same_steps``), so a constant
+that changes between calls sends the function to eager execution. Input checks that read
+values in NumPy (cross-entropy's target range) ran at capture and are not repeated at replay.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import engine, forward_ad, graph
+from ..autograd.grad_mode import _state
+from ..ops import _registry
+from ..ops.reduction import _fast_sum
+
+
+class GraphBreak(RuntimeError):
+    """A graph break under ``fullgraph=True`` (torch raises ``torch._dynamo.exc.Unsupported``)."""
+
+
+# The recorder of the call being captured, or None (one at a time).
+_active: Recorder | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# The array-level helpers a program calls (the same NumPy calls eager code makes)
+# ---------------------------------------------------------------------------------------------
+
+def sum_to_array(a: np.ndarray, shape: tuple) -> np.ndarray:
+    """engine.sum_to's first-order path, on the array: sum the broadcast dims away."""
+    gshape = a.shape
+    lead = len(gshape) - len(shape)
+    axes = () if lead < 0 else tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1
+    )
+    return (_fast_sum(a, axes, True) if axes else a).reshape(shape)
+
+
+def accumulate_grad(t: Tensor, g: np.ndarray) -> None:
+    """AccumulateGrad, first order: a copy laid out like the leaf, or an in-place add."""
+    old = t._grad
+    if old is None:
+        data = np.empty_like(t._data)
+        np.copyto(data, g)
+        t._grad = Tensor._make(data)
+    else:
+        np.add(old._data, g, out=old._data, casting="unsafe")
+        old._version_counter.value += 1
+
+
+def accumulate_grad_steal(t: Tensor, g: np.ndarray) -> None:
+    """AccumulateGrad when the program holds the only reference to ``g`` (laid out like the
+    leaf): the array becomes ``.grad`` itself, as eager AccumulateGrad steals a free buffer."""
+    old = t._grad
+    if old is None:
+        t._grad = Tensor._make(g)
+    else:
+        np.add(old._data, g, out=old._data, casting="unsafe")
+        old._version_counter.value += 1
+
+
+def clear_grad(t: Tensor) -> None:
+    """``t.grad = None``."""
+    t._grad = None
+
+
+def inplace(kernel: Callable, target: np.ndarray, *args: Any, **params: Any) -> None:
+    """An in-place op: the kernel on the target's values, written back into its memory."""
+    np.copyto(target, kernel(target, *args, **params), casting="unsafe")
+
+
+def default_engine() -> Any:
+    """The default generator's engine (looked up at each call: manual_seed may replace it)."""
+    from .._random import default_generator
+
+    return default_generator.engine
+
+
+# ---------------------------------------------------------------------------------------------
+# The recording
+# ---------------------------------------------------------------------------------------------
+
+class SlotRef:
+    """A keyword parameter of a kernel that is an array of the program (a slot), not a constant
+    (cross-entropy's target array, say)."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: int) -> None:
+        self.slot = slot
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SlotRef) and other.slot == self.slot
+
+    def __hash__(self) -> int:
+        return hash(self.slot)
+
+
+class Step:
+    """One recorded call. ``ins``: per argument, ``("s", slot)`` or ``("c", constant)``."""
+
+    __slots__ = ("kind", "fn", "ins", "params", "outs", "name", "obj")
+
+    def __init__(self, kind: str, fn: Any, ins: tuple, params: dict, outs: tuple, name: str,
+                 obj: Any = None) -> None:
+        self.kind = kind
+        self.fn = fn
+        self.ins = ins
+        self.params = params
+        self.outs = outs
+        self.name = name
+        self.obj = obj  # the tensor (bind, accumulate) or object (method) the step acts on
+
+
+class Recorder:
+    """The steps of one call, the arrays they read and wrote, and any graph breaks."""
+
+    def __init__(self, args: tuple, kwargs: dict, fullgraph: bool = False) -> None:
+        self.steps: list[Step] = []
+        self.slot_of: dict[int, int] = {}  # id(array) -> slot
+        self.arrays: list[np.ndarray] = []  # slot -> array (kept alive: ids stay unique)
+        self.snapshots: list[Any] = []  # slot -> a copy of a bound tensor's values (else None)
+        self.breaks: list[str] = []
+        self.paused = 0
+        self.backward_ran = False
+        self.grad_of: dict[int, tuple] = {}  # id(a .grad tensor read) -> (it, its leaf)
+        # id(tensor) -> (globals dict or closure cell, name or None): tensors the function
+        # reaches by a name, read through that name at replay (set by replay.py)
+        self.named: dict[int, tuple] = {}
+        self.fullgraph = fullgraph
+        self.arg_tensors: dict[int, tuple] = {}  # id(tensor) -> ("arg", i) / ("kwarg", name)
+        self.arg_arrays: dict[int, Tensor] = {}  # id(array) -> the argument tensor holding it
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                self.arg_tensors.setdefault(id(a), ("arg", i))
+                self.arg_arrays.setdefault(id(a._data), a)
+        for k, a in kwargs.items():
+            if isinstance(a, Tensor):
+                self.arg_tensors.setdefault(id(a), ("kwarg", k))
+                self.arg_arrays.setdefault(id(a._data), a)
+
+    # -- slots ----------------------------------------------------------------------------------
+
+    def _new_slot(self, a: np.ndarray, snapshot: Any = None) -> int:
+        slot = len(self.arrays)
+        self.arrays.append(a)
+        self.snapshots.append(snapshot)
+        self.slot_of[id(a)] = slot
+        return slot
+
+    def _slot(self, a: np.ndarray) -> int | None:
+        slot = self.slot_of.get(id(a))
+        if slot is not None and self.arrays[slot] is a:
+            return slot
+        return None
+
+    def ref(self, x: Any) -> tuple:
+        """The input reference of one argument: a slot for a tensor's array, else a constant."""
+        if isinstance(x, Tensor):
+            a = x._data
+            slot = self._slot(a)
+            if slot is None:  # first read of a tensor made before this call (or outside ops)
+                slot = self._new_slot(a, np.array(a, copy=True))
+                via = self.grad_of.get(id(x))
+                params = {"grad_of": via[1]} if via is not None and via[0] is x else {}
+                self.steps.append(Step("bind", None, (), params, (slot,), "bind", x))
+            return ("s", slot)
+        if isinstance(x, np.ndarray):
+            slot = self._slot(x)
+            if slot is not None:
+                return ("s", slot)
+            return ("c", np.array(x, copy=True))
+        return ("c", x)
+
+    def params(self, params: dict) -> dict:
+        """A kernel's keyword parameters: arrays of the program become slot references."""
+        out = {}
+        for k, v in params.items():
+            if isinstance(v, np.ndarray):
+                slot = self._slot(v)
+                if slot is None and id(v) in self.arg_arrays:
+                    slot = self.ref(self.arg_arrays[id(v)])[1]
+                if slot is None:
+                    slot = self._copy_of_arg(v)
+                v = SlotRef(slot) if slot is not None else np.array(v, copy=True)
+            out[k] = v
+        return out
+
+    def _copy_of_arg(self, v: np.ndarray) -> int | None:
+        """A kernel parameter that is a copy of an argument tensor's values (cross-entropy
+        copies its target): recorded as that copy, so a replay follows the argument. Matched
+        by value, which is the only trace a copy leaves; only for integer and bool arrays
+        (class indices, masks), where a constant equal to an argument by chance is unlikely."""
+        if v.dtype.kind not in "iub":
+            return None
+        for t in self.arg_arrays.values():
+            a = t._data
+            if a.shape == v.shape and a.dtype == v.dtype and a.tobytes() == v.tobytes():
+                src = self.ref(t)
+                self.steps.append(Step("call", np.copy, (src,), {}, self.outputs((v,)), "copy"))
+                return self.slot_of[id(v)]
+        return None
+
+    def outputs(self, arrays: tuple) -> tuple:
+        return tuple(self._new_slot(a) for a in arrays)
+
+    # -- graph breaks ---------------------------------------------------------------------------
+
+    def graph_break(self, reason: str) -> None:
+        """Note why the call cannot be replayed; it goes on eagerly, unrecorded."""
+        if self.breaks:
+            return
+        where = _user_frame()
+        text = f"{reason}" + (f" (at {where})" if where else "")
+        self.breaks.append(text)
+        self.paused += 1  # nothing more to record
+        if os.environ.get("TAPEGRAD_LOGS", "") and "graph_breaks" in os.environ["TAPEGRAD_LOGS"]:
+            print(f"[tapegrad.compile] graph break: {text}", file=sys.stderr)
+        if self.fullgraph:
+            raise GraphBreak(f"graph break (fullgraph=True): {text}")
+
+
+def _user_frame() -> str:
+    """file:line of the innermost frame outside tapegrad's own package."""
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    f: Any = sys._getframe(2)
+    while f is not None:
+        fname = f.f_code.co_filename
+        if not os.path.abspath(fname).startswith(pkg):
+            return f"{fname}:{f.f_lineno}"
+        f = f.f_back
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# The hooks, installed for the duration of a capture
+# ---------------------------------------------------------------------------------------------
+
+def _recorded_apply(op: Any, inputs: tuple, params: dict) -> Any:
+    rec = _active
+    _registry._SPECIAL = False
+    try:
+        if rec is None or rec.paused:
+            return _registry.apply(op, *inputs, **params)
+        ins = tuple(rec.ref(x) for x in inputs)
+        kw = rec.params(params)
+        result = _registry.apply(op, *inputs, **params)
+    finally:
+        _registry._SPECIAL = True
+    arrays = (result._data,) if op.outputs == 1 else tuple(r._data for r in result)
+    rec.steps.append(Step("call", op.forward, ins, kw, rec.outputs(arrays), op.name))
+    return result
+
+
+def _recorded_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Tensor:
+    rec = _active
+    _registry._SPECIAL = False
+    try:
+        if rec is None or rec.paused:
+            return _registry.apply_(op, target, *others, **params)
+        ins = (rec.ref(target),) + tuple(rec.ref(x) for x in others)
+        kw = rec.params(params)
+        result = _registry.apply_(op, target, *others, **params)
+    finally:
+        _registry._SPECIAL = True
+    # the target's array keeps its slot: it was written in place
+    rec.steps.append(Step("inplace", op.forward, ins, kw, (), op.name + "_"))
+    return result
+
+
+class ReplayCtx:
+    """What a backward rule reads from its node, rebuilt from arrays at replay."""
+
+    __slots__ = ("saved", "params", "input_meta", "needs_input_grad", "input_shapes")
+
+    def __init__(self, saved: tuple, params: dict, meta: tuple) -> None:
+        self.saved = saved
+        self.params = params
+        self.input_meta, self.needs_input_grad, self.input_shapes = meta
+
+
+def rule_meta(input_meta: tuple) -> tuple:
+    """What a rule's context says about its inputs, computed once per program step."""
+    return (input_meta, tuple(m is not None for m in input_meta),
+            tuple(m[0] if m is not None else None for m in input_meta))
+
+
+def run_rule(op: Any, saved: tuple, grads: tuple, params: dict, meta: tuple) -> tuple:
+    """A backward rule run as one step: saved values and gradients in as arrays, the input
+    gradients out as arrays (None where there is none), with grad mode off as in the engine.
+    ``meta`` is ``rule_meta(node.input_meta)``."""
+    make = Tensor._make
+    ctx = ReplayCtx(tuple(make(a) if type(a) is np.ndarray else a for a in saved), params,
+                    meta)
+    gs = [None if g is None else make(g) for g in grads]
+    prev = _state.enabled
+    _state.enabled = False
+    try:
+        out = op.rule(ctx, gs[0] if op.outputs == 1 else gs)
+    finally:
+        _state.enabled = prev
+    return tuple(None if g is None else g._data for g in out)
+
+
+_orig_node_apply = _registry.OpNode.apply
+
+
+def _recorded_node_apply(node: Any, grads: list) -> tuple:
+    """A node's rule: its ops recorded one by one when it is written with ops only, else the
+    whole rule recorded as one ``run_rule`` step (rules with NumPy fast paths)."""
+    rec = _active
+    if rec is None or rec.paused:
+        return _orig_node_apply(node, grads)
+    if any(g is not None and g._data.dtype.kind == "c" for g in grads):
+        rec.graph_break("a complex gradient")
+        return _orig_node_apply(node, grads)
+    n_steps, n_slots = len(rec.steps), len(rec.arrays)
+    saved = node.saved
+    out = _orig_node_apply(node, grads)
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    fine = all(s.kind != "bind" for s in rec.steps[n_steps:]) and all(
+        g is None or (isinstance(g, Tensor) and rec._slot(g._data) is not None) for g in outs)
+    if fine:
+        return out
+    # forget what was recorded inside the rule, and record the rule as one step
+    del rec.steps[n_steps:]
+    for slot in range(n_slots, len(rec.arrays)):
+        a = rec.arrays[slot]
+        if rec.slot_of.get(id(a)) == slot:
+            del rec.slot_of[id(a)]
+    ins = (("c", node.op), ("c", tuple(rec.ref(x) for x in saved)),
+           ("c", tuple(rec.ref(g) if g is not None else ("c", None) for g in grads)),
+           ("c", rec.params(node.params)), ("c", rule_meta(node.input_meta)))
+    slots = tuple(rec._new_slot(g._data) if isinstance(g, Tensor) else None for g in outs)
+    rec.steps.append(Step("rule", run_rule, ins, {}, slots, node.op.name + "_backward"))
+    return out
+
+
+_orig_sum_to = engine.sum_to
+_orig_run_accumulate = engine._run_accumulate
+
+
+def _recorded_sum_to(grad: Tensor, shape: Any) -> Tensor:
+    rec = _active
+    shape = tuple(shape)
+    a = grad._data
+    if (rec is None or rec.paused or a.shape == shape or _state.enabled
+            or a.dtype.kind != "f" or a.itemsize < 4):
+        return _orig_sum_to(grad, shape)  # unchanged, or through ops (recorded there)
+    ins = (rec.ref(grad),)
+    out = _orig_sum_to(grad, shape)
+    rec.steps.append(Step("call", sum_to_array, ins, {"shape": shape},
+                          rec.outputs((out._data,)), "sum_to"))
+    return out
+
+
+def _recorded_run_accumulate(node: Any, g: Tensor, create_graph: bool, capture: dict,
+                             captured: list, accumulate: bool) -> None:
+    rec = _active
+    if rec is None or rec.paused or not accumulate:
+        return _orig_run_accumulate(node, g, create_graph, capture, captured, accumulate)
+    t = node.variable
+    if create_graph:
+        rec.graph_break("backward(create_graph=True)")
+    elif t._hooks or t._post_hooks:
+        rec.graph_break("a hook on a leaf tensor")
+    if rec.paused:
+        return _orig_run_accumulate(node, g, create_graph, capture, captured, accumulate)
+    rec.backward_ran = True
+    if g._data.shape != t._data.shape:
+        g = engine.sum_to(g, t._data.shape)
+    if g._data.dtype != t._data.dtype:
+        if g._data.dtype.kind == "c" and t._data.dtype.kind != "c":
+            g = g.real
+        g = g.to(t.dtype)
+    ins = (rec.ref(g),)
+    rec.steps.append(Step("accumulate", accumulate_grad, ins, {}, (), "accumulate_grad", t))
+    accumulate_grad(t, g._data)
+
+
+def _recorded_noise(self: Any, shape: Any, dtype: Any, p: float) -> np.ndarray:
+    rec = _active
+    out = _orig_noise(self, shape, dtype, p)
+    if rec is not None and not rec.paused:
+        from .._random import default_generator
+
+        if self is not default_generator.engine:
+            rec.graph_break("dropout noise from a generator other than the default one")
+        else:
+            ins = (("c", tuple(shape)), ("c", dtype), ("c", p))
+            rec.steps.append(Step("call", _noise_call, ins, {}, rec.outputs((out,)),
+                                  "dropout_noise"))
+    return out
+
+
+def _noise_call(shape: Any, dtype: Any, p: float) -> np.ndarray:
+    """The default generator's dropout noise (the same draw as eager dropout)."""
+    return _orig_noise(default_engine(), shape, dtype, p)
+
+
+def _opaque(name: str, orig: Callable) -> Callable:
+    """A method recorded as one opaque step: its own Python runs at replay, on live state."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        rec = _active
+        if rec is None or rec.paused:
+            return orig(self, *args, **kwargs)
+        if name == "step" and (args or kwargs.get("closure") is not None):
+            if args[0] if args else kwargs.get("closure"):
+                rec.graph_break("optimizer.step(closure)")
+                return orig(self, *args, **kwargs)
+        ins = tuple(rec.ref(a) for a in args)
+        kw = dict(kwargs)
+        rec.paused += 1
+        try:
+            out = orig(self, *args, **kwargs)
+        finally:
+            rec.paused -= 1
+        rec.steps.append(Step("method", orig, ins, kw, (), f"{type(self).__name__}.{name}",
+                              self))
+        return out
+
+    method.__wrapped__ = orig  # type: ignore[attr-defined]
+    return method
+
+
+def _grad_property(orig: property) -> property:
+    """``Tensor.grad`` during a capture: ``t.grad = None`` (and ``del t.grad``) recorded as a
+    step; any other assignment to ``.grad`` is a graph break."""
+
+    def get_grad(self: Tensor) -> Any:
+        g = orig.fget(self)  # type: ignore[misc]
+        rec = _active
+        if g is not None and rec is not None and not rec.paused:
+            rec.grad_of[id(g)] = (g, self)  # read as "self's .grad" when the program binds it
+        return g
+
+    def set_grad(self: Tensor, value: Any) -> None:
+        rec = _active
+        if rec is not None and not rec.paused:
+            if value is None:
+                rec.steps.append(Step("effect", clear_grad, (), {}, (), "clear_grad", self))
+            else:
+                rec.graph_break("a tensor assigned to .grad")
+        orig.fset(self, value)  # type: ignore[misc]
+
+    def del_grad(self: Tensor) -> None:
+        set_grad(self, None)
+
+    return property(get_grad, set_grad, del_grad, orig.__doc__)
+
+
+def _breaking(what: str, orig: Callable) -> Callable:
+    def method(*args: Any, **kwargs: Any) -> Any:
+        rec = _active
+        if rec is not None and not rec.paused:
+            rec.graph_break(what)
+        return orig(*args, **kwargs)
+
+    method.__wrapped__ = orig  # type: ignore[attr-defined]
+    return method
+
+
+def _hooked_call(orig: Callable) -> Callable:
+    """``Module.__call__`` during a capture: a module with hooks (its own or global ones) is a
+    graph break, as a replay would not call them."""
+
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        rec = _active
+        if rec is not None and not rec.paused:
+            from ..nn.modules import module as module_mod
+
+            if (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
+                    or self._backward_pre_hooks or module_mod._any_global_hooks()):
+                rec.graph_break(f"hooks on the module {type(self).__name__}")
+        return orig(self, *args, **kwargs)
+
+    call.__wrapped__ = orig  # type: ignore[attr-defined]
+    return call
+
+
+# Tensor methods that hand a tensor's values (or a say over the graph) to Python.
+_BREAKS = {
+    "item": "Tensor.item() reads a value into Python",
+    "tolist": "Tensor.tolist() reads values into Python",
+    "numpy": "Tensor.numpy() hands the array out",
+    "__array__": "a tensor converted to a NumPy array",
+    "__bool__": "data-dependent control flow (bool(tensor))",
+    "__float__": "float(tensor) reads a value into Python",
+    "__int__": "int(tensor) reads a value into Python",
+    "__index__": "a tensor used as a Python index",
+    "__repr__": "printing a tensor",
+    "__str__": "printing a tensor",
+    "__format__": "formatting a tensor",
+    "register_hook": "Tensor.register_hook",
+    "register_post_accumulate_grad_hook": "Tensor.register_post_accumulate_grad_hook",
+    "retain_grad": "Tensor.retain_grad",
+    "requires_grad_": "Tensor.requires_grad_ changes a flag the program depends on",
+}
+_MODULE_BREAKS = {
+    "register_forward_hook": "Module.register_forward_hook",
+    "register_forward_pre_hook": "Module.register_forward_pre_hook",
+    "register_full_backward_hook": "Module.register_full_backward_hook",
+    "register_full_backward_pre_hook": "Module.register_full_backward_pre_hook",
+}
+
+
+def _orig_noise_fn() -> Callable:
+    from .._rng import Engine
+
+    return Engine.dropout_noise
+
+
+_orig_noise = _orig_noise_fn()
+
+
+def _optimizer_classes() -> list:
+    from ..optim.optimizer import Optimizer
+
+    seen: list = []
+    stack = [Optimizer]
+    while stack:
+        cls = stack.pop()
+        if cls not in seen:
+            seen.append(cls)
+            stack.extend(cls.__subclasses__())
+    return seen
+
+
+@contextmanager
+def recording(rec: Recorder) -> Iterator[Recorder]:
+    """Install the hooks, run the block with ``rec`` active, and take everything back out."""
+    global _active
+    from .._rng import Engine
+    from ..nn.modules.module import Module
+
+    if _registry._SPECIAL:  # forward-mode AD or saved-tensor hooks are on: not for capture
+        rec.graph_break("forward-mode AD or saved-tensor hooks are active")
+    if engine._tracer is not None:
+        rec.graph_break("tapegrad.show.trace is recording")
+    patches: list[tuple[Any, str, Any]] = []
+
+    def patch(owner: Any, name: str, new: Any) -> None:
+        patches.append((owner, name, owner.__dict__[name] if isinstance(owner, type)
+                        else getattr(owner, name)))
+        setattr(owner, name, new)
+
+    prev_special = _registry._SPECIAL
+    patch(forward_ad, "special_apply", _recorded_apply)
+    patch(forward_ad, "special_apply_", _recorded_apply_)
+    patch(engine, "sum_to", _recorded_sum_to)
+    patch(engine, "_run_accumulate", _recorded_run_accumulate)
+    patch(Engine, "dropout_noise", _recorded_noise)
+    patch(_registry.OpNode, "apply", _recorded_node_apply)
+    for name, why in _BREAKS.items():
+        if name in Tensor.__dict__:
+            patch(Tensor, name, _breaking(why, Tensor.__dict__[name]))
+    patch(Tensor, "grad", _grad_property(Tensor.__dict__["grad"]))
+    data = Tensor.__dict__["data"]
+    patch(Tensor, "data", property(data.fget, _breaking("assigning .data", data.fset),
+                                   data.fdel, data.__doc__))
+    for name, why in _MODULE_BREAKS.items():
+        if name in Module.__dict__:
+            patch(Module, name, _breaking(why, Module.__dict__[name]))
+    patch(Module, "zero_grad", _opaque("zero_grad", Module.__dict__["zero_grad"]))
+    patch(Module, "_call_impl", _hooked_call(Module.__dict__["_call_impl"]))
+    for cls in _optimizer_classes():
+        for name in ("step", "zero_grad"):
+            if name in cls.__dict__:
+                patch(cls, name, _opaque(name, cls.__dict__[name]))
+    _active = rec
+    _registry._SPECIAL = True
+    try:
+        yield rec
+    finally:
+        _active = None
+        _registry._SPECIAL = prev_special or graph._hooks_active() or (
+            forward_ad._Levels.level is not None)
+        for owner, name, old in reversed(patches):
+            setattr(owner, name, old)
+
+
+def capturing() -> bool:
+    """True while a compiled function is being captured."""
+    return _active is not None

@@ -1,0 +1,147 @@
+"""Guards: what a capture assumed, checked before each replay.
+
+A program is only the right program for calls like the one captured. Its ``Guards`` hold:
+
+* the grad mode and inference mode;
+* per argument: a tensor's shape, dtype and ``requires_grad``; a Python constant's type and
+  value (an ``int``, ``float``, ``str``, ``bool``, ``None`` or tuple of those); any other
+  object's identity;
+* the training flag of every module the function reaches (the compiled module, or the
+  modules named by the function and the functions it closes over);
+* that each parameter the program reads is still the module's parameter (not replaced) and
+  keeps its ``requires_grad``.
+
+``key(args, kwargs)`` is the part computed from the call alone (a tuple, compared at once);
+``holds()`` checks the rest.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import _state
+
+_CONSTANT_TYPES = (int, float, bool, str, type(None))
+
+
+def _arg_key(a: Any) -> Any:
+    if isinstance(a, Tensor):
+        d = a._data
+        return (d.shape, d.dtype, a._requires_grad, a._inference)
+    if type(a) in _CONSTANT_TYPES:
+        return (type(a), a)
+    if type(a) is tuple and all(type(x) in _CONSTANT_TYPES for x in a):
+        return (tuple, a)
+    return (object, id(a))
+
+
+def key(args: tuple, kwargs: dict) -> tuple:
+    """The guard key of a call: grad mode and each argument's metadata or value."""
+    k = (_state.enabled, _state.inference) + tuple(_arg_key(a) for a in args)
+    if kwargs:
+        k += tuple((n, _arg_key(v)) for n, v in sorted(kwargs.items()))
+    return k
+
+
+def reachable(fn: Any, depth: int = 3, refs: list | None = None) -> tuple[list, list]:
+    """Modules and optimizers a function names (its globals and closure, and theirs).
+
+    With ``refs``, every name or closure cell found holding a tensor, module or optimizer is
+    appended to it as ``(globals dict or cell, name or None, the object)``: a program is only
+    valid while those names still hold those objects (a training loop that rebinds a global
+    ``x`` to each new batch must not replay the old one).
+    """
+    from ..nn.modules.module import Module
+    from ..optim.optimizer import Optimizer
+
+    modules: list = []
+    optimizers: list = []
+    seen: set = set()
+
+    def note(where: Any, name: Any, obj: Any) -> None:
+        if refs is not None and isinstance(obj, (Tensor, Module, Optimizer)):
+            refs.append((where, name, obj))
+
+    def visit(obj: Any, d: int) -> None:
+        if id(obj) in seen:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, Module):
+            modules.append(obj)
+            return
+        if isinstance(obj, Optimizer):
+            optimizers.append(obj)
+            return
+        if d <= 0:
+            return
+        if isinstance(obj, types.MethodType):
+            visit(obj.__self__, d)
+            visit(obj.__func__, d)
+            return
+        if isinstance(obj, types.FunctionType):
+            code = obj.__code__
+            for cell in obj.__closure__ or ():
+                try:
+                    value = cell.cell_contents
+                except ValueError:  # an empty cell
+                    continue
+                note(cell, None, value)
+                visit(value, d - 1)
+            g = obj.__globals__
+            for name in code.co_names:
+                if name in g:
+                    note(g, name, g[name])
+                    visit(g[name], d - 1)
+
+    visit(fn, depth)
+    return modules, optimizers
+
+
+class Guards:
+    """The rest of a capture's assumptions: module flags, parameters in place."""
+
+    __slots__ = ("modules", "flags", "params", "names")
+
+    def __init__(self, roots: list, bound: list, names: list | None = None) -> None:
+        # a tensor behind a name: its metadata (the program reads it through the name);
+        # a module or optimizer: its identity
+        self.names = tuple(
+            (w, n, _arg_key(o) if isinstance(o, Tensor) else None, o) for w, n, o in names or ())
+        mods: list = []
+        seen: set = set()
+        for root in roots:
+            for m in root.modules():
+                if id(m) not in seen:
+                    seen.add(id(m))
+                    mods.append(m)
+        self.modules = tuple(mods)
+        self.flags = tuple(m.training for m in mods)
+        where: dict = {}
+        for m in mods:
+            for name, p in m._parameters.items():
+                if p is not None:
+                    where.setdefault(id(p), (m, name))
+        params = []
+        for t in bound:
+            w = where.get(id(t))
+            if w is not None:
+                params.append((w[0]._parameters, w[1], t, t._requires_grad))
+        self.params = tuple(params)
+
+    def holds(self) -> bool:
+        for m, flag in zip(self.modules, self.flags, strict=True):
+            if m.training is not flag:
+                return False
+        for table, name, t, rg in self.params:
+            if table.get(name) is not t or t._requires_grad is not rg:
+                return False
+        for where, name, meta, obj in self.names:
+            now = where.get(name) if name is not None else where.cell_contents
+            if meta is None:
+                if now is not obj:
+                    return False
+            elif not isinstance(now, Tensor) or _arg_key(now) != meta:
+                return False
+        return True

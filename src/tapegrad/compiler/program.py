@@ -1,0 +1,340 @@
+"""Program: a capture's steps turned into one flat Python function of NumPy calls.
+
+The steps of a ``Recorder`` (capture.py) become the lines of a generated function, one call
+per line, every array a local variable named by its slot (``a12``)::
+
+    def program(args, kwargs):
+        a0 = t0._data                          # a parameter, read when first needed
+        a1 = args[0]._data                     # a tensor argument
+        a2 = addmm(a0, a1, a3, beta=1, alpha=1)
+        ...
+        accumulate_grad(t0, a17)               # into the parameter's .grad
+        m0(o0)                                 # optimizer.step(), opaque
+        return T(a9)
+
+Running it is a replay: no Tensor or graph node is made, no grad-mode flag is read, and the
+NumPy calls are the ones the eager call made, in the same order, so the values are the same
+bits. ``listing()`` is that source, for reading. A local is deleted after its last use, so
+memory is released as eagerly as the eager call's graph releases it.
+
+Two captures of the same function (under the same guards) are compared step by step before a
+program is made (``same_steps``): a value computed outside the recorded calls (a tensor made
+from data in Python) then shows up as a constant that changed, and the function is not
+compiled.
+"""
+
+from __future__ import annotations
+
+import keyword
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import capture as cap
+from .capture import Recorder, SlotRef, Step
+
+
+def slot_uses(s: Step) -> list[int]:
+    """The slots a step reads."""
+    if s.kind == "rule":
+        _, saved, grads, params, _ = (r[1] for r in s.ins)
+        refs = list(saved) + list(grads)
+        extra = [v.slot for v in params.values() if isinstance(v, SlotRef)]
+        return [r[1] for r in refs if r[0] == "s"] + extra
+    return [v for kind, v in s.ins if kind == "s"] + [
+        v.slot for v in s.params.values() if isinstance(v, SlotRef)]
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equal as constants of a program: arrays bit for bit, containers item by item."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    if isinstance(a, Tensor):
+        return same_value(a._data, b._data)
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, float) and a != a:
+        return b != b
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def same_steps(r1: Recorder, r2: Recorder) -> str | None:
+    """None when two captures recorded the same program; else what differs."""
+    if len(r1.steps) != len(r2.steps):
+        return f"{len(r1.steps)} steps, then {len(r2.steps)}"
+    for i, (s1, s2) in enumerate(zip(r1.steps, r2.steps, strict=True)):
+        if s1.kind != s2.kind or s1.fn is not s2.fn or s1.outs != s2.outs:
+            return f"step {i}: {s1.name} then {s2.name}"
+        if s1.kind == "bind":
+            where = r1.arg_tensors.get(id(s1.obj))
+            if where is not None or r2.arg_tensors.get(id(s2.obj)) is not None:
+                if where != r2.arg_tensors.get(id(s2.obj)):
+                    return f"step {i}: another argument read"
+                continue
+            src1, src2 = r1.named.get(id(s1.obj)), r2.named.get(id(s2.obj))
+            if src1 is not None and src2 is not None and src1[0] is src2[0] and (
+                    src1[1] == src2[1]):
+                continue  # the same global name or closure cell, read at each call
+            if "grad_of" in s1.params or "grad_of" in s2.params:
+                if s1.params.get("grad_of") is not s2.params.get("grad_of"):
+                    return f"step {i}: the .grad of another tensor read"
+                continue
+            if s1.obj is not s2.obj and not same_value(r1.snapshots[s1.outs[0]],
+                                                       r2.snapshots[s2.outs[0]]):
+                return f"step {i}: a tensor made outside the recorded ops changed its values"
+            continue
+        if s1.kind in ("method", "accumulate", "effect") and s1.obj is not s2.obj:
+            return f"step {i}: {s1.name} on another object"
+        if not same_value(s1.ins, s2.ins) or not same_value(s1.params, s2.params):
+            return f"step {i}: {s1.name} got other constants"
+    return None
+
+
+_LITERALS = (int, float, bool, str, type(None))
+
+
+def _literal(v: Any) -> str | None:
+    """Python source for a constant that reads back as the same value, else None."""
+    if type(v) in _LITERALS:
+        text = repr(v)
+        try:
+            if type(eval(text)) is type(v) and same_value(eval(text), v):  # noqa: S307
+                return text
+        except Exception:
+            return None
+        return None
+    if type(v) is tuple and all(_literal(x) is not None for x in v):
+        inner = ", ".join(_literal(x) for x in v)  # type: ignore[misc]
+        return f"({inner},)" if len(v) == 1 else f"({inner})"
+    return None
+
+
+class Program:
+    """The generated replay function of one capture, with its source (``listing()``)."""
+
+    def __init__(self, rec: Recorder, first: Recorder, output: Any,
+                 names: dict | None = None) -> None:
+        self.namespace: dict[str, Any] = {"T": Tensor._make}
+        self.tensor_names = names or {}  # id(parameter) -> its name in its module
+        self._names: dict[int, str] = {}
+        self.n_calls = 0
+        self._owners: dict | None = None
+        lines: list[str] = []
+        steps = rec.steps
+        returned = set(_output_slots(output))
+        last_use: dict[int, int] = {}
+        for i, s in enumerate(steps):
+            for v in slot_uses(s):
+                last_use[v] = i
+        for slot in returned:
+            last_use[slot] = len(steps)
+
+        for i, s in enumerate(steps):
+            line = self._line(s, i, rec, first, last_use, returned)
+            lines.append(line)
+            dead = [f"a{v}" for v in slot_uses(s) if last_use.get(v) == i]
+            dead += [f"a{o}" for o in s.outs if o is not None and o not in last_use]
+            if dead:
+                lines.append("del " + ", ".join(dict.fromkeys(dead)))
+        lines.append("return " + self._rebuild(output))
+        body = "\n".join("    " + ln for ln in lines)
+        self.source = "def program(args, kwargs):\n" + body + "\n"
+        code = compile(self.source, "<tapegrad.compile program>", "exec")
+        exec(code, self.namespace)  # noqa: S102 - the source above, generated here
+        self.run: Callable = self.namespace["program"]
+
+    def _name(self, obj: Any, base: str) -> str:
+        """A namespace name for a function or object, readable in the listing."""
+        key = id(obj)
+        name = self._names.get(key)
+        if name is None:
+            base = "".join(c if c.isalnum() else "_" for c in base) or "f"
+            if base[0].isdigit() or keyword.iskeyword(base) or base in self.namespace:
+                n = 1
+                while f"{base}_{n}" in self.namespace:
+                    n += 1
+                base = f"{base}_{n}"
+            name = base
+            self.namespace[name] = obj
+            self._names[key] = name
+        return name
+
+    def _const(self, v: Any) -> str:
+        text = _literal(v)
+        if text is not None:
+            return text
+        name = f"c{len(self.namespace)}"
+        self.namespace[name] = v
+        return name
+
+    def _arg(self, r: tuple) -> str:
+        return f"a{r[1]}" if r[0] == "s" else self._const(r[1])
+
+    def _kw(self, v: Any) -> str:
+        return f"a{v.slot}" if isinstance(v, SlotRef) else self._const(v)
+
+    def _line(self, s: Step, i: int, rec: Recorder, first: Recorder, last_use: dict,
+              returned: set) -> str:
+        self.n_calls += s.kind != "bind"
+        if s.kind == "bind":
+            slot = s.outs[0]
+            t = s.obj
+            where = rec.arg_tensors.get(id(t))
+            if where is not None:
+                src = f"args[{where[1]}]" if where[0] == "arg" else f"kwargs[{where[1]!r}]"
+                return f"a{slot} = {src}._data"
+            leaf = s.params.get("grad_of")
+            if leaf is not None:  # a leaf's .grad, read as it is at that point of the replay
+                name = self.tensor_names.get(id(leaf), f"leaf{slot}")
+                return f"a{slot} = {self._name(leaf, name)}._grad._data"
+            named = rec.named.get(id(t))
+            if named is not None and first.named.get(id(first.steps[i].obj)) == named:
+                holder, key = named
+                if key is not None:  # a global: read through the module's namespace
+                    return f"a{slot} = {self._name(holder, 'globals')}[{key!r}]._data"
+                return f"a{slot} = {self._name(holder, 'cell')}.cell_contents._data"
+            f_step = first.steps[i]
+            if f_step.obj is t:  # the same tensor at both captures: read it live
+                name = self.tensor_names.get(id(t), f"t{slot}")
+                return f"a{slot} = {self._name(t, name)}._data"
+            # a tensor made during the call, the same values each time: a constant
+            return f"a{slot} = {self._name(rec.snapshots[slot], f'k{slot}')}"
+        if s.kind == "rule":
+            op, saved, grads, params, meta = (r[1] for r in s.ins)
+            fn = self._name(cap.run_rule, "run_rule")
+            tup = [
+                "(" + "".join(self._arg(r) + ", " for r in refs) + ")" for refs in (saved, grads)]
+            pd = "{" + ", ".join(f"{k!r}: {self._kw(v)}" for k, v in params.items()) + "}"
+            outs = ", ".join("_" if o is None else f"a{o}" for o in s.outs) + ","
+            return (f"{outs} = {fn}({self._name(op, op.name + '_op')}, {tup[0]}, {tup[1]}, "
+                    f"{pd}, {self._const(meta)})")
+        args = [self._arg(r) for r in s.ins]
+        kw = [f"{k}={self._kw(v)}" for k, v in s.params.items()]
+        if s.kind == "call":
+            fn = self._name(s.fn, s.name)
+            outs = ", ".join(f"a{o}" for o in s.outs)
+            if len(s.outs) > 1:
+                outs += ","
+            return f"{outs} = {fn}({', '.join(args + kw)})"
+        if s.kind == "inplace":
+            fn = self._name(s.fn, s.name)
+            return f"{self._name(cap.inplace, 'inplace')}({', '.join([fn] + args + kw)})"
+        if s.kind == "effect":
+            obj = self._name(s.obj, self.tensor_names.get(id(s.obj), "leaf"))
+            return f"{self._name(s.fn, s.fn.__name__)}({obj})"
+        if s.kind == "accumulate":
+            t = self._name(s.obj, self.tensor_names.get(id(s.obj), "leaf"))
+            g = s.ins[0]
+            steal = g[0] == "s" and self._stealable(g[1], i, s.obj._data, rec, last_use,
+                                                     returned)
+            acc = cap.accumulate_grad_steal if steal else cap.accumulate_grad
+            return f"{self._name(acc, acc.__name__)}({t}, {args[0]})"
+        # an opaque method (optimizer.step, zero_grad)
+        obj = self._name(s.obj, type(s.obj).__name__.lower())
+        meth = self._name(s.fn, f"{type(s.obj).__name__}_{s.fn.__name__}")
+        return f"{meth}({', '.join([obj] + args + kw)})"
+
+    def _stealable(self, slot: int, i: int, param: np.ndarray, rec: Recorder, last_use: dict,
+                   returned: set) -> bool:
+        """Can the gradient in ``slot`` become the leaf's ``.grad`` without a copy? When it is
+        laid out like the leaf, and no array of the program sharing its memory is read after
+        step ``i``, returned, or read from outside (a bound tensor)."""
+        g = rec.arrays[slot]
+        if (type(g) is not np.ndarray or not g.flags.writeable or g.strides != param.strides
+                or g.dtype != param.dtype):
+            return False
+        owner = g if g.base is None else g.base
+        if self._owners is None:
+            self._owners = {}
+            for j, a in enumerate(rec.arrays):
+                o = a if a.base is None else a.base
+                self._owners.setdefault(id(o), []).append(j)
+        bound = {s.outs[0] for s in rec.steps if s.kind == "bind"}
+        sharing = self._owners.get(id(owner), ())
+        for j in sharing:
+            if j in bound or j in returned or last_use.get(j, -1) > i:
+                return False
+        # nothing but the capture's slots may hold the memory (no cache inside a kernel):
+        # the slots' arrays, the views' bases, and here ``owner``, ``g`` and the argument
+        held = len(sharing) + sum(rec.arrays[j] is not owner for j in sharing) + 2 + (g is owner)
+        return sys.getrefcount(owner) <= held
+
+    def _rebuild(self, out: Any) -> str:
+        kind = out[0]
+        if kind == "tensor":
+            return f"T(a{out[1]})"
+        if kind == "const":
+            return self._const(out[1])
+        if kind == "live":
+            return self._name(out[1], "result")
+        if kind in ("tuple", "list"):
+            items = [self._rebuild(o) for o in out[1]]
+            text = ", ".join(items) + ("," if kind == "tuple" and len(items) == 1 else "")
+            return f"({text})" if kind == "tuple" else f"[{text}]"
+        if kind == "dict":
+            items = [f"{self._const(k)}: {self._rebuild(v)}" for k, v in out[1]]
+            return "{" + ", ".join(items) + "}"
+        raise AssertionError(kind)
+
+    def listing(self) -> str:
+        """The program's source: one NumPy-level call per line."""
+        return self.source
+
+
+
+
+def _output_slots(out: Any) -> list:
+    kind = out[0]
+    if kind == "tensor":
+        return [out[1]]
+    if kind in ("tuple", "list"):
+        return [s for o in out[1] for s in _output_slots(o)]
+    if kind == "dict":
+        return [s for _, o in out[1] for s in _output_slots(o)]
+    return []
+
+
+def describe_output(rec: Recorder, value: Any) -> tuple | str:
+    """How to rebuild a call's return value from slots; a string says why it can't be."""
+    if isinstance(value, Tensor):
+        slot = rec._slot(value._data)
+        if slot is None:
+            return "a returned tensor was made outside the recorded ops"
+        for s in rec.steps:
+            if s.kind == "bind" and s.outs[0] == slot and s.obj is value:
+                return ("live", value)
+        if value._requires_grad and not rec.backward_ran:
+            return ("a returned tensor requires grad: its graph is needed for a later "
+                    "backward, which a replay does not build")
+        return ("tensor", slot)
+    if isinstance(value, (tuple, list)) and type(value) in (tuple, list):
+        items = []
+        for v in value:
+            d = describe_output(rec, v)
+            if isinstance(d, str):
+                return d
+            items.append(d)
+        return (type(value).__name__, items)
+    if type(value) is dict:
+        pairs = []
+        for k, v in value.items():
+            d = describe_output(rec, v)
+            if isinstance(d, str):
+                return d
+            pairs.append((k, d))
+        return ("dict", pairs)
+    if type(value) in _LITERALS:
+        return ("const", value)
+    return f"a returned {type(value).__name__} is not a tensor or a constant"

@@ -1,0 +1,463 @@
+"""tapegrad.compile's capture and replay: bit-identical to eager over several steps
+(parameters, gradients, optimizer state, RNG state), guards, graph breaks, the listing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tapegrad as torch
+from tapegrad import nn
+from tapegrad.compiler import GraphBreak, explain
+
+
+def _arrays(model, opt=None, extra=()):
+    """Every array a training step changes: parameters, gradients, optimizer state."""
+    out = []
+    for p in list(model.parameters()) + list(extra):
+        out.append(p._data.copy())
+        out.append(None if p._grad is None else p._grad._data.copy())
+    if opt is not None:
+        for s in opt.state.values():
+            for k in sorted(s):
+                v = s[k]
+                out.append(v._data.copy() if isinstance(v, torch.Tensor) else v)
+    return out
+
+
+def _same(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b, strict=True):
+        if x is None or y is None:
+            assert x is y
+        elif isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
+        else:
+            assert x == y
+
+
+def _entries(c):
+    return c.entries if hasattr(c, "entries") else c.__dict__["_compiled"].entries
+
+
+def _twins(make, steps=5, **kw):
+    """Run make()'s step eagerly and compiled side by side; compare everything each step."""
+    torch.manual_seed(0)
+    m1, o1, s1, extra1 = make()
+    torch.manual_seed(0)
+    m2, o2, s2, extra2 = make()
+    c = torch.compile(s2, **kw)
+    g1 = torch.Generator().manual_seed(5)
+    g2 = torch.Generator().manual_seed(5)
+    for _ in range(steps):
+        state = torch.get_rng_state()
+        a = s1(g1)
+        rng_eager = torch.get_rng_state()
+        torch.set_rng_state(state)
+        b = c(g2)
+        assert torch.equal(torch.get_rng_state(), rng_eager)
+        _same([a._data], [b._data])
+        _same(_arrays(m1, o1, extra1), _arrays(m2, o2, extra2))
+    return c
+
+
+def _mlp(opt_cls=torch.optim.SGD, dropout=0.0, **opt_kw):
+    def make():
+        m = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Dropout(dropout), nn.Linear(16, 4))
+        opt = opt_cls(m.parameters(), **opt_kw)
+        x, y = torch.randn(6, 12), torch.randint(0, 4, (6,))
+        loss_fn = nn.CrossEntropyLoss()
+
+        def step(gen):
+            opt.zero_grad()
+            loss = loss_fn(m(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        return m, opt, step, ()
+
+    return make
+
+
+def test_mlp_sgd_replays_bit_identical():
+    c = _twins(_mlp(lr=0.1))
+    (e,) = c.entries
+    assert e.program is not None and e.eager is None
+    text = c.listing()
+    assert "addmm(" in text and "accumulate_grad" in text and "SGD_step(sgd)" in text
+
+
+def test_mlp_adam_with_dropout_keeps_the_rng_stream():
+    c = _twins(_mlp(torch.optim.Adam, dropout=0.3, lr=1e-2, weight_decay=0.1))
+    assert c.entries[0].program is not None
+    assert "dropout_noise" in c.listing()
+
+
+def test_adamw_momentum_sgd_and_grad_accumulation():
+    _twins(_mlp(torch.optim.AdamW, lr=1e-2))
+    _twins(_mlp(torch.optim.SGD, lr=0.1, momentum=0.9, nesterov=True))
+
+    def make():  # two backward passes into the same .grad, no zero_grad: accumulation
+        m = nn.Linear(5, 3)
+        x = torch.randn(4, 5)
+
+        def step(gen):
+            (m(x) ** 2).sum().backward()
+            loss = m(x * 2).tanh().mean()
+            loss.backward()
+            return loss
+
+        return m, None, step, ()
+
+    _twins(make)
+
+
+def _gpt_make():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from benchmarks import gpt
+
+    cfg = gpt.config(True)
+    model = gpt.build(torch, cfg)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    idx = torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["context"]))
+    tgt = torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["context"]))
+    n = cfg["batch"] * cfg["context"]
+
+    def step(gen):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(idx).view(n, cfg["vocab"]), tgt.view(n))
+        loss.backward()
+        opt.step()
+        return loss
+
+    return model, opt, step, ()
+
+
+def test_gpt_training_step_replays_bit_identical():
+    c = _twins(_gpt_make, steps=4)
+    assert c.entries[0].program is not None
+
+
+def test_cnn_training_step():
+    def make():
+        m = nn.Sequential(nn.Conv2d(1, 3, 3), nn.BatchNorm2d(3), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Flatten(), nn.Linear(12, 2))
+        opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.5)
+        x, y = torch.randn(3, 1, 6, 6), torch.tensor([0, 1, 1])
+
+        def step(gen):
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(m(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        return m, opt, step, list(m[1].buffers())
+
+    _twins(make)
+
+
+def test_arguments_are_bound_at_each_call_and_guards_recapture():
+    torch.manual_seed(0)
+    lin = nn.Linear(3, 2)
+
+    @torch.compile
+    def f(x, k):
+        return (lin(x) * k).sum(1)
+
+    def eager(x, k):
+        return (lin(x) * k).sum(1)
+
+    with torch.no_grad():
+        for _ in range(4):  # new values each call: the program reads the argument
+            x = torch.randn(5, 3)
+            assert torch.equal(f(x, 2.0), eager(x, 2.0))
+        assert f.entries[0].program is not None
+        x = torch.randn(5, 3)
+        assert torch.equal(f(x, 3.0), eager(x, 3.0))  # a Python constant: a new capture
+        x7 = torch.randn(7, 3)  # a new shape: a new capture
+        assert torch.equal(f(x7, 3.0), eager(x7, 3.0))
+        assert len(f.entries) == 3 and f.recompiles == 2
+    lin.eval()  # the module's training flag is guarded too
+    with torch.no_grad():
+        f(x, 2.0)
+    assert len(f.entries) == 4
+
+
+def test_cross_entropy_target_argument_is_not_a_constant():
+    torch.manual_seed(0)
+    lin = nn.Linear(4, 3)
+
+    def step(x, y):
+        loss = nn.functional.cross_entropy(lin(x), y)
+        return loss.detach()
+
+    c = torch.compile(step)
+    x = torch.randn(5, 4)
+    with torch.no_grad():
+        for _ in range(5):
+            y = torch.randint(0, 3, (5,))
+            assert torch.equal(c(x, y), step(x, y))
+
+
+def test_replaced_parameter_recaptures():
+    torch.manual_seed(0)
+    m = nn.Linear(3, 3)
+    c = torch.compile(m)
+    x = torch.randn(2, 3)
+    with torch.no_grad():
+        for _ in range(3):
+            c(x)
+        m.weight = nn.Parameter(torch.ones(3, 3))
+        assert torch.equal(c(x), m(x))
+    assert len(_entries(c)) == 2
+
+
+@pytest.mark.parametrize("body, reason", [
+    (lambda y: y.sum().item(), "item"),
+    (lambda y: bool(y.sum() > 0), "bool"),
+    (lambda y: y.tolist(), "tolist"),
+    (lambda y: y.detach().numpy(), "numpy"),
+    (lambda y: repr(y), "printing"),
+    (lambda y: y.register_hook(lambda g: g), "register_hook"),
+])
+def test_graph_breaks_run_eagerly_and_are_explained(body, reason):
+    x = torch.randn(3, requires_grad=True)
+
+    def f(x):
+        y = x * 2
+        body(y)
+        return (y + 1).detach()
+
+    c = torch.compile(f)
+    for _ in range(3):
+        assert torch.equal(c(x), f(x))
+    (e,) = c.entries
+    assert e.program is None and e.eager is not None and e.eager.startswith("graph break")
+    out = explain(f)(x)
+    assert out.graph_break_count == 1 and reason.lower() in out.break_reasons[0].lower()
+    with pytest.raises(GraphBreak):
+        torch.compile(f, fullgraph=True)(x)
+
+
+def test_graph_break_log(monkeypatch, capsys):
+    monkeypatch.setenv("TAPEGRAD_LOGS", "graph_breaks")
+    torch.compile(lambda x: (x * 2).sum().item())(torch.ones(2))
+    assert "graph break: Tensor.item()" in capsys.readouterr().err
+
+
+def test_output_needing_a_graph_runs_eagerly():
+    torch.manual_seed(0)
+    m = nn.Linear(3, 1)
+    c = torch.compile(m)
+    x = torch.randn(4, 3)
+    for _ in range(3):
+        y = c(x)
+        assert y.grad_fn is not None
+        y.sum().backward()
+    assert "requires grad" in _entries(c)[0].eager
+
+
+def test_no_grad_and_inference_mode():
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(3, 4), nn.GELU(), nn.LayerNorm(4))
+    c = torch.compile(m)
+    x = torch.randn(2, 3)
+    for ctx in (torch.no_grad, torch.inference_mode):
+        with ctx():
+            for _ in range(4):
+                out = c(x)
+                assert torch.equal(out, m(x)) and out.grad_fn is None
+    progs = [e for e in _entries(c) if e.program is not None]
+    assert len(progs) == 2  # one per mode: grad mode is guarded
+
+
+def test_module_compile_in_place():
+    torch.manual_seed(0)
+    m = nn.Linear(3, 2)
+    m.compile()
+    x = torch.randn(4, 3)
+    with torch.no_grad():
+        outs = [m(x) for _ in range(4)]
+    assert all(torch.equal(o, m._call_impl(x)) for o in outs)
+    assert m._compiled_call_impl.entries[0].program is not None
+
+
+def test_replay_makes_no_nodes_and_reads_no_grad_mode():
+    x = torch.randn(4, requires_grad=True)
+
+    def f():
+        x.grad = None
+        y = (x * 1.5).tanh().sum()
+        y.backward()
+        return y
+
+    c = torch.compile(f)
+    for _ in range(3):
+        c()
+    src = c.listing()
+    assert "_state" not in src and "Tensor" not in src and "backward" not in src
+    out = c()
+    assert out.grad_fn is None
+    assert torch.equal(x.grad, (1 - (x * 1.5).tanh() ** 2) * 1.5)
+
+
+_UNARY = ["tanh", "sigmoid", "exp", "relu", "neg", "abs", "sin"]
+_BINARY = ["add", "mul", "sub", "maximum"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_UNARY + _BINARY), st.integers(0, 10)),
+                min_size=1, max_size=8),
+       st.sampled_from(["sum", "mean"]))
+def test_random_programs_replay_bit_identical(ops, reduce):
+    torch.manual_seed(1)
+    a = torch.randn(3, 4, requires_grad=True)
+    b = torch.randn(4, requires_grad=True)
+
+    def f():
+        a.grad = None
+        b.grad = None
+        vals = [a, b]
+        for name, k in ops:
+            x = vals[k % len(vals)]
+            if name in _UNARY:
+                vals.append(getattr(torch, name)(x))
+            else:
+                vals.append(getattr(torch, name)(x, vals[(k + 1) % len(vals)]))
+        loss = getattr(vals[-1], reduce)() + vals[-1].sum() * 0
+        loss.backward()
+        return loss
+
+    c = torch.compile(f)
+    for _ in range(4):
+        loss = f()
+        ga = None if a.grad is None else a.grad.clone()
+        gb = None if b.grad is None else b.grad.clone()
+        out = c()
+        assert torch.equal(out, loss)
+        for g, t in ((ga, a), (gb, b)):
+            assert (g is None and t.grad is None) or torch.equal(g, t.grad)
+    assert c.entries[0].program is not None
+
+
+def test_seed_program_manual_sgd_loop():
+    """jcjohnson's two-layer net (tests/programs corpus): raw tensors, backward, an in-place
+    update under no_grad through ``w.grad``, and ``w.grad.zero_()``."""
+
+    def make():
+        x, y = torch.randn(8, 20), torch.randn(8, 3)
+        w1 = torch.randn(20, 6, requires_grad=True)
+        w2 = torch.randn(6, 3, requires_grad=True)
+        lr = 1e-3
+
+        def step(gen):
+            nonlocal w1, w2
+            loss = (x.mm(w1).clamp(min=0).mm(w2) - y).pow(2).sum()
+            loss.backward()
+            with torch.no_grad():
+                w1 -= lr * w1.grad
+                w2 -= lr * w2.grad
+                w1.grad.zero_()
+                w2.grad.zero_()
+            return loss.detach()
+
+        return nn.Module(), None, step, [w1, w2]
+
+    c = _twins(make, steps=6)
+    assert c.entries[0].program is not None
+    assert "._grad._data" in c.listing()
+
+
+batch = torch.randn(3, 2)  # rebound by the test below, as a training loop rebinds its batch
+
+
+def test_a_rebound_global_is_guarded():
+    global batch
+    torch.manual_seed(0)
+    lin = nn.Linear(2, 2)
+
+    def f():
+        return lin(batch).sum(0)
+
+    c = torch.compile(f)
+    with torch.no_grad():
+        for _ in range(3):
+            assert torch.equal(c(), f())
+        assert c.entries[0].program is not None
+        for _ in range(3):  # read through the name: the same program
+            batch = torch.randn(3, 2)
+            assert torch.equal(c(), f())
+        assert len(c.entries) == 1 and "globals['batch']" in c.listing()
+        batch = torch.randn(4, 2)  # another shape: a new capture
+        assert torch.equal(c(), f())
+        assert len(c.entries) == 2
+
+
+def test_module_hooks_and_errors_during_capture():
+    torch.manual_seed(0)
+    m = nn.Linear(2, 2)
+    seen = []
+    m.register_forward_hook(lambda mod, inp, out: seen.append(1))
+    c = torch.compile(m)
+    with torch.no_grad():
+        for _ in range(3):
+            c(torch.ones(1, 2))
+    assert len(seen) == 3 and "hooks on the module Linear" in _entries(c)[0].eager
+
+    def bad(x):
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        torch.compile(bad)(torch.ones(1))
+    assert torch.ones(1).item() == 1.0  # the capture's hooks are gone again
+    assert not hasattr(torch.Tensor.item, "__wrapped__")
+
+
+def test_values_made_outside_ops_are_not_baked_in():
+    """torch.randn inside the call: not a recorded kernel, its values change from call to call;
+    the two captures disagree and the function runs eagerly (the RNG stream as eager's)."""
+    x = torch.ones(3)
+
+    def f():
+        return x + torch.randn(3)
+
+    c = torch.compile(f)
+    for _ in range(6):
+        state = torch.get_rng_state()
+        expect = f()
+        torch.set_rng_state(state)
+        assert torch.equal(c(), expect)
+    (e,) = c.entries
+    assert e.program is None and "change from call to call" in e.eager
+
+
+def test_guard_failure_recaptures_and_switches_back_bit_identical():
+    """train -> eval -> train with dropout: a second program for eval, the first one reused
+    when training resumes; every step bit-identical to eager, RNG stream included."""
+    make = _mlp(torch.optim.Adam, dropout=0.5, lr=1e-2)
+    torch.manual_seed(0)
+    m1, o1, s1, _ = make()
+    torch.manual_seed(0)
+    m2, o2, s2, _ = make()
+    c = torch.compile(s2)
+    for mode in ("train", "eval", "train"):
+        getattr(m1, mode)()
+        getattr(m2, mode)()
+        for _ in range(4):
+            state = torch.get_rng_state()
+            a = s1(None)
+            after = torch.get_rng_state()
+            torch.set_rng_state(state)
+            b = c(None)
+            assert torch.equal(torch.get_rng_state(), after)
+            _same([a._data], [b._data])
+            _same(_arrays(m1, o1), _arrays(m2, o2))
+    assert len(c.entries) == 2 and all(e.program is not None for e in c.entries)
+    assert c.recompiles == 1
