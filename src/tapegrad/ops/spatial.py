@@ -359,9 +359,11 @@ def _bicubic_grid_grad32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, paddi
 # The same for float32 trilinear sampling (3-D, padding zeros or border), whose CPU kernel is
 # scalar code without fused roundings: per position, for channel c, then corner (x fastest,
 # then y, then z), gx -= or += ((v wy) wz) g with the corner's opposite distances, and gy, gz
-# likewise; times the unnormalisation's scale (0 where border clamped the coordinate).
-def _trilinear_grid_grad32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, padding: str,
-                           align_corners: bool) -> np.ndarray:
+# likewise; times the unnormalisation's scale (0 where border clamped the coordinate). The
+# input's gradient is added position by position, corner by corner, ((wx wy) wz) g each
+# (np.add.at keeps that order), which matters where border clamps many positions onto one.
+def _trilinear_grads32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, padding: str,
+                       align_corners: bool, need_input: bool) -> tuple:
     f = np.float32
     n, c = inp.shape[:2]
     sizes = inp.shape[:1:-1]  # W, H, D
@@ -400,16 +402,29 @@ def _trilinear_grid_grad32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, pad
         for k in range(3):
             a, b = [near[j] if not bits[j] else far[j] for j in range(3) if j != k]
             terms.append((bool(bits[k]), a, b))
-        corners.append((lin, ok, terms))
+        dist = [far[j] if bits[j] else near[j] for j in range(3)]
+        corners.append((lin, ok, terms, (dist[0] * dist[1]) * dist[2]))
+    gi: np.ndarray | None = None
+    if need_input:  # (n, c) planes, each filled position by position, corner by corner
+        lins = np.stack([lin for lin, *_ in corners], axis=-1)  # (n, L, 8)
+        oks = np.stack([ok for _, ok, *_ in corners], axis=-1)
+        ws = np.stack([w for *_, w in corners], axis=-1)
+        planes = np.zeros(flat.shape, dtype=f)
+        for b in range(n):
+            keep = oks[b]
+            where, wk = lins[b][keep], ws[b][keep]
+            for ch in range(c):
+                np.add.at(planes[b, ch], where, wk * np.repeat(gout[b, ch], 8).reshape(-1, 8)[keep])
+        gi = planes.reshape(inp.shape)
     acc = [np.zeros_like(pos[0]) for _ in range(3)]
     for ch in range(c):
         plane, go = flat[:, ch], gout[:, ch]
-        for lin, ok, terms in corners:
+        for lin, ok, terms, _ in corners:
             v = np.take_along_axis(plane, lin, axis=1)
             for k, (up, a, b) in enumerate(terms):
                 t = ((v * a) * b) * go
                 acc[k] = np.where(ok, acc[k] + t if up else acc[k] - t, acc[k])
-    return np.stack([acc[k] * mult[k] for k in range(3)], axis=-1).reshape(grid.shape)
+    return gi, np.stack([acc[k] * mult[k] for k in range(3)], axis=-1).reshape(grid.shape)
 
 
 def _grid_rule(ctx: Any, grad: Tensor) -> tuple:
@@ -420,16 +435,16 @@ def _grid_rule(ctx: Any, grad: Tensor) -> tuple:
     p = ctx.params
     needs = ctx.needs_input_grad
     create = _state.enabled
-    kernel = None
-    if p["mode"] == "bicubic":
-        kernel = _bicubic_grid_grad32
-    elif p["mode"] == "bilinear" and grid.ndim == 5 and p["padding"] != "reflection":
-        kernel = _trilinear_grid_grad32
-    if (kernel is not None and needs[1] and not create and grid._data.dtype == np.float32
-            and inp._data.dtype == np.float32 and grad._data.dtype == np.float32
-            and np.isfinite(grid._data).all()):
-        gg = Tensor._make(kernel(inp._data, grid._data, grad._data, p["padding"],
-                                 p["align_corners"]))
+    as_kernel = (not create and grid._data.dtype == np.float32 and inp._data.dtype == np.float32
+                 and grad._data.dtype == np.float32 and bool(np.isfinite(grid._data).all()))
+    args = (inp._data, grid._data, grad._data, p["padding"], p["align_corners"])
+    if (as_kernel and p["mode"] == "bilinear" and grid.ndim == 5
+            and p["padding"] != "reflection"):
+        gi_, gg_ = _trilinear_grads32(*args, need_input=needs[0])
+        return (None if gi_ is None else Tensor._make(gi_),
+                Tensor._make(gg_) if needs[1] else None)
+    if as_kernel and p["mode"] == "bicubic" and needs[1]:
+        gg = Tensor._make(_bicubic_grid_grad32(*args))
         if not needs[0]:
             return None, gg
         with enable_grad():
