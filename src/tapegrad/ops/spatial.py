@@ -356,7 +356,23 @@ def _bicubic_grid_grad32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, paddi
     return np.stack([gx * sx, gy * sy], axis=-1).reshape(grid.shape)
 
 
-# The same for float32 trilinear sampling (3-D, padding zeros or border), whose CPU kernel is
+def _reflect32(x: np.ndarray, size: int, align_corners: bool) -> tuple:
+    """torch's scalar reflect_coordinates in float32, and the sign it gives the gradient."""
+    f = np.float32
+    lo2, hi2 = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+    if lo2 == hi2:
+        return np.zeros_like(x), np.zeros_like(x)
+    low, span = f(lo2) / f(2.0), f(hi2 - lo2) / f(2.0)
+    v = x - low
+    sign = np.where(v < 0, f(-1.0), f(1.0))
+    v = np.abs(v)
+    extra = np.fmod(v, span)
+    even = np.floor(v / span) % 2 == 0
+    return (np.where(even, extra + low, span - extra + low),
+            np.where(even, sign, -sign))
+
+
+# The same for float32 trilinear sampling (3-D, any padding), whose CPU kernel is
 # scalar code without fused roundings: per position, for channel c, then corner (x fastest,
 # then y, then z), gx -= or += ((v wy) wz) g with the corner's opposite distances, and gy, gz
 # likewise; times the unnormalisation's scale (0 where border clamped the coordinate). The
@@ -377,7 +393,10 @@ def _trilinear_grads32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, padding
             x = ((v + f(1.0)) * f(size) - f(1.0)) / f(2.0)
             scale = f(size / 2)
         m = np.full_like(x, scale)
-        if padding == "border":
+        if padding == "reflection":
+            x, sign = _reflect32(x, size, align_corners)
+            m *= sign
+        if padding != "zeros":  # clamped coordinates, and at the borders, get no gradient
             m[(x <= 0) | (x >= size - 1)] = 0
             x = np.clip(x, f(0.0), f(size - 1))
         pos.append(x)
@@ -438,8 +457,7 @@ def _grid_rule(ctx: Any, grad: Tensor) -> tuple:
     as_kernel = (not create and grid._data.dtype == np.float32 and inp._data.dtype == np.float32
                  and grad._data.dtype == np.float32 and bool(np.isfinite(grid._data).all()))
     args = (inp._data, grid._data, grad._data, p["padding"], p["align_corners"])
-    if (as_kernel and p["mode"] == "bilinear" and grid.ndim == 5
-            and p["padding"] != "reflection"):
+    if as_kernel and p["mode"] == "bilinear" and grid.ndim == 5:
         gi_, gg_ = _trilinear_grads32(*args, need_input=needs[0])
         return (None if gi_ is None else Tensor._make(gi_),
                 Tensor._make(gg_) if needs[1] else None)
