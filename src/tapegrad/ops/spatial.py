@@ -375,9 +375,10 @@ def _reflect32(x: np.ndarray, size: int, align_corners: bool) -> tuple:
 # The same for float32 trilinear sampling (3-D, any padding), whose CPU kernel is
 # scalar code without fused roundings: per position, for channel c, then corner (x fastest,
 # then y, then z), gx -= or += ((v wy) wz) g with the corner's opposite distances, and gy, gz
-# likewise; times the unnormalisation's scale (0 where border clamped the coordinate). The
-# input's gradient is added position by position, corner by corner, ((wx wy) wz) g each
-# (np.add.at keeps that order), which matters where border clamps many positions onto one.
+# likewise; times the unnormalisation's scale (0 where the padding clamped the coordinate,
+# negated where reflection flipped it). The input's gradient is added position by position,
+# corner by corner, ((wx wy) wz) g each (np.add.at keeps that order), which matters where the
+# padding clamps many positions onto one voxel.
 def _trilinear_grads32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, padding: str,
                        align_corners: bool, need_input: bool) -> tuple:
     f = np.float32
