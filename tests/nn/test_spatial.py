@@ -40,6 +40,34 @@ def test_grid_sample_values_and_two_derivatives(d, mode, pad, ac):
         np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-11)
 
 
+
+F32_CASES = [(d, mode, pad, ac) for d, mode in ((2, "bicubic"), (3, "bilinear"))
+             for pad in ("zeros", "border", "reflection") for ac in (False, True)]
+
+
+@pytest.mark.parametrize("d,mode,pad,ac", F32_CASES)
+def test_grid_sample_float32_gradients_are_torchs(d, mode, pad, ac):
+    """float32 first derivatives where the order of torch's kernel's sums decides the rounding:
+    the grid's gradient of bicubic sampling (torch's x86-64 build, fused multiply-adds
+    included) and both gradients of trilinear sampling (border and reflection clamp many
+    positions onto one voxel): tapegrad follows the kernels, so the numbers are torch's, bit
+    for bit."""
+    rng = np.random.default_rng(len(pad) + 10 * ac + d)
+    x_np = rng.uniform(-9, 9, (2, 3) + (5, 6, 7)[:d][::-1]).astype(np.float32)
+    g_np = rng.uniform(-1.4, 1.4, (2,) + (4, 3, 5)[:d] + (d,)).astype(np.float32)
+    w_np = rng.uniform(-9, 9, (2, 3) + (4, 3, 5)[:d]).astype(np.float32)
+    res = []
+    for L in (torch, tg):
+        x = L.tensor(x_np, requires_grad=True)
+        g = L.tensor(g_np, requires_grad=True)
+        y = L.nn.functional.grid_sample(x, g, mode=mode, padding_mode=pad, align_corners=ac)
+        res.append([t.numpy() for t in L.autograd.grad(y, [x, g], L.tensor(w_np))])
+    (tx, tg_), (ax, ag) = res
+    np.testing.assert_array_equal(ag, tg_)
+    if mode == "bilinear":
+        np.testing.assert_array_equal(ax, tx)
+    else:
+        np.testing.assert_allclose(ax, tx, rtol=1.3e-6, atol=1e-5)
 @pytest.mark.parametrize("size", [(2, 3, 4, 5), (2, 3, 3, 4, 5)])
 @pytest.mark.parametrize("ac", [False, True])
 def test_affine_grid(size, ac):

@@ -356,12 +356,31 @@ def _bicubic_grid_grad32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, paddi
     return np.stack([gx * sx, gy * sy], axis=-1).reshape(grid.shape)
 
 
-# The same for float32 trilinear sampling (3-D, padding zeros or border), whose CPU kernel is
+def _reflect32(x: np.ndarray, size: int, align_corners: bool) -> tuple:
+    """torch's scalar reflect_coordinates in float32, and the sign it gives the gradient."""
+    f = np.float32
+    lo2, hi2 = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+    if lo2 == hi2:
+        return np.zeros_like(x), np.zeros_like(x)
+    low, span = f(lo2) / f(2.0), f(hi2 - lo2) / f(2.0)
+    v = x - low
+    sign = np.where(v < 0, f(-1.0), f(1.0))
+    v = np.abs(v)
+    extra = np.fmod(v, span)
+    even = np.floor(v / span) % 2 == 0
+    return (np.where(even, extra + low, span - extra + low),
+            np.where(even, sign, -sign))
+
+
+# The same for float32 trilinear sampling (3-D, any padding), whose CPU kernel is
 # scalar code without fused roundings: per position, for channel c, then corner (x fastest,
 # then y, then z), gx -= or += ((v wy) wz) g with the corner's opposite distances, and gy, gz
-# likewise; times the unnormalisation's scale (0 where border clamped the coordinate).
-def _trilinear_grid_grad32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, padding: str,
-                           align_corners: bool) -> np.ndarray:
+# likewise; times the unnormalisation's scale (0 where the padding clamped the coordinate,
+# negated where reflection flipped it). The input's gradient is added position by position,
+# corner by corner, ((wx wy) wz) g each (np.add.at keeps that order), which matters where the
+# padding clamps many positions onto one voxel.
+def _trilinear_grads32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, padding: str,
+                       align_corners: bool, need_input: bool) -> tuple:
     f = np.float32
     n, c = inp.shape[:2]
     sizes = inp.shape[:1:-1]  # W, H, D
@@ -375,7 +394,10 @@ def _trilinear_grid_grad32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, pad
             x = ((v + f(1.0)) * f(size) - f(1.0)) / f(2.0)
             scale = f(size / 2)
         m = np.full_like(x, scale)
-        if padding == "border":
+        if padding == "reflection":
+            x, sign = _reflect32(x, size, align_corners)
+            m *= sign
+        if padding != "zeros":  # clamped coordinates, and at the borders, get no gradient
             m[(x <= 0) | (x >= size - 1)] = 0
             x = np.clip(x, f(0.0), f(size - 1))
         pos.append(x)
@@ -400,16 +422,29 @@ def _trilinear_grid_grad32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, pad
         for k in range(3):
             a, b = [near[j] if not bits[j] else far[j] for j in range(3) if j != k]
             terms.append((bool(bits[k]), a, b))
-        corners.append((lin, ok, terms))
+        dist = [far[j] if bits[j] else near[j] for j in range(3)]
+        corners.append((lin, ok, terms, (dist[0] * dist[1]) * dist[2]))
+    gi: np.ndarray | None = None
+    if need_input:  # (n, c) planes, each filled position by position, corner by corner
+        lins = np.stack([lin for lin, *_ in corners], axis=-1)  # (n, L, 8)
+        oks = np.stack([ok for _, ok, *_ in corners], axis=-1)
+        ws = np.stack([w for *_, w in corners], axis=-1)
+        planes = np.zeros(flat.shape, dtype=f)
+        for b in range(n):
+            keep = oks[b]
+            where, wk = lins[b][keep], ws[b][keep]
+            for ch in range(c):
+                np.add.at(planes[b, ch], where, wk * np.repeat(gout[b, ch], 8).reshape(-1, 8)[keep])
+        gi = planes.reshape(inp.shape)
     acc = [np.zeros_like(pos[0]) for _ in range(3)]
     for ch in range(c):
         plane, go = flat[:, ch], gout[:, ch]
-        for lin, ok, terms in corners:
+        for lin, ok, terms, _ in corners:
             v = np.take_along_axis(plane, lin, axis=1)
             for k, (up, a, b) in enumerate(terms):
                 t = ((v * a) * b) * go
                 acc[k] = np.where(ok, acc[k] + t if up else acc[k] - t, acc[k])
-    return np.stack([acc[k] * mult[k] for k in range(3)], axis=-1).reshape(grid.shape)
+    return gi, np.stack([acc[k] * mult[k] for k in range(3)], axis=-1).reshape(grid.shape)
 
 
 def _grid_rule(ctx: Any, grad: Tensor) -> tuple:
@@ -420,16 +455,15 @@ def _grid_rule(ctx: Any, grad: Tensor) -> tuple:
     p = ctx.params
     needs = ctx.needs_input_grad
     create = _state.enabled
-    kernel = None
-    if p["mode"] == "bicubic":
-        kernel = _bicubic_grid_grad32
-    elif p["mode"] == "bilinear" and grid.ndim == 5 and p["padding"] != "reflection":
-        kernel = _trilinear_grid_grad32
-    if (kernel is not None and needs[1] and not create and grid._data.dtype == np.float32
-            and inp._data.dtype == np.float32 and grad._data.dtype == np.float32
-            and np.isfinite(grid._data).all()):
-        gg = Tensor._make(kernel(inp._data, grid._data, grad._data, p["padding"],
-                                 p["align_corners"]))
+    as_kernel = (not create and grid._data.dtype == np.float32 and inp._data.dtype == np.float32
+                 and grad._data.dtype == np.float32 and bool(np.isfinite(grid._data).all()))
+    args = (inp._data, grid._data, grad._data, p["padding"], p["align_corners"])
+    if as_kernel and p["mode"] == "bilinear" and grid.ndim == 5:
+        gi_, gg_ = _trilinear_grads32(*args, need_input=needs[0])
+        return (None if gi_ is None else Tensor._make(gi_),
+                Tensor._make(gg_) if needs[1] else None)
+    if as_kernel and p["mode"] == "bicubic" and needs[1]:
+        gg = Tensor._make(_bicubic_grid_grad32(*args))
         if not needs[0]:
             return None, gg
         with enable_grad():
