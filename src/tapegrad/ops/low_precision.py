@@ -35,6 +35,7 @@ to 8 or 11 significant bits hides except for values next to a rounding boundary.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -101,13 +102,15 @@ def widened_forward(op: Any, arrays: Any, params: dict) -> Any:
 
 
 def widen(a: np.ndarray) -> np.ndarray:
-    """A float16 or bfloat16 array as float32 (exact). bfloat16 is float32's upper half, so
-    its widening is a shift of the bits, several times faster than ml_dtypes' cast."""
-    if a.dtype.char == "E":
-        out = np.empty(a.shape, np.uint32)
-        np.left_shift(a.view(np.uint16), 16, out=out, dtype=np.uint32)
+    """A float16 or bfloat16 array as float32 (exact), C-contiguous. bfloat16 is float32's
+    upper half, so a large one is widened by shifting its bits (two passes of NumPy's integer
+    loops, several times faster than ml_dtypes' cast); a small one by the cast, whose single
+    call costs less than the two."""
+    if a.dtype.char == "E" and a.size > _SMALL:
+        out = a.view(np.uint16).astype(np.uint32, order="C")
+        out <<= 16
         return out.view(_F32)
-    return a.astype(_F32)
+    return a.astype(_F32, order="C")
 
 
 def cast(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -159,8 +162,36 @@ def _round(out: Any, low: np.dtype) -> Any:
         if low.char == "e":  # float16 overflow becomes inf without a warning, as in torch
             with np.errstate(over="ignore"):
                 return np.asarray(out).astype(low)
+        if type(out) is np.ndarray and out.size > _LARGE and out.flags.c_contiguous:
+            return _round_bf16(out, low)
         return np.asarray(out).astype(low)  # bfloat16 has float32's range
     return out
+
+
+# Below _SMALL elements a single cast call is cheaper than the bit operations; above _LARGE the
+# bit operations beat ml_dtypes' float32 -> bfloat16 cast (measured: about 1.4x at 128K).
+_SMALL = 4096
+_LARGE = 32768
+# the upper (bfloat16) half of each float32 in a uint16 view: the second half on a
+# little-endian machine
+_UPPER = slice(1, None, 2) if sys.byteorder == "little" else slice(0, None, 2)
+
+
+def _round_bf16(x: np.ndarray, low: np.dtype) -> np.ndarray:
+    """A C-contiguous float32 array rounded to bfloat16 on its bits: to nearest, ties to even,
+    is adding 0x7FFF plus the lowest bit that stays, then dropping the lower 16 bits
+    (u + 0x7FFF + ((u >> 16) & 1)) >> 16; overflow carries into the exponent and gives inf.
+    A NaN becomes the quiet NaN 0x7FC0 with its sign, as ml_dtypes' cast gives."""
+    u = x.reshape(-1).view(np.uint32)
+    t = u >> 16
+    t &= 1
+    t += u
+    t += 0x7FFF
+    bits = t.view(np.uint16)[_UPPER].copy()
+    nan = np.isnan(x.reshape(-1))
+    if nan.any():
+        bits[nan] = np.where(u[nan] >> 31 == 1, 0xFFC0, 0x7FC0)
+    return bits.view(low).reshape(x.shape)
 
 
 # ---------------------------------------------------------------------------------------------
