@@ -90,6 +90,18 @@ def test_nan_message_text(lib):
     assert "return (a.log() * 0).sum()" in texts[1]
 
 
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_nan_found_in_low_precision_gradients(lib, oracle, dtype):
+    def make(m):
+        a = m.tensor([0.0, 2.0], dtype=getattr(m, dtype), requires_grad=True)
+        return (a.sqrt() * 0).sum()
+
+    got = _run(lib, make, anomaly_forward=False)
+    want = _run(oracle, make, anomaly_forward=False)
+    assert got[:2] == want[:2] == (
+        "RuntimeError", "Function 'SqrtBackward0' returned nan values in its 0th output.")
+
+
 def test_graph_built_outside_anomaly_mode(lib, oracle):
     got = _run(lib, _sqrt_nan, anomaly_forward=False)
     want = _run(oracle, _sqrt_nan, anomaly_forward=False)
