@@ -69,6 +69,11 @@ WIDENED: frozenset[str] = frozenset((
     "binary_cross_entropy", "nll_loss", "ce_log_softmax", "ce_nll",
 ))
 
+# The matrix products, whose operands must share one dtype: a low-precision one with an integer
+# one is not widened, so that the op's error names the dtypes it was given.
+SAME_DTYPE: frozenset[str] = frozenset((
+    "mm", "addmm", "bmm", "baddbmm", "addbmm", "addmv", "addr", "mv", "dot", "vdot"))
+
 _F32 = np.dtype(np.float32)
 
 
@@ -91,8 +96,10 @@ def low_dtype(arrays: Any) -> np.dtype | None:
 def widened_forward(op: Any, arrays: Any, params: dict) -> Any:
     """``op``'s forward run as torch's CPU kernels run it for low-precision inputs."""
     low = low_dtype(arrays)
-    if low is None or params.get("dtype") is not None:
-        return op.forward(*arrays, **params)
+    if low is None or params.get("dtype") is not None or (
+            op.name in SAME_DTYPE and any(type(a) is np.ndarray and a.dtype != low
+                                          for a in arrays)):
+        return op.forward(*arrays, **params)  # (a matrix product's dtype error names both)
     wide = [widen(a) if type(a) is np.ndarray and a.dtype == low else a for a in arrays]
     kernel = KERNELS.get(op.name)
     out = op.forward(*wide, **params) if kernel is None else kernel(op, low, wide, params)
