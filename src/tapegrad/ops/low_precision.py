@@ -93,9 +93,28 @@ def low_dtype(arrays: Any) -> np.dtype | None:
     return low
 
 
+# The normalizations with torch's mixed-type kernels: a low-precision input with float32 weight
+# and bias (a bfloat16 activation through a float32 LayerNorm) computes in float32 and returns
+# the input's type; the parameters' gradients stay float32.
+MIXED: frozenset[str] = frozenset(("layer_norm", "group_norm", "batch_norm"))
+
+
+def _mixed_low(arrays: Any) -> np.dtype | None:
+    """The input's low dtype when every other floating array is float32, else None."""
+    x = arrays[0] if arrays else None
+    if type(x) is not np.ndarray or x.dtype.char not in "eE":
+        return None
+    for a in arrays[1:]:
+        if type(a) is np.ndarray and a.dtype.kind in "fcV" and a.dtype != _F32:
+            return None
+    return x.dtype
+
+
 def widened_forward(op: Any, arrays: Any, params: dict) -> Any:
     """``op``'s forward run as torch's CPU kernels run it for low-precision inputs."""
     low = low_dtype(arrays)
+    if low is None and op.name in MIXED:
+        low = _mixed_low(arrays)
     if low is None or params.get("dtype") is not None or (
             op.name in SAME_DTYPE and any(type(a) is np.ndarray and a.dtype != low
                                           for a in arrays)):
