@@ -65,7 +65,8 @@ WIDENED: frozenset[str] = frozenset((
     "mm", "addmm", "bmm", "baddbmm", "addbmm", "addmv", "addr", "mv", "dot", "vdot",
     # convolution, attention, pooling that averages, losses
     "convolution", "sdpa", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool2d",
-    "adaptive_avg_pool3d", "mse_loss", "huber_loss", "smooth_l1_loss", "bce_with_logits",
+    "adaptive_avg_pool3d", "upsample_linear1d", "upsample_bilinear2d", "upsample_trilinear3d",
+    "upsample_bicubic2d", "mse_loss", "huber_loss", "smooth_l1_loss", "bce_with_logits",
     "binary_cross_entropy", "nll_loss", "ce_log_softmax", "ce_nll",
 ))
 
