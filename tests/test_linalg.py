@@ -157,3 +157,11 @@ def test_torch_cholesky_error_and_node():
         tapegrad.cholesky(tapegrad.tensor([[1.0, 2.0], [2.0, 1.0]]))
     a = _spd(tapegrad, 3).requires_grad_()
     assert type(tapegrad.cholesky(a).grad_fn).__name__ == "CholeskyBackward0"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("ord", ["fro", "nuc", 1, 2, -2, float("inf")])
+def test_matrix_norm_of_low_precision(compare, dtype, ord):
+    # the singular-value norms refuse 2-byte floats; the others compute in them
+    compare(lambda L: L.linalg.matrix_norm(L.ones(2, 3, dtype=getattr(L, dtype)) * 0.5, ord))
+    compare(lambda L: L.linalg.norm(L.ones(2, 3, dtype=getattr(L, dtype)) * 0.5, ord))

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ._tensor import Tensor
+from .ops import _registry
 from .ops._lapack import check_square
 from .ops.decompositions import (
     eigh,
@@ -102,6 +103,9 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     if ord == "fro":
         res = vector_norm(A, 2, dim=dim, keepdim=keepdim)
     elif ord in ("nuc", 2, -2):
+        if A.dtype.name in ("float16", "bfloat16"):  # no low-precision SVD in torch
+            raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got "
+                               f"{_registry.scalar_type_name(A.dtype)}")
         perm = [d for d in range(A.ndim) if d not in (r, c)] + [r, c]
         s = svdvals(A.permute(perm))
         res = (s.sum(-1, keepdim=keepdim) if ord == "nuc" else

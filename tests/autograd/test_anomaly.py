@@ -90,6 +90,24 @@ def test_nan_message_text(lib):
     assert "return (a.log() * 0).sum()" in texts[1]
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_nan_found_in_low_precision_gradients(lib, oracle, dtype, create_graph):
+    # with create_graph the rule runs on the low-precision tensors themselves
+    def run(m):
+        a = m.tensor([0.0, 2.0], dtype=getattr(m, dtype), requires_grad=True)
+        out = (a.sqrt() * 0).sum()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with m.autograd.set_detect_anomaly(True):
+                with pytest.raises(RuntimeError) as info:
+                    out.backward(create_graph=create_graph)
+        return str(info.value)
+
+    assert run(lib) == run(oracle) == (
+        "Function 'SqrtBackward0' returned nan values in its 0th output.")
+
+
 def test_graph_built_outside_anomaly_mode(lib, oracle):
     got = _run(lib, _sqrt_nan, anomaly_forward=False)
     want = _run(oracle, _sqrt_nan, anomaly_forward=False)

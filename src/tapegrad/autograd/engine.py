@@ -480,7 +480,7 @@ def _check_nan(node: Node, out: tuple) -> None:
     (the health monitor) hears of every node that returned a NaN or infinite gradient."""
     watch = _anomaly["watch"]
     for i, g in enumerate(out):
-        if g is None or g._data.dtype.kind not in "fc":
+        if g is None or not (g.dtype.is_floating_point or g.dtype.is_complex):  # bfloat16 too
             continue
         if _anomaly["enabled"] and _anomaly["check_nan"]:
             if np.isnan(g._data).any():

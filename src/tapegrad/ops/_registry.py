@@ -430,6 +430,22 @@ def scalar_type_name(d: Any) -> str:
     return _SCALAR_NAMES[d.name]
 
 
+# the C++ type of each dtype as torch's messages print it (GCC's names: "long int", ...)
+_CPP_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+    "int32": "int", "int64": "long int", "uint16": "short unsigned int",
+    "uint32": "unsigned int", "uint64": "long unsigned int", "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+    "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
+
+
+def cpp_type_name(d: Any) -> str:
+    """The C++ name of a dtype as some of torch's messages print it (float, c10::Half, ...)."""
+    return _CPP_NAMES.get(d.name, d.name)
+
+
 def check_inplace(target: Tensor, record: bool) -> None:
     """torch's errors for in-place ops, raised before anything is written."""
     if target._inference and not _state.inference:

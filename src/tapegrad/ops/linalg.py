@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap_dim
 from ..autograd.grad_mode import _state
 from . import _registry, low_precision
 from ._registry import defop
@@ -23,11 +23,33 @@ def _dtype_check(a: np.ndarray, b: np.ndarray, what: str = "m1 and m2") -> None:
     if a.dtype != b.dtype:
         from .._dtype import from_numpy_dtype
 
-        na = from_numpy_dtype(a.dtype).name.replace("float32", "float").replace("float64",
-                                                                                 "double")
-        nb = from_numpy_dtype(b.dtype).name.replace("float32", "float").replace("float64",
-                                                                                "double")
+        na = _registry.cpp_type_name(from_numpy_dtype(a.dtype))
+        nb = _registry.cpp_type_name(from_numpy_dtype(b.dtype))
         raise RuntimeError(f"expected {what} to have the same dtype, but got: {na} != {nb}")
+
+
+def _name(a: Any, cpp: bool = False) -> str:
+    """The dtype of an array as torch's messages name it: c10's (Float) or C++'s (float)."""
+    from .._dtype import from_numpy_dtype
+
+    d = from_numpy_dtype(a.dtype)
+    return _registry.cpp_type_name(d) if cpp else _registry.scalar_type_name(d)
+
+
+def _self_and_mats_check(input: Any, a: np.ndarray, b: np.ndarray) -> None:
+    """addmm's and addbmm's dtype errors: the added tensor first, then the two factors."""
+    if isinstance(input, np.ndarray) and input.dtype != b.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_name(input)} "
+                           f"and {_name(b)}")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_name(a)} and "
+                           f"{_name(b)}")
+
+
+def _addmv_check(input: np.ndarray, mat: np.ndarray, vec: np.ndarray) -> None:
+    if not input.dtype == mat.dtype == vec.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{_name(input)}, {_name(mat)}, and {_name(vec)}")
 
 
 @defop("mm", node="MmBackward0", save=(0, 1), save_if={0: 1, 1: 0})
@@ -135,6 +157,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(AB) = (G B^T, A^T G)
 @defop("addmm", node="AddmmBackward0", save=(1, 2), save_if={1: 2, 2: 1})
 def _addmm(bias: np.ndarray, a: np.ndarray, b: np.ndarray, *, beta: Any = 1,
            alpha: Any = 1, layout: Any = None) -> np.ndarray:
+    _self_and_mats_check(bias, a, b)
     out = _mm.forward(a, b)
     if alpha != 1:
         out *= alpha
@@ -183,7 +206,8 @@ def _bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             "Expected size for first two dimensions of batch2 tensor to be: "
             f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}]."
         )
-    _dtype_check(a, b, "scalar type")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {_name(a)} but found {_name(b)}")
     return np.matmul(a, b)
 
 
@@ -203,7 +227,7 @@ def _mv(a: np.ndarray, v: np.ndarray) -> np.ndarray:
             f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), vec "
             f"({v.shape[0]})"
         )
-    _dtype_check(a, v)
+    _addmv_check(v, a, v)  # torch's mv is addmv into a result of the vector's dtype
     return np.matmul(a, v)
 
 
@@ -408,13 +432,13 @@ def _beta_grad(grad: Tensor, beta: Any) -> Tensor:
 @defop("addmv", node="AddmvBackward0", save=(1, 2), save_if={1: 2, 2: 1})
 def _addmv(input: np.ndarray, mat: np.ndarray, vec: np.ndarray, *, beta: Any = 1,
            alpha: Any = 1) -> np.ndarray:
+    _addmv_check(input, mat, vec)
     prod = _mv.forward(mat, vec)
     if input.ndim > 1 or (input.ndim == 1 and input.shape[0] not in (1, prod.shape[0])):
         raise RuntimeError(f"The expanded size of the tensor ({prod.shape[0]}) must match the "
                            f"existing size ({input.shape[-1]}) at non-singleton dimension "
                            f"{input.ndim - 1}.  Target sizes: [{prod.shape[0]}].  Tensor "
                            f"sizes: {list(input.shape)}")
-    _dtype_check(input, mat)
     return _fused(input, prod, beta, alpha)
 
 
@@ -481,8 +505,10 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
 @defop("baddbmm", node="BaddbmmBackward0", save=(1, 2), save_if={1: 2, 2: 1})
 def _baddbmm(input: np.ndarray, b1: np.ndarray, b2: np.ndarray, *, beta: Any = 1,
              alpha: Any = 1) -> np.ndarray:
+    if input.dtype != b1.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_name(input, True)}, "
+                           f"batch1: {_name(b1, True)}, batch2: {_name(b2, True)}")
     prod = _bmm.forward(b1, b2)
-    _dtype_check(input, b1, "scalar type")
     return _fused(np.broadcast_to(input, prod.shape), prod, beta, alpha)
 
 
@@ -507,7 +533,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
 @defop("addbmm", node="AddbmmBackward0", save=(1, 2), save_if={1: 2, 2: 1})
 def _addbmm(input: np.ndarray, b1: np.ndarray, b2: np.ndarray, *, beta: Any = 1,
             alpha: Any = 1) -> np.ndarray:
-    _dtype_check(b1, b2, "scalar type")
+    _self_and_mats_check(input, b1, b2)
     if b1.ndim != 3 or b2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if b1.ndim != 3 else
                            "batch2 must be a 3D tensor")
@@ -569,7 +595,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) ->
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
         if dims > min(a.ndim, b.ndim):
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
-        da = list(range(a.ndim - dims, a.ndim))
+        da = list(range(-dims, 0))  # as torch: a's last dims counted from the end
         db = list(range(dims))
     else:
         da, db = dims
@@ -578,13 +604,13 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) ->
     if len(da) != len(db):
         raise RuntimeError(f"both dimension lists should have same length, but got "
                            f"{len(da)} and {len(db)}")
+    for x, y in zip(da, db, strict=True):  # (the message names the dims as given)
+        sa, sb = a.shape[_wrap_dim(x, a.ndim)], b.shape[_wrap_dim(y, b.ndim)]
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{sa} in dim {x} and second has size {sb} in dim {y}")
     da = [d % a.ndim if a.ndim else d for d in da]
     db = [d % b.ndim if b.ndim else d for d in db]
-    for x, y in zip(da, db, strict=True):
-        if a.shape[x] != b.shape[y] and a.shape[x] != 1 and b.shape[y] != 1:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size "
-                               f"{a.shape[x]} in dim {x} and second has size {b.shape[y]} in "
-                               f"dim {y}")
     for x, y in zip(da, db, strict=True):  # a size-1 side broadcasts: sum the other side
         if b.shape[y] == 1 and a.shape[x] != 1:
             a = a.sum(x, keepdim=True, dtype=a.dtype)

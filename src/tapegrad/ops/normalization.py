@@ -50,9 +50,21 @@ def _normalized_grad(B: Any, dxhat: Any, xhat: Any, rstd: Any, dims: tuple) -> A
     return (dxhat - B.mean(dxhat, dims) - xhat * B.mean(dxhat * xhat, dims)) * rstd
 
 
+def _check_params(x: np.ndarray, *params: Any) -> None:
+    """torch's CPU check of a normalization's weight and bias dtypes: the input's, or float32
+    for a float16/bfloat16 input (which ops/low_precision.py widens before this runs)."""
+    for p in params:
+        if isinstance(p, np.ndarray) and p.dtype != x.dtype:
+            if p.dtype == np.float32:
+                raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
+                               "Float")
+
+
 @defop("layer_norm", node="NativeLayerNormBackward0", save=(0, 1))
 def _layer_norm(x: np.ndarray, w: Any, b: Any, *, ndim: int, eps: float,
                 _cache: dict) -> np.ndarray:
+    _check_params(x, w, b)
     dims = tuple(range(x.ndim - ndim, x.ndim))
     xhat, rstd = _moments(_Arrays, x, dims, eps)
     _cache["moments"] = (xhat, rstd)
@@ -141,6 +153,7 @@ def _channel_shape(x_ndim: int, c: int) -> tuple:
 @defop("batch_norm", node="NativeBatchNormBackward0", save=(0, 1))
 def _batch_norm(x: np.ndarray, w: Any, b: Any, *, running_mean: Any, running_var: Any,
                 training: bool, momentum: float, eps: float, _cache: dict) -> np.ndarray:
+    _check_params(x, w, b)
     dims = (0,) + tuple(range(2, x.ndim))
     cshape = _channel_shape(x.ndim, x.shape[1])
     if training:
@@ -216,6 +229,7 @@ def _grouped(shape: tuple, groups: int) -> tuple:
 @defop("group_norm", node="NativeGroupNormBackward0", save=(0, 1))
 def _group_norm(x: np.ndarray, w: Any, b: Any, *, groups: int, eps: float,
                 _cache: dict) -> np.ndarray:
+    _check_params(x, w, b)
     n, c = x.shape[:2]
     xhat, rstd = _moments(_Arrays, x.reshape(_grouped(x.shape, groups)), (2,), eps)
     _cache["moments"] = (xhat, rstd)
