@@ -195,8 +195,10 @@ class TorchPickler(_PythonPickler):
         self._write_global(_DTYPE_MODULE, str(name.encode(), "ascii"), obj)
 
     dispatch[_Global] = _save_global
-    dispatch[_dtype.dtype] = _save_dtype
-    dispatch[_dtype._LazyBfloat16] = _save_dtype
+    # every class a tapegrad dtype is made of (float16 and bfloat16 have their own subclasses)
+    for _cls in {_dtype.dtype, *(type(d) for d in _dtype.ALL)}:
+        dispatch[_cls] = _save_dtype
+    del _cls
 
 
 def _pickle(obj: Any, protocol: int, storages: _Storages) -> bytes:
