@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ... import _dtype
 from ..._tensor import Tensor
 from ...ops import linalg as la
 from ...ops import shape as sh
@@ -74,7 +75,14 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     x2 = input2.reshape(-1, i2)
     # (B, i1) @ (i1, o*i2) -> (B, o, i2), then contract with x2
     tmp = x1.matmul(weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(-1, o, i2)
-    out = (tmp * x2.unsqueeze(1)).sum(-1, dtype=tmp.dtype).reshape(lead + (o,))
+    if tmp.dtype in (_dtype.float16, _dtype.bfloat16):
+        # a 16-bit product (autocast): torch contracts with x2 in one more product, rounded once
+        out = tmp.matmul(x2.unsqueeze(-1)).squeeze(-1).reshape(lead + (o,))
+    else:
+        prod = tmp * x2.unsqueeze(1)
+        # an integer product keeps its dtype (sum would widen it to int64)
+        keep = None if prod.is_floating_point() or prod.is_complex() else prod.dtype
+        out = prod.sum(-1, dtype=keep).reshape(lead + (o,))
     if bias is not None:
         out = out + bias
     return out
