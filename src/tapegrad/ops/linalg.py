@@ -52,8 +52,8 @@ def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     m, k = a.shape
     if k >= _LONG_K and m * b.shape[1] <= _SMALL_RESULT and a.dtype.kind == "f":
         return _long_product(a, b)
-    if k <= _TINY_K and m <= _TINY_MN and b.shape[1] <= _TINY_MN and a.dtype == np.float32 and (
-        b.dtype == np.float32
+    if 0 < k <= _TINY_K and m <= _TINY_MN and b.shape[1] <= _TINY_MN and (
+        a.dtype == np.float32 and b.dtype == np.float32
     ):
         return _tiny_product(a, b)
     return np.matmul(a, b)
