@@ -175,3 +175,54 @@ def test_reciprocal_and_tensor_pow_gradients_float32():
     (go,) = tapegrad.autograd.grad(tapegrad.pow(o, tapegrad.from_numpy(e)), o,
                                    tapegrad.from_numpy(g))
     _bits_equal(go, gt)
+
+
+@pytest.mark.parametrize("ta,tb", [(0, 0), (0, 1), (1, 0), (1, 1)])
+def test_tiny_float32_products(ta, tb):
+    """torch adds a tiny product's k <= 3 terms one by one, each rounded (no fused
+    multiply-adds), in every layout: the forward, and the gradients (products with inner
+    dimensions n and m) where those are tiny too."""
+    rng = np.random.default_rng(3)
+    for m, k, n in [(3, 3, 2), (1, 2, 8), (8, 3, 8), (5, 1, 4), (2, 3, 3), (3, 1, 2)]:
+        a = rng.standard_normal((m, k)).astype(np.float32)
+        b = rng.standard_normal((k, n)).astype(np.float32)
+        g = rng.standard_normal((m, n)).astype(np.float32)
+        res = []
+        for lib in (tapegrad, torch):
+            x = lib.tensor(a.T.copy()).t() if ta else lib.tensor(a)
+            y = lib.tensor(b.T.copy()).t() if tb else lib.tensor(b)
+            x.requires_grad_()
+            y.requires_grad_()
+            out = lib.mm(x, y)
+            ga, gb = lib.autograd.grad(out, (x, y), lib.tensor(g))
+            res.append((out,) + ((ga,) if n <= 3 else ()) + ((gb,) if m <= 3 else ()))
+        for ours, theirs in zip(*res, strict=True):
+            _bits_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("n", [5, 9, 31, 100, 511])
+def test_zero_dim_operand_gradient_total_float32(n):
+    """A 0-d operand's gradient is the total of the broadcast one, added in torch's order."""
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal(n) * 100).astype(np.float32)
+    s = np.float32(rng.standard_normal())
+    g = rng.standard_normal(n).astype(np.float32)
+    res = []
+    for lib in (tapegrad, torch):
+        d = lib.tensor(s, requires_grad=True)
+        res.append(lib.autograd.grad(lib.tensor(x) / d, d, lib.tensor(g))[0])
+    _bits_equal(*res)
+
+
+def test_cov_aweights_gradient_float32():
+    """cov with observation weights: the weights' gradient (exactly 0) is torch's rounding."""
+    rng = np.random.default_rng(24)
+    x = (rng.standard_normal((3, 2)) * 5).astype(np.float32)
+    w = rng.uniform(0.1, 1, 2).astype(np.float32)
+    g = rng.standard_normal((3, 3)).astype(np.float32)
+    res = []
+    for lib in (tapegrad, torch):
+        xt, wt = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+        res.append(lib.autograd.grad(lib.cov(xt, aweights=wt), (xt, wt), lib.tensor(g)))
+    for ours, theirs in zip(*res, strict=True):
+        _bits_equal(ours, theirs)

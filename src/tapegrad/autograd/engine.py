@@ -30,7 +30,7 @@ import numpy as np
 from .. import _numpy_warnings
 from .._tensor import Tensor
 from ..ops import low_precision
-from ..ops.reduction import _fast_sum
+from ..ops.reduction import TORCH_ORDER_SUM_MAX, _fast_sum, torch_order_sum_f32
 from .grad_mode import _state
 from .graph import (
     AccumulateGrad,
@@ -60,6 +60,10 @@ def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
         i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1
     )
     if not _state.enabled and a.dtype.kind == "f" and a.itemsize >= 4:
+        if not shape and a.dtype == np.float32 and 4 < a.size < TORCH_ORDER_SUM_MAX and (
+            a.flags.c_contiguous
+        ):  # a 0-d operand's short float32 gradient: torch's order, torch's last bit
+            return Tensor._make(torch_order_sum_f32(a.reshape(-1)))
         # first order: straight on the array, one reduction and no ops (a bias or residual
         # gradient on every step: ~15 -> ~5 us)
         return Tensor._make((_fast_sum(a, axes, True) if axes else a).reshape(shape))

@@ -74,7 +74,28 @@ def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     m, k = a.shape
     if k >= _LONG_K and m * b.shape[1] <= _SMALL_RESULT and a.dtype.kind == "f":
         return _long_product(a, b)
+    if 0 < k <= _TINY_K and m <= _TINY_MN and b.shape[1] <= _TINY_MN and (
+        a.dtype == np.float32 and b.dtype == np.float32
+    ):
+        return _tiny_product(a, b)
     return np.matmul(a, b)
+
+
+# torch's float32 product of tiny matrices (inner dimension up to 3, at most 8 x 8 results,
+# any layout) adds the k products, each rounded, one after the other; OpenBLAS's kernels fuse
+# the multiply-adds instead, and a third of such products differ in the last bit (a
+# covariance's gradient, where the exact answer is 0, comes out as rounding noise of another
+# size). Measured on random inputs: bit-exact for these shapes; beyond them torch's kernels
+# block and vectorize in shape-dependent ways.
+_TINY_K = 3
+_TINY_MN = 8
+
+
+def _tiny_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    out = a[:, :1] * b[:1, :]
+    for i in range(1, a.shape[1]):
+        out += a[:, i:i + 1] * b[i:i + 1, :]
+    return out
 
 
 # OpenBLAS computes a product with a small result and a long inner dimension (a linear layer

@@ -89,6 +89,36 @@ def _fast_sum(x: np.ndarray, dims: tuple, keepdim: bool) -> np.ndarray:
     return np.add.reduce(x, axis=dims, keepdims=keepdim)  # type: ignore[call-overload]
 
 
+# torch's float32 total of a short contiguous run (its CPU kernel with 8-lane AVX2 vectors):
+#   n < 8:  four running sums s_k = x_k + x_{k+4} + ..., the tail into s_0, then s_0+s_1+s_2+s_3
+#   n >= 8: the same four sums over 8-lane vectors (the tail vectors into the first), the four
+#           added; then the elements past the last whole vector, in order, then the 8 lanes
+# Below 512 elements no further levels of partial sums come in. NumPy's pairwise sum adds in
+# another order from 5 elements on (a 9-element total already differs in the last bit).
+TORCH_ORDER_SUM_MAX = 512
+_ZERO32 = np.zeros(1, np.float32)
+
+
+def torch_order_sum_f32(flat: np.ndarray) -> np.ndarray:
+    """The 0-d float32 total of a 1-D float32 array of fewer than 512 elements, added in
+    torch's order."""
+    n = flat.size
+    if n < 8:
+        q = n // 4  # (0 or 1) rows of four
+        order = np.concatenate((flat[:1], flat[4 * q:], flat[1:4 * q])) if q else flat
+        return np.cumsum(np.concatenate((_ZERO32, order)), dtype=np.float32)[-1:].reshape(())
+    nv = n // 8
+    q = nv // 4
+    vecs = flat[:8 * nv].reshape(nv, 8)
+    acc = np.cumsum(vecs[:4 * q].reshape(q, 32), axis=0, dtype=np.float32)[-1].reshape(4, 8) \
+        if q else np.zeros((4, 8), np.float32)
+    for i in range(4 * q, nv):  # the vectors past the last row of four
+        acc[0] += vecs[i]
+    lanes = ((acc[0] + acc[1]) + acc[2]) + acc[3]
+    return np.cumsum(np.concatenate((_ZERO32, flat[8 * nv:], lanes)),
+                     dtype=np.float32)[-1:].reshape(())
+
+
 # A large float32/float64 total runs as one matrix-vector product, rows of _ROW elements times
 # ones, and a pairwise sum of the row sums: the BLAS reads the array at memory speed on every
 # core, where NumPy's pairwise reduction takes about five times as long (1024x1024 float32:
