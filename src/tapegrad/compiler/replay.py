@@ -14,6 +14,11 @@ compiled module calls). At each call::
 A capture is an eager call with a recorder on the side (capture.py), so the calls that capture
 give exactly eager results. Two captures must agree before a program replays (program.py
 ``same_steps``), so a program starts replaying on the third call of a signature.
+
+A replay repeats the value checks eager code makes (capture.py): bad values raise eager's
+error; values that eager code would send down another path (cross-entropy's lean path needs
+every target in range and none ignored) raise ``PathChanged`` before the program changes any
+state, and that call runs eagerly.
 """
 
 from __future__ import annotations
@@ -64,7 +69,10 @@ class CompiledFunction:
         for e in self.entries:
             if e.key == key and (e.guards is None or e.guards.holds()):
                 if e.program is not None:
-                    return e.program.run(args, kwargs)
+                    try:
+                        return e.program.run(args, kwargs)
+                    except cap.PathChanged:  # checked before any state changed: run eagerly
+                        return self.fn(*args, **kwargs)
                 if e.eager is not None:
                     return self.fn(*args, **kwargs)
                 return self._capture(e, args, kwargs)
