@@ -318,15 +318,24 @@ def _changes_state(s: Step) -> bool:
 
 def _checks_first(steps: list, rec: Recorder) -> list[int]:
     """The order of the program's steps: each value check moved up to just after the steps
-    that make or write its inputs (usually the binds of the arguments), so that a check that
+    that make or write its inputs (usually the arguments, then read first), so that a check that
     finds a changed path finds it before the program has changed any state. A check reading
     a tensor from outside the arguments (a buffer, a parameter) stays after the optimizer
     steps and gradient writes before it."""
     made: dict[int, int] = {}
     outside: set[int] = set()  # slots bound from tensors that are not arguments
     last_effect = -1
-    order: list[int] = []
+    # the arguments the checks read are read first (the same array wherever it is read)
+    bind_of = {s.outs[0]: i for i, s in enumerate(steps)
+               if s.kind == "bind" and id(s.obj) in rec.arg_tensors}
+    order = sorted({bind_of[v] for s in steps if s.kind == "check" for v in slot_uses(s)
+                    if v in bind_of})
+    for i in order:
+        made[steps[i].outs[0]] = i
+    early = set(order)
     for i, s in enumerate(steps):
+        if i in early:
+            continue
         if s.kind == "check":
             ins = slot_uses(s)
             after = max((made[v] for v in ins if v in made), default=-1)

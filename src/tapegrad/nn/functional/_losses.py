@@ -317,8 +317,14 @@ def _cross_entropy_fast(input: Tensor, target: Tensor, ignore_index: int) -> Ten
 
 @value_check
 def _ce_targets_fit(t: np.ndarray, c: int, ignore_index: int) -> bool:
-    """Does cross-entropy's lean path apply to these targets: all in [0, C), none ignored?"""
-    return not 0 <= ignore_index < c and bool(t.view(np.uint64).max() < c)  # negatives wrap
+    """Does cross-entropy's lean path apply to these targets: all in [0, C), none ignored?
+    A target out of range and not ignored is the general path's error, raised here."""
+    if not 0 <= ignore_index < c and t.view(np.uint64).max() < c:  # (negatives wrap)
+        return True
+    bad = (t != ignore_index) & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    return False
 
 
 def _class_weight(weight: Tensor, ndim: int, class_dim: int) -> Tensor:
