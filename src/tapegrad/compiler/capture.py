@@ -176,6 +176,34 @@ class SlotRef:
         return hash(self.slot)
 
 
+class TupleRef:
+    """A keyword parameter that is a tuple holding arrays of the program (an index key such as
+    ``(slice(None), idx)``): per item a ``SlotRef`` or a constant."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple) -> None:
+        self.items = items
+
+    def slots(self) -> list[int]:
+        return [x.slot for x in self.items if isinstance(x, SlotRef)]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TupleRef) or len(other.items) != len(self.items):
+            return False
+        for a, b in zip(self.items, other.items, strict=True):
+            if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+                if not (type(a) is type(b) and a.dtype == b.dtype and a.shape == b.shape
+                        and a.tobytes() == b.tobytes()):
+                    return False
+            elif type(a) is not type(b) or a != b:
+                return False
+        return True
+
+    def __hash__(self) -> int:
+        return hash(len(self.items))
+
+
 class Step:
     """One recorded call. ``ins``: per argument, ``("s", slot)`` or ``("c", constant)``."""
 
@@ -267,14 +295,21 @@ class Recorder:
         out = {}
         for k, v in params.items():
             if isinstance(v, np.ndarray):
-                slot = self._slot(v)
-                if slot is None and id(v) in self.arg_arrays:
-                    slot = self.ref(self.arg_arrays[id(v)])[1]
-                if slot is None:
-                    slot = self._copy_of_arg(v)
-                v = SlotRef(slot) if slot is not None else np.array(v, copy=True)
+                v = self._param_array(v)
+            elif type(v) is tuple and any(isinstance(x, np.ndarray) for x in v):
+                v = TupleRef(tuple(self._param_array(x) if isinstance(x, np.ndarray) else x
+                                   for x in v))
             out[k] = v
         return out
+
+    def _param_array(self, v: np.ndarray) -> Any:
+        """An array parameter: a slot reference to the program's array, or a constant copy."""
+        slot = self._slot(v)
+        if slot is None and id(v) in self.arg_arrays:
+            slot = self.ref(self.arg_arrays[id(v)])[1]
+        if slot is None:
+            slot = self._copy_of_arg(v)
+        return SlotRef(slot) if slot is not None else np.array(v, copy=True)
 
     def _copy_of_arg(self, v: np.ndarray) -> int | None:
         """A kernel parameter that is a copy of an argument tensor's values (cross-entropy

@@ -34,7 +34,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import capture as cap
-from .capture import Recorder, SlotRef, Step
+from .capture import Recorder, SlotRef, Step, TupleRef
 
 
 def slot_uses(s: Step) -> list[int]:
@@ -42,10 +42,19 @@ def slot_uses(s: Step) -> list[int]:
     if s.kind == "rule":
         _, saved, grads, params, _ = (r[1] for r in s.ins)
         refs = list(saved) + list(grads)
-        extra = [v.slot for v in params.values() if isinstance(v, SlotRef)]
-        return [r[1] for r in refs if r[0] == "s"] + extra
-    return [v for kind, v in s.ins if kind == "s"] + [
-        v.slot for v in s.params.values() if isinstance(v, SlotRef)]
+        return [r[1] for r in refs if r[0] == "s"] + _param_slots(params)
+    return [v for kind, v in s.ins if kind == "s"] + _param_slots(s.params)
+
+
+def _param_slots(params: dict) -> list[int]:
+    """The slots a step's keyword parameters read."""
+    out: list[int] = []
+    for v in params.values():
+        if isinstance(v, SlotRef):
+            out.append(v.slot)
+        elif isinstance(v, TupleRef):
+            out.extend(v.slots())
+    return out
 
 
 def same_value(a: Any, b: Any) -> bool:
@@ -191,6 +200,8 @@ class Program:
         return f"a{r[1]}" if r[0] == "s" else self._const(r[1])
 
     def _kw(self, v: Any) -> str:
+        if isinstance(v, TupleRef):
+            return "(" + "".join(self._kw(x) + ", " for x in v.items) + ")"
         return f"a{v.slot}" if isinstance(v, SlotRef) else self._const(v)
 
     def _line(self, s: Step, f_step: Step, rec: Recorder, first: Recorder, last_use: dict,
