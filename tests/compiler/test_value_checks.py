@@ -278,3 +278,32 @@ def test_index_keys_follow_the_argument_and_are_checked(name):
         kind, msg = _same_error(fn, c, torch.tensor([0, 9, 1]))
         assert kind is IndexError and "index 9 is out of bounds for dimension 0 with size 4" in msg
         _same_error(fn, c, torch.tensor([0, -5, 1]))
+
+
+def test_the_program_as_a_dot_graph():
+    m = nn.Linear(4, 3)
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(m(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    c = _replaying(step, torch.randn(5, 4), torch.tensor([0, 1, 2, 0, 1]))
+    (p,) = c.programs()
+    dot = p.dot()
+    assert dot.startswith("digraph program {") and dot.rstrip().endswith("}")
+    # one node per line of the listing, the check a diamond, data flowing by slot names
+    assert dot.count(" [label=") - dot.count("->") == len(p.flow) + 1  # + the return node
+    assert 'expect(_ce_targets_fit, True, a' in dot and "shape=diamond" in dot
+    assert '[label="a' in dot and "-> ret" in dot
+    both = c.dot()
+    assert "subgraph cluster_0" in both and "p0s0 [label=" in both
+    graphviz = pytest.importorskip("graphviz", reason="graphviz (Python) renders the DOT text")
+    try:
+        svg = graphviz.Source(dot).pipe(format="svg")
+    except graphviz.ExecutableNotFound:
+        pytest.skip("the Graphviz dot program is not installed")
+    assert b"<svg" in svg

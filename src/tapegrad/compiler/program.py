@@ -14,7 +14,8 @@ per line, every array a local variable named by its slot (``a12``)::
 
 Running it is a replay: no Tensor or graph node is made, no grad-mode flag is read, and the
 NumPy calls are the ones the eager call made, in the same order, so the values are the same
-bits. ``listing()`` is that source, for reading. A local is deleted after its last use, so
+bits. ``listing()`` is that source, for reading; ``dot()`` draws its data flow (Graphviz DOT:
+a node per line, an edge per array passed on). A local is deleted after its last use, so
 memory is released as eagerly as the eager call's graph releases it.
 
 Two captures of the same function (under the same guards) are compared step by step before a
@@ -142,11 +143,15 @@ class Program:
         self._names: dict[int, str] = {}
         self.n_calls = 0
         self._owners: dict | None = None
+        # per step: its kind, its line, the slots it reads and those it makes (for dot())
+        self.flow: list[tuple[str, str, list[int], list[int]]] = []
+        self.returned: list[int] = []
         lines: list[str] = []
         order = _checks_first(rec.steps, rec)
         steps = [rec.steps[j] for j in order]
         firsts = [first.steps[j] for j in order]
         returned = set(_output_slots(output))
+        self.returned = sorted(returned)
         last_use: dict[int, int] = {}
         for i, s in enumerate(steps):
             for v in slot_uses(s):
@@ -161,6 +166,7 @@ class Program:
             changed = changed or _changes_state(s)
             line = self._line(s, firsts[i], rec, first, last_use, returned, i)
             lines.append(line)
+            self.flow.append((s.kind, line, slot_uses(s), [o for o in s.outs if o is not None]))
             dead = [f"a{v}" for v in slot_uses(s) if last_use.get(v) == i]
             dead += [f"a{o}" for o in s.outs if o is not None and o not in last_use]
             if dead:
@@ -313,6 +319,38 @@ class Program:
     def listing(self) -> str:
         """The program's source: one NumPy-level call per line."""
         return self.source
+
+    def dot(self, prefix: str = "") -> str:
+        """The program's data flow as Graphviz DOT source: a box per line of the listing, an
+        edge ``aN`` from the line that makes an array to each line that reads it. Reads of
+        tensors are ellipses, value checks diamonds, calls that change state (gradients, the
+        optimizer, the RNG aside) grey; render it with ``graphviz`` (``dot -Tsvg``). Node
+        names start with ``prefix`` (several programs in one picture)."""
+
+        def q(text: str) -> str:
+            return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+        shapes = {"bind": "ellipse", "check": "diamond"}
+        out = ["digraph program {", "  rankdir=TB;", '  node [shape=box, fontname="monospace"];']
+        maker: dict[int, int] = {}
+        for i, (kind, line, uses, outs) in enumerate(self.flow):
+            style = ", style=filled, fillcolor=lightgrey" if kind in (
+                "inplace", "accumulate", "effect", "method") else ""
+            n = f"{prefix}s"
+            out.append(f"  {n}{i} [label={q(line)}, shape={shapes.get(kind, 'box')}{style}];")
+            for v in dict.fromkeys(uses):
+                if v in maker:
+                    out.append(f'  {n}{maker[v]} -> {n}{i} [label="a{v}"];')
+            for o in outs:
+                maker[o] = i
+            if kind == "inplace" and uses:  # its target, written: later reads come from here
+                maker[uses[0]] = i
+        out.append(f'  {prefix}ret [label="return", shape=plaintext];')
+        for v in self.returned:
+            if v in maker:
+                out.append(f'  {prefix}s{maker[v]} -> {prefix}ret [label="a{v}"];')
+        out.append("}")
+        return "\n".join(out) + "\n"
 
 
 

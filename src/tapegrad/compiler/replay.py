@@ -140,6 +140,16 @@ class CompiledFunction:
                 parts.append(f"# signature {i}: captured once, replays after one more capture")
         return "\n".join(parts) if parts else "# not called yet"
 
+    def dot(self) -> str:
+        """Graphviz DOT source of every program's data flow (``Program.dot``), one cluster
+        per program; render with ``graphviz`` (``tapegrad.show``'s optional dependency)."""
+        parts = ["digraph compiled {"]
+        for i, p in enumerate(self.programs()):
+            body = p.dot(prefix=f"p{i}").splitlines()[1:-1]
+            parts += [f"  subgraph cluster_{i} {{", f'  label="program {i}";'] + body + ["  }"]
+        parts.append("}")
+        return "\n".join(parts) + "\n"
+
     def __repr__(self) -> str:
         return f"<compiled {getattr(self.fn, '__qualname__', self.fn)!r}>"
 
