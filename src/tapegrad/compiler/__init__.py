@@ -4,9 +4,10 @@ The pieces, in the order a call meets them:
 
 * ``capture.py``: the first calls run eagerly while a recorder writes down every kernel call
   (forward kernels, the backward rules' ops, the engine's gradient sums and accumulations, the
-  optimizer's step as one opaque call), and notes graph breaks;
+  optimizer's step as one opaque call, the library's value checks such as a target's range),
+  and notes graph breaks;
 * ``program.py``: the recorded steps become one generated Python function, one NumPy-level call
-  per line (``listing()`` prints it);
+  per line (``listing()`` prints it, ``dot()`` draws its data flow);
 * ``guards.py``: what the capture assumed (shapes, dtypes, grad mode, module flags, parameters);
 * ``replay.py``: the compiled callable, its cache of captures and the choice at each call.
 

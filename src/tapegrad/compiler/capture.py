@@ -12,6 +12,8 @@ recorder writes a flat list of ``Step``\\ s, each one NumPy-level call::
     method      ``optimizer.step()``, ``zero_grad()``: run as they are, opaque
     bind        an array read from a tensor that existed before (parameter, argument, buffer,
                 a leaf's ``.grad``, a tensor behind a global name)
+    check       a value check run again on the replay's values (``_registry.value_check``:
+                a target in range, or which of two paths the values take)
 
 Arrays are named by *slots*: the recorder remembers, for every array it has seen, which step
 produced it (or which tensor it was read from); a kernel's inputs are then slot numbers.
@@ -31,7 +33,14 @@ pays nothing):
   method calls (their Python runs again at replay, on the real state: an Adam step's bias
   corrections change every step, so they cannot be constants);
 * dropout's noise: ``Engine.dropout_noise`` is recorded as a call on the default generator, so a
-  replay draws from the stream exactly as eager code does.
+  replay draws from the stream exactly as eager code does;
+* value checks (``_registry.VALUE_CHECKS``: the functions library code calls to read values
+  in Python before a kernel, such as cross-entropy's target range or embedding's indices):
+  each call becomes a step on the same arrays, so a replay raises the error eager code
+  raises; a check that returns arrays (an index array derived from a target) is a ``call``
+  whose outputs later kernels read; one that returns a Python value (which path the values
+  take) is replayed as "the same value again", else ``PathChanged``: the replay gives the
+  call back to eager code (replay.py), which takes the other path.
 
 What ends a capture (a *graph break*): reading a tensor's values into Python (``.item()``,
 ``bool()``, ``.tolist()``, ``.numpy()``, printing), registering hooks, hooks already on the
@@ -42,8 +51,8 @@ only notes the reason (see ``compiler.explain``).
 What a capture cannot see: values computed from arrays outside any kernel (library code that
 reads ``._data`` with NumPy, ``torch.randn`` inside the call). Such a tensor is bound like a
 constant; replay.py captures twice and compares (program.py ``same_steps``), so a constant
-that changes between calls sends the function to eager execution. Input checks that read
-values in NumPy (cross-entropy's target range) ran at capture and are not repeated at replay.
+that changes between calls sends the function to eager execution. Checks on values made
+outside kernels are repeated only where the library marks them as value checks (above).
 """
 
 from __future__ import annotations
@@ -65,6 +74,11 @@ from ..ops.reduction import _fast_sum
 
 class GraphBreak(RuntimeError):
     """A graph break under ``fullgraph=True`` (torch raises ``torch._dynamo.exc.Unsupported``)."""
+
+
+class PathChanged(Exception):
+    """Raised by a replay's value check: eager code would take another path on these values
+    (replay.py then runs the call eagerly)."""
 
 
 # The recorder of the call being captured, or None (one at a time).
@@ -118,6 +132,23 @@ def inplace(kernel: Callable, target: np.ndarray, *args: Any, **params: Any) -> 
     np.copyto(target, kernel(target, *args, **params), casting="unsafe")
 
 
+def expect(check: Callable, expected: Any, *args: Any) -> None:
+    """A value check at replay: it raises eager's error on bad values, and its answer (which
+    path the values take) must be the capture's, else the program does not apply."""
+    if check(*args) != expected:
+        raise PathChanged(check.__name__)
+
+
+def expect_late(check: Callable, expected: Any, *args: Any) -> None:
+    """``expect`` after the program has changed state (an optimizer step, the RNG): too late
+    to hand the call back to eager code, so a changed path is an error."""
+    if check(*args) != expected:
+        raise RuntimeError(
+            f"tapegrad.compile: the value check {check.__name__} takes another path than at "
+            "capture, after the compiled program has already changed state; call the "
+            "function uncompiled for these values")
+
+
 def default_engine() -> Any:
     """The default generator's engine (looked up at each call: manual_seed may replace it)."""
     from .._random import default_generator
@@ -143,6 +174,34 @@ class SlotRef:
 
     def __hash__(self) -> int:
         return hash(self.slot)
+
+
+class TupleRef:
+    """A keyword parameter that is a tuple holding arrays of the program (an index key such as
+    ``(slice(None), idx)``): per item a ``SlotRef`` or a constant."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple) -> None:
+        self.items = items
+
+    def slots(self) -> list[int]:
+        return [x.slot for x in self.items if isinstance(x, SlotRef)]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TupleRef) or len(other.items) != len(self.items):
+            return False
+        for a, b in zip(self.items, other.items, strict=True):
+            if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+                if not (type(a) is type(b) and a.dtype == b.dtype and a.shape == b.shape
+                        and a.tobytes() == b.tobytes()):
+                    return False
+            elif type(a) is not type(b) or a != b:
+                return False
+        return True
+
+    def __hash__(self) -> int:
+        return hash(len(self.items))
 
 
 class Step:
@@ -221,19 +280,36 @@ class Recorder:
             return ("c", np.array(x, copy=True))
         return ("c", x)
 
+    def array_ref(self, v: Any) -> tuple:
+        """The input reference of a value check's argument: a tensor's or a program array's
+        slot (an argument tensor's array is read through the argument), else a constant."""
+        if isinstance(v, np.ndarray):
+            slot = self._slot(v)
+            if slot is None and id(v) in self.arg_arrays:
+                slot = self.ref(self.arg_arrays[id(v)])[1]
+            return ("s", slot) if slot is not None else ("c", np.array(v, copy=True))
+        return self.ref(v)
+
     def params(self, params: dict) -> dict:
         """A kernel's keyword parameters: arrays of the program become slot references."""
         out = {}
         for k, v in params.items():
             if isinstance(v, np.ndarray):
-                slot = self._slot(v)
-                if slot is None and id(v) in self.arg_arrays:
-                    slot = self.ref(self.arg_arrays[id(v)])[1]
-                if slot is None:
-                    slot = self._copy_of_arg(v)
-                v = SlotRef(slot) if slot is not None else np.array(v, copy=True)
+                v = self._param_array(v)
+            elif type(v) is tuple and any(isinstance(x, np.ndarray) for x in v):
+                v = TupleRef(tuple(self._param_array(x) if isinstance(x, np.ndarray) else x
+                                   for x in v))
             out[k] = v
         return out
+
+    def _param_array(self, v: np.ndarray) -> Any:
+        """An array parameter: a slot reference to the program's array, or a constant copy."""
+        slot = self._slot(v)
+        if slot is None and id(v) in self.arg_arrays:
+            slot = self.ref(self.arg_arrays[id(v)])[1]
+        if slot is None:
+            slot = self._copy_of_arg(v)
+        return SlotRef(slot) if slot is not None else np.array(v, copy=True)
 
     def _copy_of_arg(self, v: np.ndarray) -> int | None:
         """A kernel parameter that is a copy of an argument tensor's values (cross-entropy
@@ -473,6 +549,29 @@ def _opaque(name: str, orig: Callable) -> Callable:
     return method
 
 
+def _recorded_check(orig: Callable) -> Callable:
+    """A value check during a capture: run, and recorded as a step on the same arrays."""
+
+    def check(*args: Any) -> Any:
+        rec = _active
+        if rec is None or rec.paused:
+            return orig(*args)
+        ins = tuple(rec.array_ref(a) for a in args)
+        out = orig(*args)  # eager's error, if the values are bad, ends the call here
+        if isinstance(out, np.ndarray):
+            rec.steps.append(Step("call", orig, ins, {}, rec.outputs((out,)), orig.__name__))
+        elif isinstance(out, tuple) and out and all(isinstance(a, np.ndarray) for a in out):
+            rec.steps.append(Step("call", orig, ins, {}, rec.outputs(out), orig.__name__))
+        elif out is None or type(out) in (bool, int, str):
+            rec.steps.append(Step("check", orig, ins, {}, (), orig.__name__, out))
+        else:
+            rec.graph_break(f"the value check {orig.__name__} returned a {type(out).__name__}")
+        return out
+
+    check.__wrapped__ = orig  # type: ignore[attr-defined]
+    return check
+
+
 def _grad_property(orig: property) -> property:
     """``Tensor.grad`` during a capture: ``t.grad = None`` (and ``del t.grad``) recorded as a
     step; any other assignment to ``.grad`` is a graph break."""
@@ -612,6 +711,9 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
         if name in Module.__dict__:
             patch(Module, name, _breaking(why, Module.__dict__[name]))
     patch(Module, "zero_grad", _opaque("zero_grad", Module.__dict__["zero_grad"]))
+    for mod_name, fn_name in _registry.VALUE_CHECKS:
+        owner = sys.modules[mod_name]
+        patch(owner, fn_name, _recorded_check(getattr(owner, fn_name)))
     patch(Module, "_call_impl", _hooked_call(Module.__dict__["_call_impl"]))
     for cls in _optimizer_classes():
         for name in ("step", "zero_grad"):

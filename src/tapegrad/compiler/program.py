@@ -14,7 +14,8 @@ per line, every array a local variable named by its slot (``a12``)::
 
 Running it is a replay: no Tensor or graph node is made, no grad-mode flag is read, and the
 NumPy calls are the ones the eager call made, in the same order, so the values are the same
-bits. ``listing()`` is that source, for reading. A local is deleted after its last use, so
+bits. ``listing()`` is that source, for reading; ``dot()`` draws its data flow (Graphviz DOT:
+a node per line, an edge per array passed on). A local is deleted after its last use, so
 memory is released as eagerly as the eager call's graph releases it.
 
 Two captures of the same function (under the same guards) are compared step by step before a
@@ -34,7 +35,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import capture as cap
-from .capture import Recorder, SlotRef, Step
+from .capture import Recorder, SlotRef, Step, TupleRef
 
 
 def slot_uses(s: Step) -> list[int]:
@@ -42,10 +43,19 @@ def slot_uses(s: Step) -> list[int]:
     if s.kind == "rule":
         _, saved, grads, params, _ = (r[1] for r in s.ins)
         refs = list(saved) + list(grads)
-        extra = [v.slot for v in params.values() if isinstance(v, SlotRef)]
-        return [r[1] for r in refs if r[0] == "s"] + extra
-    return [v for kind, v in s.ins if kind == "s"] + [
-        v.slot for v in s.params.values() if isinstance(v, SlotRef)]
+        return [r[1] for r in refs if r[0] == "s"] + _param_slots(params)
+    return [v for kind, v in s.ins if kind == "s"] + _param_slots(s.params)
+
+
+def _param_slots(params: dict) -> list[int]:
+    """The slots a step's keyword parameters read."""
+    out: list[int] = []
+    for v in params.values():
+        if isinstance(v, SlotRef):
+            out.append(v.slot)
+        elif isinstance(v, TupleRef):
+            out.extend(v.slots())
+    return out
 
 
 def same_value(a: Any, b: Any) -> bool:
@@ -97,6 +107,8 @@ def same_steps(r1: Recorder, r2: Recorder) -> str | None:
             continue
         if s1.kind in ("method", "accumulate", "effect") and s1.obj is not s2.obj:
             return f"step {i}: {s1.name} on another object"
+        if s1.kind == "check" and s1.obj != s2.obj:
+            return f"step {i}: {s1.name} answered {s1.obj!r}, then {s2.obj!r}"
         if not same_value(s1.ins, s2.ins) or not same_value(s1.params, s2.params):
             return f"step {i}: {s1.name} got other constants"
     return None
@@ -131,9 +143,15 @@ class Program:
         self._names: dict[int, str] = {}
         self.n_calls = 0
         self._owners: dict | None = None
+        # per step: its kind, its line, the slots it reads and those it makes (for dot())
+        self.flow: list[tuple[str, str, list[int], list[int]]] = []
+        self.returned: list[int] = []
         lines: list[str] = []
-        steps = rec.steps
+        order = _checks_first(rec.steps, rec)
+        steps = [rec.steps[j] for j in order]
+        firsts = [first.steps[j] for j in order]
         returned = set(_output_slots(output))
+        self.returned = sorted(returned)
         last_use: dict[int, int] = {}
         for i, s in enumerate(steps):
             for v in slot_uses(s):
@@ -141,9 +159,14 @@ class Program:
         for slot in returned:
             last_use[slot] = len(steps)
 
+        changed = False  # has a step before this one changed state outside the program?
         for i, s in enumerate(steps):
-            line = self._line(s, i, rec, first, last_use, returned)
+            if s.kind == "check":
+                s = Step("check", s.fn, s.ins, {"late": changed}, s.outs, s.name, s.obj)
+            changed = changed or _changes_state(s)
+            line = self._line(s, firsts[i], rec, first, last_use, returned, i)
             lines.append(line)
+            self.flow.append((s.kind, line, slot_uses(s), [o for o in s.outs if o is not None]))
             dead = [f"a{v}" for v in slot_uses(s) if last_use.get(v) == i]
             dead += [f"a{o}" for o in s.outs if o is not None and o not in last_use]
             if dead:
@@ -183,10 +206,12 @@ class Program:
         return f"a{r[1]}" if r[0] == "s" else self._const(r[1])
 
     def _kw(self, v: Any) -> str:
+        if isinstance(v, TupleRef):
+            return "(" + "".join(self._kw(x) + ", " for x in v.items) + ")"
         return f"a{v.slot}" if isinstance(v, SlotRef) else self._const(v)
 
-    def _line(self, s: Step, i: int, rec: Recorder, first: Recorder, last_use: dict,
-              returned: set) -> str:
+    def _line(self, s: Step, f_step: Step, rec: Recorder, first: Recorder, last_use: dict,
+              returned: set, i: int) -> str:
         self.n_calls += s.kind != "bind"
         if s.kind == "bind":
             slot = s.outs[0]
@@ -200,12 +225,11 @@ class Program:
                 name = self.tensor_names.get(id(leaf), f"leaf{slot}")
                 return f"a{slot} = {self._name(leaf, name)}._grad._data"
             named = rec.named.get(id(t))
-            if named is not None and first.named.get(id(first.steps[i].obj)) == named:
+            if named is not None and first.named.get(id(f_step.obj)) == named:
                 holder, key = named
                 if key is not None:  # a global: read through the module's namespace
                     return f"a{slot} = {self._name(holder, 'globals')}[{key!r}]._data"
                 return f"a{slot} = {self._name(holder, 'cell')}.cell_contents._data"
-            f_step = first.steps[i]
             if f_step.obj is t:  # the same tensor at both captures: read it live
                 name = self.tensor_names.get(id(t), f"t{slot}")
                 return f"a{slot} = {self._name(t, name)}._data"
@@ -221,6 +245,10 @@ class Program:
             return (f"{outs} = {fn}({self._name(op, op.name + '_op')}, {tup[0]}, {tup[1]}, "
                     f"{pd}, {self._const(meta)})")
         args = [self._arg(r) for r in s.ins]
+        if s.kind == "check":  # run again; the same answer as at capture, else PathChanged
+            exp = cap.expect_late if s.params["late"] else cap.expect
+            return (f"{self._name(exp, exp.__name__)}({self._name(s.fn, s.name)}, "
+                    f"{', '.join([self._const(s.obj)] + args)})")
         kw = [f"{k}={self._kw(v)}" for k, v in s.params.items()]
         if s.kind == "call":
             fn = self._name(s.fn, s.name)
@@ -292,7 +320,93 @@ class Program:
         """The program's source: one NumPy-level call per line."""
         return self.source
 
+    def dot(self, prefix: str = "") -> str:
+        """The program's data flow as Graphviz DOT source: a box per line of the listing, an
+        edge ``aN`` from the line that makes an array to each line that reads it. Reads of
+        tensors are ellipses, value checks diamonds, calls that change state (gradients, the
+        optimizer, the RNG aside) grey; render it with ``graphviz`` (``dot -Tsvg``). Node
+        names start with ``prefix`` (several programs in one picture)."""
 
+        def q(text: str) -> str:
+            return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+        shapes = {"bind": "ellipse", "check": "diamond"}
+        out = ["digraph program {", "  rankdir=TB;", '  node [shape=box, fontname="monospace"];']
+        maker: dict[int, int] = {}
+        for i, (kind, line, uses, outs) in enumerate(self.flow):
+            style = ", style=filled, fillcolor=lightgrey" if kind in (
+                "inplace", "accumulate", "effect", "method") else ""
+            n = f"{prefix}s"
+            out.append(f"  {n}{i} [label={q(line)}, shape={shapes.get(kind, 'box')}{style}];")
+            for v in dict.fromkeys(uses):
+                if v in maker:
+                    out.append(f'  {n}{maker[v]} -> {n}{i} [label="a{v}"];')
+            for o in outs:
+                maker[o] = i
+            if kind == "inplace" and uses:  # its target, written: later reads come from here
+                maker[uses[0]] = i
+        out.append(f'  {prefix}ret [label="return", shape=plaintext];')
+        for v in self.returned:
+            if v in maker:
+                out.append(f'  {prefix}s{maker[v]} -> {prefix}ret [label="a{v}"];')
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+
+
+
+def _changes_state(s: Step) -> bool:
+    """Does the step change anything outside the program's own arrays (a parameter, a
+    gradient, the optimizer's state, the RNG) in a way that running the call again eagerly
+    would repeat? Bound arrays written in place count; ``zero_grad`` and ``t.grad = None``
+    do not (done twice, they leave what done once leaves)."""
+    if s.kind == "method":
+        return getattr(s.fn, "__name__", "") != "zero_grad"
+    return s.kind in ("inplace", "accumulate") or (s.kind == "call" and s.fn is cap._noise_call)
+
+
+def _checks_first(steps: list, rec: Recorder) -> list[int]:
+    """The order of the program's steps: each value check moved up to just after the steps
+    that make or write its inputs (usually the arguments, then read first), so that a check that
+    finds a changed path finds it before the program has changed any state. A check reading
+    a tensor from outside the arguments (a buffer, a parameter) stays after the optimizer
+    steps and gradient writes before it."""
+    made: dict[int, int] = {}
+    outside: set[int] = set()  # slots bound from tensors that are not arguments
+    last_effect = -1
+    # the arguments the checks read are read first (the same array wherever it is read)
+    bind_of = {s.outs[0]: i for i, s in enumerate(steps)
+               if s.kind == "bind" and id(s.obj) in rec.arg_tensors}
+    order = sorted({bind_of[v] for s in steps if s.kind == "check" for v in slot_uses(s)
+                    if v in bind_of})
+    for i in order:
+        made[steps[i].outs[0]] = i
+    early = set(order)
+    for i, s in enumerate(steps):
+        if i in early:
+            continue
+        if s.kind == "check":
+            ins = slot_uses(s)
+            after = max((made[v] for v in ins if v in made), default=-1)
+            if any(v in outside for v in ins):
+                after = max(after, last_effect)
+            # after that step, and after the checks already placed there
+            pos = order.index(after) + 1 if after >= 0 else 0
+            while pos < len(order) and steps[order[pos]].kind == "check":
+                pos += 1
+            order.insert(pos, i)
+            continue
+        order.append(i)
+        for o in s.outs:
+            if o is not None:
+                made[o] = i
+        if s.kind == "bind" and id(s.obj) not in rec.arg_tensors:
+            outside.add(s.outs[0])
+        elif s.kind == "inplace" and s.ins[0][0] == "s":
+            made[s.ins[0][1]] = i  # written in place: a check reads it after this write
+        elif s.kind in ("accumulate", "effect", "method"):
+            last_effect = i
+    return order
 
 
 def _output_slots(out: Any) -> list:

@@ -14,6 +14,11 @@ compiled module calls). At each call::
 A capture is an eager call with a recorder on the side (capture.py), so the calls that capture
 give exactly eager results. Two captures must agree before a program replays (program.py
 ``same_steps``), so a program starts replaying on the third call of a signature.
+
+A replay repeats the value checks eager code makes (capture.py): bad values raise eager's
+error; values that eager code would send down another path (cross-entropy's lean path needs
+every target in range and none ignored) raise ``PathChanged`` before the program changes any
+state, and that call runs eagerly.
 """
 
 from __future__ import annotations
@@ -64,7 +69,10 @@ class CompiledFunction:
         for e in self.entries:
             if e.key == key and (e.guards is None or e.guards.holds()):
                 if e.program is not None:
-                    return e.program.run(args, kwargs)
+                    try:
+                        return e.program.run(args, kwargs)
+                    except cap.PathChanged:  # checked before any state changed: run eagerly
+                        return self.fn(*args, **kwargs)
                 if e.eager is not None:
                     return self.fn(*args, **kwargs)
                 return self._capture(e, args, kwargs)
@@ -131,6 +139,16 @@ class CompiledFunction:
             else:
                 parts.append(f"# signature {i}: captured once, replays after one more capture")
         return "\n".join(parts) if parts else "# not called yet"
+
+    def dot(self) -> str:
+        """Graphviz DOT source of every program's data flow (``Program.dot``), one cluster
+        per program; render with ``graphviz`` (``tapegrad.show``'s optional dependency)."""
+        parts = ["digraph compiled {"]
+        for i, p in enumerate(self.programs()):
+            body = p.dot(prefix=f"p{i}").splitlines()[1:-1]
+            parts += [f"  subgraph cluster_{i} {{", f'  label="program {i}";'] + body + ["  }"]
+        parts.append("}")
+        return "\n".join(parts) + "\n"
 
     def __repr__(self) -> str:
         return f"<compiled {getattr(self.fn, '__qualname__', self.fn)!r}>"

@@ -250,6 +250,19 @@ def _wrap(out: np.ndarray, inputs: tuple, op: OpDef) -> Tensor:
     return t
 
 
+# Value checks: library functions that read arrays' values in Python outside any kernel (a
+# target in range, which of two paths the values allow, an index array derived from a target).
+# Eagerly they are plain functions; tapegrad.compile records each call as a step of its
+# program, so a replay repeats the check on the new values (compiler/capture.py).
+VALUE_CHECKS: list[tuple[str, str]] = []
+
+
+def value_check(fn: Callable) -> Callable:
+    """Mark a module-level function as a value check (see ``VALUE_CHECKS``); returns it."""
+    VALUE_CHECKS.append((fn.__module__, fn.__name__))
+    return fn
+
+
 # True while a forward-mode dual level or a saved-tensor hook is active: apply and apply_
 # then take the detour through autograd/forward_ad.py (their one check when it is off).
 _SPECIAL = False

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from . import shape as S
-from ._registry import apply, apply_, defop
+from ._registry import apply, apply_, defop, value_check
 
 
 def _is_advanced(k: Any) -> bool:
@@ -141,13 +141,15 @@ def _advanced(x: Tensor, key: tuple) -> Tensor:
             np_key.append(int(k))
         else:
             np_key.append(k)
-    _check_bounds(x._data, tuple(np_key))
+    _check_bounds(x._data.shape, *np_key)
     return _index(x, key=tuple(np_key))
 
 
-def _check_bounds(data: np.ndarray, key: tuple) -> None:
+@value_check
+def _check_bounds(shape: tuple, *key: Any) -> None:
+    """An index key's masks match the shape and its integers and index arrays lie in range."""
     dim = 0
-    fill = data.ndim - _count_dims(key)
+    fill = len(shape) - _count_dims(key)
     for k in key:
         if k is Ellipsis:
             dim += fill
@@ -156,15 +158,15 @@ def _check_bounds(data: np.ndarray, key: tuple) -> None:
             continue
         if isinstance(k, np.ndarray) and k.dtype == np.bool_:
             for j in range(k.ndim):
-                if k.shape[j] != data.shape[dim + j]:
+                if k.shape[j] != shape[dim + j]:
                     raise IndexError(
                         f"The shape of the mask {list(k.shape)} at index {j} does not match the "
-                        f"shape of the indexed tensor {list(data.shape)} at index {dim + j}"
+                        f"shape of the indexed tensor {list(shape)} at index {dim + j}"
                     )
             dim += k.ndim
             continue
         if isinstance(k, np.ndarray) and k.size:
-            n = data.shape[dim]
+            n = shape[dim]
             bad = k[(k >= n) | (k < -n)]
             if bad.size:
                 raise IndexError(
@@ -172,7 +174,7 @@ def _check_bounds(data: np.ndarray, key: tuple) -> None:
                     f"size {n}"
                 )
         elif isinstance(k, int) and not isinstance(k, bool):
-            n = data.shape[dim]
+            n = shape[dim]
             if not -n <= k < n:
                 raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {n}")
         dim += 1
@@ -262,7 +264,7 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
             np_key.append(_to_index_array(k))
         else:
             np_key.append(k)
-    _check_bounds(x._data, tuple(np_key))
+    _check_bounds(x._data.shape, *np_key)
     apply_(_index_put, x, value, key=tuple(np_key), accumulate=False)
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from . import indexing as ix
-from ._registry import apply_, defop, scalar_type_name, write_into
+from ._registry import apply_, defop, scalar_type_name, value_check, write_into
 
 _UFUNC = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.maximum,
           "amin": np.minimum}
@@ -93,14 +93,15 @@ def _grown(a: np.ndarray, n: int) -> np.ndarray:
 # index_add, index_copy, index_fill, index_reduce: slices along ``dim`` chosen by a 1-d index
 # ---------------------------------------------------------------------------------------------
 
-def _check_index(name: str, x: np.ndarray, dim: int, index: np.ndarray) -> None:
+@value_check
+def _check_index(name: str, shape: tuple, dim: int, index: np.ndarray) -> None:
     if index.dtype not in (np.int64, np.int32):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
                            f"{_dtype_name(index)}")
     if index.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: {index.ndim}"
                          f" with type: {_dtype_name(index)} and size: {list(index.shape)}")
-    n = x.shape[dim] if x.ndim else 1
+    n = shape[dim] if shape else 1
     bad = index[(index >= n) | (index < -n)]
     if bad.size:
         prefix = f"{name}(): " if name == "index_copy_" else ""
@@ -167,10 +168,16 @@ def index_select_nd(grad: Tensor, dim: int, index: np.ndarray, shape: Any) -> Te
 def _prep(name: str, input: Tensor, dim: int, index: Tensor, source: Any = None) -> tuple:
     d = _wrap_dim(dim, input.ndim)
     idx = index._data
-    _check_index(name, input._data, d, idx)
+    _check_index(name, input._data.shape, d, idx)
     if source is not None:
         _check_source(name, input._data, d, idx, source._data)
-    return d, np.where(idx < 0, idx + (input.shape[d] if input.ndim else 1), idx)
+    return d, _positions(idx, input.shape[d] if input.ndim else 1)
+
+
+@value_check
+def _positions(idx: np.ndarray, n: int) -> np.ndarray:
+    """A checked index with its negative entries counted from the end."""
+    return np.where(idx < 0, idx + n, idx)
 
 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1,

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...ops import embedding as K
+from ...ops._registry import value_check
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
@@ -33,12 +34,18 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
             f"types: Long, Int; but got torch.{LEGACY_NAMES.get(input.dtype.name, 'Tensor')} "
             "instead (while checking arguments for embedding)"
         )
-    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
-        raise IndexError("index out of range in self")
+    _check_indices(idx, weight.shape[0])
     if max_norm is not None:
         _embedding_renorm(weight, idx, max_norm, norm_type)
     return K._embedding(weight, indices=idx.astype(np.int64, copy=False),
                         padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+
+
+@value_check
+def _check_indices(idx: np.ndarray, n: int) -> None:
+    """Every index in [0, num_embeddings)."""
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise IndexError("index out of range in self")
 
 
 def _embedding_renorm(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float

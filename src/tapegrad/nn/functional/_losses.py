@@ -18,7 +18,7 @@ from ...ops import elementwise as ew
 from ...ops import losses as K
 from ...ops import nn_common as C
 from ...ops import reduction as rd
-from ...ops._registry import scalar_type_name
+from ...ops._registry import scalar_type_name, value_check
 from ._activations import log_softmax, logsigmoid
 from ._common import _broadcast_pair, _scalar_name
 from ._distance import pairwise_distance
@@ -185,6 +185,20 @@ def _nll_weight(weight: Tensor | None, input: Tensor, n_classes: int, prefix: st
     return weight._data
 
 
+@value_check
+def _nll_target(t: np.ndarray, scalar: bool) -> np.ndarray:
+    """The class indices as the kernel reads them (int64; 0-d for a 1-D input). The range is
+    checked in the kernel."""
+    t = t.astype(np.int64)
+    return t.reshape(()) if scalar else t
+
+
+@value_check
+def _nll_target2d(t: np.ndarray, shape: tuple) -> np.ndarray:
+    """The spatial class indices as the kernel reads them: int64, (N, H, W)."""
+    return t.reshape(shape).astype(np.int64)
+
+
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
              reduction: str = "mean") -> Tensor:
@@ -214,9 +228,7 @@ def _nll_nd(input: Tensor, target: Tensor, weight: Tensor | None, red: int,
             )
         _check_target_dtype(target)
         w = _nll_weight(weight, input, input.shape[-1])
-        tgt = target._data.astype(np.int64)
-        if input.ndim == 1:
-            tgt = tgt.reshape(())
+        tgt = _nll_target(target._data, input.ndim == 1)
         return K._nll_loss(input, target=tgt, weight=w, ignore_index=ignore_index,
                            reduction=red, _cache={})
     n, c = input.shape[:2]
@@ -241,7 +253,8 @@ def _nll_nd(input: Tensor, target: Tensor, weight: Tensor | None, red: int,
         tgt = target._data.reshape(n, 1, -1) if target.numel() else target._data.reshape(n, 0, 0)
     _check_target_dtype(target)
     w = _nll_weight(weight, input, c)
-    out = K._nll_loss2d(x, target=tgt.astype(np.int64), weight=w, ignore_index=ignore_index,
+    tgt = _nll_target2d(target._data, tuple(tgt.shape))
+    out = K._nll_loss2d(x, target=tgt, weight=w, ignore_index=ignore_index,
                         reduction=red, _cache={})
     if red == 0 and input.ndim != 4:
         out = out.view(out_size)
@@ -297,9 +310,21 @@ def _cross_entropy_fast(input: Tensor, target: Tensor, ignore_index: int) -> Ten
     x, t = input._data, target._data
     n, c = x.shape
     if (x.dtype.kind != "f" or t.dtype != np.int64 or n == 0 or c == 0 or t.shape[0] != n
-            or 0 <= ignore_index < c or t.view(np.uint64).max() >= c):  # (negatives wrap)
+            or not _ce_targets_fit(t, c, ignore_index)):
         return None
     return K._ce_nll(K._ce_log_softmax(input, _cache={}), target=t.copy())
+
+
+@value_check
+def _ce_targets_fit(t: np.ndarray, c: int, ignore_index: int) -> bool:
+    """Does cross-entropy's lean path apply to these targets: all in [0, C), none ignored?
+    A target out of range and not ignored is the general path's error, raised here."""
+    if not 0 <= ignore_index < c and t.view(np.uint64).max() < c:  # (negatives wrap)
+        return True
+    bad = (t != ignore_index) & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    return False
 
 
 def _class_weight(weight: Tensor, ndim: int, class_dim: int) -> Tensor:
@@ -615,6 +640,15 @@ def _margin_shape_check(input: Tensor) -> tuple[int, int]:
     return input.shape[0], input.shape[1]
 
 
+@value_check
+def _margin_onehot(target: np.ndarray, c: int) -> np.ndarray:
+    """multi_margin_loss's targets, checked in [0, C), as a (N, C) one-hot mask."""
+    t = target.reshape(-1)
+    if t.size and (t.min() < 0 or t.max() >= c):
+        raise RuntimeError("target out of range")
+    return t[:, None] == np.arange(c)
+
+
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
                       weight: Tensor | None = None, size_average: Any = None,
                       reduce: Any = None, reduction: str = "mean") -> Tensor:
@@ -641,14 +675,29 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if weight is not None and weight.dtype != input.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_name(input)} but found "
                            f"{_scalar_name(weight)}")
-    t = target._data.reshape(-1)
-    if t.size and (t.min() < 0 or t.max() >= c):
-        raise RuntimeError("target out of range")
-    onehot = t[:, None] == np.arange(c)
+    onehot = _margin_onehot(target._data, c)
     out_shape = (n,) if target.ndim > 0 else ()
     return K._multi_margin_loss(input, onehot=onehot, p=p, margin=float(margin),
                                 weight=None if weight is None else weight._data,
                                 reduction=red, out_shape=out_shape)
+
+
+@value_check
+def _multilabel_range(target: np.ndarray, c: int) -> None:
+    """multilabel_margin_loss's labels lie in [-1, C)."""
+    if target.size and (target.min() < -1 or target.max() >= c):
+        raise RuntimeError("argument #2 'target' is out of range")
+
+
+@value_check
+def _multilabel_counts(target: np.ndarray, n: int, c: int) -> np.ndarray:
+    """(N, C): how many times each class is listed before the row's first -1."""
+    t = target.reshape(n, c).astype(np.int64)
+    listed = np.cumsum(t < 0, axis=-1) == 0  # the labels before the first -1
+    counts = np.zeros((n, c), dtype=np.int64)
+    rows = np.nonzero(listed)
+    np.add.at(counts, (rows[0], t[rows]), 1)
+    return counts
 
 
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
@@ -662,19 +711,13 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     if not ok:
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
                            f"{list(input.shape)}")
-    t = target._data.reshape(n, c)
-    if t.size and (t.min() < -1 or t.max() >= c):
-        raise RuntimeError("argument #2 'target' is out of range")
+    _multilabel_range(target._data, c)
     if not input.is_floating_point():
         raise NotImplementedError("\"multilabel_margin_loss_forward_out_frame\" not "
                                   f"implemented for '{_scalar_name(input)}'")
     if target.dtype.name != "int64":
         raise RuntimeError(f"expected scalar type Long but found {_scalar_name(target)}")
-    t = t.astype(np.int64)
-    listed = np.cumsum(t < 0, axis=-1) == 0  # the labels before the first -1
-    counts = np.zeros((n, c), dtype=np.int64)
-    rows = np.nonzero(listed)
-    np.add.at(counts, (rows[0], t[rows]), 1)
+    counts = _multilabel_counts(target._data, n, c)
     out_shape = (n,) if input.ndim == 2 else ()
     return K._multilabel_margin_loss(input, counts=counts, reduction=red, out_shape=out_shape)
 
