@@ -175,3 +175,30 @@ def test_reciprocal_and_tensor_pow_gradients_float32():
     (go,) = tapegrad.autograd.grad(tapegrad.pow(o, tapegrad.from_numpy(e)), o,
                                    tapegrad.from_numpy(g))
     _bits_equal(go, gt)
+
+
+@pytest.mark.parametrize("shapes", [((10,), (5, 5, 10, 5)), ((5, 5, 10, 5), (5,)),
+                                    ((4, 7, 3), (3,)), ((33,), (2, 33, 6))])
+def test_matmul_vector_gradient_float32(shapes):
+    """A vector against a batch folds into one mv (of the batch's transpose on the left); the
+    vector's gradient is mv of the folded matrix's transpose, a column-major gemv that torch
+    sums column after column: y = y + a[:, j] * g[j]."""
+    rng = np.random.default_rng(3)
+    xa, xb = (rng.standard_normal(s).astype(np.float32) for s in shapes)
+    ta, tb = (torch.from_numpy(x).requires_grad_() for x in (xa, xb))
+    oa, ob = (tapegrad.from_numpy(x).requires_grad_() for x in (xa, xb))
+    yt, yo = ta @ tb, oa @ ob
+    g = rng.standard_normal(tuple(yt.shape)).astype(np.float32)
+    gt = torch.autograd.grad(yt, (ta, tb), torch.from_numpy(g))
+    go = tapegrad.autograd.grad(yo, (oa, ob), tapegrad.from_numpy(g))
+    vec = 0 if len(shapes[0]) == 1 else 1
+    _bits_equal(go[vec], gt[vec])
+    _bits_equal(go[1 - vec], gt[1 - vec])  # the outer product g v^T: one rounding each
+
+
+def test_mv_column_major_float32():
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((200, 30)).astype(np.float32)
+    v = rng.standard_normal(200).astype(np.float32)
+    _bits_equal(tapegrad.from_numpy(a).t().mv(tapegrad.from_numpy(v)),
+                torch.from_numpy(a).t().mv(torch.from_numpy(v)))

@@ -204,7 +204,20 @@ def _mv(a: np.ndarray, v: np.ndarray) -> np.ndarray:
             f"({v.shape[0]})"
         )
     _dtype_check(a, v)
+    if (a.dtype == np.float32 and a.strides[0] == 4 and a.shape[0] > 1
+            and a.size <= _SWEEP_MAX):
+        return _column_sweep(a, v)
     return np.matmul(a, v)
+
+
+_SWEEP_MAX = 1 << 16  # beyond this the BLAS gemv's speed wins over torch's summation order
+
+
+def _column_sweep(a: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """A column-major float32 ``a @ v`` in torch's order: torch's gemv adds the columns one
+    after the other, y = y + a[:, j] * v[j] (rounded product, then rounded sum), which is what
+    NumPy's reduction over the outer axis of the C-ordered (n, m) products does."""
+    return np.multiply(a.T, v[:, None]).sum(axis=0)
 
 
 @_mv.backward
