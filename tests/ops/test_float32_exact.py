@@ -226,3 +226,67 @@ def test_cov_aweights_gradient_float32():
         res.append(lib.autograd.grad(lib.cov(xt, aweights=wt), (xt, wt), lib.tensor(g)))
     for ours, theirs in zip(*res, strict=True):
         _bits_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("shapes", [((10,), (5, 5, 10, 5)), ((5, 5, 10, 5), (5,)),
+                                    ((4, 7, 3), (3,)), ((33,), (2, 33, 6))])
+def test_matmul_vector_gradient_float32(shapes):
+    """A vector against a batch folds into one mv (of the batch's transpose on the left); the
+    vector's gradient is mv of the folded matrix's transpose, a column-major gemv that torch
+    sums column after column: y = y + a[:, j] * g[j]."""
+    rng = np.random.default_rng(3)
+    xa, xb = (rng.standard_normal(s).astype(np.float32) for s in shapes)
+    ta, tb = (torch.from_numpy(x).requires_grad_() for x in (xa, xb))
+    oa, ob = (tapegrad.from_numpy(x).requires_grad_() for x in (xa, xb))
+    yt, yo = ta @ tb, oa @ ob
+    g = rng.standard_normal(tuple(yt.shape)).astype(np.float32)
+    gt = torch.autograd.grad(yt, (ta, tb), torch.from_numpy(g))
+    go = tapegrad.autograd.grad(yo, (oa, ob), tapegrad.from_numpy(g))
+    vec = 0 if len(shapes[0]) == 1 else 1
+    _bits_equal(go[vec], gt[vec])
+    _bits_equal(go[1 - vec], gt[1 - vec])  # the outer product g v^T: one rounding each
+
+
+def test_mv_column_major_float32():
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((200, 30)).astype(np.float32)
+    v = rng.standard_normal(200).astype(np.float32)
+    _bits_equal(tapegrad.from_numpy(a).t().mv(tapegrad.from_numpy(v)),
+                torch.from_numpy(a).t().mv(torch.from_numpy(v)))
+
+
+@pytest.mark.parametrize("layout", ["nn", "tn", "nt", "tt"])
+def test_small_mm_float32(layout):
+    """Products of small float32 matrices (every side 2 to 7) add the k terms in order, as
+    torch's do; a row-major @ column-major pair with k >= 4 (torch sums those otherwise) is not
+    pinned."""
+    rng = np.random.default_rng(5)
+    for m, k, n in [(2, 4, 3), (4, 3, 5), (7, 7, 7), (3, 2, 6), (5, 3, 2), (6, 5, 4)]:
+        if layout == "nt" and k >= 4:
+            continue
+        a = rng.standard_normal((m, k) if layout[0] == "n" else (k, m)).astype(np.float32)
+        b = rng.standard_normal((k, n) if layout[1] == "n" else (n, k)).astype(np.float32)
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        oa, ob = tapegrad.from_numpy(a), tapegrad.from_numpy(b)
+        if layout[0] == "t":
+            ta, oa = ta.t(), oa.t()
+        if layout[1] == "t":
+            tb, ob = tb.t(), ob.t()
+        _bits_equal(oa.mm(ob), ta.mm(tb))
+
+
+def test_multi_dot_gradients_float32():
+    """A chain of five small matrices: the products in the matrix-chain order, and their
+    gradients through the same mm's, bit for bit."""
+    rng = np.random.default_rng(6)
+    shapes = [(2, 4), (4, 3), (3, 5), (5, 3), (3, 2)]
+    xs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    ts = [torch.from_numpy(x).requires_grad_() for x in xs]
+    os_ = [tapegrad.from_numpy(x).requires_grad_() for x in xs]
+    yt, yo = torch.linalg.multi_dot(ts), tapegrad.linalg.multi_dot(os_)
+    _bits_equal(yo, yt)
+    g = rng.standard_normal((2, 2)).astype(np.float32)
+    gt = torch.autograd.grad(yt, ts, torch.from_numpy(g))
+    go = tapegrad.autograd.grad(yo, os_, tapegrad.from_numpy(g))
+    for i in range(5):
+        _bits_equal(go[i], gt[i])

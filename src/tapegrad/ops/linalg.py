@@ -72,6 +72,10 @@ def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if _registry._LOW and a.dtype.char in "eE":  # float16/bfloat16 arrays (backward's products)
         return low_precision.matmul(a, b)
     m, k = a.shape
+    n = b.shape[1]
+    if m <= _SMALL_MAX and n <= _SMALL_MAX and k <= _SMALL_MAX and m >= 2 and n >= 2 and (
+            a.dtype == np.float32) and (k <= 3 or a.strides[1] != 4 or b.strides[0] != 4):
+        return _small_sweep(a, b)
     if k >= _LONG_K and m * b.shape[1] <= _SMALL_RESULT and a.dtype.kind == "f":
         return _long_product(a, b)
     if 0 < k <= _TINY_K and m <= _TINY_MN and b.shape[1] <= _TINY_MN and (
@@ -249,7 +253,34 @@ def _mv(a: np.ndarray, v: np.ndarray) -> np.ndarray:
             f"({v.shape[0]})"
         )
     _addmv_check(v, a, v)  # torch's mv is addmv into a result of the vector's dtype
+    if (a.dtype == np.float32 and a.strides[0] == 4 and a.shape[0] > 1
+            and a.size <= _SWEEP_MAX):
+        return _column_sweep(a, v)
     return np.matmul(a, v)
+
+
+_SWEEP_MAX = 1 << 16  # beyond this the BLAS gemv's speed wins over torch's summation order
+
+
+# torch's float32 product of small matrices (every side 2 to 7) adds the k terms one after the
+# other, c = c + a[:, k] b[k, :] (rounded product, then rounded sum), except when the left
+# matrix is row-major and the right column-major (``g @ B.t()``, the first gradient of mm) with
+# k >= 4, which it sums in another order (not reproduced: NumPy's BLAS there). Measured against
+# torch on every size in that box and every layout; larger products are MKL's blocked kernels.
+_SMALL_MAX = 7
+
+
+def _small_sweep(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` summed over k in order: NumPy reduces the outer axis of the (k, m, n)
+    products one slice after the other."""
+    return np.multiply(a.T[:, :, None], b[:, None, :]).sum(axis=0)
+
+
+def _column_sweep(a: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """A column-major float32 ``a @ v`` in torch's order: torch's gemv adds the columns one
+    after the other, y = y + a[:, j] * v[j] (rounded product, then rounded sum), which is what
+    NumPy's reduction over the outer axis of the C-ordered (n, m) products does."""
+    return np.multiply(a.T, v[:, None]).sum(axis=0)
 
 
 @_mv.backward

@@ -196,9 +196,10 @@ class TorchPickler(_PythonPickler):
 
     dispatch[_Global] = _save_global
     # every class a tapegrad dtype is made of (float16 and bfloat16 have their own subclasses)
-    for _cls in {_dtype.dtype, *(type(d) for d in _dtype.ALL)}:
+    _classes: set[type] = {_dtype.dtype, *(type(d) for d in _dtype.ALL)}
+    for _cls in _classes:
         dispatch[_cls] = _save_dtype
-    del _cls
+    del _cls, _classes
 
 
 def _pickle(obj: Any, protocol: int, storages: _Storages) -> bytes:
