@@ -37,6 +37,7 @@ from typing import Any
 
 from . import _autocast_lists as lists
 from . import _dtype
+from ._conversions import convert as _convert
 from ._device import device as _device
 
 # the devices that have an autocast state, with their default low-precision dtype
@@ -246,17 +247,19 @@ def _eligible(t: Any) -> bool:
 
 def _cast(t: Any, dtype: Any) -> Any:
     """``t.to(dtype)``, through the cache for a float32 leaf that requires grad."""
-    if t.dtype is dtype or not _eligible(t):
-        return t
-    if (dtype is _state.dtypes["cpu"] and t.dtype is _dtype.float32 and t._requires_grad
-            and t.grad_fn is None and t._base is None and _state.cache_enabled):
+    nd = t._data.dtype
+    src = _dtype._FROM_NP[nd]
+    if src is dtype or not (nd.kind == "f" and nd.itemsize != 8 or nd.kind == "V"):
+        return t  # (the test of _eligible, inline: this runs for every input of a listed op)
+    if (src is _dtype.float32 and t._requires_grad and t.grad_fn is None and t._base is None
+            and dtype is _state.dtypes["cpu"] and _state.cache_enabled):
         hit = _CACHE.get(id(t))
         if hit is not None and hit[0]() is t:
             return hit[1]
-        out = t.to(dtype)
+        out = _convert(t, dtype)
         _CACHE[id(t)] = (weakref.ref(t), out)
         return out
-    return t.to(dtype)
+    return _convert(t, dtype)
 
 
 def _promote_dtype(tensors: list) -> Any:
@@ -326,8 +329,9 @@ def _call_listed(key: int, args: tuple, kwargs: dict) -> Any:
     if policy == lists.CONTRACTION:
         return _contraction(fn, args, kwargs, low)
     dtype = _dtype.float32 if policy == lists.FP32_THEN_LOWER else _target(policy, args, kwargs)
-    args = tuple(_cast_all(a, dtype) for a in args)
-    kwargs = {k: _cast_all(v, dtype) for k, v in kwargs.items()}
+    args = tuple([_cast_all(a, dtype) for a in args])
+    if kwargs:
+        kwargs = {k: _cast_all(v, dtype) for k, v in kwargs.items()}
     out = _excluded(fn, args, kwargs)
     return _cast_all(out, low) if policy == lists.FP32_THEN_LOWER else out
 
@@ -471,7 +475,7 @@ def _registry_call(op: Any, inputs: tuple, params: dict) -> Any:
     if state.cpu and not state.excluded:
         policy = lists.REGISTRY_POLICY[op.name]
         dtype = _target(policy, inputs, {})
-        inputs = tuple(_cast_all(x, dtype) for x in inputs)
+        return apply(op, *[_cast_all(x, dtype) for x in inputs], **params)
     return apply(op, *inputs, **params)
 
 

@@ -215,8 +215,8 @@ def _round_bf16(x: np.ndarray, low: np.dtype) -> np.ndarray:
     t += u
     t += 0x7FFF
     bits = t.view(np.uint16)[_UPPER].copy()
-    nan = np.isnan(x.reshape(-1))
-    if nan.any():
+    if np.isnan(np.maximum.reduce(u.view(_F32))):  # (a maximum is NaN when any element is)
+        nan = np.isnan(x.reshape(-1))
         bits[nan] = np.where(u[nan] >> 31 == 1, 0xFFC0, 0x7FC0)
     return bits.view(low).reshape(x.shape)
 
