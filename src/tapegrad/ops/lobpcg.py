@@ -154,6 +154,7 @@ def lobpcg(A: Any, k: int | None = None, B: Any = None, X: Any = None, n: int | 
            ortho_bparams: dict[str, bool] | None = None) -> tuple[Any, Any]:
     """Find the k largest (or smallest) eigenpairs of A x = lambda B x by LOBPCG (torch.lobpcg)."""
     import tapegrad as tg
+
     from .. import _dtype as D
 
     if A.shape[-2] != A.shape[-1]:
@@ -189,7 +190,9 @@ def lobpcg(A: Any, k: int | None = None, B: Any = None, X: Any = None, n: int | 
     cnt = int(np.prod(batch)) if batch else 1
     a3 = a_np.reshape((cnt, m, m))
     b3 = None if b_np is None else b_np.reshape((cnt, m, m))
-    x3 = None if X is None else X.detach().numpy().astype(np_dt).reshape((cnt,) + tuple(X.shape[-2:]))
+    x3 = None
+    if X is not None:
+        x3 = X.detach().numpy().astype(np_dt).reshape((cnt,) + tuple(X.shape[-2:]))
     es, xs = [], []
     for i in range(cnt):
         if x3 is None:
@@ -198,7 +201,8 @@ def lobpcg(A: Any, k: int | None = None, B: Any = None, X: Any = None, n: int | 
             x0 = x3[i].copy()
         if x0.shape != (m, n):
             name = "X_" if batch else "X"
-            raise AssertionError(f"{name} shape mismatch: got {tg.Size(x0.shape)}, expected {(m, n)}")
+            raise AssertionError(
+                f"{name} shape mismatch: got {tg.Size(x0.shape)}, expected {(m, n)}")
         e, v = _solve_one(a3[i], None if b3 is None else b3[i], x0, ik_np, k, niter_,
                           float(tol), big, method == "ortho")
         es.append(e)
