@@ -142,3 +142,16 @@ def test_gradient_with_b_is_refused():
         e, _ = lib.lobpcg(lib.tensor(a, requires_grad=True), B=lib.tensor(b))
         with pytest.raises(ValueError, match="B != I"):
             e.sum().backward()
+
+
+@pytest.mark.parametrize("method", ["ortho", "basic"])
+def test_preconditioner(method):
+    a = _spd(13, 15)
+    ik = np.diag(1 / np.diag(a))  # Jacobi preconditioner
+    out = []
+    for lib in (torch, tg):
+        lib.manual_seed(0)
+        e, v = lib.lobpcg(lib.tensor(a), k=2, iK=lib.tensor(ik), method=method, largest=False)
+        out.append((e.numpy(), _signed(v.numpy())))
+    np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-10)
+    np.testing.assert_allclose(out[1][1], out[0][1], atol=1e-6)
