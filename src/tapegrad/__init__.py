@@ -618,3 +618,4 @@ from ._methods import METHODS as _METHODS  # noqa: E402
 addmv_ = _METHODS["addmv_"]  # torch.addmv_(input, mat, vec, *, beta=1, alpha=1)
 from ._control_flow import cond, while_loop  # noqa: E402  (eager torch.cond, torch.while_loop)
 from .ops.segments import segment_reduce  # noqa: E402
+from .ops.lobpcg import lobpcg  # noqa: E402
