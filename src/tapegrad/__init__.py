@@ -527,6 +527,7 @@ _LAZY_MODULES = frozenset({"accelerator", "amp", "backends", "cuda", "distributi
                            "version"})
 _LAZY_MODULES = _LAZY_MODULES | {"show"}  # tapegrad.show: graph, trace, gradient health
 _LAZY_MODULES = _LAZY_MODULES | {"cpu"}  # tapegrad.cpu: torch.cpu.amp.autocast
+_LAZY_MODULES = _LAZY_MODULES | {"compiler"}  # tapegrad.compiler: capture and replay (compile)
 _LAZY_NAMES = {"autocast": ("amp", "autocast"), "is_autocast_enabled": ("amp",
                "is_autocast_enabled"), "OutOfMemoryError": ("cuda", "OutOfMemoryError")}
 _LAZY_NAMES.update({name: ("_autocast", name) for name in (  # torch.autocast's state

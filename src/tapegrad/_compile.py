@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .compiler import CompiledFunction
 from .nn.modules.module import Module
 
 MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
@@ -37,6 +36,9 @@ class OptimizedModule(Module):
     def __init__(self, mod: Module, fullgraph: bool = False) -> None:
         super().__init__()
         self._orig_mod = mod
+        # (tapegrad.compiler is imported on first use, so import tapegrad stays fast)
+        from .compiler import CompiledFunction
+
         self.__dict__["_compiled"] = CompiledFunction(mod, fullgraph=fullgraph, module=mod)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
@@ -90,4 +92,6 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic: 
         return OptimizedModule(model, fullgraph)
     if isinstance(model, type):
         return model
+    from .compiler import CompiledFunction
+
     return CompiledFunction(model, fullgraph=fullgraph)
