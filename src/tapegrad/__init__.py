@@ -530,6 +530,7 @@ _LAZY_MODULES = _LAZY_MODULES | {"cpu"}  # tapegrad.cpu: torch.cpu.amp.autocast
 _LAZY_MODULES = _LAZY_MODULES | {"compiler"}  # tapegrad.compiler: capture and replay (compile)
 _LAZY_NAMES = {"autocast": ("amp", "autocast"), "is_autocast_enabled": ("amp",
                "is_autocast_enabled"), "OutOfMemoryError": ("cuda", "OutOfMemoryError")}
+_LAZY_NAMES["lobpcg"] = ("ops.lobpcg", "lobpcg")  # torch.lobpcg, loaded on first use
 _LAZY_NAMES.update({name: ("_autocast", name) for name in (  # torch.autocast's state
     "autocast_decrement_nesting", "autocast_increment_nesting", "clear_autocast_cache",
     "get_autocast_cpu_dtype", "get_autocast_dtype", "get_autocast_gpu_dtype",
@@ -619,4 +620,3 @@ from ._methods import METHODS as _METHODS  # noqa: E402
 addmv_ = _METHODS["addmv_"]  # torch.addmv_(input, mat, vec, *, beta=1, alpha=1)
 from ._control_flow import cond, while_loop  # noqa: E402  (eager torch.cond, torch.while_loop)
 from .ops.segments import segment_reduce  # noqa: E402
-from .ops.lobpcg import lobpcg  # noqa: E402

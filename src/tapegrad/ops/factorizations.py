@@ -16,7 +16,6 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._registry import defop
-from .matrix_exp_taylor import matrix_exp_taylor
 
 _TAYLOR_DTYPES = frozenset(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
 
@@ -229,6 +228,8 @@ def _matrix_exp(a: np.ndarray) -> np.ndarray:
     if n == 1:
         return np.exp(a)
     if a.dtype in _TAYLOR_DTYPES:  # torch's Taylor scaling and squaring, in a's own precision
+        from .matrix_exp_taylor import matrix_exp_taylor  # (loaded on first use)
+
         return matrix_exp_taylor(a)
     from scipy.linalg import expm  # lazily: SciPy takes a while to import
 
