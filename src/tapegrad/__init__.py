@@ -11,6 +11,8 @@ This module only gathers the public names; read ``_tensor.py``, then ``ops/_regi
 
 from __future__ import annotations
 
+from typing import Any as _Any
+
 from . import _allocator, _dtype
 from ._blas import get_num_threads, set_num_threads
 from ._creation import (
@@ -432,10 +434,6 @@ from .nn._native import (  # noqa: E402
     native_layer_norm,
 )
 from .nn._native import batch_norm_update_stats  # noqa: E402
-from . import func  # noqa: E402
-from .func import vmap  # noqa: E402
-from .serialization import load, save  # noqa: E402
-from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402  (DLPack exchange)
 from ._storage import (  # noqa: E402  (storages; tensors on given strides; resize_)
     LEGACY_STORAGES as _LEGACY_STORAGES,
     TypedStorage,
@@ -528,9 +526,13 @@ _LAZY_MODULES = frozenset({"accelerator", "amp", "backends", "cuda", "distributi
 _LAZY_MODULES = _LAZY_MODULES | {"show"}  # tapegrad.show: graph, trace, gradient health
 _LAZY_MODULES = _LAZY_MODULES | {"cpu"}  # tapegrad.cpu: torch.cpu.amp.autocast
 _LAZY_MODULES = _LAZY_MODULES | {"compiler"}  # tapegrad.compiler: capture and replay (compile)
+_LAZY_MODULES = _LAZY_MODULES | {"func", "serialization"}  # torch.func; torch.save's formats
 _LAZY_NAMES = {"autocast": ("amp", "autocast"), "is_autocast_enabled": ("amp",
                "is_autocast_enabled"), "OutOfMemoryError": ("cuda", "OutOfMemoryError")}
 _LAZY_NAMES["lobpcg"] = ("ops.lobpcg", "lobpcg")  # torch.lobpcg, loaded on first use
+_LAZY_NAMES.update(vmap=("func", "vmap"), load=("serialization", "load"),
+                   save=("serialization", "save"), from_dlpack=("utils.dlpack", "from_dlpack"),
+                   to_dlpack=("utils.dlpack", "to_dlpack"))
 _LAZY_NAMES.update({name: ("_autocast", name) for name in (  # torch.autocast's state
     "autocast_decrement_nesting", "autocast_increment_nesting", "clear_autocast_cache",
     "get_autocast_cpu_dtype", "get_autocast_dtype", "get_autocast_gpu_dtype",
@@ -542,7 +544,7 @@ _LAZY_NAMES.update({name: ("_autocast", name) for name in (  # torch.autocast's 
     "set_autocast_xla_enabled")})
 
 
-def __getattr__(name: str) -> object:
+def __getattr__(name: str) -> _Any:
     import importlib
 
     if name in _LAZY_MODULES:

@@ -577,7 +577,10 @@ class Engine:
     """
 
     def __init__(self, seed: int = DEFAULT_SEED) -> None:
-        self._bg = np.random.MT19937(0)
+        # NumPy's MT19937 runs the twists; it is made at the first draw, so that importing
+        # tapegrad does not import numpy.random (about 20 ms) for a generator nobody draws from.
+        self._bg: np.random.MT19937 | None = None
+        self._bg_state: Any = None
         self.manual_seed(seed)
 
     # -- seeding and state -------------------------------------------------------------------
@@ -620,11 +623,15 @@ class Engine:
             pos = _N
             self._pending = _temper(key[nxt : nxt + left - 1])
             self._pending_next = nxt
-        self._bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+        state: Any = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+        if self._bg is None:
+            self._bg_state = state
+        else:
+            self._bg.state = state
 
     def get_state(self) -> np.ndarray:
         """torch's 5056-byte ``get_rng_state()`` layout (little-endian)."""
-        st = self._bg.state["state"]
+        st = (self._bg.state if self._bg is not None else self._bg_state)["state"]
         key, pos = np.asarray(st["key"], dtype=np.uint32), int(st["pos"])
         if self._pending.size:
             left, nxt = self._pending.size + 1, self._pending_next
@@ -687,8 +694,16 @@ class Engine:
                 if not self._pending.size:  # now left = 1, next = where the words ended
                     self._hint = self._pending_next
                 return head.copy()
-            return np.concatenate([head, self._bg.random_raw(n - k).astype(np.uint32)])
-        return self._bg.random_raw(n).astype(np.uint32)
+            return np.concatenate([head, self._mt().random_raw(n - k).astype(np.uint32)])
+        return self._mt().random_raw(n).astype(np.uint32)
+
+    def _mt(self) -> np.random.MT19937:
+        """NumPy's bit generator holding the mt19937 state, made at the first draw."""
+        if self._bg is None:
+            self._bg = np.random.MT19937(0)
+            self._bg.state = self._bg_state
+            self._bg_state = None
+        return self._bg
 
     def _words64(self, n: int) -> np.ndarray:
         """The next n ``random64()`` values (two words each, first one high), as uint64."""

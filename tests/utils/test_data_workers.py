@@ -9,6 +9,7 @@ loader that could wait on a worker has a ``timeout`` or ends by itself.
 
 from __future__ import annotations
 
+import importlib
 import os
 import pickle
 import random
@@ -415,6 +416,8 @@ def test_tensors_cross_processes_by_pickling(compare):
     def scenario(L):
         from multiprocessing.reduction import ForkingPickler
 
+        if L.__name__ == "tapegrad":  # its reducer is registered once a DataLoader starts workers
+            importlib.import_module("tapegrad.utils.data._queues")
         x = L.arange(12.0, dtype=L.float64).reshape(3, 4)
         view = x.t()[1:]
         leaf = L.ones(2, requires_grad=True)
@@ -430,6 +433,7 @@ def test_tensor_pickling_for_workers_copies_once(lib, lib_name):
         pytest.skip("tapegrad's pickling cost")
     from multiprocessing.reduction import ForkingPickler
 
+    importlib.import_module("tapegrad.utils.data._queues")  # registers the Tensor reducer
     x = lib.zeros(256, 1024)
     payload = ForkingPickler.dumps(x)
     assert len(payload) < x.numel() * 4 + 1000  # the elements once, and little else

@@ -722,10 +722,16 @@ def _maximum_is_relu(dtype: Any) -> bool:
 # relu's forward: NumPy's maximum is one pass where the bit-mask form (_zero_where) is three,
 # 2.5x faster on 346,112 float32 (0.10 against 0.24 ms, the CNN's first activation, on a 2-core
 # Intel Xeon with AVX-512); it is used where the probe above finds it exact, for contiguous
-# float32/float64 arrays. (The probe costs about 4 ms once, at import.)
-with np.errstate(invalid="ignore"):
-    _RELU_BY_MAXIMUM = frozenset(
-        dt for dt in (np.dtype(np.float32), np.dtype(np.float64)) if _maximum_is_relu(dt))
+# float32/float64 arrays. The probe (about 4 ms) runs at the first relu of each dtype, not at
+# import: None here means "not probed yet".
+_RELU_BY_MAXIMUM: dict[np.dtype, bool | None] = {np.dtype(np.float32): None,
+                                                  np.dtype(np.float64): None}
+
+
+def _probe_relu_by_maximum(dtype: np.dtype) -> bool:
+    with np.errstate(invalid="ignore"):
+        exact = _RELU_BY_MAXIMUM[dtype] = _maximum_is_relu(dtype)
+    return exact
 
 
 @defop("relu", node="ReluBackward0", save_output=True)
@@ -735,7 +741,10 @@ def _relu(x: np.ndarray) -> np.ndarray:
     if x.dtype.kind != "f":
         return np.maximum(x, 0).astype(x.dtype, copy=False)
     # torch: x < 0 ? 0 : x, so -0.0 and NaN come back as they went in
-    if x.dtype in _RELU_BY_MAXIMUM and x.flags.c_contiguous:
+    by_maximum = _RELU_BY_MAXIMUM.get(x.dtype, False)
+    if by_maximum is None:
+        by_maximum = _probe_relu_by_maximum(x.dtype)
+    if by_maximum and x.flags.c_contiguous:
         return np.maximum(x.dtype.type(0), x)
     ints = _SAME_SIZE_INT.get(x.dtype.itemsize)
     if ints is None or x.size < _BITS_MIN:

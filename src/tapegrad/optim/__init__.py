@@ -15,7 +15,8 @@ arithmetic; see ``optimizer.py`` for the base class and the kernels.
 
 from __future__ import annotations
 
-from . import lr_scheduler, swa_utils
+from typing import Any as _Any
+
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -49,3 +50,16 @@ __all__ = [
     "lr_scheduler",
     "swa_utils",
 ]
+
+
+def __getattr__(name: str) -> _Any:
+    """``optim.lr_scheduler`` and ``optim.swa_utils``, imported on first use."""
+    if name in ("lr_scheduler", "swa_utils"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"lr_scheduler", "swa_utils"})

@@ -18,7 +18,6 @@ writes for the same tensors.
 
 from __future__ import annotations
 
-import json
 import os
 import struct
 from collections.abc import Iterator
@@ -170,6 +169,8 @@ def _layout(tensors: dict[str, Tensor], metadata: dict[str, str] | None
         }
         offset += data.size
         chunks.append(data)
+    import json  # loaded with the first file written or read, not with tapegrad
+
     text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     text += b" " * (-(8 + len(text)) % 8)
     return struct.pack("<Q", len(text)) + text, chunks
@@ -215,6 +216,8 @@ class _Header:
             raise SafetensorError(f"{name}: Error while deserializing: header too large")
         if n > size - 8:
             raise SafetensorError(f"{name}: Error while deserializing: invalid header length")
+        import json
+
         try:
             header = json.loads(bytes(buf[8:8 + n]).decode("utf-8"))
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:

@@ -19,8 +19,8 @@ spawn/forkserver) and one index queue of its own; all workers share one result q
     index_queue[w].put(_ResumeIteration()) --------->  (persistent workers) ack, new fetcher
     index_queue[w].put(None) ----------------------->  leave the loop, exit
 
-Tensors cross the queues by pickling: ``ForkingPickler`` (what ``multiprocessing`` queues use)
-is told to pickle a tapegrad Tensor as its ndarray plus ``requires_grad``, with no extra copy.
+The queues themselves, and how Tensors cross them, are in ``_queues.py``: ``multiprocessing``
+is imported only when a DataLoader starts workers.
 """
 
 from __future__ import annotations
@@ -32,46 +32,17 @@ import random
 import sys
 import traceback
 from dataclasses import dataclass
-from multiprocessing import queues as mp_queues
-from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 import numpy as np
 
 from ..._blas import set_num_threads
 from ..._random import manual_seed
-from ..._tensor import Tensor
 from ._fetch import make_fetcher
 
 # How often (seconds) a waiting worker checks that the main process is alive, and how long the
 # main process waits for one result before checking that its workers are (torch's value).
 MP_STATUS_CHECK_INTERVAL = 5.0
-
-
-# ---------------------------------------------------------------------------------------------
-# Tensors through multiprocessing queues
-# ---------------------------------------------------------------------------------------------
-
-
-def _rebuild_tensor(data: np.ndarray, requires_grad: bool) -> Tensor:
-    return Tensor._make(data, requires_grad)
-
-
-def _reduce_tensor(t: Tensor) -> tuple[Any, tuple[np.ndarray, bool]]:
-    """Pickle a Tensor for another process: its array (NumPy pickles only the viewed elements)
-    and ``requires_grad``. A graph cannot cross processes, so a non-leaf requiring grad is
-    refused, as torch refuses it."""
-    if t._requires_grad and t.grad_fn is not None:
-        raise RuntimeError(
-            "Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd "
-            "does not support crossing process boundaries.  If you just want to transfer the "
-            "data, call detach() on the tensor before serializing (e.g., putting it on the "
-            "queue)."
-        )
-    return (_rebuild_tensor, (t._data, t._requires_grad))
-
-
-ForkingPickler.register(Tensor, _reduce_tensor)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,22 +186,6 @@ def _rebuild_exception_wrapper(exc_type: type, exc_msg: str, where: str) -> Exce
     return wrapper
 
 
-class ResultQueue(mp_queues.Queue):
-    """The workers' result queue. A result that cannot be pickled (say, a batch holding a
-    lambda) reaches the main process as that pickling error instead of vanishing in the
-    queue's feeder thread, which would leave the main process waiting."""
-
-    def _on_queue_feeder_error(self, e: Exception, obj: Any) -> None:
-        task = obj[0] if isinstance(obj, tuple) and len(obj) == 2 else None
-        where = _worker_info.id if _worker_info is not None else "?"
-        error = ExceptionWrapper((type(e), e, e.__traceback__),
-                                 where=f"in DataLoader worker process {where}")
-        try:
-            self.put((task, error))
-        except ValueError:  # the queue is closed: the worker is shutting down anyway
-            pass
-
-
 # ---------------------------------------------------------------------------------------------
 # The worker's loop
 # ---------------------------------------------------------------------------------------------
@@ -242,6 +197,8 @@ def _worker_loop(iterable: bool, dataset: Any, index_queue: Any, data_queue: Any
                  num_workers: int) -> None:
     """Serve tasks from ``index_queue`` until told to stop (``None``) or the main process dies."""
     global _worker_info
+    from . import _queues  # noqa: F401  (Tensors pickled for the result queue as _queues says)
+
     try:
         set_num_threads(1)
         seed = base_seed + worker_id

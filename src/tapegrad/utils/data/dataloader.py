@@ -33,7 +33,6 @@ import collections
 import copy
 import itertools
 import math
-import multiprocessing
 import os
 import pickle
 import queue
@@ -368,6 +367,8 @@ class DataLoader:
     @multiprocessing_context.setter
     def multiprocessing_context(self, context: Any) -> None:
         if context is not None:
+            import multiprocessing  # here, not at import: only loaders with workers need it
+
             if self.num_workers <= 0:
                 raise ValueError(
                     "multiprocessing_context can only be used with multi-process loading "
@@ -583,11 +584,15 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             raise AssertionError(
                 "prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter"
             )
+        import multiprocessing
+
+        from . import _queues  # the result queue, and Tensors pickled for it
+
         context = loader.multiprocessing_context or multiprocessing.get_context()
         self._shutdown = False
         self._workers: list[Any] = []
         self._index_queues: list[Any] = []
-        self._data_queue = _worker.ResultQueue(ctx=context)
+        self._data_queue = _queues.ResultQueue(ctx=context)
         self._workers_done_event = context.Event()
         self._workers_status = [True] * self._num_workers
         for worker_id in range(self._num_workers):
