@@ -150,6 +150,19 @@ BLAS = {
     "conv1d": (lambda L, x, w: F(L).conv1d(x, w, padding=1), [(4, 8, 32), (16, 8, 3)], 1.0),
     "conv2d": (lambda L, x, w, b: F(L).conv2d(x, w, b, padding=1),
                [(2, 4, 12, 12), (8, 4, 3, 3), (8,)], 1.0),
+    # torch rounds after each batch's product (an addmm_ per batch into the low-type result)
+    "addbmm": (lambda L, c, a, b: L.addbmm(c, a, b, beta=0.7, alpha=0.3),
+               [(24,), (6, 16, 40), (6, 40, 24)], 1.0),
+    # torch rounds the columns W^T x, then every kernel offset's add into the output, then
+    # the bias
+    "conv_transpose1d": (lambda L, x, w, b: F(L).conv_transpose1d(
+        x, w, b, stride=2, padding=1, output_padding=1, groups=2),
+        [(2, 6, 20), (6, 4, 5), (8,)], 1.0),
+    "conv_transpose2d": (lambda L, x, w, b: F(L).conv_transpose2d(
+        x, w, b, stride=(2, 1), padding=(1, 0), dilation=(1, 2)),
+        [(2, 8, 9, 7), (8, 6, 3, 3), (6,)], 1.0),
+    "conv_transpose3d": (lambda L, x, w: F(L).conv_transpose3d(x, w, stride=2),
+                         [(1, 4, 4, 3, 5), (4, 3, 2, 3, 2)], 1.0),
 }
 
 FLOAT32 = {
