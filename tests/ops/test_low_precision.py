@@ -136,6 +136,10 @@ EXACT = {
                           [(64, 48), (48,), (48,)], 1.0),
     "cross_entropy_none": (lambda L, a: F(L).cross_entropy(
         a, L.arange(64) % 10, reduction="none"), [(64, 10)], 3.0),
+    # the difference rounded to the low type, its norm in float32 (float16's a^4 would
+    # overflow)
+    "dist": (lambda L, a, b: L.stack([L.dist(a, b, p) for p in (1, 2, 3.5, 4, float("inf"))]),
+             [(16, 12), (12,)], 30.0),
 }
 
 BLAS = {

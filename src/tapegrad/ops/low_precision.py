@@ -68,6 +68,8 @@ WIDENED: frozenset[str] = frozenset((
     "adaptive_avg_pool3d", "upsample_linear1d", "upsample_bilinear2d", "upsample_trilinear3d",
     "upsample_bicubic2d", "mse_loss", "huber_loss", "smooth_l1_loss", "bce_with_logits",
     "binary_cross_entropy", "nll_loss", "ce_log_softmax", "ce_nll",
+    # a distance: the difference rounded to the low type, its norm in float32 (a kernel below)
+    "dist",
 ))
 
 # The matrix products, whose operands must share one dtype: a low-precision one with an integer
@@ -387,3 +389,12 @@ def _convolution_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> A
     if b is not None:
         out = _r(out + b.reshape((c_out,) + (1,) * len(kernel)), low)
     return np.ascontiguousarray(out)
+
+
+@_kernel("dist")
+def _dist_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # torch's dist is a subtraction in the low type (rounded), then the norm in float32
+    from .reduction import _norm
+
+    diff = _r(np.subtract(arrays[0], arrays[1]), low)
+    return _norm.forward(diff, ord=params["p"], dim=tuple(range(diff.ndim)), keepdim=False)
