@@ -157,6 +157,8 @@ def widened_rule(node: Any, grads: list) -> tuple:
     first = grads[0] if node.op.outputs == 1 else next((g for g in grads if g is not None), None)
     if first is None or first._data.dtype.char not in "eE":
         return node._apply(grads)
+    if first._data.dtype.char in STEPWISE_RULES.get(node.op.name, ""):
+        return node._apply(grads)  # its rule's own op rounds as torch's kernel (KERNELS)
     saved, out = node._saved, node._out
     try:
         if saved:
@@ -398,3 +400,19 @@ def _dist_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
 
     diff = _r(np.subtract(arrays[0], arrays[1]), low)
     return _norm.forward(diff, ord=params["p"], dim=tuple(range(diff.ndim)), keepdim=False)
+
+
+# Backward rules that torch computes step by step in the low type, for the low types listed
+# (NumPy dtype chars: "e" float16, "E" bfloat16): widened_rule leaves them to their rule's op,
+# whose kernel below rounds as torch's does.
+STEPWISE_RULES: dict[str, str] = {"sigmoid": "e"}
+
+
+@_kernel("sigmoid_backward")
+def _sigmoid_backward_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # torch's float16 kernel computes g (1 - y) y in float16, rounding after each step;
+    # its bfloat16 kernel works in float32 (one rounding at the end)
+    if low.char != "e":
+        return op.forward(*arrays, **params)
+    g, y = arrays
+    return _r(g * _r(1 - y, low), low) * y
