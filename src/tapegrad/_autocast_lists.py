@@ -153,8 +153,9 @@ PUBLIC_POLICY.update({
     "nn.functional.linear_cross_entropy": UNLISTED,
     # torch: lu is _lu_with_info (fp32)
     "lu": FP32, "Tensor.lu": FP32,
-    # torch: pinv is an SVD (or eigh) in float32, then a matmul in the low type
-    "linalg.pinv": FP32_THEN_LOWER,
+    # torch: pinv is an SVD (or eigh) in float32, then a matmul in the low type; one node
+    # (LinalgPinvBackward0), which rounds as torch's (ops/solvers.py: _pinv_product)
+    "linalg.pinv": UNLISTED,
     "einsum": CONTRACTION,
 })
 

@@ -22,6 +22,9 @@ that overflow are cast without warning in any case (ops/low_precision.py).
 from __future__ import annotations
 
 import warnings
+from typing import Any
+
+import numpy as np
 
 MESSAGE = r"(overflow|underflow|divide by zero|invalid value) encountered in "
 
@@ -42,3 +45,20 @@ def ensure() -> None:
 
 _ENTRY: tuple | None = None
 install()
+
+
+def mean(x: Any, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> Any:
+    """``np.mean``, silent on empty input as torch's mean (NaN over no elements).
+
+    NumPy's mean over no elements is NaN too, but ``np.mean`` then warns "Mean of empty
+    slice" and "invalid value encountered in divide" from NumPy's own module, which the filter
+    above does not match (and must not: the user's own ``np.mean`` warns as ever). An empty
+    input is answered here without calling it: every element of the result is a mean over no
+    elements (or the result itself is empty)."""
+    if x.size:
+        return np.mean(x, axis=axis, keepdims=keepdims, dtype=dtype)
+    shape = np.shape(np.sum(x, axis=axis, keepdims=keepdims, dtype=dtype))
+    out_dtype = np.dtype(dtype) if dtype is not None else x.dtype
+    if out_dtype.kind == "c":
+        return np.full(shape, complex(np.nan, np.nan), dtype=out_dtype)
+    return np.full(shape, np.nan, dtype=out_dtype)

@@ -34,16 +34,7 @@ TOLERANCE = {torch.bfloat16: (1.6e-2, 1e-5), torch.float16: (1e-3, 1e-5),
 
 # Entries where tapegrad's low-precision kernels or compositions (not autocast) differ from
 # torch's; strict: each fails the test once fixed, so the list only shrinks.
-KNOWN_DIFFERENCES = {
-    "addbmm": "torch's bfloat16 addbmm rounds its sum after each batch; tapegrad's kernel "
-              "accumulates every batch in float32 and rounds once (values differ by a few ulps)",
-    "nn.functional.conv_transpose1d": "torch's bfloat16 transposed convolution accumulates "
-                                      "its column sums in bfloat16; tapegrad's in float32",
-    "nn.functional.conv_transpose2d": "torch's bfloat16 transposed convolution accumulates "
-                                      "its column sums in bfloat16; tapegrad's in float32",
-    "linalg.pinv": "torch rounds V S^-1 and U^H to the low type before its final matmul; "
-                   "tapegrad computes the pseudo-inverse in float32 and rounds it once",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 def _entries() -> list:
@@ -212,3 +203,30 @@ def test_policy_is_torchs(aten: str, policy: str) -> None:
                 lists.FP32: (torch.float32, torch.float32),
                 lists.PROMOTE: (torch.float32, torch.bfloat16)}[policy]
     assert (from_float, from_low) == expected
+
+
+@pytest.mark.parametrize("low", LOW)
+@pytest.mark.parametrize("shape,hermitian", [((5, 3), False), ((3, 6), False),
+                                             ((2, 5, 3), False), ((2, 4, 4), True)])
+def test_pinv_rounds_its_factors_as_torch(low, shape, hermitian):
+    """torch's pinv under autocast: the SVD (eigh) in float32, then ``matmul`` of V S^-1 and
+    U^H on the low-precision list (both rounded, the product rounded once): bit for bit, one
+    LinalgPinvBackward0 node, and torch's error from its backward rule."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(shape).astype(np.float32)
+    if hermitian:
+        a = a @ np.swapaxes(a, -1, -2)
+    theirs_in = torch.tensor(a, requires_grad=True)
+    ours_in = tapegrad.tensor(a, requires_grad=True)
+    with torch.autocast("cpu", dtype=low):
+        theirs = torch.linalg.pinv(theirs_in, hermitian=hermitian)
+    with tapegrad.autocast("cpu", dtype=h.dtype_to_tg(low)):
+        ours = tapegrad.linalg.pinv(ours_in, hermitian=hermitian)
+    assert _dtypes(ours) == _dtypes(theirs)
+    assert ours.grad_fn.name() == theirs.grad_fn.name() == "LinalgPinvBackward0"
+    np.testing.assert_array_equal(ours.float().detach().numpy(), theirs.float().detach().numpy())
+    with pytest.raises(RuntimeError) as theirs_error:
+        theirs.float().sum().backward()
+    with pytest.raises(RuntimeError) as ours_error:
+        ours.float().sum().backward()
+    assert str(ours_error.value) == str(theirs_error.value)

@@ -136,6 +136,10 @@ EXACT = {
                           [(64, 48), (48,), (48,)], 1.0),
     "cross_entropy_none": (lambda L, a: F(L).cross_entropy(
         a, L.arange(64) % 10, reduction="none"), [(64, 10)], 3.0),
+    # the difference rounded to the low type, its norm in float32 (float16's a^4 would
+    # overflow)
+    "dist": (lambda L, a, b: L.stack([L.dist(a, b, p) for p in (1, 2, 3.5, 4, float("inf"))]),
+             [(16, 12), (12,)], 30.0),
 }
 
 BLAS = {
@@ -150,6 +154,19 @@ BLAS = {
     "conv1d": (lambda L, x, w: F(L).conv1d(x, w, padding=1), [(4, 8, 32), (16, 8, 3)], 1.0),
     "conv2d": (lambda L, x, w, b: F(L).conv2d(x, w, b, padding=1),
                [(2, 4, 12, 12), (8, 4, 3, 3), (8,)], 1.0),
+    # torch rounds after each batch's product (an addmm_ per batch into the low-type result)
+    "addbmm": (lambda L, c, a, b: L.addbmm(c, a, b, beta=0.7, alpha=0.3),
+               [(24,), (6, 16, 40), (6, 40, 24)], 1.0),
+    # torch rounds the columns W^T x, then every kernel offset's add into the output, then
+    # the bias
+    "conv_transpose1d": (lambda L, x, w, b: F(L).conv_transpose1d(
+        x, w, b, stride=2, padding=1, output_padding=1, groups=2),
+        [(2, 6, 20), (6, 4, 5), (8,)], 1.0),
+    "conv_transpose2d": (lambda L, x, w, b: F(L).conv_transpose2d(
+        x, w, b, stride=(2, 1), padding=(1, 0), dilation=(1, 2)),
+        [(2, 8, 9, 7), (8, 6, 3, 3), (6,)], 1.0),
+    "conv_transpose3d": (lambda L, x, w: F(L).conv_transpose3d(x, w, stride=2),
+                         [(1, 4, 4, 3, 5), (4, 3, 2, 3, 2)], 1.0),
 }
 
 FLOAT32 = {
@@ -284,6 +301,22 @@ def test_gradients(lib, oracle, dtype):
         diff = np.abs(_values(g) - _values(w))
         assert (diff <= _ulp(w) + 2.0**-16 * np.abs(_values(w)).max()).all()
         assert (diff > 0).sum() <= max(2, diff.size // 50)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["sigmoid", "tanh"])
+def test_activation_gradients_bit_for_bit(lib, oracle, dtype, name):
+    # torch's float16 sigmoid backward rounds after each step of g (1 - y) y; its bfloat16
+    # one, and tanh's in both types, compute in float32 and round once
+    def run(L, x, g):
+        x = x.detach().requires_grad_()
+        getattr(x, name)().backward(g)
+        return x.grad
+
+    ours, theirs = _inputs(lib, oracle, dtype, [(64, 48), (64, 48)], 5, 2.0)
+    got, want = run(lib, *ours), run(oracle, *theirs)
+    assert str(got.dtype) == str(want.dtype)
+    assert _differ(got, want).size == 0
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

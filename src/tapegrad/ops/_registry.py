@@ -309,7 +309,7 @@ def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
     if record:
         node = _record(op, inputs, params, results[0] if op.save_output else None)
         for i, r in enumerate(results):
-            if r._data.dtype.kind in "fc":
+            if r._data.dtype.kind in "fcV":  # ("V": bfloat16)
                 r.grad_fn = node
                 r._output_nr = i
                 r._requires_grad = True

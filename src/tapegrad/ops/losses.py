@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _numpy_warnings as _nw
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from ._registry import defop
@@ -23,7 +24,7 @@ from .nn_common import _Arrays, _fast_sum, _float, _linked, _quiet, _take, _unpa
 
 def _reduce(loss: np.ndarray, reduction: int) -> np.ndarray:
     if reduction == 1:
-        return np.asarray(np.mean(loss), dtype=loss.dtype)
+        return np.asarray(_nw.mean(loss), dtype=loss.dtype)
     if reduction == 2:
         return np.asarray(np.sum(loss), dtype=loss.dtype)
     return loss

@@ -68,6 +68,8 @@ WIDENED: frozenset[str] = frozenset((
     "adaptive_avg_pool3d", "upsample_linear1d", "upsample_bilinear2d", "upsample_trilinear3d",
     "upsample_bicubic2d", "mse_loss", "huber_loss", "smooth_l1_loss", "bce_with_logits",
     "binary_cross_entropy", "nll_loss", "ce_log_softmax", "ce_nll",
+    # a distance: the difference rounded to the low type, its norm in float32 (a kernel below)
+    "dist",
 ))
 
 # The matrix products, whose operands must share one dtype: a low-precision one with an integer
@@ -155,6 +157,8 @@ def widened_rule(node: Any, grads: list) -> tuple:
     first = grads[0] if node.op.outputs == 1 else next((g for g in grads if g is not None), None)
     if first is None or first._data.dtype.char not in "eE":
         return node._apply(grads)
+    if first._data.dtype.char in STEPWISE_RULES.get(node.op.name, ""):
+        return node._apply(grads)  # its rule's own op rounds as torch's kernel (KERNELS)
     saved, out = node._saved, node._out
     try:
         if saved:
@@ -327,3 +331,88 @@ def _ce_log_softmax_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -
     s = _r(np.sum(np.exp(x - m), axis=-1, keepdims=True), low)
     with np.errstate(divide="ignore"):
         return x - m - _r(np.log(s), low)
+
+
+@_kernel("addbmm")
+def _addbmm_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # torch adds one batch's product at a time into its low-type result (an addmm_ per
+    # batch), rounding after each: out = round(beta input + alpha B1[0] B2[0]), then
+    # out = round(out + alpha B1[b] B2[b]); the scalars stay float32
+    input, b1, b2 = arrays
+    if (b1.ndim != 3 or b2.ndim != 3 or b1.shape[0] < 2 or b2.shape[0] != b1.shape[0]
+            or b1.shape[2] != b2.shape[1] or not _broadcasts(input, (b1.shape[1], b2.shape[2]))):
+        return op.forward(*arrays, **params)  # (one batch, none, or torch's error)
+    beta, alpha = params.get("beta", 1), params.get("alpha", 1)
+    out = None if beta == 0 else input if beta == 1 else input * np.float32(beta)
+    for b in range(b1.shape[0]):
+        prod = np.matmul(b1[b], b2[b])
+        if alpha != 1:
+            prod *= np.float32(alpha)
+        out = _r(prod if out is None else out + prod, low)
+    return out
+
+
+def _broadcasts(a: np.ndarray, shape: tuple) -> bool:
+    try:
+        return np.broadcast_shapes(a.shape, shape) == shape
+    except ValueError:
+        return False
+
+
+@_kernel("convolution")
+def _convolution_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # a transposed convolution as torch's CPU computes it in the low types (its slow path:
+    # no oneDNN kernel for them without AVX512-BF16/AMX): the columns W^T x rounded to the low
+    # type, then col2im adding each kernel offset's columns into the low-type output (kernel
+    # offsets in order, rounding after each add), then the bias, rounded once more
+    x, w, b = arrays
+    groups = params["groups"]
+    if (not params["transposed"] or x.ndim != w.ndim or x.ndim < 3 or x.shape[1] != w.shape[0]
+            or x.shape[1] % groups):
+        return op.forward(*arrays, **params)
+    kernel, in_size, n = w.shape[2:], x.shape[2:], x.shape[0]
+    c_out = w.shape[1] * groups
+    stride, dilation, padding = params["stride"], params["dilation"], params["padding"]
+    full = tuple((m - 1) * s + d * (k - 1) + 1 + p for m, s, d, k, p in
+                 zip(in_size, stride, dilation, kernel, params["output_padding"], strict=True))
+    rows = np.moveaxis(x, 1, 0).reshape(groups, x.shape[1] // groups, -1)  # (G, C/G, N*R)
+    wm = w.reshape(groups, w.shape[0] // groups, -1)  # (G, C/G, O/G*K)
+    cols = _r(np.matmul(wm.transpose(0, 2, 1), rows), low)
+    win = cols.reshape((c_out,) + kernel + (n,) + in_size)
+    out = np.zeros((c_out, n) + full, dtype=_F32)
+    for offs in np.ndindex(*kernel):
+        region = (slice(None), slice(None)) + tuple(
+            slice(o * d, o * d + s * (m - 1) + 1, s)
+            for o, d, s, m in zip(offs, dilation, stride, in_size, strict=True))
+        out[region] = _r(out[region] + win[(slice(None),) + offs], low)
+    out = out[(slice(None), slice(None)) + tuple(slice(p, f - p) for p, f in
+                                                 zip(padding, full, strict=True))]
+    out = np.moveaxis(out, 0, 1)
+    if b is not None:
+        out = _r(out + b.reshape((c_out,) + (1,) * len(kernel)), low)
+    return np.ascontiguousarray(out)
+
+
+@_kernel("dist")
+def _dist_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # torch's dist is a subtraction in the low type (rounded), then the norm in float32
+    from .reduction import _norm
+
+    diff = _r(np.subtract(arrays[0], arrays[1]), low)
+    return _norm.forward(diff, ord=params["p"], dim=tuple(range(diff.ndim)), keepdim=False)
+
+
+# Backward rules that torch computes step by step in the low type, for the low types listed
+# (NumPy dtype chars: "e" float16, "E" bfloat16): widened_rule leaves them to their rule's op,
+# whose kernel below rounds as torch's does.
+STEPWISE_RULES: dict[str, str] = {"sigmoid": "e"}
+
+
+@_kernel("sigmoid_backward")
+def _sigmoid_backward_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
+    # torch's float16 kernel computes g (1 - y) y in float16, rounding after each step;
+    # its bfloat16 kernel works in float32 (one rounding at the end)
+    if low.char != "e":
+        return op.forward(*arrays, **params)
+    g, y = arrays
+    return _r(g * _r(1 - y, low), low) * y

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _numpy_warnings as _nw
 from .._tensor import Tensor
 from ._registry import defop
 from .nn_common import _Arrays, _linked, _ones, _take, _unpack
@@ -157,9 +158,9 @@ def _batch_norm(x: np.ndarray, w: Any, b: Any, *, running_mean: Any, running_var
     dims = (0,) + tuple(range(2, x.ndim))
     cshape = _channel_shape(x.ndim, x.shape[1])
     if training:
-        mean = np.mean(x, axis=dims, keepdims=True)
+        mean = _nw.mean(x, axis=dims, keepdims=True)  # (NaN for an empty batch, silently)
         xc = x - mean
-        var = np.mean(xc * xc, axis=dims, keepdims=True)
+        var = _nw.mean(xc * xc, axis=dims, keepdims=True)
         rstd = 1.0 / np.sqrt(var + eps)
         xhat = xc * rstd
         if running_mean is not None:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .. import _numpy_warnings as _nw
 from .._tensor import Tensor, _wrap_dim
 from ._registry import defop
 from .elementwise import reject_complex
@@ -191,7 +192,7 @@ def _scalar_name(d: Any) -> str:
 def _mean(x: np.ndarray, *, dtype: Any = None) -> np.ndarray:
     _mean_check(x, dtype)
     out_dtype = _dtype.to_dtype(dtype).np if dtype is not None else x.dtype
-    return np.asarray(np.mean(x, dtype=out_dtype), dtype=out_dtype)
+    return np.asarray(_nw.mean(x, dtype=out_dtype), dtype=out_dtype)
 
 
 @_mean.backward
@@ -204,7 +205,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(mean x)/dx_i = 1/n
 def _mean_dim(x: np.ndarray, *, dim: tuple, keepdim: bool, dtype: Any = None) -> np.ndarray:
     _mean_check(x, dtype)
     out_dtype = _dtype.to_dtype(dtype).np if dtype is not None else x.dtype
-    return np.asarray(np.mean(x, axis=dim, keepdims=keepdim, dtype=out_dtype), dtype=out_dtype)
+    return np.asarray(_nw.mean(x, axis=dim, keepdims=keepdim, dtype=out_dtype), dtype=out_dtype)
 
 
 @_mean_dim.backward
@@ -598,11 +599,12 @@ def _correction(unbiased: Any, correction: Any) -> float:
 
 
 @defop("var", node="VarBackward0", save=(0,))
-def _var(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool) -> np.ndarray:
+def _var(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool,
+         dim_none: bool = False) -> np.ndarray:
     _float_check(x, "var")
     n = int(np.prod([x.shape[d] for d in dim])) if x.ndim else 1
     with np.errstate(divide="ignore", invalid="ignore"):
-        mean_ = np.mean(x, axis=dim, keepdims=True)
+        mean_ = _nw.mean(x, axis=dim, keepdims=True)
         d = x - mean_
         if x.dtype.kind == "c":  # |x - mean|^2: a complex tensor's variance is real
             d = np.abs(d)
@@ -611,28 +613,41 @@ def _var(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool) -> np.n
 
 
 @_var.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d var/dx_i = 2 (x_i - mean) / (n - correction)
-    (x,) = ctx.saved
-    p = ctx.params
+def _(ctx: Any, grad: Tensor) -> tuple:
+    return (_var_grad(grad, ctx.saved[0], ctx.params),)
+
+
+def _var_grad(grad: Tensor, x: Tensor, p: dict) -> Tensor:
+    """d var/dx_i = 2 (x_i - mean) / (n - correction), times the gradient (torch's rule).
+    With no degrees of freedom left (n <= correction), a reduction over all elements
+    (``dim=None``) gives NaN where x equals its mean and inf elsewhere; one over given dims
+    takes 2 / 0 as inf (inf times 0: NaN)."""
     n = int(np.prod([x.shape[d] for d in p["dim"]])) if x.ndim else 1
-    centered = x - x.mean(dim=p["dim"], keepdim=True) if x.ndim else x * 0
+    dof = n - p["correction"]
     g = _restore(grad, x.shape, p["dim"], p["keepdim"])
-    return (g * centered * (2.0 / (n - p["correction"])),)
+    if dof <= 0 and (x.ndim == 0 or p.get("dim_none", False)):
+        from .elementwise import where
+
+        return g * where(x == x.mean(), math.nan, math.inf)
+    centered = x - x.mean(dim=p["dim"], keepdim=True) if x.ndim else x * 0
+    return g * centered * (2.0 / dof if dof else math.inf)
+
+
+def _std_grad(grad: Tensor, y: Tensor, x: Tensor, p: dict) -> Tensor:
+    """d std/dx = d var/dx / (2 std), with 0 where the std is 0 (torch's rule)."""
+    return _var_grad((grad / (y * 2)).masked_fill(y == 0, 0), x, p)
 
 
 @defop("std", node="StdBackward0", save=(0,), save_output=True)
-def _std(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool) -> np.ndarray:
+def _std(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool,
+         dim_none: bool = False) -> np.ndarray:
     return np.sqrt(_var.forward(x, dim=dim, correction=correction, keepdim=keepdim))
 
 
 @_std.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d std/dx_i = (x_i - mean) / ((n - correction) std)
+def _(ctx: Any, grad: Tensor) -> tuple:
     x, y = ctx.saved
-    p = ctx.params
-    n = int(np.prod([x.shape[d] for d in p["dim"]])) if x.ndim else 1
-    centered = x - x.mean(dim=p["dim"], keepdim=True) if x.ndim else x * 0
-    g = _restore(grad / y, x.shape, p["dim"], p["keepdim"])
-    return (g * centered / (n - p["correction"]),)
+    return (_std_grad(grad, y, x, ctx.params),)
 
 
 def _float_check(x: np.ndarray, name: str) -> None:
@@ -643,11 +658,42 @@ def _float_check(x: np.ndarray, name: str) -> None:
         )
 
 
-def _var_args(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> dict:
+def _var_args(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,
+              name: str = "var") -> dict:
     if isinstance(dim, bool):  # var(x, unbiased)
         unbiased, dim = dim, None
-    return {"dim": _dims(dim, input.ndim), "correction": _correction(unbiased, correction),
-            "keepdim": keepdim}
+    if input._data.dtype.kind not in "fcV":
+        raise RuntimeError(f"{'std and var' if name in ('var', 'std') else name} only support "
+                           "floating point and complex dtypes")
+    dims = _dims(dim, input.ndim)
+    corr = _correction(unbiased, correction)
+    _check_degrees_of_freedom(input, dims, corr, name)
+    args = {"dim": dims, "correction": corr, "keepdim": keepdim}
+    if dim is None:  # (the backward rule tells a reduction over all elements apart)
+        args["dim_none"] = True
+    return args
+
+
+def _check_degrees_of_freedom(input: Tensor, dims: tuple, correction: float, name: str) -> None:
+    """torch's warning when n - correction <= 0, n being the input's elements per output
+    element (0 for an empty result); the result is then inf or NaN. A complex input warns
+    twice, as torch's kernel reduces the real and the imaginary part separately."""
+    shape = input._data.shape
+    kind = input._data.dtype.kind
+    per_output = 1
+    for d in dims:
+        per_output *= shape[d]
+    n = per_output if input._data.size else 0
+    if n - correction > 0:
+        return
+    from .._random import _warn_at_caller
+
+    for _ in range(2 if kind == "c" else 1):
+        _warn_at_caller(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
+            "the reduction factor (input numel divided by output numel). (Triggered "
+            "internally at /__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)",
+            UserWarning)
 
 
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
@@ -658,16 +704,17 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
-    return _std(input, **_var_args(input, dim, unbiased, keepdim, correction))
+    return _std(input, **_var_args(input, dim, unbiased, keepdim, correction, "std"))
 
 
 def _mean_of(x: np.ndarray, dim: tuple, keepdim: bool) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.asarray(np.mean(x, axis=dim, keepdims=keepdim), dtype=x.dtype)
+        return np.asarray(_nw.mean(x, axis=dim, keepdims=keepdim), dtype=x.dtype)
 
 
 @defop("var_mean", node="VarMeanBackward0", save=(0,), outputs=2)
-def _var_mean(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool) -> tuple:
+def _var_mean(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool,
+              dim_none: bool = False) -> tuple:
     return (_var.forward(x, dim=dim, correction=correction, keepdim=keepdim),
             _mean_of(x, dim, keepdim))
 
@@ -680,9 +727,7 @@ def _(ctx: Any, grads: list) -> tuple:  # the var rule for the first output, 1/n
     gv, gm = (list(grads) + [None])[:2]  # the engine omits trailing outputs' None
     out = None
     if gv is not None:
-        centered = x - x.mean(dim=p["dim"], keepdim=True) if x.ndim else x * 0
-        out = _restore(gv, x.shape, p["dim"], p["keepdim"]) * centered * (
-            2.0 / (n - p["correction"]))
+        out = _var_grad(gv, x, p)
     if gm is not None:
         gmean = _restore(gm, x.shape, p["dim"], p["keepdim"]) / builtins.max(n, 1)
         out = gmean if out is None else out + gmean
@@ -690,7 +735,8 @@ def _(ctx: Any, grads: list) -> tuple:  # the var rule for the first output, 1/n
 
 
 @defop("std_mean", node="StdMeanBackward0", save=(0,), save_output=True, outputs=2)
-def _std_mean(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool) -> tuple:
+def _std_mean(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool,
+              dim_none: bool = False) -> tuple:
     return (_std.forward(x, dim=dim, correction=correction, keepdim=keepdim),
             _mean_of(x, dim, keepdim))
 
@@ -703,9 +749,7 @@ def _(ctx: Any, grads: list) -> tuple:  # the std rule for the first output, 1/n
     gs, gm = (list(grads) + [None])[:2]  # the engine omits trailing outputs' None
     out = None
     if gs is not None:
-        centered = x - x.mean(dim=p["dim"], keepdim=True) if x.ndim else x * 0
-        out = _restore(gs / y, x.shape, p["dim"], p["keepdim"]) * centered / (
-            n - p["correction"])
+        out = _std_grad(gs, y, x, p)
     if gm is not None:
         gmean = _restore(gm, x.shape, p["dim"], p["keepdim"]) / builtins.max(n, 1)
         out = gmean if out is None else out + gmean
@@ -719,13 +763,15 @@ _var_mean.holomorphic = _std_mean.holomorphic = False
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
     """``(var, mean)`` over ``dim`` in one op (torch's ``VarMeanBackward0``)."""
-    return _var_mean(input, **_var_args(input, dim, unbiased, keepdim, correction))
+    return _var_mean(input, **_var_args(input, dim, unbiased, keepdim, correction,
+                                          "var_mean"))
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
     """``(std, mean)`` over ``dim`` in one op (torch's ``StdMeanBackward0``)."""
-    return _std_mean(input, **_var_args(input, dim, unbiased, keepdim, correction))
+    return _std_mean(input, **_var_args(input, dim, unbiased, keepdim, correction,
+                                          "std_mean"))
 
 
 # ---------------------------------------------------------------------------------------------

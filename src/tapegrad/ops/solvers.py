@@ -15,6 +15,7 @@ rules are torch's, written with tapegrad ops (second derivatives come from ``cre
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -283,7 +284,7 @@ def _tolerances(a: np.ndarray, atol: Any, rtol: Any) -> tuple[Any, Any]:
 
 @defop("linalg_pinv", node="LinalgPinvBackward0", save=(0,), save_output=True)
 def _pinv(a: np.ndarray, atol: Any = None, rtol: Any = None, *,
-          hermitian: bool = False) -> np.ndarray:
+          hermitian: bool = False, low: Any = None) -> np.ndarray:
     m, n = a.shape[-2:]
     if a.size == 0:
         return np.zeros(a.shape[:-2] + (n, m), dtype=a.dtype)
@@ -295,18 +296,43 @@ def _pinv(a: np.ndarray, atol: Any = None, rtol: Any = None, *,
             tol = np.maximum(np.asarray(atol)[..., None], np.asarray(rtol)[..., None]
                              * aw.max(-1, keepdims=True))
             winv = np.where(aw > tol, 1 / w, 0).astype(w.dtype)
+            if low is not None:
+                return _pinv_product(v, winv, v, low)
             return ((v * winv[..., None, :]) @ np.swapaxes(v, -1, -2).conj()).astype(a.dtype)
         u, s, vh = np.linalg.svd(a, full_matrices=False)
         tol = np.maximum(np.asarray(atol)[..., None], np.asarray(rtol)[..., None]
                          * s[..., :1])
         sinv = np.where(s > tol, 1 / s, 0).astype(s.dtype)
+        if low is not None:
+            return _pinv_product(np.swapaxes(vh, -1, -2), sinv, u, low)
         vs = np.swapaxes(vh, -1, -2).conj() * sinv[..., None, :]
         return (vs @ np.swapaxes(u, -1, -2).conj()).astype(a.dtype)
+
+
+def _pinv_product(v: np.ndarray, sinv: np.ndarray, u: np.ndarray, low: np.dtype) -> np.ndarray:
+    """pinv's last step under CPU autocast, as torch's: its factorization runs in float32
+    (linalg_svd and linalg_eigh are on the float32 list; A is float32: torch's pinv takes no
+    low-precision input), and the final product is a ``matmul`` on the low-precision list:
+    (V S^-1) and U^H rounded to the low type, the product accumulated in float32 and rounded
+    once."""
+    from . import low_precision as lp
+
+    vs = lp.cast(v * sinv[..., None, :], low)
+    return lp.matmul(vs, lp.cast(np.ascontiguousarray(np.swapaxes(u, -1, -2)), low))
 
 
 @_pinv.backward
 def _(ctx: Any, grad: Tensor) -> tuple:
     a, p = ctx.saved[0], ctx.saved[-1]
+    if p.dtype != a.dtype:  # autocast's low-type pinv of a float32 A: torch's rule fails on
+        from .linalg import _dtype_check  # its first product of the two, (pinv side) @ A
+
+        if a.ndim > 2:  # (a bmm's message)
+            from ._registry import scalar_type_name
+
+            raise RuntimeError(f"expected scalar type {scalar_type_name(p.dtype)} but found "
+                               f"{scalar_type_name(a.dtype)}")
+        _dtype_check(p._data, a._data)
     return (pinv_backward(grad, p, a), None, None)
 
 
@@ -333,7 +359,19 @@ def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = Fal
         rtol = rcond
     if hermitian:
         check_square("linalg.pinv", A._data)
+    low = _autocast_low(A._data)
+    if low is not None:  # CPU autocast: torch's last product in the low type (_pinv_product)
+        return _out(_pinv(A, atol, rtol, hermitian=hermitian, low=low), out)
     return _out(_pinv(A, atol, rtol, hermitian=hermitian), out)
+
+
+def _autocast_low(a: np.ndarray) -> Any:
+    """The NumPy dtype CPU autocast computes products in, for a float32 ``a`` while autocast
+    is on in this thread; None otherwise."""
+    ac = sys.modules.get("tapegrad._autocast")
+    if ac is None or not ac._state.cpu or ac._state.excluded or a.dtype != np.float32:
+        return None
+    return ac._state.dtypes["cpu"].np
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:

@@ -33,6 +33,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
+from . import rnn_stepwise as _stepwise
 from .module import Module
 
 __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase"]
@@ -167,7 +168,7 @@ class RNNBase(Module):
 
     def check_input(self, input: Tensor, batch_sizes: Any) -> None:
         wdtype = self._flat_weights[0].dtype
-        if input.dtype != wdtype:
+        if input.dtype != wdtype and not _stepwise.any_autocast_on():
             raise ValueError(
                 f"RNN input dtype ({input.dtype}) does not match weight dtype ({wdtype}). "
                 f"Convert input: input.to({wdtype}), or convert model: model.to({input.dtype})")
@@ -235,6 +236,10 @@ class RNNBase(Module):
         weights = self._flat_weights
         if batch_sizes is None and input.size(0) == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+        if _stepwise.wanted(weights[0], input):  # autocast, float16, bfloat16: torch's steps
+            if not _stepwise.autocast_on():
+                _check_dtypes(weights[0], h0, c0)
+            return _stepwise.run(self, input, h0, c0, batch_sizes)
         _check_dtypes(weights[0], h0, c0)
         per = len(self._all_weights[0])
         h_list: list = []
@@ -510,6 +515,11 @@ class RNNCellBase(Module):
                 raise RuntimeError(
                     f"hidden{k} has inconsistent hidden_size: got {h.size(1)}, expected "
                     f"{self.hidden_size}")
+        if _stepwise.wanted(self.weight_ih, input):  # autocast, float16, bfloat16
+            if not _stepwise.autocast_on():
+                _check_dtypes(self.weight_ih, input, *hx)
+            return _stepwise.cell_step(mode, input, hx, (self.weight_ih, self.weight_hh,
+                                                         self.bias_ih, self.bias_hh, None))
         _check_dtypes(self.weight_ih, input, *hx)
         entry = K.LAYERS[mode]
         c0 = hx[1] if mode == "LSTM" else None
