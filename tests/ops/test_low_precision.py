@@ -371,3 +371,57 @@ def test_float32_path_off_until_low_precision_is_used(lib_name):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+def _special_float32() -> np.ndarray:
+    """float32 values at every edge of the rounding to bfloat16: NaNs of both signs with quiet
+    and signalling payloads, infinities, zeros of both signs, subnormals, the largest finite
+    values (which round up to inf), exact ties to even and odd, and their neighbours."""
+    bits = [0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF800001, 0x7FFFFFFF, 0xFFFFFFFF,
+            0x7FA00000, 0x7F80FFFF, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F7F8000, 0x7F7F7FFF,
+            0x7F800000, 0xFF800000, 0x00000000, 0x80000000, 0x00000001, 0x80000001,
+            0x00008000, 0x00018000, 0x007FFFFF, 0x807FFFFF, 0x00800000, 0x3F808000,
+            0x3F818000, 0x3F807FFF, 0x3F808001, 0xBF808000, 0xBF818000, 0x3F800000,
+            0x7F7F0000, 0x0000FFFF, 0x00017FFF]
+    return np.array(bits, dtype=np.uint32).view(np.float32)
+
+
+@pytest.mark.parametrize("size", [40, 50_000])  # ml_dtypes' cast, then the bit operations
+def test_bfloat16_conversions_match_ml_dtypes(lib_name, size):
+    # float32 -> bfloat16 -> float32 as ml_dtypes' casts give it, bit for bit: ties to even,
+    # overflow to inf, a NaN a quiet NaN with its sign
+    if lib_name != "tapegrad":
+        pytest.skip("tapegrad's conversion helpers, checked against ml_dtypes")
+    import ml_dtypes
+
+    from tapegrad.ops import low_precision
+
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    special = _special_float32()
+    random = _rng(11).standard_normal(size).astype(np.float32)
+    x = np.concatenate([np.resize(special, size // 2), random[: size - size // 2]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # ml_dtypes warns on NaN
+        expected = x.astype(bf16)
+    for a, want in ((x, expected), (x.reshape(-1, 10).T, expected.reshape(-1, 10).T),
+                    (x[::2], expected[::2])):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            got = low_precision.narrow(a, bf16)
+        assert got.dtype == bf16 and got.shape == a.shape
+        assert np.array_equal(got.view(np.uint16), want.view(np.uint16))
+        back = low_precision.widen(got)
+        assert back.dtype == np.float32 and back.flags.c_contiguous
+        assert np.array_equal(back.view(np.uint32), want.astype(np.float32).view(np.uint32))
+
+
+def test_to_bfloat16_rounds_as_torch(lib, oracle):
+    # Tensor.to takes the same conversion: finite values, infinities and zeros as torch
+    # rounds them (NaN payloads aside: torch's NaN has no sign)
+    x = np.concatenate([_special_float32(), _rng(12).standard_normal(60_000).astype(np.float32)])
+    x = x[np.isfinite(x) | np.isinf(x)]
+    ours = lib.tensor(x).to(lib.bfloat16)
+    theirs = oracle.tensor(x).to(oracle.bfloat16)
+    assert _differ(ours, theirs).size == 0
+    assert np.array_equal(ours.float().numpy().view(np.uint32),
+                          theirs.float().numpy().view(np.uint32))

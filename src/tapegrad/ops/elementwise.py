@@ -17,6 +17,7 @@ from .. import _blas, _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from ._registry import apply_, defop
+from .low_precision import widen as _widen
 
 _SCALARS = (int, float, bool, complex)
 
@@ -61,6 +62,11 @@ def _as_operand(x: Any) -> Any:
     return x
 
 
+def _bf16_c(a: np.ndarray) -> bool:
+    """A C-contiguous bfloat16 array (widened to float32 on its bits, in the same layout)."""
+    return a.dtype.char == "E" and a.flags.c_contiguous
+
+
 def _promote(a: Any, b: Any) -> tuple[Any, Any]:
     """Cast array operands to torch's result dtype (Python numbers stay as they are)."""
     if isinstance(a, np.generic):  # NumPy returns scalars from 0-d operations
@@ -71,9 +77,9 @@ def _promote(a: Any, b: Any) -> tuple[Any, Any]:
     if target is None:
         return a, b
     if isinstance(a, np.ndarray) and a.dtype != target:
-        a = a.astype(target)
+        a = _widen(a) if _bf16_c(a) and target == np.float32 else a.astype(target)
     if isinstance(b, np.ndarray) and b.dtype != target:
-        b = b.astype(target)
+        b = _widen(b) if _bf16_c(b) and target == np.float32 else b.astype(target)
     if not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
         a = np.asarray(a, dtype=target)
     return a, b

@@ -35,7 +35,6 @@ to 8 or 11 significant bits hides except for values next to a rounding boundary.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -132,21 +131,37 @@ def widened_forward(op: Any, arrays: Any, params: dict) -> Any:
 
 def widen(a: np.ndarray) -> np.ndarray:
     """A float16 or bfloat16 array as float32 (exact), C-contiguous. bfloat16 is float32's
-    upper half, so a large one is widened by shifting its bits (two passes of NumPy's integer
-    loops, several times faster than ml_dtypes' cast); a small one by the cast, whose single
-    call costs less than the two."""
+    upper half, so a large one is widened by shifting its bits (one pass of NumPy's integer
+    loop, several times faster than ml_dtypes' cast); a small one by the cast, whose single
+    call costs less."""
     if a.dtype.char == "E" and a.size > _SMALL:
-        out = a.view(np.uint16).astype(np.uint32, order="C")
-        out <<= 16
+        if not a.flags.c_contiguous:
+            a = np.ascontiguousarray(a)
+        out = np.left_shift(a.view(np.uint16), 16, dtype=np.uint32)
         return out.view(_F32)
     return a.astype(_F32, order="C")
+
+
+def narrow(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """A float32 array rounded to float16 or bfloat16 (to nearest, ties to even), the
+    inverse of ``widen``: a large bfloat16 one on its bits (``_round_bf16``), anything else
+    by NumPy's cast. Keeps the layout of a contiguous array."""
+    if dtype.char == "E" and a.size > _LARGE:
+        if a.flags.c_contiguous:
+            return _round_bf16(a, dtype)
+        if a.flags.f_contiguous:
+            return _round_bf16(a.T, dtype).T
+    if dtype.char == "e":  # float16 overflow becomes inf without a warning, as in torch
+        with np.errstate(over="ignore"):
+            return a.astype(dtype)
+    return a.astype(dtype)
 
 
 def cast(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """``a`` converted between float32 and a 16-bit float type (rounded to nearest even)."""
     if dtype == _F32:
         return widen(a)
-    return _round(a.astype(_F32, copy=False), dtype)
+    return narrow(a.astype(_F32, copy=False), dtype)
 
 
 def widened_rule(node: Any, grads: list) -> tuple:
@@ -190,22 +205,19 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _round(out: Any, low: np.dtype) -> Any:
     if isinstance(out, (np.ndarray, np.generic)) and out.dtype == _F32:
-        if low.char == "e":  # float16 overflow becomes inf without a warning, as in torch
-            with np.errstate(over="ignore"):
-                return np.asarray(out).astype(low)
-        if type(out) is np.ndarray and out.size > _LARGE and out.flags.c_contiguous:
-            return _round_bf16(out, low)
-        return np.asarray(out).astype(low)  # bfloat16 has float32's range
+        if type(out) is np.ndarray:
+            return narrow(out, low)
+        return narrow(np.asarray(out), low)
     return out
 
 
 # Below _SMALL elements a single cast call is cheaper than the bit operations; above _LARGE the
-# bit operations beat ml_dtypes' float32 -> bfloat16 cast (measured: about 1.4x at 128K).
+# bit operations beat ml_dtypes' float32 -> bfloat16 cast (each NumPy call costs a few
+# microseconds, each element of ml_dtypes' cast about twice what the seven integer passes cost:
+# measured alone 54 against 64 us at 32K elements, 136 against 230 us at 128K; inside a training
+# step, where the arrays are fresh, no threshold between 24K and 64K measured better than another).
 _SMALL = 4096
 _LARGE = 32768
-# the upper (bfloat16) half of each float32 in a uint16 view: the second half on a
-# little-endian machine
-_UPPER = slice(1, None, 2) if sys.byteorder == "little" else slice(0, None, 2)
 
 
 def _round_bf16(x: np.ndarray, low: np.dtype) -> np.ndarray:
@@ -218,7 +230,8 @@ def _round_bf16(x: np.ndarray, low: np.dtype) -> np.ndarray:
     t &= 1
     t += u
     t += 0x7FFF
-    bits = t.view(np.uint16)[_UPPER].copy()
+    t >>= 16
+    bits = t.astype(np.uint16)
     if np.isnan(np.maximum.reduce(u.view(_F32))):  # (a maximum is NaN when any element is)
         nan = np.isnan(x.reshape(-1))
         bits[nan] = np.where(u[nan] >> 31 == 1, 0xFFC0, 0x7FC0)

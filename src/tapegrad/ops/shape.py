@@ -543,6 +543,8 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 def _to_copy(x: np.ndarray, *, dtype: Any, memory_format: Any = None) -> np.ndarray:
     if x.dtype.char == "E" and dtype == np.float32 and memory_format is None:
         return low_precision.widen(x)  # bfloat16 -> float32: a shift of the bits
+    if x.dtype == np.float32 and np.dtype(dtype).char == "E" and memory_format is None:
+        return low_precision.narrow(x, np.dtype(dtype))  # float32 -> bfloat16 on the bits
     if x.dtype == _dtype.CHALF_NP or dtype == _dtype.CHALF_NP:  # complex32 (_dtype.py)
         if dtype == _dtype.CHALF_NP:
             return _memory_format.restride(_dtype.to_chalf(x), memory_format)
