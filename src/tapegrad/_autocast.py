@@ -325,15 +325,13 @@ def _call_listed(key: int, args: tuple, kwargs: dict) -> Any:
             return _excluded(fn, args, kwargs)
     if policy == lists.UNLISTED:
         return fn(*args, **kwargs)
-    low = state.dtypes["cpu"]
     if policy == lists.CONTRACTION:
-        return _contraction(fn, args, kwargs, low)
-    dtype = _dtype.float32 if policy == lists.FP32_THEN_LOWER else _target(policy, args, kwargs)
+        return _contraction(fn, args, kwargs, state.dtypes["cpu"])
+    dtype = _target(policy, args, kwargs)
     args = tuple([_cast_all(a, dtype) for a in args])
     if kwargs:
         kwargs = {k: _cast_all(v, dtype) for k, v in kwargs.items()}
-    out = _excluded(fn, args, kwargs)
-    return _cast_all(out, low) if policy == lists.FP32_THEN_LOWER else out
+    return _excluded(fn, args, kwargs)
 
 
 def _excluded(fn: Callable, args: tuple, kwargs: dict) -> Any:

@@ -39,8 +39,6 @@ from typing import Any
 LOWER, FP32, PROMOTE = "lower", "fp32", "promote"
 # tapegrad-side policies of composites that torch builds from listed and unlisted ops:
 UNLISTED = "unlisted"  # as its parts: each op inside casts (or not) by its own policy
-FP32_THEN_LOWER = "fp32 then lower"  # float32 inside (a listed decomposition), a low-type
-#                                      product at the end: computed in float32, result cast
 CONTRACTION = "contraction"  # einsum: a product summing an index is one bmm in torch
 
 # aten op -> policy, torch 2.13's CPU autocast (overloads folded into their op).
