@@ -294,7 +294,15 @@ class Recorder:
         """A kernel's keyword parameters: arrays of the program become slot references."""
         out = {}
         for k, v in params.items():
-            if isinstance(v, np.ndarray):
+            if k == "_cache" and type(v) is dict:
+                # a forward's scratch dict for its backward rule: made fresh at each replay
+                # (a slot of the program), so that two replayed calls never share one
+                slot = self._slot(v)  # type: ignore[arg-type]
+                if slot is None:
+                    slot = self._new_slot(v)  # type: ignore[arg-type]
+                    self.steps.append(Step("call", dict, (), {}, (slot,), "dict"))
+                v = SlotRef(slot)
+            elif isinstance(v, np.ndarray):
                 v = self._param_array(v)
             elif type(v) is tuple and any(isinstance(x, np.ndarray) for x in v):
                 v = TupleRef(tuple(self._param_array(x) if isinstance(x, np.ndarray) else x

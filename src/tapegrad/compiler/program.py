@@ -137,7 +137,12 @@ class Program:
     """The generated replay function of one capture, with its source (``listing()``)."""
 
     def __init__(self, rec: Recorder, first: Recorder, output: Any,
-                 names: dict | None = None) -> None:
+                 names: dict | None = None, inputs: list[int] | None = None,
+                 keep: list[int] | None = None, graph_out: list[int] | None = None) -> None:
+        """``inputs``: slots handed in as ``args[i]`` arrays (a backward program's saved
+        arrays and gradients); ``keep``: slots returned too, after the output (the saved
+        arrays of a forward program); ``graph_out``: the output slots whose tensors are
+        returned a third time, to be given a ``grad_fn`` (aot.py)."""
         self.namespace: dict[str, Any] = {"T": Tensor._make}
         self.tensor_names = names or {}  # id(parameter) -> its name in its module
         self._names: dict[int, str] = {}
@@ -150,8 +155,11 @@ class Program:
         order = _checks_first(rec.steps, rec)
         steps = [rec.steps[j] for j in order]
         firsts = [first.steps[j] for j in order]
-        returned = set(_output_slots(output))
+        returned = set(_output_slots(output)) | set(keep or ())
         self.returned = sorted(returned)
+        self._graph_out = {slot: f"o{k}" for k, slot in enumerate(graph_out or ())}
+        for k, slot in enumerate(inputs or ()):
+            lines.append(f"a{slot} = args[{k}]")
         last_use: dict[int, int] = {}
         for i, s in enumerate(steps):
             for v in slot_uses(s):
@@ -171,7 +179,14 @@ class Program:
             dead += [f"a{o}" for o in s.outs if o is not None and o not in last_use]
             if dead:
                 lines.append("del " + ", ".join(dict.fromkeys(dead)))
-        lines.append("return " + self._rebuild(output))
+        for slot, name in self._graph_out.items():
+            lines.append(f"{name} = T(a{slot})")
+        ret = self._rebuild(output)
+        if keep is not None:
+            saved = "".join(f"a{v}, " for v in keep)
+            outs = "".join(f"{n}, " for n in self._graph_out.values())
+            ret = f"{ret}, ({saved}), ({outs})"
+        lines.append("return " + ret)
         body = "\n".join("    " + ln for ln in lines)
         self.source = "def program(args, kwargs):\n" + body + "\n"
         code = compile(self.source, "<tapegrad.compile program>", "exec")
@@ -287,6 +302,8 @@ class Program:
         if self._owners is None:
             self._owners = {}
             for j, a in enumerate(rec.arrays):
+                if type(a) is dict:  # a kernel's scratch dict (capture.py)
+                    continue
                 o = a if a.base is None else a.base
                 self._owners.setdefault(id(o), []).append(j)
         bound = {s.outs[0] for s in rec.steps if s.kind == "bind"}
@@ -302,7 +319,7 @@ class Program:
     def _rebuild(self, out: Any) -> str:
         kind = out[0]
         if kind == "tensor":
-            return f"T(a{out[1]})"
+            return self._graph_out.get(out[1]) or f"T(a{out[1]})"
         if kind == "const":
             return self._const(out[1])
         if kind == "live":
@@ -420,8 +437,9 @@ def _output_slots(out: Any) -> list:
     return []
 
 
-def describe_output(rec: Recorder, value: Any) -> tuple | str:
-    """How to rebuild a call's return value from slots; a string says why it can't be."""
+def describe_output(rec: Recorder, value: Any, graph_ok: bool = False) -> tuple | str:
+    """How to rebuild a call's return value from slots; a string says why it can't be.
+    ``graph_ok``: outputs that require grad are fine (their backward was captured, aot.py)."""
     if isinstance(value, Tensor):
         slot = rec._slot(value._data)
         if slot is None:
@@ -429,14 +447,14 @@ def describe_output(rec: Recorder, value: Any) -> tuple | str:
         for s in rec.steps:
             if s.kind == "bind" and s.outs[0] == slot and s.obj is value:
                 return ("live", value)
-        if value._requires_grad and not rec.backward_ran:
+        if value._requires_grad and not rec.backward_ran and not graph_ok:
             return ("a returned tensor requires grad: its graph is needed for a later "
                     "backward, which a replay does not build")
         return ("tensor", slot)
     if isinstance(value, (tuple, list)) and type(value) in (tuple, list):
         items = []
         for v in value:
-            d = describe_output(rec, v)
+            d = describe_output(rec, v, graph_ok)
             if isinstance(d, str):
                 return d
             items.append(d)
@@ -444,7 +462,7 @@ def describe_output(rec: Recorder, value: Any) -> tuple | str:
     if type(value) is dict:
         pairs = []
         for k, v in value.items():
-            d = describe_output(rec, v)
+            d = describe_output(rec, v, graph_ok)
             if isinstance(d, str):
                 return d
             pairs.append((k, d))
