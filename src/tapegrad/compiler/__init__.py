@@ -20,11 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .capture import GraphBreak, Recorder, capturing, recording
+from .capture import GraphBreak, Recorder, Unsupported, capturing, recording
 from .replay import CompiledFunction, cache_size_limit
 
-__all__ = ["CompiledFunction", "ExplainOutput", "GraphBreak", "cache_size_limit", "capturing",
-           "explain"]
+__all__ = ["CompiledFunction", "ExplainOutput", "GraphBreak", "Unsupported", "cache_size_limit",
+           "capturing", "explain"]
 
 
 @dataclass

@@ -72,8 +72,11 @@ from ..ops import _registry
 from ..ops.reduction import _fast_sum
 
 
-class GraphBreak(RuntimeError):
-    """A graph break under ``fullgraph=True`` (torch raises ``torch._dynamo.exc.Unsupported``)."""
+class Unsupported(RuntimeError):
+    """A graph break under ``fullgraph=True`` (torch's ``torch._dynamo.exc.Unsupported``)."""
+
+
+GraphBreak = Unsupported  # the name the compiler's code and tests use
 
 
 class PathChanged(Exception):
@@ -350,7 +353,7 @@ class Recorder:
         if os.environ.get("TAPEGRAD_LOGS", "") and "graph_breaks" in os.environ["TAPEGRAD_LOGS"]:
             print(f"[tapegrad.compile] graph break: {text}", file=sys.stderr)
         if self.fullgraph:
-            raise GraphBreak(f"graph break (fullgraph=True): {text}")
+            raise Unsupported(f"graph break (fullgraph=True): {text}")
 
 
 def _user_frame() -> str:

@@ -58,9 +58,11 @@ class Entry:
 class CompiledFunction:
     """``tapegrad.compile(fn)``: captures ``fn``'s calls and replays them (module docstring)."""
 
-    def __init__(self, fn: Any, *, fullgraph: bool = False, module: Any = None) -> None:
+    def __init__(self, fn: Any, *, fullgraph: bool = False, module: Any = None,
+                 dynamic: bool | None = None) -> None:
         self.fn = fn
         self.fullgraph = fullgraph
+        self.dynamic = dynamic  # accepted; every mode captures each new shape (_compile.py)
         self.module = module
         self.entries: list[Entry] = []
         self.recompiles = 0
