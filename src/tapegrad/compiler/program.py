@@ -187,7 +187,7 @@ class Program:
             outs = "".join(f"{n}, " for n in self._graph_out.values())
             ret = f"{ret}, ({saved}), ({outs})"
         lines.append("return " + ret)
-        body = "\n".join("    " + ln for ln in lines)
+        body = "\n".join("    " + ln for line in lines for ln in line.split("\n"))
         self.source = "def program(args, kwargs):\n" + body + "\n"
         code = compile(self.source, "<tapegrad.compile program>", "exec")
         exec(code, self.namespace)  # noqa: S102 - the source above, generated here
@@ -220,6 +220,12 @@ class Program:
     def _arg(self, r: tuple) -> str:
         return f"a{r[1]}" if r[0] == "s" else self._const(r[1])
 
+    def _tensor_arg(self, r: tuple, rec: Recorder) -> str:
+        """A rule's input: an array of the program as a Tensor, or a constant."""
+        if r[0] == "s" and type(rec.arrays[r[1]]) is np.ndarray:
+            return f"T(a{r[1]})"
+        return self._arg(r)
+
     def _kw(self, v: Any) -> str:
         if isinstance(v, TupleRef):
             return "(" + "".join(self._kw(x) + ", " for x in v.items) + ")"
@@ -250,15 +256,20 @@ class Program:
                 return f"a{slot} = {self._name(t, name)}._data"
             # a tensor made during the call, the same values each time: a constant
             return f"a{slot} = {self._name(rec.snapshots[slot], f'k{slot}')}"
-        if s.kind == "rule":
+        if s.kind == "rule":  # the rule called on a context made once, inputs as Tensors
             op, saved, grads, params, meta = (r[1] for r in s.ins)
-            fn = self._name(cap.run_rule, "run_rule")
-            tup = [
-                "(" + "".join(self._arg(r) + ", " for r in refs) + ")" for refs in (saved, grads)]
-            pd = "{" + ", ".join(f"{k!r}: {self._kw(v)}" for k, v in params.items()) + "}"
-            outs = ", ".join("_" if o is None else f"a{o}" for o in s.outs) + ","
-            return (f"{outs} = {fn}({self._name(op, op.name + '_op')}, {tup[0]}, {tup[1]}, "
-                    f"{pd}, {self._const(meta)})")
+            ctx = self._name(cap.ReplayCtx((), params, meta), f"ctx{i}")
+            lines = [f"{ctx}.saved = ({''.join(self._tensor_arg(r, rec) + ', ' for r in saved)})"]
+            if any(isinstance(v, (SlotRef, TupleRef)) for v in params.values()):
+                pd = ", ".join(f"{k!r}: {self._kw(v)}" for k, v in params.items())
+                lines.append(f"{ctx}.params = {{{pd}}}")
+            gs = [self._tensor_arg(r, rec) for r in grads]
+            g = gs[0] if op.outputs == 1 else "[" + ", ".join(gs) + "]"
+            rule = self._name(op.rule, op.name + "_rule")
+            lines.append(f"r = {rule}({ctx}, {g})")
+            lines += [f"a{o} = r[{k}]._data" for k, o in enumerate(s.outs) if o is not None]
+            lines.append(f"{ctx}.saved = r = None")
+            return "\n".join(lines)
         args = [self._arg(r) for r in s.ins]
         if s.kind == "check":  # run again; the same answer as at capture, else PathChanged
             exp = cap.expect_late if s.params["late"] else cap.expect

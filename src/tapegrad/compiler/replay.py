@@ -28,6 +28,7 @@ import functools
 from typing import Any
 
 from .._tensor import Tensor as _Tensor
+from ..autograd.grad_mode import _state
 from ..autograd.graph import edge
 from . import aot as aot_mod
 from . import capture as cap
@@ -77,12 +78,19 @@ class CompiledFunction:
         for e in self.entries:
             if e.key == key and (e.guards is None or e.guards.holds()):
                 if e.program is not None:
+                    # grad mode off while a program runs (its backward rules read it, as in
+                    # the engine); the guard key holds the caller's mode
+                    prev = _state.enabled
+                    _state.enabled = False
                     try:
                         if e.backward is not None:
                             return e.backward.attach(e.program.run(args, kwargs), args, kwargs)
                         return e.program.run(args, kwargs)
                     except cap.PathChanged:  # checked before any state changed: run eagerly
+                        _state.enabled = prev
                         return self.fn(*args, **kwargs)
+                    finally:
+                        _state.enabled = prev
                 if e.eager is not None:
                     return self.fn(*args, **kwargs)
                 return self._capture(e, args, kwargs)
