@@ -26,7 +26,10 @@ pays nothing):
   uses) sends every op through :func:`_recorded_apply` here;
 * backward rules: ``OpNode.apply`` is wrapped; a rule whose work all went through ops keeps
   those steps, a rule with NumPy fast paths (most of the hot ones) becomes one ``rule`` step
-  that runs it again at replay on a small context (``ReplayCtx``) instead of a graph node;
+  that runs it again at replay on a small context (``ReplayCtx``, made once per line of the
+  program) instead of a graph node;
+* a kernel's scratch dict (``params["_cache"]``: what a forward leaves for its rule) is a slot
+  of its own, made fresh by the program at each replay, so two replayed calls never share it;
 * the engine's two direct array paths: ``sum_to`` (a broadcast gradient reduced) and
   ``_run_accumulate`` (AccumulateGrad), replaced in ``engine`` for the duration;
 * the optimizers' ``step`` and ``zero_grad`` and ``Module.zero_grad``: recorded as opaque

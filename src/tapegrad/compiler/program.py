@@ -8,6 +8,10 @@ per line, every array a local variable named by its slot (``a12``)::
         a1 = args[0]._data                     # a tensor argument
         a2 = addmm(a0, a1, a3, beta=1, alpha=1)
         ...
+        ctx12.saved = (T(a9),)                 # a backward rule, called on a context
+        r = tanh_rule(ctx12, T(a14))           # made once (grad mode is off during a replay)
+        a15 = r[0]._data
+        ctx12.saved = r = None
         accumulate_grad(t0, a17)               # into the parameter's .grad
         m0(o0)                                 # optimizer.step(), opaque
         return T(a9)

@@ -5,7 +5,9 @@ compiled module calls). At each call::
 
     key = guards.key(args)                 # grad mode, argument shapes/dtypes/values
     entry with that key whose guards hold?
-      ready      -> run its program (a replay: flat NumPy calls, no Tensors or nodes)
+      ready      -> run its program (a replay: flat NumPy calls, no Tensors or nodes; a call
+                    whose outputs need their graph also gets its backward program, joined to
+                    the outputs by one CompiledFunctionBackward node: aot.py)
       eager      -> call fn (the capture found a graph break; the reason is kept)
       pending    -> capture again; the same steps as last time -> ready
     none         -> a new entry (at most ``cache_size_limit``, torch's recompile limit 8,
