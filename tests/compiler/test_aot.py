@@ -84,6 +84,9 @@ def test_training_loop_adam_dropout_replays_bit_identical():
     c = _run_both(step, m1, o1, m2, o2, n=6)
     (e,) = _entries(c)
     assert e.program is not None and e.backward is not None and e.eager is None
+    text = c.listing()
+    assert "its backward (CompiledFunctionBackward)" in text and "GeluBackward" not in text
+    assert "gelu_rule(" in text and "dropout_noise(" in text
     out = c(x)
     assert out.grad_fn.name() == "CompiledFunctionBackward"
     assert repr(out.grad_fn).startswith("<torch.autograd.function.CompiledFunctionBackward ")
@@ -223,3 +226,47 @@ def test_tuple_output_with_one_output_unused():
         _same(_state(m1, o1), _state(m2, o2))
     out = c(x)
     assert out[0].grad_fn is out[1].grad_fn and out[1]._output_nr == 1
+
+
+def test_gpt_model_compiled_in_an_eager_loop():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from benchmarks import gpt
+
+    cfg = gpt.config(True)
+    m1, o1, m2, o2 = _pair(lambda: gpt.build(torch, cfg), torch.optim.Adam, lr=1e-3)
+    idx = torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["context"]))
+    tgt = torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["context"]))
+    n = cfg["batch"] * cfg["context"]
+
+    def step(model, opt, i):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(idx).view(n, cfg["vocab"]), tgt.view(n))
+        loss.backward()
+        opt.step()
+        return loss
+
+    c = _run_both(step, m1, o1, m2, o2, n=4)
+    assert _entries(c)[0].backward is not None
+
+
+def test_cnn_with_batchnorm_compiled_in_an_eager_loop():
+    def make():
+        return nn.Sequential(nn.Conv2d(1, 3, 3), nn.BatchNorm2d(3), nn.ReLU(), nn.MaxPool2d(2),
+                             nn.Flatten(), nn.Linear(12, 2))
+
+    m1, o1, m2, o2 = _pair(make, torch.optim.SGD, lr=0.1, momentum=0.5)
+    x, y = torch.randn(3, 1, 6, 6), torch.tensor([0, 1, 1])
+
+    def step(model, opt, i):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    c = _run_both(step, m1, o1, m2, o2)
+    _same([b._data for b in m1[1].buffers()], [b._data for b in m2[1].buffers()])
+    assert _entries(c)[0].backward is not None

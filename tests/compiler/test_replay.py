@@ -160,7 +160,8 @@ def test_cnn_training_step():
 
         return m, opt, step, list(m[1].buffers())
 
-    _twins(make)
+    c = _twins(make)
+    assert c.entries[0].program is not None  # (the running statistics are read live)
 
 
 def test_arguments_are_bound_at_each_call_and_guards_recapture():

@@ -244,6 +244,9 @@ class Recorder:
         self.fullgraph = fullgraph
         self.arg_tensors: dict[int, tuple] = {}  # id(tensor) -> ("arg", i) / ("kwarg", name)
         self.arg_arrays: dict[int, Tensor] = {}  # id(array) -> the argument tensor holding it
+        # id(array) -> the module buffer or parameter holding it (a kernel parameter that is
+        # a buffer's array, as batch norm's running statistics, is read live; set by replay.py)
+        self.module_arrays: dict[int, Tensor] = {}
         for i, a in enumerate(args):
             if isinstance(a, Tensor):
                 self.arg_tensors.setdefault(id(a), ("arg", i))
@@ -293,6 +296,8 @@ class Recorder:
             slot = self._slot(v)
             if slot is None and id(v) in self.arg_arrays:
                 slot = self.ref(self.arg_arrays[id(v)])[1]
+            if slot is None and id(v) in self.module_arrays:
+                slot = self.ref(self.module_arrays[id(v)])[1]
             return ("s", slot) if slot is not None else ("c", np.array(v, copy=True))
         return self.ref(v)
 
@@ -321,6 +326,8 @@ class Recorder:
         slot = self._slot(v)
         if slot is None and id(v) in self.arg_arrays:
             slot = self.ref(self.arg_arrays[id(v)])[1]
+        if slot is None and id(v) in self.module_arrays:
+            slot = self.ref(self.module_arrays[id(v)])[1]
         if slot is None:
             slot = self._copy_of_arg(v)
         return SlotRef(slot) if slot is not None else np.array(v, copy=True)

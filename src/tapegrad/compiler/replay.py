@@ -113,6 +113,9 @@ class CompiledFunction:
         for where, name, obj in refs:
             if isinstance(obj, _Tensor):
                 rec.named.setdefault(id(obj), (where, name))
+        for m in roots + mods:
+            for t in (*m.buffers(), *m.parameters()):
+                rec.module_arrays.setdefault(id(t._data), t)
         aot: aot_mod.AotCapture | str | None = None
         with cap.recording(rec):
             out = self.fn(*args, **kwargs)
@@ -179,6 +182,10 @@ class CompiledFunction:
             if e.program is not None:
                 parts.append(f"# program {i}: {e.program.n_calls} calls\n"
                              + e.program.listing())
+                if e.backward is not None:
+                    bwd = e.backward.program
+                    parts.append(f"# program {i}, its backward (CompiledFunctionBackward): "
+                                 f"{bwd.n_calls} calls\n" + bwd.listing())
             elif e.eager is not None:
                 parts.append(f"# signature {i} runs eagerly: {e.eager}")
             else:
