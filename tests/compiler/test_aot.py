@@ -270,3 +270,29 @@ def test_cnn_with_batchnorm_compiled_in_an_eager_loop():
     c = _run_both(step, m1, o1, m2, o2)
     _same([b._data for b in m1[1].buffers()], [b._data for b in m2[1].buffers()])
     assert _entries(c)[0].backward is not None
+
+
+W_GLOBAL = torch.randn(3, 4, requires_grad=True)
+
+
+def test_compiled_function_with_arguments_globals_and_closures_that_require_grad():
+    global W_GLOBAL
+    torch.manual_seed(0)
+    b = torch.randn(4, requires_grad=True)
+
+    def f(x, w):
+        return ((x @ w).tanh() * 2 + (x @ W_GLOBAL).sin() + b).square()
+
+    c = torch.compile(f)
+    for i in range(5):
+        if i == 3:  # the global rebound to another tensor: read through its name
+            W_GLOBAL = torch.randn(3, 4, requires_grad=True)
+        x = torch.randn(5, 3)
+        w = torch.randn(3, 4, requires_grad=True)
+        leaves = (w, W_GLOBAL, b)
+        ge = torch.autograd.grad(f(x, w).sum(), leaves)
+        y = c(x, w)
+        gc = torch.autograd.grad(y.sum(), leaves)
+        _same([g._data for g in ge], [g._data for g in gc])
+    assert y.grad_fn.name() == "CompiledFunctionBackward"
+    assert len(y.grad_fn.next_functions) == 4  # b, W_GLOBAL (read from outside), x, w

@@ -224,7 +224,9 @@ class Backward:
     def __init__(self, program: Program, edges: list, out_meta: tuple, grad_pos: tuple,
                  checked: list) -> None:
         self.program = program
-        self.edges = edges  # per input of the node: ("arg", i), ("kwarg", k) or ("obj", t)
+        # per input of the node: ("arg", i), ("kwarg", k), ("obj", t) or ("named", globals
+        # dict or closure cell, name or None)
+        self.edges = edges
         self.out_meta = out_meta
         self.grad_pos = grad_pos
         self.checked = checked  # the same, for the saved tensors whose version is checked
@@ -257,14 +259,12 @@ class Backward:
             w = rec.arg_tensors.get(id(t))
             if w is not None:
                 return w
-            if id(t) in rec.named:
-                raise LookupError
+            named = rec.named.get(id(t))
+            if named is not None:  # read through a global name or closure cell
+                return ("named", named[0], named[1])
             return ("obj", t)
 
-        try:
-            edges = [where(t) for t in aot.inputs]
-        except LookupError:
-            return "a tensor that requires grad is read through a global name"
+        edges = [where(t) for t in aot.inputs]
         # saved arrays that are (views of) tensors from outside: their versions are checked
         # at backward, as eager's saved tensors are
         def owner(a: Any) -> Any:
@@ -274,7 +274,7 @@ class Backward:
         checked: list = []
         for v in saved:
             t = bound_by.get(id(owner(rec.arrays[v])))
-            if t is not None and id(t) not in rec.named:
+            if t is not None:
                 w = where(t)
                 if all(c[0] != w[0] or c[1] is not w[1] for c in checked):
                     checked.append(w)
@@ -287,6 +287,8 @@ class Backward:
 
         def tensor(w: tuple) -> Any:
             kind = w[0]
+            if kind == "named":
+                return w[1][w[2]] if w[2] is not None else w[1].cell_contents
             return args[w[1]] if kind == "arg" else kwargs[w[1]] if kind == "kwarg" else w[1]
 
         edges = tuple(edge(tensor(w)) for w in self.edges)
