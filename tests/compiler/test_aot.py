@@ -296,3 +296,37 @@ def test_compiled_function_with_arguments_globals_and_closures_that_require_grad
         _same([g._data for g in ge], [g._data for g in gc])
     assert y.grad_fn.name() == "CompiledFunctionBackward"
     assert len(y.grad_fn.next_functions) == 4  # b, W_GLOBAL (read from outside), x, w
+
+
+@pytest.mark.parametrize("opt_kw", [
+    {"cls": torch.optim.AdamW, "lr": 0.01},  # decoupled weight decay
+    {"cls": torch.optim.Adam, "lr": 0.01, "weight_decay": 0.1, "betas": (0.4, 0.9)},
+    {"cls": torch.optim.Adam, "lr": 0.01, "amsgrad": True},  # the real step
+    {"cls": torch.optim.Adam, "lr": torch.tensor(0.01), "maximize": True},  # the real step
+])
+def test_adam_step_written_out_with_a_scheduler(opt_kw):
+    opt_kw = dict(opt_kw)
+    cls = opt_kw.pop("cls")
+    torch.manual_seed(0)
+    m1 = nn.Linear(6, 3)
+    m2 = nn.Linear(6, 3)
+    m2.load_state_dict(m1.state_dict())
+    o1, o2 = cls(m1.parameters(), **opt_kw), cls(m2.parameters(), **opt_kw)
+    s1 = torch.optim.lr_scheduler.StepLR(o1, 2, gamma=0.5)
+    s2 = torch.optim.lr_scheduler.StepLR(o2, 2, gamma=0.5)
+    x, y = torch.randn(4, 6), torch.randn(4, 3)
+
+    def train(m, o):
+        o.zero_grad()
+        loss = F.mse_loss(m(x), y)
+        loss.backward()
+        o.step()
+        return loss
+
+    c = torch.compile(train)
+    for _ in range(7):
+        _same([train(m1, o1)._data], [c(m2, o2)._data])
+        s1.step()
+        s2.step()
+        _same(_state(m1, o1), _state(m2, o2))
+    assert "adam_step(" in c.listing()

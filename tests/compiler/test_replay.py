@@ -94,6 +94,7 @@ def test_mlp_adam_with_dropout_keeps_the_rng_stream():
     c = _twins(_mlp(torch.optim.Adam, dropout=0.3, lr=1e-2, weight_decay=0.1))
     assert c.entries[0].program is not None
     assert "dropout_noise" in c.listing()
+    assert "adam_step(adam, Adam_step)" in c.listing()  # written out (optim_replay.py)
 
 
 def test_adamw_momentum_sgd_and_grad_accumulation():

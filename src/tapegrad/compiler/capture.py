@@ -247,6 +247,7 @@ class Recorder:
         # id(array) -> the module buffer or parameter holding it (a kernel parameter that is
         # a buffer's array, as batch norm's running statistics, is read live; set by replay.py)
         self.module_arrays: dict[int, Tensor] = {}
+        self.optimizers: list = []  # optimizers the call reaches (set by replay.py)
         for i, a in enumerate(args):
             if isinstance(a, Tensor):
                 self.arg_tensors.setdefault(id(a), ("arg", i))
@@ -740,6 +741,10 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
         for name in ("step", "zero_grad"):
             if name in cls.__dict__:
                 patch(cls, name, _opaque(name, cls.__dict__[name]))
+    for opt in rec.optimizers:  # a scheduler's counting wrapper calls the step it saw: the
+        wrapped = opt.__dict__.get("step")  # recorded one instead
+        if getattr(wrapped, "_wrapped_by_lr_sched", False):
+            patch(opt, "step", _counted_step(opt))
     _active = rec
     _registry._SPECIAL = True
     try:
@@ -750,6 +755,18 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
             forward_ad._Levels.level is not None)
         for owner, name, old in reversed(patches):
             setattr(owner, name, old)
+
+
+def _counted_step(opt: Any) -> Callable:
+    """An LR scheduler's wrapper of ``opt.step`` (it notes that the step ran), calling the
+    class's step as it is now (recorded during a capture)."""
+
+    def step(*args: Any, **kwargs: Any) -> Any:
+        opt._opt_called = True
+        return type(opt).step(opt, *args, **kwargs)
+
+    step._wrapped_by_lr_sched = True  # type: ignore[attr-defined]
+    return step
 
 
 def capturing() -> bool:

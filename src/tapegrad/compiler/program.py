@@ -306,7 +306,14 @@ class Program:
         # an opaque method (optimizer.step, zero_grad)
         obj = self._name(s.obj, type(s.obj).__name__.lower())
         meth = self._name(s.fn, f"{type(s.obj).__name__}_{s.fn.__name__}")
-        return f"{meth}({', '.join([obj] + args + kw)})"
+        counted = getattr(getattr(s.obj, "__dict__", {}).get(s.fn.__name__),
+                          "_wrapped_by_lr_sched", False)
+        note = f"{obj}._opt_called = True\n" if counted else ""  # (an LR scheduler's flag)
+        if not args and not kw and _is_adam_step(s.fn):  # written out (optim_replay.py)
+            from .optim_replay import adam_step
+
+            return f"{note}{self._name(adam_step, 'adam_step')}({obj}, {meth})"
+        return f"{note}{meth}({', '.join([obj] + args + kw)})"
 
     def _stealable(self, slot: int, i: int, param: np.ndarray, rec: Recorder, last_use: dict,
                    returned: set) -> bool:
@@ -389,6 +396,19 @@ class Program:
         return "\n".join(out) + "\n"
 
 
+
+
+def _is_adam_step(fn: Any) -> bool:
+    """Is ``fn`` ``Adam.step`` (AdamW's too), under the wrappers the optimizer classes put
+    around ``step`` (the step hooks: a subclass may hold its own wrapper of Adam's)?"""
+    from ..optim.adam import Adam
+
+    def raw(f: Any) -> Any:
+        while hasattr(f, "__wrapped__"):
+            f = f.__wrapped__
+        return f
+
+    return raw(fn) is raw(Adam.__dict__["step"])
 
 
 def _changes_state(s: Step) -> bool:

@@ -32,6 +32,7 @@ from typing import Any
 from .._tensor import Tensor as _Tensor
 from ..autograd.grad_mode import _state
 from ..autograd.graph import edge
+from ..optim.optimizer import Optimizer
 from . import aot as aot_mod
 from . import capture as cap
 from . import guards as guard_mod
@@ -108,7 +109,9 @@ class CompiledFunction:
         rec = cap.Recorder(args, kwargs, self.fullgraph)
         roots = [self.module] if self.module is not None else []
         refs: list = []
-        mods, _ = guard_mod.reachable(self.fn, refs=refs)
+        mods, opts = guard_mod.reachable(self.fn, refs=refs)
+        rec.optimizers = opts + [a for a in (*args, *kwargs.values())
+                                 if isinstance(a, Optimizer) and a not in opts]
         flags_before = guard_mod.Guards(roots + mods, [])
         for where, name, obj in refs:
             if isinstance(obj, _Tensor):
