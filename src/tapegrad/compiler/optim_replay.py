@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..optim import optimizer as optim_mod
 
 F32 = np.dtype(np.float32)
@@ -36,8 +37,8 @@ def adam_step(opt: Any, step: Callable) -> Any:
     plan = []
     state = opt.state
     for group in opt.param_groups:
-        if (group["amsgrad"] or group["maximize"] or group["capturable"] or group["fused"]
-                or group["differentiable"]):
+        if (group.get("amsgrad") or group.get("maximize") or group.get("capturable")
+                or group.get("fused") or group.get("differentiable")):
             return step(opt)
         items = []
         for p in group["params"]:
@@ -48,7 +49,8 @@ def adam_step(opt: Any, step: Callable) -> Any:
             if not s or "max_exp_avg_sq" in s:
                 return step(opt)
             m, v = s["exp_avg"], s["exp_avg_sq"]
-            if not (p._data.dtype == F32 and grad_t._data.dtype == F32
+            if not (type(s["step"]) is Tensor and p._data.dtype == F32
+                    and grad_t._data.dtype == F32
                     and m._data.dtype == F32 and v._data.dtype == F32):
                 return step(opt)
             items.append((p, grad_t._data, m, v, s["step"]))
