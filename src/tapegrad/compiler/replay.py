@@ -148,15 +148,15 @@ class CompiledFunction:
         if first is not None:
             diff = same_steps(first, rec)
             first_aot = e.pending_aot
-            if diff is None and aot is not None:
-                assert first_aot is not None
+            if diff is None and (aot is None) != (first_aot is None):
+                diff = "a backward captured at one call only"
+            elif diff is None and aot is not None and first_aot is not None:
                 diff = same_steps(_view(first, first_aot.bwd_steps), _view(rec, aot.bwd_steps))
             if diff is None:
                 names = _tensor_names(roots + mods)
                 if aot is None:
                     e.program = Program(rec, first, output, names)
-                else:
-                    assert first_aot is not None
+                elif first_aot is not None:
                     made = Backward.make(rec, first, aot, first_aot, output, names)
                     if isinstance(made, str):
                         e.eager = made
