@@ -3,11 +3,20 @@
 ``compile(model)`` wraps a module in an ``OptimizedModule`` (its ``_orig_mod`` is the model:
 parameters are shared and ``state_dict`` keys gain the ``_orig_mod.`` prefix, as in torch) and a
 function in a ``compiler.CompiledFunction``; ``@compile`` and ``compile(mode=..., fullgraph=...)``
-give a decorator. The arguments are checked as torch checks them (an unknown ``mode`` or
-``backend`` fails the same way). Calls are captured and replayed as flat NumPy calls (see
-``compiler/__init__.py``); ``fullgraph=True`` makes a graph break an error; ``mode``,
-``backend``, ``dynamic`` and ``options`` change nothing here (shapes are always guarded
-exactly, as ``dynamic=False``).
+give a decorator; ``Module.compile(...)`` compiles a module in place with the same arguments.
+The arguments are checked as torch checks them (an unknown ``mode`` or ``backend``, a
+``dynamic`` that is not a bool or None fail the same way). Calls are captured and replayed as
+flat NumPy calls (see ``compiler/__init__.py``). What each argument does here:
+
+* ``fullgraph=True``: a graph break raises ``Unsupported`` (torch's
+  ``torch._dynamo.exc.Unsupported``, a ``RuntimeError``) instead of running the call eagerly;
+* ``dynamic``: a replay's kernels are specialized to the shapes they were captured with, so in
+  every mode a call with new input shapes is captured anew (a recompile, up to
+  ``compiler.cache_size_limit`` signatures, then eagerly). ``False`` is torch's meaning
+  exactly (every shape its own program, no dim marked dynamic); ``None`` (torch's automatic
+  dynamic) and ``True`` (dims dynamic from the start) are accepted and behave as ``False``;
+* ``mode``, ``backend``, ``options``: checked, then ignored (there is one way to replay);
+* ``disable=True``: the model itself, uncompiled.
 """
 
 from __future__ import annotations
@@ -33,13 +42,14 @@ class InvalidBackend(RuntimeError):
 class OptimizedModule(Module):
     """A compiled module: calls of ``_orig_mod`` captured and replayed."""
 
-    def __init__(self, mod: Module, fullgraph: bool = False) -> None:
+    def __init__(self, mod: Module, fullgraph: bool = False, dynamic: bool | None = None) -> None:
         super().__init__()
         self._orig_mod = mod
         # (tapegrad.compiler is imported on first use, so import tapegrad stays fast)
         from .compiler import CompiledFunction
 
-        self.__dict__["_compiled"] = CompiledFunction(mod, fullgraph=fullgraph, module=mod)
+        self.__dict__["_compiled"] = CompiledFunction(mod, fullgraph=fullgraph, module=mod,
+                                                      dynamic=dynamic)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         return self.__dict__["_compiled"](*args, **kwargs)
@@ -74,24 +84,31 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic: 
                            options=options, disable=disable)
 
         return decorate
+    check_arguments(dynamic, backend, mode, options)
+    if disable:
+        return model
+    if not callable(model):
+        raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
+    if isinstance(model, Module):
+        return OptimizedModule(model, fullgraph, dynamic)
+    if isinstance(model, type):
+        return model
+    from .compiler import CompiledFunction
+
+    return CompiledFunction(model, fullgraph=fullgraph, dynamic=dynamic)
+
+
+def check_arguments(dynamic: Any, backend: Any, mode: Any, options: Any) -> None:
+    """torch.compile's checks of its arguments, with its exception types and messages."""
+    if dynamic is not None and type(dynamic) is not bool:
+        raise AssertionError(f"Expected enable to be a bool, got {type(dynamic)}")
     if mode is not None and options is not None:
         raise RuntimeError(
             "Either mode or options can be specified, but both can't be specified at the same "
             "time."
         )
-    if disable:
-        return model
-    if not callable(model):
-        raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     if isinstance(backend, str):
         if backend not in BACKENDS:
             raise InvalidBackend(backend)
         if backend == "inductor" and mode is not None and mode not in MODES:
             raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(MODES)}")
-    if isinstance(model, Module):
-        return OptimizedModule(model, fullgraph)
-    if isinstance(model, type):
-        return model
-    from .compiler import CompiledFunction
-
-    return CompiledFunction(model, fullgraph=fullgraph)

@@ -9,7 +9,10 @@ The pieces, in the order a call meets them:
 * ``program.py``: the recorded steps become one generated Python function, one NumPy-level call
   per line (``listing()`` prints it, ``dot()`` draws its data flow);
 * ``guards.py``: what the capture assumed (shapes, dtypes, grad mode, module flags, parameters);
-* ``replay.py``: the compiled callable, its cache of captures and the choice at each call.
+* ``replay.py``: the compiled callable, its cache of captures and the choice at each call;
+* ``aot.py``: a call whose outputs need their graph (``model = torch.compile(model)`` in an
+  eager training loop): its backward captured too, a forward and a backward program joined
+  at replay by one ``CompiledFunctionBackward`` node.
 
 ``explain(fn)(*args)`` runs one capture and reports the graph breaks, like
 ``torch._dynamo.explain``.
@@ -20,11 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .capture import GraphBreak, Recorder, capturing, recording
+from .capture import GraphBreak, Recorder, Unsupported, capturing, recording
 from .replay import CompiledFunction, cache_size_limit
 
-__all__ = ["CompiledFunction", "ExplainOutput", "GraphBreak", "cache_size_limit", "capturing",
-           "explain"]
+__all__ = ["CompiledFunction", "ExplainOutput", "GraphBreak", "Unsupported", "cache_size_limit",
+           "capturing", "explain"]
 
 
 @dataclass

@@ -26,7 +26,10 @@ pays nothing):
   uses) sends every op through :func:`_recorded_apply` here;
 * backward rules: ``OpNode.apply`` is wrapped; a rule whose work all went through ops keeps
   those steps, a rule with NumPy fast paths (most of the hot ones) becomes one ``rule`` step
-  that runs it again at replay on a small context (``ReplayCtx``) instead of a graph node;
+  that runs it again at replay on a small context (``ReplayCtx``, made once per line of the
+  program) instead of a graph node;
+* a kernel's scratch dict (``params["_cache"]``: what a forward leaves for its rule) is a slot
+  of its own, made fresh by the program at each replay, so two replayed calls never share it;
 * the engine's two direct array paths: ``sum_to`` (a broadcast gradient reduced) and
   ``_run_accumulate`` (AccumulateGrad), replaced in ``engine`` for the duration;
 * the optimizers' ``step`` and ``zero_grad`` and ``Module.zero_grad``: recorded as opaque
@@ -72,8 +75,11 @@ from ..ops import _registry
 from ..ops.reduction import _fast_sum
 
 
-class GraphBreak(RuntimeError):
-    """A graph break under ``fullgraph=True`` (torch raises ``torch._dynamo.exc.Unsupported``)."""
+class Unsupported(RuntimeError):
+    """A graph break under ``fullgraph=True`` (torch's ``torch._dynamo.exc.Unsupported``)."""
+
+
+GraphBreak = Unsupported  # the name the compiler's code and tests use
 
 
 class PathChanged(Exception):
@@ -238,6 +244,10 @@ class Recorder:
         self.fullgraph = fullgraph
         self.arg_tensors: dict[int, tuple] = {}  # id(tensor) -> ("arg", i) / ("kwarg", name)
         self.arg_arrays: dict[int, Tensor] = {}  # id(array) -> the argument tensor holding it
+        # id(array) -> the module buffer or parameter holding it (a kernel parameter that is
+        # a buffer's array, as batch norm's running statistics, is read live; set by replay.py)
+        self.module_arrays: dict[int, Tensor] = {}
+        self.optimizers: list = []  # optimizers the call reaches (set by replay.py)
         for i, a in enumerate(args):
             if isinstance(a, Tensor):
                 self.arg_tensors.setdefault(id(a), ("arg", i))
@@ -287,6 +297,8 @@ class Recorder:
             slot = self._slot(v)
             if slot is None and id(v) in self.arg_arrays:
                 slot = self.ref(self.arg_arrays[id(v)])[1]
+            if slot is None and id(v) in self.module_arrays:
+                slot = self.ref(self.module_arrays[id(v)])[1]
             return ("s", slot) if slot is not None else ("c", np.array(v, copy=True))
         return self.ref(v)
 
@@ -294,7 +306,15 @@ class Recorder:
         """A kernel's keyword parameters: arrays of the program become slot references."""
         out = {}
         for k, v in params.items():
-            if isinstance(v, np.ndarray):
+            if k == "_cache" and type(v) is dict:
+                # a forward's scratch dict for its backward rule: made fresh at each replay
+                # (a slot of the program), so that two replayed calls never share one
+                slot = self._slot(v)  # type: ignore[arg-type]
+                if slot is None:
+                    slot = self._new_slot(v)  # type: ignore[arg-type]
+                    self.steps.append(Step("call", dict, (), {}, (slot,), "dict"))
+                v = SlotRef(slot)
+            elif isinstance(v, np.ndarray):
                 v = self._param_array(v)
             elif type(v) is tuple and any(isinstance(x, np.ndarray) for x in v):
                 v = TupleRef(tuple(self._param_array(x) if isinstance(x, np.ndarray) else x
@@ -307,6 +327,8 @@ class Recorder:
         slot = self._slot(v)
         if slot is None and id(v) in self.arg_arrays:
             slot = self.ref(self.arg_arrays[id(v)])[1]
+        if slot is None and id(v) in self.module_arrays:
+            slot = self.ref(self.module_arrays[id(v)])[1]
         if slot is None:
             slot = self._copy_of_arg(v)
         return SlotRef(slot) if slot is not None else np.array(v, copy=True)
@@ -342,7 +364,7 @@ class Recorder:
         if os.environ.get("TAPEGRAD_LOGS", "") and "graph_breaks" in os.environ["TAPEGRAD_LOGS"]:
             print(f"[tapegrad.compile] graph break: {text}", file=sys.stderr)
         if self.fullgraph:
-            raise GraphBreak(f"graph break (fullgraph=True): {text}")
+            raise Unsupported(f"graph break (fullgraph=True): {text}")
 
 
 def _user_frame() -> str:
@@ -719,6 +741,10 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
         for name in ("step", "zero_grad"):
             if name in cls.__dict__:
                 patch(cls, name, _opaque(name, cls.__dict__[name]))
+    for opt in rec.optimizers:  # a scheduler's counting wrapper calls the step it saw: the
+        wrapped = opt.__dict__.get("step")  # recorded one instead
+        if getattr(wrapped, "_wrapped_by_lr_sched", False):
+            patch(opt, "step", _counted_step(opt))
     _active = rec
     _registry._SPECIAL = True
     try:
@@ -729,6 +755,18 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
             forward_ad._Levels.level is not None)
         for owner, name, old in reversed(patches):
             setattr(owner, name, old)
+
+
+def _counted_step(opt: Any) -> Callable:
+    """An LR scheduler's wrapper of ``opt.step`` (it notes that the step ran), calling the
+    class's step as it is now (recorded during a capture)."""
+
+    def step(*args: Any, **kwargs: Any) -> Any:
+        opt._opt_called = True
+        return type(opt).step(opt, *args, **kwargs)
+
+    step._wrapped_by_lr_sched = True  # type: ignore[attr-defined]
+    return step
 
 
 def capturing() -> bool:

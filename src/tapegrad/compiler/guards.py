@@ -8,7 +8,7 @@ A program is only the right program for calls like the one captured. Its ``Guard
   object's identity;
 * the training flag of every module the function reaches (the compiled module, or the
   modules named by the function and the functions it closes over);
-* that each parameter the program reads is still the module's parameter (not replaced) and
+* that each parameter or buffer the program reads is still the module's (not replaced) and
   keeps its ``requires_grad``.
 
 ``key(args, kwargs)`` is the part computed from the call alone (a tuple, compared at once);
@@ -120,14 +120,15 @@ class Guards:
         self.flags = tuple(m.training for m in mods)
         where: dict = {}
         for m in mods:
-            for name, p in m._parameters.items():
-                if p is not None:
-                    where.setdefault(id(p), (m, name))
+            for table in (m._parameters, m._buffers):
+                for name, p in table.items():
+                    if p is not None:
+                        where.setdefault(id(p), (table, name))
         params = []
         for t in bound:
             w = where.get(id(t))
             if w is not None:
-                params.append((w[0]._parameters, w[1], t, t._requires_grad))
+                params.append((w[0], w[1], t, t._requires_grad))
         self.params = tuple(params)
 
     def holds(self) -> bool:

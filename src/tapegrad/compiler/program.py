@@ -8,6 +8,10 @@ per line, every array a local variable named by its slot (``a12``)::
         a1 = args[0]._data                     # a tensor argument
         a2 = addmm(a0, a1, a3, beta=1, alpha=1)
         ...
+        ctx12.saved = (T(a9),)                 # a backward rule, called on a context
+        r = tanh_rule(ctx12, T(a14))           # made once (grad mode is off during a replay)
+        a15 = r[0]._data
+        ctx12.saved = r = None
         accumulate_grad(t0, a17)               # into the parameter's .grad
         m0(o0)                                 # optimizer.step(), opaque
         return T(a9)
@@ -74,6 +78,10 @@ def same_value(a: Any, b: Any) -> bool:
         return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
     if isinstance(a, float) and a != a:
         return b != b
+    cls = type(a)
+    if cls.__module__.startswith("tapegrad.ops") and cls.__eq__ is object.__eq__ and hasattr(
+            cls, "__slots__"):  # a kernel's plain value object (pooling's geometry): by fields
+        return all(same_value(getattr(a, n, None), getattr(b, n, None)) for n in cls.__slots__)
     try:
         return bool(a == b)
     except Exception:
@@ -137,7 +145,12 @@ class Program:
     """The generated replay function of one capture, with its source (``listing()``)."""
 
     def __init__(self, rec: Recorder, first: Recorder, output: Any,
-                 names: dict | None = None) -> None:
+                 names: dict | None = None, inputs: list[int] | None = None,
+                 keep: list[int] | None = None, graph_out: list[int] | None = None) -> None:
+        """``inputs``: slots handed in as ``args[i]`` arrays (a backward program's saved
+        arrays and gradients); ``keep``: slots returned too, after the output (the saved
+        arrays of a forward program); ``graph_out``: the output slots whose tensors are
+        returned a third time, to be given a ``grad_fn`` (aot.py)."""
         self.namespace: dict[str, Any] = {"T": Tensor._make}
         self.tensor_names = names or {}  # id(parameter) -> its name in its module
         self._names: dict[int, str] = {}
@@ -150,8 +163,11 @@ class Program:
         order = _checks_first(rec.steps, rec)
         steps = [rec.steps[j] for j in order]
         firsts = [first.steps[j] for j in order]
-        returned = set(_output_slots(output))
+        returned = set(_output_slots(output)) | set(keep or ())
         self.returned = sorted(returned)
+        self._graph_out = {slot: f"o{k}" for k, slot in enumerate(graph_out or ())}
+        for k, slot in enumerate(inputs or ()):
+            lines.append(f"a{slot} = args[{k}]")
         last_use: dict[int, int] = {}
         for i, s in enumerate(steps):
             for v in slot_uses(s):
@@ -171,8 +187,15 @@ class Program:
             dead += [f"a{o}" for o in s.outs if o is not None and o not in last_use]
             if dead:
                 lines.append("del " + ", ".join(dict.fromkeys(dead)))
-        lines.append("return " + self._rebuild(output))
-        body = "\n".join("    " + ln for ln in lines)
+        for slot, name in self._graph_out.items():
+            lines.append(f"{name} = T(a{slot})")
+        ret = self._rebuild(output)
+        if keep is not None:
+            saved = "".join(f"a{v}, " for v in keep)
+            outs = "".join(f"{n}, " for n in self._graph_out.values())
+            ret = f"{ret}, ({saved}), ({outs})"
+        lines.append("return " + ret)
+        body = "\n".join("    " + ln for line in lines for ln in line.split("\n"))
         self.source = "def program(args, kwargs):\n" + body + "\n"
         code = compile(self.source, "<tapegrad.compile program>", "exec")
         exec(code, self.namespace)  # noqa: S102 - the source above, generated here
@@ -205,6 +228,12 @@ class Program:
     def _arg(self, r: tuple) -> str:
         return f"a{r[1]}" if r[0] == "s" else self._const(r[1])
 
+    def _tensor_arg(self, r: tuple, rec: Recorder) -> str:
+        """A rule's input: an array of the program as a Tensor, or a constant."""
+        if r[0] == "s" and type(rec.arrays[r[1]]) is np.ndarray:
+            return f"T(a{r[1]})"
+        return self._arg(r)
+
     def _kw(self, v: Any) -> str:
         if isinstance(v, TupleRef):
             return "(" + "".join(self._kw(x) + ", " for x in v.items) + ")"
@@ -235,15 +264,20 @@ class Program:
                 return f"a{slot} = {self._name(t, name)}._data"
             # a tensor made during the call, the same values each time: a constant
             return f"a{slot} = {self._name(rec.snapshots[slot], f'k{slot}')}"
-        if s.kind == "rule":
+        if s.kind == "rule":  # the rule called on a context made once, inputs as Tensors
             op, saved, grads, params, meta = (r[1] for r in s.ins)
-            fn = self._name(cap.run_rule, "run_rule")
-            tup = [
-                "(" + "".join(self._arg(r) + ", " for r in refs) + ")" for refs in (saved, grads)]
-            pd = "{" + ", ".join(f"{k!r}: {self._kw(v)}" for k, v in params.items()) + "}"
-            outs = ", ".join("_" if o is None else f"a{o}" for o in s.outs) + ","
-            return (f"{outs} = {fn}({self._name(op, op.name + '_op')}, {tup[0]}, {tup[1]}, "
-                    f"{pd}, {self._const(meta)})")
+            ctx = self._name(cap.ReplayCtx((), params, meta), f"ctx{i}")
+            lines = [f"{ctx}.saved = ({''.join(self._tensor_arg(r, rec) + ', ' for r in saved)})"]
+            if any(isinstance(v, (SlotRef, TupleRef)) for v in params.values()):
+                pd = ", ".join(f"{k!r}: {self._kw(v)}" for k, v in params.items())
+                lines.append(f"{ctx}.params = {{{pd}}}")
+            gs = [self._tensor_arg(r, rec) for r in grads]
+            g = gs[0] if op.outputs == 1 else "[" + ", ".join(gs) + "]"
+            rule = self._name(op.rule, op.name + "_rule")
+            lines.append(f"r = {rule}({ctx}, {g})")
+            lines += [f"a{o} = r[{k}]._data" for k, o in enumerate(s.outs) if o is not None]
+            lines.append(f"{ctx}.saved = r = None")
+            return "\n".join(lines)
         args = [self._arg(r) for r in s.ins]
         if s.kind == "check":  # run again; the same answer as at capture, else PathChanged
             exp = cap.expect_late if s.params["late"] else cap.expect
@@ -272,7 +306,14 @@ class Program:
         # an opaque method (optimizer.step, zero_grad)
         obj = self._name(s.obj, type(s.obj).__name__.lower())
         meth = self._name(s.fn, f"{type(s.obj).__name__}_{s.fn.__name__}")
-        return f"{meth}({', '.join([obj] + args + kw)})"
+        counted = getattr(getattr(s.obj, "__dict__", {}).get(s.fn.__name__),
+                          "_wrapped_by_lr_sched", False)
+        note = f"{obj}._opt_called = True\n" if counted else ""  # (an LR scheduler's flag)
+        if not args and not kw and _is_adam_step(s.fn):  # written out (optim_replay.py)
+            from .optim_replay import adam_step
+
+            return f"{note}{self._name(adam_step, 'adam_step')}({obj}, {meth})"
+        return f"{note}{meth}({', '.join([obj] + args + kw)})"
 
     def _stealable(self, slot: int, i: int, param: np.ndarray, rec: Recorder, last_use: dict,
                    returned: set) -> bool:
@@ -287,6 +328,8 @@ class Program:
         if self._owners is None:
             self._owners = {}
             for j, a in enumerate(rec.arrays):
+                if type(a) is dict:  # a kernel's scratch dict (capture.py)
+                    continue
                 o = a if a.base is None else a.base
                 self._owners.setdefault(id(o), []).append(j)
         bound = {s.outs[0] for s in rec.steps if s.kind == "bind"}
@@ -302,7 +345,7 @@ class Program:
     def _rebuild(self, out: Any) -> str:
         kind = out[0]
         if kind == "tensor":
-            return f"T(a{out[1]})"
+            return self._graph_out.get(out[1]) or f"T(a{out[1]})"
         if kind == "const":
             return self._const(out[1])
         if kind == "live":
@@ -353,6 +396,19 @@ class Program:
         return "\n".join(out) + "\n"
 
 
+
+
+def _is_adam_step(fn: Any) -> bool:
+    """Is ``fn`` ``Adam.step`` (AdamW's too), under the wrappers the optimizer classes put
+    around ``step`` (the step hooks: a subclass may hold its own wrapper of Adam's)?"""
+    from ..optim.adam import Adam
+
+    def raw(f: Any) -> Any:
+        while hasattr(f, "__wrapped__"):
+            f = f.__wrapped__
+        return f
+
+    return raw(fn) is raw(Adam.__dict__["step"])
 
 
 def _changes_state(s: Step) -> bool:
@@ -420,8 +476,9 @@ def _output_slots(out: Any) -> list:
     return []
 
 
-def describe_output(rec: Recorder, value: Any) -> tuple | str:
-    """How to rebuild a call's return value from slots; a string says why it can't be."""
+def describe_output(rec: Recorder, value: Any, graph_ok: bool = False) -> tuple | str:
+    """How to rebuild a call's return value from slots; a string says why it can't be.
+    ``graph_ok``: outputs that require grad are fine (their backward was captured, aot.py)."""
     if isinstance(value, Tensor):
         slot = rec._slot(value._data)
         if slot is None:
@@ -429,14 +486,14 @@ def describe_output(rec: Recorder, value: Any) -> tuple | str:
         for s in rec.steps:
             if s.kind == "bind" and s.outs[0] == slot and s.obj is value:
                 return ("live", value)
-        if value._requires_grad and not rec.backward_ran:
+        if value._requires_grad and not rec.backward_ran and not graph_ok:
             return ("a returned tensor requires grad: its graph is needed for a later "
                     "backward, which a replay does not build")
         return ("tensor", slot)
     if isinstance(value, (tuple, list)) and type(value) in (tuple, list):
         items = []
         for v in value:
-            d = describe_output(rec, v)
+            d = describe_output(rec, v, graph_ok)
             if isinstance(d, str):
                 return d
             items.append(d)
@@ -444,7 +501,7 @@ def describe_output(rec: Recorder, value: Any) -> tuple | str:
     if type(value) is dict:
         pairs = []
         for k, v in value.items():
-            d = describe_output(rec, v)
+            d = describe_output(rec, v, graph_ok)
             if isinstance(d, str):
                 return d
             pairs.append((k, d))

@@ -5,7 +5,9 @@ compiled module calls). At each call::
 
     key = guards.key(args)                 # grad mode, argument shapes/dtypes/values
     entry with that key whose guards hold?
-      ready      -> run its program (a replay: flat NumPy calls, no Tensors or nodes)
+      ready      -> run its program (a replay: flat NumPy calls, no Tensors or nodes; a call
+                    whose outputs need their graph also gets its backward program, joined to
+                    the outputs by one CompiledFunctionBackward node: aot.py)
       eager      -> call fn (the capture found a graph break; the reason is kept)
       pending    -> capture again; the same steps as last time -> ready
     none         -> a new entry (at most ``cache_size_limit``, torch's recompile limit 8,
@@ -23,13 +25,18 @@ state, and that call runs eagerly.
 
 from __future__ import annotations
 
+import copy
 import functools
 from typing import Any
 
 from .._tensor import Tensor as _Tensor
+from ..autograd.grad_mode import _state
+from ..autograd.graph import edge
+from ..optim.optimizer import Optimizer
+from . import aot as aot_mod
 from . import capture as cap
 from . import guards as guard_mod
-from .program import Program, describe_output, same_steps
+from .program import Program, describe_output, same_steps, slot_uses
 
 cache_size_limit = 8  # torch._dynamo.config.recompile_limit
 _MAX_CAPTURES = 4  # captures of one signature that disagree before it is run eagerly
@@ -38,7 +45,8 @@ _MAX_CAPTURES = 4  # captures of one signature that disagree before it is run ea
 class Entry:
     """One signature's state: a pending capture, a program, or the reason it runs eagerly."""
 
-    __slots__ = ("key", "guards", "pending", "program", "eager", "captures")
+    __slots__ = ("key", "guards", "pending", "program", "eager", "captures", "backward",
+                 "pending_aot")
 
     def __init__(self, key: tuple) -> None:
         self.key = key
@@ -47,14 +55,18 @@ class Entry:
         self.program: Program | None = None
         self.eager: str | None = None
         self.captures = 0
+        self.backward: Backward | None = None  # a program's backward half (aot.py)
+        self.pending_aot: aot_mod.AotCapture | None = None
 
 
 class CompiledFunction:
     """``tapegrad.compile(fn)``: captures ``fn``'s calls and replays them (module docstring)."""
 
-    def __init__(self, fn: Any, *, fullgraph: bool = False, module: Any = None) -> None:
+    def __init__(self, fn: Any, *, fullgraph: bool = False, module: Any = None,
+                 dynamic: bool | None = None) -> None:
         self.fn = fn
         self.fullgraph = fullgraph
+        self.dynamic = dynamic  # accepted; every mode captures each new shape (_compile.py)
         self.module = module
         self.entries: list[Entry] = []
         self.recompiles = 0
@@ -69,10 +81,19 @@ class CompiledFunction:
         for e in self.entries:
             if e.key == key and (e.guards is None or e.guards.holds()):
                 if e.program is not None:
+                    # grad mode off while a program runs (its backward rules read it, as in
+                    # the engine); the guard key holds the caller's mode
+                    prev = _state.enabled
+                    _state.enabled = False
                     try:
+                        if e.backward is not None:
+                            return e.backward.attach(e.program.run(args, kwargs), args, kwargs)
                         return e.program.run(args, kwargs)
                     except cap.PathChanged:  # checked before any state changed: run eagerly
+                        _state.enabled = prev
                         return self.fn(*args, **kwargs)
+                    finally:
+                        _state.enabled = prev
                 if e.eager is not None:
                     return self.fn(*args, **kwargs)
                 return self._capture(e, args, kwargs)
@@ -88,38 +109,68 @@ class CompiledFunction:
         rec = cap.Recorder(args, kwargs, self.fullgraph)
         roots = [self.module] if self.module is not None else []
         refs: list = []
-        mods, _ = guard_mod.reachable(self.fn, refs=refs)
+        mods, opts = guard_mod.reachable(self.fn, refs=refs)
+        rec.optimizers = opts + [a for a in (*args, *kwargs.values())
+                                 if isinstance(a, Optimizer) and a not in opts]
         flags_before = guard_mod.Guards(roots + mods, [])
         for where, name, obj in refs:
             if isinstance(obj, _Tensor):
                 rec.named.setdefault(id(obj), (where, name))
+        for m in roots + mods:
+            for t in (*m.buffers(), *m.parameters()):
+                rec.module_arrays.setdefault(id(t._data), t)
+        aot: aot_mod.AotCapture | str | None = None
         with cap.recording(rec):
             out = self.fn(*args, **kwargs)
+            outs = None if rec.breaks or rec.backward_ran else aot_mod.graph_outputs(out)
+            if outs is not None:  # the outputs need their graph: capture their backward
+                aot = aot_mod.capture_backward(rec, outs, self.module)
         e.captures += 1
         if rec.breaks:
             e.eager = "graph break: " + rec.breaks[0]
             e.guards = flags_before
             return out
-        output = describe_output(rec, out)
+        if isinstance(aot, str):
+            e.eager = aot
+            e.guards = flags_before
+            return out
+        output = describe_output(rec, out, graph_ok=aot is not None)
         if isinstance(output, str):
             e.eager = output
             e.guards = flags_before
             return out
         bound = [s.obj for s in rec.steps if s.kind == "bind"]
+        if aot is not None:
+            bound += [s.obj for s in aot.bwd_steps if s.kind == "bind"]
         e.guards = guard_mod.Guards(roots + mods, bound, refs)
         e.guards.flags = flags_before.flags  # the flags the call started with
         first = e.pending
         if first is not None:
             diff = same_steps(first, rec)
+            first_aot = e.pending_aot
+            if diff is None and (aot is None) != (first_aot is None):
+                diff = "a backward captured at one call only"
+            elif diff is None and aot is not None and first_aot is not None:
+                diff = same_steps(_view(first, first_aot.bwd_steps), _view(rec, aot.bwd_steps))
             if diff is None:
-                e.program = Program(rec, first, output, _tensor_names(roots + mods))
-                e.pending = None
+                names = _tensor_names(roots + mods)
+                if aot is None:
+                    e.program = Program(rec, first, output, names)
+                elif first_aot is not None:
+                    made = Backward.make(rec, first, aot, first_aot, output, names)
+                    if isinstance(made, str):
+                        e.eager = made
+                        e.pending = e.pending_aot = None
+                        return out
+                    e.program, e.backward = made
+                e.pending = e.pending_aot = None
                 return out
             if e.captures >= _MAX_CAPTURES:
                 e.eager = f"the captured steps change from call to call ({diff})"
-                e.pending = None
+                e.pending = e.pending_aot = None
                 return out
         e.pending = rec
+        e.pending_aot = aot
         return out
 
     # -- inspection -----------------------------------------------------------------------------
@@ -134,6 +185,10 @@ class CompiledFunction:
             if e.program is not None:
                 parts.append(f"# program {i}: {e.program.n_calls} calls\n"
                              + e.program.listing())
+                if e.backward is not None:
+                    bwd = e.backward.program
+                    parts.append(f"# program {i}, its backward (CompiledFunctionBackward): "
+                                 f"{bwd.n_calls} calls\n" + bwd.listing())
             elif e.eager is not None:
                 parts.append(f"# signature {i} runs eagerly: {e.eager}")
             else:
@@ -155,6 +210,99 @@ class CompiledFunction:
 
     def __str__(self) -> str:
         return self.listing()
+
+
+def _view(rec: cap.Recorder, steps: list) -> cap.Recorder:
+    """The recorder with another list of steps (the backward half of a capture)."""
+    view = copy.copy(rec)
+    view.steps = steps
+    return view
+
+
+class Backward:
+    """A program's backward half: the backward program and how to join it to the outputs."""
+
+    __slots__ = ("program", "edges", "out_meta", "grad_pos", "checked")
+
+    def __init__(self, program: Program, edges: list, out_meta: tuple, grad_pos: tuple,
+                 checked: list) -> None:
+        self.program = program
+        # per input of the node: ("arg", i), ("kwarg", k), ("obj", t) or ("named", globals
+        # dict or closure cell, name or None)
+        self.edges = edges
+        self.out_meta = out_meta
+        self.grad_pos = grad_pos
+        self.checked = checked  # the same, for the saved tensors whose version is checked
+
+    @staticmethod
+    def make(rec: cap.Recorder, first: cap.Recorder, aot: aot_mod.AotCapture,
+             first_aot: aot_mod.AotCapture, output: Any, names: dict) -> tuple | str:
+        """The forward and backward programs of a call (aot.py), or why there are none."""
+        grads = []
+        grad_pos = []
+        wanted = [i for i, t in enumerate(aot.inputs) if t._requires_grad]
+        for pos, g in zip(wanted, aot.grads, strict=True):
+            if g is None:
+                continue
+            slot = rec._slot(g._data)
+            if slot is None:
+                return "a gradient was made outside the recorded ops"
+            grads.append(("tensor", slot))
+            grad_pos.append(pos)
+        grad_slots = [d[1] for d in grads]
+        saved = aot_mod.saved_slots(aot, slot_uses, grad_slots)
+        graph_out = [rec._slot(o._data) for o in aot.outputs]
+        fwd = Program(rec, first, output, names, keep=saved, graph_out=graph_out)  # type: ignore[arg-type]
+        bwd_rec, bwd_first = _view(rec, aot.bwd_steps), _view(first, first_aot.bwd_steps)
+        bwd_rec.arg_tensors = {}
+        bwd = Program(bwd_rec, bwd_first, ("tuple", grads), names,
+                      inputs=saved + aot.grad_slots)
+
+        def where(t: Any) -> tuple:
+            w = rec.arg_tensors.get(id(t))
+            if w is not None:
+                return w
+            named = rec.named.get(id(t))
+            if named is not None:  # read through a global name or closure cell
+                return ("named", named[0], named[1])
+            return ("obj", t)
+
+        edges = [where(t) for t in aot.inputs]
+        # saved arrays that are (views of) tensors from outside: their versions are checked
+        # at backward, as eager's saved tensors are
+        def owner(a: Any) -> Any:
+            return a if getattr(a, "base", None) is None else a.base
+
+        bound_by = {id(owner(s.obj._data)): s.obj for s in aot.fwd_steps if s.kind == "bind"}
+        checked: list = []
+        for v in saved:
+            t = bound_by.get(id(owner(rec.arrays[v])))
+            if t is not None:
+                w = where(t)
+                if all(c[0] != w[0] or c[1] is not w[1] for c in checked):
+                    checked.append(w)
+        out_meta = tuple((o._data.shape, o._data.dtype) for o in aot.outputs)
+        return fwd, Backward(bwd, edges, out_meta, tuple(grad_pos), checked)
+
+    def attach(self, result: tuple, args: tuple, kwargs: dict) -> Any:
+        """A replayed forward's result, its outputs joined to one backward node."""
+        out, saved, tensors = result
+
+        def tensor(w: tuple) -> Any:
+            kind = w[0]
+            if kind == "named":
+                return w[1][w[2]] if w[2] is not None else w[1].cell_contents
+            return args[w[1]] if kind == "arg" else kwargs[w[1]] if kind == "kwarg" else w[1]
+
+        edges = tuple(edge(tensor(w)) for w in self.edges)
+        versions = tuple((t, t._version_counter.value) for t in map(tensor, self.checked))
+        node = aot_mod.CompiledFunctionBackward(self.program.run, saved, edges, self.out_meta,
+                                                self.grad_pos, versions)
+        for i, t in enumerate(tensors):
+            t.grad_fn = node
+            t._requires_grad = True
+            t._output_nr = i
+        return out
 
 
 def _tensor_names(modules: list) -> dict:

@@ -951,11 +951,17 @@ class Module:
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
         """Compile this module's calls in place (``torch.compile``'s arguments; see there)."""
+        from ..._compile import compile as compile_fn
         from ...compiler import CompiledFunction
 
+        compile_fn(lambda: None, *args, **kwargs)  # torch.compile's argument checks
+        if kwargs.get("disable", False):
+            self._compiled_call_impl = None
+            return
         self._compiled_call_impl = CompiledFunction(self._call_impl,
                                                     fullgraph=kwargs.get("fullgraph", False),
-                                                    module=self)
+                                                    module=self,
+                                                    dynamic=kwargs.get("dynamic"))
 
     # -- attributes -------------------------------------------------------------------------
 
