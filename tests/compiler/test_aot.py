@@ -5,36 +5,12 @@ the same loop on an uncompiled twin: parameters, gradients, optimizer state, RNG
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from replay_checks import assert_same, step_arrays
 
 import tapegrad as torch
 from tapegrad import nn
 from tapegrad.nn import functional as F
-
-
-def _state(model, opt=None, extra=()):
-    out = []
-    for p in list(model.parameters()) + list(extra):
-        out.append(p._data.copy())
-        out.append(None if p._grad is None else p._grad._data.copy())
-    if opt is not None:
-        for s in opt.state.values():
-            for k in sorted(s):
-                v = s[k]
-                out.append(v._data.copy() if isinstance(v, torch.Tensor) else v)
-    return out
-
-
-def _same(a, b):
-    assert len(a) == len(b)
-    for x, y in zip(a, b, strict=True):
-        if x is None or y is None:
-            assert x is y
-        elif isinstance(x, np.ndarray):
-            assert x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
-        else:
-            assert x == y
 
 
 def _entries(c):
@@ -65,8 +41,8 @@ def _run_both(step, m1, o1, m2, o2, n=5):
         torch.set_rng_state(rng)
         b = step(c, o2, i)
         assert torch.equal(torch.get_rng_state(), rng_eager)
-        _same([a._data], [b._data])
-        _same(_state(m1, o1), _state(m2, o2))
+        assert_same([a._data], [b._data])
+        assert_same(step_arrays(m1, o1), step_arrays(m2, o2))
     return c
 
 
@@ -136,10 +112,10 @@ def test_input_that_requires_grad_and_leaf_hooks():
         x2 = x1.detach().clone().requires_grad_()
         m1(x1).pow(2).sum().backward()
         c(x2).pow(2).sum().backward()
-        _same([x1.grad._data], [x2.grad._data])
-        _same(_state(m1), _state(m2))
+        assert_same([x1.grad._data], [x2.grad._data])
+        assert_same(step_arrays(m1), step_arrays(m2))
     assert len(seen1) == len(seen2) == len(post1) == len(post2) == 4
-    _same([s._data for s in seen1 + post1], [s._data for s in seen2 + post2])
+    assert_same([s._data for s in seen1 + post1], [s._data for s in seen2 + post2])
     assert _entries(c)[0].backward is not None
 
 
@@ -199,7 +175,7 @@ def test_module_compile_in_place_and_graph_break_in_forward():
             o.zero_grad()
             m(x).pow(2).sum().backward()
             o.step()
-        _same(_state(m1, o1), _state(m2, o2))
+        assert_same(step_arrays(m1, o1), step_arrays(m2, o2))
     assert "graph break" in _entries(m2)[0].eager
 
 
@@ -223,7 +199,7 @@ def test_tuple_output_with_one_output_unused():
             assert n == 2
             (a.sum() if i % 2 else (a * b).sum()).backward()
             o.step()
-        _same(_state(m1, o1), _state(m2, o2))
+        assert_same(step_arrays(m1, o1), step_arrays(m2, o2))
     out = c(x)
     assert out[0].grad_fn is out[1].grad_fn and out[1]._output_nr == 1
 
@@ -268,7 +244,7 @@ def test_cnn_with_batchnorm_compiled_in_an_eager_loop():
         return loss
 
     c = _run_both(step, m1, o1, m2, o2)
-    _same([b._data for b in m1[1].buffers()], [b._data for b in m2[1].buffers()])
+    assert_same([b._data for b in m1[1].buffers()], [b._data for b in m2[1].buffers()])
     assert _entries(c)[0].backward is not None
 
 
@@ -293,7 +269,7 @@ def test_compiled_function_with_arguments_globals_and_closures_that_require_grad
         ge = torch.autograd.grad(f(x, w).sum(), leaves)
         y = c(x, w)
         gc = torch.autograd.grad(y.sum(), leaves)
-        _same([g._data for g in ge], [g._data for g in gc])
+        assert_same([g._data for g in ge], [g._data for g in gc])
     assert y.grad_fn.name() == "CompiledFunctionBackward"
     assert len(y.grad_fn.next_functions) == 4  # b, W_GLOBAL (read from outside), x, w
 
@@ -325,8 +301,8 @@ def test_adam_step_written_out_with_a_scheduler(opt_kw):
 
     c = torch.compile(train)
     for _ in range(7):
-        _same([train(m1, o1)._data], [c(m2, o2)._data])
+        assert_same([train(m1, o1)._data], [c(m2, o2)._data])
         s1.step()
         s2.step()
-        _same(_state(m1, o1), _state(m2, o2))
+        assert_same(step_arrays(m1, o1), step_arrays(m2, o2))
     assert "adam_step(" in c.listing()

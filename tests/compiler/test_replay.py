@@ -3,39 +3,14 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from replay_checks import assert_same, step_arrays
 
 import tapegrad as torch
 from tapegrad import nn
 from tapegrad.compiler import GraphBreak, explain
-
-
-def _arrays(model, opt=None, extra=()):
-    """Every array a training step changes: parameters, gradients, optimizer state."""
-    out = []
-    for p in list(model.parameters()) + list(extra):
-        out.append(p._data.copy())
-        out.append(None if p._grad is None else p._grad._data.copy())
-    if opt is not None:
-        for s in opt.state.values():
-            for k in sorted(s):
-                v = s[k]
-                out.append(v._data.copy() if isinstance(v, torch.Tensor) else v)
-    return out
-
-
-def _same(a, b):
-    assert len(a) == len(b)
-    for x, y in zip(a, b, strict=True):
-        if x is None or y is None:
-            assert x is y
-        elif isinstance(x, np.ndarray):
-            assert x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
-        else:
-            assert x == y
 
 
 def _entries(c):
@@ -58,8 +33,8 @@ def _twins(make, steps=5, **kw):
         torch.set_rng_state(state)
         b = c(g2)
         assert torch.equal(torch.get_rng_state(), rng_eager)
-        _same([a._data], [b._data])
-        _same(_arrays(m1, o1, extra1), _arrays(m2, o2, extra2))
+        assert_same([a._data], [b._data])
+        assert_same(step_arrays(m1, o1, extra1), step_arrays(m2, o2, extra2))
     return c
 
 
@@ -461,7 +436,7 @@ def test_guard_failure_recaptures_and_switches_back_bit_identical():
             torch.set_rng_state(state)
             b = c(None)
             assert torch.equal(torch.get_rng_state(), after)
-            _same([a._data], [b._data])
-            _same(_arrays(m1, o1), _arrays(m2, o2))
+            assert_same([a._data], [b._data])
+            assert_same(step_arrays(m1, o1), step_arrays(m2, o2))
     assert len(c.entries) == 2 and all(e.program is not None for e in c.entries)
     assert c.recompiles == 1
