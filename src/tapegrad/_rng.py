@@ -699,11 +699,12 @@ class Engine:
 
     def _mt(self) -> np.random.MT19937:
         """NumPy's bit generator holding the mt19937 state, made at the first draw."""
-        if self._bg is None:
-            self._bg = np.random.MT19937(0)
-            self._bg.state = self._bg_state
-            self._bg_state = None
-        return self._bg
+        bg = self._bg
+        if bg is None:
+            bg = np.random.MT19937(0)
+            bg.state = self._bg_state
+            self._bg = bg
+        return bg
 
     def _words64(self, n: int) -> np.ndarray:
         """The next n ``random64()`` values (two words each, first one high), as uint64."""
