@@ -327,19 +327,22 @@ def _log_softmax_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> A
     dim = params["dim"]
     if x.ndim == 0 or x.size == 0 or dim % x.ndim != x.ndim - 1:
         return op.forward(*arrays, **params)
-    m = np.max(x, axis=-1, keepdims=True)
-    s = _r(np.sum(np.exp(x - m), axis=-1, keepdims=True), low)
-    with np.errstate(divide="ignore"):
-        return x - m - _r(np.log(s), low)
+    return _log_softmax_last(x, low)
 
 
 @_kernel("ce_log_softmax")
 def _ce_log_softmax_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
-    # cross_entropy's log_softmax over the classes (dim 1): the last dimension of a 2-D input
+    # cross_entropy's log_softmax over the classes (dim 1): the last dimension of a 2-D input.
+    # The float32 forward runs in every case: it leaves the softmax its backward rule reads.
     out = op.forward(*arrays, **params)
     x = arrays[0]
     if x.ndim != 2 or x.size == 0:
         return out
+    return _log_softmax_last(x, low)
+
+
+def _log_softmax_last(x: np.ndarray, low: np.dtype) -> np.ndarray:
+    """log_softmax over the last dimension, with the sum and the log rounded to ``low``."""
     m = np.max(x, axis=-1, keepdims=True)
     s = _r(np.sum(np.exp(x - m), axis=-1, keepdims=True), low)
     with np.errstate(divide="ignore"):

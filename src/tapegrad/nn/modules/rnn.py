@@ -226,6 +226,13 @@ class RNNBase(Module):
         num_directions = 2 if self.bidirectional else 1
         return _creation.zeros(self.num_layers * num_directions, batch, size, dtype=input.dtype)
 
+    def _direction_weights(self, k: int) -> tuple:
+        """Layer-direction ``k``'s (w_ih, w_hh, b_ih, b_hh, w_hr); the absent ones are None."""
+        per = len(self._all_weights[0])
+        w = self._flat_weights[k * per:(k + 1) * per]
+        b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
+        return w[0], w[1], b_ih, b_hh, (w[-1] if self.proj_size > 0 else None)
+
     def _run(self, input: Tensor, h0: Tensor, c0: Tensor | None,
              batch_sizes: tuple | None) -> tuple:
         """All layers: (output, h_n, c_n or None). ``input`` is (T, B, I) time-major (after
@@ -241,7 +248,6 @@ class RNNBase(Module):
                 _check_dtypes(weights[0], h0, c0)
             return _stepwise.run(self, input, h0, c0, batch_sizes)
         _check_dtypes(weights[0], h0, c0)
-        per = len(self._all_weights[0])
         h_list: list = []
         c_list: list = []
         layer_input = input
@@ -249,10 +255,7 @@ class RNNBase(Module):
             outs = []
             for direction in range(num_directions):
                 k = layer * num_directions + direction
-                w = weights[k * per:(k + 1) * per]
-                w_ih, w_hh = w[0], w[1]
-                b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
-                w_hr = w[-1] if self.proj_size > 0 else None
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._direction_weights(k)
                 c0_k = c0[k] if c0 is not None else None
                 res = entry(layer_input, h0[k], c0_k, w_ih, w_hh, b_ih, b_hh, w_hr,
                             batch_sizes=batch_sizes, reverse=direction == 1, _cache={})

@@ -178,17 +178,13 @@ def run(module: Any, input: Any, h0: Any, c0: Any, batch_sizes: tuple | None) ->
     ``input`` time-major (T, B, I), or a packed sequence's data when ``batch_sizes`` is given."""
     mode = module.mode
     directions = 2 if module.bidirectional else 1
-    per = len(module._all_weights[0])
-    weights = module._flat_weights
     finals: list = []
     layer_input = input
     for layer in range(module.num_layers):
         outs = []
         for direction in range(directions):
             k = layer * directions + direction
-            p = weights[k * per:(k + 1) * per]
-            w = (p[0], p[1], p[2] if module.bias else None, p[3] if module.bias else None,
-                 p[-1] if module.proj_size > 0 else None)
+            w = module._direction_weights(k)
             hidden = (h0[k], c0[k]) if mode == "LSTM" else h0[k]
             if batch_sizes is None:
                 out, hidden = _padded(mode, layer_input, hidden, w, direction == 1)
