@@ -602,11 +602,10 @@ def _fma(a: Any, b: Any, c: Any, dtype: np.dtype, out: np.ndarray | None = None)
     roundings), written to ``out`` when given. ``a``, ``b``, ``c`` are in ``dtype`` or lower."""
     if dtype == np.float32:
         t = np.multiply(a, b, dtype=np.float64)
-        np.add(t, c, out=t)
         if out is None:
+            np.add(t, c, out=t)
             return t.astype(np.float32)
-        np.copyto(out, t, casting="same_kind")
-        return out
+        return np.add(t, c, out=out, casting="same_kind")  # added in float64, stored rounded
     t = np.multiply(a, b, dtype=dtype)
     return np.add(t, c, out=t if out is None else out)
 
