@@ -120,6 +120,45 @@ def test_gpt_training_step_replays_bit_identical():
     assert c.entries[0].program is not None
 
 
+@pytest.mark.parametrize("low", ["bfloat16", "float16"])
+def test_autocast_training_step_replays_bit_identical(low):
+    # the low-precision ops replay as torch's kernels compute them (widened, rounded once),
+    # the backward's casts of each gradient to its input's dtype are program steps
+    def make():
+        model, opt, step, extra = _gpt_make()
+
+        def autocast_step(gen):
+            with torch.autocast("cpu", dtype=getattr(torch, low)):
+                return step(gen)
+
+        return model, opt, autocast_step, extra
+
+    c = _twins(make, steps=4)
+    (e,) = c.entries
+    assert e.program is not None and e.eager is None
+    text = c.listing()
+    assert "addmm_widened(" in text and "cast(" in text and "T(widen(" in text
+
+
+def test_float16_parameters_replay_bit_identical():
+    def make():
+        m = nn.Sequential(nn.Linear(6, 8), nn.GELU(), nn.LayerNorm(8), nn.Linear(8, 3)).half()
+        opt = torch.optim.SGD(m.parameters(), lr=0.1)
+        x = torch.randn(5, 6).half()
+
+        def step(gen):
+            opt.zero_grad()
+            loss = m(x).float().pow(2).mean()
+            loss.backward()
+            opt.step()
+            return loss
+
+        return m, opt, step, ()
+
+    c = _twins(make)
+    assert c.entries[0].program is not None and c.entries[0].eager is None
+
+
 def test_cnn_training_step():
     def make():
         m = nn.Sequential(nn.Conv2d(1, 3, 3), nn.BatchNorm2d(3), nn.ReLU(), nn.MaxPool2d(2),

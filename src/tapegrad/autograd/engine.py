@@ -339,10 +339,16 @@ def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
         if not _state.enabled and g._data.dtype.char in "efE" and target.np.char in "efE":
             # first order, between float32 and a 16-bit type (mixed precision, every cast
             # autocast made): on the array, without an op
-            g = Tensor._make(low_precision.cast(g._data, target.np))
+            g = cast_array(g, target.np)
         else:
             g = g.to(target)
     return g
+
+
+def cast_array(g: Tensor, dtype: np.dtype) -> Tensor:
+    """A first-order gradient converted between float32 and a 16-bit float type on its array,
+    rounded to nearest even (no op: the conversion of every cast that autocast made)."""
+    return Tensor._make(low_precision.cast(g._data, dtype))
 
 
 def _add_to_buffer(buffers: dict, node: Node, nr: int, g: Tensor | None) -> None:

@@ -71,7 +71,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import engine, forward_ad, graph
 from ..autograd.grad_mode import _state
-from ..ops import _registry
+from ..ops import _registry, low_precision
 from ..ops.reduction import _fast_sum
 
 
@@ -395,8 +395,30 @@ def _recorded_apply(op: Any, inputs: tuple, params: dict) -> Any:
     finally:
         _registry._SPECIAL = True
     arrays = (result._data,) if op.outputs == 1 else tuple(r._data for r in result)
-    rec.steps.append(Step("call", op.forward, ins, kw, rec.outputs(arrays), op.name))
+    fn = _kernel(op, inputs)
+    name = op.name if fn is op.forward else fn.__name__
+    rec.steps.append(Step("call", fn, ins, kw, rec.outputs(arrays), name))
     return result
+
+
+def _kernel(op: Any, inputs: tuple) -> Callable:
+    """The function the registry ran for ``op`` on these inputs: its forward, or with a float16
+    or bfloat16 input, the forward as torch's low-precision kernels compute it
+    (``low_precision.widened_forward``)."""
+    if not (_registry._LOW and op.widen and any(
+            isinstance(x, Tensor) and x._data.dtype.char in "eE" for x in inputs)):
+        return op.forward
+    fn = _WIDENED.get(op)
+    if fn is None:
+        def fn(*arrays: Any, **params: Any) -> Any:
+            return low_precision.widened_forward(op, list(arrays), params)
+
+        fn.__name__ = fn.__qualname__ = op.name + "_widened"
+        _WIDENED[op] = fn
+    return fn
+
+
+_WIDENED: dict = {}  # op -> its widened forward, one function per op (same_steps compares them)
 
 
 def _recorded_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Tensor:
@@ -411,7 +433,8 @@ def _recorded_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Te
     finally:
         _registry._SPECIAL = True
     # the target's array keeps its slot: it was written in place
-    rec.steps.append(Step("inplace", op.forward, ins, kw, (), op.name + "_"))
+    fn = _kernel(op, (target, *others))
+    rec.steps.append(Step("inplace", fn, ins, kw, (), op.name + "_"))
     return result
 
 
@@ -449,6 +472,17 @@ def run_rule(op: Any, saved: tuple, grads: tuple, params: dict, meta: tuple) -> 
     return tuple(None if g is None else g._data for g in out)
 
 
+def run_widened_rule(op: Any, saved: tuple, grads: tuple, params: dict, meta: tuple) -> tuple:
+    """``run_rule`` as ``low_precision.widened_rule`` runs a rule: its float16/bfloat16 saved
+    values and gradients widened to float32 first (the engine's recorded casts round the
+    results)."""
+    def wide(a: Any) -> Any:
+        return low_precision.widen(a) if type(a) is np.ndarray and a.dtype.char in "eE" else a
+
+    return run_rule(op, tuple(wide(a) for a in saved), tuple(wide(g) for g in grads), params,
+                    meta)
+
+
 _orig_node_apply = _registry.OpNode.apply
 
 
@@ -463,6 +497,8 @@ def _recorded_node_apply(node: Any, grads: list) -> tuple:
         return _orig_node_apply(node, grads)
     n_steps, n_slots = len(rec.steps), len(rec.arrays)
     saved = node.saved
+    widened = (_registry._LOW and node.op.widen and not _state.enabled
+               and low_precision.rule_widens(node.op, grads))  # (OpNode.apply's test)
     out = _orig_node_apply(node, grads)
     outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
     fine = all(s.kind != "bind" for s in rec.steps[n_steps:]) and all(
@@ -479,11 +515,13 @@ def _recorded_node_apply(node: Any, grads: list) -> tuple:
            ("c", tuple(rec.ref(g) if g is not None else ("c", None) for g in grads)),
            ("c", rec.params(node.params)), ("c", rule_meta(node.input_meta)))
     slots = tuple(rec._new_slot(g._data) if isinstance(g, Tensor) else None for g in outs)
-    rec.steps.append(Step("rule", run_rule, ins, {}, slots, node.op.name + "_backward"))
+    run = run_widened_rule if widened else run_rule
+    rec.steps.append(Step("rule", run, ins, {}, slots, node.op.name + "_backward"))
     return out
 
 
 _orig_sum_to = engine.sum_to
+_orig_cast_array = engine.cast_array
 _orig_run_accumulate = engine._run_accumulate
 
 
@@ -498,6 +536,15 @@ def _recorded_sum_to(grad: Tensor, shape: Any) -> Tensor:
     out = _orig_sum_to(grad, shape)
     rec.steps.append(Step("call", sum_to_array, ins, {"shape": shape},
                           rec.outputs((out._data,)), "sum_to"))
+    return out
+
+
+def _recorded_cast_array(grad: Tensor, dtype: Any) -> Tensor:
+    rec = _active
+    out = _orig_cast_array(grad, dtype)
+    if rec is not None and not rec.paused:
+        rec.steps.append(Step("call", low_precision.cast, (rec.ref(grad),), {"dtype": dtype},
+                              rec.outputs((out._data,)), "cast"))
     return out
 
 
@@ -719,6 +766,7 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     patch(forward_ad, "special_apply", _recorded_apply)
     patch(forward_ad, "special_apply_", _recorded_apply_)
     patch(engine, "sum_to", _recorded_sum_to)
+    patch(engine, "cast_array", _recorded_cast_array)
     patch(engine, "_run_accumulate", _recorded_run_accumulate)
     patch(Engine, "dropout_noise", _recorded_noise)
     patch(_registry.OpNode, "apply", _recorded_node_apply)

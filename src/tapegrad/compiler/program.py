@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..ops import low_precision
 from . import capture as cap
 from .capture import Recorder, SlotRef, Step, TupleRef
 
@@ -228,9 +229,12 @@ class Program:
     def _arg(self, r: tuple) -> str:
         return f"a{r[1]}" if r[0] == "s" else self._const(r[1])
 
-    def _tensor_arg(self, r: tuple, rec: Recorder) -> str:
-        """A rule's input: an array of the program as a Tensor, or a constant."""
+    def _tensor_arg(self, r: tuple, rec: Recorder, wide: bool = False) -> str:
+        """A rule's input: an array of the program as a Tensor, or a constant; ``wide``: a
+        float16/bfloat16 array widened to float32 first (``capture.run_widened_rule``)."""
         if r[0] == "s" and type(rec.arrays[r[1]]) is np.ndarray:
+            if wide and rec.arrays[r[1]].dtype.char in "eE":
+                return f"T({self._name(low_precision.widen, 'widen')}(a{r[1]}))"
             return f"T(a{r[1]})"
         return self._arg(r)
 
@@ -267,11 +271,13 @@ class Program:
         if s.kind == "rule":  # the rule called on a context made once, inputs as Tensors
             op, saved, grads, params, meta = (r[1] for r in s.ins)
             ctx = self._name(cap.ReplayCtx((), params, meta), f"ctx{i}")
-            lines = [f"{ctx}.saved = ({''.join(self._tensor_arg(r, rec) + ', ' for r in saved)})"]
+            wide = s.fn is cap.run_widened_rule
+            lines = [f"{ctx}.saved = ("
+                     f"{''.join(self._tensor_arg(r, rec, wide) + ', ' for r in saved)})"]
             if any(isinstance(v, (SlotRef, TupleRef)) for v in params.values()):
                 pd = ", ".join(f"{k!r}: {self._kw(v)}" for k, v in params.items())
                 lines.append(f"{ctx}.params = {{{pd}}}")
-            gs = [self._tensor_arg(r, rec) for r in grads]
+            gs = [self._tensor_arg(r, rec, wide) for r in grads]
             g = gs[0] if op.outputs == 1 else "[" + ", ".join(gs) + "]"
             rule = self._name(op.rule, op.name + "_rule")
             lines.append(f"r = {rule}({ctx}, {g})")

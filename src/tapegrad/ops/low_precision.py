@@ -169,11 +169,8 @@ def widened_rule(node: Any, grads: list) -> tuple:
     values widened to float32, the rule computed there; the engine rounds each input's
     gradient to its dtype once. (Only without ``create_graph``: a graph of the backward must
     be made of the tensors themselves.)"""
-    first = grads[0] if node.op.outputs == 1 else next((g for g in grads if g is not None), None)
-    if first is None or first._data.dtype.char not in "eE":
+    if not rule_widens(node.op, grads):
         return node._apply(grads)
-    if first._data.dtype.char in STEPWISE_RULES.get(node.op.name, ""):
-        return node._apply(grads)  # its rule's own op rounds as torch's kernel (KERNELS)
     saved, out = node._saved, node._out
     try:
         if saved:
@@ -185,6 +182,15 @@ def widened_rule(node: Any, grads: list) -> tuple:
         return node._apply([_wide_tensor(g) for g in grads])
     finally:
         node._saved, node._out = saved, out
+
+
+def rule_widens(op: Any, grads: list) -> bool:
+    """Does ``widened_rule`` widen this rule's values? When its (first) gradient is float16 or
+    bfloat16, unless the rule's own ops round as torch's kernel does (``STEPWISE_RULES``)."""
+    first = grads[0] if op.outputs == 1 else next((g for g in grads if g is not None), None)
+    if first is None or first._data.dtype.char not in "eE":
+        return False
+    return first._data.dtype.char not in STEPWISE_RULES.get(op.name, "")
 
 
 def _wide_tensor(t: Any) -> Any:
