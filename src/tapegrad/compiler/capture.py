@@ -30,8 +30,14 @@ pays nothing):
   program) instead of a graph node;
 * a kernel's scratch dict (``params["_cache"]``: what a forward leaves for its rule) is a slot
   of its own, made fresh by the program at each replay, so two replayed calls never share it;
-* the engine's two direct array paths: ``sum_to`` (a broadcast gradient reduced) and
-  ``_run_accumulate`` (AccumulateGrad), replaced in ``engine`` for the duration;
+* the engine's three direct array paths: ``sum_to`` (a broadcast gradient reduced),
+  ``cast_array`` (a gradient rounded to its float16/bfloat16 input's dtype, or widened back
+  to float32) and ``_run_accumulate`` (AccumulateGrad), replaced in ``engine`` for the
+  duration;
+* float16 and bfloat16: an op that the registry ran through ``low_precision.widened_forward``
+  (torch's low-precision kernels: widened to float32, computed, rounded once) is recorded as
+  that call (``addmm_widened`` in a listing), and a rule that ``widened_rule`` ran on widened
+  values as a ``run_widened_rule`` step, so a replay rounds where eager code rounds;
 * the optimizers' ``step`` and ``zero_grad`` and ``Module.zero_grad``: recorded as opaque
   method calls (their Python runs again at replay, on the real state: an Adam step's bias
   corrections change every step, so they cannot be constants);
