@@ -121,6 +121,10 @@ class OpNode(Node):
         op = self.op
         if _LOW and op.widen and not _state.enabled:  # a low-precision backward kernel
             return widened_rule(self, grads)
+        if op.outputs == 1:  # the common case, a real gradient, without a further call
+            g = grads[0]
+            if g._data.dtype.kind != "c":
+                return op.rule(self, g)
         return self._apply(grads)
 
     def _apply(self, grads: list) -> tuple:
