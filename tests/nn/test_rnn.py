@@ -12,15 +12,9 @@ import pytest
 import tapegrad
 
 torch = pytest.importorskip("torch")
-pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections:UserWarning")
+pytestmark = [pytest.mark.usefixtures("torch_one_thread"),
+              pytest.mark.filterwarnings("ignore:LSTM with projections:UserWarning")]
 
-@pytest.fixture(autouse=True, scope="module")
-def _torch_one_thread():
-    """torch on one thread here: its oneDNN RNN threads crawl on a busy machine (10x)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 TOL = {"float64": dict(rtol=1e-10, atol=1e-12), "float32": dict(rtol=2e-5, atol=2e-6)}

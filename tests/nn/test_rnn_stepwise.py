@@ -19,20 +19,15 @@ import pytest
 import tapegrad
 
 torch = pytest.importorskip("torch")
-pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections:UserWarning",
-                                        "ignore:TF32 acceleration:UserWarning")
+pytestmark = [pytest.mark.usefixtures("torch_one_thread"),
+              pytest.mark.filterwarnings("ignore:LSTM with projections:UserWarning",
+                                         "ignore:TF32 acceleration:UserWarning")]
 
 LOWS = ("bfloat16", "float16")
 # torch.testing's default tolerances for the low types (rtol, atol)
 TOL = {"bfloat16": (1.6e-2, 1e-5), "float16": (1e-3, 1e-5)}
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _torch_one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def build(cls: str, *args, **kwargs):
