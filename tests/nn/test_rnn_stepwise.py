@@ -15,6 +15,7 @@ import contextlib
 
 import numpy as np
 import pytest
+import test_rnn as rnn_tests  # (its build(): the same module on both libraries)
 
 import tapegrad
 
@@ -32,15 +33,7 @@ TOL = {"bfloat16": (1.6e-2, 1e-5), "float16": (1e-3, 1e-5)}
 
 def build(cls: str, *args, **kwargs):
     """The same float32 module on both libraries (torch's initial weights copied)."""
-    torch.manual_seed(0)
-    theirs = getattr(torch.nn, cls)(*args, **kwargs)
-    ours = getattr(tapegrad.nn, cls)(*args, **kwargs)
-    with tapegrad.no_grad():
-        for (n1, p1), (n2, p2) in zip(theirs.named_parameters(), ours.named_parameters(),
-                                      strict=True):
-            assert n1 == n2
-            p2.copy_(tapegrad.tensor(p1.detach().numpy()))
-    return theirs, ours
+    return rnn_tests.build(cls, *args, dtype="float32", **kwargs)
 
 
 def flat(out):
