@@ -12,7 +12,7 @@ flat NumPy calls (see ``compiler/__init__.py``). What each argument does here:
   ``torch._dynamo.exc.Unsupported``, a ``RuntimeError``) instead of running the call eagerly;
 * ``dynamic``: a replay's kernels are specialized to the shapes they were captured with, so in
   every mode a call with new input shapes is captured anew (a recompile, up to
-  ``compiler.cache_size_limit`` signatures, then eagerly). ``False`` is torch's meaning
+  ``torch._dynamo.config.recompile_limit`` signatures, then eagerly). ``False`` is torch's meaning
   exactly (every shape its own program, no dim marked dynamic); ``None`` (torch's automatic
   dynamic) and ``True`` (dims dynamic from the start) are accepted and behave as ``False``;
 * ``mode``, ``backend``, ``options``: checked, then ignored (there is one way to replay);

@@ -14,17 +14,6 @@ from tapegrad import nn
 from tapegrad.compiler import Unsupported
 
 
-@pytest.fixture(autouse=True)
-def _keep_torchs_distribution_validation():
-    """Real torch.compile imports torch._dynamo, which turns off argument validation of
-    torch.distributions for the whole process; the distribution tests that run later need it."""
-    import torch as real_torch
-
-    before = real_torch.distributions.Distribution._validate_args
-    yield
-    real_torch.distributions.Distribution.set_default_validate_args(before)
-
-
 def test_dynamic_and_mode_checked_as_torch(compare):
     def f(x):
         return x + 1

@@ -640,6 +640,7 @@ API_NAMESPACES = {  # qualified prefix -> (torch object, tapegrad attribute path
     "torch.linalg.": ("torch.linalg", "linalg"),
     "torch.special.": ("torch.special", "special"),
     "torch.fft.": ("torch.fft", "fft"),
+    "torch.compiler.": ("torch.compiler", "compiler"),
 }
 
 

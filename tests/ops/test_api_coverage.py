@@ -1,8 +1,9 @@
 """The public API surface: every public function of ``torch``, ``torch.nn.functional``,
-``torch.linalg``, ``torch.special`` and ``torch.fft`` and every public attribute of ``Tensor`` is
-implemented by tapegrad, or out of scope (``opinfo_out_of_scope.txt``, with the reason), or on
-the TODO list (``api_expected_missing.txt``, with the reason). Both lists are checked strictly:
-a name on the TODO list that tapegrad has, or a line naming nothing torch has, fails.
+``torch.linalg``, ``torch.special``, ``torch.fft`` and ``torch.compiler`` and every public
+attribute of ``Tensor`` is implemented by tapegrad, or out of scope
+(``opinfo_out_of_scope.txt``, with the reason), or on the TODO list
+(``api_expected_missing.txt``, with the reason). Both lists are checked strictly: a name on the
+TODO list that tapegrad has, or a line naming nothing torch has, fails.
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@ The pieces, in the order a call meets them:
   at replay by one ``CompiledFunctionBackward`` node.
 
 ``explain(fn)(*args)`` runs one capture and reports the graph breaks, like
-``torch._dynamo.explain``.
+``torch._dynamo.explain``. This package is also ``torch.compiler`` under ``import tapegrad as
+torch``: ``set_stance``, ``reset``, ``disable``, ``is_compiling`` and the rest are in
+``api.py``; ``tapegrad._dynamo`` has the same under torch's private names, with its ``config``.
 """
 
 from __future__ import annotations
@@ -23,11 +25,31 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._compile import compile
+from .api import (
+    allow_in_graph,
+    assume_constant_result,
+    cudagraph_mark_step_begin,
+    disable,
+    get_default_backend,
+    is_compiling,
+    is_dynamo_compiling,
+    is_exporting,
+    list_backends,
+    nested_compile_region,
+    reset,
+    set_default_backend,
+    set_stance,
+    substitute_in_graph,
+)
 from .capture import GraphBreak, Recorder, Unsupported, capturing, recording
-from .replay import CompiledFunction, cache_size_limit
+from .replay import CompiledFunction
 
-__all__ = ["CompiledFunction", "ExplainOutput", "GraphBreak", "Unsupported", "cache_size_limit",
-           "capturing", "explain"]
+__all__ = ["CompiledFunction", "ExplainOutput", "GraphBreak", "Unsupported", "allow_in_graph",
+           "assume_constant_result", "capturing", "compile", "cudagraph_mark_step_begin",
+           "disable", "explain", "get_default_backend", "is_compiling", "is_dynamo_compiling",
+           "is_exporting", "list_backends", "nested_compile_region", "reset",
+           "set_default_backend", "set_stance", "substitute_in_graph"]
 
 
 @dataclass

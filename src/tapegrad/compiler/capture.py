@@ -367,10 +367,19 @@ class Recorder:
         text = f"{reason}" + (f" (at {where})" if where else "")
         self.breaks.append(text)
         self.paused += 1  # nothing more to record
-        if os.environ.get("TAPEGRAD_LOGS", "") and "graph_breaks" in os.environ["TAPEGRAD_LOGS"]:
-            print(f"[tapegrad.compile] graph break: {text}", file=sys.stderr)
+        log("graph_breaks", f"graph break: {text}")
         if self.fullgraph:
             raise Unsupported(f"graph break (fullgraph=True): {text}")
+
+
+def log(kind: str, text: str) -> None:
+    """Print ``text`` to stderr when ``TAPEGRAD_LOGS`` or torch's ``TORCH_LOGS`` (a comma-
+    separated list) names ``kind``: ``graph_breaks`` or ``recompiles``."""
+    for var in ("TAPEGRAD_LOGS", "TORCH_LOGS"):
+        names = os.environ.get(var, "")
+        if names and kind in (n.strip().lstrip("+") for n in names.split(",")):
+            print(f"[tapegrad.compile] {text}", file=sys.stderr)
+            return
 
 
 def _user_frame() -> str:

@@ -12,7 +12,9 @@ A program is only the right program for calls like the one captured. Its ``Guard
   keeps its ``requires_grad``.
 
 ``key(args, kwargs)`` is the part computed from the call alone (a tuple, compared at once);
-``holds()`` checks the rest.
+``holds()`` checks the rest. When no capture fits a call, ``key_change`` and ``failure`` say
+why in words (the recompile log, ``TORCH_LOGS=recompiles``, and the "fail_on_recompile"
+stance's error).
 """
 
 from __future__ import annotations
@@ -43,6 +45,58 @@ def key(args: tuple, kwargs: dict) -> tuple:
     if kwargs:
         k += tuple((n, _arg_key(v)) for n, v in sorted(kwargs.items()))
     return k
+
+
+def key_change(old: tuple, new: tuple) -> str:
+    """What differs between a capture's guard key and a call's, in words (the first
+    difference)."""
+    if old[0] != new[0]:
+        return (f"grad mode {'enabled' if new[0] else 'disabled'} (captured with it "
+                f"{'enabled' if old[0] else 'disabled'})")
+    if old[1] != new[1]:
+        return "inference mode changed"
+    if len(old) != len(new):
+        return f"called with {len(new) - 2} arguments (captured with {len(old) - 2})"
+    for i, (a, b) in enumerate(zip(old[2:], new[2:], strict=True)):
+        if a != b:
+            return f"{_arg_name(i, b)}: {_arg_change(_unnamed(a), _unnamed(b))}"
+    return "the same arguments"
+
+
+def nearest(keys: list, new: tuple) -> tuple:
+    """Of the captured keys, the one that shares most parts with ``new``."""
+    return max(keys, key=lambda k: sum(x == y for x, y in zip(k, new, strict=False)))
+
+
+def _arg_name(i: int, k: tuple) -> str:
+    return f"keyword argument {k[0]!r}" if isinstance(k[0], str) else f"argument {i}"
+
+
+def _unnamed(k: tuple) -> tuple:
+    return k[1] if isinstance(k[0], str) else k  # a keyword argument's key is (name, key)
+
+
+def _arg_change(a: tuple, b: tuple) -> str:
+    if _kind(a) == _kind(b) == "a tensor":
+        for what, x, y in zip(("shape", "dtype", "requires_grad", "inference"), a, b,
+                              strict=True):
+            if x != y:
+                return f"tensor {what} {_show(y)}, captured with {_show(x)}"
+    if _kind(a) == _kind(b) == "a constant":
+        return f"{b[1]!r}, captured with {a[1]!r}"
+    if _kind(a) == _kind(b):
+        return "another object"
+    return f"{_kind(b)}, captured with {_kind(a)}"
+
+
+def _kind(k: tuple) -> str:
+    if isinstance(k[0], tuple):
+        return "a tensor"
+    return "an object" if k[0] is object else "a constant"
+
+
+def _show(v: Any) -> str:
+    return str(tuple(v)) if isinstance(v, tuple) else str(v)
 
 
 def reachable(fn: Any, depth: int = 3, refs: list | None = None) -> tuple[list, list]:
@@ -131,18 +185,25 @@ class Guards:
                 params.append((w[0], w[1], t, t._requires_grad))
         self.params = tuple(params)
 
-    def holds(self) -> bool:
+    def failure(self) -> str | None:
+        """The first assumption that no longer holds, in words; None when all hold."""
         for m, flag in zip(self.modules, self.flags, strict=True):
             if m.training is not flag:
-                return False
+                return (f"{type(m).__name__}.training is {m.training} (captured with "
+                        f"{flag})")
         for table, name, t, rg in self.params:
-            if table.get(name) is not t or t._requires_grad is not rg:
-                return False
+            if table.get(name) is not t:
+                return f"parameter or buffer {name!r} was replaced"
+            if t._requires_grad is not rg:
+                return f"requires_grad of {name!r} is {t._requires_grad} (captured with {rg})"
         for where, name, meta, obj in self.names:
             now = where.get(name) if name is not None else where.cell_contents
-            if meta is None:
-                if now is not obj:
-                    return False
-            elif not isinstance(now, Tensor) or _arg_key(now) != meta:
-                return False
-        return True
+            what = f"name {name!r}" if name is not None else "a closure variable"
+            if meta is None and now is not obj:
+                return f"{what} holds another object"
+            if meta is not None and (not isinstance(now, Tensor) or _arg_key(now) != meta):
+                return f"{what} holds a tensor of another shape, dtype or requires_grad"
+        return None
+
+    def holds(self) -> bool:
+        return self.failure() is None

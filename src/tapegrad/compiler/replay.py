@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import weakref
 from typing import Any
 
 from .._tensor import Tensor as _Tensor
@@ -34,11 +35,13 @@ from ..autograd.grad_mode import _state
 from ..autograd.graph import edge
 from ..optim.optimizer import Optimizer
 from . import aot as aot_mod
+from . import api
 from . import capture as cap
 from . import guards as guard_mod
 from .program import Program, describe_output, same_steps, slot_uses
 
-cache_size_limit = 8  # torch._dynamo.config.recompile_limit
+cache_size_limit = 8  # torch._dynamo.config.recompile_limit (tapegrad._dynamo.config sets it)
+live_functions: weakref.WeakSet = weakref.WeakSet()  # what compiler.reset() clears
 _MAX_CAPTURES = 4  # captures of one signature that disagree before it is run eagerly
 
 
@@ -70,13 +73,24 @@ class CompiledFunction:
         self.module = module
         self.entries: list[Entry] = []
         self.recompiles = 0
+        self.called = False  # (the "eager_then_compile" stance runs the first call eagerly)
         functools.update_wrapper(self, fn, updated=())  # type: ignore[arg-type]
+        live_functions.add(self)
+
+    def reset(self) -> None:
+        """Forget every capture (``torch.compiler.reset()``)."""
+        self.entries = []
+        self.recompiles = 0
+        self.called = False
 
     # -- the call -------------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if cap._active is not None:  # inside another capture: run as plain code, recorded
             return self.fn(*args, **kwargs)
+        if api.stance.stance != "default" and self._stance_says_eager():
+            return self.fn(*args, **kwargs)
+        self.called = True
         key = guard_mod.key(args, kwargs)
         for e in self.entries:
             if e.key == key and (e.guards is None or e.guards.holds()):
@@ -100,7 +114,14 @@ class CompiledFunction:
         if len(self.entries) >= cache_size_limit:
             return self.fn(*args, **kwargs)
         if self.entries:
+            name = api.stance.stance
+            if name == "eager_on_recompile":
+                return self.fn(*args, **kwargs)
+            why = self._miss(key)
+            if name == "fail_on_recompile":
+                raise RuntimeError(self._recompile_error(why))
             self.recompiles += 1
+            cap.log("recompiles", f"recompiling {self!r}: {why}")
         e = Entry(key)
         self.entries.append(e)
         return self._capture(e, args, kwargs)
@@ -172,6 +193,31 @@ class CompiledFunction:
         e.pending = rec
         e.pending_aot = aot
         return out
+
+    def _stance_says_eager(self) -> bool:
+        """Under a stance other than "default": does this call run eagerly before any lookup?"""
+        name = api.check_stance()
+        if name == "force_eager":
+            return True
+        if name in ("eager_then_compile", "aot_eager_then_compile") and not self.called:
+            self.called = True
+            return True
+        return False
+
+    def _miss(self, key: tuple) -> str:
+        """Why no capture fits a call with this guard key (the newest capture's view)."""
+        for e in reversed(self.entries):
+            if e.key == key and e.guards is not None:
+                return e.guards.failure() or "guards failed"
+        return guard_mod.key_change(guard_mod.nearest([e.key for e in self.entries], key), key)
+
+    def _recompile_error(self, why: str) -> str:
+        code = getattr(getattr(self.module, "forward", self.fn), "__code__", None)
+        where = "" if code is None else (
+            f" filename: '{code.co_filename}', function name: '{code.co_name}', "
+            f"line number: {code.co_firstlineno}")
+        return (f"Detected recompile when torch.compile stance is 'fail_on_recompile'.{where}"
+                f"\n    triggered by the following guard failure(s):\n    - {why}")
 
     # -- inspection -----------------------------------------------------------------------------
 
