@@ -418,6 +418,39 @@ def test_a_rebound_global_is_guarded():
         assert len(c.entries) == 2
 
 
+targets = torch.tensor([0, 2, 1])  # rebound by the test below, with the batch
+
+
+def test_rebound_global_targets_are_read_and_checked_at_each_replay():
+    """Cross-entropy copies its target: the copy is followed back to the global name, so a
+    new batch of targets is used (and range-checked) at each replay, not the first one's."""
+    global batch, targets
+    torch.manual_seed(0)
+    lin = nn.Linear(2, 3)
+    opt = torch.optim.SGD(lin.parameters(), lr=0.1)
+    twin = nn.Linear(2, 3)
+    twin.load_state_dict(lin.state_dict())
+    opt2 = torch.optim.SGD(twin.parameters(), lr=0.1)
+
+    def step(model, o):
+        o.zero_grad()
+        loss = nn.functional.cross_entropy(model(batch), targets)
+        loss.backward()
+        o.step()
+        return loss
+
+    c = torch.compile(lambda: step(lin, opt))
+    for i in range(6):
+        batch = torch.randn(3, 2)
+        targets = torch.randint(0, 3, (3,))
+        assert torch.equal(c(), step(twin, opt2)), i
+        assert torch.equal(lin.weight, twin.weight)
+    assert c.entries[0].program is not None and "globals['targets']" in c.listing()
+    targets = torch.tensor([0, 3, 1])
+    with pytest.raises(IndexError, match="Target 3 is out of bounds."):
+        c()
+
+
 def test_module_hooks_and_errors_during_capture():
     torch.manual_seed(0)
     m = nn.Linear(2, 2)

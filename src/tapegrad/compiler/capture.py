@@ -250,6 +250,7 @@ class Recorder:
         self.fullgraph = fullgraph
         self.arg_tensors: dict[int, tuple] = {}  # id(tensor) -> ("arg", i) / ("kwarg", name)
         self.arg_arrays: dict[int, Tensor] = {}  # id(array) -> the argument tensor holding it
+        self.named_arrays: dict[int, Tensor] = {}  # the same for the tensors in ``named``
         # id(array) -> the module buffer or parameter holding it (a kernel parameter that is
         # a buffer's array, as batch norm's running statistics, is read live; set by replay.py)
         self.module_arrays: dict[int, Tensor] = {}
@@ -300,13 +301,22 @@ class Recorder:
         """The input reference of a value check's argument: a tensor's or a program array's
         slot (an argument tensor's array is read through the argument), else a constant."""
         if isinstance(v, np.ndarray):
-            slot = self._slot(v)
-            if slot is None and id(v) in self.arg_arrays:
-                slot = self.ref(self.arg_arrays[id(v)])[1]
-            if slot is None and id(v) in self.module_arrays:
-                slot = self.ref(self.module_arrays[id(v)])[1]
+            slot = self._live_slot(v)
             return ("s", slot) if slot is not None else ("c", np.array(v, copy=True))
         return self.ref(v)
+
+    def _live_slot(self, v: np.ndarray) -> int | None:
+        """The slot of a program array, or of the array of a tensor the call reads at each
+        replay (an argument, a tensor behind a global name or closure variable, a module's
+        parameter or buffer): bound through that tensor. None for anything else."""
+        slot = self._slot(v)
+        if slot is not None:
+            return slot
+        for table in (self.arg_arrays, self.named_arrays, self.module_arrays):
+            t = table.get(id(v))
+            if t is not None:
+                return self.ref(t)[1]
+        return None
 
     def params(self, params: dict) -> dict:
         """A kernel's keyword parameters: arrays of the program become slot references."""
@@ -330,23 +340,20 @@ class Recorder:
 
     def _param_array(self, v: np.ndarray) -> Any:
         """An array parameter: a slot reference to the program's array, or a constant copy."""
-        slot = self._slot(v)
-        if slot is None and id(v) in self.arg_arrays:
-            slot = self.ref(self.arg_arrays[id(v)])[1]
-        if slot is None and id(v) in self.module_arrays:
-            slot = self.ref(self.module_arrays[id(v)])[1]
+        slot = self._live_slot(v)
         if slot is None:
             slot = self._copy_of_arg(v)
         return SlotRef(slot) if slot is not None else np.array(v, copy=True)
 
     def _copy_of_arg(self, v: np.ndarray) -> int | None:
         """A kernel parameter that is a copy of an argument tensor's values (cross-entropy
-        copies its target): recorded as that copy, so a replay follows the argument. Matched
-        by value, which is the only trace a copy leaves; only for integer and bool arrays
-        (class indices, masks), where a constant equal to an argument by chance is unlikely."""
+        copies its target), or of a tensor read through a name: recorded as that copy, so a
+        replay follows the argument or the name. Matched by value, which is the only trace a
+        copy leaves; only for integer and bool arrays (class indices, masks), where a constant
+        equal to an argument by chance is unlikely."""
         if v.dtype.kind not in "iub":
             return None
-        for t in self.arg_arrays.values():
+        for t in (*self.arg_arrays.values(), *self.named_arrays.values()):
             a = t._data
             if a.shape == v.shape and a.dtype == v.dtype and a.tobytes() == v.tobytes():
                 src = self.ref(t)

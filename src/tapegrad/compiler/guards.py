@@ -100,12 +100,13 @@ def _show(v: Any) -> str:
 
 
 def reachable(fn: Any, depth: int = 3, refs: list | None = None) -> tuple[list, list]:
-    """Modules and optimizers a function names (its globals and closure, and theirs).
+    """Modules and optimizers a function names (its globals and closure, the attributes of
+    the objects among them or of a method's ``self``, and theirs).
 
-    With ``refs``, every name or closure cell found holding a tensor, module or optimizer is
-    appended to it as ``(globals dict or cell, name or None, the object)``: a program is only
-    valid while those names still hold those objects (a training loop that rebinds a global
-    ``x`` to each new batch must not replay the old one).
+    With ``refs``, every name, attribute or closure cell found holding a tensor, module or
+    optimizer is appended to it as ``(globals or attribute dict, or cell; name or None; the
+    object)``: a program is only valid while those names still hold those objects (a training
+    loop that rebinds a global ``x`` to each new batch must not replay the old one).
     """
     from ..nn.modules.module import Module
     from ..optim.optimizer import Optimizer
@@ -148,6 +149,14 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None) -> tuple[list, 
                 if name in g:
                     note(g, name, g[name])
                     visit(g[name], d - 1)
+            return
+        attrs = getattr(obj, "__dict__", None)
+        if type(attrs) is dict and not isinstance(obj, (type, types.ModuleType, Tensor)):
+            # an object the function reaches (a method's self, a global): its attributes are
+            # names too (a trainer whose step reads self.x, rebound to each new batch)
+            for name, value in list(attrs.items()):
+                note(attrs, name, value)
+                visit(value, d - 1)
 
     visit(fn, depth)
     return modules, optimizers

@@ -260,8 +260,9 @@ class Program:
             named = rec.named.get(id(t))
             if named is not None and first.named.get(id(f_step.obj)) == named:
                 holder, key = named
-                if key is not None:  # a global: read through the module's namespace
-                    return f"a{slot} = {self._name(holder, 'globals')}[{key!r}]._data"
+                if key is not None:  # a global or an attribute: read through its dict
+                    base = "globals" if "__builtins__" in holder else "attrs"
+                    return f"a{slot} = {self._name(holder, base)}[{key!r}]._data"
                 return f"a{slot} = {self._name(holder, 'cell')}.cell_contents._data"
             if f_step.obj is t:  # the same tensor at both captures: read it live
                 name = self.tensor_names.get(id(t), f"t{slot}")

@@ -137,6 +137,7 @@ class CompiledFunction:
         for where, name, obj in refs:
             if isinstance(obj, _Tensor):
                 rec.named.setdefault(id(obj), (where, name))
+                rec.named_arrays.setdefault(id(obj._data), obj)
         for m in roots + mods:
             for t in (*m.buffers(), *m.parameters()):
                 rec.module_arrays.setdefault(id(t._data), t)
