@@ -512,3 +512,59 @@ def test_guard_failure_recaptures_and_switches_back_bit_identical():
             assert_same(step_arrays(m1, o1), step_arrays(m2, o2))
     assert len(c.entries) == 2 and all(e.program is not None for e in c.entries)
     assert c.recompiles == 1
+
+
+h_state = torch.zeros(2)  # a global the step below keeps its state in
+
+
+def test_state_kept_in_an_attribute_or_global_runs_eagerly():
+    """A step that rebinds ``self.h`` or a ``global`` changes state as a side effect a replay
+    of NumPy calls would not repeat: the call runs eagerly, with the reason, and every call
+    gives eager's values."""
+    global h_state
+
+    class Smoother:
+        def __init__(self):
+            self.h = torch.zeros(2)
+
+        def step(self, x):
+            self.h = self.h * 0.5 + x
+            return self.h
+
+    def g(x):
+        global h_state
+        h_state = h_state * 0.5 + x
+        return h_state
+
+    s = Smoother()
+    c = torch.compile(s.step)
+    c2 = torch.compile(g)
+    x = torch.tensor([3.0, 1.0])
+    want = [3.0, 4.5, 5.25, 5.625, 5.8125]
+    for w in want:
+        assert c(x)[0].item() == w
+        assert c2(x)[0].item() == w
+    assert "the call rebinds the attribute 'h'" in c.entries[0].eager
+    assert "the call rebinds the global 'h_state'" in c2.entries[0].eager
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="rebinds the attribute 'h'"):
+        torch.compile(Smoother().step, fullgraph=True)(x)
+
+
+def test_a_counter_attribute_set_by_the_step_runs_eagerly():
+    torch.manual_seed(0)
+
+    class Trainer:
+        def __init__(self):
+            self.model = nn.Linear(2, 1)
+            self.n = 0
+
+        def step(self, x):
+            self.n += 1
+            return self.model(x).sum()
+
+    t = Trainer()
+    c = torch.compile(t.step)
+    with torch.no_grad():
+        for _ in range(4):
+            c(torch.ones(1, 2))
+    assert t.n == 4 and "rebinds the attribute 'n'" in c.entries[0].eager

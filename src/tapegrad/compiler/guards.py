@@ -99,7 +99,8 @@ def _show(v: Any) -> str:
     return str(tuple(v)) if isinstance(v, tuple) else str(v)
 
 
-def reachable(fn: Any, depth: int = 3, refs: list | None = None) -> tuple[list, list]:
+def reachable(fn: Any, depth: int = 3, refs: list | None = None,
+              spaces: list | None = None) -> tuple[list, list]:
     """Modules and optimizers a function names (its globals and closure, the attributes of
     the objects among them or of a method's ``self``, and theirs).
 
@@ -107,6 +108,9 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None) -> tuple[list, 
     optimizer is appended to it as ``(globals or attribute dict, or cell; name or None; the
     object)``: a program is only valid while those names still hold those objects (a training
     loop that rebinds a global ``x`` to each new batch must not replay the old one).
+
+    With ``spaces``, every namespace looked into is appended as ``(globals or attribute dict,
+    or cell; the names read, or None for all)``: ``Rebinds`` watches them during a capture.
     """
     from ..nn.modules.module import Module
     from ..optim.optimizer import Optimizer
@@ -144,11 +148,15 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None) -> tuple[list, 
                     continue
                 note(cell, None, value)
                 visit(value, d - 1)
+                if spaces is not None:
+                    spaces.append((cell, None))
             g = obj.__globals__
-            for name in code.co_names:
-                if name in g:
-                    note(g, name, g[name])
-                    visit(g[name], d - 1)
+            names = [name for name in code.co_names if name in g]
+            for name in names:
+                note(g, name, g[name])
+                visit(g[name], d - 1)
+            if spaces is not None:
+                spaces.append((g, tuple(names)))
             return
         attrs = getattr(obj, "__dict__", None)
         if type(attrs) is dict and not isinstance(obj, (type, types.ModuleType, Tensor)):
@@ -157,9 +165,54 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None) -> tuple[list, 
             for name, value in list(attrs.items()):
                 note(attrs, name, value)
                 visit(value, d - 1)
+            if spaces is not None:
+                spaces.append((attrs, None))
 
     visit(fn, depth)
     return modules, optimizers
+
+
+class Rebinds:
+    """What the names a function reads hold before a capture, to see whether the call rebinds
+    any of them: a step that keeps state in ``self.h`` or a ``global`` changes it as a side
+    effect, which a replay of NumPy calls would not repeat, so such a call runs eagerly."""
+
+    __slots__ = ("before",)
+
+    def __init__(self, spaces: list) -> None:
+        before = []
+        for where, names in spaces:
+            if isinstance(where, dict):
+                keys = list(where) if names is None else names
+                before.append((where, names is None,
+                               {k: where[k] for k in keys if k in where}))
+            else:
+                try:
+                    before.append((where, False, {None: where.cell_contents}))
+                except ValueError:  # an empty cell
+                    pass
+        self.before = before
+
+    def change(self) -> str | None:
+        """The first name the call rebound (or added, or deleted), in words; None if none."""
+        for where, whole, old in self.before:
+            if isinstance(where, dict):
+                for k, v in old.items():
+                    if where.get(k, _GONE) is not v:
+                        return f"the call rebinds {_where(where)} {k!r}"
+                if whole and len(where) != len(old):
+                    new = next(k for k in where if k not in old)
+                    return f"the call sets the new attribute {new!r}"
+            elif where.cell_contents is not old[None]:
+                return "the call rebinds a closure variable (nonlocal)"
+        return None
+
+
+_GONE = object()
+
+
+def _where(holder: dict) -> str:
+    return "the global" if "__builtins__" in holder else "the attribute"
 
 
 class Guards:

@@ -130,7 +130,9 @@ class CompiledFunction:
         rec = cap.Recorder(args, kwargs, self.fullgraph)
         roots = [self.module] if self.module is not None else []
         refs: list = []
-        mods, opts = guard_mod.reachable(self.fn, refs=refs)
+        spaces: list = []
+        mods, opts = guard_mod.reachable(self.fn, refs=refs, spaces=spaces)
+        rebinds = guard_mod.Rebinds(spaces)
         rec.optimizers = opts + [a for a in (*args, *kwargs.values())
                                  if isinstance(a, Optimizer) and a not in opts]
         flags_before = guard_mod.Guards(roots + mods, [])
@@ -148,6 +150,13 @@ class CompiledFunction:
             if outs is not None:  # the outputs need their graph: capture their backward
                 aot = aot_mod.capture_backward(rec, outs, self.module)
         e.captures += 1
+        rebound = rebinds.change()
+        if rebound is not None and not rec.breaks:
+            text = f"{rebound}, a side effect a replay would not repeat"
+            rec.breaks.append(text)
+            cap.log("graph_breaks", f"graph break: {text}")
+            if self.fullgraph:
+                raise cap.Unsupported(f"graph break (fullgraph=True): {text}")
         if rec.breaks:
             e.eager = "graph break: " + rec.breaks[0]
             e.guards = flags_before
