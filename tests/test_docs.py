@@ -38,3 +38,10 @@ def test_site_builds_strict(tmp_path):
     assert "AccumulateGrad  receives tensor([21., 68.])" in backward
     zh = (site / "zh/guide/backward/index.html").read_text(encoding="utf-8")
     assert "b.grad: tensor(24.)" in zh and "AccumulateGrad  收到 tensor([21., 68.])" in zh
+    # the compile page's claims held when it was built: replays equal eager bit for bit, and
+    # the recompile log and the graph-break report are on the page
+    compiled = (site / "guide/compile/index.html").read_text(encoding="utf-8")
+    assert compiled.count("weights identical: True") == 5  # all five steps
+    assert "recompiling" in compiled and "Tensor.item() reads a value into Python" in compiled
+    zh_compiled = (site / "zh/guide/compile/index.html").read_text(encoding="utf-8")
+    assert zh_compiled.count("权重逐位相同: True") == 5
