@@ -568,3 +568,90 @@ def test_a_counter_attribute_set_by_the_step_runs_eagerly():
         for _ in range(4):
             c(torch.ones(1, 2))
     assert t.n == 4 and "rebinds the attribute 'n'" in c.entries[0].eager
+
+
+def test_gradients_of_leaves_passed_in_at_each_call_replay():
+    """A new leaf as argument at each call (an input gradient, an adversarial step): the
+    program accumulates into whatever tensor is passed, never into the first call's."""
+    w = torch.randn(3, 3)
+
+    def f(x):
+        loss = (x @ w).tanh().sum()
+        loss.backward()
+        return loss.detach()
+
+    c = torch.compile(f)
+    for i in range(4):
+        x, twin = torch.randn(2, 3, requires_grad=True), None
+        twin = x.detach().clone().requires_grad_()
+        assert torch.equal(c(x), f(twin)), i
+        assert torch.equal(x.grad, twin.grad), i
+    assert c.entries[0].program is not None and "accumulate_grad(args[0]" in c.listing()
+
+
+def test_split_into_one_piece_and_a_detached_argument():
+    def f(x):
+        (a,) = x.split(5, dim=1)  # a one-element tuple from a many-output kernel
+        return a * x.detach()  # another tensor on the argument's array: read through it
+
+    c = torch.compile(f)
+    with torch.no_grad():
+        for i in range(4):
+            x = torch.randn(2, 5)
+            assert torch.equal(c(x), f(x)), i
+    assert c.entries[0].program is not None
+
+
+def test_manual_seed_inside_the_step_is_replayed():
+    torch.manual_seed(0)
+    lin = nn.Linear(4, 4)
+
+    def f(x):
+        torch.manual_seed(42)
+        return nn.functional.dropout(lin(x), 0.5)
+
+    c = torch.compile(f)
+    with torch.no_grad():
+        x = torch.randn(3, 4)
+        want = f(x)
+        for i in range(4):
+            torch.manual_seed(i)  # what the step seeds, not this, decides its noise
+            assert torch.equal(c(x), want), i
+    assert c.entries[0].program is not None and "manual_seed" in c.listing()
+
+
+def test_random_ops_on_inputs_that_require_grad_run_eagerly():
+    mean = torch.zeros(3, requires_grad=True)
+
+    def f():
+        return torch.normal(mean, 1.0).sum()
+
+    c = torch.compile(f)
+    for i in range(4):
+        torch.manual_seed(i)
+        got = c()
+        torch.manual_seed(i)
+        assert torch.equal(got, f()), i
+    assert "normal_tensor_float draws random values" in c.entries[0].eager
+
+
+def test_requires_grad_on_a_tensor_made_in_the_call_is_no_break():
+    def made(x):  # (as a backward rule that differentiates a small graph of its own does)
+        h = x.detach().clone().requires_grad_()
+        return (h * h).detach()
+
+    def flips(x):
+        x.requires_grad_()
+        return x * 2
+
+    c = torch.compile(made)
+    for i in range(4):
+        x = torch.randn(3)
+        assert torch.equal(c(x), made(x)), i
+    assert c.entries[0].program is not None
+    c2 = torch.compile(flips)
+    c2(torch.randn(3))
+    assert "Tensor.requires_grad_ changes a flag" in c2.entries[0].eager
+    c3 = torch.compile(lambda x: setattr(x, "requires_grad", True))
+    c3(torch.randn(3))
+    assert "assigning .requires_grad" in c3.entries[0].eager

@@ -42,7 +42,8 @@ pays nothing):
   method calls (their Python runs again at replay, on the real state: an Adam step's bias
   corrections change every step, so they cannot be constants);
 * dropout's noise: ``Engine.dropout_noise`` is recorded as a call on the default generator, so a
-  replay draws from the stream exactly as eager code does;
+  replay draws from the stream exactly as eager code does; seeding a generator or setting its
+  state (``torch.manual_seed`` inside the call) is an opaque call too, made again at replay;
 * value checks (``_registry.VALUE_CHECKS``: the functions library code calls to read values
   in Python before a kernel, such as cross-entropy's target range or embedding's indices):
   each call becomes a step on the same arrays, so a replay raises the error eager code
@@ -78,7 +79,6 @@ from .._tensor import Tensor
 from ..autograd import engine, forward_ad, graph
 from ..autograd.grad_mode import _state
 from ..ops import _registry, low_precision
-from ..ops.reduction import _fast_sum
 
 
 class Unsupported(RuntimeError):
@@ -101,14 +101,7 @@ _active: Recorder | None = None
 # The array-level helpers a program calls (the same NumPy calls eager code makes)
 # ---------------------------------------------------------------------------------------------
 
-def sum_to_array(a: np.ndarray, shape: tuple) -> np.ndarray:
-    """engine.sum_to's first-order path, on the array: sum the broadcast dims away."""
-    gshape = a.shape
-    lead = len(gshape) - len(shape)
-    axes = () if lead < 0 else tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1
-    )
-    return (_fast_sum(a, axes, True) if axes else a).reshape(shape)
+sum_to_array = engine.sum_to_array  # the engine's own first-order reduction, one function
 
 
 def accumulate_grad(t: Tensor, g: np.ndarray) -> None:
@@ -229,7 +222,9 @@ class Step:
         self.params = params
         self.outs = outs
         self.name = name
-        self.obj = obj  # the tensor (bind, accumulate) or object (method) the step acts on
+        # the tensor (bind, accumulate) or object (method) the step acts on; for a call,
+        # True when the kernel returns a sequence of arrays
+        self.obj = obj
 
 
 class Recorder:
@@ -264,6 +259,25 @@ class Recorder:
                 self.arg_tensors.setdefault(id(a), ("kwarg", k))
                 self.arg_arrays.setdefault(id(a._data), a)
 
+    def _owner(self, t: Tensor) -> Tensor | None:
+        """The argument, named tensor or module tensor whose array ``t`` holds, when ``t`` is
+        another tensor object on it (``x.detach()``): read through that tensor at replay."""
+        a = id(t._data)
+        for table in (self.arg_arrays, self.named_arrays, self.module_arrays):
+            owner = table.get(a)
+            if owner is not None and owner is not t:
+                return owner
+        return None
+
+    def from_outside(self, t: Tensor) -> bool:
+        """Is ``t`` a tensor that existed before the call: an argument, a module's parameter or
+        buffer, a tensor behind a name, or one the program has bound?"""
+        if id(t) in self.arg_tensors or id(t) in self.named:
+            return True
+        if self.module_arrays.get(id(t._data)) is t:
+            return True
+        return any(s.obj is t for s in self.steps if s.kind == "bind")
+
     # -- slots ----------------------------------------------------------------------------------
 
     def _new_slot(self, a: np.ndarray, snapshot: Any = None) -> int:
@@ -285,6 +299,9 @@ class Recorder:
             a = x._data
             slot = self._slot(a)
             if slot is None:  # first read of a tensor made before this call (or outside ops)
+                owner = self._owner(x)
+                if owner is not None:  # another tensor on an argument's array (``x.detach()``)
+                    return self.ref(owner)
                 slot = self._new_slot(a, np.array(a, copy=True))
                 via = self.grad_of.get(id(x))
                 params = {"grad_of": via[1]} if via is not None and via[0] is x else {}
@@ -411,6 +428,11 @@ def _recorded_apply(op: Any, inputs: tuple, params: dict) -> Any:
     try:
         if rec is None or rec.paused:
             return _registry.apply(op, *inputs, **params)
+        if "values" in params and op.forward.__name__ == "_take_values":
+            # a random op on inputs that require grad (torch.normal(mean, std), bernoulli):
+            # its values are drawn before the op, outside any kernel a replay could run
+            rec.graph_break(f"{op.name} draws random values outside the recorded kernels")
+            return _registry.apply(op, *inputs, **params)
         ins = tuple(rec.ref(x) for x in inputs)
         kw = rec.params(params)
         result = _registry.apply(op, *inputs, **params)
@@ -419,7 +441,8 @@ def _recorded_apply(op: Any, inputs: tuple, params: dict) -> Any:
     arrays = (result._data,) if op.outputs == 1 else tuple(r._data for r in result)
     fn = _kernel(op, inputs)
     name = op.name if fn is op.forward else fn.__name__
-    rec.steps.append(Step("call", fn, ins, kw, rec.outputs(arrays), name))
+    # (obj: the kernel returns a sequence, even of one array: ``split`` into one piece)
+    rec.steps.append(Step("call", fn, ins, kw, rec.outputs(arrays), name, op.outputs != 1))
     return result
 
 
@@ -652,7 +675,8 @@ def _recorded_check(orig: Callable) -> Callable:
         if isinstance(out, np.ndarray):
             rec.steps.append(Step("call", orig, ins, {}, rec.outputs((out,)), orig.__name__))
         elif isinstance(out, tuple) and out and all(isinstance(a, np.ndarray) for a in out):
-            rec.steps.append(Step("call", orig, ins, {}, rec.outputs(out), orig.__name__))
+            rec.steps.append(Step("call", orig, ins, {}, rec.outputs(out), orig.__name__,
+                                  True))
         elif out is None or type(out) in (bool, int, str):
             rec.steps.append(Step("check", orig, ins, {}, (), orig.__name__, out))
         else:
@@ -695,6 +719,22 @@ def _breaking(what: str, orig: Callable) -> Callable:
         if rec is not None and not rec.paused:
             rec.graph_break(what)
         return orig(*args, **kwargs)
+
+    method.__wrapped__ = orig  # type: ignore[attr-defined]
+    return method
+
+
+def _flag_setter(what: str, orig: Callable) -> Callable:
+    """``requires_grad_`` during a capture: a graph break on a tensor the program reads from
+    outside (an argument, a parameter, a tensor behind a name), whose flag the guards assume;
+    a tensor the call made itself (``x.detach().requires_grad_()``, a backward rule's own small
+    graph) gets the same flag at every call, so the capture goes on."""
+
+    def method(t: Tensor, *args: Any, **kwargs: Any) -> Any:
+        rec = _active
+        if rec is not None and not rec.paused and rec.from_outside(t):
+            rec.graph_break(what)
+        return orig(t, *args, **kwargs)
 
     method.__wrapped__ = orig  # type: ignore[attr-defined]
     return method
@@ -791,11 +831,18 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     patch(engine, "cast_array", _recorded_cast_array)
     patch(engine, "_run_accumulate", _recorded_run_accumulate)
     patch(Engine, "dropout_noise", _recorded_noise)
+    for name in ("manual_seed", "seed", "set_state"):  # (torch.manual_seed inside the call:
+        patch(Engine, name, _opaque(name, Engine.__dict__[name]))  # reseeded at each replay)
     patch(_registry.OpNode, "apply", _recorded_node_apply)
     for name, why in _BREAKS.items():
         if name in Tensor.__dict__:
-            patch(Tensor, name, _breaking(why, Tensor.__dict__[name]))
+            wrap = _flag_setter if name == "requires_grad_" else _breaking
+            patch(Tensor, name, wrap(why, Tensor.__dict__[name]))
     patch(Tensor, "grad", _grad_property(Tensor.__dict__["grad"]))
+    rg = Tensor.__dict__["requires_grad"]
+    patch(Tensor, "requires_grad", property(rg.fget, _flag_setter(
+        "assigning .requires_grad changes a flag the program depends on", rg.fset), rg.fdel,
+        rg.__doc__))
     data = Tensor.__dict__["data"]
     patch(Tensor, "data", property(data.fget, _breaking("assigning .data", data.fset),
                                    data.fdel, data.__doc__))

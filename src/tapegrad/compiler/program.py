@@ -107,20 +107,31 @@ def same_steps(r1: Recorder, r2: Recorder) -> str | None:
                     src1[1] == src2[1]):
                 continue  # the same global name or closure cell, read at each call
             if "grad_of" in s1.params or "grad_of" in s2.params:
-                if s1.params.get("grad_of") is not s2.params.get("grad_of"):
+                if not _same_target(s1.params.get("grad_of"), s2.params.get("grad_of"), r1, r2):
                     return f"step {i}: the .grad of another tensor read"
                 continue
             if s1.obj is not s2.obj and not same_value(r1.snapshots[s1.outs[0]],
                                                        r2.snapshots[s2.outs[0]]):
                 return f"step {i}: a tensor made outside the recorded ops changed its values"
             continue
-        if s1.kind in ("method", "accumulate", "effect") and s1.obj is not s2.obj:
+        if s1.kind == "method" and s1.obj is not s2.obj:
+            return f"step {i}: {s1.name} on another object"
+        if s1.kind in ("accumulate", "effect") and not _same_target(s1.obj, s2.obj, r1, r2):
             return f"step {i}: {s1.name} on another object"
         if s1.kind == "check" and s1.obj != s2.obj:
             return f"step {i}: {s1.name} answered {s1.obj!r}, then {s2.obj!r}"
         if not same_value(s1.ins, s2.ins) or not same_value(s1.params, s2.params):
             return f"step {i}: {s1.name} got other constants"
     return None
+
+
+def _same_target(t1: Any, t2: Any, r1: Recorder, r2: Recorder) -> bool:
+    """Do two captures' steps act on the same leaf? The same tensor, or the argument in the
+    same position (a leaf passed in at each call, whose ``.grad`` the step fills)."""
+    if t1 is t2:
+        return True
+    where = r1.arg_tensors.get(id(t1))
+    return where is not None and where == r2.arg_tensors.get(id(t2))
 
 
 _LITERALS = (int, float, bool, str, type(None))
@@ -255,8 +266,7 @@ class Program:
                 return f"a{slot} = {src}._data"
             leaf = s.params.get("grad_of")
             if leaf is not None:  # a leaf's .grad, read as it is at that point of the replay
-                name = self.tensor_names.get(id(leaf), f"leaf{slot}")
-                return f"a{slot} = {self._name(leaf, name)}._grad._data"
+                return f"a{slot} = {self._leaf(leaf, rec, f'leaf{slot}')}._grad._data"
             named = rec.named.get(id(t))
             if named is not None and first.named.get(id(f_step.obj)) == named:
                 holder, key = named
@@ -294,20 +304,20 @@ class Program:
         if s.kind == "call":
             fn = self._name(s.fn, s.name)
             outs = ", ".join(f"a{o}" for o in s.outs)
-            if len(s.outs) > 1:
+            if len(s.outs) > 1 or s.obj is True:  # unpacked, even a sequence of one
                 outs += ","
             return f"{outs} = {fn}({', '.join(args + kw)})"
         if s.kind == "inplace":
             fn = self._name(s.fn, s.name)
             return f"{self._name(cap.inplace, 'inplace')}({', '.join([fn] + args + kw)})"
         if s.kind == "effect":
-            obj = self._name(s.obj, self.tensor_names.get(id(s.obj), "leaf"))
-            return f"{self._name(s.fn, s.fn.__name__)}({obj})"
+            return f"{self._name(s.fn, s.fn.__name__)}({self._leaf(s.obj, rec, 'leaf')})"
         if s.kind == "accumulate":
-            t = self._name(s.obj, self.tensor_names.get(id(s.obj), "leaf"))
+            t = self._leaf(s.obj, rec, "leaf")
             g = s.ins[0]
-            steal = g[0] == "s" and self._stealable(g[1], i, s.obj._data, rec, last_use,
-                                                     returned)
+            # (an argument's layout may differ from call to call: its .grad is always a copy)
+            steal = g[0] == "s" and id(s.obj) not in rec.arg_tensors and self._stealable(
+                g[1], i, s.obj._data, rec, last_use, returned)
             acc = cap.accumulate_grad_steal if steal else cap.accumulate_grad
             return f"{self._name(acc, acc.__name__)}({t}, {args[0]})"
         # an opaque method (optimizer.step, zero_grad)
@@ -321,6 +331,14 @@ class Program:
 
             return f"{note}{self._name(adam_step, 'adam_step')}({obj}, {meth})"
         return f"{note}{meth}({', '.join([obj] + args + kw)})"
+
+    def _leaf(self, t: Tensor, rec: Recorder, base: str) -> str:
+        """The expression for a leaf a step acts on: the argument it was passed as (a new
+        tensor at each call), else the tensor itself (a parameter)."""
+        where = rec.arg_tensors.get(id(t))
+        if where is not None:
+            return f"args[{where[1]}]" if where[0] == "arg" else f"kwargs[{where[1]!r}]"
+        return self._name(t, self.tensor_names.get(id(t), base))
 
     def _stealable(self, slot: int, i: int, param: np.ndarray, rec: Recorder, last_use: dict,
                    returned: set) -> bool:

@@ -455,6 +455,8 @@ def _grid_rule(ctx: Any, grad: Tensor) -> tuple:
     p = ctx.params
     needs = ctx.needs_input_grad
     create = _state.enabled
+    if not create:  # leaves of the rule's own small graph, whatever the saved tensors are
+        inp, grid = inp.detach().requires_grad_(needs[0]), grid.detach().requires_grad_(needs[1])
     as_kernel = (not create and grid._data.dtype == np.float32 and inp._data.dtype == np.float32
                  and grad._data.dtype == np.float32 and bool(np.isfinite(grid._data).all()))
     args = (inp._data, grid._data, grad._data, p["padding"], p["align_corners"])
