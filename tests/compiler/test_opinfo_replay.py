@@ -3,7 +3,7 @@
 The property test of the compiler over the whole op surface. For every in-scope entry that
 tapegrad passes (tests/ops/test_opinfo.py) and that differentiates at float32, the first two
 samples become a small step: call the op, weight each differentiable output by a function of
-its own values, ``backward``, return the outputs. The step is compiled and called four times
+its own values, ``backward``, return the outputs (and, under ``no_grad``, the forward alone). The step is compiled and called four times
 (two captures, then two replays) on inputs whose float values change a little from call to
 call (so a value the capture froze as a constant shows: an argmax, a mask, a sort order), and
 an uncompiled twin runs on the same inputs: outputs, their dtypes and every input's gradient
@@ -11,7 +11,8 @@ must be identical, bit for bit, NaNs included. A step the compiler gives back to
 graph break, a path that changed) passes too: its results are eager's.
 
 ``opinfo_replay_expected_failures.txt`` lists the entries that do not pass yet, each with its
-reason; strictly: a listed entry that passes fails its test, to be taken off the list.
+reason (``name (no_grad)`` for the inference run); strictly: a listed entry that passes fails
+its test, to be taken off the list.
 """
 
 from __future__ import annotations
@@ -126,8 +127,9 @@ def _same(a, b, what: str) -> None:
         f"{what}: values differ from eager")
 
 
-def _run(op) -> tuple[int, list[str]]:
-    """Compile and compare every sample of ``op``; (samples replayed, failures)."""
+def _run(op, grad: bool = True) -> tuple[int, list[str]]:
+    """Compile and compare every sample of ``op``, with grad mode on (forward and backward)
+    or off (inference: forward only); (samples replayed, failures)."""
     fn = h.resolve(op)
     if fn is None:
         return 0, []
@@ -147,15 +149,17 @@ def _run(op) -> tuple[int, list[str]]:
             mine, twin = _inputs(tensors, call), _inputs(tensors, call)
             tapegrad.manual_seed(call)
             try:
-                want = eager_step(*twin)
+                with tapegrad.set_grad_enabled(grad):
+                    want = eager_step(*twin)
             except Exception as e:  # eager rejects these values: compiled must reject them too
                 tapegrad.manual_seed(call)
-                with pytest.raises(type(e)):
+                with pytest.raises(type(e)), tapegrad.set_grad_enabled(grad):
                     compiled(*mine)
                 continue
             tapegrad.manual_seed(call)
             try:
-                got = compiled(*mine)
+                with tapegrad.set_grad_enabled(grad):
+                    got = compiled(*mine)
                 assert len(got) == len(want), "a different number of outputs"
                 for i, (g, w) in enumerate(zip(got, want, strict=True)):
                     _same(g, w, f"output[{i}]")
@@ -169,13 +173,14 @@ def _run(op) -> tuple[int, list[str]]:
     return replayed, failures
 
 
+@pytest.mark.parametrize("grad", [True, False], ids=["grad", "no_grad"])
 @pytest.mark.parametrize("op", ENTRIES, ids=h.entry_id)
-def test_compiled_op_replays_as_eager(op) -> None:
+def test_compiled_op_replays_as_eager(op, grad) -> None:
     eid = h.entry_id(op)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _, failures = _run(op)
-    listed = EXPECTED.get(eid)
+        _, failures = _run(op, grad)
+    listed = EXPECTED.get(eid if grad else f"{eid} (no_grad)")
     if listed is None:
         assert not failures, f"{eid}: " + "\n".join(failures)
     elif not failures:
@@ -187,5 +192,5 @@ def test_compiled_op_replays_as_eager(op) -> None:
 
 def test_list_names_real_entries() -> None:
     ids = {h.entry_id(op) for op in ENTRIES}
-    stale = sorted(set(EXPECTED) - ids)
+    stale = sorted(e for e in EXPECTED if e.removesuffix(" (no_grad)") not in ids)
     assert not stale, f"not entries of this test: {stale}"
