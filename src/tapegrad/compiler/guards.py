@@ -102,7 +102,8 @@ def _show(v: Any) -> str:
 def reachable(fn: Any, depth: int = 3, refs: list | None = None,
               spaces: list | None = None) -> tuple[list, list]:
     """Modules and optimizers a function names (its globals and closure, the attributes of
-    the objects among them or of a method's ``self``, and theirs).
+    the objects among them or of a method's ``self``, and theirs; an LR scheduler's
+    optimizer).
 
     With ``refs``, every name, attribute or closure cell found holding a tensor, module or
     optimizer is appended to it as ``(globals or attribute dict, or cell; name or None; the
@@ -113,6 +114,7 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None,
     or cell; the names read, or None for all)``: ``Rebinds`` watches them during a capture.
     """
     from ..nn.modules.module import Module
+    from ..optim.lr_scheduler import LRScheduler
     from ..optim.optimizer import Optimizer
 
     modules: list = []
@@ -120,7 +122,7 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None,
     seen: set = set()
 
     def note(where: Any, name: Any, obj: Any) -> None:
-        if refs is not None and isinstance(obj, (Tensor, Module, Optimizer)):
+        if refs is not None and isinstance(obj, (Tensor, Module, Optimizer, LRScheduler)):
             refs.append((where, name, obj))
 
     def visit(obj: Any, d: int) -> None:
@@ -132,6 +134,11 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None,
             return
         if isinstance(obj, Optimizer):
             optimizers.append(obj)
+            return
+        if isinstance(obj, LRScheduler):
+            # its step() is replayed as an opaque call that changes its attributes itself
+            # (capture.py), so they are not names to watch; its optimizer is reachable
+            visit(obj.optimizer, d)
             return
         if d <= 0:
             return

@@ -513,6 +513,12 @@ def describe_output(rec: Recorder, value: Any, graph_ok: bool = False) -> tuple 
                 return d
             pairs.append((k, d))
         return ("dict", pairs)
+    if type(value) is float and any(_changes_state(s) and s.kind == "method"
+                                    for s in rec.steps):
+        # a float is usually read from state (a scheduler's learning rate, a running
+        # average): after a step that changes Python state, the captured value would go stale
+        return ("a returned Python float may come from state the call changes (an "
+                "optimizer or scheduler step); a replay would return the captured value")
     if type(value) in _LITERALS:
         return ("const", value)
     return f"a returned {type(value).__name__} is not a tensor or a constant"

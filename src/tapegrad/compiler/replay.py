@@ -38,7 +38,7 @@ from . import aot as aot_mod
 from . import api
 from . import capture as cap
 from . import guards as guard_mod
-from .program import Program, describe_output, same_steps, slot_uses
+from .program import Program, describe_output, same_steps, same_value, slot_uses
 
 cache_size_limit = 8  # torch._dynamo.config.recompile_limit (tapegrad._dynamo.config sets it)
 live_functions: weakref.WeakSet = weakref.WeakSet()  # what compiler.reset() clears
@@ -49,7 +49,7 @@ class Entry:
     """One signature's state: a pending capture, a program, or the reason it runs eagerly."""
 
     __slots__ = ("key", "guards", "pending", "program", "eager", "captures", "backward",
-                 "pending_aot")
+                 "pending_aot", "pending_output")
 
     def __init__(self, key: tuple) -> None:
         self.key = key
@@ -60,6 +60,7 @@ class Entry:
         self.captures = 0
         self.backward: Backward | None = None  # a program's backward half (aot.py)
         self.pending_aot: aot_mod.AotCapture | None = None
+        self.pending_output: Any = None  # how the pending capture's result is rebuilt
 
 
 class CompiledFunction:
@@ -178,6 +179,8 @@ class CompiledFunction:
         first = e.pending
         if first is not None:
             diff = same_steps(first, rec)
+            if diff is None and not same_value(e.pending_output, output):
+                diff = "a returned Python value changed"  # a constant of the program
             first_aot = e.pending_aot
             if diff is None and (aot is None) != (first_aot is None):
                 diff = "a backward captured at one call only"
@@ -202,6 +205,7 @@ class CompiledFunction:
                 return out
         e.pending = rec
         e.pending_aot = aot
+        e.pending_output = output
         return out
 
     def _stance_says_eager(self) -> bool:
