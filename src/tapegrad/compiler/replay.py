@@ -33,6 +33,7 @@ from typing import Any
 from .._tensor import Tensor as _Tensor
 from ..autograd.grad_mode import _state
 from ..autograd.graph import edge
+from ..nn.modules.module import Module as _Module
 from ..optim.optimizer import Optimizer
 from . import aot as aot_mod
 from . import api
@@ -133,6 +134,10 @@ class CompiledFunction:
         refs: list = []
         spaces: list = []
         mods, opts = guard_mod.reachable(self.fn, refs=refs, spaces=spaces)
+        # modules passed as arguments: their buffers (batch norm's running statistics) are
+        # read live and their training flags guarded, as for the modules the function names
+        mods += [a for a in (*args, *kwargs.values())
+                 if isinstance(a, _Module) and a not in mods]
         rebinds = guard_mod.Rebinds(spaces)
         rec.optimizers = opts + [a for a in (*args, *kwargs.values())
                                  if isinstance(a, Optimizer) and a not in opts]
