@@ -39,7 +39,8 @@ from . import aot as aot_mod
 from . import api
 from . import capture as cap
 from . import guards as guard_mod
-from .program import Program, describe_output, same_steps, same_value, slot_uses
+from .program import (Program, describe_output, output_constants, same_steps, same_value,
+                      slot_uses)
 
 cache_size_limit = 8  # torch._dynamo.config.recompile_limit (tapegrad._dynamo.config sets it)
 live_functions: weakref.WeakSet = weakref.WeakSet()  # what compiler.reset() clears
@@ -184,7 +185,8 @@ class CompiledFunction:
         first = e.pending
         if first is not None:
             diff = same_steps(first, rec)
-            if diff is None and not same_value(e.pending_output, output):
+            if diff is None and not same_value(output_constants(e.pending_output),
+                                               output_constants(output)):
                 diff = "a returned Python value changed"  # a constant of the program
             first_aot = e.pending_aot
             if diff is None and (aot is None) != (first_aot is None):
