@@ -42,6 +42,8 @@ pays nothing):
   ``step``: recorded as opaque method calls (their Python runs again at replay, on the real
   state: an Adam step's bias corrections, a scheduler's learning rate change every step, so
   they cannot be constants);
+* kernels without a gradient that library code runs outside the registry (comparisons,
+  logical ops, ``isnan``: ``_registry.plain``, taken while ``_SPECIAL`` is on): calls;
 * dropout's noise: ``Engine.dropout_noise`` is recorded as a call on the default generator, so a
   replay draws from the stream exactly as eager code does;
 * value checks (``_registry.VALUE_CHECKS``: the functions library code calls to read values
@@ -595,6 +597,18 @@ def _recorded_run_accumulate(node: Any, g: Tensor, create_graph: bool, capture: 
     accumulate_grad(t, g._data)
 
 
+def _recorded_plain(fn: Callable, inputs: tuple, params: dict) -> Tensor:
+    """A kernel without a gradient (a comparison, a logical op, ``isnan``:
+    ``_registry.plain``), recorded as a call."""
+    rec = _active
+    out = _registry.plain_eager(fn, inputs, params)
+    if rec is not None and not rec.paused:
+        ins = tuple(rec.ref(x) for x in inputs)
+        rec.steps.append(Step("call", fn, ins, rec.params(params), rec.outputs((out._data,)),
+                              getattr(fn, "__name__", "plain").lstrip("_")))
+    return out
+
+
 def _recorded_noise(self: Any, shape: Any, dtype: Any, p: float) -> np.ndarray:
     rec = _active
     out = _orig_noise(self, shape, dtype, p)
@@ -791,6 +805,7 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     prev_special = _registry._SPECIAL
     patch(forward_ad, "special_apply", _recorded_apply)
     patch(forward_ad, "special_apply_", _recorded_apply_)
+    patch(_registry, "plain_hook", _recorded_plain)
     patch(engine, "sum_to", _recorded_sum_to)
     patch(engine, "cast_array", _recorded_cast_array)
     patch(engine, "_run_accumulate", _recorded_run_accumulate)

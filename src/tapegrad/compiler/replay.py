@@ -39,8 +39,14 @@ from . import aot as aot_mod
 from . import api
 from . import capture as cap
 from . import guards as guard_mod
-from .program import (Program, describe_output, output_constants, same_steps, same_value,
-                      slot_uses)
+from .program import (
+    Program,
+    describe_output,
+    output_constants,
+    same_steps,
+    same_value,
+    slot_uses,
+)
 
 cache_size_limit = 8  # torch._dynamo.config.recompile_limit (tapegrad._dynamo.config sets it)
 live_functions: weakref.WeakSet = weakref.WeakSet()  # what compiler.reset() clears
