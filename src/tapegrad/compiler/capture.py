@@ -81,7 +81,6 @@ from .._tensor import Tensor
 from ..autograd import engine, forward_ad, graph
 from ..autograd.grad_mode import _state
 from ..ops import _registry, low_precision
-from ..ops.reduction import _fast_sum
 
 
 class Unsupported(RuntimeError):
@@ -103,16 +102,6 @@ _active: Recorder | None = None
 # ---------------------------------------------------------------------------------------------
 # The array-level helpers a program calls (the same NumPy calls eager code makes)
 # ---------------------------------------------------------------------------------------------
-
-def sum_to_array(a: np.ndarray, shape: tuple) -> np.ndarray:
-    """engine.sum_to's first-order path, on the array: sum the broadcast dims away."""
-    gshape = a.shape
-    lead = len(gshape) - len(shape)
-    axes = () if lead < 0 else tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1
-    )
-    return (_fast_sum(a, axes, True) if axes else a).reshape(shape)
-
 
 def accumulate_grad(t: Tensor, g: np.ndarray) -> None:
     """AccumulateGrad, first order: a copy laid out like the leaf, or an in-place add."""
@@ -559,7 +548,7 @@ def _recorded_sum_to(grad: Tensor, shape: Any) -> Tensor:
         return _orig_sum_to(grad, shape)  # unchanged, or through ops (recorded there)
     ins = (rec.ref(grad),)
     out = _orig_sum_to(grad, shape)
-    rec.steps.append(Step("call", sum_to_array, ins, {"shape": shape},
+    rec.steps.append(Step("call", engine.sum_to_array, ins, {"shape": shape},
                           rec.outputs((out._data,)), "sum_to"))
     return out
 
