@@ -101,9 +101,9 @@ def _show(v: Any) -> str:
 
 def reachable(fn: Any, depth: int = 3, refs: list | None = None,
               spaces: list | None = None) -> tuple[list, list]:
-    """Modules and optimizers a function names (its globals and closure, the attributes of
-    the objects among them or of a method's ``self``, and theirs; an LR scheduler's
-    optimizer).
+    """Modules and optimizers a function names (its globals, closure and default argument
+    values, the attributes of the objects among them or of a method's ``self``, and theirs;
+    an LR scheduler's optimizer).
 
     With ``refs``, every name, attribute or closure cell found holding a tensor, module or
     optimizer is appended to it as ``(globals or attribute dict, or cell; name or None; the
@@ -157,6 +157,9 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None,
                 visit(value, d - 1)
                 if spaces is not None:
                     spaces.append((cell, None))
+            # default argument values: fixed to the function (no name to rebind them)
+            for value in (*(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values()):
+                visit(value, d - 1)
             g = obj.__globals__
             names = [name for name in code.co_names if name in g]
             for name in names:

@@ -201,6 +201,11 @@ class CompiledFunction:
                 diff = same_steps(_view(first, first_aot.bwd_steps), _view(rec, aot.bwd_steps))
             if diff is None:
                 names = _tensor_names(roots + mods)
+                unwatched = _unwatched_tensor(rec, first, names, _defaults(self.fn))
+                if unwatched is not None:
+                    e.eager = unwatched
+                    e.pending = e.pending_aot = None
+                    return out
                 if aot is None:
                     e.program = Program(rec, first, output, names)
                 elif first_aot is not None:
@@ -376,6 +381,36 @@ class Backward:
             t._requires_grad = True
             t._output_nr = i
         return out
+
+
+def _defaults(fn: Any) -> set:
+    """The ids of the tensors among a function's default argument values (fixed to it)."""
+    fn = getattr(fn, "__func__", fn)
+    values = (*(getattr(fn, "__defaults__", None) or ()),
+              *(getattr(fn, "__kwdefaults__", None) or {}).values())
+    return {id(v) for v in values if isinstance(v, _Tensor)}
+
+
+def _unwatched_tensor(rec: cap.Recorder, first: cap.Recorder, names: dict,
+                      defaults: set) -> str | None:
+    """Why the program may not read a tensor from before the call live, or None.
+
+    A program reads a tensor it did not make through what a guard watches: an argument, a
+    global, attribute or closure variable, a module's parameter or buffer, a leaf's ``.grad``
+    (or a default argument value, which stays the function's).
+    A tensor the function reached some other way (an item of a dict or list it closes over)
+    could be replaced between calls without any guard noticing, and the replay would go on
+    reading the old one, so such a function runs eagerly."""
+    for s, f in zip(rec.steps, first.steps, strict=True):
+        if s.kind != "bind" or f.obj is not s.obj:  # (not the same tensor: made in the call)
+            continue
+        t = s.obj
+        if (id(t) in rec.arg_tensors or id(t) in rec.named or id(t) in names
+                or id(t) in defaults or "grad_of" in s.params):
+            continue
+        return ("a tensor reached through a container or object that no guard watches (a "
+                "dict or list item, say): a replay would not see it replaced")
+    return None
 
 
 def _tensor_names(modules: list) -> dict:
