@@ -3,12 +3,13 @@
 The property test of the compiler over the whole op surface. For every in-scope entry that
 tapegrad passes (tests/ops/test_opinfo.py) and that differentiates at float32, the first two
 samples become a small step: call the op, weight each differentiable output by a function of
-its own values, ``backward``, return the outputs (and, under ``no_grad``, the forward alone). The step is compiled and called four times
-(two captures, then two replays) on inputs whose float values change a little from call to
-call (so a value the capture froze as a constant shows: an argmax, a mask, a sort order), and
-an uncompiled twin runs on the same inputs: outputs, their dtypes and every input's gradient
-must be identical, bit for bit, NaNs included. A step the compiler gives back to eager code (a
-graph break, a path that changed) passes too: its results are eager's.
+its own values, ``backward``, return the outputs (under ``no_grad``: the forward alone). The
+step is compiled and called four times (two captures, then two replays) on inputs whose float
+values change a little from call to call (so a value the capture froze as a constant shows: an
+argmax, a mask, a sort order), and an uncompiled twin runs on the same inputs: outputs, their
+dtypes and every input's gradient must be identical, bit for bit, NaNs included. A step the
+compiler gives back to eager code (a graph break, a path that changed) passes too: its results
+are eager's.
 
 ``opinfo_replay_expected_failures.txt`` lists the entries that do not pass yet, each with its
 reason (``name (no_grad)`` for the inference run); strictly: a listed entry that passes fails

@@ -48,20 +48,23 @@ from .graph import (
 _tracer: Any = None
 
 
-def sum_to_array(a: np.ndarray, shape: tuple) -> np.ndarray:
-    """``sum_to``'s first-order path on a float array (what a compiled program calls)."""
-    lead = a.ndim - len(shape)
-    axes = () if lead < 0 else tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and a.shape[i + lead] != 1
+def _broadcast_axes(gshape: tuple, shape: tuple) -> tuple:
+    """The dims of a gradient of shape ``gshape`` that broadcasting to it from ``shape`` added
+    or stretched."""
+    lead = len(gshape) - len(shape)
+    return () if lead < 0 else tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1
     )
-    return _sum_to_array(a, shape, axes)
 
 
-def _sum_to_array(a: np.ndarray, shape: tuple, axes: tuple) -> np.ndarray:
+def sum_to_array(a: np.ndarray, shape: tuple) -> np.ndarray:
+    """``sum_to``'s first-order path, on a float array of at least 32 bits: the reduction
+    straight on the array (a compiled program calls this too, so both round alike)."""
     if not shape and a.dtype == np.float32 and 4 < a.size < TORCH_ORDER_SUM_MAX and (
         a.flags.c_contiguous
     ):  # a 0-d operand's short float32 gradient: torch's order, torch's last bit
-        return torch_order_sum_f32(a.reshape(-1))
+        return np.asarray(torch_order_sum_f32(a.reshape(-1)))  # (a 0-d array, not a scalar)
+    axes = _broadcast_axes(a.shape, shape)
     return (_fast_sum(a, axes, True) if axes else a).reshape(shape)
 
 
@@ -72,14 +75,12 @@ def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
     gshape = a.shape
     if gshape == shape:
         return grad
-    lead = len(gshape) - len(shape)
-    axes = () if lead < 0 else tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1
-    )
     if not _state.enabled and a.dtype.kind == "f" and a.itemsize >= 4:
         # first order: straight on the array, one reduction and no ops (a bias or residual
         # gradient on every step: ~15 -> ~5 us)
-        return Tensor._make(_sum_to_array(a, shape, axes))
+        return Tensor._make(sum_to_array(a, shape))
+    lead = len(gshape) - len(shape)
+    axes = _broadcast_axes(gshape, shape)
     if axes:
         grad = grad.sum(dim=axes, keepdim=True)
     if lead or grad._data.shape != shape:

@@ -38,9 +38,12 @@ pays nothing):
   (torch's low-precision kernels: widened to float32, computed, rounded once) is recorded as
   that call (``addmm_widened`` in a listing), and a rule that ``widened_rule`` ran on widened
   values as a ``run_widened_rule`` step, so a replay rounds where eager code rounds;
-* the optimizers' ``step`` and ``zero_grad`` and ``Module.zero_grad``: recorded as opaque
-  method calls (their Python runs again at replay, on the real state: an Adam step's bias
-  corrections change every step, so they cannot be constants);
+* the optimizers' ``step`` and ``zero_grad``, ``Module.zero_grad`` and the LR schedulers'
+  ``step``: recorded as opaque method calls (their Python runs again at replay, on the real
+  state: an Adam step's bias corrections, a scheduler's learning rate change every step, so
+  they cannot be constants);
+* kernels without a gradient that library code runs outside the registry (comparisons,
+  logical ops, ``isnan``: ``_registry.plain``, taken while ``_SPECIAL`` is on): calls;
 * dropout's noise: ``Engine.dropout_noise`` is recorded as a call on the default generator, so a
   replay draws from the stream exactly as eager code does; seeding a generator or setting its
   state (``torch.manual_seed`` inside the call) is an opaque call too, made again at replay;
@@ -100,9 +103,6 @@ _active: Recorder | None = None
 # ---------------------------------------------------------------------------------------------
 # The array-level helpers a program calls (the same NumPy calls eager code makes)
 # ---------------------------------------------------------------------------------------------
-
-sum_to_array = engine.sum_to_array  # the engine's own first-order reduction, one function
-
 
 def accumulate_grad(t: Tensor, g: np.ndarray) -> None:
     """AccumulateGrad, first order: a copy laid out like the leaf, or an in-place add."""
@@ -579,7 +579,7 @@ def _recorded_sum_to(grad: Tensor, shape: Any) -> Tensor:
         return _orig_sum_to(grad, shape)  # unchanged, or through ops (recorded there)
     ins = (rec.ref(grad),)
     out = _orig_sum_to(grad, shape)
-    rec.steps.append(Step("call", sum_to_array, ins, {"shape": shape},
+    rec.steps.append(Step("call", engine.sum_to_array, ins, {"shape": shape},
                           rec.outputs((out._data,)), "sum_to"))
     return out
 
@@ -617,6 +617,18 @@ def _recorded_run_accumulate(node: Any, g: Tensor, create_graph: bool, capture: 
     accumulate_grad(t, g._data)
 
 
+def _recorded_plain(fn: Callable, inputs: tuple, params: dict) -> Tensor:
+    """A kernel without a gradient (a comparison, a logical op, ``isnan``:
+    ``_registry.plain``), recorded as a call."""
+    rec = _active
+    out = _registry.plain_eager(fn, inputs, params)
+    if rec is not None and not rec.paused:
+        ins = tuple(rec.ref(x) for x in inputs)
+        rec.steps.append(Step("call", fn, ins, rec.params(params), rec.outputs((out._data,)),
+                              getattr(fn, "__name__", "plain").lstrip("_")))
+    return out
+
+
 def _recorded_noise(self: Any, shape: Any, dtype: Any, p: float) -> np.ndarray:
     rec = _active
     out = _orig_noise(self, shape, dtype, p)
@@ -637,14 +649,16 @@ def _noise_call(shape: Any, dtype: Any, p: float) -> np.ndarray:
     return _orig_noise(default_engine(), shape, dtype, p)
 
 
-def _opaque(name: str, orig: Callable) -> Callable:
-    """A method recorded as one opaque step: its own Python runs at replay, on live state."""
+def _opaque(name: str, orig: Callable, takes_closure: bool = True) -> Callable:
+    """A method recorded as one opaque step: its own Python runs at replay, on live state.
+    ``takes_closure``: an optimizer's ``step(closure)`` (a graph break: the closure's work
+    would not be recorded)."""
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         rec = _active
         if rec is None or rec.paused:
             return orig(self, *args, **kwargs)
-        if name == "step" and (args or kwargs.get("closure") is not None):
+        if takes_closure and name == "step" and (args or kwargs.get("closure") is not None):
             if args[0] if args else kwargs.get("closure"):
                 rec.graph_break("optimizer.step(closure)")
                 return orig(self, *args, **kwargs)
@@ -793,11 +807,10 @@ def _orig_noise_fn() -> Callable:
 _orig_noise = _orig_noise_fn()
 
 
-def _optimizer_classes() -> list:
-    from ..optim.optimizer import Optimizer
-
+def _subclasses(base: type) -> list:
+    """``base`` and every class derived from it."""
     seen: list = []
-    stack = [Optimizer]
+    stack = [base]
     while stack:
         cls = stack.pop()
         if cls not in seen:
@@ -812,6 +825,8 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     global _active
     from .._rng import Engine
     from ..nn.modules.module import Module
+    from ..optim.lr_scheduler import LRScheduler
+    from ..optim.optimizer import Optimizer
 
     if _registry._SPECIAL:  # forward-mode AD or saved-tensor hooks are on: not for capture
         rec.graph_break("forward-mode AD or saved-tensor hooks are active")
@@ -827,6 +842,7 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     prev_special = _registry._SPECIAL
     patch(forward_ad, "special_apply", _recorded_apply)
     patch(forward_ad, "special_apply_", _recorded_apply_)
+    patch(_registry, "plain_hook", _recorded_plain)
     patch(engine, "sum_to", _recorded_sum_to)
     patch(engine, "cast_array", _recorded_cast_array)
     patch(engine, "_run_accumulate", _recorded_run_accumulate)
@@ -854,10 +870,13 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
         owner = sys.modules[mod_name]
         patch(owner, fn_name, _recorded_check(getattr(owner, fn_name)))
     patch(Module, "_call_impl", _hooked_call(Module.__dict__["_call_impl"]))
-    for cls in _optimizer_classes():
+    for cls in _subclasses(Optimizer):
         for name in ("step", "zero_grad"):
             if name in cls.__dict__:
                 patch(cls, name, _opaque(name, cls.__dict__[name]))
+    for cls in _subclasses(LRScheduler):  # scheduler.step(): Python on the groups' lr
+        if "step" in cls.__dict__:
+            patch(cls, "step", _opaque("step", cls.__dict__["step"], takes_closure=False))
     for opt in rec.optimizers:  # a scheduler's counting wrapper calls the step it saw: the
         wrapped = opt.__dict__.get("step")  # recorded one instead
         if getattr(wrapped, "_wrapped_by_lr_sched", False):

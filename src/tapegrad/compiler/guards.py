@@ -101,8 +101,9 @@ def _show(v: Any) -> str:
 
 def reachable(fn: Any, depth: int = 3, refs: list | None = None,
               spaces: list | None = None) -> tuple[list, list]:
-    """Modules and optimizers a function names (its globals and closure, the attributes of
-    the objects among them or of a method's ``self``, and theirs).
+    """Modules and optimizers a function names (its globals, closure and default argument
+    values, the attributes of the objects among them or of a method's ``self``, and theirs;
+    an LR scheduler's optimizer).
 
     With ``refs``, every name, attribute or closure cell found holding a tensor, module or
     optimizer is appended to it as ``(globals or attribute dict, or cell; name or None; the
@@ -113,6 +114,7 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None,
     or cell; the names read, or None for all)``: ``Rebinds`` watches them during a capture.
     """
     from ..nn.modules.module import Module
+    from ..optim.lr_scheduler import LRScheduler
     from ..optim.optimizer import Optimizer
 
     modules: list = []
@@ -120,7 +122,7 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None,
     seen: set = set()
 
     def note(where: Any, name: Any, obj: Any) -> None:
-        if refs is not None and isinstance(obj, (Tensor, Module, Optimizer)):
+        if refs is not None and isinstance(obj, (Tensor, Module, Optimizer, LRScheduler)):
             refs.append((where, name, obj))
 
     def visit(obj: Any, d: int) -> None:
@@ -132,6 +134,11 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None,
             return
         if isinstance(obj, Optimizer):
             optimizers.append(obj)
+            return
+        if isinstance(obj, LRScheduler):
+            # its step() is replayed as an opaque call that changes its attributes itself
+            # (capture.py), so they are not names to watch; its optimizer is reachable
+            visit(obj.optimizer, d)
             return
         if d <= 0:
             return
@@ -150,6 +157,9 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None,
                 visit(value, d - 1)
                 if spaces is not None:
                     spaces.append((cell, None))
+            # default argument values: fixed to the function (no name to rebind them)
+            for value in (*(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values()):
+                visit(value, d - 1)
             g = obj.__globals__
             names = [name for name in code.co_names if name in g]
             for name in names:

@@ -172,6 +172,7 @@ class Program:
         self.flow: list[tuple[str, str, list[int], list[int]]] = []
         self.returned: list[int] = []
         lines: list[str] = []
+        output = _fresh_outputs(output, first)
         order = _checks_first(rec.steps, rec)
         steps = [rec.steps[j] for j in order]
         firsts = [first.steps[j] for j in order]
@@ -277,8 +278,10 @@ class Program:
             if f_step.obj is t:  # the same tensor at both captures: read it live
                 name = self.tensor_names.get(id(t), f"t{slot}")
                 return f"a{slot} = {self._name(t, name)}._data"
-            # a tensor made during the call, the same values each time: a constant
-            return f"a{slot} = {self._name(rec.snapshots[slot], f'k{slot}')}"
+            # a tensor made during the call outside the recorded ops (``torch.zeros``), the
+            # same values each time: a fresh copy of them at each replay, as eager code makes
+            # a new tensor at each call (the program may write into it, or return it)
+            return f"a{slot} = {self._name(rec.snapshots[slot], f'k{slot}')}.copy(order='K')"
         if s.kind == "rule":  # the rule called on a context made once, inputs as Tensors
             op, saved, grads, params, meta = (r[1] for r in s.ins)
             ctx = self._name(cap.ReplayCtx((), params, meta), f"ctx{i}")
@@ -373,7 +376,7 @@ class Program:
             return self._graph_out.get(out[1]) or f"T(a{out[1]})"
         if kind == "const":
             return self._const(out[1])
-        if kind == "live":
+        if kind == "live":  # a tensor from before the call (a parameter), returned itself
             return self._name(out[1], "result")
         if kind in ("tuple", "list"):
             items = [self._rebuild(o) for o in out[1]]
@@ -490,6 +493,37 @@ def _checks_first(steps: list, rec: Recorder) -> list[int]:
     return order
 
 
+def _fresh_outputs(out: Any, first: Recorder) -> Any:
+    """``out`` with each returned tensor that was bound from outside the recorded ops but is
+    not the same tensor at both captures (made during the call, as ``torch.zeros``) turned
+    into a new tensor on the replay's array: only a tensor from before the call (a parameter)
+    is returned itself."""
+    kind = out[0]
+    if kind == "live":
+        value, slot = out[1], out[2]
+        if any(s.kind == "bind" and s.outs[0] == slot and s.obj is value for s in first.steps):
+            return out
+        return ("tensor", slot)
+    if kind in ("tuple", "list"):
+        return (kind, [_fresh_outputs(o, first) for o in out[1]])
+    if kind == "dict":
+        return ("dict", [(k, _fresh_outputs(o, first)) for k, o in out[1]])
+    return out
+
+
+def output_constants(out: Any) -> Any:
+    """What two captures' outputs must agree on: the structure and Python values, a returned
+    tensor by the slot it comes from (its values are the replay's)."""
+    kind = out[0]
+    if kind == "live":
+        return ("live", out[2])
+    if kind in ("tuple", "list"):
+        return (kind, [output_constants(o) for o in out[1]])
+    if kind == "dict":
+        return ("dict", [(k, output_constants(o)) for k, o in out[1]])
+    return out
+
+
 def _output_slots(out: Any) -> list:
     kind = out[0]
     if kind == "tensor":
@@ -510,7 +544,7 @@ def describe_output(rec: Recorder, value: Any, graph_ok: bool = False) -> tuple 
             return "a returned tensor was made outside the recorded ops"
         for s in rec.steps:
             if s.kind == "bind" and s.outs[0] == slot and s.obj is value:
-                return ("live", value)
+                return ("live", value, slot)
         if value._requires_grad and not rec.backward_ran and not graph_ok:
             return ("a returned tensor requires grad: its graph is needed for a later "
                     "backward, which a replay does not build")
@@ -531,6 +565,12 @@ def describe_output(rec: Recorder, value: Any, graph_ok: bool = False) -> tuple 
                 return d
             pairs.append((k, d))
         return ("dict", pairs)
+    if type(value) is float and any(_changes_state(s) and s.kind == "method"
+                                    for s in rec.steps):
+        # a float is usually read from state (a scheduler's learning rate, a running
+        # average): after a step that changes Python state, the captured value would go stale
+        return ("a returned Python float may come from state the call changes (an "
+                "optimizer or scheduler step); a replay would return the captured value")
     if type(value) in _LITERALS:
         return ("const", value)
     return f"a returned {type(value).__name__} is not a tensor or a constant"

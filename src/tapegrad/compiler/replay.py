@@ -33,12 +33,20 @@ from typing import Any
 from .._tensor import Tensor as _Tensor
 from ..autograd.grad_mode import _state
 from ..autograd.graph import edge
+from ..nn.modules.module import Module as _Module
 from ..optim.optimizer import Optimizer
 from . import aot as aot_mod
 from . import api
 from . import capture as cap
 from . import guards as guard_mod
-from .program import Program, describe_output, same_steps, slot_uses
+from .program import (
+    Program,
+    describe_output,
+    output_constants,
+    same_steps,
+    same_value,
+    slot_uses,
+)
 
 cache_size_limit = 8  # torch._dynamo.config.recompile_limit (tapegrad._dynamo.config sets it)
 live_functions: weakref.WeakSet = weakref.WeakSet()  # what compiler.reset() clears
@@ -49,7 +57,7 @@ class Entry:
     """One signature's state: a pending capture, a program, or the reason it runs eagerly."""
 
     __slots__ = ("key", "guards", "pending", "program", "eager", "captures", "backward",
-                 "pending_aot")
+                 "pending_aot", "pending_output")
 
     def __init__(self, key: tuple) -> None:
         self.key = key
@@ -60,6 +68,7 @@ class Entry:
         self.captures = 0
         self.backward: Backward | None = None  # a program's backward half (aot.py)
         self.pending_aot: aot_mod.AotCapture | None = None
+        self.pending_output: Any = None  # how the pending capture's result is rebuilt
 
 
 class CompiledFunction:
@@ -132,6 +141,10 @@ class CompiledFunction:
         refs: list = []
         spaces: list = []
         mods, opts = guard_mod.reachable(self.fn, refs=refs, spaces=spaces)
+        # modules passed as arguments: their buffers (batch norm's running statistics) are
+        # read live and their training flags guarded, as for the modules the function names
+        mods += [a for a in (*args, *kwargs.values())
+                 if isinstance(a, _Module) and a not in mods]
         rebinds = guard_mod.Rebinds(spaces)
         rec.optimizers = opts + [a for a in (*args, *kwargs.values())
                                  if isinstance(a, Optimizer) and a not in opts]
@@ -178,6 +191,9 @@ class CompiledFunction:
         first = e.pending
         if first is not None:
             diff = same_steps(first, rec)
+            if diff is None and not same_value(output_constants(e.pending_output),
+                                               output_constants(output)):
+                diff = "a returned Python value changed"  # a constant of the program
             first_aot = e.pending_aot
             if diff is None and (aot is None) != (first_aot is None):
                 diff = "a backward captured at one call only"
@@ -185,6 +201,11 @@ class CompiledFunction:
                 diff = same_steps(_view(first, first_aot.bwd_steps), _view(rec, aot.bwd_steps))
             if diff is None:
                 names = _tensor_names(roots + mods)
+                unwatched = _unwatched_tensor(rec, first, names, _defaults(self.fn))
+                if unwatched is not None:
+                    e.eager = unwatched
+                    e.pending = e.pending_aot = None
+                    return out
                 if aot is None:
                     e.program = Program(rec, first, output, names)
                 elif first_aot is not None:
@@ -202,6 +223,7 @@ class CompiledFunction:
                 return out
         e.pending = rec
         e.pending_aot = aot
+        e.pending_output = output
         return out
 
     def _stance_says_eager(self) -> bool:
@@ -359,6 +381,36 @@ class Backward:
             t._requires_grad = True
             t._output_nr = i
         return out
+
+
+def _defaults(fn: Any) -> set:
+    """The ids of the tensors among a function's default argument values (fixed to it)."""
+    fn = getattr(fn, "__func__", fn)
+    values = (*(getattr(fn, "__defaults__", None) or ()),
+              *(getattr(fn, "__kwdefaults__", None) or {}).values())
+    return {id(v) for v in values if isinstance(v, _Tensor)}
+
+
+def _unwatched_tensor(rec: cap.Recorder, first: cap.Recorder, names: dict,
+                      defaults: set) -> str | None:
+    """Why the program may not read a tensor from before the call live, or None.
+
+    A program reads a tensor it did not make through what a guard watches: an argument, a
+    global, attribute or closure variable, a module's parameter or buffer, a leaf's ``.grad``
+    (or a default argument value, which stays the function's).
+    A tensor the function reached some other way (an item of a dict or list it closes over)
+    could be replaced between calls without any guard noticing, and the replay would go on
+    reading the old one, so such a function runs eagerly."""
+    for s, f in zip(rec.steps, first.steps, strict=True):
+        if s.kind != "bind" or f.obj is not s.obj:  # (not the same tensor: made in the call)
+            continue
+        t = s.obj
+        if (id(t) in rec.arg_tensors or id(t) in rec.named or id(t) in names
+                or id(t) in defaults or "grad_of" in s.params):
+            continue
+        return ("a tensor reached through a container or object that no guard watches (a "
+                "dict or list item, say): a replay would not see it replaced")
+    return None
 
 
 def _tensor_names(modules: list) -> dict:

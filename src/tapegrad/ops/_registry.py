@@ -322,6 +322,27 @@ def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
     return results
 
 
+def plain(fn: Callable, *inputs: Any, **params: Any) -> Tensor:
+    """A kernel without a gradient or a node (a comparison, a logical op, ``isnan``): ``fn``
+    on the inputs' arrays, as a new tensor.
+
+    Library code computes such results directly (``Tensor._make(np.greater(x, y))``) and calls
+    this only while ``_SPECIAL`` is on: then a compiled function's capture may be listening
+    (compiler/capture.py replaces ``plain_hook``), and records the call, so that a replay
+    computes the mask from its own values instead of keeping the capture's as a constant.
+    ``fn`` must be a module-level function or ufunc (the same object at every call)."""
+    return plain_hook(fn, inputs, params)
+
+
+def plain_eager(fn: Callable, inputs: tuple, params: dict) -> Tensor:
+    """``plain``'s work: ``fn`` on the arrays of the tensors among ``inputs``."""
+    return Tensor._make(fn(*[x._data if isinstance(x, Tensor) else x for x in inputs],
+                           **params))
+
+
+plain_hook = plain_eager
+
+
 # entry(a, b) is apply(entry, a, b): attached at import time, so mypy sees a method overwritten
 OpDef.__call__ = apply  # type: ignore[method-assign,assignment]  # see the line above
 

@@ -16,6 +16,7 @@ import numpy as np
 from .. import _blas, _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
+from . import _registry
 from ._registry import apply_, defop
 from .low_precision import widen as _widen
 
@@ -1446,7 +1447,14 @@ def compare(name: str, a: Any, b: Any) -> Any:
         if name in ("eq", "ne") and b is None or not hasattr(b, "__len__"):
             return name == "ne" if name in ("eq", "ne") else NotImplemented
         b = Tensor._make(np.asarray(b))
-    x, y = _promote(_data(a), _data(b))
+    if _registry._SPECIAL:  # (a capture records the kernel: _registry.plain)
+        return _registry.plain(_compare_arrays, a, b, name=name)
+    return Tensor._make(_compare_arrays(_data(a), _data(b), name=name))
+
+
+def _compare_arrays(x: Any, y: Any, *, name: str) -> np.ndarray:
+    """The comparison kernel: ``x name y`` after torch's type promotion."""
+    x, y = _promote(x, y)
     if (x.dtype.kind == "c" or type(y) is complex) and name[0] in "lg":  # a is a Tensor
         from ._registry import scalar_type_name
 
@@ -1454,7 +1462,7 @@ def compare(name: str, a: Any, b: Any) -> Any:
         raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                   f"'{scalar_type_name(d)}'")
     try:
-        return Tensor._make(_COMPARE[name](x, y))
+        return _COMPARE[name](x, y)
     except ValueError:
         raise _broadcast_error(x, y) from None
 
@@ -1499,54 +1507,67 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
 def bitwise(name: str, a: Tensor, b: Any = None) -> Tensor:
-    x = a._data
     if name == "invert":
-        if x.dtype.kind == "f":
+        if a._data.dtype.kind == "f":
             raise TypeError('"bitwise_not_cpu" not implemented for \'Float\'')
-        return Tensor._make(np.invert(x))
-    x, y = _promote(x, _data(b))
+        return _no_grad(np.invert, a)
+    if _registry._SPECIAL:  # (a capture records the kernel: _registry.plain)
+        return _registry.plain(_bitwise_arrays, a, b, name=name)
+    return Tensor._make(_bitwise_arrays(a._data, _data(b), name=name))
+
+
+def _bitwise_arrays(x: Any, y: Any, *, name: str) -> np.ndarray:
+    """The kernel of ``&``, ``|`` and ``^`` after torch's type promotion."""
+    x, y = _promote(x, y)
     if np.result_type(x, y).kind == "f":
         raise RuntimeError(f'"bitwise_{name}_cpu" not implemented for \'Float\'')
     ufunc = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[name]
     try:
-        return Tensor._make(ufunc(x, y))
+        return ufunc(x, y)
     except ValueError:
         raise _broadcast_error(x, y) from None
 
 
+def _no_grad(ufunc: Callable, *inputs: Any) -> Tensor:
+    """A ufunc without a gradient (logical ops, ``isnan``) on tensors and numbers."""
+    if _registry._SPECIAL:  # (a capture records the kernel: _registry.plain)
+        return _registry.plain(ufunc, *inputs)
+    return Tensor._make(ufunc(*[_data(x) for x in inputs]))
+
+
 def logical_and(input: Tensor, other: Any) -> Tensor:
     require_tensors("logical_and", input, other)
-    return Tensor._make(np.logical_and(_data(input), _data(other)))
+    return _no_grad(np.logical_and, input, other)
 
 
 def logical_or(input: Tensor, other: Any) -> Tensor:
     require_tensors("logical_or", input, other)
-    return Tensor._make(np.logical_or(_data(input), _data(other)))
+    return _no_grad(np.logical_or, input, other)
 
 
 def logical_xor(input: Tensor, other: Any) -> Tensor:
     require_tensors("logical_xor", input, other)
-    return Tensor._make(np.logical_xor(_data(input), _data(other)))
+    return _no_grad(np.logical_xor, input, other)
 
 
 def logical_not(input: Tensor) -> Tensor:
-    return Tensor._make(np.logical_not(_data(input)))
+    return _no_grad(np.logical_not, input)
 
 
 def isnan(input: Tensor) -> Tensor:
-    return Tensor._make(np.isnan(input._data))
+    return _no_grad(np.isnan, input)
 
 
 def isinf(input: Tensor) -> Tensor:
-    return Tensor._make(np.isinf(input._data))
+    return _no_grad(np.isinf, input)
 
 
 def isfinite(input: Tensor) -> Tensor:
-    return Tensor._make(np.isfinite(input._data))
+    return _no_grad(np.isfinite, input)
 
 
 def signbit(input: Tensor) -> Tensor:
-    return Tensor._make(np.signbit(input._data))
+    return _no_grad(np.signbit, input)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -680,6 +680,8 @@ def addcmul_(dst: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: float) -> N
 def addcdiv_(dst: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: float) -> None:
     """``dst.addcdiv_(t1, t2, value=value)``: ``dst + (value*t1)/t2``."""
     x = np.multiply(_w(t1), _sc(value, dst)) if value != 1 else _w(t1).copy()
+    if type(x) is not np.ndarray:  # a 0-d t1 (a scalar parameter) gives a NumPy scalar
+        x = np.asarray(x)
     np.divide(x, _w(t2), out=x)
     if _is_low(dst):
         _store(dst, np.add(_w(dst), x))
@@ -713,6 +715,8 @@ def sqrt_add(src: np.ndarray, divisor: float | None, eps: float) -> np.ndarray:
     compute type."""
     op = _opmath(src)
     out = np.sqrt(_w(src))
+    if type(out) is not np.ndarray:  # a 0-d src (a scalar parameter) gives a NumPy scalar
+        out = np.asarray(out)
     if _is_low(src):  # three torch ops, each rounded to the half type
         out = out.astype(src.dtype).astype(np.float32)
         if divisor is not None:

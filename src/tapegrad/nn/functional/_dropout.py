@@ -12,6 +12,7 @@ import numpy as np
 
 from ..._rng import place as _rng_place
 from ..._tensor import Tensor
+from ...ops._registry import value_check
 from ._common import _scalar_name
 
 # ---------------------------------------------------------------------------------------------
@@ -37,6 +38,14 @@ def _noise_tensor(noise: np.ndarray, input: Tensor) -> Tensor:
     return Tensor._make(noise)
 
 
+@value_check
+def _in_memory_order(values: np.ndarray, shape: tuple, strides: tuple) -> np.ndarray:
+    """The noise drawn in a non-contiguous input's memory order, placed at its logical
+    positions. Marked as a value check so that a compiled program records the placement as a
+    call on each replay's fresh noise (instead of keeping the first noise as a constant)."""
+    return _rng_place(values.reshape(-1), shape, list(strides))
+
+
 def _dropout_impl(input: Tensor, p: float, train: bool, inplace: bool, feature: bool,
                   alpha: bool) -> Tensor:
     if p == 0 or not train or input.numel() == 0:
@@ -57,8 +66,8 @@ def _dropout_impl(input: Tensor, p: float, train: bool, inplace: bool, feature: 
         if not feature and not data.flags.c_contiguous and data.ndim > 1:
             # torch's noise is empty_like(input): laid out like the input, so the draws fill
             # it in the input's memory order
-            values = _rng_place(values.reshape(-1), shape,
-                                [st // data.itemsize for st in data.strides])
+            values = _in_memory_order(values, shape,
+                                      tuple(st // data.itemsize for st in data.strides))
         noise = _noise_tensor(values, input)
         return input.mul_(noise) if inplace else input * noise
     if input.dtype._rank < 2:

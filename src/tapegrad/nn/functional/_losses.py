@@ -312,7 +312,16 @@ def _cross_entropy_fast(input: Tensor, target: Tensor, ignore_index: int) -> Ten
     if (x.dtype.kind != "f" or t.dtype != np.int64 or n == 0 or c == 0 or t.shape[0] != n
             or not _ce_targets_fit(t, c, ignore_index)):
         return None
-    return K._ce_nll(K._ce_log_softmax(input, _cache={}), target=t.copy())
+    return K._ce_nll(K._ce_log_softmax(input, _cache={}), target=_target_copy(t))
+
+
+@value_check
+def _target_copy(t: np.ndarray) -> np.ndarray:
+    """Cross-entropy's own copy of its class indices (its backward reads them after the
+    caller may have changed the target). Marked as a value check so that a compiled program
+    records the copy as a call on the target's array, wherever that array came from (an
+    argument, a slice or view of one), and copies the replay's target."""
+    return t.copy()
 
 
 @value_check
@@ -358,23 +367,38 @@ def _cross_entropy_smoothed(input: Tensor, target: Tensor, weight: Tensor | None
     n_classes = input.shape[class_dim]
     logp = log_softmax(input, class_dim, dtype=input.dtype)
     nll = _nll_nd(logp, target, weight, red, ignore_index)
-    ignore = target._data == ignore_index
+    ignore = _ignored_targets(target._data, ignore_index)
     if weight is not None:
         smooth = -(logp * _class_weight(weight, input.ndim, class_dim)).sum(class_dim)
     else:
         smooth = -logp.sum(class_dim)
     smooth = smooth.masked_fill_(Tensor._make(ignore), 0.0)
     if red == 1:
-        if weight is not None:
-            kept = target._data[~ignore].reshape(-1)
-            denom = Tensor._make(np.sum(weight._data[kept], dtype=weight._data.dtype))
-        else:
-            denom = Tensor._make(np.asarray(np.sum(~ignore), dtype=np.int64))
-        smooth = rd.sum(smooth) / denom
+        w = None if weight is None else weight._data
+        smooth = rd.sum(smooth) / Tensor._make(_smoothing_denominator(target._data, ignore, w))
     elif red == 2:
         smooth = rd.sum(smooth)
     return (C._mul_scalar(nll, other=1 - label_smoothing)
             + C._mul_scalar(smooth, other=label_smoothing / n_classes))
+
+
+# Label smoothing reads the targets' values in Python: value checks that return arrays, so a
+# compiled program computes them again from each replay's targets.
+
+@value_check
+def _ignored_targets(t: np.ndarray, ignore_index: int) -> np.ndarray:
+    """The mask of the targets equal to ``ignore_index``."""
+    return t == ignore_index
+
+
+@value_check
+def _smoothing_denominator(t: np.ndarray, ignore: np.ndarray,
+                           weight: np.ndarray | None) -> np.ndarray:
+    """The mean's denominator of the smoothing term: the kept targets' total class weight, or
+    their count."""
+    if weight is not None:
+        return np.asarray(np.sum(weight[t[~ignore].reshape(-1)], dtype=weight.dtype))
+    return np.asarray(np.sum(~ignore), dtype=np.int64)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
