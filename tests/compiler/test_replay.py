@@ -322,7 +322,14 @@ def test_replay_makes_no_nodes_and_reads_no_grad_mode():
     src = c.listing()
     assert "_state" not in src and "Tensor" not in src and "backward" not in src
     out = c()
-    assert out.grad_fn is None
+    # no graph was built: the loss carries a used-up node named as eager's, so it prints as
+    # eager's loss does, and a second backward raises eager's error
+    eager = f()
+    assert repr(out) == repr(eager) and "grad_fn=<SumBackward0>" in repr(out)
+    assert out.requires_grad and not out.is_leaf
+    for y in (out, eager):
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            y.backward()
     assert torch.equal(x.grad, (1 - (x * 1.5).tanh() ** 2) * 1.5)
 
 

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.graph import FREED_MESSAGE, Node
 from ..ops import low_precision
 from . import capture as cap
 from .capture import Recorder, SlotRef, Step, TupleRef
@@ -374,6 +375,8 @@ class Program:
         kind = out[0]
         if kind == "tensor":
             return self._graph_out.get(out[1]) or f"T(a{out[1]})"
+        if kind == "spent":
+            return f"{self._name(spent, 'spent')}(a{out[1]}, {out[2]!r})"
         if kind == "const":
             return self._const(out[1])
         if kind == "live":  # a tensor from before the call (a parameter), returned itself
@@ -524,9 +527,34 @@ def output_constants(out: Any) -> Any:
     return out
 
 
+class SpentBackward(Node):
+    """The ``grad_fn`` of a returned tensor whose backward the call itself ran (a training
+    step's loss): named as eager's node (``NllLossBackward0``, so the loss prints as eager's
+    does), its graph already used and freed, so a second backward raises torch's error."""
+
+    __slots__ = ()
+
+    def apply(self, grads: list) -> tuple:
+        raise RuntimeError(FREED_MESSAGE)
+
+
+_SPENT: dict[str, type] = {}
+
+
+def spent(a: np.ndarray, name: str) -> Tensor:
+    """A returned tensor on ``a`` with a used-up ``grad_fn`` called ``name``."""
+    cls = _SPENT.get(name)
+    if cls is None:
+        cls = _SPENT[name] = type(name, (SpentBackward,), {"__slots__": ()})
+    t = Tensor._make(a)
+    t._requires_grad = True
+    t.grad_fn = cls()
+    return t
+
+
 def _output_slots(out: Any) -> list:
     kind = out[0]
-    if kind == "tensor":
+    if kind in ("tensor", "spent"):
         return [out[1]]
     if kind in ("tuple", "list"):
         return [s for o in out[1] for s in _output_slots(o)]
@@ -545,7 +573,11 @@ def describe_output(rec: Recorder, value: Any, graph_ok: bool = False) -> tuple 
         for s in rec.steps:
             if s.kind == "bind" and s.outs[0] == slot and s.obj is value:
                 return ("live", value, slot)
-        if value._requires_grad and not rec.backward_ran and not graph_ok:
+        fn = value.grad_fn
+        if fn is not None and not graph_ok and id(fn) in rec.applied:  # a step's loss,
+            # after its backward (with ``graph_ok``, the backward that ran was aot.py's)
+            return ("spent", slot, fn.name())
+        if value._requires_grad and not graph_ok:
             return ("a returned tensor requires grad: its graph is needed for a later "
                     "backward, which a replay does not build")
         return ("tensor", slot)
