@@ -408,19 +408,32 @@ def _user_frame() -> str:
 def _recorded_apply(op: Any, inputs: tuple, params: dict) -> Any:
     rec = _active
     _registry._SPECIAL = False
-    try:
+    try:  # (``op(...)``: ``apply``, or ``apply_nondiff`` for an entry without gradient)
         if rec is None or rec.paused:
-            return _registry.apply(op, *inputs, **params)
+            return op(*inputs, **params)
         ins = tuple(rec.ref(x) for x in inputs)
         kw = rec.params(params)
-        result = _registry.apply(op, *inputs, **params)
+        result = op(*inputs, **params)
     finally:
         _registry._SPECIAL = True
     arrays = (result._data,) if op.outputs == 1 else tuple(r._data for r in result)
     fn = _kernel(op, inputs)
     name = op.name if fn is op.forward else fn.__name__
-    rec.steps.append(Step("call", fn, ins, kw, rec.outputs(arrays), name))
+    outs = rec.outputs(arrays)
+    rec.steps.append(Step("call", fn, ins, kw, outs, name))
+    if op.dynamic_shape:
+        # the output's shape depends on the values (nonzero, unique): the steps after it were
+        # recorded for this shape, so a replay checks it, and another shape runs eagerly
+        for slot, a in zip(outs, arrays, strict=True):
+            rec.steps.append(Step("check", output_shape, (("s", slot),), {}, (),
+                                  f"{op.name}_shape", a.shape))
     return result
+
+
+def output_shape(a: np.ndarray) -> tuple:
+    """The shape of an op's output whose shape depends on its input's values (a replay
+    expects the capture's shape: ``expect``)."""
+    return a.shape
 
 
 def _kernel(op: Any, inputs: tuple) -> Callable:
