@@ -51,6 +51,11 @@ pays nothing):
   take) is replayed as "the same value again", else ``PathChanged``: the replay gives the
   call back to eager code (replay.py), which takes the other path.
 
+* outputs whose shape depends on the values (``nonzero``, ``unique``, ``masked_select``: the
+  entries marked ``dynamic_shape``): the steps after such a call were recorded for its shape,
+  so a ``check`` step follows it (``output_shape``), and a replay that finds another shape
+  raises ``PathChanged``: that call runs eagerly.
+
 What ends a capture (a *graph break*): reading a tensor's values into Python (``.item()``,
 ``bool()``, ``.tolist()``, ``.numpy()``, printing), registering hooks, hooks already on the
 tensors or modules met, ``create_graph``, a closure passed to ``optimizer.step``, assigning
