@@ -16,6 +16,8 @@ import numpy as np
 from . import _device, _dtype
 from ._tensor import Tensor, device
 from .autograd.grad_mode import _state
+from .ops import _registry
+from .ops.elementwise import isclose_kernel
 
 
 def _place(device: Any, pin_memory: bool = False, like: bool = False,
@@ -546,8 +548,10 @@ def isclose(input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
-    b = other._data if isinstance(other, Tensor) else other
-    return Tensor._make(np.isclose(input._data, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    if _registry._SPECIAL:  # a capture listens: through the registry (``nondiff``)
+        return isclose_kernel(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return Tensor._make(isclose_kernel.forward(input._data, other._data, rtol=rtol, atol=atol,
+                                               equal_nan=equal_nan))  # without the detour
 
 
 def allclose(input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,

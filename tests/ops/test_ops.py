@@ -349,15 +349,16 @@ def test_every_registered_op_has_samples(lib, lib_name):
         view_scatter,
     )
 
-    # entries without a node (non-differentiable ops) record nothing in the graph; the fused
-    # neural-network entries (the families ops/nn_ops.py lists) have their own table and
-    # coverage test in tests/nn/test_functional.py (test_every_nn_entry_is_exercised)
+    # entries without a node (non-differentiable ops, ``nondiff``) record nothing in the graph;
+    # the fused neural-network entries (the families ops/nn_ops.py lists) have their own table
+    # and coverage test in tests/nn/test_functional.py (test_every_nn_entry_is_exercised)
     from tapegrad.ops import rnn as rnn_ops  # recurrent layers: tests/nn/test_rnn.py
 
     registered = {
         name: op.node
         for name, op in REGISTRY.items()
-        if getattr(op, "node", None) and name not in nn_ops.NAMES and name not in rnn_ops.NAMES
+        if getattr(op, "node", None) and op.differentiable
+        and name not in nn_ops.NAMES and name not in rnn_ops.NAMES
         and name not in spatial.NAMES and name not in complex_ops.NAMES
         and name not in fft_ops.NAMES
         and name not in view_scatter.NAMES  # tests/ops/test_view_scatter.py

@@ -208,6 +208,9 @@ def _tangents(inputs: tuple) -> list | None:
 
 def special_apply(op: Any, inputs: tuple, params: dict) -> Any:
     """``apply`` while a dual level or a saved-tensor hook is active."""
+    if not op.differentiable:  # indices, masks: no tangent, no node to pack
+        with _detour_off():
+            return op(*inputs, **params)
     with _detour_off():
         result = _registry.apply(op, *inputs, **params)
         outs = result if op.outputs != 1 else (result,)

@@ -42,8 +42,6 @@ pays nothing):
   ``step``: recorded as opaque method calls (their Python runs again at replay, on the real
   state: an Adam step's bias corrections, a scheduler's learning rate change every step, so
   they cannot be constants);
-* kernels without a gradient that library code runs outside the registry (comparisons,
-  logical ops, ``isnan``: ``_registry.plain``, taken while ``_SPECIAL`` is on): calls;
 * dropout's noise: ``Engine.dropout_noise`` is recorded as a call on the default generator, so a
   replay draws from the stream exactly as eager code does; seeding a generator or setting its
   state (``torch.manual_seed`` inside the call) is an opaque call too, made again at replay;
@@ -54,6 +52,11 @@ pays nothing):
   whose outputs later kernels read; one that returns a Python value (which path the values
   take) is replayed as "the same value again", else ``PathChanged``: the replay gives the
   call back to eager code (replay.py), which takes the other path.
+
+* outputs whose shape depends on the values (``nonzero``, ``unique``, ``masked_select``: the
+  entries marked ``dynamic_shape``): the steps after such a call were recorded for its shape,
+  so a ``check`` step follows it (``output_shape``), and a replay that finds another shape
+  raises ``PathChanged``: that call runs eagerly.
 
 What ends a capture (a *graph break*): reading a tensor's values into Python (``.item()``,
 ``bool()``, ``.tolist()``, ``.numpy()``, printing), registering hooks, hooks already on the
@@ -426,25 +429,38 @@ def _user_frame() -> str:
 def _recorded_apply(op: Any, inputs: tuple, params: dict) -> Any:
     rec = _active
     _registry._SPECIAL = False
-    try:
+    try:  # (``op(...)``: ``apply``, or ``apply_nondiff`` for an entry without gradient)
         if rec is None or rec.paused:
-            return _registry.apply(op, *inputs, **params)
+            return op(*inputs, **params)
         if "values" in params and op.forward.__name__ == "_take_values":
             # a random op on inputs that require grad (torch.normal(mean, std), bernoulli):
             # its values are drawn before the op, outside any kernel a replay could run
             rec.graph_break(f"{op.name} draws random values outside the recorded kernels")
-            return _registry.apply(op, *inputs, **params)
+            return op(*inputs, **params)
         ins = tuple(rec.ref(x) for x in inputs)
         kw = rec.params(params)
-        result = _registry.apply(op, *inputs, **params)
+        result = op(*inputs, **params)
     finally:
         _registry._SPECIAL = True
     arrays = (result._data,) if op.outputs == 1 else tuple(r._data for r in result)
     fn = _kernel(op, inputs)
     name = op.name if fn is op.forward else fn.__name__
+    outs = rec.outputs(arrays)
     # (obj: the kernel returns a sequence, even of one array: ``split`` into one piece)
-    rec.steps.append(Step("call", fn, ins, kw, rec.outputs(arrays), name, op.outputs != 1))
+    rec.steps.append(Step("call", fn, ins, kw, outs, name, op.outputs != 1))
+    if op.dynamic_shape:
+        # the output's shape depends on the values (nonzero, unique): the steps after it were
+        # recorded for this shape, so a replay checks it, and another shape runs eagerly
+        for slot, a in zip(outs, arrays, strict=True):
+            rec.steps.append(Step("check", output_shape, (("s", slot),), {}, (),
+                                  f"{op.name}_shape", a.shape))
     return result
+
+
+def output_shape(a: np.ndarray) -> tuple:
+    """The shape of an op's output whose shape depends on its input's values (a replay
+    expects the capture's shape: ``expect``)."""
+    return a.shape
 
 
 def _kernel(op: Any, inputs: tuple) -> Callable:
@@ -617,18 +633,6 @@ def _recorded_run_accumulate(node: Any, g: Tensor, create_graph: bool, capture: 
     ins = (rec.ref(g),)
     rec.steps.append(Step("accumulate", accumulate_grad, ins, {}, (), "accumulate_grad", t))
     accumulate_grad(t, g._data)
-
-
-def _recorded_plain(fn: Callable, inputs: tuple, params: dict) -> Tensor:
-    """A kernel without a gradient (a comparison, a logical op, ``isnan``:
-    ``_registry.plain``), recorded as a call."""
-    rec = _active
-    out = _registry.plain_eager(fn, inputs, params)
-    if rec is not None and not rec.paused:
-        ins = tuple(rec.ref(x) for x in inputs)
-        rec.steps.append(Step("call", fn, ins, rec.params(params), rec.outputs((out._data,)),
-                              getattr(fn, "__name__", "plain").lstrip("_")))
-    return out
 
 
 def _recorded_noise(self: Any, shape: Any, dtype: Any, p: float) -> np.ndarray:
@@ -844,7 +848,6 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     prev_special = _registry._SPECIAL
     patch(forward_ad, "special_apply", _recorded_apply)
     patch(forward_ad, "special_apply_", _recorded_apply_)
-    patch(_registry, "plain_hook", _recorded_plain)
     patch(engine, "sum_to", _recorded_sum_to)
     patch(engine, "cast_array", _recorded_cast_array)
     patch(engine, "_run_accumulate", _recorded_run_accumulate)

@@ -36,6 +36,11 @@ Schema of an entry:
   complex, polar, view_as_complex, sgn...) set ``entry.holomorphic = False`` and handle complex
   gradients in their own rule (ops/complex.py).
 
+Ops without a gradient (argmax, sort's indices, comparisons, nonzero) are entries too,
+declared with ``nondiff``: a forward only, whose outputs never get a node. They go through
+the registry so that everything that listens to ``apply`` (a compiled function's capture)
+hears them as well.
+
 Data flow of ``apply(MUL, a, b)``::
 
     a.data, b.data ──forward──► out array ──► Tensor
@@ -172,7 +177,8 @@ class OpDef:
     """One registry entry (see the module docstring)."""
 
     __slots__ = ("name", "node", "forward", "rule", "save", "save_if", "save_output", "view",
-                 "outputs", "node_cls", "tangent_rule", "holomorphic", "widen")
+                 "outputs", "node_cls", "tangent_rule", "holomorphic", "widen", "differentiable",
+                 "dynamic_shape")
 
     def __init__(self, name: str, node: str, forward: Callable, save: Sequence[int],
                  save_output: bool, view: bool, outputs: int,
@@ -189,6 +195,8 @@ class OpDef:
         self.outputs = outputs
         self.holomorphic = True  # complex gradients through conj(rule(conj(grad)))
         self.widen = name in WIDENED  # float16/bfloat16 inputs computed in float32
+        self.differentiable = True  # False: a ``nondiff`` entry (no node, no gradient)
+        self.dynamic_shape = False  # True: the output's shape depends on the input's values
         cpp = {"CopyBackwards": "torch::autograd::CopyBackwards"}.get(node)
         self.node_cls = cast("type[OpNode]",
                              type(node, (OpNode,), {"__slots__": (), "op": self, "_cpp_name": cpp}))
@@ -322,29 +330,71 @@ def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
     return results
 
 
-def plain(fn: Callable, *inputs: Any, **params: Any) -> Tensor:
-    """A kernel without a gradient or a node (a comparison, a logical op, ``isnan``): ``fn``
-    on the inputs' arrays, as a new tensor.
-
-    Library code computes such results directly (``Tensor._make(np.greater(x, y))``) and calls
-    this only while ``_SPECIAL`` is on: then a compiled function's capture may be listening
-    (compiler/capture.py replaces ``plain_hook``), and records the call, so that a replay
-    computes the mask from its own values instead of keeping the capture's as a constant.
-    ``fn`` must be a module-level function or ufunc (the same object at every call)."""
-    return plain_hook(fn, inputs, params)
-
-
-def plain_eager(fn: Callable, inputs: tuple, params: dict) -> Tensor:
-    """``plain``'s work: ``fn`` on the arrays of the tensors among ``inputs``."""
-    return Tensor._make(fn(*[x._data if isinstance(x, Tensor) else x for x in inputs],
-                           **params))
-
-
-plain_hook = plain_eager
-
-
 # entry(a, b) is apply(entry, a, b): attached at import time, so mypy sees a method overwritten
 OpDef.__call__ = apply  # type: ignore[method-assign,assignment]  # see the line above
+
+
+# ---------------------------------------------------------------------------------------------
+# Non-differentiable entries: argmax, sort's indices, comparisons, nonzero, unique...
+#
+# Their outputs are indices, masks or counts: no gradient flows through them, so no node is
+# ever recorded. They are entries all the same so that the one place that runs kernels also
+# runs theirs: a compiled function's capture hears every op through ``apply``'s detour
+# (compiler/capture.py), and an index computed beside the registry would be frozen into the
+# program as a constant.
+# ---------------------------------------------------------------------------------------------
+
+class NondiffDef(OpDef):
+    """A registry entry without a backward rule (see ``nondiff``); calling it is
+    ``apply_nondiff``."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+
+        def __call__(self, *inputs: Any, **params: Any) -> Any: ...
+
+
+def nondiff(name: str, *, outputs: int = 1,
+            dynamic_shape: bool = False) -> Callable[[Callable], NondiffDef]:
+    """Register a forward that has no gradient (indices, masks, counts)::
+
+        @nondiff("argmax")
+        def _argmax(x, *, dim, keepdim):     # ndarrays in, ndarray(s) out
+            return np.argmax(x, axis=dim, keepdims=keepdim)
+
+    ``dynamic_shape``: the output's shape depends on the input's values (``nonzero``,
+    ``unique``); a compiled program checks it at each replay (compiler/capture.py).
+    """
+
+    def register(forward: Callable) -> NondiffDef:
+        if name in REGISTRY:
+            raise ValueError(f"op {name!r} is registered twice")
+        op = NondiffDef(name, "NotDifferentiable", forward, (), False, False, outputs)
+        op.differentiable = False
+        op.dynamic_shape = dynamic_shape
+        op.widen = False
+        REGISTRY[name] = op
+        return op
+
+    return register
+
+
+def apply_nondiff(op: NondiffDef, *inputs: Any, **params: Any) -> Any:
+    """Run a non-differentiable entry: its forward on the arrays, the outputs plain tensors
+    (no node, no ``requires_grad``, whatever the inputs need). As lean as calling the forward
+    directly: one flag read more."""
+    if _SPECIAL:  # a capture or forward-mode AD is listening
+        from ..autograd.forward_ad import special_apply
+
+        return special_apply(op, inputs, params)
+    out = op.forward(*[x._data if isinstance(x, Tensor) else x for x in inputs], **params)
+    if op.outputs == 1:
+        return Tensor._make(out)
+    return tuple([Tensor._make(o) for o in out])
+
+
+NondiffDef.__call__ = apply_nondiff  # type: ignore[method-assign,assignment]
 
 
 def _mark_inference(out: Any, inputs: tuple, op: OpDef) -> Any:
@@ -694,5 +744,5 @@ def _inplace_on_view(op: OpDef, target: Tensor, before: Tensor, base: Tensor, ot
     return target
 
 
-__all__ = ["REGISTRY", "OpDef", "OpNode", "defop", "apply", "apply_", "AccumulateGrad",
-           "grad_accumulator"]
+__all__ = ["REGISTRY", "OpDef", "OpNode", "NondiffDef", "defop", "nondiff", "apply",
+           "apply_", "apply_nondiff", "AccumulateGrad", "grad_accumulator"]

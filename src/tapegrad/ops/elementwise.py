@@ -17,7 +17,7 @@ from .. import _blas, _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from . import _registry
-from ._registry import apply_, defop
+from ._registry import apply_, defop, nondiff
 from .low_precision import widen as _widen
 
 _SCALARS = (int, float, bool, complex)
@@ -1423,12 +1423,6 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
 # Comparisons and logical ops: no gradient, bool results
 # ---------------------------------------------------------------------------------------------
 
-_COMPARE = {
-    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-    "gt": np.greater, "ge": np.greater_equal,
-}
-
-
 def _data(x: Any) -> Any:
     return x._data if isinstance(x, Tensor) else x
 
@@ -1442,29 +1436,50 @@ def reject_complex(x: Any, message: str, exc: type = NotImplementedError) -> Non
         raise exc(message.replace("{}", scalar_type_name(x.dtype)))
 
 
+def _comparison(name: str, ufunc: Callable) -> Any:
+    """The entry of one comparison: both operands cast to their common dtype, then ``ufunc``
+    (bool out). Ordering comparisons have no complex kernel."""
+
+    @nondiff(name)
+    def forward(a: Any, b: Any) -> np.ndarray:
+        x, y = _promote(a, b)
+        if (x.dtype.kind == "c" or type(y) is complex) and name[0] in "lg":  # a is a Tensor
+            from ._registry import scalar_type_name
+
+            d = _dtype.from_numpy_dtype(np.result_type(x, y))
+            raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                      f"'{scalar_type_name(d)}'")
+        try:
+            return np.asarray(ufunc(x, y))
+        except ValueError:
+            raise _broadcast_error(x, y) from None
+
+    return forward
+
+
+_COMPARE = {
+    "eq": _comparison("eq", np.equal), "ne": _comparison("ne", np.not_equal),
+    "lt": _comparison("lt", np.less), "le": _comparison("le", np.less_equal),
+    "gt": _comparison("gt", np.greater), "ge": _comparison("ge", np.greater_equal),
+}
+
+
+@nondiff("isclose")
+def isclose_kernel(a: np.ndarray, b: Any, *, rtol: float, atol: float,
+                   equal_nan: bool) -> np.ndarray:
+    """|a - b| <= atol + rtol * |b|, elementwise (``torch.isclose``)."""
+    return np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
 def compare(name: str, a: Any, b: Any) -> Any:
     if not isinstance(b, (Tensor, *_SCALARS, np.generic)):
         if name in ("eq", "ne") and b is None or not hasattr(b, "__len__"):
             return name == "ne" if name in ("eq", "ne") else NotImplemented
         b = Tensor._make(np.asarray(b))
-    if _registry._SPECIAL:  # (a capture records the kernel: _registry.plain)
-        return _registry.plain(_compare_arrays, a, b, name=name)
-    return Tensor._make(_compare_arrays(_data(a), _data(b), name=name))
-
-
-def _compare_arrays(x: Any, y: Any, *, name: str) -> np.ndarray:
-    """The comparison kernel: ``x name y`` after torch's type promotion."""
-    x, y = _promote(x, y)
-    if (x.dtype.kind == "c" or type(y) is complex) and name[0] in "lg":  # a is a Tensor
-        from ._registry import scalar_type_name
-
-        d = _dtype.from_numpy_dtype(np.result_type(x, y))
-        raise NotImplementedError(f'"{name}_cpu" not implemented for '
-                                  f"'{scalar_type_name(d)}'")
-    try:
-        return _COMPARE[name](x, y)
-    except ValueError:
-        raise _broadcast_error(x, y) from None
+    op = _COMPARE[name]
+    if _registry._SPECIAL:  # a capture listens: through the registry (``nondiff``)
+        return op(a, b)
+    return Tensor._make(op.forward(_data(a), _data(b)))  # the same, without the detour
 
 
 def eq(input: Any, other: Any) -> Tensor:
@@ -1506,68 +1521,84 @@ def ge(input: Any, other: Any) -> Tensor:
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
+@nondiff("bitwise_not")
+def _bitwise_not(x: np.ndarray) -> np.ndarray:
+    if x.dtype.kind == "f":
+        raise TypeError('"bitwise_not_cpu" not implemented for \'Float\'')
+    return np.asarray(np.invert(x))
+
+
+def _bitwise(name: str, ufunc: Callable) -> Any:
+    """The entry of one bitwise op on integers or bools (``&``, ``|``, ``^``)."""
+
+    @nondiff(f"bitwise_{name}")
+    def forward(a: np.ndarray, b: Any) -> np.ndarray:
+        x, y = _promote(a, b)
+        if np.result_type(x, y).kind == "f":
+            raise RuntimeError(f'"bitwise_{name}_cpu" not implemented for \'Float\'')
+        try:
+            return np.asarray(ufunc(x, y))
+        except ValueError:
+            raise _broadcast_error(x, y) from None
+
+    return forward
+
+
+_BITWISE = {"and": _bitwise("and", np.bitwise_and), "or": _bitwise("or", np.bitwise_or),
+            "xor": _bitwise("xor", np.bitwise_xor)}
+
+
 def bitwise(name: str, a: Tensor, b: Any = None) -> Tensor:
-    if name == "invert":
-        if a._data.dtype.kind == "f":
-            raise TypeError('"bitwise_not_cpu" not implemented for \'Float\'')
-        return _no_grad(np.invert, a)
-    if _registry._SPECIAL:  # (a capture records the kernel: _registry.plain)
-        return _registry.plain(_bitwise_arrays, a, b, name=name)
-    return Tensor._make(_bitwise_arrays(a._data, _data(b), name=name))
+    if _registry._SPECIAL:  # a capture listens: through the registry (``nondiff``)
+        return _bitwise_not(a) if name == "invert" else _BITWISE[name](a, b)
+    if name == "invert":  # the same, without the detour
+        return Tensor._make(_bitwise_not.forward(a._data))
+    return Tensor._make(_BITWISE[name].forward(a._data, _data(b)))
 
 
-def _bitwise_arrays(x: Any, y: Any, *, name: str) -> np.ndarray:
-    """The kernel of ``&``, ``|`` and ``^`` after torch's type promotion."""
-    x, y = _promote(x, y)
-    if np.result_type(x, y).kind == "f":
-        raise RuntimeError(f'"bitwise_{name}_cpu" not implemented for \'Float\'')
-    ufunc = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[name]
-    try:
-        return ufunc(x, y)
-    except ValueError:
-        raise _broadcast_error(x, y) from None
+def _unary_mask(name: str, ufunc: Callable) -> Callable:
+    """The entry of a test on each element (``isnan``...) or ``logical_not`` (bool out), and
+    the public function that runs it."""
+
+    @nondiff(name)
+    def op(x: Any) -> np.ndarray:
+        return np.asarray(ufunc(x))
+
+    def public(input: Tensor) -> Tensor:
+        if _registry._SPECIAL:  # a capture listens: through the registry (``nondiff``)
+            return op(input)
+        return Tensor._make(op.forward(_data(input)))  # the same, without the detour
+
+    public.__name__ = public.__qualname__ = name
+    return public
 
 
-def _no_grad(ufunc: Callable, *inputs: Any) -> Tensor:
-    """A ufunc without a gradient (logical ops, ``isnan``) on tensors and numbers."""
-    if _registry._SPECIAL:  # (a capture records the kernel: _registry.plain)
-        return _registry.plain(ufunc, *inputs)
-    return Tensor._make(ufunc(*[_data(x) for x in inputs]))
+def _logical(name: str, ufunc: Callable) -> Callable:
+    """The entry of ``logical_and``/``or``/``xor`` (the truth values combined, bool out), and
+    the public function that runs it."""
+
+    @nondiff(name)
+    def op(a: Any, b: Any) -> np.ndarray:
+        return np.asarray(ufunc(a, b))
+
+    def public(input: Tensor, other: Any) -> Tensor:
+        require_tensors(name, input, other)
+        if _registry._SPECIAL:  # a capture listens: through the registry (``nondiff``)
+            return op(input, other)
+        return Tensor._make(op.forward(_data(input), _data(other)))  # without the detour
+
+    public.__name__ = public.__qualname__ = name
+    return public
 
 
-def logical_and(input: Tensor, other: Any) -> Tensor:
-    require_tensors("logical_and", input, other)
-    return _no_grad(np.logical_and, input, other)
-
-
-def logical_or(input: Tensor, other: Any) -> Tensor:
-    require_tensors("logical_or", input, other)
-    return _no_grad(np.logical_or, input, other)
-
-
-def logical_xor(input: Tensor, other: Any) -> Tensor:
-    require_tensors("logical_xor", input, other)
-    return _no_grad(np.logical_xor, input, other)
-
-
-def logical_not(input: Tensor) -> Tensor:
-    return _no_grad(np.logical_not, input)
-
-
-def isnan(input: Tensor) -> Tensor:
-    return _no_grad(np.isnan, input)
-
-
-def isinf(input: Tensor) -> Tensor:
-    return _no_grad(np.isinf, input)
-
-
-def isfinite(input: Tensor) -> Tensor:
-    return _no_grad(np.isfinite, input)
-
-
-def signbit(input: Tensor) -> Tensor:
-    return _no_grad(np.signbit, input)
+logical_and = _logical("logical_and", np.logical_and)
+logical_or = _logical("logical_or", np.logical_or)
+logical_xor = _logical("logical_xor", np.logical_xor)
+logical_not = _unary_mask("logical_not", np.logical_not)
+isnan = _unary_mask("isnan", np.isnan)
+isinf = _unary_mask("isinf", np.isinf)
+isfinite = _unary_mask("isfinite", np.isfinite)
+signbit = _unary_mask("signbit", np.signbit)
 
 
 # ---------------------------------------------------------------------------------------------

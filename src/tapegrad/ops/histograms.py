@@ -18,6 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .._tensor import Tensor
+from ._registry import nondiff
 
 _Histogram = namedtuple("histogram", ["hist", "bin_edges"])  # type: ignore[name-match]
 _Histogram.__module__ = "torch.return_types"
@@ -219,8 +220,14 @@ def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
                           minlength=n).astype(out_dtype))
 
 
-def _int_out(a: np.ndarray, out_int32: bool) -> Tensor:
-    return _t(a.astype(np.int32 if out_int32 else np.int64))
+def _int_out(a: np.ndarray, out_int32: bool) -> np.ndarray:
+    return np.asarray(a).astype(np.int32 if out_int32 else np.int64)
+
+
+@nondiff("bucketize")
+def _bucketize(x: Any, b: np.ndarray, *, right: bool, out_int32: bool) -> np.ndarray:
+    return _int_out(np.searchsorted(b, np.asarray(x), side="right" if right else "left"),
+                    out_int32)
 
 
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False,
@@ -229,14 +236,36 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
     b = boundaries._data
     if b.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b.ndim})")
-    x = _data(input)
-    res = _int_out(np.asarray(np.searchsorted(b, x, side="right" if right else "left")),
-                   out_int32)
+    res = _bucketize(input, boundaries, right=bool(right), out_int32=out_int32)
     if out is not None:
         from .scatter import write_out
 
         return write_out(res, out)
     return res
+
+
+@nondiff("searchsorted")
+def _searchsorted(seq: np.ndarray, x: Any, sorter: np.ndarray | None, *, right: bool,
+                  out_int32: bool) -> np.ndarray:
+    """searchsorted on the last dim: one sorted row for all values, or row by row."""
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter.astype(np.int64), -1)
+    x = np.asarray(x)
+    how: Literal["left", "right"] = "right" if right else "left"
+    if seq.ndim <= 1:
+        return _int_out(np.searchsorted(seq.reshape(-1), x, side=how), out_int32)
+    if x.ndim != seq.ndim or x.shape[:-1] != seq.shape[:-1]:
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            "dimensions of boundaries tensor and input value tensor must match, but we got "
+            f"boundaries tensor {list(seq.shape)} and input value tensor {list(x.shape)}")
+    res = np.zeros(x.shape, np.int64)
+    if x.size:
+        rows_s = seq.reshape(-1, seq.shape[-1])
+        rows_x = x.reshape(-1, x.shape[-1])
+        res = np.stack([np.searchsorted(s, v, side=how) for s, v in zip(
+            rows_s, rows_x, strict=True)]).reshape(x.shape)
+    return _int_out(res, out_int32)
 
 
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,
@@ -251,26 +280,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
             raise RuntimeError("torch.searchsorted(): side and right can't be set to "
                                "opposites, got side of left while right was True")
         right = side == "right"
-    seq = sorted_sequence._data
-    if sorter is not None:
-        seq = np.take_along_axis(seq, sorter._data.astype(np.int64), -1)
-    x = _data(input)
-    how: Literal["left", "right"] = "right" if right else "left"
-    if seq.ndim <= 1:
-        res = np.asarray(np.searchsorted(seq.reshape(-1), x, side=how))
-    else:
-        if x.ndim != seq.ndim or x.shape[:-1] != seq.shape[:-1]:
-            raise RuntimeError(
-                "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
-                "dimensions of boundaries tensor and input value tensor must match, but we got "
-                f"boundaries tensor {list(seq.shape)} and input value tensor {list(x.shape)}")
-        res = np.zeros(x.shape, np.int64)
-        if x.size:
-            rows_s = seq.reshape(-1, seq.shape[-1])
-            rows_x = x.reshape(-1, x.shape[-1])
-            res = np.stack([np.searchsorted(s, v, side=how) for s, v in zip(
-                rows_s, rows_x, strict=True)]).reshape(x.shape)
-    result = _int_out(res, out_int32)
+    result = _searchsorted(sorted_sequence, input, sorter, right=bool(right),
+                           out_int32=out_int32)
     if out is not None:
         from .scatter import write_out
 

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
+from . import _registry
 from . import shape as S
-from ._registry import apply, apply_, defop, value_check
+from ._registry import apply, apply_, defop, nondiff, value_check
 
 
 def _is_advanced(k: Any) -> bool:
@@ -556,18 +557,24 @@ def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
     return apply_(_masked_fill, input, mask=m, value=value)
 
 
+@nondiff("nonzero", dynamic_shape=True)
+def _nonzero(x: np.ndarray) -> np.ndarray:
+    """The coordinates of the nonzero elements, one row each (int64, shape (n, ndim))."""
+    if x.ndim == 0:  # torch: a 0-d input has one place and no coordinates
+        return np.zeros((int(bool(x)), 0), np.int64)
+    return np.stack(np.nonzero(x), axis=1).astype(np.int64)
+
+
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
-    data = input._data
-    if data.ndim == 0:  # torch: a 0-d input has one place and no coordinates
-        n = int(bool(data))
-        if as_tuple:
-            return (Tensor._make(np.zeros(n, np.int64)),)
-        return Tensor._make(np.zeros((n, 0), np.int64))
-    idx = np.nonzero(data)
-    if as_tuple:
-        return tuple(Tensor._make(i.astype(np.int64)) for i in idx)
-    return Tensor._make(np.stack(idx, axis=1).astype(np.int64) if idx else
-                        np.zeros((0, 0), np.int64))
+    if _registry._SPECIAL:  # a capture listens: through the registry (``nondiff``)
+        nz = _nonzero(input)
+    else:  # the same, without the detour
+        nz = Tensor._make(_nonzero.forward(input._data))
+    if not as_tuple:
+        return nz
+    if input.ndim == 0:  # a zero per row of no coordinates (the sum over none of them)
+        return (nz.sum(1),)
+    return tuple(c.contiguous() for c in nz.unbind(1))  # one (contiguous) column per dim
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: Any = None) -> Tensor:

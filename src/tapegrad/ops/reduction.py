@@ -17,7 +17,8 @@ import numpy as np
 from .. import _dtype
 from .. import _numpy_warnings as _nw
 from .._tensor import Tensor, _wrap_dim
-from ._registry import defop
+from . import _registry
+from ._registry import defop, nondiff
 from .elementwise import reject_complex
 
 
@@ -561,29 +562,48 @@ def _with_out(result: Tensor, out: Any) -> Tensor:
     return write_out(result, out)
 
 
-def _arg(fn: Any, name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
+def _arg_kernel(fn: Any, x: np.ndarray, dim: int | None, keepdim: bool) -> np.ndarray:
+    """argmax/argmin as int64: over the flattened input (``dim=None``) or along ``dim``."""
+    if dim is None:
+        out = np.asarray(fn(x.reshape(-1)), dtype=np.int64)
+        return out.reshape((1,) * x.ndim) if keepdim else out
+    if x.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    return np.asarray(fn(x, axis=dim, keepdims=keepdim), dtype=np.int64)
+
+
+@nondiff("argmax")
+def _argmax(x: np.ndarray, *, dim: int | None, keepdim: bool) -> np.ndarray:
+    return _arg_kernel(np.argmax, x, dim, keepdim)
+
+
+@nondiff("argmin")
+def _argmin(x: np.ndarray, *, dim: int | None, keepdim: bool) -> np.ndarray:
+    return _arg_kernel(np.argmin, x, dim, keepdim)
+
+
+def _arg(op: Any, name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
     x = input._data
     if dim is None:
         _empty_check(x, name)
-        out = np.asarray(fn(x.reshape(-1)), dtype=np.int64)
-        if keepdim:
-            out = out.reshape((1,) * x.ndim)
-        return Tensor._make(out)
-    d = _wrap_dim(dim, x.ndim)
-    if x.ndim == 0:
-        return Tensor._make(np.zeros((), dtype=np.int64))
-    _empty_check(x, name, d)
-    return Tensor._make(np.asarray(fn(x, axis=d, keepdims=keepdim), dtype=np.int64))
+        d = None
+    else:
+        d = _wrap_dim(dim, x.ndim)
+        if x.ndim:
+            _empty_check(x, name, d)
+    if _registry._SPECIAL:  # a capture listens: through the registry (``nondiff``)
+        return op(input, dim=d, keepdim=keepdim)
+    return Tensor._make(op.forward(x, dim=d, keepdim=keepdim))  # the same, without the detour
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     reject_complex(input, "argmax(): does not support complex input", RuntimeError)
-    return _arg(np.argmax, "argmax", input, dim, keepdim)
+    return _arg(_argmax, "argmax", input, dim, keepdim)
 
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     reject_complex(input, "argmin(): does not support complex input", RuntimeError)
-    return _arg(np.argmin, "argmin", input, dim, keepdim)
+    return _arg(_argmin, "argmin", input, dim, keepdim)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1034,21 +1054,46 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None, **_: Any) -> 
 # Non-differentiable helpers that return values and indices
 # ---------------------------------------------------------------------------------------------
 
+def _truth(fn: Any, x: np.ndarray, axis: tuple | None, keepdim: bool) -> np.ndarray:
+    """all/any as torch gives them: bool, or uint8 for a uint8 input."""
+    out = np.asarray(fn(x, axis=axis, keepdims=keepdim))
+    return out.astype(np.uint8) if x.dtype == np.uint8 else out
+
+
+@nondiff("all")
+def _all(x: np.ndarray, *, axis: tuple | None, keepdim: bool) -> np.ndarray:
+    return _truth(np.all, x, axis, keepdim)
+
+
+@nondiff("any")
+def _any(x: np.ndarray, *, axis: tuple | None, keepdim: bool) -> np.ndarray:
+    return _truth(np.any, x, axis, keepdim)
+
+
+@nondiff("count_nonzero")
+def _count_nonzero(x: np.ndarray, *, axis: tuple | None) -> np.ndarray:
+    return np.asarray(np.count_nonzero(x, axis=axis), dtype=np.int64)
+
+
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     axis = None if dim is None else _dims(dim, input.ndim)
-    out = np.asarray(np.all(input._data, axis=axis, keepdims=keepdim))
-    return Tensor._make(out.astype(np.uint8) if input._data.dtype == np.uint8 else out)
+    if _registry._SPECIAL:  # a capture listens: through the registry (``nondiff``)
+        return _all(input, axis=axis, keepdim=keepdim)
+    return Tensor._make(_all.forward(input._data, axis=axis, keepdim=keepdim))
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     axis = None if dim is None else _dims(dim, input.ndim)
-    out = np.asarray(np.any(input._data, axis=axis, keepdims=keepdim))
-    return Tensor._make(out.astype(np.uint8) if input._data.dtype == np.uint8 else out)
+    if _registry._SPECIAL:
+        return _any(input, axis=axis, keepdim=keepdim)
+    return Tensor._make(_any.forward(input._data, axis=axis, keepdim=keepdim))
 
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     axis = None if dim is None else _dims(dim, input.ndim)
-    return Tensor._make(np.asarray(np.count_nonzero(input._data, axis=axis), dtype=np.int64))
+    if _registry._SPECIAL:
+        return _count_nonzero(input, axis=axis)
+    return Tensor._make(_count_nonzero.forward(input._data, axis=axis))
 
 
 def _tangent_rules() -> None:  # forward mode: sums and means are linear

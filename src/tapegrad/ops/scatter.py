@@ -679,6 +679,10 @@ def _masked_select(x: np.ndarray, *, mask: np.ndarray) -> np.ndarray:
     return np.array(np.broadcast_to(x, shape)[np.broadcast_to(mask, shape)], copy=True)
 
 
+# the output's length is the number of selected places: checked at each replay of a program
+_masked_select.dynamic_shape = True
+
+
 @_masked_select.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # back to the selected places (the engine sums to x)
     mask = ctx.params["mask"]

@@ -367,9 +367,7 @@ def argwhere(input: Tensor) -> Tensor:
     """The indices of the nonzero elements, one row each (``nonzero``)."""
     from .indexing import nonzero
 
-    if input.ndim == 0:
-        return Tensor._make(np.zeros((1 if input._data else 0, 0), dtype=np.int64))
-    return nonzero(input)
+    return nonzero(input)  # (a 0-d input: one row of no coordinates, or none)
 
 
 __all__ = [

@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
+from . import _registry
 from . import indexing as ix
-from ._registry import defop
+from ._registry import defop, nondiff
 from .elementwise import reject_complex
 from .reduction import _empty_check, _return_type
 
@@ -95,27 +96,36 @@ def _out(result: Any, out: Any, *inputs: Any) -> Any:
     return write_out(result, out, *inputs)
 
 
+@nondiff("sort_indices")
+def _sort_indices(x: np.ndarray, *, dim: int, descending: bool, stable: bool) -> np.ndarray:
+    """The int64 indices of torch's CPU sort along ``dim`` (``_sort_order``)."""
+    if x.ndim == 0:
+        return np.zeros((), np.int64)
+    return _sort_order(x, dim, descending, stable).astype(np.int64)
+
+
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: Any = None, *,
          out: Any = None) -> Any:
     """(values, indices) along ``dim``; equal elements keep their order (torch's CPU sort)."""
     reject_complex(input, " Sort does not support complex dtypes on CPU", RuntimeError)
-    x = input._data
     d = _wrap_dim(dim, input.ndim)
-    idx = np.zeros((), np.int64) if x.ndim == 0 else _sort_order(x, d, bool(descending),
-                                                                 bool(stable))
-    idx = idx.astype(np.int64)
+    idx = _sort_index(input, d, bool(descending), bool(stable))
     op = _sort_stable_values if stable is not None else _sort_values
-    return _out(_Sort(op(input, dim=d, index=idx, squeeze=False), _t(idx)), out)
+    return _out(_Sort(op(input, dim=d, index=idx._data, squeeze=False), idx), out)
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
             ) -> Tensor:
     reject_complex(input, " Sort does not support complex dtypes on CPU", RuntimeError)
-    x = input._data
-    if x.ndim == 0:
-        return _t(np.zeros((), np.int64))
-    d = _wrap_dim(dim, x.ndim)
-    return _t(_sort_order(x, d, bool(descending), bool(stable)).astype(np.int64))
+    d = 0 if input.ndim == 0 else _wrap_dim(dim, input.ndim)
+    return _sort_index(input, d, bool(descending), bool(stable))
+
+
+def _sort_index(input: Tensor, d: int, descending: bool, stable: bool) -> Tensor:
+    if _registry._SPECIAL:  # a capture listens: through the registry (``nondiff``)
+        return _sort_indices(input, dim=d, descending=descending, stable=stable)
+    return Tensor._make(_sort_indices.forward(input._data, dim=d, descending=descending,
+                                              stable=stable))  # the same, without the detour
 
 
 # torch sorts a 1-d integer (not bool) tensor of this many elements or more in ascending order
@@ -160,6 +170,18 @@ def msort(input: Tensor, *, out: Any = None) -> Tensor:
     return _out(sort(input, 0).values, out)
 
 
+@nondiff("topk_indices")
+def _topk_indices(x: np.ndarray, *, dim: int, k: int, largest: bool, sorted: bool
+                  ) -> np.ndarray:
+    """The int64 indices of torch's CPU topk along ``dim``: its selection replayed where ties
+    (or NaNs) make the order depend on it, else the first ``k`` of the stable order."""
+    if x.ndim == 0:
+        return np.zeros((), np.int64)
+    if k and (not sorted or _needs_emulation(x, dim)):
+        return _rows_apply(x, dim, lambda row: _topk_row(row, k, largest, sorted), k)
+    return np.take(_order(x, dim, largest), np.arange(k), axis=dim).astype(np.int64)
+
+
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *,
          out: Any = None) -> Any:
     reject_complex(input, " topk does not support complex dtypes on CPU", RuntimeError)
@@ -168,13 +190,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     n = x.shape[d] if x.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
-    if x.ndim == 0:
-        idx = np.zeros((), np.int64)
-    elif k and (not sorted or _needs_emulation(x, d)):
-        idx = _rows_apply(x, d, lambda row: _topk_row(row, k, bool(largest), bool(sorted)), k)
-    else:
-        idx = np.take(_order(x, d, bool(largest)), np.arange(k), axis=d).astype(np.int64)
-    return _out(_Topk(_topk_values(input, dim=d, index=idx, squeeze=False), _t(idx)), out)
+    idx = _topk_indices(input, dim=d, k=k, largest=bool(largest), sorted=bool(sorted))
+    return _out(_Topk(_topk_values(input, dim=d, index=idx._data, squeeze=False), idx), out)
 
 
 def _select_kth(x: np.ndarray, d: int, k: int) -> np.ndarray:
@@ -190,15 +207,21 @@ def _select_kth(x: np.ndarray, d: int, k: int) -> np.ndarray:
     return np.take(order, [k], axis=d).astype(np.int64)
 
 
-def _dim_result(cls: Any, op: Any, input: Tensor, d: int, idx: np.ndarray | None,
+def _dim_result(cls: Any, op: Any, input: Tensor, d: int, idx: Tensor | None,
                 keepdim: bool) -> Any:
+    """(values, indices) from the keepdim-shaped indices along ``d`` (an entry's output)."""
     x = input._data
     if x.ndim == 0:
         return cls(op(input, dim=0, index=np.zeros((), np.int64), squeeze=False),
                    _t(np.zeros((), np.int64)))
     assert idx is not None
-    values = op(input, dim=d, index=idx, squeeze=not keepdim)
-    return cls(values, _t(idx if keepdim else np.squeeze(idx, d)))
+    values = op(input, dim=d, index=idx._data, squeeze=not keepdim)
+    return cls(values, idx if keepdim else idx.squeeze(d))
+
+
+@nondiff("kthvalue_indices")
+def _kthvalue_indices(x: np.ndarray, *, dim: int, k: int) -> np.ndarray:
+    return _select_kth(x, dim, k - 1)
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *,
@@ -209,7 +232,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *,
     n = x.shape[d] if x.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    idx = _select_kth(x, d, k - 1) if x.ndim else None
+    idx = _kthvalue_indices(input, dim=d, k=k) if x.ndim else None
     return _out(_dim_result(_Kth, _kthvalue_values, input, d, idx, keepdim), out, input)
 
 
@@ -226,6 +249,11 @@ def _median_index(x: np.ndarray, d: int, ignore_nan: bool) -> np.ndarray:
     else:  # any NaN: the first NaN (NaNs sort last, in order)
         k = np.where(nans > 0, n - nans, (n - 1) // 2)
     return np.take_along_axis(order, k, d).astype(np.int64)
+
+
+@nondiff("median_indices")
+def _median_indices(x: np.ndarray, *, dim: int, ignore_nan: bool) -> np.ndarray:
+    return _median_index(x, dim, ignore_nan)
 
 
 @defop("median", node="MedianBackward0", save=(0,), save_output=True)
@@ -261,7 +289,7 @@ def _median(name: str, input: Tensor, dim: Any, keepdim: bool, out: Any) -> Any:
         _empty_check(x, name, d)
     cls = _Nanmedian if nan else _Median
     op = _nanmedian_dim_values if nan else _median_dim_values
-    idx = _median_index(x, d, nan) if x.ndim else None
+    idx = _median_indices(input, dim=d, ignore_nan=nan) if x.ndim else None
     return _out(_dim_result(cls, op, input, d, idx, keepdim), out)
 
 
@@ -275,6 +303,11 @@ def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any
     return _median("nanmedian", input, dim, keepdim, out)
 
 
+@nondiff("mode_indices")
+def _mode_indices(x: np.ndarray, *, dim: int) -> np.ndarray:
+    return _rows_apply(x, dim, _mode_row, 1)
+
+
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> Any:
     """The most frequent value along ``dim`` (the smallest of equally frequent ones) and the
     index of its last occurrence."""
@@ -283,16 +316,16 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
     if x.ndim == 0:
         return _out(_dim_result(_Mode, _mode_values, input, d, None, keepdim), out)
     _empty_check(x, "mode", d)
-    idx = _rows_apply(x, d, _mode_row, 1)
+    idx = _mode_indices(input, dim=d)
     return _out(_dim_result(_Mode, _mode_values, input, d, idx, keepdim), out)
 
 
-def _cum_extreme(input: Tensor, dim: int, largest: bool) -> tuple:
-    x = input._data
-    d = _wrap_dim(dim, input.ndim)
+@nondiff("cum_extreme_indices")
+def _cum_extreme(x: np.ndarray, *, dim: int, largest: bool) -> np.ndarray:
+    """For each place along ``dim``, the index of the largest (smallest) value so far."""
+    d = dim
     if x.ndim == 0 or x.size == 0:
-        idx = np.zeros(x.shape, np.int64)
-        return d, idx
+        return np.zeros(x.shape, np.int64)
     xm = np.moveaxis(x, d, -1)
     n = xm.shape[-1]
     best = np.zeros(xm.shape, np.int64)
@@ -308,17 +341,19 @@ def _cum_extreme(input: Tensor, dim: int, largest: bool) -> tuple:
         cur_v = np.where(take, v, cur_v)
         cur_i = np.where(take, j, cur_i)
         best[..., j] = cur_i
-    return d, np.moveaxis(best, -1, d)
+    return np.moveaxis(best, -1, d)
 
 
 def cummax(input: Tensor, dim: int, *, out: Any = None) -> Any:
-    d, idx = _cum_extreme(input, dim, True)
-    return _out(_Cummax(_cummax_values(input, dim=d, index=idx, squeeze=False), _t(idx)), out)
+    d = _wrap_dim(dim, input.ndim)
+    idx = _cum_extreme(input, dim=d, largest=True)
+    return _out(_Cummax(_cummax_values(input, dim=d, index=idx._data, squeeze=False), idx), out)
 
 
 def cummin(input: Tensor, dim: int, *, out: Any = None) -> Any:
-    d, idx = _cum_extreme(input, dim, False)
-    return _out(_Cummin(_cummin_values(input, dim=d, index=idx, squeeze=False), _t(idx)), out)
+    d = _wrap_dim(dim, input.ndim)
+    idx = _cum_extreme(input, dim=d, largest=False)
+    return _out(_Cummin(_cummin_values(input, dim=d, index=idx._data, squeeze=False), idx), out)
 
 
 @defop("aminmax", node="AminmaxBackward0", save=(0,), save_output=True, outputs=2)
@@ -666,30 +701,38 @@ def _needs_emulation(x: np.ndarray, d: int) -> bool:
 # unique, unique_consecutive (no gradient)
 # ---------------------------------------------------------------------------------------------
 
-def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
-           return_counts: bool = False, dim: Any = None) -> Any:
-    x = input._data
+@nondiff("unique", outputs=3, dynamic_shape=True)
+def _unique(x: np.ndarray, *, dim: int | None) -> tuple:
+    """(sorted distinct values, the inverse index of each element, the counts), int64."""
     if dim is None:
         vals, inv, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True)
         inv = inv.reshape(x.shape)
+    elif x.shape[dim] == 0:
+        vals, inv, counts = x.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64)
     else:
-        d = _wrap_dim(dim, input.ndim)
-        if x.shape[d] == 0:
-            vals, inv, counts = x.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64)
-        else:
-            vals, inv, counts = np.unique(x, axis=d, return_inverse=True, return_counts=True)
-            inv = inv.reshape(-1)
-    res = [_t(vals)]
-    if return_inverse:
-        res.append(_t(inv.astype(np.int64)))
-    if return_counts:
-        res.append(_t(counts.astype(np.int64)))
+        vals, inv, counts = np.unique(x, axis=dim, return_inverse=True, return_counts=True)
+        inv = inv.reshape(-1)
+    return vals, inv.astype(np.int64), counts.astype(np.int64)
+
+
+def _picked(vals: Tensor, inv: Tensor, counts: Tensor, return_inverse: bool,
+            return_counts: bool) -> Any:
+    """The values, with the inverse and the counts where asked for."""
+    res = [vals] + [inv] * bool(return_inverse) + [counts] * bool(return_counts)
     return res[0] if len(res) == 1 else tuple(res)
 
 
-def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
-                       dim: Any = None) -> Any:
-    x = input._data
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
+           return_counts: bool = False, dim: Any = None) -> Any:
+    d = None if dim is None else _wrap_dim(dim, input.ndim)
+    vals, inv, counts = _unique(input, dim=d)
+    return _picked(vals, inv, counts, return_inverse, return_counts)
+
+
+@nondiff("unique_consecutive", outputs=3, dynamic_shape=True)
+def _unique_consecutive(x: np.ndarray, *, dim: int | None) -> tuple:
+    """(the first of each run of equal values (or slices along ``dim``), each element's run,
+    each run's length), int64."""
     if dim is None:
         flat = x.reshape(-1)
         if flat.size == 0:
@@ -699,9 +742,9 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         vals = flat[change]
         inv = (np.cumsum(change) - 1).reshape(x.shape)
         starts = np.flatnonzero(change)
+        n = flat.size
     else:
-        d = _wrap_dim(dim, input.ndim)
-        xm = np.moveaxis(x, d, 0)
+        xm = np.moveaxis(x, dim, 0)
         n = xm.shape[0]
         if n == 0:
             change = np.zeros(0, bool)
@@ -709,17 +752,18 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
             rest = int(np.prod(xm.shape[1:]))
             diff = (xm[1:] != xm[:-1]).reshape(n - 1, rest).any(axis=1)
             change = np.concatenate([[True], diff])
-        vals = np.moveaxis(xm[change], 0, d)
+        vals = np.moveaxis(xm[change], 0, dim)
         inv = np.cumsum(change) - 1
         starts = np.flatnonzero(change)
-        flat = xm
-    counts = np.diff(np.append(starts, flat.shape[0] if dim is not None else flat.size))
-    res = [_t(np.ascontiguousarray(vals))]
-    if return_inverse:
-        res.append(_t(inv.astype(np.int64)))
-    if return_counts:
-        res.append(_t(counts.astype(np.int64)))
-    return res[0] if len(res) == 1 else tuple(res)
+    counts = np.diff(np.append(starts, n))
+    return (np.ascontiguousarray(vals), inv.astype(np.int64), counts.astype(np.int64))
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: Any = None) -> Any:
+    d = None if dim is None else _wrap_dim(dim, input.ndim)
+    vals, inv, counts = _unique_consecutive(input, dim=d)
+    return _picked(vals, inv, counts, return_inverse, return_counts)
 
 
 METHODS = {

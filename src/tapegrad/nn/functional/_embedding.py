@@ -7,8 +7,9 @@ import math
 import numpy as np
 
 from ..._tensor import Tensor
+from ...ops import _registry
 from ...ops import embedding as K
-from ...ops._registry import value_check
+from ...ops._registry import nondiff, value_check
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
@@ -76,11 +77,10 @@ def _embedding_renorm(weight: Tensor, idx: np.ndarray, max_norm: float, norm_typ
     weight._version_counter.value += 1
 
 
-def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    """int64 one-hot encoding along a new last dim (``num_classes=-1``: max + 1)."""
-    x = tensor._data
-    if x.dtype != np.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+@value_check
+def _one_hot_classes(x: np.ndarray, num_classes: int) -> int:
+    """The number of classes (``-1``: the largest class + 1), after checking that every class
+    lies in range. Read from the values, so a compiled program runs it again at each replay."""
     if num_classes == -1:
         if x.size == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
@@ -89,8 +89,22 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes < 0 or (x.size and x.max() >= num_classes):
         raise RuntimeError("Class values must be smaller than num_classes.")
-    out = (x[..., None] == np.arange(num_classes)).astype(np.int64)
-    return Tensor._make(out)
+    return num_classes
+
+
+@nondiff("one_hot")
+def _one_hot(x: np.ndarray, *, num_classes: int) -> np.ndarray:
+    return (x[..., None] == np.arange(num_classes)).astype(np.int64)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 one-hot encoding along a new last dim (``num_classes=-1``: max + 1)."""
+    if tensor._data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    n = _one_hot_classes(tensor._data, num_classes)
+    if _registry._SPECIAL:  # a capture listens: through the registry (``nondiff``)
+        return _one_hot(tensor, num_classes=n)
+    return Tensor._make(_one_hot.forward(tensor._data, num_classes=n))  # without the detour
 
 
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
