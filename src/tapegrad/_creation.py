@@ -534,7 +534,11 @@ def scalar_like(value: Any, like: Tensor) -> Tensor:
 
 def equal(input: Tensor, other: Tensor) -> bool:
     """True when both have the same shape and values."""
-    a, b = input._data, other._data
+    return _equal_arrays(input._data, other._data)
+
+
+@_registry.value_check  # (a Python answer from values: a compiled program asks it again)
+def _equal_arrays(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and bool(np.array_equal(a, b))
 
 
@@ -557,7 +561,12 @@ def isclose(input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
 def allclose(input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     b = other._data if isinstance(other, Tensor) else other
-    return bool(np.allclose(input._data, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return _allclose_arrays(input._data, b, rtol, atol, equal_nan)
+
+
+@_registry.value_check
+def _allclose_arrays(a: np.ndarray, b: Any, rtol: float, atol: float, equal_nan: bool) -> bool:
+    return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:

@@ -134,6 +134,46 @@ def test_one_hot_bad_class_raises_eagers_error_at_replay():
         c(torch.tensor([0, 3, 1, 2]))
 
 
+def test_histograms_isin_and_unravel_index():
+    edges = torch.tensor([0.0, 2.0, 4.0, 7.0])
+
+    def fn(x):
+        flat = x.reshape(-1)
+        return (torch.histc(flat, bins=4, min=0, max=8), torch.histc(flat, bins=3),
+                *torch.histogram(flat, bins=3), torch.histogram(flat, bins=edges)[0],
+                torch.isin(x.argmax(1), torch.tensor([0, 3])),
+                torch.unravel_index(flat.argmax(), (3, 4)))
+
+    _check(fn, CALLS)
+
+
+def test_bincount_replays_with_a_shape_check():
+    def fn(x):
+        return torch.bincount(x.argmax(1), minlength=4), torch.bincount(
+            x.argmax(1), weights=x.max(1).values)
+
+    _check(fn, CALLS, replays=False)  # (D's largest index is another length: an eager call)
+    c = _check(fn, [(A,), (B,), (C,)])
+    assert "expect(" in c.listing() and "bincount" in c.listing()
+
+
+def test_equal_and_allclose_are_asked_again_at_replay():
+    """A Python bool from values: a replay checks the answer is the captured one; another
+    answer runs the call eagerly (its branch may differ)."""
+    ref = A.clone()
+
+    def fn(x):
+        y = x * 2
+        if torch.equal(x, ref) and torch.allclose(x, ref):
+            return y + 1
+        return y - 1
+
+    c = torch.compile(fn)
+    for x in (A, A.clone(), A.clone(), C, A, C):
+        _same(fn(x), c(x))
+    assert c.programs() and "_equal_arrays" in c.listing() and "_allclose_arrays" in c.listing()
+
+
 # ---------------------------------------------------------------------------------------------
 # outputs whose shape depends on the values: checked at each replay
 # ---------------------------------------------------------------------------------------------

@@ -104,8 +104,8 @@ def _histdd(x: np.ndarray, edges: list, weight: np.ndarray | None, density: bool
 
 def _edges_for(col: np.ndarray, bins: Any, lo: Any, hi: Any, k: int, name: str) -> tuple:
     """(edges, linear?) for one dim: bins a count (even bins) or a tensor of edges."""
-    if isinstance(bins, Tensor):
-        e = bins._data.astype(col.dtype)
+    if isinstance(bins, (Tensor, np.ndarray)):
+        e = (bins._data if isinstance(bins, Tensor) else bins).astype(col.dtype)
         if e.ndim != 1 or e.size < 1:
             raise RuntimeError(f"{name}(): bins tensor should have one dimension, but got "
                                f"{e.ndim} dimensions in the bins tensor for dimension {k}")
@@ -127,7 +127,13 @@ def _edges_for(col: np.ndarray, bins: Any, lo: Any, hi: Any, k: int, name: str) 
 def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0, *,
           out: Any = None) -> Tensor:
     """Counts in ``bins`` equal bins over [min, max] (the data's range when min == max)."""
-    x = input._data
+    from .scatter import write_out
+
+    return write_out(_histc(input, bins=bins, min=min, max=max), out)
+
+
+@nondiff("histc")
+def _histc(x: np.ndarray, *, bins: int, min: Any, max: Any) -> np.ndarray:
     _float_check(x, "histogram_cpu")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
@@ -142,23 +148,15 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0, *,
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite")
     edges = _linspace(lo, hi, int(bins) + 1, x.dtype)
-    hist = _histdd(x.reshape(-1, 1), [edges], None, False, linear=True, search=False)
-    from .scatter import write_out
-
-    return write_out(_t(hist), out)
+    return np.asarray(_histdd(x.reshape(-1, 1), [edges], None, False, linear=True,
+                              search=False))
 
 
 def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Any = None,
               density: bool = False, out: Any = None) -> Any:
     """(hist, bin_edges): counts (or weights' sums, or a density) in the bins."""
-    x = input._data
-    _float_check(x, "histogram_cpu")
-    col = x.reshape(-1)
     lo, hi = (None, None) if range is None else range
-    edges, linear = _edges_for(col, bins, lo, hi, 0, "torch.histogram")
-    w = _data(weight) if weight is not None else None
-    hist = _histdd(col.reshape(-1, 1), [edges], w, bool(density), linear)
-    result = _Histogram(_t(hist), _t(edges))
+    result = _Histogram(*_histogram(input, bins, weight, lo=lo, hi=hi, density=bool(density)))
     if out is not None:
         from .scatter import write_out
 
@@ -166,6 +164,18 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Any 
         write_out(result[1], out[1])
         return _Histogram(*out)
     return result
+
+
+@nondiff("histogram", outputs=2)
+def _histogram(x: np.ndarray, bins: Any, w: Any, *, lo: Any, hi: Any,
+               density: bool) -> tuple:
+    _float_check(x, "histogram_cpu")
+    col = x.reshape(-1)
+    edges, linear = _edges_for(col, bins, lo, hi, 0, "torch.histogram")
+    if w is not None:
+        w = np.asarray(w)
+    hist = _histdd(col.reshape(-1, 1), [edges], w, density, linear)
+    return np.asarray(hist), np.asarray(edges)
 
 
 def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None, weight: Any = None,
@@ -198,7 +208,11 @@ def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None, weight: Any
 
 def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
     """How often each non-negative integer occurs (or the sum of its weights)."""
-    x = input._data
+    return _bincount(input, weights, minlength=minlength)
+
+
+@nondiff("bincount", dynamic_shape=True)  # (its length is the largest value + 1)
+def _bincount(x: np.ndarray, w: Any, *, minlength: int) -> np.ndarray:
     if x.dtype.kind not in "iu":
         from .._dtype import from_numpy_dtype
         from ._registry import scalar_type_name
@@ -209,15 +223,15 @@ def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
         raise RuntimeError("minlength should be >= 0")
     if x.ndim != 1 or (x.size and x.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    w = _data(weights) if weights is not None else None
+    w = np.asarray(w) if w is not None else None
     if w is not None and (w.ndim != 1 or w.shape[0] != x.shape[0]):
         raise RuntimeError("weights should be 1-d and have the same length as input")
     n = builtins.max(int(x.max()) + 1 if x.size else 0, int(minlength))
     if w is None:
-        return _t(np.bincount(x.astype(np.int64), minlength=n).astype(np.int64))
+        return np.bincount(x.astype(np.int64), minlength=n).astype(np.int64)
     out_dtype = np.float32 if w.dtype == np.float32 else np.float64
-    return _t(np.bincount(x.astype(np.int64), weights=w.astype(np.float64),
-                          minlength=n).astype(out_dtype))
+    return np.bincount(x.astype(np.int64), weights=w.astype(np.float64),
+                       minlength=n).astype(out_dtype)
 
 
 def _int_out(a: np.ndarray, out_int32: bool) -> np.ndarray:
@@ -292,7 +306,12 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """Whether each element is among ``test_elements`` (``invert``: is not)."""
-    return _t(np.isin(_data(elements), _data(test_elements), invert=bool(invert)))
+    return _isin(elements, test_elements, invert=bool(invert))
+
+
+@nondiff("isin")
+def _isin(elements: Any, test_elements: Any, *, invert: bool) -> np.ndarray:
+    return np.asarray(np.isin(np.asarray(elements), np.asarray(test_elements), invert=invert))
 
 
 def unravel_index(indices: Any, shape: Any) -> tuple:
@@ -307,13 +326,18 @@ def unravel_index(indices: Any, shape: Any) -> tuple:
                                                                               for s in shape)
     if any(s < 0 for s in shape):
         raise ValueError(f"'shape' cannot have negative values, but got {shape}")
-    idx = idx.astype(np.int64)
+    return _unravel_index(indices, shape=shape)
+
+
+@nondiff("unravel_index", outputs=-1)  # (one output per dim of ``shape``)
+def _unravel_index(idx: Any, *, shape: tuple) -> tuple:
+    idx = np.asarray(idx).astype(np.int64)
     out = []
     stride = 1
     for s in reversed(shape):
         out.append(np.mod(np.floor_divide(idx, stride), s) if s else idx * 0)
         stride *= s
-    return tuple(_t(c) for c in reversed(out))
+    return tuple(reversed(out))
 
 
 METHODS = {"histc": histc, "histogram": histogram, "bincount": bincount}
