@@ -662,3 +662,30 @@ def test_requires_grad_on_a_tensor_made_in_the_call_is_no_break():
     c3 = torch.compile(lambda x: setattr(x, "requires_grad", True))
     c3(torch.randn(3))
     assert "assigning .requires_grad" in c3.entries[0].eager
+
+
+def test_a_forward_that_sets_module_attributes_runs_eagerly():
+    """``self.last = y`` or a call counter in a module's forward: a replay would not set
+    them, so the call runs eagerly and the attributes hold what eager code leaves."""
+
+    class Keeps(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(3, 3)
+            self.calls = 0
+            self.last = None
+
+        def forward(self, x):
+            self.calls += 1
+            y = self.lin(x)
+            self.last = y
+            return y * 2
+
+    torch.manual_seed(0)
+    m = Keeps()
+    c = torch.compile(m)
+    with torch.no_grad():
+        for i in range(4):
+            out = c(torch.randn(2, 3))
+            assert m.calls == i + 1 and torch.equal(m.last * 2, out)
+    assert "rebinds the attribute 'calls'" in _entries(c)[0].eager

@@ -145,6 +145,14 @@ class CompiledFunction:
         # read live and their training flags guarded, as for the modules the function names
         mods += [a for a in (*args, *kwargs.values())
                  if isinstance(a, _Module) and a not in mods]
+        # a module's plain attributes are names too: a forward that keeps ``self.last = y``
+        # or counts its calls changes them, which a replay would not repeat
+        seen: set = set()
+        for root in roots + mods:
+            for m in root.modules():
+                if id(m) not in seen:
+                    seen.add(id(m))
+                    spaces.append((m.__dict__, None))
         rebinds = guard_mod.Rebinds(spaces)
         rec.optimizers = opts + [a for a in (*args, *kwargs.values())
                                  if isinstance(a, Optimizer) and a not in opts]
