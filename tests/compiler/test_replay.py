@@ -689,3 +689,31 @@ def test_a_forward_that_sets_module_attributes_runs_eagerly():
             out = c(torch.randn(2, 3))
             assert m.calls == i + 1 and torch.equal(m.last * 2, out)
     assert "rebinds the attribute 'calls'" in _entries(c)[0].eager
+
+
+losses: list = []  # appended to by the step below
+
+
+def test_a_step_that_appends_to_a_list_runs_eagerly():
+    torch.manual_seed(0)
+    lin = nn.Linear(2, 1)
+    history = {}
+
+    def step(x):
+        y = lin(x).sum()
+        losses.append(y)
+        return y
+
+    def step2(x):
+        history[len(history)] = x * 2
+        return x + 1
+
+    c, c2 = torch.compile(step), torch.compile(step2)
+    with torch.no_grad():
+        for i in range(4):
+            x = torch.randn(3, 2)
+            assert c(x) is losses[-1] and len(losses) == i + 1
+            c2(x)
+            assert torch.equal(history[i], x * 2)
+    assert "changes the list 'losses' in place" in c.entries[0].eager
+    assert "changes the dict in a closure variable in place" in c2.entries[0].eager

@@ -187,7 +187,7 @@ class Rebinds:
     any of them: a step that keeps state in ``self.h`` or a ``global`` changes it as a side
     effect, which a replay of NumPy calls would not repeat, so such a call runs eagerly."""
 
-    __slots__ = ("before",)
+    __slots__ = ("before", "contents")
 
     def __init__(self, spaces: list) -> None:
         before = []
@@ -202,6 +202,16 @@ class Rebinds:
                 except ValueError:  # an empty cell
                     pass
         self.before = before
+        # the lists, dicts and sets those names hold: a step that appends its loss to a
+        # ``losses`` list changes one in place (the library's own ``_parameters``-style
+        # dicts, named with an underscore, are left out)
+        contents: dict[int, tuple] = {}
+        for _, _, old in before:
+            for k, v in old.items():
+                if type(v) in (list, dict, set) and not (isinstance(k, str) and
+                                                         k.startswith("_")):
+                    contents.setdefault(id(v), (k, v, _content(v)))
+        self.contents = list(contents.values())
 
     def change(self) -> str | None:
         """The first name the call rebound (or added, or deleted), in words; None if none."""
@@ -215,7 +225,23 @@ class Rebinds:
                     return f"the call sets the new attribute {new!r}"
             elif where.cell_contents is not old[None]:
                 return "the call rebinds a closure variable (nonlocal)"
+        for name, v, content in self.contents:
+            if _content(v) != content:
+                what = f"the {type(v).__name__} " + (
+                    repr(name) if name is not None else "in a closure variable")
+                return f"the call changes {what} in place (adds, sets or removes items)"
         return None
+
+
+def _content(v: list | dict | set) -> Any:
+    """What a container holds, by identity (its length alone when it is long)."""
+    if len(v) > 4096:
+        return len(v)
+    if type(v) is dict:
+        return tuple((k, id(x)) for k, x in v.items())
+    if type(v) is set:
+        return frozenset(map(id, v))
+    return tuple(map(id, v))
 
 
 _GONE = object()
