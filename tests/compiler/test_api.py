@@ -271,3 +271,16 @@ def test_recompile_log_says_why(monkeypatch, capsys):
         "[tapegrad.compile] recompiling <compiled Linear(in_features=2, out_features=2, "
         "bias=True)>: grad mode disabled (captured with it enabled)",
     ]
+
+
+def test_explain_reports_a_side_effect_as_a_break():
+    seen = []
+
+    def step(x):
+        y = (x * 2).sum()
+        seen.append(y)
+        return y
+
+    out = torch._dynamo.explain(step)(torch.ones(3))
+    assert out.graph_break_count == 1 and len(seen) == 1
+    assert "changes the list in a closure variable in place" in out.break_reasons[0]

@@ -78,9 +78,16 @@ def explain(fn: Any) -> Any:
     """
 
     def run(*args: Any, **kwargs: Any) -> ExplainOutput:
+        from .guards import Rebinds, reachable
+
         rec = Recorder(args, kwargs)
+        spaces: list = []
+        reachable(fn, spaces=spaces)
+        rebinds = Rebinds(spaces)
         with recording(rec):
             fn(*args, **kwargs)
+        rec.fullgraph = False
+        rec.side_effects(rebinds.change())
         n_ops = sum(s.kind != "bind" for s in rec.steps)
         return ExplainOutput(1 if not rec.breaks else 0, len(rec.breaks), n_ops,
                              list(rec.breaks))

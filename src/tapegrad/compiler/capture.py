@@ -399,6 +399,17 @@ class Recorder:
         if self.fullgraph:
             raise Unsupported(f"graph break (fullgraph=True): {text}")
 
+    def side_effects(self, change: str | None) -> None:
+        """After the call: a name it rebound or a container it changed (``guards.Rebinds``)
+        is a graph break, noted as one, since a replay would not repeat it."""
+        if change is None or self.breaks:
+            return
+        text = f"{change}, a side effect a replay would not repeat"
+        self.breaks.append(text)
+        log("graph_breaks", f"graph break: {text}")
+        if self.fullgraph:
+            raise Unsupported(f"graph break (fullgraph=True): {text}")
+
 
 def log(kind: str, text: str) -> None:
     """Print ``text`` to stderr when ``TAPEGRAD_LOGS`` or torch's ``TORCH_LOGS`` (a comma-

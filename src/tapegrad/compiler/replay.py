@@ -171,13 +171,7 @@ class CompiledFunction:
             if outs is not None:  # the outputs need their graph: capture their backward
                 aot = aot_mod.capture_backward(rec, outs, self.module)
         e.captures += 1
-        rebound = rebinds.change()
-        if rebound is not None and not rec.breaks:
-            text = f"{rebound}, a side effect a replay would not repeat"
-            rec.breaks.append(text)
-            cap.log("graph_breaks", f"graph break: {text}")
-            if self.fullgraph:
-                raise cap.Unsupported(f"graph break (fullgraph=True): {text}")
+        rec.side_effects(rebinds.change())
         if rec.breaks:
             e.eager = "graph break: " + rec.breaks[0]
             e.guards = flags_before
