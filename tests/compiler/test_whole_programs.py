@@ -32,6 +32,11 @@ def replayed(c, n=1):
 # Models
 # ---------------------------------------------------------------------------------------------
 
+def classes(i):
+    """Call ``i``'s batch for the classifiers: 6 inputs of 8 features, targets in 0..3."""
+    return batch(i, 6, 8), batch(i, 6, seed=1, kind="randint", high=4)
+
+
 def mlp(n_in=8, hidden=16, n_out=4, dropout=0.0):
     return nn.Sequential(nn.Linear(n_in, hidden), nn.ReLU(), nn.Dropout(dropout),
                          nn.Linear(hidden, n_out))
@@ -647,8 +652,7 @@ def test_training_step_returns_a_dict():
             return {"loss": loss.detach(), "logits": logits.detach(), "n": x.shape[0]}
 
         return {"step": step, "model": model, "opt": opt,
-                "inputs": lambda i: (batch(i, 6, 8),
-                                     batch(i, 6, seed=1, kind="randint", high=4))}
+                "inputs": classes}
 
     replayed(run_twins(make))
 
@@ -791,8 +795,7 @@ def test_grad_accumulation_over_micro_batches():
             return total
 
         return {"step": step, "model": model, "opt": opt,
-                "inputs": lambda i: (batch(i, 6, 8),
-                                     batch(i, 6, seed=1, kind="randint", high=4))}
+                "inputs": classes}
 
     replayed(run_twins(make))
 
@@ -814,8 +817,7 @@ def test_item_in_the_step_runs_eagerly_with_a_reason():
             return loss
 
         return {"step": step, "model": model, "opt": opt,
-                "inputs": lambda i: (batch(i, 6, 8),
-                                     batch(i, 6, seed=1, kind="randint", high=4))}
+                "inputs": classes}
 
     c = run_twins(make)
     (e,) = c.entries
