@@ -839,3 +839,31 @@ def test_scalar_parameter_broadcast_over_the_batch():
             return self.body(x) / self.temperature + self.offset
 
     replayed(run_twins(train_program(Scaled, OPTIMIZERS["adam"], (6, 8), 4)))
+
+
+def test_seed_health_check_loop_with_the_step_compiled():
+    """The gradient health check's loop (seed003_3): the step compiled, the gradient norms
+    read and the optimizer stepped outside it, as the tutorial does (the gradients the norms
+    are read from are compared bit for bit after each step)."""
+
+    def make():
+        model = nn.Sequential(nn.Linear(64, 32), nn.Sigmoid(), nn.Sigmoid(), nn.Linear(32, 10))
+        opt = torch.optim.SGD(model.parameters(), lr=0.5)
+        x, y = torch.randn(64, 64), torch.randint(0, 10, (64,))
+
+        def step():
+            opt.zero_grad()
+            loss = nn.CrossEntropyLoss()(model(x), y)
+            loss.backward()
+            return loss
+
+        def after(i):
+            for layer in model:
+                if hasattr(layer, "weight"):
+                    assert layer.weight.grad.norm().item() > 0
+            opt.step()
+
+        return {"step": step, "model": model, "opt": opt, "after": after}
+
+    c = replayed(run_twins(make, steps=5))
+    assert "grad_fn=<NllLossBackward0>" in repr(c())  # the loss prints as eager's does
