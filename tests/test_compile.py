@@ -67,3 +67,28 @@ def test_compile_argument_errors(compare):
                                options=None, disable=False)).__name__]
 
     compare(scenario)
+
+
+def test_a_compiled_training_step_returns_its_loss_as_torch_does(compare):
+    """The loss of a step whose backward ran inside it prints with a CompiledFunctionBackward
+    at every call (captures and replays alike), and a second backward raises torch's error."""
+
+    def scenario(L):
+        L.manual_seed(0)
+        m = L.nn.Linear(3, 2)
+        opt = L.optim.SGD(m.parameters(), lr=0.1)
+
+        def step(inp, t):
+            opt.zero_grad()
+            loss = L.nn.functional.cross_entropy(m(inp), t)
+            loss.backward()
+            opt.step()
+            return loss
+
+        # torch's aot_eager backend: the default's autograd, without inductor's build time
+        c = L.compile(step, backend="aot_eager")
+        prints = [repr(c(L.randn(2, 3), L.tensor([0, 1]))) for _ in range(4)]
+        return prints + [raised(lambda: c(L.randn(2, 3), L.tensor([1, 0])).backward()),
+                         m.weight]
+
+    compare(scenario, rtol=1e-6, atol=1e-7)

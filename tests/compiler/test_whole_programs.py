@@ -866,4 +866,4 @@ def test_seed_health_check_loop_with_the_step_compiled():
         return {"step": step, "model": model, "opt": opt, "after": after}
 
     c = replayed(run_twins(make, steps=5))
-    assert "grad_fn=<NllLossBackward0>" in repr(c())  # the loss prints as eager's does
+    assert "grad_fn=<CompiledFunctionBackward>" in repr(c())  # as torch.compile's loss

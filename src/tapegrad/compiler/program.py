@@ -38,7 +38,6 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.graph import FREED_MESSAGE, Node
 from ..ops import low_precision
 from . import capture as cap
 from .capture import Recorder, SlotRef, Step, TupleRef
@@ -376,7 +375,7 @@ class Program:
         if kind == "tensor":
             return self._graph_out.get(out[1]) or f"T(a{out[1]})"
         if kind == "spent":
-            return f"{self._name(spent, 'spent')}(a{out[1]}, {out[2]!r})"
+            return f"{self._name(spent, 'spent')}(a{out[1]})"
         if kind == "const":
             return self._const(out[1])
         if kind == "live":  # a tensor from before the call (a parameter), returned itself
@@ -527,28 +526,15 @@ def output_constants(out: Any) -> Any:
     return out
 
 
-class SpentBackward(Node):
-    """The ``grad_fn`` of a returned tensor whose backward the call itself ran (a training
-    step's loss): named as eager's node (``NllLossBackward0``, so the loss prints as eager's
-    does), its graph already used and freed, so a second backward raises torch's error."""
+def spent(a: np.ndarray) -> Tensor:
+    """A returned tensor on ``a`` whose backward the call itself ran (a training step's loss):
+    as torch.compile returns it, with ``requires_grad`` and a ``CompiledFunctionBackward``
+    whose graph is already used, so a second backward raises torch's error."""
+    from .aot import CompiledFunctionBackward
 
-    __slots__ = ()
-
-    def apply(self, grads: list) -> tuple:
-        raise RuntimeError(FREED_MESSAGE)
-
-
-_SPENT: dict[str, type] = {}
-
-
-def spent(a: np.ndarray, name: str) -> Tensor:
-    """A returned tensor on ``a`` with a used-up ``grad_fn`` called ``name``."""
-    cls = _SPENT.get(name)
-    if cls is None:
-        cls = _SPENT[name] = type(name, (SpentBackward,), {"__slots__": ()})
     t = Tensor._make(a)
     t._requires_grad = True
-    t.grad_fn = cls()
+    t.grad_fn = CompiledFunctionBackward(None, None, (), (), (), ())
     return t
 
 
@@ -576,7 +562,7 @@ def describe_output(rec: Recorder, value: Any, graph_ok: bool = False) -> tuple 
         fn = value.grad_fn
         if fn is not None and not graph_ok and id(fn) in rec.applied:  # a step's loss,
             # after its backward (with ``graph_ok``, the backward that ran was aot.py's)
-            return ("spent", slot, fn.name())
+            return ("spent", slot)
         if value._requires_grad and not graph_ok:
             return ("a returned tensor requires grad: its graph is needed for a later "
                     "backward, which a replay does not build")

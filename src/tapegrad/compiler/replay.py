@@ -46,6 +46,7 @@ from .program import (
     same_steps,
     same_value,
     slot_uses,
+    spent,
 )
 
 cache_size_limit = 8  # torch._dynamo.config.recompile_limit (tapegrad._dynamo.config sets it)
@@ -185,6 +186,7 @@ class CompiledFunction:
             e.eager = output
             e.guards = flags_before
             return out
+        _mark_spent(out, output)
         bound = [s.obj for s in rec.steps if s.kind == "bind"]
         if aot is not None:
             bound += [s.obj for s in aot.bwd_steps if s.kind == "bind"]
@@ -383,6 +385,22 @@ class Backward:
             t._requires_grad = True
             t._output_nr = i
         return out
+
+
+def _mark_spent(value: Any, out: tuple) -> None:
+    """A capture's returned tensors whose backward the call ran get the ``grad_fn`` a replay
+    gives them (``program.spent``: a used-up ``CompiledFunctionBackward``), so a loss prints
+    the same at every call, as torch.compile's does from the first."""
+    kind = out[0]
+    if kind == "spent":
+        value.grad_fn = spent(value._data).grad_fn
+        value._output_nr = 0
+    elif kind in ("tuple", "list"):
+        for v, o in zip(value, out[1], strict=True):
+            _mark_spent(v, o)
+    elif kind == "dict":
+        for k, o in out[1]:
+            _mark_spent(value[k], o)
 
 
 def _defaults(fn: Any) -> set:
