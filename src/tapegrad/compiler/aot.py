@@ -47,7 +47,7 @@ class CompiledFunctionBackward(Node):
 
     __slots__ = ("backward", "saved", "out_meta", "grad_pos", "versions")
 
-    def __init__(self, backward: Any, saved: tuple, edges: tuple, out_meta: tuple,
+    def __init__(self, backward: Any, saved: tuple | None, edges: tuple, out_meta: tuple,
                  grad_pos: tuple, versions: tuple) -> None:
         super().__init__(edges)
         self.backward = backward  # the backward Program's function
