@@ -92,3 +92,21 @@ def test_a_compiled_training_step_returns_its_loss_as_torch_does(compare):
                          m.weight]
 
     compare(scenario, rtol=1e-6, atol=1e-7)
+
+
+def test_a_compiled_models_outputs_print_as_torchs_at_every_call(compare):
+    """``model = torch.compile(model)`` in an eager loop: its outputs carry a
+    CompiledFunctionBackward from the first call on, and backward reaches the weights."""
+
+    def scenario(L):
+        L.manual_seed(0)
+        m = L.nn.Sequential(L.nn.Linear(3, 2), L.nn.Sigmoid())
+        c = L.compile(m, backend="aot_eager")
+        prints = []
+        for _ in range(3):
+            out = c(L.randn(1, 3))
+            prints.append(repr(out))
+            out.sum().backward()
+        return prints + [m[0].weight.grad]
+
+    compare(scenario, rtol=1e-6, atol=1e-7)

@@ -82,6 +82,34 @@ class CompiledFunctionBackward(Node):
         return f"<torch.autograd.function.CompiledFunctionBackward object at {hex(id(self))}>"
 
 
+class CapturedBackward(Node):
+    """The ``grad_fn`` of a capture call's outputs: the call ran eagerly, so its outputs have
+    their eager graph, and this node, named as torch.compile's (``CompiledFunctionBackward``),
+    passes each output's gradient on to it unchanged. Outputs print alike at every call."""
+
+    __slots__ = ()
+    _cpp_name = "CompiledFunctionBackward"
+
+    def apply(self, grads: list) -> tuple:
+        n = len(self._next) // 2  # (the engine's list ends at the last output reached)
+        return tuple(grads) + (None,) * (n - len(grads))
+
+    def __repr__(self) -> str:
+        return f"<torch.autograd.function.CompiledFunctionBackward object at {hex(id(self))}>"
+
+
+def mark_outputs(outs: list[Tensor]) -> None:
+    """Put one ``CapturedBackward`` in front of the eager graph of a capture's outputs (those
+    with a ``grad_fn``: a returned leaf stays itself)."""
+    outs = [t for t in outs if t.grad_fn is not None]
+    if not outs:
+        return
+    node = CapturedBackward(tuple((t.grad_fn, t._output_nr) for t in outs))
+    for i, t in enumerate(outs):
+        t.grad_fn = node
+        t._output_nr = i
+
+
 class AotCapture:
     """What the backward capture of one call found."""
 

@@ -187,6 +187,8 @@ class CompiledFunction:
             e.guards = flags_before
             return out
         _mark_spent(out, output)
+        if isinstance(aot, aot_mod.AotCapture) and outs:
+            aot_mod.mark_outputs(outs)  # (named as a replay's outputs are)
         bound = [s.obj for s in rec.steps if s.kind == "bind"]
         if aot is not None:
             bound += [s.obj for s in aot.bwd_steps if s.kind == "bind"]
