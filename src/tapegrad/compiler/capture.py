@@ -61,8 +61,12 @@ pays nothing):
 What ends a capture (a *graph break*): reading a tensor's values into Python (``.item()``,
 ``bool()``, ``.tolist()``, ``.numpy()``, printing), registering hooks, hooks already on the
 tensors or modules met, ``create_graph``, a closure passed to ``optimizer.step``, assigning
-``.data`` or a tensor to ``.grad``, ``requires_grad_``. The call goes on eagerly; the recorder
-only notes the reason (see ``compiler.explain``).
+``.data`` or a tensor to ``.grad``, ``requires_grad_`` on a tensor from before the call, a
+random op whose values are drawn outside its kernel (``torch.normal(mean, std)`` with
+``mean`` requiring grad). The call goes on eagerly; the recorder only notes the reason (see
+``compiler.explain``). After the call, a side effect a replay would not repeat is one too:
+a name, attribute or closure variable the call rebound, a list, dict or set it changed in
+place (``guards.Rebinds``, ``Recorder.side_effects``).
 
 What a capture cannot see: values computed from arrays outside any kernel (library code that
 reads ``._data`` with NumPy, ``torch.randn`` inside the call). Such a tensor is bound like a
