@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 
+import pytest
 from torchcompare import raised
 
 
@@ -69,9 +70,11 @@ def test_compile_argument_errors(compare):
     compare(scenario)
 
 
-def test_a_compiled_training_step_returns_its_loss_as_torch_does(compare):
+@pytest.mark.parametrize("backend", ["aot_eager", "eager"])
+def test_a_compiled_training_step_returns_its_loss_as_torch_does(compare, backend):
     """The loss of a step whose backward ran inside it prints with a CompiledFunctionBackward
-    at every call (captures and replays alike), and a second backward raises torch's error."""
+    at every call (captures and replays alike; the eager backend keeps the eager node's
+    name), and a second backward raises torch's error."""
 
     def scenario(L):
         L.manual_seed(0)
@@ -85,8 +88,8 @@ def test_a_compiled_training_step_returns_its_loss_as_torch_does(compare):
             opt.step()
             return loss
 
-        # torch's aot_eager backend: the default's autograd, without inductor's build time
-        c = L.compile(step, backend="aot_eager")
+        # (aot_eager: the default backend's autograd, without inductor's build time)
+        c = L.compile(step, backend=backend)
         prints = [repr(c(L.randn(2, 3), L.tensor([0, 1]))) for _ in range(4)]
         return prints + [raised(lambda: c(L.randn(2, 3), L.tensor([1, 0])).backward()),
                          m.weight]
@@ -94,14 +97,16 @@ def test_a_compiled_training_step_returns_its_loss_as_torch_does(compare):
     compare(scenario, rtol=1e-6, atol=1e-7)
 
 
-def test_a_compiled_models_outputs_print_as_torchs_at_every_call(compare):
+@pytest.mark.parametrize("backend", ["aot_eager", "eager"])
+def test_a_compiled_models_outputs_print_as_torchs_at_every_call(compare, backend):
     """``model = torch.compile(model)`` in an eager loop: its outputs carry a
-    CompiledFunctionBackward from the first call on, and backward reaches the weights."""
+    CompiledFunctionBackward from the first call on (the eager backend: their eager nodes),
+    and backward reaches the weights."""
 
     def scenario(L):
         L.manual_seed(0)
         m = L.nn.Sequential(L.nn.Linear(3, 2), L.nn.Sigmoid())
-        c = L.compile(m, backend="aot_eager")
+        c = L.compile(m, backend=backend)
         prints = []
         for _ in range(3):
             out = c(L.randn(1, 3))

@@ -42,14 +42,15 @@ class InvalidBackend(RuntimeError):
 class OptimizedModule(Module):
     """A compiled module: calls of ``_orig_mod`` captured and replayed."""
 
-    def __init__(self, mod: Module, fullgraph: bool = False, dynamic: bool | None = None) -> None:
+    def __init__(self, mod: Module, fullgraph: bool = False, dynamic: bool | None = None,
+                 backend: Any = "inductor") -> None:
         super().__init__()
         self._orig_mod = mod
         # (tapegrad.compiler is imported on first use, so import tapegrad stays fast)
         from .compiler import CompiledFunction
 
         self.__dict__["_compiled"] = CompiledFunction(mod, fullgraph=fullgraph, module=mod,
-                                                      dynamic=dynamic)
+                                                      dynamic=dynamic, backend=backend)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         return self.__dict__["_compiled"](*args, **kwargs)
@@ -90,12 +91,12 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic: 
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     if isinstance(model, Module):
-        return OptimizedModule(model, fullgraph, dynamic)
+        return OptimizedModule(model, fullgraph, dynamic, backend)
     if isinstance(model, type):
         return model
     from .compiler import CompiledFunction
 
-    return CompiledFunction(model, fullgraph=fullgraph, dynamic=dynamic)
+    return CompiledFunction(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend)
 
 
 def check_arguments(dynamic: Any, backend: Any, mode: Any, options: Any) -> None:

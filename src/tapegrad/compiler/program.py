@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.graph import Node
 from ..ops import low_precision
 from . import capture as cap
 from .capture import Recorder, SlotRef, Step, TupleRef
@@ -375,7 +376,7 @@ class Program:
         if kind == "tensor":
             return self._graph_out.get(out[1]) or f"T(a{out[1]})"
         if kind == "spent":
-            return f"{self._name(spent, 'spent')}(a{out[1]})"
+            return f"{self._name(spent, 'spent')}(a{out[1]}, {out[2]!r})"
         if kind == "const":
             return self._const(out[1])
         if kind == "live":  # a tensor from before the call (a parameter), returned itself
@@ -526,16 +527,27 @@ def output_constants(out: Any) -> Any:
     return out
 
 
-def spent(a: np.ndarray) -> Tensor:
+def spent(a: np.ndarray, name: str | None = None) -> Tensor:
     """A returned tensor on ``a`` whose backward the call itself ran (a training step's loss):
     as torch.compile returns it, with ``requires_grad`` and a ``CompiledFunctionBackward``
-    whose graph is already used, so a second backward raises torch's error."""
+    whose graph is already used, so a second backward raises torch's error. ``name``: the
+    eager node's name instead (torch's "eager" backend keeps it)."""
     from .aot import CompiledFunctionBackward
 
     t = Tensor._make(a)
     t._requires_grad = True
-    t.grad_fn = CompiledFunctionBackward(None, None, (), (), (), ())
+    if name is None:
+        t.grad_fn = CompiledFunctionBackward(None, None, (), (), (), ())
+    else:
+        cls = _SPENT.get(name)
+        if cls is None:
+            cls = _SPENT[name] = type(name, (CompiledFunctionBackward,), {
+                "__slots__": (), "__repr__": Node.__repr__})
+        t.grad_fn = cls(None, None, (), (), (), ())
     return t
+
+
+_SPENT: dict[str, type] = {}  # eager node name -> a used-up node class of that name
 
 
 def _output_slots(out: Any) -> list:
@@ -549,7 +561,8 @@ def _output_slots(out: Any) -> list:
     return []
 
 
-def describe_output(rec: Recorder, value: Any, graph_ok: bool = False) -> tuple | str:
+def describe_output(rec: Recorder, value: Any, graph_ok: bool = False,
+                    eager_nodes: bool = False) -> tuple | str:
     """How to rebuild a call's return value from slots; a string says why it can't be.
     ``graph_ok``: outputs that require grad are fine (their backward was captured, aot.py)."""
     if isinstance(value, Tensor):
@@ -562,7 +575,7 @@ def describe_output(rec: Recorder, value: Any, graph_ok: bool = False) -> tuple 
         fn = value.grad_fn
         if fn is not None and not graph_ok and id(fn) in rec.applied:  # a step's loss,
             # after its backward (with ``graph_ok``, the backward that ran was aot.py's)
-            return ("spent", slot)
+            return ("spent", slot, fn.name() if eager_nodes else None)
         if value._requires_grad and not graph_ok:
             return ("a returned tensor requires grad: its graph is needed for a later "
                     "backward, which a replay does not build")
@@ -570,7 +583,7 @@ def describe_output(rec: Recorder, value: Any, graph_ok: bool = False) -> tuple 
     if isinstance(value, (tuple, list)) and type(value) in (tuple, list):
         items = []
         for v in value:
-            d = describe_output(rec, v, graph_ok)
+            d = describe_output(rec, v, graph_ok, eager_nodes)
             if isinstance(d, str):
                 return d
             items.append(d)
@@ -578,7 +591,7 @@ def describe_output(rec: Recorder, value: Any, graph_ok: bool = False) -> tuple 
     if type(value) is dict:
         pairs = []
         for k, v in value.items():
-            d = describe_output(rec, v, graph_ok)
+            d = describe_output(rec, v, graph_ok, eager_nodes)
             if isinstance(d, str):
                 return d
             pairs.append((k, d))

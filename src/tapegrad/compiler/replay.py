@@ -76,9 +76,12 @@ class CompiledFunction:
     """``tapegrad.compile(fn)``: captures ``fn``'s calls and replays them (module docstring)."""
 
     def __init__(self, fn: Any, *, fullgraph: bool = False, module: Any = None,
-                 dynamic: bool | None = None) -> None:
+                 dynamic: bool | None = None, backend: Any = "inductor") -> None:
         self.fn = fn
         self.fullgraph = fullgraph
+        # torch's "eager" backend runs the captured graph with the ordinary autograd: outputs
+        # keep their eager nodes (``ReluBackward0``), not a ``CompiledFunctionBackward``
+        self.eager_nodes = backend == "eager"
         self.dynamic = dynamic  # accepted; every mode captures each new shape (_compile.py)
         self.module = module
         self.entries: list[Entry] = []
@@ -169,7 +172,9 @@ class CompiledFunction:
         with cap.recording(rec):
             out = self.fn(*args, **kwargs)
             outs = None if rec.breaks or rec.backward_ran else aot_mod.graph_outputs(out)
-            if outs is not None:  # the outputs need their graph: capture their backward
+            if outs is not None and self.eager_nodes:
+                aot = "the eager backend keeps the outputs' own graph (run eagerly)"
+            elif outs is not None:  # the outputs need their graph: capture their backward
                 aot = aot_mod.capture_backward(rec, outs, self.module)
         e.captures += 1
         rec.side_effects(rebinds.change())
@@ -181,12 +186,14 @@ class CompiledFunction:
             e.eager = aot
             e.guards = flags_before
             return out
-        output = describe_output(rec, out, graph_ok=aot is not None)
+        output = describe_output(rec, out, graph_ok=aot is not None,
+                                 eager_nodes=self.eager_nodes)
         if isinstance(output, str):
             e.eager = output
             e.guards = flags_before
             return out
-        _mark_spent(out, output)
+        if not self.eager_nodes:
+            _mark_spent(out, output)
         if isinstance(aot, aot_mod.AotCapture) and outs:
             aot_mod.mark_outputs(outs)  # (named as a replay's outputs are)
         bound = [s.obj for s in rec.steps if s.kind == "bind"]

@@ -961,7 +961,8 @@ class Module:
         self._compiled_call_impl = CompiledFunction(self._call_impl,
                                                     fullgraph=kwargs.get("fullgraph", False),
                                                     module=self,
-                                                    dynamic=kwargs.get("dynamic"))
+                                                    dynamic=kwargs.get("dynamic"),
+                                                    backend=kwargs.get("backend", "inductor"))
 
     # -- attributes -------------------------------------------------------------------------
 
