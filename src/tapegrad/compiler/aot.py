@@ -94,8 +94,7 @@ class CapturedBackward(Node):
         n = len(self._next) // 2  # (the engine's list ends at the last output reached)
         return tuple(grads) + (None,) * (n - len(grads))
 
-    def __repr__(self) -> str:
-        return f"<torch.autograd.function.CompiledFunctionBackward object at {hex(id(self))}>"
+    __repr__ = CompiledFunctionBackward.__repr__
 
 
 def mark_outputs(outs: list[Tensor]) -> None:

@@ -85,6 +85,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _random
 from .._tensor import Tensor
 from ..autograd import engine, forward_ad, graph
 from ..autograd.grad_mode import _state
@@ -267,14 +268,14 @@ class Recorder:
                 self.arg_tensors.setdefault(id(a), ("kwarg", k))
                 self.arg_arrays.setdefault(id(a._data), a)
 
-    def _owner(self, t: Tensor) -> Tensor | None:
-        """The argument, named tensor or module tensor whose array ``t`` holds, when ``t`` is
-        another tensor object on it (``x.detach()``): read through that tensor at replay."""
-        a = id(t._data)
+    def _holder(self, a: np.ndarray) -> Tensor | None:
+        """The tensor a replay reads ``a`` through: an argument, a tensor behind a global name,
+        attribute or closure variable, a module's parameter or buffer. None for any other."""
+        key = id(a)
         for table in (self.arg_arrays, self.named_arrays, self.module_arrays):
-            owner = table.get(a)
-            if owner is not None and owner is not t:
-                return owner
+            t = table.get(key)
+            if t is not None:
+                return t
         return None
 
     def from_outside(self, t: Tensor) -> bool:
@@ -307,9 +308,9 @@ class Recorder:
             a = x._data
             slot = self._slot(a)
             if slot is None:  # first read of a tensor made before this call (or outside ops)
-                owner = self._owner(x)
-                if owner is not None:  # another tensor on an argument's array (``x.detach()``)
-                    return self.ref(owner)
+                owner = self._holder(a)
+                if owner is not None and owner is not x:  # another tensor on its array
+                    return self.ref(owner)  # (``x.detach()`` of an argument): through it
                 slot = self._new_slot(a, np.array(a, copy=True))
                 via = self.grad_of.get(id(x))
                 params = {"grad_of": via[1]} if via is not None and via[0] is x else {}
@@ -337,11 +338,8 @@ class Recorder:
         slot = self._slot(v)
         if slot is not None:
             return slot
-        for table in (self.arg_arrays, self.named_arrays, self.module_arrays):
-            t = table.get(id(v))
-            if t is not None:
-                return self.ref(t)[1]
-        return None
+        t = self._holder(v)
+        return None if t is None else self.ref(t)[1]
 
     def params(self, params: dict) -> dict:
         """A kernel's keyword parameters: arrays of the program become slot references."""
@@ -447,7 +445,7 @@ def _recorded_apply(op: Any, inputs: tuple, params: dict) -> Any:
     try:  # (``op(...)``: ``apply``, or ``apply_nondiff`` for an entry without gradient)
         if rec is None or rec.paused:
             return op(*inputs, **params)
-        if "values" in params and op.forward.__name__ == "_take_values":
+        if op.forward is _random._take_values:
             # a random op on inputs that require grad (torch.normal(mean, std), bernoulli):
             # its values are drawn before the op, outside any kernel a replay could run
             rec.graph_break(f"{op.name} draws random values outside the recorded kernels")
@@ -809,7 +807,6 @@ _BREAKS = {
     "register_hook": "Tensor.register_hook",
     "register_post_accumulate_grad_hook": "Tensor.register_post_accumulate_grad_hook",
     "retain_grad": "Tensor.retain_grad",
-    "requires_grad_": "Tensor.requires_grad_ changes a flag the program depends on",
 }
 _MODULE_BREAKS = {
     "register_forward_hook": "Module.register_forward_hook",
@@ -872,8 +869,10 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     patch(_registry.OpNode, "apply", _recorded_node_apply)
     for name, why in _BREAKS.items():
         if name in Tensor.__dict__:
-            wrap = _flag_setter if name == "requires_grad_" else _breaking
-            patch(Tensor, name, wrap(why, Tensor.__dict__[name]))
+            patch(Tensor, name, _breaking(why, Tensor.__dict__[name]))
+    patch(Tensor, "requires_grad_", _flag_setter(
+        "Tensor.requires_grad_ changes a flag the program depends on",
+        Tensor.__dict__["requires_grad_"]))
     patch(Tensor, "grad", _grad_property(Tensor.__dict__["grad"]))
     rg = Tensor.__dict__["requires_grad"]
     patch(Tensor, "requires_grad", property(rg.fget, _flag_setter(

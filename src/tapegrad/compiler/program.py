@@ -529,22 +529,24 @@ def output_constants(out: Any) -> Any:
 
 def spent(a: np.ndarray, name: str | None = None) -> Tensor:
     """A returned tensor on ``a`` whose backward the call itself ran (a training step's loss):
-    as torch.compile returns it, with ``requires_grad`` and a ``CompiledFunctionBackward``
-    whose graph is already used, so a second backward raises torch's error. ``name``: the
-    eager node's name instead (torch's "eager" backend keeps it)."""
-    from .aot import CompiledFunctionBackward
-
+    as torch.compile returns it, with ``requires_grad`` and a used-up ``grad_fn``
+    (``spent_node``), so a second backward raises torch's error."""
     t = Tensor._make(a)
     t._requires_grad = True
-    if name is None:
-        t.grad_fn = CompiledFunctionBackward(None, None, (), (), (), ())
-    else:
-        cls = _SPENT.get(name)
-        if cls is None:
-            cls = _SPENT[name] = type(name, (CompiledFunctionBackward,), {
-                "__slots__": (), "__repr__": Node.__repr__})
-        t.grad_fn = cls(None, None, (), (), (), ())
+    t.grad_fn = spent_node(name)
     return t
+
+
+def spent_node(name: str | None = None) -> Node:
+    """A ``CompiledFunctionBackward`` whose graph is already used; ``name``: named as the
+    eager node instead (torch's "eager" backend keeps eager nodes)."""
+    from .aot import CompiledFunctionBackward
+
+    cls: type = CompiledFunctionBackward
+    if name is not None:
+        cls = _SPENT.get(name) or _SPENT.setdefault(name, type(name, (CompiledFunctionBackward,), {
+            "__slots__": (), "__repr__": Node.__repr__}))
+    return cls(None, None, (), (), (), ())
 
 
 _SPENT: dict[str, type] = {}  # eager node name -> a used-up node class of that name

@@ -46,7 +46,7 @@ from .program import (
     same_steps,
     same_value,
     slot_uses,
-    spent,
+    spent_node,
 )
 
 cache_size_limit = 8  # torch._dynamo.config.recompile_limit (tapegrad._dynamo.config sets it)
@@ -402,7 +402,7 @@ def _mark_spent(value: Any, out: tuple) -> None:
     the same at every call, as torch.compile's does from the first."""
     kind = out[0]
     if kind == "spent":
-        value.grad_fn = spent(value._data).grad_fn
+        value.grad_fn = spent_node()
         value._output_nr = 0
     elif kind in ("tuple", "list"):
         for v, o in zip(value, out[1], strict=True):

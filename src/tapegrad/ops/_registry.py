@@ -388,7 +388,16 @@ def apply_nondiff(op: NondiffDef, *inputs: Any, **params: Any) -> Any:
         from ..autograd.forward_ad import special_apply
 
         return special_apply(op, inputs, params)
-    out = op.forward(*[x._data if isinstance(x, Tensor) else x for x in inputs], **params)
+    n = len(inputs)
+    if n == 1:  # (one or two inputs without building a list: a third of the call's cost)
+        a = inputs[0]
+        out = op.forward(a._data if isinstance(a, Tensor) else a, **params)
+    elif n == 2:
+        a, b = inputs
+        out = op.forward(a._data if isinstance(a, Tensor) else a,
+                         b._data if isinstance(b, Tensor) else b, **params)
+    else:
+        out = op.forward(*[x._data if isinstance(x, Tensor) else x for x in inputs], **params)
     if op.outputs == 1:
         return Tensor._make(out)
     return tuple([Tensor._make(o) for o in out])
