@@ -12,6 +12,7 @@ per line, every array a local variable named by its slot (``a12``)::
         r = tanh_rule(ctx12, T(a14))           # made once (grad mode is off during a replay)
         a15 = r[0]._data
         ctx12.saved = r = None
+        a16, = view_array_rule(ctx13, a15)     # a rule with a form on arrays (array_backward)
         accumulate_grad(t0, a17)               # into the parameter's .grad
         m0(o0)                                 # optimizer.step(), opaque
         return T(a9)
@@ -287,6 +288,9 @@ class Program:
             op, saved, grads, params, meta = (r[1] for r in s.ins)
             ctx = self._name(cap.ReplayCtx((), params, meta), f"ctx{i}")
             wide = s.fn is cap.run_widened_rule
+            if op.array_rule is not None and not wide and self._arrays_only(
+                    rec, list(saved) + list(grads)):
+                return self._array_rule_line(s, op, ctx, saved, grads, params)
             lines = [f"{ctx}.saved = ("
                      f"{''.join(self._tensor_arg(r, rec, wide) + ', ' for r in saved)})"]
             if any(isinstance(v, (SlotRef, TupleRef)) for v in params.values()):
@@ -335,6 +339,28 @@ class Program:
 
             return f"{note}{self._name(adam_step, 'adam_step')}({obj}, {meth})"
         return f"{note}{meth}({', '.join([obj] + args + kw)})"
+
+    @staticmethod
+    def _arrays_only(rec: Recorder, refs: list) -> bool:
+        """Are all these values arrays of the program (no constant, no array subclass)?"""
+        return all(r[0] == "s" and type(rec.arrays[r[1]]) is np.ndarray for r in refs)
+
+    def _array_rule_line(self, s: Step, op: Any, ctx: str, saved: tuple, grads: tuple,
+                         params: dict) -> str:
+        """A rule with a first-order form on arrays (``OpDef.array_rule``), called on the
+        arrays themselves: no Tensor made around its inputs and results."""
+        lines = []
+        if saved:
+            lines.append(f"{ctx}.saved = ({''.join(self._arg(r) + ', ' for r in saved)})")
+        if any(isinstance(v, (SlotRef, TupleRef)) for v in params.values()):
+            pd = ", ".join(f"{k!r}: {self._kw(v)}" for k, v in params.items())
+            lines.append(f"{ctx}.params = {{{pd}}}")
+        outs = "".join(("_" if o is None else f"a{o}") + ", " for o in s.outs)
+        rule = self._name(op.array_rule, op.name + "_array_rule")
+        lines.append(f"{outs}= {rule}({ctx}, {self._arg(grads[0])})")
+        if saved:
+            lines.append(f"{ctx}.saved = None")
+        return "\n".join(lines)
 
     def _leaf(self, t: Tensor, rec: Recorder, base: str) -> str:
         """The expression for a leaf a step acts on: the argument it was passed as (a new

@@ -28,6 +28,11 @@ Schema of an entry:
 * Rules never reduce a broadcast gradient: the engine sums every gradient to its input's shape
   (``sum_to``) and casts it to its input's dtype.
 * ``view=True``: the output shares memory (and the version counter) with input 0.
+* ``array_backward(ctx, g)`` (optional, single-output entries): the first-order rule on
+  ndarrays, ``ctx.saved`` holding arrays and ``g`` the output's gradient as an array; it returns
+  one array (or None) per input. The entry's ``backward`` calls it for its first-order path, so
+  the two are one computation; a compiled program (``tapegrad/compiler``) calls it directly,
+  with no Tensor made around the arrays.
 * Complex gradients follow torch's convention: a tensor's gradient is the conjugate Wirtinger
   derivative, so a holomorphic op passes ``grad * conj(f'(z))`` back (``a * b`` gives ``a``
   ``grad * conj(b)``). A rule written for real numbers, ``grad * f'(x)``, extends to complex
@@ -176,9 +181,9 @@ def _conj_rule(node: OpNode, grad: Any) -> tuple:
 class OpDef:
     """One registry entry (see the module docstring)."""
 
-    __slots__ = ("name", "node", "forward", "rule", "save", "save_if", "save_output", "view",
-                 "outputs", "node_cls", "tangent_rule", "holomorphic", "widen", "differentiable",
-                 "dynamic_shape")
+    __slots__ = ("name", "node", "forward", "rule", "array_rule", "save", "save_if",
+                 "save_output", "view", "outputs", "node_cls", "tangent_rule", "holomorphic",
+                 "widen", "differentiable", "dynamic_shape")
 
     def __init__(self, name: str, node: str, forward: Callable, save: Sequence[int],
                  save_output: bool, view: bool, outputs: int,
@@ -187,6 +192,7 @@ class OpDef:
         self.node = node
         self.forward = forward
         self.rule: Callable = _missing_rule(node)
+        self.array_rule: Callable | None = None  # the first-order rule on arrays, if declared
         self.tangent_rule: Callable | None = None  # forward mode; None: derived from ``rule``
         self.save = tuple(save)
         self.save_if = save_if or {}
@@ -204,6 +210,11 @@ class OpDef:
     def backward(self, rule: Callable) -> Callable:
         """Decorator: attach the backward rule to this entry."""
         self.rule = rule
+        return rule
+
+    def array_backward(self, rule: Callable) -> Callable:
+        """Decorator: attach the first-order rule on arrays (see the module docstring)."""
+        self.array_rule = rule
         return rule
 
     def jvp(self, rule: Callable) -> Callable:

@@ -77,14 +77,19 @@ def _view(x: np.ndarray, *, shape: tuple) -> np.ndarray:
     return out
 
 
-@_view.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # a view only renames positions: reshape back
-    if _state.enabled:
-        return (grad.reshape(ctx.input_shapes[0]),)
+@_view.array_backward
+def _reshape_back(ctx: Any, g: np.ndarray) -> tuple:  # a view only renames positions
     # first order: the array reshaped directly (a view when the layout allows, else a copy,
     # as reshape does), without a trip through reshape's checks and an op (one per linear
     # layer on a batch of sequences; ~10 -> ~4 us)
-    return (Tensor._make(np.reshape(grad._data, ctx.input_shapes[0])),)
+    return (np.reshape(g, ctx.input_shapes[0]),)
+
+
+@_view.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # reshape back
+    if _state.enabled:
+        return (grad.reshape(ctx.input_shapes[0]),)
+    return (Tensor._make(_reshape_back(ctx, grad._data)[0]),)
 
 
 @defop("unsafe_view", node="UnsafeViewBackward0")
@@ -92,11 +97,8 @@ def _unsafe_view(x: np.ndarray, *, shape: tuple) -> np.ndarray:
     return np.reshape(x, shape)
 
 
-@_unsafe_view.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # reshape back
-    if _state.enabled:
-        return (grad.reshape(ctx.input_shapes[0]),)
-    return (Tensor._make(np.reshape(grad._data, ctx.input_shapes[0])),)  # (see _view's)
+_unsafe_view.backward(_view.rule)
+_unsafe_view.array_backward(_reshape_back)
 
 
 def view(input: Tensor, *shape: Any) -> Tensor:
@@ -120,6 +122,7 @@ def _reshape_alias(x: np.ndarray, *, shape: tuple) -> np.ndarray:
 
 
 _reshape_alias.backward(_view.rule)
+_reshape_alias.array_backward(_reshape_back)
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
@@ -213,6 +216,11 @@ def _permute(x: np.ndarray, *, dims: tuple) -> np.ndarray:
     return np.transpose(x, dims)
 
 
+@_permute.array_backward
+def _permute_back(ctx: Any, g: np.ndarray) -> tuple:  # (first order, as the op's kernel does)
+    return (np.transpose(g, np.argsort(ctx.params["dims"])),)
+
+
 @_permute.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # apply the inverse permutation
     return (grad.permute(tuple(np.argsort(ctx.params["dims"]).tolist())),)
@@ -262,13 +270,18 @@ def _transpose(x: np.ndarray, *, dim0: int, dim1: int) -> np.ndarray:
     return np.swapaxes(x, dim0, dim1) if x.ndim else x.view()  # a 0-d tensor takes 0 / -1
 
 
+@_transpose.array_backward
+def _swap_back(ctx: Any, g: np.ndarray) -> tuple:  # (first order: see _view's)
+    p = ctx.params
+    return (np.swapaxes(g, p["dim0"], p["dim1"]) if g.ndim else g,)
+
+
 @_transpose.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # swap back
     p = ctx.params
     if _state.enabled:
         return (grad.transpose(p["dim0"], p["dim1"]),)
-    g = grad._data
-    return (Tensor._make(np.swapaxes(g, p["dim0"], p["dim1"]) if g.ndim else g),)  # (_view's)
+    return (Tensor._make(_swap_back(ctx, grad._data)[0]),)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -284,11 +297,16 @@ def _t(x: np.ndarray) -> np.ndarray:
     return x.T
 
 
+@_t.array_backward
+def _t_back(ctx: Any, g: np.ndarray) -> tuple:  # (first order: see _view's)
+    return (g.T,)
+
+
 @_t.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # transpose back
     if _state.enabled:
         return (grad.t(),)
-    return (Tensor._make(grad._data.T),)  # (see _view's)
+    return (Tensor._make(_t_back(ctx, grad._data)[0]),)
 
 
 def t(input: Tensor) -> Tensor:
