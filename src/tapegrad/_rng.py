@@ -995,6 +995,17 @@ class Engine:
         noise = mask / _F32(1.0 - p)  # the scalar is rounded to float, then a float division
         return _from_f32(noise, kind, dtype).reshape(shape)
 
+    def alpha_dropout_noise(self, shape: Any, dtype: Any, p: float) -> tuple:
+        """What ``F.alpha_dropout`` applies (CPU, training, 0 < p < 1): ``out = x * noise + b``,
+        keep = ``bernoulli(1-p)`` in x's dtype, noise = keep a, b = (keep - 1) alpha' a +
+        alpha' a p, with SELU's alpha' = 1.7580993408473766 and a = 1 / sqrt((alpha'^2 p + 1)
+        (1 - p)): kept values scaled by a, dropped ones set to SELU's negative limit, both
+        shifted so that the mean and variance stay 0 and 1."""
+        keep = self.bernoulli(1.0 - p, shape, dtype)
+        alpha = 1.7580993408473766
+        a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+        return keep * a, (keep - 1.0) * (alpha * a) + alpha * a * p
+
     def exponential(self, shape: Any, dtype: Any, lambd: float = 1.0) -> np.ndarray:
         """``exponential_(lambd)``: ``(-1/lambd) * log1p(-u53)`` in double, then cast."""
         shape, n = _shape(shape)

@@ -411,6 +411,30 @@ def test_dropout_on_transposed_input():
     replayed(run_twins(make))
 
 
+def test_alpha_dropout_draws_are_replayed():
+    """AlphaDropout and FeatureAlphaDropout in a SELU network: their draw (a scale and a shift)
+    is recorded on the default generator, so the step replays and the stream advances as
+    eager code advances it."""
+
+    def make():
+        model = nn.Sequential(nn.Linear(8, 16), nn.SELU(), nn.AlphaDropout(0.2),
+                              nn.Linear(16, 6), nn.SELU(), nn.FeatureAlphaDropout(0.3),
+                              nn.Linear(6, 4))
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        return {"step": step, "model": model, "opt": opt, "inputs": classes}
+
+    c = replayed(run_twins(make))
+    assert "alpha_dropout_noise" in c.listing()
+
+
 # ---------------------------------------------------------------------------------------------
 # Losses and targets
 # ---------------------------------------------------------------------------------------------

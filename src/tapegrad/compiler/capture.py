@@ -42,9 +42,10 @@ pays nothing):
   ``step``: recorded as opaque method calls (their Python runs again at replay, on the real
   state: an Adam step's bias corrections, a scheduler's learning rate change every step, so
   they cannot be constants);
-* dropout's noise: ``Engine.dropout_noise`` is recorded as a call on the default generator, so a
-  replay draws from the stream exactly as eager code does; seeding a generator or setting its
-  state (``torch.manual_seed`` inside the call) is an opaque call too, made again at replay;
+* dropout's noise: ``Engine.dropout_noise`` (and ``alpha_dropout_noise``) is recorded as a call
+  on the default generator, so a replay draws from the stream exactly as eager code does;
+  seeding a generator or setting its state (``torch.manual_seed`` inside the call) is an
+  opaque call too, made again at replay;
 * value checks (``_registry.VALUE_CHECKS``: the functions library code calls to read values
   in Python before a kernel, such as cross-entropy's target range or embedding's indices):
   each call becomes a step on the same arrays, so a replay raises the error eager code
@@ -648,24 +649,40 @@ def _recorded_run_accumulate(node: Any, g: Tensor, create_graph: bool, capture: 
     accumulate_grad(t, g._data)
 
 
-def _recorded_noise(self: Any, shape: Any, dtype: Any, p: float) -> np.ndarray:
-    rec = _active
-    out = _orig_noise(self, shape, dtype, p)
-    if rec is not None and not rec.paused:
-        from .._random import default_generator
+def _recorded_draw(name: str) -> Callable:
+    """An engine's dropout draw (``dropout_noise``, ``alpha_dropout_noise``) recorded as a call
+    on the default generator: a replay draws again, from the stream, as eager code does."""
+    orig = _orig_draws[name]
 
-        if self is not default_generator.engine:
-            rec.graph_break("dropout noise from a generator other than the default one")
-        else:
-            ins = (("c", tuple(shape)), ("c", dtype), ("c", p))
-            rec.steps.append(Step("call", _noise_call, ins, {}, rec.outputs((out,)),
-                                  "dropout_noise"))
-    return out
+    def draw(self: Any, shape: Any, dtype: Any, p: float) -> Any:
+        rec = _active
+        out = orig(self, shape, dtype, p)
+        if rec is not None and not rec.paused:
+            from .._random import default_generator
+
+            if self is not default_generator.engine:
+                rec.graph_break("dropout noise from a generator other than the default one")
+            else:
+                ins = (("c", tuple(shape)), ("c", dtype), ("c", p))
+                outs = out if isinstance(out, tuple) else (out,)
+                rec.steps.append(Step("call", _DRAW_CALLS[name], ins, {}, rec.outputs(outs),
+                                      name))
+        return out
+
+    return draw
 
 
 def _noise_call(shape: Any, dtype: Any, p: float) -> np.ndarray:
     """The default generator's dropout noise (the same draw as eager dropout)."""
-    return _orig_noise(default_engine(), shape, dtype, p)
+    return _orig_draws["dropout_noise"](default_engine(), shape, dtype, p)
+
+
+def _alpha_noise_call(shape: Any, dtype: Any, p: float) -> tuple:
+    """The default generator's alpha-dropout scale and shift (the same draw as eager)."""
+    return _orig_draws["alpha_dropout_noise"](default_engine(), shape, dtype, p)
+
+
+_DRAW_CALLS = {"dropout_noise": _noise_call, "alpha_dropout_noise": _alpha_noise_call}
 
 
 def _opaque(name: str, orig: Callable, takes_closure: bool = True) -> Callable:
@@ -816,13 +833,13 @@ _MODULE_BREAKS = {
 }
 
 
-def _orig_noise_fn() -> Callable:
+def _orig_draws_fn() -> dict:
     from .._rng import Engine
 
-    return Engine.dropout_noise
+    return {name: Engine.__dict__[name] for name in ("dropout_noise", "alpha_dropout_noise")}
 
 
-_orig_noise = _orig_noise_fn()
+_orig_draws = _orig_draws_fn()
 
 
 def _subclasses(base: type) -> list:
@@ -863,7 +880,8 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     patch(engine, "sum_to", _recorded_sum_to)
     patch(engine, "cast_array", _recorded_cast_array)
     patch(engine, "_run_accumulate", _recorded_run_accumulate)
-    patch(Engine, "dropout_noise", _recorded_noise)
+    for name in _DRAW_CALLS:
+        patch(Engine, name, _recorded_draw(name))
     for name in ("manual_seed", "seed", "set_state"):  # (torch.manual_seed inside the call:
         patch(Engine, name, _opaque(name, Engine.__dict__[name]))  # reseeded at each replay)
     patch(_registry.OpNode, "apply", _recorded_node_apply)

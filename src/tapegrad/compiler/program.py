@@ -475,7 +475,8 @@ def _changes_state(s: Step) -> bool:
     do not (done twice, they leave what done once leaves)."""
     if s.kind == "method":
         return getattr(s.fn, "__name__", "") != "zero_grad"
-    return s.kind in ("inplace", "accumulate") or (s.kind == "call" and s.fn is cap._noise_call)
+    return s.kind in ("inplace", "accumulate") or (
+        s.kind == "call" and s.fn in cap._DRAW_CALLS.values())
 
 
 def _checks_first(steps: list, rec: Recorder) -> list[int]:

@@ -4,7 +4,6 @@ the noise drawn as torch's CPU kernels draw it.
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any
 
@@ -74,11 +73,8 @@ def _dropout_impl(input: Tensor, p: float, train: bool, inplace: bool, feature: 
         raise RuntimeError(
             f"result type Float can't be cast to the desired output type {_scalar_name(input)}"
         )
-    keep = eng.bernoulli(1.0 - p, shape, np_dtype)
-    a_const = 1.7580993408473766
-    a = 1.0 / math.sqrt((a_const * a_const * p + 1) * (1 - p))
-    b = Tensor._make((keep - 1.0) * (a_const * a) + a_const * a * p)
-    noise = Tensor._make(keep * a)
+    scale, shift = eng.alpha_dropout_noise(shape, np_dtype, p)
+    noise, b = Tensor._make(scale), Tensor._make(shift)
     if inplace:
         return input.mul_(noise).add_(b)
     return input * noise + b
