@@ -147,6 +147,22 @@ def test_histograms_isin_and_unravel_index():
     _check(fn, CALLS)
 
 
+def test_histogramdd_replays():
+    """Counts over a grid, with bins given as counts, as edges, with a range and weights; the
+    edges are computed at each replay from the new points."""
+    edges, edges2 = torch.tensor([0.0, 3.0, 8.0]), torch.tensor([0.0, 1.0, 2.5, 7.0])
+
+    def fn(x):
+        pts = x[:, :2]
+        a = torch.histogramdd(pts, bins=[2, 3])
+        b = torch.histogramdd(pts, bins=[edges, edges2], weight=x[:, 3], density=True)
+        c = torch.histogramdd(x, bins=2, range=[0.0, 8.0] * 4)
+        return a.hist, *a.bin_edges, b.hist, *b.bin_edges, c.hist, *c.bin_edges
+
+    c = _check(fn, CALLS)
+    assert "histogramdd" in c.listing()
+
+
 def test_bincount_replays_with_a_shape_check():
     def fn(x):
         return torch.bincount(x.argmax(1), minlength=4), torch.bincount(

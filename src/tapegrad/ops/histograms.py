@@ -185,25 +185,58 @@ def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None, weight: Any
     _float_check(x, "histogramdd")
     d = x.shape[-1] if x.ndim else 1
     if isinstance(bins, (list, tuple)):
+        _check_bins_list(bins)
         if len(bins) != d:
             raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
                                "dimension of the input.")
         per = list(bins)
     else:
         per = [bins] * d
+    given = [b for b in per if isinstance(b, (Tensor, np.ndarray))]  # edges passed as tensors
+    counts = tuple(None if isinstance(b, (Tensor, np.ndarray)) else b for b in per)
+    out = _histogramdd(input, weight, *given, counts=counts,
+                       range=None if range is None else tuple(range), density=bool(density))
+    return _Histogramdd(out[0], tuple(out[1:]))
+
+
+def _check_bins_list(bins: Any) -> None:
+    """torch's argument parser on a list of bins: all ints (counts) or all tensors (edges)."""
+    def is_int(b: Any) -> bool:
+        return isinstance(b, (int, np.integer)) and not isinstance(b, bool)
+
+    if not bins:
+        return
+    if is_int(bins[0]):
+        for i, b in enumerate(bins):
+            if not is_int(b):
+                raise TypeError(f"histogramdd(): argument 'bins' failed to unpack the object at "
+                                f"pos {i + 1} with error \"type must be tuple of ints,but got "
+                                f"{type(b).__name__}\"")
+        return
+    for i, b in enumerate(bins):
+        if not isinstance(b, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got "
+                            f"{type(b).__name__}")
+
+
+@nondiff("histogramdd", outputs=2)  # (a tuple of any length: the counts, then d edge arrays)
+def _histogramdd(x: np.ndarray, w: Any, *given: np.ndarray, counts: tuple, range: Any,
+                 density: bool) -> tuple:
+    d = len(counts)
     pts = x.reshape(-1, d)
     edges: list = []
     linear = True
+    supplied = iter(given)
     for k in builtins.range(d):
         lo = hi = None
         if range is not None:
             lo, hi = range[2 * k], range[2 * k + 1]
-        e, lin = _edges_for(pts[:, k], per[k], lo, hi, k, "torch.histogramdd")
+        b = counts[k] if counts[k] is not None else next(supplied)
+        e, lin = _edges_for(pts[:, k], b, lo, hi, k, "torch.histogramdd")
         linear = linear and lin
         edges.append(e)
-    w = _data(weight) if weight is not None else None
-    hist = _histdd(pts, edges, w, bool(density), linear)
-    return _Histogramdd(_t(hist), tuple(_t(e) for e in edges))
+    hist = _histdd(pts, edges, np.asarray(w) if w is not None else None, density, linear)
+    return (np.asarray(hist),) + tuple(np.asarray(e) for e in edges)
 
 
 def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
