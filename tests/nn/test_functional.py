@@ -1449,6 +1449,24 @@ def test_dropout_noise_follows_the_input_layout(make):
     np.testing.assert_array_equal(out[1], out[0])
 
 
+@pytest.mark.parametrize("make", [
+    lambda L: (L.ones(2, 5, 3, 4).transpose(1, 2),) * 3,  # heads split from a projection
+    lambda L: (L.ones(5, 2, 3, 4).permute(1, 2, 0, 3),) * 3,
+    lambda L: (L.ones(2, 3, 5, 8)[..., :4],) * 3,  # not dense: a contiguous result
+    lambda L: (L.ones(2, 3, 5, 4), L.ones(2, 5, 3, 4).transpose(1, 2),
+               L.ones(2, 5, 3, 4).transpose(1, 2)),
+    lambda L: (L.ones(2, 5, 3, 6).transpose(1, 2), L.ones(2, 3, 5, 6), L.ones(2, 3, 5, 2)),
+    lambda L: (L.ones(5, 3, 4).transpose(0, 1),) * 3,  # 3-D: the math path
+])
+def test_sdpa_result_layout_follows_the_query(make):
+    # torch's fused CPU kernel allocates its result like the query; the math path, contiguous
+    import tapegrad
+
+    strides = [L.nn.functional.scaled_dot_product_attention(*make(L)).stride()
+               for L in (torch, tapegrad)]
+    assert strides[1] == strides[0]
+
+
 def test_norm_and_loss_backward_when_the_input_needs_no_gradient():
     import tapegrad
 

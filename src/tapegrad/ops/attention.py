@@ -49,7 +49,11 @@ def _sdpa(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, scale: float, mask: An
     if mask is not None:
         s += mask
     prob = _safe_softmax_np(s, -1)
-    out = np.matmul(prob, v)
+    # the result laid out like the query, as torch's fused kernel allocates it: heads split
+    # from a (B, T, H * D) projection give an output whose transpose back to (B, T, H, D)
+    # is contiguous already (no copy for the usual ``.transpose(1, 2).contiguous()``)
+    like_q = v.shape[-1] == q.shape[-1] and prob.shape[:-1] == q.shape[:-1]
+    out = np.matmul(prob, v, out=np.empty_like(q) if like_q else None)
     _cache["prob"] = prob
     _cache["out"] = out
     return out
