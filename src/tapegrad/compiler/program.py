@@ -12,7 +12,7 @@ per line, every array a local variable named by its slot (``a12``)::
         r = tanh_rule(ctx12, T(a14))           # made once (grad mode is off during a replay)
         a15 = r[0]._data
         ctx12.saved = r = None
-        a16, = view_array_rule(ctx13, a15)     # a rule with a form on arrays (array_backward)
+        a16, = view_array_rule(ctx13, (), a15) # a rule with a form on arrays (array_backward)
         accumulate_grad(t0, a17)               # into the parameter's .grad
         m0(o0)                                 # optimizer.step(), opaque
         return T(a9)
@@ -288,9 +288,9 @@ class Program:
             op, saved, grads, params, meta = (r[1] for r in s.ins)
             ctx = self._name(cap.ReplayCtx((), params, meta), f"ctx{i}")
             wide = s.fn is cap.run_widened_rule
-            if op.array_rule is not None and not wide and self._arrays_only(
-                    rec, list(saved) + list(grads)):
-                return self._array_rule_line(s, op, ctx, saved, grads, params)
+            if op.array_rule is not None and not wide and self._arrays_only(rec, grads) and (
+                    self._arrays_only(rec, [r for r in saved if r != ("c", None)])):
+                return self._array_rule_line(s, op, ctx, saved, grads, params, rec)
             lines = [f"{ctx}.saved = ("
                      f"{''.join(self._tensor_arg(r, rec, wide) + ', ' for r in saved)})"]
             if any(isinstance(v, (SlotRef, TupleRef)) for v in params.values()):
@@ -341,25 +341,27 @@ class Program:
         return f"{note}{meth}({', '.join([obj] + args + kw)})"
 
     @staticmethod
-    def _arrays_only(rec: Recorder, refs: list) -> bool:
+    def _arrays_only(rec: Recorder, refs: Any) -> bool:
         """Are all these values arrays of the program (no constant, no array subclass)?"""
         return all(r[0] == "s" and type(rec.arrays[r[1]]) is np.ndarray for r in refs)
 
     def _array_rule_line(self, s: Step, op: Any, ctx: str, saved: tuple, grads: tuple,
-                         params: dict) -> str:
+                         params: dict, rec: Recorder) -> str:
         """A rule with a first-order form on arrays (``OpDef.array_rule``), called on the
-        arrays themselves: no Tensor made around its inputs and results."""
+        arrays themselves: no Tensor made around its inputs and results. (NumPy gives a
+        scalar, not a 0-d array, for arithmetic on 0-d arrays: such results go through
+        ``as_arrays``.)"""
         lines = []
-        if saved:
-            lines.append(f"{ctx}.saved = ({''.join(self._arg(r) + ', ' for r in saved)})")
         if any(isinstance(v, (SlotRef, TupleRef)) for v in params.values()):
             pd = ", ".join(f"{k!r}: {self._kw(v)}" for k, v in params.items())
             lines.append(f"{ctx}.params = {{{pd}}}")
         outs = "".join(("_" if o is None else f"a{o}") + ", " for o in s.outs)
         rule = self._name(op.array_rule, op.name + "_array_rule")
-        lines.append(f"{outs}= {rule}({ctx}, {self._arg(grads[0])})")
-        if saved:
-            lines.append(f"{ctx}.saved = None")
+        held = "".join(self._arg(r) + ", " for r in saved)
+        call = f"{rule}({ctx}, ({held}), {self._arg(grads[0])})"
+        if any(o is not None and rec.arrays[o].ndim == 0 for o in s.outs):
+            call = f"{self._name(as_arrays, 'as_arrays')}({call})"
+        lines.append(f"{outs}= {call}")
         return "\n".join(lines)
 
     def _leaf(self, t: Tensor, rec: Recorder, base: str) -> str:
@@ -552,6 +554,12 @@ def output_constants(out: Any) -> Any:
     if kind == "dict":
         return ("dict", [(k, output_constants(o)) for k, o in out[1]])
     return out
+
+
+def as_arrays(results: tuple) -> tuple:
+    """An array rule's results, a NumPy scalar (from arithmetic on 0-d arrays) made the 0-d
+    array that ``Tensor._make`` makes of it in the eager rule."""
+    return tuple(r if r is None or type(r) is np.ndarray else np.asarray(r) for r in results)
 
 
 def spent(a: np.ndarray, name: str | None = None) -> Tensor:

@@ -28,11 +28,12 @@ Schema of an entry:
 * Rules never reduce a broadcast gradient: the engine sums every gradient to its input's shape
   (``sum_to``) and casts it to its input's dtype.
 * ``view=True``: the output shares memory (and the version counter) with input 0.
-* ``array_backward(ctx, g)`` (optional, single-output entries): the first-order rule on
-  ndarrays, ``ctx.saved`` holding arrays and ``g`` the output's gradient as an array; it returns
-  one array (or None) per input. The entry's ``backward`` calls it for its first-order path, so
-  the two are one computation; a compiled program (``tapegrad/compiler``) calls it directly,
-  with no Tensor made around the arrays.
+* ``array_backward(ctx, saved, g)`` (optional, single-output entries): the first-order rule on
+  ndarrays: ``saved`` the saved values as arrays (None where one was not saved), ``g`` the
+  output's gradient; it returns one array (or None) per input, and reads only ``params``,
+  ``needs_input_grad`` and ``input_shapes`` from ``ctx``. The entry's ``backward`` calls it for
+  its first-order path, so the two are one computation; a compiled program
+  (``tapegrad/compiler``) calls it directly, with no Tensor made around the arrays.
 * Complex gradients follow torch's convention: a tensor's gradient is the conjugate Wirtinger
   derivative, so a holomorphic op passes ``grad * conj(f'(z))`` back (``a * b`` gives ``a``
   ``grad * conj(b)``). A rule written for real numbers, ``grad * f'(x)``, extends to complex
@@ -241,6 +242,16 @@ def _missing_rule(node: str) -> Callable:
         raise RuntimeError(f"the derivative for '{node}' is not implemented.")
 
     return rule
+
+
+def arrays_of(saved: tuple) -> tuple:
+    """A node's saved Tensors as the arrays an ``array_backward`` rule takes (None stays)."""
+    return tuple(t._data if isinstance(t, Tensor) else t for t in saved)
+
+
+def tensors_of(grads: tuple) -> tuple:
+    """An ``array_backward`` rule's arrays as the Tensors a ``backward`` rule returns."""
+    return tuple(None if g is None else Tensor._make(g) for g in grads)
 
 
 def defop(name: str, node: str, *, save: Sequence[int] | str = (), save_output: bool = False,

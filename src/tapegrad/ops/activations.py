@@ -18,7 +18,17 @@ from . import elementwise as ew
 from . import shape as sh
 from ._registry import defop
 from .erf import INV_SQRT_2PI, SQRT1_2, TWO_OVER_SQRTPI, _phi_gauss, erf_array
-from .nn_common import _Arrays, _fast_sum, _float, _linked, _quiet, _sigmoid, _Tensors, _unpack
+from .nn_common import (
+    _ArrayResults,
+    _Arrays,
+    _fast_sum,
+    _float,
+    _linked,
+    _quiet,
+    _sigmoid,
+    _Tensors,
+    _unpack,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Activations
@@ -60,9 +70,8 @@ def _gelu_grad(B: Any, x: Any, approximate: str, cdf: Any = None, gauss: Any = N
     return cdf + x * B.exp(x * x * -0.5) * INV_SQRT_2PI
 
 
-@_gelu.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx x Phi(x) = Phi(x) + x phi(x)
-    B, (x,), g = _unpack(ctx, grad)
+def _gelu_body(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:
+    (x,) = saved
     cache = ctx.params["_cache"]
     cdf = gauss = None
     if not B.tensors:
@@ -72,6 +81,17 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx x Phi(x) = Phi(x) + x phi(x)
         d *= g
         return (B.out(d),)
     return (B.out(g * d),)
+
+
+@_gelu.array_backward
+def _(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    return _gelu_body(_ArrayResults, ctx, saved, g)
+
+
+@_gelu.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx x Phi(x) = Phi(x) + x phi(x)
+    B, saved, g = _unpack(ctx, grad)
+    return _gelu_body(B, ctx, saved, g)
 
 
 @defop("silu", node="SiluBackward0", save=(0,))

@@ -13,7 +13,7 @@ from .._tensor import Tensor
 from . import shape as sh
 from ._registry import defop
 from .activations import _safe_softmax, _safe_softmax_np
-from .nn_common import _Arrays, _fast_sum, _unpack
+from .nn_common import _ArrayResults, _Arrays, _fast_sum, _unpack
 
 # ---------------------------------------------------------------------------------------------
 # Scaled dot-product attention (torch's fused CPU kernel: one node for q, k, v)
@@ -59,9 +59,8 @@ def _sdpa(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, scale: float, mask: An
     return out
 
 
-@_sdpa.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
-    B, (q, k, v), g = _unpack(ctx, grad)
+def _sdpa_body(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:
+    q, k, v = saved
     p = ctx.params
     groups, scale = p["groups"], p["scale"]
     kr = _repeat_heads(k, groups, B)
@@ -78,7 +77,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
             _sdpa.forward(q, k, v, scale=scale, mask=p["mask"], groups=groups, _cache=cache)
         prob, out = cache.pop("prob"), cache.pop("out")
         if groups == 1:
-            return _sdpa_grads(g, q, k, v, prob, out, scale, ctx.needs_input_grad)
+            return _sdpa_grads(B, g, q, k, v, prob, out, scale, ctx.needs_input_grad)
     need_q, need_k, need_v = ctx.needs_input_grad
     gq = gk = gv = None
     if need_v:
@@ -93,8 +92,19 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
     return gq, gk, gv
 
 
-def _sdpa_grads(g: np.ndarray, q: np.ndarray, k: np.ndarray, v: np.ndarray, prob: np.ndarray,
-                out: np.ndarray, scale: float, needs: tuple) -> tuple:
+@_sdpa.array_backward
+def _(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    return _sdpa_body(_ArrayResults, ctx, saved, g)
+
+
+@_sdpa.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
+    B, saved, g = _unpack(ctx, grad)
+    return _sdpa_body(B, ctx, saved, g)
+
+
+def _sdpa_grads(B: Any, g: np.ndarray, q: np.ndarray, k: np.ndarray, v: np.ndarray,
+                prob: np.ndarray, out: np.ndarray, scale: float, needs: tuple) -> tuple:
     """The rule above on the arrays, one key/value head per query head. Each gradient is
     written in its input's memory layout: q, k and v are usually (B, T, H, D) projections seen
     as (B, H, T, D), and a gradient laid out the same way goes back through that transpose and
@@ -113,4 +123,4 @@ def _sdpa_grads(g: np.ndarray, q: np.ndarray, k: np.ndarray, v: np.ndarray, prob
             gq = np.matmul(ds, k, out=np.empty_like(q))
         if need_k:
             gk = np.matmul(np.swapaxes(ds, -1, -2), q, out=np.empty_like(k))
-    return tuple(None if a is None else Tensor._make(a) for a in (gq, gk, gv))
+    return tuple(None if a is None else B.out(a) for a in (gq, gk, gv))

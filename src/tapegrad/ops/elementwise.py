@@ -276,12 +276,20 @@ def _mul(a: Any, b: Any) -> np.ndarray:
     return _binary(np.multiply, a, b)
 
 
+@_mul.array_backward
+def _mul_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
+    a, b = saved  # (arrays, or Python numbers)
+    need_a, need_b = ctx.needs_input_grad
+    return (_binary(np.multiply, g, b) if need_a else None,
+            _binary(np.multiply, g, a) if need_b else None)
+
+
 @_mul.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(a*b) = (b, a)
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
-    if not _state.enabled:  # first order: the products on the arrays, as the op computes them
-        g = grad._data
+    if not _state.enabled:  # first order: _mul_array_rule's products, written out (the
+        g = grad._data      # commonest rule of all: one call fewer)
         return (Tensor._make(_binary(np.multiply, g, _array(b))) if need_a else None), (
             Tensor._make(_binary(np.multiply, g, _array(a))) if need_b else None)
     return (grad * b if need_a else None), (grad * a if need_b else None)
@@ -587,10 +595,15 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx tan x = 1 + tan^2 x
     return (grad * (y * y + 1),)
 
 
+@_tanh.array_backward
+def _tanh_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
+    return (_tanh_backward.forward(g, saved[0]),)
+
+
 @_tanh.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx tanh x = 1 - tanh^2 x
     (y,) = ctx.saved
-    if not _state.enabled:  # first order: on the arrays
+    if not _state.enabled:  # first order: _tanh_array_rule's kernel, called directly
         return (Tensor._make(_tanh_backward.forward(grad._data, y._data)),)
     return (_tanh_backward(grad, y),)
 

@@ -40,32 +40,38 @@ def _row_sums(n_rows: int, index: np.ndarray, rows: np.ndarray) -> np.ndarray:
 _embedding.jvp(linear_tangent(_embedding))
 
 
-@_embedding.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # every looked-up row sends its gradient back (summed)
+def _embedding_rows(ctx: Any, g: Any) -> tuple:
+    """(rows, indices): the output gradient ``g`` (an array, or a Tensor with create_graph)
+    as rows of the table's width, the padding row's dropped and the frequency scaling
+    applied; and the flat indices."""
     p = ctx.params
-    v, d = ctx.input_shapes[0]
+    n_rows, d = ctx.input_shapes[0]
     idx = p["indices"].reshape(-1)
-    keep = None
+    tensors = isinstance(g, Tensor)
+    rows = g.reshape(-1, d)
     if p["padding_idx"] is not None:
         keep = (idx != p["padding_idx"])[:, None]
-    scale = None
+        rows = rows * (Tensor._make(keep) if tensors else keep)
     if p["scale_grad_by_freq"]:
-        counts = np.bincount(idx, minlength=v)
-        scale = (1.0 / counts[idx])[:, None].astype(grad._data.dtype)
+        counts = np.bincount(idx, minlength=n_rows)
+        scale = (1.0 / counts[idx])[:, None].astype(g._data.dtype if tensors else g.dtype)
+        rows = rows * (Tensor._make(scale) if tensors else scale)
+    return rows, idx
+
+
+@_embedding.array_backward
+def _embedding_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
+    rows, idx = _embedding_rows(ctx, g)
+    return (_row_sums(ctx.input_shapes[0][0], idx, rows),)
+
+
+@_embedding.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # every looked-up row sends its gradient back (summed)
     B = _backend()
     if B is _Arrays:
-        rows = grad._data.reshape(-1, d)
-        if keep is not None:
-            rows = rows * keep
-        if scale is not None:
-            rows = rows * scale
-        return (Tensor._make(_row_sums(v, idx, rows)),)
-    rows = grad.reshape(-1, d)
-    if keep is not None:
-        rows = rows * Tensor._make(keep)
-    if scale is not None:
-        rows = rows * Tensor._make(scale)
-    zeros = Tensor._make(np.zeros((v, d), dtype=grad._data.dtype))
+        return (Tensor._make(_embedding_array_rule(ctx, (), grad._data)[0]),)
+    rows, idx = _embedding_rows(ctx, grad)
+    zeros = Tensor._make(np.zeros(ctx.input_shapes[0], dtype=grad._data.dtype))
     return (ix.index_put(zeros, (idx,), rows, accumulate=True),)
 
 

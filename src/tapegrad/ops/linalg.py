@@ -14,7 +14,8 @@ import numpy as np
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.grad_mode import _state
 from . import _registry, low_precision
-from ._registry import defop
+from ._registry import arrays_of, defop, tensors_of
+from .elementwise import _binary
 from .reduction import _fast_sum
 from .shape import _unsafe_view
 
@@ -158,21 +159,26 @@ def _mm_grads(g: np.ndarray, a: Any, b: Any, layout: tuple, need_a: bool,
     ta, tb = layout
     ga = gb = None
     if need_a:
-        B = b._data
-        ga = Tensor._make(_product(B, g.T).T if ta else _product(g, B.T))
+        ga = _product(b, g.T).T if ta else _product(g, b.T)
     if need_b:
-        A = a._data
-        gb = Tensor._make(_product(g.T, A).T if tb else _product(A.T, g))
+        gb = _product(g.T, a).T if tb else _product(a.T, g)
     return ga, gb
+
+
+@_mm.array_backward
+def _mm_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
+    a, b = saved
+    need_a, need_b = ctx.needs_input_grad
+    return _mm_grads(g, a, b, ctx.params.get("layout", (False, False)), need_a, need_b)
 
 
 @_mm.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(AB) = (G B^T, A^T G)
+    if not _state.enabled:
+        return tensors_of(_mm_array_rule(ctx, arrays_of(ctx.saved), grad._data))
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     ta, tb = ctx.params.get("layout", (False, False))
-    if not _state.enabled:
-        return _mm_grads(grad._data, a, b, (ta, tb), need_a, need_b)
     grad = _dense(grad)
     ga = _grad_like(ta, lambda: grad.mm(b.t()), lambda: b.mm(grad.t())) if need_a else None
     gb = _grad_like(tb, lambda: a.t().mm(grad), lambda: grad.t().mm(a)) if need_b else None
@@ -192,21 +198,38 @@ def _addmm(bias: np.ndarray, a: np.ndarray, b: np.ndarray, *, beta: Any = 1,
     return out
 
 
+@_addmm.array_backward
+def _addmm_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
+    a, b = saved
+    need_c, need_a, need_b = ctx.needs_input_grad
+    beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
+    gc = None
+    if need_c:
+        if beta != 1:
+            gc = _binary(np.multiply, g, beta)
+        elif g.ndim == 2 and ctx.input_shapes[0] == g.shape[1:] and (
+                g.dtype.kind == "f" and g.itemsize >= 4):
+            # a linear layer's bias: its gradient summed over the batch here, as the engine's
+            # broadcast reduction would, without the trip through it (~5 us a layer)
+            gc = _fast_sum(g, (0,), False)
+        else:
+            gc = g
+    ga, gb = _mm_grads(g, a, b, ctx.params.get("layout", (False, False)), need_a, need_b)
+    if alpha != 1:
+        ga = None if ga is None else _binary(np.multiply, ga, alpha)
+        gb = None if gb is None else _binary(np.multiply, gb, alpha)
+    return gc, ga, gb
+
+
 @_addmm.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(beta c + alpha AB) = (beta, alpha G B^T, alpha A^T G)
+    if not _state.enabled:
+        return tensors_of(_addmm_array_rule(ctx, arrays_of(ctx.saved), grad._data))
     a, b = ctx.saved
     need_c, need_a, need_b = ctx.needs_input_grad
     beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
     gc = (grad if beta == 1 else grad * beta) if need_c else None
     ta, tb = ctx.params.get("layout", (False, False))
-    if not _state.enabled and alpha == 1:
-        g = grad._data
-        if gc is grad and g.ndim == 2 and ctx.input_shapes[0] == g.shape[1:] and (
-                g.dtype.kind == "f" and g.itemsize >= 4):
-            # a linear layer's bias: its gradient summed over the batch here, as the engine's
-            # broadcast reduction would, without the trip through it (~5 us a layer)
-            gc = Tensor._make(_fast_sum(g, (0,), False))
-        return (gc,) + _mm_grads(g, a, b, (ta, tb), need_a, need_b)
     grad = _dense(grad)
     ga = gb = None
     if need_a:

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _numpy_warnings as _nw
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
-from ._registry import defop
+from ._registry import defop, tensors_of
 from .activations import _fast_max
 from .nn_common import _Arrays, _fast_sum, _float, _linked, _quiet, _take, _unpack
 
@@ -277,15 +277,20 @@ def _ce_log_softmax(x: np.ndarray, *, _cache: dict) -> np.ndarray:
     return y
 
 
+@_ce_log_softmax.array_backward
+def _ce_log_softmax_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    (y,) = saved
+    p = _take(ctx.params["_cache"], "softmax", lambda: np.exp(y))
+    p *= np.add.reduce(g, axis=1, keepdims=True)
+    return (np.subtract(g, p, out=p),)
+
+
 @_ce_log_softmax.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(x - lse)/dx: g - softmax * sum(g)
     (y,) = ctx.saved
     if _state.enabled:
         return (grad - y.exp() * grad.sum(1, keepdim=True),)
-    g = grad._data
-    p = _take(ctx.params["_cache"], "softmax", lambda: np.exp(y._data))
-    p *= np.add.reduce(g, axis=1, keepdims=True)
-    return (Tensor._make(np.subtract(g, p, out=p)),)
+    return tensors_of(_ce_log_softmax_array_rule(ctx, (y._data,), grad._data))
 
 
 @defop("ce_nll", node="NllLossBackward0")
@@ -294,17 +299,21 @@ def _ce_nll(x: np.ndarray, *, target: np.ndarray) -> np.ndarray:
     return np.asarray(-total / x.shape[0], dtype=x.dtype)
 
 
+@_ce_nll.array_backward
+def _ce_nll_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    n, c = ctx.input_shapes[0]
+    out = np.zeros((n, c), dtype=g.dtype)
+    out[np.arange(n), ctx.params["target"]] = -g[()] / n
+    return (out,)
+
+
 @_ce_nll.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # -1/N at the target class, 0 else
-    n, c = ctx.input_shapes[0]
-    dtype = grad._data.dtype
-    rows, target = np.arange(n), ctx.params["target"]
     if not _state.enabled:
-        out = np.zeros((n, c), dtype=dtype)
-        out[rows, target] = -grad._data[()] / n
-        return (Tensor._make(out),)
-    m = np.zeros((n, c), dtype=dtype)
-    m[rows, target] = -1.0 / n
+        return tensors_of(_ce_nll_array_rule(ctx, (), grad._data))
+    n, c = ctx.input_shapes[0]
+    m = np.zeros((n, c), dtype=grad._data.dtype)
+    m[np.arange(n), ctx.params["target"]] = -1.0 / n
     return (grad * Tensor._make(m),)
 
 

@@ -125,6 +125,15 @@ class _Arrays:
         return entry.forward(*args, **params)
 
 
+class _ArrayResults(_Arrays):
+    """``_Arrays`` whose ``out`` leaves an array as it is: a rule's formula run as its
+    ``array_backward`` form (arrays in, arrays out, no Tensor made; see ops/_registry.py)."""
+
+    @staticmethod
+    def out(x: Any) -> Any:
+        return x
+
+
 class _Tensors:
     """The same operations on Tensors: the rule records a graph (create_graph=True)."""
 

@@ -15,7 +15,7 @@ import numpy as np
 from .. import _numpy_warnings as _nw
 from .._tensor import Tensor
 from ._registry import defop
-from .nn_common import _Arrays, _linked, _ones, _take, _unpack
+from .nn_common import _ArrayResults, _Arrays, _linked, _ones, _take, _unpack
 
 # ---------------------------------------------------------------------------------------------
 # Normalization
@@ -77,9 +77,9 @@ def _layer_norm(x: np.ndarray, w: Any, b: Any, *, ndim: int, eps: float,
     return xhat + b if b is not None else xhat.copy()
 
 
-@_layer_norm.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule, then the affine part
-    B, saved, g = _unpack(ctx, grad)
+def _layer_norm_body(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:
+    """The rule in backend ``B`` (see ops/nn_common.py): the normalised input's rule, then
+    the affine part."""
     x, w = saved[0], (saved[1] if len(saved) > 1 else None)
     p = ctx.params
     n = len(x.shape)  # x is saved even when only the weights want a gradient
@@ -92,7 +92,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule, then the
                            lambda: _moments(B, x, dims, p["eps"]))
         if (g.dtype == xhat.dtype and g.dtype.kind == "f" and g.dtype.itemsize >= 4
                 and xhat.size):
-            return _layer_norm_grads(g, xhat, rstd, w, p["ndim"], ctx.needs_input_grad, x)
+            return _layer_norm_grads(B, g, xhat, rstd, w, p["ndim"], ctx.needs_input_grad, x)
     need_x, need_w, need_b = ctx.needs_input_grad
     gx = gw = gb = None
     if need_x:
@@ -104,8 +104,19 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule, then the
     return gx, gw, gb
 
 
-def _layer_norm_grads(g: np.ndarray, xhat: np.ndarray, rstd: np.ndarray, w: Any, ndim: int,
-                      needs: tuple, x: np.ndarray) -> tuple:
+@_layer_norm.array_backward
+def _(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    return _layer_norm_body(_ArrayResults, ctx, saved, g)
+
+
+@_layer_norm.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule, then the affine part
+    B, saved, g = _unpack(ctx, grad)
+    return _layer_norm_body(B, ctx, saved, g)
+
+
+def _layer_norm_grads(B: Any, g: np.ndarray, xhat: np.ndarray, rstd: np.ndarray, w: Any,
+                      ndim: int, needs: tuple, x: np.ndarray) -> tuple:
     """The rule above on the arrays, as rows of the normalised size d (one per position):
     the row means of g w and of g w xhat are matrix-vector products with w itself
     ((g @ w) / d and ((g xhat) @ w) / d), so g w xhat is never formed, and g xhat serves the
@@ -129,9 +140,9 @@ def _layer_norm_grads(g: np.ndarray, xhat: np.ndarray, rstd: np.ndarray, w: Any,
             gw_rows = rows * ax.astype(np.float32).reshape(-1, 1)
         else:
             gw_rows = gxh
-        gw = Tensor._make((_ones(rows.shape[0], g.dtype) @ gw_rows).reshape(shape))
+        gw = B.out((_ones(rows.shape[0], g.dtype) @ gw_rows).reshape(shape))
     if need_b:
-        gb = Tensor._make((_ones(rows.shape[0], g.dtype) @ rows).reshape(shape))
+        gb = B.out((_ones(rows.shape[0], g.dtype) @ rows).reshape(shape))
     if need_x and gxh is not None:
         wv = _ones(d, g.dtype) if w is None else w.reshape(d)
         mean_dxhat = rows @ wv  # sum over the row of g w
@@ -143,7 +154,7 @@ def _layer_norm_grads(g: np.ndarray, xhat: np.ndarray, rstd: np.ndarray, w: Any,
         np.multiply(xh, mean_dxhat_xhat[:, None], out=gxh)
         out -= gxh
         out *= rstd.reshape(-1, 1)
-        gx = Tensor._make(out.reshape(xhat.shape))
+        gx = B.out(out.reshape(xhat.shape))
     return gx, gw, gb
 
 

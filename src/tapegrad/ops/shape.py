@@ -78,7 +78,7 @@ def _view(x: np.ndarray, *, shape: tuple) -> np.ndarray:
 
 
 @_view.array_backward
-def _reshape_back(ctx: Any, g: np.ndarray) -> tuple:  # a view only renames positions
+def _reshape_back(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # a view only renames positions
     # first order: the array reshaped directly (a view when the layout allows, else a copy,
     # as reshape does), without a trip through reshape's checks and an op (one per linear
     # layer on a batch of sequences; ~10 -> ~4 us)
@@ -89,7 +89,7 @@ def _reshape_back(ctx: Any, g: np.ndarray) -> tuple:  # a view only renames posi
 def _(ctx: Any, grad: Tensor) -> tuple:  # reshape back
     if _state.enabled:
         return (grad.reshape(ctx.input_shapes[0]),)
-    return (Tensor._make(_reshape_back(ctx, grad._data)[0]),)
+    return (Tensor._make(_reshape_back(ctx, (), grad._data)[0]),)
 
 
 @defop("unsafe_view", node="UnsafeViewBackward0")
@@ -217,7 +217,7 @@ def _permute(x: np.ndarray, *, dims: tuple) -> np.ndarray:
 
 
 @_permute.array_backward
-def _permute_back(ctx: Any, g: np.ndarray) -> tuple:  # (first order, as the op's kernel does)
+def _permute_back(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (as the op's kernel)
     return (np.transpose(g, np.argsort(ctx.params["dims"])),)
 
 
@@ -271,7 +271,7 @@ def _transpose(x: np.ndarray, *, dim0: int, dim1: int) -> np.ndarray:
 
 
 @_transpose.array_backward
-def _swap_back(ctx: Any, g: np.ndarray) -> tuple:  # (first order: see _view's)
+def _swap_back(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order: see _view's)
     p = ctx.params
     return (np.swapaxes(g, p["dim0"], p["dim1"]) if g.ndim else g,)
 
@@ -281,7 +281,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # swap back
     p = ctx.params
     if _state.enabled:
         return (grad.transpose(p["dim0"], p["dim1"]),)
-    return (Tensor._make(_swap_back(ctx, grad._data)[0]),)
+    return (Tensor._make(_swap_back(ctx, (), grad._data)[0]),)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -298,7 +298,7 @@ def _t(x: np.ndarray) -> np.ndarray:
 
 
 @_t.array_backward
-def _t_back(ctx: Any, g: np.ndarray) -> tuple:  # (first order: see _view's)
+def _t_back(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order: see _view's)
     return (g.T,)
 
 
@@ -306,7 +306,7 @@ def _t_back(ctx: Any, g: np.ndarray) -> tuple:  # (first order: see _view's)
 def _(ctx: Any, grad: Tensor) -> tuple:  # transpose back
     if _state.enabled:
         return (grad.t(),)
-    return (Tensor._make(_t_back(ctx, grad._data)[0]),)
+    return (Tensor._make(_t_back(ctx, (), grad._data)[0]),)
 
 
 def t(input: Tensor) -> Tensor:
