@@ -180,6 +180,53 @@ def test_gpt_like_model_trains(opt):
     replayed(run_twins(make))
 
 
+def test_transformer_step_backward_runs_on_arrays():
+    """A pre-norm transformer block with the fused attention (the benchmark GPT's layers): its
+    backward rules all have a form on arrays (``array_backward``), so the replayed step makes
+    no Tensor until it returns the loss."""
+
+    class Block(nn.Module):
+        def __init__(self, vocab=11, dim=8, heads=2):
+            super().__init__()
+            self.heads = heads
+            self.tok = nn.Embedding(vocab, dim)
+            self.ln1, self.ln2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+            self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+            self.ff = nn.Sequential(nn.Linear(dim, 2 * dim), nn.GELU(), nn.Linear(2 * dim, dim))
+            self.head = nn.Linear(dim, vocab)
+
+        def forward(self, idx):
+            b, t = idx.shape
+            x = self.tok(idx)
+            q, k, v = (z.view(b, t, self.heads, -1).transpose(1, 2)
+                       for z in self.qkv(self.ln1(x)).chunk(3, dim=-1))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.proj(y.transpose(1, 2).contiguous().view(b, t, -1))
+            x = x + self.ff(self.ln2(x))
+            return self.head(x)
+
+    def make():
+        model = Block()
+        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+
+        def step(idx, tgt):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(idx).view(-1, 11), tgt.view(-1))
+            loss.backward()
+            opt.step()
+            return loss
+
+        return {"step": step, "model": model, "opt": opt,
+                "inputs": lambda i: (batch(i, 3, 6, kind="randint", high=11),
+                                     batch(i, 3, 6, seed=1, kind="randint", high=11))}
+
+    c = replayed(run_twins(make))
+    body = [ln for ln in c.listing().splitlines() if not ln.lstrip().startswith("return")]
+    assert not [ln for ln in body if "T(" in ln], c.listing()
+    for name in ("addmm", "layer_norm", "gelu", "sdpa", "embedding", "view", "transpose"):
+        assert f"{name}_array_rule(" in c.listing(), name
+
+
 @pytest.mark.parametrize("cell", [nn.LSTM, nn.GRU])
 @pytest.mark.parametrize("opt", ["adam", "rmsprop"])
 def test_recurrent_classifier_trains(cell, opt):

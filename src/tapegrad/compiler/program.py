@@ -289,7 +289,7 @@ class Program:
             ctx = self._name(cap.ReplayCtx((), params, meta), f"ctx{i}")
             wide = s.fn is cap.run_widened_rule
             if op.array_rule is not None and not wide and self._arrays_only(rec, grads) and (
-                    self._arrays_only(rec, [r for r in saved if r != ("c", None)])):
+                    self._arrays_only(rec, [r for r in saved if not _plain_constant(r)])):
                 return self._array_rule_line(s, op, ctx, saved, grads, params, rec)
             lines = [f"{ctx}.saved = ("
                      f"{''.join(self._tensor_arg(r, rec, wide) + ', ' for r in saved)})"]
@@ -554,6 +554,11 @@ def output_constants(out: Any) -> Any:
     if kind == "dict":
         return ("dict", [(k, output_constants(o)) for k, o in out[1]])
     return out
+
+
+def _plain_constant(ref: tuple) -> bool:
+    """A saved value that is a constant an array rule takes as it is: None or a number."""
+    return ref[0] == "c" and (ref[1] is None or type(ref[1]) in (int, float, bool, complex))
 
 
 def as_arrays(results: tuple) -> tuple:

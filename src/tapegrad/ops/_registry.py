@@ -29,11 +29,12 @@ Schema of an entry:
   (``sum_to``) and casts it to its input's dtype.
 * ``view=True``: the output shares memory (and the version counter) with input 0.
 * ``array_backward(ctx, saved, g)`` (optional, single-output entries): the first-order rule on
-  ndarrays: ``saved`` the saved values as arrays (None where one was not saved), ``g`` the
-  output's gradient; it returns one array (or None) per input, and reads only ``params``,
-  ``needs_input_grad`` and ``input_shapes`` from ``ctx``. The entry's ``backward`` calls it for
-  its first-order path, so the two are one computation; a compiled program
-  (``tapegrad/compiler``) calls it directly, with no Tensor made around the arrays.
+  ndarrays: ``saved`` the saved values as arrays (a saved Python number, or None where a value
+  was not saved, as it is), ``g`` the output's gradient. It returns one array (or None) per
+  input and reads only ``params``, ``needs_input_grad`` and ``input_shapes`` from ``ctx``. The
+  entry's ``backward`` calls it (or its one NumPy call) for its first-order path, so the two
+  are one computation; a compiled program (``tapegrad/compiler``) calls it directly, with no
+  Tensor made around the arrays.
 * Complex gradients follow torch's convention: a tensor's gradient is the conjugate Wirtinger
   derivative, so a holomorphic op passes ``grad * conj(f'(z))`` back (``a * b`` gives ``a``
   ``grad * conj(b)``). A rule written for real numbers, ``grad * f'(x)``, extends to complex

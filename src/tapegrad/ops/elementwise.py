@@ -785,13 +785,18 @@ def _relu_grad(g: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     return np.multiply(g.view(ints), keep, dtype=ints).view(g.dtype)
 
 
+@_relu.array_backward
+def _relu_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
+    (y,) = saved
+    d = _relu_grad(g, y)
+    return (_threshold_backward.forward(g, y) if d is None else d,)
+
+
 @_relu.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx max(x, 0) = [x > 0]
     (y,) = ctx.saved
     if not _state.enabled:
-        d = _relu_grad(grad._data, y._data)
-        if d is not None:
-            return (Tensor._make(d),)
+        return (Tensor._make(_relu_array_rule(ctx, (y._data,), grad._data)[0]),)
     return (_threshold_backward(grad, y),)
 
 
