@@ -209,10 +209,17 @@ def _params_with_grad(optimizer: Any, group: dict,
 
 
 def _increment_step(step_t: Tensor) -> float:
-    """``state['step'] += 1`` in place (one version bump); returns the new count."""
-    np.add(step_t._data, 1, out=step_t._data)
+    """``state['step'] += 1`` in place (one version bump); returns the new count. A 0-d float
+    count is set from the sum in Python's double, where it is exact, so it is rounded once to
+    the count's dtype, as NumPy's add rounds it (and a tenth of the add's cost on a 0-d array,
+    once per parameter and step)."""
+    a = step_t._data
+    if a.ndim == 0 and a.dtype.kind == "f" and a.dtype.itemsize >= 4:
+        a[()] = float(a) + 1.0
+    else:
+        np.add(a, 1, out=a)
     _bump(step_t)
-    return float(step_t._data)
+    return float(a)
 
 
 def _update_grad(grad_t: Tensor, maximize: bool) -> np.ndarray:
