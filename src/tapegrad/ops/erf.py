@@ -49,7 +49,8 @@ INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 def _horner(coefs: tuple, u: np.ndarray) -> np.ndarray:
-    r = coefs[-1] * u + coefs[-2]
+    r = u * coefs[-1]
+    r += coefs[-2]  # (in place: one new array per polynomial)
     for c in coefs[-3::-1]:
         r *= u
         r += c
@@ -106,7 +107,8 @@ def _phi_gauss(x: np.ndarray) -> tuple:
     np.subtract(0.5, r, out=r)  # >= 0, then given x's sign
     if r.dtype == np.float32 and r.ndim:
         # copysign on the bits: NumPy's float32 copysign is some 7x slower than two int passes
-        sign = np.bitwise_and(x.view(np.int32), np.int32(-(1 << 31)))
+        # (x's sign bits into t's buffer, free by now)
+        sign = np.bitwise_and(x.view(np.int32), np.int32(-(1 << 31)), out=t.view(np.int32))
         np.bitwise_or(r.view(np.int32), sign, out=r.view(np.int32))
     else:
         np.copysign(r, x, out=r)
