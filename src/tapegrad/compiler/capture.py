@@ -672,17 +672,18 @@ def _recorded_draw(name: str) -> Callable:
     return draw
 
 
-def _noise_call(shape: Any, dtype: Any, p: float) -> np.ndarray:
-    """The default generator's dropout noise (the same draw as eager dropout)."""
-    return _orig_draws["dropout_noise"](default_engine(), shape, dtype, p)
+def _draw_call(name: str) -> Callable:
+    """What a program calls for a recorded draw: the same draw from the default generator."""
+
+    def call(shape: Any, dtype: Any, p: float) -> Any:
+        return _orig_draws[name](default_engine(), shape, dtype, p)
+
+    call.__name__ = name
+    return call
 
 
-def _alpha_noise_call(shape: Any, dtype: Any, p: float) -> tuple:
-    """The default generator's alpha-dropout scale and shift (the same draw as eager)."""
-    return _orig_draws["alpha_dropout_noise"](default_engine(), shape, dtype, p)
-
-
-_DRAW_CALLS = {"dropout_noise": _noise_call, "alpha_dropout_noise": _alpha_noise_call}
+_DRAWS = ("dropout_noise", "alpha_dropout_noise")  # the Engine's recorded dropout draws
+_DRAW_CALLS = {name: _draw_call(name) for name in _DRAWS}
 
 
 def _opaque(name: str, orig: Callable, takes_closure: bool = True) -> Callable:
@@ -836,7 +837,7 @@ _MODULE_BREAKS = {
 def _orig_draws_fn() -> dict:
     from .._rng import Engine
 
-    return {name: Engine.__dict__[name] for name in ("dropout_noise", "alpha_dropout_noise")}
+    return {name: Engine.__dict__[name] for name in _DRAWS}
 
 
 _orig_draws = _orig_draws_fn()

@@ -19,12 +19,12 @@ from . import shape as sh
 from ._registry import defop
 from .erf import INV_SQRT_2PI, SQRT1_2, TWO_OVER_SQRTPI, _phi_gauss, erf_array
 from .nn_common import (
-    _ArrayResults,
     _Arrays,
     _fast_sum,
     _float,
     _linked,
     _quiet,
+    _rule_body,
     _sigmoid,
     _Tensors,
     _unpack,
@@ -70,7 +70,8 @@ def _gelu_grad(B: Any, x: Any, approximate: str, cdf: Any = None, gauss: Any = N
     return cdf + x * B.exp(x * x * -0.5) * INV_SQRT_2PI
 
 
-def _gelu_body(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:
+@_rule_body(_gelu)
+def _gelu_body(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:  # d/dx x Phi(x) = Phi + x phi
     (x,) = saved
     cache = ctx.params["_cache"]
     cdf = gauss = None
@@ -82,16 +83,6 @@ def _gelu_body(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:
         return (B.out(d),)
     return (B.out(g * d),)
 
-
-@_gelu.array_backward
-def _(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
-    return _gelu_body(_ArrayResults, ctx, saved, g)
-
-
-@_gelu.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx x Phi(x) = Phi(x) + x phi(x)
-    B, saved, g = _unpack(ctx, grad)
-    return _gelu_body(B, ctx, saved, g)
 
 
 @defop("silu", node="SiluBackward0", save=(0,))

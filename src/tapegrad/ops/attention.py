@@ -9,11 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from .._tensor import Tensor
 from . import shape as sh
 from ._registry import defop
 from .activations import _safe_softmax, _safe_softmax_np
-from .nn_common import _ArrayResults, _Arrays, _fast_sum, _unpack
+from .nn_common import _Arrays, _fast_sum, _rule_body
 
 # ---------------------------------------------------------------------------------------------
 # Scaled dot-product attention (torch's fused CPU kernel: one node for q, k, v)
@@ -59,7 +58,8 @@ def _sdpa(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, scale: float, mask: An
     return out
 
 
-def _sdpa_body(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:
+@_rule_body(_sdpa)
+def _sdpa_body(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:  # see the section comment
     q, k, v = saved
     p = ctx.params
     groups, scale = p["groups"], p["scale"]
@@ -91,16 +91,6 @@ def _sdpa_body(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:
             gk = B.out(_sum_heads(B.matmul(B.mT(ds), q) * scale, groups, B))
     return gq, gk, gv
 
-
-@_sdpa.array_backward
-def _(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
-    return _sdpa_body(_ArrayResults, ctx, saved, g)
-
-
-@_sdpa.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
-    B, saved, g = _unpack(ctx, grad)
-    return _sdpa_body(B, ctx, saved, g)
 
 
 def _sdpa_grads(B: Any, g: np.ndarray, q: np.ndarray, k: np.ndarray, v: np.ndarray,

@@ -220,6 +220,27 @@ def _backend() -> Any:
     return _Tensors if _state.enabled else _Arrays
 
 
+def _rule_body(entry: Any) -> Any:
+    """Decorator: ``body(B, ctx, saved, g)``, a rule written once against a backend ``B``,
+    made ``entry``'s backward rule (``B`` from ``_backend``, the saved values and gradient in
+    its representation) and its ``array_backward`` form (``B = _ArrayResults``: arrays in,
+    arrays out)."""
+
+    def attach(body: Any) -> Any:
+        def array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+            return body(_ArrayResults, ctx, saved, g)
+
+        def rule(ctx: Any, grad: Any) -> tuple:
+            B, saved, g = _unpack(ctx, grad)
+            return body(B, ctx, saved, g)
+
+        entry.array_backward(array_rule)
+        entry.backward(rule)
+        return body
+
+    return attach
+
+
 def _unpack(ctx: Any, grad: Any) -> tuple:
     """(B, saved values, grad) in the backend's representation."""
     B = _backend()

@@ -15,7 +15,7 @@ import numpy as np
 from .. import _numpy_warnings as _nw
 from .._tensor import Tensor
 from ._registry import defop
-from .nn_common import _ArrayResults, _Arrays, _linked, _ones, _take, _unpack
+from .nn_common import _Arrays, _linked, _ones, _rule_body, _take, _unpack
 
 # ---------------------------------------------------------------------------------------------
 # Normalization
@@ -77,6 +77,7 @@ def _layer_norm(x: np.ndarray, w: Any, b: Any, *, ndim: int, eps: float,
     return xhat + b if b is not None else xhat.copy()
 
 
+@_rule_body(_layer_norm)
 def _layer_norm_body(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:
     """The rule in backend ``B`` (see ops/nn_common.py): the normalised input's rule, then
     the affine part."""
@@ -103,16 +104,6 @@ def _layer_norm_body(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:
         gb = B.out(B.sum(g, batch, False) if batch else g)
     return gx, gw, gb
 
-
-@_layer_norm.array_backward
-def _(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
-    return _layer_norm_body(_ArrayResults, ctx, saved, g)
-
-
-@_layer_norm.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule, then the affine part
-    B, saved, g = _unpack(ctx, grad)
-    return _layer_norm_body(B, ctx, saved, g)
 
 
 def _layer_norm_grads(B: Any, g: np.ndarray, xhat: np.ndarray, rstd: np.ndarray, w: Any,
