@@ -27,8 +27,8 @@ import numpy as np
 
 import tapegrad as torch
 
-__all__ = ["make_grid", "save_image", "draw_bounding_boxes", "draw_segmentation_masks",
-           "draw_keypoints", "flow_to_image"]
+__all__ = ["_Image_fromarray", "make_grid", "save_image", "draw_bounding_boxes",
+           "draw_segmentation_masks", "draw_keypoints", "flow_to_image"]
 
 Tensor = torch.Tensor
 
