@@ -293,3 +293,22 @@ def test_colorwheel_and_palette(vision, tv):
     assert vision.utils._make_ntuple(3, 2) == tv.utils._make_ntuple(3, 2)
     assert vision.utils._make_ntuple([1, 2], 2) == tv.utils._make_ntuple([1, 2], 2)
     assert sorted(vision.utils.__all__) == sorted(tv.utils.__all__)
+
+
+def test_modules_load_pillow_only_when_used(lib_name):
+    if lib_name == "torch":
+        pytest.skip("checks tapegrad.vision's imports")
+    import os
+    import subprocess
+    import sys
+
+    import tapegrad
+
+    src = os.path.dirname(os.path.dirname(tapegrad.__file__))
+    code = ("import sys\n"
+            "import tapegrad.vision.datasets, tapegrad.vision.io, tapegrad.vision.utils\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PIL', 'scipy')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "PYTHONPATH": src})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "[]\n"

@@ -12,9 +12,12 @@
 MD5 sums; ``datasets.utils`` has the download and archive helpers.
 
 Offline, with Debian's ``dataset-fashion-mnist`` package, unpack its files into the folder
-FashionMNIST reads::
+FashionMNIST reads (Debian compressed them again, so the ``.gz`` files themselves do not match
+torchvision's MD5 sums; the unpacked files are Zalando's)::
 
+    import os
     from torchvision.datasets.utils import extract_archive
+    os.makedirs("data/FashionMNIST/raw", exist_ok=True)
     for name in ["train-images-idx3-ubyte", "train-labels-idx1-ubyte",
                  "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"]:
         extract_archive(f"/usr/share/datasets/fashion-mnist/{name}.gz", "data/FashionMNIST/raw")
