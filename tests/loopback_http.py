@@ -5,6 +5,7 @@
         server.add("/gone", status=404)
         server.add("/stream", b"...", length=False)     # no Content-Length (read to the end)
         server.add("/old", status=302, headers={"Location": "/files/a.bin"})
+        server.add("/api", b"[]", refuse_header="Authorization")  # 401 with that header
         urlopen(server.url + "/files/a.bin")
         server.requests                                 # [(method, path, headers), ...]
 
@@ -34,6 +35,7 @@ class _Route:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     length: bool = True
+    refuse_header: str | None = None  # answer 401 to a request that carries this header
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -46,6 +48,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         route = self.server.routes.get(self.path)
         if route is None:
             route = self.server.routes.get(self.path.split("?")[0], _Route(status=404))
+        if route.refuse_header is not None and route.refuse_header in self.headers:
+            route = _Route(b"{}", 401)
         self.send_response(route.status)
         for key, value in route.headers.items():
             self.send_header(key, value)
@@ -92,10 +96,12 @@ class LoopbackServer:
         return self._server.requests
 
     def add(self, path: str, body: bytes = b"", *, status: int = 200,
-            headers: dict[str, str] | None = None, length: bool = True) -> str:
+            headers: dict[str, str] | None = None, length: bool = True,
+            refuse_header: str | None = None) -> str:
         """Answer GET ``path`` (with its query, or any query when given without one); returns
         the full URL."""
-        self._server.routes[path] = _Route(body, status, dict(headers or {}), length)
+        self._server.routes[path] = _Route(body, status, dict(headers or {}), length,
+                                           refuse_header)
         return self.url + path
 
 

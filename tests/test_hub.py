@@ -361,7 +361,8 @@ def _zipball(top, deps="['os']"):
     return buf.getvalue()
 
 
-def _serve_repo(server, owner, name, *, main=True, branches=("main", "dev"), tags=("v1.0",)):
+def _serve_repo(server, owner, name, *, main=True, branches=("main", "dev"), tags=("v1.0",),
+                refuse_tokens=False):
     """What GitHub answers for owner/name: the default-branch probe, the API's branch and tag
     pages, and each ref's archive (a redirect to codeload, as GitHub does)."""
     base = f"/github.com/{owner}/{name}"
@@ -370,9 +371,12 @@ def _serve_repo(server, owner, name, *, main=True, branches=("main", "dev"), tag
         page = [{"name": r, "commit": {"sha": hashlib.sha1(r.encode()).hexdigest()}}
                 for r in refs]
         api = f"/api.github.com/repos/{owner}/{name}/{kind}?per_page=100"
+        refuse = "Authorization" if refuse_tokens else None
         server.add(f"{api}&page=1", json.dumps(page).encode(),
-                   headers={"Content-Type": "application/json; charset=utf-8"})
-        server.add(f"{api}&page=2", b"[]", headers={"Content-Type": "application/json"})
+                   headers={"Content-Type": "application/json; charset=utf-8"},
+                   refuse_header=refuse)
+        server.add(f"{api}&page=2", b"[]", headers={"Content-Type": "application/json"},
+                   refuse_header=refuse)
     for ref in (*branches, *tags):
         sha = hashlib.sha1(ref.encode()).hexdigest()
         codeload = f"/codeload.github.com/{owner}/{name}/legacy.zip/{ref}"
@@ -517,6 +521,26 @@ def _offline(*args, **kwargs):
     from urllib.error import URLError
 
     raise URLError("no network")
+
+
+@pytest.mark.parametrize("refused", [False, True])
+def test_github_token_is_sent_and_dropped_when_refused(lib, oracle, tmp_path, capsys,
+                                                       monkeypatch, github, refused):
+    _serve_repo(github, "someone", "models", refuse_tokens=refused)
+    monkeypatch.setenv("GITHUB_TOKEN", "secret123")
+
+    def scenario(hub, folder):
+        _hub_at(hub, folder, monkeypatch)
+        try:
+            return hub.list("someone/models:dev", trust_repo=True)
+        finally:
+            sys.modules.pop("helper_module", None)
+
+    _same(lib, oracle, tmp_path, capsys, scenario)
+    api = [h for _, path, h in github.requests if path.startswith("/api.github.com/")]
+    assert any(h.get("Authorization") == "token secret123" for h in api)
+    assert any("Authorization" not in h for h in api) == refused
+    assert all(h.get("Accept") == "application/vnd.github.v3+json" for h in api)
 
 
 def test_bad_repository_strings(lib, oracle, tmp_path, capsys, monkeypatch, github):

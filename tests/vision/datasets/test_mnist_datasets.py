@@ -61,6 +61,11 @@ def test_mnist_like_items(vision, tv, tmp_path, name, train):
     ours = getattr(vision.datasets, name)(str(tmp_path), train=train)
     assert_same_dataset(ours, theirs, ATTRS)
     assert type(ours[0][1]) is int and ours[0][0].mode == "L"
+    for index in (-1, np.int64(5), 1000, -1000, np.int32(-1000)):
+        assert _raise(lambda i: plain(ours[i]), index) == _raise(lambda i: plain(theirs[i]),
+                                                                  index)
+        if _raise(lambda i: theirs[i], index) is None:
+            assert plain(ours[index]) == plain(theirs[index])
 
 
 def test_transforms_in_items_and_repr(vision, tv, tmp_path):

@@ -33,3 +33,15 @@ from .vision import VisionDataset
 
 __all__ = ("ImageFolder", "DatasetFolder", "FakeData", "CIFAR10", "CIFAR100", "EMNIST",
            "FashionMNIST", "QMNIST", "MNIST", "KMNIST", "SVHN", "VisionDataset")
+
+
+def __getattr__(name: str) -> object:
+    # torchvision.datasets.wrap_dataset_for_transforms_v2 lives with the v2 transforms' types
+    if name == "wrap_dataset_for_transforms_v2":
+        try:
+            from ..tv_tensors._dataset_wrapper import wrap_dataset_for_transforms_v2
+        except ModuleNotFoundError:
+            pass
+        else:
+            return wrap_dataset_for_transforms_v2
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

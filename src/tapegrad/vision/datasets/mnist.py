@@ -115,7 +115,7 @@ class MNIST(VisionDataset):
 
     def __getitem__(self, index: int) -> tuple[Any, Any]:
         """``(image, class index)``, each through its transform when one is set."""
-        if type(index) is int:  # the common case, read straight from the arrays
+        if type(index) is int and -len(self.data) <= index < len(self.data):  # the common case
             img = _Image_fromarray(self.data.numpy()[index], mode="L")
             target = int(self.targets.numpy()[index])
         else:
