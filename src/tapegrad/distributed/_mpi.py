@@ -7,9 +7,9 @@ machine without it.
 * ``datatype(array)``: the MPI type that moves an array's elements. float16 and bfloat16 have
   none in the MPI standard: they move as 2-byte opaque elements.
 * ``reduce_op(op, dtype)``: MPI's built-in reduction where it has one (float32, float64,
-  integers: ``MPI.SUM``...), else an MPI operation defined here on NumPy arrays (float16,
-  bfloat16, bool, complex), computing as torch's gloo backend does (each element in its own
-  dtype; bool ``SUM`` is ``or``, ``PRODUCT`` is ``and``).
+  integers, bool as bytes: ``MPI.SUM``...), else an MPI operation defined here on NumPy
+  arrays (float16, bfloat16), computing as torch's gloo backend does (each element in its own
+  dtype).
 * ``Watchdog``: every collective is registered with a deadline (the group's timeout). A
   collective blocks inside MPI, where no Python exception can reach it; if it is still running
   at its deadline, the watchdog thread prints which collective on which rank timed out and
@@ -67,7 +67,10 @@ def loaded() -> Any:
 _TYPE_NAMES = {
     "float32": "FLOAT", "float64": "DOUBLE", "int8": "INT8_T", "int16": "INT16_T",
     "int32": "INT32_T", "int64": "INT64_T", "uint8": "UINT8_T", "uint16": "UINT16_T",
-    "uint32": "UINT32_T", "uint64": "UINT64_T", "bool": "C_BOOL",
+    "uint32": "UINT32_T", "uint64": "UINT64_T",
+    # bool moves and reduces as bytes, as gloo's does: SUM of two True bytes is a byte 2,
+    # which a bool tensor holds (and reads as True)
+    "bool": "UINT8_T",
     "complex64": "C_FLOAT_COMPLEX", "complex128": "C_DOUBLE_COMPLEX",
 }
 _cache: dict[Any, Any] = {}
@@ -95,10 +98,6 @@ _BUILTIN = {"SUM": "SUM", "PRODUCT": "PROD", "MIN": "MIN", "MAX": "MAX", "BAND":
 
 def _numpy_reduction(name: str, dtype: np.dtype) -> Any:
     """``f(a, b) -> a op b`` on NumPy arrays of ``dtype``, as gloo computes it."""
-    if dtype == np.bool_:
-        return {"SUM": np.logical_or, "PRODUCT": np.logical_and, "MIN": np.logical_and,
-                "MAX": np.logical_or, "BAND": np.logical_and, "BOR": np.logical_or,
-                "BXOR": np.logical_xor}[name]
     return {"SUM": np.add, "AVG": np.add, "PRODUCT": np.multiply, "MIN": np.minimum,
             "MAX": np.maximum, "BAND": np.bitwise_and, "BOR": np.bitwise_or,
             "BXOR": np.bitwise_xor}[name]
@@ -110,7 +109,7 @@ def reduce_op(name: str, dtype: np.dtype) -> Any:
     if key in _cache:
         return _cache[key]
     MPI = load()
-    native = dtype.kind in "iuf" and dtype.name in _TYPE_NAMES or (
+    native = dtype.kind in "iufb" and dtype.name in _TYPE_NAMES or (
         dtype.kind == "c" and name in ("SUM", "AVG"))
     if native:
         op = getattr(MPI, _BUILTIN[name])

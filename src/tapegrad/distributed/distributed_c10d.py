@@ -127,7 +127,9 @@ def _red_op(op: Any) -> RedOpType:
         return op.op
     if isinstance(op, RedOpType):
         return op
-    raise TypeError(f"op should be a ReduceOp, got {type(op).__name__}")
+    raise TypeError("(): incompatible function arguments. The following argument types are "
+                    f"supported:\n    1. (self: ReduceOp, arg0: RedOpType)\n\nInvoked with: "
+                    f"{op!r}")
 
 
 class Backend(str):
@@ -659,12 +661,15 @@ def _check_op(op: RedOpType, dtype: np.dtype, what: str) -> None:
 
 
 def _avg(a: np.ndarray, n: int) -> None:
-    # torch divides the sum by the group's size, in the tensor's dtype
+    # torch divides the sum by the group's size, in the tensor's dtype (a complex one as its
+    # real and imaginary parts)
+    if a.dtype.kind == "c":
+        a = a.view(a.real.dtype)
     np.divide(a, a.dtype.type(n), out=a)
 
 
 def _root(pg: ProcessGroup, rank: int | None, group_rank: int | None, name: str,
-          default_zero: bool = False) -> int:
+          default_zero: bool = False, op: str = "") -> int:
     """The group rank of a ``src``/``dst`` given as a global rank or as ``group_src``."""
     if rank is not None and group_rank is not None:
         raise ValueError(f"Can not specify both {name} and group_{name}")
@@ -673,7 +678,7 @@ def _root(pg: ProcessGroup, rank: int | None, group_rank: int | None, name: str,
     elif rank is not None:
         if rank not in pg.ranks:
             if pg is _state.default_pg:
-                raise RuntimeError(f"invalid root rank: {rank}")
+                raise RuntimeError(f"ProcessGroupGloo::{op}: invalid root rank: {rank}")
             raise ValueError(f"Global rank {rank} is not part of group {pg}")
         r = pg.ranks.index(rank)
     elif default_zero:
@@ -681,7 +686,7 @@ def _root(pg: ProcessGroup, rank: int | None, group_rank: int | None, name: str,
     else:
         raise ValueError(f"Must specify {name} or group_{name}")
     if not 0 <= r < pg.size():
-        raise RuntimeError(f"invalid root rank: {r}")
+        raise RuntimeError(f"ProcessGroupGloo::{op}: invalid root rank: {r}")
     return r
 
 
@@ -720,7 +725,7 @@ def broadcast(tensor: Tensor, src: int | None = None, group: Any = None,
         _warn_not_in_group("broadcast")
         return None
     pg = _group(group)
-    root = _root(pg, src, group_src, "src")
+    root = _root(pg, src, group_src, "src", op="broadcast")
     buf = _Inplace(tensor)
     return pg._run("broadcast", "Bcast", (_buf(buf.a),), buf.back, async_op, root=root)
 
@@ -733,7 +738,7 @@ def reduce(tensor: Tensor, dst: int | None = None, op: Any = ReduceOp.SUM, group
         _warn_not_in_group("reduce")
         return None
     pg = _group(group)
-    root = _root(pg, dst, group_dst, "dst")
+    root = _root(pg, dst, group_dst, "dst", op="reduce")
     red = _red_op(op)
     _check_op(red, tensor._data.dtype, "reduce")
     buf = _Inplace(tensor)
@@ -750,6 +755,10 @@ def reduce(tensor: Tensor, dst: int | None = None, op: Any = ReduceOp.SUM, group
     return pg._run("reduce", "Reduce",
                    (send, _buf(buf.a) if is_root else None,
                     _mpi.reduce_op(red.name, buf.a.dtype)), finish, async_op, root=root)
+
+
+def _dims(shape: tuple) -> str:
+    return "(" + ", ".join(map(str, shape)) + ")"
 
 
 def _gathered(pg: ProcessGroup, t: Tensor) -> np.ndarray:
@@ -797,9 +806,13 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: A
     pg = _group(group)
     if output_tensor._data.dtype != input_tensor._data.dtype:
         raise TypeError("output tensor must have the same type as input tensor")
-    if output_tensor._data.size != input_tensor._data.size * pg.size():
-        raise ValueError("output tensor size must be equal to world_size times input tensor "
-                         "size")
+    shape_in = input_tensor._data.shape
+    shape_out = output_tensor._data.shape
+    rows = shape_in[0] if shape_in else 1
+    if shape_out != (rows * pg.size(), *shape_in[1:]):  # the inputs concatenated on dim 0
+        chunk = (shape_out[0] // pg.size(), *shape_out[1:]) if shape_out else ()
+        raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor size at index 0 "
+                           f"(expected {_dims(shape_in)}, got {_dims(chunk)})")
     buf = _Inplace(output_tensor)
     return pg._run("all_gather_into_tensor", "Allgather",
                    (_buf(_contiguous(input_tensor)), _buf(buf.a)), buf.back, async_op)
@@ -818,7 +831,7 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | N
         _warn_not_in_group("gather")
         return None
     pg = _group(group)
-    root = _root(pg, dst, group_dst, "dst", default_zero=True)
+    root = _root(pg, dst, group_dst, "dst", default_zero=True, op="gather")
     is_root = pg.rank() == root
     if is_root and not gather_list:
         raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
@@ -850,7 +863,7 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int |
         _warn_not_in_group("scatter")
         return None
     pg = _group(group)
-    root = _root(pg, src, group_src, "src", default_zero=True)
+    root = _root(pg, src, group_src, "src", default_zero=True, op="scatter")
     is_root = pg.rank() == root
     if is_root and not scatter_list:
         raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
@@ -918,6 +931,13 @@ def all_to_all(output_tensor_list: list[Tensor], input_tensor_list: list[Tensor]
         _warn_not_in_group("all_to_all")
         return None
     pg = _group(group)
+    expected = input_tensor_list[0]._data.shape
+    for ts in (input_tensor_list, output_tensor_list):
+        for i, t in enumerate(ts):
+            if t._data.shape != expected:
+                raise RuntimeError(f"ProcessGroupGloo::alltoall: invalid tensor size at index "
+                                   f"{i} (expected {_dims(expected)}, got "
+                                   f"{_dims(t._data.shape)})")
     send = np.concatenate([_contiguous(t).reshape(-1) for t in input_tensor_list])
     send_counts = [t._data.size for t in input_tensor_list]
     recv_counts = [t._data.size for t in output_tensor_list]
@@ -1029,8 +1049,8 @@ def send(tensor: Tensor, dst: int | None = None, group: Any = None, tag: int = 0
     pg = _group(group)
     peer = _peer(pg, dst, group_dst, "dst")
     if peer == pg.rank():
-        raise ValueError("Invalid destination rank: should not be the same as the rank of the "
-                         "current process.")
+        raise ValueError("Invalid destination rank: destination rank should not be the same "
+                         "as the rank of the current process.")
     pg._run("send", "Send", (_buf(_contiguous(tensor)),), None, False, dest=peer, tag=tag)
 
 
