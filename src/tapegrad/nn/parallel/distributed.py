@@ -115,8 +115,9 @@ class DistributedDataParallel(Module):
 
     # -- construction ----------------------------------------------------------------------
 
-    def _sync_states(self, tensors: list[Tensor]) -> None:
-        """Rank 0's values of ``tensors``, broadcast to every rank (one buffer per dtype)."""
+    def _sync_states(self, tensors: list[Tensor], src: int = 0) -> None:
+        """Group rank ``src``'s values of ``tensors``, broadcast to every rank (one buffer per
+        dtype)."""
         by_dtype: dict[np.dtype, list[Tensor]] = {}
         for t in tensors:
             by_dtype.setdefault(t._data.dtype, []).append(t)
@@ -124,7 +125,7 @@ class DistributedDataParallel(Module):
             flat = np.concatenate([t._data.reshape(-1) for t in group]) if group else \
                 np.zeros(0, dtype)
             holder = Tensor._make(flat)
-            dist.broadcast(holder, src=self._pg.ranks[0], group=self.process_group)
+            dist.broadcast(holder, src=self._pg.ranks[src], group=self.process_group)
             pos = 0
             for t in group:
                 n = t._data.size
@@ -165,15 +166,15 @@ class DistributedDataParallel(Module):
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
         if self._expect_hooks and self._ready and self.require_backward_grad_sync:
             self._raise_unfinished()
+        src = 0
         if self._joined:  # join(): say that this rank still trains (see join())
-            count = np.ones(1, dtype=np.int64)
-            MPI = dist._mpi.load()
-            self._pg.comm.Allreduce(MPI.IN_PLACE, count, MPI.SUM)
-            self._active = int(count[0])
+            self._active = self._allreduce_int(1, "SUM")
+            if self.broadcast_buffers:
+                src = self._allreduce_int(self._pg.rank(), "MAX")  # the last active rank
         if self.broadcast_buffers and self.require_forward_param_sync:
             buffers = list(self.module.buffers())
             if buffers:
-                self._sync_states(buffers)
+                self._sync_states(buffers, src)
         output = self.module(*inputs, **kwargs)
         self._reset_iteration()
         self._expect_hooks = self.require_backward_grad_sync
@@ -181,6 +182,12 @@ class DistributedDataParallel(Module):
             reached = _reachable_leaves(output)
             self._unused = [p for p in self._params if id(p) not in reached]
         return output
+
+    def _allreduce_int(self, value: int, op: str) -> int:
+        MPI = dist._mpi.load()
+        a = np.array([value], dtype=np.int64)
+        self._pg.comm.Allreduce(MPI.IN_PLACE, a, getattr(MPI, op))
+        return int(a[0])
 
     def _raise_unfinished(self) -> None:
         missing = [i for i, p in enumerate(self._params) if id(p) not in self._ready]
@@ -321,18 +328,17 @@ class DistributedDataParallel(Module):
         finally:
             self._joined = False
         # this rank is out of batches: shadow the others while any is still training
-        while True:
-            active = np.zeros(1, dtype=np.int64)
-            comm.Allreduce(MPI.IN_PLACE, active, MPI.SUM)
-            if active[0] == 0:
-                break
+        rounds = 0
+        while self._allreduce_int(0, "SUM") > 0:
+            rounds += 1
             if throw_on_early_termination:
                 raise RuntimeError("Detected at least one rank that exhausted inputs. "
                                    "Throwing across all ranks.")
             if self.broadcast_buffers:
+                src = self._allreduce_int(-1, "MAX")
                 buffers = list(self.module.buffers())
                 if buffers:
-                    self._sync_states(buffers)
+                    self._sync_states(buffers, src)
             for b in self._buckets:  # nonblocking, to match the others' Iallreduce
                 b.buffer[...] = 0
                 comm.Iallreduce(MPI.IN_PLACE, [b.buffer, dist._mpi.datatype(b.buffer.dtype)],
@@ -340,6 +346,9 @@ class DistributedDataParallel(Module):
             if self.find_unused_parameters:
                 used = np.zeros(len(self._params), dtype=np.int32)
                 comm.Allreduce(MPI.IN_PLACE, used, MPI.MAX)
+        # the model of the highest rank among those that finished last is everyone's
+        src = self._allreduce_int(self._pg.rank() if rounds == 0 else -1, "MAX")
+        self._sync_states(list(self.module.parameters()) + list(self.module.buffers()), src)
         if error is not None:
             raise error
 
