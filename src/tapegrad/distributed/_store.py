@@ -23,7 +23,6 @@ import socketserver
 import struct
 import threading
 import time
-from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
@@ -44,11 +43,6 @@ def _bytes(value: Any) -> bytes:
     if isinstance(value, list):  # torch accepts a list of byte values
         return bytes(value)
     raise TypeError(f"store values are str or bytes, not {type(value).__name__}")
-
-
-def _timeout_error(keys: Iterable[str], timeout: float) -> DistStoreError:
-    return DistStoreError(f"wait timeout after {int(timeout * 1000)}ms, keys: "
-                          + ", ".join(keys))
 
 
 class Store:
@@ -76,6 +70,10 @@ class Store:
     def num_keys(self) -> int:
         raise NotImplementedError
 
+    def _timeout_error(self, keys: list[str], timeout: float) -> Exception:
+        """What a wait that ran out of time raises (each store words it as torch's does)."""
+        return DistStoreError("Wait timeout")
+
     def _wait_for(self, keys: list[str], timeout: float) -> bool:
         """True once every key exists; False after ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
@@ -100,7 +98,7 @@ class Store:
         self.wait([key])
         value = self._try_get(key)
         if value is None:  # deleted between the wait and the read
-            raise _timeout_error([key], self._timeout.total_seconds())
+            raise self._timeout_error([key], self._timeout.total_seconds())
         return value
 
     def check(self, keys: list[str]) -> bool:
@@ -109,7 +107,7 @@ class Store:
     def wait(self, keys: list[str], timeout: timedelta | None = None) -> None:
         seconds = (timeout or self._timeout).total_seconds()
         if not self._wait_for(list(keys), seconds):
-            raise _timeout_error(keys, seconds)
+            raise self._timeout_error(list(keys), seconds)
 
     def multi_get(self, keys: list[str]) -> list[bytes]:
         return [self.get(k) for k in keys]
@@ -239,6 +237,11 @@ class FileStore(Store):
         if world_size > 0:
             self.add("__filestore_users__", 1)
 
+    def _timeout_error(self, keys: list[str], timeout: float) -> Exception:
+        missing = [k for k in keys if self._try_get(k) is None] or keys
+        return RuntimeError(f"Timeout waiting for key: {missing[0]} after "
+                            f"{int(timeout * 1000)} ms")
+
     def _locked(self, exclusive: bool) -> Any:
         store = self
 
@@ -309,11 +312,11 @@ class FileStore(Store):
             return current if current is not None else expected
 
     def delete_key(self, key: str) -> bool:
+        # torch's FileStore answers True whether or not the key was there
         with self._locked(True):
             self._refresh()
-            if key not in self._cache:
-                return False
-            self._append(key, None)
+            if key in self._cache:
+                self._append(key, None)
             return True
 
     def num_keys(self) -> int:
@@ -485,6 +488,10 @@ class TCPStore(Store):
                         f"trying to connect to ({self.host}, {self.port}).") from exc
                 time.sleep(delay)
                 delay = min(delay * 2, 0.5)
+
+    def _timeout_error(self, keys: list[str], timeout: float) -> Exception:
+        return DistStoreError(f"wait timeout after {int(timeout * 1000)}ms, keys: "
+                              + ", ".join("/" + k for k in keys))
 
     def _wait_for_count(self, n: int, timeout: float) -> bool:
         deadline = time.monotonic() + timeout

@@ -19,6 +19,8 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from . import distributed
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -33,6 +35,7 @@ __all__ = [
     "ChainDataset",
     "ConcatDataset",
     "DataLoader",
+    "DistributedSampler",
     "Dataset",
     "IterableDataset",
     "RandomSampler",
