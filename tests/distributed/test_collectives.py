@@ -32,7 +32,7 @@ def test_every_collective_matches_torch_gloo(nproc, tmp_path_factory) -> None:
     torch_ranks = outcomes("torch", nproc, tmp_path_factory)
     ours = outcomes("tapegrad", nproc, tmp_path_factory)
     problems = []
-    for rank, (want, got) in enumerate(zip(torch_ranks, ours)):
+    for rank, (want, got) in enumerate(zip(torch_ranks, ours, strict=True)):
         assert want.keys() == got.keys()
         for name in want:
             if not same(want[name], got[name]):

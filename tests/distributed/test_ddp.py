@@ -40,7 +40,7 @@ def close(a, b) -> bool:
         return a.dtype == b.dtype and a.shape == b.shape and np.allclose(a, b, rtol=1e-6,
                                                                         atol=1e-7)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
     return a == b
@@ -52,7 +52,7 @@ def test_ddp_options_match_torch(nproc, tmp_path_factory) -> None:
     got_ranks = outcomes("tapegrad", nproc, tmp_path_factory)
     equal = same if nproc == 2 else close
     problems = []
-    for rank, (want, got) in enumerate(zip(want_ranks, got_ranks)):
+    for rank, (want, got) in enumerate(zip(want_ranks, got_ranks, strict=True)):
         assert want.keys() == got.keys()
         for name in want:
             # the one-process reference is tapegrad's and torch's own arithmetic, not DDP's:

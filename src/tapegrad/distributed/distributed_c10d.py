@@ -79,7 +79,8 @@ class RedOpType(enum.IntEnum):
     def __str__(self) -> str:
         return f"RedOpType.{self.name}"
 
-    __format__ = object.__format__
+    def __format__(self, spec: str) -> str:
+        return str(self)
 
 
 class _ReduceOpMeta(type):
@@ -105,7 +106,7 @@ class ReduceOp(metaclass=_ReduceOpMeta):
     PREMUL_SUM = RedOpType.PREMUL_SUM
     UNUSED = RedOpType.UNUSED
 
-    def __init__(self, op: RedOpType) -> None:
+    def __init__(self, op: Any) -> None:
         if not isinstance(op, RedOpType):
             raise TypeError("__init__(): incompatible constructor arguments. The following "
                             "argument types are supported:\n    1. torch._C._distributed_c10d."
@@ -846,7 +847,7 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | N
                 t._data[...] = part.reshape(t._data.shape)
 
     return pg._run("gather", "Gather",
-                   (_buf(_contiguous(tensor)), _buf(out) if is_root else None), finish,
+                   (_buf(_contiguous(tensor)), _buf(out) if out is not None else None), finish,
                    async_op, root=root)
 
 
@@ -872,7 +873,8 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int |
     send = np.stack([_contiguous(t).reshape(tensor._data.shape) for t in scatter_list]) \
         if is_root else None
     buf = _Inplace(tensor)
-    return pg._run("scatter", "Scatter", (_buf(send) if is_root else None, _buf(buf.a)),
+    return pg._run("scatter", "Scatter",
+                   (_buf(send) if send is not None else None, _buf(buf.a)),
                    buf.back, async_op, root=root)
 
 
@@ -1002,7 +1004,6 @@ def monitored_barrier(group: Any = None, timeout: timedelta | None = None,
     import time
 
     pg = _group(group)
-    MPI = _mpi.load()
     seconds = (timeout or pg.timeout).total_seconds()
     tag = 0x7A61
     token = np.zeros(1, dtype=np.int64)
@@ -1193,7 +1194,7 @@ def scatter_object_list(scatter_object_output_list: list, scatter_object_input_l
                          "least 1.")
     pg = _group(group)
     root = _root(pg, src, group_src, "src", default_zero=True)
-    items = list(scatter_object_input_list) if pg.rank() == root else None
+    items = list(scatter_object_input_list or []) if pg.rank() == root else None
     scatter_object_output_list[0] = _objects(pg, "scatter_object_list", "scatter", items,
                                              root=root)
 

@@ -43,7 +43,7 @@ def find_mpiexec() -> str:
 
         for f in metadata.files("mpich") or []:
             if f.name == "mpiexec" and f.parent.name == "bin":
-                path = str(f.locate().resolve())
+                path = os.path.realpath(str(f.locate()))
                 if os.access(path, os.X_OK):
                     return path
     except Exception:  # noqa: BLE001 - no mpich wheel: look on PATH

@@ -91,7 +91,7 @@ def whole_batch(steps=20):
             s.set_epoch(epoch)
             idx = list(s)
             batches.append([idx[i:i + 2] for i in range(0, len(idx), 2)])
-        for parts in zip(*batches):
+        for parts in zip(*batches, strict=True):
             x = torch.cat([dataset().tensors[0][p] for p in parts])
             opt.zero_grad()
             (model(x) / world).backward()
@@ -103,8 +103,9 @@ def whole_batch(steps=20):
 
 record("one process whole batch", whole_batch)
 record("train small buckets", lambda: state(train(steps=5, bucket_cap_mb=1e-5)))
-record("train grad as bucket view", lambda: (lambda m: (state(m), [p.grad for p in m.parameters()]))(
-    train(steps=5, gradient_as_bucket_view=True)))
+record("train grad as bucket view", lambda: (
+    lambda m: (state(m), [p.grad for p in m.parameters()]))(
+        train(steps=5, gradient_as_bucket_view=True)))
 record("construction broadcast", lambda: state(DDP(Net())))
 record("state_dict keys", lambda: list(DDP(Net()).state_dict().keys()))
 record("module attribute", lambda: type(DDP(Net()).module).__name__)

@@ -28,7 +28,7 @@ bit; the scaling is torch's (``grad * (1/world_size)`` while copying into the bu
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -132,7 +132,7 @@ class DistributedDataParallel(Module):
                 t._data[...] = flat[pos:pos + n].reshape(t._data.shape)
                 pos += n
 
-    def _make_buckets(self, params: list[Tensor], default_caps: bool) -> list[_Bucket]:
+    def _make_buckets(self, params: Sequence[Tensor], default_caps: bool) -> list[_Bucket]:
         buckets: list[_Bucket] = []
         current: dict[np.dtype, list] = {}
         sizes: dict[np.dtype, int] = {}

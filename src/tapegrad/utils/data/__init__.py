@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from . import distributed  # noqa: F401 - torch.utils.data.distributed, imported as torch's is
 from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
 from .dataset import (
     ChainDataset,
@@ -19,7 +20,6 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
-from . import distributed
 from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
