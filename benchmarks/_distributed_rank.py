@@ -2,8 +2,9 @@
 
 ``python _distributed_rank.py KIND SIZE ITERATIONS REPEATS``, written against torch's API: on
 torch it runs as is (gloo), on tapegrad under the launcher (``import torch`` is tapegrad).
-Rank 0 prints one JSON line: the seconds of each repeat of ITERATIONS steps, and the first
-loss (DDP).
+Rank 0 prints one JSON line: the seconds of each repeat of ITERATIONS steps, the first
+step's result (the loss, or the first reduced value) and, on tapegrad, the peak of one step's
+allocations under tracemalloc.
 
 * ``allreduce SIZE_BYTES``: ``dist.all_reduce`` of a float32 tensor of that many bytes;
 * ``ddp BATCH``: one DistributedDataParallel training step of a 784-256-256-10 MLP (ReLU,
@@ -13,6 +14,7 @@ loss (DDP).
 import json
 import sys
 import time
+import tracemalloc
 
 import torch
 import torch.distributed as dist
@@ -27,6 +29,10 @@ if kind == "allreduce":
 
     def step():
         dist.all_reduce(t)
+        return t[0]
+
+    first = float(step().item())
+    t.fill_(1.0)
 else:
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(),
@@ -46,6 +52,12 @@ else:
 
     first = float(step().item())
 step()  # warm-up
+peak = None
+if torch.__name__ == "tapegrad":
+    tracemalloc.start()
+    step()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
 seconds = []
 for _ in range(repeats):
     dist.barrier()
@@ -55,5 +67,6 @@ for _ in range(repeats):
     dist.barrier()
     seconds.append(time.perf_counter() - start)
 if rank == 0:
-    print("RESULT " + json.dumps({"seconds": seconds, "first_loss": first}), flush=True)
+    print("RESULT " + json.dumps({"seconds": seconds, "first_loss": first, "peak": peak}),
+          flush=True)
 dist.destroy_process_group()

@@ -93,7 +93,9 @@ def _runner(kind: str) -> Callable:
             res.sides[name] = Side("ok", first_loss=out["first_loss"],
                                    seconds_per_step=statistics.median(per_step),
                                    repeat_seconds=per_step, steps_per_repeat=1,
-                                   value=w.per_step(statistics.median(per_step), cfg))
+                                   value=w.per_step(statistics.median(per_step), cfg),
+                                   peak_bytes=out["peak"],
+                                   peak_method="tracemalloc" if out["peak"] else "n/a")
         tg, th = res.sides.get("tapegrad"), res.sides.get("torch")
         res.ratio_of = "tapegrad/torch"
         if tg and th and tg.value and th.value:
