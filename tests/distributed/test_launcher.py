@@ -4,6 +4,7 @@ in bounded time, and worlds made of several launchers or of ranks started one by
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -64,6 +65,41 @@ def test_a_rank_that_exits_before_init_stops_the_others(tmp_path) -> None:
     assert done.returncode == 1
     assert seconds < 30
     assert "exitcode  : 3" in done.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_to_the_launcher_ends_every_rank(sig, tmp_path) -> None:
+    job = subprocess.Popen([sys.executable, "-m", "tapegrad.distributed.run", "--nproc-per-node",
+                            "2", str(WORKERS / "failing.py"), str(tmp_path), "sleep"],
+                           env=launch._env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, start_new_session=True)
+    try:
+        ready = 0
+        while ready < 2:  # both ranks are in their sleep
+            line = job.stdout.readline()
+            assert line, job.stderr.read()
+            ready += "ready" in line
+        start = time.monotonic()
+        job.send_signal(sig)
+        job.communicate(timeout=30)
+        assert job.returncode != 0
+        assert time.monotonic() - start < 30
+    finally:
+        if job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+            job.communicate()
+    time.sleep(1)
+    left = [pid for pid in os.listdir("/proc") if pid.isdigit() and str(tmp_path).encode()
+            in _cmdline(pid)]
+    assert not left
+
+
+def _cmdline(pid: str) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
 
 
 def test_tapegrad_run_takes_the_launcher_options(tmp_path) -> None:

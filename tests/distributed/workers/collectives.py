@@ -31,9 +31,9 @@ def data(seed: int, shape=(5,), dtype=torch.float32, who: int = None):
         return torch.from_numpy(rs.rand(*shape) > 0.5)
     if dtype.is_floating_point or dtype.is_complex:
         if world == 2:
-            a = rs.randn(*shape).astype(np.float64)
+            a = np.asarray(rs.randn(*shape), dtype=np.float64)
         else:
-            a = rs.randint(-4, 5, size=shape).astype(np.float64)
+            a = np.asarray(rs.randint(-4, 5, size=shape), dtype=np.float64)
         t = torch.from_numpy(a)
         if dtype.is_complex:
             t = torch.complex(t, torch.from_numpy(rs.randn(*shape) if world == 2 else
@@ -256,6 +256,37 @@ def groups():
 
 
 record("new_group", groups)
+
+
+def autograd_collectives():
+    """torch.distributed.nn.functional: each collective's forward and its gradient."""
+    import torch.distributed.nn.functional as dnn
+
+    out = {}
+    x = data(140, (3,)).requires_grad_()
+    y = dnn.all_reduce(x * 2)
+    (y * data(141, (3,))).sum().backward()
+    out["all_reduce"] = (y, x.grad)
+    x = data(142, (3,)).requires_grad_()
+    y = dnn.broadcast(x * 1, src=world - 1)
+    (y * data(143, (3,))).sum().backward()
+    out["broadcast"] = (y, x.grad)
+    x = data(144, (2,)).requires_grad_()
+    ys = dnn.all_gather(x * 1)
+    sum((t * (k + 1)).sum() for k, t in enumerate(ys)).backward()
+    out["all_gather"] = (list(ys), x.grad)
+    xs = [data(145 + k, (2,)).requires_grad_() for k in range(world)]
+    y = dnn.reduce_scatter(torch.zeros(2), [t * 1 for t in xs])
+    (y * data(150, (2,))).sum().backward()
+    out["reduce_scatter"] = (y, [t.grad for t in xs])
+    x = data(151, (2 * world,)).requires_grad_()
+    y = dnn.all_to_all_single(torch.zeros(2 * world), x * 1)
+    (y * data(152, (2 * world,))).sum().backward()
+    out["all_to_all_single"] = (y, x.grad)
+    return out
+
+
+record("distributed.nn.functional", autograd_collectives)
 record("barrier", lambda: (dist.barrier(), dist.barrier(async_op=True).wait()))
 record("monitored_barrier", lambda: dist.monitored_barrier(timeout=timedelta(seconds=30)))
 record("names", lambda: (dist.is_initialized(), dist.get_backend(), dist.get_world_size(),

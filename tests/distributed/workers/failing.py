@@ -2,7 +2,8 @@
 
 ``failing.py OUT MODE``: MODE is ``raise`` (rank 1 raises), ``die`` (rank 1 is killed by
 SIGKILL), ``hang`` (rank 1 never joins; the group's timeout is 3 s), ``exit-early`` (rank 1
-exits with status 3 before init_process_group), ``ok`` (every rank finishes).
+exits with status 3 before init_process_group), ``sleep`` (every rank sleeps a minute, to be
+stopped by a signal), ``ok`` (every rank finishes).
 """
 
 import os
@@ -20,6 +21,8 @@ if mode == "exit-early" and rank == 1:
     sys.exit(3)
 dist.init_process_group("gloo", timeout=timedelta(seconds=3 if mode == "hang" else 60))
 print(f"rank {rank} ready", flush=True)
+if mode == "sleep":
+    time.sleep(60)
 if rank == 1:
     if mode == "raise":
         time.sleep(0.5)
