@@ -1070,8 +1070,7 @@ def recv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 0
     status = MPI.Status()
     pg._run("recv", "Recv", (_buf(buf.a),), buf.back, False, source=peer, tag=tag,
             status=status)
-    sender = pg.ranks[status.Get_source()]
-    return sender if group is None else status.Get_source()
+    return pg.ranks[status.Get_source()]  # the sender's global rank, as torch's
 
 
 def isend(tensor: Tensor, dst: int | None = None, group: Any = None, tag: int = 0,
