@@ -1,9 +1,17 @@
 """Run a corpus program and compare what it printed with what real torch printed.
 
 A program from ``corpus/`` runs in a fresh interpreter, in an empty working directory (a program
-may write a checkpoint), with ``PYTHONHASHSEED=0`` (a tutorial that builds its vocabulary from a
+may write a checkpoint; a textbook chapter finds its book's folders there, see ``books.py``),
+with ``PYTHONHASHSEED=0`` (a tutorial that builds its vocabulary from a
 ``set`` of words depends on the string hash) and one BLAS/OpenMP thread. Under real torch it runs
-as ``python PROGRAM``; under tapegrad as ``python -m tapegrad run PROGRAM``, unchanged.
+as ``python PROGRAM`` (a chapter that imports torchvision as ``python tests/vision_oracle.py
+PROGRAM``: real torchvision on the CPU torch); under tapegrad as ``python -m tapegrad run
+PROGRAM``, unchanged.
+
+A program that ends with an uncaught exception on torch (a textbook's own ``assert`` on the
+loss it reaches after the full number of epochs, which a shortened run does not reach) must end
+with the same exception on tapegrad: ``expected/<name>.exit`` holds torch's exit status and the
+last line of its error output, compared as a printed line is.
 
 Two outputs match when, after the masks below, they have the same lines, and each pair of lines
 is the same text with numbers in the same places, each pair of numbers equal to a relative 1e-4:
@@ -31,6 +39,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import books
+
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "corpus"
 EXPECTED = HERE / "expected"
@@ -42,6 +52,7 @@ ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 # before a number. None of the current programs prints one.
 TIMING_LINE = re.compile(
     r"(?i)\d\s*(s|sec|secs|seconds|ms|ms/step|it/s)\b|\b(time|elapsed|took)\b.*\d"
+    r"|examples/sec|\d\s*sec/epoch"
 )
 
 # Programs that need a part of torch being built elsewhere: each fails today where it first
@@ -67,20 +78,30 @@ ZERO_IN_EXACT_ARITHMETIC: dict[str, tuple[float, str]] = {
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)\b")
 
 
+# Programs that end, on torch, with an uncaught exception, and why: recorded in
+# ``expected/<name>.exit`` and expected of tapegrad too (see the docstring)
+ENDS_IN_ERROR: dict[str, str] = {}
+
+
 def programs() -> list[str]:
     """The corpus programs' names (file stems), sorted."""
     return sorted(path.stem for path in CORPUS.glob("*.py"))
 
 
-def run(name: str, lib: str, cwd: Path, timeout: float = 120.0) -> subprocess.CompletedProcess:
+def run(name: str, lib: str, cwd: Path, timeout: float = 300.0) -> subprocess.CompletedProcess:
     """Run program ``name`` on ``lib`` ('torch' or 'tapegrad') in ``cwd``; return the process."""
     script = str(CORPUS / f"{name}.py")
     env = dict(os.environ, PYTHONHASHSEED="0")
+    if books.is_book(name):
+        env.update(books.environment(cwd))
+        cwd = books.prepare(name, cwd)
     # One BLAS/OpenMP thread for either library: on a small shared machine, idle BLAS threads
     # spinning for a core made a 1.5 s program take a minute. The numbers do not depend on it.
     env.setdefault("OMP_NUM_THREADS", "1")
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
-    if lib == "torch":
+    if lib == "torch" and books.is_book(name):
+        command = [sys.executable, str(HERE.parent / "vision_oracle.py"), script]
+    elif lib == "torch":
         command = [sys.executable, script]
     else:
         import tapegrad
@@ -150,6 +171,29 @@ def program_mismatches(name: str, got: str) -> list[str]:
     """How program ``name``'s output ``got`` differs from torch's recorded one (empty: none)."""
     atol = ZERO_IN_EXACT_ARITHMETIC.get(name, (0.0, ""))[0]
     return mismatches((EXPECTED / f"{name}.out").read_text(), got, atol=atol)
+
+
+def last_line(text: str) -> str:
+    """The last non-empty line of a program's error output ('' when there is none)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def expected_exit(name: str) -> tuple[int, str]:
+    """Torch's exit status for program ``name`` and the last line of its error output."""
+    path = EXPECTED / f"{name}.exit"
+    if not path.exists():
+        return 0, ""
+    status, _, line = path.read_text().partition("\n")
+    return int(status), line.rstrip("\n")
+
+
+def exit_mismatches(name: str, returncode: int, stderr: str) -> list[str]:
+    """How the program's ending differs from torch's (its status; its error's last line)."""
+    status, line = expected_exit(name)
+    if returncode != status:
+        return [f"exit status {returncode}, torch's was {status}:\n{stderr[-3000:]}"]
+    return mismatches(line, last_line(stderr)) if status else []
 
 
 @dataclass(frozen=True)

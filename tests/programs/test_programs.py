@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 import torchcompare
-from program_outputs import WAITS_FOR, outcome, program_mismatches, programs
+from program_outputs import WAITS_FOR, exit_mismatches, outcome, program_mismatches, programs
 
 
 def _param(name: str):
@@ -23,6 +23,7 @@ def _param(name: str):
 @pytest.mark.parametrize("name", [_param(name) for name in programs()])
 def test_program_prints_what_torch_prints(name, lib_name, tmp_path) -> None:
     result = outcome(name, lib_name, tmp_path)
-    assert result.returncode == 0, result.stderr[-3000:]
+    ending = exit_mismatches(name, result.returncode, result.stderr)
+    assert not ending, "\n".join(ending)
     problems = program_mismatches(name, result.stdout)
     assert not problems, "\n".join(problems)
