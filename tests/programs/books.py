@@ -42,7 +42,20 @@ PREFIXES = ("d2lzh_", "diveintodl_")
 # trains on one batch size, and d2l-zh's train_ch6 prints its progress every fifth of the
 # batches of an epoch, so it needs five batches at least
 DEFAULT_SUBSET = (1280, 512)
-SUBSETS: dict[str, tuple[int, int]] = {}
+SUBSETS: dict[str, tuple[int, int]] = {
+    # batches of 128, images resized to 224x224 or 96x96: five batches
+    "d2lzh_alexnet": (640, 128),
+    "d2lzh_vgg": (640, 128),
+    "d2lzh_nin": (640, 128),
+    "d2lzh_googlenet": (640, 256),
+    # Dive-into-DL's train_ch5 has no such need: its 224x224 and 96x96 chapters get two batches
+    "diveintodl_5_6_alexnet": (256, 128),
+    "diveintodl_5_7_vgg": (128, 64),
+    "diveintodl_5_8_nin": (256, 128),
+    "diveintodl_5_9_googlenet": (256, 128),
+    "diveintodl_5_11_resnet": (512, 256),
+    "diveintodl_5_12_densenet": (512, 256),
+}
 
 
 def is_book(name: str) -> bool:

@@ -1,6 +1,7 @@
 from d2l import torch as d2l
 import math
 import torch
+torch.manual_seed(0)
 from torch import nn
 
 #@save

@@ -1,5 +1,6 @@
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 from torch import nn
 
 def batch_norm(X, gamma, beta, moving_mean, moving_var, eps, momentum):
@@ -63,7 +64,7 @@ net = nn.Sequential(
     nn.Linear(120, 84), BatchNorm(84, num_dims=2), nn.Sigmoid(),
     nn.Linear(84, 10))
 
-lr, num_epochs, batch_size = 1.0, 10, 256
+lr, num_epochs, batch_size = 1.0, 2, 256
 train_iter, test_iter = d2l.load_data_fashion_mnist(batch_size)
 _cell_value = d2l.train_ch6(net, train_iter, test_iter, num_epochs, lr, d2l.try_gpu())
 if _cell_value is not None:

@@ -3,6 +3,7 @@ from d2l import torch as d2l
 import numpy as np
 from mpl_toolkits import mplot3d
 import torch
+torch.manual_seed(0)
 
 f = lambda x: 0.5 * x**2  # 凸函数
 g = lambda x: d2l.cos(np.pi * x)  # 非凸函数

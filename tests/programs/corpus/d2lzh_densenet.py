@@ -1,5 +1,6 @@
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 from torch import nn
 
 def conv_block(input_channels, num_channels):
@@ -66,7 +67,7 @@ net = nn.Sequential(
     nn.Flatten(),
     nn.Linear(num_channels, 10))
 
-lr, num_epochs, batch_size = 0.1, 10, 256
+lr, num_epochs, batch_size = 0.1, 1, 256
 train_iter, test_iter = d2l.load_data_fashion_mnist(batch_size, resize=96)
 _cell_value = d2l.train_ch6(net, train_iter, test_iter, num_epochs, lr, d2l.try_gpu())
 if _cell_value is not None:

@@ -1,5 +1,6 @@
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 from torch import nn
 
 def dropout_layer(X, dropout):
@@ -52,7 +53,7 @@ class Net(nn.Module):
 
 net = Net(num_inputs, num_outputs, num_hiddens1, num_hiddens2)
 
-num_epochs, lr, batch_size = 10, 0.5, 256
+num_epochs, lr, batch_size = 2, 0.5, 256
 loss = nn.CrossEntropyLoss(reduction='none')
 train_iter, test_iter = d2l.load_data_fashion_mnist(batch_size)
 trainer = torch.optim.SGD(net.parameters(), lr=lr)

@@ -2,6 +2,7 @@
 from d2l import torch as d2l
 import numpy as np
 import torch
+torch.manual_seed(0)
 
 def f(x):  # 目标函数
     return x ** 2

@@ -38,6 +38,7 @@ if _cell_value is not None:
 
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 from torch import nn
 
 # 生产网络的工厂模式

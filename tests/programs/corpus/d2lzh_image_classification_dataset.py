@@ -1,6 +1,7 @@
 # %matplotlib inline
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 import torchvision
 from torchvision import transforms
 from torch.utils import data

@@ -1,5 +1,6 @@
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 from torch import nn
 
 net = nn.Sequential(
@@ -80,7 +81,7 @@ def train_ch6(net, train_iter, test_iter, num_epochs, lr, device):
     print(f'{metric[2] * num_epochs / timer.sum():.1f} examples/sec '
           f'on {str(device)}')
 
-lr, num_epochs = 0.9, 10
+lr, num_epochs = 0.9, 2
 _cell_value = train_ch6(net, train_iter, test_iter, num_epochs, lr, d2l.try_gpu())
 if _cell_value is not None:
     print(repr(_cell_value))

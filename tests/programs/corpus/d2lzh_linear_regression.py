@@ -2,6 +2,7 @@
 from d2l import torch as d2l
 import math
 import torch
+torch.manual_seed(0)
 import numpy as np
 import time
 

@@ -1,6 +1,7 @@
 from d2l import torch as d2l
 import numpy as np
 import torch
+torch.manual_seed(0)
 from torch.utils import data
 
 true_w = d2l.tensor([2, -3.4])

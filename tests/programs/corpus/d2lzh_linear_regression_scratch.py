@@ -1,7 +1,9 @@
 # %matplotlib inline
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 import random
+random.seed(0)
 
 def synthetic_data(w, b, num_examples):  #@save
     """生成y=Xw+b+噪声"""

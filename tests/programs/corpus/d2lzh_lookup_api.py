@@ -1,4 +1,5 @@
 import torch
+torch.manual_seed(0)
 _cell_value = print(dir(torch.distributions))
 if _cell_value is not None:
     print(repr(_cell_value))

@@ -1,5 +1,6 @@
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 from torch import nn
 
 batch_size = 256
@@ -27,7 +28,7 @@ def net(X):
 
 loss = nn.CrossEntropyLoss(reduction='none')
 
-num_epochs, lr = 10, 0.1
+num_epochs, lr = 2, 0.1
 updater = torch.optim.SGD(params, lr=lr)
 _cell_value = d2l.train_ch3(net, train_iter, test_iter, loss, num_epochs, updater)
 if _cell_value is not None:

@@ -1,6 +1,7 @@
 # %matplotlib inline
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 
 x = torch.arange(-8.0, 8.0, 0.1, requires_grad=True)
 y = torch.sigmoid(x)

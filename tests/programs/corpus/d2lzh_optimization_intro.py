@@ -3,6 +3,7 @@ from d2l import torch as d2l
 import numpy as np
 from mpl_toolkits import mplot3d
 import torch
+torch.manual_seed(0)
 
 def f(x):
     return x * d2l.cos(np.pi * x)

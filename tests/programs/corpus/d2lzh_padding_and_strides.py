@@ -1,4 +1,5 @@
 import torch
+torch.manual_seed(0)
 from torch import nn
 
 # 为了方便起见，我们定义了一个计算卷积层的函数。

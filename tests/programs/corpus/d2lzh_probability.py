@@ -1,6 +1,7 @@
 # %matplotlib inline
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 from torch.distributions import multinomial
 
 fair_probs = torch.ones([6]) / 6

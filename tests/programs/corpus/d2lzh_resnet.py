@@ -1,5 +1,6 @@
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 from torch import nn
 from torch.nn import functional as F
 
@@ -68,7 +69,7 @@ for layer in net:
     X = layer(X)
     print(layer.__class__.__name__,'output shape:\t', X.shape)
 
-lr, num_epochs, batch_size = 0.05, 10, 256
+lr, num_epochs, batch_size = 0.05, 1, 256
 train_iter, test_iter = d2l.load_data_fashion_mnist(batch_size, resize=96)
 _cell_value = d2l.train_ch6(net, train_iter, test_iter, num_epochs, lr, d2l.try_gpu())
 if _cell_value is not None:

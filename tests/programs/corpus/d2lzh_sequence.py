@@ -1,6 +1,7 @@
 # %matplotlib inline
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 from torch import nn
 
 T = 1000  # 总共产生1000个点

@@ -2,6 +2,7 @@
 from d2l import torch as d2l
 import math
 import torch
+torch.manual_seed(0)
 
 def f(x1, x2):  # 目标函数
     return x1 ** 2 + 2 * x2 ** 2

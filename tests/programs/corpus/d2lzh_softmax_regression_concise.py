@@ -1,5 +1,6 @@
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 from torch import nn
 
 batch_size = 256
@@ -19,7 +20,7 @@ loss = nn.CrossEntropyLoss(reduction='none')
 
 trainer = torch.optim.SGD(net.parameters(), lr=0.1)
 
-num_epochs = 10
+num_epochs = 2
 _cell_value = d2l.train_ch3(net, train_iter, test_iter, loss, num_epochs, trainer)
 if _cell_value is not None:
     print(repr(_cell_value))

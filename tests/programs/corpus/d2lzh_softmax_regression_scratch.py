@@ -1,5 +1,6 @@
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 from IPython import display
 
 batch_size = 256
@@ -164,7 +165,7 @@ lr = 0.1
 def updater(batch_size):
     return d2l.sgd([W, b], lr, batch_size)
 
-num_epochs = 10
+num_epochs = 2
 _cell_value = train_ch3(net, train_iter, test_iter, cross_entropy, num_epochs, updater)
 if _cell_value is not None:
     print(repr(_cell_value))

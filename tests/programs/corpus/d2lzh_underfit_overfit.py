@@ -1,7 +1,9 @@
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 from torch import nn
 import numpy as np
+np.random.seed(0)
 import math
 
 max_degree = 20  # 多项式的最大阶数

@@ -1,5 +1,6 @@
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 from torch import nn
 
 def vgg_block(num_convs, in_channels, out_channels):
@@ -40,7 +41,7 @@ ratio = 4
 small_conv_arch = [(pair[0], pair[1] // ratio) for pair in conv_arch]
 net = vgg(small_conv_arch)
 
-lr, num_epochs, batch_size = 0.05, 10, 128
+lr, num_epochs, batch_size = 0.05, 1, 128
 train_iter, test_iter = d2l.load_data_fashion_mnist(batch_size, resize=224)
 _cell_value = d2l.train_ch6(net, train_iter, test_iter, num_epochs, lr, d2l.try_gpu())
 if _cell_value is not None:

@@ -1,6 +1,7 @@
 # %matplotlib inline
 from d2l import torch as d2l
 import torch
+torch.manual_seed(0)
 from torch import nn
 
 n_train, n_test, num_inputs, batch_size = 20, 100, 200, 5

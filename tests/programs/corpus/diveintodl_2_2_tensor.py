@@ -1,4 +1,5 @@
 import torch
+torch.manual_seed(0)
 
 torch.manual_seed(0)
 torch.cuda.manual_seed(0)

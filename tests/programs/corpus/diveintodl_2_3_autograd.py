@@ -1,4 +1,5 @@
 import torch
+torch.manual_seed(0)
 
 _cell_value = print(torch.__version__)
 if _cell_value is not None:

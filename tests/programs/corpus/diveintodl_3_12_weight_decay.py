@@ -1,7 +1,9 @@
 # %matplotlib inline
 import torch
+torch.manual_seed(0)
 import torch.nn as nn
 import numpy as np
+np.random.seed(0)
 import sys
 sys.path.append("..") 
 import d2lzh_pytorch as d2l

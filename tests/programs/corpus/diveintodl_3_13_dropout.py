@@ -1,7 +1,9 @@
 # %matplotlib inline
 import torch
+torch.manual_seed(0)
 import torch.nn as nn
 import numpy as np
+np.random.seed(0)
 import sys
 sys.path.append("..") 
 import d2lzh_pytorch as d2l
@@ -73,7 +75,7 @@ def net(X, is_training=True):
 #         n += y.shape[0]
 #     return acc_sum / n
 
-num_epochs, lr, batch_size = 5, 100.0, 256 # 这里的学习率设置的很大，原因同3.9.6节。
+num_epochs, lr, batch_size = 2, 100.0, 256 # 这里的学习率设置的很大，原因同3.9.6节。
 loss = torch.nn.CrossEntropyLoss()
 train_iter, test_iter = d2l.load_data_fashion_mnist(batch_size)
 _cell_value = d2l.train_ch3(net, train_iter, test_iter, loss, num_epochs, batch_size, params, lr)

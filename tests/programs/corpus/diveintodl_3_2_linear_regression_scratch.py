@@ -1,9 +1,12 @@
 # %matplotlib inline
 import torch
+torch.manual_seed(0)
 from IPython import display
 from matplotlib import pyplot as plt
 import numpy as np
+np.random.seed(0)
 import random
+random.seed(0)
 
 _cell_value = print(torch.__version__)
 if _cell_value is not None:

@@ -1,6 +1,8 @@
 import torch
+torch.manual_seed(0)
 from torch import nn
 import numpy as np
+np.random.seed(0)
 torch.manual_seed(1)
 
 print(torch.__version__)

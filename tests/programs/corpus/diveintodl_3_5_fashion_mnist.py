@@ -1,4 +1,5 @@
 import torch
+torch.manual_seed(0)
 import torchvision
 import torchvision.transforms as transforms
 import matplotlib.pyplot as plt

@@ -1,4 +1,5 @@
 import torch
+torch.manual_seed(0)
 from torch import nn
 from torch.nn import init
 import numpy as np
@@ -50,7 +51,7 @@ loss = nn.CrossEntropyLoss()
 
 optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
 
-num_epochs = 5
+num_epochs = 2
 _cell_value = d2l.train_ch3(net, train_iter, test_iter, loss, num_epochs, batch_size, None, None, optimizer)
 if _cell_value is not None:
     print(repr(_cell_value))

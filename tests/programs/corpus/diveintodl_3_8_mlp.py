@@ -1,5 +1,6 @@
 # %matplotlib inline
 import torch
+torch.manual_seed(0)
 import numpy as np
 import matplotlib.pylab as plt
 import sys

@@ -1,5 +1,7 @@
 import torch
+torch.manual_seed(0)
 import numpy as np
+np.random.seed(0)
 import sys
 sys.path.append("..") # 为了导入上层目录的d2lzh_pytorch
 import d2lzh_pytorch as d2l
@@ -32,7 +34,7 @@ def net(X):
 
 loss = torch.nn.CrossEntropyLoss()
 
-num_epochs, lr = 5, 100.0
+num_epochs, lr = 2, 100.0
 _cell_value = d2l.train_ch3(net, train_iter, test_iter, loss, num_epochs, batch_size, params, lr)
 if _cell_value is not None:
     print(repr(_cell_value))

@@ -1,5 +1,6 @@
 import time
 import torch
+torch.manual_seed(0)
 from torch import nn, optim
 import torch.nn.functional as F
 
@@ -69,7 +70,7 @@ batch_size = 128
 # 如出现“out of memory”的报错信息，可减小batch_size或resize
 train_iter, test_iter = d2l.load_data_fashion_mnist(batch_size, resize=96)
 
-lr, num_epochs = 0.001, 5
+lr, num_epochs = 0.001, 1
 optimizer = torch.optim.Adam(net.parameters(), lr=lr)
 _cell_value = d2l.train_ch5(net, train_iter, test_iter, batch_size, optimizer, device, num_epochs)
 if _cell_value is not None:

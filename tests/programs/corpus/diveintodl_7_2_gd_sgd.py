@@ -1,6 +1,8 @@
 # %matplotlib inline
 import numpy as np
+np.random.seed(0)
 import torch
+torch.manual_seed(0)
 import math
 import sys
 sys.path.append("..") 

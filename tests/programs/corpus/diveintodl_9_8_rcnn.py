@@ -1,4 +1,5 @@
 import torch
+torch.manual_seed(0)
 import torchvision
 
 _cell_value = print(torchvision.__version__)

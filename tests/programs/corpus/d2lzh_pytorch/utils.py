@@ -18,8 +18,6 @@ from torch import nn
 import torch.nn.functional as F
 import torchvision
 import torchvision.transforms as transforms
-import torchtext
-import torchtext.vocab as Vocab
 import numpy as np
 
 
