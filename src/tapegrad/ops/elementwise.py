@@ -1546,12 +1546,23 @@ def _bitwise_not(x: np.ndarray) -> np.ndarray:
     return np.asarray(np.invert(x))
 
 
+def wrap_int_scalar(x: Any, y: Any) -> tuple[Any, Any]:
+    """A Python int operand of an op on an integer array, cast to the array's dtype the way
+    torch casts it (wrapping around: ``uint8 & -32`` masks with 224), where NumPy would refuse
+    an out-of-range int."""
+    if type(y) is int and isinstance(x, np.ndarray) and x.dtype.kind in "iu":
+        y = np.array(y, dtype=np.int64).astype(x.dtype)
+    elif type(x) is int and isinstance(y, np.ndarray) and y.dtype.kind in "iu":
+        x = np.array(x, dtype=np.int64).astype(y.dtype)
+    return x, y
+
+
 def _bitwise(name: str, ufunc: Callable) -> Any:
     """The entry of one bitwise op on integers or bools (``&``, ``|``, ``^``)."""
 
     @nondiff(f"bitwise_{name}")
     def forward(a: np.ndarray, b: Any) -> np.ndarray:
-        x, y = _promote(a, b)
+        x, y = wrap_int_scalar(*_promote(a, b))
         if np.result_type(x, y).kind == "f":
             raise RuntimeError(f'"bitwise_{name}_cpu" not implemented for \'Float\'')
         try:
