@@ -290,3 +290,15 @@ def test_multi_dot_gradients_float32():
     go = tapegrad.autograd.grad(yo, os_, tapegrad.from_numpy(g))
     for i in range(5):
         _bits_equal(go[i], gt[i])
+
+
+@pytest.mark.parametrize("np_dtype,torch_dtype", DTYPES, ids=["float32", "float64"])
+def test_linspace_fused_steps(np_dtype, torch_dtype):
+    """linspace: start + step * i for the first half, end - step * (n - 1 - i) for the second,
+    each one fused multiply-add (a fifth of the values differed with two roundings)."""
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        a, b = (float(v) for v in rng.standard_normal(2) * 10.0 ** rng.integers(-3, 3))
+        n = int(rng.integers(1, 120))
+        ours = tapegrad.linspace(a, b, n, dtype=getattr(tapegrad, torch_dtype.__str__()[6:]))
+        _bits_equal(ours, torch.linspace(a, b, n, dtype=torch_dtype))
