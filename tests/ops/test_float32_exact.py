@@ -302,3 +302,22 @@ def test_linspace_fused_steps(np_dtype, torch_dtype):
         n = int(rng.integers(1, 120))
         ours = tapegrad.linspace(a, b, n, dtype=getattr(tapegrad, torch_dtype.__str__()[6:]))
         _bits_equal(ours, torch.linspace(a, b, n, dtype=torch_dtype))
+
+
+@pytest.mark.parametrize("np_dtype,torch_dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_2d_vectorized_kernel(np_dtype, torch_dtype, mode, padding, align_corners):
+    """2-D grid_sample as torch's vectorized kernel: the position (g + 1) size/2 - 0.5 fused,
+    the bilinear terms fused in after the first; nearest on grids full of half-way ties."""
+    rng = np.random.default_rng(0)
+    inp = (rng.random((2, 3, 13, 17)) * 255).astype(np_dtype)
+    grid = (rng.random((2, 11, 19, 2)) * 2.4 - 1.2).astype(np_dtype)
+    if mode == "nearest":
+        grid = (np.round(grid * 16) / 16).astype(np_dtype)
+    kw = dict(mode=mode, padding_mode=padding, align_corners=align_corners)
+    _bits_equal(tapegrad.nn.functional.grid_sample(tapegrad.tensor(inp), tapegrad.tensor(grid),
+                                                   **kw),
+                torch.nn.functional.grid_sample(torch.from_numpy(inp), torch.from_numpy(grid),
+                                                **kw))
