@@ -102,6 +102,24 @@ def test_add_sub_alpha_fused_float32(alpha, shape):
     _bits_equal(tapegrad.add(oa.t(), ob.t(), alpha=alpha), torch.add(ta.t(), tb.t(), alpha=alpha))
 
 
+@pytest.mark.parametrize("shape,b_shape", [
+    ((37,), (1,)), ((47,), ()), ((53,), None), ((3, 17, 23), (1, 1, 1)), ((3, 17, 23), (3, 1, 1)),
+    ((5, 45), (5, 1)), ((3, 5, 21), (1, 5, 1)), ((5, 45), (1, 45)), ((2010,), (1,))])
+def test_add_sub_alpha_number_along_rows_float32(shape, b_shape):
+    """b one number along torch's inner loop (a (1,) or 0-dim tensor, a Python number, or
+    broadcast over the trailing dimensions): the vectorized loops fuse a + alpha * b, but the
+    compiler's remainder loop adds the product it rounded once outside the loop, in a pattern
+    of each row's last 32 elements that its length decides: torch's bits in every element."""
+    rng = np.random.default_rng(len(shape) + shape[-1])
+    for _ in range(8):
+        a = rng.random(shape, dtype=np.float32)
+        b = float(rng.random()) if b_shape is None else rng.random(b_shape, dtype=np.float32)
+        ta, oa = torch.from_numpy(a), tapegrad.from_numpy(a)
+        tb, ob = (b, b) if b_shape is None else (torch.from_numpy(b), tapegrad.from_numpy(b))
+        _bits_equal(oa.add(ob, alpha=0.37), ta.add(tb, alpha=0.37))
+        _bits_equal(oa.clone().sub_(ob, alpha=1.7), ta.clone().sub_(tb, alpha=1.7))
+
+
 def test_sigmoid_backward_formula_float32():
     """Given the same forward output y (torch's sigmoid itself is SLEEF's exp), the gradient
     rounds as torch's: grad * (1 - y) * y."""
