@@ -563,22 +563,28 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                       "the old behavior is desired. See the documentation of grid_sample for "
                       "details.", stacklevel=2)
         align_corners = False
+    # torch's checks in its order: the common ones (batch, last grid dimension, empty input),
+    # then those of the 2-D (4-D input) or the 3-D kernel
     d = input.ndim - 2
-    if input.ndim not in (4, 5):
-        raise RuntimeError("grid_sampler(): expected 4D or 5D input and grid with same number "
-                           f"of dimensions, but got input with sizes {list(input.shape)} and "
-                           f"grid with sizes {list(grid.shape)}")
-    if grid.ndim != input.ndim:
-        raise RuntimeError("grid_sampler(): expected grid to have same number of dimensions "
-                           f"as input, but got input with sizes {list(input.shape)} and grid "
-                           f"with sizes {list(grid.shape)}")
+    sizes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
     if input.shape[0] != grid.shape[0]:
-        raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, "
-                           f"but got input with sizes {list(input.shape)} and grid with sizes "
-                           f"{list(grid.shape)}")
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got {sizes}")
     if grid.shape[-1] != d:
         raise RuntimeError(f"grid_sampler(): expected grid to have size {d} in last dimension, "
                            f"but got grid with sizes {list(grid.shape)}")
+    for i in range(2, input.ndim):
+        if input.shape[i] == 0:
+            raise RuntimeError("grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {i} being empty")
+    if input.ndim == 4:
+        if grid.ndim != 4:
+            raise RuntimeError("grid_sampler(): expected 4D input and grid with same number of "
+                               f"dimensions, but got {sizes}")
+    elif input.ndim != 5 or grid.ndim != 5:
+        raise RuntimeError("grid_sampler(): expected 5D input and grid with same number of "
+                           f"dimensions, but got {sizes}")
     if mode == "bicubic" and d != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     op = _GRID_2D if d == 2 else _GRID_3D
