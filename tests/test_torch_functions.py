@@ -107,6 +107,10 @@ def test_adjoint_and_as_subclass():
         assert type(s) is Sub and s.tolist() == x.tolist()
         s.add_(1)
         assert t[0, 0].item() == 1.0 and t._version == s._version
+        s.label = "a"  # the object's own attributes stay with it, as torch's do
+        assert not hasattr(s.as_subclass(m.Tensor), "label")
+        z = m.tensor([1 + 2j]).conj()  # the lazy conjugation is the tensor's state: it stays
+        assert z.as_subclass(Sub).is_conj() and z.as_subclass(Sub).resolve_conj().imag == -2
 
 
 @pytest.mark.parametrize("call", [
