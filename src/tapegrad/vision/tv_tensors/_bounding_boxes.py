@@ -9,7 +9,7 @@ from typing import Any, TypeAlias
 
 from ..._tensor import Tensor
 from ...utils._pytree import tree_flatten
-from ._tv_tensor import TVTensor
+from ._tv_tensor import TVTensor, _same_sequence
 
 
 class BoundingBoxFormat(Enum):
@@ -112,7 +112,7 @@ class BoundingBoxes(TVTensor):
         if isinstance(output, Tensor) and not isinstance(output, BoundingBoxes):
             output = BoundingBoxes._wrap(output, **meta)
         elif isinstance(output, (tuple, list)):
-            output = type(output)(BoundingBoxes._wrap(part, **meta) for part in output)
+            output = _same_sequence(output, (BoundingBoxes._wrap(part, **meta) for part in output))
         return output
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:  # type: ignore[override]

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..._tensor import Tensor
 from ...utils._pytree import tree_flatten
-from ._tv_tensor import TVTensor
+from ._tv_tensor import TVTensor, _same_sequence
 
 
 class KeyPoints(TVTensor):
@@ -52,8 +52,9 @@ class KeyPoints(TVTensor):
         if isinstance(output, Tensor) and not isinstance(output, KeyPoints):
             output = KeyPoints._wrap(output, canvas_size=canvas_size, check_dims=False)
         elif isinstance(output, (tuple, list)):
-            output = type(output)(KeyPoints._wrap(part, canvas_size=canvas_size,
-                                                  check_dims=False) for part in output)
+            output = _same_sequence(output, (KeyPoints._wrap(part, canvas_size=canvas_size,
+                                                             check_dims=False)
+                                             for part in output))
         return output
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:  # type: ignore[override]

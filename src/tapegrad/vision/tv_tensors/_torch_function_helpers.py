@@ -29,8 +29,9 @@ def set_return_type(return_type: str) -> _ReturnTypeCM:
 
     Operations are the TVTensor's own methods and operators (``img + 1``, ``boxes.flip(0)``);
     ``clone``, ``to``, ``detach``, ``requires_grad_`` and ``pin_memory`` always keep the class.
-    tapegrad's module functions (``torch.stack([img, img])``) return plain tensors either way:
-    they dispatch on no ``__torch_function__``.
+    tapegrad's module functions (``torch.stack([img, img])``) and the methods of plain tensors
+    given a TVTensor (``t.to(img)``) return plain tensors either way: they dispatch on no
+    ``__torch_function__``.
     """
     global _TORCHFUNCTION_SUBCLASS
     to_restore = _TORCHFUNCTION_SUBCLASS

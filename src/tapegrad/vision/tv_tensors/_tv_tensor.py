@@ -21,6 +21,13 @@ from . import _torch_function_helpers as _helpers
 D = TypeVar("D", bound="TVTensor")
 
 
+def _same_sequence(output: Any, parts: Any) -> Any:
+    """``parts`` in a sequence of ``output``'s type (a list, a tuple, or the named tuple of a
+    ``max(dim=...)``, which torch's structseq builds from one iterable as well)."""
+    make = getattr(type(output), "_make", None)
+    return make(parts) if make is not None else type(output)(parts)
+
+
 def _rebuild_tv_tensor(cls: type, data: Any, requires_grad: bool, state: dict) -> TVTensor:
     """Unpickle a TVTensor: its class, data, requires_grad and metadata."""
     import tapegrad
@@ -56,7 +63,8 @@ class TVTensor(Tensor):
         if isinstance(output, Tensor) and not isinstance(output, cls):
             output = output.as_subclass(cls)
         if isinstance(output, (tuple, list)):
-            output = type(output)(cls._wrap_output(part, args, kwargs) for part in output)
+            output = _same_sequence(output, (cls._wrap_output(part, args, kwargs)
+                                            for part in output))
         return output
 
     @classmethod
@@ -86,13 +94,54 @@ class TVTensor(Tensor):
                                      dict(self.__dict__)))
 
 
+# torch's operators that answer NotImplemented (so Python tries the other operand, then raises
+# "unsupported operand") when TVTensors of two unrelated classes meet; the other methods raise
+_BINARY_OPERATORS = frozenset(
+    f"__{op}__" for base in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
+                             "div")
+    for op in (base, "r" + base, "i" + base)) | {"__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
+# operators torch runs without asking the subclasses
+_NO_DISPATCH = frozenset({"__and__", "__or__", "__xor__", "__rand__", "__ror__", "__rxor__",
+                          "__lshift__", "__rshift__", "__rlshift__", "__rrshift__", "__eq__",
+                          "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__"})
+
+
+def _dispatch_fails(self: TVTensor, args: tuple, kwargs: dict) -> list[type] | None:
+    """The TVTensor classes among the operands when none is a subclass of all of them (torch's
+    ``__torch_function__`` handlers all answer NotImplemented then), else None."""
+    types = [type(self)]
+    for arg in (*args, *kwargs.values()):
+        for part in (arg if isinstance(arg, (list, tuple)) else (arg,)):
+            if isinstance(part, TVTensor) and type(part) not in types:
+                types.append(type(part))
+    if len(types) == 1 or any(all(issubclass(t, u) for u in types) for t in types):
+        return None
+    return types
+
+
+def _dispatch_error(name: str, types: list[type]) -> TypeError:
+    handlers = "".join(f"  - tensor subclass {t}\n" for t in types)
+    return TypeError(f"Multiple dispatch failed for 'torch.Tensor.{name}'; all "
+                     f"__torch_function__ handlers returned NotImplemented:\n\n{handlers}\n"
+                     "For more information, try re-running with TORCH_LOGS=not_implemented")
+
+
 def _keeping_class(name: str, method: Any) -> Any:
     """``method`` of Tensor as TVTensors run it: the result as a plain tensor, or as the
-    TVTensor's class where the method or ``set_return_type`` says so."""
+    TVTensor's class where the method or ``set_return_type`` says so. Operands of unrelated
+    TVTensor classes (an image plus a mask) are refused, as torch's dispatch refuses them."""
     forced = name in _helpers._FORCE_TORCHFUNCTION_SUBCLASS
+    check = name not in _NO_DISPATCH
+    operator = name in _BINARY_OPERATORS
 
     @functools.wraps(method)
     def run(self: TVTensor, *args: Any, **kwargs: Any) -> Any:
+        if check and (args or kwargs):
+            types = _dispatch_fails(self, args, kwargs)
+            if types is not None:
+                if operator:
+                    return NotImplemented
+                raise _dispatch_error(name, types)
         output = method(self, *args, **kwargs)
         if forced or _helpers._TORCHFUNCTION_SUBCLASS:
             return type(self)._wrap_output(output, (self, *args), kwargs)
@@ -101,6 +150,13 @@ def _keeping_class(name: str, method: Any) -> Any:
         return output
 
     return run
+
+
+def _setitem(self: TVTensor, key: Any, value: Any) -> None:
+    types = _dispatch_fails(self, (key, value), {})
+    if types is not None:
+        raise _dispatch_error("__setitem__", types)
+    Tensor.__setitem__(self, key, value)
 
 
 # methods that return no tensor, build the object, or must see the subclass itself
@@ -126,6 +182,7 @@ def _install() -> None:
         if isinstance(attr, (staticmethod, classmethod, type, property)):
             continue
         setattr(TVTensor, name, _keeping_class(name, attr))
+    TVTensor.__setitem__ = _setitem  # type: ignore[method-assign,assignment]
 
 
 _install()

@@ -52,6 +52,25 @@ def jpeg(image: Tensor, quality: int) -> Tensor:
     return kernel(image, quality=quality)  # type: ignore[no-any-return]
 
 
+_ENCODE_JPEG_CPP = "encode_jpeg, /__w/vision/vision/pytorch/vision/torchvision/csrc/io/image/cpu/" \
+    "encode_jpeg.cpp"
+
+
+def _check_encodable(image: Tensor, quality: int) -> Tensor:
+    """torchvision's checks of ``io.encode_jpeg`` (its C++ kernel's messages, line numbers
+    included)."""
+    if quality < 1 or quality > 100:
+        raise ValueError("Image quality should be a positive number between 1 and 100")
+    if image.dtype != tapegrad.uint8:
+        raise RuntimeError(f"{_ENCODE_JPEG_CPP}:70, Input tensor dtype should be uint8")
+    if image.dim() != 3:
+        raise RuntimeError(f"{_ENCODE_JPEG_CPP}:74, Input data should be a 3-dimensional tensor")
+    if image.shape[0] not in (1, 3):
+        raise RuntimeError(f"{_ENCODE_JPEG_CPP}:83, The number of channels should be 1 or 3, "
+                           f"got: {image.shape[0]}")
+    return image
+
+
 def _jpeg_round_trip(pil: Any, quality: int) -> Any:
     raw = io.BytesIO()
     pil.save(raw, format="JPEG", quality=quality)
@@ -67,7 +86,8 @@ def jpeg_image(image: Tensor, quality: int) -> Tensor:
     image = image.view((-1,) + image.shape[-3:])
     if image.shape[0] == 0:
         return image.reshape(original_shape).clone()
-    images = [pil_to_tensor(_jpeg_round_trip(to_pil_image(image[i]), quality))
+    images = [pil_to_tensor(_jpeg_round_trip(to_pil_image(_check_encodable(image[i], quality)),
+                                             quality))
               for i in range(image.shape[0])]
     return tapegrad.stack(images, dim=0).view(original_shape)
 
