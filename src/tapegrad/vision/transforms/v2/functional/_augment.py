@@ -57,8 +57,8 @@ _ENCODE_JPEG_CPP = "encode_jpeg, /__w/vision/vision/pytorch/vision/torchvision/c
 
 
 def _check_encodable(image: Tensor, quality: int) -> Tensor:
-    """torchvision's checks of ``io.encode_jpeg`` (its C++ kernel's messages, line numbers
-    included)."""
+    """torchvision's checks of ``io.encode_jpeg`` with its C++ kernel's messages as they reach
+    the v2 transforms (the source file and line included)."""
     if quality < 1 or quality > 100:
         raise ValueError("Image quality should be a positive number between 1 and 100")
     if image.dtype != tapegrad.uint8:
@@ -81,13 +81,14 @@ def _jpeg_round_trip(pil: Any, quality: int) -> Any:
 @_register_kernel_internal(jpeg, Tensor)
 @_register_kernel_internal(jpeg, tv_tensors.Image)
 def jpeg_image(image: Tensor, quality: int) -> Tensor:
-    # each uint8 image of the batch goes through Pillow's JPEG codec
+    # each uint8 image of the batch through the io's JPEG codec, as torchvision's
     original_shape = image.shape
     image = image.view((-1,) + image.shape[-3:])
     if image.shape[0] == 0:
         return image.reshape(original_shape).clone()
-    images = [pil_to_tensor(_jpeg_round_trip(to_pil_image(_check_encodable(image[i], quality)),
-                                             quality))
+    from ....io import decode_jpeg, encode_jpeg
+
+    images = [decode_jpeg(encode_jpeg(_check_encodable(image[i], quality), quality=quality))
               for i in range(image.shape[0])]
     return tapegrad.stack(images, dim=0).view(original_shape)
 
