@@ -34,7 +34,8 @@ def _place(device: Any, pin_memory: bool = False, like: bool = False,
 def _new(data: np.ndarray, requires_grad: bool = False) -> Tensor:
     t = Tensor._make(data)
     if requires_grad:
-        if data.dtype.kind not in "fc" and data.dtype.name != "bfloat16":
+        if data.dtype.kind not in "fc" and not (data.dtype.kind == "V"
+                                                 and data.dtype.name == "bfloat16"):
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients"
             )
