@@ -13,6 +13,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
+
 import tapegrad
 from tapegrad import Tensor
 from tapegrad.nn.functional import conv2d, grid_sample, interpolate
@@ -670,6 +672,9 @@ def normalize(tensor: Tensor, mean: list[float], std: list[float], inplace: bool
         raise ValueError("Expected tensor to be a tensor image of size (..., C, H, W). Got "
                          f"tensor.size() = {tensor.size()}")
     if not inplace:
+        fast = _normalize_arrays(tensor, mean, std)
+        if fast is not None:
+            return fast
         tensor = tensor.clone()
     dtype = tensor.dtype
     mean_t = tapegrad.as_tensor(mean, dtype=dtype, device=tensor.device)
@@ -682,6 +687,30 @@ def normalize(tensor: Tensor, mean: list[float], std: list[float], inplace: bool
     if std_t.ndim == 1:
         std_t = std_t.view(-1, 1, 1)
     return tensor.sub_(mean_t).div_(std_t)
+
+
+def _normalize_arrays(tensor: Tensor, mean: Any, std: Any) -> Tensor | None:
+    """``normalize`` of a plain float32/float64 tensor outside autograd, by a list of numbers
+    per channel, on the arrays: the same two IEEE operations (the numbers rounded to the
+    tensor's dtype first, as ``as_tensor`` rounds them), a data loader's every image without the
+    ops' bookkeeping. None for anything else (the general path)."""
+    if (type(tensor) is not Tensor or tensor.requires_grad or not isinstance(mean, (list, tuple))
+            or not isinstance(std, (list, tuple))):
+        return None
+    data = tensor._data
+    if data.dtype not in (np.float32, np.float64) or not data.flags.c_contiguous:
+        return None
+    c = data.shape[-3]
+    if len(mean) not in (1, c) or len(std) not in (1, c) or not all(
+            type(v) in (int, float) for v in (*mean, *std)):
+        return None
+    mean_a = np.array(mean, dtype=data.dtype).reshape(-1, 1, 1)
+    std_a = np.array(std, dtype=data.dtype).reshape(-1, 1, 1)
+    if not std_a.all():
+        return None  # (the general path raises torch's error)
+    out = np.subtract(data, mean_a)
+    np.divide(out, std_a, out=out)
+    return Tensor._make(out)
 
 
 def erase(img: Tensor, i: int, j: int, h: int, w: int, v: Tensor, inplace: bool = False
