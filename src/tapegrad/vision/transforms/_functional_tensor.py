@@ -311,7 +311,9 @@ def pad(img: Tensor, padding: int | list[int], fill: float | None = 0,
     if padding_mode in ("reflect", "replicate"):
         img = torch_pad(img, p, mode=padding_mode)
     else:
-        img = torch_pad(img, p, mode=padding_mode, value=float(fill))
+        padded = _constant_pad_arrays(img, p, fill)
+        img = padded if padded is not None else torch_pad(img, p, mode=padding_mode,
+                                                          value=float(fill))
     if need_squeeze:
         img = img.squeeze(dim=0)
     if need_cast:
@@ -687,6 +689,30 @@ def normalize(tensor: Tensor, mean: list[float], std: list[float], inplace: bool
     if std_t.ndim == 1:
         std_t = std_t.view(-1, 1, 1)
     return tensor.sub_(mean_t).div_(std_t)
+
+
+def _constant_pad_arrays(img: Tensor, padding: list[int], fill: Any) -> Tensor | None:
+    """``pad(img, [left, right, top, bottom], value=fill)`` of a plain tensor outside autograd
+    with paddings >= 0, on the arrays (a random crop's padding of every image of a data loader);
+    None for anything else, and for fills that torch's cast would change (a fraction or an
+    out-of-range number into an integer dtype)."""
+    if type(img) is not Tensor or img.requires_grad or not all(
+            type(v) is int and v >= 0 for v in padding) or type(fill) not in (int, float):
+        return None
+    data = img._data
+    if data.dtype.kind == "f" and data.dtype.itemsize >= 4:
+        value = data.dtype.type(fill)
+    elif data.dtype.kind in "iu" and float(fill).is_integer() and (
+            np.iinfo(data.dtype).min <= fill <= np.iinfo(data.dtype).max):
+        value = data.dtype.type(int(fill))
+    else:
+        return None
+    left, right, top, bottom = padding
+    h, w = data.shape[-2:]
+    out = np.full(data.shape[:-2] + (h + top + bottom, w + left + right), value,
+                  dtype=data.dtype)
+    out[..., top:top + h, left:left + w] = data
+    return Tensor._make(out)
 
 
 def _normalize_arrays(tensor: Tensor, mean: Any, std: Any) -> Tensor | None:

@@ -27,7 +27,7 @@ from tapegrad.vision import tv_tensors
 from tapegrad.vision.tv_tensors._bounding_boxes import CLAMPING_MODE_TYPE
 
 from ... import _functional_pil as _FP
-from ..._functional_tensor import _pad_symmetric, _small_matmul
+from ..._functional_tensor import _constant_pad_arrays, _pad_symmetric, _small_matmul
 from ...functional import (
     InterpolationMode,
     _get_perspective_coeffs,
@@ -1006,7 +1006,9 @@ def _pad_with_scalar_fill(image: Tensor, torch_padding: list[int], fill: float,
     if padding_mode == "edge":
         padding_mode = "replicate"
     if padding_mode == "constant":
-        image = torch_pad(image, torch_padding, mode=padding_mode, value=float(fill))
+        padded = _constant_pad_arrays(image, torch_padding, fill)
+        image = padded if padded is not None else torch_pad(
+            image, torch_padding, mode=padding_mode, value=float(fill))
     elif padding_mode in ("reflect", "replicate"):
         # reflect and replicate take floating tensors only
         dtype = image.dtype

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import PIL.Image
 
 import tapegrad
@@ -14,7 +15,7 @@ from tapegrad.nn.functional import conv2d
 from tapegrad.nn.functional import pad as torch_pad
 from tapegrad.vision import tv_tensors
 
-from ..._functional_tensor import _max_value
+from ..._functional_tensor import _max_value, _normalize_arrays
 from ...functional import pil_to_tensor, to_pil_image
 from ._meta import _convert_bounding_box_format
 from ._utils import _get_kernel, _register_kernel_internal, is_pure_tensor
@@ -44,6 +45,10 @@ def normalize_image(image: Tensor, mean: list[float], std: list[float], inplace:
         divzero = False
     if divzero:
         raise ValueError("std evaluated to zero, leading to division by zero.")
+    if not inplace:
+        fast = _normalize_arrays(image, mean, std)
+        if fast is not None:
+            return fast
     dtype = image.dtype
     device = image.device
     mean_t = tapegrad.as_tensor(mean, dtype=dtype, device=device)
@@ -233,6 +238,13 @@ def to_dtype_image(image: Tensor, dtype: Any = tapegrad.float, scale: bool = Fal
         max_value = float(_max_value(dtype))
         return image.mul(max_value + 1.0 - eps).to(dtype)
     if float_output:
+        if (type(image) is Tensor and not image.requires_grad and dtype in (
+                tapegrad.float32, tapegrad.float64) and image._data.dtype.kind in "iu"):
+            # on the arrays (every image of a data loader): the exact conversion, then one
+            # product by the reciprocal rounded to the float dtype, as torch's mul_ takes it
+            ft = np.dtype(dtype.name)
+            return Tensor._make(np.multiply(image._data, ft.type(1.0 / _max_value(image.dtype)),
+                                            dtype=ft))
         return image.to(dtype).mul_(1.0 / _max_value(image.dtype))
     # integer to integer: shift the value bits
     num_value_bits_input = _num_value_bits(image.dtype)
