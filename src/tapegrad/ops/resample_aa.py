@@ -37,7 +37,7 @@ from ._registry import defop
 from .resample_uint8 import fixed_point_pass
 from .resampling import _separable_rule
 
-__all__ = ["AA_ENTRIES", "aa_plan", "resample_aa_uint8"]
+__all__ = ["AA_ENTRIES", "NAMES", "aa_plan", "resample_aa_uint8"]
 
 # the filter's width in input pixels at scale 1, by mode
 TAPS = {"bilinear": 2, "bicubic": 4, "lanczos": 6}
@@ -195,6 +195,7 @@ AA_ENTRIES = {
     mode: _aa_entry(f"_upsample_{mode}2d_aa", f"Upsample{mode.capitalize()}2DAaBackward0")
     for mode in ("bilinear", "bicubic", "lanczos")
 }
+NAMES = tuple(entry.name for entry in AA_ENTRIES.values())  # the registry entries added here
 
 
 def dense_mats(in_size: tuple, plan: tuple, dt: Any) -> tuple:
