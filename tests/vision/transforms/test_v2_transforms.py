@@ -196,6 +196,30 @@ def test_sanitize_bounding_boxes(ours, theirs):
     H.same(run(ours), run(theirs))
 
 
+def test_iou_crop_then_sanitize(ours, theirs):
+    """The detection tutorials' RandomIoUCrop + SanitizeBoundingBoxes: the crop draws until a
+    box overlaps enough (ops.box_iou), then the boxes left outside go with their labels."""
+    import importlib
+
+    try:
+        importlib.import_module(ours.tv.__name__ + ".ops.boxes")
+    except ImportError:
+        pytest.skip("RandomIoUCrop measures the overlaps with vision.ops.box_iou, which the "
+                    "models' package (vision.ops) provides")
+
+    def run(side, seed):
+        V2 = side.V2
+        t = V2.Compose([V2.RandomIoUCrop(), V2.SanitizeBoundingBoxes()])
+        side.seed(seed)
+        s = (side.make("image"), {"boxes": side.make("boxes_XYXY"),
+                                  "labels": side.L.tensor([1, 2, 3]), "masks": side.make("mask")})
+        return t(s)
+
+    assert repr(ours.V2.RandomIoUCrop()) == repr(theirs.V2.RandomIoUCrop())
+    for seed in range(12):
+        H.same(run(ours, seed), run(theirs, seed))
+
+
 def test_pure_tensor_heuristic(ours, theirs):
     """A plain tensor is transformed only when the sample holds no image, video or PIL image,
     and only the first one."""
