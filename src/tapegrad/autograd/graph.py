@@ -19,13 +19,15 @@ by an earlier backward raises torch's "backward through the graph a second time"
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import sys
+import threading
 import traceback
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
@@ -207,6 +209,17 @@ class Node:
         """The node's name as torch prints it (``MulBackward0``)."""
         return self._cpp_name or type(self).__name__
 
+    def _sequence_nr(self) -> int:
+        """The creation order the engine's ready queue uses (the newest node runs first)."""
+        return self._seq
+
+    def _set_sequence_nr(self, sequence_nr: int) -> None:
+        self._seq = sequence_nr
+
+    def _register_hook_dict(self, tensor: Any) -> None:
+        """torch's private hook-dict registration; tapegrad keeps a tensor's hooks on the
+        node already (``_add_tensor_hook``), so there is nothing to move."""
+
     def _hook_state(self) -> NodeHooks:
         if self._hooks is None:
             self._hooks = NodeHooks()
@@ -247,9 +260,18 @@ class Node:
     def release(self) -> None:
         """Drop saved values after a backward without retain_graph."""
 
+    def _num_outputs(self) -> int:
+        """How many gradients the node takes: one per output of the op that made it."""
+        return 1
+
     def __call__(self, *grads: Any) -> Any:
+        """Run the node's rule on the given output gradients (``grad_fn(g)``): a tuple with one
+        gradient per input, as torch's nodes return."""
+        n = self._num_outputs()
+        if len(grads) != n:
+            raise TypeError(f"expected {n} arguments, got {len(grads)} instead")
         out = self.apply(list(grads))
-        return out[0] if len(out) == 1 else out
+        return tuple(out) if not isinstance(out, tuple) else out
 
 
 class AccumulateGrad(Node):
@@ -267,6 +289,24 @@ class AccumulateGrad(Node):
         # torch gives the accumulator the largest sequence number: it runs as soon as it is
         # ready, so .grad is filled (and post-accumulate hooks fire) as early as possible.
         self._seq = LAST_SEQUENCE
+
+    def _sequence_nr(self) -> int:
+        return (1 << 64) - 1  # torch's UINT64_MAX for accumulators
+
+    def apply(self, grads: list) -> tuple:
+        """``acc(g)`` called by hand: adds ``g`` into the leaf's ``.grad``; no gradient flows on.
+        (A backward pass accumulates through the engine's ``_run_accumulate`` instead.)"""
+        import numpy as np
+
+        from .._tensor import Tensor
+
+        t, g = self.variable, grads[0]
+        if g is not None:
+            if t._grad is None:
+                t._grad = Tensor._make(np.array(g._data, dtype=t._data.dtype, copy=True))
+            else:
+                np.add(t._grad._data, g._data, out=t._grad._data, casting="unsafe")
+        return ()
 
 
 def grad_accumulator(t: Tensor) -> AccumulateGrad:
@@ -313,6 +353,195 @@ def version_error(t: Tensor, producer: Node | None, output_nr: int, saved: int) 
         f"; expected version {saved} instead. "
         f"{_ANOMALY_HINT if _anomaly['enabled'] else _HINT}"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Graph tasks: what the running backward pass will execute
+#
+#   engine.run_backward pushes a GraphTask for the pass (a hook that calls backward again pushes
+#   another on top) and pops it at the end; register_multi_grad_hook asks the innermost one
+#   which of its tensors' nodes the pass will reach. Per thread, as torch's.
+# ---------------------------------------------------------------------------------------------
+
+_task_ids = itertools.count()
+_tasks = threading.local()
+
+
+class GraphTask:
+    """One backward pass: its id, and the nodes it will run (``nodes``: every node reached
+    from the roots; with ``inputs`` given, only ``needed`` and ``captured`` run)."""
+
+    __slots__ = ("id", "nodes", "roots", "needed", "captured")
+
+    def __init__(self, nodes: Any, roots: list, needed: set | None, captured: set) -> None:
+        self.id = next(_task_ids)
+        self.nodes = nodes  # the engine's dependency counts: every node below a root
+        self.roots = roots
+        self.needed = needed
+        self.captured = captured
+
+    def will_execute(self, node: Node) -> bool:
+        if self.needed is None:
+            return node in self.nodes or node in self.roots
+        return node in self.needed or node in self.captured
+
+
+def push_task(task: GraphTask) -> None:
+    stack = getattr(_tasks, "stack", None)
+    if stack is None:
+        stack = _tasks.stack = []
+    stack.append(task)
+
+
+def pop_task() -> None:
+    _tasks.stack.pop()
+
+
+def current_task() -> GraphTask | None:
+    stack = getattr(_tasks, "stack", None)
+    return stack[-1] if stack else None
+
+
+def current_graph_task_id() -> int:
+    """The id of the backward pass running in this thread, -1 outside one."""
+    task = current_task()
+    return -1 if task is None else task.id
+
+
+def will_engine_execute_node(node: Node) -> bool:
+    """Whether the running backward pass will run ``node`` (torch's error outside one)."""
+    task = current_task()
+    if task is None:
+        raise RuntimeError(
+            "_will_engine_execute_node should only be called during the backward pass")
+    return task.will_execute(node)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gradient edges: a (node, output_nr) pair that stands for a tensor in grad() and backward()
+# ---------------------------------------------------------------------------------------------
+
+
+class GradientEdge(NamedTuple):
+    """An edge of the graph, usable where ``grad``/``backward`` take tensors: the gradient of
+    output ``output_nr`` of ``node``. ``get_gradient_edge(t)`` gives a tensor's."""
+
+    node: Node
+    output_nr: int
+    ownership_token: Node | None = None
+
+
+# (shape, dtype) of the outputs whose edges get_gradient_edge handed out: a backward from such
+# an edge with an implicit gradient needs its output's shape (weak: nothing lives longer for it)
+_edge_meta: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def edge_metadata(node: Node, output_nr: int) -> tuple | None:
+    """(shape, dtype) of output ``output_nr`` of ``node``, where tapegrad knows it."""
+    if isinstance(node, AccumulateGrad):
+        v = node.variable
+        return (tuple(v._data.shape), v.dtype)
+    known = _edge_meta.get(node)
+    if known is not None and output_nr in known:
+        return known[output_nr]
+    meta = getattr(node, "_output_meta", None)
+    if meta is not None and output_nr < len(meta):
+        from .._dtype import from_numpy_dtype
+
+        shape, np_dtype = meta[output_nr]
+        return (tuple(shape), from_numpy_dtype(np_dtype))
+    return None
+
+
+def grad_fn_or_accumulator(t: Any) -> Node:
+    """The node a tensor's gradient enters: its grad_fn, or its leaf's AccumulateGrad."""
+    if isinstance(t, GradientEdge):
+        return t.node
+    if t._requires_grad and t.grad_fn is None:
+        return grad_accumulator(t)
+    return t.grad_fn
+
+
+def get_gradient_edge(tensor: Tensor) -> GradientEdge:
+    """The edge ``tensor``'s gradient flows through: pass it to ``grad``/``backward`` in place
+    of the tensor (it stays valid after the tensor is changed in place or dropped)."""
+    if not tensor._requires_grad:
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor that does not require "
+            "gradients"
+        )
+    node = grad_fn_or_accumulator(tensor)
+    known = _edge_meta.get(node)
+    if known is None:
+        known = _edge_meta[node] = {}
+    known[tensor._output_nr] = (tuple(tensor._data.shape), tensor.dtype)
+    return GradientEdge(node, tensor._output_nr)
+
+
+class _MultiHandle(RemovableHandle):
+    """The handle of ``register_multi_grad_hook``: removes the hook from every tensor."""
+
+    __slots__ = ("handles",)
+
+    def __init__(self, handles: tuple) -> None:
+        self.handles = handles
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+
+def register_multi_grad_hook(tensors: Any, fn: Callable, *, mode: str = "all") -> Any:
+    """One hook over several tensors' gradients, once per backward pass.
+
+    ``mode="all"``: ``fn(grads)`` after the pass computed the gradient of every tensor it
+    reaches, with None for the others. ``mode="any"``: ``fn(grad)`` with the first of them.
+    """
+    modes = ("all", "any")
+    if mode not in modes:
+        raise ValueError(f"Expects mode to be one of {modes} but got {mode}")
+    lock = threading.Lock()
+    if mode == "all":
+        nodes = [grad_fn_or_accumulator(t) for t in tensors]
+        count: dict[int, int] = {}
+        expected: dict[int, int] = {}
+        buffers: dict[int, list] = {}
+
+        def inner(idx: int) -> Callable:
+            def hook(grad: Any) -> None:
+                task = current_graph_task_id()
+                with lock:
+                    seen = count.get(task, 0)
+                    if seen == 0:
+                        expected[task] = sum(will_engine_execute_node(n) for n in nodes)
+                        buffers[task] = [None] * len(nodes)
+                    count[task] = seen + 1
+                    buffers[task][idx] = grad
+                    done = seen + 1 == expected[task]
+                    if done:
+                        grads = buffers.pop(task)
+                        del count[task], expected[task]
+                if done:
+                    fn(grads)
+
+            return hook
+
+        handles = tuple(t.register_hook(inner(i)) for i, t in enumerate(tensors))
+    else:
+        ran: set[int] = set()
+
+        @functools.wraps(fn)
+        def first(grad: Any) -> None:
+            task = current_graph_task_id()
+            with lock:
+                if task in ran:
+                    return
+                ran.add(task)
+            fn(grad)
+
+        handles = tuple(t.register_hook(first) for t in tensors if t._requires_grad)
+    return _MultiHandle(handles)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -395,6 +624,8 @@ class disable_saved_tensors_hooks:
         self.error_message = error_message
 
     def __enter__(self) -> None:
+        if _saved_hooks:  # torch: hooks already active here cannot be switched off
+            raise RuntimeError(self.error_message)
         _disabled.append(self.error_message)
 
     def __exit__(self, *exc: object) -> None:
