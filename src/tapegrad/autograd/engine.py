@@ -286,8 +286,8 @@ def run_backward(
 
     task = GraphTask(deps, roots, needed, captured_nodes)
     push_task(task)
-    prev_mode = _state.enabled
-    _state.enabled = create_graph
+    prev_mode, prev_grad_mode = _state.enabled, _state.grad_mode
+    _state.enabled = _state.grad_mode = create_graph  # backward rules record iff create_graph
     node = None  # (the failing node, for anomaly mode's report)
     try:
         while ready:
@@ -296,13 +296,17 @@ def run_backward(
             n0 = node._n0  # the edges, flat (node._next, written out: this loop is hot)
             nexts = () if n0 < 0 else (node._e0, n0) + node._rest
             n_in = len(nexts) // 2
-            if grads is None or (grads[0] is None and all(g is None for g in grads)):
+            if (grads is None or (grads[0] is None and all(g is None for g in grads))) and (
+                    node._hooks is None and not node._runs_without_grad
+                    or type(node) is AccumulateGrad):
                 out: tuple = (None,) * n_in  # nothing reached it: pass "no gradient" on
             elif type(node) is AccumulateGrad:
                 # tensor hooks, pre-hooks, .grad, post-accumulate hooks, post-hooks (there)
                 _run_accumulate(node, grads[0], create_graph, capture, captured, accumulate)
                 continue
             else:
+                if grads is None:  # no gradient arrived, but hooks or a custom backward see it
+                    grads = [None] * node._num_outputs()
                 hooks = node._hooks
                 if needed is not None:
                     if node not in needed:  # a target read only: its tensor hooks, then stop
@@ -314,7 +318,10 @@ def run_backward(
                         _capture(node, grads, capture, captured)
                 if hooks is not None:
                     grads = _call_pre_hooks(hooks, grads, create_graph)
-                out = node.apply(grads)
+                    if not node._runs_without_grad and all(g is None for g in grads):
+                        out = (None,) * n_in  # the hooks saw "no gradient"; nothing to run
+                        grads = []
+                out = node.apply(grads) if grads else out
                 if type(out) is not tuple:
                     out = tuple(out) if isinstance(out, list) else (out,)
                 if hooks is not None and hooks.post:
@@ -362,7 +369,7 @@ def run_backward(
                 warnings.warn(message, UserWarning, stacklevel=3)
         raise
     finally:
-        _state.enabled = prev_mode
+        _state.enabled, _state.grad_mode = prev_mode, prev_grad_mode
         pop_task()
 
     if inputs is None:

@@ -97,6 +97,7 @@ class BackwardCFunction(FunctionCtx, Node):
     """The grad_fn of a custom Function, named ``<Function>Backward``; it is also ``ctx``."""
 
     _forward_cls: Any = None
+    _runs_without_grad = True  # backward runs (on zeros) even when no gradient arrived
     to_save: Any = None
     dirty_tensors: Any = None
     non_differentiable: Any = None
@@ -522,6 +523,11 @@ def _forward_mode(ctx: BackwardCFunction, cls: Any, args: tuple, raw: tuple, wra
                                               t._output_nr) for t in saved_for_forward]
     else:
         ctx._saved = []
+    if ctx._materialize:  # a floating input without a tangent gets zeros (torch's)
+        tangents = [
+            _zeros_like(a) if t is None and isinstance(a, Tensor)
+            and a._data.dtype.kind in _DIFFERENTIABLE_KINDS else t
+            for a, t in zip(args, tangents, strict=True)]
     versions = [t._version_counter.value if t is not None else None for t in tangents]
     with forward_ad._detour_off():
         result = cls.jvp(ctx, *tangents)
@@ -574,6 +580,10 @@ def _forward_mode(ctx: BackwardCFunction, cls: Any, args: tuple, raw: tuple, wra
                     "A custom Function is returning a view but the jvp is not returning a view "
                     "of the given grad input.")
         forward_ad._set_tangent(w, g)
+
+
+def _zeros_like(t: Tensor) -> Tensor:
+    return Tensor._make(np.zeros_like(t._data))
 
 
 def once_differentiable(fn: Callable) -> Callable:

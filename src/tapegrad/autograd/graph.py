@@ -165,6 +165,9 @@ class Node:
     _n0: int
     _rest: tuple
     _cpp_name: str | None = None
+    # True for nodes whose rule runs even when no gradient reached them (a custom Function's
+    # backward gets zeros then, as in torch); others pass "no gradient" on without running
+    _runs_without_grad = False
 
     def __init__(self, next_functions: tuple = ()) -> None:
         self.next_functions = next_functions
@@ -265,13 +268,13 @@ class Node:
         return 1
 
     def __call__(self, *grads: Any) -> Any:
-        """Run the node's rule on the given output gradients (``grad_fn(g)``): a tuple with one
-        gradient per input, as torch's nodes return."""
+        """Run the node's rule on the given output gradients (``grad_fn(g)``): one gradient
+        per input (a tuple when there are several), as torch's nodes return."""
         n = self._num_outputs()
         if len(grads) != n:
             raise TypeError(f"expected {n} arguments, got {len(grads)} instead")
-        out = self.apply(list(grads))
-        return tuple(out) if not isinstance(out, tuple) else out
+        out = tuple(self.apply(list(grads)))
+        return out[0] if len(out) == 1 else out
 
 
 class AccumulateGrad(Node):
