@@ -396,7 +396,8 @@ def test_post_accumulate_grad_hook_e2e(compare):
             optim_copy.step()
             optim_copy.zero_grad()
         snapshot = [p.detach().clone() for p in model.parameters()]
-        same = [L.equal(a, b) for a, b in zip(model.parameters(), model_copy.parameters())]
+        same = [L.equal(a, b)
+                for a, b in zip(model.parameters(), model_copy.parameters(), strict=True)]
         for h in handles:
             h.remove()
         for _ in range(5):
@@ -404,7 +405,7 @@ def test_post_accumulate_grad_hook_e2e(compare):
             model_copy(input).sum().backward()
             optim_copy.step()
             optim_copy.zero_grad()
-        return (same, [L.equal(a, b) for a, b in zip(snapshot, model.parameters())],
+        return (same, [L.equal(a, b) for a, b in zip(snapshot, model.parameters(), strict=True)],
                 list(model.parameters()), list(model_copy.parameters()))
 
     compare(scenario, rtol=1e-5, atol=1e-6)
