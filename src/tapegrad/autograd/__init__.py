@@ -64,12 +64,13 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
             if tuple(first._data.shape) != shape:
                 j = grads.index(g)
                 if is_grads_batched:
+                    shown = Size(first._data.shape[1:])  # (what torch reports)
                     raise RuntimeError(
                         "If `is_grads_batched=True`, we interpret the first dimension of each "
                         "grad_output as the batch dimension. The sizes of the remaining "
                         "dimensions are expected to match the shape of corresponding output, "
                         f"but a mismatch was detected: grad_output[{j}] has a shape of "
-                        f"{Size(first._data.shape)} and output[{i}] has a shape of "
+                        f"{shown} and output[{i}] has a shape of "
                         f"{Size(shape)}. If you only want some tensors in `grad_output` to be "
                         "considered batched, consider using vmap."
                     )

@@ -348,7 +348,7 @@ def run_backward(
                         if m is not None and (
                             g._data.shape != m[0] or g._data.dtype.num != m[1]
                         ):
-                            g = _validate(node, i, g, m)
+                            g = _validate(node, i, g, m, child)
                     buf = buffers.get(child)
                     if buf is None:
                         buffers[child] = [g] if nr == 0 else [None] * nr + [g]
@@ -403,8 +403,9 @@ def _dtype_of_num(num: int) -> Any:
 _BY_NUM: dict[int, Any] = {}
 
 
-def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
-    """Reduce a broadcast gradient to its input's shape and cast it to its (NumPy) dtype."""
+def _validate(node: Node, i: int, g: Tensor, meta: tuple, child: Node | None = None) -> Tensor:
+    """Reduce a broadcast gradient to its input's shape and cast it to its (NumPy) dtype (a
+    leaf whose ``grad_dtype`` was set decides its own dtype in ``_run_accumulate``)."""
     shape, dtype = meta
     if g._data.shape != shape:
         gs = g._data.shape
@@ -413,7 +414,8 @@ def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
         ):
             raise _invalid_shape(node, i, g, shape)
         g = sum_to(g, shape)
-    if g._data.dtype.num != dtype:
+    if g._data.dtype.num != dtype and not (
+            type(child) is AccumulateGrad and child.variable._grad_dtype is not False):
         target = _dtype_of_num(dtype)
         if g._data.dtype.kind == "V" and g.dtype.name == "complex32":
             g = g.cfloat()  # (its real part is taken next)
@@ -527,8 +529,8 @@ def _call_tensor_pre_hooks(hooks: NodeHooks, grads: list, create_graph: bool) ->
         if t is None or nr >= len(grads) or grads[nr] is None:
             continue
         g = grads[nr]
-        if t._grad is None:
-            t._grad = g if create_graph else Tensor._make(np.array(g._data, copy=True))
+        if t._grad is None:  # a copy (differentiable under create_graph), as torch's clone
+            t._grad = g.clone() if create_graph else Tensor._make(np.array(g._data, copy=True))
         else:
             t._grad = t._grad + (g if create_graph else g.detach())
     return grads

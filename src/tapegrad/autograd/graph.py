@@ -478,7 +478,13 @@ def get_gradient_edge(tensor: Tensor) -> GradientEdge:
     if known is None:
         known = _edge_meta[node] = {}
     known[tensor._output_nr] = (tuple(tensor._data.shape), tensor.dtype)
-    return GradientEdge(node, tensor._output_nr)
+    token = None
+    if getattr(node, "_forward_cls", None) is not None:  # a custom Function's node: torch
+        from .grad_mode import enable_grad  # keeps it alive through a view's node
+
+        with enable_grad():
+            token = tensor.view_as(tensor).grad_fn
+    return GradientEdge(node, tensor._output_nr, token)
 
 
 class _MultiHandle(RemovableHandle):
