@@ -15,8 +15,8 @@ warning from the user's own NumPy code still shows: its module is not tapegrad's
 A ``warnings.catch_warnings()`` block restores the filter list it found when it exits, so a
 tapegrad first imported inside one (pytest imports test modules inside one) loses the filter;
 ``ensure()``, called at the start of every backward pass, puts it back in front (one identity
-test, well under a microsecond). Until then a forward op may still show NumPy's warning. float16 results
-that overflow are cast without warning in any case (ops/low_precision.py).
+test, well under a microsecond). Until then a forward op may still show NumPy's warning.
+float16 results that overflow are cast without warning in any case (ops/low_precision.py).
 """
 
 from __future__ import annotations

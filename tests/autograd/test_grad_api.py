@@ -367,8 +367,8 @@ def test_grad_unreachable(compare):
     def scenario(L):
         x = L.ones(1, requires_grad=True)
         y = L.ones(1, requires_grad=True)
-        z = x * 2
-        w = y * 2
+        z = x * 2  # (both leaves get an accumulator)
+        w = y * 2  # noqa: F841
         out = [L.autograd.grad(x * 2, [x, y], allow_unused=True)]
         z = L.ones(1, requires_grad=True)
         out.append(L.autograd.grad(x * 2, [x, z], allow_unused=True))

@@ -302,7 +302,8 @@ def run_backward(
                 out: tuple = (None,) * n_in  # nothing reached it: pass "no gradient" on
             elif type(node) is AccumulateGrad:
                 # tensor hooks, pre-hooks, .grad, post-accumulate hooks, post-hooks (there)
-                _run_accumulate(node, grads[0], create_graph, capture, captured, accumulate)
+                _run_accumulate(node, grads[0], create_graph, capture,  # type: ignore[index]
+                                captured, accumulate)  # (grads is a list here)
                 continue
             else:
                 if grads is None:  # no gradient arrived, but hooks or a custom backward see it
