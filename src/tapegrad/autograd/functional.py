@@ -320,15 +320,15 @@ def _jacfwd(func: Callable, inputs: Any, strict: bool, vectorize: bool) -> Any:
                 primals.append(p)
                 tangents.append(t if t is not None else zeros_like(p))
         columns.append(tuple(tangents))
-    result = []
+    result = []  # (lists, not tuples: what torch's forward-mode jacobian returns)
     for i, o in enumerate(primals):
         per_input = []
         col = stack([c[i] for c in columns], 0)  # (sum(numels), *out.shape)
         for jac, x in zip(col.split(numels, dim=0), ins, strict=True):
             per_input.append(jac.permute(*range(1, jac.ndim), 0).reshape(
                 (*o.shape, *x.shape)))
-        result.append(tuple(per_input))
-    return _unpack(tuple(result), (outs_tuple, ins_tuple))
+        result.append(per_input)
+    return _unpack(result, (outs_tuple, ins_tuple))
 
 
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
