@@ -415,6 +415,8 @@ class Tensor:
         self.grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
+        if "_fw_grad" in self.__dict__:  # detached from forward mode too
+            del self.__dict__["_fw_grad"]
         return self
 
     def retain_grad(self) -> None:

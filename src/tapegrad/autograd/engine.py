@@ -40,6 +40,8 @@ from .graph import (
     NodeHooks,
     _anomaly,
     _backward_codes,
+    _saved_hooks,
+    _update_detour,
     forward_stack_messages,
     grad_accumulator,
     pop_task,
@@ -286,6 +288,8 @@ def run_backward(
 
     task = GraphTask(deps, roots, needed, captured_nodes)
     push_task(task)
+    hooks_before = _saved_hooks[:]  # saved-tensor hooks entered or left inside hooks or
+    # backward rules last until the end of this pass only (torch restores its thread state)
     prev_mode, prev_grad_mode = _state.enabled, _state.grad_mode
     _state.enabled = _state.grad_mode = create_graph  # backward rules record iff create_graph
     node = None  # (the failing node, for anomaly mode's report)
@@ -372,6 +376,9 @@ def run_backward(
     finally:
         _state.enabled, _state.grad_mode = prev_mode, prev_grad_mode
         pop_task()
+        if _saved_hooks != hooks_before:
+            _saved_hooks[:] = hooks_before
+            _update_detour()
 
     if inputs is None:
         return None

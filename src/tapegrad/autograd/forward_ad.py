@@ -151,6 +151,11 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             "Making a dual Tensor based on a Tensor that already has a forward gradient at the "
             f"same level {level} is not supported."
         )
+    if tangent._fw_grad is not None:
+        raise RuntimeError(
+            "Setting a forward grad that itself has a forward gradient at the same level"
+            f"{level} is not supported."
+        )
     if tangent._data.shape != tensor._data.shape:
         raise RuntimeError(
             "Trying to set a forward gradient that has a different size than that of the "
