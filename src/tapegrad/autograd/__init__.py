@@ -304,6 +304,41 @@ def _batched_grad(outs: tuple, grad_list: list, ins: tuple, retain_graph: bool,
     return tuple(out)
 
 
+def _is_checkpoint_valid() -> bool:
+    """False while a backward restricted to ``inputs`` (autograd.grad, backward(inputs=...))
+    runs: reentrant checkpointing cannot work there (torch's engine check)."""
+    task = graph.current_task()
+    return task is None or task.needed is None
+
+
+_multithreading = {"enabled": True}
+
+
+class set_multithreading_enabled:
+    """Whether backward passes may use worker threads; takes effect at once and, as a
+    context manager, is restored on exit. tapegrad's engine runs every pass in the calling
+    thread, so the flag changes nothing but what ``is_multithreading_enabled`` reports."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _multithreading["enabled"]
+        self.mode = bool(mode)
+        _multithreading["enabled"] = self.mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        _multithreading["enabled"] = self.prev
+
+    def clone(self) -> set_multithreading_enabled:
+        return self.__class__(self.mode)
+
+
+def is_multithreading_enabled() -> bool:
+    """What ``set_multithreading_enabled`` last set (True by default)."""
+    return _multithreading["enabled"]
+
+
 class set_detect_anomaly:
     """Turn anomaly detection on or off, as a call or as a context manager.
 
@@ -390,10 +425,12 @@ __all__ = [
     "graph",
     "inference_mode",
     "is_grad_enabled",
+    "is_multithreading_enabled",
     "is_inference_mode_enabled",
     "no_grad",
     "once_differentiable",
     "set_detect_anomaly",
     "set_grad_enabled",
+    "set_multithreading_enabled",
     "Sequence",
 ]
