@@ -31,7 +31,7 @@ def test_default_hooks_save_original(compare):
         out = []
 
         def pack(x):
-            warnings.warn("pack")
+            warnings.warn("pack", stacklevel=2)
             return x
 
         with L.autograd.graph.saved_tensors_hooks(pack, lambda x: x):
@@ -407,5 +407,92 @@ def test_custom_function_saved_tensors(compare):
         out.append(raised(lambda: y.grad_fn.saved_tensors))
         out.append(get_fn(False).apply(a).grad_fn.saved_tensors)
         return out
+
+    compare(scenario)
+
+
+# --------------------------------------------------------------------------------------------
+# allow_mutation_on_saved_tensors
+# --------------------------------------------------------------------------------------------
+
+
+def _cloned(ctx):
+    return len(list(ctx.cloned.items()))
+
+
+def test_allow_mutation_on_saved_tensors(compare):
+    """TestAllowMutationOnSaved.test_basic / test_double_backward / test_saved_but_not_anymore /
+    test_saved_same_tensor_many_times: an in-place change of a saved tensor keeps a copy for
+    the graph (once per saved tensor, only while a graph still holds it)."""
+
+    def scenario(L):
+        G = L.autograd.graph
+        a = L.linspace(0.1, 0.6, 6).reshape(2, 3).requires_grad_()
+
+        def fn(a):
+            b = a.clone()
+            out = (b ** 2).sum()
+            b.sin_()
+            out.sum().backward()
+            return a.grad
+
+        res = [raised(lambda: fn(a))]
+        a.grad = None
+        with G.allow_mutation_on_saved_tensors() as ctx:
+            res += [fn(a).clone(), _cloned(ctx)]
+        with G.allow_mutation_on_saved_tensors() as ctx:
+            a2 = L.linspace(0.1, 0.6, 6).reshape(2, 3).requires_grad_()
+            b = a2.clone()
+            out = (b ** 2).sum()
+            b.sin_()
+            L.autograd.grad(out, a2, create_graph=True)
+            (da,) = L.autograd.grad(out, a2, create_graph=True)
+            (d2a,) = L.autograd.grad(da.sum(), a2)
+        res += [d2a, _cloned(ctx)]
+        with G.allow_mutation_on_saved_tensors() as ctx:
+            a3 = L.linspace(0.1, 0.6, 6).reshape(2, 3).requires_grad_().clone()
+            out = (a3 ** 2).sum()
+            counts = [len(list(ctx.tid_to_weakhandle.items())), _cloned(ctx)]
+            out.backward()
+            a3.sin_()
+            counts.append(_cloned(ctx))
+            out = (a3 ** 2).sum()
+            a3.sin_()
+            counts.append(_cloned(ctx))
+            del out
+            counts.append(_cloned(ctx))
+            b = a3 ** 2
+            c = a3 ** 2
+            a3.sin_()
+            counts.append(_cloned(ctx))
+            del b, c
+            counts.append(_cloned(ctx))
+        return res + [counts]
+
+    compare(scenario)
+
+
+def test_allow_mutation_context_errors(compare):
+    """TestAllowMutationOnSaved.test_backward_out_of_context / test_disallow_nesting."""
+
+    def scenario(L):
+        G = L.autograd.graph
+        with G.allow_mutation_on_saved_tensors():
+            a = L.ones(2, 3, requires_grad=True)
+            out = (a ** 2).sum()
+        res = [raised(lambda: out.backward())]
+        with G.allow_mutation_on_saved_tensors():
+            a = L.ones(2, 3, requires_grad=True)
+            out = (a ** 2).sum()
+        with G.allow_mutation_on_saved_tensors():
+            res.append(raised(lambda: out.backward()))
+
+        def nested():
+            with G.allow_mutation_on_saved_tensors():
+                with G.allow_mutation_on_saved_tensors():
+                    pass
+
+        res.append(raised(nested))
+        return res
 
     compare(scenario)

@@ -231,6 +231,8 @@ def special_apply(op: Any, inputs: tuple, params: dict) -> Any:
 
 def special_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Tensor:
     """``apply_`` (in-place ops) while a dual level or a saved-tensor hook is active."""
+    for hook in graph._mutation_hooks:  # allow_mutation_on_saved_tensors: copy what a graph
+        hook(target)  # saved before this write changes it
     with _detour_off():
         before_fn = target.grad_fn
         inputs = (target,) + tuple(others)

@@ -559,7 +559,8 @@ def register_multi_grad_hook(tensors: Any, fn: Callable, *, mode: str = "all") -
 #   with saved_tensors_hooks(pack, unpack):     y = x.exp()
 #       the node keeps pack(y), not y          (ops/_registry.apply's detour: _pack_node)
 #   backward: y' = unpack(pack(y)) is what the rule reads (the node's class is swapped for a
-#   subclass of the same name whose ``saved`` unpacks), version-checked like any saved tensor.
+#   subclass of the same name whose ``saved`` unpacks); as in torch, what unpack returns is not
+#   version-checked (the hooks answer for it: allow_mutation_on_saved_tensors relies on that).
 #
 # Nodes recorded while no hook is active are untouched: nothing here costs them anything.
 # ---------------------------------------------------------------------------------------------
@@ -641,6 +642,110 @@ class disable_saved_tensors_hooks:
         _disabled.pop()
 
 
+# Functions called with a tensor just before an in-place op writes into it, while saved-tensor
+# hooks are active (forward_ad.special_apply_ calls them): allow_mutation_on_saved_tensors
+# keeps a copy of what a graph saved before the write changes it.
+_mutation_hooks: list[Callable[[Any], None]] = []
+
+
+class _Handle:
+    """What allow_mutation_on_saved_tensors' pack hook keeps in place of a saved tensor."""
+
+
+class _AllowMutationOnSavedContext:
+    """allow_mutation_on_saved_tensors' state (torch's attribute names): the saved tensors
+    (``original``), the copies made before an in-place change (``cloned``), and the
+    handles of saved tensors by (id, address, version) and by (address, version)."""
+
+    def __init__(self) -> None:
+        self.cloned: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.original: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self.sid_to_tid: dict[tuple, set] = {}
+
+    def clear(self) -> None:
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+
+_mutation_allowed: list[_AllowMutationOnSavedContext] = []
+
+
+class allow_mutation_on_saved_tensors:
+    """Context manager: tensors saved for backward inside it may be changed in place; the
+    graph keeps a copy made just before the change (no "modified by an inplace operation"
+    error). The backward must run inside the same block. Yields its state object.
+
+    Example:
+        >>> import tapegrad as torch
+        >>> a = torch.ones(3, requires_grad=True)
+        >>> with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        ...     b = a.clone()
+        ...     out = (b ** 2).sum()
+        ...     b.sin_()
+        ...     out.backward()
+        >>> a.grad
+        tensor([2., 2., 2.])
+    """
+
+    _MESSAGE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                "in which the graph was originally recorded.")
+
+    def __enter__(self) -> _AllowMutationOnSavedContext:
+        ctx = self.ctx = _AllowMutationOnSavedContext()
+
+        def key(t: Any) -> tuple:
+            return (t.data_ptr(), t._version)
+
+        def pack(t: Any) -> _Handle:
+            tid = (id(t),) + key(t)
+            ctx.sid_to_tid.setdefault(key(t), set()).add(tid)
+            handle = ctx.tid_to_weakhandle.get(tid)
+            if handle is None:
+                handle = _Handle()
+                ctx.tid_to_weakhandle[tid] = handle
+                ctx.original[handle] = t
+            return handle
+
+        def unpack(handle: _Handle) -> Any:
+            if not _mutation_allowed or _mutation_allowed[-1] is not ctx:
+                raise AssertionError(self._MESSAGE)
+            if handle in ctx.cloned:
+                return ctx.cloned[handle]
+            if handle not in ctx.original:
+                raise AssertionError(self._MESSAGE)
+            return ctx.original[handle]
+
+        def before_write(t: Any) -> None:
+            for tid in ctx.sid_to_tid.get(key(t), ()):
+                handle = ctx.tid_to_weakhandle.get(tid)
+                if handle is None or handle in ctx.cloned:
+                    continue
+                ctx.cloned[handle] = ctx.original[handle].detach().clone()
+                del ctx.original[handle]
+
+        self.hooks = saved_tensors_hooks(pack, unpack)
+        self.hooks.__enter__()
+        try:
+            if _mutation_allowed:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        except RuntimeError:
+            self.hooks.__exit__()
+            raise
+        self.before_write = before_write
+        _mutation_allowed.append(ctx)
+        _mutation_hooks.append(before_write)
+        return ctx
+
+    def __exit__(self, *exc: object) -> None:
+        _mutation_hooks.remove(self.before_write)
+        _mutation_allowed.remove(self.ctx)
+        self.ctx.clear()
+        self.hooks.__exit__()
+
+
 class _Packed:
     """A saved tensor as a pack hook returned it, with what its unpacking must restore."""
 
@@ -667,10 +772,8 @@ class _Packed:
                 "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
                 f"type {type(t).__name__}"
             )
-        if saved_version is not None and self.counter.value != saved_version:
-            probe = Tensor._make(t._data)
-            probe._version_counter = self.counter
-            raise version_error(probe, self.grad_fn, self.output_nr, saved_version)
+        # (no version check: what the hooks hand back is theirs to vouch for, as in torch,
+        # whose SavedVariable checks versions only without hooks)
         if self.requires_grad and (t.grad_fn is not self.grad_fn or not t._requires_grad):
             # the unpacked values keep their place in the graph (double backward)
             alias = Tensor._make(t._data, requires_grad=True)
@@ -729,11 +832,7 @@ def _unpacked(node: Any) -> tuple:
         out.append(t)
     if node._out is not None:
         first, counter, version = node._out[:3]
-        if isinstance(first, _Packed):
-            if counter.value != version:
-                dt = Tensor._make(first.unpack(first.value)._data)
-                dt._version_counter = counter
-                raise version_error(dt, node, 0, version)
+        if isinstance(first, _Packed):  # (unchecked, as above)
             value = first.unpack(first.value)
             if not isinstance(value, Tensor):
                 raise TypeError(
