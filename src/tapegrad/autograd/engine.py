@@ -3,17 +3,22 @@
     run_backward(roots, grads)
       1. discover: walk next_functions with an explicit stack, counting for every node how many
          edges point at it (its dependencies) -- a chain of a million ops is just a long loop;
-      2. prune: with ``inputs`` given, keep only the nodes on a path to them;
+         roots and ``inputs`` may be tensors or GradientEdges;
+      2. prune: with ``inputs`` given, only the nodes on a path to them are needed; a node that
+         is captured (``autograd.grad``) but not needed runs only its tensor pre-hooks, as torch;
       3. execute: a heap of ready nodes, the most recently created first (torch's order); for
          each node
-            tensor hooks / retain_grad -> pre-hooks -> rule (grad mode = create_graph)
+            tensor hooks / retain_grad -> node pre-hooks -> rule (grad mode = create_graph)
             -> post-hooks -> sum_to + cast each gradient to its input's shape and dtype
             -> add it to the next node's buffer (in place, first order, when nothing else
                holds the gradient already there); a node whose count reaches 0 is ready;
-         a node's buffer is popped when it runs, and its saved values are released unless
-         retain_graph;
-      4. leaves: AccumulateGrad adds into ``.grad`` (in place unless create_graph), then runs
-         post-accumulate hooks; ``autograd.grad`` captures instead of accumulating.
+         every hook result is checked (count, shape, dtype) with torch's messages; a node's
+         buffer is popped when it runs, and its saved values are released unless retain_graph;
+      4. leaves (``_run_accumulate``): tensor hooks -> AccumulateGrad's pre-hooks -> add into
+         ``.grad`` (in place unless create_graph) -> post-accumulate hooks -> its post-hooks;
+         ``autograd.grad`` captures instead of accumulating.
+    The pass runs as a GraphTask on a thread-local stack (graph.current_graph_task_id, ...);
+    saved-tensor hooks entered or left during the pass last only for that pass.
 
 ``sum_to`` is the only place where a broadcast gradient is reduced to its input's shape.
 """
