@@ -7,13 +7,13 @@ returns the exit status; it is imported only when the command runs, so a command
 not installed says so instead of breaking the others.
 
 ``tapegrad run SCRIPT [ARGS...]`` runs a PyTorch program on tapegrad, unchanged: ``torch`` and
-``torch.<submodule>`` are aliased to ``tapegrad`` and its submodules in ``sys.modules`` before the
-script starts, so ``import torch`` / ``import torch.nn as nn`` / ``from torch.utils.data import
-DataLoader`` load tapegrad. The script sees ``sys.argv == [SCRIPT, ARGS...]``: everything after
-SCRIPT is its own, even ``--help``. The exit status is the one ``python SCRIPT`` would give: 0, the
-code of a ``SystemExit`` it raises, 1 after an uncaught exception (whose traceback starts at the
-script's own frame, not at this module's or runpy's), 130 after Ctrl-C; a script that cannot be
-opened is a usage error (2), as for ``python``.
+``torch.<submodule>`` are aliased to ``tapegrad`` and its submodules (``torchvision`` to
+``tapegrad.vision``) before the script starts, so ``import torch`` / ``import torch.nn as nn`` /
+``from torch.utils.data import DataLoader`` load tapegrad. The script sees
+``sys.argv == [SCRIPT, ARGS...]``: everything after SCRIPT is its own, even ``--help``. The exit
+status is the one ``python SCRIPT`` would give: 0, the code of a ``SystemExit`` it raises, 1 after
+an uncaught exception (whose traceback starts at the script's own frame, not at this module's or
+runpy's), 130 after Ctrl-C; a script that cannot be opened is a usage error (2), as for ``python``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
 import runpy
 import sys
 import traceback
@@ -33,24 +32,13 @@ __all__ = ["COMMANDS", "alias_torch", "main", "run_script"]
 
 
 def alias_torch() -> None:
-    """Make ``import torch`` (and its submodules) import tapegrad.
+    """Make ``import torch`` and ``import torchvision`` (and their submodules) import tapegrad.
 
-    Every ``torch`` entry already in ``sys.modules`` (a real torch imported before) is dropped
-    first, so that no ``torch.<submodule>`` of another library is found later.
+    A real torch imported before is dropped from ``sys.modules`` first (``_torch_alias.py``).
     """
-    import tapegrad
+    from ._torch_alias import install
 
-    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
-        del sys.modules[name]
-    sys.modules["torch"] = tapegrad
-    for info in pkgutil.walk_packages(tapegrad.__path__, "tapegrad."):
-        if info.name.endswith("__main__") or info.name.rsplit(".", 1)[-1].startswith("_"):
-            continue
-        try:
-            module = importlib.import_module(info.name)
-        except ImportError:  # an optional part whose package is absent (utils.tensorboard)
-            continue
-        sys.modules["torch" + info.name[len("tapegrad"):]] = module
+    install()
 
 
 # ---------------------------------------------------------------------------------------------
