@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# (appended: the helpers' name is unique, and the folder must not shadow other tests' modules)
+sys.path.append(str(Path(__file__).resolve().parent))
 
 import transform_helpers as H  # noqa: E402
 
