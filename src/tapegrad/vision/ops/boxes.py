@@ -301,7 +301,7 @@ def _box_iou_rotated_kernel(boxes1: np.ndarray, boxes2: np.ndarray) -> np.ndarra
     """IoU of every pair of (cx, cy, w, h, angle) boxes: the intersection of two rectangles
     is one clipped by the other's four edges; computed in double, each pair shifted to its
     centres' midpoint first. Boxes of area below 1e-14 have IoU 0; the result is clamped to
-    [0, 1]."""
+    [0, 1], in float32."""
     out = np.zeros((boxes1.shape[0], boxes2.shape[0]), dtype=np.float64)
     b1 = boxes1.astype(np.float64)
     b2 = boxes2.astype(np.float64)
@@ -328,7 +328,7 @@ def _box_iou_rotated_kernel(boxes1: np.ndarray, boxes2: np.ndarray) -> np.ndarra
             inter = _polygon_area(poly)
             base = area1 + area2 - inter
             out[i, j] = min(max(inter / base, 0.0), 1.0) if base > 1e-14 else 0.0
-    return out.astype(boxes1.dtype)
+    return out.astype(np.float32)  # the kernel's output is float32 whatever the boxes'
 
 
 def _signed_area(p: np.ndarray) -> float:

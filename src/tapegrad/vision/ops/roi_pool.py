@@ -62,7 +62,8 @@ def _roi_pool_kernel(input: np.ndarray, rois: np.ndarray, *, spatial_scale: floa
     if out.size == 0:
         argmax[...] = 0
         return out
-    floor = input.dtype.type(-_FLT_MAX)
+    with np.errstate(over="ignore"):  # -FLT_MAX in float16 is -inf, as the kernel's Half
+        floor = np.array(-_FLT_MAX).astype(input.dtype)[()]
     for k, roi in enumerate(np.ascontiguousarray(rois)):
         b = int(roi[0])
         rows, cols = _pool_bins(roi, spatial_scale, pooled_height, pooled_width, height, width,
