@@ -6,6 +6,7 @@ errors, and the checks of num_classes against the chosen weights."""
 from __future__ import annotations
 
 import copy
+import importlib
 import pickle
 
 import pytest
@@ -198,11 +199,14 @@ def test_model_utils(vcompare):
     vcompare(scenario, rtol=1e-5)
 
 
-@pytest.mark.parametrize("module", ["resnet", "mobilenet", "vision_transformer", "regnet"])
+@pytest.mark.parametrize("module", [
+    "alexnet", "convnext", "densenet", "efficientnet", "googlenet", "inception", "maxvit",
+    "mnasnet", "mobilenet", "mobilenetv2", "mobilenetv3", "regnet", "resnet", "shufflenetv2",
+    "squeezenet", "swin_transformer", "vgg", "vision_transformer"])
 def test_module_namespaces(vision, tv, module):
     # every public name of torchvision's model modules exists here
-    theirs = getattr(tv.models, module)
-    ours = getattr(vision.models, module)
+    theirs = importlib.import_module(f"{tv.models.__name__}.{module}")
+    ours = importlib.import_module(f"{vision.models.__name__}.{module}")
     assert sorted(ours.__all__) == sorted(theirs.__all__)
     for name in theirs.__all__:
         assert hasattr(ours, name), name
