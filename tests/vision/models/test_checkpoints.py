@@ -16,6 +16,7 @@ import hashlib
 import http.server
 import importlib
 import threading
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -116,14 +117,21 @@ def test_weights_download_checks_the_hash(lib, oracle, vision, tv, server, tmp_p
         before = hub.get_dir()
         _redirect(monkeypatch, hub, base, tmp_path / f"cache-{name}")
         try:
-            with pytest.raises(RuntimeError) as caught:
-                V.models.resnet18(weights=V.models.ResNet18_Weights.IMAGENET1K_V1,
-                                  progress=False)
-            outcomes.append(str(caught.value).replace(str(tmp_path / f"cache-{name}"), "CACHE"))
+            seen = []
+            for kwargs in ({"weights": V.models.ResNet18_Weights.IMAGENET1K_V1},
+                           {"pretrained": True}):
+                with pytest.raises(RuntimeError) as caught, warnings.catch_warnings(
+                        record=True) as caught_warnings:
+                    warnings.simplefilter("always")
+                    V.models.resnet18(progress=False, **kwargs)
+                seen.append((str(caught.value).replace(str(tmp_path / f"cache-{name}"), ""),
+                             [str(w.message) for w in caught_warnings]))
+            outcomes.append(seen)
         finally:
             hub.set_dir(before)
     assert outcomes[0] == outcomes[1]
-    assert 'invalid hash value (expected "f37072fd"' in outcomes[0]
+    assert 'invalid hash value (expected "f37072fd"' in outcomes[0][0][0]
+    assert "'pretrained' is deprecated" in outcomes[0][1][1][0]
 
 
 def test_weights_download_and_load(lib, oracle, vision, tv, server, tmp_path, monkeypatch):
