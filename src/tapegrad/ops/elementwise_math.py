@@ -32,6 +32,7 @@ from .elementwise import (
     rsqrt,
     trunc,
     where,
+    wrap_int_scalar,
 )
 from .special import _out
 
@@ -178,6 +179,7 @@ def _atan2(a: Any, b: Any) -> np.ndarray:
 def _(ctx: Any, grad: Tensor) -> tuple:  # (b, -a) / (a^2 + b^2)
     a, b = ctx.saved
     r = 1 / (a * a + b * b)  # (torch's order: float32 rounds the same)
+    r = where(r == float("inf"), 0.0, r)  # at a = b = 0, torch's gradient is 0
     need_a, need_b = ctx.needs_input_grad
     return (grad * b * r if need_a else None), (grad * -a * r if need_b else None)
 
@@ -345,7 +347,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:
 def _integer_binary(name: str, ufunc: Any, a: Any, b: Any, bools: bool = False) -> Tensor:
     x = a._data if isinstance(a, Tensor) else a
     y = b._data if isinstance(b, Tensor) else b
-    x, y = _promote(x, y)
+    x, y = wrap_int_scalar(*_promote(x, y))
     kind = np.result_type(x, y).kind
     if kind in "fc" or (kind == "b" and not bools):
         dt = _dtype.from_numpy_dtype(np.result_type(x, y)).name.capitalize()
