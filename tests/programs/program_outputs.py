@@ -16,10 +16,13 @@ last line of its error output, compared as a printed line is.
 Two outputs match when, after the masks below, they have the same lines, and each pair of lines
 is the same text with numbers in the same places, each pair of numbers equal to a relative 1e-4:
 
-* object addresses ``0x7f3a...`` read as ``0x?`` (``<AddBackward0 object at 0x...>``);
-* the build label of a printed ``torch.__version__`` (torch's ``2.13.0+cpu``, tapegrad's
-  ``2.13.0+tapegrad0.1.0``) reads as ``2.13.0+<build>``: the version compares, the name of
-  whose build it is does not;
+* object addresses ``0x7f3a...`` read as ``0x?`` (``<AddBackward0 object at 0x...>``), and so
+  does an object's ``id`` printed after ``id(...)`` (``id(Z): 140335343347792``: in CPython
+  the address in decimal);
+* the build label of a printed ``torch.__version__`` or ``torchvision.__version__`` (torch's
+  ``2.13.0+cpu``, tapegrad's ``2.13.0+tapegrad0.1.0``; the oracle's torchvision is the CUDA
+  wheel, ``0.28.0+cu130``) reads as ``2.13.0+<build>``: the version compares, the name of whose
+  build it is does not;
 * a number that is a wall-clock time (:data:`TIMED_NUMBER`: followed by a unit of time, ``12.3
   sec``, ``4 ms/step``, ``8512.3 examples/sec``, or after "time", "elapsed" or "took") is masked,
   and the rest of its line is compared as any other (a textbook's ``epoch 1, loss 2.3026, ...,
@@ -63,7 +66,8 @@ TIMED_NUMBER = re.compile(
 )
 
 
-BUILD_LABEL = re.compile(r"\b(2\.13\.0)\+[0-9A-Za-z.]+")
+BUILD_LABEL = re.compile(r"\b(2\.13\.0|0\.28\.0)\+[0-9A-Za-z.]+")
+OBJECT_ID = re.compile(r"(\bid\([^()]*\)\W*)\d+")
 
 
 def mask_times(line: str) -> str:
@@ -169,10 +173,16 @@ def _split(line: str) -> tuple[list[str], list[str]]:
     return NUMBER.split(line), NUMBER.findall(line)
 
 
+def _mask_identities(text: str) -> str:
+    """``text`` with object addresses, ``id()`` numbers and version build labels masked."""
+    text = OBJECT_ID.sub(r"\1<id>", ADDRESS.sub("0x?", text))
+    return BUILD_LABEL.sub(r"\1+<build>", text)
+
+
 def mismatches(expected: str, got: str, limit: int = 5, atol: float = 0.0) -> list[str]:
     """Human-readable differences between two outputs (empty when they match)."""
-    want_lines = BUILD_LABEL.sub(r"\1+<build>", ADDRESS.sub("0x?", expected)).splitlines()
-    got_lines = BUILD_LABEL.sub(r"\1+<build>", ADDRESS.sub("0x?", got)).splitlines()
+    want_lines = _mask_identities(expected).splitlines()
+    got_lines = _mask_identities(got).splitlines()
     problems: list[str] = []
     if len(want_lines) != len(got_lines):
         problems.append(f"{len(want_lines)} lines expected, {len(got_lines)} printed")
