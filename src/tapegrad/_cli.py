@@ -44,13 +44,17 @@ def alias_torch() -> None:
         del sys.modules[name]
     sys.modules["torch"] = tapegrad
     for info in pkgutil.walk_packages(tapegrad.__path__, "tapegrad."):
-        if info.name.endswith("__main__") or info.name.rsplit(".", 1)[-1].startswith("_"):
-            continue
+        if info.name.endswith("__main__") or (info.name.rsplit(".", 1)[-1].startswith("_") and
+                                              info.name != "tapegrad._C"):
+            continue  # (torch._C: where Generator says it lives, for pickles)
         try:
             module = importlib.import_module(info.name)
         except ImportError:  # an optional part whose package is absent (utils.tensorboard)
             continue
         sys.modules["torch" + info.name[len("tapegrad"):]] = module
+    from . import _naming
+
+    _naming.set_package("torch")  # type(x) prints <class 'torch.Tensor'>
 
 
 # ---------------------------------------------------------------------------------------------

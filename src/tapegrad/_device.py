@@ -23,6 +23,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from ._naming import public
+
 # Every device type torch's parser accepts, in the order its error message lists them.
 DEVICE_TYPES = (
     "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
@@ -110,6 +112,7 @@ def _warn_mkldnn_once() -> None:
     )
 
 
+@public("")
 class device:
     """``torch.device``: a device type and an optional index.
 

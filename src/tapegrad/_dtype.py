@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._naming import public
+
 if TYPE_CHECKING:
     from numpy.typing import DTypeLike
 
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 HAVE_BFLOAT16 = importlib.util.find_spec("ml_dtypes") is not None
 
 
+@public("")
 class dtype:
     """A tensor element type, printed as ``torch.float32``."""
 
@@ -75,6 +78,7 @@ def _saw_low_precision() -> None:
     _registry._LOW = True
 
 
+@public("", "dtype")  # (a dtype of its own class: torch.float16 is a torch.dtype)
 class _Float16(dtype):
     """``torch.float16``: its NumPy dtype, once handed out, switches on the low-precision path."""
 
@@ -103,6 +107,7 @@ complex64 = dtype("complex64", np.complex64, 3)
 complex128 = dtype("complex128", np.complex128, 3)
 
 
+@public("", "dtype")
 class _LazyBfloat16(dtype):
     """``torch.bfloat16``, whose NumPy dtype (ml_dtypes') is imported on first use."""
 

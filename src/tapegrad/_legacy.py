@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import _device, _dtype
+from ._naming import public
 from ._tensor import Size, Tensor
 
 _SIGNATURES = (
@@ -154,9 +155,8 @@ class tensortype(type):
 
 
 def _make_type(dt: _dtype.dtype, name: str, cuda: bool) -> tensortype:
-    cls = tensortype(name, (), {"dtype": dt, "is_cuda": cuda, "__module__": (
-        "torch.cuda" if cuda else "torch"), "__doc__": None})
-    return cls
+    cls = tensortype(name, (), {"dtype": dt, "is_cuda": cuda, "__doc__": None})
+    return public(".cuda" if cuda else "")(cls)
 
 
 # Which legacy classes torch has (no complex ones), by name: the CPU ones and torch.cuda's.
@@ -230,6 +230,7 @@ class _VariableMeta(type):
         return isinstance(obj, Tensor)
 
 
+@public(".autograd.variable")
 class Variable(metaclass=_VariableMeta):
     """``torch.autograd.Variable(data, requires_grad=False, volatile=False)``.
 

@@ -40,6 +40,7 @@ import numpy as np
 from . import _dtype, _sampling
 from . import _rng as rng
 from ._creation import _new, _place
+from ._naming import public
 from ._rng import STATE_SIZE, Engine, fill_order
 from ._tensor import Tensor, device
 from .autograd.grad_mode import _state
@@ -74,6 +75,7 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 
 
+@public("._C")
 class Generator:
     """``torch.Generator``: an independent stream of random numbers (torch's CPU generator).
 
@@ -147,7 +149,8 @@ class Generator:
         self.engine.set_state(np.frombuffer(state["state"], dtype=np.uint8))
 
     def __repr__(self) -> str:
-        return f"<tapegrad._C.Generator object at {hex(id(self))}>"
+        cls = type(self)
+        return f"<{cls.__module__}.{cls.__name__} object at {hex(id(self))}>"
 
 
 def _device_of(dev: Any) -> device:
@@ -260,7 +263,9 @@ def _typename(x: Any) -> str:
     if isinstance(x, Generator):
         return "torch._C.Generator"
     cls = type(x)
-    if cls.__module__ in ("builtins", "tapegrad._tensor", "tapegrad._dtype"):
+    from ._tensor import Tensor
+
+    if cls.__module__ == "builtins" or issubclass(cls, (Tensor, _dtype.dtype)):
         return cls.__name__
     return f"{cls.__module__.split('.')[0]}.{cls.__name__}"
 

@@ -24,8 +24,10 @@ import numpy as np
 
 from . import _dtype
 from ._dtype import dtype as DType
+from ._naming import public
 
 
+@public("")
 class Size(tuple):
     """A tensor's shape: a tuple that prints as ``torch.Size([2, 3])``."""
 
@@ -80,6 +82,7 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 
+@public("")
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it.
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._naming import public
 from .._tensor import _WARNED_ONCE, Tensor
 from . import engine, graph
 from .grad_mode import (
@@ -186,6 +187,7 @@ def grad(
     return tuple(final)
 
 
+@public(".autograd.anomaly_mode")
 class set_detect_anomaly:
     """Turn anomaly detection on or off, as a call or as a context manager.
 
@@ -211,6 +213,7 @@ class set_detect_anomaly:
         set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
+@public(".autograd.anomaly_mode")
 class detect_anomaly:
     """Context manager: anomaly detection on inside the block (see ``set_detect_anomaly``).
 

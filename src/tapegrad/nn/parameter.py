@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._creation import empty
+from .._naming import public
 from .._tensor import Tensor
 
 __all__ = ["Parameter", "Buffer"]
@@ -28,6 +29,7 @@ def _wrap(cls: type, data: Tensor | None) -> Any:
     return self
 
 
+@public(".nn.parameter")
 class Parameter(Tensor):
     """A Tensor that a Module lists in ``parameters()`` when assigned as an attribute.
 
@@ -74,6 +76,7 @@ def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Parameter:
     return Parameter(data, requires_grad)
 
 
+@public(".nn.parameter")
 class Buffer(Tensor):
     """A Tensor that a Module lists in ``buffers()`` when assigned as an attribute.
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, return_types
 from .._tensor import Tensor
 from ._registry import apply_, defop
 from .elementwise import (
@@ -461,15 +461,7 @@ def frexp(input: Tensor, *, out: Any = None) -> Any:
     return _Frexp(m, e)
 
 
-def _make_frexp_type() -> Any:
-    from collections import namedtuple
-
-    from .reduction import _return_type
-
-    return _return_type(namedtuple("frexp", ["mantissa", "exponent"]), "frexp")
-
-
-_Frexp = _make_frexp_type()
+_Frexp = return_types.frexp.of
 
 
 def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:

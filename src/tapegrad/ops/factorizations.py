@@ -10,16 +10,19 @@ Both work on batches of matrices (leading dimensions). The forwards call LAPACK 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
+from .. import return_types
+from .._naming import public
 from .._tensor import Tensor
 from ._registry import defop
 
 _TAYLOR_DTYPES = frozenset(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
 
 
+@public("._C")
 class _LinAlgError(RuntimeError):
     """``torch.linalg.LinAlgError``: a matrix the algorithm cannot handle (e.g. singular)."""
 
@@ -257,7 +260,7 @@ def matrix_exp(A: Tensor) -> Tensor:
     return _matrix_exp(A)
 
 
-def geqrf(input: Tensor) -> geqrf_result:
+def geqrf(input: Tensor) -> Any:
     """``torch.geqrf``: LAPACK's compact QR (R on and above the diagonal, the Householder
     vectors below it) and the reflectors' scalars tau. Not differentiable, as in torch."""
     from scipy.linalg import lapack  # lazily: SciPy takes a while to import
@@ -441,25 +444,5 @@ def qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:
     return linalg_qr(q, r)
 
 
-class linalg_qr(NamedTuple):  # noqa: N801  (torch.return_types.linalg_qr)
-    """``torch.return_types.linalg_qr``: (Q, R)."""
-
-    Q: Tensor
-    R: Tensor
-
-    def __repr__(self) -> str:
-        return f"torch.return_types.linalg_qr(\nQ={self.Q},\nR={self.R})"
-
-
-class geqrf_result(NamedTuple):
-    """``torch.return_types.geqrf``: (a, tau)."""
-
-    a: Tensor
-    tau: Tensor
-
-    def __repr__(self) -> str:
-        return f"torch.return_types.geqrf(\na={self.a},\ntau={self.tau})"
-
-
-linalg_qr.__module__ = geqrf_result.__module__ = "torch.return_types"
-geqrf_result.__name__ = geqrf_result.__qualname__ = "geqrf"
+linalg_qr = return_types.linalg_qr.of
+geqrf_result = return_types.geqrf.of

@@ -12,18 +12,16 @@ torch's ``linspace`` (from both ends toward the middle).
 from __future__ import annotations
 
 import builtins
-from collections import namedtuple
 from typing import Any, Literal
 
 import numpy as np
 
+from .. import return_types
 from .._tensor import Tensor
 from ._registry import nondiff
 
-_Histogram = namedtuple("histogram", ["hist", "bin_edges"])  # type: ignore[name-match]
-_Histogram.__module__ = "torch.return_types"
-_Histogramdd = namedtuple("histogramdd", ["hist", "bin_edges"])  # type: ignore[name-match]
-_Histogramdd.__module__ = "torch.return_types"
+_Histogram = return_types.histogram.of
+_Histogramdd = return_types.histogramdd.of
 
 
 def _t(a: Any) -> Tensor:

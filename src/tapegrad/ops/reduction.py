@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import builtins
 import math
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, return_types
 from .. import _numpy_warnings as _nw
 from .._tensor import Tensor, _wrap_dim
 from . import _registry
@@ -336,18 +335,8 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 # ---------------------------------------------------------------------------------------------
 
 
-def _return_type(cls: Any, name: str) -> Any:
-    cls.__module__ = "torch.return_types"
-
-    def __repr__(self: Any) -> str:
-        return f"torch.return_types.{name}(\nvalues={self.values},\nindices={self.indices})"
-
-    cls.__repr__ = __repr__
-    return cls
-
-
-_Max = _return_type(namedtuple("max", ["values", "indices"]), "max")
-_Min = _return_type(namedtuple("min", ["values", "indices"]), "min")
+_Max = return_types.max.of
+_Min = return_types.min.of
 
 
 def _empty_check(x: np.ndarray, name: str, dim: Any = None) -> None:

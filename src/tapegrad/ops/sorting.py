@@ -11,17 +11,17 @@ zeros), whose own backward (``gather``) gives the second derivative.
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
+from .. import return_types
 from .._tensor import Tensor, _wrap_dim
 from . import _registry
 from . import indexing as ix
 from ._registry import defop, nondiff
 from .elementwise import reject_complex
-from .reduction import _empty_check, _return_type
+from .reduction import _empty_check
 
 
 def _t(a: Any) -> Tensor:
@@ -61,16 +61,15 @@ _mode_values = _picker("mode_values", "ModeBackward0")
 _cummax_values = _picker("cummax_values", "CummaxBackward0")
 _cummin_values = _picker("cummin_values", "CumminBackward0")
 
-_Sort = _return_type(namedtuple("sort", ["values", "indices"]), "sort")
-_Topk = _return_type(namedtuple("topk", ["values", "indices"]), "topk")
-_Kth = _return_type(namedtuple("kthvalue", ["values", "indices"]), "kthvalue")
-_Median = _return_type(namedtuple("median", ["values", "indices"]), "median")
-_Nanmedian = _return_type(namedtuple("nanmedian", ["values", "indices"]), "nanmedian")
-_Mode = _return_type(namedtuple("mode", ["values", "indices"]), "mode")
-_Cummax = _return_type(namedtuple("cummax", ["values", "indices"]), "cummax")
-_Cummin = _return_type(namedtuple("cummin", ["values", "indices"]), "cummin")
-_Aminmax = namedtuple("aminmax", ["min", "max"])  # type: ignore[name-match]
-_Aminmax.__module__ = "torch.return_types"
+_Sort = return_types.sort.of
+_Topk = return_types.topk.of
+_Kth = return_types.kthvalue.of
+_Median = return_types.median.of
+_Nanmedian = return_types.nanmedian.of
+_Mode = return_types.mode.of
+_Cummax = return_types.cummax.of
+_Cummin = return_types.cummin.of
+_Aminmax = return_types.aminmax.of
 
 
 def _order(x: np.ndarray, dim: int, descending: bool) -> np.ndarray:
