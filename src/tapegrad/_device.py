@@ -241,7 +241,10 @@ def get_default_device() -> device:
     return dev
 
 
-def set_default_device(device_: Any) -> None:
+_DEVICE = device  # (set_default_device's parameter is named device, as torch's)
+
+
+def set_default_device(device: Any) -> None:
     """Set the device factories use when given none (``None`` goes back to the CPU).
 
     Example:
@@ -251,10 +254,10 @@ def set_default_device(device_: Any) -> None:
         device(type='cpu')
         >>> torch.set_default_device(None)
     """
-    if device_ is None:
+    if device is None:
         _default[0] = None
         return
-    dev = device_ if isinstance(device_, device) else device(device_)
+    dev = device if isinstance(device, _DEVICE) else _DEVICE(device)
     _default[0] = None if (dev._type == "cpu" and dev._index is None) else dev
 
 
@@ -341,3 +344,25 @@ def check_generator_device(dev: Any) -> device:
         "mps": "Cannot execute getNewGenerator() without MPS backend.",
         "meta": "META device type not an accelerator.",
     }.get(d._type, "Backend doesn`t support getNewGenerator()"))
+
+
+def get_device_module(device: Any = None) -> Any:
+    """The module of a device type (``torch.cuda`` for "cuda"; the CPU's, ``torch.cpu``, by
+    default: this build's only accelerator is none)."""
+    import importlib
+
+    if device is None:
+        kind = "cpu"
+    elif isinstance(device, _DEVICE):
+        kind = device.type
+    elif isinstance(device, str):
+        kind = _DEVICE(device).type
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or "
+                           "None")
+    package = __name__.split(".")[0]
+    try:
+        return importlib.import_module(f"{package}.{kind}")
+    except ImportError:
+        raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered as "
+                           f"'torch.{kind}'.") from None

@@ -187,8 +187,7 @@ TYPES = tensor_types()
 _BY_STRING = {f"torch.{name}": cls.dtype for name, cls in TYPES.items()}
 
 
-def tensor_type(self: Tensor, dtype: Any = None, non_blocking: bool = False,
-                **kwargs: Any) -> Any:
+def tensor_type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
     """``x.type()``: 'torch.FloatTensor'...; ``x.type(T)`` converts to a legacy class, a dtype,
     or a class name ('torch.DoubleTensor'), returning ``x`` when already of that type."""
     if dtype is None:
@@ -285,7 +284,7 @@ class Variable(metaclass=_VariableMeta):
 _warned_default_type = False
 
 
-def set_default_tensor_type(t: Any) -> None:
+def set_default_tensor_type(t: Any, /) -> None:
     """``torch.set_default_tensor_type(torch.DoubleTensor)`` (or its name): the default dtype
     (deprecated in torch 2.1 for ``set_default_dtype``; warns once per process, as torch)."""
     global _warned_default_type

@@ -919,18 +919,13 @@ def _finish(values: np.ndarray, requires_grad: bool, out: Tensor | None, fname: 
 
 
 def _write_out(values: np.ndarray, out: Tensor, fname: str) -> Tensor:
-    """``out=``: the values go into ``out`` (resized when its shape differs)."""
-    if any(st == 0 and n > 1 for n, st in zip(out._data.shape, out._data.strides, strict=True)):
-        from .ops.scatter import INTERNAL_OVERLAP_MESSAGE
+    """``out=``: the values go into ``out`` (``_out``'s checks, resized when its shape
+    differs). The random factories take their ``out`` themselves: they draw into it as the
+    in-place fills do, in its own memory order."""
+    from . import _out
 
-        raise RuntimeError(INTERNAL_OVERLAP_MESSAGE)
-    if _state.enabled and out._requires_grad:
-        raise RuntimeError(
-            f"aten::{fname}(): functions with out=... arguments don't support automatic "
-            "differentiation, but one of the arguments requires grad."
-        )
-    if out._data.shape != values.shape:
-        out._data = np.empty(values.shape, dtype=out._data.dtype)
+    _out.check(f"aten::{fname}", out, ())
+    _out.prepare(out, values.shape)
     out._data[...] = values
     out._version_counter.value += 1
     return out
@@ -1098,8 +1093,8 @@ def randperm(n: int = _MISSING, *, generator: Generator | None = None, out: Tens
 
 
 def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None,
-              layout: Any = None, device: Any = None, requires_grad: bool = False,
-              memory_format: Any = None) -> Tensor:
+              layout: Any = None, device: Any = None, pin_memory: bool = False,
+              requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Uniform values in [0, 1) shaped like ``input`` (its dtype unless ``dtype`` is given).
 
     The result keeps input's memory order, as torch's does, so a transposed input gets the
@@ -1112,8 +1107,8 @@ def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: Any =
 
 
 def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None,
-               layout: Any = None, device: Any = None, requires_grad: bool = False,
-               memory_format: Any = None) -> Tensor:
+               layout: Any = None, device: Any = None, pin_memory: bool = False,
+               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Standard normal values shaped like ``input`` (see :func:`rand_like`)."""
     _place(device, like=True)
     d = _like_dtype("randn_like", input, dtype)
@@ -1123,8 +1118,8 @@ def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: Any 
 
 def randint_like(input: Tensor, *args: int, generator: Generator | None = None,
                  dtype: Any = None, layout: Any = None, device: Any = None,
-                 requires_grad: bool = False, memory_format: Any = None,
-                 **kwargs: int) -> Tensor:
+                 pin_memory: bool = False, requires_grad: bool = False,
+                 memory_format: Any = None, **kwargs: int) -> Tensor:
     """``randint_like(input, high)`` / ``randint_like(input, low, high)``: integers in
     [low, high) shaped like ``input``, in its dtype unless ``dtype`` is given."""
     _place(device, like=True)
@@ -1154,7 +1149,7 @@ def _like_dtype(fname: str, input: Any, dtype: Any) -> _dtype.dtype:
     return _to_dtype(dtype, input.dtype)
 
 
-def normal(mean: Any = _MISSING, std: Any = _MISSING, size: Any = _MISSING, *,
+def normal(mean: Any = _MISSING, std: Any = 1.0, size: Any = None, *,
            generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
            layout: Any = None, device: Any = None, pin_memory: bool = False,
            requires_grad: bool = False) -> Tensor:
@@ -1173,21 +1168,21 @@ def normal(mean: Any = _MISSING, std: Any = _MISSING, size: Any = _MISSING, *,
         tensor([ 0.5684, -1.0845])
     """
     _place(device, pin_memory)
-    given = [a for a in (mean, std, size) if a is not _MISSING]
+    given = [a for a in (mean, std, size) if a is not _MISSING and a is not None]
     factory_kw = dtype is not None or requires_grad or layout is not None
     if mean is _MISSING:
         raise TypeError('normal() missing 1 required positional arguments: "mean"')
     m_t, s_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     m_num = not m_t and _is_number(mean)
     s_num = std is _MISSING or (not s_t and _is_number(std))
-    if (m_t or s_t) and (size is not _MISSING or factory_kw) or not (m_t or m_num) or not (
+    if (m_t or s_t) and (size is not None or factory_kw) or not (m_t or m_num) or not (
         s_t or s_num
     ):
         raise _invalid("normal", given, {})
     _check_generator("normal", generator, given, {})
     eng = _engine(generator)
     if not (m_t or s_t):
-        if std is _MISSING or size is _MISSING or not isinstance(size, (tuple, list)) or not all(
+        if std is _MISSING or size is None or not isinstance(size, (tuple, list)) or not all(
             _is_int(s) for s in size
         ):
             raise _invalid("normal", given, {})

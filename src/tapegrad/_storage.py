@@ -647,7 +647,8 @@ def resize_as(self: Tensor, tensor: Tensor) -> Tensor:
 
 
 def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype: Any = None,
-              layout: Any = None, device: Any = None, pin_memory: bool = False) -> Tensor:
+              layout: Any = None, device: Any = None, pin_memory: bool = False,
+              requires_grad: bool = False) -> Tensor:
     """A 1-d tensor of ``size`` elements whose storage is the memory-mapped file ``filename``:
     ``shared=True`` writes changes through to the file (creating it if needed), else they stay
     private to the tensor."""

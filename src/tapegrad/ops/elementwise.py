@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import _blas, _dtype
+from .._out import rule as out_rule
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from . import _registry
@@ -1328,6 +1329,32 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         a = Tensor._make(np.asarray(a, dtype=_dtype.result_type(a, b).np))
     return _where(a, b, condition=cond)
+
+
+def _where_out(args: tuple, out: Any) -> None:
+    """where's out rule: out has the branches' common dtype."""
+    from ._registry import scalar_type_name
+
+    a, b = args[1], args[2]
+    if isinstance(out, Tensor) and (isinstance(a, Tensor) or isinstance(b, Tensor)):
+        want = _dtype.result_type(a, b)
+        if out.dtype is not want:
+            raise RuntimeError(f"Expected out type to be {scalar_type_name(want)} but got "
+                               f"{scalar_type_name(out.dtype)}")
+
+
+def _clamp_out(args: tuple, out: Any) -> None:
+    """clamp's out rule: out has the input's dtype."""
+    from ._registry import scalar_type_name
+
+    x = args[0]
+    if isinstance(out, Tensor) and isinstance(x, Tensor) and out.dtype is not x.dtype:
+        raise RuntimeError(f"Found dtype {scalar_type_name(out.dtype)} but expected "
+                           f"{scalar_type_name(x.dtype)}")
+
+
+out_rule("where", check=_where_out)
+out_rule("clamp", "clip", check=_clamp_out)
 
 
 def _lerp_np(a: np.ndarray, b: np.ndarray, w: Any) -> np.ndarray:
