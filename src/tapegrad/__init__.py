@@ -529,7 +529,7 @@ _LAZY_MODULES = _LAZY_MODULES | {"cpu"}  # tapegrad.cpu: torch.cpu.amp.autocast
 _LAZY_MODULES = _LAZY_MODULES | {"compiler"}  # tapegrad.compiler: capture and replay (compile)
 _LAZY_MODULES = _LAZY_MODULES | {"_dynamo"}  # torch._dynamo's names, backed by tapegrad.compiler
 _LAZY_MODULES = _LAZY_MODULES | {"func", "serialization"}  # torch.func; torch.save's formats
-_LAZY_MODULES = _LAZY_MODULES | {"random", "testing", "types", "return_types",
+_LAZY_MODULES = _LAZY_MODULES | {"random", "testing", "profiler", "types", "return_types",
                                  "storage"}  # torch's modules of these names
 _LAZY_NAMES = {"autocast": ("amp", "autocast"), "is_autocast_enabled": ("amp",
                "is_autocast_enabled"), "OutOfMemoryError": ("cuda", "OutOfMemoryError")}

@@ -282,3 +282,17 @@ __all__ = [
     "set_grad_enabled",
     "Sequence",
 ]
+
+# torch.autograd.profiler and what torch.autograd shows of it, loaded on first use
+_LAZY_MODULES = {"profiler", "profiler_util", "variable", "anomaly_mode"}
+_LAZY_NAMES = {"kineto_available": "profiler", "DeviceType": "profiler_util"}
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_NAMES:
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}"), name)
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

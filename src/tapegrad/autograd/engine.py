@@ -46,6 +46,10 @@ from .graph import (
 # the tracer's copy of the loop below (show/trace.py), which records every step. One check per
 # backward call; the loop here stays as it is.
 _tracer: Any = None
+# The profiler sets this while it records: each node a backward runs is then run as
+# ``_node_listener(node, run, *args)``, which times ``run(*args)`` under the node's name
+# (autograd/profiler.py). Read once per backward call.
+_node_listener: Any = None
 
 
 def _broadcast_axes(gshape: tuple, shape: tuple) -> tuple:
@@ -229,6 +233,7 @@ def run_backward(
     push, pop = heapq.heappush, heapq.heappop
     anomaly = _anomaly["enabled"]
     check_nan = (anomaly and _anomaly["check_nan"]) or _anomaly["watch"] is not None
+    listen = _node_listener
 
     prev_mode = _state.enabled
     _state.enabled = create_graph
@@ -253,7 +258,10 @@ def run_backward(
                         ):
                             captured[slot] = grads[nr]
                 if type(node) is AccumulateGrad:
-                    if needed is None or node in needed:
+                    if listen is not None and (needed is None or node in needed):
+                        listen(node, _run_accumulate, node, grads[0], create_graph, capture,
+                               captured, accumulate)
+                    elif needed is None or node in needed:
                         _run_accumulate(node, grads[0], create_graph, capture, captured,
                                         accumulate)
                     continue
@@ -261,7 +269,7 @@ def run_backward(
                     c is not None and c in needed for c in nexts[::2]
                 ):
                     continue  # nothing that was asked for lies behind this node
-                out = node.apply(grads)
+                out = node.apply(grads) if listen is None else listen(node, node.apply, grads)
                 if type(out) is not tuple:
                     out = tuple(out) if isinstance(out, list) else (out,)
                 if hooks is not None and hooks.post:
