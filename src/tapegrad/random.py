@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator  # noqa: F401 (torch.random.Generator)
 from typing import Any
 
 from ._random import (
-    Generator,
     default_generator,
     get_rng_state,
     initial_seed,
@@ -31,7 +30,7 @@ from ._random import (
 )
 
 __all__ = ["fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state",
-           "thread_safe_generator", "Generator", "default_generator"]
+           "thread_safe_generator", "default_generator"]
 
 _fork_rng_warned_already = False
 
