@@ -86,6 +86,10 @@ def _type_name(value: Any) -> str:
 _CHECKS: dict[str, Callable[[tuple, Any], None]] = {}
 _NO_OVERLAP: set[str] = set()
 _DTYPE: dict[str, str] = {}
+# the factories that resize out without torch's warning, and those (arange's) that warn only
+# when out has another number of elements, in words of their own
+_SILENT_RESIZE = {"zeros", "ones", "empty", "eye", "full", "linspace", "logspace", "range"}
+_RESIZE_BY_COUNT = {"arange", "fft_fftfreq", "fft_rfftfreq"}
 
 
 def rule(*names: str, check: Callable[[tuple, Any], None] | None = None,
@@ -114,13 +118,16 @@ def _tensors(value: Any) -> Iterable[Tensor]:
             yield from _tensors(v)
 
 
-def _check_overlap(name: str, dst: np.ndarray, args: tuple) -> None:
+def _check_overlap(name: str, dst: np.ndarray, args: tuple, out: Any = None) -> None:
     """torch refuses an out that partly overlaps an input (an out that is the input itself is
-    fine: the result is computed first), or, for ``rule(no_overlap=True)``, any overlap."""
+    fine: the result is computed first), or, for ``rule(no_overlap=True)``, any overlap (the
+    out being an input too, even an empty one)."""
     from .ops.scatter import OVERLAP_MESSAGE as INPUT_OVERLAP
 
     strict = name in _NO_OVERLAP
     for t in _tensors(args):
+        if strict and t is out:
+            raise RuntimeError(INPUT_OVERLAP)
         a = t._data
         if not np.shares_memory(dst, a):
             continue
@@ -154,26 +161,45 @@ def _write_one(name: str, out: Any, result: Tensor, args: tuple, policy: str) ->
     if policy == "cast" and want._rank > have._rank:  # float into int, complex into float
         raise RuntimeError(f"result type {scalar_type_name(want)} can't be cast to the desired "
                            f"output type {scalar_type_name(have)}")
-    _check_overlap(name, _reach(out._data, result._data.size), args)
-    prepare(out, tuple(result.shape))
+    shape = tuple(result.shape)
+    if name in _RESIZE_BY_COUNT and out._data.size == result._data.size:
+        result = result.reshape(out.shape)  # (as many elements: out keeps its shape)
+        shape = tuple(out.shape)
+    if tuple(out.shape) != shape and out._data.size and name not in _SILENT_RESIZE:
+        if name not in _RESIZE_BY_COUNT:
+            _warn_resize(out, shape)  # (torch warns, then finds any overlap)
+        elif out._data.size != result._data.size:
+            n = result._data.size
+            warnings.warn(f"The number of elements in the out tensor of shape {list(out.shape)} "
+                          f"is {out._data.size} which does not match the computed number of "
+                          f"elements {n}. Note that this may occur as a result of rounding "
+                          f"error. The out tensor will be resized to a tensor of shape ({n},).",
+                          UserWarning, stacklevel=4)
+    _check_overlap(name, _reach(out._data, result._data.size), args, out)
+    prepare(out, shape, warn=False)
     src = result if have is want else result.to(have)
     np.copyto(out._data, src._data, casting="unsafe")
     out._version_counter.value += 1
 
 
-def prepare(out: Tensor, shape: tuple) -> None:
+def _warn_resize(out: Tensor, shape: tuple) -> None:
+    warnings.warn(RESIZE_WARNING.format(list(out.shape), list(shape)), UserWarning,
+                  stacklevel=5)
+
+
+def prepare(out: Tensor, shape: tuple, warn: bool = False) -> None:
     """Ready ``out`` for a result of ``shape``: refused when its elements overlap (an expanded
     tensor), resized when its shape differs (with torch's deprecation warning when it held
-    elements)."""
+    elements and ``warn``: the factories that fill ``out``, ``zeros``, ``randn``..., resize
+    it silently)."""
     from ._storage import resize_
 
     dst = out._data
     if any(s == 0 and n > 1 for s, n in zip(dst.strides, dst.shape, strict=True)):
         raise RuntimeError(OVERLAP_MESSAGE)
     if tuple(out.shape) != shape:
-        if dst.size:
-            warnings.warn(RESIZE_WARNING.format(list(out.shape), list(shape)), UserWarning,
-                          stacklevel=5)
+        if warn and dst.size:
+            _warn_resize(out, shape)
         grad = out._requires_grad
         out._requires_grad = False  # (a leaf that requires grad, under no_grad: resized too)
         resize_(out, shape)

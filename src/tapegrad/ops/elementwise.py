@@ -221,9 +221,19 @@ def _zero_grad(grad: Tensor) -> Tensor:
     return Tensor._make(np.zeros(grad.shape, dtype=grad._data.dtype))
 
 
+def _same_float(a: Any, b: Any) -> tuple:
+    """Two float arrays of different dtypes in their common one (float32 and bfloat16 in
+    float32): torch scales and adds in the result's dtype, not in the narrower operand's."""
+    if (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype != b.dtype
+            and a.dtype.kind in "fV" and b.dtype.kind in "fV"):
+        return _promote(a, b)
+    return a, b
+
+
 @defop("add", node="AddBackward0")
 def _add(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
     if alpha != 1:
+        a, b = _same_float(a, b)
         fused = _alpha_fma(a, b, alpha)
         if fused is not None:
             return fused
@@ -240,6 +250,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a + alpha*b) = (1, alpha)
 @defop("sub", node="SubBackward0")
 def _sub(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
     if alpha != 1:
+        a, b = _same_float(a, b)
         fused = _alpha_fma(a, b, -alpha) if type(alpha) in (int, float) else None
         if fused is not None:
             return fused
@@ -1332,10 +1343,15 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
 
 
 def _where_out(args: tuple, out: Any) -> None:
-    """where's out rule: out has the branches' common dtype."""
+    """where's out rule: both branches tensors (torch's forms with a number have no out), and
+    out of their common dtype."""
     from ._registry import scalar_type_name
 
     a, b = args[1], args[2]
+    for value, name, position in ((a, "input", 2), (b, "other", 3)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"where(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}")
     if isinstance(out, Tensor) and (isinstance(a, Tensor) or isinstance(b, Tensor)):
         want = _dtype.result_type(a, b)
         if out.dtype is not want:

@@ -882,13 +882,9 @@ def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
 
 
 def _cat_out(args: tuple, out: Any) -> None:
-    """cat's out rule: not one of the inputs (even an empty one), and a dtype the inputs'
-    common type casts to."""
-    from .scatter import OVERLAP_MESSAGE
-
+    """cat's out rule: a dtype the inputs' common type casts to (and no overlap with an
+    input at all: ``no_overlap`` below)."""
     tensors = list(args[0]) if isinstance(args[0], (list, tuple)) else []
-    if any(t is out for t in tensors):
-        raise RuntimeError(OVERLAP_MESSAGE)
     if isinstance(out, Tensor) and tensors and all(isinstance(t, Tensor) for t in tensors):
         common = tensors[0].dtype
         for t in tensors[1:]:
