@@ -443,6 +443,7 @@ from ._random import thread_safe_generator  # noqa: E402
 
 for _storage_cls in _LEGACY_STORAGES.values():  # torch.FloatStorage, torch.LongStorage, ...
     globals()[_storage_cls.__name__] = _storage_cls
+Storage = globals()["FloatStorage"]  # (torch.Storage is torch.FloatStorage)
 
 if _bf16 is not None:
     bfloat16 = _bf16
@@ -458,6 +459,18 @@ cdouble = complex128
 chalf = complex32
 from ._layout import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc  # noqa: E402
 from ._layout import jagged, sparse_csr, strided  # noqa: E402
+# torch's constants: math's, and what this build has (LAPACK and FFTs through NumPy; neither
+# MKL nor OpenMP: backends.mkl and backends.openmp say the same)
+import math as _math  # noqa: E402
+
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+has_lapack = True
+has_spectral = True
+has_mkl = False
+has_openmp = False
 from ._memory_format import (  # noqa: E402  (torch.channels_last, ...)
     channels_last,
     channels_last_3d,
@@ -465,6 +478,8 @@ from ._memory_format import (  # noqa: E402  (torch.channels_last, ...)
     memory_format,
     preserve_format,
 )
+
+legacy_contiguous_format = contiguous_format  # (torch's is the same object)
 
 from .torch_version import __version__  # noqa: E402  (2.13.0+tapegrad0.1.0, a TorchVersion)
 
@@ -492,6 +507,7 @@ def can_cast(from_: dtype, to: dtype) -> object:
 
 from ._compile import compile  # noqa: E402, A001 - torch.compile
 from ._device import get_default_device, get_device_module, set_default_device  # noqa: E402
+from ._device import AcceleratorError, Event, FatalError, Stream  # noqa: E402
 from ._settings import (  # noqa: E402
     are_deterministic_algorithms_enabled,
     get_deterministic_debug_mode,
@@ -530,10 +546,11 @@ _LAZY_MODULES = _LAZY_MODULES | {"compiler"}  # tapegrad.compiler: capture and r
 _LAZY_MODULES = _LAZY_MODULES | {"_dynamo"}  # torch._dynamo's names, backed by tapegrad.compiler
 _LAZY_MODULES = _LAZY_MODULES | {"func", "serialization"}  # torch.func; torch.save's formats
 _LAZY_MODULES = _LAZY_MODULES | {"random", "testing", "profiler", "types", "return_types",
-                                 "storage"}  # torch's modules of these names
+                                 "storage", "functional"}  # torch's modules of these names
 _LAZY_NAMES = {"autocast": ("amp", "autocast"), "is_autocast_enabled": ("amp",
                "is_autocast_enabled"), "OutOfMemoryError": ("cuda", "OutOfMemoryError")}
 _LAZY_NAMES["lobpcg"] = ("ops.lobpcg", "lobpcg")  # torch.lobpcg, loaded on first use
+_LAZY_NAMES["GradScaler"] = ("amp", "GradScaler")  # torch.GradScaler is torch.amp's
 _LAZY_NAMES.update(vmap=("func", "vmap"), load=("serialization", "load"),
                    save=("serialization", "save"), from_dlpack=("utils.dlpack", "from_dlpack"),
                    to_dlpack=("utils.dlpack", "to_dlpack"))

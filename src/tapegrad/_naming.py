@@ -21,6 +21,7 @@ through ``set_package`` (``tapegrad`` at import, ``torch`` from ``install_torch_
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -59,3 +60,12 @@ def set_package(package: str) -> None:
 def package() -> str:
     """The package name classes are shown under now."""
     return _package
+
+
+class CEnumType(enum.EnumMeta):
+    """The type of an enum torch defines in C++ (``ProfilerActivity``, ``DeviceType``): the
+    class prints as a class (``<class 'torch._C._profiler.ProfilerActivity'>``), not as
+    Python's ``<enum 'ProfilerActivity'>``; its members print as Python's do, as torch's."""
+
+    def __repr__(cls) -> str:
+        return f"<class '{cls.__module__}.{cls.__qualname__}'>"

@@ -21,6 +21,8 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
+from ._naming import public
+
 __all__ = ["all_return_types"]
 
 
@@ -62,7 +64,7 @@ def _make(name: str, fields: str) -> type:
                             "n_sequence_fields": len(names), "__module__": __name__}
     for i, field in enumerate(names):
         body[field] = property(itemgetter(i), doc=f"field {i}: {field}")
-    return type(name, (_StructSeq,), body)
+    return public(".return_types")(type(name, (_StructSeq,), body))  # (torch.<...> aliased)
 
 
 _FIELDS = (

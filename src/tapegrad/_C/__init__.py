@@ -4,7 +4,7 @@ so that pickles naming them there find them (``_naming``)."""
 
 from __future__ import annotations
 
-from ._random import Generator
-from .ops.factorizations import _LinAlgError
+from .._random import Generator
+from ..ops.factorizations import _LinAlgError
 
 __all__ = ["Generator", "_LinAlgError"]

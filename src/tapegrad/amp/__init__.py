@@ -259,6 +259,7 @@ def _amp_update_scale_(scale: Any, growth_tracker: Any, found_inf: Any, growth_f
     return scale
 
 
+@public(".amp.grad_scaler")
 class GradScaler:
     """``torch.amp.GradScaler``: dynamic loss scaling, so that small float16 gradients survive.
 

@@ -17,11 +17,15 @@ from .._tensor import _WARNED_ONCE, Tensor
 from . import engine, graph
 from .grad_mode import (
     enable_grad,
+    enforce_grad_layout_policy,
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    is_multithreading_enabled,
+    is_view_replay_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from .graph import _anomaly
 
@@ -260,6 +264,11 @@ from .function import Function, FunctionCtx, once_differentiable  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 
 __all__ = [
+    "enforce_grad_layout_policy",
+    "is_multithreading_enabled",
+    "is_view_replay_enabled",
+    "set_multithreading_enabled",
+    "variable",
     "Function",
     "FunctionCtx",
     "GradcheckError",
@@ -283,9 +292,21 @@ __all__ = [
     "Sequence",
 ]
 
+from . import variable as _variable_module  # noqa: E402, F401  (the module, for pickles)
+
+
+def variable(*args: Any, **kwargs: Any) -> Any:
+    """Deprecated: ``torch.tensor(...)`` makes tensors (torch.autograd.variable is this
+    function; the module of that name holds ``Variable``)."""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) "
+                       "instead")
+
+
 # torch.autograd.profiler and what torch.autograd shows of it, loaded on first use
-_LAZY_MODULES = {"profiler", "profiler_util", "variable", "anomaly_mode"}
-_LAZY_NAMES = {"kineto_available": "profiler", "DeviceType": "profiler_util"}
+_LAZY_MODULES = {"profiler", "profiler_util", "anomaly_mode"}
+_LAZY_NAMES = {"kineto_available": "profiler", "DeviceType": "profiler_util",
+               "ProfilerActivity": "..profiler.profiler",
+               "has_torch_function": "..overrides"}
 
 
 def __getattr__(name: str) -> Any:
@@ -294,5 +315,7 @@ def __getattr__(name: str) -> Any:
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY_NAMES:
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}"), name)
+        where = _LAZY_NAMES[name]
+        return getattr(importlib.import_module(
+            where if where.startswith("..") else f".{where}", __name__), name)
     raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

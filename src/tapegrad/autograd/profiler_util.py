@@ -28,12 +28,13 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from .._naming import public
+from .._naming import CEnumType, public
 
 __all__ = ["EventList", "FunctionEvent", "FunctionEventAvg", "Interval", "DeviceType"]
 
 
-class DeviceType(enum.Enum):
+@public("._C._autograd")
+class DeviceType(enum.Enum, metaclass=CEnumType):
     """Where an event ran (torch's ``DeviceType``); every event here runs on the CPU."""
 
     CPU = 0

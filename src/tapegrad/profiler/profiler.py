@@ -20,12 +20,13 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._naming import public
+from .._naming import CEnumType, public
 from ..autograd import profiler as autograd_profiler
 from ..autograd.profiler_util import EventList
 
 
-class ProfilerActivity(enum.Enum):
+@public("._C._profiler")
+class ProfilerActivity(enum.Enum, metaclass=CEnumType):
     """What a profiler records: ``CPU`` (ops on the host) is what there is here; the
     accelerators' activities have no events."""
 
