@@ -547,6 +547,8 @@ _LAZY_MODULES = _LAZY_MODULES | {"_dynamo"}  # torch._dynamo's names, backed by 
 _LAZY_MODULES = _LAZY_MODULES | {"func", "serialization"}  # torch.func; torch.save's formats
 _LAZY_MODULES = _LAZY_MODULES | {"random", "testing", "profiler", "types", "return_types",
                                  "storage", "functional"}  # torch's modules of these names
+_LAZY_MODULES = _LAZY_MODULES | {"hub"}  # torch.hub: checkpoints and hubconf.py models by URL
+_LAZY_MODULES = _LAZY_MODULES | {"distributed"}  # torch.distributed (on MPI, when used)
 _LAZY_NAMES = {"autocast": ("amp", "autocast"), "is_autocast_enabled": ("amp",
                "is_autocast_enabled"), "OutOfMemoryError": ("cuda", "OutOfMemoryError")}
 _LAZY_NAMES["lobpcg"] = ("ops.lobpcg", "lobpcg")  # torch.lobpcg, loaded on first use

@@ -185,41 +185,16 @@ class inference_mode(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
-# -- engine settings torch has for its worker threads and gradient layouts --------------------
-# The engine here runs every backward on the calling thread and gives a leaf's gradient the
-# layout torch's contract asks for; these switches are kept (and read back) as torch keeps them,
-# with nothing of the engine to change.
+# -- the gradient layout contract ------------------------------------------------------------
+# A leaf's accumulated gradient takes the layout torch's contract asks for; the switch is kept
+# (and read back) as torch keeps it, with nothing of the engine to change.
 
-_engine_settings = {"multithreading": True, "grad_layout": True}
-
-
-def is_multithreading_enabled() -> bool:
-    """Whether backward may run on per-device worker threads (torch's default: True)."""
-    return _engine_settings["multithreading"]
+_engine_settings = {"grad_layout": True}
 
 
 def is_view_replay_enabled() -> bool:
     """Whether views are replayed rather than rebuilt with as_strided (off, as in torch)."""
     return False
-
-
-class set_multithreading_enabled(_DecoratorContextManager):  # noqa: N801 - torch's name
-    """Enable or disable multithreaded backward (a function, context manager or decorator);
-    backward runs on the calling thread here either way."""
-
-    def __init__(self, mode: bool) -> None:
-        self.prev = _engine_settings["multithreading"]
-        _engine_settings["multithreading"] = mode
-        self.mode = mode
-
-    def __enter__(self) -> None:
-        pass
-
-    def __exit__(self, *exc: object) -> None:
-        _engine_settings["multithreading"] = self.prev
-
-    def clone(self) -> set_multithreading_enabled:
-        return self.__class__(self.mode)
 
 
 class enforce_grad_layout_policy(_DecoratorContextManager):  # noqa: N801 - torch's name

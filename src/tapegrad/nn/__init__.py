@@ -11,10 +11,12 @@ from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from . import common_types, grad, modules, utils
+from . import parallel
+from .parallel import DataParallel
 
-__all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter",
-           "common_types", "factory_kwargs", "functional", "grad", "init", "modules",
-           "parameter", "utils", *_modules_all]
+__all__ = ["Buffer", "DataParallel", "Parameter", "UninitializedBuffer",
+           "UninitializedParameter", "common_types", "factory_kwargs", "functional", "grad",
+           "init", "modules", "parallel", "parameter", "utils", *_modules_all]
 
 
 def factory_kwargs(kwargs: dict | None) -> dict:

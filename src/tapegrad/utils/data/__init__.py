@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from . import distributed  # noqa: F401  (torch.utils.data.distributed)
+from . import distributed  # noqa: F401 - torch.utils.data.distributed, imported as torch's is
 from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
 from .dataset import (
     ChainDataset,
@@ -35,8 +35,8 @@ __all__ = [
     "ChainDataset",
     "ConcatDataset",
     "DataLoader",
-    "Dataset",
     "DistributedSampler",
+    "Dataset",
     "IterableDataset",
     "RandomSampler",
     "Sampler",

@@ -1,10 +1,15 @@
-"""``DistributedSampler``: each of ``num_replicas`` processes takes every ``num_replicas``-th
-index of one shuffled order, so that together they see the dataset once per epoch.
+"""``DistributedSampler``: each rank reads its own share of a dataset, the same indices torch
+gives.
 
-The order is ``randperm(len(dataset))`` from a generator seeded with ``seed + epoch`` (call
-``set_epoch`` each epoch for a new order), the same on every replica; it is padded with its
-own first indices to a multiple of ``num_replicas`` (or cut with ``drop_last``). Without a
-process group, ``num_replicas`` and ``rank`` are given explicitly.
+Every rank draws the same permutation (``torch.randperm`` from a generator seeded with
+``seed + epoch``), pads it by repeating its start until it divides evenly (or, with
+``drop_last``, cuts the tail), and takes every ``num_replicas``-th index starting at its rank::
+
+    permutation  7 2 9 0 4 1 8 3 6 5 (+ 7 2 for 4 ranks)
+    rank 0       7       4       6
+    rank 1         2       1       5 ...
+
+Call ``set_epoch(epoch)`` at the start of each epoch so the order changes between epochs.
 """
 
 from __future__ import annotations
@@ -13,64 +18,62 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+from ..._random import Generator, randperm
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
 
 
 class DistributedSampler(Sampler):
-    """The indices of replica ``rank`` of ``num_replicas`` (see the module docstring).
-
-    Example:
-        >>> import tapegrad as torch
-        >>> s = torch.utils.data.DistributedSampler(range(5), num_replicas=2, rank=1,
-        ...                                         shuffle=False)
-        >>> list(s)
-        [1, 3, 0]
-    """
+    """``DistributedSampler(dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
+    drop_last=False)``; ``num_replicas`` and ``rank`` default to the default process group's."""
 
     def __init__(self, dataset: Any, num_replicas: int | None = None, rank: int | None = None,
                  shuffle: bool = True, seed: int = 0, drop_last: bool = False) -> None:
-        if num_replicas is None or rank is None:  # (from the process group: there is none)
-            raise RuntimeError("Requires distributed package to be available")
+        if num_replicas is None or rank is None:
+            from ... import distributed as dist
+
+            if not dist.is_available():
+                raise RuntimeError("Requires distributed package to be available")
+            num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
+            rank = dist.get_rank() if rank is None else rank
         if rank >= num_replicas or rank < 0:
-            raise ValueError(f"Invalid rank {rank}, rank should be in the interval "
-                             f"[0, {num_replicas - 1}]")
+            raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, "
+                             f"{num_replicas - 1}]")
         self.dataset = dataset
         self.num_replicas = num_replicas
         self.rank = rank
         self.epoch = 0
         self.drop_last = drop_last
-        if self.drop_last and len(dataset) % self.num_replicas != 0:
-            self.num_samples = math.ceil((len(dataset) - self.num_replicas) / self.num_replicas)
+        n = len(dataset)
+        if drop_last and n % num_replicas != 0:
+            # the largest even share that needs no padding
+            self.num_samples = math.ceil((n - num_replicas) / num_replicas)
         else:
-            self.num_samples = math.ceil(len(dataset) / self.num_replicas)
-        self.total_size = self.num_samples * self.num_replicas
+            self.num_samples = math.ceil(n / num_replicas)
+        self.total_size = self.num_samples * num_replicas
         self.shuffle = shuffle
         self.seed = seed
 
     def __iter__(self) -> Iterator[int]:
+        n = len(self.dataset)
         if self.shuffle:
-            from ..._random import Generator, randperm
-
             g = Generator()
             g.manual_seed(self.seed + self.epoch)
-            indices = randperm(len(self.dataset), generator=g).tolist()
+            indices = randperm(n, generator=g).tolist()
         else:
-            indices = list(range(len(self.dataset)))
-        if not self.drop_last:
-            padding = self.total_size - len(indices)
-            if padding <= len(indices):
-                indices += indices[:padding]
-            else:
-                indices += (indices * math.ceil(padding / len(indices)))[:padding]
-        else:
+            indices = list(range(n))
+        if self.drop_last:
             indices = indices[:self.total_size]
+        else:
+            missing = self.total_size - len(indices)
+            repeats = math.ceil(missing / len(indices)) if indices else 0
+            indices += (indices * repeats)[:missing]
         return iter(indices[self.rank:self.total_size:self.num_replicas])
 
     def __len__(self) -> int:
         return self.num_samples
 
     def set_epoch(self, epoch: int) -> None:
-        """The epoch whose order the next iteration takes (``seed + epoch``)."""
+        """The epoch seeds the shuffle: call this before each epoch's loop."""
         self.epoch = epoch
