@@ -11,6 +11,7 @@ This module only gathers the public names; read ``_tensor.py``, then ``ops/_regi
 
 from __future__ import annotations
 
+import math as _math
 from typing import Any as _Any
 
 from . import _allocator, _dtype
@@ -461,8 +462,6 @@ from ._layout import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc  # n
 from ._layout import jagged, sparse_csr, strided  # noqa: E402
 # torch's constants: math's, and what this build has (LAPACK and FFTs through NumPy; neither
 # MKL nor OpenMP: backends.mkl and backends.openmp say the same)
-import math as _math  # noqa: E402
-
 e = _math.e
 inf = _math.inf
 nan = _math.nan
@@ -680,3 +679,5 @@ _out.install(globals(), """
     unsqueeze_copy var vdot view_as_complex_copy view_as_real_copy view_copy vstack where xlogy
 """)
 _out.install(globals(), "arange empty eye full linspace logspace ones range zeros", factory=True)
+
+newaxis: None = None  # torch.newaxis (NumPy's: indexing with it adds a dimension)

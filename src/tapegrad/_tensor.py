@@ -50,6 +50,9 @@ class Size(tuple):
     def __add__(self, other: Any) -> Size:
         return Size(tuple(self) + tuple(other))
 
+    def __radd__(self, other: Any) -> Size:  # (1,) + size is a Size too
+        return Size(tuple(other) + tuple(self))
+
 
 from ._device import CPU, device  # noqa: E402,F401  (torch.device; see _device.py)
 
