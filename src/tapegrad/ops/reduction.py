@@ -1025,14 +1025,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(x - lse)/dx: g - softmax * sum(g)
 
 def _softmax_input(input: Tensor, dim: Any, dtype: Any, name: str) -> tuple:
     if dim is None:
-        import warnings
+        from .._random import _warn_at_caller
 
-        warnings.warn(
-            f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-            "include dim=X as an argument.",
-            UserWarning,
-            stacklevel=3,
-        )
+        _warn_at_caller(f"Implicit dimension choice for {name} has been deprecated. Change the "
+                        "call to include dim=X as an argument.", UserWarning)
         dim = 0 if input.ndim in (0, 1, 3) else 1
     if dtype is not None:
         input = input.to(dtype)
