@@ -29,6 +29,7 @@ from .elementwise import (
     exp,
     isfinite,
     pow,
+    reciprocal,
     rsqrt,
     trunc,
     where,
@@ -175,9 +176,12 @@ def _atan2(a: Any, b: Any) -> np.ndarray:
 
 
 @_atan2.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (b, -a) / (a^2 + b^2)
+def _(ctx: Any, grad: Tensor) -> tuple:  # (b, -a) / (a^2 + b^2), and 0 at (0, 0)
     a, b = ctx.saved
-    r = 1 / (a * a + b * b)  # (torch's order: float32 rounds the same)
+    d = a * a + b * b
+    # torch's order (float32 rounds the same); at the origin 1/d is taken as 0, as torch's
+    # rule does (its second derivative there stays NaN: 0 times the reciprocal's infinite slope)
+    r = where(d == 0, 0.0, reciprocal(d))
     need_a, need_b = ctx.needs_input_grad
     return (grad * b * r if need_a else None), (grad * -a * r if need_b else None)
 
@@ -232,7 +236,8 @@ def _copysign_scalar(a: Any, *, other: Any) -> np.ndarray:
 
 def _copysign_rule(ctx: Any, grad: Tensor) -> tuple:  # y/x (+-1; 0 at x = 0); none for b
     x, y = ctx.saved
-    ratio = where(x == 0, 0.0, y / where(x == 0, 1.0, x))
+    # y / x masked to 0 where x = 0, as torch's rule (its second derivative there is NaN)
+    ratio = where(x == 0, 0.0, y / x)
     if len(ctx.needs_input_grad) == 1:
         return (grad * ratio,)
     return (grad * ratio if ctx.needs_input_grad[0] else None), (
@@ -304,7 +309,7 @@ def _(ctx: Any, grads: list) -> tuple:  # x = m 2^e: dm/dx = 2^-e (the exponent 
     return (gm / Tensor._make(np.exp2(e).astype(x._data.dtype)),)
 
 
-@defop("nextafter", node="NextafterBackward0")
+@defop("nextafter", node="NextafterBackward0", save=(0, 1))
 def _nextafter(a: Any, b: Any) -> np.ndarray:
     a, b = _promote(a, b)
     try:
@@ -319,15 +324,20 @@ def _heaviside(a: Any, b: Any) -> np.ndarray:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
     a, b = _promote(a, b)
     try:
+        if np.result_type(a, b).kind in "iub":  # in the integer type (NumPy's heaviside goes
+            return np.asarray(np.where(a == 0, b, a > 0)).astype(  # through float64)
+                np.result_type(a, b), copy=False)
         return np.asarray(np.heaviside(a, b)).astype(np.result_type(a, b), copy=False)
     except ValueError:
         raise _broadcast_error(a, b) from None
 
 
 @_nextafter.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # torch's convention: 1 for x, 0 for the direction
+def _(ctx: Any, grad: Tensor) -> tuple:  # torch's convention: 1 for x (0 where x = y, which
+    a, b = ctx.saved                        # is the value itself), 0 for the direction
     need_a, need_b = ctx.needs_input_grad
-    return (grad if need_a else None), (_zero_grad(grad) if need_b else None)
+    return (where(a != b, grad, 0.0) if need_a else None), (
+        _zero_grad(grad) if need_b else None)
 
 
 _heaviside.node_cls._cpp_name = "torch::autograd::NotImplemented"
@@ -355,6 +365,39 @@ def _integer_binary(name: str, ufunc: Any, a: Any, b: Any, bools: bool = False) 
         return Tensor._make(np.asarray(ufunc(x, y)))
     except ValueError:
         raise _broadcast_error(x, y) from None
+
+
+def _gcd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """torch's gcd: Euclid's algorithm on |a| and |b| in the integer type, where |min| wraps to
+    min itself (gcd(-2^63, 2^63-1) is -1 there; NumPy's gcd, unsigned inside, says 1). NumPy's
+    gcd for every element, then the loop for those holding the type's minimum."""
+    out = np.asarray(np.gcd(a, b))
+    if out.dtype.kind != "i" or not out.size:
+        return out
+    low = np.iinfo(out.dtype).min
+    wrapped = (np.asarray(a) == low) | (np.asarray(b) == low)
+    if not wrapped.any():
+        return out
+    x, y = np.broadcast_arrays(np.asarray(a, out.dtype), np.asarray(b, out.dtype))
+    with np.errstate(over="ignore"):
+        x, y = np.abs(x[wrapped]), np.abs(y[wrapped])
+        while (x != 0).any():  # (x, y) <- (y rem x, x), C's remainder (fmod on integers)
+            live = x != 0
+            x[live], y[live] = np.fmod(y[live], x[live]), x[live]
+    out = np.array(out)
+    out[wrapped] = y
+    return out
+
+
+def _lcm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """torch's lcm: |a / gcd * b| (0 where the gcd is 0), in C's int for the types narrower
+    than it (C promotes them), else in the type itself; wrapped to the type at the end."""
+    g = _gcd(a, b)
+    wide = np.dtype(np.int32) if g.dtype.itemsize < 4 else g.dtype
+    with np.errstate(all="ignore"):
+        q = np.floor_divide(np.asarray(a, wide), np.where(g == 0, 1, g).astype(wide))  # exact
+        out = np.abs(q * np.asarray(b, wide))
+        return np.asarray(np.where(g == 0, 0, out)).astype(g.dtype)
 
 
 def _shift(ufunc: Any, name: str) -> Any:
@@ -504,12 +547,12 @@ def positive(input: Tensor) -> Tensor:
 
 def gcd(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     _tensor_args("gcd", input, other)
-    return _out(_integer_binary("gcd", np.gcd, input, other), out)
+    return _out(_integer_binary("gcd", _gcd, input, other), out)
 
 
 def lcm(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     _tensor_args("lcm", input, other)
-    return _out(_integer_binary("lcm", np.lcm, input, other), out)
+    return _out(_integer_binary("lcm", _lcm, input, other), out)
 
 
 def _bitwise_public(name: str, ufunc: Any) -> Any:

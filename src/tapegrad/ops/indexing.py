@@ -253,6 +253,13 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
             raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
         target = _basic(x, nkey, x.ndim - used)
         if isinstance(value, Tensor):
+            if value._data.shape != target._data.shape:
+                # torch drops the value's leading 1s, then expands it to the target (expand's
+                # errors, not copy's)
+                shape = value._data.shape
+                while shape and shape[0] == 1 and len(shape) > target.ndim:
+                    shape = shape[1:]
+                value = value.reshape(shape).expand(target._data.shape)
             target.copy_(value)
         else:
             target.fill_(value)

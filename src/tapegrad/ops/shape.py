@@ -34,9 +34,9 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
     infer = [i for i, s in enumerate(shape) if s == -1]
     if len(infer) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
+    for i, s in enumerate(shape):
         if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
     known = 1
     for s in shape:
         if s != -1:
@@ -368,6 +368,8 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
                     f"non-existing dimension {i}"
                 )
             s = have
+        elif s < 0:  # torch's sizes check multiplies them as unsigned numbers
+            raise RuntimeError("numel: integer multiplication overflow")
         elif have != 1 and have != s:
             raise RuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
@@ -411,6 +413,14 @@ def repeat(input: Tensor, *repeats: Any) -> Tensor:
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
             "tensor"
         )
+    if any(r < 0 for r in reps):
+        padded = (1,) * (len(reps) - input.ndim) + input._data.shape
+        target = [n * r for n, r in zip(padded, reps, strict=True)]
+        bad = [t for t in target if t < 0]
+        if bad:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {bad[0]}: "
+                               f"{target}")
+        reps = tuple(max(r, 0) for r in reps)  # (a negative count of an empty dimension)
     return _repeat(input, repeats=reps)
 
 
