@@ -100,8 +100,10 @@ def _infer_dtype(data: Any) -> _dtype.dtype:
             k = "f"
         elif isinstance(x, complex):
             k = "c"
+        elif isinstance(x, str):
+            raise TypeError("new(): invalid data type 'str'")
         else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
         if order.index(k) > order.index(best):
             best = k
     default = _dtype.get_default_dtype()

@@ -923,8 +923,8 @@ def _install_methods() -> None:
     for name, fn in _methods.METHODS.items():
         setattr(Tensor, name, fn)
     Tensor.T = property(lambda self: _ops_shape.numpy_T(self))  # type: ignore[attr-defined]
-    Tensor.mT = property(lambda self: _ops_shape.transpose(self, -2, -1))  # type: ignore
-    Tensor.mH = Tensor.mT  # type: ignore[attr-defined]
+    Tensor.mT = property(lambda self: _ops_shape.matrix_T(self))  # type: ignore
+    Tensor.mH = property(lambda self: _ops_shape.matrix_T(self, adjoint=True))  # type: ignore
     Tensor.H = property(  # type: ignore[attr-defined]  # a matrix: its transpose
         lambda self: _ops_shape.transpose(self, 0, 1) if self.ndim == 2 else
         _ops_shape.numpy_T(self))

@@ -918,6 +918,9 @@ _trunc = _zero_grad_unary("trunc", "TruncBackward0", lambda x: np.trunc(x))
 
 @defop("clamp", node="ClampBackward1", save=(0,))
 def _clamp(x: np.ndarray, *, min: Any = None, max: Any = None) -> np.ndarray:
+    if x.dtype.kind in "iu":  # integer bounds of an integer tensor: torch's checked conversion
+        min, max = (_dtype.checked_scalar(v, x.dtype) if type(v) is int else v
+                    for v in (min, max))
     out = x
     if min is not None:
         x, min = _promote(x, min)
@@ -1387,7 +1390,8 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
-                           f"with dtype {_dtype.from_numpy_dtype(cond.dtype).name.capitalize()}")
+                           f"with dtype "
+                           f"{_registry.scalar_type_name(_dtype.from_numpy_dtype(cond.dtype))}")
     a = input if isinstance(input, (Tensor, *_SCALARS)) else Tensor._make(np.asarray(input))
     b = other if isinstance(other, (Tensor, *_SCALARS)) else Tensor._make(np.asarray(other))
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
@@ -1432,6 +1436,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (1 - w, w, b - a)
 
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     """``input + weight * (end - input)``; ``weight`` a number or a tensor."""
+    if isinstance(end, Tensor) and isinstance(input, Tensor) and end.dtype != input.dtype:
+        raise RuntimeError(f"expected dtype {_registry.cpp_type_name(input.dtype)} for `end` "
+                           f"but got dtype {_registry.cpp_type_name(end.dtype)}")
     if isinstance(weight, Tensor):
         return _lerp_tensor(input, end, weight)
     return _lerp(input, end, weight=weight)
@@ -1628,8 +1635,10 @@ def _bitwise(name: str, ufunc: Callable) -> Any:
     @nondiff(f"bitwise_{name}")
     def forward(a: np.ndarray, b: Any) -> np.ndarray:
         x, y = _promote(a, b)
-        if np.result_type(x, y).kind == "f":
-            raise RuntimeError(f'"bitwise_{name}_cpu" not implemented for \'Float\'')
+        if np.result_type(x, y).kind in "fc":
+            d = _dtype.from_numpy_dtype(np.result_type(x, y))
+            raise NotImplementedError(f'"bitwise_{name}_cpu" not implemented for '
+                                      f"'{_registry.scalar_type_name(d)}'")
         try:
             return np.asarray(ufunc(x, y))
         except ValueError:

@@ -27,6 +27,7 @@ from .elementwise import (
     asin,
     atan,
     exp,
+    invalid_arguments,
     isfinite,
     pow,
     reciprocal,
@@ -52,13 +53,16 @@ def _float_binary(ufunc: Any, a: Any, b: Any) -> np.ndarray:
             raise _broadcast_error(a, b) from None
 
 
-def _tensor_args(name: str, input: Any, other: Any, scalar_other: bool = False) -> None:
+def _tensor_args(name: str, input: Any, other: Any, scalar_other: bool = False,
+                 other_name: str = "other") -> None:
     if not isinstance(input, Tensor):
+        if scalar_other:  # two overloads (Tensor, Tensor) and (Tensor, Number): none matches
+            raise invalid_arguments(name, input, other)
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     if isinstance(other, Tensor) or (scalar_other and isinstance(other, _SCALARS)):
         return
-    raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+    raise TypeError(f"{name}(): argument '{other_name}' (position 2) must be Tensor, not "
                     f"{type(other).__name__}")
 
 
@@ -360,7 +364,8 @@ def _integer_binary(name: str, ufunc: Any, a: Any, b: Any, bools: bool = False) 
     if kind in "fc" or (kind == "b" and not bools):
         dt = _dtype.from_numpy_dtype(np.result_type(x, y)).name.capitalize()
         dt = {"Float32": "Float", "Float64": "Double", "Bool": "Bool"}.get(dt, dt)
-        raise RuntimeError(f'"{name}_cpu" not implemented for \'{dt}\'')
+        kernel = {"bitwise_left_shift": "lshift", "bitwise_right_shift": "rshift"}.get(name, name)
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{dt}\'')
     try:
         return Tensor._make(np.asarray(ufunc(x, y)))
     except ValueError:
@@ -476,7 +481,7 @@ nextafter = _binary_public(_nextafter, "nextafter")
 
 def heaviside(input: Tensor, values: Tensor, *, out: Any = None) -> Tensor:
     """0 where input < 0, 1 where input > 0, ``values`` where input == 0."""
-    _tensor_args("heaviside", input, values)
+    _tensor_args("heaviside", input, values, other_name="values")
     return _out(_heaviside(input, values), out)
 
 

@@ -484,10 +484,14 @@ def expit(input: Tensor, *, out: Any = None) -> Tensor:
     return _out(sigmoid(input), out)
 
 
-def _binary_public(op: Any, name: str) -> Any:
+def _binary_public(op: Any, name: str, parser_name: str | None = None) -> Any:
+    """The public function ``name``; ``parser_name``: what torch's argument parser calls it in
+    its errors (``special_zeta`` for ``torch.special.zeta``)."""
+    said = parser_name or name
+
     def fn(input: Any, other: Any, *, out: Any = None) -> Tensor:
         if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+            raise TypeError(f"{said}() received an invalid combination of arguments - got "
                             f"({type(input).__name__}, {type(other).__name__}), but expected "
                             "one of:")
         for v in (input, other):
@@ -501,8 +505,8 @@ def _binary_public(op: Any, name: str) -> Any:
 
 
 xlogy = _binary_public(_xlogy, "xlogy")
-xlog1py = _binary_public(_xlog1py, "xlog1py")
-zeta = _binary_public(_zeta, "zeta")
+xlog1py = _binary_public(_xlog1py, "xlog1py", "special_xlog1py")
+zeta = _binary_public(_zeta, "zeta", "special_zeta")
 
 
 def _inplace(op: Any) -> Any:
