@@ -11,6 +11,7 @@ This module only gathers the public names; read ``_tensor.py``, then ``ops/_regi
 
 from __future__ import annotations
 
+import math as _math
 from typing import Any as _Any
 
 from . import _allocator, _dtype
@@ -528,6 +529,8 @@ _LAZY_MODULES = _LAZY_MODULES | {"cpu"}  # tapegrad.cpu: torch.cpu.amp.autocast
 _LAZY_MODULES = _LAZY_MODULES | {"compiler"}  # tapegrad.compiler: capture and replay (compile)
 _LAZY_MODULES = _LAZY_MODULES | {"_dynamo"}  # torch._dynamo's names, backed by tapegrad.compiler
 _LAZY_MODULES = _LAZY_MODULES | {"func", "serialization"}  # torch.func; torch.save's formats
+_LAZY_MODULES = _LAZY_MODULES | {"hub"}  # torch.hub: checkpoints and hubconf.py models by URL
+_LAZY_MODULES = _LAZY_MODULES | {"distributed"}  # torch.distributed (on MPI, when used)
 _LAZY_NAMES = {"autocast": ("amp", "autocast"), "is_autocast_enabled": ("amp",
                "is_autocast_enabled"), "OutOfMemoryError": ("cuda", "OutOfMemoryError")}
 _LAZY_NAMES["lobpcg"] = ("ops.lobpcg", "lobpcg")  # torch.lobpcg, loaded on first use
@@ -623,3 +626,10 @@ from ._methods import METHODS as _METHODS  # noqa: E402
 addmv_ = _METHODS["addmv_"]  # torch.addmv_(input, mat, vec, *, beta=1, alpha=1)
 from ._control_flow import cond, while_loop  # noqa: E402  (eager torch.cond, torch.while_loop)
 from .ops.segments import segment_reduce  # noqa: E402
+
+# torch's module constants
+pi = _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+newaxis: None = None

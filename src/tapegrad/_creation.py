@@ -35,7 +35,8 @@ def _place(device: Any, pin_memory: bool = False, like: bool = False,
 def _new(data: np.ndarray, requires_grad: bool = False) -> Tensor:
     t = Tensor._make(data)
     if requires_grad:
-        if data.dtype.kind not in "fc" and data.dtype.name != "bfloat16":
+        if data.dtype.kind not in "fc" and not (data.dtype.kind == "V"
+                                                 and data.dtype.name == "bfloat16"):
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients"
             )
@@ -525,7 +526,7 @@ def _space_dtype(dtype: Any, out: Any, *ends: Any) -> Any:
     return d.to_complex() if any(isinstance(e, complex) for e in ends) else d
 
 
-def _linear_steps(start: Any, end: Any, steps: int, d: Any) -> np.ndarray:
+def _linear_steps(start: Any, end: Any, steps: int, d: Any, fused: bool = True) -> np.ndarray:
     """torch's linspace kernel: the first half counted up from ``start``, the second half down
     from ``end``, by a step of the dtype (float64 for integer dtypes, whose ends are truncated
     to the dtype first)."""
@@ -539,6 +540,13 @@ def _linear_steps(start: Any, end: Any, steps: int, d: Any) -> np.ndarray:
         return np.array([a], dtype=work)
     step = (work.type(b) - work.type(a)) / work.type(steps - 1)
     i = np.arange(steps)
+    if fused and work in (np.float32, np.float64):  # one fused multiply-add each, as torch
+        from ._rng import _fma32, _fma64
+
+        fma = _fma32 if work == np.float32 else _fma64
+        up = fma(i.astype(work), step, np.full(steps, a, dtype=work))
+        down = fma((steps - 1 - i).astype(work), -step, np.full(steps, b, dtype=work))
+        return np.where(i < steps // 2, up, down).astype(work)
     return np.where(i < steps // 2, work.type(a) + step * i.astype(work),
                     work.type(b) - step * (steps - 1 - i).astype(work)).astype(work)
 
@@ -572,7 +580,8 @@ def logspace(start: Any, end: Any, steps: Any, base: float = 10.0, *, dtype: Any
         exps = np.array([float(start)])  # one value: base ** start, start as given
     else:
         wide = np.complex128 if d.is_complex else np.float64
-        exps = _linear_steps(start, end, steps, d).astype(wide) if steps else np.zeros(0)
+        exps = (_linear_steps(start, end, steps, d, fused=False).astype(wide) if steps
+                else np.zeros(0))
     with np.errstate(over="ignore", invalid="ignore"):
         values = np.power(float(base), exps)
         if not (d.is_floating_point or d.is_complex):

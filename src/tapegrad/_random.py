@@ -41,7 +41,7 @@ from . import _dtype, _sampling
 from . import _rng as rng
 from ._alloc_errors import check_sizes, out_of_memory
 from ._creation import _new, _place
-from ._rng import STATE_SIZE, Engine, fill_order
+from ._rng import STATE_SIZE, Engine, _is_bf16, fill_order
 from ._tensor import Tensor, device
 from .autograd.grad_mode import _state
 from .ops._registry import OpDef, OpNode, apply, apply_, check_inplace, scalar_type_name
@@ -614,7 +614,7 @@ def _normal_draw(eng: Engine, mean: float, std: float, complex_std: bool = False
 
 def _random_draw(eng: Engine, low: int | None, high: int | None) -> Draw:
     def draw(shape: tuple, dt: np.dtype, contiguous: bool, order: Any) -> np.ndarray:
-        if dt.kind != "f" and dt.name != "bfloat16":
+        if dt.kind != "f" and not _is_bf16(dt):
             return eng.random_(shape, dt, low, high)
         # the engine's precision warning for float dtypes, re-raised at the user's call
         with warnings.catch_warnings(record=True) as caught:
@@ -671,7 +671,7 @@ def _bernoulli_tensor_draw(eng: Engine, p: Tensor, dest: np.ndarray | None) -> D
     were drawn (and written into ``dest``, for an in-place call).
     """
     pdt = p._data.dtype
-    if not (pdt.kind == "f" or pdt.name == "bfloat16"):
+    if not (pdt.kind == "f" or _is_bf16(pdt)):
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
                                   f"'{_type_name(pdt)}'")
 
@@ -704,7 +704,7 @@ def _expand_to(p: Tensor, shape: tuple) -> None:
 def _exponential_draw(eng: Engine, lambd: float, d: np.dtype) -> Draw:
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
-    if not (d.kind == "f" or d.name == "bfloat16"):
+    if not (d.kind == "f" or _is_bf16(d)):
         raise RuntimeError(
             "Exponential distribution is a continuous probability distribution. dtype must be a "
             f"floating point but you specified {_type_name(d)}"
@@ -861,7 +861,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *,
 
 
 def _float_fill(name: str, d: np.dtype) -> None:
-    if not (d.kind == "f" or d.name == "bfloat16"):
+    if not (d.kind == "f" or _is_bf16(d)):
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_type_name(d)}'")
 
 
@@ -1219,7 +1219,7 @@ def _normal_tensors(eng: Engine, mean: Any, std: Any, out: Tensor | None) -> Ten
         raise RuntimeError("normal expects all elements of std >= 0.0")
     if not s_t:
         _check_std(float(std))
-    if d.kind not in "fc" and d.name != "bfloat16":
+    if d.kind not in "fc" and not _is_bf16(d):
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_type_name(d)}'")
     try:
         shape = np.broadcast_shapes(
@@ -1316,7 +1316,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     probs = input._data
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if not (probs.dtype.kind == "f" or probs.dtype.name == "bfloat16"):
+    if not (probs.dtype.kind == "f" or _is_bf16(probs.dtype)):
         raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
                            + _type_name(probs.dtype))
     if out is not None and out._data.dtype != np.int64:

@@ -100,13 +100,15 @@ def const_data_ptr(self: Tensor) -> int:
 
 
 def as_subclass(self: Tensor, cls: type) -> Tensor:
-    """The same data, version counter and graph position, as an instance of ``cls``."""
+    """The same data, version counter and graph position, as an instance of ``cls``: a new
+    Python object, as torch's alias is, so the tensor's state (hooks, view and conjugation
+    flags) comes along but not the attributes set on the object itself."""
     out: Any = object.__new__(cls)
     for name in ("_data", "_requires_grad", "grad_fn", "_grad", "_output_nr", "_base"):
         setattr(out, name, getattr(self, name))
     out._vc = None
     out._version_counter = self._version_counter
-    out.__dict__.update(self.__dict__)
+    out.__dict__.update((k, v) for k, v in self.__dict__.items() if hasattr(Tensor, k))
     return out
 
 

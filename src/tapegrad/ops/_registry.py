@@ -126,6 +126,9 @@ class OpNode(Node):
             out.append(t)
         return tuple(out)
 
+    def _num_outputs(self) -> int:
+        return self.op.outputs
+
     @property
     def input_shapes(self) -> tuple:
         return tuple(m[0] if m is not None else None for m in self.input_meta)
@@ -598,6 +601,16 @@ def check_inplace(target: Tensor, record: bool) -> None:
             "a leaf Variable that requires grad is being used in an in-place operation."
         )
     if base is not None and record:
+        info = target._view_info
+        if type(info) is tuple:  # ("custom_function", name): made by a custom Function
+            raise RuntimeError(
+                f"Output {target._output_nr} of {info[1]} is a view and is being modified "
+                "inplace. This view was created inside a custom Function (or because an input "
+                "was returned as-is) and the autograd logic to handle view+inplace would "
+                "override the custom backward associated with the custom Function, leading to "
+                "incorrect gradients. This behavior is forbidden. You can fix this by cloning "
+                "the output of the custom Function."
+            )
         if base._requires_grad and base.grad_fn is None:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place "

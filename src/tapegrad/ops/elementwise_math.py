@@ -34,6 +34,7 @@ from .elementwise import (
     rsqrt,
     trunc,
     where,
+    wrap_int_scalar,
 )
 from .special import _out
 
@@ -359,7 +360,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:
 def _integer_binary(name: str, ufunc: Any, a: Any, b: Any, bools: bool = False) -> Tensor:
     x = a._data if isinstance(a, Tensor) else a
     y = b._data if isinstance(b, Tensor) else b
-    x, y = _promote(x, y)
+    x, y = wrap_int_scalar(*_promote(x, y))
     kind = np.result_type(x, y).kind
     if kind in "fc" or (kind == "b" and not bools):
         dt = _dtype.from_numpy_dtype(np.result_type(x, y)).name.capitalize()

@@ -1044,9 +1044,15 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, size, d)
 
 
-def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
+def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *,
+                 indices: Any = None, sections: Any = None,
+                 tensor_indices_or_sections: Any = None) -> tuple:
     """Split into ``n`` near-equal pieces (an int), or at the given indices; each piece a slice
-    of the input (SliceBackward0), as in torch."""
+    of the input (SliceBackward0), as in torch. The split may also be given by torch's keyword
+    names of its overloads (``indices=``, ``sections=``, ``tensor_indices_or_sections=``)."""
+    for given in (indices, sections, tensor_indices_or_sections):
+        if given is not None:
+            indices_or_sections = given
     if input.ndim == 0:
         raise RuntimeError(
             "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
