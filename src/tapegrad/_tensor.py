@@ -509,7 +509,7 @@ class Tensor:
 
         return _printing.html_summary(self)
 
-    def _scalar(self, kind: type) -> Any:
+    def _scalar(self, kind: type, stacklevel: int = 3) -> Any:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         # torch warns only with grad mode on (so not inside an optimizer's step)
@@ -519,8 +519,10 @@ class Tensor:
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
                 "behavior.\nConsider using tensor.detach() first.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
+        if kind is np.ndarray:  # the one element as a 0-d array (its dtype kept)
+            return self._data.reshape(())
         return kind(self._data.reshape(()).item())
 
     def __float__(self) -> float:
@@ -833,13 +835,13 @@ class Tensor:
         return _ops_ew.floor_divide(self, other)
 
     def __rfloordiv__(self, other: Any) -> Tensor:
-        return _ops_ew.floor_divide(_creation.scalar_like(other, self), self)
+        return _ops_ew.floor_divide(other, self)
 
     def __mod__(self, other: Any) -> Tensor:
         return _ops_ew.remainder(self, other)
 
     def __rmod__(self, other: Any) -> Tensor:
-        return _ops_ew.remainder(_creation.scalar_like(other, self), self)
+        return _ops_ew.remainder(other, self)
 
     def __pow__(self, exponent: Any) -> Tensor:
         return _ops_ew.pow(self, exponent)
@@ -927,8 +929,8 @@ def _install_methods() -> None:
     for name, fn in _methods.METHODS.items():
         setattr(Tensor, name, fn)
     Tensor.T = property(lambda self: _ops_shape.numpy_T(self))  # type: ignore[attr-defined]
-    Tensor.mT = property(lambda self: _ops_shape.transpose(self, -2, -1))  # type: ignore
-    Tensor.mH = Tensor.mT  # type: ignore[attr-defined]
+    Tensor.mT = property(lambda self: _ops_shape.matrix_T(self))  # type: ignore
+    Tensor.mH = property(lambda self: _ops_shape.matrix_T(self, adjoint=True))  # type: ignore
     Tensor.H = property(  # type: ignore[attr-defined]  # a matrix: its transpose
         lambda self: _ops_shape.transpose(self, 0, 1) if self.ndim == 2 else
         _ops_shape.numpy_T(self))

@@ -385,7 +385,9 @@ def _install() -> None:
     Tensor.real = property(real, _set_real)  # type: ignore[attr-defined,assignment]
     Tensor.imag = property(imag, _set_imag)  # type: ignore[attr-defined,assignment]
     # the conjugate transposes (plain transposes for real tensors)
-    Tensor.mH = property(adjoint)  # type: ignore[attr-defined]
+    from .shape import matrix_T
+
+    Tensor.mH = property(lambda self: matrix_T(self, adjoint=True))  # type: ignore
     Tensor.H = property(_H)  # type: ignore[attr-defined]
     methods = {
         "conj": conj, "conj_physical": conj_physical, "conj_physical_": conj_physical_,
