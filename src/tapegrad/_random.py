@@ -39,7 +39,9 @@ import numpy as np
 
 from . import _dtype, _sampling
 from . import _rng as rng
+from ._alloc_errors import check_sizes, out_of_memory
 from ._creation import _new, _place
+from ._naming import public
 from ._rng import STATE_SIZE, Engine, _is_bf16, fill_order
 from ._tensor import Tensor, device
 from .autograd.grad_mode import _state
@@ -74,6 +76,7 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 
 
+@public("._C")
 class Generator:
     """``torch.Generator``: an independent stream of random numbers (torch's CPU generator).
 
@@ -147,7 +150,8 @@ class Generator:
         self.engine.set_state(np.frombuffer(state["state"], dtype=np.uint8))
 
     def __repr__(self) -> str:
-        return f"<tapegrad._C.Generator object at {hex(id(self))}>"
+        cls = type(self)
+        return f"<{cls.__module__}.{cls.__name__} object at {hex(id(self))}>"
 
 
 def _device_of(dev: Any) -> device:
@@ -260,7 +264,9 @@ def _typename(x: Any) -> str:
     if isinstance(x, Generator):
         return "torch._C.Generator"
     cls = type(x)
-    if cls.__module__ in ("builtins", "tapegrad._tensor", "tapegrad._dtype"):
+    from ._tensor import Tensor
+
+    if cls.__module__ == "builtins" or issubclass(cls, (Tensor, _dtype.dtype)):
         return cls.__name__
     return f"{cls.__module__.split('.')[0]}.{cls.__name__}"
 
@@ -331,6 +337,12 @@ def _int_tuple(fname: str, value: Any, pos: int | None) -> tuple[int, ...]:
             raise TypeError(f"{fname}(): argument 'size' failed to unpack the object at pos "
                             f"{i + 1} with error \"type must be tuple of ints,but got "
                             f"{_typename(s)}\"")
+    for i, s in enumerate(value):
+        try:
+            _as_int(s)
+        except ValueError:  # (torch's message has no closing quote)
+            raise TypeError(f"{fname}(): argument 'size' failed to unpack the object at pos "
+                            f"{i + 1} with error \"Overflow when unpacking long long") from None
     return _checked_shape(tuple(_as_int(s) for s in value))
 
 
@@ -487,7 +499,11 @@ def _empty_like(arr: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 def _draw_new(shape: tuple, dtype: np.dtype, draw: Draw) -> np.ndarray:
     """Values for a new C-contiguous array (no destination is allocated)."""
-    return _draw_laid_out(shape, (), np.dtype(dtype), True, draw)
+    check_sizes(shape, np.dtype(dtype).itemsize)
+    try:
+        return _draw_laid_out(shape, (), np.dtype(dtype), True, draw)
+    except MemoryError as e:  # (the bytes of the tensor asked for, not of the draw's words)
+        raise out_of_memory(e, math.prod(shape) * np.dtype(dtype).itemsize) from None
 
 
 def _draw_like(arr: np.ndarray, dtype: np.dtype, draw: Draw) -> np.ndarray:
@@ -914,18 +930,13 @@ def _finish(values: np.ndarray, requires_grad: bool, out: Tensor | None, fname: 
 
 
 def _write_out(values: np.ndarray, out: Tensor, fname: str) -> Tensor:
-    """``out=``: the values go into ``out`` (resized when its shape differs)."""
-    if any(st == 0 and n > 1 for n, st in zip(out._data.shape, out._data.strides, strict=True)):
-        from .ops.scatter import INTERNAL_OVERLAP_MESSAGE
+    """``out=``: the values go into ``out`` (``_out``'s checks, resized when its shape
+    differs). The random factories take their ``out`` themselves: they draw into it as the
+    in-place fills do, in its own memory order."""
+    from . import _out
 
-        raise RuntimeError(INTERNAL_OVERLAP_MESSAGE)
-    if _state.enabled and out._requires_grad:
-        raise RuntimeError(
-            f"aten::{fname}(): functions with out=... arguments don't support automatic "
-            "differentiation, but one of the arguments requires grad."
-        )
-    if out._data.shape != values.shape:
-        out._data = np.empty(values.shape, dtype=out._data.dtype)
+    _out.check(f"aten::{fname}", out, ())
+    _out.prepare(out, values.shape)
     out._data[...] = values
     out._version_counter.value += 1
     return out
@@ -1093,8 +1104,8 @@ def randperm(n: int = _MISSING, *, generator: Generator | None = None, out: Tens
 
 
 def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None,
-              layout: Any = None, device: Any = None, requires_grad: bool = False,
-              memory_format: Any = None) -> Tensor:
+              layout: Any = None, device: Any = None, pin_memory: bool = False,
+              requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Uniform values in [0, 1) shaped like ``input`` (its dtype unless ``dtype`` is given).
 
     The result keeps input's memory order, as torch's does, so a transposed input gets the
@@ -1107,8 +1118,8 @@ def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: Any =
 
 
 def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None,
-               layout: Any = None, device: Any = None, requires_grad: bool = False,
-               memory_format: Any = None) -> Tensor:
+               layout: Any = None, device: Any = None, pin_memory: bool = False,
+               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Standard normal values shaped like ``input`` (see :func:`rand_like`)."""
     _place(device, like=True)
     d = _like_dtype("randn_like", input, dtype)
@@ -1118,8 +1129,8 @@ def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: Any 
 
 def randint_like(input: Tensor, *args: int, generator: Generator | None = None,
                  dtype: Any = None, layout: Any = None, device: Any = None,
-                 requires_grad: bool = False, memory_format: Any = None,
-                 **kwargs: int) -> Tensor:
+                 pin_memory: bool = False, requires_grad: bool = False,
+                 memory_format: Any = None, **kwargs: int) -> Tensor:
     """``randint_like(input, high)`` / ``randint_like(input, low, high)``: integers in
     [low, high) shaped like ``input``, in its dtype unless ``dtype`` is given."""
     _place(device, like=True)
@@ -1149,7 +1160,7 @@ def _like_dtype(fname: str, input: Any, dtype: Any) -> _dtype.dtype:
     return _to_dtype(dtype, input.dtype)
 
 
-def normal(mean: Any = _MISSING, std: Any = _MISSING, size: Any = _MISSING, *,
+def normal(mean: Any = _MISSING, std: Any = 1.0, size: Any = None, *,
            generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
            layout: Any = None, device: Any = None, pin_memory: bool = False,
            requires_grad: bool = False) -> Tensor:
@@ -1168,21 +1179,21 @@ def normal(mean: Any = _MISSING, std: Any = _MISSING, size: Any = _MISSING, *,
         tensor([ 0.5684, -1.0845])
     """
     _place(device, pin_memory)
-    given = [a for a in (mean, std, size) if a is not _MISSING]
+    given = [a for a in (mean, std, size) if a is not _MISSING and a is not None]
     factory_kw = dtype is not None or requires_grad or layout is not None
     if mean is _MISSING:
         raise TypeError('normal() missing 1 required positional arguments: "mean"')
     m_t, s_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     m_num = not m_t and _is_number(mean)
     s_num = std is _MISSING or (not s_t and _is_number(std))
-    if (m_t or s_t) and (size is not _MISSING or factory_kw) or not (m_t or m_num) or not (
+    if (m_t or s_t) and (size is not None or factory_kw) or not (m_t or m_num) or not (
         s_t or s_num
     ):
         raise _invalid("normal", given, {})
     _check_generator("normal", generator, given, {})
     eng = _engine(generator)
     if not (m_t or s_t):
-        if std is _MISSING or size is _MISSING or not isinstance(size, (tuple, list)) or not all(
+        if std is _MISSING or size is None or not isinstance(size, (tuple, list)) or not all(
             _is_int(s) for s in size
         ):
             raise _invalid("normal", given, {})

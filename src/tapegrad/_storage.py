@@ -29,7 +29,9 @@ import numpy as np
 
 from . import _creation, _dtype
 from . import _memory_format as mf
+from ._alloc_errors import out_of_memory
 from ._device import CPU
+from ._naming import public
 from ._tensor import Size, Tensor
 
 # ---------------------------------------------------------------------------------------------
@@ -89,6 +91,7 @@ def _storage_repr(items: list, info: str) -> str:
     return " " + "\n ".join(str(v) for v in items) + "\n" + info
 
 
+@public(".storage")
 class UntypedStorage:
     """The bytes under a tensor (``x.untyped_storage()``), shared with it: writing here writes
     the tensor.
@@ -204,6 +207,7 @@ def _warn_typed_storage() -> None:
             "of tensor.storage()", UserWarning, stacklevel=3)
 
 
+@public(".storage")
 class TypedStorage:
     """A storage read as elements of one dtype (``x.storage()``; deprecated in torch)."""
 
@@ -267,7 +271,7 @@ def _legacy_storage_classes() -> dict[str, type]:
     out: dict[str, type] = {}
     for name, legacy in _dtype.LEGACY_NAMES.items():
         cls_name = legacy.replace("Tensor", "Storage")
-        out[name] = type(cls_name, (TypedStorage,), {"__slots__": (), "__module__": "torch"})
+        out[name] = public("")(type(cls_name, (TypedStorage,), {"__slots__": ()}))
     return out
 
 
@@ -301,7 +305,13 @@ def _ints(values: Any, what: str) -> list[int]:
 def _on_strides(shape: list, strides: list, np_dtype: Any) -> np.ndarray:
     """A zero-filled storage just big enough, seen with ``shape`` and ``strides``."""
     n = 0 if 0 in shape else 1 + sum((s - 1) * st for s, st in zip(shape, strides, strict=True))
-    buf = np.zeros(n, dtype=np_dtype)
+    if n * np.dtype(np_dtype).itemsize > (1 << 63) - 1:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={shape} and "
+                           f"strides={strides}")
+    try:
+        buf = np.zeros(n, dtype=np_dtype)
+    except MemoryError as e:
+        raise out_of_memory(e) from None
     item = buf.itemsize
     return np.lib.stride_tricks.as_strided(buf, tuple(shape), tuple(st * item for st in strides))
 
@@ -644,7 +654,8 @@ def resize_as(self: Tensor, tensor: Tensor) -> Tensor:
 
 
 def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype: Any = None,
-              layout: Any = None, device: Any = None, pin_memory: bool = False) -> Tensor:
+              layout: Any = None, device: Any = None, pin_memory: bool = False,
+              requires_grad: bool = False) -> Tensor:
     """A 1-d tensor of ``size`` elements whose storage is the memory-mapped file ``filename``:
     ``shared=True`` writes changes through to the file (creating it if needed), else they stay
     private to the tensor."""

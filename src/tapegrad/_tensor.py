@@ -24,8 +24,11 @@ import numpy as np
 
 from . import _dtype
 from ._dtype import dtype as DType
+from ._memory_format import contiguous_format as _mf_contiguous
+from ._naming import public
 
 
+@public("")
 class Size(tuple):
     """A tensor's shape: a tuple that prints as ``torch.Size([2, 3])``."""
 
@@ -65,14 +68,6 @@ class _Version:
 
 _WARNED_ONCE: dict[str, bool] = {}
 
-# NumPy's own message when ``np.asarray(x, copy=False)`` would need a copy.
-_NO_COPY = (
-    "Unable to avoid copy while creating an array as requested.\nIf using `np.array(obj, "
-    "copy=False)` replace it with `np.asarray(obj)` to allow a copy when needed (no behavior "
-    "change in NumPy 1.x).\nFor more details, see https://numpy.org/devdocs/numpy_2_0_"
-    "migration_guide.html#adapting-to-changes-in-the-copy-keyword."
-)
-
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
@@ -83,6 +78,7 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 
+@public("")
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it.
 
@@ -232,8 +228,8 @@ class Tensor:
         return False
 
     @property
-    def layout(self) -> str:
-        return "torch.strided"
+    def layout(self) -> Any:
+        return _layout_mod.strided
 
     def stride(self, dim: int | None = None) -> Any:
         st = tuple(s // self._data.itemsize for s in self._data.strides)
@@ -252,8 +248,8 @@ class Tensor:
             return 0
         return int(self._data.__array_interface__["data"][0])
 
-    def is_contiguous(self, memory_format: Any = None) -> bool:
-        if memory_format is None:
+    def is_contiguous(self, *, memory_format: Any = _mf_contiguous) -> bool:
+        if memory_format is None or memory_format is _mf_contiguous:
             return bool(self._data.flags.c_contiguous)
         return _mf_mod.is_contiguous(self._data, memory_format)  # channels_last, ...
 
@@ -487,15 +483,12 @@ class Tensor:
             )
         return self._data
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        # NumPy 2's protocol: copy=None shares memory when it can, True always copies, False
-        # never does (and says so in NumPy's words when a dtype change needs one).
+    def __array__(self, dtype: Any = None) -> np.ndarray:
+        # torch's: no copy keyword (NumPy 2 then warns about it, and copies when asked to)
         arr = self.numpy()
         if dtype is not None and np.dtype(dtype) != arr.dtype:
-            if copy is False:
-                raise ValueError(_NO_COPY)
             return arr.astype(dtype)
-        return arr.copy() if copy else arr
+        return arr
 
     def __dlpack__(self, *, stream: Any = -1, max_version: Any = None, dl_device: Any = None,
                    copy: Any = None) -> Any:
@@ -516,7 +509,7 @@ class Tensor:
 
         return _printing.html_summary(self)
 
-    def _scalar(self, kind: type) -> Any:
+    def _scalar(self, kind: type, stacklevel: int = 3) -> Any:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         # torch warns only with grad mode on (so not inside an optimizer's step)
@@ -526,8 +519,10 @@ class Tensor:
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
                 "behavior.\nConsider using tensor.detach() first.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
+        if kind is np.ndarray:  # the one element as a 0-d array (its dtype kept)
+            return self._data.reshape(())
         return kind(self._data.reshape(()).item())
 
     def __float__(self) -> float:
@@ -566,7 +561,7 @@ class Tensor:
     def __hash__(self) -> int:
         return id(self)
 
-    def __reduce_ex__(self, protocol: Any) -> Any:
+    def __reduce_ex__(self, proto: Any) -> Any:
         return (_creation._rebuild, (self._data.copy(), self._requires_grad))
 
     def __deepcopy__(self, memo: dict) -> Tensor:
@@ -594,20 +589,21 @@ class Tensor:
         ... are its shorthands (``_conversions.SHORTHANDS``)."""
         return _conversions_mod.to(self, *args, **kwargs)
 
-    def type(self, dtype: Any = None, non_blocking: builtins.bool = False, **kwargs: Any) -> Any:
+    def type(self, dtype: Any = None, non_blocking: builtins.bool = False, *,
+             memory_format: Any = None) -> Any:
         """'torch.FloatTensor'...; ``type(torch.DoubleTensor)`` converts (see _legacy.py)."""
-        return _legacy_mod.tensor_type(self, dtype, non_blocking, **kwargs)
+        return _legacy_mod.tensor_type(self, dtype, non_blocking)
 
-    def cpu(self, memory_format: Any = None) -> Tensor:
+    def cpu(self, *, memory_format: Any = None) -> Tensor:
         return self
 
-    def cuda(self, device: Any = None, non_blocking: builtins.bool = False,
+    def cuda(self, device: Any = None, non_blocking: builtins.bool = False, *,
              memory_format: Any = None) -> Tensor:
         """What a CPU-only torch does: AssertionError('Torch not compiled with CUDA enabled')."""
         _device_mod.check_cuda_call(device)
         return self  # (not reached)
 
-    def xpu(self, device: Any = None, non_blocking: builtins.bool = False,
+    def xpu(self, device: Any = None, non_blocking: builtins.bool = False, *,
             memory_format: Any = None) -> Tensor:
         raise AssertionError(_device_mod.NO_XPU)
 
@@ -641,17 +637,16 @@ class Tensor:
     def clone(self, *, memory_format: Any = None) -> Tensor:
         return _ops_shape.clone(self)
 
-    def contiguous(self, memory_format: Any = None) -> Tensor:
-        if memory_format is not None and memory_format is not _mf_mod.contiguous_format:
+    def contiguous(self, *, memory_format: Any = _mf_contiguous) -> Tensor:
+        if memory_format is not None and memory_format is not _mf_contiguous:
             return _mf_mod.contiguous(self, memory_format)  # channels_last, ...
         return self if self._data.flags.c_contiguous else _ops_shape.clone(self)
 
     # new_*: self's dtype unless given; the device is self's (the CPU) unless given.
-    def new_tensor(self, data: Any, dtype: Any = None, device: Any = None,
-                   requires_grad: builtins.bool = False, layout: Any = None,
-                   pin_memory: builtins.bool = False) -> Tensor:
+    def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None,
+                   requires_grad: builtins.bool = False) -> Tensor:
         return _creation.tensor(data, dtype=dtype or self.dtype, device=_here(device),
-                                requires_grad=requires_grad, pin_memory=pin_memory)
+                                requires_grad=requires_grad)
 
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
                   requires_grad: builtins.bool = False, layout: Any = None,
@@ -665,9 +660,9 @@ class Tensor:
         return _creation.ones(*size, dtype=dtype or self.dtype, device=_here(device),
                               requires_grad=requires_grad, pin_memory=pin_memory)
 
-    def new_full(self, size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
-                 requires_grad: builtins.bool = False, layout: Any = None,
-                 pin_memory: builtins.bool = False) -> Tensor:
+    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, layout: Any = None,
+                 device: Any = None, pin_memory: builtins.bool = False,
+                 requires_grad: builtins.bool = False) -> Tensor:
         return _creation.full(size, fill_value, dtype=dtype or self.dtype,
                               device=_here(device), requires_grad=requires_grad,
                               pin_memory=pin_memory)
@@ -710,10 +705,10 @@ class Tensor:
     def __str__(self) -> str:
         return self.__repr__()
 
-    def __format__(self, spec: str) -> str:
+    def __format__(self, format_spec: str) -> str:
         if self._data.ndim == 0:
-            return self._data.item().__format__(spec)
-        return object.__format__(self, spec)
+            return self._data.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
 
     # -- in-place ops (version counter, history rewriting: ops/_registry.apply_) ----------------
 
@@ -773,8 +768,14 @@ class Tensor:
     def fill_(self, value: Any) -> Tensor:
         return _ops_ew.fill_(self, value)
 
-    def copy_(self, src: Any, non_blocking: builtins.bool = False) -> Tensor:
-        return _ops_ew.copy_(self, src)
+    def copy_(self, other: Any = None, non_blocking: builtins.bool = False, *,
+              src: Any = None) -> Tensor:
+        """Copy ``other`` (a tensor, or ``src=``: torch's name in its storage form) into self."""
+        if other is None:
+            if src is None:
+                raise TypeError('copy_() missing 1 required positional arguments: "other"')
+            other = src
+        return _ops_ew.copy_(self, other)
 
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
         return _ops_idx.masked_fill_(self, mask, value)
@@ -782,14 +783,14 @@ class Tensor:
     def index_put_(self, indices: Any, values: Any, accumulate: builtins.bool = False) -> Tensor:
         return _ops_idx.index_put_(self, indices, values, accumulate)
 
-    def scatter_(self, dim: builtins.int, index: Tensor, src: Any, *,
-                 reduce: Any = None) -> Tensor:
-        return _ops_idx.scatter_(self, dim, index, src)
+    def scatter_(self, dim: builtins.int, index: Tensor, src: Any = None, *,
+                 value: Any = None, reduce: Any = None) -> Tensor:
+        return _ops_idx.scatter_(self, dim, index, src, value=value)
 
     def scatter_add_(self, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
         return _ops_idx.scatter_add_(self, dim, index, src)
 
-    def __setitem__(self, index: Any, value: Any) -> None:
+    def __setitem__(self, index: Any, value: Any, /) -> None:
         _ops_idx.setitem(self, index, value)
 
     def __iadd__(self, other: Any) -> Tensor:
@@ -834,19 +835,19 @@ class Tensor:
         return _ops_ew.floor_divide(self, other)
 
     def __rfloordiv__(self, other: Any) -> Tensor:
-        return _ops_ew.floor_divide(_creation.scalar_like(other, self), self)
+        return _ops_ew.floor_divide(other, self)
 
     def __mod__(self, other: Any) -> Tensor:
         return _ops_ew.remainder(self, other)
 
     def __rmod__(self, other: Any) -> Tensor:
-        return _ops_ew.remainder(_creation.scalar_like(other, self), self)
+        return _ops_ew.remainder(other, self)
 
     def __pow__(self, exponent: Any) -> Tensor:
         return _ops_ew.pow(self, exponent)
 
-    def __rpow__(self, base: Any) -> Tensor:
-        return _ops_ew.pow(base, self)
+    def __rpow__(self, other: Any) -> Tensor:
+        return _ops_ew.pow(other, self)
 
     def __neg__(self) -> Tensor:
         return _ops_ew.neg(self)
@@ -899,7 +900,7 @@ class Tensor:
 
     __rxor__ = __xor__
 
-    def __getitem__(self, index: Any) -> Tensor:
+    def __getitem__(self, index: Any, /) -> Tensor:
         return _ops_idx.getitem(self, index)
 
     __array_priority__ = 1000  # NumPy scalars defer to our reflected operators
@@ -928,8 +929,8 @@ def _install_methods() -> None:
     for name, fn in _methods.METHODS.items():
         setattr(Tensor, name, fn)
     Tensor.T = property(lambda self: _ops_shape.numpy_T(self))  # type: ignore[attr-defined]
-    Tensor.mT = property(lambda self: _ops_shape.transpose(self, -2, -1))  # type: ignore
-    Tensor.mH = Tensor.mT  # type: ignore[attr-defined]
+    Tensor.mT = property(lambda self: _ops_shape.matrix_T(self))  # type: ignore
+    Tensor.mH = property(lambda self: _ops_shape.matrix_T(self, adjoint=True))  # type: ignore
     Tensor.H = property(  # type: ignore[attr-defined]  # a matrix: its transpose
         lambda self: _ops_shape.transpose(self, 0, 1) if self.ndim == 2 else
         _ops_shape.numpy_T(self))
@@ -938,6 +939,7 @@ def _install_methods() -> None:
 from . import _conversions as _conversions_mod  # noqa: E402  (Tensor.to)
 from . import _creation  # noqa: E402
 from . import _device as _device_mod  # noqa: E402
+from . import _layout as _layout_mod  # noqa: E402  (torch.strided)
 from . import _legacy as _legacy_mod  # noqa: E402  (the legacy constructor, type())
 from . import _memory_format as _mf_mod  # noqa: E402  (channels_last, ...)
 from .autograd import grad_mode as _grad_mode  # noqa: E402

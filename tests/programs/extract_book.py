@@ -74,7 +74,8 @@ def script_of_cell(cell: str) -> str:
     lines = cell.splitlines()
     head = "\n".join(lines[:last.lineno - 1])
     expr = "\n".join(lines[last.lineno - 1:])
-    shown = f"_cell_value = {expr.strip()}\nif _cell_value is not None:\n    print(repr(_cell_value))"
+    shown = (f"_cell_value = {expr.strip()}\n"
+             "if _cell_value is not None:\n    print(repr(_cell_value))")
     return (head + "\n" if head else "") + shown
 
 

@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from .. import _numpy_warnings  # noqa: F401  (NumPy's overflow warnings: silent, as in torch)
+from .._alloc_errors import out_of_memory
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from ..autograd.graph import (
@@ -301,9 +302,28 @@ def value_check(fn: Callable) -> Callable:
     return fn
 
 
-# True while a forward-mode dual level or a saved-tensor hook is active: apply and apply_
-# then take the detour through autograd/forward_ad.py (their one check when it is off).
+# True while something listens to every op: apply and apply_ then take the detour through
+# autograd/forward_ad.py (their one check when it is off). The listeners switch themselves on
+# and off with ``detour``: forward-mode AD's dual level and the saved-tensor hooks
+# (autograd/forward_ad.py), a compiled function's capture (compiler/capture.py) and the
+# profiler (autograd/profiler.py). Code that must run ops plainly for a moment (the detour
+# itself) sets _SPECIAL to False and back.
 _SPECIAL = False
+_DETOURS: set[str] = set()
+# The profiler while it records: ``op_listener(op, in_place, run, *args)`` runs ``run(*args)``
+# (the op) and times it; the detour calls it (autograd/forward_ad.py). None otherwise.
+op_listener: Callable | None = None
+
+
+def detour(listener: str, on: bool) -> None:
+    """Switch ``listener``'s need of the detour on or off (see ``_SPECIAL``)."""
+    global _SPECIAL
+    if on:
+        _DETOURS.add(listener)
+    else:
+        _DETOURS.discard(listener)
+    _SPECIAL = bool(_DETOURS)
+
 # True once a float16 or bfloat16 tensor may exist (set by _dtype): widened ops then look at
 # their inputs' dtypes (ops/low_precision.py).
 _LOW = False
@@ -324,10 +344,13 @@ def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
                 record = True
         else:
             arrays.append(x)
-    if _LOW and op.widen:
-        out = widened_forward(op, arrays, params)
-    else:
-        out = op.forward(*arrays, **params)
+    try:  # (free in Python 3.11 when nothing is raised)
+        if _LOW and op.widen:
+            out = widened_forward(op, arrays, params)
+        else:
+            out = op.forward(*arrays, **params)
+    except MemoryError as e:  # torch's allocator error, a RuntimeError
+        raise out_of_memory(e) from None
     if record and not _state.enabled:  # the one grad-mode read of this op
         record = False
         if _state.inference:
@@ -415,15 +438,19 @@ def apply_nondiff(op: NondiffDef, *inputs: Any, **params: Any) -> Any:
 
         return special_apply(op, inputs, params)
     n = len(inputs)
-    if n == 1:  # (one or two inputs without building a list: a third of the call's cost)
-        a = inputs[0]
-        out = op.forward(a._data if isinstance(a, Tensor) else a, **params)
-    elif n == 2:
-        a, b = inputs
-        out = op.forward(a._data if isinstance(a, Tensor) else a,
-                         b._data if isinstance(b, Tensor) else b, **params)
-    else:
-        out = op.forward(*[x._data if isinstance(x, Tensor) else x for x in inputs], **params)
+    try:
+        if n == 1:  # (one or two inputs without building a list: a third of the call's cost)
+            a = inputs[0]
+            out = op.forward(a._data if isinstance(a, Tensor) else a, **params)
+        elif n == 2:
+            a, b = inputs
+            out = op.forward(a._data if isinstance(a, Tensor) else a,
+                             b._data if isinstance(b, Tensor) else b, **params)
+        else:
+            out = op.forward(*[x._data if isinstance(x, Tensor) else x for x in inputs],
+                             **params)
+    except MemoryError as e:
+        raise out_of_memory(e) from None
     if op.outputs == 1:
         return Tensor._make(out)
     return tuple([Tensor._make(o) for o in out])

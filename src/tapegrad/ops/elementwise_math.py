@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, return_types
+from .._out import rule as out_rule
 from .._tensor import Tensor
 from ._registry import apply_, defop
 from .elementwise import (
@@ -27,14 +28,15 @@ from .elementwise import (
     asin,
     atan,
     exp,
+    invalid_arguments,
     isfinite,
     pow,
+    reciprocal,
     rsqrt,
     trunc,
     where,
     wrap_int_scalar,
 )
-from .special import _out
 
 _LN2 = math.log(2.0)
 
@@ -52,13 +54,16 @@ def _float_binary(ufunc: Any, a: Any, b: Any) -> np.ndarray:
             raise _broadcast_error(a, b) from None
 
 
-def _tensor_args(name: str, input: Any, other: Any, scalar_other: bool = False) -> None:
+def _tensor_args(name: str, input: Any, other: Any, scalar_other: bool = False,
+                 other_name: str = "other") -> None:
     if not isinstance(input, Tensor):
+        if scalar_other:  # two overloads (Tensor, Tensor) and (Tensor, Number): none matches
+            raise invalid_arguments(name, input, other)
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     if isinstance(other, Tensor) or (scalar_other and isinstance(other, _SCALARS)):
         return
-    raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+    raise TypeError(f"{name}(): argument '{other_name}' (position 2) must be Tensor, not "
                     f"{type(other).__name__}")
 
 
@@ -176,10 +181,12 @@ def _atan2(a: Any, b: Any) -> np.ndarray:
 
 
 @_atan2.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (b, -a) / (a^2 + b^2)
+def _(ctx: Any, grad: Tensor) -> tuple:  # (b, -a) / (a^2 + b^2), and 0 at (0, 0)
     a, b = ctx.saved
-    r = 1 / (a * a + b * b)  # (torch's order: float32 rounds the same)
-    r = where(r == float("inf"), 0.0, r)  # at a = b = 0, torch's gradient is 0
+    d = a * a + b * b
+    # torch's order (float32 rounds the same); at the origin 1/d is taken as 0, as torch's
+    # rule does (its second derivative there stays NaN: 0 times the reciprocal's infinite slope)
+    r = where(d == 0, 0.0, reciprocal(d))
     need_a, need_b = ctx.needs_input_grad
     return (grad * b * r if need_a else None), (grad * -a * r if need_b else None)
 
@@ -234,7 +241,8 @@ def _copysign_scalar(a: Any, *, other: Any) -> np.ndarray:
 
 def _copysign_rule(ctx: Any, grad: Tensor) -> tuple:  # y/x (+-1; 0 at x = 0); none for b
     x, y = ctx.saved
-    ratio = where(x == 0, 0.0, y / where(x == 0, 1.0, x))
+    # y / x masked to 0 where x = 0, as torch's rule (its second derivative there is NaN)
+    ratio = where(x == 0, 0.0, y / x)
     if len(ctx.needs_input_grad) == 1:
         return (grad * ratio,)
     return (grad * ratio if ctx.needs_input_grad[0] else None), (
@@ -306,7 +314,7 @@ def _(ctx: Any, grads: list) -> tuple:  # x = m 2^e: dm/dx = 2^-e (the exponent 
     return (gm / Tensor._make(np.exp2(e).astype(x._data.dtype)),)
 
 
-@defop("nextafter", node="NextafterBackward0")
+@defop("nextafter", node="NextafterBackward0", save=(0, 1))
 def _nextafter(a: Any, b: Any) -> np.ndarray:
     a, b = _promote(a, b)
     try:
@@ -321,15 +329,20 @@ def _heaviside(a: Any, b: Any) -> np.ndarray:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
     a, b = _promote(a, b)
     try:
+        if np.result_type(a, b).kind in "iub":  # in the integer type (NumPy's heaviside goes
+            return np.asarray(np.where(a == 0, b, a > 0)).astype(  # through float64)
+                np.result_type(a, b), copy=False)
         return np.asarray(np.heaviside(a, b)).astype(np.result_type(a, b), copy=False)
     except ValueError:
         raise _broadcast_error(a, b) from None
 
 
 @_nextafter.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # torch's convention: 1 for x, 0 for the direction
+def _(ctx: Any, grad: Tensor) -> tuple:  # torch's convention: 1 for x (0 where x = y, which
+    a, b = ctx.saved                        # is the value itself), 0 for the direction
     need_a, need_b = ctx.needs_input_grad
-    return (grad if need_a else None), (_zero_grad(grad) if need_b else None)
+    return (where(a != b, grad, 0.0) if need_a else None), (
+        _zero_grad(grad) if need_b else None)
 
 
 _heaviside.node_cls._cpp_name = "torch::autograd::NotImplemented"
@@ -352,11 +365,45 @@ def _integer_binary(name: str, ufunc: Any, a: Any, b: Any, bools: bool = False) 
     if kind in "fc" or (kind == "b" and not bools):
         dt = _dtype.from_numpy_dtype(np.result_type(x, y)).name.capitalize()
         dt = {"Float32": "Float", "Float64": "Double", "Bool": "Bool"}.get(dt, dt)
-        raise RuntimeError(f'"{name}_cpu" not implemented for \'{dt}\'')
+        kernel = {"bitwise_left_shift": "lshift", "bitwise_right_shift": "rshift"}.get(name, name)
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{dt}\'')
     try:
         return Tensor._make(np.asarray(ufunc(x, y)))
     except ValueError:
         raise _broadcast_error(x, y) from None
+
+
+def _gcd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """torch's gcd: Euclid's algorithm on |a| and |b| in the integer type, where |min| wraps to
+    min itself (gcd(-2^63, 2^63-1) is -1 there; NumPy's gcd, unsigned inside, says 1). NumPy's
+    gcd for every element, then the loop for those holding the type's minimum."""
+    out = np.asarray(np.gcd(a, b))
+    if out.dtype.kind != "i" or not out.size:
+        return out
+    low = np.iinfo(out.dtype).min
+    wrapped = (np.asarray(a) == low) | (np.asarray(b) == low)
+    if not wrapped.any():
+        return out
+    x, y = np.broadcast_arrays(np.asarray(a, out.dtype), np.asarray(b, out.dtype))
+    with np.errstate(over="ignore"):
+        x, y = np.abs(x[wrapped]), np.abs(y[wrapped])
+        while (x != 0).any():  # (x, y) <- (y rem x, x), C's remainder (fmod on integers)
+            live = x != 0
+            x[live], y[live] = np.fmod(y[live], x[live]), x[live]
+    out = np.array(out)
+    out[wrapped] = y
+    return out
+
+
+def _lcm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """torch's lcm: |a / gcd * b| (0 where the gcd is 0), in C's int for the types narrower
+    than it (C promotes them), else in the type itself; wrapped to the type at the end."""
+    g = _gcd(a, b)
+    wide = np.dtype(np.int32) if g.dtype.itemsize < 4 else g.dtype
+    with np.errstate(all="ignore"):
+        q = np.floor_divide(np.asarray(a, wide), np.where(g == 0, 1, g).astype(wide))  # exact
+        out = np.abs(q * np.asarray(b, wide))
+        return np.asarray(np.where(g == 0, 0, out)).astype(g.dtype)
 
 
 def _shift(ufunc: Any, name: str) -> Any:
@@ -386,11 +433,11 @@ _rshift = _shift(np.right_shift, "rshift")
 # ---------------------------------------------------------------------------------------------
 
 def _unary_public(op: Any, name: str) -> Any:
-    def fn(input: Tensor, *, out: Any = None) -> Tensor:
+    def fn(input: Tensor) -> Tensor:
         if not isinstance(input, Tensor):
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(input).__name__}")
-        return _out(op(input), out)
+        return op(input)
 
     fn.__name__ = name
     return fn
@@ -408,16 +455,17 @@ arcsinh, arccosh, arctanh = asinh, acosh, atanh
 arccos, arcsin, arctan = acos, asin, atan  # torch's NumPy-style names of elementwise.py's ops
 
 
-def nan_to_num(input: Tensor, nan: Any = 0.0, posinf: Any = None, neginf: Any = None, *,
-               out: Any = None) -> Tensor:
-    """NaN -> ``nan``, +inf -> ``posinf`` (the dtype's largest), -inf -> ``neginf``."""
-    return _out(_nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf), out)
+def nan_to_num(input: Tensor, nan: Any = None, posinf: Any = None, neginf: Any = None
+               ) -> Tensor:
+    """NaN -> ``nan`` (0 by default), +inf -> ``posinf`` (the dtype's largest), -inf ->
+    ``neginf``."""
+    return _nan_to_num(input, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
 
 
 def _binary_public(op: Any, name: str) -> Any:
-    def fn(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    def fn(input: Any, other: Any) -> Tensor:
         _tensor_args(name, input, other)
-        return _out(op(input, other), out)
+        return op(input, other)
 
     fn.__name__ = name
     return fn
@@ -433,48 +481,36 @@ fmin = _binary_public(_fmin, "fmin")
 nextafter = _binary_public(_nextafter, "nextafter")
 
 
-def heaviside(input: Tensor, values: Tensor, *, out: Any = None) -> Tensor:
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 where input < 0, 1 where input > 0, ``values`` where input == 0."""
-    _tensor_args("heaviside", input, values)
-    return _out(_heaviside(input, values), out)
+    _tensor_args("heaviside", input, values, other_name="values")
+    return _heaviside(input, values)
 
 
-def copysign(input: Any, other: Any, *, out: Any = None) -> Tensor:
+def copysign(input: Any, other: Any) -> Tensor:
     """|input| with the sign of ``other`` (a tensor or a number)."""
     _tensor_args("copysign", input, other, scalar_other=True)
     if isinstance(other, Tensor):
-        return _out(_copysign(input, other), out)
-    return _out(_copysign_scalar(input, other=other), out)
+        return _copysign(input, other)
+    return _copysign_scalar(input, other=other)
 
 
-def ldexp(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """input * 2^other."""
     _tensor_args("ldexp", input, other)
-    return _out(_ldexp(input, other), out)
+    return _ldexp(input, other)
 
 
-def frexp(input: Tensor, *, out: Any = None) -> Any:
+def frexp(input: Tensor) -> Any:
     """(mantissa, exponent) with input = mantissa * 2^exponent, |mantissa| in [0.5, 1)."""
     m, e = _frexp(input)
-    if out is not None:
-        _out(m, out[0])
-        _out(e, out[1])
-        m, e = out
     return _Frexp(m, e)
 
 
-def _make_frexp_type() -> Any:
-    from collections import namedtuple
-
-    from .reduction import _return_type
-
-    return _return_type(namedtuple("frexp", ["mantissa", "exponent"]), "frexp")
+_Frexp = return_types.frexp.of
 
 
-_Frexp = _make_frexp_type()
-
-
-def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
+def float_power(input: Any, exponent: Any) -> Tensor:
     """input ** exponent in float64 (complex128 for complex operands)."""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         raise TypeError("float_power() received an invalid combination of arguments - got "
@@ -486,15 +522,26 @@ def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
             target = _dtype.complex128
     a = input.to(target) if isinstance(input, Tensor) else input
     b = exponent.to(target) if isinstance(exponent, Tensor) else exponent
-    if out is not None and out.dtype != target:
+    return pow(a, b)
+
+
+def _float_power_out(args: tuple, out: Any) -> None:
+    """float_power's out rule: out has the result's dtype, float64 (complex128)."""
+    target = _dtype.float64
+    for v in args[:2]:
+        if isinstance(v, Tensor) and v.dtype.is_complex or isinstance(v, complex):
+            target = _dtype.complex128
+    if isinstance(out, Tensor) and out.dtype != target:
         raise RuntimeError(f"the output given to float_power has dtype {out.dtype} but the "
                            f"operation's result requires dtype {target}")
-    return _out(pow(a, b), out)
 
 
-def fix(input: Tensor, *, out: Any = None) -> Tensor:
+out_rule("float_power", check=_float_power_out)
+
+
+def fix(input: Tensor) -> Tensor:
     """``torch.fix``: the alias of ``trunc``."""
-    return _out(trunc(input), out)
+    return trunc(input)
 
 
 def positive(input: Tensor) -> Tensor:
@@ -504,23 +551,23 @@ def positive(input: Tensor) -> Tensor:
     return input
 
 
-def gcd(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+def gcd(input: Tensor, other: Tensor) -> Tensor:
     _tensor_args("gcd", input, other)
-    return _out(_integer_binary("gcd", np.gcd, input, other), out)
+    return _integer_binary("gcd", _gcd, input, other)
 
 
-def lcm(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+def lcm(input: Tensor, other: Tensor) -> Tensor:
     _tensor_args("lcm", input, other)
-    return _out(_integer_binary("lcm", np.lcm, input, other), out)
+    return _integer_binary("lcm", _lcm, input, other)
 
 
 def _bitwise_public(name: str, ufunc: Any) -> Any:
-    def fn(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    def fn(input: Any, other: Any) -> Tensor:
         if not isinstance(input, Tensor) and not isinstance(other, Tensor):
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
                             f"({type(input).__name__}, {type(other).__name__}), but expected "
                             "one of:")
-        return _out(_integer_binary(name, ufunc, input, other, bools=True), out)
+        return _integer_binary(name, ufunc, input, other, bools=True)
 
     fn.__name__ = name
     return fn
@@ -533,12 +580,12 @@ bitwise_left_shift = _bitwise_public("bitwise_left_shift", _lshift)
 bitwise_right_shift = _bitwise_public("bitwise_right_shift", _rshift)
 
 
-def bitwise_not(input: Tensor, *, out: Any = None) -> Tensor:
+def bitwise_not(input: Tensor) -> Tensor:
     x = input._data
     if x.dtype.kind in "fc":
         raise RuntimeError("\"bitwise_not_cpu\" not implemented for "
                            f"'{'Float' if x.dtype == np.float32 else 'Double'}'")
-    return _out(Tensor._make(np.invert(x)), out)
+    return Tensor._make(np.invert(x))
 
 
 def _inplace_binary(op: Any) -> Any:
@@ -568,14 +615,14 @@ def _inplace_from(fn: Any) -> Any:
     return method
 
 
-def isposinf(input: Tensor, *, out: Any = None) -> Tensor:
+def isposinf(input: Tensor) -> Tensor:
     """True where the element is +inf."""
-    return _out(Tensor._make(np.asarray(np.isposinf(input._data))), out)
+    return Tensor._make(np.asarray(np.isposinf(input._data)))
 
 
-def isneginf(input: Tensor, *, out: Any = None) -> Tensor:
+def isneginf(input: Tensor) -> Tensor:
     """True where the element is -inf."""
-    return _out(Tensor._make(np.asarray(np.isneginf(input._data))), out)
+    return Tensor._make(np.asarray(np.isneginf(input._data)))
 
 
 def isreal(input: Tensor) -> Tensor:
@@ -606,8 +653,8 @@ METHODS: dict[str, Any] = {
     "heaviside_": _inplace_binary(_heaviside), "ldexp_": _inplace_binary(_ldexp),
     "copysign_": lambda self, other: (apply_(_copysign, self, other) if isinstance(
         other, Tensor) else apply_(_copysign_scalar, self, other=other)),
-    "nan_to_num_": lambda self, nan=0.0, posinf=None, neginf=None: apply_(
-        _nan_to_num, self, nan=nan, posinf=posinf, neginf=neginf),
+    "nan_to_num_": lambda self, nan=None, posinf=None, neginf=None: apply_(
+        _nan_to_num, self, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf),
     "fix_": _inplace_from(fix), "float_power_": _inplace_from(float_power),
     "gcd_": _inplace_from(gcd), "lcm_": _inplace_from(lcm),
     "bitwise_and_": _inplace_from(bitwise_and), "bitwise_or_": _inplace_from(bitwise_or),

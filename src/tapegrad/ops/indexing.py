@@ -13,10 +13,12 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
+from .._out import rule as out_rule
 from .._tensor import Tensor, _wrap_dim
 from . import _registry
 from . import shape as S
-from ._registry import apply, apply_, defop, nondiff, value_check
+from ._registry import apply, apply_, cpp_type_name, defop, nondiff, value_check
 
 
 def _is_advanced(k: Any) -> bool:
@@ -223,10 +225,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # written positions: from values; the r
     return gx, gv
 
 
-def index_put(x: Tensor, key: Any, values: Any, accumulate: bool = False) -> Tensor:
-    """Out of place: a copy of ``x`` with ``values`` written (or added) at ``key``."""
-    key = tuple(_to_index_array(k) if _is_advanced(k) else k for k in _normalize_key(key))
-    return _index_put(x, values, key=key, accumulate=accumulate)
+def index_put(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    """Out of place: a copy of ``input`` with ``values`` written (or added) at ``indices``."""
+    key = tuple(_to_index_array(k) if _is_advanced(k) else k for k in _normalize_key(indices))
+    return _index_put(input, values, key=key, accumulate=accumulate)
 
 
 def index_put_(x: Tensor, key: Any, values: Any, accumulate: bool = False) -> Tensor:
@@ -253,6 +255,13 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
             raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
         target = _basic(x, nkey, x.ndim - used)
         if isinstance(value, Tensor):
+            if value._data.shape != target._data.shape:
+                # torch drops the value's leading 1s, then expands it to the target (expand's
+                # errors, not copy's)
+                shape = value._data.shape
+                while shape and shape[0] == 1 and len(shape) > target.ndim:
+                    shape = shape[1:]
+                value = value.reshape(shape).expand(target._data.shape)
             target.copy_(value)
         else:
             target.fill_(value)
@@ -310,8 +319,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # scatter-add the gradient back to wher
     return (scatter_add(zeros, p["dim"], Tensor._make(p["index"]), grad),)
 
 
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
-           out: Any = None) -> Tensor:
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     d = _wrap_dim(dim, input.ndim)
     x, idx = input._data, index._data
     if idx.ndim == x.ndim:
@@ -320,15 +328,10 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
                 raise RuntimeError(
                     f"Size does not match at dimension {k} expected index {list(idx.shape)} to "
                     f"be no larger than self {list(x.shape)} apart from dimension {d}")
-    if out is not None and out._data.dtype != x.dtype:
-        from ._registry import scalar_type_name
+    return _gather(input, dim=d, index=idx)
 
-        raise RuntimeError(
-            f"Expected out tensor to have dtype {scalar_type_name(input.dtype).lower()}, but "
-            f"got {scalar_type_name(out.dtype).lower()} instead")
-    from .scatter import write_out
 
-    return write_out(_gather(input, dim=d, index=idx), out, input, index)
+out_rule("gather", no_overlap=True, dtype="exact")
 
 
 @defop("scatter_add", node="ScatterAddBackward0")
@@ -439,8 +442,11 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     return _scatter_value(input, dim=d, index=index._data, value=src)
 
 
-def scatter_(input: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
+def scatter_(input: Tensor, dim: int, index: Tensor, src: Any = None, *,
+             value: Any = None) -> Tensor:
     d = _wrap_dim(dim, input.ndim)
+    if src is None:
+        src = value
     if isinstance(src, Tensor):
         return apply_(_scatter, input, src, dim=d, index=index._data)
     return apply_(_scatter_value, input, dim=d, index=index._data, value=src)
@@ -451,7 +457,7 @@ def _index_select(x: np.ndarray, *, dim: int, index: np.ndarray) -> np.ndarray:
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     if index.dtype.kind not in "iu":
-        raise RuntimeError("index_select(): Expected dtype int32/int64 for index")
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     n = x.shape[dim] if x.ndim else 1
     if index.size and (index.max() >= n or index.min() < 0):
         raise IndexError("index out of range in self")
@@ -470,20 +476,27 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # add each selected slice's gradient ba
     return (index_put(zeros, key, grad, accumulate=True),)
 
 
-def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> Tensor:
-    result = _index_select(input, dim=_wrap_dim(dim, input.ndim), index=index._data)
-    if out is None:
-        return result
-    from .scatter import write_out
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    return _index_select(input, dim=_wrap_dim(dim, input.ndim), index=index._data)
 
-    return write_out(result, out, input, index)
+
+def same_scalar_type(name: str) -> Any:
+    """The out rule of index_select and masked_select: out has the input's dtype."""
+    def check(args: tuple, out: Any) -> None:
+        if isinstance(out, Tensor) and out.dtype is not args[0].dtype:
+            raise RuntimeError(f"{name}(): self and result must have the same scalar type")
+
+    return check
+
+
+out_rule("index_select", check=same_scalar_type("index_select"), no_overlap=True)
 
 
 def _mask_array(mask: Any, name: str) -> np.ndarray:
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if m.dtype != np.bool_:
         raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype "
-                           f"{'long' if m.dtype.kind in 'iu' else str(m.dtype)}")
+                           f"{cpp_type_name(_dtype.from_numpy_dtype(m.dtype))}")
     return m
 
 
@@ -527,23 +540,19 @@ def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
             )
         if value._requires_grad or value._fw_grad is not None:
             return _masked_fill_tensor(input, value, mask=m)
+    return _masked_fill(input, mask=m, value=_fill_scalar(input, value))
+
+
+def _fill_scalar(input: Tensor, value: Any, cast_tensor: bool = False) -> Any:
+    """A fill value as torch converts it to ``input``'s dtype: a number (or a 0-d tensor's,
+    unless ``cast_tensor``: then a cast) through the checked conversion (its overflow error)."""
+    if isinstance(value, Tensor):
+        if cast_tensor:
+            return value._data.astype(input._data.dtype)[()]
         value = value.item()
-    if isinstance(value, complex):
-        _check_complex_fill(input, value)
-    return _masked_fill(input, mask=m, value=value)
-
-
-_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-                 "bfloat16": "c10::BFloat16", "int64": "int64_t", "int32": "int",
-                 "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
-
-
-def _check_complex_fill(input: Tensor, value: complex) -> None:
-    """torch's error for a complex fill value (imaginary part not 0) into a real tensor."""
-    name = input.dtype.name
-    if value.imag != 0 and name in _C_TYPE_NAMES:
-        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[name]} without "
-                           "overflow")
+    if isinstance(value, (bool, int, float, complex)):
+        return _dtype.checked_scalar(value, input._data.dtype)
+    return value
 
 
 def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
@@ -551,10 +560,7 @@ def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         if value._requires_grad or value._fw_grad is not None:
             return apply_(_masked_fill_tensor, input, value, mask=m)
-        value = value.item()
-    if isinstance(value, complex):
-        _check_complex_fill(input, value)
-    return apply_(_masked_fill, input, mask=m, value=value)
+    return apply_(_masked_fill, input, mask=m, value=_fill_scalar(input, value))
 
 
 @nondiff("nonzero", dynamic_shape=True)

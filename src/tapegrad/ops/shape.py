@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype, _memory_format
+from .._out import rule as out_rule
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.forward_ad import linear_tangent
 from ..autograd.grad_mode import _state
@@ -34,9 +35,9 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
     infer = [i for i, s in enumerate(shape) if s == -1]
     if len(infer) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
+    for i, s in enumerate(shape):
         if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
     known = 1
     for s in shape:
         if s != -1:
@@ -139,7 +140,8 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     n = input.ndim
-    if n == 0:
+    if n == 0:  # (a 0-d tensor takes dims 0 and -1, as a 1-d one)
+        _wrap_dim(start_dim, 0), _wrap_dim(end_dim, 0)
         return reshape(input, 1)
     s, e = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
     if s > e:
@@ -151,6 +153,9 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
+    if input.ndim == 0:  # (torch's message goes on with the wrapping error and a C++ trace)
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as "
+                           f"{dim} but tensor has no dimensions")
     d = _wrap_dim(dim, input.ndim)
     shape = input._data.shape
     inner = infer_shape(tuple(sizes), shape[d])
@@ -289,7 +294,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return _transpose(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
 
 
-swapaxes = swapdims = transpose
+swapdims = transpose
 
 
 @defop("t", node="TBackward0", view=True)
@@ -331,6 +336,24 @@ def numpy_T(input: Tensor) -> Tensor:
     return _permute(input, dims=tuple(range(n - 1, -1, -1)))
 
 
+def matrix_T(input: Tensor, adjoint: bool = False) -> Tensor:
+    """``x.mT`` (``x.mH`` when ``adjoint``): the last two dims swapped (and conjugated). A 0-d
+    tensor is returned as it is (conjugated), with torch's deprecation warning."""
+    n = input.ndim
+    name = "mH" if adjoint else "mT"
+    if n == 0:
+        advice = ("Consider using x.conj()." if adjoint
+                  else "This function is the identity in these cases.")
+        warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. {advice}", UserWarning,
+                      stacklevel=3)
+        return input.conj() if adjoint else input
+    if n < 2:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
+                           f"matrices. Got {n}-D tensor.")
+    out = transpose(input, -2, -1)
+    return out.conj() if adjoint and input.is_complex() else out
+
+
 # ---------------------------------------------------------------------------------------------
 # expand, repeat, flip, tril, triu
 # ---------------------------------------------------------------------------------------------
@@ -368,6 +391,8 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
                     f"non-existing dimension {i}"
                 )
             s = have
+        elif s < 0:  # torch's sizes check multiplies them as unsigned numbers
+            raise RuntimeError("numel: integer multiplication overflow")
         elif have != 1 and have != s:
             raise RuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
@@ -411,13 +436,25 @@ def repeat(input: Tensor, *repeats: Any) -> Tensor:
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
             "tensor"
         )
+    if any(r < 0 for r in reps):
+        padded = (1,) * (len(reps) - input.ndim) + input._data.shape
+        target = [n * r for n, r in zip(padded, reps, strict=True)]
+        bad = [t for t in target if t < 0]
+        if bad:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {bad[0]}: "
+                               f"{target}")
+        reps = tuple(max(r, 0) for r in reps)  # (a negative count of an empty dimension)
     return _repeat(input, repeats=reps)
 
 
-def repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, *,
+def repeat_interleave(input: Tensor | None = None, repeats: Any = None, dim: Any = None, *,
                       output_size: Any = None) -> Tensor:
+    """Each element (slice along ``dim``) repeated ``repeats`` times; with one tensor of
+    counts (``repeat_interleave(counts)``, or ``repeats=counts``), each index that many times."""
     from .indexing import index_select
 
+    if input is None:
+        input, repeats = repeats, None
     if repeats is None:  # repeat_interleave(counts): each index, counts[i] times
         counts = input._data
         return Tensor._make(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
@@ -447,13 +484,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # flip back
     return (grad.flip(ctx.params["dims"]),)
 
 
-def flip(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
-    """Reverse the order along ``dims`` (``flip(x, (0, 1))``, ``flip(x, dims=[0])``, and the
-    method's ``x.flip(0, 1)``)."""
-    if kwargs:
-        if dims or set(kwargs) != {"dims"}:
-            raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        dims = (kwargs["dims"],)
+def flip(input: Tensor, *dims: Any) -> Tensor:
+    """Reverse the order along ``dims`` (``flip(x, (0, 1))``, and the method's
+    ``x.flip(0, 1)``)."""
     d = _shape_arg(dims)
     wrapped = tuple(_wrap_dim(i, input.ndim) for i in d)
     for i, w in enumerate(wrapped):
@@ -855,8 +888,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # each input gets its own slice of the 
     return tuple(out)
 
 
-def cat(tensors: Any, dim: int = 0, *, axis: Any = None, out: Any = None) -> Tensor:
-    """Join tensors along an existing dim."""
+def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
+    """Join tensors along an existing dim (``axis``: NumPy's name for it, which torch takes)."""
     if axis is not None:
         dim = axis
     if isinstance(tensors, Tensor):
@@ -877,26 +910,23 @@ def cat(tensors: Any, dim: int = 0, *, axis: Any = None, out: Any = None) -> Ten
         )
     d = _wrap_dim(dim, ref.ndim)
     shapes = tuple(t._data.shape for t in tensors)
-    if out is not None:
-        return _cat_out(tensors, d, shapes, out)
     return apply(_cat, *tensors, dim=d, shapes=shapes)
 
 
-def _cat_out(tensors: list, dim: int, shapes: tuple, out: Tensor) -> Tensor:
-    """``cat(..., out=)``: no autograd, a dtype out can hold, and no memory shared between
-    out and an input (torch's overlap errors)."""
-    from .scatter import OVERLAP_MESSAGE, write_out
+def _cat_out(args: tuple, out: Any) -> None:
+    """cat's out rule: a dtype the inputs' common type casts to (and no overlap with an
+    input at all: ``no_overlap`` below)."""
+    tensors = list(args[0]) if isinstance(args[0], (list, tuple)) else []
+    if isinstance(out, Tensor) and tensors and all(isinstance(t, Tensor) for t in tensors):
+        common = tensors[0].dtype
+        for t in tensors[1:]:
+            common = _dtype.promote_types(common, t.dtype)
+        if common._rank > out.dtype._rank:
+            raise RuntimeError("torch.cat(): input types can't be cast to the desired output "
+                               f"type {scalar_type_name(out.dtype)}")
 
-    if any(t is out for t in tensors):  # the same tensor overlaps fully, even when empty
-        raise RuntimeError(OVERLAP_MESSAGE)
-    if _state.enabled and (out._requires_grad or any(t._requires_grad for t in tensors)):
-        raise RuntimeError("cat(): functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad.")
-    result = Tensor._make(_cat.forward(*(t._data for t in tensors), dim=dim, shapes=shapes))
-    if result.dtype._rank > out.dtype._rank:
-        raise RuntimeError("torch.cat(): input types can't be cast to the desired output type "
-                           f"{scalar_type_name(out.dtype)}")
-    return write_out(result, out, *tensors)
+
+out_rule("cat", check=_cat_out, no_overlap=True)
 
 
 concat = concatenate = cat
@@ -925,6 +955,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # input i gets slice i of the gradient
 
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
+    if isinstance(tensors, Tensor):
+        raise TypeError("stack(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        "Tensor")
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -975,26 +1008,30 @@ _split.jvp(linear_tangent(_split))
 _split_sizes.jvp(linear_tangent(_split_sizes))
 
 
-def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
-    d = _wrap_dim(dim, input.ndim)
-    n = input._data.shape[d]
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _wrap_dim(dim, tensor.ndim)
+    n = tensor._data.shape[d]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
         if size <= 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                f"dimension size of {n}")
         sizes = tuple(min(size, n - i) for i in range(0, n, size)) if n else (0,)
-        return apply(_split, input, dim=d, sizes=sizes)
+        return apply(_split, tensor, dim=d, sizes=sizes)
     sizes = tuple(int(s) for s in split_size_or_sections)
     if sum(sizes) != n:
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
             f"dimension {d}), but got split_sizes={list(sizes)}"
         )
-    return apply(_split_sizes, input, dim=d, sizes=sizes)
+    return apply(_split_sizes, tensor, dim=d, sizes=sizes)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = _wrap_dim(dim, input.ndim)
@@ -1074,7 +1111,13 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     return apply(_unbind, input, dim=_wrap_dim(dim, input.ndim))
 
 
-def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple:
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
+    """Coordinate grids of the 1-d ``tensors`` ('ij': matrix, 'xy': Cartesian indexing);
+    without ``indexing``, 'ij' and torch's warning that it will be required."""
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     n = len(tensors)
@@ -1099,3 +1142,9 @@ for _linear_op in (_view, _unsafe_view, _reshape_alias, _squeeze_all, _squeeze_d
     _linear_op.jvp(linear_tangent(_linear_op))
 for _linear_op in (_cat, _stack):
     _linear_op.jvp(linear_tangent(_linear_op, tuple(range(64))))
+
+
+
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """``torch.swapaxes``: NumPy's name for ``transpose``."""
+    return transpose(input, axis0, axis1)

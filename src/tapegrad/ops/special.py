@@ -205,12 +205,14 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d polygamma(n, x) = polygamma(n + 1, 
 
 @defop("mvlgamma", node="MvlgammaBackward0", save=(0,))
 def _mvlgamma(x: np.ndarray, *, p: int) -> np.ndarray:
+    # sum_j lgamma(x - (p-1)/2 + j/2) + p(p-1)/4 log(pi), in x's dtype and torch's order (no
+    # domain check: torch's gives inf or log|gamma| below (p-1)/2)
     x = _float_result(x)
-    if x.size and np.any(x <= (p - 1) / 2):
-        raise RuntimeError("All elements must be greater than (p-1)/2")
-    return _eval("multigammaln", x, p) if x.ndim == 0 else np.vectorize(
-        lambda v: _sp().multigammaln(v, p), otypes=[np.float64])(x.astype(np.float64)).astype(
-        x.dtype)
+    with np.errstate(all="ignore"):
+        total = _eval("gammaln", x + x.dtype.type((1 - p) / 2))
+        for j in range(1, p):
+            total = total + _eval("gammaln", x + x.dtype.type((j + 1 - p) / 2))
+        return np.asarray(total + x.dtype.type(p * (p - 1) * math.log(math.pi) / 4))
 
 
 @_mvlgamma.backward
@@ -284,15 +286,23 @@ modified_bessel_i0 = _no_grad("modified_bessel_i0", "i0")
 modified_bessel_i1 = _no_grad("modified_bessel_i1", "i1")
 modified_bessel_k0 = _no_grad("modified_bessel_k0", "k0")
 modified_bessel_k1 = _no_grad("modified_bessel_k1", "k1")
-scaled_modified_bessel_k0 = _no_grad("scaled_modified_bessel_k0", "k0e")
-scaled_modified_bessel_k1 = _no_grad("scaled_modified_bessel_k1", "k1e")
 
 
-def spherical_bessel_j0(input: Tensor) -> Tensor:
-    x = input._data
+def scaled_modified_bessel_k0(x: Any) -> Tensor:
+    """e^x K0(x) (torch names its argument ``x``)."""
+    return Tensor._make(_eval("k0e", x._data if isinstance(x, Tensor) else np.asarray(x)))
+
+
+def scaled_modified_bessel_k1(x: Any) -> Tensor:
+    """e^x K1(x)."""
+    return Tensor._make(_eval("k1e", x._data if isinstance(x, Tensor) else np.asarray(x)))
+
+
+def spherical_bessel_j0(x: Tensor) -> Tensor:
+    a = x._data
     with np.errstate(all="ignore"):
-        out = _sp().spherical_jn(0, x.astype(np.float64))
-    return Tensor._make(np.asarray(out).astype(_out_dtype((x,)), copy=False))
+        out = _sp().spherical_jn(0, a.astype(np.float64))
+    return Tensor._make(np.asarray(out).astype(_out_dtype((a,)), copy=False))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,9 +316,9 @@ _sinc = _unary("sinc", "SincBackward0", "sinc")  # (numpy's normalised sinc: sin
 def _(ctx: Any, grad: Tensor) -> tuple:  # (cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at x = 0
     (x,) = ctx.saved
     px = x * math.pi
-    safe = where(x == 0, 1.0, x)
-    d = ((px).cos() * px - px.sin()) / (safe * safe * math.pi)
-    return (grad * where(x == 0, 0.0, d),)
+    sq = x * x * math.pi
+    d = (px * px.cos() - px.sin()) / sq  # torch's order; 0 where pi x^2 is 0 (its second
+    return (where(sq == 0, 0.0, grad * (d.conj() if d.is_complex() else d)),)  # derivative NaN)
 
 
 @defop("entr", node="SpecialEntrBackward0", save=(0,))
@@ -332,13 +342,12 @@ def _logit(x: np.ndarray, *, eps: Any = None) -> np.ndarray:
 
 
 @_logit.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # 1/(x(1-x)); 0 outside [eps, 1-eps] when eps is given
-    (x,) = ctx.saved
+def _(ctx: Any, grad: Tensor) -> tuple:  # 1/(x(1-x)) on [eps, 1-eps]: 0 outside (NaN outside
+    (x,) = ctx.saved                        # [0, 1] without eps)
     eps = ctx.params.get("eps")
-    g = grad / (x * (1 - x))
-    if eps is None:
-        return (g,)
-    return (where((x < eps) | (x > 1 - eps), 0.0, g),)
+    lo = 0.0 if eps is None else eps
+    inside = (x >= lo) & (x <= 1.0 - lo)
+    return (where(inside, grad / (x * (1 - x)), math.nan if eps is None else 0.0),)
 
 
 def _binary_forward(scipy_name: str, a: Any, b: Any) -> np.ndarray:
@@ -380,7 +389,20 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (log(1 + y), 0 where x = 0 and y <= -
 
 @defop("zeta", node="SpecialZetaBackward0", save=(0, 1))
 def _zeta(a: Any, b: Any) -> np.ndarray:
-    return _binary_forward("zeta", a, b)
+    out = np.asarray(_binary_forward("zeta", a, b))
+    # torch's kernel (Cephes' Euler-Maclaurin sum, in double) gives NaN where q^-x underflows
+    # to 0 and the expansion's coefficient x (x+1) ... (x+22) overflows: 0 times infinity.
+    # Only for x beyond 1e12 (SciPy answers 0 there).
+    with np.errstate(all="ignore"):
+        x, q = (np.asarray(v, dtype=np.float64) for v in np.broadcast_arrays(a, b))
+        huge = (x > 1e12) & (q > 0) & np.isfinite(x) & (np.power(q, -x) == 0)
+        if huge.any():
+            coef = np.ones_like(x)
+            for j in range(23):
+                coef *= x + j
+            out = np.array(out)
+            out[huge & np.isinf(coef)] = np.nan
+    return out
 
 
 @_zeta.backward
@@ -403,24 +425,13 @@ def _check_tensor(x: Any, name: str) -> None:
 
 
 def _public(op: Any, name: str) -> Any:
-    def fn(input: Tensor, *, out: Any = None) -> Tensor:
+    def fn(input: Tensor) -> Tensor:
         _check_tensor(input, name)
-        return _out(op(input), out)
+        return op(input)
 
     fn.__name__ = name
     fn.__doc__ = f"torch.{name}, elementwise."
     return fn
-
-
-def _out(result: Tensor, out: Any) -> Tensor:
-    if out is None:
-        return result
-    from ._registry import write_into
-
-    if out._data.shape != result._data.shape:
-        out._data = np.empty(result._data.shape, dtype=out._data.dtype)
-    write_into(out, result._data)
-    return out
 
 
 erf = _public(_erf, "erf")
@@ -442,53 +453,57 @@ sinc = _public(_sinc, "sinc")
 entr = _public(_entr, "entr")
 
 
-def polygamma(n: int, input: Tensor, *, out: Any = None) -> Tensor:
+def polygamma(n: int, input: Tensor) -> Tensor:
     """The n-th derivative of the digamma function."""
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
-    return _out(_polygamma(input, n=int(n)), out)
+    return _polygamma(input, n=int(n))
 
 
-def mvlgamma(input: Tensor, p: int, *, out: Any = None) -> Tensor:
+def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The multivariate log-gamma function of dimension ``p``."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    return _out(_mvlgamma(input, p=int(p)), out)
+    return _mvlgamma(input, p=int(p))
 
 
 multigammaln = mvlgamma
 
 
-def logit(input: Tensor, eps: Any = None, *, out: Any = None) -> Tensor:
+def logit(input: Tensor, eps: Any = None) -> Tensor:
     """log(x / (1 - x)), with x clamped to [eps, 1 - eps] when ``eps`` is given."""
     if eps is None:
-        return _out(_logit(input), out)
-    return _out(_logit(input, eps=float(eps)), out)
+        return _logit(input)
+    return _logit(input, eps=float(eps))
 
 
-def expit(input: Tensor, *, out: Any = None) -> Tensor:
-    return _out(sigmoid(input), out)
+def expit(input: Tensor) -> Tensor:
+    return sigmoid(input)
 
 
-def _binary_public(op: Any, name: str) -> Any:
-    def fn(input: Any, other: Any, *, out: Any = None) -> Tensor:
+def _binary_public(op: Any, name: str, parser_name: str | None = None) -> Any:
+    """The public function ``name``; ``parser_name``: what torch's argument parser calls it in
+    its errors (``special_zeta`` for ``torch.special.zeta``)."""
+    said = parser_name or name
+
+    def fn(input: Any, other: Any) -> Tensor:
         if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+            raise TypeError(f"{said}() received an invalid combination of arguments - got "
                             f"({type(input).__name__}, {type(other).__name__}), but expected "
                             "one of:")
         for v in (input, other):
             if not isinstance(v, (Tensor,) + _SCALARS):
                 raise TypeError(f"{name}(): argument 'other' must be Tensor, not "
                                 f"{type(v).__name__}")
-        return _out(op(input, other), out)
+        return op(input, other)
 
     fn.__name__ = name
     return fn
 
 
 xlogy = _binary_public(_xlogy, "xlogy")
-xlog1py = _binary_public(_xlog1py, "xlog1py")
-zeta = _binary_public(_zeta, "zeta")
+xlog1py = _binary_public(_xlog1py, "xlog1py", "special_xlog1py")
+zeta = _binary_public(_zeta, "zeta", "special_zeta")
 
 
 def _inplace(op: Any) -> Any:
@@ -547,12 +562,12 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx Q(a, x) = -x^(a-1) e^(-x) / Gamm
 
 def _tensors_public(op: Any, name: str) -> Any:
     """A binary function of two tensors (no numbers), with torch's messages."""
-    def fn(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    def fn(input: Any, other: Any) -> Tensor:
         for pos, (arg, v) in enumerate((("input", input), ("other", other)), 1):
             if not isinstance(v, Tensor):
                 raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, "
                                 f"not {type(v).__name__}")
-        return _out(op(input, other), out)
+        return op(input, other)
 
     fn.__name__ = name
     return fn
@@ -565,13 +580,20 @@ igamma_ = _inplace(_gammainc)
 igammac_ = _inplace(_gammaincc)
 
 
-def airy_ai(input: Any, *, out: Any = None) -> Tensor:
+def airy_ai(x: Any) -> Tensor:
     """The Airy function Ai(x), the solution of y'' = x y that decays for x -> +inf (no
     derivative in torch)."""
-    x = input._data if isinstance(input, Tensor) else np.asarray(input)
+    x = x._data if isinstance(x, Tensor) else np.asarray(x)
     with np.errstate(all="ignore"):
-        ai = _sp().airy(x.astype(np.float64))[0]
-    return _out(Tensor._make(np.asarray(ai).astype(_out_dtype((x,)))), out)
+        xd = x.astype(np.float64)
+        ai = np.asarray(_sp().airy(xd)[0])
+        lost = np.isnan(ai) & np.isfinite(xd)  # SciPy gives up beyond |x| ~ 1e8; torch's
+        if lost.any():  # kernel (Cephes) takes 0 above, the asymptotic wave below:
+            z = -xd[lost]  # Ai(-z) ~ z^(-1/4) sin(2/3 z^(3/2) + pi/4) / sqrt(pi)
+            wave = np.sin(2.0 / 3.0 * z * np.sqrt(z) + math.pi / 4) / (_SQRT_PI * z ** 0.25)
+            ai = np.array(ai)
+            ai[lost] = np.where(z > 0, wave, 0.0)
+    return Tensor._make(ai.astype(_out_dtype((x,))))
 
 
 # torch's J0 and Y1 are Cephes' rational approximations evaluated with a plain Horner loop:
@@ -653,12 +675,12 @@ def _y1_torch(x: np.ndarray) -> np.ndarray:
 
 
 def _torch_kernel(name: str, kernel: Any) -> Any:
-    def fn(input: Any, *, out: Any = None) -> Tensor:
+    def fn(input: Any) -> Tensor:
         x = input._data if isinstance(input, Tensor) else np.asarray(input)
         dt = _out_dtype((x,))
         with np.errstate(all="ignore"):
             result = np.asarray(kernel(x.astype(dt)), dtype=dt)
-        return _out(Tensor._make(result), out)
+        return Tensor._make(result)
 
     fn.__name__ = name
     return fn

@@ -30,6 +30,7 @@ from typing import IO, Any
 import numpy as np
 
 from .. import _dtype
+from .._device import device as _device
 from .._tensor import Size, Tensor
 from ._rebuild import STORAGE_NAMES
 from ._zip import ZipWriter
@@ -154,7 +155,7 @@ class TorchPickler(_PythonPickler):
             return self._reduce_tensor(obj)
         if isinstance(obj, Size):
             return _SIZE, (tuple(obj),)
-        if type(obj).__name__ == "device" and type(obj).__module__.startswith("tapegrad"):
+        if isinstance(obj, _device):
             index = getattr(obj, "index", None)
             kind = str(str(obj).split(":")[0].encode(), "ascii")  # a new string, as torch's
             return _DEVICE, (kind,) if index is None else (kind, index)
@@ -216,7 +217,8 @@ def archive_name(path: Any) -> str:
     base = os.path.basename(os.fsdecode(os.fspath(path)))
     stem = base[:base.rfind(".")] if "." in base else base
     if not stem:
-        raise RuntimeError(f"invalid file name: {os.fsdecode(os.fspath(path))}")
+        raise RuntimeError("[enforce fail at inline_container.cc:720] . invalid file name: "
+                           f"{os.fsdecode(os.fspath(path))}")
     try:
         stem.encode("ascii")
     except UnicodeEncodeError:
