@@ -35,7 +35,17 @@ is the same text with numbers in the same places, each pair of numbers equal to 
 * the programs in :data:`ZERO_IN_EXACT_ARITHMETIC` print coefficients that are zero (or decay
   to zero) in exact arithmetic, so what they print is float32 rounding noise (``-6.7e-10`` on torch,
   ``-1.7e-10`` on tapegrad): there, numbers match within the absolute tolerance given with
-  the reason. No other program has an absolute tolerance.
+  the reason;
+* the programs in :data:`SMALL_BESIDE_LARGE` print values computed from much larger ones (a
+  textbook's estimation error ``true_w - w``, the difference of two values that agree to a few
+  digits; a fitted coefficient beside coefficients a thousand times larger), so the float32
+  rounding of the large values, a unit or two in their last place, is the printed value's
+  absolute error: there, numbers match within that, given with the reason. No other program
+  has an absolute tolerance;
+* the lines in :data:`NOT_COMPARED` print what no two runs share, torch's included (the
+  contents of uninitialized memory, a wall-clock time printed as a bare number, the result of
+  a training run that amplifies float32 rounding until torch's own kernels for other CPUs print
+  other digits): they must be there, and are not compared.
 """
 
 from __future__ import annotations
@@ -76,7 +86,10 @@ def mask_times(line: str) -> str:
 
 # Programs that need a part of torch being built elsewhere: each fails today where it first
 # reaches a missing piece named here (test_programs marks them xfail, strict).
-WAITS_FOR: dict[str, str] = {}
+WAITS_FOR: dict[str, str] = {
+    "d2lzh_hybridize": "a TorchScript file (ScriptModule.save): tapegrad's torch.jit runs "
+                       "scripted modules eagerly and writes no TorchScript archives (README)",
+}
 
 
 # program -> (absolute tolerance, why the printed value is zero in exact arithmetic)
@@ -94,6 +107,58 @@ ZERO_IN_EXACT_ARITHMETIC: dict[str, tuple[float, str]] = {
         "iteration 1200, which the last line prints: ~1e-8 on torch's vectorized kernels, "
         "up to 6e-6 on its scalar ones (ATEN_CPU_CAPABILITY=default) and on tapegrad, of "
         "either sign (so up to 1.2e-5 apart)",
+    ),
+    "d2lzh_custom_layer": (
+        1e-7,
+        "Y.mean() of a centered layer's output Y = X - X.mean() is 0; its 512 float32 values of "
+        "size ~1 leave rounding noise of a few 1e-9 (0. on torch, -2.3e-09 on tapegrad)",
+    ),
+    "diveintodl_4_4_custom_layer": (
+        1e-7,
+        "y.mean().item() of a centered layer's output y = x - x.mean() is 0 (as in "
+        "d2lzh_custom_layer: 0.0 on torch, -2.3e-09 on tapegrad)",
+    ),
+}
+
+# program -> (absolute tolerance, which large values the printed small ones come from)
+SMALL_BESIDE_LARGE: dict[str, tuple[float, str]] = {
+    "d2lzh_linear_regression_scratch": (
+        5e-7,
+        "the estimation error true_w - w of a weight near -3.4, where a float32 unit in the last "
+        "place is 2.4e-7: two units",
+    ),
+    "d2lzh_underfit_overfit": (
+        1e-6,
+        "the overfitted polynomial's coefficients of degree 4 to 19 (0 in the true model, ~1e-3 "
+        "fitted to noise) come from sums with the coefficients 5, 1.2, -3.4 and 5.6, where a "
+        "float32 unit in the last place is 4.8e-7: two units",
+    ),
+}
+
+# program -> (line numbers, from 1, of its output that are not compared; why)
+NOT_COMPARED: dict[str, tuple[tuple[int, ...], str]] = {
+    "diveintodl_2_2_tensor": (
+        (2, 3, 4, 5, 6),
+        "print(torch.empty(5, 3)): the contents of uninitialized memory (tapegrad's is zeros)",
+    ),
+    "diveintodl_3_1_linear_regression": (
+        (2, 3),
+        "print(time() - start): two wall-clock times, in seconds, without a unit",
+    ),
+    "d2lzh_densenet": (
+        (22,),
+        "the loss and accuracies after an epoch of 5 steps at lr 0.1: float32 rounding grows "
+        "100 to 500 times per step here (the gradients of the 48x48 and 24x24 layers are sums "
+        "that cancel: torch's and tapegrad's are both 3e-4 to 5e-4 from the float64 ones), so "
+        "torch prints other values under its own other kernels (loss 1.968, train acc 0.316, "
+        "test acc 0.098 with ATEN_CPU_CAPABILITY=default, against 1.966, 0.317, 0.092); in "
+        "float64 both libraries print loss 1.965 and agree to 1e-13 after the 5 steps",
+    ),
+    "d2lzh_resnet": (
+        (30,),
+        "the loss and accuracies after an epoch of 5 steps (as d2lzh_densenet's): torch prints "
+        "loss 2.210, train acc 0.314, test acc 0.096 under ATEN_CPU_CAPABILITY=default, "
+        "against 2.203, 0.315, 0.100 under AVX-512",
     ),
 }
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)\b")
@@ -181,8 +246,13 @@ def _mask_identities(text: str) -> str:
     return BUILD_LABEL.sub(r"\1+<build>", text)
 
 
-def mismatches(expected: str, got: str, limit: int = 5, atol: float = 0.0) -> list[str]:
-    """Human-readable differences between two outputs (empty when they match)."""
+_SPACES = re.compile(r" +")
+
+
+def mismatches(expected: str, got: str, limit: int = 5, atol: float = 0.0,
+               skip: frozenset[int] = frozenset()) -> list[str]:
+    """Human-readable differences between two outputs (empty when they match); the lines
+    numbered in ``skip`` (from 1) are not compared."""
     want_lines = _mask_identities(expected).splitlines()
     got_lines = _mask_identities(got).splitlines()
     problems: list[str] = []
@@ -191,7 +261,15 @@ def mismatches(expected: str, got: str, limit: int = 5, atol: float = 0.0) -> li
     for number, (want, line) in enumerate(zip(want_lines, got_lines, strict=False), 1):
         want_text, want_numbers = _split(mask_times(want))
         got_text, got_numbers = _split(mask_times(line))
+        if number in skip:
+            continue
         same = want_text == got_text and len(want_numbers) == len(got_numbers)
+        if not same and len(want_numbers) == len(got_numbers) and any(
+                len(w) != len(g) for w, g in zip(want_numbers, got_numbers, strict=True)):
+            # numbers printed with other digits pad their columns differently (NumPy aligns
+            # an array's columns): then only the spaces may differ
+            same = [_SPACES.sub(" ", t) for t in want_text] == [
+                _SPACES.sub(" ", t) for t in got_text]
         if same:
             pairs = zip(want_numbers, got_numbers, strict=True)
             same = all(numbers_match(w, g, atol) for w, g in pairs)
@@ -205,10 +283,12 @@ def mismatches(expected: str, got: str, limit: int = 5, atol: float = 0.0) -> li
 def program_mismatches(name: str, got: str, expected: str | None = None) -> list[str]:
     """How program ``name``'s output ``got`` differs from torch's (``expected``, by default the
     recorded one) (empty: none)."""
-    atol = ZERO_IN_EXACT_ARITHMETIC.get(name, (0.0, ""))[0]
+    atol = (ZERO_IN_EXACT_ARITHMETIC.get(name) or SMALL_BESIDE_LARGE.get(name)
+            or (0.0, ""))[0]
     if expected is None:
         expected = (EXPECTED / f"{name}.out").read_text()
-    return mismatches(expected, got, atol=atol)
+    return mismatches(expected, got, atol=atol,
+                      skip=frozenset(NOT_COMPARED.get(name, ((), ""))[0]))
 
 
 # ---------------------------------------------------------------------------------------------
