@@ -160,6 +160,14 @@ NOT_COMPARED: dict[str, tuple[tuple[int, ...], str]] = {
         "loss 2.210, train acc 0.314, test acc 0.096 under ATEN_CPU_CAPABILITY=default, "
         "against 2.203, 0.315, 0.100 under AVX-512",
     ),
+    "d2lzh_vgg": (
+        (33,),
+        "the training accuracy of an epoch of 5 steps counts argmax predictions: after the "
+        "first steps' max-pool windows tie differently under float32 rounding, one image of "
+        "the last batch sits 3.5e-4 from the decision boundary (its two largest logits, in "
+        "float64) and float32 puts it on either side (torch +4.1e-4, tapegrad -2.1e-4): 57 "
+        "or 56 of 640; in float64 both libraries agree to 1e-14 over the 5 steps",
+    ),
 }
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)\b")
 
