@@ -172,7 +172,9 @@ class Watchdog:
 
 def abort(message: str, code: int = 1) -> None:
     """Print ``message`` and end every rank of the MPI job (``MPI_Abort``)."""
-    print(message, file=sys.stderr, flush=True)
+    from ._rank import write_last_words
+
+    write_last_words(message)
     MPI = loaded()
     if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized():
         MPI.COMM_WORLD.Abort(code)

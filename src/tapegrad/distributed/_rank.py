@@ -19,10 +19,12 @@ local rank. Each one
 from __future__ import annotations
 
 import argparse
+import array
 import json
 import os
 import signal
 import socket
+import stat
 import sys
 import time
 import traceback
@@ -52,11 +54,42 @@ def _copy_lines(src: int, dst: int, prefix: bytes) -> None:
         os.write(dst, prefix + tail)
 
 
+# fd 2 as mpiexec gave it (before label_output), and the label: see write_last_words
+_last_words: tuple[int, bytes] | None = None
+
+
+def write_last_words(message: str) -> None:
+    """Write a line to mpiexec's stderr and wait (up to 2 s) until mpiexec has read it: for
+    the message printed just before ``MPI_Abort``, after which mpiexec may end the job without
+    reading what is left in its pipes. A labelled rank writes it past the copier (which
+    could be too late), with its label."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    fd, prefix = _last_words if _last_words is not None else (2, b"")
+    os.write(fd, prefix + message.encode() + b"\n")
+    try:
+        import fcntl
+        import termios
+    except ImportError:  # not a POSIX system
+        return
+    if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+        return  # a file or a terminal: written
+    count = array.array("i", [0])
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        fcntl.ioctl(fd, termios.FIONREAD, count)  # the bytes in the pipe, not read yet
+        if count[0] == 0:
+            return
+        time.sleep(0.005)
+
+
 def label_output(prefix: str) -> None:
     """Make every line this process (and its children) writes to fd 1 and 2 start with
     ``prefix``."""
+    global _last_words
     sys.stdout.flush()
     sys.stderr.flush()
+    _last_words = (os.dup(2), prefix.encode())
     for fd in (1, 2):
         read_end, write_end = os.pipe()
         pid = os.fork()
