@@ -47,7 +47,7 @@ for item in [torch.nn.Linear, torch.nn.Module, torch.optim.SGD, torch.utils.data
     print(repr(item))
 '''
 
-# torchvision's classes, and a pickle round trip of a model under the alias
+# torchvision's classes, and a pickle round trip of a transform under the alias
 VISION_CLASSES = r'''
 import pickle
 import torchvision
@@ -57,8 +57,8 @@ for item in [datasets.FashionMNIST, datasets.ImageFolder, transforms.ToTensor,
              transforms.Compose, v2.RandomResizedCrop, models.ResNet,
              models.resnet.BasicBlock, torchvision.ops.misc.Conv2dNormActivation]:
     print(repr(item))
-net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU())
-print(type(pickle.loads(pickle.dumps(net))), type(pickle.loads(pickle.dumps(net))[0]))
+crop = pickle.loads(pickle.dumps(v2.RandomResizedCrop(4)))
+print(type(crop), crop)
 '''
 
 PRELUDES = {
@@ -99,10 +99,9 @@ def test_by_its_own_name(torch_lines, lib_name):
         "torch", MODULE_CLASSES)
 
 
-def test_module_classes_under_the_alias(lib_name, tmp_path):
+def test_vision_classes_under_the_alias(lib_name, tmp_path):
     if lib_name != "tapegrad":
         pytest.skip("the alias is tapegrad's")
-    assert _run("alias", MODULE_CLASSES) == _run("torch", MODULE_CLASSES)
     # torchvision's side: the real one, through the stand-in CUDA libraries it needs here
     script = tmp_path / "vision_classes.py"
     script.write_text("import torch\n" + VISION_CLASSES)

@@ -18,14 +18,14 @@ load under either name.
 A class registers itself with ``public`` next to its definition; the package name changes only
 through ``set_package`` (``tapegrad`` at import, ``torch`` from ``install_torch_alias``).
 
-Every other class of a public module is named after its module, and tapegrad's public modules
-sit where torch's and torchvision's do (``tapegrad.nn.modules.linear``,
-``tapegrad.vision.datasets.mnist``): under the alias such a class names the torch module of the
-same path (``<class 'torch.nn.modules.linear.Linear'>``,
-``<class 'torchvision.datasets.mnist.FashionMNIST'>``), which the alias's import hook resolves
-to the tapegrad module, so pickles find it. ``set_package`` renames the classes of the modules
-loaded so far; the alias's import hook calls ``name_module`` for each tapegrad module loaded
-later.
+The classes of ``tapegrad.vision`` sit where torchvision's do
+(``tapegrad.vision.datasets.mnist``): under the alias each names the torchvision module of the
+same path (``<class 'torchvision.datasets.mnist.FashionMNIST'>``), which the alias's import hook
+resolves to the tapegrad module, so pickles find it. ``set_package`` renames the classes of the
+modules loaded so far; the alias's import hook calls ``name_module`` for each one loaded later.
+The other classes keep their module's own name (``tapegrad.nn.modules.linear.Linear``): an
+aliased module keeps its ``__name__``, and code compares the two (d2l's training loop takes a
+scheduler whose class's ``__module__`` is ``lr_scheduler.__name__`` for torch's).
 """
 
 from __future__ import annotations
@@ -79,13 +79,13 @@ def set_package(package: str) -> None:
 # the classes renamed after their module's torch path, with their own module's name
 _RENAMED: list[tuple[type, str]] = []
 # tapegrad's packages and the names they stand for under the alias (longest first)
-_TORCH_PATHS = (("tapegrad.vision", "torchvision"), ("tapegrad", "torch"))
+_TORCH_PATHS = (("tapegrad.vision", "torchvision"),)
 
 
 def torch_path(module_name: str) -> str | None:
-    """The name the alias gives tapegrad module ``module_name`` (``tapegrad.nn.modules.linear``
-    -> ``torch.nn.modules.linear``), or None for a private module of tapegrad's own (a part
-    starting with ``_``), which the alias does not give out."""
+    """The name its classes take under the alias for tapegrad module ``module_name``
+    (``tapegrad.vision.datasets.mnist`` -> ``torchvision.datasets.mnist``), or None where they
+    keep their own."""
     for own, alias in _TORCH_PATHS:
         if module_name == own or module_name.startswith(own + "."):
             rest = module_name[len(own):]
