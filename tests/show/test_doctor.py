@@ -133,6 +133,9 @@ def test_doctor_error_and_usage(tmp_path, capsys, monkeypatch):
     assert "usage: tapegrad doctor" in capsys.readouterr().err
     assert doctor_command(["--lang", "zh"]) == 2
     assert "用法：tapegrad doctor" in capsys.readouterr().err
+    assert doctor_command(["--lang", "zh", str(tmp_path / "absent.py")]) == 2
+    err = capsys.readouterr().err
+    assert "无法打开文件" in err and len(err.splitlines()) == 1
 
 
 def _browser_reason() -> str | None:

@@ -289,8 +289,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "用法：tapegrad graph [--out 文件] [--max-depth N] [--no-collapse] [--lang zh|en] "
         "脚本 [参数...]\n      tapegrad graph 脚本 [参数...] [--out 文件]",
     ),
-    "graphcmd.no_script": ("tapegrad graph: no such script: {script}",
-                           "tapegrad graph：找不到脚本：{script}"),
+    "cli.cant_open": (
+        "tapegrad {command}: can't open file {script!r}: [Errno 2] No such file or directory",
+        "tapegrad {command}：无法打开文件 {script!r}：[Errno 2] 没有那个文件或目录",
+    ),
     "graphcmd.no_backward": (
         "tapegrad graph: {script} finished without calling backward: no graph to draw",
         "tapegrad graph：{script} 运行结束也没有调用 backward：没有计算图可画",
