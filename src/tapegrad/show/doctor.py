@@ -294,8 +294,10 @@ def _write_results(monitors: list[tuple[Any, Monitor, _Progress]], out_dir: Path
     title = t("doctor.page_title", lang, script=os.path.basename(script))
     if report_page is not None and hasattr(report_page, "write_report"):
         heading = t("health.title", lang)
-        sections = {heading if len(texts) == 1 else f"{heading} {k}": text
-                    for k, text in enumerate(texts, 1)}
+        sections: dict[str, Any] = {
+            heading if len(reports) == 1 else f"{heading}: " + t(
+                "doctor.optimizer", lang, index=k, name=type(o).__name__): report
+            for k, ((o, _, _), report) in enumerate(zip(monitors, reports, strict=True), 1)}
         report_page.write_report(str(page), trace=trace, figures=figures, title=title,
                                  lang=lang, text=sections)
     else:

@@ -205,6 +205,15 @@ def fmt(x: float | None) -> str:
     return f"{x:.3e}"
 
 
+def update_lost(r: ParamStats) -> bool:
+    """The last step left the weights exactly as they were though their gradient was not zero:
+    the change it computed was too small to show in the weights' dtype (float32 keeps about 7
+    significant digits: adding less than half a unit in the last place of a weight leaves it
+    unchanged), or the step skipped them."""
+    return (r.update_source == "step" and r.update_ratio == 0.0 and bool(r.grad_norm)
+            and r.weight_norm > 0)
+
+
 def _ratio_text(r: float) -> str:
     return f"{r:,.0f}" if r >= 100 else f"{r:.2f}"
 
@@ -482,13 +491,14 @@ class HealthReport:
     def kinds(self) -> list[str]:
         return [f.kind for f in self.findings]
 
-    def table(self) -> str:
-        """The per-parameter table as text."""
+    def _cells(self) -> tuple[list[str], list[list[str]], list[str]]:
+        """The table's head, its rows as text, and the notes under it."""
         lang = self.lang
         head = [t(k, lang) for k in ("col.parameter", "col.shape", "col.grad_norm",
                                      "col.weight_norm", "col.update_ratio", "col.max_abs",
                                      "col.zeros", "col.nan", "col.inf")]
         body = []
+        lost = False
         for r in self.rows:
             if not r.requires_grad:
                 grad = t("cell.frozen", lang)
@@ -496,24 +506,82 @@ class HealthReport:
                 grad = t("cell.no_grad", lang)
             else:
                 grad = fmt(r.grad_norm)
-            body.append([r.name, str(tuple(r.shape)), grad, fmt(r.weight_norm),
-                         fmt(r.update_ratio), fmt(r.max_abs),
-                         "-" if r.zero_frac is None else _share(r.zero_frac),
+            ratio = fmt(r.update_ratio)
+            if update_lost(r):
+                ratio = t("cell.update_lost", lang)
+                lost = True
+            body.append([r.name, str(tuple(r.shape)), grad, fmt(r.weight_norm), ratio,
+                         fmt(r.max_abs), "-" if r.zero_frac is None else _share(r.zero_frac),
                          str(r.nan), str(r.inf)])
+        notes = []
+        sources = {r.update_source for r in self.rows if r.update_source}
+        if "lr" in sources:
+            notes.append(t("health.ratio_note", lang, how=t("health.ratio_lr", lang)))
+        if lost:
+            notes.append(t("health.lost_note", lang, lost=t("cell.update_lost", lang)))
+        return head, body, notes
+
+    def table(self) -> str:
+        """The per-parameter table as text."""
+        head, body, notes = self._cells()
         widths = [max(_width(row[i]) for row in [head, *body]) for i in range(len(head))]
         lines = ["  ".join(_pad(c, w, i) for i, (c, w) in enumerate(zip(row, widths,
                                                                            strict=True)))
                  .rstrip() for row in [head, *body]]
         lines.insert(1, "  ".join("-" * w for w in widths))
-        sources = {r.update_source for r in self.rows if r.update_source}
-        if "lr" in sources:
-            lines.append(t("health.ratio_note", lang, how=t("health.ratio_lr", lang)))
-        return "\n".join(lines)
+        return "\n".join(lines + notes)
+
+    def title(self) -> str:
+        """``Gradient health report (step N)``, in the report's language."""
+        return (t("health.title_step", self.lang, step=self.step) if self.step is not None
+                else t("health.title", self.lang))
+
+    def html(self, *, heading: bool = True) -> str:
+        """The report as an HTML fragment (the report page and Jupyter show it): the table
+        (scrolls sideways where it is wider than the page) and the diagnosis, whose sentences
+        wrap. Styled inline, so it needs no style sheet."""
+        import html as _html
+
+        def esc(x: str) -> str:
+            return _html.escape(x)
+
+        head, body, notes = self._cells()
+        right = ' style="text-align:right;padding:1px 8px;white-space:nowrap"'
+        left = ' style="text-align:left;padding:1px 8px;white-space:nowrap"'
+        rows = ["<tr>" + "".join(f"<th{left if i < 2 else right}>{esc(c)}</th>"
+                                 for i, c in enumerate(head)) + "</tr>"]
+        for row in body:
+            rows.append("<tr>" + "".join(f"<td{left if i < 2 else right}>{esc(c)}</td>"
+                                         for i, c in enumerate(row)) + "</tr>")
+        colors = {"error": "#b00020", "warning": "#b35900", "info": "#1f5fa8", "ok": "#2e7d32"}
+        items = "".join(
+            f'<li class="tg-finding tg-{f.severity}" style="margin:0.3em 0">'
+            f'<b style="color:{colors.get(f.severity, "#222")}">'
+            f"[{esc(t('severity.' + f.severity, self.lang))}]</b> {esc(f.text)}</li>"
+            for f in self.findings)
+        parts = ['<div class="tg-health" style="max-width:100%">']
+        if heading:
+            parts.append(f'<p class="tg-health-title" style="font-weight:bold;margin:0.3em 0">'
+                         f"{esc(self.title())}</p>")
+        parts.append('<div class="tg-health-table" style="overflow-x:auto;max-width:100%">'
+                     '<table style="border-collapse:collapse;font-family:ui-monospace,Menlo,'
+                     'Consolas,monospace;font-size:0.85em">' + "".join(rows) + "</table></div>")
+        for note in notes:
+            parts.append(f'<p class="tg-health-note" style="font-size:0.85em;color:#555;'
+                         f'margin:0.3em 0;overflow-wrap:anywhere">{esc(note)}</p>')
+        parts.append('<div class="tg-diagnosis" style="background:#fff7e6;border-left:4px solid '
+                     '#e69500;padding:0.4em 1em;margin:0.6em 0;white-space:normal;'
+                     'overflow-wrap:anywhere;max-width:100%;box-sizing:border-box">'
+                     f'<p style="font-weight:bold;margin:0.2em 0">'
+                     f"{esc(t('health.diagnosis', self.lang))}</p>"
+                     f'<ul style="margin:0.2em 0;padding-left:1.2em">{items}</ul></div></div>')
+        return "".join(parts)
+
+    def _repr_html_(self) -> str:
+        return self.html()
 
     def __str__(self) -> str:
-        title = (t("health.title_step", self.lang, step=self.step) if self.step is not None
-                 else t("health.title", self.lang))
-        out = [title, "", self.table(), "", t("health.diagnosis", self.lang)]
+        out = [self.title(), "", self.table(), "", t("health.diagnosis", self.lang)]
         for f in self.findings:
             out.append(f"  [{t('severity.' + f.severity, self.lang)}] {f.text}")
         return "\n".join(out)

@@ -390,5 +390,33 @@ class Monitor:
         self.plot(lang=lang).savefig(buf, format="svg")
         return buf.getvalue()
 
+    def __repr__(self) -> str:
+        state = "attached" if self.attached else "detached"
+        return f"<tapegrad.show.Monitor: {len(self.history)} steps recorded, {state}>"
+
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the steps recorded, the plot of gradient norm per layer over
+        them (where matplotlib is installed) and the health report of the last step."""
+        import html
+
+        lang = resolve_lang(self.lang)
+        state = t("monitor.attached" if self.attached else "monitor.detached", lang)
+        parts = ['<div class="tg-monitor"><p style="font-weight:bold;margin:0.3em 0">'
+                 + html.escape(t("monitor.html_title", lang, steps=len(self.history),
+                                 state=state)) + "</p>"]
+        if not self.history:
+            parts.append(f"<p>{html.escape(t('monitor.no_steps', lang))}</p></div>")
+            return "".join(parts)
+        try:
+            svg = self.svg(lang)
+        except ImportError:
+            parts.append(f"<p>{html.escape(t('doctor.no_plot', lang))}</p>")
+        else:
+            svg = svg[svg.find("<svg"):]
+            parts.append(f'<div style="max-width:100%;overflow-x:auto">{svg}</div>')
+        parts.append(self.report(lang).html())
+        parts.append("</div>")
+        return "".join(parts)
+
 
 __all__ = ["ForwardWatch", "Monitor"]
