@@ -234,7 +234,7 @@ def _parser() -> argparse.ArgumentParser:
                     "`import tapegrad as torch`, or run a PyTorch script as it is.",
         epilog="examples:\n"
                "  tapegrad demo                 train a small GPT, write pictures to "
-               "./tapegrad-demo/\n"
+               "~/.cache/tapegrad/demo/\n"
                "  tapegrad run train.py --lr 3e-4\n"
                "  tapegrad COMMAND --help       help on one command (or: tapegrad help COMMAND)",
         formatter_class=argparse.RawDescriptionHelpFormatter)

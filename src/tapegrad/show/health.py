@@ -594,8 +594,9 @@ class HealthReport:
                 "diagnosis": [f.to_dict() for f in self.findings]}
 
     def plot(self, path: str | None = None) -> Any:
-        """A bar chart of gradient norm per parameter (log scale), with the weight norms;
-        returns the matplotlib Figure (and writes it to ``path`` if given). Needs matplotlib
+        """A bar chart of gradient norm per parameter (log scale), with the weight norms, at
+        this report's one step (``plot_grad_norms`` draws them over many steps); returns the
+        matplotlib Figure (and writes it to ``path`` if given). Needs matplotlib
         (``pip install 'tapegrad[viz]'``)."""
         from matplotlib.figure import Figure
 
@@ -610,7 +611,9 @@ class HealthReport:
                label=t("report.weight_norm", lang), alpha=0.5)
         ax.set_yscale("log")
         ax.set_xticks(x, [r.name for r in rows], rotation=45, ha="right", fontsize=8)
-        ax.set_title(t("report.plot_title", lang))
+        ax.set_ylabel(t("report.norm_axis", lang))
+        ax.set_title(t("report.plot_title", lang) + (
+            "" if self.step is None else " " + t("report.at_step", lang, step=self.step)))
         ax.legend(fontsize=8)
         _cjk_font(fig, lang)
         fig.tight_layout()
@@ -683,6 +686,49 @@ def _cjk_font(fig: Any, lang: str) -> None:
             text.set_fontfamily(family)
 
 
+def plot_grad_norms(history: list[dict[str, Any]], names: list[str], path: Any = None, *,
+                    lang: str | None = None, title: str | None = None) -> Any:
+    """Gradient norm per layer over training steps, one line per name (log scale), with the
+    step on the x axis: the plot of ``Monitor.plot`` and ``tapegrad doctor`` (and the demo's).
+
+    ``history``: one entry per step, ``{"step": int, "params": {name: {"grad_norm": float or
+    None}}}`` (``Monitor.history``'s form). Returns the matplotlib Figure, written to ``path``
+    if given. Needs matplotlib (``pip install 'tapegrad[viz]'``).
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    lang = plot_lang(resolve_lang(lang))
+    fig = Figure(figsize=(8.0, 4.0))
+    ax = fig.add_subplot()
+    for name in names:
+        steps, norms = [], []
+        for h in history:
+            g = h["params"].get(name, {}).get("grad_norm")
+            if g is not None and np.isfinite(g) and g > 0:
+                steps.append(h["step"])
+                norms.append(g)
+        if norms:  # ten colours, then the same ten dashed, then dotted
+            k = len(ax.lines)
+            ax.plot(steps, norms, marker="o" if len(norms) < 30 else None, markersize=3,
+                    label=name, color=f"C{k % 10}", linestyle=("-", "--", ":")[k // 10 % 3])
+    ax.set_yscale("log")
+    ax.set_xlabel(t("monitor.step", lang))
+    ax.set_ylabel(t("monitor.grad_norm", lang))
+    ax.set_title(title or (t("monitor.plot_title", lang) if history
+                           else t("monitor.no_steps", lang)))
+    if history:
+        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5),
+                  ncol=2 if len(names) > 12 else 1)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(True, which="major", alpha=0.3)
+    _cjk_font(fig, lang)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path)
+    return fig
+
+
 # ---------------------------------------------------------------------------------------------
 # The entry point
 
@@ -740,5 +786,5 @@ def build_report(named: list[tuple[str, Tensor]], ctx: Context, lang: str,
 
 
 __all__ = ["Context", "Finding", "HealthReport", "ParamStats", "Thresholds", "build_report",
-           "diagnose", "health", "param_stats"]
+           "diagnose", "health", "param_stats", "plot_grad_norms"]
 

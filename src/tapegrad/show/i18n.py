@@ -232,6 +232,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "monitor.detached": ("detached", "已卸下"),
     "report.plot_title": ("Gradient norm per parameter", "各参数的梯度范数"),
     "report.weight_norm": ("weight norm", "权重范数"),
+    "report.norm_axis": ("norm (log scale)", "范数（对数坐标）"),
+    "report.at_step": ("(step {step})", "（第 {step} 步）"),
     # --- tapegrad doctor ----------------------------------------------------------------------
     "doctor.usage": (
         "usage: tapegrad doctor [--out DIR] [--lang zh|en] SCRIPT [ARGS...]",
