@@ -4,6 +4,7 @@ prints what it prints on real torch."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -131,3 +132,54 @@ def test_namespaces_are_attributes(compare):
              "OutOfMemoryError", "compile", "FloatTensor", "set_default_device"]
     compare(lambda L: [(n, n in dir(L), hasattr(L, n)) for n in names]
             + [hasattr(L, "no_such_name")])
+
+
+def test_without_torch_installed_the_import_error_says_what_exists(tmp_path):
+    """Where neither torch nor torchvision is installed (a fresh interpreter that sees only
+    tapegrad and its dependencies), ``import torchvision`` after ``import tapegrad as torch``
+    fails as ever (ModuleNotFoundError, ``name`` set), but the message names tapegrad.vision
+    and the ways to alias it; ``importlib.util.find_spec`` probes still get None."""
+    from pathlib import Path
+
+    import ml_dtypes
+    import numpy
+    import scipy
+
+    import tapegrad
+
+    deps = tmp_path / "deps"
+    deps.mkdir()
+    for module in (numpy, scipy, ml_dtypes):
+        folder = Path(module.__file__).parent
+        (deps / folder.name).symlink_to(folder)
+        libs = folder.with_name(folder.name + ".libs")
+        if libs.exists():
+            (deps / libs.name).symlink_to(libs)
+    code = textwrap.dedent("""
+        import importlib, importlib.util
+        import tapegrad as torch
+        assert importlib.util.find_spec("torchvision") is None
+        assert importlib.util.find_spec("torch") is None
+        for name in ("torchvision", "torchvision.transforms", "torch.nn"):
+            try:
+                importlib.import_module(name)
+            except ModuleNotFoundError as exc:
+                print(exc.name, "|", exc)
+        import tapegrad.vision as torchvision
+        print(torchvision.__name__)
+    """)
+    env = {"PYTHONPATH": os.pathsep.join([str(Path(tapegrad.__file__).parent.parent),
+                                          str(deps)]), "PATH": os.environ.get("PATH", "")}
+    out = subprocess.run([sys.executable, "-S", "-s", "-c", code], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    vision_hint = ("No module named 'torchvision'; tapegrad's torchvision is tapegrad.vision: "
+                   "write `import tapegrad.vision as torchvision`, or make `import torchvision` "
+                   "load it with tapegrad.install_torch_alias() (a notebook, the REPL) or "
+                   "`tapegrad run script.py`")
+    assert lines[0] == "torchvision | " + vision_hint
+    assert lines[1] == "torchvision | " + vision_hint
+    assert lines[2].startswith("torch | No module named 'torch'; tapegrad stands in for it: "
+                               "write `import tapegrad as torch`")
+    assert lines[3] == "tapegrad.vision"

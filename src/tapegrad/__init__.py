@@ -581,6 +581,11 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_NAMES))
 
 
+from ._torch_alias import install_hints as _install_hints  # noqa: E402
+
+_install_hints()  # `import torchvision` with none installed says what to write instead
+
+
 def install_torch_alias() -> None:
     """Make ``import torch`` (and ``import torch.nn as nn``, ``from torch.utils.data import
     DataLoader``, ...) import tapegrad from now on in this process: for notebooks and the REPL,
