@@ -176,6 +176,33 @@ def test_ctrl_c_in_a_real_process(tmp_path) -> None:
     assert (tmp_path / "checkpoint.pt").is_file() and (tmp_path / "sample.txt").is_file()
 
 
+def test_first_lines_say_what_the_pictures_need(tmp_path, capsys, monkeypatch) -> None:
+    """Without Graphviz's dot (or matplotlib) the demo's first lines say what to install for
+    which picture; with both, no such line."""
+    import importlib.util
+    import shutil
+
+    import tapegrad.demo as demo
+
+    have_plots = importlib.util.find_spec("matplotlib") is not None
+    have_dot = shutil.which("dot") is not None
+    assert main(["--steps", "1", "--out", str(tmp_path), "--lang", "en", *FAST]) == 0
+    head = capsys.readouterr().out.splitlines()[:4]
+    assert any(line.startswith("Not installed: matplotlib") for line in head) != have_plots
+    assert any(line.startswith("Not installed: Graphviz") for line in head) != have_dot
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert main(["--steps", "1", "--out", str(tmp_path / "b"), "--lang", "en", *FAST]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("Writing to ")
+    assert lines[2] == ("Not installed: matplotlib, for loss_curve.png and gradient_health.png "
+                        "(pip install matplotlib, or the [viz] extra).")
+    assert lines[3] == ("Not installed: Graphviz's dot program, for attention_graph.svg "
+                        "(apt install graphviz, or brew install graphviz).")
+    assert "Not installed" in demo.MESSAGES["en"]["need_dot"]
+    assert "未安装" in demo.MESSAGES["zh"]["need_dot"]
+
+
 def test_second_ctrl_c_quits_at_once(tmp_path) -> None:
     """Two SIGINTs: the first asks the run to stop after its step (and says so), the second
     quits at once: status 130 within seconds, no traceback, and nothing written after it."""

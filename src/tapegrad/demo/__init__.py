@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -46,6 +48,10 @@ MESSAGES = {
                  "({chars:,} characters, {vocab} distinct), {steps} steps.",
         "resumed": "Resuming at step {step} of {steps} from {path}.",
         "where": "Writing to {out} (--out DIR writes elsewhere).",
+        "need_plots": "Not installed: matplotlib, for loss_curve.png and gradient_health.png "
+                      "(pip install matplotlib, or the [viz] extra).",
+        "need_dot": "Not installed: Graphviz's dot program, for attention_graph.svg "
+                    "(apt install graphviz, or brew install graphviz).",
         "done": "Trained {steps} steps in {secs:.1f} s.",
         "done_resumed": "Trained {steps} steps in this run (steps {a}-{b} of {total}) in "
                         "{secs:.1f} s.",
@@ -78,6 +84,10 @@ MESSAGES = {
                  "（{chars:,} 个字符，{vocab} 个不同的字），共 {steps} 步。",
         "resumed": "从 {path} 的第 {step} 步继续（共 {steps} 步）。",
         "where": "结果写入 {out}（用 --out 目录 可写到别处）。",
+        "need_plots": "未安装 matplotlib：loss_curve.png 和 gradient_health.png 需要它"
+                      "（pip install matplotlib，或安装 [viz] 附加依赖）。",
+        "need_dot": "未安装 Graphviz 的 dot 程序：attention_graph.svg 需要它"
+                    "（apt install graphviz 或 brew install graphviz）。",
         "done": "训练 {steps} 步，用时 {secs:.1f} 秒。",
         "done_resumed": "本次训练 {steps} 步（第 {a}-{b} 步，共 {total} 步），用时 {secs:.1f} 秒。",
         "loss_one": "第 1 步的损失：{first:.3f}。",
@@ -115,6 +125,17 @@ def default_out() -> Path:
     if not base and os.name == "nt":
         base = os.environ.get("LOCALAPPDATA")
     return Path(base or Path.home() / ".cache") / "tapegrad" / "demo"
+
+
+def missing_for_pictures(msg: dict[str, str]) -> list[str]:
+    """One line for each thing the pictures need that is not installed: matplotlib (the loss
+    curve, the gradient plot), Graphviz's ``dot`` program (the graph)."""
+    lines = []
+    if importlib.util.find_spec("matplotlib") is None:
+        lines.append(msg["need_plots"])
+    if shutil.which("dot") is None:
+        lines.append(msg["need_dot"])
+    return lines
 
 
 def loss_summary(losses: list[float], msg: dict[str, str]) -> str:
@@ -229,6 +250,8 @@ def _run(args, lang, msg, out, settings, callback, T) -> int:  # type: ignore[no
             print(msg["intro"].format(params=n_params, name=name, chars=len(text),
                                       vocab=len(chars), steps=s.steps))
             print(msg["where"].format(out=out.resolve()))
+            for line in missing_for_pictures(msg):
+                print(line)
         else:
             print(msg["resumed"].format(step=step, steps=s.steps, path=out / T.CHECKPOINT))
         if step >= s.steps:
