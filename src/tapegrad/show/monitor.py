@@ -35,14 +35,13 @@ from .health import (
     Context,
     HealthReport,
     ModuleCall,
-    _cjk_font,
     _norm,
     build_report,
     forward_nonfinite_origin,
     graph_leaves,
     named_parameters_of,
     param_stats,
-    plot_lang,
+    plot_grad_norms,
 )
 from .i18n import resolve_lang, t
 
@@ -350,45 +349,45 @@ class Monitor:
 
     def plot(self, path: str | None = None, lang: str | None = None) -> Any:
         """Gradient norm per layer over the steps (log scale): a matplotlib Figure, written to
-        ``path`` if given. Needs matplotlib (``pip install 'tapegrad[viz]'``)."""
-        from matplotlib.figure import Figure
-        from matplotlib.ticker import MaxNLocator
-
-        lang = plot_lang(resolve_lang(lang or self.lang))
-        fig = Figure(figsize=(8.0, 4.0))
-        ax = fig.add_subplot()
+        ``path`` if given. Needs matplotlib (``pip install 'tapegrad[viz]'``). The layers are
+        the weight matrices (every parameter where there is none); ``plot_grad_norms`` draws
+        it."""
         names = [n for n, p in self.named if p.dim() >= 2] or [n for n, _ in self.named]
-        for name in names:
-            steps, norms = [], []
-            for h in self.history:
-                g = h["params"][name]["grad_norm"]
-                if g is not None and np.isfinite(g) and g > 0:
-                    steps.append(h["step"])
-                    norms.append(g)
-            if norms:
-                ax.plot(steps, norms, marker="o" if len(norms) < 30 else None, markersize=3,
-                        label=name)
-        ax.set_yscale("log")
-        ax.set_xlabel(t("monitor.step", lang))
-        ax.set_ylabel(t("monitor.grad_norm", lang))
-        ax.set_title(t("monitor.plot_title", lang) if self.history
-                     else t("monitor.no_steps", lang))
-        if self.history:
-            ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5),
-                      ncol=2 if len(names) > 12 else 1)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.grid(True, which="major", alpha=0.3)
-        _cjk_font(fig, lang)
-        fig.tight_layout()
-        if path is not None:
-            fig.savefig(path)
-        return fig
+        return plot_grad_norms(self.history, names, path, lang=lang or self.lang)
 
     def svg(self, lang: str | None = None) -> str:
         """The plot as SVG text (for an HTML page)."""
         buf = io.StringIO()
         self.plot(lang=lang).savefig(buf, format="svg")
         return buf.getvalue()
+
+    def __repr__(self) -> str:
+        state = "attached" if self.attached else "detached"
+        return f"<tapegrad.show.Monitor: {len(self.history)} steps recorded, {state}>"
+
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the steps recorded, the plot of gradient norm per layer over
+        them (where matplotlib is installed) and the health report of the last step."""
+        import html
+
+        lang = resolve_lang(self.lang)
+        state = t("monitor.attached" if self.attached else "monitor.detached", lang)
+        parts = ['<div class="tg-monitor"><p style="font-weight:bold;margin:0.3em 0">'
+                 + html.escape(t("monitor.html_title", lang, steps=len(self.history),
+                                 state=state)) + "</p>"]
+        if not self.history:
+            parts.append(f"<p>{html.escape(t('monitor.no_steps', lang))}</p></div>")
+            return "".join(parts)
+        try:
+            svg = self.svg(lang)
+        except ImportError:
+            parts.append(f"<p>{html.escape(t('doctor.no_plot', lang))}</p>")
+        else:
+            svg = svg[svg.find("<svg"):]
+            parts.append(f'<div style="max-width:100%;overflow-x:auto">{svg}</div>')
+        parts.append(self.report(lang).html())
+        parts.append("</div>")
+        return "".join(parts)
 
 
 __all__ = ["ForwardWatch", "Monitor"]

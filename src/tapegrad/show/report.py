@@ -142,7 +142,10 @@ table#steps th, table#steps td { border-bottom: 1px solid #e3e3e3; padding: 2px 
 table#steps tr.current td { background: #fde8e8; }
 table#steps tbody tr { cursor: pointer; }
 pre.tree { font-size: 0.8em; overflow: auto; }
-pre.report { background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
+pre.report { background: #f6f6f6; padding: 0.8em; white-space: pre-wrap;
+             overflow-wrap: anywhere; }
+#detail { overflow-wrap: anywhere; }
+section.text { max-width: 100%; }
 .figure { margin: 1em 0; } .figure svg { max-width: 100%; height: auto; }
 """
 
@@ -194,7 +197,8 @@ _JS = r"""
     lines.push(data.text.time + ": " + s.time);
     detail.textContent = lines.join("\n");
     detail.setAttribute("data-step", String(k));
-    pos.textContent = data.text.step + " " + (k + 1) + " " + data.text.of + " " + steps.length;
+    pos.textContent = data.text.position.replace("{step}", String(s.step))
+      .replace("{pos}", String(k + 1)).replace("{n}", String(steps.length));
   }
   document.getElementById("prev").addEventListener("click", function () {
     select(current - 1);
@@ -223,16 +227,44 @@ _JS = r"""
 """
 
 
+def steps_table(trace: Any, lang: str | None = None, *, limit: int | None = None) -> str:
+    """The trace's steps as an HTML table (the report page's, without its script): step,
+    node, received, sent along each edge / accumulated, time. ``limit``: at most that many
+    rows, and a last row that says how many more there are."""
+    lang = resolve_lang(lang)
+    text = _page_text(lang)
+    steps = [_step_view(_clean(r), text, lang) for r in trace.records()]
+    cell = ' style="text-align:left;vertical-align:top;padding:1px 8px"'
+    rows = ["<tr>" + "".join(f"<th{cell}>{html.escape(text[k])}</th>"
+                             for k in ("step", "node", "received", "sent", "time")) + "</tr>"]
+    for s in steps[:limit]:
+        sent = "<br>".join(html.escape(x) for x in s["sent"])
+        rows.append(f"<tr><td{cell}>{s['step']}</td><td{cell}>{html.escape(s['node'])}</td>"
+                    f"<td{cell}>{html.escape(s['received'])}</td><td{cell}>{sent}</td>"
+                    f"<td{cell}>{html.escape(s['time'])}</td></tr>")
+    if limit is not None and len(steps) > limit:
+        more = text["more_steps"].format(count=len(steps) - limit)
+        rows.append(f"<tr><td colspan=\"5\"{cell}>{html.escape(more)}</td></tr>")
+    return ("<div style=\"overflow-x:auto;max-width:100%\"><table class=\"tg-steps\" "
+            "style=\"border-collapse:collapse;font-family:ui-monospace,Menlo,Consolas,"
+            "monospace;font-size:0.85em\">" + "".join(rows) + "</table></div>")
+
+
 def write_report(path: str | Path, *, graph: GraphView | None = None, trace: Any = None,
                  figures: dict[str, str] | None = None, title: str | None = None,
-                 lang: str | None = None, text: dict[str, str] | None = None) -> Path:
+                 lang: str | None = None, text: dict[str, Any] | None = None) -> Path:
     """Write the report page to ``path`` and return it.
 
     ``graph``: a :class:`GraphView` (default: the trace's graph, edges labelled with their
     gradients). ``trace``: a :class:`~tapegrad.show.trace.Trace` to step through.
-    ``figures``: title -> SVG text, shown below. ``text``: heading -> plain text (a health
-    report, say), shown first in ``<pre>`` blocks. ``lang``: ``"en"`` or ``"zh"`` (default:
-    ``TAPEGRAD_LANG``, else the locale; see ``i18n.resolve_lang``).
+    ``figures``: title -> SVG text, shown below. ``text``: heading -> plain text, shown first
+    in ``<pre>`` blocks whose lines wrap at the page's width, or -> a
+    :class:`~tapegrad.show.health.HealthReport`, shown as its table and its diagnosis (whose
+    sentences wrap). ``lang``: ``"en"`` or ``"zh"`` (default: ``TAPEGRAD_LANG``, else the
+    locale; see ``i18n.resolve_lang``).
+
+    The step counter above the details names the step as the table numbers it (the engine's
+    order, from 0) and where it stands among the steps: ``step 0 (1 of 50)``.
     """
     lang = resolve_lang(lang)
     sections = text
@@ -244,8 +276,10 @@ def write_report(path: str | Path, *, graph: GraphView | None = None, trace: Any
              f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
              f"<h1>{html.escape(title)}</h1>"]
     for k, (heading, body) in enumerate((sections or {}).items()):
+        inner = (body.html(heading=False) if hasattr(body, "html") and not isinstance(body, str)
+                 else f"<pre class=\"report\">{html.escape(body)}</pre>")
         parts.append(f"<section class=\"text\" id=\"text{k}\"><h2>{html.escape(heading)}</h2>"
-                     f"<pre class=\"report\">{html.escape(body)}</pre></section>")
+                     f"{inner}</section>")
     if graph is not None:
         parts.append(f"<section id=\"graph\"><h2>{html.escape(text['graph'])}</h2>")
         try:

@@ -5,6 +5,7 @@
     print(t.table())        # which node ran, in which order, what it received and sent
     t.records()             # the same as a list of dicts (JSON-able)
     t.graph().render("g.svg")   # the graph with every edge labelled by its gradient
+    t.render("g.svg")           # the same
 
 While a trace is active, ``engine.run_backward`` hands the pass to :meth:`Trace.run_backward`,
 which is the engine's own loop (autograd/engine.py: discover, ready queue, hooks, rule,
@@ -395,6 +396,11 @@ class Trace:
         return GraphView(roots, self.params, max_depth=max_depth, collapse=collapse,
                          names=self._names, edge_labels=labels)
 
+    def render(self, path: Any, pass_index: int = 0) -> Any:
+        """Draw the graph of a recorded pass, each edge labelled with its gradient, into
+        ``path`` (.svg, .png, .pdf or .dot): ``t.graph().render(path)``. Returns the path."""
+        return self.graph(pass_index).render(path)
+
     def _view(self, pass_index: int) -> GraphView:
         view = self._views.get(pass_index)
         if view is None:
@@ -500,6 +506,20 @@ class Trace:
 
     def __repr__(self) -> str:
         return f"<tapegrad.show.Trace: {len(self.steps)} steps in {len(self.passes)} pass(es)>"
+
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the steps as a table (the first 200), and how to draw the
+        picture."""
+        import html
+
+        from .report import steps_table
+
+        lang = resolve_lang(self.lang)
+        head = _t("trace.html_title", lang, steps=len(self.steps), passes=len(self.passes))
+        hint = _t("trace.html_hint", lang)
+        return (f'<div class="tg-trace"><p style="font-weight:bold;margin:0.3em 0">'
+                f"{html.escape(head)}</p>{steps_table(self, lang, limit=200)}"
+                f'<p style="font-size:0.85em;color:#555">{html.escape(hint)}</p></div>')
 
 
 def _width(s: str) -> int:
