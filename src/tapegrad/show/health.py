@@ -39,6 +39,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .i18n import resolve_lang, t
+from .watch import ForwardWatch, ModuleCall
 
 
 class Thresholds:
@@ -88,17 +89,6 @@ class Finding:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-@dataclass
-class ModuleCall:
-    """What a forward hook saw of one module in the last forward pass."""
-
-    grad_enabled: bool
-    output_node: Any = None  # weakref to the output's grad_fn, or None
-    dead: int | None = None  # ReLU modules: units that were zero for the whole batch
-    units: int | None = None
-    detached: bool = False  # the output was .detach()ed afterwards
 
 
 @dataclass
@@ -764,8 +754,6 @@ def health(model_or_named_params: Any, *, optimizer: Any = None, lang: str | Non
         if origin is not None:
             ctx.nan_origin = origin
     if inputs is not None and hasattr(model_or_named_params, "named_modules"):
-        from .monitor import ForwardWatch
-
         watch = ForwardWatch(model_or_named_params)
         try:
             model_or_named_params(*inputs) if isinstance(inputs, tuple) else (
