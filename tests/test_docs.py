@@ -59,13 +59,15 @@ def test_site_builds_strict(tmp_path):
 
 
 def _pages(folder, skip=None):
-    """The markdown pages under ``folder``, as paths relative to it (``skip``: a subfolder left out)."""
+    """The markdown pages under ``folder``, as paths relative to it (``skip``: a subfolder left
+    out)."""
     return {p.relative_to(folder).as_posix() for p in folder.rglob("*.md")
             if skip is None or skip not in p.parents}
 
 
 def _built(page):
-    """Where ``mkdocs build`` writes a page (directory URLs): guide/backward.md -> guide/backward/index.html."""
+    """Where ``mkdocs build`` writes a page (directory URLs): guide/backward.md ->
+    guide/backward/index.html."""
     stem = page[:-len(".md")]
     return "index.html" if stem == "index" else (
         f"{stem[:-len('index')]}index.html" if stem.endswith("/index") else f"{stem}/index.html")
@@ -74,8 +76,10 @@ def _built(page):
 def _check_languages(site):
     # the same pages in both languages, in the sources ...
     english, chinese = _pages(DOCS, skip=DOCS / "zh"), _pages(DOCS / "zh")
-    assert english - chinese == set(), f"English pages with no Chinese page in docs/zh/: {sorted(english - chinese)}"
-    assert chinese - english == set(), f"Chinese pages with no English page in docs/: {sorted(chinese - english)}"
+    assert english - chinese == set(), (
+        f"English pages with no Chinese page in docs/zh/: {sorted(english - chinese)}")
+    assert chinese - english == set(), (
+        f"Chinese pages with no English page in docs/: {sorted(chinese - english)}")
     # ... and in the built site: each language's build has exactly these pages
     built_en = {p.relative_to(site).as_posix() for p in site.rglob("index.html")
                 if not p.relative_to(site).as_posix().startswith("zh/")}
@@ -99,11 +103,13 @@ def _check_languages(site):
         # pages, the plugin links the languages' roots: /zh/ and /)
         url = page[:-len("index.html")]
         depth = url.count("/")
-        to_zh, to_en = (f"{'../' * depth}zh/{url}", f"{'../' * (depth + 1)}{url}") if url else ("/zh/", "/")
+        to_zh, to_en = ((f"{'../' * depth}zh/{url}", f"{'../' * (depth + 1)}{url}") if url
+                        else ("/zh/", "/"))
         assert f'href="{to_zh}" hreflang="zh"' in en, page
         assert f'href="{to_en}" hreflang="en"' in zh, page
     # search: Chinese text is split into words (jieba; Material's separator splits on U+200B)
     index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert "\\u200b" in index["config"]["separator"]
-    zh_text = " ".join(d["title"] + d["text"] for d in index["docs"] if d["location"].startswith("zh/"))
+    zh_text = " ".join(d["title"] + d["text"] for d in index["docs"]
+                       if d["location"].startswith("zh/"))
     assert "\u200b梯度\u200b" in zh_text
