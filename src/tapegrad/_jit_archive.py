@@ -352,13 +352,10 @@ class _ArchivePickler(TorchPickler):
 
 
 def _underlying(module: Any) -> type:
-    """The nn class of a module (a scripted or traced module's original class)."""
-    from .jit import ScriptModule
-
+    """The nn class of a module (a scripted or traced module's original class: ``jit``'s
+    wrapper classes name it ``_original_class``)."""
     cls = type(module)
-    if isinstance(module, ScriptModule):
-        cls = next(c for c in cls.__mro__[1:] if not issubclass(c, ScriptModule))
-    return cls
+    return vars(cls).get("_original_class", cls)
 
 
 def _class_name(cls: type) -> str:
@@ -679,9 +676,8 @@ class _Defaults:
 
 
 def load(f: Any, map_location: Any = None, extra_files: Any = None) -> Any:
-    """The module a TorchScript archive holds, rebuilt from tapegrad's layers and scripted."""
-    from .jit import RecursiveScriptModule, _rewrap
-
+    """The module a TorchScript archive holds, rebuilt from tapegrad's layers (``jit.load``
+    scripts it)."""
     if isinstance(f, (str, bytes, os.PathLike)):
         path = os.fsdecode(os.fspath(f))
         if not os.path.exists(path):
@@ -710,4 +706,4 @@ def load(f: Any, map_location: Any = None, extra_files: Any = None) -> Any:
         for key in list(extra_files):
             record = f"extra/{key}"
             extra_files[key] = reader.read(prefix + record) if record in records else b""
-    return _rewrap(module, RecursiveScriptModule)
+    return module

@@ -25,6 +25,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from . import _jit_archive
 from .nn.modules.module import Module
 
 __all__ = [
@@ -97,6 +98,7 @@ def _rewrap(module: Module, kind: type) -> Module:
     and the module's own class, so every method and attribute still works."""
     original = type(module)
     cls = type(kind.__name__, (kind, original), {"_original_name": original.__name__,
+                                                 "_original_class": original,
                                                  "__module__": kind.__module__})
     wrapped: Module = object.__new__(cls)
     object.__setattr__(wrapped, "__dict__", module.__dict__)
@@ -192,8 +194,6 @@ def save(m: Any, f: Any, _extra_files: Any = None) -> None:
     if not isinstance(m, ScriptModule):
         method = "save" if isinstance(f, (str, bytes, os.PathLike)) else "save_to_buffer"
         raise AttributeError(f"'{type(m).__name__}' object has no attribute '{method}'")
-    from . import _jit_archive
-
     _jit_archive.save(m, f, _extra_files)
 
 
@@ -201,6 +201,4 @@ def load(f: Any, map_location: Any = None, _extra_files: Any = None) -> Any:
     """``torch.jit.load``: the scripted module a TorchScript archive holds (one written by
     :func:`save` or by torch for the supported modules), its state restored bit for bit.
     ``_extra_files`` (a dict of names) is filled with the archive's extra files' bytes."""
-    from . import _jit_archive
-
-    return _jit_archive.load(f, map_location, _extra_files)
+    return _rewrap(_jit_archive.load(f, map_location, _extra_files), RecursiveScriptModule)

@@ -40,8 +40,9 @@ from ..autograd import graph as _graph
 from ..autograd.grad_mode import _state
 from ..autograd.graph import AccumulateGrad, Node
 from .graph import GraphView, frame_names, param_names
-from .i18n import TEXTS, resolve_lang
+from .i18n import resolve_lang
 from .i18n import t as _t
+from .steps import hook_words, note_words, steps_table
 
 
 def _hook_name(fn: Any) -> str:
@@ -483,9 +484,9 @@ class Trace:
                     lines.append(_t("trace.returned", lang, leaf=a["leaf"],
                                     grad=a["added"].short()))
             for h in s.hooks:
-                lines.append(_t("trace.hook", lang, hook=_hook_words(h, lang)))
+                lines.append(_t("trace.hook", lang, hook=hook_words(h, lang)))
             if s.note:
-                note = _note_words(s.note, lang)
+                note = note_words(s.note, lang)
                 lines.append(note if lang == "zh" else f"({note})")
             lines = lines or [""]
             rows.append((str(s.index), s.name, _clip(recv, 40), _fmt_time(s.seconds), lines[0]))
@@ -512,7 +513,6 @@ class Trace:
         picture."""
         import html
 
-        from .report import steps_table
 
         lang = resolve_lang(self.lang)
         head = _t("trace.html_title", lang, steps=len(self.steps), passes=len(self.passes))
@@ -530,30 +530,6 @@ def _width(s: str) -> int:
 def _pad(s: str, n: int, right: bool = False) -> str:
     fill = " " * (n - _width(s))
     return fill + s if right else s + fill
-
-
-_NOTES = {TEXTS[k][0]: k for k in ("trace.note.no_gradient", "trace.note.captured",
-                                   "trace.note.not_asked", "trace.note.skipped")}
-_HOOK_WORDS = ("post-accumulate hook", "tensor hook", "post-hook", "pre-hook")
-
-
-def _note_words(note: str, lang: str) -> str:
-    """A step's note (recorded in English) in ``lang``."""
-    key = _NOTES.get(note)
-    return note if key is None or lang == "en" else _t(key, lang)
-
-
-def _hook_words(hook: str, lang: str) -> str:
-    """``tensor hook scale`` in ``lang``; the hook's own name stays."""
-    if lang == "en":
-        return hook
-    if hook == TEXTS["trace.hook_replaced"][0]:
-        return _t("trace.hook_replaced", lang)
-    for words in _HOOK_WORDS:
-        if hook.startswith(words + " "):
-            key = "trace." + words.replace("-", "_").replace(" ", "_")
-            return _t(key, lang) + hook[len(words):]
-    return hook
 
 
 def _clip(s: str, n: int) -> str:
