@@ -329,10 +329,12 @@ class Program:
         counted = getattr(getattr(s.obj, "__dict__", {}).get(s.fn.__name__),
                           "_wrapped_by_lr_sched", False)
         note = f"{obj}._opt_called = True\n" if counted else ""  # (an LR scheduler's flag)
-        if not args and not kw and _is_adam_step(s.fn):  # written out (optim_replay.py)
-            from .optim_replay import adam_step
+        if not args and not kw:
+            from .optim_replay import replay_of
 
-            return f"{note}{self._name(adam_step, 'adam_step')}({obj}, {meth})"
+            replay = replay_of(s.fn)  # Adam's, SGD's, RMSprop's step at replay
+            if replay is not None:
+                return f"{note}{self._name(replay, replay.__name__)}({obj}, {meth})"
         return f"{note}{meth}({', '.join([obj] + args + kw)})"
 
     @staticmethod
@@ -464,19 +466,6 @@ class Program:
         return "\n".join(out) + "\n"
 
 
-
-
-def _is_adam_step(fn: Any) -> bool:
-    """Is ``fn`` ``Adam.step`` (AdamW's too), under the wrappers the optimizer classes put
-    around ``step`` (the step hooks: a subclass may hold its own wrapper of Adam's)?"""
-    from ..optim.adam import Adam
-
-    def raw(f: Any) -> Any:
-        while hasattr(f, "__wrapped__"):
-            f = f.__wrapped__
-        return f
-
-    return raw(fn) is raw(Adam.__dict__["step"])
 
 
 def _changes_state(s: Step) -> bool:

@@ -121,10 +121,10 @@ class CompiledFunction:
                         if e.backward is not None:
                             return e.backward.attach(e.program.run(args, kwargs), args, kwargs)
                         return e.program.run(args, kwargs)
-                    except cap.PathChanged as why:  # checked before any state changed:
+                    except cap.PathChanged as changed:  # checked before any state changed:
                         _state.enabled = prev  # run eagerly
                         cap.log("graph_breaks", f"{self!r} runs this call eagerly: the value "
-                                f"check {why} takes another path than at capture")
+                                f"check {changed} takes another path than at capture")
                         return self.fn(*args, **kwargs)
                     finally:
                         _state.enabled = prev
