@@ -296,3 +296,47 @@ def test_no_log_without_torch_logs(monkeypatch, capsys):
 
     breaks(torch.ones(2))
     assert capsys.readouterr().err == ""
+
+
+def test_forward_with_a_list_argument_gets_its_backward():
+    """A compiled function of ``(x, params)`` whose output needs its graph (the loss and
+    backward in the eager loop): the backward program's gradients go to the list's tensors,
+    read through the list at each call."""
+    torch.manual_seed(0)
+    params = weights()
+    torch.manual_seed(0)
+    twin = weights()
+    compiled = torch.compile(forward)
+    for i in range(5):
+        x, y = classes(i)
+        for ps, f in ((params, lambda ps, x: forward(ps, x)), (twin, compiled)):
+            F.cross_entropy(f(ps, x), y).backward()
+            with torch.no_grad():
+                for p in ps:
+                    p -= 0.1 * p.grad
+                    p.grad = None
+        for p, q in zip(params, twin, strict=True):
+            assert p._data.tobytes() == q._data.tobytes()
+    (e,) = compiled.entries
+    assert e.program is not None and e.backward is not None, compiled.listing()
+    assert "args[0][0]._data" in compiled.listing()
+
+
+def test_a_list_argument_changed_in_place_is_a_graph_break(monkeypatch, capsys):
+    """A step that appends to a list it is given: a replay would not append, so the call runs
+    eagerly, reported as a graph break."""
+    monkeypatch.setenv("TORCH_LOGS", "graph_breaks")
+    losses = []
+
+    @torch.compile
+    def f(x, out):
+        y = x * 2
+        out.append(y)
+        return y
+
+    for i in range(3):
+        f(torch.ones(2) * i, losses)
+    assert [t.tolist() for t in losses] == [[0.0, 0.0], [2.0, 2.0], [4.0, 4.0]]
+    assert all(e.program is None for e in f.entries)
+    err = capsys.readouterr().err
+    assert "the call changes the list 'argument 1' in place" in err, err

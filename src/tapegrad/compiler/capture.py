@@ -128,9 +128,15 @@ def accumulate_grad(t: Tensor, g: np.ndarray) -> None:
 
 def accumulate_grad_steal(t: Tensor, g: np.ndarray) -> None:
     """AccumulateGrad when the program holds the only reference to ``g`` (laid out like the
-    leaf): the array becomes ``.grad`` itself, as eager AccumulateGrad steals a free buffer."""
+    leaf at capture): the array becomes ``.grad`` itself, as eager AccumulateGrad steals a free
+    buffer. (A leaf read through a container's item may be another tensor now, laid out
+    otherwise: then a copy laid out like it, as eager makes.)"""
     old = t._grad
     if old is None:
+        if g.strides != t._data.strides:
+            data = np.empty_like(t._data)
+            np.copyto(data, g)
+            g = data
         t._grad = Tensor._make(g)
     else:
         np.add(old._data, g, out=old._data, casting="unsafe")

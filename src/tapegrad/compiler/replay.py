@@ -168,6 +168,12 @@ class CompiledFunction:
                 if id(m) not in seen:
                     seen.add(id(m))
                     spaces.append((m.__dict__, None))
+        # a list, dict or set passed as an argument: the call may change it in place (append
+        # its loss to a ``losses`` argument), which a replay would not repeat
+        held = {f"argument {k}": a for k, a in (*enumerate(args), *kwargs.items())
+                if type(a) in (list, dict, set)}
+        if held:
+            spaces.append((held, None))
         rebinds = guard_mod.Rebinds(spaces)
         rec.optimizers = opts + [a for a in (*args, *kwargs.values())
                                  if isinstance(a, Optimizer) and a not in opts]
