@@ -43,7 +43,7 @@ def _pair(opt_cls, **kw):
 
 
 def _buckets(opt):
-    return [b for key, made in optim_replay._BUCKETS[opt].values() for b in made]
+    return [b for _, _, made in optim_replay._BUCKETS[opt].values() for b in made]
 
 
 @pytest.mark.parametrize("opt_cls, kw", [

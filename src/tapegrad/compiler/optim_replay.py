@@ -90,28 +90,32 @@ def _plan(opt: Any, keys: Callable[[dict], tuple], counted: bool) -> list | None
     plan = []
     state = opt.state
     for group in opt.param_groups:
-        if any(group.get(k) for k in _OFF):
-            return None
+        for k in _OFF:
+            if group.get(k):
+                return None
         names = keys(group)
+        n_state = len(names) + counted
         items = []
         for p in group["params"]:
             grad_t = p._grad
             if grad_t is None:
                 continue
-            s = state.get(p)
             if p._data.dtype != F32 or grad_t._data.dtype != F32:
                 return None
-            if names or counted:
-                if not s or len(s) != len(names) + counted:
+            tensors: tuple = ()
+            step_t = None
+            if n_state:
+                s = state.get(p)
+                if not s or len(s) != n_state:
                     return None
-                tensors = tuple(s.get(k) for k in names)
-                if any(type(t) is not Tensor or t._data.dtype != F32 for t in tensors):
-                    return None
-                step_t = s.get("step") if counted else None
-                if counted and type(step_t) is not Tensor:
-                    return None
-            else:
-                tensors, step_t = (), None
+                tensors = tuple([s.get(k) for k in names])
+                for t in tensors:
+                    if type(t) is not Tensor or t._data.dtype != F32:
+                        return None
+                if counted:
+                    step_t = s.get("step")
+                    if type(step_t) is not Tensor:
+                        return None
             items.append((p, tensors, step_t))
         plan.append((group, items))
     return plan
@@ -190,7 +194,8 @@ class _Bucket:
                    for i, part in zip(self.index, parts, strict=True))
 
 
-# optimizer -> {id(group): (the group's parameters and state tensors, its buckets)}
+# optimizer -> {id(group): (the ids of the group's parameters and state tensors, those
+# objects (kept, so that their ids stay theirs), its buckets)}
 _BUCKETS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -199,13 +204,11 @@ def _buckets(opt: Any, group: dict, items: list) -> list:
     step and again whenever the parameters with gradients, their state tensors or the state's
     arrays are not those the buckets were made for (a loaded state dict, a frozen layer)."""
     per_opt = _BUCKETS.setdefault(opt, {})
-    key = [(p, *tensors) for p, tensors, _ in items]
+    objects = [(p, *tensors) for p, tensors, _ in items]
+    ids = tuple([tuple(map(id, o)) for o in objects])
     known = per_opt.get(id(group))
-    if known is not None and len(known[0]) == len(key) and all(
-            len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
-            for a, b in zip(known[0], key, strict=True)) and all(
-            b.holds(items) for b in known[1]):
-        return known[1]
+    if known is not None and known[0] == ids and all(b.holds(items) for b in known[2]):
+        return known[2]
     small = [i for i, (p, tensors, _) in enumerate(items)
              if p._data.size <= _SMALL and tensors and all(
                  t._data.flags.c_contiguous and t._data.shape == p._data.shape
@@ -225,7 +228,7 @@ def _buckets(opt: Any, group: dict, items: list) -> list:
     current = {id(g) for g in opt.param_groups}
     for stale in [k for k in per_opt if k not in current]:  # groups a loaded state replaced
         del per_opt[stale]
-    per_opt[id(group)] = (key, made)
+    per_opt[id(group)] = (ids, objects, made)
     return made
 
 
