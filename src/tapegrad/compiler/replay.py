@@ -17,6 +17,11 @@ A capture is an eager call with a recorder on the side (capture.py), so the call
 give exactly eager results. Two captures must agree before a program replays (program.py
 ``same_steps``), so a program starts replaying on the third call of a signature.
 
+Every way a call ends up running eagerly is reported under ``TORCH_LOGS`` (or
+``TAPEGRAD_LOGS``): ``graph_breaks`` for a graph break (as it happens), a signature whose
+captures cannot become a program (the reason, once) and a replay handed back to eager code
+(``PathChanged``, below); ``recompiles`` for each recompile and, once, the recompile limit.
+
 A replay repeats the value checks eager code makes (capture.py): bad values raise eager's
 error; values that eager code would send down another path (cross-entropy's lean path needs
 every target in range and none ignored) raise ``PathChanged`` before the program changes any
