@@ -160,3 +160,42 @@ def test_compiled_function_with_a_parameter_list_in_the_loop():
     c = compiled
     assert len(c.entries) == 2 and c.entries[0].backward is not None, c.listing()
     assert "cell_contents[0]._data" in c.listing()
+
+
+@pytest.mark.parametrize("opt", list(OPTIMIZERS))
+@pytest.mark.parametrize("arch", list(_nets()))
+def test_the_loop_body_compiled_whole(arch, opt):
+    """The loop's body as one compiled function (``train_step(X, y)``: forward, loss,
+    ``zero_grad``, ``l.mean().backward()``, ``trainer.step()``), beside the same body run
+    eagerly: the same losses and every parameter, gradient and optimizer state bit for bit,
+    one replayed program per batch shape."""
+    copies = []
+    for _ in range(2):
+        torch.manual_seed(0)
+        net = _nets()[arch]()
+        trainer = OPTIMIZERS[opt](net.parameters())
+        loss = nn.CrossEntropyLoss(reduction="none")
+
+        def train_step(X, y, net=net, trainer=trainer, loss=loss):
+            l = loss(net(X), y)  # noqa: E741 - the book's name
+            trainer.zero_grad()
+            l.mean().backward()
+            trainer.step()
+            return l.detach()
+
+        copies.append((net, trainer, train_step))
+    (net, trainer, eager), (twin, twin_trainer, body) = copies
+    compiled = torch.compile(body)
+    torch.manual_seed(1)
+    for _ in range(2):
+        for X, y in _iter():
+            state = torch.get_rng_state()
+            a = eager(X, y)
+            after = torch.get_rng_state()
+            torch.set_rng_state(state)
+            b = compiled(X, y)
+            assert torch.equal(torch.get_rng_state(), after)
+            assert_same([a._data], [b._data])
+            assert_same(step_arrays(net, trainer), step_arrays(twin, twin_trainer))
+    assert len(compiled.entries) == 2, compiled.listing()
+    assert all(e.program is not None for e in compiled.entries), compiled.listing()
