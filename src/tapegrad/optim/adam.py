@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ._single_tensor import gradient_for_step, parameter_steps, update_moments_
+from ._single_tensor import adam_step_term, gradient_for_step, parameter_steps, update_moments_
 from .optimizer import (
     Optimizer,
     _bump,
@@ -34,8 +34,7 @@ from .optimizer import (
     _to_scalar,
     _use_grad_for_differentiable,
     _zeros_like,
-    addcdiv_,
-    sqrt_add,
+    add_term_,
 )
 
 __all__ = ["Adam"]
@@ -155,19 +154,14 @@ class Adam(Optimizer):
                 g = gradient_for_step(p, maximize, lr, weight_decay, decoupled)
                 exp_avg, exp_avg_sq = update_moments_(state, g, beta1, beta2)
 
-                bias_correction1 = 1 - beta1**step
-                bias_correction2 = 1 - beta2**step
-                step_size = lr / bias_correction1
-                bias_correction2_sqrt = bias_correction2**0.5
+                second = exp_avg_sq
                 if amsgrad:
                     max_t = state["max_exp_avg_sq"]
-                    max_sq = _real(max_t._data)
-                    np.maximum(max_sq, exp_avg_sq, out=max_sq)
+                    second = _real(max_t._data)
+                    np.maximum(second, exp_avg_sq, out=second)
                     _bump(max_t)
-                    denom = sqrt_add(max_sq, bias_correction2_sqrt, eps)
-                else:
-                    denom = sqrt_add(exp_avg_sq, bias_correction2_sqrt, eps)
-                addcdiv_(param, exp_avg, denom, -step_size)
+                add_term_(param, adam_step_term(exp_avg, second, step, lr, beta1, beta2, eps,
+                                                param))
                 _bump(p)
         return loss
 
