@@ -11,22 +11,12 @@ from __future__ import annotations
 import math
 
 import pytest
-from replay_checks import batch, run_twins
+from replay_checks import batch, replayed, run_twins
 
 import tapegrad as torch
 import tapegrad.nn.functional as F
 from tapegrad import nn
 from tapegrad.optim import lr_scheduler
-
-
-def replayed(c, n=1):
-    """Every signature of ``c`` replays a program; ``n`` signatures were seen."""
-    assert len(c.entries) == n, c.listing()
-    for e in c.entries:
-        assert e.eager is None, e.eager
-        assert e.program is not None, c.listing()
-    return c
-
 
 # ---------------------------------------------------------------------------------------------
 # Models
