@@ -31,6 +31,7 @@ from . import _creation, _dtype
 from . import _memory_format as mf
 from ._device import CPU
 from ._tensor import Size, Tensor
+from .autograd.grad_mode import _state as _grad_state
 
 # ---------------------------------------------------------------------------------------------
 # A tensor's storage: the bytes of its root array
@@ -424,14 +425,19 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
     """
     if not size:
         raise TypeError('resize_() missing 1 required positional arguments: "size"')
-    if self._requires_grad:
+    if self.requires_grad and not _grad_state.inference:  # (autograd's check: not inside)
         raise RuntimeError("cannot resize variables that require grad")
     shape = tuple(_creation._size(size))
     mf.check(memory_format, "resize_")
     data, offset = storage_bytes(self._data)
     item = self._data.itemsize
     need = offset + int(np.prod(shape, dtype=np.int64)) * item
+    changed = shape != self._data.shape
     self._data = _view_bytes(_grown(data, need), offset, shape, self._data.dtype, memory_format)
+    if changed:  # (a resize to the same shape is no change: torch bumps no version then)
+        from .ops._views import bump_version
+
+        bump_version(self)
     return self
 
 
@@ -506,10 +512,11 @@ def set_(self: Tensor, source: Any = None, storage_offset: Any = None, size: Any
 def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
     """Re-view ``self``'s storage in place with ``size`` and ``stride`` from ``storage_offset``
     (elements; self's own offset when None)."""
-    if self._requires_grad or self._fw_grad is not None:  # recorded (or a dual tensor)
-        if self._requires_grad and self.grad_fn is None:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                               "operation.")
+    from .ops._views import bump_version, check_inplace
+
+    record = _grad_state.enabled and self.requires_grad
+    check_inplace(self, record)  # (a leaf that requires grad, a view made under no_grad, ...)
+    if record or self._fw_grad is not None:  # recorded (or a dual tensor)
         from .ops import shape as S
 
         # the out-of-place view's rules (ops/shape.py) under the in-place node's name; self
@@ -523,10 +530,14 @@ def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None
         S.as_strided(self, size, stride, int(storage_offset or 0))  # torch's bound checks
         src = self if self._data.flags.c_contiguous else self.contiguous()
         y = _AS_STRIDED_INPLACE(src, positions=positions)
-        self._data, self.grad_fn, self._output_nr = y._data, y.grad_fn, y._output_nr
+        self._data = y._data
+        bump_version(self)
+        if record:
+            self._grad_fn, self._output_nr, self._requires_grad = y._grad_fn, y._output_nr, True
+            if self._base is not None:  # the new grad_fn is for the version just made
+                self._vv = self._vc.value  # type: ignore[union-attr]
         if y._fw_grad is not None:
             self._fw_grad = y._fw_grad
-        self._version_counter.value += 1
         return self
     data, offset = storage_bytes(self._data)
     item = self._data.itemsize
@@ -535,6 +546,7 @@ def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None
     _check_strided(list(shape), strides)
     _check_fits(shape, strides, start // item, item, data.size)
     self._data = _view_bytes(data, start, shape, self._data.dtype, strides=strides)
+    bump_version(self)
     return self
 
 

@@ -97,23 +97,27 @@ class Tensor:
     __slots__ = (
         "_data",
         "_requires_grad",
-        "grad_fn",
+        "_grad_fn",
         "_grad",
         "_vc",
         "_output_nr",
         "_base",
+        "_vv",
         "__dict__",
         "__weakref__",
     )
     if TYPE_CHECKING:  # the slots' types, for type checkers
         _data: np.ndarray
-        _requires_grad: builtins.bool
-        grad_fn: Any
+        _requires_grad: builtins.bool  # set by requires_grad_, or with a grad_fn
+        _grad_fn: Any  # the node that made it (``grad_fn``, which views may regenerate)
         _grad: Tensor | None
         _vc: _Version | None
         _output_nr: builtins.int
-        _base: Tensor | None
-    _view_info: Any = None  # "no_grad" or the multi-output op that made this view
+        _base: Tensor | None  # a view's base (ops/_views.py)
+        _vv: builtins.int  # a view's: the version its grad_fn is for (set by every view)
+    _creation = 0  # a view's CreationMeta, when not DEFAULT (ops/_views.py)
+    _replay: Any = None  # how to make a view again from its base, when kept (ops/_views.py)
+    _detached = False  # detach_() took this non-leaf's history (its saved values now raise)
     _accumulator: Any = None  # weakref to the leaf's AccumulateGrad node
     _hooks: Any = None  # leaf tensor hooks
     _post_hooks: Any = None  # post-accumulate-grad hooks
@@ -146,7 +150,7 @@ class Tensor:
     def _init(t: Tensor, data: np.ndarray, requires_grad: bool = False) -> None:
         t._data = data
         t._requires_grad = requires_grad
-        t.grad_fn = None
+        t._grad_fn = None
         t._grad = None
         t._vc = None
         t._output_nr = 0
@@ -160,7 +164,7 @@ class Tensor:
             data = np.asarray(data)
         t._data = data
         t._requires_grad = requires_grad
-        t.grad_fn = None
+        t._grad_fn = None
         t._grad = None
         t._vc = None
         t._output_nr = 0
@@ -237,11 +241,13 @@ class Tensor:
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
     def storage_offset(self) -> int:
-        base = self._base
-        if base is None:
+        """Where this tensor starts in its storage (elements): the memory its array lies in,
+        shared with its base and its views (and with ``detach()``, as in torch)."""
+        if self._base is None and self._data.base is None:
             return 0
-        start = self._data.__array_interface__["data"][0]
-        return (start - base._data.__array_interface__["data"][0]) // self._data.itemsize
+        from ._storage import storage_bytes
+
+        return storage_bytes(self._data)[1] // self._data.itemsize
 
     def data_ptr(self) -> int:
         """The address of the first element (0 for an empty tensor, as torch reports)."""
@@ -263,11 +269,23 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad
+        # a view also requires grad when its base does (torch: even one made under no_grad)
+        if self._requires_grad:
+            return True
+        base = self._base
+        return base is not None and base._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         self.requires_grad_(value)
+
+    @property
+    def grad_fn(self) -> Any:
+        """The node that made this tensor (None for a leaf). A view's is made again, through its
+        base's history, when the base or another view of it was changed in place since."""
+        if self._base is None:
+            return self._grad_fn
+        return _views.view_grad_fn(self)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set requires_grad in place on a leaf (torch's errors for the rest)."""
@@ -287,6 +305,8 @@ class Tensor:
                     "Setting requires_grad=True on inference tensor outside InferenceMode is not "
                     "allowed."
                 )
+            if self._inference or _grad_mode._state.inference:
+                _ops_registry.inference_requires_grad()
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -374,6 +394,19 @@ class Tensor:
     def _is_view(self) -> builtins.bool:
         return self._base is not None
 
+    def _view_func(self, new_base: Tensor) -> Tensor:
+        """This view made again on ``new_base``: its recorded view ops (with view replay on when
+        it was made), else as_strided with its geometry (torch's ``_view_func``)."""
+        return _views.replay_view(new_base, _views.replay_chain(self))
+
+    def _view_func_unsafe(self, new_base: Tensor) -> Tensor:
+        return self._view_func(new_base)
+
+    def _rev_view_func_unsafe(self, new_view: Tensor) -> Tensor:
+        """A tensor laid out as this view's base, viewing ``new_view`` (torch's reverse view
+        function): as_strided of ``new_view`` with the base's geometry, relative to the view."""
+        return _views.reverse_view(self, new_view)
+
     def is_inference(self) -> bool:
         return self._inference
 
@@ -402,7 +435,7 @@ class Tensor:
         return t
 
     def detach_(self) -> Tensor:
-        if self._base is not None and self._base._requires_grad:
+        if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using DistributedD"
                 "ataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
@@ -410,7 +443,9 @@ class Tensor:
                 "gradients. To fix this error, please refer to the Optimizer.zero_grad() function "
                 "in torch/optim/optimizer.py as the solution."
             )
-        self.grad_fn = None
+        if self._grad_fn is not None:
+            self._detached = True  # saved for backward as it was: unpacking it now raises
+        self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
         return self
@@ -689,12 +724,15 @@ class Tensor:
     def __repr__(self, *, tensor_contents: Any = None) -> str:
         from . import _printing
 
-        fn = self.grad_fn
+        try:
+            fn = self.grad_fn
+        except RuntimeError:  # a view whose grad_fn can no longer be made (torch: <Invalid>)
+            fn = _INVALID
         tangent = self._fw_grad  # a dual tensor's (autograd/forward_ad.py)
         return _printing.format_tensor(
             self._data,
             self.dtype.name,
-            requires_grad=self._requires_grad and fn is None,
+            requires_grad=self.requires_grad and fn is None,
             grad_fn_name=None if fn is None else fn.name().split("::")[-1],
             tangent=None if tangent is None else (
                 str(tangent._data.item()) if tangent._data.ndim == 0 else repr(tangent)),
@@ -899,6 +937,17 @@ class Tensor:
     __array_ufunc__ = None
 
 
+class _Invalid:
+    """What ``repr`` shows as the grad_fn of a view whose history cannot be made again."""
+
+    @staticmethod
+    def name() -> str:
+        return "Invalid"
+
+
+_INVALID = _Invalid()
+
+
 def _here(device: Any) -> Any:
     """The device of a ``new_*`` tensor: self's (the CPU), not the default device, unless given."""
     return CPU if device is None else device
@@ -934,6 +983,8 @@ from . import _device as _device_mod  # noqa: E402
 from . import _legacy as _legacy_mod  # noqa: E402  (the legacy constructor, type())
 from . import _memory_format as _mf_mod  # noqa: E402  (channels_last, ...)
 from .autograd import grad_mode as _grad_mode  # noqa: E402
+from .ops import _registry as _ops_registry  # noqa: E402
+from .ops import _views  # noqa: E402  (view tracking: grad_fn, _view_func)
 from .ops import elementwise as _ops_ew  # noqa: E402
 from .ops import indexing as _ops_idx  # noqa: E402
 from .ops import linalg as _ops_la  # noqa: E402

@@ -102,8 +102,10 @@ def const_data_ptr(self: Tensor) -> int:
 def as_subclass(self: Tensor, cls: type) -> Tensor:
     """The same data, version counter and graph position, as an instance of ``cls``."""
     out: Any = object.__new__(cls)
-    for name in ("_data", "_requires_grad", "grad_fn", "_grad", "_output_nr", "_base"):
+    for name in ("_data", "_requires_grad", "_grad_fn", "_grad", "_output_nr", "_base"):
         setattr(out, name, getattr(self, name))
+    if self._base is not None:
+        out._vv = self._vv
     out._vc = None
     out._version_counter = self._version_counter
     out.__dict__.update(self.__dict__)

@@ -14,13 +14,18 @@ import numpy as np
 
 from .._tensor import _WARNED_ONCE, Tensor
 from . import engine, graph
+from .grad_mode import _force_original_view_tracking as _force_original_view_tracking
+from .grad_mode import _unsafe_preserve_version_counter as _unsafe_preserve_version_counter
 from .grad_mode import (
     enable_grad,
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    is_multithreading_enabled,
+    is_view_replay_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from .graph import _anomaly
 
@@ -273,9 +278,12 @@ __all__ = [
     "inference_mode",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "is_multithreading_enabled",
+    "is_view_replay_enabled",
     "no_grad",
     "once_differentiable",
     "set_detect_anomaly",
     "set_grad_enabled",
+    "set_multithreading_enabled",
     "Sequence",
 ]

@@ -231,7 +231,8 @@ def run_backward(
     check_nan = (anomaly and _anomaly["check_nan"]) or _anomaly["watch"] is not None
 
     prev_mode = _state.enabled
-    _state.enabled = create_graph
+    prev_grad_mode = _state.grad_mode
+    _state.enabled = _state.grad_mode = create_graph  # (torch's grad mode during a backward)
     try:
         while ready:
             node = pop(ready)[2]
@@ -312,6 +313,7 @@ def run_backward(
         raise
     finally:
         _state.enabled = prev_mode
+        _state.grad_mode = prev_grad_mode
 
     if inputs is None:
         return None

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..ops import _views
 from . import graph
 from .grad_mode import _state, no_grad
 from .graph import FREED_MESSAGE, Node, _Packed, edge, version_error
@@ -156,7 +157,9 @@ class Function(metaclass=FunctionMeta):
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         ctx = cls._backward_cls()
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        record = _state.enabled and any(args[i]._requires_grad for i in positions)
+        record = _state.enabled and any(args[i].requires_grad for i in positions)
+        # the inputs' edges as they are before forward (which may change them in place)
+        edges = tuple(edge(args[i]) for i in positions) if record else ()
         has_setup = "setup_context" in cls.__dict__ or any(
             "setup_context" in b.__dict__ for b in cls.__mro__[1:-1] if b is not Function
         )
@@ -168,9 +171,12 @@ class Function(metaclass=FunctionMeta):
                 outputs = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
+        for t in ctx._dirty:  # marked dirty: changed in place (their version moves on)
+            _views.bump_version(t)
         if not record:
-            return outputs
-        ctx.next_functions = tuple(edge(args[i]) for i in positions)
+            outs = _views.custom_function_outputs_unrecorded(outs, args, ctx._dirty)
+            return outs[0] if single else outs
+        ctx.next_functions = edges
         ctx._tensor_positions = positions
         ctx.needs_input_grad = tuple(
             isinstance(a, Tensor) and a._requires_grad for a in args
@@ -189,24 +195,27 @@ class Function(metaclass=FunctionMeta):
                 meta.append(((), np.float32))
                 continue
             meta.append((o._data.shape, o._data.dtype))
-            marked = id(o) in non_diff  # before a returned input is replaced by its detach()
-            if id(o) in dirty:
-                o._version_counter.value += 1
-            elif any(o is args[i] for i in positions):
-                o = o.detach()  # an input returned as is becomes a new tensor (torch: a view)
+            marked = id(o) in non_diff  # before a returned input is replaced by its view
+            is_dirty = id(o) in dirty
+            is_input = any(o is args[i] for i in positions)
+            if is_input and not is_dirty:  # an input returned as is: a view of it (torch)
+                o = _views.view_as_self(o)
             if marked or not (o._data.dtype.kind in "fc" or o.is_floating_point()):  # bfloat16
                 new_outs.append(o)
                 continue
-            o.grad_fn = ctx
-            o._output_nr = nr
-            o._requires_grad = True
+            _views.set_custom_function_history(o, ctx, nr, is_input, is_dirty)
             new_outs.append(o)
+        _views.custom_function_multi_output_views(new_outs)
         ctx._output_meta = meta
         saved: list[tuple[Any, int, Any, int] | None] = []
         hooks = graph._saved_hooks[-1] if graph._saved_hooks else None
         for t in ctx._to_save:
             if t is None:
                 saved.append(None)
+            elif t._inference:
+                from ..ops._registry import INFERENCE_SAVE_MESSAGE
+
+                raise RuntimeError(INFERENCE_SAVE_MESSAGE)
             else:
                 kept = t if hooks is None else _Packed(t, *hooks)
                 saved.append((kept, t._version_counter.value, t.grad_fn, t._output_nr))

@@ -315,6 +315,17 @@ def version_error(t: Tensor, producer: Node | None, output_nr: int, saved: int) 
     )
 
 
+def increment_version(tensor: Any) -> None:
+    """Tell autograd that ``tensor`` (or each tensor of an iterable) was changed in place behind
+    its back (saved values of it then raise in backward). An inference tensor has no version
+    counter: it is left alone."""
+    from .._tensor import Tensor
+
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        if not t._inference:
+            t._version_counter.value += 1
+
+
 # ---------------------------------------------------------------------------------------------
 # Saved-tensor hooks: what a node keeps for backward passes through pack / unpack hooks
 #
@@ -434,7 +445,7 @@ class _Packed:
         if self.requires_grad and (t.grad_fn is not self.grad_fn or not t._requires_grad):
             # the unpacked values keep their place in the graph (double backward)
             alias = Tensor._make(t._data, requires_grad=True)
-            alias.grad_fn = self.grad_fn
+            alias._grad_fn = self.grad_fn
             alias._output_nr = self.output_nr
             if self.accumulator is not None:
                 alias._accumulator = weakref.ref(self.accumulator)
@@ -501,7 +512,7 @@ def _unpacked(node: Any) -> tuple:
                     f"of type {type(value).__name__}"
                 )
             t = Tensor._make(value._data, requires_grad=True)
-            t.grad_fn = node
+            t._grad_fn = node
             t._version_counter = counter
             if len(node._out) > 3:
                 t._fw_grad = node._out[3]
@@ -514,7 +525,7 @@ def _unpacked(node: Any) -> tuple:
             if counter.value != version:
                 raise version_error(dt, node, 0, version)
             t = Tensor._make(first, requires_grad=True)
-            t.grad_fn = node
+            t._grad_fn = node
             t._version_counter = counter
             out.append(t)
     return tuple(out)

@@ -573,7 +573,7 @@ def spent(a: np.ndarray, name: str | None = None) -> Tensor:
     (``spent_node``), so a second backward raises torch's error."""
     t = Tensor._make(a)
     t._requires_grad = True
-    t.grad_fn = spent_node(name)
+    t._grad_fn = spent_node(name)
     return t
 
 

@@ -311,7 +311,7 @@ def _eig_outputs(ctx: Any, a: Tensor) -> tuple:
     out = []
     for i, data in enumerate(arrays):
         t = Tensor._make(data, requires_grad=True)
-        t.grad_fn = ctx
+        t._grad_fn = ctx
         t._output_nr = i
         out.append(t)
     return tuple(out)

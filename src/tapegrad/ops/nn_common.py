@@ -277,8 +277,10 @@ def _link(out: Tensor, inputs: Any, node: str) -> Tensor:
 def _linked(entry: Any) -> None:
     """Link ``entry``'s gradients, under create_graph, to its saved inputs (``_link``)."""
     rule = entry.rule
-    head, _, num = entry.node.rpartition("Backward")
-    node = f"{head}BackwardBackward{num}"
+    head = entry.node.rpartition("Backward")[0]
+    # (the node of the backward op, whose one overload is 0: ThresholdBackward1, the in-place
+    # form's node, has ThresholdBackwardBackward0 too)
+    node = f"{head}BackwardBackward0"
 
     def linked(ctx: Any, grad: Any) -> tuple:
         grads = rule(ctx, grad)

@@ -693,7 +693,7 @@ def alias(input: Tensor) -> Tensor:
 
 @defop("as_strided", node="AsStridedBackward0", view=True)
 def _as_strided(x: np.ndarray, *, positions: np.ndarray, in_positions: Any = None,
-                storage_size: int = 0, span_start: int = 0) -> np.ndarray:
+                storage_size: int = 0, span_start: int = 0, strides: Any = None) -> np.ndarray:
     if in_positions is not None:  # positions in the storage x lies in (see as_strided)
         flat = _storage(x)[0]  # type: ignore[index]
     else:
@@ -707,8 +707,8 @@ def _as_strided(x: np.ndarray, *, positions: np.ndarray, in_positions: Any = Non
             idx = [0] * positions.ndim
             idx[axis] = 1
             steps.append(int(positions[tuple(idx)]) - start)
-        else:
-            steps.append(0)
+        else:  # a size-1 dim: the stride asked for (torch reports it), if given
+            steps.append(strides[axis] if strides is not None else 0)
     isz = x.itemsize
     return np.lib.stride_tricks.as_strided(
         flat[start:], shape=positions.shape, strides=tuple(s * isz for s in steps)
@@ -743,6 +743,9 @@ def _storage(a: np.ndarray) -> tuple[np.ndarray, int] | None:
         if not isinstance(b, np.ndarray):
             break
         root = b
+    if root.dtype != a.dtype and root.dtype.kind == "c" and root.real.dtype == a.dtype and (
+            root.flags.c_contiguous):
+        root = root.view(a.dtype)  # a real view (x.real, view_as_real) of complex memory
     if root.dtype != a.dtype or not root.flags.c_contiguous or any(st < 0 for st in a.strides):
         return None
     off = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
@@ -777,7 +780,7 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: Any = None
             f" are out of bounds for storage of size {flat.size * isz}"
         )
     if found is None or (here == 0 and flat.size == x.size and x.flags.c_contiguous):
-        return _as_strided(input, positions=positions)
+        return _as_strided(input, positions=positions, strides=stride)
     elems = np.lib.stride_tricks.as_strided(
         np.arange(flat.size, dtype=np.int64)[here:], x.shape,
         tuple(st // x.itemsize * 8 for st in x.strides))
@@ -787,7 +790,7 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: Any = None
     hi = max(int(positions.max()) if positions.size else here, int(elems.max()) if elems.size
              else here) + 1
     return _as_strided(input, positions=positions, in_positions=elems - lo,
-                       storage_size=hi - lo, span_start=lo)
+                       storage_size=hi - lo, span_start=lo, strides=stride)
 
 
 def as_strided_elements(input: Tensor, size: Any, stride: Any, storage_offset: int = 0

@@ -123,13 +123,13 @@ def _unfold_view(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     return unfold(input, dimension, size, step)
 
 
-@defop("unfold", node="UnfoldBackward0")
+@defop("unfold", node="UnfoldBackward0", view=True)
 def _unfold(x: np.ndarray, *, dim: int, size: int, step: int) -> np.ndarray:
     if x.ndim == 0:
-        return x.reshape(1).copy()
-    win = np.lib.stride_tricks.sliding_window_view(x, size, axis=dim)
-    win = np.take(win, np.arange(0, win.shape[dim], step), axis=dim)
-    return np.array(win, copy=True)
+        return x.reshape(1)
+    # a view, as torch's: the windows overlap in memory when step < size
+    win = np.lib.stride_tricks.sliding_window_view(x, size, axis=dim, writeable=True)
+    return win[(slice(None),) * dim + (slice(None, None, step),)]
 
 
 @_unfold.backward
