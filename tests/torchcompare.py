@@ -233,6 +233,8 @@ WARN_ONCE_PREFIXES = (
     "Using backward() with create_graph=True will create a reference cycle",
     "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior",
     "TypedStorage is deprecated. It will be removed in the future",  # (once: a Python flag)
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated",
+    "Tensor.T is deprecated on 0-D tensors.",
 )
 
 

@@ -124,7 +124,7 @@ METHODS: dict[str, Any] = {
         self, other.shape), "flatten": sh.flatten, "unflatten": sh.unflatten,
     "squeeze": sh.squeeze, "unsqueeze": sh.unsqueeze, "permute": _size_args(sh.permute),
     "movedim": sh.movedim, "moveaxis": sh.movedim, "transpose": sh.transpose,
-    "swapaxes": sh.transpose, "swapdims": sh.transpose, "t": sh.t,
+    "swapaxes": sh.swapaxes, "swapdims": sh.transpose, "t": sh.t,
     "expand": _size_args(sh.expand), "expand_as": sh.expand_as,
     "broadcast_to": sh.broadcast_to, "repeat": _size_args(sh.repeat),
     "repeat_interleave": sh.repeat_interleave, "flip": _size_args(sh.flip),

@@ -429,6 +429,9 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
         raise RuntimeError("cannot resize variables that require grad")
     shape = tuple(_creation._size(size))
     mf.check(memory_format, "resize_")
+    if shape == self._data.shape and memory_format is None:
+        return self  # (the same shape: nothing changes, strides included)
+    _check_resize(shape, self._data.itemsize)
     data, offset = storage_bytes(self._data)
     item = self._data.itemsize
     need = offset + int(np.prod(shape, dtype=np.int64)) * item
@@ -442,8 +445,32 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
 
 
 def resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
-    """``self.resize_(the_template.shape)``."""
+    """``self.resize_(the_template.shape)`` (``preserve_format``: the template's layout)."""
+    if memory_format is mf.preserve_format:
+        memory_format = mf.suggest(the_template._data)
+        if memory_format is mf.contiguous_format:
+            memory_format = None
     return resize_(self, tuple(the_template.shape), memory_format=memory_format)
+
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def _check_resize(shape: tuple, item: int) -> None:
+    """torch's overflow errors for a resize to ``shape``: its element count, its contiguous
+    strides, its size in bytes."""
+    numel = 1
+    for n in shape:
+        numel *= n
+    if numel > _INT64_MAX:
+        raise RuntimeError("numel: integer multiplication overflow")
+    stride = 1
+    for n in reversed(shape[1:]):
+        stride *= max(n, 1)
+        if stride > _INT64_MAX:
+            raise RuntimeError("Stride calculation overflowed")
+    if numel * item > _INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
 
 
 _SET_SIGNATURES = (

@@ -237,8 +237,17 @@ class Tensor:
         return "torch.strided"
 
     def stride(self, dim: int | None = None) -> Any:
-        st = tuple(s // self._data.itemsize for s in self._data.strides)
-        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+        a = self._data
+        if a.size == 0 and 0 in a.strides:  # (NumPy's strides of an empty array mean nothing:
+            st_list = []                       # torch's are the contiguous ones)
+            acc = 1
+            for n in reversed(a.shape):
+                st_list.append(acc)
+                acc *= max(n, 1)
+            st = tuple(reversed(st_list))
+        else:
+            st = tuple(s // a.itemsize for s in a.strides)
+        return st if dim is None else st[_wrap_dim(dim, a.ndim)]
 
     def storage_offset(self) -> int:
         """Where this tensor starts in its storage (elements): the memory its array lies in,
@@ -508,11 +517,18 @@ class Tensor:
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        if self._requires_grad and not force:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                "instead."
-            )
+        if not force:
+            if self.requires_grad:
+                raise RuntimeError(
+                    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                    "instead."
+                )
+            if self._is_conj:
+                raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
+                                   "tensor.resolve_conj().numpy() instead.")
+            if self._is_neg:
+                raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use "
+                                   "tensor.resolve_neg().numpy() instead.")
         return self._data
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -970,8 +986,8 @@ def _install_methods() -> None:
     for name, fn in _methods.METHODS.items():
         setattr(Tensor, name, fn)
     Tensor.T = property(lambda self: _ops_shape.numpy_T(self))  # type: ignore[attr-defined]
-    Tensor.mT = property(lambda self: _ops_shape.transpose(self, -2, -1))  # type: ignore
-    Tensor.mH = Tensor.mT  # type: ignore[attr-defined]
+    Tensor.mT = property(lambda self: _ops_shape.matrix_transpose(self))  # type: ignore
+    Tensor.mH = Tensor.mT  # type: ignore[attr-defined]  # (ops/complex.py: the conjugate one)
     Tensor.H = property(  # type: ignore[attr-defined]  # a matrix: its transpose
         lambda self: _ops_shape.transpose(self, 0, 1) if self.ndim == 2 else
         _ops_shape.numpy_T(self))

@@ -114,11 +114,9 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
 
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims (a view)."""
-    if input.ndim < 2:
-        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
-                           f"matrices. Got {input.ndim}-D tensor.")
-    out = input.transpose(-2, -1)
-    return out.conj() if input.dtype.is_complex else out
+    from .ops.complex import adjoint as _adjoint
+
+    return _adjoint(input)
 
 
 # -- construction ------------------------------------------------------------------------------

@@ -592,8 +592,25 @@ def cpp_type_name(d: Any) -> str:
     return _CPP_NAMES.get(d.name, d.name)
 
 
-def write_into(target: Tensor, out: np.ndarray) -> None:
-    """Copy ``out`` into the target's memory, with torch's check that the dtype can hold it."""
+_OVERLAP_MESSAGE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def check_no_overlap(target: Tensor) -> None:
+    """torch's error for writing a tensor whose elements share memory (an expanded one)."""
+    a = target._data
+    if 0 in a.strides and any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides,
+                                                                  strict=True)):
+        raise RuntimeError(_OVERLAP_MESSAGE)
+
+
+def write_into(target: Tensor, out: np.ndarray, overlap_ok: bool = False) -> None:
+    """Copy ``out`` into the target's memory, with torch's checks that the dtype can hold it and
+    (unless ``overlap_ok``: fill_, zero_) that no two of the target's elements share memory."""
+    if not overlap_ok:
+        check_no_overlap(target)
     tdt = target._data.dtype
     if out.dtype != tdt:
         from .._dtype import from_numpy_dtype
@@ -628,14 +645,14 @@ def apply_(op: OpDef, target: Tensor, *others: Any, **params: Any) -> Tensor:
             out = widened_forward(op, [target._data, *arrays], params)
         else:
             out = op.forward(target._data, *arrays, **params)
-        write_into(target, out)
+        write_into(target, out, op.name in _OVERLAP_OK)
         bump_version(target)
         return target
     before = target
     if 0 in op.save:  # the rule needs the old value, which is about to be overwritten
         before = _snapshot(target)
     result = apply(op, before, *others, **params)
-    write_into(target, result._data)
+    write_into(target, result._data, op.name in _OVERLAP_OK)
     bump_version(target)
     node = result._grad_fn
     if op.save_output and target._base is None:
@@ -644,6 +661,10 @@ def apply_(op: OpDef, target: Tensor, *others: Any, **params: Any) -> Tensor:
     # Edge 0 of the node points at the target's old history, taken from ``before``.
     rebase_history(target, node)
     return target
+
+
+# the in-place ops torch lets write a tensor whose elements share memory (an expanded one)
+_OVERLAP_OK = frozenset(("fill", "fill_tensor", "zero"))
 
 
 def _snapshot(t: Tensor) -> Tensor:

@@ -122,7 +122,9 @@ def view_as_complex(input: Tensor) -> Tensor:
         name = scalar_type_name(input.dtype)
         raise RuntimeError("view_as_complex is only supported for half, float and double "
                            f"tensors, but got a tensor of scalar type: {name}")
-    if a.ndim == 0 or a.shape[-1] != 2:
+    if a.ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if a.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     isz = a.itemsize
     if a.strides[-1] != isz:
@@ -360,10 +362,17 @@ def _set_imag(self: Tensor, value: Any) -> None:
 
 
 def adjoint(input: Tensor) -> Tensor:
-    """The conjugate transpose of the last two dims (``x.mH``)."""
-    from .shape import transpose
+    """The conjugate transpose of the last two dims (``x.adjoint()``)."""
+    from .shape import matrix_transpose
 
-    return conj(transpose(input, -2, -1))
+    return conj(matrix_transpose(input, "adjoint"))
+
+
+def _mH(input: Tensor) -> Tensor:
+    """``x.mH``: the conjugate transpose of the last two dims."""
+    from .shape import matrix_transpose
+
+    return conj(matrix_transpose(input, "mH"))
 
 
 def _H(self: Tensor) -> Tensor:
@@ -386,7 +395,7 @@ def _install() -> None:
     Tensor.real = property(real, _set_real)  # type: ignore[attr-defined,assignment]
     Tensor.imag = property(imag, _set_imag)  # type: ignore[attr-defined,assignment]
     # the conjugate transposes (plain transposes for real tensors)
-    Tensor.mH = property(adjoint)  # type: ignore[attr-defined]
+    Tensor.mH = property(_mH)  # type: ignore[attr-defined]
     Tensor.H = property(_H)  # type: ignore[attr-defined]
     methods = {
         "conj": conj, "conj_physical": conj_physical, "conj_physical_": conj_physical_,

@@ -16,7 +16,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap_dim
 from . import _registry
 from . import shape as S
-from ._registry import apply, apply_, defop, nondiff, value_check
+from ._registry import apply, apply_, check_no_overlap, defop, nondiff, value_check
 
 
 def _is_advanced(k: Any) -> bool:
@@ -255,6 +255,7 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
         if isinstance(value, Tensor):
             target.copy_(value)
         else:
+            check_no_overlap(target)  # (torch copies the number in: the overlap check holds)
             target.fill_(value)
         return
     np_key: list[Any] = []

@@ -111,8 +111,48 @@ def view(input: Tensor, *shape: Any) -> Tensor:
 
 
 def view_dtype(input: Tensor, dtype: Any) -> Tensor:
-    t = Tensor._make(input._data.view(dtype.np))
-    t._version_counter = input._version_counter
+    """``x.view(dtype)``: the same bytes read as ``dtype`` (the last dim grows or shrinks by the
+    ratio of the element sizes), with torch's checks. Not differentiable, and no view for
+    autograd (``_is_view()`` is False, as in torch), though it shares memory and version."""
+    x = input._data
+    here, there = input.dtype, dtype
+    if here is not there:
+        if input._is_conj:
+            raise RuntimeError("torch.Tensor.view is not supported for conjugate view tensors "
+                               "when converting to a different dtype.")
+        if input._is_neg:
+            raise RuntimeError("torch.Tensor.view is not supported for tensors with negative bit "
+                               "set when converting to a different dtype.")
+    if x.itemsize != there.itemsize:
+        what = (f"to view {scalar_type_name(here)} as {scalar_type_name(there)} (different "
+                "element sizes)")
+        if x.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        strides = input.stride()
+        bad_stride = RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        if there.itemsize < x.itemsize and strides[-1] != 1:
+            raise bad_stride
+        if there.itemsize > x.itemsize:
+            ratio = there.itemsize // x.itemsize
+            if x.shape[-1] % ratio:
+                raise RuntimeError(
+                    f"self.size(-1) must be divisible by {ratio} {what}, but got {x.shape[-1]}")
+            offset = input.storage_offset()
+            if offset % ratio:
+                raise RuntimeError(
+                    f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
+            if strides[-1] != 1:
+                raise bad_stride
+            for i, st in enumerate(strides[:-1]):
+                if st % ratio:
+                    raise RuntimeError(
+                        f"self.stride({i}) must be divisible by {ratio} {what}, but got {st}")
+    data = x.view(there.np)
+    t = Tensor._make(data)
+    if input._inference:
+        t._inference = True
+    else:
+        t._version_counter = input._version_counter
     return t
 
 
@@ -289,7 +329,12 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return _transpose(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
 
 
-swapaxes = swapdims = transpose
+swapdims = transpose
+
+
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """``transpose`` under NumPy's name, keywords included (``axis0``, ``axis1``)."""
+    return transpose(input, axis0, axis1)
 
 
 @defop("t", node="TBackward0", view=True)
@@ -315,10 +360,43 @@ def t(input: Tensor) -> Tensor:
     return _t(input)
 
 
+_MATRIX_T_0D = {
+    "mT": "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+    "mH": "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().",
+    "adjoint": "adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
+}
+
+
+def matrix_transpose(input: Tensor, name: str = "mT") -> Tensor:
+    """The transpose of the last two dims (``x.mT``, and ``mH``/``adjoint`` before their
+    conjugate), with torch's error for a 1-D tensor; a 0-D tensor comes back as it is, with
+    torch's warning (once per process, as torch's)."""
+    n = input.ndim
+    if n == 1:
+        what = "tensor.adjoint()" if name == "adjoint" else f"tensor.{name}"
+        raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got "
+                           "1-D tensor.")
+    if n == 0:
+        from .._tensor import _WARNED_ONCE
+
+        if not _WARNED_ONCE.get(name):
+            _WARNED_ONCE[name] = True
+            warnings.warn(_MATRIX_T_0D[name], UserWarning, stacklevel=3)
+        return input
+    return transpose(input, -2, -1)
+
+
 def numpy_T(input: Tensor) -> Tensor:
     """``x.T``: reverse all dims (PermuteBackward0); torch warns for ndim other than 2."""
     n = input.ndim
-    if n != 2 and n != 0:
+    if n == 0:
+        from .._tensor import _WARNED_ONCE
+
+        if not _WARNED_ONCE.get("T"):  # (torch warns once per process)
+            _WARNED_ONCE["T"] = True
+            warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity "
+                          "in these cases.", UserWarning, stacklevel=3)
+    elif n != 2:
         warnings.warn(
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
@@ -337,7 +415,17 @@ def numpy_T(input: Tensor) -> Tensor:
 
 @defop("expand", node="ExpandBackward0", view=True)
 def _expand(x: np.ndarray, *, shape: tuple) -> np.ndarray:
-    return np.broadcast_to(x, shape)
+    # a writable view (torch's is: a write through it lands in the one element it repeats;
+    # in-place ops that write overlapping elements raise in _registry.write_into)
+    lead = len(shape) - x.ndim
+    strides = [0] * len(shape)
+    for i in range(len(shape) - 1, -1, -1):  # (torch's strides, new size-1 dims included)
+        if i >= lead:
+            strides[i] = 0 if x.shape[i - lead] != shape[i] else x.strides[i - lead]
+        elif shape[i] == 1 and i + 1 < len(shape):
+            strides[i] = strides[i + 1] * shape[i + 1]
+    return np.lib.stride_tricks.as_strided(x, shape, tuple(strides),
+                                           writeable=x.flags.writeable)
 
 
 @_expand.backward
@@ -358,8 +446,9 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
             f"({len(shape)})"
         )
     lead = len(sizes) - len(shape)
-    target = []
-    for i, s in enumerate(sizes):
+    target = [0] * len(sizes)
+    for i in range(len(sizes) - 1, -1, -1):  # (from the last dim, as torch checks)
+        s = sizes[i]
         have = shape[i - lead] if i >= lead else 1
         if s == -1:
             if i < lead:
@@ -374,7 +463,7 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
                 f"non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
                 f"Tensor sizes: [{', '.join(map(str, shape))}]"
             )
-        target.append(s)
+        target[i] = s
     return _expand(input, shape=tuple(target))
 
 
@@ -728,6 +817,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # each element's gradient goes to the p
     spread = index_put(zeros, pos, grad, accumulate=True)
     if in_positions is None:
         return (spread.reshape(shape),)
+    counts = np.bincount(in_positions.reshape(-1), minlength=n)
+    if counts.size and counts.max() > 1:  # input elements sharing memory (an expanded input):
+        # each gets its location's gradient divided among them, as torch's as_strided_backward
+        spread = spread / Tensor._make(np.maximum(counts, 1).astype(spread._data.dtype))
     return (spread[Tensor._make(in_positions)],)
 
 
@@ -1018,11 +1111,10 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
     n = input._data.shape[d]
     sections = indices_or_sections
     if isinstance(sections, Tensor):
-        if sections.dtype.is_floating_point or sections.dtype.is_complex or (
-                sections._data.dtype == np.bool_):
+        if sections._data.dtype != np.int64:
             raise RuntimeError(
-                "tensor_split expected tensor_indices_or_sections to have integer dtype, but "
-                f"got {sections.dtype}")
+                "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                f"{scalar_type_name(sections.dtype)}")
         if sections.ndim > 1:
             raise RuntimeError(
                 "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "

@@ -304,24 +304,36 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
 # ---------------------------------------------------------------------------------------------
 
 def broadcast_shapes(*shapes: Any) -> Any:
-    """The shape every given shape broadcasts to (torch's error when one does not)."""
+    """The shape every given shape broadcasts to (torch's errors when one does not). Each
+    shape is a sequence of ints or one int; None is skipped."""
+    import builtins
+    from collections.abc import Sequence
+
     from .._tensor import Size
 
-    dims: list[int] = []
-    norm = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
-    for idx, shape in enumerate(norm):
-        for k, n in enumerate(reversed(shape)):
-            if k == len(dims):
-                dims.append(n)
-            elif dims[k] == 1:
-                dims[k] = n
-            elif n != 1 and n != dims[k]:
-                expected = list(reversed(dims))
+    norm = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
+    if not norm:
+        return Size(())
+    for shape in norm:
+        if not isinstance(shape, Sequence):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {shape}")
+    common = [1] * builtins.max(len(shape) for shape in norm)
+    for arg, shape in enumerate(norm):
+        for i in range(-1, -1 - len(shape), -1):
+            n = shape[i]
+            if n == common[i]:
+                continue
+            if common[i] == 1:
+                if n < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[i] = n
+            if n != 1 and common[i] != n:
                 raise RuntimeError(
-                    f"Attempting to broadcast a dimension of length {n} at {-(k + 1)}! "
-                    f"Mismatching argument at index {idx} had {shape}; but expected shape "
-                    f"should be broadcastable to {expected}")
-    return Size(tuple(reversed(dims)))
+                    f"Attempting to broadcast a dimension of length {n} at {i}! Mismatching "
+                    f"argument at index {arg} had {shape}; but expected shape should be "
+                    f"broadcastable to {common}")
+    return Size(tuple(common))
 
 
 def broadcast_tensors(*tensors: Any) -> tuple:

@@ -33,9 +33,10 @@ def _copy_entry(fname: str, node: str, view_fn: Any, outputs: int) -> Any:
 
     def forward(x: np.ndarray, *, args: tuple, kwargs: dict) -> Any:
         res = view_fn(Tensor._make(x), *args, **kwargs)
+        # (contiguous copies, as torch's *_copy kernels return)
         if isinstance(res, (tuple, list)):
-            return tuple(np.array(r._data, copy=True) for r in res)
-        return np.array(res._data, copy=True)
+            return tuple(np.array(r._data, copy=True, order="C") for r in res)
+        return np.array(res._data, copy=True, order="C")
 
     op = defop(key, node=node, outputs=outputs)(forward)
 
@@ -71,6 +72,11 @@ def _grad_enabled() -> bool:
     return bool(_state.enabled)
 
 
+def _fresh(t: Tensor) -> Tensor:
+    """A contiguous copy (what torch's *_copy kernels return, whatever the view's layout)."""
+    return Tensor._make(np.array(t._data, copy=True, order="C"))
+
+
 def _copying(fname: str, view_fn: Any) -> Any:
     """torch.<fname>: ``view_fn``'s result in fresh memory, with the view's node + _copy."""
 
@@ -86,8 +92,8 @@ def _copying(fname: str, view_fn: Any) -> Any:
             with no_grad():
                 res = view_fn(input, *args, **kwargs)
             if isinstance(res, (tuple, list)):
-                return tuple(r.clone() for r in res)
-            return res.clone()
+                return tuple(_fresh(r) for r in res)
+            return _fresh(res)
         from ..autograd.grad_mode import enable_grad
 
         with enable_grad():
