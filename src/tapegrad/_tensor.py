@@ -117,6 +117,8 @@ class Tensor:
         _vv: builtins.int  # a view's: the version its grad_fn is for (set by every view)
     _creation = 0  # a view's CreationMeta, when not DEFAULT (ops/_views.py)
     _replay: Any = None  # how to make a view again from its base, when kept (ops/_views.py)
+    _fw_root = False  # forward-mode AD: a view whose tangent is its own (make_dual's result)
+    _fw_base: Any = None  # a view's base for tangents, when not its base (a view of _fw_root)
     _detached = False  # detach_() took this non-leaf's history (its saved values now raise)
     _accumulator: Any = None  # weakref to the leaf's AccumulateGrad node
     _hooks: Any = None  # leaf tensor hooks

@@ -1212,3 +1212,130 @@ def test_regenerated_grad_fn_error_is_raised_by_ops(compare):
 
     rec = compare(scenario)
     assert isinstance(rec.result[0], Raised)
+
+
+# -- tests of torch's whose names match (conversions, gradient buffers, checkpointing) ----------
+
+def test_no_grad_copy(compare):
+    """Which leaf takes the gradient buffer a node produced (no copy) and which gets a copy."""
+    def scenario(L):
+        class MyFunc(L.autograd.Function):
+            static_grad_ptr = None
+
+            @staticmethod
+            def forward(ctx, inp1, inp2):
+                return inp1 + inp2
+
+            @staticmethod
+            def backward(ctx, grad):
+                MyFunc.static_grad_ptr = grad.data_ptr()
+                return grad, grad
+
+        class NonContGradFunc(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, inp1):
+                ctx.size = inp1.size()
+                return L.tensor([1.0])
+
+            @staticmethod
+            def backward(ctx, grad):
+                return L.ones(1).expand(ctx.size)
+
+        a = L.randn(5, 6, requires_grad=True)
+        b = L.randn(5, 6, requires_grad=True)
+        NonContGradFunc.apply(MyFunc.apply(a, b)).backward()
+        out = [a.grad.data_ptr() == MyFunc.static_grad_ptr,
+               b.grad.data_ptr() == MyFunc.static_grad_ptr, a.grad.is_contiguous()]
+        a.grad = b.grad = None
+        MyFunc.apply(a, b)[1][0].backward()
+        p_g, p_a, p_b = MyFunc.static_grad_ptr, a.grad.data_ptr(), b.grad.data_ptr()
+        out.append((p_a == p_b, p_a == p_g or p_b == p_g))
+        return out
+
+    compare(scenario)
+
+
+def test_pyscalar_conversions(compare):
+    def scenario(L):
+        out = []
+        long = L.zeros(1, 1, 1, dtype=L.long)
+        long[0] = -12345
+        out.append(int(long))
+        f = L.autograd.Variable(L.randn(1, 1, dtype=L.double))
+        for value in (-12345.1, float("nan"), float("inf"), float("-inf")):
+            f[0] = value
+            out.append(float(f))
+        big = 1234567890123456789
+        long[0] = big
+        out.append(float(long))
+        for value in (float("nan"), float("inf"), float("-inf")):
+            f[0] = value
+            out.append(raised(lambda: int(f[0])))
+        f[0] = 1.7976931348623157e308
+        out.append(int(f))
+        for t, values in ((long, (0, -2)), (f, (0.0, 2.2250738585072014e-308, float("nan"),
+                                                float("inf"), float("-inf")))):
+            for value in values:
+                t[0] = value
+                out.append((bool(t), bool(t)))
+        return out
+
+    compare(scenario)
+
+
+def test_type_conversions(compare):
+    """(The CPU part: torch's version also converts to CUDA types when a GPU is present.)"""
+    def scenario(L):
+        L.manual_seed(0)
+        x = L.randn(5, 5)
+        out = [type(x.float()).__name__, isinstance(x.float(), L.FloatTensor),
+               isinstance(x.int(), L.IntTensor)]
+        for t in (L.DoubleTensor, L.FloatTensor, L.IntTensor, L.ByteTensor):
+            for y_var in (True, False):
+                y = L.randint(5, (5, 5), dtype=t.dtype)
+                y = L.autograd.Variable(y) if y_var else y
+                t_dtype = t().dtype
+                out.append((isinstance(x.type(t), t), isinstance(x.type_as(y), t),
+                            isinstance(x.type(t_dtype), t), x.type(t_dtype).dtype is t_dtype,
+                            y.data_ptr() == y.type(t).data_ptr(), x.type(t).type()))
+        for dtype in (L.float, L.double):
+            var = L.autograd.Variable(L.randn(5, 5).to(dtype), requires_grad=True)
+            other = L.double if dtype is L.float else L.float
+            var.to(other).sum().backward()
+            out.append((var.grad, type(var.grad).__name__, var.grad.dtype))
+        return out
+
+    compare(scenario)
+
+
+def test_checkpointing_without_reentrant_detached_tensor(compare):
+    def scenario(L):
+        out = []
+        for use_reentrant in (True, False):
+            L.manual_seed(0)
+
+            class NoGradModule(L.nn.Module):
+                def __init__(self) -> None:
+                    super().__init__()
+                    self.linear = L.nn.Linear(2, 2, bias=False)
+                    self.lin2 = L.nn.Linear(2, 2, bias=False)
+
+                def forward(self, x):
+                    with L.no_grad():
+                        return self.lin2(self.linear(x))
+
+            module = NoGradModule()
+            a = L.randn(2, 2, requires_grad=True)
+
+            def step(module=module, a=a, use_reentrant=use_reentrant):
+                o = L.utils.checkpoint.checkpoint(module, a, use_reentrant=use_reentrant)
+                o += a
+                o.sum().backward()
+                return o
+
+            for _ in range(3):
+                out.append(raised(step))
+            out.append(a.grad)
+        return out
+
+    compare(scenario)

@@ -203,7 +203,7 @@ class Function(metaclass=FunctionMeta):
             if marked or not (o._data.dtype.kind in "fc" or o.is_floating_point()):  # bfloat16
                 new_outs.append(o)
                 continue
-            _views.set_custom_function_history(o, ctx, nr, is_input, is_dirty)
+            _views.set_custom_function_history(o, ctx, nr, is_input, is_dirty, len(outs))
             new_outs.append(o)
         _views.custom_function_multi_output_views(new_outs)
         ctx._output_meta = meta
@@ -226,6 +226,14 @@ class Function(metaclass=FunctionMeta):
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
         raise NotImplementedError("forward-mode AD is not supported by tapegrad")
+
+
+class InplaceFunction(Function):
+    """A Function that may work in place (``inplace``): torch's legacy base class."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
 
 
 def once_differentiable(fn: Callable) -> Callable:

@@ -412,6 +412,14 @@ class disable_saved_tensors_hooks:
         _disabled.pop()
 
 
+PACK_INPLACE_MESSAGE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack "
+    "hook cannot be modified by in-place operations as this can lead to unexpected side-effects. "
+    "Please open an issue if you need to perform in-place operations on the input to a pack "
+    "hook."
+)
+
+
 class _Packed:
     """A saved tensor as a pack hook returned it, with what its unpacking must restore."""
 
@@ -419,7 +427,10 @@ class _Packed:
                  "accumulator", "tangent")
 
     def __init__(self, t: Tensor, pack: Callable, unpack: Callable) -> None:
+        version = None if t._inference else t._version_counter.value
         self.value = pack(t)
+        if version is not None and t._version_counter.value != version:
+            raise RuntimeError(PACK_INPLACE_MESSAGE)
         self.unpack = unpack
         self.counter = t._version_counter
         self.grad_fn = t.grad_fn

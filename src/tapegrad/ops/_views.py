@@ -76,6 +76,10 @@ def make_view(t: Tensor, src: Tensor, op: Any, params: dict, index: int) -> Tens
     else:
         t._base = base
         creation = propagate_creation(src._creation, new)
+        if src._fw_root:  # forward-mode AD: the tangents' base is the dual tensor
+            t._fw_base = src
+        elif src._fw_base is not None:
+            t._fw_base = src._fw_base
     if creation:
         t._creation = creation
     t._vv = vc.value
@@ -395,12 +399,37 @@ def view_as_self(t: Tensor) -> Tensor:
         return t.view_as(t)
 
 
+_NOT_AN_INPUT = ("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors "
+                 "that have been mutated should be passed to ctx.mark_dirty().")
+
+_DIRTY_VIEW_OF_SEVERAL = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change."
+)
+
+
 def set_custom_function_history(out: Tensor, node: Any, output_nr: int, is_input: bool,
-                                dirty: bool) -> None:
+                                dirty: bool, n_outputs: int = 1) -> None:
     """A custom Function's output gets its node: an input it marked dirty through
-    ``rebase_history`` (a view's base then gets CopySlices), any other output directly. A view
-    it returns may not be modified in place later (IN_CUSTOM_FUNCTION)."""
+    ``rebase_history`` (a view's base then gets CopySlices; the view must be one that may be
+    modified in place, and the Function's only output), any other output directly. A view it
+    returns may not be modified in place later (IN_CUSTOM_FUNCTION)."""
     if dirty:
+        if not is_input:
+            if out._base is not None:
+                raise RuntimeError(_NOT_AN_INPUT)
+            import warnings
+
+            warnings.warn(_NOT_AN_INPUT, UserWarning, stacklevel=4)
+        if out._base is not None:
+            if n_outputs > 1:
+                raise RuntimeError(_DIRTY_VIEW_OF_SEVERAL)
+            check_inplace(out, True)
         rebase_history(out, node, output_nr)
     else:
         set_gradient_edge(out, node, output_nr)
