@@ -523,3 +523,91 @@ def test_set_multithreading_enabled_as_context_manager_and_function(compare):
         return out
 
     compare(scenario)
+
+
+def test_backward_no_grad(compare):
+    # a root that requires grad with no gradient given: an error, not an implicit ones
+    def scenario(L):
+        a = L.randn(5, 5, requires_grad=True)
+        b = a + 2
+        try:
+            L.autograd.backward([b], [None])
+        except RuntimeError as exc:
+            return exc, a.grad
+        return None
+
+    compare(scenario)
+
+
+def test_multi_backward_no_grad(compare):
+    # one of several roots neither requires grad nor has a grad_fn: an error
+    def scenario(L):
+        x = L.randn(5, 5, requires_grad=True)
+        y = L.randn(5, 5, requires_grad=False)
+        z = x + y
+        q = y * 2
+        try:
+            L.autograd.backward([z, q], [L.ones(5, 5), L.ones(5, 5)])
+        except RuntimeError as exc:
+            return exc, x.grad
+        return None
+
+    compare(scenario)
+
+
+# -- torch's TestAutogradFunctional *_no_grad: autograd.functional under no_grad ----------------
+
+
+def test_functional_under_no_grad(compare):
+    # under no_grad the results carry no graph; with create_graph=True they do, no_grad or not
+    def scenario(L):
+        F = L.autograd.functional
+
+        def reducer(x):
+            return x.sum(dim=1)
+
+        def exp_reducer(x):
+            return x.exp().sum(dim=1)
+
+        def exp_sum(x):
+            return x.exp().sum()
+
+        def pow_sum(x):
+            return x.pow(3).sum()
+
+        def calls(inputs, v4, v44):
+            return [
+                ("vjp", lambda **kw: F.vjp(reducer, inputs, v4, **kw)),
+                ("jvp", lambda **kw: F.jvp(reducer, inputs, v44, **kw)),
+                ("vhp", lambda **kw: F.vhp(exp_sum, inputs, v44, **kw)),
+                ("hvp", lambda **kw: F.hvp(exp_sum, inputs, v44, **kw)),
+                ("jacobian", lambda **kw: F.jacobian(exp_reducer, inputs, **kw)),
+                ("hessian", lambda **kw: F.hessian(pow_sum, inputs[:2, :2], **kw)),
+            ]
+
+        def graphs(res):
+            if isinstance(res, tuple):
+                return [graphs(r) for r in res]
+            return res.grad_fn is not None
+
+        out = []
+        L.manual_seed(0)
+        inputs, v4, v44 = L.rand(4, 4), L.ones(4), L.ones(4, 4)
+        for name, call in calls(inputs, v4, v44):
+            with L.no_grad():
+                res = call()
+            out.append((name, res, graphs(res)))
+            with L.no_grad():
+                res = call(create_graph=True)
+            out.append((name, "create_graph", graphs(res)))
+        # vjp and jvp with inputs and v that require grad
+        inputs.requires_grad_()
+        v4.requires_grad_()
+        v44.requires_grad_()
+        for name, call in calls(inputs, v4, v44)[:2]:
+            with L.no_grad():
+                res = call(create_graph=True)
+            out.append((name, "requires_grad", graphs(res)))
+        return out
+
+    compare(scenario)

@@ -1339,3 +1339,72 @@ def test_checkpointing_without_reentrant_detached_tensor(compare):
         return out
 
     compare(scenario)
+
+
+# -- torch's TestAutogradComplex (test/autograd/test_complex.py, imported by test_autograd.py) --
+
+
+def test_view_func_for_complex_views(compare):
+    # an in-place op on a chain of complex views (view_as_complex / view_as_real / reshape)
+    # backpropagates as the same op out of place on a plain copy
+    def scenario(L):
+        def grads(shape, dtype, make, inplace):
+            x = L.randn(*shape, dtype=dtype, requires_grad=True)
+            v = make(x)
+            if inplace:
+                v.mul_(2)
+            else:
+                v = v.mul(2)
+            v.sum().abs().backward()
+            return x.grad, v.grad_fn.name()
+
+        out = []
+        cases = [
+            ((2, 2, 2), L.double, lambda a: L.view_as_real(L.view_as_complex(a.clone()))),
+            ((2, 2, 2), L.double, lambda a: L.view_as_complex(a.clone()).reshape(4)),
+            ((10,), L.cdouble, lambda a: L.view_as_real(a.clone().reshape(5, 2))),
+        ]
+        for shape, dtype, make in cases:
+            L.manual_seed(0)
+            a = grads(shape, dtype, make, True)
+            L.manual_seed(0)
+            b = grads(shape, dtype, make, False)
+            out.append((a, b))
+        return out
+
+    compare(scenario)
+
+
+def test_view_with_multi_output(compare):
+    def scenario(L):
+        out = []
+        for requires_grad in (False, True):
+            x = L.randn(2, 2, 2, dtype=L.double, requires_grad=requires_grad)
+            res = L.view_as_complex(x).unbind(0)  # taking the views is allowed
+            try:
+                res[0].add_(L.rand(2, requires_grad=True))
+            except RuntimeError as exc:
+                out.append(exc)
+        return out
+
+    compare(scenario)
+
+
+# -- test_autograd.py names the boundary regex brings in ("base") -----------------------------
+
+
+def test_pow_real_negative_base_complex_exponent(compare):
+    # the gradient of a real negative base to a complex power (torch promotes the base before
+    # its log); torch's test runs gradcheck on it, here the gradients themselves are compared
+    def scenario(L):
+        base = -L.ones(2, dtype=L.double)
+        exponent = L.tensor([0.3 + 0.2j, -0.7 + 1.1j], dtype=L.cdouble, requires_grad=True)
+        go = L.tensor([1 + 2j, 0.5 - 1j], dtype=L.cdouble)
+        out = []
+        for fn in (lambda e: L.pow(base, e), lambda e: L.pow(-1, e), lambda e: L.pow(-2.5, e)):
+            y = fn(exponent)
+            (g,) = L.autograd.grad(y, exponent, go)
+            out.append((y, g))
+        return out
+
+    compare(scenario)

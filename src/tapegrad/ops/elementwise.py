@@ -423,6 +423,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a^b) = (b a^(b-1), a^b log a)
     if need_a:  # (torch's orders, grad * (b a^(b-1)) and grad * (y log a): float32 rounds the same)
         ga = where(b == 0, 0.0, grad * (b * a ** (b - 1)))
     if need_b:
+        if b.is_complex() and not a.is_complex():  # a negative real base has a complex log
+            a = a.to(b.dtype)
         gb = where((a == 0) & (b.real >= 0), 0.0, grad * (y * log(a)))  # (complex: Re b)
     return ga, gb
 
@@ -438,6 +440,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(c^x) = c^x log c
     base = ctx.params["base"]
     if base == 0:
         return (where(y == 0, 0.0, grad * y * float("-inf")),)
+    if y.is_complex():  # (a negative base has a complex log, as torch takes it)
+        return (grad * y * complex(np.log(complex(base))),)
     return (grad * y * float(np.log(base)),)
 
 
