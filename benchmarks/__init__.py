@@ -24,7 +24,12 @@ cnn            conv 1->16 3x3, ReLU, conv 16->32 3x3, ReLU, linear to 10, batch 
 matmul         1024x1024 float32 ``a @ b`` forward + backward (GFLOP/s, vs NumPy's bare ``a @ b``)
 deep-chain     100,000 scalar ops, then backward (s) and peak memory
 char-lstm      embedding, LSTM hidden 128 over 64 steps, linear, batch 32, Adam (ms/step)
+allreduce-1mb  ``dist.all_reduce`` of 1 MiB float32 on 2 ranks, against torch's gloo (ms/op)
+allreduce-64mb the same with 64 MiB
+ddp-step       a DistributedDataParallel step of the mlp model on 2 ranks, against torch's DDP
 =============  ===========================================================================
+
+The distributed workloads (``distributed.py``) start their ranks in processes of their own.
 
 ``--quick`` shrinks every size and runs one repeat; it is the CI smoke test
 (``tests/test_benchmarks.py``) and asserts no speed ratio.
@@ -36,6 +41,7 @@ from ._harness import Workload
 from .char_lstm import WORKLOAD as CHAR_LSTM
 from .cnn import WORKLOAD as CNN
 from .deep_chain import WORKLOAD as DEEP_CHAIN
+from .distributed import ALLREDUCE_1MB, ALLREDUCE_64MB, DDP_STEP
 from .gpt import WORKLOAD as GPT
 from .gpt_bf16 import WORKLOAD as GPT_BF16
 from .matmul import WORKLOAD as MATMUL
@@ -47,5 +53,6 @@ WORKLOADS: dict[str, Workload] = {
 }
 WORKLOADS[CHAR_LSTM.name] = CHAR_LSTM
 WORKLOADS[GPT_BF16.name] = GPT_BF16
+WORKLOADS.update({w.name: w for w in (ALLREDUCE_1MB, ALLREDUCE_64MB, DDP_STEP)})
 
 __all__ = ["WORKLOADS", "Workload"]

@@ -94,6 +94,8 @@ class Workload:
         references: more references timed in the same interleaved rounds and only reported in
             the notes, each with tapegrad's ratio to it (e.g. NumPy doing the same work by hand).
         loss_rtol: how far the two first-step losses may be apart (relative).
+        run: a workload that runs in processes of its own (the distributed ones) measures
+            itself: ``run(workload, quick, libs, log) -> Result``, and ``setup`` is not used.
     """
 
     name: str
@@ -108,6 +110,7 @@ class Workload:
     baseline: Baseline | None = None
     references: tuple[Baseline, ...] = ()
     loss_rtol: float = LOSS_RTOL
+    run: Callable[..., Result] | None = None
 
 
 # --------------------------------------------------------------------------- weights and inputs
@@ -516,6 +519,8 @@ def run_workload(w: Workload, quick: bool, libs: dict[str, ModuleType], *,
                  repeats: int | None = None, profile_lines: int = 0, op_lines: int = 0,
                  log: Callable[[str], None] = lambda s: None) -> Result:
     """Set up, check, time and measure one workload on every library in ``libs``."""
+    if w.run is not None:
+        return w.run(w, quick, libs, log)
     cfg = w.config(quick)
     timing = QUICK_TIMING if quick else w.timing
     if repeats is not None:

@@ -7,13 +7,13 @@ returns the exit status; it is imported only when the command runs, so a command
 not installed says so instead of breaking the others.
 
 ``tapegrad run SCRIPT [ARGS...]`` runs a PyTorch program on tapegrad, unchanged: ``torch`` and
-``torch.<submodule>`` are aliased to ``tapegrad`` and its submodules in ``sys.modules`` before the
-script starts, so ``import torch`` / ``import torch.nn as nn`` / ``from torch.utils.data import
-DataLoader`` load tapegrad. The script sees ``sys.argv == [SCRIPT, ARGS...]``: everything after
-SCRIPT is its own, even ``--help``. The exit status is the one ``python SCRIPT`` would give: 0, the
-code of a ``SystemExit`` it raises, 1 after an uncaught exception (whose traceback starts at the
-script's own frame, not at this module's or runpy's), 130 after Ctrl-C; a script that cannot be
-opened is a usage error (2), as for ``python``.
+``torch.<submodule>`` are aliased to ``tapegrad`` and its submodules (``torchvision`` to
+``tapegrad.vision``) before the script starts, so ``import torch`` / ``import torch.nn as nn`` /
+``from torch.utils.data import DataLoader`` load tapegrad. The script sees
+``sys.argv == [SCRIPT, ARGS...]``: everything after SCRIPT is its own, even ``--help``. The exit
+status is the one ``python SCRIPT`` would give: 0, the code of a ``SystemExit`` it raises, 1 after
+an uncaught exception (whose traceback starts at the script's own frame, not at this module's or
+runpy's), 130 after Ctrl-C; a script that cannot be opened is a usage error (2), as for ``python``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
 import runpy
 import sys
 import traceback
@@ -33,24 +32,13 @@ __all__ = ["COMMANDS", "alias_torch", "main", "run_script"]
 
 
 def alias_torch() -> None:
-    """Make ``import torch`` (and its submodules) import tapegrad.
+    """Make ``import torch`` and ``import torchvision`` (and their submodules) import tapegrad.
 
-    Every ``torch`` entry already in ``sys.modules`` (a real torch imported before) is dropped
-    first, so that no ``torch.<submodule>`` of another library is found later.
+    A real torch imported before is dropped from ``sys.modules`` first (``_torch_alias.py``).
     """
-    import tapegrad
+    from ._torch_alias import install
 
-    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
-        del sys.modules[name]
-    sys.modules["torch"] = tapegrad
-    for info in pkgutil.walk_packages(tapegrad.__path__, "tapegrad."):
-        if info.name.endswith("__main__") or info.name.rsplit(".", 1)[-1].startswith("_"):
-            continue
-        try:
-            module = importlib.import_module(info.name)
-        except ImportError:  # an optional part whose package is absent (utils.tensorboard)
-            continue
-        sys.modules["torch" + info.name[len("tapegrad"):]] = module
+    install()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -84,13 +72,16 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
-def run_script(path: str, argv: Sequence[str] = (), *, alias: bool = True) -> int:
+def run_script(path: str, argv: Sequence[str] = (), *, alias: bool = True,
+               on_error: Callable[[BaseException], None] | None = None) -> int:
     """Run the Python program at ``path`` as ``__main__`` with ``sys.argv == [path, *argv]``.
 
     ``torch`` is aliased to tapegrad first (``alias=False`` skips it). Returns the exit status:
     0 when the script ends, the code of its ``SystemExit``, 1 after an uncaught exception (its
     traceback, printed to stderr, starts at the script's own code), 130 after Ctrl-C, 2 when the
     file cannot be opened (a one-line message). ``sys.argv`` and ``sys.path`` are restored after.
+    ``on_error(exc)`` is called with an uncaught exception before it is printed (the launcher's
+    ranks report it).
     """
     script = os.path.abspath(path)
     if not os.path.exists(script):
@@ -107,9 +98,13 @@ def run_script(path: str, argv: Sequence[str] = (), *, alias: bool = True) -> in
     except SystemExit as exc:
         return _exit_code(exc)
     except KeyboardInterrupt as exc:
+        if on_error is not None:
+            on_error(exc)
         _print_user_error(exc, script)
         return 130  # 128 + SIGINT, the status a shell reports for a program stopped by Ctrl-C
     except BaseException as exc:  # noqa: BLE001 - the user's error, reported as python would
+        if on_error is not None:
+            on_error(exc)
         _print_user_error(exc, script)
         return 1
     finally:
@@ -126,12 +121,19 @@ def run_command(argv: Sequence[str]) -> int:
                     "(and every `torch.<submodule>`) imports tapegrad.",
         epilog="Everything after SCRIPT goes to the script untouched, --help included.\n"
                "Exit status: the script's own (0, its sys.exit code, 1 after an uncaught "
-               "error, 130 after Ctrl-C); 2 when SCRIPT cannot be opened.",
+               "error, 130 after Ctrl-C); 2 when SCRIPT cannot be opened.\n\n"
+               "Several ranks: tapegrad run --nproc-per-node N [torchrun's options] SCRIPT "
+               "(see python -m tapegrad.distributed.run --help).",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("script", metavar="SCRIPT", help="the Python file to run")
     parser.add_argument("args", metavar="ARGS", nargs="*",
                         help="arguments for the script (its sys.argv[1:])")
     argv = list(argv)
+    if argv and argv[0].startswith("-") and argv[0] not in ("-", "--", "-h", "--help"):
+        # torchrun's options (--nproc-per-node...): the launcher starts the ranks
+        from .distributed.run import main as launch
+
+        return launch(argv, prog="tapegrad run")
     # Options are ours only before SCRIPT: the first argument that is not an option (or the
     # first one after "--") is the script, and everything after it belongs to the script.
     i = 0

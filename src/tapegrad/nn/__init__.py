@@ -11,6 +11,8 @@ from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter
 from . import modules, utils
+from . import parallel
+from .parallel import DataParallel
 
-__all__ = ["Buffer", "Parameter", "functional", "init", "modules", "parameter", "utils",
-           *_modules_all]
+__all__ = ["Buffer", "DataParallel", "Parameter", "functional", "init", "modules", "parallel",
+           "parameter", "utils", *_modules_all]

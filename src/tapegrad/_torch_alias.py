@@ -1,0 +1,100 @@
+"""``import torch`` as tapegrad: the import hook of ``tapegrad run`` and ``install_torch_alias()``.
+
+Once installed, ``torch`` is ``tapegrad`` and ``torchvision`` is ``tapegrad.vision`` in
+``sys.modules``, and an import system hook (a "meta path finder", the hook Python's import
+system asks before looking on disk) answers every ``torch.<sub>`` and ``torchvision.<sub>``
+import with the matching tapegrad module when it is first imported:
+
+    import torch.nn.functional as F       ->  tapegrad.nn.functional
+    from torchvision import transforms    ->  tapegrad.vision.transforms
+
+Submodules are aliased on demand, so a script pays only for what it imports. A submodule whose
+last name starts with ``_`` is private to tapegrad and is not aliased (``torch._C`` raises
+``ModuleNotFoundError`` as it would for any missing module). The aliased module keeps its own
+name (``torch.nn.__name__ == "tapegrad.nn"``) and its own import spec, so tapegrad's relative
+imports inside it work as before. The hook answers only while ``sys.modules["torch"]`` is
+tapegrad: code that puts a real torch back gets real torch's submodules again.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+from types import ModuleType
+
+__all__ = ["ALIASES", "install"]
+
+# the public name a program imports -> the tapegrad package that stands for it
+ALIASES = {"torch": "tapegrad", "torchvision": "tapegrad.vision"}
+
+
+def _target(fullname: str) -> str | None:
+    """The tapegrad module that ``fullname`` (``torch.nn``, ``torchvision.models``) stands for."""
+    head, _, rest = fullname.partition(".")
+    package = ALIASES.get(head)
+    if package is None or not rest:
+        return package
+    if any(part.startswith("_") for part in rest.split(".")):
+        return None
+    return f"{package}.{rest}"
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Hands the import system an already imported tapegrad module under the alias name."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self.module = module
+        self.spec = module.__spec__
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        return self.module
+
+    def exec_module(self, module: ModuleType) -> None:
+        # the import system gave the module the alias spec; its own spec (name "tapegrad.nn")
+        # is what its relative imports and importlib.reload need
+        module.__spec__ = self.spec
+
+
+class _AliasFinder(importlib.abc.MetaPathFinder):
+    """Finds ``torch.*`` / ``torchvision.*`` by importing the tapegrad module they stand for."""
+
+    def find_spec(self, fullname, path=None, target=None):  # type: ignore[override]
+        name = _target(fullname)
+        if name is None or getattr(sys.modules.get("torch"), "__name__", None) != "tapegrad":
+            return None  # not ours, or the alias was undone (a real torch put back)
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # no such tapegrad module: torch.<sub> does not exist here
+                return None
+            raise
+        is_package = hasattr(module, "__path__")
+        spec = importlib.machinery.ModuleSpec(fullname, _AliasLoader(module),
+                                              is_package=is_package)
+        if is_package:
+            spec.submodule_search_locations = list(module.__path__)
+        return spec
+
+
+_FINDER = _AliasFinder()
+
+
+def install() -> None:
+    """Make ``torch`` and ``torchvision`` (and their submodules) import tapegrad from now on.
+
+    A real torch or torchvision imported before is dropped from ``sys.modules`` first, so that
+    no ``torch.<submodule>`` of another library is found later; the import hook goes first in
+    ``sys.meta_path`` so that an installed real torch is never found on disk. Calling it again
+    does nothing more.
+    """
+    import tapegrad
+
+    for alias in ALIASES:
+        for name in [n for n in sys.modules if n == alias or n.startswith(alias + ".")]:
+            if not sys.modules[name].__name__.startswith("tapegrad"):
+                del sys.modules[name]
+    sys.modules["torch"] = tapegrad
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)

@@ -1,0 +1,172 @@
+"""What runs in each rank that the launcher starts: torch's environment, labelled output, the
+user's script, and the error report.
+
+``mpiexec`` starts ``python -m tapegrad.distributed._rank [options] -- SCRIPT ARGS`` once per
+local rank. Each one
+
+1. reads its place in the job from the MPI launcher (``PMI_RANK`` for MPICH's hydra,
+   ``OMPI_COMM_WORLD_RANK`` for Open MPI) and sets what torchrun sets: ``RANK``,
+   ``LOCAL_RANK``, ``GROUP_RANK``, ``ROLE_RANK``...;
+2. labels its output as torchrun's ``--tee`` does: each line of stdout and stderr starts with
+   ``[default<local rank>]:``. Two small forked processes copy the lines from pipes that
+   replace file descriptors 1 and 2, so the labels hold for C code and child processes too;
+3. runs the script with ``tapegrad run``'s runner (``torch`` is tapegrad);
+4. if the script failed, writes a one-line report for the launcher (which stops the other
+   ranks and names the first failure) and, when MPI is running, calls ``MPI_Abort`` so the
+   other ranks of the job end at once instead of waiting in a collective.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import sys
+import time
+import traceback
+
+
+def _local_rank() -> int:
+    for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "MPI_LOCALRANKID"):
+        if name in os.environ:
+            return int(os.environ[name])
+    return 0
+
+
+def _copy_lines(src: int, dst: int, prefix: bytes) -> None:
+    """Copy what arrives on ``src`` to ``dst``, each line preceded by ``prefix``."""
+    tail = b""
+    while True:
+        try:
+            chunk = os.read(src, 65536)
+        except InterruptedError:
+            continue
+        if not chunk:
+            break
+        *lines, tail = (tail + chunk).split(b"\n")
+        if lines:
+            os.write(dst, b"".join(prefix + line + b"\n" for line in lines))
+    if tail:
+        os.write(dst, prefix + tail)
+
+
+def label_output(prefix: str) -> None:
+    """Make every line this process (and its children) writes to fd 1 and 2 start with
+    ``prefix``."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    for fd in (1, 2):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the copier: ignores Ctrl-C and the job's signals, ends at EOF
+            try:
+                os.setsid()
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                os.close(write_end)
+                if fd == 2:
+                    os.close(1)  # the stdout pipe's write end, inherited from the rank
+                _copy_lines(read_end, fd, prefix.encode())
+            finally:
+                os._exit(0)
+        os.close(read_end)
+        os.dup2(write_end, fd)
+        os.close(write_end)
+
+
+def silence_output() -> None:
+    """Send fd 1 and 2 to /dev/null (a rank left out by ``--local-ranks-filter``)."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.close(null)
+
+
+def report_failure(path: str | None, rank: int, local_rank: int, exitcode: int,
+                   message: str) -> None:
+    """Write the failure record the launcher reads (torchelastic's error file, in JSON)."""
+    if not path:
+        return
+    record = {"rank": rank, "local_rank": local_rank, "exitcode": exitcode,
+              "pid": os.getpid(), "host": socket.gethostname(), "time": time.time(),
+              "message": message}
+    with open(path, "w") as f:
+        json.dump(record, f)
+
+
+def _mpi_running() -> bool:
+    MPI = sys.modules.get("mpi4py.MPI")
+    return bool(MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tapegrad.distributed._rank")
+    parser.add_argument("--node-rank", type=int, default=0)
+    parser.add_argument("--nproc", type=int, required=True)
+    parser.add_argument("--label", action="store_true")
+    parser.add_argument("--show", default="", help="local ranks whose output is shown")
+    parser.add_argument("--error-dir", default="")
+    parser.add_argument("--module", action="store_true")
+    parser.add_argument("--no-python", action="store_true")
+    parser.add_argument("--no-alias", action="store_true")
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+
+    local = _local_rank()
+    rank = args.node_rank * args.nproc + local
+    os.environ.update(RANK=str(rank), LOCAL_RANK=str(local), ROLE_RANK=str(rank),
+                      GROUP_RANK=str(args.node_rank))
+    error_file = os.path.join(args.error_dir, f"rank{rank}.json") if args.error_dir else None
+    if error_file:
+        os.environ["TORCHELASTIC_ERROR_FILE"] = error_file
+    if args.show and str(local) not in args.show.split(","):
+        silence_output()
+    elif args.label:
+        label_output(f"[default{local}]:")
+
+    if args.no_python:
+        os.execvp(command[0], command)
+    status, message = _run(command, args.module, alias=not args.no_alias)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if status != 0:
+        report_failure(error_file, rank, local, status, message)
+        if _mpi_running():
+            MPI = sys.modules["mpi4py.MPI"]
+            if MPI.COMM_WORLD.Get_size() > 1:
+                MPI.COMM_WORLD.Abort(status)
+    return status
+
+
+def _run(command: list[str], module: bool, alias: bool) -> tuple[int, str]:
+    """Run the script (or ``-m`` module); its exit status and its error's last line."""
+    from .._cli import alias_torch, run_script
+
+    errors: list[str] = []
+
+    def remember(exc: BaseException) -> None:
+        errors.append(traceback.format_exception_only(type(exc), exc)[-1].strip())
+
+    if not module:
+        status = run_script(command[0], command[1:], alias=alias, on_error=remember)
+        return status, errors[-1] if errors else f"exit code {status}"
+    import runpy
+
+    if alias:
+        alias_torch()
+    sys.argv = list(command)
+    try:
+        runpy.run_module(command[0], run_name="__main__", alter_sys=True)
+        return 0, ""
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        return code, f"SystemExit: {exc.code}"
+    except BaseException as exc:  # noqa: BLE001 - reported as python reports it
+        traceback.print_exc()
+        return 1, traceback.format_exception_only(type(exc), exc)[-1].strip()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
