@@ -102,7 +102,6 @@ class Tensor:
         "_vc",
         "_output_nr",
         "_base",
-        "_vv",
         "__dict__",
         "__weakref__",
     )
@@ -114,12 +113,12 @@ class Tensor:
         _vc: _Version | None
         _output_nr: builtins.int
         _base: Tensor | None  # a view's base (ops/_views.py)
-        _vv: builtins.int  # a view's: the version its grad_fn is for (set by every view)
+    _vv = 0  # a view's: the version its grad_fn is for (set by every view, ops/_views.py)
     _creation = 0  # a view's CreationMeta, when not DEFAULT (ops/_views.py)
     _replay: Any = None  # how to make a view again from its base, when kept (ops/_views.py)
     _fw_root = False  # forward-mode AD: a view whose tangent is its own (make_dual's result)
     _fw_base: Any = None  # a view's base for tangents, when not its base (a view of _fw_root)
-    _detached = False  # detach_() took this non-leaf's history (its saved values now raise)
+    _detached = 0  # detach_() took this non-leaf's history: the node sequence number then
     _accumulator: Any = None  # weakref to the leaf's AccumulateGrad node
     _hooks: Any = None  # leaf tensor hooks
     _post_hooks: Any = None  # post-accumulate-grad hooks
@@ -454,8 +453,10 @@ class Tensor:
                 "gradients. To fix this error, please refer to the Optimizer.zero_grad() function "
                 "in torch/optim/optimizer.py as the solution."
             )
-        if self._grad_fn is not None:
-            self._detached = True  # saved for backward as it was: unpacking it now raises
+        if self._grad_fn is not None:  # nodes made before now saved it as a non-leaf: they
+            from .autograd.graph import _sequence  # raise when they unpack it (torch's check)
+
+            self._detached = next(_sequence)
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0

@@ -9,6 +9,16 @@ import gc
 import warnings
 import weakref
 
+import pytest
+import torchcompare
+
+# custom Functions' jvp comes with the autograd-api branch; until it is merged, the tests of
+# its view and in-place checks skip
+_function = torchcompare.load_lib(torchcompare.LIB_NAME).autograd.function
+needs_function_jvp = pytest.mark.skipif(
+    not hasattr(_function, "_forward_mode") and _function.__name__.startswith("tapegrad"),
+    reason="custom Function jvp comes with the autograd-api branch")
+
 
 def quiet():
     """torch's forward AD warns about its own internals (torch.jit.script) on first use."""
@@ -123,5 +133,155 @@ def test_detach_view_tracking(compare):
         del foo
         gc.collect()
         return ref() is None, out._is_view(), out._base
+
+    compare(scenario)
+
+
+# -- custom Functions under forward mode: views and in-place (TestAutograd) --------------------
+
+
+@needs_function_jvp
+def test_custom_function_forward_mode_view_checks(compare):
+    # a Function whose forward returns a view of its input must have a jvp that returns a view
+    # of the input's tangent (of the same base when that tangent is a view itself)
+    def scenario(L):
+        quiet()
+        fwAD = L.autograd.forward_ad
+
+        class ViewFn(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, foo, flag):
+                ctx.flag = flag
+                ctx.size = foo.size()
+                return foo.narrow(0, 0, 2)
+
+            @staticmethod
+            def vjp(ctx, gO):
+                gI = gO.new_zeros(ctx.size)
+                gI.narrow(0, 0, 2).copy_(gO)
+                return gI, None
+
+            @staticmethod
+            def jvp(ctx, gI, _):
+                res = gI.narrow(0, 0, 2)
+                if ctx.flag != "ok":
+                    res = res.clone()  # not a view any more
+                if ctx.flag in ("not_a_view_of_inp", "not_a_view_of_inp_base"):
+                    res = res.view_as(res)  # a view, of the wrong tensor
+                return res
+
+        L.manual_seed(0)
+        inp = L.rand(4, 4, dtype=L.double, requires_grad=True)
+        tangent = L.rand(4, 4, dtype=L.double)
+        out = []
+        for flag in ("ok", "not_a_view", "not_a_view_of_inp", "not_a_view_of_inp_base"):
+            with fwAD.dual_level():
+                x = fwAD.make_dual(inp, tangent)
+                if flag == "not_a_view_of_inp_base":
+                    x = x.view_as(x)
+                try:
+                    y = ViewFn.apply(x, flag)
+                except RuntimeError as exc:
+                    out.append((flag, exc))
+                    continue
+                t = fwAD.unpack_dual(y).tangent
+                out.append((flag, y, t, t._base is tangent))
+                y.sum().backward()
+                out.append(inp.grad)
+        return out
+
+    compare(scenario)
+
+
+@needs_function_jvp
+def test_custom_function_forward_mode_inplace_checks(compare):
+    # a Function that marks an input dirty must update that input's tangent in place in jvp
+    def scenario(L):
+        quiet()
+        fwAD = L.autograd.forward_ad
+
+        class InplaceFn(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, foo, flag):
+                ctx.mark_dirty(foo)
+                ctx.flag = flag
+                foo.mul_(2)
+                return foo
+
+            @staticmethod
+            def vjp(ctx, gO):
+                return 2 * gO, None
+
+            @staticmethod
+            def jvp(ctx, gI, _):
+                if ctx.flag:
+                    return 2 * gI  # not in place
+                gI.mul_(2)
+                return gI
+
+        L.manual_seed(0)
+        inp = L.rand(4, 4, dtype=L.double, requires_grad=True)
+        out = []
+        for flag in (False, True):
+            with fwAD.dual_level():
+                x = fwAD.make_dual(inp, L.ones(4, 4, dtype=L.double)).clone()
+                try:
+                    y = InplaceFn.apply(x, flag)
+                except RuntimeError as exc:
+                    out.append(exc)
+                    continue
+                out += [y is x, y, fwAD.unpack_dual(y).tangent]
+                y.sum().backward()
+                out.append(inp.grad)
+        return out
+
+    compare(scenario)
+
+
+@needs_function_jvp
+def test_custom_function_mark_dirty_not_differentiable(compare):
+    # an input marked dirty comes back as is (with or without requires_grad), and so does its
+    # tangent, which jvp must have modified in place
+    def scenario(L):
+        quiet()
+        fwAD = L.autograd.forward_ad
+
+        def get_custom_fn(jvp_err):
+            class InplaceMul(L.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    result = x.mul_(2)
+                    ctx.mark_dirty(result)
+                    return result
+
+                @staticmethod
+                def backward(ctx, grad_output):
+                    pass
+
+                @staticmethod
+                def jvp(ctx, x_t):
+                    return x_t if jvp_err else x_t.mul_(2)
+
+            return InplaceMul
+
+        out = []
+        for requires_grad in (True, False):
+            for jvp_err in (True, False):
+                InplaceMul = get_custom_fn(jvp_err)
+                z = L.tensor(1.0, requires_grad=requires_grad)
+                x = z.clone()
+                y = InplaceMul.apply(x)
+                out += [x is y, x]
+                with fwAD.dual_level():
+                    x_tangent = L.ones_like(x)
+                    x_dual = fwAD.make_dual(x, x_tangent)
+                    try:
+                        out_dual = InplaceMul.apply(x_dual)
+                    except RuntimeError as exc:
+                        out.append(exc)
+                        continue
+                    _, out_tangent = fwAD.unpack_dual(out_dual)
+                    out += [out_dual is x_dual, out_tangent is x_tangent, out_tangent]
+        return out
 
     compare(scenario)

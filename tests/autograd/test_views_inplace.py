@@ -8,7 +8,20 @@ from __future__ import annotations
 import gc
 import weakref
 
+import pytest
+import torchcompare
 from torchcompare import Raised
+
+# Parts of the autograd API these tests go through come with the autograd-api branch:
+# GradientEdge and the engine's skipping of nodes ``inputs=`` does not need, and
+# allow_mutation_on_saved_tensors. Until it is merged, those tests skip.
+_graph = torchcompare.load_lib(torchcompare.LIB_NAME).autograd.graph
+needs_gradient_edge = pytest.mark.skipif(
+    not hasattr(_graph, "get_gradient_edge"), reason="autograd.graph.get_gradient_edge "
+    "and the engine's pruning for inputs= come with the autograd-api branch")
+needs_allow_mutation = pytest.mark.skipif(
+    not hasattr(_graph, "allow_mutation_on_saved_tensors"),
+    reason="allow_mutation_on_saved_tensors comes with the autograd-api branch")
 
 
 def raised(fn):
@@ -727,6 +740,28 @@ def test_saved_variable_saved_original_inplace_detach(compare):
     compare(scenario)
 
 
+def test_detach_inplace_only_affects_earlier_saves(compare):
+    # torch raises for a value saved while it had a history that detach_() then took; a tensor
+    # saved after detach_() (a leaf now, requiring grad again or not) is used as it is
+    def scenario(L):
+        w = L.tensor([2.0, 3.0], requires_grad=True)
+        x = w.clone()
+        x.detach_()
+        (x * w).sum().backward()
+        out = [w.grad]
+        src = L.tensor([1.0, 2.0], requires_grad=True).clone().detach_().requires_grad_(True)
+        (src * src).sum().backward()
+        out.append(src.grad)
+        a = L.tensor(1.0, requires_grad=True).clone()
+        b = a.sin()
+        a.detach_()
+        a.requires_grad_()
+        out.append(raised(lambda: b.backward()))
+        return out
+
+    compare(scenario)
+
+
 def test_no_grad_assignment(compare):
     def scenario(L):
         x = L.randn(5, 5, requires_grad=True)
@@ -1034,6 +1069,7 @@ def test_tensor_hooks_inplace_over_view(compare):
     compare(scenario)
 
 
+@needs_gradient_edge
 def test_grad_to_node_inplace(compare):
     def scenario(L):
         x = L.rand(2, requires_grad=True).clone()
@@ -1044,6 +1080,7 @@ def test_grad_to_node_inplace(compare):
     compare(scenario)
 
 
+@needs_gradient_edge
 def test_copy_slices_graph_task_updates(compare):
     """Only the nodes the requested gradients need run through a CopySlices base (torch's
     version uses a private error node; a hook that fails plays its part here)."""
@@ -1406,5 +1443,102 @@ def test_pow_real_negative_base_complex_exponent(compare):
             (g,) = L.autograd.grad(y, exponent, go)
             out.append((y, g))
         return out
+
+    compare(scenario)
+
+
+# -- allow_mutation_on_saved_tensors with views (TestAllowMutationOnSaved) ---------------------
+
+
+def _cloned(ctx):
+    return len(list(ctx.cloned.items()))
+
+
+@needs_allow_mutation
+def test_allow_mutation_on_saved_views(compare):
+    # test_views / test_save_base_and_modify_view / test_save_view_modify_base: an in-place
+    # change through a view of a saved tensor (or of the base of a saved view) keeps the
+    # saved value for backward
+    def scenario(L):
+        G = L.autograd.graph
+        L.manual_seed(0)
+        a = L.rand(2, 3, requires_grad=True)
+
+        def fn(a):
+            b = a.clone()
+            c = b.view_as(b)
+            out = (b**2).sum()
+            c.sin_()
+            out.sum().backward()
+            return a.grad
+
+        res = [raised(lambda: fn(a))]
+        a.grad = None
+        with G.allow_mutation_on_saved_tensors() as ctx:
+            res += [fn(a).clone(), _cloned(ctx)]
+        with G.allow_mutation_on_saved_tensors() as ctx:
+            a = L.rand(2, 3, requires_grad=True)
+            b = a.clone()
+            c = b[:1]
+            out = b**2
+            c *= 10  # the view changes, the saved base is kept
+            out.sum().backward()
+            res += [_cloned(ctx), a.grad, a * 2]
+        res.append(_cloned(ctx))
+        with G.allow_mutation_on_saved_tensors() as ctx:
+            a = L.rand(2, 3, requires_grad=True)
+            b = a.clone()
+            c = b[:]
+            out = (c**2).sum()
+            b *= 2  # the base changes, the saved view is kept
+            out.backward()
+            res += [a.grad, a * 2]
+        return res
+
+    compare(scenario)
+
+
+@needs_allow_mutation
+def test_allow_mutation_saved_same_tensor_different_versions(compare):
+    # one copy per saved version, dropped with the graph that saved it
+    def scenario(L):
+        G = L.autograd.graph
+        with G.allow_mutation_on_saved_tensors() as ctx:
+            L.manual_seed(0)
+            a = L.randn(2, 3, requires_grad=True).clone()
+            b = a**2
+            a.sin_()
+            c = a**2
+            a.sin_()
+            counts = [_cloned(ctx)]
+            del b
+            gc.collect()
+            counts.append(_cloned(ctx))
+            del c
+            gc.collect()
+            counts.append(_cloned(ctx))
+        return counts
+
+    compare(scenario)
+
+
+@needs_allow_mutation
+def test_allow_mutation_with_math_views(compare):
+    # conj() of a saved complex tensor, then an in-place change of the tensor or of the conj:
+    # the gradients use the values saved (tapegrad's conj() is a copy, not torch's lazy
+    # conjugate view, so only the gradients are compared)
+    def scenario(L):
+        G = L.autograd.graph
+        res = []
+        with G.allow_mutation_on_saved_tensors():
+            for change_conj in (False, True):
+                leaf = L.tensor([1 + 1j], requires_grad=True)
+                a = leaf.clone()
+                b = a.conj()
+                out = (b**2).sum()
+                (b if change_conj else a).sin_()
+                out.abs().backward()
+                res.append(leaf.grad)
+        return res
 
     compare(scenario)

@@ -113,7 +113,7 @@ class OpNode(Node):
                 if t._version_counter.value != check:
                     # torch names the tensor's history as it is now (after the in-place op)
                     raise version_error(t, t.grad_fn, t._output_nr, check)
-                if t._detached and t._grad_fn is None:
+                if t._detached > self._seq and t._grad_fn is None:  # saved, then detach_()
                     raise RuntimeError(DETACHED_MESSAGE)
             out.append(t)
         if self._out is not None:

@@ -377,6 +377,7 @@ def rebase_history(target: Tensor, node: Any, output_nr: int = 0) -> None:
     base._grad_fn = copy_slices
     base._output_nr = 0
     base._requires_grad = True
+    target._vv = -1  # (stale whatever its version: a grad_fn read since the write is old)
     view_grad_fn(target)  # the view's own history, through the base's new one
 
 
@@ -467,6 +468,44 @@ def custom_function_outputs_unrecorded(outs: tuple, args: tuple, dirty: tuple) -
                 o._creation = IN_CUSTOM_FUNCTION
         new.append(o)
     return tuple(new)
+
+
+def forward_view_base(t: Tensor) -> Tensor | None:
+    """The base of ``t`` as a view for forward-mode AD: a dual tensor for views of it, none for
+    the dual tensor itself (make_dual's view carries its own tangent)."""
+    if t._fw_root:
+        return None
+    return t._fw_base if t._fw_base is not None else t._base
+
+
+def check_custom_function_tangent_view(out: Tensor, grad: Tensor, args: tuple,
+                                       tangents: list) -> None:
+    """A custom Function's output that is a view of an input (an input returned as is is one):
+    its jvp must give a view of that input's tangent (of the same base, if that tangent is a
+    view itself) -- torch's checks in _process_forward_mode_AD."""
+    base = forward_view_base(out)
+    if base is None:
+        return
+    for a, given in zip(args, tangents, strict=True):
+        if not isinstance(a, Tensor) or given is None:
+            continue
+        a_base = forward_view_base(a)
+        if (a if a_base is None else a_base) is not base:
+            continue
+        if grad._base is None:
+            raise RuntimeError(
+                "A custom Function's forward is returning a view (or an input as-is) but the jvp "
+                "is not returning a view.")
+        if given._base is not None:
+            if grad._base is not given._base:
+                raise RuntimeError(
+                    "A custom Function is returning a view but the jvp is not returning a view "
+                    "of the same base as the given grad input.")
+        elif grad._base is not given:
+            raise RuntimeError(
+                "A custom Function is returning a view but the jvp is not returning a view of "
+                "the given grad input.")
+        return
 
 
 class CopySlices(Node):
