@@ -14,9 +14,9 @@ warning from the user's own NumPy code still shows: its module is not tapegrad's
 
 A ``warnings.catch_warnings()`` block restores the filter list it found when it exits, so a
 tapegrad first imported inside one (pytest imports test modules inside one) loses the filter;
-``ensure()``, called at the start of every backward pass, puts it back (a membership test, well
-under a microsecond). Until then a forward op may still show NumPy's warning. float16 results
-that overflow are cast without warning in any case (ops/low_precision.py).
+``ensure()``, called at the start of every backward pass, puts it back in front (one identity
+test, well under a microsecond). Until then a forward op may still show NumPy's warning.
+float16 results that overflow are cast without warning in any case (ops/low_precision.py).
 """
 
 from __future__ import annotations
@@ -38,8 +38,10 @@ def install() -> None:
 
 
 def ensure() -> None:
-    """Put the filter back if a ``catch_warnings`` block dropped it."""
-    if _ENTRY not in warnings.filters:
+    """Put the filter back in front if a ``catch_warnings`` block dropped it or a filter added
+    since (``simplefilter("always")``) shadows it."""
+    filters = warnings.filters
+    if not filters or filters[0] is not _ENTRY:
         install()
 
 

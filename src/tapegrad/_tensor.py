@@ -338,13 +338,15 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             want = self._grad_dtype
-            if want is False and value.dtype is not self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
-            if want is not False and want is not None and value.dtype is not want:
-                from .ops._registry import scalar_type_name
+            if want is False:
+                want = self.dtype
+            if want is not None and value.dtype is not want:
+                from .ops._registry import cpp_type_name, scalar_type_name
 
-                got = _dtype.C_TYPE_NAMES.get(value.dtype.name, value.dtype.name)
+                got = cpp_type_name(value.dtype)
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype '{got}' to a tensor with "
                     f"grad_dtype '{scalar_type_name(want)}'. The gradient must match the tensor's "
@@ -460,6 +462,8 @@ class Tensor:
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
+        if "_fw_grad" in self.__dict__:  # detached from forward mode too
+            del self.__dict__["_fw_grad"]
         return self
 
     def retain_grad(self) -> None:
@@ -521,7 +525,7 @@ class Tensor:
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         if not force:
-            if self.requires_grad:
+            if self.requires_grad and _grad_mode._state.grad_mode:
                 raise RuntimeError(
                     "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                     "instead."

@@ -9,9 +9,8 @@ test of another class whose name matches ``VIEWS_SHARE``. One line per torch tes
     file.py::Class.test_name <TAB> ported <TAB> tests/autograd/test_x.py::test_y
     file.py::Class.test_name <TAB> out-of-scope <TAB> reason
 
-The rest of test_autograd.py is the API share (coverage/api.tsv, with the list of all its names
-in coverage/test_autograd.names); where that list is present, the views share is checked
-against it too.
+The rest of test_autograd.py is the API share (coverage/api.tsv); coverage/test_autograd.names
+lists all its test functions.
 """
 
 from __future__ import annotations
@@ -79,9 +78,7 @@ def test_the_autograd_rows_are_the_views_share():
     accounted = _accounted("test_autograd.py")
     outside = [n for n in accounted if not _views_share(n)]
     assert not outside, f"views.tsv accounts for the API share's tests: {outside}"
-    all_names = COVERAGE / "test_autograd.names"
-    if all_names.is_file():  # the whole list of test_autograd.py (the API share's checker's)
-        names = set(all_names.read_text().split())
-        share = {n for n in names if _views_share(n)}
-        assert not share - accounted, f"not in views.tsv: {sorted(share - accounted)}"
-        assert not accounted - names, f"not tests of test_autograd.py: {accounted - names}"
+    names = set((COVERAGE / "test_autograd.names").read_text().split())
+    share = {n for n in names if _views_share(n)}
+    assert not share - accounted, f"not in views.tsv: {sorted(share - accounted)}"
+    assert not accounted - names, f"not tests of test_autograd.py: {accounted - names}"

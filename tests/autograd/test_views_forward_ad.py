@@ -9,16 +9,6 @@ import gc
 import warnings
 import weakref
 
-import pytest
-import torchcompare
-
-# custom Functions' jvp comes with the autograd-api branch; until it is merged, the tests of
-# its view and in-place checks skip
-_function = torchcompare.load_lib(torchcompare.LIB_NAME).autograd.function
-needs_function_jvp = pytest.mark.skipif(
-    not hasattr(_function, "_forward_mode") and _function.__name__.startswith("tapegrad"),
-    reason="custom Function jvp comes with the autograd-api branch")
-
 
 def quiet():
     """torch's forward AD warns about its own internals (torch.jit.script) on first use."""
@@ -140,7 +130,6 @@ def test_detach_view_tracking(compare):
 # -- custom Functions under forward mode: views and in-place (TestAutograd) --------------------
 
 
-@needs_function_jvp
 def test_custom_function_forward_mode_view_checks(compare):
     # a Function whose forward returns a view of its input must have a jvp that returns a view
     # of the input's tangent (of the same base when that tangent is a view itself)
@@ -193,7 +182,6 @@ def test_custom_function_forward_mode_view_checks(compare):
     compare(scenario)
 
 
-@needs_function_jvp
 def test_custom_function_forward_mode_inplace_checks(compare):
     # a Function that marks an input dirty must update that input's tangent in place in jvp
     def scenario(L):
@@ -238,7 +226,6 @@ def test_custom_function_forward_mode_inplace_checks(compare):
     compare(scenario)
 
 
-@needs_function_jvp
 def test_custom_function_mark_dirty_not_differentiable(compare):
     # an input marked dirty comes back as is (with or without requires_grad), and so does its
     # tangent, which jvp must have modified in place

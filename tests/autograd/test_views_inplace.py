@@ -8,20 +8,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-import pytest
-import torchcompare
 from torchcompare import Raised
-
-# Parts of the autograd API these tests go through come with the autograd-api branch:
-# GradientEdge and the engine's skipping of nodes ``inputs=`` does not need, and
-# allow_mutation_on_saved_tensors. Until it is merged, those tests skip.
-_graph = torchcompare.load_lib(torchcompare.LIB_NAME).autograd.graph
-needs_gradient_edge = pytest.mark.skipif(
-    not hasattr(_graph, "get_gradient_edge"), reason="autograd.graph.get_gradient_edge "
-    "and the engine's pruning for inputs= come with the autograd-api branch")
-needs_allow_mutation = pytest.mark.skipif(
-    not hasattr(_graph, "allow_mutation_on_saved_tensors"),
-    reason="allow_mutation_on_saved_tensors comes with the autograd-api branch")
 
 
 def raised(fn):
@@ -1069,7 +1056,6 @@ def test_tensor_hooks_inplace_over_view(compare):
     compare(scenario)
 
 
-@needs_gradient_edge
 def test_grad_to_node_inplace(compare):
     def scenario(L):
         x = L.rand(2, requires_grad=True).clone()
@@ -1080,7 +1066,6 @@ def test_grad_to_node_inplace(compare):
     compare(scenario)
 
 
-@needs_gradient_edge
 def test_copy_slices_graph_task_updates(compare):
     """Only the nodes the requested gradients need run through a CopySlices base (torch's
     version uses a private error node; a hook that fails plays its part here)."""
@@ -1454,7 +1439,6 @@ def _cloned(ctx):
     return len(list(ctx.cloned.items()))
 
 
-@needs_allow_mutation
 def test_allow_mutation_on_saved_views(compare):
     # test_views / test_save_base_and_modify_view / test_save_view_modify_base: an in-place
     # change through a view of a saved tensor (or of the base of a saved view) keeps the
@@ -1498,7 +1482,6 @@ def test_allow_mutation_on_saved_views(compare):
     compare(scenario)
 
 
-@needs_allow_mutation
 def test_allow_mutation_saved_same_tensor_different_versions(compare):
     # one copy per saved version, dropped with the graph that saved it
     def scenario(L):
@@ -1522,7 +1505,6 @@ def test_allow_mutation_saved_same_tensor_different_versions(compare):
     compare(scenario)
 
 
-@needs_allow_mutation
 def test_allow_mutation_with_math_views(compare):
     # conj() of a saved complex tensor, then an in-place change of the tensor or of the conj:
     # the gradients use the values saved (tapegrad's conj() is a copy, not torch's lazy

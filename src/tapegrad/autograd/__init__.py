@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,7 +27,7 @@ from .grad_mode import (
     set_grad_enabled,
     set_multithreading_enabled,
 )
-from .graph import _anomaly
+from .graph import GradientEdge, _anomaly
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
@@ -40,38 +40,112 @@ CREATE_GRAPH_WARNING = (
 def _as_tuple(x: Any) -> tuple:
     if x is None:
         return ()
-    if isinstance(x, Tensor):
+    if isinstance(x, (Tensor, GradientEdge)):
         return (x,)
     return tuple(x)
 
 
 def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) -> list:
-    """Fill in implicit gradients (ones for scalar outputs) and check the given ones."""
-    if len(grads) != len(outputs):
-        raise RuntimeError(
-            f"grad requires one grad_output per output, but got {len(grads)} grad_outputs and "
-            f"{len(outputs)} outputs"
-        ) if grads else RuntimeError("grad_outputs mismatch")
-    out = []
-    for i, (t, g) in enumerate(zip(outputs, grads, strict=True)):
-        if g is None:
-            if t._requires_grad and t._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if t._requires_grad and t._data.dtype.kind == "c":
+    """torch's ``_make_grads``: ones for implicit scalar gradients, shape and dtype checks for
+    the given ones (an extra gradient past the last output is ignored, as torch's zip does)."""
+    from .._tensor import Size
+
+    out: list[Tensor | None] = []
+    for i, (t, g) in enumerate(zip(outputs, grads, strict=False)):
+        if isinstance(t, GradientEdge):
+            meta = graph.edge_metadata(t.node, t.output_nr)
+            if meta is None:
                 raise RuntimeError(
-                    "grad can be implicitly created only for real scalar outputs but got "
-                    f"torch.{t.dtype.name}"
+                    "tapegrad knows the shape of a GradientEdge's output only for edges made "
+                    "by get_gradient_edge()"
                 )
-            g = Tensor._make(np.ones(t._data.shape, dtype=t._data.dtype))
-        elif not isinstance(g, Tensor):
-            g = Tensor._make(np.asarray(g, dtype=t._data.dtype))
-        elif g._data.shape != t._data.shape:
-            raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
-                f"has a shape of {t.shape}."
-            )
-        out.append(g)
+            shape, dtype = meta
+        elif isinstance(t, Tensor):
+            shape, dtype = tuple(t._data.shape), t.dtype
+        else:
+            raise AssertionError("Expected output to be a torch.Tensor")
+        if isinstance(g, Tensor):
+            first = g[0] if is_grads_batched else g
+            if tuple(first._data.shape) != shape:
+                j = grads.index(g)
+                if is_grads_batched:
+                    shown = Size(first._data.shape[1:])  # (what torch reports)
+                    raise RuntimeError(
+                        "If `is_grads_batched=True`, we interpret the first dimension of each "
+                        "grad_output as the batch dimension. The sizes of the remaining "
+                        "dimensions are expected to match the shape of corresponding output, "
+                        f"but a mismatch was detected: grad_output[{j}] has a shape of "
+                        f"{shown} and output[{i}] has a shape of "
+                        f"{Size(shape)}. If you only want some tensors in `grad_output` to be "
+                        "considered batched, consider using vmap."
+                    )
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{j}] has a shape of {Size(first._data.shape)}"
+                    f" and output[{i}] has a shape of {Size(shape)}."
+                )
+            if dtype.is_complex != g.dtype.is_complex:
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the "
+                    f"same dtype. Mismatch in dtype: grad_output[{grads.index(g)}] has a dtype "
+                    f"of {g.dtype} and output[{i}] has a dtype of {dtype}."
+                )
+            out.append(g)
+        elif g is None:
+            if isinstance(t, GradientEdge) or t._requires_grad:
+                if not all(s == 1 for s in shape):
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not dtype.is_floating_point:
+                    raise RuntimeError(
+                        "grad can be implicitly created only for real scalar outputs but got "
+                        f"{dtype}"
+                    )
+                out.append(Tensor._make(np.ones(shape, dtype=dtype.np)))
+            else:
+                out.append(None)
+        else:
+            raise TypeError(
+                f"gradients can be either Tensors or None, but got {type(g).__name__}")
     return out
+
+
+def _check_run(tensors: tuple, grads: list) -> None:
+    """The engine's own argument checks (torch's run_backward, in C++)."""
+    if len(tensors) != len(grads):
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
+    for i, (t, g) in enumerate(zip(tensors, grads, strict=True)):
+        if isinstance(t, Tensor) and not t._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn")
+        if g is None and (not isinstance(t, Tensor) or t._requires_grad):
+            raise RuntimeError(
+                f"element {i} of gradients tuple is None, but the corresponding Tensor requires "
+                "grad")
+
+
+def _check_inputs(inputs: tuple, accumulate: bool) -> None:
+    for t in inputs:
+        if isinstance(t, GradientEdge):
+            continue
+        if not isinstance(t, Tensor):
+            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
+        if accumulate:
+            t.retain_grad()  # backward(inputs=[non-leaf]) fills its .grad, as torch's does
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+
+
+def _inputs_tuple(inputs: Any, where: str) -> tuple:
+    if isinstance(inputs, (Tensor, GradientEdge)):
+        return (inputs,)
+    if type(inputs) is dict:
+        return tuple(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(
+            f"`inputs` argument to `{where}()` must be a dict, not {type(inputs).__name__}. "
+            "Other Mapping types are not supported."
+        )
+    return tuple(inputs)
 
 
 def backward(
@@ -82,7 +156,8 @@ def backward(
     grad_variables: Any = None,
     inputs: Any = None,
 ) -> None:
-    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad``.
+    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad`` (only into
+    ``inputs``' with ``inputs`` given; a non-leaf input retains its gradient).
 
     Example:
         >>> import tapegrad as torch
@@ -91,40 +166,39 @@ def backward(
         >>> x.grad
         tensor(6.)
     """
+    if grad_variables is not None:
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
+                      FutureWarning, stacklevel=2)
+        if grad_tensors is None:
+            grad_tensors = grad_variables
+        else:
+            raise RuntimeError(
+                "`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
+                "`backward()`. Please only use `grad_tensors`."
+            )
+    inputs_tuple = () if inputs is None else _inputs_tuple(inputs, "backward")
+    if inputs is not None and not inputs_tuple:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    outputs = _as_tuple(tensors) if tensors is not None else (None,)
     if create_graph and not _WARNED_ONCE.get("create_graph"):
         _WARNED_ONCE["create_graph"] = True  # torch's TORCH_WARN_ONCE: once per process
         warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
-    outputs = _as_tuple(tensors)
-    if grad_tensors is None:
-        grads: tuple = (None,) * len(outputs)
-    else:
-        grads = _as_tuple(grad_tensors) if not isinstance(grad_tensors, Tensor) else (
-            grad_tensors,)
+    grads = _tensor_or_tensors_to_tuple(grad_tensors, len(outputs))
+    grad_list = _make_grads(outputs, grads)
     if retain_graph is None:
         retain_graph = create_graph
-    for i, t in enumerate(outputs):
-        if not t._requires_grad:
-            raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn"
-            )
-    grad_list = _make_grads(outputs, grads)
-    input_list = None
-    if inputs is not None:
-        input_list = list(_as_tuple(inputs))
-        if not input_list:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        for t in input_list:
-            if not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-    captured = engine.run_backward(outputs, grad_list, retain_graph, create_graph,
-                                   inputs=input_list, accumulate=True)
-    if input_list is not None and captured is not None:
-        for t, g in zip(input_list, captured, strict=True):
-            if t.grad_fn is not None and g is not None:  # non-leaf inputs get .grad too
-                if t._grad is None:
-                    t._grad = g if create_graph else Tensor._make(np.array(g._data, copy=True))
-                else:
-                    t._grad = t._grad + g
+    _check_run(outputs, grad_list)
+    _check_inputs(inputs_tuple, accumulate=True)
+    engine.run_backward(outputs, grad_list, retain_graph, create_graph,
+                        inputs=inputs_tuple if inputs is not None else None, accumulate=True)
+
+
+def _tensor_or_tensors_to_tuple(x: Any, length: int) -> tuple:
+    if x is None:
+        return (None,) * length
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
 
 
 def grad(
@@ -137,8 +211,12 @@ def grad(
     allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
-) -> tuple:
+) -> Any:
     """The gradients of ``outputs`` w.r.t. ``inputs``, returned (``.grad`` is left alone).
+
+    ``is_grads_batched``: the first dimension of each ``grad_outputs`` tensor is a batch of
+    vectors, and each result gets that batch dimension in front. ``materialize_grads``: zeros
+    instead of None for inputs the outputs do not depend on.
 
     Example:
         >>> import tapegrad as torch
@@ -154,32 +232,40 @@ def grad(
     if allow_unused is None:
         allow_unused = materialize_grads
     outs = _as_tuple(outputs)
-    ins = _as_tuple(inputs)
-    if grad_outputs is None:
-        gouts: tuple = (None,) * len(outs)
-    else:
-        gouts = (grad_outputs,) if isinstance(grad_outputs, Tensor) else _as_tuple(grad_outputs)
+    ins = _inputs_tuple(inputs, "grad")
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not only_inputs:
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.",
+            FutureWarning,
+            stacklevel=2,
+        )
+    gouts = _tensor_or_tensors_to_tuple(grad_outputs, len(outs))
+    grad_list = _make_grads(outs, gouts, is_grads_batched=is_grads_batched)
     if retain_graph is None:
         retain_graph = create_graph
-    for t in ins:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
-        if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-    for i, t in enumerate(outs):
-        if not t._requires_grad:
-            raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn"
-            )
-    grad_list = _make_grads(outs, gouts)
-    result = engine.run_backward(outs, grad_list, retain_graph, create_graph, inputs=list(ins),
-                                 accumulate=False)
+    _check_run(outs, grad_list)
+    _check_inputs(ins, accumulate=False)
+    result: tuple | None
+    if is_grads_batched:
+        result = _batched_grad(outs, grad_list, ins, retain_graph, create_graph)
+    else:
+        result = engine.run_backward(outs, grad_list, retain_graph, create_graph,
+                                     inputs=ins, accumulate=False)
     assert result is not None
     final = []
     for i, (t, g) in enumerate(zip(ins, result, strict=True)):
         if g is None:
             if materialize_grads:
-                g = Tensor._make(np.zeros(t._data.shape, dtype=t._data.dtype))
+                if isinstance(t, GradientEdge):
+                    raise RuntimeError(
+                        "materialize_grads cannot be used when the given input is a "
+                        "GradientEdge")
+                g = Tensor._make(np.zeros(t._data.shape, dtype=t._data.dtype),
+                                 requires_grad=create_graph)
             elif not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in the "
@@ -188,7 +274,46 @@ def grad(
         elif not create_graph:
             g = g.detach()
         final.append(g)
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), final, strict=True))
     return tuple(final)
+
+
+def _batched_grad(outs: tuple, grad_list: list, ins: tuple, retain_graph: bool,
+                  create_graph: bool) -> tuple:
+    """``is_grads_batched``: one backward pass per vector of the batch, the results stacked.
+    (torch vectorizes the passes with vmap; the values are the same.)"""
+    from ..ops.shape import stack
+
+    sizes = {g._data.shape[0] for g in grad_list if g is not None}
+    n = sizes.pop() if sizes else 1
+    per_input: list[list] = [[] for _ in ins]
+    for b in range(n):
+        grads_b = [g[b] if g is not None else None for g in grad_list]
+        keep = retain_graph or b < n - 1
+        res = engine.run_backward(outs, grads_b, keep, create_graph, inputs=ins,
+                                  accumulate=False)
+        assert res is not None
+        for j, g in enumerate(res):
+            per_input[j].append(g)
+    out: list[Tensor | None] = []
+    for j, gs in enumerate(per_input):
+        if all(g is None for g in gs):
+            out.append(None)
+            continue
+        t = ins[j]
+        shape = t._data.shape if isinstance(t, Tensor) else None
+        gs = [g if g is not None else Tensor._make(np.zeros(shape, dtype=t._data.dtype))
+              for g in gs]
+        out.append(stack(gs, 0))
+    return tuple(out)
+
+
+def _is_checkpoint_valid() -> bool:
+    """False while a backward restricted to ``inputs`` (autograd.grad, backward(inputs=...))
+    runs: reentrant checkpointing cannot work there (torch's engine check)."""
+    task = graph.current_task()
+    return task is None or task.needed is None
 
 
 class set_detect_anomaly:
@@ -277,6 +402,7 @@ __all__ = [
     "graph",
     "inference_mode",
     "is_grad_enabled",
+    "is_multithreading_enabled",
     "is_inference_mode_enabled",
     "is_multithreading_enabled",
     "is_view_replay_enabled",

@@ -3,17 +3,22 @@
     run_backward(roots, grads)
       1. discover: walk next_functions with an explicit stack, counting for every node how many
          edges point at it (its dependencies) -- a chain of a million ops is just a long loop;
-      2. prune: with ``inputs`` given, keep only the nodes on a path to them;
+         roots and ``inputs`` may be tensors or GradientEdges;
+      2. prune: with ``inputs`` given, only the nodes on a path to them are needed; a node that
+         is captured (``autograd.grad``) but not needed runs only its tensor pre-hooks, as torch;
       3. execute: a heap of ready nodes, the most recently created first (torch's order); for
          each node
-            tensor hooks / retain_grad -> pre-hooks -> rule (grad mode = create_graph)
+            tensor hooks / retain_grad -> node pre-hooks -> rule (grad mode = create_graph)
             -> post-hooks -> sum_to + cast each gradient to its input's shape and dtype
             -> add it to the next node's buffer (in place, first order, when nothing else
                holds the gradient already there); a node whose count reaches 0 is ready;
-         a node's buffer is popped when it runs, and its saved values are released unless
-         retain_graph;
-      4. leaves: AccumulateGrad adds into ``.grad`` (in place unless create_graph), then runs
-         post-accumulate hooks; ``autograd.grad`` captures instead of accumulating.
+         every hook result is checked (count, shape, dtype) with torch's messages; a node's
+         buffer is popped when it runs, and its saved values are released unless retain_graph;
+      4. leaves (``_run_accumulate``): tensor hooks -> AccumulateGrad's pre-hooks -> add into
+         ``.grad`` (in place unless create_graph) -> post-accumulate hooks -> its post-hooks;
+         ``autograd.grad`` captures instead of accumulating.
+    The pass runs as a GraphTask on a thread-local stack (graph.current_graph_task_id, ...);
+    saved-tensor hooks entered or left during the pass last only for that pass.
 
 ``sum_to`` is the only place where a broadcast gradient is reduced to its input's shape.
 """
@@ -34,12 +39,18 @@ from ..ops.reduction import TORCH_ORDER_SUM_MAX, _fast_sum, torch_order_sum_f32
 from .grad_mode import _state
 from .graph import (
     AccumulateGrad,
+    GradientEdge,
+    GraphTask,
     Node,
     NodeHooks,
     _anomaly,
     _backward_codes,
+    _saved_hooks,
+    _update_detour,
     forward_stack_messages,
     grad_accumulator,
+    pop_task,
+    push_task,
 )
 
 # tapegrad.show.trace() sets this while it records: run_backward then hands the whole pass to
@@ -88,15 +99,26 @@ def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
     return grad
 
 
-def _root_edge(t: Tensor, i: int) -> tuple[Node, int]:
+def _root_edge(t: Any, i: int) -> tuple[Node, int]:
+    """The edge a root's gradient enters: a tensor's, or a GradientEdge as given."""
+    if isinstance(t, GradientEdge):
+        return t.node, t.output_nr
     if not isinstance(t, Tensor):
-        raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                        f"{type(t).__name__}")
+        raise RuntimeError(f"element {i} of tensors tuple is neither a Tensor nor a GradientEdge")
     if t.grad_fn is not None:
         return t.grad_fn, t._output_nr
     if t._requires_grad:
         return grad_accumulator(t), 0
     raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+
+
+def _input_edge(t: Any) -> tuple[Node, int]:
+    """The edge whose gradient ``grad(..., inputs)`` returns for one input."""
+    if isinstance(t, GradientEdge):
+        return t.node, t.output_nr
+    if t.grad_fn is not None:
+        return t.grad_fn, t._output_nr
+    return grad_accumulator(t), 0
 
 
 def _discover(roots: list[Node]) -> dict[Node, int]:
@@ -157,6 +179,34 @@ def _needed(roots: list[Node], targets: set) -> set:
     return needed
 
 
+def _needed_nodes(roots: list[Node], targets: set, include_targets: bool) -> set:
+    """The nodes a pass restricted to ``targets`` must run: those with an edge path to a target
+    (and, for ``backward(inputs=...)``, the targets themselves). A target reached only to read
+    its gradient (``grad()``) is not run unless another target lies behind it, as in torch."""
+    needed: set = set()
+    done: set = set()
+    for root in roots:
+        if root in done:
+            continue
+        stack = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                done.add(node)
+                if (include_targets and node in targets) or any(
+                    c is not None and (c in needed or c in targets) for c in node._next[::2]
+                ):
+                    needed.add(node)
+                continue
+            if node in done:
+                continue
+            stack.append((node, True))
+            for child in node._next[::2]:
+                if child is not None and child not in done:
+                    stack.append((child, False))
+    return needed
+
+
 def _invalid_shape(node: Node, i: int, g: Tensor, shape: tuple) -> RuntimeError:
     return RuntimeError(
         f"Function {node.name()} returned an invalid gradient at index {i} - got "
@@ -184,15 +234,18 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool) -> None:
 
 
 def run_backward(
-    tensors: Sequence[Tensor],
+    tensors: Sequence[Any],
     grad_tensors: Sequence[Tensor | None],
     retain_graph: bool,
     create_graph: bool,
-    inputs: Sequence[Tensor] | None = None,
+    inputs: Sequence[Any] | None = None,
     allow_unused: bool = True,
     accumulate: bool = True,
 ) -> tuple | None:
-    """Backpropagate ``grad_tensors`` from ``tensors``; see the module docstring."""
+    """Backpropagate ``grad_tensors`` from ``tensors`` (tensors or GradientEdges); see the
+    module docstring. With ``inputs`` (tensors or GradientEdges) only the nodes on a path to
+    them run; ``accumulate=False`` (``autograd.grad``) returns their gradients instead of
+    accumulating into ``.grad``."""
     _numpy_warnings.ensure()  # NumPy's overflow warnings stay silent (see that module)
     if _tracer is not None:
         return _tracer.run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs,
@@ -201,38 +254,50 @@ def run_backward(
     roots = [n for n, _ in root_edges]
     deps = _discover(roots)
 
-    # What to capture (autograd.grad) or to restrict accumulation to (backward(inputs=...)).
+    # With inputs: which nodes run (needed) and whose gradients are read (capture: edge ->
+    # first slot; a repeated input gets a copy of the same gradient at the end).
     capture: dict[tuple[Node, int], int] = {}
+    repeats: list[tuple[int, int]] = []
     needed: set | None = None
+    captured_nodes: set = set()
     if inputs is not None:
-        for i, t in enumerate(inputs):
-            if t.grad_fn is not None:
-                key = (t.grad_fn, t._output_nr)
-            else:
-                key = (grad_accumulator(t), 0)
-            capture.setdefault(key, i)
-        needed = _needed(roots, {n for n, _ in capture})
+        edges = [_input_edge(t) for t in inputs]
+        for i, key in enumerate(edges):
+            first = capture.setdefault(key, i)
+            if first != i:
+                repeats.append((i, first))
+        targets = {n for n, _ in edges}
+        needed = _needed_nodes(roots, targets, include_targets=accumulate)
+        if accumulate:
+            capture = {}
+        else:
+            captured_nodes = targets
     captured: list = [None] * (len(inputs) if inputs is not None else 0)
 
     buffers: dict[Node, list] = {}
-    for (node, nr), g in zip(root_edges, grad_tensors, strict=True):
-        _add_to_buffer(buffers, node, nr, g)
+    for (root, nr), g in zip(root_edges, grad_tensors, strict=True):
+        _add_to_buffer(buffers, root, nr, g)
 
     # The ready queue: (-priority, tie-breaker, node); the newest node pops first.
     ready: list = []
     counter = 0
-    for node in buffers:
-        if deps.get(node, 0) == 0:
-            ready.append((-node._seq, counter, node))
+    for root in buffers:
+        if deps.get(root, 0) == 0 and (needed is None or root in needed
+                                       or root in captured_nodes):
+            ready.append((-root._seq, counter, root))
             counter += 1
     heapq.heapify(ready)
     push, pop = heapq.heappush, heapq.heappop
     anomaly = _anomaly["enabled"]
     check_nan = (anomaly and _anomaly["check_nan"]) or _anomaly["watch"] is not None
 
-    prev_mode = _state.enabled
-    prev_grad_mode = _state.grad_mode
-    _state.enabled = _state.grad_mode = create_graph  # (torch's grad mode during a backward)
+    task = GraphTask(deps, roots, needed, captured_nodes)
+    push_task(task)
+    hooks_before = _saved_hooks[:]  # saved-tensor hooks entered or left inside hooks or
+    # backward rules last until the end of this pass only (torch restores its thread state)
+    prev_mode, prev_grad_mode = _state.enabled, _state.grad_mode
+    _state.enabled = _state.grad_mode = create_graph  # backward rules record iff create_graph
+    node = None  # (the failing node, for anomaly mode's report)
     try:
         while ready:
             node = pop(ready)[2]
@@ -240,36 +305,37 @@ def run_backward(
             n0 = node._n0  # the edges, flat (node._next, written out: this loop is hot)
             nexts = () if n0 < 0 else (node._e0, n0) + node._rest
             n_in = len(nexts) // 2
-            if grads is None or (grads[0] is None and all(g is None for g in grads)):
+            if (grads is None or (grads[0] is None and all(g is None for g in grads))) and (
+                    node._hooks is None and not node._runs_without_grad
+                    or type(node) is AccumulateGrad):
                 out: tuple = (None,) * n_in  # nothing reached it: pass "no gradient" on
+            elif type(node) is AccumulateGrad:
+                # tensor hooks, pre-hooks, .grad, post-accumulate hooks, post-hooks (there)
+                _run_accumulate(node, grads[0], create_graph, capture,  # type: ignore[index]
+                                captured, accumulate)  # (grads is a list here)
+                continue
             else:
+                if grads is None:  # no gradient arrived, but hooks or a custom backward see it
+                    grads = [None] * node._num_outputs()
                 hooks = node._hooks
+                if needed is not None:
+                    if node not in needed:  # a target read only: its tensor hooks, then stop
+                        if hooks is not None:
+                            grads = _call_tensor_pre_hooks(hooks, grads, create_graph)
+                        _capture(node, grads, capture, captured)
+                        continue
+                    if capture:
+                        _capture(node, grads, capture, captured)
                 if hooks is not None:
                     grads = _call_pre_hooks(hooks, grads, create_graph)
-                if capture:
-                    for nr in range(len(grads)):
-                        slot = capture.get((node, nr))
-                        if slot is not None and grads[nr] is not None and type(node) is not (
-                            AccumulateGrad
-                        ):
-                            captured[slot] = grads[nr]
-                if type(node) is AccumulateGrad:
-                    if needed is None or node in needed:
-                        _run_accumulate(node, grads[0], create_graph, capture, captured,
-                                        accumulate)
-                    continue
-                if needed is not None and not any(
-                    c is not None and c in needed for c in nexts[::2]
-                ):
-                    continue  # nothing that was asked for lies behind this node
-                out = node.apply(grads)
+                    if not node._runs_without_grad and all(g is None for g in grads):
+                        out = (None,) * n_in  # the hooks saw "no gradient"; nothing to run
+                        grads = []
+                out = node.apply(grads) if grads else out
                 if type(out) is not tuple:
                     out = tuple(out) if isinstance(out, list) else (out,)
                 if hooks is not None and hooks.post:
-                    for hook in list(hooks.post.values()):
-                        res = hook(out, tuple(grads))
-                        if res is not None:
-                            out = tuple(res)
+                    out = _call_post_hooks(hooks, out, grads)
                 if not retain_graph:
                     node.release()
                 if len(out) != n_in:
@@ -292,7 +358,7 @@ def run_backward(
                         if m is not None and (
                             g._data.shape != m[0] or g._data.dtype.num != m[1]
                         ):
-                            g = _validate(node, i, g, m)
+                            g = _validate(node, i, g, m, child)
                     buf = buffers.get(child)
                     if buf is None:
                         buffers[child] = [g] if nr == 0 else [None] * nr + [g]
@@ -300,24 +366,38 @@ def run_backward(
                         _add_to_buffer(buffers, child, nr, g)
                 left = deps[child] - 1
                 deps[child] = left
-                if left == 0:  # ready, even if every gradient that reached it was None
-                    push(ready, (-child._seq, counter, child))
-                    counter += 1
+                if left == 0 and (needed is None or child in needed
+                                  or child in captured_nodes):
+                    push(ready, (-child._seq, counter, child))  # ready, even if every
+                    counter += 1  # gradient that reached it was None
             out, g = (), None  # hold no gradient past its node (see _unshared)
     except Exception:
-        if anomaly:  # anomaly mode: where the failing node (the last popped) was made
+        if anomaly and node is not None:  # anomaly mode: where the failing node was made
             import warnings
 
             for message in forward_stack_messages(node):
                 warnings.warn(message, UserWarning, stacklevel=3)
         raise
     finally:
-        _state.enabled = prev_mode
-        _state.grad_mode = prev_grad_mode
+        _state.enabled, _state.grad_mode = prev_mode, prev_grad_mode
+        pop_task()
+        if _saved_hooks != hooks_before:
+            _saved_hooks[:] = hooks_before
+            _update_detour()
 
     if inputs is None:
         return None
+    for i, first in repeats:
+        captured[i] = captured[first]
     return tuple(captured)
+
+
+def _capture(node: Node, grads: list, capture: dict, captured: list) -> None:
+    """``autograd.grad``: keep the gradients of the edges asked for."""
+    for nr in range(len(grads)):
+        slot = capture.get((node, nr))
+        if slot is not None and grads[nr] is not None:
+            captured[slot] = grads[nr]
 
 
 _backward_codes.add(run_backward.__code__)  # anomaly mode: nodes made during a backward
@@ -336,8 +416,9 @@ def _dtype_of_num(num: int) -> Any:
 _BY_NUM: dict[int, Any] = {}
 
 
-def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
-    """Reduce a broadcast gradient to its input's shape and cast it to its (NumPy) dtype."""
+def _validate(node: Node, i: int, g: Tensor, meta: tuple, child: Node | None = None) -> Tensor:
+    """Reduce a broadcast gradient to its input's shape and cast it to its (NumPy) dtype (a
+    leaf whose ``grad_dtype`` was set decides its own dtype in ``_run_accumulate``)."""
     shape, dtype = meta
     if g._data.shape != shape:
         gs = g._data.shape
@@ -346,7 +427,8 @@ def _validate(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
         ):
             raise _invalid_shape(node, i, g, shape)
         g = sum_to(g, shape)
-    if g._data.dtype.num != dtype:
+    if g._data.dtype.num != dtype and not (
+            type(child) is AccumulateGrad and child.variable._grad_dtype is not False):
         target = _dtype_of_num(dtype)
         if g._data.dtype.kind == "V" and g.dtype.name == "complex32":
             g = g.cfloat()  # (its real part is taken next)
@@ -408,38 +490,97 @@ def _add_in_place(old: Tensor, g: Tensor) -> bool:
     return True
 
 
-def _call_pre_hooks(hooks: NodeHooks, grads: list, create_graph: bool) -> list:
-    """Tensor hooks, then retain_grad, then the node's pre-hooks (torch's order)."""
+def _hook_name(hook: Any) -> str:
+    return getattr(hook, "__name__", "<unknown>") if isinstance(
+        getattr(hook, "__name__", None), str) else "<unknown>"
+
+
+def _type_name(t: Tensor) -> str:
+    from .._dtype import LEGACY_NAMES
+
+    return f"torch.{LEGACY_NAMES.get(t.dtype.name, 'Tensor')}"
+
+
+def _checked(hook: Any, original: Any, result: Any) -> Any:
+    """A hook's replacement for one gradient, with torch's checks (None: keep the original)."""
+    if result is None:
+        return original
+    if original is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    if result._data.dtype != original._data.dtype:
+        raise RuntimeError(
+            f"hook '{_hook_name(hook)}' has changed the type of value (was "
+            f"{_type_name(original)} got {_type_name(result)})"
+        )
+    if result._data.shape != original._data.shape:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+    return result
+
+
+def _checked_tuple(hook: Any, originals: tuple, result: Any) -> tuple:
+    """A node hook's replacement for all its gradients (a tuple of the same length)."""
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(originals):
+        raise RuntimeError(
+            f"hook '{_hook_name(hook)}' has returned an incorrect number of values (got "
+            f"{len(result)}, but expected {len(originals)})"
+        )
+    return tuple(_checked(hook, o, r) for o, r in zip(originals, result, strict=True))
+
+
+def _call_tensor_pre_hooks(hooks: NodeHooks, grads: list, create_graph: bool) -> list:
+    """Tensor hooks (``t.register_hook``, per output), then retain_grad (torch's order)."""
     for nr, tensor_hooks in hooks.tensor.items():
-        if nr < len(grads) and grads[nr] is not None:
+        if nr < len(grads):
             for hook in list(tensor_hooks.values()):
-                out = hook(grads[nr])
-                if out is not None:
-                    grads[nr] = out
+                grads[nr] = _checked(hook, grads[nr], hook(grads[nr]))
     for nr, ref in hooks.retain.items():
         t = ref()
         if t is None or nr >= len(grads) or grads[nr] is None:
             continue
         g = grads[nr]
-        if t._grad is None:
-            t._grad = g if create_graph else Tensor._make(np.array(g._data, copy=True))
+        if t._grad is None:  # a copy (differentiable under create_graph), as torch's clone
+            t._grad = g.clone() if create_graph else Tensor._make(np.array(g._data, copy=True))
         else:
             t._grad = t._grad + (g if create_graph else g.detach())
+    return grads
+
+
+def _call_pre_hooks(hooks: NodeHooks, grads: list, create_graph: bool) -> list:
+    """Tensor hooks, then retain_grad, then the node's pre-hooks (torch's order)."""
+    if hooks.tensor or hooks.retain:
+        grads = _call_tensor_pre_hooks(hooks, grads, create_graph)
     for hook in list(hooks.pre.values()):
         out = hook(tuple(grads))
         if out is not None:
-            grads = list(out)
+            grads = list(_checked_tuple(hook, tuple(grads), out))
     return grads
+
+
+def _call_post_hooks(hooks: NodeHooks, out: tuple, grads: list) -> tuple:
+    """The node's post-hooks: ``hook(grad_inputs, grad_outputs)``; a result replaces
+    ``grad_inputs``."""
+    for hook in list(hooks.post.values()):
+        res = hook(out, tuple(grads))
+        if res is not None:
+            out = _checked_tuple(hook, out, res)
+    return out
 
 
 def _run_accumulate(node: AccumulateGrad, g: Tensor, create_graph: bool, capture: dict,
                     captured: list, accumulate: bool) -> None:
+    """AccumulateGrad: the leaf's tensor hooks, the node's pre-hooks, ``.grad`` (or the
+    captured gradient of ``autograd.grad``), post-accumulate hooks, the node's post-hooks."""
     t = node.variable
     if t._hooks:
         for hook in list(t._hooks.values()):
-            out = hook(g)
-            if out is not None:
-                g = out
+            out = hook(g)  # (held in ``out`` as well: see _TENSOR_REFS)
+            g = _checked(hook, g, out)
+    if g is None:
+        return
     if g._data.shape != t._data.shape:
         g = sum_to(g, t._data.shape)
     want = t._grad_dtype  # False (the leaf's dtype) unless grad_dtype was set
@@ -455,6 +596,12 @@ def _run_accumulate(node: AccumulateGrad, g: Tensor, create_graph: bool, capture
         if slot is not None:
             captured[slot] = g
         return
+    hooks = node._hooks
+    if hooks is not None and hooks.pre:
+        for hook in list(hooks.pre.values()):
+            res = hook((g,))
+            if res is not None:
+                g = _checked_tuple(hook, (g,), res)[0]
     free = None if create_graph or t._grad is not None else _unshared(g, t)
     if free is not None:
         t._grad = Tensor._make(free)  # take the buffer: nothing else can see it
@@ -462,7 +609,16 @@ def _run_accumulate(node: AccumulateGrad, g: Tensor, create_graph: bool, capture
         _accumulate(t, g if create_graph else g.detach(), create_graph)
     if t._post_hooks:
         for hook in list(t._post_hooks.values()):
-            hook(t)
+            res = hook(t)
+            if res is not None:
+                if isinstance(res, Tensor):
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+                raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
+    if hooks is not None and hooks.post:
+        for hook in list(hooks.post.values()):
+            res = hook((), (g,))
+            if res is not None:
+                _checked_tuple(hook, (), res)
 
 
 # References while _unshared checks an incoming gradient that no one else holds, counting

@@ -32,6 +32,7 @@ saved-tensor hooks of ``autograd.graph``; both are process-wide rather than per 
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -150,6 +151,11 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             "Making a dual Tensor based on a Tensor that already has a forward gradient at the "
             f"same level {level} is not supported."
         )
+    if tangent._fw_grad is not None:
+        raise RuntimeError(
+            "Setting a forward grad that itself has a forward gradient at the same level"
+            f"{level} is not supported."
+        )
     if tangent._data.shape != tensor._data.shape:
         raise RuntimeError(
             "Trying to set a forward gradient that has a different size than that of the "
@@ -227,6 +233,8 @@ def special_apply(op: Any, inputs: tuple, params: dict) -> Any:
 
 def special_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Tensor:
     """``apply_`` (in-place ops) while a dual level or a saved-tensor hook is active."""
+    for hook in graph._mutation_hooks:  # allow_mutation_on_saved_tensors: copy what a graph
+        hook(target)  # saved before this write changes it
     with _detour_off():
         before_fn = target.grad_fn
         inputs = (target,) + tuple(others)
@@ -311,7 +319,19 @@ def _tangent_of(op: Any, inputs: tuple, tangents: list, params: dict, result: An
     if op.tangent_rule is not None:
         tan = op.tangent_rule(tangents, inputs, result, **params)
         return tuple(tan) if op.outputs != 1 else (tan,)
-    return _tangent_from_backward(op, inputs, tangents, params, outs)
+    try:
+        return _tangent_from_backward(op, inputs, tangents, params, outs)
+    except NotImplementedError as e:  # a backward rule torch lacks: so does its forward mode
+        if not str(e).startswith("the derivative for"):
+            raise
+        name = re.sub(r"Backward\d*$", "", op.node)  # torch names the aten op: IgammaBackward0
+        name = re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()  # -> igamma
+        raise NotImplementedError(
+            f"Trying to use forward AD with {name} that does not support it because it has "
+            "not been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
+            "we can prioritize its implementation or submit a PR adding the implementation to "
+            "derivatives.yaml") from None
 
 
 def _tangent_from_backward(op: Any, inputs: tuple, tangents: list, params: dict,

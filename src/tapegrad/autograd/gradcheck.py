@@ -81,7 +81,7 @@ def gradcheck(
             )
     if not diff:
         raise ValueError(
-            "gradcheck expects at least one input tensor to require gradient, but none of the "
+            "gradcheck expects at least one input tensor to require gradient, but none of "
             "them have requires_grad=True."
         )
     with enable_grad():

@@ -19,13 +19,15 @@ by an earlier backward raises torch's "backward through the graph a second time"
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import sys
+import threading
 import traceback
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
@@ -163,6 +165,9 @@ class Node:
     _n0: int
     _rest: tuple
     _cpp_name: str | None = None
+    # True for nodes whose rule runs even when no gradient reached them (a custom Function's
+    # backward gets zeros then, as in torch); others pass "no gradient" on without running
+    _runs_without_grad = False
 
     def __init__(self, next_functions: tuple = ()) -> None:
         self.next_functions = next_functions
@@ -207,6 +212,17 @@ class Node:
         """The node's name as torch prints it (``MulBackward0``)."""
         return self._cpp_name or type(self).__name__
 
+    def _sequence_nr(self) -> int:
+        """The creation order the engine's ready queue uses (the newest node runs first)."""
+        return self._seq
+
+    def _set_sequence_nr(self, sequence_nr: int) -> None:
+        self._seq = sequence_nr
+
+    def _register_hook_dict(self, tensor: Any) -> None:
+        """torch's private hook-dict registration; tapegrad keeps a tensor's hooks on the
+        node already (``_add_tensor_hook``), so there is nothing to move."""
+
     def _hook_state(self) -> NodeHooks:
         if self._hooks is None:
             self._hooks = NodeHooks()
@@ -247,8 +263,17 @@ class Node:
     def release(self) -> None:
         """Drop saved values after a backward without retain_graph."""
 
+    def _num_outputs(self) -> int:
+        """How many gradients the node takes: one per output of the op that made it."""
+        return 1
+
     def __call__(self, *grads: Any) -> Any:
-        out = self.apply(list(grads))
+        """Run the node's rule on the given output gradients (``grad_fn(g)``): one gradient
+        per input (a tuple when there are several), as torch's nodes return."""
+        n = self._num_outputs()
+        if len(grads) != n:
+            raise TypeError(f"expected {n} arguments, got {len(grads)} instead")
+        out = tuple(self.apply(list(grads)))
         return out[0] if len(out) == 1 else out
 
 
@@ -267,6 +292,24 @@ class AccumulateGrad(Node):
         # torch gives the accumulator the largest sequence number: it runs as soon as it is
         # ready, so .grad is filled (and post-accumulate hooks fire) as early as possible.
         self._seq = LAST_SEQUENCE
+
+    def _sequence_nr(self) -> int:
+        return (1 << 64) - 1  # torch's UINT64_MAX for accumulators
+
+    def apply(self, grads: list) -> tuple:
+        """``acc(g)`` called by hand: adds ``g`` into the leaf's ``.grad``; no gradient flows on.
+        (A backward pass accumulates through the engine's ``_run_accumulate`` instead.)"""
+        import numpy as np
+
+        from .._tensor import Tensor
+
+        t, g = self.variable, grads[0]
+        if g is not None:
+            if t._grad is None:
+                t._grad = Tensor._make(np.array(g._data, dtype=t._data.dtype, copy=True))
+            else:
+                np.add(t._grad._data, g._data, out=t._grad._data, casting="unsafe")
+        return ()
 
 
 def grad_accumulator(t: Tensor) -> AccumulateGrad:
@@ -327,12 +370,208 @@ def increment_version(tensor: Any) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# Graph tasks: what the running backward pass will execute
+#
+#   engine.run_backward pushes a GraphTask for the pass (a hook that calls backward again pushes
+#   another on top) and pops it at the end; register_multi_grad_hook asks the innermost one
+#   which of its tensors' nodes the pass will reach. Per thread, as torch's.
+# ---------------------------------------------------------------------------------------------
+
+_task_ids = itertools.count()
+_tasks = threading.local()
+
+
+class GraphTask:
+    """One backward pass: its id, and the nodes it will run (``nodes``: every node reached
+    from the roots; with ``inputs`` given, only ``needed`` and ``captured`` run)."""
+
+    __slots__ = ("id", "nodes", "roots", "needed", "captured")
+
+    def __init__(self, nodes: Any, roots: list, needed: set | None, captured: set) -> None:
+        self.id = next(_task_ids)
+        self.nodes = nodes  # the engine's dependency counts: every node below a root
+        self.roots = roots
+        self.needed = needed
+        self.captured = captured
+
+    def will_execute(self, node: Node) -> bool:
+        if self.needed is None:
+            return node in self.nodes or node in self.roots
+        return node in self.needed or node in self.captured
+
+
+def push_task(task: GraphTask) -> None:
+    stack = getattr(_tasks, "stack", None)
+    if stack is None:
+        stack = _tasks.stack = []
+    stack.append(task)
+
+
+def pop_task() -> None:
+    _tasks.stack.pop()
+
+
+def current_task() -> GraphTask | None:
+    stack = getattr(_tasks, "stack", None)
+    return stack[-1] if stack else None
+
+
+def current_graph_task_id() -> int:
+    """The id of the backward pass running in this thread, -1 outside one."""
+    task = current_task()
+    return -1 if task is None else task.id
+
+
+def will_engine_execute_node(node: Node) -> bool:
+    """Whether the running backward pass will run ``node`` (torch's error outside one)."""
+    task = current_task()
+    if task is None:
+        raise RuntimeError(
+            "_will_engine_execute_node should only be called during the backward pass")
+    return task.will_execute(node)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gradient edges: a (node, output_nr) pair that stands for a tensor in grad() and backward()
+# ---------------------------------------------------------------------------------------------
+
+
+class GradientEdge(NamedTuple):
+    """An edge of the graph, usable where ``grad``/``backward`` take tensors: the gradient of
+    output ``output_nr`` of ``node``. ``get_gradient_edge(t)`` gives a tensor's."""
+
+    node: Node
+    output_nr: int
+    ownership_token: Node | None = None
+
+
+# (shape, dtype) of the outputs whose edges get_gradient_edge handed out: a backward from such
+# an edge with an implicit gradient needs its output's shape (weak: nothing lives longer for it)
+_edge_meta: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def edge_metadata(node: Node, output_nr: int) -> tuple | None:
+    """(shape, dtype) of output ``output_nr`` of ``node``, where tapegrad knows it."""
+    if isinstance(node, AccumulateGrad):
+        v = node.variable
+        return (tuple(v._data.shape), v.dtype)
+    known = _edge_meta.get(node)
+    if known is not None and output_nr in known:
+        return known[output_nr]
+    meta = getattr(node, "_output_meta", None)
+    if meta is not None and output_nr < len(meta):
+        from .._dtype import from_numpy_dtype
+
+        shape, np_dtype = meta[output_nr]
+        return (tuple(shape), from_numpy_dtype(np_dtype))
+    return None
+
+
+def grad_fn_or_accumulator(t: Any) -> Node:
+    """The node a tensor's gradient enters: its grad_fn, or its leaf's AccumulateGrad."""
+    if isinstance(t, GradientEdge):
+        return t.node
+    if t._requires_grad and t.grad_fn is None:
+        return grad_accumulator(t)
+    return t.grad_fn
+
+
+def get_gradient_edge(tensor: Tensor) -> GradientEdge:
+    """The edge ``tensor``'s gradient flows through: pass it to ``grad``/``backward`` in place
+    of the tensor (it stays valid after the tensor is changed in place or dropped)."""
+    if not tensor._requires_grad:
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor that does not require "
+            "gradients"
+        )
+    node = grad_fn_or_accumulator(tensor)
+    known = _edge_meta.get(node)
+    if known is None:
+        known = _edge_meta[node] = {}
+    known[tensor._output_nr] = (tuple(tensor._data.shape), tensor.dtype)
+    token = None
+    if getattr(node, "_forward_cls", None) is not None:  # a custom Function's node: torch
+        from .grad_mode import enable_grad  # keeps it alive through a view's node
+
+        with enable_grad():
+            token = tensor.view_as(tensor).grad_fn
+    return GradientEdge(node, tensor._output_nr, token)
+
+
+class _MultiHandle(RemovableHandle):
+    """The handle of ``register_multi_grad_hook``: removes the hook from every tensor."""
+
+    __slots__ = ("handles",)
+
+    def __init__(self, handles: tuple) -> None:
+        self.handles = handles
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+
+def register_multi_grad_hook(tensors: Any, fn: Callable, *, mode: str = "all") -> Any:
+    """One hook over several tensors' gradients, once per backward pass.
+
+    ``mode="all"``: ``fn(grads)`` after the pass computed the gradient of every tensor it
+    reaches, with None for the others. ``mode="any"``: ``fn(grad)`` with the first of them.
+    """
+    modes = ("all", "any")
+    if mode not in modes:
+        raise ValueError(f"Expects mode to be one of {modes} but got {mode}")
+    lock = threading.Lock()
+    if mode == "all":
+        nodes = [grad_fn_or_accumulator(t) for t in tensors]
+        count: dict[int, int] = {}
+        expected: dict[int, int] = {}
+        buffers: dict[int, list] = {}
+
+        def inner(idx: int) -> Callable:
+            def hook(grad: Any) -> None:
+                task = current_graph_task_id()
+                with lock:
+                    seen = count.get(task, 0)
+                    if seen == 0:
+                        expected[task] = sum(will_engine_execute_node(n) for n in nodes)
+                        buffers[task] = [None] * len(nodes)
+                    count[task] = seen + 1
+                    buffers[task][idx] = grad
+                    done = seen + 1 == expected[task]
+                    if done:
+                        grads = buffers.pop(task)
+                        del count[task], expected[task]
+                if done:
+                    fn(grads)
+
+            return hook
+
+        handles = tuple(t.register_hook(inner(i)) for i, t in enumerate(tensors))
+    else:
+        ran: set[int] = set()
+
+        @functools.wraps(fn)
+        def first(grad: Any) -> None:
+            task = current_graph_task_id()
+            with lock:
+                if task in ran:
+                    return
+                ran.add(task)
+            fn(grad)
+
+        handles = tuple(t.register_hook(first) for t in tensors if t._requires_grad)
+    return _MultiHandle(handles)
+
+
+# ---------------------------------------------------------------------------------------------
 # Saved-tensor hooks: what a node keeps for backward passes through pack / unpack hooks
 #
 #   with saved_tensors_hooks(pack, unpack):     y = x.exp()
 #       the node keeps pack(y), not y          (ops/_registry.apply's detour: _pack_node)
 #   backward: y' = unpack(pack(y)) is what the rule reads (the node's class is swapped for a
-#   subclass of the same name whose ``saved`` unpacks), version-checked like any saved tensor.
+#   subclass of the same name whose ``saved`` unpacks); as in torch, what unpack returns is not
+#   version-checked (the hooks answer for it: allow_mutation_on_saved_tensors relies on that).
 #
 # Nodes recorded while no hook is active are untouched: nothing here costs them anything.
 # ---------------------------------------------------------------------------------------------
@@ -406,6 +645,8 @@ class disable_saved_tensors_hooks:
         self.error_message = error_message
 
     def __enter__(self) -> None:
+        if _saved_hooks:  # torch: hooks already active here cannot be switched off
+            raise RuntimeError(self.error_message)
         _disabled.append(self.error_message)
 
     def __exit__(self, *exc: object) -> None:
@@ -418,6 +659,110 @@ PACK_INPLACE_MESSAGE = (
     "Please open an issue if you need to perform in-place operations on the input to a pack "
     "hook."
 )
+
+
+# Functions called with a tensor just before an in-place op writes into it, while saved-tensor
+# hooks are active (forward_ad.special_apply_ calls them): allow_mutation_on_saved_tensors
+# keeps a copy of what a graph saved before the write changes it.
+_mutation_hooks: list[Callable[[Any], None]] = []
+
+
+class _Handle:
+    """What allow_mutation_on_saved_tensors' pack hook keeps in place of a saved tensor."""
+
+
+class _AllowMutationOnSavedContext:
+    """allow_mutation_on_saved_tensors' state (torch's attribute names): the saved tensors
+    (``original``), the copies made before an in-place change (``cloned``), and the
+    handles of saved tensors by (id, address, version) and by (address, version)."""
+
+    def __init__(self) -> None:
+        self.cloned: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.original: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self.sid_to_tid: dict[tuple, set] = {}
+
+    def clear(self) -> None:
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+
+_mutation_allowed: list[_AllowMutationOnSavedContext] = []
+
+
+class allow_mutation_on_saved_tensors:
+    """Context manager: tensors saved for backward inside it may be changed in place; the
+    graph keeps a copy made just before the change (no "modified by an inplace operation"
+    error). The backward must run inside the same block. Yields its state object.
+
+    Example:
+        >>> import tapegrad as torch
+        >>> a = torch.ones(3, requires_grad=True)
+        >>> with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        ...     b = a.clone()
+        ...     out = (b ** 2).sum()
+        ...     b.sin_()
+        ...     out.backward()
+        >>> a.grad
+        tensor([2., 2., 2.])
+    """
+
+    _MESSAGE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                "in which the graph was originally recorded.")
+
+    def __enter__(self) -> _AllowMutationOnSavedContext:
+        ctx = self.ctx = _AllowMutationOnSavedContext()
+
+        def key(t: Any) -> tuple:
+            return (t.data_ptr(), t._version)
+
+        def pack(t: Any) -> _Handle:
+            tid = (id(t),) + key(t)
+            ctx.sid_to_tid.setdefault(key(t), set()).add(tid)
+            handle = ctx.tid_to_weakhandle.get(tid)
+            if handle is None:
+                handle = _Handle()
+                ctx.tid_to_weakhandle[tid] = handle
+                ctx.original[handle] = t
+            return handle
+
+        def unpack(handle: _Handle) -> Any:
+            if not _mutation_allowed or _mutation_allowed[-1] is not ctx:
+                raise AssertionError(self._MESSAGE)
+            if handle in ctx.cloned:
+                return ctx.cloned[handle]
+            if handle not in ctx.original:
+                raise AssertionError(self._MESSAGE)
+            return ctx.original[handle]
+
+        def before_write(t: Any) -> None:
+            for tid in ctx.sid_to_tid.get(key(t), ()):
+                handle = ctx.tid_to_weakhandle.get(tid)
+                if handle is None or handle in ctx.cloned:
+                    continue
+                ctx.cloned[handle] = ctx.original[handle].detach().clone()
+                del ctx.original[handle]
+
+        self.hooks = saved_tensors_hooks(pack, unpack)
+        self.hooks.__enter__()
+        try:
+            if _mutation_allowed:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        except RuntimeError:
+            self.hooks.__exit__()
+            raise
+        self.before_write = before_write
+        _mutation_allowed.append(ctx)
+        _mutation_hooks.append(before_write)
+        return ctx
+
+    def __exit__(self, *exc: object) -> None:
+        _mutation_hooks.remove(self.before_write)
+        _mutation_allowed.remove(self.ctx)
+        self.ctx.clear()
+        self.hooks.__exit__()
 
 
 class _Packed:
@@ -449,10 +794,8 @@ class _Packed:
                 "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
                 f"type {type(t).__name__}"
             )
-        if saved_version is not None and self.counter.value != saved_version:
-            probe = Tensor._make(t._data)
-            probe._version_counter = self.counter
-            raise version_error(probe, self.grad_fn, self.output_nr, saved_version)
+        # (no version check: what the hooks hand back is theirs to vouch for, as in torch,
+        # whose SavedVariable checks versions only without hooks)
         if self.requires_grad and (t.grad_fn is not self.grad_fn or not t._requires_grad):
             # the unpacked values keep their place in the graph (double backward)
             alias = Tensor._make(t._data, requires_grad=True)
@@ -511,11 +854,7 @@ def _unpacked(node: Any) -> tuple:
         out.append(t)
     if node._out is not None:
         first, counter, version = node._out[:3]
-        if isinstance(first, _Packed):
-            if counter.value != version:
-                dt = Tensor._make(first.unpack(first.value)._data)
-                dt._version_counter = counter
-                raise version_error(dt, node, 0, version)
+        if isinstance(first, _Packed):  # (unchecked, as above)
             value = first.unpack(first.value)
             if not isinstance(value, Tensor):
                 raise TypeError(

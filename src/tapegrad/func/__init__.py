@@ -30,6 +30,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import forward_ad
+from ..autograd.function import TRANSFORMS
 from ..autograd.grad_mode import _state, enable_grad
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
@@ -149,11 +150,13 @@ class _transform:
 
     def __enter__(self) -> None:
         _Nesting.depth += 1
+        TRANSFORMS["active"] += 1  # custom Functions inside must support transforms
         self.grad = enable_grad()
         self.grad.__enter__()
 
     def __exit__(self, *exc: object) -> None:
         self.grad.__exit__(*exc)
+        TRANSFORMS["active"] -= 1
         _Nesting.depth -= 1
 
 
@@ -534,11 +537,17 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
                 "the same size in the mapped dimension, got sizes "
                 f"{sizes} for the mapped dimension")
         results = []
-        for b in range(sizes[0]):
-            leaves = list(flat_args)
-            for i, d in mapped:
-                leaves[i] = leaves[i].select(d, b)
-            results.append(func(*_unflatten(leaves, arg_spec), **kwargs))
+        TRANSFORMS["active"] += 1
+        TRANSFORMS["vmap"] += 1
+        try:
+            for b in range(sizes[0]):
+                leaves = list(flat_args)
+                for i, d in mapped:
+                    leaves[i] = leaves[i].select(d, b)
+                results.append(func(*_unflatten(leaves, arg_spec), **kwargs))
+        finally:
+            TRANSFORMS["active"] -= 1
+            TRANSFORMS["vmap"] -= 1
         flat_rs = [_flatten(r) for r in results]
         o_spec = flat_rs[0][1]
         n_out = len(flat_rs[0][0])

@@ -130,6 +130,9 @@ class OpNode(Node):
             out.append(t)
         return tuple(out)
 
+    def _num_outputs(self) -> int:
+        return self.op.outputs
+
     @property
     def input_shapes(self) -> tuple:
         return tuple(m[0] if m is not None else None for m in self.input_meta)

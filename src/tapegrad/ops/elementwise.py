@@ -438,8 +438,8 @@ def _pow_scalar_base(e: np.ndarray, *, base: Any) -> np.ndarray:
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(c^x) = c^x log c
     (y,) = ctx.saved
     base = ctx.params["base"]
-    if base == 0:
-        return (where(y == 0, 0.0, grad * y * float("-inf")),)
+    if base == 0:  # torch's mask: 0 where the exponent is >= 0 (y is 1 or 0 there)
+        return (where(y == float("inf"), grad * y * float("-inf"), 0.0),)
     if y.is_complex():  # (a negative base has a complex log, as torch takes it)
         return (grad * y * complex(np.log(complex(base))),)
     return (grad * y * float(np.log(base)),)

@@ -178,6 +178,7 @@ def _atan2(a: Any, b: Any) -> np.ndarray:
 def _(ctx: Any, grad: Tensor) -> tuple:  # (b, -a) / (a^2 + b^2)
     a, b = ctx.saved
     r = 1 / (a * a + b * b)  # (torch's order: float32 rounds the same)
+    r = where(r == float("inf"), 0.0, r)  # at a = b = 0, torch's gradient is 0
     need_a, need_b = ctx.needs_input_grad
     return (grad * b * r if need_a else None), (grad * -a * r if need_b else None)
 

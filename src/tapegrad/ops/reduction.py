@@ -366,7 +366,7 @@ def _evenly(ctx: Any, grad: Tensor, keep_dims: tuple | None) -> tuple:
     """Spread the gradient evenly over the elements equal to the result (torch's rule)."""
     x, y = ctx.saved
     if keep_dims is None:
-        mask = x == y
+        mask = (x == y) | ((x != x) & (y != y))  # a NaN result: the NaNs share it
         return (grad * mask / mask.sum(),)
     dims, keepdim = keep_dims
     y_full = _restore(y, x.shape, dims, keepdim)
