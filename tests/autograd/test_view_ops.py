@@ -305,6 +305,23 @@ def test_expand_as_view(compare):
                                    shape=(5, 1)))
 
 
+def test_inplace_on_expanded_view_overlap(compare):
+    # writing into an expanded view whose elements share memory raises torch's error; an empty
+    # one has nothing to write (and copy_ into an empty slice of a padded tensor is fine)
+    def scenario(L):
+        out = []
+        for t in (L.empty(0, 1).expand(0, 3), L.empty(1, 0).expand(3, 0),
+                  L.zeros(2, 1).expand(2, 3), L.zeros(1).expand(1)):
+            try:
+                out.append(list(t.add_(1).shape))
+            except RuntimeError as exc:
+                out.append(exc)
+        out.append(L.nn.functional.pad(L.zeros(0, 3, 3, dtype=L.float64), [1, 2], mode="circular"))
+        return out
+
+    compare(scenario)
+
+
 def test_narrow_view(compare):
     compare(lambda L: _simple_view(L, lambda t: L.narrow(t, 1, 2, 2), (0, 0), (0, 2)))
 

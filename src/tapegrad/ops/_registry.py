@@ -604,8 +604,8 @@ _OVERLAP_MESSAGE = (
 def check_no_overlap(target: Tensor) -> None:
     """torch's error for writing a tensor whose elements share memory (an expanded one)."""
     a = target._data
-    if 0 in a.strides and any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides,
-                                                                  strict=True)):
+    if 0 in a.strides and a.size and any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides,
+                                                                            strict=True)):
         raise RuntimeError(_OVERLAP_MESSAGE)
 
 

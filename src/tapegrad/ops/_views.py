@@ -552,7 +552,7 @@ class CopySlices(Node):
 
             raise RuntimeError(FREED_MESSAGE)
         grad = grads[0]
-        result = Tensor._make(np.empty(self.base_shape, dtype=grad._data.dtype))
+        result = Tensor._make(np.zeros(self.base_shape, dtype=grad._data.dtype))
         result.copy_(grad)
         if self.replay is not None:
             grad_slice = replay_view(result, self.replay)

@@ -104,7 +104,9 @@ def _circular_pad(input: Tensor, pad: tuple) -> Tensor:
             raise RuntimeError("Padding value causes wrapping around more than once.")
         if out_shape[d] < 0:
             raise RuntimeError("Negative padding value is resulting in an empty dimension")
-    out = Tensor._make(np.zeros(out_shape, dtype=input._data.dtype))
+    # the output buffer, made by an op so that a compiled call makes it afresh each time (its
+    # values are all overwritten below)
+    out = K._constant_pad(input.detach(), pad=pad, value=0.0)
     out_slice, in_slice = out, input
     for i in range(k):
         d = nd - 1 - i
