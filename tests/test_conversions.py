@@ -165,6 +165,12 @@ def test_grad_dtype_errors(compare, what):
     lambda L, a, b: L.full((2,), -9, dtype=L.uint8),
     lambda L, a, b: L.add(a.to(L.int8), b.to(L.int8), alpha=-300),
     lambda L, a, b: L.sign(a > 2),
+    lambda L, a, b: a & -32,
+    lambda L, a, b: -32 & a,
+    lambda L, a, b: a | 300,
+    lambda L, a, b: a ^ -1,
+    lambda L, a, b: L.bitwise_and(a, -32),
+    lambda L, a, b: L.bitwise_xor(a.to(L.int8), 200),
 ])
 def test_integer_scalars_convert_as_in_torch(compare, op):
     compare(lambda L: op(L, L.tensor([1, 2, 200], dtype=L.uint8),

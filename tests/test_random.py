@@ -34,7 +34,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from torchcompare import normalize_text  # noqa: E402
+from torchcompare import is_tapegrad, normalize_text  # noqa: E402
 
 CAPABILITY = torch.backends.cpu.get_cpu_capability()
 FUSED = CAPABILITY in ("AVX2", "AVX512")
@@ -54,7 +54,8 @@ FLOATS = ["float32", "float64", "float16", "bfloat16"]
 
 
 def is_torch(x: Any) -> bool:
-    return type(x).__module__.startswith("torch")
+    """A real torch tensor (tapegrad's names its module torch under the torch alias)."""
+    return type(x).__module__.startswith("torch") and not is_tapegrad(x)
 
 
 def raw(x: Any) -> np.ndarray:

@@ -329,6 +329,8 @@ def test_size_and_shape(compare):
             repr(L.tensor(1.0).shape),
             repr(L.Size([2, 3])),
             L.zeros(L.Size([2, 1])).shape,
+            repr(s + (5,)),
+            repr((1,) + s[1:]),
         )
 
     compare(scenario)

@@ -107,3 +107,18 @@ def test_adjoint_and_as_subclass():
         assert type(s) is Sub and s.tolist() == x.tolist()
         s.add_(1)
         assert t[0, 0].item() == 1.0 and t._version == s._version
+        s.label = "a"  # the object's own attributes stay with it, as torch's do
+        assert not hasattr(s.as_subclass(m.Tensor), "label")
+        z = m.tensor([1 + 2j]).conj()  # the lazy conjugation is the tensor's state: it stays
+        assert z.as_subclass(Sub).is_conj() and z.as_subclass(Sub).resolve_conj().imag == -2
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: L.tensor_split(x, indices=(-1,), dim=0),
+    lambda L, x: L.tensor_split(x, sections=3),
+    lambda L, x: x.tensor_split(indices=[2, 5]),
+    lambda L, x: L.tensor_split(x, tensor_indices_or_sections=L.tensor([1, 4])),
+    lambda L, x: (L.pi, L.e, L.inf, L.newaxis, str(L.nan)),
+])
+def test_tensor_split_keywords_and_constants(compare, call):
+    compare(lambda L: call(L, L.arange(10.0)))

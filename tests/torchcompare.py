@@ -59,9 +59,16 @@ def dtype_name(dtype: Any) -> str:
     return str(dtype).rsplit(".", 1)[-1]
 
 
+def is_tapegrad(obj: Any) -> bool:
+    """True for a tapegrad tensor (whatever package name its class shows: ``torch`` under the
+    torch alias)."""
+    tapegrad = sys.modules.get("tapegrad")
+    return tapegrad is not None and isinstance(obj, tapegrad.Tensor)
+
+
 def to_numpy(t: Any) -> np.ndarray:
     """The values of a tensor of either library as a NumPy array (never shares memory)."""
-    if type(t).__module__.startswith("torch"):  # torch may hand back lazy ZeroTensors
+    if not is_tapegrad(t):  # real torch, which may hand back lazy ZeroTensors
         if dtype_name(t.dtype) == "bfloat16":  # NumPy has no bfloat16: compared as float32
             return np.array(t.detach().float().numpy(force=True), copy=True)
         return np.array(t.detach().numpy(force=True), copy=True)

@@ -11,6 +11,7 @@ This module only gathers the public names; read ``_tensor.py``, then ``ops/_regi
 
 from __future__ import annotations
 
+import math as _math
 from typing import Any as _Any
 
 from . import _allocator, _dtype
@@ -150,10 +151,8 @@ from .ops.elementwise import (
     sqrt,
     square,
     sub,
-    subtract,
     tan,
     tanh,
-    true_divide,
     trunc,
     where,
 )
@@ -169,7 +168,7 @@ from .ops.indexing import (
     take,
     take_along_dim,
 )
-from .ops.linalg import addmm, bmm, dot, einsum, ger, inner, matmul, mm, mv, outer, vdot
+from .ops.linalg import einsum, ger, inner, matmul, mv, outer, vdot
 from .ops.reduction import (
     all,
     amax,
@@ -181,15 +180,12 @@ from .ops.reduction import (
     count_nonzero,
     cumprod,
     cumsum,
-    log_softmax,
     logsumexp,
     max,
     mean,
     min,
     nansum,
-    norm,
     prod,
-    softmax,
     sort,
     std,
     std_mean,
@@ -208,7 +204,6 @@ from .ops.shape import (
     concat,
     concatenate,
     flatten,
-    flip,
     fliplr,
     flipud,
     hstack,
@@ -216,18 +211,14 @@ from .ops.shape import (
     moveaxis,
     movedim,
     narrow,
-    permute,
     repeat_interleave,
-    reshape,
     roll,
     select,
     split,
     squeeze,
     stack,
-    swapaxes,
     swapdims,
     t,
-    tensor_split,
     transpose,
     tril,
     triu,
@@ -289,7 +280,9 @@ from .ops.elementwise_math import (  # noqa: E402
     rad2deg,
     sgn,
 )
-from .ops.elementwise import rsub  # noqa: E402
+from ._faces import dot, flip, log_softmax, norm, permute, reshape, rsub, softmax  # noqa: E402
+from ._faces import addmm, baddbmm, bmm, mm, subtract, tensor_split, true_divide  # noqa: E402
+from .ops.shape import swapaxes  # noqa: E402
 from .ops.complex import (  # noqa: E402
     adjoint,
     angle,
@@ -413,12 +406,12 @@ from . import autograd  # noqa: E402
 from . import linalg  # noqa: E402
 from . import fft  # noqa: E402
 from .ops.factorizations import geqrf, matrix_exp  # noqa: E402
-from .ops.factorizations import householder_product as orgqr  # noqa: E402
+from .ops.factorizations import orgqr  # noqa: E402
 from .ops.decompositions import lu_unpack  # noqa: E402
-from .ops.decompositions import torch_lu as lu  # noqa: E402
+from ._faces import lu  # noqa: E402
 from .ops.decompositions import torch_lu_solve as lu_solve  # noqa: E402
 from .ops.decompositions import torch_svd as svd  # noqa: E402
-from .ops.linalg import addbmm, addmv, addr, baddbmm, tensordot  # noqa: E402
+from .ops.linalg import addbmm, addmv, addr, tensordot  # noqa: E402
 from .ops.linalg import inner  # noqa: E402, F811
 from .ops.linalg_legacy import cholesky, matrix_power, ormqr, pca_lowrank, qr  # noqa: E402
 from .ops.linalg_legacy import svd_lowrank  # noqa: E402
@@ -451,6 +444,7 @@ from ._random import thread_safe_generator  # noqa: E402
 
 for _storage_cls in _LEGACY_STORAGES.values():  # torch.FloatStorage, torch.LongStorage, ...
     globals()[_storage_cls.__name__] = _storage_cls
+Storage = globals()["FloatStorage"]  # (torch.Storage is torch.FloatStorage)
 
 if _bf16 is not None:
     bfloat16 = _bf16
@@ -464,7 +458,18 @@ long = int64
 cfloat = complex64
 cdouble = complex128
 chalf = complex32
-strided = "torch.strided"
+from ._layout import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc  # noqa: E402
+from ._layout import jagged, sparse_csr, strided  # noqa: E402
+# torch's constants: math's, and what this build has (LAPACK and FFTs through NumPy; neither
+# MKL nor OpenMP: backends.mkl and backends.openmp say the same)
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+has_lapack = True
+has_spectral = True
+has_mkl = False
+has_openmp = False
 from ._memory_format import (  # noqa: E402  (torch.channels_last, ...)
     channels_last,
     channels_last_3d,
@@ -473,13 +478,23 @@ from ._memory_format import (  # noqa: E402  (torch.channels_last, ...)
     preserve_format,
 )
 
+legacy_contiguous_format = contiguous_format  # (torch's is the same object)
+
 from .torch_version import __version__  # noqa: E402  (2.13.0+tapegrad0.1.0, a TorchVersion)
 
 _allocator.configure()
 
 
-def result_type(tensor1: object, tensor2: object) -> dtype:
-    return _dtype.result_type(tensor1, tensor2)
+def result_type(tensor: object = None,  # noqa: F811 - torch's parameter name
+                other: object = None, *, scalar: object = None, scalar1: object = None,
+                scalar2: object = None) -> dtype:
+    """The dtype an op on two operands gives (tensors, or numbers: ``scalar``, ``scalar1``,
+    ``scalar2`` are torch's names for a number in either place)."""
+    first = tensor if scalar1 is None else scalar1
+    second = other if scalar2 is None else scalar2
+    if scalar is not None:  # result_type(scalar, tensor)
+        first, second = scalar, tensor if other is None else other
+    return _dtype.result_type(first, second)
 
 
 def can_cast(from_: dtype, to: dtype) -> object:
@@ -490,7 +505,8 @@ def can_cast(from_: dtype, to: dtype) -> object:
 # -- a CPU-only PyTorch: devices, torch.cuda & co., settings, compile -----------------------
 
 from ._compile import compile  # noqa: E402, A001 - torch.compile
-from ._device import get_default_device, set_default_device  # noqa: E402
+from ._device import get_default_device, get_device_module, set_default_device  # noqa: E402
+from ._device import AcceleratorError, Event, FatalError, Stream  # noqa: E402
 from ._settings import (  # noqa: E402
     are_deterministic_algorithms_enabled,
     get_deterministic_debug_mode,
@@ -528,11 +544,14 @@ _LAZY_MODULES = _LAZY_MODULES | {"cpu"}  # tapegrad.cpu: torch.cpu.amp.autocast
 _LAZY_MODULES = _LAZY_MODULES | {"compiler"}  # tapegrad.compiler: capture and replay (compile)
 _LAZY_MODULES = _LAZY_MODULES | {"_dynamo"}  # torch._dynamo's names, backed by tapegrad.compiler
 _LAZY_MODULES = _LAZY_MODULES | {"func", "serialization"}  # torch.func; torch.save's formats
+_LAZY_MODULES = _LAZY_MODULES | {"random", "testing", "profiler", "types", "return_types",
+                                 "storage", "functional"}  # torch's modules of these names
 _LAZY_MODULES = _LAZY_MODULES | {"hub"}  # torch.hub: checkpoints and hubconf.py models by URL
 _LAZY_MODULES = _LAZY_MODULES | {"distributed"}  # torch.distributed (on MPI, when used)
 _LAZY_NAMES = {"autocast": ("amp", "autocast"), "is_autocast_enabled": ("amp",
                "is_autocast_enabled"), "OutOfMemoryError": ("cuda", "OutOfMemoryError")}
 _LAZY_NAMES["lobpcg"] = ("ops.lobpcg", "lobpcg")  # torch.lobpcg, loaded on first use
+_LAZY_NAMES["GradScaler"] = ("amp", "GradScaler")  # torch.GradScaler is torch.amp's
 _LAZY_NAMES.update(vmap=("func", "vmap"), load=("serialization", "load"),
                    save=("serialization", "save"), from_dlpack=("utils.dlpack", "from_dlpack"),
                    to_dlpack=("utils.dlpack", "to_dlpack"))
@@ -578,11 +597,6 @@ def install_torch_alias() -> None:
 
     alias_torch()
 
-# -- torch.abs_(x), torch.sin_(x), ...: the in-place function forms (ops/inplace.py) ----------
-
-from .ops.inplace import FUNCTIONS as _INPLACE_FUNCTIONS  # noqa: E402
-
-globals().update(_INPLACE_FUNCTIONS)
 
 # -- torch.conv2d, torch.batch_norm, torch.lstm, ...: nn ops under their ATen signatures ------
 
@@ -591,7 +605,6 @@ from .nn import _toplevel as _nn_toplevel  # noqa: E402
 globals().update({_name: getattr(_nn_toplevel, _name) for _name in _nn_toplevel.__all__})
 
 from . import signal  # noqa: E402  (torch.signal.windows)
-sparse_coo = "torch.sparse_coo"  # a layout name only: tapegrad's tensors are strided
 from ._window_functions import (  # noqa: E402
     bartlett_window,
     blackman_window,
@@ -625,3 +638,46 @@ from ._methods import METHODS as _METHODS  # noqa: E402
 addmv_ = _METHODS["addmv_"]  # torch.addmv_(input, mat, vec, *, beta=1, alpha=1)
 from ._control_flow import cond, while_loop  # noqa: E402  (eager torch.cond, torch.while_loop)
 from .ops.segments import segment_reduce  # noqa: E402
+
+# -- torch.abs_(x), torch.sin_(x), ...: the in-place function forms (ops/inplace.py) ----------
+
+from .ops import inplace as _inplace  # noqa: E402
+
+globals().update(_inplace.functions(Tensor))
+
+# -- out=: torch.add(x, y, out=t) & co. (one seam for every function: _out.py) -----------------
+
+from . import _out  # noqa: E402
+
+# which dtypes out may have (default: one the result casts to; several results: theirs)
+_out.rule(*"sum nansum prod cumsum cumprod".split(), dtype="any")
+_out.rule(*"""mm bmm mv matmul addmm addmv addr addbmm baddbmm cross diag tril triu softmax
+    log_softmax argmax argmin inverse cholesky cholesky_inverse orgqr ormqr lu_solve
+    triangular_solve qr svd slogdet geqrf matrix_power""".split(), dtype="exact")
+_out.install(globals(), """
+    abs absolute acos acosh add addbmm addcdiv addcmul addmm addmv addr alias_copy all amax amin mm
+    aminmax angle any arccos arccosh arcsin arcsinh arctan arctan2 arctanh argmax argmin argsort
+    as_strided_copy asin asinh atan atan2 atanh baddbmm bitwise_and bitwise_left_shift
+    bitwise_not bitwise_or bitwise_right_shift bitwise_xor bmm bucketize cat ceil cholesky
+    cholesky_inverse cholesky_solve clamp clamp_max clamp_min clip column_stack complex concat
+    concatenate conj_physical copysign cos cosh cross cummax cummin cumprod cumsum deg2rad
+    detach_copy diag diagonal_copy diff digamma div divide dot dstack eq erf erfc erfinv exp exp2
+    expand_copy expm1 fix float_power floor floor_divide fmax fmin fmod frac frexp frobenius_norm
+    gather gcd ge geqrf ger greater greater_equal gt hash_tensor heaviside histc histogram hstack
+    hypot i0 igamma igammac index_add index_copy index_reduce index_select inner inverse isin
+    isneginf isposinf kron kthvalue lcm ldexp le lerp less less_equal lgamma log log10 log1p log2
+    log_softmax logaddexp logaddexp2 logcumsumexp logical_and logical_not logical_or logical_xor
+    logit logsumexp lt lu_solve lu_unpack masked_select matmul matrix_power max maximum mean
+    median min minimum mode msort mul multiply mv mvlgamma nan_to_num nanmean nanmedian
+    nanquantile nansum narrow_copy native_batch_norm ne neg negative nextafter nonzero
+    nonzero_static not_equal nuclear_norm orgqr ormqr outer permute_copy polar polygamma pow
+    prod qr quantile rad2deg reciprocal remainder renorm round row_stack rsqrt scatter
+    scatter_add scatter_reduce searchsorted select_copy sgn sigmoid sign signbit sin sinc sinh
+    slice_copy slice_scatter slogdet softmax sort split_copy split_with_sizes_copy sqrt square
+    squeeze_copy stack std sub subtract sum svd t_copy take take_along_dim tan tanh threshold
+    topk transpose_copy triangular_solve tril triu true_divide trunc unbind_copy unfold_copy
+    unsqueeze_copy var vdot view_as_complex_copy view_as_real_copy view_copy vstack where xlogy
+""")
+_out.install(globals(), "arange empty eye full linspace logspace ones range zeros", factory=True)
+
+newaxis: None = None  # torch.newaxis (NumPy's: indexing with it adds a dimension)

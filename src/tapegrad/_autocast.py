@@ -83,9 +83,11 @@ def is_autocast_enabled(device_type: str = "cuda") -> bool:
     return _state.enabled[_device_type(device_type, "is_autocast_enabled")]
 
 
-def set_autocast_enabled(device_type: Any, enabled: Any = None) -> None:
+def set_autocast_enabled(device_type: Any = None, enabled: Any = None) -> None:
     """``set_autocast_enabled(device_type, enabled)``, or ``set_autocast_enabled(enabled)``
     for "cuda"."""
+    if device_type is None and enabled is not None:  # set_autocast_enabled(enabled=...)
+        device_type, enabled = enabled, None
     if enabled is None:
         device_type, enabled = "cuda", device_type
         if not isinstance(enabled, bool):
@@ -176,7 +178,7 @@ def is_autocast_ipu_enabled() -> bool:
     return is_autocast_enabled("ipu")
 
 
-def set_autocast_ipu_enabled(enabled: bool) -> None:
+def set_autocast_ipu_enabled(enabled: bool, /) -> None:
     _deprecated("set_autocast_ipu_enabled(enabled)", "set_autocast_enabled('ipu', enabled)")
     set_autocast_enabled("ipu", enabled)
 
@@ -186,7 +188,7 @@ def is_autocast_xla_enabled() -> bool:
     return is_autocast_enabled("xla")
 
 
-def set_autocast_xla_enabled(enabled: bool) -> None:
+def set_autocast_xla_enabled(enabled: bool, /) -> None:
     _deprecated("set_autocast_xla_enabled(enabled)", "set_autocast_enabled('xla', enabled)")
     set_autocast_enabled("xla", enabled)
 
@@ -216,7 +218,7 @@ def get_autocast_ipu_dtype() -> Any:
     return get_autocast_dtype("ipu")
 
 
-def set_autocast_ipu_dtype(dtype: Any) -> None:
+def set_autocast_ipu_dtype(dtype: Any, /) -> None:
     _deprecated("set_autocast_ipu_dtype(dtype)", "set_autocast_dtype('ipu', dtype)")
     set_autocast_dtype("ipu", dtype)
 
@@ -226,7 +228,7 @@ def get_autocast_xla_dtype() -> Any:
     return get_autocast_dtype("xla")
 
 
-def set_autocast_xla_dtype(dtype: Any) -> None:
+def set_autocast_xla_dtype(dtype: Any, /) -> None:
     _deprecated("set_autocast_xla_dtype(dtype)", "set_autocast_dtype('xla', dtype)")
     set_autocast_dtype("xla", dtype)
 

@@ -148,7 +148,7 @@ def get_num_threads() -> int:
     return _requested if _requested is not None else _default_threads()
 
 
-def set_num_threads(n: Any) -> None:
+def set_num_threads(n: Any, /) -> None:
     """Sets the number of threads used for intraop parallelism on CPU: the BLAS's threads,
     which run tapegrad's matrix products (elementwise ops run on the calling thread)."""
     global _requested

@@ -67,8 +67,10 @@ class OptimizedModule(Module):
 
 
 def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic: bool | None = None,
-            backend: str | Callable = "inductor", mode: str | None = None,
-            options: dict | None = None, disable: bool = False) -> Any:
+            backend: str | Callable | None = None, mode: str | None = None,
+            options: dict | None = None, name: str | None = None, disable: bool = False,
+            recompile_limit: int | None = None, isolate_recompiles: bool = False,
+            shapes_spec: Any = None) -> Any:
     """``torch.compile``: the model (module or function), to run eagerly with the same results.
 
     Example:
@@ -79,6 +81,8 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic: 
         >>> f(torch.ones(2))
         tensor([2., 2.])
     """
+    if backend is None:  # (torch's default: "inductor"; name, recompile_limit,
+        backend = "inductor"  # isolate_recompiles and shapes_spec tune its caches: ignored)
     if model is None:
         def decorate(fn: Callable) -> Any:
             return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,

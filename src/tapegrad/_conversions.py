@@ -152,7 +152,7 @@ def convert(self: Tensor, dt: Any, copy: bool = False, fmt: Any = None) -> Tenso
 
 
 def _shorthand(target: Any, name: str, dtype_name: str) -> Any:
-    def method(self: Tensor, memory_format: Any = None) -> Tensor:
+    def method(self: Tensor, *, memory_format: Any = None) -> Tensor:
         return convert(self, target() if callable(target) else target, False,
                        mf.check(memory_format, name))
 

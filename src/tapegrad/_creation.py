@@ -34,7 +34,8 @@ def _place(device: Any, pin_memory: bool = False, like: bool = False,
 def _new(data: np.ndarray, requires_grad: bool = False) -> Tensor:
     t = Tensor._make(data)
     if requires_grad:
-        if data.dtype.kind not in "fc" and data.dtype.name != "bfloat16":
+        if data.dtype.kind not in "fc" and not (data.dtype.kind == "V"
+                                                 and data.dtype.name == "bfloat16"):
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients"
             )
@@ -158,8 +159,8 @@ def _ragged_message(data: Any) -> str:
     return walk(data, 0) or "could not convert data to a tensor"
 
 
-def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-           pin_memory: bool = False) -> Tensor:
+def tensor(data: Any, *, dtype: Any = None, device: Any = None, pin_memory: bool = False,
+           requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data``.
 
     Example:
@@ -183,7 +184,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     return _new(to_array(data, d), requires_grad)
 
 
-def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+def as_tensor(data: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
     """Like ``tensor`` but shares memory with a Tensor or ndarray of the same dtype."""
     _place(device, copy=True)
     d = _dtype.to_dtype(dtype) if dtype is not None else None
@@ -195,7 +196,26 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     return _new(to_array(data, d))
 
 
-asarray = as_tensor
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: Any = None,
+            requires_grad: Any = None) -> Tensor:
+    """``obj`` as a tensor: sharing memory with it when it can (``copy=None``), always in new
+    memory (``copy=True``), or never (``copy=False``: an error when a copy is needed)."""
+    if copy is False:
+        from .ops._registry import scalar_type_name as scalar_name
+
+        if isinstance(obj, Tensor):
+            if dtype is not None and _dtype.to_dtype(dtype) is not obj.dtype:
+                raise ValueError(f"can't alias tensor with dtype '{scalar_name(obj.dtype)}' "
+                                 f"into dtype '{scalar_name(_dtype.to_dtype(dtype))}'.")
+        elif not isinstance(obj, np.ndarray):
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+    t = as_tensor(obj, dtype=dtype, device=device)
+    if copy and (t is obj or isinstance(obj, (Tensor, np.ndarray)) and np.shares_memory(
+            t._data, obj._data if isinstance(obj, Tensor) else obj)):
+        t = Tensor._make(t._data.copy())
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:
@@ -240,28 +260,26 @@ def _dt(dtype: Any) -> np.dtype:
 
 
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
+          layout: Any = None, pin_memory: bool = False) -> Tensor:
     """A tensor of zeros (float32 unless ``dtype`` says otherwise)."""
     _place(device, pin_memory)
     return _new(np.zeros(_size(size), dtype=_dt(dtype)), requires_grad)
 
 
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-         out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
+         layout: Any = None, pin_memory: bool = False) -> Tensor:
     _place(device, pin_memory)
     return _new(np.ones(_size(size), dtype=_dt(dtype)), requires_grad)
 
 
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          out: Any = None, layout: Any = None, pin_memory: bool = False,
-          memory_format: Any = None) -> Tensor:
+          layout: Any = None, pin_memory: bool = False, memory_format: Any = None) -> Tensor:
     _place(device, pin_memory)
     return _new(np.zeros(_size(size), dtype=_dt(dtype)), requires_grad)
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False, out: Any = None, layout: Any = None,
-         pin_memory: bool = False) -> Tensor:
+         requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
     _place(device, pin_memory)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
@@ -277,28 +295,32 @@ def _like_dtype(input: Tensor, dtype: Any) -> np.dtype:
 
 
 def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False, memory_format: Any = None, layout: Any = None
+               requires_grad: bool = False, memory_format: Any = None, layout: Any = None,
+               pin_memory: bool = False
                ) -> Tensor:
     _place(device, like=True)
     return _new(np.zeros(input._data.shape, dtype=_like_dtype(input, dtype)), requires_grad)
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, memory_format: Any = None, layout: Any = None
+              requires_grad: bool = False, memory_format: Any = None, layout: Any = None,
+              pin_memory: bool = False
               ) -> Tensor:
     _place(device, like=True)
     return _new(np.ones(input._data.shape, dtype=_like_dtype(input, dtype)), requires_grad)
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False, memory_format: Any = None, layout: Any = None
+               requires_grad: bool = False, memory_format: Any = None, layout: Any = None,
+               pin_memory: bool = False
                ) -> Tensor:
     _place(device, like=True)
     return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, memory_format: Any = None, layout: Any = None
+              requires_grad: bool = False, memory_format: Any = None, layout: Any = None,
+              pin_memory: bool = False
               ) -> Tensor:
     _place(device, like=True)
     np_dtype = _like_dtype(input, dtype)
@@ -341,8 +363,9 @@ def _c_type(d: Any) -> str:
             "int64": "int64_t"}.get(d.np.name, d.np.name)
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
-           requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
+def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
+           layout: Any = None, device: Any = None, pin_memory: bool = False,
+           requires_grad: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for integer arguments.
 
     For an integer ``dtype`` torch truncates ``start``, ``end`` and ``step`` to integers first
@@ -352,8 +375,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
-    if dtype is not None or out is not None:
-        d = _space_dtype(dtype, out)
+    if dtype is not None:
+        d = _space_dtype(dtype)
     else:
         is_float = any(isinstance(v, float) for v in (start, end, step))
         d = _dtype.get_default_dtype() if is_float else _dtype.int64
@@ -381,7 +404,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
         values = (np.arange(n, dtype=np.int64) * xt + xs).astype(d.np)
     else:
         values = (xs + np.arange(n, dtype=np.float64) * xt).astype(d.np)
-    return _space_out(values, out, requires_grad)
+    return _new(values, requires_grad)
 
 
 _SPACE_SIGNATURES = [
@@ -431,34 +454,16 @@ def _space_ends(name: str, start: Any, end: Any, steps: int) -> tuple:
     return _num(start), _num(end)
 
 
-def _space_out(values: np.ndarray, out: Any, requires_grad: bool) -> Tensor:
-    if out is None:
-        return _new(values, requires_grad)
-    if out._data.shape != values.shape:
-        out._data = np.empty(values.shape, dtype=out._data.dtype)
-    out._data[...] = values
-    out._version_counter.value += 1
-    return out
-
-
-def _space_dtype(dtype: Any, out: Any, *ends: Any) -> Any:
-    """The result's dtype: ``dtype``, else out's, else the default (its complex twin for a
-    complex end); torch refuses a ``dtype`` that is not out's."""
+def _space_dtype(dtype: Any, *ends: Any) -> Any:
+    """The result's dtype: ``dtype``, else the default (its complex twin for a complex end;
+    with ``out=``, ``dtype`` is out's: ``_out.factory_dtype``)."""
     if dtype is not None:
-        d = _dtype.to_dtype(dtype)
-        if out is not None and out.dtype is not d:
-            from .ops._registry import scalar_type_name
-
-            raise RuntimeError(f"dtype {scalar_type_name(d)} does not match dtype of out "
-                               f"parameter ({scalar_type_name(out.dtype)})")
-        return d
-    if out is not None:
-        return out.dtype
+        return _dtype.to_dtype(dtype)
     d = _dtype.get_default_dtype()
     return d.to_complex() if any(isinstance(e, complex) for e in ends) else d
 
 
-def _linear_steps(start: Any, end: Any, steps: int, d: Any) -> np.ndarray:
+def _linear_steps(start: Any, end: Any, steps: int, d: Any, fused: bool = True) -> np.ndarray:
     """torch's linspace kernel: the first half counted up from ``start``, the second half down
     from ``end``, by a step of the dtype (float64 for integer dtypes, whose ends are truncated
     to the dtype first)."""
@@ -472,49 +477,57 @@ def _linear_steps(start: Any, end: Any, steps: int, d: Any) -> np.ndarray:
         return np.array([a], dtype=work)
     step = (work.type(b) - work.type(a)) / work.type(steps - 1)
     i = np.arange(steps)
+    if fused and work in (np.float32, np.float64):  # one fused multiply-add each, as torch
+        from ._rng import _fma32, _fma64
+
+        fma = _fma32 if work == np.float32 else _fma64
+        up = fma(i.astype(work), step, np.full(steps, a, dtype=work))
+        down = fma((steps - 1 - i).astype(work), -step, np.full(steps, b, dtype=work))
+        return np.where(i < steps // 2, up, down).astype(work)
     return np.where(i < steps // 2, work.type(a) + step * i.astype(work),
                     work.type(b) - step * (steps - 1 - i).astype(work)).astype(work)
 
 
 def linspace(start: Any, end: Any, steps: Any, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False, out: Any = None, layout: Any = None,
-             pin_memory: bool = False) -> Tensor:
+             requires_grad: bool = False, layout: Any = None, pin_memory: bool = False
+             ) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` (both included)."""
     steps = _space_args("linspace", start, end, steps,
-                        {"dtype": dtype, "out": out, "layout": layout, "device": device})
+                        {"dtype": dtype, "layout": layout, "device": device})
     _place(device, pin_memory)
     start, end = _space_ends("linspace", start, end, steps)
-    d = _space_dtype(dtype, out, start, end)
+    d = _space_dtype(dtype, start, end)
     values = _linear_steps(start, end, steps, d)
     if not (d.is_floating_point or d.is_complex):
         values = np.trunc(values)
-    return _space_out(values.astype(d.np), out, requires_grad)
+    return _new(values.astype(d.np), requires_grad)
 
 
 def logspace(start: Any, end: Any, steps: Any, base: float = 10.0, *, dtype: Any = None,
-             device: Any = None, requires_grad: bool = False, out: Any = None,
-             layout: Any = None, pin_memory: bool = False) -> Tensor:
+             device: Any = None, requires_grad: bool = False, layout: Any = None,
+             pin_memory: bool = False) -> Tensor:
     """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the
     exponent (an integer ``dtype`` truncates the exponents' ends, then the powers)."""
     steps = _space_args("logspace", start, end, steps,
-                        {"dtype": dtype, "out": out, "layout": layout, "device": device})
+                        {"dtype": dtype, "layout": layout, "device": device})
     _place(device, pin_memory)
     start, end = _space_ends("logspace", start, end, steps)
-    d = _space_dtype(dtype, out, start, end)
+    d = _space_dtype(dtype, start, end)
     if steps == 1 and not (d.is_floating_point or d.is_complex):
         exps = np.array([float(start)])  # one value: base ** start, start as given
     else:
         wide = np.complex128 if d.is_complex else np.float64
-        exps = _linear_steps(start, end, steps, d).astype(wide) if steps else np.zeros(0)
+        exps = (_linear_steps(start, end, steps, d, fused=False).astype(wide) if steps
+                else np.zeros(0))
     with np.errstate(over="ignore", invalid="ignore"):
         values = np.power(float(base), exps)
         if not (d.is_floating_point or d.is_complex):
             values = np.trunc(values)
-    return _space_out(values.astype(d.np), out, requires_grad)
+    return _new(values.astype(d.np), requires_grad)
 
 
-def eye(n: int, m: Any = None, *, dtype: Any = None, device: Any = None,
-        requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
+def eye(n: int, m: Any = None, *, dtype: Any = None, layout: Any = None, device: Any = None,
+        pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
@@ -573,7 +586,7 @@ def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
     return Tensor._make(data, requires_grad)
 
 
-def is_tensor(obj: Any) -> bool:
+def is_tensor(obj: Any, /) -> bool:
     return isinstance(obj, Tensor)
 
 

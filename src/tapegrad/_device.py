@@ -23,6 +23,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from ._naming import public
+
 # Every device type torch's parser accepts, in the order its error message lists them.
 DEVICE_TYPES = (
     "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
@@ -110,6 +112,7 @@ def _warn_mkldnn_once() -> None:
     )
 
 
+@public("")
 class device:
     """``torch.device``: a device type and an optional index.
 
@@ -238,7 +241,10 @@ def get_default_device() -> device:
     return dev
 
 
-def set_default_device(device_: Any) -> None:
+_DEVICE = device  # (set_default_device's parameter is named device, as torch's)
+
+
+def set_default_device(device: Any) -> None:
     """Set the device factories use when given none (``None`` goes back to the CPU).
 
     Example:
@@ -248,10 +254,10 @@ def set_default_device(device_: Any) -> None:
         device(type='cpu')
         >>> torch.set_default_device(None)
     """
-    if device_ is None:
+    if device is None:
         _default[0] = None
         return
-    dev = device_ if isinstance(device_, device) else device(device_)
+    dev = device if isinstance(device, _DEVICE) else _DEVICE(device)
     _default[0] = None if (dev._type == "cpu" and dev._index is None) else dev
 
 
@@ -338,3 +344,148 @@ def check_generator_device(dev: Any) -> device:
         "mps": "Cannot execute getNewGenerator() without MPS backend.",
         "meta": "META device type not an accelerator.",
     }.get(d._type, "Backend doesn`t support getNewGenerator()"))
+
+
+def get_device_module(device: Any = None) -> Any:
+    """The module of a device type (``torch.cuda`` for "cuda"; the CPU's, ``torch.cpu``, by
+    default: this build's only accelerator is none)."""
+    import importlib
+
+    if device is None:
+        kind = "cpu"
+    elif isinstance(device, _DEVICE):
+        kind = device.type
+    elif isinstance(device, str):
+        kind = _DEVICE(device).type
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or "
+                           "None")
+    package = __name__.split(".")[0]
+    try:
+        return importlib.import_module(f"{package}.{kind}")
+    except ImportError:
+        raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered as "
+                           f"'torch.{kind}'.") from None
+
+
+# -- torch.Stream, torch.Event: the device-generic queue and marker ----------------------------
+# On the CPU, work runs in order as it is called: a stream has nothing to queue and an event
+# nothing to mark; torch's CPU backend answers as these do (queries done, waits return, and
+# recording an event is refused).
+
+_NO_EVENTS = "cpu backend doesn't support events."
+
+
+@public("")
+class Stream:
+    """``torch.Stream(device=None, *, priority=0)``: an in-order queue of work on a device;
+    the CPU's runs everything as it is called."""
+
+    def __init__(self, device: Any = None, *, priority: int = 0) -> None:
+        dev = globals()["device"](device if device is not None else "cpu")
+        self.device_type = dev.type
+        self.device_index = -1 if dev.index is None else dev.index
+        self.stream_id = 0
+        self.priority = priority
+
+    @property
+    def device(self) -> device:
+        return globals()["device"](self.device_type)
+
+    def query(self) -> bool:
+        """Whether all work queued on the stream is done: always."""
+        return True
+
+    def synchronize(self) -> None:
+        """Wait for the stream's work: done already."""
+
+    def wait_event(self, event: Any) -> None:
+        """Make later work wait for ``event``: nothing to wait for."""
+
+    def wait_stream(self, stream: Any) -> None:
+        raise RuntimeError(_NO_EVENTS)
+
+    def record_event(self, event: Any = None) -> Any:
+        raise RuntimeError(_NO_EVENTS)
+
+    def is_capturing(self) -> bool:
+        return False
+
+    @property
+    def native_handle(self) -> Any:
+        raise RuntimeError("Backend doesn't support getting stream native handle.")
+
+    def __enter__(self) -> Stream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Stream) and (
+            (self.device_type, self.device_index, self.stream_id)
+            == (other.device_type, other.device_index, other.stream_id))
+
+    def __hash__(self) -> int:
+        return hash((self.device_type, self.device_index, self.stream_id))
+
+    def __repr__(self) -> str:
+        return (f"torch.Stream device_type={self.device_type}, device_index="
+                f"{self.device_index}, stream_id={self.stream_id}")
+
+
+@public("")
+class Event:
+    """``torch.Event(device=None, *, enable_timing=False, blocking=False,
+    interprocess=False)``: a marker in a stream's work; the CPU's have nothing to mark."""
+
+    def __init__(self, device: Any = None, *, enable_timing: bool = False,
+                 blocking: bool = False, interprocess: bool = False) -> None:
+        dev = globals()["device"](device if device is not None else "cpu")
+        self.device_type = dev.type
+        self.device_index = -1 if dev.index is None else dev.index
+        self.event_id = 0
+        self.enable_timing = enable_timing
+        self.event_flag = int(enable_timing)
+
+    @property
+    def device(self) -> device:
+        return globals()["device"](self.device_type)
+
+    def record(self, stream: Any = None) -> None:
+        raise RuntimeError(_NO_EVENTS)
+
+    def query(self) -> bool:
+        return True
+
+    def synchronize(self) -> None:
+        """Wait until the event is reached: it is."""
+
+    def wait(self, stream: Any = None) -> None:
+        """Make ``stream``'s later work wait for the event: nothing to wait for."""
+
+    def elapsed_time(self, end_event: Any) -> float:
+        if not (self.enable_timing and getattr(end_event, "enable_timing", False)):
+            raise ValueError("Both events must be created with argument 'enable_timing=True'.")
+        raise RuntimeError(_NO_EVENTS)
+
+    def ipc_handle(self) -> Any:
+        raise RuntimeError(_NO_EVENTS)
+
+    @classmethod
+    def from_ipc_handle(cls, device: Any, ipc_handle: Any) -> Event:
+        raise RuntimeError(_NO_EVENTS)
+
+    def __repr__(self) -> str:
+        return (f"torch.Event device_type={self.device_type}, device_index="
+                f"{self.device_index}, event_flag={self.event_flag}, event_id={self.event_id}")
+
+
+@public("")
+class AcceleratorError(RuntimeError):
+    """An error an accelerator reported (none run here)."""
+
+
+@public("")
+class FatalError(Exception):
+    """An unrecoverable error of torch's C++ core."""

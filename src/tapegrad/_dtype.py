@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._naming import public
+
 if TYPE_CHECKING:
     from numpy.typing import DTypeLike
 
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 HAVE_BFLOAT16 = importlib.util.find_spec("ml_dtypes") is not None
 
 
+@public("")
 class dtype:
     """A tensor element type, printed as ``torch.float32``."""
 
@@ -75,6 +78,7 @@ def _saw_low_precision() -> None:
     _registry._LOW = True
 
 
+@public("", "dtype")  # (a dtype of its own class: torch.float16 is a torch.dtype)
 class _Float16(dtype):
     """``torch.float16``: its NumPy dtype, once handed out, switches on the low-precision path."""
 
@@ -103,6 +107,7 @@ complex64 = dtype("complex64", np.complex64, 3)
 complex128 = dtype("complex128", np.complex128, 3)
 
 
+@public("", "dtype")
 class _LazyBfloat16(dtype):
     """``torch.bfloat16``, whose NumPy dtype (ml_dtypes') is imported on first use."""
 
@@ -241,26 +246,26 @@ def to_dtype(d: object) -> dtype:
     return from_numpy_dtype(np.dtype(d))  # type: ignore[call-overload]
 
 
-def promote_types(a: dtype, b: dtype) -> dtype:
+def promote_types(type1: dtype, type2: dtype) -> dtype:
     """torch.promote_types: the smallest dtype both can be cast to, torch's way."""
-    if a is b:
-        return a
-    if a in LIMITED_UNSIGNED or b in LIMITED_UNSIGNED:
+    if type1 is type2:
+        return type1
+    if type1 in LIMITED_UNSIGNED or type2 in LIMITED_UNSIGNED:
         from .ops._registry import scalar_type_name
 
         raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
-                           f"attempted to promote {scalar_type_name(a)} and "
-                           f"{scalar_type_name(b)}")
-    if a._rank != b._rank:
-        high, low = (a, b) if a._rank > b._rank else (b, a)
+                           f"attempted to promote {scalar_type_name(type1)} and "
+                           f"{scalar_type_name(type2)}")
+    if type1._rank != type2._rank:
+        high, low = (type1, type2) if type1._rank > type2._rank else (type2, type1)
         if high.is_complex and low.is_floating_point and low.itemsize > high.itemsize // 2:
             return complex128
         return high  # a float type absorbs any integer, an integer absorbs bool
-    if a.is_floating_point:
-        if {a.name, b.name} == {"float16", "bfloat16"}:
+    if type1.is_floating_point:
+        if {type1.name, type2.name} == {"float16", "bfloat16"}:
             return float32
-        return a if a.itemsize > b.itemsize else b
-    return _FROM_NP[np.promote_types(a.np, b.np)]
+        return type1 if type1.itemsize > type2.itemsize else type2
+    return _FROM_NP[np.promote_types(type1.np, type2.np)]
 
 
 def scalar_dtype(value: object) -> dtype:

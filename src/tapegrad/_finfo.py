@@ -7,12 +7,14 @@ from typing import Any
 import numpy as np
 
 from . import _dtype
+from ._naming import public
 
 
 def _g(x: float) -> str:
     return f"{x:g}"
 
 
+@public("")
 class finfo:  # noqa: N801 - torch's name
     """Limits of a floating-point dtype: ``eps``, ``max``, ``min``, ``tiny``, ``resolution``...
 
@@ -45,6 +47,7 @@ class finfo:  # noqa: N801 - torch's name
     __str__ = __repr__
 
 
+@public("")
 class iinfo:  # noqa: N801 - torch's name
     """Limits of an integer dtype: ``bits``, ``min``, ``max``."""
 

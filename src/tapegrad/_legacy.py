@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import _device, _dtype
+from ._naming import public
 from ._tensor import Size, Tensor
 
 _SIGNATURES = (
@@ -154,9 +155,8 @@ class tensortype(type):
 
 
 def _make_type(dt: _dtype.dtype, name: str, cuda: bool) -> tensortype:
-    cls = tensortype(name, (), {"dtype": dt, "is_cuda": cuda, "__module__": (
-        "torch.cuda" if cuda else "torch"), "__doc__": None})
-    return cls
+    cls = tensortype(name, (), {"dtype": dt, "is_cuda": cuda, "__doc__": None})
+    return public(".cuda" if cuda else "")(cls)
 
 
 # Which legacy classes torch has (no complex ones), by name: the CPU ones and torch.cuda's.
@@ -187,8 +187,7 @@ TYPES = tensor_types()
 _BY_STRING = {f"torch.{name}": cls.dtype for name, cls in TYPES.items()}
 
 
-def tensor_type(self: Tensor, dtype: Any = None, non_blocking: bool = False,
-                **kwargs: Any) -> Any:
+def tensor_type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
     """``x.type()``: 'torch.FloatTensor'...; ``x.type(T)`` converts to a legacy class, a dtype,
     or a class name ('torch.DoubleTensor'), returning ``x`` when already of that type."""
     if dtype is None:
@@ -230,6 +229,7 @@ class _VariableMeta(type):
         return isinstance(obj, Tensor)
 
 
+@public(".autograd.variable")
 class Variable(metaclass=_VariableMeta):
     """``torch.autograd.Variable(data, requires_grad=False, volatile=False)``.
 
@@ -284,7 +284,7 @@ class Variable(metaclass=_VariableMeta):
 _warned_default_type = False
 
 
-def set_default_tensor_type(t: Any) -> None:
+def set_default_tensor_type(t: Any, /) -> None:
     """``torch.set_default_tensor_type(torch.DoubleTensor)`` (or its name): the default dtype
     (deprecated in torch 2.1 for ``set_default_dtype``; warns once per process, as torch)."""
     global _warned_default_type

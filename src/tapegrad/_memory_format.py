@@ -27,7 +27,10 @@ from typing import Any
 
 import numpy as np
 
+from ._naming import public
 
+
+@public("")
 class memory_format:
     """A memory layout, printed as ``torch.channels_last``."""
 

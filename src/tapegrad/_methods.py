@@ -14,29 +14,55 @@ from .ops import linalg as la
 from .ops import reduction as rd
 from .ops import shape as sh
 
+# The methods that take a size as separate ints or one sequence: x.view(2, 3), x.view((2, 3)),
+# and by keyword, x.view(size=(2, 3)) (torch's other overload: Python takes it in **kwargs).
 
-def _view(self: Any, *shape: Any) -> Any:
-    return sh.view(self, *shape)
+def _one(name: str, given: tuple, kwargs: dict, key: str) -> tuple:
+    """The ints of a ``*size`` method, given positionally or as ``key=``."""
+    if kwargs:
+        if given or set(kwargs) != {key}:
+            raise TypeError(f"{name}() got an unexpected keyword argument "
+                            f"'{next(k for k in kwargs if k != key or given)}'")
+        return (kwargs[key],)
+    return given
 
 
-def _size_args(f: Any) -> Any:
-    def method(self: Any, *shape: Any, **kwargs: Any) -> Any:
-        return f(self, *shape, **kwargs)
+def _view(self: Any, *size: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    if dtype is not None:
+        return sh.view(self, dtype)
+    return sh.view(self, *_one("view", size, kwargs, "size"))
 
-    method.__name__ = f.__name__
-    return method
+
+def _reshape(self: Any, *shape: Any, **kwargs: Any) -> Any:
+    return sh.reshape(self, *_one("reshape", shape, kwargs, "shape"))
+
+
+def _permute(self: Any, *dims: Any, **kwargs: Any) -> Any:
+    return sh.permute(self, *_one("permute", dims, kwargs, "dims"))
+
+
+def _expand(self: Any, *size: Any, implicit: bool = False, **kwargs: Any) -> Any:
+    return sh.expand(self, *_one("expand", size, kwargs, "size"))
+
+
+def _repeat(self: Any, *repeats: Any, **kwargs: Any) -> Any:
+    return sh.repeat(self, *_one("repeat", repeats, kwargs, "repeats"))
+
+
+def _flip(self: Any, *dims: Any, **kwargs: Any) -> Any:
+    return sh.flip(self, *_one("flip", dims, kwargs, "dims"))
 
 
 def _split(self: Any, split_size: Any, dim: int = 0) -> Any:
     return sh.split(self, split_size, dim)
 
 
-def _max(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
-    return rd.max(self, dim, keepdim)
+def _max(self: Any, dim: Any = None, keepdim: bool = False, *, other: Any = None) -> Any:
+    return rd.max(self, dim, keepdim, other=other)
 
 
-def _min(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
-    return rd.min(self, dim, keepdim)
+def _min(self: Any, dim: Any = None, keepdim: bool = False, *, other: Any = None) -> Any:
+    return rd.min(self, dim, keepdim, other=other)
 
 
 def _masked_fill(self: Any, mask: Any, value: Any) -> Any:
@@ -120,14 +146,14 @@ METHODS: dict[str, Any] = {
     "inner": la.dot, "outer": la.outer, "ger": la.outer, "addmm": la.addmm,
     # shape
     "view": _view, "view_as": lambda self, other: sh.view(self, other.shape),
-    "reshape": _size_args(sh.reshape), "reshape_as": lambda self, other: sh.reshape(
+    "reshape": _reshape, "reshape_as": lambda self, other: sh.reshape(
         self, other.shape), "flatten": sh.flatten, "unflatten": sh.unflatten,
-    "squeeze": sh.squeeze, "unsqueeze": sh.unsqueeze, "permute": _size_args(sh.permute),
+    "squeeze": sh.squeeze, "unsqueeze": sh.unsqueeze, "permute": _permute,
     "movedim": sh.movedim, "moveaxis": sh.movedim, "transpose": sh.transpose,
-    "swapaxes": sh.swapaxes, "swapdims": sh.transpose, "t": sh.t,
-    "expand": _size_args(sh.expand), "expand_as": sh.expand_as,
-    "broadcast_to": sh.broadcast_to, "repeat": _size_args(sh.repeat),
-    "repeat_interleave": sh.repeat_interleave, "flip": _size_args(sh.flip),
+    "swapaxes": sh.transpose, "swapdims": sh.transpose, "t": sh.t,
+    "expand": _expand, "expand_as": sh.expand_as,
+    "broadcast_to": sh.broadcast_to, "repeat": _repeat,
+    "repeat_interleave": sh.repeat_interleave, "flip": _flip,
     "fliplr": sh.fliplr, "flipud": sh.flipud, "roll": sh.roll, "tril": sh.tril,
     "triu": sh.triu, "split": _split, "chunk": sh.chunk, "tensor_split": sh.tensor_split,
     "unbind": sh.unbind, "select": sh.select, "narrow": sh.narrow, "as_strided": sh.as_strided,
@@ -332,3 +358,228 @@ def _hashing_methods() -> dict[str, Any]:
 
 
 METHODS.update(_hashing_methods())
+
+
+# ---------------------------------------------------------------------------------------------
+# The methods' faces: where a method takes other parameters than the function it calls (torch
+# names them per method: x.dot(tensor), x.swapaxes(axis0, axis1); a size as ints or one
+# sequence: x.squeeze(0, 1)), a small function with torch's parameters calls the function.
+# ---------------------------------------------------------------------------------------------
+
+def _faces() -> dict[str, Any]:
+    from .ops import hashing
+    from .ops import shape_composite as sc
+
+    def broadcast_to(self: Any, *size: Any, **kwargs: Any) -> Any:
+        return sh.broadcast_to(self, _one("broadcast_to", size, kwargs, "size"))
+
+    def count_nonzero(self: Any, *dim: Any, **kwargs: Any) -> Any:
+        dims = _one("count_nonzero", dim, kwargs, "dim")
+        return rd.count_nonzero(self, None if not dims else dims[0] if len(dims) == 1 else dims)
+
+    def hash_tensor(self: Any, *dim: Any, keepdim: bool = False, mode: int = 0,
+                    **kwargs: Any) -> Any:
+        dims = _one("hash_tensor", dim, kwargs, "dim")
+        return hashing.hash_tensor(self, None if not dims else dims[0] if len(dims) == 1
+                                   else dims, keepdim=keepdim, mode=mode)
+
+    def squeeze(self: Any, *dim: Any, **kwargs: Any) -> Any:
+        dims = _one("squeeze", dim, kwargs, "dim")
+        return sh.squeeze(self, None if not dims else dims[0] if len(dims) == 1 else dims)
+
+    def squeeze_(self: Any, *dim: Any, **kwargs: Any) -> Any:
+        dims = _one("squeeze_", dim, kwargs, "dim")
+        return _SQUEEZE_(self, None if not dims else dims[0] if len(dims) == 1 else dims)
+
+    def split_face(name: str, fn: Any) -> Any:
+        def method(self: Any, *indices: Any, sections: Any = None, **kwargs: Any) -> Any:
+            if sections is not None:
+                return fn(self, sections)
+            given = _one(name, indices, kwargs, "indices")
+            return fn(self, given[0] if len(given) == 1 else list(given))
+
+        method.__name__ = name
+        return method
+
+    def tensor_split(self: Any, sections: Any = None, dim: int = 0, *, indices: Any = None,
+                     tensor_indices_or_sections: Any = None) -> Any:
+        for given in (indices, tensor_indices_or_sections):
+            if given is not None:
+                sections = given
+        return sh.tensor_split(self, sections, dim)
+
+    def repeat_interleave(self: Any, repeats: Any, dim: Any = None, *,
+                          output_size: Any = None) -> Any:
+        return sh.repeat_interleave(self, repeats, dim, output_size=output_size)
+
+    def swapaxes(self: Any, axis0: int, axis1: int) -> Any:
+        return sh.transpose(self, axis0, axis1)
+
+    def swapaxes_(self: Any, axis0: int, axis1: int) -> Any:
+        return _SWAPAXES_(self, axis0, axis1)
+
+    def dot(self: Any, tensor: Any) -> Any:
+        return la.dot(self, tensor)
+
+    def softmax(self: Any, dim: Any, dtype: Any = None) -> Any:
+        return rd.softmax(self, dim, dtype)
+
+    def log_softmax(self: Any, dim: Any, dtype: Any = None) -> Any:
+        return rd.log_softmax(self, dim, dtype)
+
+    def subtract(self: Any, other: Any, alpha: Any = 1) -> Any:
+        return ew.sub(self, other, alpha=alpha)
+
+    def subtract_(self: Any, other: Any, alpha: Any = 1) -> Any:
+        return ew.sub_(self, other, alpha=alpha)
+
+    def true_divide(self: Any, other: Any) -> Any:
+        return ew.div(self, other)
+
+    def true_divide_(self: Any, other: Any) -> Any:
+        return ew.div_(self, other)
+
+    def heaviside_(self: Any, values: Any) -> Any:
+        return _HEAVISIDE_(self, values)
+
+    def fused_face(name: str, first: str, second: str) -> Any:
+        inner = METHODS[name]
+        return _signatures_calling(name, first, second, inner)
+
+    faces = {
+        "broadcast_to": broadcast_to, "count_nonzero": count_nonzero, "hash_tensor": hash_tensor,
+        "squeeze": squeeze, "squeeze_": squeeze_, "tensor_split": tensor_split,
+        "repeat_interleave": repeat_interleave,
+        "hsplit": split_face("hsplit", sc.hsplit), "vsplit": split_face("vsplit", sc.vsplit),
+        "dsplit": split_face("dsplit", sc.dsplit), "swapaxes": swapaxes,
+        "swapaxes_": swapaxes_, "dot": dot, "softmax": softmax, "log_softmax": log_softmax,
+        "subtract": subtract, "subtract_": subtract_, "true_divide": true_divide,
+        "true_divide_": true_divide_, "heaviside_": heaviside_, "orgqr": orgqr, "ormqr": ormqr,
+    }
+    for name, first, second in (("addmv_", "mat", "vec"), ("addr_", "vec1", "vec2"),
+                                ("addbmm_", "batch1", "batch2"),
+                                ("baddbmm_", "batch1", "batch2")):
+        faces[name] = fused_face(name, first, second)
+    return faces
+
+
+# (module functions, not closures: autocast swaps the code of the ones it lists)
+def orgqr(self: Any, input2: Any) -> Any:
+    from .ops.factorizations import householder_product
+
+    return householder_product(self, input2)
+
+
+def ormqr(self: Any, input2: Any, input3: Any, left: bool = True, transpose: bool = False
+          ) -> Any:
+    from .ops.linalg_legacy import ormqr
+
+    return ormqr(self, input2, input3, left, transpose)
+
+
+def _signatures_calling(name: str, first: str, second: str, inner: Any) -> Any:
+    """``name(self, <first>, <second>, *, beta=1, alpha=1)`` calling ``inner``."""
+    import inspect
+
+    from . import _signatures
+
+    p = inspect.Parameter
+    params = [p(first, p.POSITIONAL_OR_KEYWORD), p(second, p.POSITIONAL_OR_KEYWORD),
+              p("beta", p.KEYWORD_ONLY, default=1), p("alpha", p.KEYWORD_ONLY, default=1)]
+    return _signatures.calling(name, params, inner, first="self")
+
+
+_SQUEEZE_ = METHODS["squeeze_"]
+_SWAPAXES_ = METHODS["swapaxes_"]
+_HEAVISIDE_ = METHODS["heaviside_"]
+METHODS.update(_faces())
+
+
+def _in_place_faces() -> dict[str, Any]:
+    """The in-place methods made without a parameter list of their own (``x.gcd_(other)``
+    through a generic ``(self, *args, **kwargs)``): the parameters of their out-of-place
+    method."""
+    import inspect
+
+    from . import _signatures
+
+    faces = {}
+    for name, fn in METHODS.items():
+        if not (name.endswith("_") and name[:-1] in METHODS):
+            continue
+        kinds = [q.kind for q in inspect.signature(fn).parameters.values()][1:]
+        if not kinds or any(k not in (inspect.Parameter.VAR_POSITIONAL,
+                                      inspect.Parameter.VAR_KEYWORD) for k in kinds):
+            continue
+        template = _signatures.params_of(METHODS[name[:-1]], drop_first=True)
+        faces[name] = _signatures.calling(name, template, fn, first="self")
+    for name, base in (("__ilshift__", "bitwise_left_shift"),
+                       ("__irshift__", "bitwise_right_shift")):
+        faces[name] = _signatures.calling(
+            name, _signatures.params_of(METHODS[base], drop_first=True), METHODS[name],
+            first="self")
+    return faces
+
+
+METHODS.update(_in_place_faces())
+
+
+def _protocol_methods() -> dict[str, Any]:
+    """The Python protocol names torch's Tensor has beyond the operators: ``x.__div__``,
+    ``__long__``, ``__nonzero__`` (Python 2's names), in-place bitwise and remainder operators,
+    ``element in x``, ``reversed(x)``, and NumPy's ``__array_wrap__``."""
+
+    def __contains__(self: Any, element: Any, /) -> bool:  # noqa: N807
+        from ._tensor import Tensor
+
+        if not isinstance(element, (Tensor, int, float, complex, bool)):
+            raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you "
+                               f"passed in a {type(element)}.")
+        return bool((element == self).any().item())
+
+    def __reversed__(self: Any) -> Any:  # noqa: N807
+        """``self`` reversed along dimension 0 (a 0-d tensor itself)."""
+        return self if self.ndim == 0 else self.flip(0)
+
+    def __array_wrap__(self: Any, array: Any) -> Any:  # noqa: N807
+        from ._creation import from_numpy
+
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return from_numpy(array)
+
+    def __setstate__(self: Any, state: Any) -> None:  # noqa: N807
+        """Restore a tensor pickled by an old torch (``__reduce_ex__`` is what pickles now)."""
+        if not self.is_leaf:
+            raise RuntimeError("__setstate__ can be only called on leaf Tensors")
+        if len(state) == 4:
+            self.set_(*state)
+            return
+        if len(state) == 5:
+            self.data = state[0]
+            state = (state[3], state[4], state[2])
+        self.requires_grad = state[0]
+
+    def in_place(name: str, method: str) -> Any:
+        def operator(self: Any, other: Any) -> Any:
+            return getattr(self, method)(other)
+
+        operator.__name__ = name
+        return operator
+
+    return {
+        "__contains__": __contains__, "__reversed__": __reversed__,
+        "__array_wrap__": __array_wrap__, "__setstate__": __setstate__,
+        "__div__": lambda self, other: self.__truediv__(other),
+        "__long__": lambda self: self.__int__(),
+        "__nonzero__": lambda self: self.__bool__(),
+        "__iand__": in_place("__iand__", "bitwise_and_"),
+        "__ior__": in_place("__ior__", "bitwise_or_"),
+        "__ixor__": in_place("__ixor__", "bitwise_xor_"),
+        "__ifloordiv__": in_place("__ifloordiv__", "floor_divide_"),
+        "__imod__": in_place("__imod__", "remainder_"),
+        "__ipow__": lambda self, exponent: self.pow_(exponent),
+    }
+
+
+METHODS.update(_protocol_methods())

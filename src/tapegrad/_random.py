@@ -40,7 +40,8 @@ import numpy as np
 from . import _dtype, _sampling
 from . import _rng as rng
 from ._creation import _new, _place
-from ._rng import STATE_SIZE, Engine, fill_order
+from ._naming import public
+from ._rng import STATE_SIZE, Engine, _is_bf16, fill_order
 from ._tensor import Tensor, device
 from .autograd.grad_mode import _state
 from .ops._registry import OpDef, OpNode, apply, apply_, check_inplace, scalar_type_name
@@ -74,6 +75,7 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 
 
+@public("._C")
 class Generator:
     """``torch.Generator``: an independent stream of random numbers (torch's CPU generator).
 
@@ -147,7 +149,8 @@ class Generator:
         self.engine.set_state(np.frombuffer(state["state"], dtype=np.uint8))
 
     def __repr__(self) -> str:
-        return f"<tapegrad._C.Generator object at {hex(id(self))}>"
+        cls = type(self)
+        return f"<{cls.__module__}.{cls.__name__} object at {hex(id(self))}>"
 
 
 def _device_of(dev: Any) -> device:
@@ -260,7 +263,9 @@ def _typename(x: Any) -> str:
     if isinstance(x, Generator):
         return "torch._C.Generator"
     cls = type(x)
-    if cls.__module__ in ("builtins", "tapegrad._tensor", "tapegrad._dtype"):
+    from ._tensor import Tensor
+
+    if cls.__module__ == "builtins" or issubclass(cls, (Tensor, _dtype.dtype)):
         return cls.__name__
     return f"{cls.__module__.split('.')[0]}.{cls.__name__}"
 
@@ -603,7 +608,7 @@ def _normal_draw(eng: Engine, mean: float, std: float, complex_std: bool = False
 
 def _random_draw(eng: Engine, low: int | None, high: int | None) -> Draw:
     def draw(shape: tuple, dt: np.dtype, contiguous: bool, order: Any) -> np.ndarray:
-        if dt.kind != "f" and dt.name != "bfloat16":
+        if dt.kind != "f" and not _is_bf16(dt):
             return eng.random_(shape, dt, low, high)
         # the engine's precision warning for float dtypes, re-raised at the user's call
         with warnings.catch_warnings(record=True) as caught:
@@ -660,7 +665,7 @@ def _bernoulli_tensor_draw(eng: Engine, p: Tensor, dest: np.ndarray | None) -> D
     were drawn (and written into ``dest``, for an in-place call).
     """
     pdt = p._data.dtype
-    if not (pdt.kind == "f" or pdt.name == "bfloat16"):
+    if not (pdt.kind == "f" or _is_bf16(pdt)):
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
                                   f"'{_type_name(pdt)}'")
 
@@ -693,7 +698,7 @@ def _expand_to(p: Tensor, shape: tuple) -> None:
 def _exponential_draw(eng: Engine, lambd: float, d: np.dtype) -> Draw:
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
-    if not (d.kind == "f" or d.name == "bfloat16"):
+    if not (d.kind == "f" or _is_bf16(d)):
         raise RuntimeError(
             "Exponential distribution is a continuous probability distribution. dtype must be a "
             f"floating point but you specified {_type_name(d)}"
@@ -850,7 +855,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *,
 
 
 def _float_fill(name: str, d: np.dtype) -> None:
-    if not (d.kind == "f" or d.name == "bfloat16"):
+    if not (d.kind == "f" or _is_bf16(d)):
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_type_name(d)}'")
 
 
@@ -914,18 +919,13 @@ def _finish(values: np.ndarray, requires_grad: bool, out: Tensor | None, fname: 
 
 
 def _write_out(values: np.ndarray, out: Tensor, fname: str) -> Tensor:
-    """``out=``: the values go into ``out`` (resized when its shape differs)."""
-    if any(st == 0 and n > 1 for n, st in zip(out._data.shape, out._data.strides, strict=True)):
-        from .ops.scatter import INTERNAL_OVERLAP_MESSAGE
+    """``out=``: the values go into ``out`` (``_out``'s checks, resized when its shape
+    differs). The random factories take their ``out`` themselves: they draw into it as the
+    in-place fills do, in its own memory order."""
+    from . import _out
 
-        raise RuntimeError(INTERNAL_OVERLAP_MESSAGE)
-    if _state.enabled and out._requires_grad:
-        raise RuntimeError(
-            f"aten::{fname}(): functions with out=... arguments don't support automatic "
-            "differentiation, but one of the arguments requires grad."
-        )
-    if out._data.shape != values.shape:
-        out._data = np.empty(values.shape, dtype=out._data.dtype)
+    _out.check(f"aten::{fname}", out, ())
+    _out.prepare(out, values.shape)
     out._data[...] = values
     out._version_counter.value += 1
     return out
@@ -1093,8 +1093,8 @@ def randperm(n: int = _MISSING, *, generator: Generator | None = None, out: Tens
 
 
 def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None,
-              layout: Any = None, device: Any = None, requires_grad: bool = False,
-              memory_format: Any = None) -> Tensor:
+              layout: Any = None, device: Any = None, pin_memory: bool = False,
+              requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Uniform values in [0, 1) shaped like ``input`` (its dtype unless ``dtype`` is given).
 
     The result keeps input's memory order, as torch's does, so a transposed input gets the
@@ -1107,8 +1107,8 @@ def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: Any =
 
 
 def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None,
-               layout: Any = None, device: Any = None, requires_grad: bool = False,
-               memory_format: Any = None) -> Tensor:
+               layout: Any = None, device: Any = None, pin_memory: bool = False,
+               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Standard normal values shaped like ``input`` (see :func:`rand_like`)."""
     _place(device, like=True)
     d = _like_dtype("randn_like", input, dtype)
@@ -1118,8 +1118,8 @@ def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: Any 
 
 def randint_like(input: Tensor, *args: int, generator: Generator | None = None,
                  dtype: Any = None, layout: Any = None, device: Any = None,
-                 requires_grad: bool = False, memory_format: Any = None,
-                 **kwargs: int) -> Tensor:
+                 pin_memory: bool = False, requires_grad: bool = False,
+                 memory_format: Any = None, **kwargs: int) -> Tensor:
     """``randint_like(input, high)`` / ``randint_like(input, low, high)``: integers in
     [low, high) shaped like ``input``, in its dtype unless ``dtype`` is given."""
     _place(device, like=True)
@@ -1149,7 +1149,7 @@ def _like_dtype(fname: str, input: Any, dtype: Any) -> _dtype.dtype:
     return _to_dtype(dtype, input.dtype)
 
 
-def normal(mean: Any = _MISSING, std: Any = _MISSING, size: Any = _MISSING, *,
+def normal(mean: Any = _MISSING, std: Any = 1.0, size: Any = None, *,
            generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
            layout: Any = None, device: Any = None, pin_memory: bool = False,
            requires_grad: bool = False) -> Tensor:
@@ -1168,21 +1168,21 @@ def normal(mean: Any = _MISSING, std: Any = _MISSING, size: Any = _MISSING, *,
         tensor([ 0.5684, -1.0845])
     """
     _place(device, pin_memory)
-    given = [a for a in (mean, std, size) if a is not _MISSING]
+    given = [a for a in (mean, std, size) if a is not _MISSING and a is not None]
     factory_kw = dtype is not None or requires_grad or layout is not None
     if mean is _MISSING:
         raise TypeError('normal() missing 1 required positional arguments: "mean"')
     m_t, s_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     m_num = not m_t and _is_number(mean)
     s_num = std is _MISSING or (not s_t and _is_number(std))
-    if (m_t or s_t) and (size is not _MISSING or factory_kw) or not (m_t or m_num) or not (
+    if (m_t or s_t) and (size is not None or factory_kw) or not (m_t or m_num) or not (
         s_t or s_num
     ):
         raise _invalid("normal", given, {})
     _check_generator("normal", generator, given, {})
     eng = _engine(generator)
     if not (m_t or s_t):
-        if std is _MISSING or size is _MISSING or not isinstance(size, (tuple, list)) or not all(
+        if std is _MISSING or size is None or not isinstance(size, (tuple, list)) or not all(
             _is_int(s) for s in size
         ):
             raise _invalid("normal", given, {})
@@ -1208,7 +1208,7 @@ def _normal_tensors(eng: Engine, mean: Any, std: Any, out: Tensor | None) -> Ten
         raise RuntimeError("normal expects all elements of std >= 0.0")
     if not s_t:
         _check_std(float(std))
-    if d.kind not in "fc" and d.name != "bfloat16":
+    if d.kind not in "fc" and not _is_bf16(d):
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_type_name(d)}'")
     try:
         shape = np.broadcast_shapes(
@@ -1305,7 +1305,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     probs = input._data
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if not (probs.dtype.kind == "f" or probs.dtype.name == "bfloat16"):
+    if not (probs.dtype.kind == "f" or _is_bf16(probs.dtype)):
         raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
                            + _type_name(probs.dtype))
     if out is not None and out._data.dtype != np.int64:

@@ -83,6 +83,7 @@ Speed, for 1e6 values: rand/randint/bernoulli a few ms (about torch's); float32 
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Sequence
@@ -1116,7 +1117,8 @@ _P_IN_MSG = (
 
 
 def _is_bf16(dt: np.dtype) -> bool:
-    return dt.name == "bfloat16" and dt == _bf16()
+    # (kind first: NumPy builds a dtype's name on every read, microseconds each)
+    return dt.kind == "V" and dt.name == "bfloat16" and dt == _bf16()
 
 
 def _shape(shape: Any) -> tuple[tuple[int, ...], int]:
@@ -1195,6 +1197,16 @@ def _update_to(to: int, kind: str) -> int:
     return to
 
 
+@functools.cache
+def _int_limits(dt: np.dtype) -> tuple[int, int, str]:
+    """An integer dtype's range and C++ type name (once per dtype: NumPy's ``iinfo`` and
+    ``name`` cost microseconds each)."""
+    info = np.iinfo(dt)
+    name = {"int8": "signed char", "int16": "short", "int32": "int", "int64": "long",
+            "uint8": "unsigned char"}.get(dt.name, dt.name)
+    return int(info.min), int(info.max), name
+
+
 def _check_in_range(frm: int, to_inc: int, kind: str, dtype: Any) -> None:
     """torch's ``check_from_to_in_range``: errors for integer dtypes, warnings for floats."""
     if kind in ("f16", "bf16", "f32", "f64"):
@@ -1213,18 +1225,7 @@ def _check_in_range(frm: int, to_inc: int, kind: str, dtype: Any) -> None:
                     stacklevel=4,
                 )
         return
-    if kind == "bool":
-        lo, hi, name = 0, 1, "bool"
-    else:
-        info = np.iinfo(dtype)
-        lo, hi = int(info.min), int(info.max)
-        name = {
-            "int8": "signed char",
-            "int16": "short",
-            "int32": "int",
-            "int64": "long",
-            "uint8": "unsigned char",
-        }.get(np.dtype(dtype).name, np.dtype(dtype).name)
+    lo, hi, name = (0, 1, "bool") if kind == "bool" else _int_limits(np.dtype(dtype))
     if not lo <= frm <= hi:
         raise RuntimeError(f"from is out of bounds for {name}")
     if not lo <= to_inc <= hi:

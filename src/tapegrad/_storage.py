@@ -30,6 +30,7 @@ import numpy as np
 from . import _creation, _dtype
 from . import _memory_format as mf
 from ._device import CPU
+from ._naming import public
 from ._tensor import Size, Tensor
 from .autograd.grad_mode import _state as _grad_state
 
@@ -90,6 +91,7 @@ def _storage_repr(items: list, info: str) -> str:
     return " " + "\n ".join(str(v) for v in items) + "\n" + info
 
 
+@public(".storage")
 class UntypedStorage:
     """The bytes under a tensor (``x.untyped_storage()``), shared with it: writing here writes
     the tensor.
@@ -205,6 +207,7 @@ def _warn_typed_storage() -> None:
             "of tensor.storage()", UserWarning, stacklevel=3)
 
 
+@public(".storage")
 class TypedStorage:
     """A storage read as elements of one dtype (``x.storage()``; deprecated in torch)."""
 
@@ -268,7 +271,7 @@ def _legacy_storage_classes() -> dict[str, type]:
     out: dict[str, type] = {}
     for name, legacy in _dtype.LEGACY_NAMES.items():
         cls_name = legacy.replace("Tensor", "Storage")
-        out[name] = type(cls_name, (TypedStorage,), {"__slots__": (), "__module__": "torch"})
+        out[name] = public("")(type(cls_name, (TypedStorage,), {"__slots__": ()}))
     return out
 
 
@@ -683,7 +686,8 @@ def resize_as(self: Tensor, tensor: Tensor) -> Tensor:
 
 
 def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype: Any = None,
-              layout: Any = None, device: Any = None, pin_memory: bool = False) -> Tensor:
+              layout: Any = None, device: Any = None, pin_memory: bool = False,
+              requires_grad: bool = False) -> Tensor:
     """A 1-d tensor of ``size`` elements whose storage is the memory-mapped file ``filename``:
     ``shared=True`` writes changes through to the file (creating it if needed), else they stay
     private to the tensor."""

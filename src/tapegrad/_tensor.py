@@ -24,8 +24,11 @@ import numpy as np
 
 from . import _dtype
 from ._dtype import dtype as DType
+from ._memory_format import contiguous_format as _mf_contiguous
+from ._naming import public
 
 
+@public("")
 class Size(tuple):
     """A tensor's shape: a tuple that prints as ``torch.Size([2, 3])``."""
 
@@ -47,6 +50,9 @@ class Size(tuple):
     def __add__(self, other: Any) -> Size:
         return Size(tuple(self) + tuple(other))
 
+    def __radd__(self, other: Any) -> Size:  # (1,) + size is a Size too
+        return Size(tuple(other) + tuple(self))
+
 
 from ._device import CPU, device  # noqa: E402,F401  (torch.device; see _device.py)
 
@@ -62,14 +68,6 @@ class _Version:
 
 _WARNED_ONCE: dict[str, bool] = {}
 
-# NumPy's own message when ``np.asarray(x, copy=False)`` would need a copy.
-_NO_COPY = (
-    "Unable to avoid copy while creating an array as requested.\nIf using `np.array(obj, "
-    "copy=False)` replace it with `np.asarray(obj)` to allow a copy when needed (no behavior "
-    "change in NumPy 1.x).\nFor more details, see https://numpy.org/devdocs/numpy_2_0_"
-    "migration_guide.html#adapting-to-changes-in-the-copy-keyword."
-)
-
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
@@ -80,6 +78,7 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 
+@public("")
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it.
 
@@ -234,8 +233,8 @@ class Tensor:
         return False
 
     @property
-    def layout(self) -> str:
-        return "torch.strided"
+    def layout(self) -> Any:
+        return _layout_mod.strided
 
     def stride(self, dim: int | None = None) -> Any:
         a = self._data
@@ -265,8 +264,8 @@ class Tensor:
             return 0
         return int(self._data.__array_interface__["data"][0])
 
-    def is_contiguous(self, memory_format: Any = None) -> bool:
-        if memory_format is None:
+    def is_contiguous(self, *, memory_format: Any = _mf_contiguous) -> bool:
+        if memory_format is None or memory_format is _mf_contiguous:
             return bool(self._data.flags.c_contiguous)
         return _mf_mod.is_contiguous(self._data, memory_format)  # channels_last, ...
 
@@ -538,15 +537,12 @@ class Tensor:
                                    "tensor.resolve_neg().numpy() instead.")
         return self._data
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        # NumPy 2's protocol: copy=None shares memory when it can, True always copies, False
-        # never does (and says so in NumPy's words when a dtype change needs one).
+    def __array__(self, dtype: Any = None) -> np.ndarray:
+        # torch's: no copy keyword (NumPy 2 then warns about it, and copies when asked to)
         arr = self.numpy()
         if dtype is not None and np.dtype(dtype) != arr.dtype:
-            if copy is False:
-                raise ValueError(_NO_COPY)
             return arr.astype(dtype)
-        return arr.copy() if copy else arr
+        return arr
 
     def __dlpack__(self, *, stream: Any = -1, max_version: Any = None, dl_device: Any = None,
                    copy: Any = None) -> Any:
@@ -617,7 +613,7 @@ class Tensor:
     def __hash__(self) -> int:
         return id(self)
 
-    def __reduce_ex__(self, protocol: Any) -> Any:
+    def __reduce_ex__(self, proto: Any) -> Any:
         return (_creation._rebuild, (self._data.copy(), self._requires_grad))
 
     def __deepcopy__(self, memo: dict) -> Tensor:
@@ -645,20 +641,21 @@ class Tensor:
         ... are its shorthands (``_conversions.SHORTHANDS``)."""
         return _conversions_mod.to(self, *args, **kwargs)
 
-    def type(self, dtype: Any = None, non_blocking: builtins.bool = False, **kwargs: Any) -> Any:
+    def type(self, dtype: Any = None, non_blocking: builtins.bool = False, *,
+             memory_format: Any = None) -> Any:
         """'torch.FloatTensor'...; ``type(torch.DoubleTensor)`` converts (see _legacy.py)."""
-        return _legacy_mod.tensor_type(self, dtype, non_blocking, **kwargs)
+        return _legacy_mod.tensor_type(self, dtype, non_blocking)
 
-    def cpu(self, memory_format: Any = None) -> Tensor:
+    def cpu(self, *, memory_format: Any = None) -> Tensor:
         return self
 
-    def cuda(self, device: Any = None, non_blocking: builtins.bool = False,
+    def cuda(self, device: Any = None, non_blocking: builtins.bool = False, *,
              memory_format: Any = None) -> Tensor:
         """What a CPU-only torch does: AssertionError('Torch not compiled with CUDA enabled')."""
         _device_mod.check_cuda_call(device)
         return self  # (not reached)
 
-    def xpu(self, device: Any = None, non_blocking: builtins.bool = False,
+    def xpu(self, device: Any = None, non_blocking: builtins.bool = False, *,
             memory_format: Any = None) -> Tensor:
         raise AssertionError(_device_mod.NO_XPU)
 
@@ -692,17 +689,16 @@ class Tensor:
     def clone(self, *, memory_format: Any = None) -> Tensor:
         return _ops_shape.clone(self)
 
-    def contiguous(self, memory_format: Any = None) -> Tensor:
-        if memory_format is not None and memory_format is not _mf_mod.contiguous_format:
+    def contiguous(self, *, memory_format: Any = _mf_contiguous) -> Tensor:
+        if memory_format is not None and memory_format is not _mf_contiguous:
             return _mf_mod.contiguous(self, memory_format)  # channels_last, ...
         return self if self._data.flags.c_contiguous else _ops_shape.clone(self)
 
     # new_*: self's dtype unless given; the device is self's (the CPU) unless given.
-    def new_tensor(self, data: Any, dtype: Any = None, device: Any = None,
-                   requires_grad: builtins.bool = False, layout: Any = None,
-                   pin_memory: builtins.bool = False) -> Tensor:
+    def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None,
+                   requires_grad: builtins.bool = False) -> Tensor:
         return _creation.tensor(data, dtype=dtype or self.dtype, device=_here(device),
-                                requires_grad=requires_grad, pin_memory=pin_memory)
+                                requires_grad=requires_grad)
 
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
                   requires_grad: builtins.bool = False, layout: Any = None,
@@ -716,9 +712,9 @@ class Tensor:
         return _creation.ones(*size, dtype=dtype or self.dtype, device=_here(device),
                               requires_grad=requires_grad, pin_memory=pin_memory)
 
-    def new_full(self, size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
-                 requires_grad: builtins.bool = False, layout: Any = None,
-                 pin_memory: builtins.bool = False) -> Tensor:
+    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, layout: Any = None,
+                 device: Any = None, pin_memory: builtins.bool = False,
+                 requires_grad: builtins.bool = False) -> Tensor:
         return _creation.full(size, fill_value, dtype=dtype or self.dtype,
                               device=_here(device), requires_grad=requires_grad,
                               pin_memory=pin_memory)
@@ -764,10 +760,10 @@ class Tensor:
     def __str__(self) -> str:
         return self.__repr__()
 
-    def __format__(self, spec: str) -> str:
+    def __format__(self, format_spec: str) -> str:
         if self._data.ndim == 0:
-            return self._data.item().__format__(spec)
-        return object.__format__(self, spec)
+            return self._data.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
 
     # -- in-place ops (version counter, history rewriting: ops/_registry.apply_) ----------------
 
@@ -827,8 +823,14 @@ class Tensor:
     def fill_(self, value: Any) -> Tensor:
         return _ops_ew.fill_(self, value)
 
-    def copy_(self, src: Any, non_blocking: builtins.bool = False) -> Tensor:
-        return _ops_ew.copy_(self, src)
+    def copy_(self, other: Any = None, non_blocking: builtins.bool = False, *,
+              src: Any = None) -> Tensor:
+        """Copy ``other`` (a tensor, or ``src=``: torch's name in its storage form) into self."""
+        if other is None:
+            if src is None:
+                raise TypeError('copy_() missing 1 required positional arguments: "other"')
+            other = src
+        return _ops_ew.copy_(self, other)
 
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
         return _ops_idx.masked_fill_(self, mask, value)
@@ -836,14 +838,14 @@ class Tensor:
     def index_put_(self, indices: Any, values: Any, accumulate: builtins.bool = False) -> Tensor:
         return _ops_idx.index_put_(self, indices, values, accumulate)
 
-    def scatter_(self, dim: builtins.int, index: Tensor, src: Any, *,
-                 reduce: Any = None) -> Tensor:
-        return _ops_idx.scatter_(self, dim, index, src)
+    def scatter_(self, dim: builtins.int, index: Tensor, src: Any = None, *,
+                 value: Any = None, reduce: Any = None) -> Tensor:
+        return _ops_idx.scatter_(self, dim, index, src, value=value)
 
     def scatter_add_(self, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
         return _ops_idx.scatter_add_(self, dim, index, src)
 
-    def __setitem__(self, index: Any, value: Any) -> None:
+    def __setitem__(self, index: Any, value: Any, /) -> None:
         _ops_idx.setitem(self, index, value)
 
     def __iadd__(self, other: Any) -> Tensor:
@@ -899,8 +901,8 @@ class Tensor:
     def __pow__(self, exponent: Any) -> Tensor:
         return _ops_ew.pow(self, exponent)
 
-    def __rpow__(self, base: Any) -> Tensor:
-        return _ops_ew.pow(base, self)
+    def __rpow__(self, other: Any) -> Tensor:
+        return _ops_ew.pow(other, self)
 
     def __neg__(self) -> Tensor:
         return _ops_ew.neg(self)
@@ -953,7 +955,7 @@ class Tensor:
 
     __rxor__ = __xor__
 
-    def __getitem__(self, index: Any) -> Tensor:
+    def __getitem__(self, index: Any, /) -> Tensor:
         return _ops_idx.getitem(self, index)
 
     __array_priority__ = 1000  # NumPy scalars defer to our reflected operators
@@ -1003,6 +1005,7 @@ def _install_methods() -> None:
 from . import _conversions as _conversions_mod  # noqa: E402  (Tensor.to)
 from . import _creation  # noqa: E402
 from . import _device as _device_mod  # noqa: E402
+from . import _layout as _layout_mod  # noqa: E402  (torch.strided)
 from . import _legacy as _legacy_mod  # noqa: E402  (the legacy constructor, type())
 from . import _memory_format as _mf_mod  # noqa: E402  (channels_last, ...)
 from .autograd import grad_mode as _grad_mode  # noqa: E402

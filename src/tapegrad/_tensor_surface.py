@@ -46,21 +46,21 @@ def reinforce(self: Tensor, reward: Any) -> None:
     raise RuntimeError(REINFORCE_REMOVED)
 
 
-def ipu(self: Tensor, device: Any = None, non_blocking: bool = False,
+def ipu(self: Tensor, device: Any = None, non_blocking: bool = False, *,
         memory_format: Any = None) -> Tensor:
     raise RuntimeError("PyTorch is not linked with support for ipu devices")
 
 
-def mtia(self: Tensor, device: Any = None, non_blocking: bool = False,
+def mtia(self: Tensor, device: Any = None, non_blocking: bool = False, *,
          memory_format: Any = None) -> Tensor:
     raise AssertionError(NO_MTIA)
 
 
-def is_distributed(self: Tensor) -> bool:
+def is_distributed(input: Tensor) -> bool:
     """False: no tensor here is spread over processes."""
-    if not isinstance(self, Tensor):
+    if not isinstance(input, Tensor):
         raise TypeError("is_distributed(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(self).__name__}")
+                        f"{type(input).__name__}")
     return False
 
 
@@ -72,7 +72,7 @@ def is_complex(input: Tensor) -> bool:
     return input._data.dtype.kind == "c"
 
 
-def to_dense(self: Tensor, dtype: Any = None, *, masked_grad: bool = True) -> Tensor:
+def to_dense(self: Tensor, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
     """``self`` (already dense), converted to ``dtype`` when one is given."""
     return self if dtype is None else self.to(dtype)
 

@@ -9,8 +9,10 @@ import with the matching tapegrad module when it is first imported:
     from torchvision import transforms    ->  tapegrad.vision.transforms
 
 Submodules are aliased on demand, so a script pays only for what it imports. A submodule whose
-last name starts with ``_`` is private to tapegrad and is not aliased (``torch._C`` raises
-``ModuleNotFoundError`` as it would for any missing module). The aliased module keeps its own
+last name starts with ``_`` is private to tapegrad and is not aliased, but for ``torch._C`` and
+its submodules: the public classes name them as their home (``torch._C.Generator``, as torch's
+do: ``_naming``), so pickles that name them must find them. Installing the alias also renames
+those classes' module to ``torch``. The aliased module keeps its own
 name (``torch.nn.__name__ == "tapegrad.nn"``) and its own import spec, so tapegrad's relative
 imports inside it work as before. The hook answers only while ``sys.modules["torch"]`` is
 tapegrad: code that puts a real torch back gets real torch's submodules again.
@@ -36,8 +38,9 @@ def _target(fullname: str) -> str | None:
     package = ALIASES.get(head)
     if package is None or not rest:
         return package
-    if any(part.startswith("_") for part in rest.split(".")):
-        return None
+    parts = rest.split(".")
+    if parts[0] != "_C" and any(part.startswith("_") for part in parts):
+        return None  # (torch._C and its submodules: where Generator & co. say they live)
     return f"{package}.{rest}"
 
 
@@ -98,3 +101,6 @@ def install() -> None:
     sys.modules["torch"] = tapegrad
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
+    from . import _naming
+
+    _naming.set_package("torch")  # type(x) prints <class 'torch.Tensor'>

@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from . import _creation, _dtype
+from . import _creation, _dtype, _layout
 from ._tensor import Tensor
 
 # -- predicates --------------------------------------------------------------------------------
 
 
-def typename(obj: Any) -> str:
+def typename(obj: Any, /) -> str:
     """``'torch.FloatTensor'`` for a tensor, ``module.QualName`` for anything else."""
     if isinstance(obj, Tensor):
         return obj.type()
@@ -55,7 +55,7 @@ def is_inference(input: Tensor) -> bool:
     return input.is_inference()
 
 
-def is_storage(obj: Any) -> bool:
+def is_storage(obj: Any, /) -> bool:
     """tapegrad has no storage objects: always False."""
     return False
 
@@ -100,7 +100,9 @@ def const_data_ptr(self: Tensor) -> int:
 
 
 def as_subclass(self: Tensor, cls: type) -> Tensor:
-    """The same data, version counter and graph position, as an instance of ``cls``."""
+    """The same data, version counter and graph position, as an instance of ``cls``: a new
+    Python object, as torch's alias is, so the tensor's state (hooks, view and conjugation
+    flags) comes along but not the attributes set on the object itself."""
     out: Any = object.__new__(cls)
     for name in ("_data", "_requires_grad", "_grad_fn", "_grad", "_output_nr", "_base"):
         setattr(out, name, getattr(self, name))
@@ -108,7 +110,7 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
         out._vv = self._vv
     out._vc = None
     out._version_counter = self._version_counter
-    out.__dict__.update(self.__dict__)
+    out.__dict__.update((k, v) for k, v in self.__dict__.items() if hasattr(Tensor, k))
     return out
 
 
@@ -122,8 +124,8 @@ def adjoint(input: Tensor) -> Tensor:
 # -- construction ------------------------------------------------------------------------------
 
 
-def range(start: Any, end: Any, step: Any = 1, *, out: Any = None,  # noqa: A001
-          dtype: Any = None, layout: Any = None, device: Any = None,
+def range(start: Any, end: Any, step: Any = 1, *, dtype: Any = None,  # noqa: A001
+          layout: Any = _layout.strided, device: Any = None,
           requires_grad: bool = False) -> Tensor:
     """Deprecated: values from ``start`` to ``end`` INCLUSIVE by ``step`` (default float
     dtype even for integers); use ``arange``."""
@@ -137,8 +139,6 @@ def range(start: Any, end: Any, step: Any = 1, *, out: Any = None,  # noqa: A001
     result = Tensor._make(values.astype(dt.np))
     if requires_grad:
         result.requires_grad_(True)
-    if out is not None:
-        return out.copy_(result)
     return result
 
 
@@ -200,11 +200,11 @@ def apply_(self: Tensor, callable: Callable) -> Tensor:
     return _write_values(self, [callable(v) for v in self._data.ravel().tolist()])
 
 
-def map_(self: Tensor, tensor: Tensor, callable: Callable) -> Tensor:
-    """``self[i] = callable(self[i], tensor[i])``; ``tensor`` broadcast to ``self``."""
-    other = np.broadcast_to(tensor._data, self._data.shape).ravel().tolist()
+def map_(self: Tensor, other: Tensor, callable: Callable) -> Tensor:
+    """``self[i] = callable(self[i], other[i])``; ``other`` broadcast to ``self``."""
+    theirs = np.broadcast_to(other._data, self._data.shape).ravel().tolist()
     mine = self._data.ravel().tolist()
-    return _write_values(self, [callable(a, b) for a, b in zip(mine, other, strict=True)])
+    return _write_values(self, [callable(a, b) for a, b in zip(mine, theirs, strict=True)])
 
 
 def map2_(self: Tensor, x: Tensor, y: Tensor, callable: Callable) -> Tensor:
@@ -242,7 +242,7 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
 _WARN_ALWAYS = [False]
 
 
-def set_warn_always(b: bool) -> None:
+def set_warn_always(b: bool, /) -> None:
     """Warn every time (not once) for the warnings torch gives once per process."""
     _WARN_ALWAYS[0] = bool(b)
 

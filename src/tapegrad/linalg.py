@@ -63,26 +63,22 @@ __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "di
            "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
 
 
-def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
-                dtype: Any = None, out: Tensor | None = None) -> Tensor:
+def vector_norm(input: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
+                dtype: Any = None) -> Tensor:
     """``torch.linalg.vector_norm``: (sum |x_i|^ord)^(1/ord) over ``dim`` (every element when
     None); ``inf``/``-inf`` give max/min |x_i|, 0 the count of non-zeros."""
     from .ops.reduction import norm
 
     if isinstance(dim, int):
         dim = (dim,)
-    res = norm(x, float(ord), dim=dim, keepdim=keepdim, dtype=dtype)
-    if out is not None:
-        out.copy_(res)
-        return out
-    return res
+    return norm(input, float(ord), dim=dim, keepdim=keepdim, dtype=dtype)
 
 
-def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False,
-                *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
+def matrix_norm(input: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False,
+                *, dtype: Any = None) -> Tensor:
     """``torch.linalg.matrix_norm``: 'fro', 'nuc' (sum of singular values), 2/-2 (largest/
     smallest singular value), 1/-1 and inf/-inf (max/min absolute column or row sum)."""
-    if A.ndim < 2:
+    if input.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
     dim = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
@@ -95,46 +91,39 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     elif ord not in (1, -1, 2, -2, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {_fmt(ord)} not supported.")
     if dtype is not None:
-        A = A.to(dtype)
-    r, c = (d % A.ndim for d in dim)
+        input = input.to(dtype)
+    r, c = (d % input.ndim for d in dim)
     if r == c:
         raise RuntimeError("linalg.matrix_norm: dims must be different. Got "
                            f"({dim[0]}, {dim[1]})")
     if ord == "fro":
-        res = vector_norm(A, 2, dim=dim, keepdim=keepdim)
+        res = vector_norm(input, 2, dim=dim, keepdim=keepdim)
     elif ord in ("nuc", 2, -2):
-        if A.dtype.name in ("float16", "bfloat16"):  # no low-precision SVD in torch
+        if input.dtype.name in ("float16", "bfloat16"):  # no low-precision SVD in torch
             raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got "
-                               f"{_registry.scalar_type_name(A.dtype)}")
-        perm = [d for d in range(A.ndim) if d not in (r, c)] + [r, c]
-        s = svdvals(A.permute(perm))
+                               f"{_registry.scalar_type_name(input.dtype)}")
+        perm = [d for d in range(input.ndim) if d not in (r, c)] + [r, c]
+        s = svdvals(input.permute(perm))
         res = (s.sum(-1, keepdim=keepdim) if ord == "nuc" else
                s.amax(-1, keepdim=keepdim) if ord == 2 else s.amin(-1, keepdim=keepdim))
         if keepdim:  # as torch: back through the inverse permutation
-            res = res.unsqueeze(-1).permute([perm.index(d) for d in range(A.ndim)])
+            res = res.unsqueeze(-1).permute([perm.index(d) for d in range(input.ndim)])
     else:
         inner, outer = (r, c) if ord in (1, -1) else (c, r)
-        sums = A.abs().sum(dim=inner, keepdim=keepdim)
+        sums = input.abs().sum(dim=inner, keepdim=keepdim)
         if not keepdim and inner < outer:
             outer -= 1
         res = sums.amax(dim=outer, keepdim=keepdim) if ord > 0 else sums.amin(
             dim=outer, keepdim=keepdim)
-    return _out(res, out)
+    return res
 
 
 def _fmt(x: Any) -> str:
     return str(x)
 
 
-def _out(res: Tensor, out: Tensor | None) -> Tensor:
-    if out is None:
-        return res
-    out.copy_(res)
-    return out
-
-
-def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
-         dtype: Any = None, out: Tensor | None = None) -> Tensor:
+def norm(input: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
+         dtype: Any = None) -> Tensor:
     """``torch.linalg.norm``: a vector norm (``dim`` an int, or a 1-D input) or a matrix norm
     (``dim`` a pair, or a 2-D input); with neither ord nor dim, the 2-norm of every element."""
     if isinstance(dim, int):
@@ -142,71 +131,72 @@ def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
     if dim is not None:
         dim = tuple(dim)
         if len(dim) == 1:
-            return _out(vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype), out)
+            return vector_norm(input, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
         if len(dim) == 2:
-            return _out(matrix_norm(A, "fro" if ord is None else ord, dim, keepdim,
-                                    dtype=dtype), out)
+            return matrix_norm(input, "fro" if ord is None else ord, dim, keepdim,
+                               dtype=dtype)
         raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "
                            f"Got {list(dim)}")
     if ord is None:
-        return _out(vector_norm(A.flatten() if A.ndim > 1 else A, 2, None, keepdim and A.ndim
-                                <= 1, dtype=dtype) if not keepdim else vector_norm(
-            A, 2, None, keepdim, dtype=dtype), out)
-    if A.ndim not in (1, 2):
+        if keepdim:
+            return vector_norm(input, 2, None, keepdim, dtype=dtype)
+        flat = input.flatten() if input.ndim > 1 else input
+        return vector_norm(flat, 2, None, keepdim and input.ndim <= 1, dtype=dtype)
+    if input.ndim not in (1, 2):
         raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must "
-                           f"be 1D or 2D. Got {A.ndim}D.")
-    if A.ndim == 1:
-        return _out(vector_norm(A, ord, None, keepdim, dtype=dtype), out)
-    return _out(matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype), out)
+                           f"be 1D or 2D. Got {input.ndim}D.")
+    if input.ndim == 1:
+        return vector_norm(input, ord, None, keepdim, dtype=dtype)
+    return matrix_norm(input, ord, (-2, -1), keepdim, dtype=dtype)
 
 
-def cond(A: Tensor, p: Any = None, *, out: Tensor | None = None) -> Tensor:
+def cond(input: Tensor, p: Any = None) -> Tensor:
     """``torch.linalg.cond``: s_max/s_min (p None or 2; -2 its inverse), else
     matrix_norm(A, p) * matrix_norm(A^{-1}, p) (inf where A is singular)."""
-    if A.ndim < 2:
+    if input.ndim < 2:
         raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
     if p is None or p in (2, -2):
-        s = svdvals(A)
+        s = svdvals(input)
         k = s.shape[-1]
         if k == 0:
-            return _out(Tensor._make(np.zeros(A.shape[:-2], dtype=s._data.dtype)), out)
+            return Tensor._make(np.zeros(input.shape[:-2], dtype=s._data.dtype))
         smax, smin = s.narrow(-1, 0, 1), s.narrow(-1, k - 1, 1)
-        return _out((smin / smax if p == -2 else smax / smin).squeeze(-1), out)
+        return (smin / smax if p == -2 else smax / smin).squeeze(-1)
     if isinstance(p, str):
         if p not in ("fro", "nuc"):
             raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
-        check_square(f"linalg.cond(ord={p})", A)
+        check_square(f"linalg.cond(ord={p})", input)
     elif p in (1, -1):
-        check_square(f"linalg.cond(ord={int(p)})", A)
+        check_square(f"linalg.cond(ord={int(p)})", input)
     elif p in (math.inf, -math.inf):
-        check_square(f"linalg.cond(ord={float(p):f})", A)
+        check_square(f"linalg.cond(ord={float(p):f})", input)
     else:
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
-    if A.numel() == 0:
-        return _out(Tensor._make(np.zeros(A.shape[:-2], dtype=A._data.dtype)), out)
-    inverse, info = inv_ex(A)
+    if input.numel() == 0:
+        return Tensor._make(np.zeros(input.shape[:-2], dtype=input._data.dtype))
+    inverse, info = inv_ex(input)
     bad = (info > 0).unsqueeze(-1).unsqueeze(-1)
     inverse = inverse.masked_fill(bad, math.inf)
-    res = matrix_norm(A, p) * matrix_norm(inverse, p)
-    return _out(res.nan_to_num(math.inf, math.inf, -math.inf), out)
+    res = matrix_norm(input, p) * matrix_norm(inverse, p)
+    return res.nan_to_num(math.inf, math.inf, -math.inf)
 
 
-def matrix_power(A: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
+def matrix_power(input: Tensor, n: int) -> Tensor:
     """``torch.linalg.matrix_power``: A^n by repeated squaring (n < 0: of A^{-1})."""
-    check_square("linalg.matrix_power", A)
+    check_square("linalg.matrix_power", input)
     if n == 0:
-        return _out(A.clone(memory_format=None).copy_(
-            Tensor._make(np.eye(A.shape[-1], dtype=A._data.dtype))), out)
+        return input.clone(memory_format=None).copy_(
+            Tensor._make(np.eye(input.shape[-1], dtype=input._data.dtype)))
     if n == 1:
-        return _out(A.clone(), out)
+        return input.clone()
     if n == -1:
-        return _out(inv(A), out)
-    a = inv(A) if n < 0 else A
+        return inv(input)
+    a = inv(input) if n < 0 else input
     n = abs(n)
     if n == 2:
-        return _out(matmul(a, a), out)
+        return matmul(a, a)
     if n == 3:
-        return _out(matmul(matmul(a, a), a), out)
+        return matmul(matmul(a, a), a)
     z: Tensor | None = None
     result: Tensor | None = None
     while n > 0:
@@ -216,10 +206,10 @@ def matrix_power(A: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
         if bit:
             result = z if result is None else matmul(result, z)
     assert result is not None
-    return _out(result, out)
+    return result
 
 
-def multi_dot(tensors: Any, *, out: Tensor | None = None) -> Tensor:
+def multi_dot(tensors: Any) -> Tensor:
     """``torch.linalg.multi_dot``: the chained product in the cheapest order (the first and
     last may be vectors), viewed to the result's shape as torch does."""
     ts = list(tensors)
@@ -265,7 +255,7 @@ def multi_dot(tensors: Any, *, out: Tensor | None = None) -> Tensor:
         res = _chain(mats, _chain_order(mats), 0, n - 1)
     shape = ([ts[0].shape[0]] if not first_vec else []) + (
         [ts[-1].shape[-1]] if not last_vec else [])
-    return _out(res.view(shape), out)
+    return res.view(shape)
 
 
 _TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
@@ -299,7 +289,7 @@ def _chain(mats: list, split: list, i: int, j: int) -> Tensor:
     return _chain(mats, split, i, k).mm(_chain(mats, split, k + 1, j))
 
 
-def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """``torch.linalg.vecdot``: sum(conj(x) * y) along ``dim`` (vdot for two vectors)."""
     from .ops._registry import scalar_type_name
     from .ops.linalg import vdot
@@ -309,42 +299,42 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) ->
                            f"x of type {scalar_type_name(x.dtype)} and y of type "
                            f"{scalar_type_name(y.dtype)} instead")
     if x.ndim == 1 and y.ndim == 1:
-        return _out(vdot(x, y), out)
+        return vdot(x, y)
     xc = x.conj() if x.is_complex() else x
-    return _out((xc * y).sum(dim), out)
+    return (xc * y).sum(dim)
 
 
-def tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor:
+def tensorinv(input: Tensor, ind: int = 2) -> Tensor:
     """``torch.linalg.tensorinv``: the inverse of A seen as a matrix (the first ``ind``
     dimensions against the rest)."""
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
-    shape = tuple(A.shape)
+    shape = tuple(input.shape)
     rows = math.prod(shape[:ind])
     cols = math.prod(shape[ind:])
     if rows != cols:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) "
                            f"== prod(self.shape[:ind]), but got {cols} != {rows}")
-    res = inv(A.reshape(rows, cols))
-    return _out(res.reshape(shape[ind:] + shape[:ind]), out)
+    res = inv(input.reshape(rows, cols))
+    return res.reshape(shape[ind:] + shape[:ind])
 
 
-def tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *, out: Tensor | None = None) -> Tensor:
+def tensorsolve(input: Tensor, other: Tensor, dims: Any = None) -> Tensor:
     """``torch.linalg.tensorsolve``: X with tensordot(A, X, X.ndim) = B."""
     if dims is not None:
-        nd = A.ndim
+        nd = input.ndim
         dims = [d % nd for d in dims]
         rest = [d for d in range(nd) if d not in dims]
-        A = A.permute(rest + dims)
-    nb = B.ndim
-    result_shape = tuple(A.shape[nb:])
-    rows = B.numel()
+        input = input.permute(rest + dims)
+    nb = other.ndim
+    result_shape = tuple(input.shape[nb:])
+    rows = other.numel()
     cols = math.prod(result_shape)
     if rows != cols:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:"
                            f"]) == prod(self.shape[:other.ndim]), but got {cols} != {rows}")
-    res = solve(A.reshape(rows, cols), B.reshape(rows))
-    return _out(res.view(result_shape), out)
+    res = solve(input.reshape(rows, cols), other.reshape(rows))
+    return res.view(result_shape)
 
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803
@@ -376,3 +366,15 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
 from .ops.decompositions import eig, eigvals  # noqa: E402  (general eigendecomposition)
 
 __all__ += ["eig", "eigvals"]
+
+# -- out=: torch.linalg.inv(A, out=t) & co. (one seam for every function: _out.py) ------------
+
+from . import _out  # noqa: E402
+
+_NAMES = """
+    cholesky cholesky_ex cond cross det eig eigh eigvals eigvalsh householder_product inv inv_ex
+    ldl_factor ldl_factor_ex ldl_solve lstsq lu lu_factor lu_factor_ex lu_solve matmul
+    matrix_norm matrix_power matrix_rank multi_dot norm pinv qr slogdet solve solve_ex
+    solve_triangular svd svdvals tensorinv tensorsolve vecdot vector_norm"""
+_out.rule(*("linalg_" + name for name in _NAMES.split()), dtype="exact")
+_out.install(globals(), _NAMES, prefix="linalg_")

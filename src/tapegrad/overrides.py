@@ -43,7 +43,7 @@ def _sequence(relevant_args: Any) -> Iterable:
         raise TypeError("expected a sequence") from None
 
 
-def has_torch_function(relevant_args: Iterable[Any]) -> bool:
+def has_torch_function(relevant_args: Iterable[Any], /) -> bool:
     """True when an element of ``relevant_args`` has a type defining ``__torch_function__``.
 
     Example:
@@ -54,7 +54,7 @@ def has_torch_function(relevant_args: Iterable[Any]) -> bool:
     return any(_overrides(a) for a in _sequence(relevant_args))
 
 
-def has_torch_function_unary(obj: Any) -> bool:
+def has_torch_function_unary(obj: Any, /) -> bool:
     """``has_torch_function((obj,))`` without building the tuple."""
     return _overrides(obj)
 

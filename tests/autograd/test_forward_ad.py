@@ -180,6 +180,11 @@ for _name, _call_fn, _n in [
 ]:
     ITEMS.append(Item("complex:" + _name, _call_fn, _rng_inputs(5, *[(3, 4)] * _n),
                       list(range(_n))))
+# antialiased interpolation and lanczos (ops/resample_aa.py: torchvision's resizes)
+for _mode in ("bilinear", "bicubic", "lanczos"):
+    ITEMS.append(Item(f"ops:interpolate_aa_{_mode}", lambda L, x, _mode=_mode: (
+        L.nn.functional.interpolate(x, size=(3, 7), mode=_mode, antialias=True)),
+        _rng_inputs(7, (1, 2, 6, 5)), [0]))
 IDS = [i.id for i in ITEMS]
 # as_strided_scatter: torch 2.13's backward is not the derivative (it fails torch's gradcheck;
 # tests/ops/test_view_scatter.py), its forward mode is

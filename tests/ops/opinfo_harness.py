@@ -630,16 +630,25 @@ EXPECTED_FAILURES_HEADER = """\
 
 
 # --------------------------------------------------------------------------------------------
-# The public API surface: torch.*, Tensor, nn.functional, linalg, special, fft
+# The public API surface: every public name of torch's namespaces below
 # --------------------------------------------------------------------------------------------
 
 API_NAMESPACES = {  # qualified prefix -> (torch object, tapegrad attribute path)
     "torch.": ("torch", ""),
     "Tensor.": ("torch.Tensor", "Tensor"),
+    "torch.nn.": ("torch.nn", "nn"),
     "torch.nn.functional.": ("torch.nn.functional", "nn.functional"),
+    "torch.autograd.": ("torch.autograd", "autograd"),
+    "torch.optim.": ("torch.optim", "optim"),
+    "torch.utils.data.": ("torch.utils.data", "utils.data"),
     "torch.linalg.": ("torch.linalg", "linalg"),
     "torch.special.": ("torch.special", "special"),
     "torch.fft.": ("torch.fft", "fft"),
+    "torch.random.": ("torch.random", "random"),
+    "torch.testing.": ("torch.testing", "testing"),
+    "torch.profiler.": ("torch.profiler", "profiler"),
+    "torch.types.": ("torch.types", "types"),
+    "torch.return_types.": ("torch.return_types", "return_types"),
     "torch.compiler.": ("torch.compiler", "compiler"),
 }
 
@@ -651,23 +660,80 @@ def _torch_obj(path: str) -> Any:
     return obj
 
 
-def public_api() -> dict[str, bool]:
-    """Every public function of torch's namespaces (every public attribute of Tensor) ->
-    whether tapegrad has it."""
-    out: dict[str, bool] = {}
-    for prefix, (tpath, gpath) in API_NAMESPACES.items():
+def api_kind(value: Any, path: str, name: str, exported: bool) -> str | None:
+    """What a public attribute ``name`` of torch's namespace ``path`` is for the audit
+    ("function", "class", "module", "constant", "object"), or None for a name that is not
+    the namespace's own API: another library's (typing's ``Any``, ``os``), a module imported
+    rather than a submodule, or a torch class or function a namespace imports for its own use
+    (``torch.profiler.Optimizer``) unless its ``__all__`` exports it."""
+    if isinstance(value, types.ModuleType):
+        return "module" if value.__name__ == f"{path}.{name}" else None
+    if name == "TYPE_CHECKING":  # typing's flag, imported
+        return None
+    if isinstance(value, (types.BuiltinFunctionType, types.FunctionType, type)):
+        module = getattr(value, "__module__", None) or "torch"
+        if module.split(".")[0] != "torch":
+            return None
+        kind = "class" if isinstance(value, type) else "function"
+        # from elsewhere in torch (not its C++ core): the namespace's own only when exported
+        if path != "torch" and not (module == path or module.startswith(path + ".")
+                                    or module.startswith("torch._C") or exported):
+            return None
+        return kind
+    if isinstance(value, (bool, int, float, complex, str)):
+        return "constant"
+    if (type(value).__module__ or "").split(".")[0] == "torch":
+        return "object"  # dtypes, layouts, memory formats, the default generator...
+    return None
+
+
+def public_objects() -> dict[str, tuple[Any, str]]:
+    """Every public name of torch's namespaces -> (torch's value, its kind); for ``Tensor``
+    every public attribute (kind "attribute")."""
+    out: dict[str, tuple[Any, str]] = {}
+    for prefix, (tpath, _) in API_NAMESPACES.items():
         tobj = _torch_obj(tpath)
-        gobj: Any = tapegrad
-        for part in gpath.split(".") if gpath else ():
-            gobj = getattr(gobj, part, None)
+        exported = set(getattr(tobj, "__all__", ()))
         for name in dir(tobj):
             if name.startswith("_"):
                 continue
-            if prefix != "Tensor.":
-                v = getattr(tobj, name)
-                if not isinstance(v, (types.BuiltinFunctionType, types.FunctionType)):
-                    continue  # classes, modules, dtypes, constants
-                if getattr(v, "__module__", "torch").split(".")[0] not in ("torch", None):
-                    continue  # names torch imports from elsewhere (typing, math...)
-            out[prefix + name] = gobj is not None and hasattr(gobj, name)
+            if prefix == "Tensor.":
+                out[prefix + name] = (inspect.getattr_static(tobj, name), "attribute")
+                continue
+            value = getattr(tobj, name)
+            kind = api_kind(value, tpath, name, name in exported)
+            if kind is not None:
+                out[prefix + name] = (value, kind)
     return out
+
+
+def ours(name: str) -> Any:
+    """tapegrad's object for a qualified public name, or None."""
+    for prefix, (_, gpath) in API_NAMESPACES.items():
+        rest = name[len(prefix):]
+        if name.startswith(prefix) and "." not in rest:
+            obj: Any = tapegrad
+            for part in gpath.split(".") if gpath else ():
+                obj = getattr(obj, part, None)
+                if obj is None:
+                    return None
+            if prefix == "Tensor.":
+                return inspect.getattr_static(obj, rest, None)
+            return getattr(obj, rest, None)
+    return None
+
+
+def public_api() -> dict[str, bool]:
+    """Every public name of torch's namespaces -> whether tapegrad has it."""
+    return {name: _has(name) for name in public_objects()}
+
+
+def _has(name: str) -> bool:
+    prefix = next(p for p in API_NAMESPACES if name.startswith(p) and "." not in name[len(p):])
+    gpath = API_NAMESPACES[prefix][1]
+    obj: Any = tapegrad
+    for part in gpath.split(".") if gpath else ():
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return False
+    return hasattr(obj, name[len(prefix):])

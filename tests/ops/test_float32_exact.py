@@ -102,6 +102,24 @@ def test_add_sub_alpha_fused_float32(alpha, shape):
     _bits_equal(tapegrad.add(oa.t(), ob.t(), alpha=alpha), torch.add(ta.t(), tb.t(), alpha=alpha))
 
 
+@pytest.mark.parametrize("shape,b_shape", [
+    ((37,), (1,)), ((47,), ()), ((53,), None), ((3, 17, 23), (1, 1, 1)), ((3, 17, 23), (3, 1, 1)),
+    ((5, 45), (5, 1)), ((3, 5, 21), (1, 5, 1)), ((5, 45), (1, 45)), ((2010,), (1,))])
+def test_add_sub_alpha_number_along_rows_float32(shape, b_shape):
+    """b one number along torch's inner loop (a (1,) or 0-dim tensor, a Python number, or
+    broadcast over the trailing dimensions): the vectorized loops fuse a + alpha * b, but the
+    compiler's remainder loop adds the product it rounded once outside the loop, in a pattern
+    of each row's last 32 elements that its length decides: torch's bits in every element."""
+    rng = np.random.default_rng(len(shape) + shape[-1])
+    for _ in range(8):
+        a = rng.random(shape, dtype=np.float32)
+        b = float(rng.random()) if b_shape is None else rng.random(b_shape, dtype=np.float32)
+        ta, oa = torch.from_numpy(a), tapegrad.from_numpy(a)
+        tb, ob = (b, b) if b_shape is None else (torch.from_numpy(b), tapegrad.from_numpy(b))
+        _bits_equal(oa.add(ob, alpha=0.37), ta.add(tb, alpha=0.37))
+        _bits_equal(oa.clone().sub_(ob, alpha=1.7), ta.clone().sub_(tb, alpha=1.7))
+
+
 def test_sigmoid_backward_formula_float32():
     """Given the same forward output y (torch's sigmoid itself is SLEEF's exp), the gradient
     rounds as torch's: grad * (1 - y) * y."""
@@ -290,3 +308,34 @@ def test_multi_dot_gradients_float32():
     go = tapegrad.autograd.grad(yo, os_, tapegrad.from_numpy(g))
     for i in range(5):
         _bits_equal(go[i], gt[i])
+
+
+@pytest.mark.parametrize("np_dtype,torch_dtype", DTYPES, ids=["float32", "float64"])
+def test_linspace_fused_steps(np_dtype, torch_dtype):
+    """linspace: start + step * i for the first half, end - step * (n - 1 - i) for the second,
+    each one fused multiply-add (a fifth of the values differed with two roundings)."""
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        a, b = (float(v) for v in rng.standard_normal(2) * 10.0 ** rng.integers(-3, 3))
+        n = int(rng.integers(1, 120))
+        ours = tapegrad.linspace(a, b, n, dtype=getattr(tapegrad, torch_dtype.__str__()[6:]))
+        _bits_equal(ours, torch.linspace(a, b, n, dtype=torch_dtype))
+
+
+@pytest.mark.parametrize("np_dtype,torch_dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_2d_vectorized_kernel(np_dtype, torch_dtype, mode, padding, align_corners):
+    """2-D grid_sample as torch's vectorized kernel: the position (g + 1) size/2 - 0.5 fused,
+    the bilinear terms fused in after the first; nearest on grids full of half-way ties."""
+    rng = np.random.default_rng(0)
+    inp = (rng.random((2, 3, 13, 17)) * 255).astype(np_dtype)
+    grid = (rng.random((2, 11, 19, 2)) * 2.4 - 1.2).astype(np_dtype)
+    if mode == "nearest":
+        grid = (np.round(grid * 16) / 16).astype(np_dtype)
+    kw = dict(mode=mode, padding_mode=padding, align_corners=align_corners)
+    _bits_equal(tapegrad.nn.functional.grid_sample(tapegrad.tensor(inp), tapegrad.tensor(grid),
+                                                   **kw),
+                torch.nn.functional.grid_sample(torch.from_numpy(inp), torch.from_numpy(grid),
+                                                **kw))

@@ -344,6 +344,7 @@ def test_every_registered_op_has_samples(lib, lib_name):
     from tapegrad.ops import grouped_mm as grouped_mm_ops  # tests/ops/test_grouped_mm.py
     from tapegrad.ops import (
         nn_ops,
+        resample_aa,  # antialiased and lanczos interpolation: tests/ops/test_resample_aa.py
         spatial,  # grid_sample, fractional pooling: tests/nn/test_spatial.py
         view_copies,
         view_scatter,
@@ -360,6 +361,7 @@ def test_every_registered_op_has_samples(lib, lib_name):
         if getattr(op, "node", None) and op.differentiable
         and name not in nn_ops.NAMES and name not in rnn_ops.NAMES
         and name not in spatial.NAMES and name not in complex_ops.NAMES
+        and name not in resample_aa.NAMES
         and name not in fft_ops.NAMES
         and name not in view_scatter.NAMES  # tests/ops/test_view_scatter.py
         and name not in view_copies.NAMES  # made on first use: the *_copy OpInfo entries

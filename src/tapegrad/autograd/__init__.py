@@ -12,12 +12,14 @@ from typing import Any
 
 import numpy as np
 
+from .._naming import public
 from .._tensor import _WARNED_ONCE, Tensor
 from . import engine, graph
 from .grad_mode import _force_original_view_tracking as _force_original_view_tracking
 from .grad_mode import _unsafe_preserve_version_counter as _unsafe_preserve_version_counter
 from .grad_mode import (
     enable_grad,
+    enforce_grad_layout_policy,
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
@@ -316,6 +318,7 @@ def _is_checkpoint_valid() -> bool:
     return task is None or task.needed is None
 
 
+@public(".autograd.anomaly_mode")
 class set_detect_anomaly:
     """Turn anomaly detection on or off, as a call or as a context manager.
 
@@ -341,6 +344,7 @@ class set_detect_anomaly:
         set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
+@public(".autograd.anomaly_mode")
 class detect_anomaly:
     """Context manager: anomaly detection on inside the block (see ``set_detect_anomaly``).
 
@@ -387,6 +391,9 @@ from .function import Function, FunctionCtx, once_differentiable  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 
 __all__ = [
+    "enforce_grad_layout_policy",
+    "is_view_replay_enabled",
+    "variable",
     "Function",
     "FunctionCtx",
     "GradcheckError",
@@ -404,8 +411,6 @@ __all__ = [
     "is_grad_enabled",
     "is_multithreading_enabled",
     "is_inference_mode_enabled",
-    "is_multithreading_enabled",
-    "is_view_replay_enabled",
     "no_grad",
     "once_differentiable",
     "set_detect_anomaly",
@@ -413,3 +418,31 @@ __all__ = [
     "set_multithreading_enabled",
     "Sequence",
 ]
+
+from . import variable as _variable_module  # noqa: E402, F401  (the module, for pickles)
+
+
+def variable(*args: Any, **kwargs: Any) -> Any:
+    """Deprecated: ``torch.tensor(...)`` makes tensors (torch.autograd.variable is this
+    function; the module of that name holds ``Variable``)."""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) "
+                       "instead")
+
+
+# torch.autograd.profiler and what torch.autograd shows of it, loaded on first use
+_LAZY_MODULES = {"profiler", "profiler_util", "anomaly_mode"}
+_LAZY_NAMES = {"kineto_available": "profiler", "DeviceType": "profiler_util",
+               "ProfilerActivity": "..profiler.profiler",
+               "has_torch_function": "..overrides"}
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_NAMES:
+        where = _LAZY_NAMES[name]
+        return getattr(importlib.import_module(
+            where if where.startswith("..") else f".{where}", __name__), name)
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

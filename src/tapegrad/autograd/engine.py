@@ -57,6 +57,10 @@ from .graph import (
 # the tracer's copy of the loop below (show/trace.py), which records every step. One check per
 # backward call; the loop here stays as it is.
 _tracer: Any = None
+# The profiler sets this while it records: each node a backward runs is then run as
+# ``_node_listener(node, run, *args)``, which times ``run(*args)`` under the node's name
+# (autograd/profiler.py). Read once per backward call.
+_node_listener: Any = None
 
 
 def _broadcast_axes(gshape: tuple, shape: tuple) -> tuple:
@@ -290,6 +294,7 @@ def run_backward(
     push, pop = heapq.heappush, heapq.heappop
     anomaly = _anomaly["enabled"]
     check_nan = (anomaly and _anomaly["check_nan"]) or _anomaly["watch"] is not None
+    listen = _node_listener
 
     task = GraphTask(deps, roots, needed, captured_nodes)
     push_task(task)
@@ -311,8 +316,12 @@ def run_backward(
                 out: tuple = (None,) * n_in  # nothing reached it: pass "no gradient" on
             elif type(node) is AccumulateGrad:
                 # tensor hooks, pre-hooks, .grad, post-accumulate hooks, post-hooks (there)
-                _run_accumulate(node, grads[0], create_graph, capture,  # type: ignore[index]
-                                captured, accumulate)  # (grads is a list here)
+                if listen is None:
+                    _run_accumulate(node, grads[0], create_graph, capture,  # type: ignore[index]
+                                    captured, accumulate)  # (grads is a list here)
+                else:
+                    listen(node, _run_accumulate, node, grads[0],  # type: ignore[index]
+                           create_graph, capture, captured, accumulate)
                 continue
             else:
                 if grads is None:  # no gradient arrived, but hooks or a custom backward see it
@@ -331,7 +340,9 @@ def run_backward(
                     if not node._runs_without_grad and all(g is None for g in grads):
                         out = (None,) * n_in  # the hooks saw "no gradient"; nothing to run
                         grads = []
-                out = node.apply(grads) if grads else out
+                if grads:
+                    out = node.apply(grads) if listen is None else listen(node, node.apply,
+                                                                          grads)
                 if type(out) is not tuple:
                     out = tuple(out) if isinstance(out, list) else (out,)
                 if hooks is not None and hooks.post:

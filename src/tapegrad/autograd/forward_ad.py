@@ -58,7 +58,7 @@ class _Levels:
 
 def _update_flag() -> None:
     """Switch ``apply``'s detour on when a dual level or a saved-tensor hook is active."""
-    _registry._SPECIAL = _Levels.level is not None or graph._hooks_active()
+    _registry.detour("forward_ad", _Levels.level is not None or graph._hooks_active())
 
 
 def enter_dual_level() -> int:
@@ -215,7 +215,14 @@ def _tangents(inputs: tuple) -> list | None:
 
 
 def special_apply(op: Any, inputs: tuple, params: dict) -> Any:
-    """``apply`` while a dual level or a saved-tensor hook is active."""
+    """``apply`` while a dual level, a saved-tensor hook or the profiler is active."""
+    listen = _registry.op_listener
+    if listen is not None:  # the profiler: it times the op
+        return listen(op, False, _special_apply, op, inputs, params)
+    return _special_apply(op, inputs, params)
+
+
+def _special_apply(op: Any, inputs: tuple, params: dict) -> Any:
     if not op.differentiable:  # indices, masks: no tangent, no node to pack
         with _detour_off():
             return op(*inputs, **params)
@@ -232,7 +239,15 @@ def special_apply(op: Any, inputs: tuple, params: dict) -> Any:
 
 
 def special_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Tensor:
-    """``apply_`` (in-place ops) while a dual level or a saved-tensor hook is active."""
+    """``apply_`` (in-place ops) while a dual level, a saved-tensor hook, a mutation hook or
+    the profiler is active."""
+    listen = _registry.op_listener
+    if listen is not None:  # the profiler: it times the op
+        return listen(op, True, _special_apply_, op, target, others, params)
+    return _special_apply_(op, target, others, params)
+
+
+def _special_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Tensor:
     for hook in graph._mutation_hooks:  # allow_mutation_on_saved_tensors: copy what a graph
         hook(target)  # saved before this write changes it
     with _detour_off():

@@ -321,3 +321,33 @@ class _unsafe_preserve_version_counter(_DecoratorContextManager):
     def __exit__(self, *exc: object) -> None:
         for t, version in zip(self.tensors, self.prev_versions, strict=True):
             t._version_counter.value = version
+
+
+# -- the gradient layout contract ------------------------------------------------------------
+# A leaf's accumulated gradient takes the layout torch's contract asks for; the switch is kept
+# (and read back) as torch keeps it, with nothing of the engine to change.
+
+_engine_settings = {"grad_layout": True}
+
+
+class enforce_grad_layout_policy(_DecoratorContextManager):  # noqa: N801 - torch's name
+    """Whether accumulated gradients must take their parameter's strides (a context manager
+    or decorator; on by default)."""
+
+    def __init__(self, enable: bool = True) -> None:
+        self.prev = _engine_settings["grad_layout"]
+        _engine_settings["grad_layout"] = enable
+        self.mode = enable
+
+    def __call__(self, orig_func: Any) -> Any:
+        _engine_settings["grad_layout"] = self.prev
+        return super().__call__(orig_func)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        _engine_settings["grad_layout"] = self.prev
+
+    def clone(self) -> enforce_grad_layout_policy:
+        return self.__class__(self.mode)

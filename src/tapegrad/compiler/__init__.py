@@ -49,7 +49,7 @@ __all__ = ["CompiledFunction", "ExplainOutput", "GraphBreak", "Unsupported", "al
            "assume_constant_result", "capturing", "compile", "cudagraph_mark_step_begin",
            "disable", "explain", "get_default_backend", "is_compiling", "is_dynamo_compiling",
            "is_exporting", "list_backends", "nested_compile_region", "reset",
-           "set_default_backend", "set_stance", "substitute_in_graph"]
+           "set_default_backend", "set_stance", "substitute_in_graph", "wrap_numpy"]
 
 
 @dataclass
@@ -93,3 +93,39 @@ def explain(fn: Any) -> Any:
                              list(rec.breaks))
 
     return run
+
+
+def wrap_numpy(fn: Any) -> Any:
+    """``fn`` (a function of NumPy arrays) as a function of tensors: tensor arguments (also
+    inside lists, tuples and dicts) are passed as arrays (``x.numpy()``), and arrays returned
+    come back as tensors.
+
+    Example:
+        >>> import numpy as np
+        >>> import tapegrad as torch
+        >>> torch.compiler.wrap_numpy(lambda a: np.sum(a * a, axis=0))(torch.ones(2, 3))
+        tensor([2., 2., 2.])
+    """
+    import functools
+
+    import numpy as np
+
+    from .._creation import as_tensor
+    from .._tensor import Tensor
+
+    def convert(value: Any, kind: type, how: Any) -> Any:
+        if isinstance(value, kind):
+            return how(value)
+        if isinstance(value, (list, tuple)):
+            items = [convert(v, kind, how) for v in value]
+            return type(value)(items) if type(value) in (list, tuple) else type(value)(*items)
+        if isinstance(value, dict):
+            return {k: convert(v, kind, how) for k, v in value.items()}
+        return value
+
+    @functools.wraps(fn)
+    def wrap(*args: Any, **kwargs: Any) -> Any:
+        args, kwargs = convert((args, kwargs), Tensor, lambda t: t.numpy())
+        return convert(fn(*args, **kwargs), np.ndarray, as_tensor)
+
+    return wrap

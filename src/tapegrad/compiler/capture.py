@@ -88,7 +88,7 @@ import numpy as np
 
 from .. import _random
 from .._tensor import Tensor
-from ..autograd import engine, forward_ad, graph
+from ..autograd import engine, forward_ad
 from ..autograd.grad_mode import _state
 from ..ops import _registry, low_precision
 
@@ -864,7 +864,9 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     from ..optim.lr_scheduler import LRScheduler
     from ..optim.optimizer import Optimizer
 
-    if _registry._SPECIAL:  # forward-mode AD or saved-tensor hooks are on: not for capture
+    if "profiler" in _registry._DETOURS:  # (it hears the ops eager code runs)
+        rec.graph_break("the profiler is recording")
+    elif _registry._SPECIAL:  # forward-mode AD or saved-tensor hooks are on: not for capture
         rec.graph_break("forward-mode AD or saved-tensor hooks are active")
     if engine._tracer is not None:
         rec.graph_break("tapegrad.show.trace is recording")
@@ -875,7 +877,6 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
                         else getattr(owner, name)))
         setattr(owner, name, new)
 
-    prev_special = _registry._SPECIAL
     patch(forward_ad, "special_apply", _recorded_apply)
     patch(forward_ad, "special_apply_", _recorded_apply_)
     patch(engine, "sum_to", _recorded_sum_to)
@@ -920,13 +921,12 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
         if getattr(wrapped, "_wrapped_by_lr_sched", False):
             patch(opt, "step", _counted_step(opt))
     _active = rec
-    _registry._SPECIAL = True
+    _registry.detour("capture", True)
     try:
         yield rec
     finally:
         _active = None
-        _registry._SPECIAL = prev_special or graph._hooks_active() or (
-            forward_ad._Levels.level is not None)
+        _registry.detour("capture", False)
         for owner, name, old in reversed(patches):
             setattr(owner, name, old)
 

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from .._device import NO_CUDA
 from .._device import device as _torch_device
+from .._naming import public
 from . import amp
 
 __all__ = [
@@ -51,11 +52,9 @@ def _missing_binding(name: str) -> AttributeError:
     return AttributeError(f"module 'torch._C' has no attribute '{name}'")
 
 
+@public("")
 class OutOfMemoryError(RuntimeError):
     """``torch.cuda.OutOfMemoryError`` (``torch.OutOfMemoryError``)."""
-
-
-OutOfMemoryError.__module__ = "torch"
 
 _initialized = False
 

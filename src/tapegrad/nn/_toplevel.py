@@ -343,24 +343,24 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any =
                         count_include_pad)
 
 
-def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
     return F.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
-def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (),
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1,
                             ceil_mode: bool = False) -> tuple[Tensor, Tensor]:
     return F.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode,
                         return_indices=True)
 
 
-def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
     return F.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
-def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
     return F.max_pool3d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
@@ -433,16 +433,18 @@ def affine_grid_generator(theta: Tensor, size: Sequence[int], align_corners: boo
 
 def _recurrent(mode: str, input: Tensor, h0: Tensor, c0: Tensor | None, params: Sequence,
                has_biases: bool, num_layers: int, dropout: float, train: bool,
-               bidirectional: bool, batch_first: bool) -> tuple:
+               bidirectional: bool, batch_first: bool, batch_sizes: Any = None) -> tuple:
     """All layers of an RNN whose weights come as one flat list, layer by layer and direction
-    by direction: ``w_ih, w_hh`` (then ``b_ih, b_hh`` with biases)."""
+    by direction: ``w_ih, w_hh`` (then ``b_ih, b_hh`` with biases). With ``batch_sizes``,
+    ``input`` is a packed sequence's data (its rows step by step), and so is the output."""
     entry = K.LAYERS[mode]
     directions = 2 if bidirectional else 1
     per = 4 if has_biases else 2
     if len(params) != num_layers * directions * per:
         raise RuntimeError(f"{mode.lower()}: expected {num_layers * directions * per} "
                            f"parameters, got {len(params)}")
-    x = input.transpose(0, 1) if batch_first else input
+    sizes = None if batch_sizes is None else tuple(int(b) for b in batch_sizes.tolist())
+    x = input.transpose(0, 1) if batch_first and sizes is None else input
     if x.size(0) == 0:
         raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
     h_list: list = []
@@ -454,7 +456,7 @@ def _recurrent(mode: str, input: Tensor, h0: Tensor, c0: Tensor | None, params: 
             w = list(params[k * per:(k + 1) * per])
             b_ih, b_hh = (w[2], w[3]) if has_biases else (None, None)
             res = entry(x, h0[k], None if c0 is None else c0[k], w[0], w[1], b_ih, b_hh, None,
-                        batch_sizes=None, reverse=direction == 1, _cache={})
+                        batch_sizes=sizes, reverse=direction == 1, _cache={})
             outs.append(res[0])
             h_list.append(res[1])
             if c0 is not None:
@@ -462,39 +464,73 @@ def _recurrent(mode: str, input: Tensor, h0: Tensor, c0: Tensor | None, params: 
         x = sh.cat(outs, -1) if directions == 2 else outs[0]
         if dropout != 0 and train and layer < num_layers - 1:
             x = F.dropout(x, dropout, True)
-    out = x.transpose(0, 1) if batch_first else x
+    out = x.transpose(0, 1) if batch_first and sizes is None else x
     if c0 is None:
         return out, sh.stack(h_list, 0)
     return out, sh.stack(h_list, 0), sh.stack(c_list, 0)
 
 
-def lstm(input: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_biases: bool,
-         num_layers: int, dropout: float, train: bool, bidirectional: bool,
-         batch_first: bool) -> tuple[Tensor, Tensor, Tensor]:
-    """``(output, h_n, c_n)`` of a multi-layer LSTM; ``hx`` is ``(h_0, c_0)``."""
-    return _recurrent("LSTM", input, hx[0], hx[1], params, has_biases, num_layers, dropout,
-                      train, bidirectional, batch_first)
+# torch.lstm & co. take a padded batch or a packed sequence's data and batch sizes: two
+# overloads whose positions hold different things, bound here as torch's parser binds them.
+_PADDED = ("input", "hx", "params", "has_biases", "num_layers", "dropout", "train",
+           "bidirectional", "batch_first")
+_PACKED = ("data", "batch_sizes", "hx", "params", "has_biases", "num_layers", "dropout",
+           "train", "bidirectional")
 
 
-def gru(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool,
-        num_layers: int, dropout: float, train: bool, bidirectional: bool,
-        batch_first: bool) -> tuple[Tensor, Tensor]:
-    return _recurrent("GRU", input, hx, None, params, has_biases, num_layers, dropout, train,
-                      bidirectional, batch_first)
+def _rnn_call(name: str, mode: str, args: tuple, kwargs: dict) -> tuple:
+    """``(output, h_n[, c_n])`` of ``torch.<name>`` in either form: the packed one when
+    ``batch_sizes`` (a tensor where the padded form has ``hx`` for lstm, ``params``
+    otherwise) is given."""
+    lstm = mode == "LSTM"
+    second = args[1] if len(args) > 1 else None
+    third = args[2] if len(args) > 2 else None
+    packed = "data" in kwargs or "batch_sizes" in kwargs or (
+        isinstance(second, Tensor) if lstm else isinstance(third, Tensor))
+    names = _PACKED if packed else _PADDED
+    if len(args) > len(names):
+        raise TypeError(f"{name}() takes {len(names)} positional arguments but {len(args)} "
+                        "were given")
+    bound = dict(zip(names, args, strict=False))
+    for k, v in kwargs.items():
+        if k not in names or k in bound:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+        bound[k] = v
+    missing = [k for k in names if k not in bound]
+    if missing:
+        raise TypeError(f"{name}() missing {len(missing)} required positional arguments: "
+                        + ", ".join(f'"{k}"' for k in missing))
+    hx = bound["hx"]
+    h0, c0 = (hx[0], hx[1]) if lstm else (hx, None)
+    x = bound["data"] if packed else bound["input"]
+    return _recurrent(mode, x, h0, c0, bound["params"], bound["has_biases"],
+                      bound["num_layers"], bound["dropout"], bound["train"],
+                      bound["bidirectional"], False if packed else bound["batch_first"],
+                      bound["batch_sizes"] if packed else None)
 
 
-def rnn_tanh(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool,
-             num_layers: int, dropout: float, train: bool, bidirectional: bool,
-             batch_first: bool) -> tuple[Tensor, Tensor]:
-    return _recurrent("RNN_TANH", input, hx, None, params, has_biases, num_layers, dropout,
-                      train, bidirectional, batch_first)
+def lstm(*args: Any, **kwargs: Any) -> tuple[Tensor, Tensor, Tensor]:
+    """``(output, h_n, c_n)`` of a multi-layer LSTM: ``lstm(input, hx, params, has_biases,
+    num_layers, dropout, train, bidirectional, batch_first)``, ``hx`` being ``(h_0, c_0)``,
+    or on a packed sequence ``lstm(data, batch_sizes, hx, params, has_biases, num_layers,
+    dropout, train, bidirectional)``."""
+    return _rnn_call("lstm", "LSTM", args, kwargs)
 
 
-def rnn_relu(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool,
-             num_layers: int, dropout: float, train: bool, bidirectional: bool,
-             batch_first: bool) -> tuple[Tensor, Tensor]:
-    return _recurrent("RNN_RELU", input, hx, None, params, has_biases, num_layers, dropout,
-                      train, bidirectional, batch_first)
+def gru(*args: Any, **kwargs: Any) -> tuple[Tensor, Tensor]:
+    """``(output, h_n)`` of a multi-layer GRU (the two forms of :func:`lstm`, ``hx`` one
+    tensor)."""
+    return _rnn_call("gru", "GRU", args, kwargs)
+
+
+def rnn_tanh(*args: Any, **kwargs: Any) -> tuple[Tensor, Tensor]:
+    """``(output, h_n)`` of a multi-layer Elman RNN with tanh."""
+    return _rnn_call("rnn_tanh", "RNN_TANH", args, kwargs)
+
+
+def rnn_relu(*args: Any, **kwargs: Any) -> tuple[Tensor, Tensor]:
+    """``(output, h_n)`` of a multi-layer Elman RNN with ReLU."""
+    return _rnn_call("rnn_relu", "RNN_RELU", args, kwargs)
 
 
 def _cell(mode: str, input: Tensor, h: Tensor, c: Tensor | None, w_ih: Tensor, w_hh: Tensor,

@@ -13,9 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from .._creation import empty
+from .._naming import public
 from .._tensor import Tensor
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
 
 
 def _wrap(cls: type, data: Tensor | None) -> Any:
@@ -31,6 +32,7 @@ def _wrap(cls: type, data: Tensor | None) -> Any:
     return self
 
 
+@public(".nn.parameter")
 class Parameter(Tensor):
     """A Tensor that a Module lists in ``parameters()`` when assigned as an attribute.
 
@@ -77,6 +79,7 @@ def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Parameter:
     return Parameter(data, requires_grad)
 
 
+@public(".nn.parameter")
 class Buffer(Tensor):
     """A Tensor that a Module lists in ``buffers()`` when assigned as an attribute.
 
@@ -93,3 +96,86 @@ class Buffer(Tensor):
 
     def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
         pass
+
+
+# -- parameters and buffers whose shape a lazy module learns at its first call --------------
+
+_NO_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+             "happens in `load_state_dict` when trying to load an uninitialized parameter into "
+             "an initialized one. Call `forward` to initialize the parameters before accessing "
+             "their attributes.")
+
+
+class UninitializedTensorMixin:
+    """A parameter or buffer without a shape yet: ``materialize(shape)`` gives it one and
+    makes it what it stands for (``cls_to_become``: a Parameter, a Tensor)."""
+
+    cls_to_become: type
+
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        """Give it values (uninitialized) of ``shape``, in its dtype unless ``dtype``."""
+        me: Any = self
+        me.data = empty(shape, device=device, dtype=dtype if dtype is not None
+                        else me.data.dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self) -> Any:
+        raise RuntimeError(_NO_SHAPE)
+
+    def share_memory_(self) -> Any:
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call "
+                           "`forward` to initialize the parameters before calling "
+                           "`module.share_memory()`.")
+
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (self.__class__, (self.requires_grad,))  # type: ignore[attr-defined]
+
+
+@public(".nn.parameter")
+class UninitializedParameter(UninitializedTensorMixin, Parameter):  # type: ignore[misc]
+    """A Parameter whose shape is not known yet (a lazy module's, until its first call)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device: Any = None, dtype: Any = None
+                ) -> UninitializedParameter:
+        self = _wrap(cls, empty(0, device=device, dtype=dtype))
+        self._requires_grad = requires_grad
+        return self
+
+    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None
+                 ) -> None:
+        pass
+
+    def __deepcopy__(self, memo: dict) -> UninitializedParameter:
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, None, self.data.dtype)
+        return memo[id(self)]
+
+
+@public(".nn.parameter")
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):  # type: ignore[misc]
+    """A buffer whose shape is not known yet (a lazy module's, until its first call)."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad: bool = False, device: Any = None, dtype: Any = None,
+                persistent: bool = True) -> UninitializedBuffer:
+        self = _wrap(cls, empty(0, device=device, dtype=dtype))
+        self._requires_grad = requires_grad
+        self.persistent = persistent
+        self._is_buffer = True
+        return self
+
+    def __init__(self, requires_grad: bool = False, device: Any = None, dtype: Any = None,
+                 persistent: bool = True) -> None:
+        pass
+
+
+def is_lazy(param: Any) -> bool:
+    """Whether ``param`` has no shape yet."""
+    return isinstance(param, UninitializedTensorMixin)

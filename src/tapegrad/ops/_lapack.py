@@ -8,7 +8,6 @@ solves) and ``linalg`` (matrix products).
 
 from __future__ import annotations
 
-from collections import namedtuple
 from collections.abc import Callable
 from typing import Any
 
@@ -83,16 +82,13 @@ def getrf(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 def return_type(name: str, fields: str) -> Any:
-    """A ``torch.return_types.<name>`` named tuple that prints as torch's does."""
-    cls = namedtuple(name, fields)  # type: ignore[misc]  # noqa: PYI024
+    """The maker of a ``torch.return_types.<name>`` tuple from its fields (``return_types``)."""
+    from .. import return_types
 
-    def __repr__(self: Any) -> str:
-        body = ",\n".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
-        return f"torch.return_types.{name}(\n{body})"
-
-    cls.__repr__ = __repr__  # type: ignore[method-assign]
-    cls.__module__ = "torch.return_types"
-    return cls
+    cls = getattr(return_types, name)
+    if cls._names != tuple(fields.split()):
+        raise ValueError(f"return_types.{name} has the fields {cls._names}, not {fields}")
+    return cls.of
 
 
 def eye_like(a: np.ndarray, n: int) -> np.ndarray:

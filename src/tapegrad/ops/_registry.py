@@ -302,9 +302,28 @@ def value_check(fn: Callable) -> Callable:
     return fn
 
 
-# True while a forward-mode dual level or a saved-tensor hook is active: apply and apply_
-# then take the detour through autograd/forward_ad.py (their one check when it is off).
+# True while something listens to every op: apply and apply_ then take the detour through
+# autograd/forward_ad.py (their one check when it is off). The listeners switch themselves on
+# and off with ``detour``: forward-mode AD's dual level and the saved-tensor hooks
+# (autograd/forward_ad.py), a compiled function's capture (compiler/capture.py) and the
+# profiler (autograd/profiler.py). Code that must run ops plainly for a moment (the detour
+# itself) sets _SPECIAL to False and back.
 _SPECIAL = False
+_DETOURS: set[str] = set()
+# The profiler while it records: ``op_listener(op, in_place, run, *args)`` runs ``run(*args)``
+# (the op) and times it; the detour calls it (autograd/forward_ad.py). None otherwise.
+op_listener: Callable | None = None
+
+
+def detour(listener: str, on: bool) -> None:
+    """Switch ``listener``'s need of the detour on or off (see ``_SPECIAL``)."""
+    global _SPECIAL
+    if on:
+        _DETOURS.add(listener)
+    else:
+        _DETOURS.discard(listener)
+    _SPECIAL = bool(_DETOURS)
+
 # True once a float16 or bfloat16 tensor may exist (set by _dtype): widened ops then look at
 # their inputs' dtypes (ops/low_precision.py).
 _LOW = False

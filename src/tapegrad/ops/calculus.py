@@ -42,7 +42,7 @@ def _check_edge(input: Tensor, t: Tensor, dim: int) -> None:
 
 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
-         append: Tensor | None = None, *, out: Tensor | None = None) -> Tensor:
+         append: Tensor | None = None) -> Tensor:
     """The n-th forward difference along ``dim``, after gluing ``prepend`` and ``append`` on.
 
     >>> import tapegrad as torch
@@ -64,7 +64,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         from .._creation import zeros_like
         from .elementwise import copy_
 
-        return _out(copy_(zeros_like(input), input), out, input)
+        return copy_(zeros_like(input), input)
     parts = []
     for edge, before in ((prepend, True), (append, False)):
         if edge is None:
@@ -77,15 +77,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     for _ in range(min(n, x.shape[d])):
         hi, lo = _slice(x, d, 1), _slice(x, d, None, -1)
         x = hi.logical_xor(lo) if x._data.dtype == np.bool_ else hi - lo
-    return _out(x, out, input)
-
-
-def _out(result: Tensor, out: Tensor | None, input: Tensor) -> Tensor:
-    if out is None:
-        return result
-    from .scatter import write_out
-
-    return write_out(result, out, input)
+    return x
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,7 +234,7 @@ def _integration_args(name: str, y: Tensor, x: Any, dx: Any, dim: int) -> tuple:
     return d, None
 
 
-def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+def trapezoid(y: Tensor, x: Any = None, *, dx: Any = 1, dim: int = -1) -> Tensor:
     """The trapezoidal rule along ``dim``: samples ``y`` at points ``x`` (a tensor), or
     spaced ``dx`` apart (1 by default).
 
@@ -250,7 +242,7 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Ten
     >>> torch.trapezoid(torch.tensor([1., 5., 10.]))
     tensor(10.5000)
     """
-    d, xs = _integration_args("trapezoid", y, x, dx, dim)
+    d, xs = _integration_args("trapezoid", y, x, None if x is not None and dx == 1 else dx, dim)
     if y.shape[d] == 0:  # no samples: an integral of 0, as NumPy
         from .._creation import zeros
 
@@ -268,19 +260,20 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Ten
     return _mul_scalar(y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5, other=float(h))
 
 
-def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+def trapz(y: Tensor, x: Any = None, *, dx: Any = 1, dim: int = -1) -> Tensor:
     """An alias of :func:`trapezoid`."""
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
-def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = 1, dim: int = -1) -> Tensor:
     """The running trapezoidal integral along ``dim`` (one fewer element than ``y``).
 
     >>> import tapegrad as torch
     >>> torch.cumulative_trapezoid(torch.tensor([1., 5., 10.]))
     tensor([ 3.0000, 10.5000])
     """
-    d, xs = _integration_args("cumulative_trapezoid", y, x, dx, dim)
+    d, xs = _integration_args("cumulative_trapezoid", y, x,
+                              None if x is not None and dx == 1 else dx, dim)
     from .nn_common import _div_scalar  # x / c with a number c (ATen's node)
 
     pairs = _slice(y, d, None, -1) + _slice(y, d, 1)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._out import rule as out_rule
 from .._tensor import Tensor
 from ._registry import defop, scalar_type_name
 
@@ -179,7 +180,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # z = r e^(i theta): Re(conj g sgn z), 
 _complex.holomorphic = _polar.holomorphic = False
 
 
-def _check_parts(fname: str, names: tuple, a: Any, b: Any, out: Any) -> None:
+def _check_parts(fname: str, names: tuple, a: Any, b: Any) -> None:
     for pos, (arg, x) in enumerate(zip(names, (a, b), strict=True)):
         if not isinstance(x, Tensor):
             raise TypeError(f"{fname}(): argument '{arg}' (position {pos + 1}) must be Tensor, "
@@ -194,31 +195,29 @@ def _check_parts(fname: str, names: tuple, a: Any, b: Any, out: Any) -> None:
     if a.dtype.name == "float16":
         raise TypeError("tapegrad has no complex32 (torch.chalf): NumPy has no half-precision "
                         "complex type")
-    if out is not None:
-        want = a.dtype.to_complex()
-        if out.dtype is not want:
-            raise RuntimeError(f"Expected object of scalar type {scalar_type_name(want)} but got "
-                               f"scalar type {scalar_type_name(out.dtype)} for argument 'out'")
 
 
-def _out(result: Tensor, out: Tensor | None) -> Tensor:
-    if out is None:
-        return result
-    if out.shape != result.shape:
-        out._data = np.empty(result.shape, out._data.dtype)  # torch resizes out to the result
-    return out.copy_(result)
+def _complex_out(args: tuple, out: Any) -> None:
+    """complex's and polar's out rule: out is the complex type of the parts."""
+    want = args[0].dtype.to_complex()
+    if isinstance(out, Tensor) and out.dtype is not want:
+        raise RuntimeError(f"Expected object of scalar type {scalar_type_name(want)} but got "
+                           f"scalar type {scalar_type_name(out.dtype)} for argument 'out'")
 
 
-def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A001
+def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001
     """The complex tensor ``real + i imag`` (float32 parts make complex64, float64 complex128)."""
-    _check_parts("complex", ("real", "imag"), real, imag, out)
-    return _out(_complex(real, imag), out)
+    _check_parts("complex", ("real", "imag"), real, imag)
+    return _complex(real, imag)
 
 
-def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
     """The complex tensor ``abs * (cos angle + i sin angle)``."""
-    _check_parts("polar", ("abs", "angle"), abs, angle, out)
-    return _out(_polar(abs, angle), out)
+    _check_parts("polar", ("abs", "angle"), abs, angle)
+    return _polar(abs, angle)
+
+
+out_rule("complex", "polar", check=_complex_out)
 
 
 # --------------------------------------------------------------------------------------------
@@ -249,9 +248,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d arg z = g i z / |z|^2 (0 at z = 0; 
 _angle.holomorphic = False
 
 
-def angle(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+def angle(input: Tensor) -> Tensor:
     """The argument (phase) of each element, in radians; real tensors give 0 or pi."""
-    return _out(_angle(input), out)
+    return _angle(input)
 
 
 # --------------------------------------------------------------------------------------------
@@ -301,11 +300,11 @@ def conj(input: Tensor) -> Tensor:
     return out
 
 
-def conj_physical(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+def conj_physical(input: Tensor) -> Tensor:
     """The complex conjugate in new memory; a real tensor comes back as it is."""
     if input._data.dtype.kind != "c":
-        return input if out is None else _out(input, out)
-    return _out(_conj_physical(input), out)
+        return input
+    return _conj_physical(input)
 
 
 def conj_physical_(input: Tensor) -> Tensor:

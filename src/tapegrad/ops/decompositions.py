@@ -143,46 +143,33 @@ def _check_input(name: str, A: Tensor) -> None:
     check_float(name, A._data)
 
 
-def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None,
-        out: Any = None) -> Any:
+def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> Any:
     """``torch.linalg.svd``: A = U diag(S) Vh, S descending."""
     _check_input("linalg.svd", A)
     u, s, vh = _svd(A, full_matrices=full_matrices)
-    return _out(linalg_svd(u, s, vh), out)
+    return linalg_svd(u, s, vh)
 
 
-def svdvals(A: Tensor, *, driver: str | None = None, out: Tensor | None = None) -> Tensor:
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
     """``torch.linalg.svdvals``: the singular values, descending."""
     _check_input("linalg.svdvals", A)
     # with a gradient to come, S from the same LAPACK call as the U, V the rule uses
     _, s, _ = _svd(A, full_matrices=False, compute_uv=A.requires_grad)
-    return _out(s, out)
+    return s
 
 
-def torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True, *,
-              out: Any = None) -> Any:
+def torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
     """``torch.svd`` (deprecated in torch): U, S and V (not V^H); with ``compute_uv=False``,
     zero-filled U (m x m) and V (n x n)."""
     _check_input("svd", input)
     if compute_uv:
         u, s, vh = _svd(input, full_matrices=not some)
-        return _out(svd_result(u, s, vh.mH), out)
+        return svd_result(u, s, vh.mH)
     _, s, _ = _svd(input, full_matrices=False, compute_uv=False)
     m, n = input.shape[-2], input.shape[-1]
     u = _zeros(tuple(input.shape[:-2]) + (m, m), input)
     v = _zeros(tuple(input.shape[:-2]) + (n, n), input)
-    return _out(svd_result(u, s, v), out)
-
-
-def _out(res: Any, out: Any) -> Any:
-    if out is None:
-        return res
-    if isinstance(res, tuple):
-        for o, r in zip(out, res, strict=True):
-            o.resize_(r.shape).copy_(r) if hasattr(o, "resize_") else o.copy_(r)
-        return out
-    out.copy_(res)
-    return out
+    return svd_result(u, s, v)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -227,23 +214,23 @@ def _check_uplo(name: str, UPLO: str) -> None:  # noqa: N803
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
 
-def eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Any:  # noqa: N803
+def eigh(input: Tensor, UPLO: str = "L") -> Any:  # noqa: N803
     """``torch.linalg.eigh``: eigenvalues (ascending) and orthonormal eigenvectors of a
     symmetric (Hermitian) matrix, read from its ``UPLO`` triangle."""
-    check_square("linalg.eigh", A._data)
-    check_float("linalg.eigh", A._data)
+    check_square("linalg.eigh", input._data)
+    check_float("linalg.eigh", input._data)
     _check_uplo("linalg.eigh", UPLO)
-    w, v = _eigh(A, UPLO=UPLO.upper())
-    return _out(linalg_eigh(w, v), out)
+    w, v = _eigh(input, UPLO=UPLO.upper())
+    return linalg_eigh(w, v)
 
 
-def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Tensor | None = None) -> Tensor:  # noqa: N803
+def eigvalsh(input: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
     """``torch.linalg.eigvalsh``: the eigenvalues of a symmetric matrix, ascending."""
-    check_square("linalg.eigvalsh", A._data)
-    check_float("linalg.eigvalsh", A._data)
+    check_square("linalg.eigvalsh", input._data)
+    check_float("linalg.eigvalsh", input._data)
     _check_uplo("linalg.eigvalsh", UPLO)
-    w, _ = _eigh(A, UPLO=UPLO.upper(), compute_v=not A.requires_grad)
-    return _out(w, out)
+    w, _ = _eigh(input, UPLO=UPLO.upper(), compute_v=not input.requires_grad)
+    return w
 
 
 # ---------------------------------------------------------------------------------------------
@@ -333,7 +320,7 @@ def _check_eig(name: str, A: Tensor) -> None:
         raise RuntimeError(f"torch.{name}: input tensor should not contain infs or NaNs.")
 
 
-def eig(A: Tensor, *, out: Any = None) -> Any:
+def eig(input: Tensor) -> Any:
     """``torch.linalg.eig``: the eigenvalues and eigenvectors of a square matrix, complex
     (complex64 for a float32 A, complex128 for float64), A V = V diag(L); each eigenvector of
     unit norm.
@@ -342,18 +329,18 @@ def eig(A: Tensor, *, out: Any = None) -> Any:
     >>> torch.linalg.eig(torch.tensor([[2., 0.], [0., 3.]])).eigenvalues
     tensor([2.+0.j, 3.+0.j])
     """
-    _check_eig("linalg.eig", A)
-    w, v = _eig(A)
+    _check_eig("linalg.eig", input)
+    w, v = _eig(input)
     _remember_outputs(w, v)
-    return _out(linalg_eig(w, v), out)
+    return linalg_eig(w, v)
 
 
-def eigvals(A: Tensor, *, out: Tensor | None = None) -> Tensor:
+def eigvals(input: Tensor) -> Tensor:
     """``torch.linalg.eigvals``: the eigenvalues of a square matrix (complex)."""
-    _check_eig("linalg.eigvals", A)
-    w, v = _eig(A)
+    _check_eig("linalg.eigvals", input)
+    w, v = _eig(input)
     _remember_outputs(w, v)
-    return _out(w, out)
+    return w
 
 
 # ---------------------------------------------------------------------------------------------
@@ -470,16 +457,15 @@ def _check_pivot(name: str, pivot: bool) -> None:
         raise RuntimeError(f"{name}: LU without pivoting is not implemented on the CPU")
 
 
-def lu(A: Tensor, *, pivot: bool = True, out: Any = None) -> Any:
+def lu(A: Tensor, *, pivot: bool = True) -> Any:
     """``torch.linalg.lu``: A = P L U, L unit lower triangular (m x k), U upper (k x n)."""
     check_matrix("linalg.lu", A._data)
     check_float("linalg.lu", A._data)
     _check_pivot("linalg.lu", pivot)
-    return _out(linalg_lu(*_lu(A, pivot=pivot)), out)
+    return linalg_lu(*_lu(A, pivot=pivot))
 
 
-def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False,
-                 out: Any = None) -> Any:
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> Any:
     """``torch.linalg.lu_factor_ex``: LAPACK's compact LU, 1-based pivots and info."""
     check_matrix("torch.linalg.lu_factor_ex", A._data)
     check_float("linalg.lu_factor_ex", A._data)
@@ -491,16 +477,16 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False,
         batch_error("torch.linalg.lu_factor_ex", info._data, lambda i: (
             f"The factorization could not be completed because the input is not "
             f"invertible (U[{i},{i}] is zero)."))
-    return _out(linalg_lu_factor_ex(lu_, piv, info), out)
+    return linalg_lu_factor_ex(lu_, piv, info)
 
 
-def lu_factor(A: Tensor, *, pivot: bool = True, out: Any = None) -> Any:
+def lu_factor(A: Tensor, *, pivot: bool = True) -> Any:
     """``torch.linalg.lu_factor``: LAPACK's compact LU and its 1-based pivots."""
     check_matrix("torch.linalg.lu_factor", A._data)
     check_float("linalg.lu_factor", A._data)
     _check_pivot("linalg.lu_factor", pivot)
     lu_, piv, _ = _lu_factor_ex(A, pivot=pivot)
-    return _out(linalg_lu_factor(lu_, piv), out)
+    return linalg_lu_factor(lu_, piv)
 
 
 @defop("lu_unpack", node="LuUnpackBackward0", outputs=3)
@@ -542,14 +528,14 @@ def _(ctx: Any, grads: list) -> tuple:  # gLU = tril_-1(gL) + triu(gU), each in 
 
 
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # noqa: N803
-              unpack_pivots: bool = True, *, out: Any = None) -> Any:
+              unpack_pivots: bool = True) -> Any:
     """``torch.lu_unpack``: P, L, U from LAPACK's compact LU and pivots."""
     if LU_pivots.dtype.is_floating_point or LU_pivots.dtype.is_complex:
         raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor "
                            "of torch.int32 dtype.\nNote: this function is used for "
                            "compatibility with MAGMA")
-    return _out(lu_unpack_result(*_lu_unpack(LU_data, LU_pivots, unpack_data=unpack_data,
-                                             unpack_pivots=unpack_pivots)), out)
+    return lu_unpack_result(*_lu_unpack(LU_data, LU_pivots, unpack_data=unpack_data,
+                                             unpack_pivots=unpack_pivots))
 
 
 def _lu_solve_np(lu_: np.ndarray, piv: np.ndarray, b: np.ndarray, left: bool,
@@ -629,7 +615,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:
 
 
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noqa: N803
-             adjoint: bool = False, out: Tensor | None = None) -> Tensor:
+             adjoint: bool = False) -> Tensor:
     """``torch.linalg.lu_solve``: X with A X = B (A^H X = B with ``adjoint``, X A = B with
     ``left=False``) from A's ``lu_factor``."""
     check_square("linalg.lu_solve", LU._data, "LU")
@@ -641,32 +627,31 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noq
         raise RuntimeError(
             f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
             f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
-    return _out(_lu_solve(LU, pivots, B, left=left, adjoint=adjoint), out)
+    return _lu_solve(LU, pivots, B, left=left, adjoint=adjoint)
 
 
-def torch_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *,  # noqa: N803
-                   out: Tensor | None = None) -> Tensor:
+def torch_lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803
     """``torch.lu_solve`` (deprecated in torch): the arguments of linalg.lu_solve reversed."""
     from ._lapack import warn_deprecated
 
     warn_deprecated("lu_solve")
-    return lu_solve(LU_data, LU_pivots, b, out=out)
+    return lu_solve(LU_data, LU_pivots, input)
 
 
-def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = None) -> Any:
+def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
     """``torch.lu`` (deprecated in torch): linalg.lu_factor (and info with ``get_infos``)."""
     from ._lapack import warn_deprecated
 
     warn_deprecated("lu")
     lu_, piv, info = _lu_factor_ex(A, pivot=pivot)
     if get_infos:
-        return _out((lu_, piv, info), out)
+        return (lu_, piv, info)
     from ._lapack import batch_error
 
     batch_error("torch.linalg.lu_factor_ex", info._data, lambda i: (
         f"The factorization could not be completed because the input is not invertible "
         f"(U[{i},{i}] is zero)."))
-    return _out((lu_, piv), out)
+    return (lu_, piv)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -704,25 +689,24 @@ def _ldl_factor_ex(a: np.ndarray, *, hermitian: bool = False) -> tuple:
 _no_derivative(_ldl_factor_ex, "linalg_ldl_factor_ex")
 
 
-def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False,
-                  out: Any = None) -> Any:
+def ldl_factor_ex(input: Tensor, *, hermitian: bool = False, check_errors: bool = False) -> Any:
     """``torch.linalg.ldl_factor_ex``: LAPACK's compact LDL^T (sytrf), its pivots and info."""
-    check_square("torch.linalg.ldl_factor_ex", A._data)
-    check_float("torch.linalg.ldl_factor_ex", A._data)
-    ld, piv, info = _ldl_factor_ex(A, hermitian=hermitian)
+    check_square("torch.linalg.ldl_factor_ex", input._data)
+    check_float("torch.linalg.ldl_factor_ex", input._data)
+    ld, piv, info = _ldl_factor_ex(input, hermitian=hermitian)
     if check_errors:
         from ._lapack import batch_error
 
         batch_error("torch.linalg.ldl_factor_ex", info._data, lambda i: (
             f"The factorization could not be completed because the input is not invertible "
             f"(the diagonal element {i} is zero)."))
-    return _out(linalg_ldl_factor_ex(ld, piv, info), out)
+    return linalg_ldl_factor_ex(ld, piv, info)
 
 
-def ldl_factor(A: Tensor, *, hermitian: bool = False, out: Any = None) -> Any:
+def ldl_factor(input: Tensor, *, hermitian: bool = False) -> Any:
     """``torch.linalg.ldl_factor``: LAPACK's compact LDL^T (sytrf) and its pivots."""
-    ld, piv, info = ldl_factor_ex(A, hermitian=hermitian)
-    return _out(linalg_ldl_factor(ld, piv), out)
+    ld, piv, info = ldl_factor_ex(input, hermitian=hermitian)
+    return linalg_ldl_factor(ld, piv)
 
 
 @defop("linalg_ldl_solve", node="NotImplemented")
@@ -748,11 +732,11 @@ def _ldl_solve(ld: np.ndarray, piv: np.ndarray, b: np.ndarray, *,
 _no_derivative(_ldl_solve, "linalg_ldl_solve")
 
 
-def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False,  # noqa: N803
-              out: Tensor | None = None) -> Tensor:
+def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *,  # noqa: N803
+              hermitian: bool = False) -> Tensor:
     """``torch.linalg.ldl_solve``: X with A X = B from A's ``ldl_factor`` (sytrs)."""
     check_square("torch.linalg.ldl_solve", LD._data, "LD")
     if B.ndim < 2:
         raise RuntimeError("torch.linalg.ldl_solve: The input tensor B must have at least 2 "
                            "dimensions.")
-    return _out(_ldl_solve(LD, pivots, B, hermitian=hermitian), out)
+    return _ldl_solve(LD, pivots, B, hermitian=hermitian)

@@ -128,7 +128,8 @@ _MODES = (None, "use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
           "donot_use_mm_for_euclid_dist")
 
 
-def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str | None = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """The p-norm distance between each pair of rows of ``x1`` and ``x2`` (batched)."""
     if compute_mode not in _MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")

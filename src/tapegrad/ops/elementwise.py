@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import _blas, _dtype
+from .._out import rule as out_rule
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from . import _registry
@@ -183,10 +184,13 @@ def _fma32(x: Any, y: Any, z: Any) -> np.ndarray:
 
 def _alpha_fma(a: Any, b: Any, alpha: Any) -> np.ndarray | None:
     """a + alpha * b as torch's kernel computes it (one fused rounding), or None where that
-    kernel is not the one (a number operand, complex or bool alpha) or float64 would need the
-    slow way. Arrays of one shape go through the BLAS's axpy (one rounding, as fast as NumPy's
-    two passes); other float32 ones through float64 (three times slower: small or broadcast
-    operands only)."""
+    kernel is not the one (complex or bool alpha, a number operand of a float64 tensor) or
+    float64 would need the slow way. Arrays of one shape go through the BLAS's axpy (one
+    rounding, as fast as NumPy's two passes); other float32 ones through float64 (three times
+    slower: small or broadcast operands only)."""
+    if (type(b) in (int, float) and isinstance(a, np.ndarray) and a.dtype == np.float32
+            and a.ndim > 0):  # a number: torch's kernel takes it in the tensor's dtype
+        b = np.asarray(b, dtype=np.float32)
     if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
             and a.dtype.char in "fd" and isinstance(alpha, (int, float))
             and not isinstance(alpha, bool)):
@@ -205,9 +209,42 @@ def _alpha_fma(a: Any, b: Any, alpha: Any) -> np.ndarray | None:
     if a.dtype != np.float32:
         return None
     try:
-        return _fma32(b, np.float64(al), a)
+        out = _fma32(b, np.float64(al), a)
     except ValueError:
         raise _broadcast_error(a, b) from None
+    _unfuse_hoisted_tails(out, a, b, al)
+    return out
+
+
+def _unfuse_hoisted_tails(out: np.ndarray, a: np.ndarray, b: np.ndarray, al: Any) -> None:
+    """Where ``b`` is one number along torch's inner loop (a (1,)-shaped or 0-dim tensor, or
+    broadcast over the trailing dimensions), the compiler's vectorized remainder loop of torch's
+    float32 kernel adds a product ``alpha * b`` it rounded once outside the loop: a + round(
+    alpha b), two roundings, in some elements of each row's last 32. Which ones depends only on
+    the row's length (AVX-512: a fused 16-wide vector where 16 remain, then one fused element,
+    then 4-wide unfused vectors, then fused elements one by one); rows longer than torch's
+    grain (32768 elements in all) are split among threads and left fused."""
+    if out.size > 32768 or a.shape != out.shape or not a.flags.c_contiguous:
+        return
+    b_shape = (1,) * (out.ndim - b.ndim) + b.shape
+    k = out.ndim
+    while k > 0 and b_shape[k - 1] == 1:
+        k -= 1
+    if k == out.ndim:  # b varies along the innermost dimension: nothing is hoisted
+        return
+    row = int(np.prod(out.shape[k:], dtype=np.int64))
+    t = row % 32
+    start = row - t
+    if t >= 16:
+        start, t = start + 16, t - 16
+    count = 4 * ((t - 1) // 4) if t >= 5 else 0
+    if count == 0:
+        return
+    cols = slice(start + 1, start + 1 + count)
+    rows_out = out.reshape(-1, row)
+    rows_a = a.reshape(-1, row)
+    product = (np.float32(al) * np.broadcast_to(b, out.shape).reshape(-1, row)[:, cols])
+    rows_out[:, cols] = rows_a[:, cols] + product.astype(np.float32)
 
 
 _AXPY_MIN = 4096  # smaller: the float64 way (float32) or two roundings (float64) cost less
@@ -220,9 +257,19 @@ def _zero_grad(grad: Tensor) -> Tensor:
     return Tensor._make(np.zeros(grad.shape, dtype=grad._data.dtype))
 
 
+def _same_float(a: Any, b: Any) -> tuple:
+    """Two float arrays of different dtypes in their common one (float32 and bfloat16 in
+    float32): torch scales and adds in the result's dtype, not in the narrower operand's."""
+    if (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype != b.dtype
+            and a.dtype.kind in "fV" and b.dtype.kind in "fV"):
+        return _promote(a, b)
+    return a, b
+
+
 @defop("add", node="AddBackward0")
 def _add(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
     if alpha != 1:
+        a, b = _same_float(a, b)
         fused = _alpha_fma(a, b, alpha)
         if fused is not None:
             return fused
@@ -239,6 +286,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a + alpha*b) = (1, alpha)
 @defop("sub", node="SubBackward0")
 def _sub(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
     if alpha != 1:
+        a, b = _same_float(a, b)
         fused = _alpha_fma(a, b, -alpha) if type(alpha) in (int, float) else None
         if fused is not None:
             return fused
@@ -1334,6 +1382,37 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     return _where(a, b, condition=cond)
 
 
+def _where_out(args: tuple, out: Any) -> None:
+    """where's out rule: both branches tensors (torch's forms with a number have no out), and
+    out of their common dtype."""
+    from ._registry import scalar_type_name
+
+    a, b = args[1], args[2]
+    for value, name, position in ((a, "input", 2), (b, "other", 3)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"where(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}")
+    if isinstance(out, Tensor) and (isinstance(a, Tensor) or isinstance(b, Tensor)):
+        want = _dtype.result_type(a, b)
+        if out.dtype is not want:
+            raise RuntimeError(f"Expected out type to be {scalar_type_name(want)} but got "
+                               f"{scalar_type_name(out.dtype)}")
+
+
+def _clamp_out(args: tuple, out: Any) -> None:
+    """clamp's out rule: out has the input's dtype."""
+    from ._registry import scalar_type_name
+
+    x = args[0]
+    if isinstance(out, Tensor) and isinstance(x, Tensor) and out.dtype is not x.dtype:
+        raise RuntimeError(f"Found dtype {scalar_type_name(out.dtype)} but expected "
+                           f"{scalar_type_name(x.dtype)}")
+
+
+out_rule("where", check=_where_out)
+out_rule("clamp", "clip", check=_clamp_out)
+
+
 def _lerp_np(a: np.ndarray, b: np.ndarray, w: Any) -> np.ndarray:
     # torch's formula, exact at both ends: w < 1/2 ? a + w (b - a) : b - (b - a)(1 - w)
     a, b = _promote(a, b)
@@ -1550,12 +1629,23 @@ def _bitwise_not(x: np.ndarray) -> np.ndarray:
     return np.asarray(np.invert(x))
 
 
+def wrap_int_scalar(x: Any, y: Any) -> tuple[Any, Any]:
+    """A Python int operand of an op on an integer array, cast to the array's dtype the way
+    torch casts it (wrapping around: ``uint8 & -32`` masks with 224), where NumPy would refuse
+    an out-of-range int."""
+    if type(y) is int and isinstance(x, np.ndarray) and x.dtype.kind in "iu":
+        y = np.array(y, dtype=np.int64).astype(x.dtype)
+    elif type(x) is int and isinstance(y, np.ndarray) and y.dtype.kind in "iu":
+        x = np.array(x, dtype=np.int64).astype(y.dtype)
+    return x, y
+
+
 def _bitwise(name: str, ufunc: Callable) -> Any:
     """The entry of one bitwise op on integers or bools (``&``, ``|``, ``^``)."""
 
     @nondiff(f"bitwise_{name}")
     def forward(a: np.ndarray, b: Any) -> np.ndarray:
-        x, y = _promote(a, b)
+        x, y = wrap_int_scalar(*_promote(a, b))
         if np.result_type(x, y).kind == "f":
             raise RuntimeError(f'"bitwise_{name}_cpu" not implemented for \'Float\'')
         try:

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, return_types
+from .._out import rule as out_rule
 from .._tensor import Tensor
 from ._registry import apply_, defop
 from .elementwise import (
@@ -32,8 +33,8 @@ from .elementwise import (
     rsqrt,
     trunc,
     where,
+    wrap_int_scalar,
 )
-from .special import _out
 
 _LN2 = math.log(2.0)
 
@@ -346,7 +347,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:
 def _integer_binary(name: str, ufunc: Any, a: Any, b: Any, bools: bool = False) -> Tensor:
     x = a._data if isinstance(a, Tensor) else a
     y = b._data if isinstance(b, Tensor) else b
-    x, y = _promote(x, y)
+    x, y = wrap_int_scalar(*_promote(x, y))
     kind = np.result_type(x, y).kind
     if kind in "fc" or (kind == "b" and not bools):
         dt = _dtype.from_numpy_dtype(np.result_type(x, y)).name.capitalize()
@@ -385,11 +386,11 @@ _rshift = _shift(np.right_shift, "rshift")
 # ---------------------------------------------------------------------------------------------
 
 def _unary_public(op: Any, name: str) -> Any:
-    def fn(input: Tensor, *, out: Any = None) -> Tensor:
+    def fn(input: Tensor) -> Tensor:
         if not isinstance(input, Tensor):
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(input).__name__}")
-        return _out(op(input), out)
+        return op(input)
 
     fn.__name__ = name
     return fn
@@ -407,16 +408,17 @@ arcsinh, arccosh, arctanh = asinh, acosh, atanh
 arccos, arcsin, arctan = acos, asin, atan  # torch's NumPy-style names of elementwise.py's ops
 
 
-def nan_to_num(input: Tensor, nan: Any = 0.0, posinf: Any = None, neginf: Any = None, *,
-               out: Any = None) -> Tensor:
-    """NaN -> ``nan``, +inf -> ``posinf`` (the dtype's largest), -inf -> ``neginf``."""
-    return _out(_nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf), out)
+def nan_to_num(input: Tensor, nan: Any = None, posinf: Any = None, neginf: Any = None
+               ) -> Tensor:
+    """NaN -> ``nan`` (0 by default), +inf -> ``posinf`` (the dtype's largest), -inf ->
+    ``neginf``."""
+    return _nan_to_num(input, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
 
 
 def _binary_public(op: Any, name: str) -> Any:
-    def fn(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    def fn(input: Any, other: Any) -> Tensor:
         _tensor_args(name, input, other)
-        return _out(op(input, other), out)
+        return op(input, other)
 
     fn.__name__ = name
     return fn
@@ -432,48 +434,36 @@ fmin = _binary_public(_fmin, "fmin")
 nextafter = _binary_public(_nextafter, "nextafter")
 
 
-def heaviside(input: Tensor, values: Tensor, *, out: Any = None) -> Tensor:
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 where input < 0, 1 where input > 0, ``values`` where input == 0."""
     _tensor_args("heaviside", input, values)
-    return _out(_heaviside(input, values), out)
+    return _heaviside(input, values)
 
 
-def copysign(input: Any, other: Any, *, out: Any = None) -> Tensor:
+def copysign(input: Any, other: Any) -> Tensor:
     """|input| with the sign of ``other`` (a tensor or a number)."""
     _tensor_args("copysign", input, other, scalar_other=True)
     if isinstance(other, Tensor):
-        return _out(_copysign(input, other), out)
-    return _out(_copysign_scalar(input, other=other), out)
+        return _copysign(input, other)
+    return _copysign_scalar(input, other=other)
 
 
-def ldexp(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """input * 2^other."""
     _tensor_args("ldexp", input, other)
-    return _out(_ldexp(input, other), out)
+    return _ldexp(input, other)
 
 
-def frexp(input: Tensor, *, out: Any = None) -> Any:
+def frexp(input: Tensor) -> Any:
     """(mantissa, exponent) with input = mantissa * 2^exponent, |mantissa| in [0.5, 1)."""
     m, e = _frexp(input)
-    if out is not None:
-        _out(m, out[0])
-        _out(e, out[1])
-        m, e = out
     return _Frexp(m, e)
 
 
-def _make_frexp_type() -> Any:
-    from collections import namedtuple
-
-    from .reduction import _return_type
-
-    return _return_type(namedtuple("frexp", ["mantissa", "exponent"]), "frexp")
+_Frexp = return_types.frexp.of
 
 
-_Frexp = _make_frexp_type()
-
-
-def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
+def float_power(input: Any, exponent: Any) -> Tensor:
     """input ** exponent in float64 (complex128 for complex operands)."""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         raise TypeError("float_power() received an invalid combination of arguments - got "
@@ -485,15 +475,26 @@ def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
             target = _dtype.complex128
     a = input.to(target) if isinstance(input, Tensor) else input
     b = exponent.to(target) if isinstance(exponent, Tensor) else exponent
-    if out is not None and out.dtype != target:
+    return pow(a, b)
+
+
+def _float_power_out(args: tuple, out: Any) -> None:
+    """float_power's out rule: out has the result's dtype, float64 (complex128)."""
+    target = _dtype.float64
+    for v in args[:2]:
+        if isinstance(v, Tensor) and v.dtype.is_complex or isinstance(v, complex):
+            target = _dtype.complex128
+    if isinstance(out, Tensor) and out.dtype != target:
         raise RuntimeError(f"the output given to float_power has dtype {out.dtype} but the "
                            f"operation's result requires dtype {target}")
-    return _out(pow(a, b), out)
 
 
-def fix(input: Tensor, *, out: Any = None) -> Tensor:
+out_rule("float_power", check=_float_power_out)
+
+
+def fix(input: Tensor) -> Tensor:
     """``torch.fix``: the alias of ``trunc``."""
-    return _out(trunc(input), out)
+    return trunc(input)
 
 
 def positive(input: Tensor) -> Tensor:
@@ -503,23 +504,23 @@ def positive(input: Tensor) -> Tensor:
     return input
 
 
-def gcd(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+def gcd(input: Tensor, other: Tensor) -> Tensor:
     _tensor_args("gcd", input, other)
-    return _out(_integer_binary("gcd", np.gcd, input, other), out)
+    return _integer_binary("gcd", np.gcd, input, other)
 
 
-def lcm(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+def lcm(input: Tensor, other: Tensor) -> Tensor:
     _tensor_args("lcm", input, other)
-    return _out(_integer_binary("lcm", np.lcm, input, other), out)
+    return _integer_binary("lcm", np.lcm, input, other)
 
 
 def _bitwise_public(name: str, ufunc: Any) -> Any:
-    def fn(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    def fn(input: Any, other: Any) -> Tensor:
         if not isinstance(input, Tensor) and not isinstance(other, Tensor):
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
                             f"({type(input).__name__}, {type(other).__name__}), but expected "
                             "one of:")
-        return _out(_integer_binary(name, ufunc, input, other, bools=True), out)
+        return _integer_binary(name, ufunc, input, other, bools=True)
 
     fn.__name__ = name
     return fn
@@ -532,12 +533,12 @@ bitwise_left_shift = _bitwise_public("bitwise_left_shift", _lshift)
 bitwise_right_shift = _bitwise_public("bitwise_right_shift", _rshift)
 
 
-def bitwise_not(input: Tensor, *, out: Any = None) -> Tensor:
+def bitwise_not(input: Tensor) -> Tensor:
     x = input._data
     if x.dtype.kind in "fc":
         raise RuntimeError("\"bitwise_not_cpu\" not implemented for "
                            f"'{'Float' if x.dtype == np.float32 else 'Double'}'")
-    return _out(Tensor._make(np.invert(x)), out)
+    return Tensor._make(np.invert(x))
 
 
 def _inplace_binary(op: Any) -> Any:
@@ -567,14 +568,14 @@ def _inplace_from(fn: Any) -> Any:
     return method
 
 
-def isposinf(input: Tensor, *, out: Any = None) -> Tensor:
+def isposinf(input: Tensor) -> Tensor:
     """True where the element is +inf."""
-    return _out(Tensor._make(np.asarray(np.isposinf(input._data))), out)
+    return Tensor._make(np.asarray(np.isposinf(input._data)))
 
 
-def isneginf(input: Tensor, *, out: Any = None) -> Tensor:
+def isneginf(input: Tensor) -> Tensor:
     """True where the element is -inf."""
-    return _out(Tensor._make(np.asarray(np.isneginf(input._data))), out)
+    return Tensor._make(np.asarray(np.isneginf(input._data)))
 
 
 def isreal(input: Tensor) -> Tensor:
@@ -605,8 +606,8 @@ METHODS: dict[str, Any] = {
     "heaviside_": _inplace_binary(_heaviside), "ldexp_": _inplace_binary(_ldexp),
     "copysign_": lambda self, other: (apply_(_copysign, self, other) if isinstance(
         other, Tensor) else apply_(_copysign_scalar, self, other=other)),
-    "nan_to_num_": lambda self, nan=0.0, posinf=None, neginf=None: apply_(
-        _nan_to_num, self, nan=nan, posinf=posinf, neginf=neginf),
+    "nan_to_num_": lambda self, nan=None, posinf=None, neginf=None: apply_(
+        _nan_to_num, self, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf),
     "fix_": _inplace_from(fix), "float_power_": _inplace_from(float_power),
     "gcd_": _inplace_from(gcd), "lcm_": _inplace_from(lcm),
     "bitwise_and_": _inplace_from(bitwise_and), "bitwise_or_": _inplace_from(bitwise_or),

@@ -10,16 +10,19 @@ Both work on batches of matrices (leading dimensions). The forwards call LAPACK 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
+from .. import return_types
+from .._naming import public
 from .._tensor import Tensor
 from ._registry import defop
 
 _TAYLOR_DTYPES = frozenset(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
 
 
+@public("._C")
 class _LinAlgError(RuntimeError):
     """``torch.linalg.LinAlgError``: a matrix the algorithm cannot handle (e.g. singular)."""
 
@@ -146,27 +149,21 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # X = A^{-1}B: dB = A^{-H}G, dA = -dB X
 _cholesky.holomorphic = _solve_triangular.holomorphic = False
 
 
-def cholesky(input: Tensor, *, upper: bool = False, out: Tensor | None = None) -> Tensor:
+def cholesky(input: Tensor, *, upper: bool = False) -> Tensor:
     """``torch.linalg.cholesky``: L with A = L L^H (or U^H U with ``upper=True``)."""
     _check_square("linalg.cholesky", input._data)
     res = _cholesky(input, upper=upper)
-    if out is not None:
-        out.copy_(res)
-        return out
     return res
 
 
-def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
-                     unitriangular: bool = False, out: Tensor | None = None) -> Tensor:
+def solve_triangular(input: Tensor, B: Tensor, *, upper: bool, left: bool = True,
+                     unitriangular: bool = False) -> Tensor:
     """``torch.linalg.solve_triangular``: X with A X = B (X A = B with ``left=False``)."""
-    if A._data.ndim < 2 or B._data.ndim < 2:
+    if input._data.ndim < 2 or B._data.ndim < 2:
         raise RuntimeError("linalg.solve_triangular: The input tensor "
-                           f"{'A' if A._data.ndim < 2 else 'B'} must have at least 2 "
+                           f"{'input' if input._data.ndim < 2 else 'B'} must have at least 2 "
                            "dimensions.")
-    res = _solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
-    if out is not None:
-        out.copy_(res)
-        return out
+    res = _solve_triangular(input, B, upper=upper, left=left, unitriangular=unitriangular)
     return res
 
 
@@ -210,13 +207,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # X = A^{-1}B: dB = A^{-H}G, dA = -dB X
 _solve.holomorphic = False  # a complex formula (see cholesky)
 
 
-def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor:
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """``torch.linalg.solve``: X with A X = B (X A = B with ``left=False``)."""
     _check_square("linalg.solve", A._data)
     res = _solve(A, B, left=left)
-    if out is not None:
-        out.copy_(res)
-        return out
     return res
 
 
@@ -251,13 +245,13 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # dA = upper-right block of exp([[A^H, 
 _matrix_exp.holomorphic = False  # a complex formula (see cholesky)
 
 
-def matrix_exp(A: Tensor) -> Tensor:
+def matrix_exp(input: Tensor) -> Tensor:
     """``torch.linalg.matrix_exp`` (and ``torch.matrix_exp``): e^A = sum A^k / k!."""
-    _check_square("linalg.matrix_exp", A._data)
-    return _matrix_exp(A)
+    _check_square("linalg.matrix_exp", input._data)
+    return _matrix_exp(input)
 
 
-def geqrf(input: Tensor) -> geqrf_result:
+def geqrf(input: Tensor) -> Any:
     """``torch.geqrf``: LAPACK's compact QR (R on and above the diagonal, the Householder
     vectors below it) and the reflectors' scalars tau. Not differentiable, as in torch."""
     from scipy.linalg import lapack  # lazily: SciPy takes a while to import
@@ -345,14 +339,14 @@ def _(ctx: Any, grad: Tensor) -> tuple:
     return (ga, gtau)
 
 
-def householder_product(A: Tensor, tau: Tensor, *, out: Tensor | None = None) -> Tensor:
+def householder_product(input: Tensor, tau: Tensor) -> Tensor:
     """``torch.linalg.householder_product`` (``torch.orgqr``): the first n columns of
     H_1 ... H_k, where H_i = I - tau_i v_i v_i^H and v_i is column i of A below the diagonal,
     with a 1 on it."""
-    if A.ndim < 2:
+    if input.ndim < 2:
         raise RuntimeError("torch.linalg.householder_product: input must have at least 2 "
                            "dimensions.")
-    m, n = A.shape[-2], A.shape[-1]
+    m, n = input.shape[-2], input.shape[-1]
     if m < n:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater "
                            "than or equal to input.shape[-1]")
@@ -360,11 +354,14 @@ def householder_product(A: Tensor, tau: Tensor, *, out: Tensor | None = None) ->
     if k > n:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater "
                            "than or equal to tau.shape[-1]")
-    q = _householder(A, tau)
-    if out is not None:
-        out.copy_(q)
-        return out
+    q = _householder(input, tau)
     return q
+
+
+def orgqr(input: Tensor, input2: Tensor) -> Tensor:
+    """``torch.orgqr``: ``linalg.householder_product`` (torch names the reflectors' scalars
+    ``input2`` here)."""
+    return householder_product(input, input2)
 
 
 @defop("linalg_qr", node="LinalgQrBackward0", save=(0,), outputs=2)
@@ -429,7 +426,7 @@ def _qr_backward_tall(q: Tensor, r: Tensor, gq: Tensor | None, gr: Tensor | None
 _qr.holomorphic = False  # a complex formula (see cholesky)
 
 
-def qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:
+def qr(A: Tensor, mode: str = "reduced") -> Any:
     """``torch.linalg.qr``: A = QR with Q orthonormal columns and R upper triangular
     (``mode``: 'reduced', 'complete', or 'r' for R alone with an empty Q)."""
     if mode not in ("reduced", "complete", "r"):
@@ -441,25 +438,5 @@ def qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:
     return linalg_qr(q, r)
 
 
-class linalg_qr(NamedTuple):  # noqa: N801  (torch.return_types.linalg_qr)
-    """``torch.return_types.linalg_qr``: (Q, R)."""
-
-    Q: Tensor
-    R: Tensor
-
-    def __repr__(self) -> str:
-        return f"torch.return_types.linalg_qr(\nQ={self.Q},\nR={self.R})"
-
-
-class geqrf_result(NamedTuple):
-    """``torch.return_types.geqrf``: (a, tau)."""
-
-    a: Tensor
-    tau: Tensor
-
-    def __repr__(self) -> str:
-        return f"torch.return_types.geqrf(\na={self.a},\ntau={self.tau})"
-
-
-linalg_qr.__module__ = geqrf_result.__module__ = "torch.return_types"
-geqrf_result.__name__ = geqrf_result.__qualname__ = "geqrf"
+linalg_qr = return_types.linalg_qr.of
+geqrf_result = return_types.geqrf.of

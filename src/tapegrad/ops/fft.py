@@ -224,14 +224,6 @@ def _n_dims(x: Tensor, s: Any, dim: Any) -> tuple:
     return dims, sizes
 
 
-def _out(result: Tensor, out: Tensor | None) -> Tensor:
-    if out is None:
-        return result
-    if out.shape != result.shape:
-        out._data = np.empty(result.shape, out._data.dtype)  # torch resizes out to the result
-    return out.copy_(result)
-
-
 # --------------------------------------------------------------------------------------------
 # The transforms
 # --------------------------------------------------------------------------------------------
@@ -250,69 +242,60 @@ def _fftn_any(x: Tensor, dims: tuple, sizes: tuple, norm: str, forward: bool,
     return _c2c(_as_complex(x), dims=dims, norm=norm, forward=forward)
 
 
-def fft(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None, *,
-        out: Tensor | None = None) -> Tensor:
+def fft(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None) -> Tensor:
     """The one-dimensional discrete Fourier transform along ``dim`` (size ``n``)."""
     dims, sizes = _one_dim(input, n, dim)
-    return _out(_fftn_any(input, dims, sizes, _norm(norm), True, True), out)
+    return _fftn_any(input, dims, sizes, _norm(norm), True, True)
 
 
-def ifft(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None, *,
-         out: Tensor | None = None) -> Tensor:
+def ifft(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None) -> Tensor:
     """The inverse of ``fft``."""
     dims, sizes = _one_dim(input, n, dim)
-    return _out(_fftn_any(input, dims, sizes, _norm(norm), False, True), out)
+    return _fftn_any(input, dims, sizes, _norm(norm), False, True)
 
 
-def fftn(input: Tensor, s: Any = None, dim: Any = None, norm: Any = None, *,
-         out: Tensor | None = None) -> Tensor:
+def fftn(input: Tensor, s: Any = None, dim: Any = None, norm: Any = None) -> Tensor:
     """The n-dimensional transform over ``dim`` (every dim by default)."""
     dims, sizes = _n_dims(input, s, dim)
-    return _out(_fftn_any(input, dims, sizes, _norm(norm), True, False), out)
+    return _fftn_any(input, dims, sizes, _norm(norm), True, False)
 
 
-def ifftn(input: Tensor, s: Any = None, dim: Any = None, norm: Any = None, *,
-          out: Tensor | None = None) -> Tensor:
+def ifftn(input: Tensor, s: Any = None, dim: Any = None, norm: Any = None) -> Tensor:
     """The inverse of ``fftn``."""
     dims, sizes = _n_dims(input, s, dim)
-    return _out(_fftn_any(input, dims, sizes, _norm(norm), False, False), out)
+    return _fftn_any(input, dims, sizes, _norm(norm), False, False)
 
 
-def fft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: Any = None, *,
-         out: Tensor | None = None) -> Tensor:
+def fft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: Any = None) -> Tensor:
     """The two-dimensional transform over the last two dims."""
-    return fftn(input, s, dim, norm, out=out)
+    return fftn(input, s, dim, norm)
 
 
-def ifft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: Any = None, *,
-          out: Tensor | None = None) -> Tensor:
-    return ifftn(input, s, dim, norm, out=out)
+def ifft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: Any = None) -> Tensor:
+    return ifftn(input, s, dim, norm)
 
 
 def _rfftn_any(x: Tensor, dims: tuple, sizes: tuple, norm: str) -> Tensor:
     return _r2c(_resize(x, dims, sizes), dims=dims, norm=norm, onesided=True)
 
 
-def rfft(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None, *,
-         out: Tensor | None = None) -> Tensor:
+def rfft(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None) -> Tensor:
     """The transform of a real signal: the n//2 + 1 non-negative frequencies."""
     x = _real_only(input, "rfft")
     dims, sizes = _one_dim(x, n, dim)
-    return _out(_rfftn_any(x, dims, sizes, _norm(norm)), out)
+    return _rfftn_any(x, dims, sizes, _norm(norm))
 
 
-def rfftn(input: Tensor, s: Any = None, dim: Any = None, norm: Any = None, *,
-          out: Tensor | None = None) -> Tensor:
+def rfftn(input: Tensor, s: Any = None, dim: Any = None, norm: Any = None) -> Tensor:
     x = _real_only(input, "rfftn")
     dims, sizes = _n_dims(x, s, dim)
-    return _out(_rfftn_any(x, dims, sizes, _norm(norm)), out)
+    return _rfftn_any(x, dims, sizes, _norm(norm))
 
 
-def rfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: Any = None, *,
-          out: Tensor | None = None) -> Tensor:
+def rfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: Any = None) -> Tensor:
     x = _real_only(input, "rfftn")
     dims, sizes = _n_dims(x, s, dim)
-    return _out(_rfftn_any(x, dims, sizes, _norm(norm)), out)
+    return _rfftn_any(x, dims, sizes, _norm(norm))
 
 
 def _irfft_sizes(x: Tensor, dims: tuple, s: Any) -> tuple:
@@ -340,56 +323,48 @@ def _c2r_any(x: Tensor, dims: tuple, s: Any, norm: str, conj_first: bool) -> Ten
     return _c2r(x, dims=dims, norm=norm, n=sizes[-1])
 
 
-def irfft(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None, *,
-          out: Tensor | None = None) -> Tensor:
+def irfft(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None) -> Tensor:
     """The inverse of ``rfft``: a real signal of size ``n`` (2 (m - 1) by default)."""
     d = _dim(dim, input.ndim)
     s = None if n is None else (n,)
-    return _out(_c2r_any(input, (d,), s, _norm(norm), False), out)
+    return _c2r_any(input, (d,), s, _norm(norm), False)
 
 
-def irfftn(input: Tensor, s: Any = None, dim: Any = None, norm: Any = None, *,
-           out: Tensor | None = None) -> Tensor:
+def irfftn(input: Tensor, s: Any = None, dim: Any = None, norm: Any = None) -> Tensor:
     dims, _ = _n_dims(input, None if s is None else tuple(-1 for _ in s), dim)
-    return _out(_c2r_any(input, dims, s, _norm(norm), False), out)
+    return _c2r_any(input, dims, s, _norm(norm), False)
 
 
-def irfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: Any = None, *,
-           out: Tensor | None = None) -> Tensor:
-    return irfftn(input, s, dim, norm, out=out)
+def irfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: Any = None) -> Tensor:
+    return irfftn(input, s, dim, norm)
 
 
-def hfft(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None, *,
-         out: Tensor | None = None) -> Tensor:
+def hfft(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None) -> Tensor:
     """The transform of a Hermitian signal given by its half: a real spectrum of size ``n``."""
     d = _dim(dim, input.ndim)
     s = None if n is None else (n,)
-    return _out(_c2r_any(input, (d,), s, _DUAL[_norm(norm)], True), out)
+    return _c2r_any(input, (d,), s, _DUAL[_norm(norm)], True)
 
 
-def hfftn(input: Tensor, s: Any = None, dim: Any = None, norm: Any = None, *,
-          out: Tensor | None = None) -> Tensor:
+def hfftn(input: Tensor, s: Any = None, dim: Any = None, norm: Any = None) -> Tensor:
     dims, _ = _n_dims(input, None if s is None else tuple(-1 for _ in s), dim)
-    return _out(_c2r_any(input, dims, s, _DUAL[_norm(norm)], True), out)
+    return _c2r_any(input, dims, s, _DUAL[_norm(norm)], True)
 
 
-def hfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: Any = None, *,
-          out: Tensor | None = None) -> Tensor:
-    return hfftn(input, s, dim, norm, out=out)
+def hfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: Any = None) -> Tensor:
+    return hfftn(input, s, dim, norm)
 
 
-def ihfft(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None, *,
-          out: Tensor | None = None) -> Tensor:
+def ihfft(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None) -> Tensor:
     """The inverse of ``hfft``: the half spectrum of a real signal, conjugated."""
     from .complex import conj
 
     x = _real_only(input, "ihfft")
     dims, sizes = _one_dim(x, n, dim)
-    return _out(conj(_rfftn_any(x, dims, sizes, _DUAL[_norm(norm)])), out)
+    return conj(_rfftn_any(x, dims, sizes, _DUAL[_norm(norm)]))
 
 
-def ihfftn(input: Tensor, s: Any = None, dim: Any = None, norm: Any = None, *,
-           out: Tensor | None = None) -> Tensor:
+def ihfftn(input: Tensor, s: Any = None, dim: Any = None, norm: Any = None) -> Tensor:
     from .complex import conj, conj_physical
 
     x = _real_only(input, "ihfftn")
@@ -397,15 +372,14 @@ def ihfftn(input: Tensor, s: Any = None, dim: Any = None, norm: Any = None, *,
     norm = _norm(norm)
     x = _resize(x, dims, sizes)
     if len(dims) == 1:
-        return _out(conj(_r2c(x, dims=dims, norm=_DUAL[norm], onesided=True)), out)
+        return conj(_r2c(x, dims=dims, norm=_DUAL[norm], onesided=True))
     # the last dim one-sided, conjugated; the others by the inverse kernel
     half = conj_physical(_r2c(x, dims=dims[-1:], norm=_DUAL[norm], onesided=True))
-    return _out(_c2c(half, dims=dims[:-1], norm=norm, forward=False), out)
+    return _c2c(half, dims=dims[:-1], norm=norm, forward=False)
 
 
-def ihfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: Any = None, *,
-           out: Tensor | None = None) -> Tensor:
-    return ihfftn(input, s, dim, norm, out=out)
+def ihfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: Any = None) -> Tensor:
+    return ihfftn(input, s, dim, norm)
 
 
 # --------------------------------------------------------------------------------------------
@@ -420,18 +394,19 @@ def _freq_tensor(k: np.ndarray, scale: float, dtype: Any, requires_grad: bool) -
     return Tensor._make(out, requires_grad=requires_grad)
 
 
-def fftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype: Any = None,
-            layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, layout: Any = None,
+            device: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """The sample frequencies of an ``fft`` of size ``n``: [0, 1, ..., -(n // 2), ..., -1] over
     d n."""
     k = np.concatenate([np.arange((n + 1) // 2), np.arange(-(n // 2), 0)])
-    return _out(_freq_tensor(k, 1.0 / (n * d), dtype, requires_grad), out)
+    return _freq_tensor(k, 1.0 / (n * d), dtype, requires_grad)
 
 
-def rfftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype: Any = None,
-             layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, layout: Any = None,
+             device: Any = None, pin_memory: bool = False, requires_grad: bool = False
+             ) -> Tensor:
     """The sample frequencies of an ``rfft`` of size ``n``: [0, 1, ..., n // 2] / (d n)."""
-    return _out(_freq_tensor(np.arange(n // 2 + 1), 1.0 / (n * d), dtype, requires_grad), out)
+    return _freq_tensor(np.arange(n // 2 + 1), 1.0 / (n * d), dtype, requires_grad)
 
 
 def _shift_dims(x: Tensor, dim: Any) -> tuple:

@@ -37,7 +37,7 @@ def zero_(input: Tensor) -> Tensor:
 
 
 def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
-                  pin_memory: Any = None, requires_grad: bool = False) -> Tensor:
+                  pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """A 0-d tensor holding ``s`` (of the default float dtype unless ``dtype`` says)."""
     from .. import _dtype
 

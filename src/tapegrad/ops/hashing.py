@@ -33,7 +33,8 @@ def _bits(x: np.ndarray) -> np.ndarray:
     return np.asarray(x, dtype=wide).view(np.uint64)
 
 
-def hash_tensor(input: Tensor, dim: Any = (), *, keepdim: bool = False, mode: int = 0) -> Tensor:
+def hash_tensor(input: Tensor, dim: Any = None, *, keepdim: bool = False, mode: int = 0
+                ) -> Tensor:
     """The XOR of the 64-bit patterns of ``input``'s elements, over ``dim`` (all dims when
     ``dim`` is empty or None); a uint64 tensor."""
     if mode != 0:

@@ -12,18 +12,16 @@ torch's ``linspace`` (from both ends toward the middle).
 from __future__ import annotations
 
 import builtins
-from collections import namedtuple
 from typing import Any, Literal
 
 import numpy as np
 
+from .. import return_types
 from .._tensor import Tensor
 from ._registry import nondiff
 
-_Histogram = namedtuple("histogram", ["hist", "bin_edges"])  # type: ignore[name-match]
-_Histogram.__module__ = "torch.return_types"
-_Histogramdd = namedtuple("histogramdd", ["hist", "bin_edges"])  # type: ignore[name-match]
-_Histogramdd.__module__ = "torch.return_types"
+_Histogram = return_types.histogram.of
+_Histogramdd = return_types.histogramdd.of
 
 
 def _t(a: Any) -> Tensor:
@@ -124,12 +122,9 @@ def _edges_for(col: np.ndarray, bins: Any, lo: Any, hi: Any, k: int, name: str) 
     return _linspace(lo, hi, n + 1, col.dtype), True
 
 
-def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0, *,
-          out: Any = None) -> Tensor:
+def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
     """Counts in ``bins`` equal bins over [min, max] (the data's range when min == max)."""
-    from .scatter import write_out
-
-    return write_out(_histc(input, bins=bins, min=min, max=max), out)
+    return _histc(input, bins=bins, min=min, max=max)
 
 
 @nondiff("histc")
@@ -153,17 +148,10 @@ def _histc(x: np.ndarray, *, bins: int, min: Any, max: Any) -> np.ndarray:
 
 
 def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Any = None,
-              density: bool = False, out: Any = None) -> Any:
+              density: bool = False) -> Any:
     """(hist, bin_edges): counts (or weights' sums, or a density) in the bins."""
     lo, hi = (None, None) if range is None else range
-    result = _Histogram(*_histogram(input, bins, weight, lo=lo, hi=hi, density=bool(density)))
-    if out is not None:
-        from .scatter import write_out
-
-        write_out(result[0], out[0])
-        write_out(result[1], out[1])
-        return _Histogram(*out)
-    return result
+    return _Histogram(*_histogram(input, bins, weight, lo=lo, hi=hi, density=bool(density)))
 
 
 @nondiff("histogram", outputs=2)
@@ -178,7 +166,7 @@ def _histogram(x: np.ndarray, bins: Any, w: Any, *, lo: Any, hi: Any,
     return np.asarray(hist), np.asarray(edges)
 
 
-def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None, weight: Any = None,
+def histogramdd(input: Tensor, bins: Any, range: Any = None, weight: Any = None,
                 density: bool = False) -> Any:
     """(hist, bin_edges) of the points ``input[..., :]`` over a grid of bins."""
     x = input._data
@@ -277,17 +265,13 @@ def _bucketize(x: Any, b: np.ndarray, *, right: bool, out_int32: bool) -> np.nda
                     out_int32)
 
 
-def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False,
-              out: Any = None) -> Tensor:
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False,
+              right: bool = False) -> Tensor:
     """The bucket of each value: boundaries[i-1] < x <= boundaries[i] (``right``: <, <=)."""
     b = boundaries._data
     if b.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b.ndim})")
     res = _bucketize(input, boundaries, right=bool(right), out_int32=out_int32)
-    if out is not None:
-        from .scatter import write_out
-
-        return write_out(res, out)
     return res
 
 
@@ -316,8 +300,7 @@ def _searchsorted(seq: np.ndarray, x: Any, sorter: np.ndarray | None, *, right: 
 
 
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,
-                 right: bool = False, side: Any = None, sorter: Any = None,
-                 out: Any = None) -> Tensor:
+                 right: bool = False, side: Any = None, sorter: Any = None) -> Tensor:
     """Where each value would go in the (innermost rows of) ``sorted_sequence``."""
     if side is not None:
         if side not in ("left", "right"):
@@ -329,16 +312,20 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
         right = side == "right"
     result = _searchsorted(sorted_sequence, input, sorter, right=bool(right),
                            out_int32=out_int32)
-    if out is not None:
-        from .scatter import write_out
-
-        return write_out(result, out)
     return result
 
 
-def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
-         invert: bool = False) -> Tensor:
-    """Whether each element is among ``test_elements`` (``invert``: is not)."""
+def isin(elements: Any = None, test_elements: Any = None, *, assume_unique: bool = False,
+         invert: bool = False, element: Any = None, test_element: Any = None) -> Tensor:
+    """Whether each element is among ``test_elements`` (``invert``: is not); ``element`` and
+    ``test_element`` are torch's names for a number in either place."""
+    if element is not None:
+        elements = element
+    if test_element is not None:
+        test_elements = test_element
+    if elements is None or test_elements is None:
+        raise TypeError('isin() missing 1 required positional arguments: '
+                        f'"{"elements" if elements is None else "test_elements"}"')
     return _isin(elements, test_elements, invert=bool(invert))
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._out import rule as out_rule
 from .._tensor import Tensor, _wrap_dim
 from . import _registry
 from . import shape as S
@@ -223,10 +224,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # written positions: from values; the r
     return gx, gv
 
 
-def index_put(x: Tensor, key: Any, values: Any, accumulate: bool = False) -> Tensor:
-    """Out of place: a copy of ``x`` with ``values`` written (or added) at ``key``."""
-    key = tuple(_to_index_array(k) if _is_advanced(k) else k for k in _normalize_key(key))
-    return _index_put(x, values, key=key, accumulate=accumulate)
+def index_put(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    """Out of place: a copy of ``input`` with ``values`` written (or added) at ``indices``."""
+    key = tuple(_to_index_array(k) if _is_advanced(k) else k for k in _normalize_key(indices))
+    return _index_put(input, values, key=key, accumulate=accumulate)
 
 
 def index_put_(x: Tensor, key: Any, values: Any, accumulate: bool = False) -> Tensor:
@@ -311,8 +312,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # scatter-add the gradient back to wher
     return (scatter_add(zeros, p["dim"], Tensor._make(p["index"]), grad),)
 
 
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
-           out: Any = None) -> Tensor:
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     d = _wrap_dim(dim, input.ndim)
     x, idx = input._data, index._data
     if idx.ndim == x.ndim:
@@ -321,15 +321,10 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
                 raise RuntimeError(
                     f"Size does not match at dimension {k} expected index {list(idx.shape)} to "
                     f"be no larger than self {list(x.shape)} apart from dimension {d}")
-    if out is not None and out._data.dtype != x.dtype:
-        from ._registry import scalar_type_name
+    return _gather(input, dim=d, index=idx)
 
-        raise RuntimeError(
-            f"Expected out tensor to have dtype {scalar_type_name(input.dtype).lower()}, but "
-            f"got {scalar_type_name(out.dtype).lower()} instead")
-    from .scatter import write_out
 
-    return write_out(_gather(input, dim=d, index=idx), out, input, index)
+out_rule("gather", no_overlap=True, dtype="exact")
 
 
 @defop("scatter_add", node="ScatterAddBackward0")
@@ -440,8 +435,11 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     return _scatter_value(input, dim=d, index=index._data, value=src)
 
 
-def scatter_(input: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
+def scatter_(input: Tensor, dim: int, index: Tensor, src: Any = None, *,
+             value: Any = None) -> Tensor:
     d = _wrap_dim(dim, input.ndim)
+    if src is None:
+        src = value
     if isinstance(src, Tensor):
         return apply_(_scatter, input, src, dim=d, index=index._data)
     return apply_(_scatter_value, input, dim=d, index=index._data, value=src)
@@ -471,13 +469,20 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # add each selected slice's gradient ba
     return (index_put(zeros, key, grad, accumulate=True),)
 
 
-def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> Tensor:
-    result = _index_select(input, dim=_wrap_dim(dim, input.ndim), index=index._data)
-    if out is None:
-        return result
-    from .scatter import write_out
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    return _index_select(input, dim=_wrap_dim(dim, input.ndim), index=index._data)
 
-    return write_out(result, out, input, index)
+
+def same_scalar_type(name: str) -> Any:
+    """The out rule of index_select and masked_select: out has the input's dtype."""
+    def check(args: tuple, out: Any) -> None:
+        if isinstance(out, Tensor) and out.dtype is not args[0].dtype:
+            raise RuntimeError(f"{name}(): self and result must have the same scalar type")
+
+    return check
+
+
+out_rule("index_select", check=same_scalar_type("index_select"), no_overlap=True)
 
 
 def _mask_array(mask: Any, name: str) -> np.ndarray:

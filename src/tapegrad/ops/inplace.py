@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _signatures
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from . import elementwise as ew
@@ -244,41 +245,54 @@ _OUT_OF_PLACE: dict[str, Callable] = {
     "tril": sh.tril, "triu": sh.triu,
 }
 
-# name -> the in-place form; every entry is a Tensor method (``x.name(...)``)
-METHODS: dict[str, Callable] = {
-    **{name + "_": _values(fn) for name, fn in _OUT_OF_PLACE.items()},
-    **{name + "_": _compare(op) for name, op in {
+# name -> the in-place form; every entry is a Tensor method (``x.name(...)``), taking the
+# parameters of the out-of-place op it comes from (``x.addcmul_(tensor1=a, tensor2=b)``)
+_FORMS: dict[str, tuple[Callable, Callable]] = {
+    **{name + "_": (_values(fn), fn) for name, fn in _OUT_OF_PLACE.items()},
+    **{name + "_": (_compare(op), getattr(ew, op)) for name, op in {
         "eq": "eq", "ne": "ne", "not_equal": "ne", "lt": "lt", "less": "lt", "le": "le",
         "less_equal": "le", "gt": "gt", "greater": "gt", "ge": "ge", "greater_equal": "ge",
     }.items()},
-    **{name + "_": _logical(getattr(ew, name)) for name in (
+    **{name + "_": (_logical(getattr(ew, name)), getattr(ew, name)) for name in (
         "logical_and", "logical_or", "logical_xor", "logical_not")},
-    "t_": _restride(sh.t, lambda: "TBackward1"),
-    "transpose_": _restride(sh.transpose, lambda d0, d1: "TransposeBackward1"),
-    "swapaxes_": _restride(sh.transpose, lambda d0, d1: "TransposeBackward1"),
-    "swapdims_": _restride(sh.transpose, lambda d0, d1: "TransposeBackward1"),
-    "squeeze_": _restride(sh.squeeze, _squeeze_node),
-    "unsqueeze_": _restride(sh.unsqueeze, lambda dim: "UnsqueezeBackward1"),
-    "as_strided_": _restride(_as_strided, lambda *a, **k: "AsStridedBackward1"),
+    "t_": (_restride(sh.t, lambda: "TBackward1"), sh.t),
+    "transpose_": (_restride(sh.transpose, lambda d0, d1: "TransposeBackward1"), sh.transpose),
+    "swapaxes_": (_restride(sh.transpose, lambda d0, d1: "TransposeBackward1"), sh.swapaxes),
+    "swapdims_": (_restride(sh.transpose, lambda d0, d1: "TransposeBackward1"), sh.transpose),
+    "squeeze_": (_restride(sh.squeeze, _squeeze_node), sh.squeeze),
+    "unsqueeze_": (_restride(sh.unsqueeze, lambda dim: "UnsqueezeBackward1"), sh.unsqueeze),
+    "as_strided_": (_restride(_as_strided, lambda *a, **k: "AsStridedBackward1"), _as_strided),
+}
+METHODS: dict[str, Callable] = {
+    name: _signatures.calling(name, _signatures.params_of(template, drop_first=True), method,
+                              first="self")
+    for name, (method, template) in _FORMS.items()
 }
 
 
-def _function(name: str) -> Callable:
-    """``torch.name(input, ...)``: the method ``input.name(...)``."""
+def _function(name: str, method: Callable) -> Callable:
+    """``torch.name(input, ...)``: the method ``input.name(...)``, with its parameters."""
 
-    def function(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    def call(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         return getattr(input, name)(*args, **kwargs)
 
-    function.__name__ = function.__qualname__ = name
-    return function
+    return _signatures.calling(name, _signatures.params_of(method, drop_first=True), call,
+                               first="input")
 
 
-# torch.abs_(x), torch.sin_(x), ...: the function forms torch exposes at top level
-FUNCTIONS: dict[str, Callable] = {name: _function(name) for name in (
+# torch.abs_(x), torch.sin_(x), ...: the function forms torch exposes at top level (made from
+# the finished Tensor class, whose methods give their parameters)
+FUNCTION_NAMES = (
     "abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ atan_ "
     "atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ erf_ erfc_ exp2_ exp_ "
     "expm1_ fix_ floor_ frac_ gcd_ i0_ lcm_ ldexp_ log10_ log1p_ log2_ log_ logit_ nan_to_num_ "
     "neg_ negative_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinc_ sinh_ sqrt_ "
-    "square_ tan_ tanh_ trunc_ xlogy_ detach_").split()}
+    "square_ tan_ tanh_ trunc_ xlogy_ detach_").split()
 
-__all__ = ["FUNCTIONS", "METHODS"]
+
+def functions(tensor: type) -> dict[str, Callable]:
+    """``{name: torch.name}`` for ``FUNCTION_NAMES``, from ``tensor``'s methods."""
+    return {name: _function(name, getattr(tensor, name)) for name in FUNCTION_NAMES}
+
+
+__all__ = ["FUNCTION_NAMES", "METHODS", "functions"]

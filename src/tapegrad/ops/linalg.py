@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype, _out
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.grad_mode import _state
 from . import _registry, low_precision
@@ -528,11 +529,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha g v^T, alpha A^T g)
     return gi, gm, gv
 
 
-def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1,
-          out: Tensor | None = None) -> Tensor:
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``."""
     _check_fused_args("addmv", input, beta, alpha)
-    return _into(_addmv(input, mat, vec, beta=beta, alpha=alpha), out)
+    return _addmv(input, mat, vec, beta=beta, alpha=alpha)
 
 
 @defop("addr", node="AddrBackward0", save=(1, 2), save_if={1: 2, 2: 1})
@@ -561,8 +561,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha G v2, alpha G^T v1)
     return gi, g1, g2
 
 
-def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1,
-         out: Tensor | None = None) -> Tensor:
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)``."""
     if input._data.dtype.kind == "b" or vec1._data.dtype.kind == "b":
         if isinstance(beta, float) or isinstance(alpha, float):
@@ -574,7 +573,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
                            "point number." if isinstance(beta, float) else
                            "For integral input tensors, argument alpha must not be a floating "
                            "point number.")
-    return _into(_addr(input, vec1, vec2, beta=beta, alpha=alpha), out)
+    return _addr(input, vec1, vec2, beta=beta, alpha=alpha)
 
 
 @defop("baddbmm", node="BaddbmmBackward0", save=(1, 2), save_if={1: 2, 2: 1})
@@ -598,11 +597,11 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha G B2^T, alpha B1^T G) 
     return gi, g1, g2
 
 
-def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1,
-            out: Tensor | None = None) -> Tensor:
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+            alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * bmm(batch1, batch2)``."""
     _check_fused_args("baddbmm", input, beta, alpha)
-    return _into(_baddbmm(input, batch1, batch2, beta=beta, alpha=alpha), out)
+    return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
 
 
 @defop("addbmm", node="AddbmmBackward0", save=(1, 2), save_if={1: 2, 2: 1})
@@ -645,24 +644,19 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha G B2[b]^T, alpha B1[b]
     return gi, g1, g2
 
 
-def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1,
-           out: Tensor | None = None) -> Tensor:
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+           alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``."""
     _check_fused_args("addbmm", input, beta, alpha)
-    return _into(_addbmm(input, batch1, batch2, beta=beta, alpha=alpha), out)
+    return _addbmm(input, batch1, batch2, beta=beta, alpha=alpha)
 
 
-def _into(res: Tensor, out: Tensor | None) -> Tensor:
-    if out is None:
-        return res
-    out.resize_(res.shape) if tuple(out.shape) != tuple(res.shape) else None
-    out.copy_(res)
-    return out
-
-
-def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     """Contract ``dims`` (a count of a's last and b's first dimensions, or two lists) as torch
-    does: permute, fold each side into a matrix, one ``mm``, and a view back."""
+    does: permute, fold each side into a matrix, one ``mm``, and a view back. (``out`` is a
+    positional parameter, as in torch: written through ``_out.write``.)"""
+    if out is not None:
+        _out.check("tensordot", out, (a, b))
     if isinstance(dims, Tensor):
         dims = dims.tolist() if dims.ndim else int(dims.item())
     if isinstance(dims, int):
@@ -705,18 +699,45 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) ->
     pa = a.permute(fa + da).reshape(rows, size)
     pb = b.permute(db + fb).reshape(size, cols)
     res = mm(pa, pb).view([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
-    return _into(res, out)
+    return res if out is None else _out.write("tensordot", out, res, (a, b))
 
 
-def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+def _dot_out(args: tuple, out: Any) -> None:
+    """dot's and vdot's out rule: out has the inputs' dtype."""
+    from ._registry import scalar_type_name
+
+    x = args[0]
+    if isinstance(out, Tensor) and isinstance(x, Tensor) and out.dtype is not x.dtype:
+        raise RuntimeError(f"result dtype {scalar_type_name(out.dtype)} does not match input "
+                           f"dtype {scalar_type_name(x.dtype)}")
+
+
+def _tensordot_out(args: tuple, out: Any) -> None:
+    """tensordot's and inner's out rule: out has the result's dtype."""
+    from ._registry import scalar_type_name
+
+    a, b = args[0], args[1]
+    if isinstance(out, Tensor) and isinstance(a, Tensor) and isinstance(b, Tensor):
+        want = _dtype.promote_types(a.dtype, b.dtype)
+        if out.dtype is not want:
+            raise RuntimeError(f"tensordot: Expected the output tensor to have dtype "
+                               f"{scalar_type_name(want)}, but got an output tensor with dtype "
+                               f"{scalar_type_name(out.dtype)}")
+
+
+_out.rule("dot", "vdot", check=_dot_out)
+_out.rule("tensordot", "inner", check=_tensordot_out)
+
+
+def inner(input: Tensor, other: Tensor) -> Tensor:
     """Sum over the last dimension of both (a scalar operand multiplies), through tensordot
     as in torch."""
     if input.ndim == 0 or other.ndim == 0:
-        return _into(input * other, out)
+        return input * other
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
                            f"got shapes {list(input.shape)} and {list(other.shape)}")
-    return tensordot(input, other, ([-1], [-1]), out=out)
+    return tensordot(input, other, ([-1], [-1]))
 
 
 def conj(x: Tensor) -> Tensor:
@@ -742,7 +763,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a x b) = (conj(b) x g, g x conj(a))
     return ga, gb
 
 
-def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """``torch.linalg.cross``: the cross product of 3-vectors along ``dim`` (broadcast)."""
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
@@ -759,14 +780,13 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = N
         from .elementwise import _broadcast_error
 
         raise _broadcast_error(input._data, other._data) from None
-    return _into(_cross(input, other, dim=dim), out)
+    return _cross(input, other, dim=dim)
 
 
 _CROSS_DIM_WARNED = [False]
 
 
-def torch_cross(input: Tensor, other: Tensor, dim: int | None = None, *,
-                out: Tensor | None = None) -> Tensor:
+def torch_cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """``torch.cross``: ``linalg.cross`` whose dim defaults (deprecated) to the first dim of
     ``input`` of size 3."""
     if dim is None:
@@ -782,7 +802,7 @@ def torch_cross(input: Tensor, other: Tensor, dim: int | None = None, *,
         dim = next((i for i, n in enumerate(input.shape) if n == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
-    return cross(input, other, dim=dim, out=out)
+    return cross(input, other, dim=dim)
 
 
 _cross.holomorphic = False  # its rule conjugates for complex inputs itself: (conj(b) x g, ...)

@@ -16,19 +16,18 @@ import numpy as np
 from .._tensor import Tensor
 from ._lapack import check_square, return_type, warn_deprecated
 from ._registry import defop
-from .decompositions import _out
 from .factorizations import _cholesky, _LinAlgError
 from .factorizations import qr as linalg_qr_fn
 
 qr_result = return_type("qr", "Q R")
 
 
-def qr(input: Tensor, some: bool = True, *, out: Any = None) -> Any:
+def qr(input: Tensor, some: bool = True) -> Any:
     """``torch.qr`` (deprecated in torch): linalg.qr with mode 'reduced' (``some``) or
     'complete'."""
     warn_deprecated("qr")
     q, r = linalg_qr_fn(input, "reduced" if some else "complete")
-    return _out(qr_result(q, r), out)
+    return qr_result(q, r)
 
 
 @defop("cholesky", node="CholeskyBackward0", save_output=True)
@@ -42,11 +41,11 @@ def _torch_cholesky(a: np.ndarray, *, upper: bool = False) -> np.ndarray:
 _torch_cholesky.backward(_cholesky.rule)  # the rule of linalg.cholesky
 
 
-def cholesky(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     """``torch.cholesky`` (deprecated in torch): L with A = L L^H (U^H U with ``upper``)."""
     warn_deprecated("cholesky")
     check_square("cholesky", input)
-    return _out(_torch_cholesky(input, upper=upper), out)
+    return _torch_cholesky(input, upper=upper)
 
 
 def matrix_power(input: Tensor, n: int) -> Tensor:
@@ -125,10 +124,11 @@ def _(ctx: Any, grad: Tensor) -> tuple:
     return (ga, gt, gc)
 
 
-def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
-          transpose: bool = False, *, out: Tensor | None = None) -> Tensor:
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True,
+          transpose: bool = False) -> Tensor:
     """``torch.ormqr``: op(Q) C (C op(Q) with ``left=False``), Q the product of geqrf's
-    reflectors, without forming Q in the forward."""
+    reflectors (``input2`` their scalars tau), C ``input3``, without forming Q."""
+    tau, other = input2, input3
     if input.ndim < 2:
         raise RuntimeError("torch.ormqr: input must have at least 2 dimensions.")
     if other.ndim < 2:
@@ -139,7 +139,7 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
     if tau.shape[-1] != min(other.shape[side], input.shape[-1]):
         raise RuntimeError(f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape"
                            f"[{side}], input.shape[-1])")
-    return _out(_ormqr(input, tau, other, left=left, transpose=transpose), out)
+    return _ormqr(input, tau, other, left=left, transpose=transpose)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,7 +218,7 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True,
 
 def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
     """Deprecated: the product of the 2-d ``matrices`` (``linalg.multi_dot``, in the cheapest
-    order)."""
+    order). (``out`` follows ``*matrices``, as in torch: written through ``_out.write``.)"""
     import warnings
 
     from ..linalg import multi_dot
@@ -237,7 +237,12 @@ def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
             if m.ndim != 2:
                 raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
         result = multi_dot(list(matrices))
-    return _out(result, out) if out is not None else result
+    if out is None:
+        return result
+    from .. import _out
+
+    _out.check("chain_matmul", out, matrices)
+    return _out.write("chain_matmul", out, result, matrices)
 
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803

@@ -131,8 +131,7 @@ def _renorm_args(input: Tensor, p: Any, dim: int, maxnorm: Any) -> dict:
     return {"p": float(p), "dim": _wrap_dim(dim, input.ndim), "maxnorm": float(maxnorm)}
 
 
-def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *,
-           out: Tensor | None = None) -> Tensor:
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     """Each slice ``input.select(dim, i)`` whose p-norm exceeds ``maxnorm``, scaled down to
     norm ``maxnorm``; the others unchanged.
 
@@ -142,10 +141,6 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *,
             [0.3000, 0.4000]])
     """
     result = _renorm(input, **_renorm_args(input, p, dim, maxnorm))
-    if out is not None:
-        from .scatter import write_out
-
-        return write_out(result, out, input)
     return result
 
 
@@ -170,8 +165,7 @@ def _warn_once(key: str, message: str) -> None:
         warnings.warn(message, UserWarning, stacklevel=3)
 
 
-def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False, *,
-                   out: Tensor | None = None) -> Tensor:
+def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """Deprecated: ``linalg.vector_norm(input, 2, dim, keepdim)`` (at most 2 dims)."""
     _warn_once("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for JIT "
                "compatibility. It will be removed in a future PyTorch release. Please use "
@@ -184,15 +178,10 @@ def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False, *,
     from .reduction import _dims
 
     result = _norm_dim(input, ord=2.0, dim=_dims(dims, input.ndim), keepdim=keepdim)
-    if out is not None:
-        from .scatter import write_out
-
-        return write_out(result, out, input)
     return result
 
 
-def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False, *,
-                 out: Tensor | None = None) -> Tensor:
+def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Deprecated: ``linalg.matrix_norm(input, 'nuc', dim, keepdim)``."""
     from ..linalg import matrix_norm
 
@@ -209,10 +198,6 @@ def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False, *,
                                f"{input.ndim} dimensions instead.")
         dim = (0, 1)
     result = matrix_norm(input, "nuc", tuple(dim), keepdim)
-    if out is not None:
-        from .scatter import write_out
-
-        return write_out(result, out, input)
     return result
 
 

@@ -22,7 +22,6 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from .special import _out
 
 _NUMBERS = (bool, int, float)
 
@@ -139,27 +138,27 @@ def _p(x: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def _public(name: str, kernel: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable:
-    def fn(input: Any, n: Any, *, out: Any = None) -> Tensor:
-        if not isinstance(input, Tensor) and not isinstance(n, Tensor):
+    def fn(x: Any, n: Any) -> Tensor:
+        if not isinstance(x, Tensor) and not isinstance(n, Tensor):
             raise TypeError(
                 f"special_{name}() received an invalid combination of arguments - got "
-                f"({type(input).__name__}, {type(n).__name__}), but expected one of:\n"
+                f"({type(x).__name__}, {type(n).__name__}), but expected one of:\n"
                 " * (Tensor x, Tensor n, *, Tensor out = None)\n"
                 " * (Number x, Tensor n, *, Tensor out = None)\n"
                 " * (Tensor x, Number n, *, Tensor out = None)\n")
-        for v in (input, n):
+        for v in (x, n):
             if not isinstance(v, (Tensor,) + _NUMBERS):
                 raise TypeError(f"special_{name}(): argument 'n' must be Tensor, not "
                                 f"{type(v).__name__}")
-        dt = _dtype.result_type(input, n)
+        dt = _dtype.result_type(x, n)
         if not dt.is_floating_point:
             dt = _dtype.get_default_dtype()
-        x = np.asarray(input._data if isinstance(input, Tensor) else input, dtype=dt.np)
+        x = np.asarray(x._data if isinstance(x, Tensor) else x, dtype=dt.np)
         deg = np.asarray(n._data if isinstance(n, Tensor) else n, dtype=dt.np)
         x, deg = np.broadcast_arrays(x, deg)
         with np.errstate(invalid="ignore"):
             degree = np.where(np.isfinite(deg), deg, 0).astype(np.int64)
-        return _out(Tensor._make(np.asarray(kernel(x, degree), dtype=dt.np)), out)
+        return Tensor._make(np.asarray(kernel(x, degree), dtype=dt.np))
 
     fn.__name__ = fn.__qualname__ = name
     return fn

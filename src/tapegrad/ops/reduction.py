@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import builtins
 import math
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, return_types
 from .. import _numpy_warnings as _nw
+from .._out import rule as out_rule
 from .._tensor import Tensor, _wrap_dim
 from . import _registry
 from ._registry import defop, nondiff
@@ -336,18 +336,8 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 # ---------------------------------------------------------------------------------------------
 
 
-def _return_type(cls: Any, name: str) -> Any:
-    cls.__module__ = "torch.return_types"
-
-    def __repr__(self: Any) -> str:
-        return f"torch.return_types.{name}(\nvalues={self.values},\nindices={self.indices})"
-
-    cls.__repr__ = __repr__
-    return cls
-
-
-_Max = _return_type(namedtuple("max", ["values", "indices"]), "max")
-_Min = _return_type(namedtuple("min", ["values", "indices"]), "min")
+_Max = return_types.max.of
+_Min = return_types.min.of
 
 
 def _empty_check(x: np.ndarray, name: str, dim: Any = None) -> None:
@@ -487,9 +477,11 @@ def _reduce_with_indices(op: Any, cls: Any, input: Tensor, dim: int, keepdim: bo
     return cls(values, indices)
 
 
-def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    """``max(x)``: the largest value; ``max(x, dim)``: (values, indices); ``max(a, b)``:
-    elementwise maximum."""
+def max(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None) -> Any:
+    """``max(x)``: the largest value; ``max(x, dim)``: (values, indices); ``max(a, b)``
+    (``other=b``): elementwise maximum."""
+    if other is not None:
+        dim = other
     if not isinstance(input, Tensor):
         from .elementwise import invalid_arguments
 
@@ -505,7 +497,9 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _reduce_with_indices(_max_dim, _Max, input, dim, keepdim)
 
 
-def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None) -> Any:
+    if other is not None:
+        dim = other
     if not isinstance(input, Tensor):
         from .elementwise import invalid_arguments
 
@@ -532,34 +526,29 @@ def _extreme_dims(input: Tensor, dim: Any, name: str) -> tuple:
     return dims
 
 
-def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None) -> Tensor:
+def amax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     reject_complex(input, '"max_values_cpu" not implemented for \'{}\'')
-    _check_out_dtype(input, out)
-    return _with_out(_amax(input, dim=_extreme_dims(input, dim, "amax"), keepdim=keepdim), out)
+    return _amax(input, dim=_extreme_dims(input, dim, "amax"), keepdim=keepdim)
 
 
-def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Any = None) -> Tensor:
+def amin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     reject_complex(input, '"min_values_cpu" not implemented for \'{}\'')
-    _check_out_dtype(input, out)
-    return _with_out(_amin(input, dim=_extreme_dims(input, dim, "amin"), keepdim=keepdim), out)
+    return _amin(input, dim=_extreme_dims(input, dim, "amin"), keepdim=keepdim)
 
 
-def _check_out_dtype(input: Tensor, out: Any) -> None:
-    if out is not None and out.dtype != input.dtype:
-        from ._registry import scalar_type_name
+def _same_dtype_out(args: tuple, out: Any) -> None:
+    """amax's and amin's out rule: out has the input's dtype."""
+    from ._registry import scalar_type_name
 
+    input = args[0]
+    if isinstance(out, Tensor) and isinstance(input, Tensor) and out.dtype != input.dtype:
         raise RuntimeError(
             f"Expected the dtype for input and out to match, but got "
             f"{scalar_type_name(input.dtype)} for input's dtype and {scalar_type_name(out.dtype)}"
             " for out's dtype.")
 
 
-def _with_out(result: Tensor, out: Any) -> Tensor:
-    if out is None:
-        return result
-    from .scatter import write_out
-
-    return write_out(result, out)
+out_rule("amax", "amin", check=_same_dtype_out)
 
 
 def _arg_kernel(fn: Any, x: np.ndarray, dim: int | None, keepdim: bool) -> np.ndarray:
@@ -716,13 +705,13 @@ def _check_degrees_of_freedom(input: Tensor, dims: tuple, correction: float, nam
             UserWarning)
 
 
-def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+def var(input: Tensor, dim: Any = None, unbiased: Any = True, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     """Variance over ``dim``, divided by ``n - correction`` (default correction 1)."""
     return _var(input, **_var_args(input, dim, unbiased, keepdim, correction))
 
 
-def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+def std(input: Tensor, dim: Any = None, unbiased: Any = True, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     return _std(input, **_var_args(input, dim, unbiased, keepdim, correction, "std"))
 
@@ -780,14 +769,14 @@ def _(ctx: Any, grads: list) -> tuple:  # the std rule for the first output, 1/n
 _var_mean.holomorphic = _std_mean.holomorphic = False
 
 
-def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = True, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
     """``(var, mean)`` over ``dim`` in one op (torch's ``VarMeanBackward0``)."""
     return _var_mean(input, **_var_args(input, dim, unbiased, keepdim, correction,
                                           "var_mean"))
 
 
-def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = True, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
     """``(std, mean)`` over ``dim`` in one op (torch's ``StdMeanBackward0``)."""
     return _std_mean(input, **_var_args(input, dim, unbiased, keepdim, correction,
@@ -911,6 +900,18 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d lse/dx_i = e^(x_i - lse) (the softm
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     return _logsumexp(input, dim=_dims(dim, input.ndim), keepdim=keepdim)
+
+
+def _float_out(args: tuple, out: Any) -> None:
+    """logsumexp's out rule: a floating point out."""
+    from ._registry import scalar_type_name
+
+    if isinstance(out, Tensor) and not (out.dtype.is_floating_point or out.dtype.is_complex):
+        raise RuntimeError("logsumexp(): Expected floating point type for result tensor, but "
+                           f"got: {scalar_type_name(out.dtype)}")
+
+
+out_rule("logsumexp", check=_float_out)
 
 
 @defop("cumsum", node="CumsumBackward0")
@@ -1087,6 +1088,21 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     if _registry._SPECIAL:
         return _any(input, axis=axis, keepdim=keepdim)
     return Tensor._make(_any.forward(input._data, axis=axis, keepdim=keepdim))
+
+
+def _bool_out(name: str) -> Any:
+    def check(args: tuple, out: Any) -> None:
+        from ._registry import scalar_type_name
+
+        if isinstance(out, Tensor) and out.dtype is not _dtype.bool_:
+            raise RuntimeError(f"{name} only supports bool tensor for result, got: "
+                               f"{scalar_type_name(out.dtype)}")
+
+    return check
+
+
+out_rule("all", check=_bool_out("all"))  # (all's and any's out is a bool tensor)
+out_rule("any", check=_bool_out("any"))
 
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:

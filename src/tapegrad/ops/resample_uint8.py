@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["resample_uint8"]
+__all__ = ["fixed_point_pass", "resample_uint8"]
 
 
 def _linear_filter(x: np.ndarray) -> np.ndarray:
@@ -91,20 +91,29 @@ def _int16_weights(n_in: int, n_out: int, align_corners: bool, scale: float | No
     return index_min, index_size, fixed, bits
 
 
-def _pass(x: np.ndarray, axis: int, n_out: int, align_corners: bool, scale: float | None,
-          taps: int) -> np.ndarray:
-    """Resample uint8 ``x`` along ``axis`` to ``n_out`` in fixed point."""
+def fixed_point_pass(x: np.ndarray, axis: int, index_min: np.ndarray, index_size: np.ndarray,
+                     fixed: np.ndarray, bits: int) -> np.ndarray:
+    """One uint8 pass along ``axis``: output i sums ``x[index_min[i] + j] * fixed[i, j]`` for
+    ``j < index_size[i]`` in integers, then rounds, shifts and clamps to 0..255."""
     n_in = x.shape[axis]
-    index_min, index_size, fixed, bits = _int16_weights(n_in, n_out, align_corners, scale,
-                                                        taps)
-    xm = np.moveaxis(x, axis, -1).astype(np.int64)
-    acc = np.full(xm.shape[:-1] + (n_out,), 1 << (bits - 1), dtype=np.int64)
-    for j in range(taps):
+    xm = np.moveaxis(x, axis, -1).astype(np.int32)
+    acc = np.full(xm.shape[:-1] + (len(index_min),), 1 << (bits - 1), dtype=np.int64)
+    for j in range(fixed.shape[1]):
         used = j < index_size  # taps past index_size carry no pixel
+        if not used.any():
+            break
         src = np.minimum(index_min + j, n_in - 1)
         acc += xm[..., src] * np.where(used, fixed[:, j], 0)
     out = np.clip(acc >> bits, 0, 255).astype(np.uint8)
     return np.moveaxis(out, -1, axis)
+
+
+def _pass(x: np.ndarray, axis: int, n_out: int, align_corners: bool, scale: float | None,
+          taps: int) -> np.ndarray:
+    """Resample uint8 ``x`` along ``axis`` to ``n_out`` in fixed point."""
+    index_min, index_size, fixed, bits = _int16_weights(x.shape[axis], n_out, align_corners,
+                                                        scale, taps)
+    return fixed_point_pass(x, axis, index_min, index_size, fixed, bits)
 
 
 def resample_uint8(x: np.ndarray, out_size: list[int], align_corners: bool,

@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from .._out import rule as out_rule
 from .._tensor import Tensor, _wrap_dim
 from . import indexing as ix
-from ._registry import apply_, defop, scalar_type_name, value_check, write_into
+from ._registry import apply_, defop, scalar_type_name, value_check
 
 _UFUNC = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.maximum,
           "amin": np.minimum}
@@ -55,38 +56,6 @@ INTERNAL_OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
     "memory location. Please clone() the tensor before performing the operation."
 )
-
-
-def write_out(result: Tensor, out: Any, *inputs: Any) -> Tensor:
-    """``out=``: torch refuses an ``out`` that shares memory with an input, resizes it to the
-    result's shape, and writes the result (cast) into it."""
-    if out is None:
-        return result
-    if any(st == 0 and n > 1 for n, st in zip(out._data.shape, out._data.strides, strict=True)):
-        raise RuntimeError(INTERNAL_OVERLAP_MESSAGE)
-    region = out._data
-    if region.shape != result._data.shape and region.size < result._data.size:
-        region = _grown(region, result._data.size)  # torch resizes out where it lies
-    for x in inputs:
-        if isinstance(x, Tensor) and np.shares_memory(region, x._data):
-            raise RuntimeError(OVERLAP_MESSAGE)
-    if out._data.shape != result._data.shape:
-        out._data = np.empty(result._data.shape, dtype=out._data.dtype)
-    write_into(out, result._data)
-    return out
-
-
-def _grown(a: np.ndarray, n: int) -> np.ndarray:
-    """The ``n`` elements from ``a``'s first one on, as far as its memory block reaches."""
-    root = a
-    while root.base is not None:  # as_strided views hold their array one object further
-        nxt = root.base if isinstance(root.base, np.ndarray) else getattr(root.base, "base", None)
-        if not isinstance(nxt, np.ndarray):
-            break
-        root = nxt
-    start = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-    n = max(min(n, (root.nbytes - start) // a.itemsize), 0)
-    return np.lib.stride_tricks.as_strided(a, (n,), (a.itemsize,))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -180,10 +149,10 @@ def _positions(idx: np.ndarray, n: int) -> np.ndarray:
     return np.where(idx < 0, idx + n, idx)
 
 
-def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1,
-              out: Any = None) -> Tensor:
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
+              alpha: Any = 1) -> Tensor:
     d, idx = _prep("index_add_", input, dim, index, source)
-    return write_out(_index_add(input, source, dim=d, index=idx, alpha=alpha), out, input)
+    return _index_add(input, source, dim=d, index=idx, alpha=alpha)
 
 
 def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
@@ -208,10 +177,28 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # copied-over slices get nothing; sourc
     return gx, gsrc
 
 
-def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
-               out: Any = None) -> Tensor:
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     d, idx = _prep("index_copy_", input, dim, index, source)
-    return write_out(_index_copy(input, source, dim=d, index=idx), out, input)
+    return _index_copy(input, source, dim=d, index=idx)
+
+
+out_rule("index_add", "index_copy", "index_reduce", "scatter_reduce", "take",
+         "masked_select", no_overlap=True)  # (out may not be, or share memory with, an input)
+out_rule("masked_select", check=ix.same_scalar_type("masked_select"))
+
+
+def _take_out(args: tuple, out: Any) -> None:
+    """take's out rule: out has the input's dtype."""
+    from ._registry import scalar_type_name
+
+    x = args[0]
+    if isinstance(out, Tensor) and isinstance(x, Tensor) and out.dtype is not x.dtype:
+        raise RuntimeError(f"take(): self and out expected to have the same dtype, but got "
+                           f"self.dtype = {scalar_type_name(x.dtype)} and out.dtype = "
+                           f"{scalar_type_name(out.dtype)}")
+
+
+out_rule("take", check=_take_out)
 
 
 def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
@@ -407,11 +394,10 @@ def _index_reduce_args(input: Tensor, dim: int, index: Tensor, source: Tensor,
 
 
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
-                 include_self: bool = True, out: Any = None) -> Tensor:
+                 include_self: bool = True) -> Tensor:
     d, idx = _index_reduce_args(input, dim, index, source, reduce)
-    r = _index_reduce(input, source, dim=d, index=idx, reduce=reduce,
-                      include_self=bool(include_self))
-    return write_out(r, out, input)
+    return _index_reduce(input, source, dim=d, index=idx, reduce=reduce,
+                         include_self=bool(include_self))
 
 
 def index_reduce_(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
@@ -520,11 +506,10 @@ def _scatter_reduce_args(input: Tensor, dim: int, index: Tensor, src: Tensor,
 
 
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
-                   include_self: bool = True, out: Any = None) -> Tensor:
+                   include_self: bool = True) -> Tensor:
     d, idx = _scatter_reduce_args(input, dim, index, src, reduce)
-    r = _scatter_reduce(input, src, dim=d, index=idx, reduce=reduce,
-                        include_self=bool(include_self))
-    return write_out(r, out, input)
+    return _scatter_reduce(input, src, dim=d, index=idx, reduce=reduce,
+                           include_self=bool(include_self))
 
 
 def scatter_reduce_(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
@@ -561,9 +546,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # add each read element's gradient back
     return (put(zeros, _t(ctx.params["index"]), grad, accumulate=True),)
 
 
-def take(input: Tensor, index: Tensor, *, out: Any = None) -> Tensor:
+def take(input: Tensor, index: Tensor) -> Tensor:
     idx = _flat_index(input._data, index._data)
-    return write_out(_take(input, index=idx), out, input, index)
+    return _take(input, index=idx)
 
 
 @defop("put", node="PutBackward0")
@@ -691,7 +676,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # back to the selected places (the engi
     return (masked_scatter(zeros, _t(np.broadcast_to(mask, shape)), grad),)
 
 
-def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     m = _mask_for("masked_select", input, mask)
     try:
         np.broadcast_shapes(input._data.shape, m.shape)
@@ -699,7 +684,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:
         from .elementwise import _broadcast_error
 
         raise _broadcast_error(input._data, m) from None
-    return write_out(_masked_select(input, mask=m), out, input, mask)
+    return _masked_select(input, mask=m)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -730,4 +715,4 @@ METHODS = {
 }
 
 __all__ = ["index_add", "index_copy", "index_fill", "index_reduce", "scatter_reduce", "put",
-           "take", "masked_scatter", "masked_select", "nonzero_static", "write_out"]
+           "take", "masked_scatter", "masked_select", "nonzero_static"]

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype, _memory_format
+from .._out import rule as out_rule
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.forward_ad import linear_tangent
 from ..autograd.grad_mode import _state
@@ -332,11 +333,6 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 swapdims = transpose
 
 
-def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
-    """``transpose`` under NumPy's name, keywords included (``axis0``, ``axis1``)."""
-    return transpose(input, axis0, axis1)
-
-
 @defop("t", node="TBackward0", view=True)
 def _t(x: np.ndarray) -> np.ndarray:
     return x.T
@@ -503,10 +499,14 @@ def repeat(input: Tensor, *repeats: Any) -> Tensor:
     return _repeat(input, repeats=reps)
 
 
-def repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, *,
+def repeat_interleave(input: Tensor | None = None, repeats: Any = None, dim: Any = None, *,
                       output_size: Any = None) -> Tensor:
+    """Each element (slice along ``dim``) repeated ``repeats`` times; with one tensor of
+    counts (``repeat_interleave(counts)``, or ``repeats=counts``), each index that many times."""
     from .indexing import index_select
 
+    if input is None:
+        input, repeats = repeats, None
     if repeats is None:  # repeat_interleave(counts): each index, counts[i] times
         counts = input._data
         return Tensor._make(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
@@ -536,13 +536,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # flip back
     return (grad.flip(ctx.params["dims"]),)
 
 
-def flip(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
-    """Reverse the order along ``dims`` (``flip(x, (0, 1))``, ``flip(x, dims=[0])``, and the
-    method's ``x.flip(0, 1)``)."""
-    if kwargs:
-        if dims or set(kwargs) != {"dims"}:
-            raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        dims = (kwargs["dims"],)
+def flip(input: Tensor, *dims: Any) -> Tensor:
+    """Reverse the order along ``dims`` (``flip(x, (0, 1))``, and the method's
+    ``x.flip(0, 1)``)."""
     d = _shape_arg(dims)
     wrapped = tuple(_wrap_dim(i, input.ndim) for i in d)
     for i, w in enumerate(wrapped):
@@ -951,8 +947,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # each input gets its own slice of the 
     return tuple(out)
 
 
-def cat(tensors: Any, dim: int = 0, *, axis: Any = None, out: Any = None) -> Tensor:
-    """Join tensors along an existing dim."""
+def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
+    """Join tensors along an existing dim (``axis``: NumPy's name for it, which torch takes)."""
     if axis is not None:
         dim = axis
     if isinstance(tensors, Tensor):
@@ -973,26 +969,23 @@ def cat(tensors: Any, dim: int = 0, *, axis: Any = None, out: Any = None) -> Ten
         )
     d = _wrap_dim(dim, ref.ndim)
     shapes = tuple(t._data.shape for t in tensors)
-    if out is not None:
-        return _cat_out(tensors, d, shapes, out)
     return apply(_cat, *tensors, dim=d, shapes=shapes)
 
 
-def _cat_out(tensors: list, dim: int, shapes: tuple, out: Tensor) -> Tensor:
-    """``cat(..., out=)``: no autograd, a dtype out can hold, and no memory shared between
-    out and an input (torch's overlap errors)."""
-    from .scatter import OVERLAP_MESSAGE, write_out
+def _cat_out(args: tuple, out: Any) -> None:
+    """cat's out rule: a dtype the inputs' common type casts to (and no overlap with an
+    input at all: ``no_overlap`` below)."""
+    tensors = list(args[0]) if isinstance(args[0], (list, tuple)) else []
+    if isinstance(out, Tensor) and tensors and all(isinstance(t, Tensor) for t in tensors):
+        common = tensors[0].dtype
+        for t in tensors[1:]:
+            common = _dtype.promote_types(common, t.dtype)
+        if common._rank > out.dtype._rank:
+            raise RuntimeError("torch.cat(): input types can't be cast to the desired output "
+                               f"type {scalar_type_name(out.dtype)}")
 
-    if any(t is out for t in tensors):  # the same tensor overlaps fully, even when empty
-        raise RuntimeError(OVERLAP_MESSAGE)
-    if _state.enabled and (out._requires_grad or any(t._requires_grad for t in tensors)):
-        raise RuntimeError("cat(): functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad.")
-    result = Tensor._make(_cat.forward(*(t._data for t in tensors), dim=dim, shapes=shapes))
-    if result.dtype._rank > out.dtype._rank:
-        raise RuntimeError("torch.cat(): input types can't be cast to the desired output type "
-                           f"{scalar_type_name(out.dtype)}")
-    return write_out(result, out, *tensors)
+
+out_rule("cat", check=_cat_out, no_overlap=True)
 
 
 concat = concatenate = cat
@@ -1071,23 +1064,23 @@ _split.jvp(linear_tangent(_split))
 _split_sizes.jvp(linear_tangent(_split_sizes))
 
 
-def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
-    d = _wrap_dim(dim, input.ndim)
-    n = input._data.shape[d]
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    d = _wrap_dim(dim, tensor.ndim)
+    n = tensor._data.shape[d]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
         if size <= 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                f"dimension size of {n}")
         sizes = tuple(min(size, n - i) for i in range(0, n, size)) if n else (0,)
-        return apply(_split, input, dim=d, sizes=sizes)
+        return apply(_split, tensor, dim=d, sizes=sizes)
     sizes = tuple(int(s) for s in split_size_or_sections)
     if sum(sizes) != n:
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
             f"dimension {d}), but got split_sizes={list(sizes)}"
         )
-    return apply(_split_sizes, input, dim=d, sizes=sizes)
+    return apply(_split_sizes, tensor, dim=d, sizes=sizes)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
@@ -1101,9 +1094,15 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, size, d)
 
 
-def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
+def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *,
+                 indices: Any = None, sections: Any = None,
+                 tensor_indices_or_sections: Any = None) -> tuple:
     """Split into ``n`` near-equal pieces (an int), or at the given indices; each piece a slice
-    of the input (SliceBackward0), as in torch."""
+    of the input (SliceBackward0), as in torch. The split may also be given by torch's keyword
+    names of its overloads (``indices=``, ``sections=``, ``tensor_indices_or_sections=``)."""
+    for given in (indices, sections, tensor_indices_or_sections):
+        if given is not None:
+            indices_or_sections = given
     if input.ndim == 0:
         raise RuntimeError(
             "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
@@ -1163,7 +1162,13 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     return apply(_unbind, input, dim=_wrap_dim(dim, input.ndim))
 
 
-def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple:
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
+    """Coordinate grids of the 1-d ``tensors`` ('ij': matrix, 'xy': Cartesian indexing);
+    without ``indexing``, 'ij' and torch's warning that it will be required."""
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     n = len(tensors)
@@ -1188,3 +1193,9 @@ for _linear_op in (_view, _unsafe_view, _reshape_alias, _squeeze_all, _squeeze_d
     _linear_op.jvp(linear_tangent(_linear_op))
 for _linear_op in (_cat, _stack):
     _linear_op.jvp(linear_tangent(_linear_op, tuple(range(64))))
+
+
+
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """``torch.swapaxes``: NumPy's name for ``transpose``."""
+    return transpose(input, axis0, axis1)

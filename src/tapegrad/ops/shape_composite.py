@@ -124,19 +124,21 @@ def _split_dim(input: Tensor, sections: Any, dim: int, name: str, need: int) -> 
     return tensor_split(input, sections, dim)
 
 
-def hsplit(input: Tensor, sections: Any) -> tuple:
-    """Split along dim 1 (dim 0 for a 1-d tensor)."""
-    return _split_dim(input, sections, 1 if input.ndim > 1 else 0, "hsplit", 1)
+def hsplit(input: Tensor, sections: Any = None, *, indices: Any = None) -> tuple:
+    """Split along dim 1 (dim 0 for a 1-d tensor) into ``sections`` pieces, or at
+    ``indices``."""
+    return _split_dim(input, sections if indices is None else indices,
+                      1 if input.ndim > 1 else 0, "hsplit", 1)
 
 
-def vsplit(input: Tensor, sections: Any) -> tuple:
+def vsplit(input: Tensor, sections: Any = None, *, indices: Any = None) -> tuple:
     """Split along dim 0 of an at least 2-d tensor."""
-    return _split_dim(input, sections, 0, "vsplit", 2)
+    return _split_dim(input, sections if indices is None else indices, 0, "vsplit", 2)
 
 
-def dsplit(input: Tensor, sections: Any) -> tuple:
+def dsplit(input: Tensor, sections: Any = None, *, indices: Any = None) -> tuple:
     """Split along dim 2 of an at least 3-d tensor."""
-    return _split_dim(input, sections, 2, "dsplit", 3)
+    return _split_dim(input, sections if indices is None else indices, 2, "dsplit", 3)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -364,13 +366,15 @@ def _tri_indices(row: int, col: int, offset: int, lower: bool, dtype: Any) -> Te
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
-                 layout: Any = None) -> Tensor:
+                 layout: Any = None, pin_memory: bool = False,
+                 requires_grad: bool = False) -> Tensor:
     """The (row, column) indices of the lower triangle of a ``row x col`` matrix, row-major."""
     return _tri_indices(row, col, offset, True, dtype)
 
 
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
-                 layout: Any = None) -> Tensor:
+                 layout: Any = None, pin_memory: bool = False,
+                 requires_grad: bool = False) -> Tensor:
     """The (row, column) indices of the upper triangle of a ``row x col`` matrix, row-major."""
     return _tri_indices(row, col, offset, False, dtype)
 
@@ -394,7 +398,7 @@ __all__ = [
 # kron, block_diag, combinations
 # ---------------------------------------------------------------------------------------------
 
-def kron(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product: every element of ``input`` times the whole of ``other``.
 
     As torch: both views get interleaved unit dims, (a0, 1, a1, 1, ...) and (1, b0, 1, b1,
@@ -413,10 +417,6 @@ def kron(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     b_view = tuple(v for n in b for v in (1, n))
     result = _unsafe_view(_unsafe_view(input, shape=a_view) * _unsafe_view(other, shape=b_view),
                           shape=tuple(m * n for m, n in zip(a, b, strict=True)))
-    if out is not None:
-        from .scatter import write_out
-
-        return write_out(result, out, input, other)
     return result
 
 

@@ -33,7 +33,6 @@ from ._lapack import (
 )
 from ._lapack import count as _count
 from ._registry import defop
-from .decompositions import _out
 from .factorizations import _LinAlgError
 
 linalg_slogdet = return_type("linalg_slogdet", "sign logabsdet")
@@ -86,11 +85,11 @@ def _det_singular(a: Tensor, grad: Tensor) -> Tensor:
     return (u * dd.unsqueeze(-2)) @ vh
 
 
-def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
+def det(A: Tensor) -> Tensor:
     """``torch.linalg.det`` (``torch.det``): the determinant of each square matrix."""
     check_square("linalg.det", A._data)
     check_float("linalg.det", A._data)
-    return _out(_det(A), out)
+    return _det(A)
 
 
 def torch_det(input: Tensor) -> Tensor:
@@ -117,18 +116,18 @@ def _(ctx: Any, grads: list) -> tuple:  # dA = g_logabsdet A^{-H} (real: the sig
     return (solve(a.mH, gd * _eye(a.shape[-1], a)),)
 
 
-def slogdet(A: Tensor, *, out: Any = None) -> Any:
+def slogdet(A: Tensor) -> Any:
     """``torch.linalg.slogdet``: (sign, log|det|) of each square matrix."""
     check_square("linalg.slogdet", A._data)
     check_float("linalg.slogdet", A._data)
-    return _out(linalg_slogdet(*_slogdet(A)), out)
+    return linalg_slogdet(*_slogdet(A))
 
 
-def torch_slogdet(input: Tensor, *, out: Any = None) -> Any:
+def torch_slogdet(input: Tensor) -> Any:
     """``torch.slogdet``: linalg.slogdet, as the ``torch.return_types.slogdet`` tuple."""
     check_square("linalg.slogdet", input._data)
     check_float("linalg.slogdet", input._data)
-    return _out(slogdet_result(*_slogdet(input)), out)
+    return slogdet_result(*_slogdet(input))
 
 
 def logdet(input: Tensor) -> Tensor:
@@ -187,7 +186,7 @@ def _(ctx: Any, grads: list) -> tuple:  # dA = -A^{-H} G A^{-H}
     return (-(ih @ g @ ih),)
 
 
-def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> Any:
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:
     """``torch.linalg.inv_ex``: the inverse and LAPACK's info (no error unless
     ``check_errors``)."""
     check_square("linalg.inv_ex", A._data)
@@ -195,7 +194,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> Any:
     inv_, info = _inv_ex(A)
     if check_errors:
         _inv_error("linalg.inv_ex", info._data)
-    return _out(linalg_inv_ex(inv_, info), out)
+    return linalg_inv_ex(inv_, info)
 
 
 def _inv_error(name: str, info: np.ndarray) -> None:
@@ -204,21 +203,20 @@ def _inv_error(name: str, info: np.ndarray) -> None:
         f"the input matrix is singular."), _LinAlgError)
 
 
-def inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
+def inv(A: Tensor) -> Tensor:
     """``torch.linalg.inv`` (``torch.inverse``): the inverse of each square matrix."""
     check_square("linalg.inv", A._data)
     check_float("linalg.inv", A._data)
     inv_, info = _inv_ex(A)
     _inv_error("linalg.inv", info._data)
-    return _out(inv_, out)
+    return inv_
 
 
-def inverse(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    return inv(input, out=out)
+def inverse(input: Tensor) -> Tensor:
+    return inv(input)
 
 
-def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False,
-             out: Any = None) -> Any:
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> Any:
     """``torch.linalg.solve_ex``: linalg.solve and LAPACK's info."""
     from .factorizations import _solve
 
@@ -240,29 +238,28 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
                 res = Tensor._make(np.full(bshape if B.ndim > 1 else (n,), np.nan, a.dtype))
     else:
         res = _solve(A, B, left=left)
-    return _out(linalg_solve_ex(res, Tensor._make(info)), out)
+    return linalg_solve_ex(res, Tensor._make(info))
 
 
-def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False,
-                out: Any = None) -> Any:
+def cholesky_ex(input: Tensor, *, upper: bool = False, check_errors: bool = False) -> Any:
     """``torch.linalg.cholesky_ex``: the Cholesky factor and LAPACK's info (the order of the
     first leading minor that is not positive-definite)."""
     from .factorizations import _cholesky, _cholesky_np
 
-    check_square("linalg.cholesky_ex", A._data)
-    check_float("linalg.cholesky_ex", A._data)
+    check_square("linalg.cholesky_ex", input._data)
+    check_float("linalg.cholesky_ex", input._data)
     if check_errors:
         from .factorizations import cholesky
 
-        factor = cholesky(A, upper=upper)
-        info = np.zeros(A.shape[:-2], np.int32)
+        factor = cholesky(input, upper=upper)
+        info = np.zeros(input.shape[:-2], np.int32)
     else:
-        fac, info = _cholesky_np(A._data, upper)
+        fac, info = _cholesky_np(input._data, upper)
         if info.any():
             factor = Tensor._make(fac)
         else:
-            factor = _cholesky(A, upper=upper)
-    return _out(linalg_cholesky_ex(factor, Tensor._make(info)), out)
+            factor = _cholesky(input, upper=upper)
+    return linalg_cholesky_ex(factor, Tensor._make(info))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -349,20 +346,20 @@ def pinv_backward(grad: Tensor, p: Tensor, a: Tensor) -> Tensor:
     return -(k @ p).mH + (gh - a @ k) @ p @ ph + phk - phk @ p @ a
 
 
-def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
-         out: Tensor | None = None, rcond: Any = None) -> Tensor:
+def pinv(input: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,
+         rtol: Any = None) -> Tensor:
     """``torch.linalg.pinv``: the Moore-Penrose pseudo-inverse, singular values below
     max(atol, rtol * s_max) treated as zero."""
-    check_matrix("linalg.pinv", A._data)
-    check_float("linalg.pinv", A._data)
+    check_matrix("linalg.pinv", input._data)
+    check_float("linalg.pinv", input._data)
     if rcond is not None:
         rtol = rcond
     if hermitian:
-        check_square("linalg.pinv", A._data)
-    low = _autocast_low(A._data)
+        check_square("linalg.pinv", input._data)
+    low = _autocast_low(input._data)
     if low is not None:  # CPU autocast: torch's last product in the low type (_pinv_product)
-        return _out(_pinv(A, atol, rtol, hermitian=hermitian, low=low), out)
-    return _out(_pinv(A, atol, rtol, hermitian=hermitian), out)
+        return _pinv(input, atol, rtol, hermitian=hermitian, low=low)
+    return _pinv(input, atol, rtol, hermitian=hermitian)
 
 
 def _autocast_low(a: np.ndarray) -> Any:
@@ -379,23 +376,23 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     return pinv(input, rtol=rcond)
 
 
-def matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, atol: Any = None,
-                rtol: Any = None, out: Tensor | None = None) -> Tensor:
+def matrix_rank(input: Tensor, tol: Any = None, hermitian: bool = False, *, atol: Any = None,
+                rtol: Any = None) -> Tensor:
     """``torch.linalg.matrix_rank``: the number of singular values above
     max(atol, rtol * s_max)."""
-    check_matrix("linalg.matrix_rank", A._data)
-    check_float("linalg.matrix_rank", A._data)
-    a = A._data
+    check_matrix("linalg.matrix_rank", input._data)
+    check_float("linalg.matrix_rank", input._data)
+    a = input._data
     if tol is not None:
         atol, rtol = tol, 0.0
     if a.size == 0:
-        return _out(Tensor._make(np.zeros(a.shape[:-2], np.int64)), out)
+        return Tensor._make(np.zeros(a.shape[:-2], np.int64))
     atol, rtol = _tolerances(a, atol, rtol)
     s = np.abs(np.linalg.eigvalsh(a)) if hermitian else np.linalg.svd(a, compute_uv=False)
     smax = s.max(-1)
     tol_ = np.maximum(np.asarray(atol), np.asarray(rtol) * smax)
     res = (s > np.asarray(tol_)[..., None]).sum(-1).astype(np.int64)
-    return _out(Tensor._make(np.asarray(res)), out)
+    return Tensor._make(np.asarray(res))
 
 
 _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
@@ -484,32 +481,32 @@ def _(ctx: Any, grads: list) -> tuple:  # X = A^+ B: dA = pinv_backward(G B^H), 
     return (ga, gb)
 
 
-def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: str | None = None) -> Any:
+def lstsq(input: Tensor, b: Tensor, rcond: Any = None, *, driver: str | None = None) -> Any:
     """``torch.linalg.lstsq``: X minimizing ||A X - B||_F, with the residuals, rank and
     singular values where the LAPACK ``driver`` computes them (torch's CPU default gelsy)."""
-    check_matrix("torch.linalg.lstsq", A._data, "input")
-    check_float("linalg.lstsq", A._data)
-    if B.ndim < 1:
+    check_matrix("torch.linalg.lstsq", input._data, "input")
+    check_float("linalg.lstsq", input._data)
+    if b.ndim < 1:
         raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
                            "other.dim() and (input.dim() - other.dim()) <= 1")
-    if A.dtype != B.dtype:
+    if input.dtype != b.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
-                           f"dtype, but got input's dtype {A.dtype} and other's dtype "
-                           f"{B.dtype}")
+                           f"dtype, but got input's dtype {input.dtype} and other's dtype "
+                           f"{b.dtype}")
     if driver is None:
         driver = "gelsy"
     if driver not in _LSTSQ_DRIVERS:
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
                            "(gels, gelsy, gelsd, gelss)")
-    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
-    if not vector and (B.ndim < 2 or A.ndim - B.ndim > 1):
+    vector = b.ndim == 1 or (b.ndim == input.ndim - 1 and tuple(b.shape) == tuple(input.shape[:-1]))
+    if not vector and (b.ndim < 2 or input.ndim - b.ndim > 1):
         raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
                            "other.dim() and (input.dim() - other.dim()) <= 1")
-    m = A.shape[-2]
-    if (B.shape[-1] if vector else B.shape[-2]) != m:
+    m = input.shape[-2]
+    if (b.shape[-1] if vector else b.shape[-2]) != m:
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size("
                            f"{-1 if vector else -2})")
-    return linalg_lstsq(*_lstsq(A, B, rcond=rcond, driver=driver, vector=vector))
+    return linalg_lstsq(*_lstsq(input, b, rcond=rcond, driver=driver, vector=vector))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -549,11 +546,10 @@ def _(tangents: list, inputs: tuple, out: Tensor, upper: bool = False) -> Tensor
     return -(out @ m @ out)
 
 
-def cholesky_inverse(input: Tensor, upper: bool = False, *,
-                     out: Tensor | None = None) -> Tensor:
+def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
     """``torch.cholesky_inverse``: A^{-1} from A's Cholesky factor (L, or U with ``upper``)."""
     check_square("cholesky_inverse", input._data, "input")
-    return _out(_cholesky_inverse(input, upper=upper), out)
+    return _cholesky_inverse(input, upper=upper)
 
 
 @defop("cholesky_solve", node="CholeskySolveBackward0", save=(1,), save_output=True)
@@ -581,8 +577,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:
     return (gb, gl)
 
 
-def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *,
-                   out: Tensor | None = None) -> Tensor:
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
     """``torch.cholesky_solve``: X with A X = B, given A's Cholesky factor ``input2``."""
     if input.ndim < 2 or input2.ndim < 2:
         raise RuntimeError("b should have at least 2 dimensions, but has "
@@ -592,7 +587,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *,
     if input.dtype != input2.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{_tname(input)} and A of type {_tname(input2)} instead.")
-    return _out(_cholesky_solve(input, input2, upper=upper), out)
+    return _cholesky_solve(input, input2, upper=upper)
 
 
 def _tname(t: Tensor) -> str:
@@ -634,7 +629,7 @@ def _(ctx: Any, grads: list) -> tuple:
 
 
 def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
-                     unitriangular: bool = False, *, out: Any = None) -> Any:
+                     unitriangular: bool = False) -> Any:
     """``torch.triangular_solve`` (deprecated in torch): (X, a copy of A) with op(A) X = b."""
     from ._lapack import warn_deprecated
 
@@ -646,7 +641,7 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
                            f"but it has {A.ndim} dimensions instead")
     x, m = _triangular_solve(input, A, upper=upper, transpose=transpose,
                              unitriangular=unitriangular)
-    return _out(triangular_solve_result(x, m), out)
+    return triangular_solve_result(x, m)
 
 
 __all__ = ["cholesky_ex", "cholesky_inverse", "cholesky_solve", "det", "inv", "inv_ex",

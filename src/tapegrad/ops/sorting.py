@@ -11,17 +11,18 @@ zeros), whose own backward (``gather``) gives the second derivative.
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
+from .. import return_types
+from .._out import rule as out_rule
 from .._tensor import Tensor, _wrap_dim
 from . import _registry
 from . import indexing as ix
 from ._registry import defop, nondiff
 from .elementwise import reject_complex
-from .reduction import _empty_check, _return_type
+from .reduction import _empty_check
 
 
 def _t(a: Any) -> Tensor:
@@ -61,16 +62,15 @@ _mode_values = _picker("mode_values", "ModeBackward0")
 _cummax_values = _picker("cummax_values", "CummaxBackward0")
 _cummin_values = _picker("cummin_values", "CumminBackward0")
 
-_Sort = _return_type(namedtuple("sort", ["values", "indices"]), "sort")
-_Topk = _return_type(namedtuple("topk", ["values", "indices"]), "topk")
-_Kth = _return_type(namedtuple("kthvalue", ["values", "indices"]), "kthvalue")
-_Median = _return_type(namedtuple("median", ["values", "indices"]), "median")
-_Nanmedian = _return_type(namedtuple("nanmedian", ["values", "indices"]), "nanmedian")
-_Mode = _return_type(namedtuple("mode", ["values", "indices"]), "mode")
-_Cummax = _return_type(namedtuple("cummax", ["values", "indices"]), "cummax")
-_Cummin = _return_type(namedtuple("cummin", ["values", "indices"]), "cummin")
-_Aminmax = namedtuple("aminmax", ["min", "max"])  # type: ignore[name-match]
-_Aminmax.__module__ = "torch.return_types"
+_Sort = return_types.sort.of
+_Topk = return_types.topk.of
+_Kth = return_types.kthvalue.of
+_Median = return_types.median.of
+_Nanmedian = return_types.nanmedian.of
+_Mode = return_types.mode.of
+_Cummax = return_types.cummax.of
+_Cummin = return_types.cummin.of
+_Aminmax = return_types.aminmax.of
 
 
 def _order(x: np.ndarray, dim: int, descending: bool) -> np.ndarray:
@@ -84,18 +84,6 @@ def _order(x: np.ndarray, dim: int, descending: bool) -> np.ndarray:
     return n - 1 - rev
 
 
-def _out(result: Any, out: Any, *inputs: Any) -> Any:
-    if out is None:
-        return result
-    from .scatter import write_out
-
-    if isinstance(result, tuple):
-        for r, o in zip(result, out, strict=True):
-            write_out(r, o, *inputs)
-        return type(result)(*out)
-    return write_out(result, out, *inputs)
-
-
 @nondiff("sort_indices")
 def _sort_indices(x: np.ndarray, *, dim: int, descending: bool, stable: bool) -> np.ndarray:
     """The int64 indices of torch's CPU sort along ``dim`` (``_sort_order``)."""
@@ -104,17 +92,16 @@ def _sort_indices(x: np.ndarray, *, dim: int, descending: bool, stable: bool) ->
     return _sort_order(x, dim, descending, stable).astype(np.int64)
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: Any = None, *,
-         out: Any = None) -> Any:
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: Any = None) -> Any:
     """(values, indices) along ``dim``; equal elements keep their order (torch's CPU sort)."""
     reject_complex(input, " Sort does not support complex dtypes on CPU", RuntimeError)
     d = _wrap_dim(dim, input.ndim)
     idx = _sort_index(input, d, bool(descending), bool(stable))
     op = _sort_stable_values if stable is not None else _sort_values
-    return _out(_Sort(op(input, dim=d, index=idx._data, squeeze=False), idx), out)
+    return _Sort(op(input, dim=d, index=idx._data, squeeze=False), idx)
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
             ) -> Tensor:
     reject_complex(input, " Sort does not support complex dtypes on CPU", RuntimeError)
     d = 0 if input.ndim == 0 else _wrap_dim(dim, input.ndim)
@@ -165,9 +152,9 @@ def _sort_order(x: np.ndarray, d: int, descending: bool, stable: bool) -> np.nda
     return np.moveaxis(out.reshape(np.moveaxis(order, d, -1).shape), -1, d)
 
 
-def msort(input: Tensor, *, out: Any = None) -> Tensor:
+def msort(input: Tensor) -> Tensor:
     """Sorted along the first dim."""
-    return _out(sort(input, 0).values, out)
+    return sort(input, 0).values
 
 
 @nondiff("topk_indices")
@@ -182,8 +169,8 @@ def _topk_indices(x: np.ndarray, *, dim: int, k: int, largest: bool, sorted: boo
     return np.take(_order(x, dim, largest), np.arange(k), axis=dim).astype(np.int64)
 
 
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *,
-         out: Any = None) -> Any:
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+         ) -> Any:
     reject_complex(input, " topk does not support complex dtypes on CPU", RuntimeError)
     x = input._data
     d = _wrap_dim(dim, input.ndim)
@@ -191,7 +178,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
     idx = _topk_indices(input, dim=d, k=k, largest=bool(largest), sorted=bool(sorted))
-    return _out(_Topk(_topk_values(input, dim=d, index=idx._data, squeeze=False), idx), out)
+    return _Topk(_topk_values(input, dim=d, index=idx._data, squeeze=False), idx)
 
 
 def _select_kth(x: np.ndarray, d: int, k: int) -> np.ndarray:
@@ -224,8 +211,7 @@ def _kthvalue_indices(x: np.ndarray, *, dim: int, k: int) -> np.ndarray:
     return _select_kth(x, dim, k - 1)
 
 
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *,
-             out: Any = None) -> Any:
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     reject_complex(input, " topk does not support complex dtypes on CPU", RuntimeError)
     x = input._data
     d = _wrap_dim(dim, input.ndim)
@@ -233,7 +219,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *,
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     idx = _kthvalue_indices(input, dim=d, k=k) if x.ndim else None
-    return _out(_dim_result(_Kth, _kthvalue_values, input, d, idx, keepdim), out, input)
+    return _dim_result(_Kth, _kthvalue_values, input, d, idx, keepdim)
 
 
 def _median_index(x: np.ndarray, d: int, ignore_nan: bool) -> np.ndarray:
@@ -275,32 +261,32 @@ _nanmedian_all = defop("nanmedian", node="NanmedianBackward0", save=(0,), save_o
 _nanmedian_all.backward(_median_all.rule)
 
 
-def _median(name: str, input: Tensor, dim: Any, keepdim: bool, out: Any) -> Any:
+def _median(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
     nan = name == "nanmedian"
     x = input._data
     if dim is None:
         if x.size == 0:
-            return _out(_t(np.array(np.nan, dtype=x.dtype) if x.dtype.kind == "f" else
-                           np.zeros((), x.dtype)), out)
+            return _t(np.array(np.nan, dtype=x.dtype) if x.dtype.kind == "f" else
+                           np.zeros((), x.dtype))
         op = _nanmedian_all if nan else _median_all
-        return _out(op(input, ignore_nan=nan), out)
+        return op(input, ignore_nan=nan)
     d = _wrap_dim(dim, input.ndim)
     if x.ndim:
         _empty_check(x, name, d)
     cls = _Nanmedian if nan else _Median
     op = _nanmedian_dim_values if nan else _median_dim_values
     idx = _median_indices(input, dim=d, ignore_nan=nan) if x.ndim else None
-    return _out(_dim_result(cls, op, input, d, idx, keepdim), out)
+    return _dim_result(cls, op, input, d, idx, keepdim)
 
 
-def median(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
+def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The lower median; with ``dim``, (values, indices). NaN propagates."""
-    return _median("median", input, dim, keepdim, out)
+    return _median("median", input, dim, keepdim)
 
 
-def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
+def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """median ignoring NaN (NaN only where a row is all NaN)."""
-    return _median("nanmedian", input, dim, keepdim, out)
+    return _median("nanmedian", input, dim, keepdim)
 
 
 @nondiff("mode_indices")
@@ -308,16 +294,16 @@ def _mode_indices(x: np.ndarray, *, dim: int) -> np.ndarray:
     return _rows_apply(x, dim, _mode_row, 1)
 
 
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> Any:
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     """The most frequent value along ``dim`` (the smallest of equally frequent ones) and the
     index of its last occurrence."""
     x = input._data
     d = _wrap_dim(dim, input.ndim)
     if x.ndim == 0:
-        return _out(_dim_result(_Mode, _mode_values, input, d, None, keepdim), out)
+        return _dim_result(_Mode, _mode_values, input, d, None, keepdim)
     _empty_check(x, "mode", d)
     idx = _mode_indices(input, dim=d)
-    return _out(_dim_result(_Mode, _mode_values, input, d, idx, keepdim), out)
+    return _dim_result(_Mode, _mode_values, input, d, idx, keepdim)
 
 
 @nondiff("cum_extreme_indices")
@@ -344,16 +330,16 @@ def _cum_extreme(x: np.ndarray, *, dim: int, largest: bool) -> np.ndarray:
     return np.moveaxis(best, -1, d)
 
 
-def cummax(input: Tensor, dim: int, *, out: Any = None) -> Any:
+def cummax(input: Tensor, dim: int) -> Any:
     d = _wrap_dim(dim, input.ndim)
     idx = _cum_extreme(input, dim=d, largest=True)
-    return _out(_Cummax(_cummax_values(input, dim=d, index=idx._data, squeeze=False), idx), out)
+    return _Cummax(_cummax_values(input, dim=d, index=idx._data, squeeze=False), idx)
 
 
-def cummin(input: Tensor, dim: int, *, out: Any = None) -> Any:
+def cummin(input: Tensor, dim: int) -> Any:
     d = _wrap_dim(dim, input.ndim)
     idx = _cum_extreme(input, dim=d, largest=False)
-    return _out(_Cummin(_cummin_values(input, dim=d, index=idx._data, squeeze=False), idx), out)
+    return _Cummin(_cummin_values(input, dim=d, index=idx._data, squeeze=False), idx)
 
 
 @defop("aminmax", node="AminmaxBackward0", save=(0,), save_output=True, outputs=2)
@@ -382,7 +368,7 @@ def _(ctx: Any, grads: list) -> tuple:  # each extreme's gradient shared by its 
     return (out,)
 
 
-def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False, out: Any = None) -> Any:
+def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
     x = input._data
     if dim is None:
         if x.size == 0:
@@ -395,16 +381,11 @@ def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False, out: Any =
             raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
         if x.ndim == 0:
             d = None
-    if out is not None:
-        from ._registry import scalar_type_name
-
-        for o in out:
-            if o.dtype != input.dtype:
-                raise RuntimeError(
-                    f"Expected out tensor to have dtype {scalar_type_name(input.dtype).lower()}, "
-                    f"but got {scalar_type_name(o.dtype).lower()} instead")
     lo, hi = _aminmax(input, dim=d, keepdim=bool(keepdim))
-    return _out(_Aminmax(lo, hi), out)
+    return _Aminmax(lo, hi)
+
+
+out_rule("kthvalue", no_overlap=True)
 
 
 @defop("logcumsumexp", node="LogcumsumexpBackward0", save=(0,), save_output=True)
@@ -447,11 +428,11 @@ def _(tangents: list, inputs: tuple, out: Tensor, *, dim: int) -> Tensor:
     return (t * (x - c).exp()).cumsum(dim) * (c - out).exp()
 
 
-def logcumsumexp(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     d = _wrap_dim(dim, input.ndim)
     if input._data.dtype.kind in "iub":
         input = input.to(_float_default())
-    return _out(_logcumsumexp(input, dim=d), out)
+    return _logcumsumexp(input, dim=d)
 
 
 def _float_default() -> Any:

@@ -244,8 +244,59 @@ def _grid_sample_composite(inp: Tensor, grid: Tensor, mode: str, padding: str,
     return out.reshape((n, c) + out_spatial)
 
 
+def _grid_forward_2d(inp: np.ndarray, grid: np.ndarray, mode: str, padding: str,
+                     align_corners: bool) -> np.ndarray:
+    """2-D bilinear and nearest sampling (zeros or border padding) in the arithmetic of torch's
+    vectorized CPU kernel: the position (g + 1) * size/2 - 0.5 as one fused multiply-add
+    ((g + 1) * (size - 1)/2 with align_corners), the four bilinear terms summed nw first, then
+    fused in ne, sw, se; nearest rounds half to even."""
+    from .._rng import _fma32, _fma64
+
+    fma = _fma32 if inp.dtype == np.float32 else _fma64
+    t = inp.dtype.type
+    n, c, h, w = inp.shape
+    gx = grid[..., 0].reshape(n, -1).astype(inp.dtype, copy=False)
+    gy = grid[..., 1].reshape(n, -1).astype(inp.dtype, copy=False)
+
+    def position(g: np.ndarray, size: int) -> np.ndarray:
+        if align_corners:
+            p = (g + t(1)) * t((size - 1) / 2)
+        else:
+            p = fma(g + t(1), t(size / 2), t(-0.5)).astype(inp.dtype, copy=False)
+        if padding == "border":
+            p = np.minimum(t(size - 1), np.maximum(p, t(0)))
+        return p
+
+    x, y = position(gx, w), position(gy, h)
+    flat = inp.reshape(n, c, h * w)
+
+    def tap(ix: np.ndarray, iy: np.ndarray) -> np.ndarray:  # (n, c, m), 0 outside
+        ok = (ix >= 0) & (ix <= w - 1) & (iy >= 0) & (iy <= h - 1)
+        lin = (np.clip(iy, 0, h - 1).astype(np.int64) * w
+               + np.clip(ix, 0, w - 1).astype(np.int64))
+        vals = np.take_along_axis(flat, lin[:, None, :], axis=2)
+        return np.where(ok[:, None, :], vals, t(0))
+
+    if mode == "nearest":
+        out = tap(np.rint(x), np.rint(y))
+    else:
+        x0, y0 = np.floor(x), np.floor(y)
+        fw, fn = x - x0, y - y0
+        fe, fs = t(1) - fw, t(1) - fn
+        nw, ne, sw, se = fs * fe, fs * fw, fn * fe, fn * fw
+        out = tap(x0, y0) * nw[:, None, :]
+        for (dx, dy), wt in (((1, 0), ne), ((0, 1), sw), ((1, 1), se)):
+            out = fma(tap(x0 + dx, y0 + dy), wt[:, None, :], out)
+    return np.ascontiguousarray(out.astype(inp.dtype, copy=False).reshape(
+        (n, c) + grid.shape[1:3]))
+
+
 def _grid_forward(inp: np.ndarray, grid: np.ndarray, *, mode: str, padding: str,
                   align_corners: bool) -> np.ndarray:
+    if (inp.ndim == 4 and mode in ("bilinear", "nearest") and padding in ("zeros", "border")
+            and inp.dtype in (np.float32, np.float64) and grid.dtype == inp.dtype):
+        with np.errstate(all="ignore"):
+            return _grid_forward_2d(inp, grid, mode, padding, align_corners)
     with np.errstate(all="ignore"):
         out = _grid_sample_composite(Tensor._make(inp), Tensor._make(grid), mode, padding,
                                      align_corners)
@@ -512,22 +563,28 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                       "the old behavior is desired. See the documentation of grid_sample for "
                       "details.", stacklevel=2)
         align_corners = False
+    # torch's checks in its order: the common ones (batch, last grid dimension, empty input),
+    # then those of the 2-D (4-D input) or the 3-D kernel
     d = input.ndim - 2
-    if input.ndim not in (4, 5):
-        raise RuntimeError("grid_sampler(): expected 4D or 5D input and grid with same number "
-                           f"of dimensions, but got input with sizes {list(input.shape)} and "
-                           f"grid with sizes {list(grid.shape)}")
-    if grid.ndim != input.ndim:
-        raise RuntimeError("grid_sampler(): expected grid to have same number of dimensions "
-                           f"as input, but got input with sizes {list(input.shape)} and grid "
-                           f"with sizes {list(grid.shape)}")
+    sizes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
     if input.shape[0] != grid.shape[0]:
-        raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, "
-                           f"but got input with sizes {list(input.shape)} and grid with sizes "
-                           f"{list(grid.shape)}")
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got {sizes}")
     if grid.shape[-1] != d:
         raise RuntimeError(f"grid_sampler(): expected grid to have size {d} in last dimension, "
                            f"but got grid with sizes {list(grid.shape)}")
+    for i in range(2, input.ndim):
+        if input.shape[i] == 0:
+            raise RuntimeError("grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {i} being empty")
+    if input.ndim == 4:
+        if grid.ndim != 4:
+            raise RuntimeError("grid_sampler(): expected 4D input and grid with same number of "
+                               f"dimensions, but got {sizes}")
+    elif input.ndim != 5 or grid.ndim != 5:
+        raise RuntimeError("grid_sampler(): expected 5D input and grid with same number of "
+                           f"dimensions, but got {sizes}")
     if mode == "bicubic" and d != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     op = _GRID_2D if d == 2 else _GRID_3D

@@ -284,15 +284,23 @@ modified_bessel_i0 = _no_grad("modified_bessel_i0", "i0")
 modified_bessel_i1 = _no_grad("modified_bessel_i1", "i1")
 modified_bessel_k0 = _no_grad("modified_bessel_k0", "k0")
 modified_bessel_k1 = _no_grad("modified_bessel_k1", "k1")
-scaled_modified_bessel_k0 = _no_grad("scaled_modified_bessel_k0", "k0e")
-scaled_modified_bessel_k1 = _no_grad("scaled_modified_bessel_k1", "k1e")
 
 
-def spherical_bessel_j0(input: Tensor) -> Tensor:
-    x = input._data
+def scaled_modified_bessel_k0(x: Any) -> Tensor:
+    """e^x K0(x) (torch names its argument ``x``)."""
+    return Tensor._make(_eval("k0e", x._data if isinstance(x, Tensor) else np.asarray(x)))
+
+
+def scaled_modified_bessel_k1(x: Any) -> Tensor:
+    """e^x K1(x)."""
+    return Tensor._make(_eval("k1e", x._data if isinstance(x, Tensor) else np.asarray(x)))
+
+
+def spherical_bessel_j0(x: Tensor) -> Tensor:
+    a = x._data
     with np.errstate(all="ignore"):
-        out = _sp().spherical_jn(0, x.astype(np.float64))
-    return Tensor._make(np.asarray(out).astype(_out_dtype((x,)), copy=False))
+        out = _sp().spherical_jn(0, a.astype(np.float64))
+    return Tensor._make(np.asarray(out).astype(_out_dtype((a,)), copy=False))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -403,24 +411,13 @@ def _check_tensor(x: Any, name: str) -> None:
 
 
 def _public(op: Any, name: str) -> Any:
-    def fn(input: Tensor, *, out: Any = None) -> Tensor:
+    def fn(input: Tensor) -> Tensor:
         _check_tensor(input, name)
-        return _out(op(input), out)
+        return op(input)
 
     fn.__name__ = name
     fn.__doc__ = f"torch.{name}, elementwise."
     return fn
-
-
-def _out(result: Tensor, out: Any) -> Tensor:
-    if out is None:
-        return result
-    from ._registry import write_into
-
-    if out._data.shape != result._data.shape:
-        out._data = np.empty(result._data.shape, dtype=out._data.dtype)
-    write_into(out, result._data)
-    return out
 
 
 erf = _public(_erf, "erf")
@@ -442,36 +439,36 @@ sinc = _public(_sinc, "sinc")
 entr = _public(_entr, "entr")
 
 
-def polygamma(n: int, input: Tensor, *, out: Any = None) -> Tensor:
+def polygamma(n: int, input: Tensor) -> Tensor:
     """The n-th derivative of the digamma function."""
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
-    return _out(_polygamma(input, n=int(n)), out)
+    return _polygamma(input, n=int(n))
 
 
-def mvlgamma(input: Tensor, p: int, *, out: Any = None) -> Tensor:
+def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The multivariate log-gamma function of dimension ``p``."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    return _out(_mvlgamma(input, p=int(p)), out)
+    return _mvlgamma(input, p=int(p))
 
 
 multigammaln = mvlgamma
 
 
-def logit(input: Tensor, eps: Any = None, *, out: Any = None) -> Tensor:
+def logit(input: Tensor, eps: Any = None) -> Tensor:
     """log(x / (1 - x)), with x clamped to [eps, 1 - eps] when ``eps`` is given."""
     if eps is None:
-        return _out(_logit(input), out)
-    return _out(_logit(input, eps=float(eps)), out)
+        return _logit(input)
+    return _logit(input, eps=float(eps))
 
 
-def expit(input: Tensor, *, out: Any = None) -> Tensor:
-    return _out(sigmoid(input), out)
+def expit(input: Tensor) -> Tensor:
+    return sigmoid(input)
 
 
 def _binary_public(op: Any, name: str) -> Any:
-    def fn(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    def fn(input: Any, other: Any) -> Tensor:
         if not isinstance(input, Tensor) and not isinstance(other, Tensor):
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
                             f"({type(input).__name__}, {type(other).__name__}), but expected "
@@ -480,7 +477,7 @@ def _binary_public(op: Any, name: str) -> Any:
             if not isinstance(v, (Tensor,) + _SCALARS):
                 raise TypeError(f"{name}(): argument 'other' must be Tensor, not "
                                 f"{type(v).__name__}")
-        return _out(op(input, other), out)
+        return op(input, other)
 
     fn.__name__ = name
     return fn
@@ -547,12 +544,12 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx Q(a, x) = -x^(a-1) e^(-x) / Gamm
 
 def _tensors_public(op: Any, name: str) -> Any:
     """A binary function of two tensors (no numbers), with torch's messages."""
-    def fn(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    def fn(input: Any, other: Any) -> Tensor:
         for pos, (arg, v) in enumerate((("input", input), ("other", other)), 1):
             if not isinstance(v, Tensor):
                 raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, "
                                 f"not {type(v).__name__}")
-        return _out(op(input, other), out)
+        return op(input, other)
 
     fn.__name__ = name
     return fn
@@ -565,13 +562,13 @@ igamma_ = _inplace(_gammainc)
 igammac_ = _inplace(_gammaincc)
 
 
-def airy_ai(input: Any, *, out: Any = None) -> Tensor:
+def airy_ai(x: Any) -> Tensor:
     """The Airy function Ai(x), the solution of y'' = x y that decays for x -> +inf (no
     derivative in torch)."""
-    x = input._data if isinstance(input, Tensor) else np.asarray(input)
+    x = x._data if isinstance(x, Tensor) else np.asarray(x)
     with np.errstate(all="ignore"):
         ai = _sp().airy(x.astype(np.float64))[0]
-    return _out(Tensor._make(np.asarray(ai).astype(_out_dtype((x,)))), out)
+    return Tensor._make(np.asarray(ai).astype(_out_dtype((x,))))
 
 
 # torch's J0 and Y1 are Cephes' rational approximations evaluated with a plain Horner loop:
@@ -653,12 +650,12 @@ def _y1_torch(x: np.ndarray) -> np.ndarray:
 
 
 def _torch_kernel(name: str, kernel: Any) -> Any:
-    def fn(input: Any, *, out: Any = None) -> Tensor:
+    def fn(input: Any) -> Tensor:
         x = input._data if isinstance(input, Tensor) else np.asarray(input)
         dt = _out_dtype((x,))
         with np.errstate(all="ignore"):
             result = np.asarray(kernel(x.astype(dt)), dtype=dt)
-        return _out(Tensor._make(result), out)
+        return Tensor._make(result)
 
     fn.__name__ = name
     return fn

@@ -19,8 +19,8 @@ from .._tensor import Tensor, _wrap_dim
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantile(name: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str,
-              out: Any) -> Tensor:
+def _quantile(name: str, input: Tensor, q: Any, dim: Any, keepdim: bool,
+              interpolation: str) -> Tensor:
     from . import elementwise as ew
     from . import indexing as ix
     from .shape import _squeeze_matmul
@@ -94,23 +94,19 @@ def _quantile(name: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpo
         above = ix.gather(big, -1, Tensor._make(np.ceil(ranks).astype(np.int64)))
         below = ew.lerp(below, above, w)
     result = _squeeze_matmul(below.reshape(final + (1,)), dims=(len(final),))
-    if out is not None:
-        from .scatter import write_out
-
-        return write_out(result, out, input)
     return result
 
 
 def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
-             interpolation: str = "linear", out: Any = None) -> Tensor:
+             interpolation: str = "linear") -> Tensor:
     """The q-th quantiles along ``dim`` (of all elements when None); q a number or 1-d."""
-    return _quantile("quantile", input, q, dim, keepdim, interpolation, out)
+    return _quantile("quantile", input, q, dim, keepdim, interpolation)
 
 
 def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
-                interpolation: str = "linear", out: Any = None) -> Tensor:
+                interpolation: str = "linear") -> Tensor:
     """quantile ignoring NaN values."""
-    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, out)
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ def _fresh(t: Tensor) -> Tensor:
 def _copying(fname: str, view_fn: Any) -> Any:
     """torch.<fname>: ``view_fn``'s result in fresh memory, with the view's node + _copy."""
 
-    def fn(input: Tensor, *args: Any, out: Any = None, **kwargs: Any) -> Any:
+    def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
         if fname == "view_as_complex_copy" and input._requires_grad and _grad_enabled():
             raise RuntimeError("view_as_complex_copy does not support automatic "
                                "differentiation for outputs with complex dtype.")
@@ -110,14 +110,6 @@ def _copying(fname: str, view_fn: Any) -> Any:
         res = op(input, args=args, kwargs=kwargs)
         if outputs == 1 and isinstance(y, (tuple, list)):
             res = (res,)
-        if out is not None:
-            from .scatter import write_out
-
-            if isinstance(res, tuple):
-                for r, o in zip(res, out, strict=True):
-                    write_out(r, o)
-                return out
-            return write_out(res, out)
         return res
 
     fn.__name__ = fname
@@ -255,18 +247,14 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # torch 2.13 declares no derivative for
 NAMES.add("detach_copy")
 
 
-def detach_copy(input: Tensor, *, out: Any = None) -> Tensor:
+def detach_copy(input: Tensor) -> Tensor:
     """``input.detach()`` in fresh memory. As in torch, the result of an input that requires
     grad still requires grad, through a node whose backward raises."""
     res = _detach_copy(input)
-    if out is not None:
-        from .scatter import write_out
-
-        return write_out(res, out)
     return res
 
 
-def narrow_copy(input: Tensor, dim: int, start: Any, length: int, *, out: Any = None) -> Tensor:
+def narrow_copy(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     """``input.narrow(dim, start, length)`` in fresh memory (its own node, as in torch)."""
     if input.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -287,10 +275,6 @@ def narrow_copy(input: Tensor, dim: int, start: Any, length: int, *, out: Any = 
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({size}).")
     res = _narrow_copy(input, dim=d, start=start, length=length)
-    if out is not None:
-        from .scatter import write_out
-
-        return write_out(res, out)
     return res
 
 
@@ -303,16 +287,16 @@ _VIEWS: dict[str, Any] = {
     "alias_copy": lambda x: S.alias(x),
     "as_strided_copy": lambda x, size, stride, storage_offset=None: S.as_strided(
         x, size, stride, storage_offset),
-    "diagonal_copy": lambda x, *a, **k: x.diagonal(*a, **k),
-    "expand_copy": lambda x, size, implicit=False: x.expand(*size),
+    "diagonal_copy": lambda x, offset=0, dim1=0, dim2=1: x.diagonal(offset, dim1, dim2),
+    "expand_copy": lambda x, size, *, implicit=False: x.expand(*size),
     "permute_copy": lambda x, dims: x.permute(*dims),
-    "squeeze_copy": lambda x, *a, **k: x.squeeze(*a, **k),
+    "squeeze_copy": lambda x, dim=None: x.squeeze(dim),
     "t_copy": lambda x: x.t(),
     "transpose_copy": lambda x, dim0, dim1: x.transpose(dim0, dim1),
     "unbind_copy": lambda x, dim=0: x.unbind(dim),
     "unfold_copy": lambda x, dimension, size, step: unfold(x, dimension, size, step),
     "unsqueeze_copy": lambda x, dim: x.unsqueeze(dim),
-    "view_copy": lambda x, *size: x.view(*size),
+    "view_copy": lambda x, size=None, *, dtype=None: x.view(size if dtype is None else dtype),
     "split_with_sizes_copy": lambda x, split_sizes, dim=0: split_with_sizes(x, split_sizes,
                                                                             dim),
     "select_copy": lambda x, dim, index: x.select(dim, index),
@@ -335,7 +319,20 @@ def _complex_views() -> Any:
     from . import complex as complex_ops
 
     return complex_ops
-COPIES = {name: _copying(name, fn) for name, fn in _VIEWS.items()}
+
+
+def _with_params(name: str, view_fn: Any) -> Any:
+    """torch.<name>(input, <the view's parameters>): ``_copying`` under the parameters of the
+    view it copies (``permute_copy(input, dims)``), torch's."""
+    from .. import _signatures
+
+    return _signatures.calling(name, _signatures.params_of(view_fn, drop_first=True),
+                               _copying(name, view_fn), first="input",
+                               doc=f"torch.{name}: the result of torch.{name[:-5]} in fresh "
+                                   "memory.")
+
+
+COPIES = {name: _with_params(name, fn) for name, fn in _VIEWS.items()}
 
 __all__ = ["unfold", "narrow_copy", "detach_copy", "split_with_sizes", "unsafe_split",
            "unsafe_chunk", "unsafe_split_with_sizes", "sum_to_size", *COPIES]

@@ -18,12 +18,14 @@ from __future__ import annotations
 from typing import Any as _Any
 
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -35,11 +37,13 @@ from .sparse_adam import SparseAdam
 __all__ = [
     "ASGD",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",
     "Adamax",
     "LBFGS",
+    "Muon",
     "NAdam",
     "Optimizer",
     "RAdam",

@@ -30,6 +30,7 @@ from typing import IO, Any
 import numpy as np
 
 from .. import _dtype
+from .._device import device as _device
 from .._storage import _root
 from .._tensor import Size, Tensor
 from ._rebuild import STORAGE_NAMES
@@ -153,7 +154,7 @@ class TorchPickler(_PythonPickler):
             return self._reduce_tensor(obj)
         if isinstance(obj, Size):
             return _SIZE, (tuple(obj),)
-        if type(obj).__name__ == "device" and type(obj).__module__.startswith("tapegrad"):
+        if isinstance(obj, _device):
             index = getattr(obj, "index", None)
             kind = str(str(obj).split(":")[0].encode(), "ascii")  # a new string, as torch's
             return _DEVICE, (kind,) if index is None else (kind, index)

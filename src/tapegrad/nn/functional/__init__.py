@@ -243,3 +243,10 @@ from ._common import assert_int_or_pair  # noqa: E402
 for _fn in (assert_int_or_pair, grouped_mm):
     _fn.__module__ = __name__
 del _fn
+
+# -- out=: the functions torch's torch._C._nn gives one (one seam for every function: _out.py)
+
+from ... import _out  # noqa: E402
+
+_out.install(globals(), "avg_pool2d avg_pool3d gelu hardshrink linear logsigmoid softplus "
+                        "softshrink")

@@ -36,7 +36,7 @@ def _causal_mask(lq: int, lk: int) -> np.ndarray:
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Tensor | None = None, dropout_p: float = 0.0,
-                                 is_causal: bool = False, scale: float | None = None,
+                                 is_causal: bool = False, *, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(q k^T * scale + mask) v over the last two dims.
 
@@ -121,9 +121,24 @@ def _sdpa_math(q: Tensor, k: Tensor, v: Tensor, attn_mask: Tensor | None, mask: 
     return la.matmul(attn, v)
 
 
-def multi_head_attention_forward(*args: Any, **kwargs: Any) -> Any:
+def multi_head_attention_forward(
+    query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
+    in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None,
+    bias_v: Tensor | None, add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor,
+    out_proj_bias: Tensor | None, training: bool = True,
+    key_padding_mask: Tensor | None = None, need_weights: bool = True,
+    attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False,
+    q_proj_weight: Tensor | None = None, k_proj_weight: Tensor | None = None,
+    v_proj_weight: Tensor | None = None, static_k: Tensor | None = None,
+    static_v: Tensor | None = None, average_attn_weights: bool = True,
+    is_causal: bool = False,
+) -> tuple[Tensor, Tensor | None]:
     """``F.multi_head_attention_forward``: the computation behind ``nn.MultiheadAttention``
-    (defined beside the module in ``nn/modules/activation.py``), with torch's signature."""
+    (defined beside the module in ``nn/modules/activation.py``)."""
     from ..modules.activation import multi_head_attention_forward as mha
 
-    return mha(*args, **kwargs)
+    return mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+               bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+               training, key_padding_mask, need_weights, attn_mask, use_separate_proj_weight,
+               q_proj_weight, k_proj_weight, v_proj_weight, static_k, static_v,
+               average_attn_weights, is_causal)

@@ -97,14 +97,14 @@ def _one_hot(x: np.ndarray, *, num_classes: int) -> np.ndarray:
     return (x[..., None] == np.arange(num_classes)).astype(np.int64)
 
 
-def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding along a new last dim (``num_classes=-1``: max + 1)."""
-    if tensor._data.dtype != np.int64:
+    if input._data.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    n = _one_hot_classes(tensor._data, num_classes)
+    n = _one_hot_classes(input._data, num_classes)
     if _registry._SPECIAL:  # a capture listens: through the registry (``nondiff``)
-        return _one_hot(tensor, num_classes=n)
-    return Tensor._make(_one_hot.forward(tensor._data, num_classes=n))  # without the detour
+        return _one_hot(input, num_classes=n)
+    return Tensor._make(_one_hot.forward(input._data, num_classes=n))  # without the detour
 
 
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,

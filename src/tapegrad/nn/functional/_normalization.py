@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _out
 from ..._tensor import Tensor
 from ...ops import nn_common as C
 from ...ops import normalization as K
@@ -175,11 +176,12 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Tensor | None = None) -> Tensor:
-    """input / max(||input||_p, eps) along ``dim``."""
-    denom = rd.norm(input, p, dim, True).clamp_min(eps).expand_as(input)
+    """input / max(||input||_p, eps) along ``dim`` (``out`` is a positional parameter, as in
+    torch: written through ``_out.write``)."""
     if out is not None:
-        return out.copy_(input / denom)
-    return input / denom
+        _out.check("normalize", out, (input,))
+    denom = rd.norm(input, p, dim, True).clamp_min(eps).expand_as(input)
+    return input / denom if out is None else _out.write("div", out, input / denom, (input,))
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,

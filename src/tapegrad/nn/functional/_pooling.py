@@ -569,11 +569,17 @@ def fractional_max_pool3d(input: Tensor, kernel_size: Any, output_size: Any = No
                                 return_indices, _random_samples, 3)
 
 
-def fractional_max_pool2d_with_indices(*args: Any, **kwargs: Any) -> Any:
-    kwargs["return_indices"] = True
-    return fractional_max_pool2d(*args, **kwargs)
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Any = None) -> Any:
+    """fractional_max_pool2d, always returning (values, indices)."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, True,
+                                _random_samples, 2)
 
 
-def fractional_max_pool3d_with_indices(*args: Any, **kwargs: Any) -> Any:
-    kwargs["return_indices"] = True
-    return fractional_max_pool3d(*args, **kwargs)
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Any = None) -> Any:
+    """fractional_max_pool3d, always returning (values, indices)."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, True,
+                                _random_samples, 3)

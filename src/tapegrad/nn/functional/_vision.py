@@ -221,8 +221,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         out_size = [math.floor(input.shape[i + 2] * given[i]) for i in range(dim)]
     if recompute_scale_factor:
         scales = None
-    if antialias:
-        raise NotImplementedError("tapegrad: interpolate(antialias=True) is not supported")
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes "
+                         "and requires a 4-D tensor as input")
     if dim not in (1, 2, 3):
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
@@ -242,6 +243,13 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         _resample_dtype_check(input, mode, dim, out_size)
         return {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}[dim](
             input, out_size if dim > 1 else out_size[0])
+    if mode == "lanczos" and dim == 2:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+    if antialias:
+        return _interpolate_aa(input, out_size, sc, mode, bool(align_corners))
     need = _LINEAR_MODES.get(mode)
     if need is None:
         raise NotImplementedError(
@@ -267,6 +275,24 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     name = {"linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d",
             "trilinear": "upsample_trilinear3d", "bicubic": "upsample_bicubic2d"}[mode]
     return K.SEPARABLE[name](input, mats=mats)
+
+
+def _interpolate_aa(input: Tensor, out_size: list, scales: list, mode: str,
+                    align_corners: bool) -> Tensor:
+    """Antialiased bilinear, bicubic and lanczos resampling (ops/resample_aa.py)."""
+    from ...ops import resample_aa as AA
+
+    kind = input.dtype.name
+    if kind == "uint8":  # fixed point, as torch's uint8 kernels; no gradient
+        return Tensor._make(AA.resample_aa_uint8(input._data, out_size, scales, mode,
+                                                 align_corners))
+    if kind not in ("float32", "float64"):
+        raise NotImplementedError(
+            f'"compute_index_ranges_weights" not implemented for \'{_scalar_name(input)}\'')
+    dt = input._data.dtype.type
+    in_size = tuple(input.shape[2:])
+    plan = AA.aa_plan(in_size, out_size, scales, mode, dt, align_corners)
+    return AA.AA_ENTRIES[mode](input, plan=plan, mats=AA.dense_mats(in_size, plan, dt))
 
 
 def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",

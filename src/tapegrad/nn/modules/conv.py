@@ -15,12 +15,14 @@ from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-           "ConvTranspose3d"]
+           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
 class _ConvNd(Module):
@@ -293,3 +295,94 @@ class ConvTranspose3d(_ConvTransposeNd):
 
     def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
         return self._transpose_forward(F.conv_transpose3d, input, output_size, 3)
+
+
+# -- lazy convolutions: in_channels from the first input (see lazy.py) -------------------------
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    groups: int
+    transposed: bool
+    in_channels: int
+    out_channels: int
+    kernel_size: tuple
+    weight: Any
+    bias: Any
+    _spatial: int
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()  # type: ignore[misc]
+
+    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
+        """``in_channels`` from ``input`` (dimension 1, or 0 unbatched); the weight and bias
+        made and initialized."""
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                shape = (self.in_channels, self.out_channels // self.groups, *self.kernel_size)
+            else:
+                shape = (self.out_channels, self.in_channels // self.groups, *self.kernel_size)
+            self.weight.materialize(shape)
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input: Tensor) -> int:
+        unbatched = self._spatial + 1
+        if input.dim() not in (unbatched, unbatched + 1):
+            raise RuntimeError(f"Expected {unbatched}D (unbatched) or {unbatched + 1}D (batched) "
+                               f"input to {self.__class__.__name__}, but got input of size: "
+                               f"{input.shape}")
+        return input.shape[1] if input.dim() == unbatched + 1 else input.shape[0]
+
+    def _get_num_spatial_dims(self) -> int:
+        return self._spatial
+
+
+def _lazy_conv(base: type, spatial: int, transposed: bool) -> type:
+    """``Lazy<base>``: ``base`` without ``in_channels`` (torch's parameter order)."""
+
+    if transposed:
+        def __init__(self: Any, out_channels: int, kernel_size: Any, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     bias: bool = True, dilation: Any = 1, padding_mode: str = "zeros",
+                     device: Any = None, dtype: Any = None) -> None:
+            # (LazyModuleMixin.__init__: base's, then the hooks)
+            LazyModuleMixin.__init__(self, 0, 0, kernel_size, stride, padding, output_padding,
+                                     groups, False, dilation, padding_mode, device=device,
+                                     dtype=dtype)
+            _lazy_weights(self, out_channels, bias, device, dtype)
+    else:
+        def __init__(self: Any, out_channels: int, kernel_size: Any,  # type: ignore[misc]
+                     stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1,
+                     bias: bool = True, padding_mode: str = "zeros", device: Any = None,
+                     dtype: Any = None) -> None:
+            LazyModuleMixin.__init__(self, 0, 0, kernel_size, stride, padding, dilation,
+                                     groups, False, padding_mode, device=device, dtype=dtype)
+            _lazy_weights(self, out_channels, bias, device, dtype)
+
+    name = "Lazy" + base.__name__
+    cls = type(name, (_LazyConvXdMixin, base), {
+        "__init__": __init__, "cls_to_become": base, "_spatial": spatial,
+        "__module__": base.__module__, "__qualname__": name,
+        "__doc__": f"A {base.__name__} whose ``in_channels`` is its first input's (see "
+                   "lazy.py)."})
+    __init__.__qualname__ = f"{name}.__init__"
+    return cls
+
+
+def _lazy_weights(module: Any, out_channels: int, bias: bool, device: Any, dtype: Any) -> None:
+    module.weight = UninitializedParameter(device=device, dtype=dtype)
+    module.out_channels = out_channels
+    if bias:
+        module.bias = UninitializedParameter(device=device, dtype=dtype)
+
+
+LazyConv1d: type = _lazy_conv(Conv1d, 1, False)
+LazyConv2d: type = _lazy_conv(Conv2d, 2, False)
+LazyConv3d: type = _lazy_conv(Conv3d, 3, False)
+LazyConvTranspose1d: type = _lazy_conv(ConvTranspose1d, 1, True)
+LazyConvTranspose2d: type = _lazy_conv(ConvTranspose2d, 2, True)
+LazyConvTranspose3d: type = _lazy_conv(ConvTranspose3d, 3, True)

@@ -12,9 +12,10 @@ from typing import Any
 
 from ..._tensor import Tensor
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -74,5 +75,29 @@ class InstanceNorm2d(_InstanceNorm):
 class InstanceNorm3d(_InstanceNorm):
     """Instance normalisation over (N, C, D, H, W) or (C, D, H, W) inputs."""
 
+    _no_batch_dim = 4
+    _dims = (4, 5)
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """An InstanceNorm1d whose ``num_features`` is its first input's (see lazy.py)."""
+
+    cls_to_become = InstanceNorm1d
+    _no_batch_dim = 2
+    _dims = (2, 3)
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """An InstanceNorm2d whose ``num_features`` is its first input's (see lazy.py)."""
+
+    cls_to_become = InstanceNorm2d
+    _no_batch_dim = 3
+    _dims = (3, 4)
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """An InstanceNorm3d whose ``num_features`` is its first input's (see lazy.py)."""
+
+    cls_to_become = InstanceNorm3d
     _no_batch_dim = 4
     _dims = (4, 5)

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ... import _creation, _dtype
+from ..._layout import strided
 from ..._tensor import Tensor
 from ...ops import elementwise as ew
 from ...ops import reduction as rd
@@ -34,7 +35,7 @@ def _checks(name: str, M: int, dtype: Any, layout: Any) -> Any:
         dtype = _dtype.get_default_dtype()
     if M < 0:
         raise ValueError(f"{name} requires non-negative window length, got M={M}")
-    if layout is not None and layout != "torch.strided":
+    if layout is not None and layout is not strided and layout != "torch.strided":
         raise ValueError(f"{name} is implemented for strided tensors only, got: {layout}")
     if dtype not in (_dtype.float32, _dtype.float64):
         raise ValueError(f"{name} expects float32 or float64 dtypes, got: {dtype}")

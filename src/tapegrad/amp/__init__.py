@@ -26,15 +26,16 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
-from . import _dtype
-from ._device import device as _device
+from .. import _dtype
+from .._device import device as _device
+from .._naming import public
 
 __all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd", "is_autocast_available"]
 
 
 def is_autocast_available(device_type: str) -> bool:
     """Whether ``device_type`` has an autocast (torch's list: cpu, cuda, xpu, mps, ...)."""
-    from ._autocast import _DEFAULT_DTYPES
+    from .._autocast import _DEFAULT_DTYPES
 
     return _device(device_type).type in _DEFAULT_DTYPES
 
@@ -42,6 +43,7 @@ def is_autocast_available(device_type: str) -> bool:
 _SUPPORTED = "torch.bfloat16, torch.float16"
 
 
+@public(".amp.autocast_mode")
 class autocast:
     """``torch.autocast(device_type, dtype=None, enabled=True, cache_enabled=None)``: inside the
     region, the ops on autocast's lists compute in ``dtype`` (bfloat16 by default on the CPU),
@@ -60,7 +62,7 @@ class autocast:
 
     def __init__(self, device_type: str, dtype: Any = None, enabled: bool = True,
                  cache_enabled: bool | None = None) -> None:
-        from . import _autocast
+        from .. import _autocast
 
         if not isinstance(device_type, str):
             kind = type(device_type)
@@ -88,7 +90,7 @@ class autocast:
         self._enabled = enabled
 
     def __enter__(self) -> autocast:
-        from . import _autocast
+        from .. import _autocast
 
         self.prev_cache_enabled = _autocast.is_autocast_cache_enabled()
         self.prev = _autocast.is_autocast_enabled(self.device)
@@ -100,7 +102,7 @@ class autocast:
         return self
 
     def __exit__(self, *exc: Any) -> Literal[False]:
-        from . import _autocast
+        from .. import _autocast
 
         if _autocast.autocast_decrement_nesting() == 0:
             _autocast.clear_autocast_cache()
@@ -128,7 +130,7 @@ class autocast:
 
 def is_autocast_enabled(device_type: str = "cuda") -> bool:
     """Whether autocast is on for ``device_type`` in this thread (no argument: "cuda")."""
-    from . import _autocast
+    from .. import _autocast
 
     return _autocast.is_autocast_enabled(device_type)
 
@@ -136,7 +138,7 @@ def is_autocast_enabled(device_type: str = "cuda") -> bool:
 def _cast_inputs(value: Any, device_type: str, dtype: Any) -> Any:
     """Cast the floating-point (not float64) tensors in ``value``, through lists, tuples,
     dicts and other iterables, as custom_fwd's ``cast_inputs`` does."""
-    from ._tensor import Tensor
+    from .._tensor import Tensor
 
     if isinstance(value, Tensor):
         eligible = (value.is_floating_point() and value.device.type == device_type
@@ -171,7 +173,7 @@ def custom_fwd(fwd: Callable | None = None, *, device_type: str,
         raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
     if fwd is None:
         return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
-    from . import _autocast
+    from .. import _autocast
 
     @functools.wraps(fwd)
     def decorate_fwd(*args: Any, **kwargs: Any) -> Any:
@@ -257,6 +259,7 @@ def _amp_update_scale_(scale: Any, growth_tracker: Any, found_inf: Any, growth_f
     return scale
 
 
+@public(".amp.grad_scaler")
 class GradScaler:
     """``torch.amp.GradScaler``: dynamic loss scaling, so that small float16 gradients survive.
 
@@ -304,7 +307,7 @@ class GradScaler:
         return self._scale, self._growth_tracker
 
     def _lazy_init_scale_growth_tracker(self) -> None:
-        from . import _creation
+        from .. import _creation
 
         self._scale = _creation.full((), self._init_scale, dtype=_dtype.float32)
         self._growth_tracker = _creation.full((), self._init_growth_tracker,
@@ -317,7 +320,7 @@ class GradScaler:
         """``outputs * S``: a tensor, or a list/tuple/iterable of them (same structure)."""
         if not self._enabled:
             return outputs
-        from ._tensor import Tensor
+        from .._tensor import Tensor
 
         def apply_scale(val: Any) -> Any:
             if isinstance(val, Tensor):
@@ -335,8 +338,8 @@ class GradScaler:
 
     def _unscale_grads_(self, optimizer: Any, inv_scale: Any, found_inf: Any,
                         allow_fp16: bool) -> dict:
-        from ._tensor import Tensor
-        from .autograd.grad_mode import no_grad
+        from .._tensor import Tensor
+        from ..autograd.grad_mode import no_grad
 
         by_dtype: dict[Any, list] = defaultdict(list)
         with no_grad():
@@ -358,7 +361,7 @@ class GradScaler:
         """Divide ``optimizer``'s gradients by S (for clipping them, say), once per step."""
         if not self._enabled:
             return
-        from . import _creation
+        from .. import _creation
 
         self._check_scale_growth_tracker("unscale_")
         state = self._per_optimizer_states[id(optimizer)]

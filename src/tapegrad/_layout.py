@@ -1,0 +1,43 @@
+"""``torch.layout``: how a tensor's elements are laid out in memory.
+
+tapegrad's tensors are dense and strided (``x.layout`` is ``torch.strided``); the other layouts
+torch names (sparse, jagged) exist as values, for code that compares with them or passes them
+on, and no tensor has them.
+
+    >>> import tapegrad as torch
+    >>> torch.zeros(2).layout
+    torch.strided
+"""
+
+from __future__ import annotations
+
+from ._naming import public
+
+
+@public("")
+class layout:  # noqa: N801 - torch's name
+    """A memory layout, printed as ``torch.strided``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    def __reduce__(self) -> str:  # pickled by name, as the module attribute it is
+        return self.name
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
+jagged = layout("jagged")
+_mkldnn = layout("_mkldnn")
+
+LAYOUTS = {lay.name: lay for lay in (strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr,
+                                     sparse_bsc, jagged, _mkldnn)}

@@ -1,0 +1,183 @@
+"""What the model builders share: the old-interface shim (``pretrained=True`` and positional
+arguments, deprecated since torchvision 0.13, still accepted with its warnings), the checks that
+a keyword agrees with the chosen weights, channel rounding, and ``IntermediateLayerGetter``."""
+
+import functools
+import inspect
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from ... import nn
+from ._api import WeightsEnum
+
+
+def _sequence_to_str(seq: Sequence, separate_last: str = "") -> str:
+    """``'a', 'b' and 'c'``: the names quoted, for messages."""
+    if not seq:
+        return ""
+    if len(seq) == 1:
+        return f"'{seq[0]}'"
+    head = "'" + "', '".join(str(item) for item in seq[:-1]) + "'"
+    comma = "" if separate_last and len(seq) == 2 else ","
+    return f"{head}{comma} {separate_last}'{seq[-1]}'"
+
+
+class IntermediateLayerGetter(nn.ModuleDict):
+    """The direct children of ``model`` up to the last one named in ``return_layers``, run in
+    order; ``forward`` returns an OrderedDict of the outputs of the named ones, under the names
+    ``return_layers`` maps them to. Only direct children can be named, and each must be used
+    once, in registration order, by the model's own forward."""
+
+    _version = 2
+    __annotations__ = {"return_layers": dict[str, str]}
+
+    def __init__(self, model: nn.Module, return_layers: dict[str, str]) -> None:
+        if not set(return_layers).issubset([name for name, _ in model.named_children()]):
+            raise ValueError("return_layers are not present in model")
+        wanted = {str(k): str(v) for k, v in return_layers.items()}
+        layers: OrderedDict[str, nn.Module] = OrderedDict()
+        for name, module in model.named_children():
+            layers[name] = module
+            wanted.pop(name, None)
+            if not wanted:
+                break
+        super().__init__(layers)
+        self.return_layers = return_layers
+
+    def forward(self, x: Any) -> OrderedDict:
+        out: OrderedDict = OrderedDict()
+        for name, module in self.items():
+            x = module(x)
+            if name in self.return_layers:
+                out[self.return_layers[name]] = x
+        return out
+
+
+def _make_divisible(v: float, divisor: int, min_value: int | None = None) -> int:
+    """``v`` rounded to the nearest multiple of ``divisor`` (at least ``min_value``), but never
+    more than 10% below ``v`` (the channel rounding of MobileNet's TensorFlow code)."""
+    if min_value is None:
+        min_value = divisor
+    rounded = max(min_value, int(v + divisor / 2) // divisor * divisor)
+    if rounded < 0.9 * v:
+        rounded += divisor
+    return rounded
+
+
+D = TypeVar("D")
+
+
+def kwonly_to_pos_or_kw(fn: Callable[..., D]) -> Callable[..., D]:
+    """Let ``fn``'s keyword-only parameters be passed by position again, with a warning."""
+    names = tuple(inspect.signature(fn).parameters)
+    kinds = [p.kind for p in inspect.signature(fn).parameters.values()]
+    try:
+        first = kinds.index(inspect.Parameter.KEYWORD_ONLY)
+    except ValueError:
+        raise TypeError(f"Found no keyword-only parameter on function '{fn.__name__}'") from None
+    keyword_only = names[first:]
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> D:
+        args, extra = args[:first], args[first:]
+        if extra:
+            passed = dict(zip(keyword_only, extra, strict=False))
+            warnings.warn(
+                f"Using {_sequence_to_str(tuple(passed), separate_last='and ')} as positional "
+                "parameter(s) is deprecated since 0.13 and may be removed in the future. Please "
+                "use keyword parameter(s) instead.", stacklevel=1)
+            kwargs.update(passed)
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+W = TypeVar("W", bound=WeightsEnum)
+M = TypeVar("M", bound=nn.Module)
+V = TypeVar("V")
+
+
+def handle_legacy_interface(**weights: tuple[str, Any]) -> Callable:
+    """Decorate a builder so that the interface before 0.13 keeps working.
+
+    ``weights={"weights": ("pretrained", default)}``: ``pretrained=True`` (by keyword or
+    position) becomes ``weights=default`` (``default`` may be a function of the keyword
+    arguments), ``pretrained=False`` becomes ``weights=None``; both warn, and a builder without
+    pretrained weights (``default`` None) raises. Keyword-only parameters may also be passed by
+    position (``kwonly_to_pos_or_kw``).
+    """
+
+    def outer(builder: Callable[..., M]) -> Callable[..., M]:
+        @kwonly_to_pos_or_kw
+        @functools.wraps(builder)
+        def inner(*args: Any, **kwargs: Any) -> M:
+            for weights_param, (pretrained_param, default) in weights.items():
+                missing = object()
+                weights_arg = kwargs.get(weights_param, missing)
+                if ((weights_param not in kwargs and pretrained_param not in kwargs)
+                        or isinstance(weights_arg, WeightsEnum)
+                        or (isinstance(weights_arg, str) and weights_arg != "legacy")
+                        or weights_arg is None):
+                    continue  # the new interface, or nothing to translate
+                # a positional ``pretrained`` arrives under the weights parameter's name
+                positional = weights_arg is not missing
+                if positional:
+                    kwargs[pretrained_param] = pretrained_arg = kwargs.pop(weights_param)
+                else:
+                    pretrained_arg = kwargs[pretrained_param]
+                if pretrained_arg:
+                    chosen = default(kwargs) if callable(default) else default
+                    if not isinstance(chosen, WeightsEnum):
+                        raise ValueError(f"No weights available for model {builder.__name__}")
+                else:
+                    chosen = None
+                if not positional:
+                    warnings.warn(
+                        f"The parameter '{pretrained_param}' is deprecated since 0.13 and may be "
+                        f"removed in the future, please use '{weights_param}' instead.",
+                        stacklevel=1)
+                message = (
+                    f"Arguments other than a weight enum or `None` for '{weights_param}' are "
+                    "deprecated since 0.13 and may be removed in the future. The current behavior "
+                    f"is equivalent to passing `{weights_param}={chosen}`.")
+                if pretrained_arg:
+                    message += (f" You can also use `{weights_param}={type(chosen).__name__}"
+                                ".DEFAULT` to get the most up-to-date weights.")
+                warnings.warn(message, stacklevel=1)
+                del kwargs[pretrained_param]
+                kwargs[weights_param] = chosen
+            return builder(*args, **kwargs)
+
+        return inner
+
+    return outer
+
+
+def _ovewrite_named_param(kwargs: dict[str, Any], param: str, new_value: Any) -> None:
+    """Set ``kwargs[param]``; a different value the caller already gave is an error."""
+    if param in kwargs:
+        if kwargs[param] != new_value:
+            raise ValueError(f"The parameter '{param}' expected value {new_value} but got "
+                             f"{kwargs[param]} instead.")
+    else:
+        kwargs[param] = new_value
+
+
+def _ovewrite_value_param(param: str, actual: V | None, expected: V) -> V:
+    """``expected``; a different ``actual`` (not None) is an error."""
+    if actual is not None and actual != expected:
+        raise ValueError(f"The parameter '{param}' expected value {expected} but got {actual} "
+                         "instead.")
+    return expected
+
+
+class _ModelURLs(dict):
+    """The old ``model_urls`` dictionaries: reading one warns."""
+
+    def __getitem__(self, item: Any) -> Any:
+        warnings.warn("Accessing the model URLs via the internal dictionary of the module is "
+                      "deprecated since 0.13 and may be removed in the future. Please access "
+                      "them via the appropriate Weights Enum instead.", stacklevel=1)
+        return super().__getitem__(item)

@@ -1,0 +1,22 @@
+"""Fixtures of the model tests: ``vcompare(scenario)`` runs ``scenario(L, V)`` on torch with
+torchvision and on the library under test with its vision package (vision_compare.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import vision_compare  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def vcompare(lib, oracle, vision, tv):
+    def run(scenario, *, rtol=1e-6, atol=1e-8):
+        return vision_compare.compare_vision(scenario, lib, oracle, vision, tv, rtol=rtol,
+                                             atol=atol)
+
+    return run
