@@ -74,3 +74,31 @@ def compare(lib, oracle):
         return torchcompare.compare_on_both(scenario, lib, oracle, rtol=rtol, atol=atol)
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def _torch_alias_undone():
+    """A test that runs ``tapegrad run`` or ``install_torch_alias()`` in this process points
+    ``torch`` and ``torch.*`` in ``sys.modules`` at tapegrad, puts the alias's import hook first
+    in ``sys.meta_path`` and names tapegrad's classes under ``torch``. The tests that follow
+    compare with real torch and pickle tapegrad's classes (a pickle names a class by its module),
+    so all three are put back as they were."""
+    modules = dict(sys.modules)
+    naming = sys.modules.get("tapegrad._naming")
+    package = naming.package() if naming is not None else "tapegrad"
+    yield
+    alias = sys.modules.get("tapegrad._torch_alias")
+    finder = getattr(alias, "_FINDER", None)
+    hooked = finder is not None and finder in sys.meta_path
+    naming = sys.modules.get("tapegrad._naming")
+    renamed = naming is not None and naming.package() != package
+    if not hooked and not renamed and sys.modules.get("torch") is modules.get("torch"):
+        return
+    aliased = ("torch", "torchvision")
+    for name in [n for n in sys.modules if n.split(".")[0] in aliased]:
+        del sys.modules[name]
+    sys.modules.update({n: m for n, m in modules.items() if n.split(".")[0] in aliased})
+    if hooked:
+        sys.meta_path.remove(finder)
+    if naming is not None:
+        naming.set_package(package)

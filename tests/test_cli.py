@@ -61,22 +61,6 @@ def test_console_script(script) -> None:
     assert out.startswith("tapegrad [] ")
 
 
-@pytest.fixture(autouse=True)
-def _real_torch_afterwards():
-    """``tapegrad run`` in this process points ``torch`` and ``torch.*`` in sys.modules at
-    tapegrad and names tapegrad's classes under ``torch``; put real torch and the names back
-    for the tests that follow (a pickle names a class by its module)."""
-    from tapegrad import _naming
-
-    saved = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
-    package = _naming.package()
-    yield
-    for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
-        del sys.modules[k]
-    sys.modules.update(saved)
-    _naming.set_package(package)
-
-
 class _Done:
     def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
         self.returncode, self.stdout, self.stderr = returncode, stdout, stderr

@@ -681,3 +681,16 @@ _out.install(globals(), """
 _out.install(globals(), "arange empty eye full linspace logspace ones range zeros", factory=True)
 
 newaxis: None = None  # torch.newaxis (NumPy's: indexing with it adds a dimension)
+
+# -- NumPy's names for a dimension: x.sum(axis=0), torch.argmax(x, axis=1, keepdims=True) -----
+
+from . import _numpy_names  # noqa: E402
+from types import FunctionType as _FunctionType  # noqa: E402
+
+for _name, _fn in list(vars(Tensor).items()):
+    if isinstance(_fn, _FunctionType) and not _name.startswith("_"):
+        setattr(Tensor, _name, _numpy_names.accept(_fn, _name, method=True))
+for _name, _fn in list(globals().items()):
+    if isinstance(_fn, _FunctionType) and not _name.startswith("_"):
+        globals()[_name] = _numpy_names.accept(_fn, _name)
+del _name, _fn

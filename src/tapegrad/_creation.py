@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import _device, _dtype
+from ._alloc_errors import check_sizes, out_of_memory
 from ._tensor import Tensor, device
 from .autograd.grad_mode import _state
 from .ops import _registry
@@ -46,39 +47,72 @@ def _new(data: np.ndarray, requires_grad: bool = False) -> Tensor:
 
 
 def _unwrap(data: Any) -> Any:
-    """Nested lists may hold tensors (0-d or not) and NumPy values: make them plain."""
+    """Nested lists may hold tensors and NumPy values: make them plain. A tensor inside a list
+    stands for one number, as torch converts it (``item()``: more than one element raises); it
+    becomes a 0-d array, so that its dtype takes part in the inference."""
     if isinstance(data, Tensor):
         return data._data
     if isinstance(data, (list, tuple)):
-        return [_unwrap(d) for d in data]
+        out = []
+        for d in data:  # (a loop, not a comprehension: one frame a level, for the warnings)
+            out.append(_element(d, 1))
+        return out
     return data
 
 
-def _python_kind(data: Any) -> str:
-    """The strongest kind of Python scalar in nested data: 'b' < 'i' < 'f' < 'c'."""
-    order = "ebifc"  # e: no scalar at all (an empty list is float, as in torch)
+_ndarrays_met = [False, False]  # in the data being converted; warned (once a process)
+
+
+def _element(x: Any, depth: int) -> Any:
+    if isinstance(x, Tensor):  # (a warning points at the caller of tensor(), through depth
+        return x._scalar(np.ndarray, stacklevel=5 + depth)  # levels of lists)
+    if isinstance(x, (list, tuple)):
+        out = []
+        for d in x:
+            out.append(_element(d, depth + 1))
+        return out
+    if isinstance(x, np.ndarray):
+        _ndarrays_met[0] = True
+    return x
+
+
+def _infer_dtype(data: Any) -> _dtype.dtype:
+    """torch's dtype for nested data: Python bools, ints, floats and complex numbers take bool,
+    int64, the default float dtype and its complex type; NumPy values and arrays, and the
+    tensors inside (0-d arrays here), their own dtype; all of them promoted together."""
+    order = "ebifc"  # e: no Python scalar at all (an empty list is float, as in torch)
     best = "e"
+    typed: _dtype.dtype | None = None
     stack = [data]
     while stack:
         x = stack.pop()
         if isinstance(x, (list, tuple)):
             stack.extend(x)
             continue
-        if isinstance(x, (bool, np.bool_)):
+        if isinstance(x, (np.ndarray, np.generic)):
+            d = _dtype.from_numpy_dtype(x.dtype)
+            typed = d if typed is None else _dtype.promote_types(typed, d)
+            continue
+        if isinstance(x, bool):
             k = "b"
-        elif isinstance(x, (int, np.integer)):
+        elif isinstance(x, int):
             k = "i"
-        elif isinstance(x, (float, np.floating)):
+        elif isinstance(x, float):
             k = "f"
-        elif isinstance(x, (complex, np.complexfloating)):
+        elif isinstance(x, complex):
             k = "c"
-        elif isinstance(x, np.ndarray):
-            k = {"u": "i"}.get(x.dtype.kind, x.dtype.kind)
+        elif isinstance(x, str):
+            raise TypeError("new(): invalid data type 'str'")
         else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
         if order.index(k) > order.index(best):
             best = k
-    return best
+    default = _dtype.get_default_dtype()
+    python = {"b": _dtype.bool_, "i": _dtype.int64, "f": default, "c": default.to_complex(),
+              "e": None}[best]
+    if typed is None:
+        return python or default
+    return typed if python is None else _dtype.promote_types(typed, python)
 
 
 def to_array(data: Any, dtype: _dtype.dtype | None = None) -> np.ndarray:
@@ -91,24 +125,22 @@ def to_array(data: Any, dtype: _dtype.dtype | None = None) -> np.ndarray:
     if isinstance(data, np.generic):
         return np.array(data, dtype=dtype.np if dtype is not None else data.dtype)
     plain = _unwrap(data)
+    if _ndarrays_met[0]:
+        _ndarrays_met[0] = False
+        if not _ndarrays_met[1]:
+            _ndarrays_met[1] = True  # torch warns once a process
+            warnings.warn(
+                "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
+                "consider converting the list to a single numpy.ndarray with numpy.array() "
+                "before converting to a tensor.", UserWarning, stacklevel=3)
     if dtype is None:
-        kind = _python_kind(plain)
-        if kind == "e":
-            dtype = _dtype.get_default_dtype()
-        elif kind == "b":
-            dtype = _dtype.bool_
-        elif kind == "i":
-            dtype = _dtype.int64
-        elif kind == "f":
-            dtype = _dtype.get_default_dtype()
-        else:
-            dtype = _dtype.get_default_dtype().to_complex()
+        dtype = _infer_dtype(plain)
     try:
         arr = np.array(plain, dtype=np.float64 if dtype.is_floating_point else None)
     except ValueError:
         raise ValueError(_ragged_message(plain)) from None
     except TypeError:
-        if not dtype.is_complex and _python_kind(plain) == "c":
+        if not dtype.is_complex and _infer_dtype(plain).is_complex:
             raise TypeError("must be real number, not complex") from None
         raise
     if arr.dtype == object:
@@ -236,23 +268,44 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     return _new(ndarray)
 
 
-def _size(size: tuple) -> tuple:
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+def _size(size: tuple, fname: str = "zeros") -> tuple:
+    """The ``*size`` (or one tuple) of factory ``fname``, with torch's argument-parser errors
+    and its error for a negative dimension."""
+    single = len(size) == 1 and isinstance(size[0], (tuple, list))
+    if single:
         size = tuple(size[0])
     out = []
-    for s in size:
-        if isinstance(s, Tensor):
+    for i, s in enumerate(size):
+        if isinstance(s, Tensor) and s._data.ndim == 0 and s._data.dtype.kind in "iu":
             s = s.item()
-        if not isinstance(s, (int, np.integer)):
-            raise TypeError(
-                f"zeros(): argument 'size' must be tuple of ints, but found element of type "
-                f"{type(s).__name__} at pos 0"
-            )
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{list(size)}")
+        if not isinstance(s, (int, np.integer)) or isinstance(s, (bool, np.bool_)):
+            name = "Tensor" if isinstance(s, Tensor) else type(s).__name__
+            if i == 0 and not single:
+                raise TypeError(f"{fname}(): argument 'size' (position 1) must be tuple of ints, "
+                                f"not {name}")
+            if i == 0:
+                raise TypeError(f"{fname}(): argument 'size' (position 1) must be tuple of ints, "
+                                f"but found element of type {name} at pos 0")
+            raise TypeError(f"{fname}(): argument 'size' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got {name}\"")
+        if not -(1 << 63) <= s < (1 << 63):  # (torch's message has no closing quote)
+            raise TypeError(f"{fname}(): argument 'size' failed to unpack the object at pos "
+                            f"{i + 1} with error \"Overflow when unpacking long long")
         out.append(int(s))
+    for s in out:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
     return tuple(out)
+
+
+def _allocated(make: Any, shape: tuple, np_dtype: np.dtype, *args: Any) -> np.ndarray:
+    """``make(shape, *args, dtype=np_dtype)`` (np.zeros, np.full...), with torch's errors for a
+    size that cannot be allocated."""
+    check_sizes(shape, np_dtype.itemsize)
+    try:
+        return make(shape, *args, dtype=np_dtype)
+    except MemoryError as e:
+        raise out_of_memory(e) from None
 
 
 def _dt(dtype: Any) -> np.dtype:
@@ -263,19 +316,25 @@ def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
           layout: Any = None, pin_memory: bool = False) -> Tensor:
     """A tensor of zeros (float32 unless ``dtype`` says otherwise)."""
     _place(device, pin_memory)
-    return _new(np.zeros(_size(size), dtype=_dt(dtype)), requires_grad)
+    if not size:
+        raise TypeError('zeros() missing 1 required positional arguments: "size"')
+    try:
+        shape = _size(size, "zeros")
+    except RuntimeError:  # a negative dimension: zeros words it its own way
+        raise RuntimeError("zeros: Dimension size must be non-negative.") from None
+    return _new(_allocated(np.zeros, shape, _dt(dtype)), requires_grad)
 
 
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
          layout: Any = None, pin_memory: bool = False) -> Tensor:
     _place(device, pin_memory)
-    return _new(np.ones(_size(size), dtype=_dt(dtype)), requires_grad)
+    return _new(_allocated(np.ones, _size(size, "ones"), _dt(dtype)), requires_grad)
 
 
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
           layout: Any = None, pin_memory: bool = False, memory_format: Any = None) -> Tensor:
     _place(device, pin_memory)
-    return _new(np.zeros(_size(size), dtype=_dt(dtype)), requires_grad)
+    return _new(_allocated(np.zeros, _size(size, "empty"), _dt(dtype)), requires_grad)
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
@@ -286,8 +345,11 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.scalar_dtype(fill_value)
     if type(fill_value) is int and d.np.kind in "iu":  # -9 as uint8 is 247, as in torch
         fill_value = _dtype.checked_int(fill_value, d.np)
-    return _new(np.full(_size((size,) if isinstance(size, int) else tuple(size)), fill_value,
-                        dtype=d.np), requires_grad)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError("full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    return _new(_allocated(np.full, _size((tuple(size),), "full"),
+                           d.np, fill_value), requires_grad)
 
 
 def _like_dtype(input: Tensor, dtype: Any) -> np.dtype:
@@ -299,7 +361,8 @@ def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                pin_memory: bool = False
                ) -> Tensor:
     _place(device, like=True)
-    return _new(np.zeros(input._data.shape, dtype=_like_dtype(input, dtype)), requires_grad)
+    return _new(_allocated(np.zeros, input._data.shape, _like_dtype(input, dtype)),
+                requires_grad)
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
@@ -307,7 +370,8 @@ def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
               pin_memory: bool = False
               ) -> Tensor:
     _place(device, like=True)
-    return _new(np.ones(input._data.shape, dtype=_like_dtype(input, dtype)), requires_grad)
+    return _new(_allocated(np.ones, input._data.shape, _like_dtype(input, dtype)),
+                requires_grad)
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
@@ -326,8 +390,7 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any 
     np_dtype = _like_dtype(input, dtype)
     if type(fill_value) is int and np_dtype.kind in "iu":  # -9 as uint8 is 247, as in torch
         fill_value = _dtype.checked_int(fill_value, np_dtype)
-    return _new(np.full(input._data.shape, fill_value, dtype=np_dtype),
-                requires_grad)
+    return _new(_allocated(np.full, input._data.shape, np_dtype, fill_value), requires_grad)
 
 
 def _num(x: Any) -> Any:
@@ -400,10 +463,14 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
     else:
         n = math.ceil((fe - fs) / ft)
     n = max(n, 0)
-    if integral:
-        values = (np.arange(n, dtype=np.int64) * xt + xs).astype(d.np)
-    else:
-        values = (xs + np.arange(n, dtype=np.float64) * xt).astype(d.np)
+    check_sizes((n,), d.np.itemsize)
+    try:
+        if integral:
+            values = (np.arange(n, dtype=np.int64) * xt + xs).astype(d.np)
+        else:
+            values = (xs + np.arange(n, dtype=np.float64) * xt).astype(d.np)
+    except MemoryError as e:
+        raise out_of_memory(e) from None
     return _new(values, requires_grad)
 
 
@@ -533,7 +600,12 @@ def eye(n: int, m: Any = None, *, dtype: Any = None, layout: Any = None, device:
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     _place(device)
-    return _new(np.eye(n, n if m is None else m, dtype=_dt(dtype)), requires_grad)
+    cols = n if m is None else m
+    check_sizes((n, cols), _dt(dtype).itemsize)
+    try:
+        return _new(np.eye(n, cols, dtype=_dt(dtype)), requires_grad)
+    except MemoryError as e:
+        raise out_of_memory(e) from None
 
 
 def scalar_like(value: Any, like: Tensor) -> Tensor:

@@ -12,6 +12,7 @@ Every tapegrad dtype wraps one NumPy dtype. Promotion follows torch, not NumPy:
 from __future__ import annotations
 
 import importlib.util
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -331,6 +332,42 @@ C_TYPE_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": 
                 "uint64": "uint64_t", "bool": "bool", "float32": "float", "float64": "double",
                 "float16": "c10::Half", "bfloat16": "c10::BFloat16",
                 "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def checked_scalar(value: Any, np_dtype: np.dtype) -> Any:
+    """A Python number converted to ``np_dtype`` as torch converts a scalar argument (``fill_``,
+    ``masked_fill``): c10's checked conversion, ``RuntimeError`` where it overflows. Integers
+    go through :func:`checked_int`; a float for an integer type must lie within the type's range
+    (NaN and infinities do not), then is truncated; a float type takes values up to its largest
+    finite one (infinities and NaN as they are); a complex number with an imaginary part does not
+    fit a real type; bool takes anything."""
+    kind = np_dtype.kind
+    if kind == "b":
+        return np.bool_(bool(value))
+    if isinstance(value, bool):
+        value = int(value)
+    fail = RuntimeError(f"value cannot be converted to type {C_TYPE_NAMES[np_dtype.name]} "
+                        "without overflow")
+    if isinstance(value, complex):
+        if kind != "c" and value.imag != 0:
+            raise fail
+        if kind != "c":
+            value = value.real
+    if kind in "iu":
+        if isinstance(value, (int, np.integer)):
+            return checked_int(int(value), np_dtype)
+        info = np.iinfo(np_dtype)
+        v = float(value)
+        if not (float(info.min) <= v <= float(info.max)):  # (in doubles, as C++; NaN fails)
+            raise fail
+        return np.array(math.trunc(v)).astype(np_dtype)[()]
+    top = float(np.finfo(np_dtype).max) if np_dtype.name != "bfloat16" else 3.3895313892515355e38
+    parts = (value.real, value.imag) if isinstance(value, complex) else (value,)
+    for part in parts:
+        p = float(part)
+        if math.isfinite(p) and abs(p) > top:
+            raise fail
+    return value
 
 
 def checked_int(value: int, np_dtype: np.dtype) -> Any:

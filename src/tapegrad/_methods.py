@@ -18,7 +18,10 @@ from .ops import shape as sh
 # and by keyword, x.view(size=(2, 3)) (torch's other overload: Python takes it in **kwargs).
 
 def _one(name: str, given: tuple, kwargs: dict, key: str) -> tuple:
-    """The ints of a ``*size`` method, given positionally or as ``key=``."""
+    """The ints of a ``*size`` method, given positionally or as ``key=`` (``dim=`` also as
+    NumPy's ``axis=``, as torch's parser takes it: ``_numpy_names``)."""
+    if key == "dim" and "axis" in kwargs and "dim" not in kwargs:
+        kwargs = {("dim" if k == "axis" else k): v for k, v in kwargs.items()}
     if kwargs:
         if given or set(kwargs) != {key}:
             raise TypeError(f"{name}() got an unexpected keyword argument "

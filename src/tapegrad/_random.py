@@ -39,6 +39,7 @@ import numpy as np
 
 from . import _dtype, _sampling
 from . import _rng as rng
+from ._alloc_errors import check_sizes, out_of_memory
 from ._creation import _new, _place
 from ._naming import public
 from ._rng import STATE_SIZE, Engine, _is_bf16, fill_order
@@ -336,6 +337,12 @@ def _int_tuple(fname: str, value: Any, pos: int | None) -> tuple[int, ...]:
             raise TypeError(f"{fname}(): argument 'size' failed to unpack the object at pos "
                             f"{i + 1} with error \"type must be tuple of ints,but got "
                             f"{_typename(s)}\"")
+    for i, s in enumerate(value):
+        try:
+            _as_int(s)
+        except ValueError:  # (torch's message has no closing quote)
+            raise TypeError(f"{fname}(): argument 'size' failed to unpack the object at pos "
+                            f"{i + 1} with error \"Overflow when unpacking long long") from None
     return _checked_shape(tuple(_as_int(s) for s in value))
 
 
@@ -492,7 +499,11 @@ def _empty_like(arr: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 def _draw_new(shape: tuple, dtype: np.dtype, draw: Draw) -> np.ndarray:
     """Values for a new C-contiguous array (no destination is allocated)."""
-    return _draw_laid_out(shape, (), np.dtype(dtype), True, draw)
+    check_sizes(shape, np.dtype(dtype).itemsize)
+    try:
+        return _draw_laid_out(shape, (), np.dtype(dtype), True, draw)
+    except MemoryError as e:  # (the bytes of the tensor asked for, not of the draw's words)
+        raise out_of_memory(e, math.prod(shape) * np.dtype(dtype).itemsize) from None
 
 
 def _draw_like(arr: np.ndarray, dtype: np.dtype, draw: Draw) -> np.ndarray:

@@ -16,8 +16,14 @@ wrong argument are the ones a hand-written function would give.
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
+
+# the file name a made function's code reports: tapegrad's folder and ``<name>``, so that a
+# traceback shows where it comes from, and a warning raised inside finds the user's frame past
+# it as past any other frame of tapegrad (``_random._warn_at_caller``)
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def params_of(fn: Callable, *, drop_first: bool = False) -> list[inspect.Parameter]:
@@ -75,7 +81,7 @@ def make(name: str, params: Sequence[inspect.Parameter], body: str, scope: dict[
     _, call, names = header_and_call([p for p in params if p.name not in passed], {})
     source = f"def {name}({header}):\n" + body.format(call=call, names=", ".join(names))
     namespace = {**scope, **defaults}
-    exec(compile(source, f"<{qualname or name}>", "exec"), namespace)
+    exec(compile(source, os.path.join(_HERE, f"<{qualname or name}>"), "exec"), namespace)
     fn = namespace[name]
     fn.__qualname__ = qualname or name
     if module is not None:

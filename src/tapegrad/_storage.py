@@ -29,6 +29,7 @@ import numpy as np
 
 from . import _creation, _dtype
 from . import _memory_format as mf
+from ._alloc_errors import out_of_memory
 from ._device import CPU
 from ._naming import public
 from ._tensor import Size, Tensor
@@ -305,7 +306,13 @@ def _ints(values: Any, what: str) -> list[int]:
 def _on_strides(shape: list, strides: list, np_dtype: Any) -> np.ndarray:
     """A zero-filled storage just big enough, seen with ``shape`` and ``strides``."""
     n = 0 if 0 in shape else 1 + sum((s - 1) * st for s, st in zip(shape, strides, strict=True))
-    buf = np.zeros(n, dtype=np_dtype)
+    if n * np.dtype(np_dtype).itemsize > (1 << 63) - 1:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={shape} and "
+                           f"strides={strides}")
+    try:
+        buf = np.zeros(n, dtype=np_dtype)
+    except MemoryError as e:
+        raise out_of_memory(e) from None
     item = buf.itemsize
     return np.lib.stride_tricks.as_strided(buf, tuple(shape), tuple(st * item for st in strides))
 

@@ -563,7 +563,7 @@ class Tensor:
 
         return _printing.html_summary(self)
 
-    def _scalar(self, kind: type) -> Any:
+    def _scalar(self, kind: type, stacklevel: int = 3) -> Any:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         # torch warns only with grad mode on (so not inside an optimizer's step)
@@ -573,8 +573,10 @@ class Tensor:
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
                 "behavior.\nConsider using tensor.detach() first.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
+        if kind is np.ndarray:  # the one element as a 0-d array (its dtype kept)
+            return self._data.reshape(())
         return kind(self._data.reshape(()).item())
 
     def __float__(self) -> float:
@@ -890,13 +892,13 @@ class Tensor:
         return _ops_ew.floor_divide(self, other)
 
     def __rfloordiv__(self, other: Any) -> Tensor:
-        return _ops_ew.floor_divide(_creation.scalar_like(other, self), self)
+        return _ops_ew.floor_divide(other, self)
 
     def __mod__(self, other: Any) -> Tensor:
         return _ops_ew.remainder(self, other)
 
     def __rmod__(self, other: Any) -> Tensor:
-        return _ops_ew.remainder(_creation.scalar_like(other, self), self)
+        return _ops_ew.remainder(other, self)
 
     def __pow__(self, exponent: Any) -> Tensor:
         return _ops_ew.pow(self, exponent)

@@ -154,7 +154,7 @@ def cond(input: Tensor, p: Any = None) -> Tensor:
     """``torch.linalg.cond``: s_max/s_min (p None or 2; -2 its inverse), else
     matrix_norm(A, p) * matrix_norm(A^{-1}, p) (inf where A is singular)."""
     if input.ndim < 2:
-        raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if p is None or p in (2, -2):
         s = svdvals(input)
         k = s.shape[-1]

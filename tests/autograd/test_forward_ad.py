@@ -307,8 +307,8 @@ def test_every_registry_op_gets_a_tangent(lib_name, monkeypatch):
     monkeypatch.setattr(forward_ad, "_tangent_of", spy)
     for item in ITEMS:
         forward_mode(item, tapegrad)
-    # ctc_loss_backward (the gradient of ctc_loss) and floor_divide have no derivative, in
-    # torch either: test_ops_without_a_derivative
+    # ctc_loss_backward (the gradient of ctc_loss), floor_divide and number % tensor
+    # (remainder_scalar_tensor) have no derivative, in torch either: test_ops_without_a_derivative
     # heaviside has no derivative in torch (its samples are not differentiable), nor have
     # linalg.ldl_factor_ex, ldl_solve and the gradient of segment_reduce; torch raises "Trying to
     # use forward AD with ... that does not support it" for batch_norm_update_stats and grouped_mm.
@@ -326,6 +326,7 @@ def test_every_registry_op_gets_a_tangent(lib_name, monkeypatch):
     # Entries without a gradient (``nondiff``: argmax, comparisons, ...) have no tangent.
     _RECORD_ONLY |= {n for n, op in REGISTRY.items() if not op.differentiable}
     missing = sorted(set(REGISTRY) - seen - {"ctc_loss_backward", "floor_divide", "heaviside",
+                                             "remainder_scalar_tensor",
                                              "linalg_ldl_factor_ex", "linalg_ldl_solve",
                                              "segment_reduce_backward", "batch_norm_update_stats",
                                              "grouped_mm"}
@@ -429,17 +430,18 @@ def test_spatial_ops_tangents(name, lib_name):
 def test_ops_without_a_derivative(lib):
     """floor_divide and ctc_loss's gradient: torch's NotImplementedError."""
 
-    def run(L):
+    def run(L, fn):
         fw = L.autograd.forward_ad
         with fw.dual_level():
             x = fw.make_dual(L.tensor([1.5, 2.5]), L.ones(2))
-            x // 2
+            fn(x)
 
-    with pytest.raises(NotImplementedError) as want:
-        run(torch)
-    with pytest.raises(NotImplementedError) as got:
-        run(lib)
-    assert str(got.value) == str(want.value)
+    for fn in (lambda x: x // 2, lambda x: 5 % x):
+        with pytest.raises(NotImplementedError) as want:
+            run(torch, fn)
+        with pytest.raises(NotImplementedError) as got:
+            run(lib, fn)
+        assert str(got.value) == str(want.value)
 
 
 def test_make_dual_outside_a_level(lib):

@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from cpu_kernels import assert_draws
 
 import tapegrad as tg
 
@@ -175,12 +176,24 @@ def _walk(fn, seen):
         stack.extend(n for n, _ in f.next_functions)
 
 
+# float32 results that are small differences of large terms: Binomial's log_prob subtracts
+# lgamma(n + 1) (148.5 for n = 50, 363.7 for n = 100) and n log1p(exp(-|logit|)) from terms of the
+# same size, so one unit in the last place of those float32 terms (1.5e-5, 3.1e-5) is an absolute
+# error of the result, whichever library rounds the exp, log1p and lgamma last bits (the value
+# differs by 7.6e-6, half such a unit, on an AVX-512 machine). Absolute tolerance: two units in
+# the last place of the largest term.
+FLOAT32_CANCELLING = {"Binomial": 2 * float(np.spacing(np.float32(363.74)))}
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_log_prob_entropy_moments_and_their_gradients(name, dtype):
     d_t, v_t = _build(torch, name, dtype)
     d_g, v_g = _build(tg, name, dtype)
     rtol = 1e-12 if dtype == "float64" else 2e-6
+    atol = rtol
+    if dtype == "float32" and name in FLOAT32_CANCELLING:
+        atol = FLOAT32_CANCELLING[name]
     checks = ["log_prob", "entropy", "mean", "variance", "stddev", "mode", "cdf", "icdf"]
     for what in checks:
         try:
@@ -206,7 +219,7 @@ def test_log_prob_entropy_moments_and_their_gradients(name, dtype):
         else:
             r_g = getattr(d_g, what)
         assert tuple(r_g.shape) == tuple(r_t.shape), what
-        np.testing.assert_allclose(_np(r_g), _np(r_t), rtol=rtol, atol=rtol, err_msg=what)
+        np.testing.assert_allclose(_np(r_g), _np(r_t), rtol=rtol, atol=atol, err_msg=what)
         if (name, dtype, what) == ("Multinomial", "float32", "entropy"):
             # Not compared: torch's float32 lgamma is glibc's lgammaf, tapegrad rounds the
             # double result; this gradient sums terms that cancel, turning those last-bit
@@ -401,5 +414,7 @@ def test_cauchy_log_normal_geometric_fills(fill, args, dtype):
         y = L.empty(5, 4, dtype=getattr(L, dtype)).t()  # a transposed destination
         getattr(y, fill)(*args)
         out.append([x.numpy(), y.numpy(), L.get_rng_state().numpy()])
-    for a, b in zip(out[1], out[0], strict=True):
-        np.testing.assert_array_equal(a, b)
+    values_g, values_t = out[1][:2], out[0][:2]
+    for a, b in zip(values_g, values_t, strict=True):
+        assert_draws(a, b)  # (the last bits of draws with a scale: tests/cpu_kernels.py)
+    np.testing.assert_array_equal(out[1][2], out[0][2])  # the generator's state: exactly

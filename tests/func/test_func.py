@@ -152,7 +152,9 @@ def test_hessian_vector_product_through_a_2_layer_mlp(lib):
     def run(L):
         L.manual_seed(0)
         net = L.nn.Sequential(L.nn.Linear(6, 8), L.nn.Tanh(), L.nn.Linear(8, 3)).double()
-        params = {k: v.detach() for k, v in net.named_parameters()}
+        # parameters from NumPy: the same whatever random kernels torch runs (cpu_kernels.py)
+        params = {k: _x(L, *tuple(v.shape), seed=10 + i) * 0.4
+                  for i, (k, v) in enumerate(net.named_parameters())}
         x, target = _x(L, 5, 6, seed=3), _x(L, 5, 3, seed=4)
         rng = np.random.default_rng(7)
         v = {k: L.tensor(rng.standard_normal(tuple(p.shape))) for k, p in params.items()}
@@ -177,6 +179,9 @@ def test_functional_call(lib):
     def run(L):
         L.manual_seed(0)
         m = L.nn.Sequential(L.nn.Linear(3, 2), L.nn.BatchNorm1d(2)).double()
+        with L.no_grad():  # (fixed values, as above)
+            m[0].weight.copy_(_x(L, 2, 3, seed=5))
+            m[0].bias.copy_(_x(L, 2, seed=6))
         m.eval()
         x = _x(L, 4, 3)
         p = {"0.weight": _x(L, 2, 3, seed=1), "0.bias": _x(L, 2, seed=2)}

@@ -27,6 +27,8 @@ def test_random_and_l1_unstructured(compare):
         prune = L.nn.utils.prune
         L.manual_seed(0)
         m = L.nn.Linear(6, 4)
+        with L.no_grad():  # fixed values (the draws are test_init's subject; the mask's are
+            m.weight.copy_(_lin(L, 24, (4, 6)))  # this test's, and take the same draws)
         prune.random_unstructured(m, "weight", amount=0.3)
         hooks = [type(h).__name__ for h in m._forward_pre_hooks.values()]
         names = ([n for n, _ in m.named_parameters()], [n for n, _ in m.named_buffers()])

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from cpu_kernels import assert_kernel_bits
 
 import tapegrad as tg
 
@@ -63,9 +64,9 @@ def test_grid_sample_float32_gradients_are_torchs(d, mode, pad, ac):
         y = L.nn.functional.grid_sample(x, g, mode=mode, padding_mode=pad, align_corners=ac)
         res.append([t.numpy() for t in L.autograd.grad(y, [x, g], L.tensor(w_np))])
     (tx, tg_), (ax, ag) = res
-    np.testing.assert_array_equal(ag, tg_)
+    assert_kernel_bits(ag, tg_)  # (torch's scalar kernels: no fused multiply-adds)
     if mode == "bilinear":
-        np.testing.assert_array_equal(ax, tx)
+        assert_kernel_bits(ax, tx)
     else:
         np.testing.assert_allclose(ax, tx, rtol=1.3e-6, atol=1e-5)
 @pytest.mark.parametrize("size", [(2, 3, 4, 5), (2, 3, 3, 4, 5)])
@@ -190,6 +191,10 @@ def test_adaptive_log_softmax_with_loss():
         m = L.nn.AdaptiveLogSoftmaxWithLoss(16, 20, cutoffs=[4, 10], div_value=2.0,
                                             head_bias=True).double()
         x = L.randn(7, 16, dtype=L.float64)
+        rng = np.random.default_rng(0)
+        with L.no_grad():  # fixed weights: the float32 draws' last bits depend on torch's
+            for p in m.parameters():  # kernels (tests/cpu_kernels.py)
+                p.copy_(L.tensor(rng.uniform(-0.3, 0.3, tuple(p.shape))))
         t = L.tensor([0, 3, 5, 9, 12, 19, 4])
         out, loss = m(x, t)
         loss.backward()

@@ -31,6 +31,7 @@ import warnings
 
 import numpy as np
 import pytest
+from cpu_kernels import ONEDNN_BF16, VECTORIZED, note
 
 DTYPES = ("bfloat16", "float16")
 
@@ -189,34 +190,87 @@ NOT_REPRODUCED = {
 }
 
 
+# Cases whose bits come from a CPU-specific kernel of torch (tests/cpu_kernels.py): when this
+# run's torch uses another kernel than the one tapegrad reproduces, the result is held to the
+# bound docs/float32.md gives for it ("Other CPU kernels"): within ``ulps`` units in the last
+# place of torch's result plus ``2^-bits`` of the magnitude of the terms (``size``: a function
+# of the inputs' absolute values), for the rounding of one intermediate to the low type.
+#   name: (is torch's kernel the one reproduced? (dtype -> bool), ulps, bits, size)
+def _vectorized(dtype: str) -> bool:
+    return VECTORIZED
+
+
+def _no_onednn_bf16(dtype: str) -> bool:
+    return VECTORIZED and not (ONEDNN_BF16 and dtype == "bfloat16")
+
+
+KERNEL_DEPENDENT = {
+    # the scalar kernels round alpha * b to the low type before adding (no fused multiply-add)
+    "add_alpha": (_vectorized, 1, 8, lambda L, a, b: a + 0.3 * b),
+    "sub_alpha": (_vectorized, 1, 8, lambda L, a, b: a + 1.7 * b),
+    # the scalar kernels' rsqrt and float16 softmax: one unit in the last place
+    "rsqrt": (_vectorized, 1, 99, None),
+    "softmax": (_vectorized, 1, 99, None),
+    # oneDNN's bfloat16 GELU (AVX512-BF16), and the scalar kernels' erf: within 2^-20 of
+    # GELU(|x|) and a few units in the last place
+    "gelu": (_no_onednn_bf16, 4, 20, lambda L, a: F(L).gelu(a)),
+}
+
+
+def _within_bound(name, got, want, ours, lib, oracle):
+    _, ulps, bits, size = KERNEL_DEPENDENT[name]
+    diff = np.abs(_values(got) - _values(want))
+    bound = ulps * _ulp(want)
+    if size is not None:
+        mags = [oracle.from_numpy(x.float().numpy()).abs() for x in ours]
+        bound = bound + np.abs(size(oracle, *mags).detach().numpy().reshape(-1)) * 2.0**-bits
+    worst = int(np.argmax(diff - bound))
+    assert (diff <= bound).all(), (
+        f"{name}: {_values(got)[worst]} vs torch's {_values(want)[worst]}, beyond the bound "
+        f"for {note()}")
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", sorted(EXACT))
 def test_exact(lib, oracle, dtype, name):
     fn, shapes, scale = EXACT[name]
+    reproduced = name not in KERNEL_DEPENDENT or KERNEL_DEPENDENT[name][0](dtype)
     for seed in range(3):
-        got, want, _ = _run(fn, lib, oracle, dtype, shapes, seed, scale)
+        got, want, ours = _run(fn, lib, oracle, dtype, shapes, seed, scale)
+        if not reproduced:  # torch runs a kernel tapegrad does not follow: the documented bound
+            _within_bound(name, got, want, ours, lib, oracle)
+            continue
         bad = _differ(got, want)
         assert bad.size == 0, (f"{bad.size} of {got.numel()} elements differ, e.g. "
                                f"{_values(got)[bad[:3]]} vs {_values(want)[bad[:3]]}")
+
+
+# oneDNN's native bfloat16 kernels (AVX512-BF16, AMX) compute transposed convolutions
+# rounding partial sums to bfloat16: within one bfloat16 rounding (2^-8) of the sum of |terms|,
+# not the float32 rounding tapegrad's float32 products have (tests/cpu_kernels.py)
+ONEDNN_BF16_PRODUCTS = {"conv_transpose1d", "conv_transpose2d", "conv_transpose3d"}
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", sorted(BLAS))
 def test_products(lib, oracle, dtype, name):
     fn, shapes, scale = BLAS[name]
+    onednn = ONEDNN_BF16 and dtype == "bfloat16" and name in ONEDNN_BF16_PRODUCTS
     differ = total = 0
     for seed in range(3):
         got, want, ours = _run(fn, lib, oracle, dtype, shapes, seed, scale)
         # float32 sums in two orders differ by at most k * eps32 * sum|terms| (k: the terms
         # per sum, under 2^8 here); after rounding to the low type: one unit in the last place
-        # of the result, or that much
+        # of the result, or that much (oneDNN's bfloat16 kernels: 2^-7, see above)
         terms = fn(oracle, *[oracle.from_numpy(x.float().numpy()).abs() for x in ours])
-        slack = terms.detach().numpy().reshape(-1) * 2.0**-16
+        slack = terms.detach().numpy().reshape(-1) * 2.0**(-7 if onednn else -16)
         diff = np.abs(_values(got) - _values(want))
-        assert (diff <= _ulp(want) + slack).all(), f"{name}: beyond the float32 rounding"
+        assert (diff <= _ulp(want) + slack).all(), (
+            f"{name}: beyond the {'bfloat16' if onednn else 'float32'} rounding ({note()})")
         differ += int((diff > 0).sum())
         total += diff.size
-    assert differ <= max(2, total // 100), f"{name}: {differ} of {total} elements differ"
+    if not onednn:  # (oneDNN's roundings move a good part of the elements by an ulp)
+        assert differ <= max(2, total // 100), f"{name}: {differ} of {total} elements differ"
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -323,8 +377,14 @@ def test_activation_gradients_bit_for_bit(lib, oracle, dtype, name):
 def test_inplace(lib, oracle, dtype):
     # in-place ops take the same path (an optimizer's p.add_(g, alpha=-lr))
     ours, theirs = _inputs(lib, oracle, dtype, [(64, 48), (64, 48)], 5)
+    size = (np.abs(_values(ours[0])) + 0.01 * np.abs(_values(ours[1]))) * 0.9 + (
+        0.1 * _values(ours[1]) ** 2)
     for a, b in (ours, theirs):
         a.add_(b, alpha=-0.01).mul_(0.9).addcmul_(b, b, value=0.1)
+    if not VECTORIZED:  # torch's scalar kernels round each product to the low type (above)
+        diff = np.abs(_values(ours[0]) - _values(theirs[0]))
+        assert (diff <= 2 * _ulp(theirs[0]) + size * 2.0**-7).all(), note()
+        return
     assert _differ(ours[0], theirs[0]).size == 0
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from cpu_kernels import VECTORIZED
 from torchcompare import raised
 
 RNG = np.random.default_rng(1234)
@@ -88,8 +89,12 @@ def train(L, name, kw, dtype, steps=STEPS, groups=False):
 def test_steps_match_torch(compare, cfg, dtype):
     name, kw = cfg
     rtol = 1e-10 if dtype == "float64" else 1e-5
+    # under torch's scalar kernels (tests/cpu_kernels.py: one rounding more per fused
+    # multiply-add, libm's tanh) the 12 float32 steps drift further: buffers of size 10 by a
+    # few times 1e-6 where their entries cancel
+    atol32 = 1e-6 if VECTORIZED else 1e-5
     compare(lambda L: train(L, name, kw, dtype), rtol=rtol, atol=1e-12 if dtype == "float64"
-            else 1e-6)
+            else atol32)
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])

@@ -58,10 +58,12 @@ ZERO_IN_EXACT_ARITHMETIC: dict[str, tuple[float, str]] = {
         "(~1e-10) are rounding noise",
     ),
     "tutorials_polynomial_optim": (
-        1e-6,
+        2e-5,
         "the even part of the fit (bias and x^2 weight) is decoupled from the odd target "
-        "sin x on a symmetric grid and decays to 0; RMSprop leaves it at float32 noise "
-        "(~1e-8 to 1e-7) by iteration 1200, which the last line prints",
+        "sin x on a symmetric grid and decays to 0; RMSprop leaves it at float32 noise by "
+        "iteration 1200, which the last line prints: ~1e-8 on torch's vectorized kernels, "
+        "up to 6e-6 on its scalar ones (ATEN_CPU_CAPABILITY=default) and on tapegrad, of "
+        "either sign (so up to 1.2e-5 apart)",
     ),
 }
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)\b")
@@ -146,10 +148,56 @@ def mismatches(expected: str, got: str, limit: int = 5, atol: float = 0.0) -> li
     return problems
 
 
-def program_mismatches(name: str, got: str) -> list[str]:
-    """How program ``name``'s output ``got`` differs from torch's recorded one (empty: none)."""
+def program_mismatches(name: str, got: str, expected: str | None = None) -> list[str]:
+    """How program ``name``'s output ``got`` differs from torch's (``expected``, by default the
+    recorded one) (empty: none)."""
     atol = ZERO_IN_EXACT_ARITHMETIC.get(name, (0.0, ""))[0]
-    return mismatches((EXPECTED / f"{name}.out").read_text(), got, atol=atol)
+    if expected is None:
+        expected = (EXPECTED / f"{name}.out").read_text()
+    return mismatches(expected, got, atol=atol)
+
+
+# ---------------------------------------------------------------------------------------------
+# Which CPU and kernels recorded each expected output (expected/VERSIONS)
+# ---------------------------------------------------------------------------------------------
+
+def torch_kernels() -> str:
+    """The kernels the installed torch picks here (its CPU capability, and whether oneDNN runs
+    bfloat16 natively): what its output depends on beyond its version (tests/cpu_kernels.py)."""
+    import torch
+
+    onednn = torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported()
+    return (f"capability {torch.backends.cpu.get_cpu_capability()}, oneDNN bfloat16 "
+            f"{'on' if onednn else 'off'}")
+
+
+def cpu_description() -> str:
+    """This machine's CPU model and its bfloat16 instruction sets (from /proc/cpuinfo)."""
+    import platform
+
+    model = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as info:
+            lines = info.read().splitlines()
+        model = next(line.split(":", 1)[1].strip() for line in lines
+                     if line.startswith("model name"))
+        flags = next(line.split(":", 1)[1].split() for line in lines
+                     if line.startswith("flags"))
+        bf16 = sorted(f for f in flags if "bf16" in f or f.startswith("amx"))
+    except (OSError, StopIteration):
+        bf16 = []
+    return f"{model} [{', '.join(bf16) or 'no bfloat16 instructions'}]"
+
+
+def recorded_kernels() -> dict[str, str]:
+    """program -> the kernels that recorded its expected output (expected/VERSIONS lines
+    ``NAME.out  CPU; KERNELS``)."""
+    out = {}
+    for line in (EXPECTED / "VERSIONS").read_text().splitlines():
+        name, sep, rest = line.partition(".out  ")
+        if sep:
+            out[name] = rest.rpartition("; ")[2]
+    return out
 
 
 @dataclass(frozen=True)
@@ -162,5 +210,6 @@ class Outcome:
 
 
 def outcome(name: str, lib: str, cwd: Path) -> Outcome:
+    cwd.mkdir(parents=True, exist_ok=True)
     proc = run(name, lib, cwd)
     return Outcome(proc.stdout, proc.stderr, proc.returncode)

@@ -5,7 +5,9 @@
 
 Each program runs under real torch exactly as the test runs it (see ``program_outputs.run``);
 a program that fails on torch is an error, not an expectation. ``expected/VERSIONS`` records
-the torch, NumPy and Python that produced the files.
+the torch, NumPy and Python that produced the files, and for each file the CPU and the kernels
+torch used (its capability, oneDNN's bfloat16: tests/cpu_kernels.py), which its numbers depend
+on; the files not re-recorded keep their lines.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from program_outputs import EXPECTED, programs, run
+from program_outputs import EXPECTED, cpu_description, programs, run, torch_kernels
 
 
 def main(argv: list[str]) -> int:
@@ -24,6 +26,13 @@ def main(argv: list[str]) -> int:
 
     names = argv or programs()
     EXPECTED.mkdir(exist_ok=True)
+    recorded = {}
+    versions = EXPECTED / "VERSIONS"
+    if versions.exists():
+        for line in versions.read_text().splitlines():
+            name, sep, rest = line.partition(".out  ")
+            if sep:
+                recorded[name] = rest
     failed = []
     for name in names:
         with tempfile.TemporaryDirectory() as cwd:
@@ -33,10 +42,13 @@ def main(argv: list[str]) -> int:
             print(f"FAILED on torch: {name}\n{proc.stderr[-2000:]}", file=sys.stderr)
             continue
         (EXPECTED / f"{name}.out").write_text(proc.stdout)
+        recorded[name] = f"{cpu_description()}; {torch_kernels()}"
         print(f"wrote expected/{name}.out ({len(proc.stdout.splitlines())} lines)")
-    (EXPECTED / "VERSIONS").write_text(
+    versions.write_text(
         f"torch {torch.__version__}\nnumpy {numpy.__version__}\n"
         f"python {platform.python_version()}\n"
+        "# each file: the CPU and torch's kernels that recorded it\n"
+        + "".join(f"{name}.out  {recorded[name]}\n" for name in sorted(recorded))
     )
     return 1 if failed else 0
 

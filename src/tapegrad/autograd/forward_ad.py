@@ -328,7 +328,8 @@ def _tangent_of(op: Any, inputs: tuple, tangents: list, params: dict, result: An
     if all(t is None for t in tangents):
         return (None,) * len(outs)
     if op.node_cls._cpp_name == "torch::autograd::NotImplemented":  # no derivative (torch's)
-        name = {"ctc_loss_backward": "_ctc_loss_backward"}.get(op.name, op.name)
+        name = {"ctc_loss_backward": "_ctc_loss_backward",
+                "remainder_scalar_tensor": "remainder"}.get(op.name, op.name)
         raise NotImplementedError(
             f"Trying to use forward AD with aten::{name} that does not support it.")
     if op.tangent_rule is not None:

@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from .. import _numpy_warnings  # noqa: F401  (NumPy's overflow warnings: silent, as in torch)
+from .._alloc_errors import out_of_memory
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from ..autograd.graph import (
@@ -361,10 +362,13 @@ def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
             arrays.append(x)
     if record and _INFERENCE_GRAD and _all_inference(inputs):
         record = False
-    if _LOW and op.widen:
-        out = widened_forward(op, arrays, params)
-    else:
-        out = op.forward(*arrays, **params)
+    try:  # (free in Python 3.11 when nothing is raised)
+        if _LOW and op.widen:
+            out = widened_forward(op, arrays, params)
+        else:
+            out = op.forward(*arrays, **params)
+    except MemoryError as e:  # torch's allocator error, a RuntimeError
+        raise out_of_memory(e) from None
     if record and not _state.enabled:  # the one grad-mode read of this op
         record = False
         if _state.inference:
@@ -450,15 +454,19 @@ def apply_nondiff(op: NondiffDef, *inputs: Any, **params: Any) -> Any:
 
         return special_apply(op, inputs, params)
     n = len(inputs)
-    if n == 1:  # (one or two inputs without building a list: a third of the call's cost)
-        a = inputs[0]
-        out = op.forward(a._data if isinstance(a, Tensor) else a, **params)
-    elif n == 2:
-        a, b = inputs
-        out = op.forward(a._data if isinstance(a, Tensor) else a,
-                         b._data if isinstance(b, Tensor) else b, **params)
-    else:
-        out = op.forward(*[x._data if isinstance(x, Tensor) else x for x in inputs], **params)
+    try:
+        if n == 1:  # (one or two inputs without building a list: a third of the call's cost)
+            a = inputs[0]
+            out = op.forward(a._data if isinstance(a, Tensor) else a, **params)
+        elif n == 2:
+            a, b = inputs
+            out = op.forward(a._data if isinstance(a, Tensor) else a,
+                             b._data if isinstance(b, Tensor) else b, **params)
+        else:
+            out = op.forward(*[x._data if isinstance(x, Tensor) else x for x in inputs],
+                             **params)
+    except MemoryError as e:
+        raise out_of_memory(e) from None
     if op.outputs == 1:
         return Tensor._make(out)
     return tuple([Tensor._make(o) for o in out])

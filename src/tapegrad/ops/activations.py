@@ -59,7 +59,7 @@ def _gelu_grad(B: Any, x: Any, approximate: str, cdf: Any = None, gauss: Any = N
         cdf = B.phi(x)
     if not B.tensors:  # the same formula, in place (this runs on every training step)
         if gauss is None:
-            gauss = x * x
+            gauss = np.asarray(x * x)  # (an array for a 0-d x too: written in place below)
             gauss *= -0.5
             np.exp(gauss, out=gauss)
         pdf = gauss
@@ -143,7 +143,9 @@ def _in_dtype(B: Any, like: Any, value: float) -> Any:
 
 def _elu_grad(B: Any, x: Any, p: dict) -> Any:
     alpha, scale, iscale = p["alpha"], p["scale"], p["input_scale"]
-    neg = B.exp(B.clamp(x, hi=0.0) * iscale) * (alpha * scale * iscale)
+    # x <= 0 takes the exponential's slope, whose own slope is 0 at x = 0 (torch's double
+    # backward: only x < 0 counts there), hence x, not clamped, but kept where x < 0
+    neg = B.exp(B.where(x < 0, x, 0.0) * iscale) * (alpha * scale * iscale)
     return (x > 0) * _in_dtype(B, x, scale) + (x <= 0) * neg
 
 
@@ -260,10 +262,11 @@ def _hardswish(x: np.ndarray) -> np.ndarray:
 
 
 @_hardswish.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # 0 below -3, x/3 + 1/2 on [-3, 3], 1 above
+def _(ctx: Any, grad: Tensor) -> tuple:  # 0 up to -3, x/3 + 1/2 on (-3, 3), 1 from 3
     B, (x,), g = _unpack(ctx, grad)
-    inside = (x >= -3.0) & (x <= 3.0)
-    return (B.out(g * (inside * (x / 3.0 + 0.5) + (x > 3.0))),)
+    # at the kinks themselves the flat side's slope, as torch's kernel (0 at -3, 1 at 3)
+    inside = (x > -3.0) & (x < 3.0)
+    return (B.out(g * (inside * (x / 3.0 + 0.5) + (x >= 3.0))),)
 
 
 @defop("log_sigmoid", node="LogSigmoidBackward0", save=(0,))
@@ -346,9 +349,11 @@ def _prelu(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 def _(ctx: Any, grad: Tensor) -> tuple:  # (1 or w, x where x <= 0)
     B, (x, w), g = _unpack(ctx, grad)
     need_x, need_w = ctx.needs_input_grad
-    neg = x <= 0
-    gx = B.out(g * ((x > 0) + neg * w)) if need_x else None
-    gw = B.out(g * x * neg) if need_w else None
+    # at x = 0 the slope is w, but torch's second derivatives count only x < 0 (w's value
+    # there, detached; and x (x < 0), which is x (x <= 0))
+    neg_w = (x <= 0) * w if not B.tensors else (x < 0) * w + (x == 0) * w.detach()
+    gx = B.out(g * ((x > 0) + neg_w)) if need_x else None
+    gw = B.out(g * x * (x < 0)) if need_w else None
     return gx, gw
 
 

@@ -152,7 +152,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> 
 
 def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
     """``torch.linalg.svdvals``: the singular values, descending."""
-    _check_input("linalg.svdvals", A)
+    _check_input("linalg.svd", A)  # (torch names the op it runs)
     # with a gradient to come, S from the same LAPACK call as the U, V the rule uses
     _, s, _ = _svd(A, full_matrices=False, compute_uv=A.requires_grad)
     return s
@@ -226,8 +226,8 @@ def eigh(input: Tensor, UPLO: str = "L") -> Any:  # noqa: N803
 
 def eigvalsh(input: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
     """``torch.linalg.eigvalsh``: the eigenvalues of a symmetric matrix, ascending."""
-    check_square("linalg.eigvalsh", input._data)
-    check_float("linalg.eigvalsh", input._data)
+    check_square("linalg.eigh", input._data)
+    check_float("linalg.eigh", input._data)
     _check_uplo("linalg.eigvalsh", UPLO)
     w, _ = _eigh(input, UPLO=UPLO.upper(), compute_v=not input.requires_grad)
     return w
@@ -457,9 +457,15 @@ def _check_pivot(name: str, pivot: bool) -> None:
         raise RuntimeError(f"{name}: LU without pivoting is not implemented on the CPU")
 
 
+def _check_lu_dims(name: str, A: Tensor) -> None:
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(A.shape)} instead")
+
+
 def lu(A: Tensor, *, pivot: bool = True) -> Any:
     """``torch.linalg.lu``: A = P L U, L unit lower triangular (m x k), U upper (k x n)."""
-    check_matrix("linalg.lu", A._data)
+    _check_lu_dims("linalg.lu", A)
     check_float("linalg.lu", A._data)
     _check_pivot("linalg.lu", pivot)
     return linalg_lu(*_lu(A, pivot=pivot))
@@ -467,7 +473,7 @@ def lu(A: Tensor, *, pivot: bool = True) -> Any:
 
 def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> Any:
     """``torch.linalg.lu_factor_ex``: LAPACK's compact LU, 1-based pivots and info."""
-    check_matrix("torch.linalg.lu_factor_ex", A._data)
+    _check_lu_dims("torch.lu_factor", A)
     check_float("linalg.lu_factor_ex", A._data)
     _check_pivot("linalg.lu_factor", pivot)
     lu_, piv, info = _lu_factor_ex(A, pivot=pivot)
@@ -482,7 +488,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -
 
 def lu_factor(A: Tensor, *, pivot: bool = True) -> Any:
     """``torch.linalg.lu_factor``: LAPACK's compact LU and its 1-based pivots."""
-    check_matrix("torch.linalg.lu_factor", A._data)
+    _check_lu_dims("torch.lu_factor", A)
     check_float("linalg.lu_factor", A._data)
     _check_pivot("linalg.lu_factor", pivot)
     lu_, piv, _ = _lu_factor_ex(A, pivot=pivot)
@@ -643,6 +649,7 @@ def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
     from ._lapack import warn_deprecated
 
     warn_deprecated("lu")
+    _check_lu_dims("torch.lu_factor", A)
     lu_, piv, info = _lu_factor_ex(A, pivot=pivot)
     if get_infos:
         return (lu_, piv, info)

@@ -8,6 +8,7 @@ an input of the node with no edge, as torch's "wrapped numbers" are.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -355,6 +356,25 @@ def _div(a: Any, b: Any) -> np.ndarray:
             raise _broadcast_error(a, b) from None
 
 
+def _integer_divisor(a: Any, b: Any, kernel: str) -> bool:
+    """For the integer kernels of the division family (``kernel``: torch's name, as in
+    "div_floor_cpu"): torch's errors for bool operands and for a zero divisor (checked only
+    where the kernel runs: a broadcast to no element divides nothing). True for an integer
+    result."""
+    kind = np.result_type(a, b).kind
+    if kind == "b":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    if kind not in "iu":
+        return False
+    try:
+        empty = 0 in np.broadcast_shapes(np.shape(a), np.shape(b))
+    except ValueError:  # the kernel raises torch's broadcast error
+        return True
+    if not empty and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    return True
+
+
 @defop("div_mode", node="DivBackward2")
 def _div_mode(a: Any, b: Any, *, rounding_mode: str) -> np.ndarray:
     a, b = _promote(a, b)
@@ -367,16 +387,15 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # rounding is piecewise constant: deriv
 
 
 def _rounded_div(a: Any, b: Any, mode: str) -> np.ndarray:
-    is_int = np.result_type(a, b).kind in "iub"
-    if is_int and np.any(np.asarray(b) == 0):
-        raise RuntimeError("ZeroDivisionError")
-    with np.errstate(divide="ignore", invalid="ignore"):
+    is_int = mode in ("floor", "trunc") and _integer_divisor(a, b, f"div_{mode}_cpu")
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (min // -1 wraps)
         if mode == "floor":
             out = np.floor_divide(a, b)
+        elif mode == "trunc" and is_int:  # in integers (a float quotient loses int64's bits)
+            out = np.floor_divide(a, b)
+            out += (a - out * b != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
         elif mode == "trunc":
-            out = np.trunc(np.true_divide(a, b)) if not is_int else np.fix(np.true_divide(a, b))
-            if is_int:
-                out = out.astype(np.result_type(a, b))
+            out = np.trunc(np.true_divide(a, b))
         else:
             raise RuntimeError(
                 "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
@@ -425,6 +444,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(-x) = -1
 def _pow(x: np.ndarray, *, exponent: Any, tensor_exponent: bool = False) -> np.ndarray:
     x, e = _promote(x, exponent)
     if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and isinstance(e, (int, np.integer)):
+        if e < 0 and tensor_exponent:  # a 0-d tensor exponent: elementwise, as tensor ** tensor
+            return _int_pow_negative(x, np.asarray(e, dtype=x.dtype))
         if e < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -460,7 +481,23 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(x^e) = e x^(e-1)
 @defop("pow_tensor", node="PowBackward1", save=(0, 1), save_output=True)
 def _pow_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
+        a, b = _promote(a, b)
+        if a.dtype.kind in "iu" and np.any(b < 0):
+            return _int_pow_negative(a, b)
         return _binary(np.power, a, b)
+
+
+def _int_pow_negative(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Integer powers with some negative exponents, as torch's kernel takes them (NumPy
+    refuses): 1 stays 1, -1 gives +-1 by the exponent's parity, any other base gives 0."""
+    try:
+        a, b = np.broadcast_arrays(a, b)
+    except ValueError:
+        raise _broadcast_error(a, b) from None
+    out = np.power(a, np.where(b < 0, 0, b))
+    odd = (b % 2) != 0
+    neg = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(a.dtype)
+    return np.where(b < 0, neg, out)
 
 
 @_pow_tensor.backward
@@ -473,30 +510,40 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(a^b) = (b a^(b-1), a^b log a)
     if need_b:
         if b.is_complex() and not a.is_complex():  # a negative real base has a complex log
             a = a.to(b.dtype)
-        gb = where((a == 0) & (b.real >= 0), 0.0, grad * (y * log(a)))  # (complex: Re b)
+        gb = grad * where((a == 0) & (b.real >= 0), 0.0, y * log(a))  # (complex: Re b)
     return ga, gb
 
 
-@defop("pow_scalar_base", node="PowBackward2", save_output=True)
+@defop("pow_scalar_base", node="PowBackward2", save=(0,), save_output=True)
 def _pow_scalar_base(e: np.ndarray, *, base: Any) -> np.ndarray:
-    return _binary(np.power, base, e)
+    if e.dtype.kind in "iu" and type(base) in (int, bool) and np.any(e < 0):
+        return _int_pow_negative(np.array(base).astype(e.dtype), e)  # (wrapped, as C)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _binary(np.power, base, e)
 
 
 @_pow_scalar_base.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # d(c^x) = c^x log c
-    (y,) = ctx.saved
+    e, y = ctx.saved
     base = ctx.params["base"]
-    if base == 0:  # torch's mask: 0 where the exponent is >= 0 (y is 1 or 0 there)
-        return (where(y == float("inf"), grad * y * float("-inf"), 0.0),)
-    if y.is_complex():  # (a negative base has a complex log, as torch takes it)
-        return (grad * y * complex(np.log(complex(base))),)
-    return (grad * y * float(np.log(base)),)
+    if base == 0:  # 0^x is flat where x >= 0 (torch: 0 there, y log 0 elsewhere)
+        flat = (e.imag == 0) & (e.real >= 0) if e.is_complex() else e >= 0
+        return (grad * where(flat, 0.0, y * float("-inf")),)
+    if isinstance(base, complex) or e.is_complex():
+        return (grad * (y * complex(np.log(complex(base)))),)
+    return (grad * (y * (math.log(base) if base > 0 else math.nan)),)
+
+
+def _remainder_np(a: Any, b: Any) -> np.ndarray:
+    a, b = _promote(a, b)
+    _integer_divisor(a, b, "remainder_cpu")
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return _binary(np.remainder, a, b)
 
 
 @defop("remainder", node="RemainderBackward0")
 def _remainder(x: np.ndarray, *, other: Any) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _binary(np.remainder, x, other)
+    return _remainder_np(x, other)
 
 
 @_remainder.backward
@@ -506,24 +553,37 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(x mod c)/dx = 1
 
 @defop("remainder_tensor", node="RemainderBackward1", save=(0, 1))
 def _remainder_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _binary(np.remainder, a, b)
+    return _remainder_np(a, b)
 
 
 @_remainder_tensor.backward
 def _(ctx: Any, grad: Tensor) -> tuple:  # a mod b = a - b floor(a/b): (1, -floor(a/b))
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
-    return (grad if need_a else None), (-grad * floor(a / b) if need_b else None)
+    # the quotient through div's rounding mode, as torch (its derivative is 0, also at b = 0)
+    return (grad if need_a else None), (
+        -grad * _div_mode(a, b, rounding_mode="floor") if need_b else None)
+
+
+@defop("remainder_scalar_tensor", node="NotImplemented")
+def _remainder_scalar_tensor(a: Any, b: np.ndarray) -> np.ndarray:
+    return _remainder_np(a, b)
+
+
+_remainder_scalar_tensor.node_cls._cpp_name = "torch::autograd::NotImplemented"
+
+
+@_remainder_scalar_tensor.backward
+def _(ctx: Any, grad: Tensor) -> tuple:  # torch has no derivative for number % tensor
+    raise RuntimeError("derivative for aten::remainder is not implemented")
 
 
 @defop("floor_divide", node="NotImplemented")
 def _floor_divide(a: Any, b: Any) -> np.ndarray:
     a, b = _promote(a, b)
-    if np.result_type(a, b).kind in "iu" and np.any(np.asarray(b) == 0):
-        raise RuntimeError("ZeroDivisionError")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.floor_divide(a, b)
+    _integer_divisor(a, b, "div_floor_cpu")
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return _binary(np.floor_divide, a, b)
 
 
 _floor_divide.node_cls._cpp_name = "torch::autograd::NotImplemented"
@@ -908,6 +968,9 @@ _trunc = _zero_grad_unary("trunc", "TruncBackward0", lambda x: np.trunc(x))
 
 @defop("clamp", node="ClampBackward1", save=(0,))
 def _clamp(x: np.ndarray, *, min: Any = None, max: Any = None) -> np.ndarray:
+    if x.dtype.kind in "iu":  # integer bounds of an integer tensor: torch's checked conversion
+        min, max = (_dtype.checked_scalar(v, x.dtype) if type(v) is int else v
+                    for v in (min, max))
     out = x
     if min is not None:
         x, min = _promote(x, min)
@@ -1110,26 +1173,28 @@ def square(input: Tensor) -> Tensor:
     return _pow(input, exponent=2)
 
 
+def _wrapped_number(value: Any, other: Any) -> Tensor:
+    """A Python number opposite a tensor, as a 0-d tensor of the pair's result dtype."""
+    d = _dtype.result_type(value, other)
+    return Tensor._make(np.array(value).astype(d.np))
+
+
 def remainder(input: Any, other: Any) -> Tensor:
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise invalid_arguments("remainder", input, other)
     reject_complex(input, '"remainder_cpu" not implemented for \'{}\'')
     if isinstance(other, Tensor):
-        if not isinstance(input, Tensor):
-            input = Tensor._make(np.asarray(input))
+        if not isinstance(input, Tensor):  # a number: wrapped, as torch's (5 % int8 is int8)
+            return _remainder_scalar_tensor(_wrapped_number(input, other), other)
         return _remainder_tensor(input, other)
     return _remainder(input, other=_check(other, "remainder"))
 
 
 def _fmod_np(a: Any, b: Any) -> np.ndarray:
     a, b = _promote(a, b)
-    if np.result_type(a, b).kind in "iub" and np.any(np.asarray(b) == 0):
-        raise RuntimeError("ZeroDivisionError")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        try:
-            return np.asarray(np.fmod(a, b))
-        except ValueError:
-            raise _broadcast_error(a, b) from None
+    _integer_divisor(a, b, "fmod_cpu")
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.asarray(_binary(np.fmod, a, b))  # (a number out of the type's range wraps)
 
 
 @defop("fmod", node="FmodBackward0")
@@ -1151,7 +1216,8 @@ def _fmod_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _(ctx: Any, grad: Tensor) -> tuple:  # fmod(a, b) = a - b trunc(a/b): (1, -trunc(a/b))
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
-    return (grad if need_a else None), (-grad * trunc(a / b) if need_b else None)
+    return (grad if need_a else None), (
+        -grad * _div_mode(a, b, rounding_mode="trunc") if need_b else None)
 
 
 def fmod(input: Tensor, other: Any) -> Tensor:
@@ -1167,7 +1233,7 @@ def fmod(input: Tensor, other: Any) -> Tensor:
 def floor_divide(input: Any, other: Any) -> Tensor:
     reject_complex(input, '"div_floor_cpu" not implemented for \'{}\'')
     if not isinstance(input, Tensor):
-        input = Tensor._make(np.asarray(input))
+        input = _wrapped_number(input, other)
     return _floor_divide(input, _check(other, "floor_divide"))
 
 
@@ -1374,7 +1440,8 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
-                           f"with dtype {_dtype.from_numpy_dtype(cond.dtype).name.capitalize()}")
+                           f"with dtype "
+                           f"{_registry.scalar_type_name(_dtype.from_numpy_dtype(cond.dtype))}")
     a = input if isinstance(input, (Tensor, *_SCALARS)) else Tensor._make(np.asarray(input))
     b = other if isinstance(other, (Tensor, *_SCALARS)) else Tensor._make(np.asarray(other))
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
@@ -1450,6 +1517,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (1 - w, w, b - a)
 
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     """``input + weight * (end - input)``; ``weight`` a number or a tensor."""
+    if isinstance(end, Tensor) and isinstance(input, Tensor) and end.dtype != input.dtype:
+        raise RuntimeError(f"expected dtype {_registry.cpp_type_name(input.dtype)} for `end` "
+                           f"but got dtype {_registry.cpp_type_name(end.dtype)}")
     if isinstance(weight, Tensor):
         return _lerp_tensor(input, end, weight)
     return _lerp(input, end, weight=weight)
@@ -1568,7 +1638,18 @@ _COMPARE = {
 @nondiff("isclose")
 def isclose_kernel(a: np.ndarray, b: Any, *, rtol: float, atol: float,
                    equal_nan: bool) -> np.ndarray:
-    """|a - b| <= atol + rtol * |b|, elementwise (``torch.isclose``)."""
+    """|a - b| <= atol + rtol * |b|, elementwise (``torch.isclose``). Integers and bools are
+    equal, or close in the default float dtype (as torch computes it: exactly equal when both
+    tolerances are 0, never through float64, which cannot tell 2^63 - 1 from 2^63 - 2)."""
+    if np.result_type(a, b).kind in "iub":
+        close = np.asarray(np.equal(a, b))
+        if rtol == 0 and atol == 0:
+            return close
+        f = _dtype.get_default_dtype().np
+        fa, fb = np.asarray(a).astype(f), np.asarray(b).astype(f)
+        with np.errstate(all="ignore"):
+            err = np.abs(fa - fb)
+            return close | (np.isfinite(err) & (err <= atol + np.abs(rtol * fb)))
     return np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
@@ -1646,8 +1727,10 @@ def _bitwise(name: str, ufunc: Callable) -> Any:
     @nondiff(f"bitwise_{name}")
     def forward(a: np.ndarray, b: Any) -> np.ndarray:
         x, y = wrap_int_scalar(*_promote(a, b))
-        if np.result_type(x, y).kind == "f":
-            raise RuntimeError(f'"bitwise_{name}_cpu" not implemented for \'Float\'')
+        if np.result_type(x, y).kind in "fc":
+            d = _dtype.from_numpy_dtype(np.result_type(x, y))
+            raise NotImplementedError(f'"bitwise_{name}_cpu" not implemented for '
+                                      f"'{_registry.scalar_type_name(d)}'")
         try:
             return np.asarray(ufunc(x, y))
         except ValueError:
@@ -1793,7 +1876,9 @@ def fill_(target: Tensor, value: Any) -> Tensor:
             )
         if value._requires_grad or value._fw_grad is not None:
             return apply_(_fill_tensor, target, value)
-        value = value.item()
+        value = value._data.astype(target._data.dtype)[()]  # a tensor converts as a cast does
+    elif isinstance(value, (bool, int, float, complex)):
+        value = _dtype.checked_scalar(value, target._data.dtype)  # (torch's overflow check)
     return apply_(_fill, target, value=value)
 
 
@@ -1805,12 +1890,13 @@ def zero_(target: Tensor) -> Tensor:
 def _copy(dst: np.ndarray, src: Any) -> np.ndarray:
     try:
         return np.broadcast_to(np.asarray(src), dst.shape).astype(dst.dtype)
-    except ValueError:
-        raise RuntimeError(
-            f"The size of tensor a ({dst.shape[-1] if dst.ndim else 1}) must match the size of "
-            f"tensor b ({np.shape(src)[-1] if np.ndim(src) else 1}) at non-singleton dimension "
-            f"{max(dst.ndim - 1, 0)}"
-        ) from None
+    except ValueError:  # torch's two errors: shapes that do not broadcast, and a broadcast
+        try:            # shape that is not the destination's
+            shape = np.broadcast_shapes(dst.shape, np.shape(src))
+        except ValueError:
+            raise _broadcast_error(dst, src) from None
+        raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}") from None
 
 
 @_copy.backward

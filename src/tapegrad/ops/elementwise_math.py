@@ -28,8 +28,10 @@ from .elementwise import (
     asin,
     atan,
     exp,
+    invalid_arguments,
     isfinite,
     pow,
+    reciprocal,
     rsqrt,
     trunc,
     where,
@@ -52,13 +54,16 @@ def _float_binary(ufunc: Any, a: Any, b: Any) -> np.ndarray:
             raise _broadcast_error(a, b) from None
 
 
-def _tensor_args(name: str, input: Any, other: Any, scalar_other: bool = False) -> None:
+def _tensor_args(name: str, input: Any, other: Any, scalar_other: bool = False,
+                 other_name: str = "other") -> None:
     if not isinstance(input, Tensor):
+        if scalar_other:  # two overloads (Tensor, Tensor) and (Tensor, Number): none matches
+            raise invalid_arguments(name, input, other)
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     if isinstance(other, Tensor) or (scalar_other and isinstance(other, _SCALARS)):
         return
-    raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+    raise TypeError(f"{name}(): argument '{other_name}' (position 2) must be Tensor, not "
                     f"{type(other).__name__}")
 
 
@@ -176,10 +181,12 @@ def _atan2(a: Any, b: Any) -> np.ndarray:
 
 
 @_atan2.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (b, -a) / (a^2 + b^2)
+def _(ctx: Any, grad: Tensor) -> tuple:  # (b, -a) / (a^2 + b^2), and 0 at (0, 0)
     a, b = ctx.saved
-    r = 1 / (a * a + b * b)  # (torch's order: float32 rounds the same)
-    r = where(r == float("inf"), 0.0, r)  # at a = b = 0, torch's gradient is 0
+    d = a * a + b * b
+    # torch's order (float32 rounds the same); at the origin 1/d is taken as 0, as torch's
+    # rule does (its second derivative there stays NaN: 0 times the reciprocal's infinite slope)
+    r = where(d == 0, 0.0, reciprocal(d))
     need_a, need_b = ctx.needs_input_grad
     return (grad * b * r if need_a else None), (grad * -a * r if need_b else None)
 
@@ -234,7 +241,8 @@ def _copysign_scalar(a: Any, *, other: Any) -> np.ndarray:
 
 def _copysign_rule(ctx: Any, grad: Tensor) -> tuple:  # y/x (+-1; 0 at x = 0); none for b
     x, y = ctx.saved
-    ratio = where(x == 0, 0.0, y / where(x == 0, 1.0, x))
+    # y / x masked to 0 where x = 0, as torch's rule (its second derivative there is NaN)
+    ratio = where(x == 0, 0.0, y / x)
     if len(ctx.needs_input_grad) == 1:
         return (grad * ratio,)
     return (grad * ratio if ctx.needs_input_grad[0] else None), (
@@ -306,7 +314,7 @@ def _(ctx: Any, grads: list) -> tuple:  # x = m 2^e: dm/dx = 2^-e (the exponent 
     return (gm / Tensor._make(np.exp2(e).astype(x._data.dtype)),)
 
 
-@defop("nextafter", node="NextafterBackward0")
+@defop("nextafter", node="NextafterBackward0", save=(0, 1))
 def _nextafter(a: Any, b: Any) -> np.ndarray:
     a, b = _promote(a, b)
     try:
@@ -321,15 +329,20 @@ def _heaviside(a: Any, b: Any) -> np.ndarray:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
     a, b = _promote(a, b)
     try:
+        if np.result_type(a, b).kind in "iub":  # in the integer type (NumPy's heaviside goes
+            return np.asarray(np.where(a == 0, b, a > 0)).astype(  # through float64)
+                np.result_type(a, b), copy=False)
         return np.asarray(np.heaviside(a, b)).astype(np.result_type(a, b), copy=False)
     except ValueError:
         raise _broadcast_error(a, b) from None
 
 
 @_nextafter.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # torch's convention: 1 for x, 0 for the direction
+def _(ctx: Any, grad: Tensor) -> tuple:  # torch's convention: 1 for x (0 where x = y, which
+    a, b = ctx.saved                        # is the value itself), 0 for the direction
     need_a, need_b = ctx.needs_input_grad
-    return (grad if need_a else None), (_zero_grad(grad) if need_b else None)
+    return (where(a != b, grad, 0.0) if need_a else None), (
+        _zero_grad(grad) if need_b else None)
 
 
 _heaviside.node_cls._cpp_name = "torch::autograd::NotImplemented"
@@ -352,11 +365,45 @@ def _integer_binary(name: str, ufunc: Any, a: Any, b: Any, bools: bool = False) 
     if kind in "fc" or (kind == "b" and not bools):
         dt = _dtype.from_numpy_dtype(np.result_type(x, y)).name.capitalize()
         dt = {"Float32": "Float", "Float64": "Double", "Bool": "Bool"}.get(dt, dt)
-        raise RuntimeError(f'"{name}_cpu" not implemented for \'{dt}\'')
+        kernel = {"bitwise_left_shift": "lshift", "bitwise_right_shift": "rshift"}.get(name, name)
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{dt}\'')
     try:
         return Tensor._make(np.asarray(ufunc(x, y)))
     except ValueError:
         raise _broadcast_error(x, y) from None
+
+
+def _gcd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """torch's gcd: Euclid's algorithm on |a| and |b| in the integer type, where |min| wraps to
+    min itself (gcd(-2^63, 2^63-1) is -1 there; NumPy's gcd, unsigned inside, says 1). NumPy's
+    gcd for every element, then the loop for those holding the type's minimum."""
+    out = np.asarray(np.gcd(a, b))
+    if out.dtype.kind != "i" or not out.size:
+        return out
+    low = np.iinfo(out.dtype).min
+    wrapped = (np.asarray(a) == low) | (np.asarray(b) == low)
+    if not wrapped.any():
+        return out
+    x, y = np.broadcast_arrays(np.asarray(a, out.dtype), np.asarray(b, out.dtype))
+    with np.errstate(over="ignore"):
+        x, y = np.abs(x[wrapped]), np.abs(y[wrapped])
+        while (x != 0).any():  # (x, y) <- (y rem x, x), C's remainder (fmod on integers)
+            live = x != 0
+            x[live], y[live] = np.fmod(y[live], x[live]), x[live]
+    out = np.array(out)
+    out[wrapped] = y
+    return out
+
+
+def _lcm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """torch's lcm: |a / gcd * b| (0 where the gcd is 0), in C's int for the types narrower
+    than it (C promotes them), else in the type itself; wrapped to the type at the end."""
+    g = _gcd(a, b)
+    wide = np.dtype(np.int32) if g.dtype.itemsize < 4 else g.dtype
+    with np.errstate(all="ignore"):
+        q = np.floor_divide(np.asarray(a, wide), np.where(g == 0, 1, g).astype(wide))  # exact
+        out = np.abs(q * np.asarray(b, wide))
+        return np.asarray(np.where(g == 0, 0, out)).astype(g.dtype)
 
 
 def _shift(ufunc: Any, name: str) -> Any:
@@ -436,7 +483,7 @@ nextafter = _binary_public(_nextafter, "nextafter")
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 where input < 0, 1 where input > 0, ``values`` where input == 0."""
-    _tensor_args("heaviside", input, values)
+    _tensor_args("heaviside", input, values, other_name="values")
     return _heaviside(input, values)
 
 
@@ -506,12 +553,12 @@ def positive(input: Tensor) -> Tensor:
 
 def gcd(input: Tensor, other: Tensor) -> Tensor:
     _tensor_args("gcd", input, other)
-    return _integer_binary("gcd", np.gcd, input, other)
+    return _integer_binary("gcd", _gcd, input, other)
 
 
 def lcm(input: Tensor, other: Tensor) -> Tensor:
     _tensor_args("lcm", input, other)
-    return _integer_binary("lcm", np.lcm, input, other)
+    return _integer_binary("lcm", _lcm, input, other)
 
 
 def _bitwise_public(name: str, ufunc: Any) -> Any:

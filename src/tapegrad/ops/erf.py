@@ -62,7 +62,7 @@ def erf_array(x: np.ndarray) -> np.ndarray:
     dt = x.dtype
     xd = x.astype(np.float64) if dt != np.float64 else x
     a = np.abs(xd)
-    out = np.sign(xd)
+    out = np.asarray(np.sign(xd))  # (an array also for a 0-d x: NumPy gives a scalar)
     small = a < 1.0
     if small.any():
         xs = xd[small]
@@ -93,6 +93,9 @@ _AS_A = tuple(0.5 * a for a in (0.254829592, -0.284496736, 1.421413741, -1.45315
 def _phi_gauss(x: np.ndarray) -> tuple:
     """(Phi(x), e^(-x^2/2)) for a float32 array: branch-free, five buffers' worth of passes,
     the Gaussian kept for GELU's backward."""
+    if x.ndim == 0:  # (the passes below write into their buffers: NumPy has none for 0-d)
+        r0, e0 = _phi_gauss(x.reshape(1))
+        return r0.reshape(()), e0.reshape(())
     t = np.abs(x)
     t += 1.0 / _AS_P
     np.divide(1.0 / _AS_P, t, out=t)  # 1/(1 + p|x|), one pass fewer; (NumPy's float32

@@ -210,6 +210,12 @@ _solve.holomorphic = False  # a complex formula (see cholesky)
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """``torch.linalg.solve``: X with A X = B (X A = B with ``left=False``)."""
     _check_square("linalg.solve", A._data)
+    n = A.shape[-1]
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    rows, cols = (B.shape[-1], 1) if vector else tuple(B.shape[-2:])
+    if (rows if left else cols) != n:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX' if left else 'XA'} = B ({n}x{n} and {rows}x{cols})")
     res = _solve(A, B, left=left)
     return res
 

@@ -13,11 +13,20 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from .._out import rule as out_rule
 from .._tensor import Tensor, _wrap_dim
 from . import _registry
 from . import shape as S
-from ._registry import apply, apply_, check_no_overlap, defop, nondiff, value_check
+from ._registry import (
+    apply,
+    apply_,
+    check_no_overlap,
+    cpp_type_name,
+    defop,
+    nondiff,
+    value_check,
+)
 
 
 def _is_advanced(k: Any) -> bool:
@@ -254,6 +263,13 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
             raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
         target = _basic(x, nkey, x.ndim - used)
         if isinstance(value, Tensor):
+            if value._data.shape != target._data.shape:
+                # torch drops the value's leading 1s, then expands it to the target (expand's
+                # errors, not copy's)
+                shape = value._data.shape
+                while shape and shape[0] == 1 and len(shape) > target.ndim:
+                    shape = shape[1:]
+                value = value.reshape(shape).expand(target._data.shape)
             target.copy_(value)
         else:
             check_no_overlap(target)  # (torch copies the number in: the overlap check holds)
@@ -450,7 +466,7 @@ def _index_select(x: np.ndarray, *, dim: int, index: np.ndarray) -> np.ndarray:
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     if index.dtype.kind not in "iu":
-        raise RuntimeError("index_select(): Expected dtype int32/int64 for index")
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     n = x.shape[dim] if x.ndim else 1
     if index.size and (index.max() >= n or index.min() < 0):
         raise IndexError("index out of range in self")
@@ -489,7 +505,7 @@ def _mask_array(mask: Any, name: str) -> np.ndarray:
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if m.dtype != np.bool_:
         raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype "
-                           f"{'long' if m.dtype.kind in 'iu' else str(m.dtype)}")
+                           f"{cpp_type_name(_dtype.from_numpy_dtype(m.dtype))}")
     return m
 
 
@@ -533,23 +549,19 @@ def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
             )
         if value._requires_grad or value._fw_grad is not None:
             return _masked_fill_tensor(input, value, mask=m)
+    return _masked_fill(input, mask=m, value=_fill_scalar(input, value))
+
+
+def _fill_scalar(input: Tensor, value: Any, cast_tensor: bool = False) -> Any:
+    """A fill value as torch converts it to ``input``'s dtype: a number (or a 0-d tensor's,
+    unless ``cast_tensor``: then a cast) through the checked conversion (its overflow error)."""
+    if isinstance(value, Tensor):
+        if cast_tensor:
+            return value._data.astype(input._data.dtype)[()]
         value = value.item()
-    if isinstance(value, complex):
-        _check_complex_fill(input, value)
-    return _masked_fill(input, mask=m, value=value)
-
-
-_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-                 "bfloat16": "c10::BFloat16", "int64": "int64_t", "int32": "int",
-                 "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
-
-
-def _check_complex_fill(input: Tensor, value: complex) -> None:
-    """torch's error for a complex fill value (imaginary part not 0) into a real tensor."""
-    name = input.dtype.name
-    if value.imag != 0 and name in _C_TYPE_NAMES:
-        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[name]} without "
-                           "overflow")
+    if isinstance(value, (bool, int, float, complex)):
+        return _dtype.checked_scalar(value, input._data.dtype)
+    return value
 
 
 def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
@@ -557,10 +569,7 @@ def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         if value._requires_grad or value._fw_grad is not None:
             return apply_(_masked_fill_tensor, input, value, mask=m)
-        value = value.item()
-    if isinstance(value, complex):
-        _check_complex_fill(input, value)
-    return apply_(_masked_fill, input, mask=m, value=value)
+    return apply_(_masked_fill, input, mask=m, value=_fill_scalar(input, value))
 
 
 @nondiff("nonzero", dynamic_shape=True)

@@ -49,6 +49,9 @@ def _self_and_mats_check(input: Any, a: np.ndarray, b: np.ndarray) -> None:
 
 
 def _addmv_check(input: np.ndarray, mat: np.ndarray, vec: np.ndarray) -> None:
+    if mat.ndim != 2 or vec.ndim != 1 or input.ndim > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, "
+                           f"{vec.ndim}")
     if not input.dtype == mat.dtype == vec.dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                            f"{_name(input)}, {_name(mat)}, and {_name(vec)}")
@@ -400,6 +403,9 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """Outer product: torch computes it as ``input[:, None] * vec2``."""
+    for name, v in (("self", input), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
     return input.reshape(-1, 1) * vec2
 
 
@@ -511,10 +517,8 @@ def _addmv(input: np.ndarray, mat: np.ndarray, vec: np.ndarray, *, beta: Any = 1
     _addmv_check(input, mat, vec)
     prod = _mv.forward(mat, vec)
     if input.ndim > 1 or (input.ndim == 1 and input.shape[0] not in (1, prod.shape[0])):
-        raise RuntimeError(f"The expanded size of the tensor ({prod.shape[0]}) must match the "
-                           f"existing size ({input.shape[-1]}) at non-singleton dimension "
-                           f"{input.ndim - 1}.  Target sizes: [{prod.shape[0]}].  Tensor "
-                           f"sizes: {list(input.shape)}")
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat "
+                           f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
     return _fused(input, prod, beta, alpha)
 
 

@@ -101,6 +101,10 @@ class _Arrays:
         return np.clip(x, lo, hi)
 
     @staticmethod
+    def where(cond: np.ndarray, a: Any, b: Any) -> np.ndarray:
+        return np.where(cond, a, b)
+
+    @staticmethod
     def mT(x: np.ndarray) -> np.ndarray:
         return np.swapaxes(x, -1, -2)
 
@@ -185,6 +189,10 @@ class _Tensors:
     @staticmethod
     def clamp(x: Tensor, lo: Any = None, hi: Any = None) -> Tensor:
         return ew.clamp(x, lo, hi)
+
+    @staticmethod
+    def where(cond: Tensor, a: Any, b: Any) -> Tensor:
+        return ew.where(cond, a, b)
 
     @staticmethod
     def mT(x: Tensor) -> Tensor:

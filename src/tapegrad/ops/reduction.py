@@ -45,6 +45,12 @@ def _restore(grad: Tensor, shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
     return grad.expand(shape)
 
 
+# the ufuncs' reduce (np.sum and np.prod are Python wrappers: NumPy's warnings from them name
+# NumPy's module, which tapegrad's warning filter does not silence; _numpy_warnings.py)
+_ADD_REDUCE: Any = np.add.reduce
+_MUL_REDUCE: Any = np.multiply.reduce
+
+
 def _sum_dtype(x: np.ndarray, dtype: Any) -> Any:
     if dtype is not None:
         return _dtype.to_dtype(dtype).np
@@ -146,7 +152,7 @@ def _sum(x: np.ndarray, *, dtype: Any = None) -> np.ndarray:
         x.itemsize >= 4 and x.flags.c_contiguous
     ):
         return _total(x)
-    return np.asarray(np.sum(x, dtype=dt))
+    return np.asarray(np.add.reduce(x, axis=None, dtype=dt))
 
 
 @_sum.backward
@@ -156,7 +162,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(sum x)/dx_i = 1
 
 @defop("sum_dim", node="SumBackward1")
 def _sum_dim(x: np.ndarray, *, dim: tuple, keepdim: bool, dtype: Any = None) -> np.ndarray:
-    return np.asarray(np.sum(x, axis=dim, keepdims=keepdim, dtype=_sum_dtype(x, dtype)))
+    return np.asarray(_ADD_REDUCE(x, axis=dim, keepdims=keepdim, dtype=_sum_dtype(x, dtype)))
 
 
 @_sum_dim.backward
@@ -276,7 +282,8 @@ def _prod_dtype(x: np.ndarray) -> Any:
 
 @defop("prod", node="ProdBackward0", save=(0,), save_output=True)
 def _prod(x: np.ndarray, *, keep_dtype: bool = False) -> np.ndarray:
-    return np.asarray(np.prod(x, dtype=x.dtype if keep_dtype else _prod_dtype(x)))
+    return np.asarray(np.multiply.reduce(x, axis=None,
+                                         dtype=x.dtype if keep_dtype else _prod_dtype(x)))
 
 
 @defop("prod_dim", node="ProdBackward1", save=(0,), save_output=True)
@@ -285,7 +292,7 @@ def _prod_dim(x: np.ndarray, *, dim: int, keepdim: bool, keep_dtype: bool = Fals
     dt = x.dtype if keep_dtype else _prod_dtype(x)
     if x.ndim == 0:  # the product over the one dim of a 0-d tensor: the value itself
         return np.array(x, dtype=dt)
-    return np.asarray(np.prod(x, axis=dim, keepdims=keepdim, dtype=dt))
+    return np.asarray(_MUL_REDUCE(x, axis=dim, keepdims=keepdim, dtype=dt))
 
 
 def _prod_others(x: Tensor, dim: int) -> Tensor:
@@ -1025,14 +1032,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(x - lse)/dx: g - softmax * sum(g)
 
 def _softmax_input(input: Tensor, dim: Any, dtype: Any, name: str) -> tuple:
     if dim is None:
-        import warnings
+        from .._random import _warn_at_caller
 
-        warnings.warn(
-            f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-            "include dim=X as an argument.",
-            UserWarning,
-            stacklevel=3,
-        )
+        _warn_at_caller(f"Implicit dimension choice for {name} has been deprecated. Change the "
+                        "call to include dim=X as an argument.", UserWarning)
         dim = 0 if input.ndim in (0, 1, 3) else 1
     if dtype is not None:
         input = input.to(dtype)

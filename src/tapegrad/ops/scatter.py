@@ -244,7 +244,11 @@ def _fill_value(input: Tensor, value: Any) -> Any:
         if value.ndim != 0:
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value.ndim} dimension(s).")
-    return value
+        if value._requires_grad or value._fw_grad is not None:
+            return value
+    from .indexing import _fill_scalar
+
+    return _fill_scalar(input, value)
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:

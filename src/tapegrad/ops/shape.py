@@ -35,9 +35,9 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
     infer = [i for i, s in enumerate(shape) if s == -1]
     if len(infer) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
+    for i, s in enumerate(shape):
         if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
     known = 1
     for s in shape:
         if s != -1:
@@ -180,7 +180,8 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     n = input.ndim
-    if n == 0:
+    if n == 0:  # (a 0-d tensor takes dims 0 and -1, as a 1-d one)
+        _wrap_dim(start_dim, 0), _wrap_dim(end_dim, 0)
         return reshape(input, 1)
     s, e = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
     if s > e:
@@ -192,6 +193,9 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
+    if input.ndim == 0:  # (torch's message goes on with the wrapping error and a C++ trace)
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as "
+                           f"{dim} but tensor has no dimensions")
     d = _wrap_dim(dim, input.ndim)
     shape = input._data.shape
     inner = infer_shape(tuple(sizes), shape[d])
@@ -453,6 +457,8 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
                     f"non-existing dimension {i}"
                 )
             s = have
+        elif s < 0:  # torch's sizes check multiplies them as unsigned numbers
+            raise RuntimeError("numel: integer multiplication overflow")
         elif have != 1 and have != s:
             raise RuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
@@ -496,6 +502,14 @@ def repeat(input: Tensor, *repeats: Any) -> Tensor:
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
             "tensor"
         )
+    if any(r < 0 for r in reps):
+        padded = (1,) * (len(reps) - input.ndim) + input._data.shape
+        target = [n * r for n, r in zip(padded, reps, strict=True)]
+        bad = [t for t in target if t < 0]
+        if bad:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {bad[0]}: "
+                               f"{target}")
+        reps = tuple(max(r, 0) for r in reps)  # (a negative count of an empty dimension)
     return _repeat(input, repeats=reps)
 
 
@@ -1014,6 +1028,9 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # input i gets slice i of the gradient
 
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
+    if isinstance(tensors, Tensor):
+        raise TypeError("stack(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        "Tensor")
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -1065,6 +1082,8 @@ _split_sizes.jvp(linear_tangent(_split_sizes))
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, tensor.ndim)
     n = tensor._data.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -1084,6 +1103,8 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = _wrap_dim(dim, input.ndim)

@@ -350,6 +350,9 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     """Every combination of one element of each 1-D tensor, one per row."""
     from .shape import meshgrid, stack
 
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")

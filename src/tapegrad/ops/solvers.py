@@ -132,7 +132,7 @@ def torch_slogdet(input: Tensor) -> Any:
 
 def logdet(input: Tensor) -> Tensor:
     """``torch.logdet``: log det(A); nan where det(A) < 0, -inf where A is singular."""
-    check_square("linalg.slogdet", input._data)
+    check_square("logdet", input._data)
     check_float("linalg.slogdet", input._data)
     sign, logabs = _slogdet(input)
     if input.is_complex():
@@ -189,7 +189,7 @@ def _(ctx: Any, grads: list) -> tuple:  # dA = -A^{-H} G A^{-H}
 def inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:
     """``torch.linalg.inv_ex``: the inverse and LAPACK's info (no error unless
     ``check_errors``)."""
-    check_square("linalg.inv_ex", A._data)
+    check_square("linalg.inv", A._data)  # (torch names the op it runs)
     check_float("linalg.inv_ex", A._data)
     inv_, info = _inv_ex(A)
     if check_errors:
@@ -220,7 +220,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     """``torch.linalg.solve_ex``: linalg.solve and LAPACK's info."""
     from .factorizations import _solve
 
-    check_square("linalg.solve_ex", A._data)
+    check_square("linalg.solve", A._data)
     a = A._data
     n = a.shape[-1]
     info = per_matrix(lambda m: (getrf(m)[2],), a, [()], [np.int32])[0]
@@ -246,8 +246,8 @@ def cholesky_ex(input: Tensor, *, upper: bool = False, check_errors: bool = Fals
     first leading minor that is not positive-definite)."""
     from .factorizations import _cholesky, _cholesky_np
 
-    check_square("linalg.cholesky_ex", input._data)
-    check_float("linalg.cholesky_ex", input._data)
+    check_square("linalg.cholesky", input._data)
+    check_float("linalg.cholesky", input._data)
     if check_errors:
         from .factorizations import cholesky
 
@@ -380,7 +380,7 @@ def matrix_rank(input: Tensor, tol: Any = None, hermitian: bool = False, *, atol
                 rtol: Any = None) -> Tensor:
     """``torch.linalg.matrix_rank``: the number of singular values above
     max(atol, rtol * s_max)."""
-    check_matrix("linalg.matrix_rank", input._data)
+    check_matrix("torch.linalg.matrix_rank", input._data, "input")
     check_float("linalg.matrix_rank", input._data)
     a = input._data
     if tol is not None:
@@ -484,11 +484,11 @@ def _(ctx: Any, grads: list) -> tuple:  # X = A^+ B: dA = pinv_backward(G B^H), 
 def lstsq(input: Tensor, b: Tensor, rcond: Any = None, *, driver: str | None = None) -> Any:
     """``torch.linalg.lstsq``: X minimizing ||A X - B||_F, with the residuals, rank and
     singular values where the LAPACK ``driver`` computes them (torch's CPU default gelsy)."""
-    check_matrix("torch.linalg.lstsq", input._data, "input")
+    if input.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     check_float("linalg.lstsq", input._data)
     if b.ndim < 1:
-        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
-                           "other.dim() and (input.dim() - other.dim()) <= 1")
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
     if input.dtype != b.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
                            f"dtype, but got input's dtype {input.dtype} and other's dtype "

@@ -104,7 +104,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: Any 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
             ) -> Tensor:
     reject_complex(input, " Sort does not support complex dtypes on CPU", RuntimeError)
-    d = 0 if input.ndim == 0 else _wrap_dim(dim, input.ndim)
+    d = _wrap_dim(dim, input.ndim)  # (0 for a 0-d tensor, which takes dims 0 and -1)
     return _sort_index(input, d, bool(descending), bool(stable))
 
 

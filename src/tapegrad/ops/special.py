@@ -205,12 +205,14 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d polygamma(n, x) = polygamma(n + 1, 
 
 @defop("mvlgamma", node="MvlgammaBackward0", save=(0,))
 def _mvlgamma(x: np.ndarray, *, p: int) -> np.ndarray:
+    # sum_j lgamma(x - (p-1)/2 + j/2) + p(p-1)/4 log(pi), in x's dtype and torch's order (no
+    # domain check: torch's gives inf or log|gamma| below (p-1)/2)
     x = _float_result(x)
-    if x.size and np.any(x <= (p - 1) / 2):
-        raise RuntimeError("All elements must be greater than (p-1)/2")
-    return _eval("multigammaln", x, p) if x.ndim == 0 else np.vectorize(
-        lambda v: _sp().multigammaln(v, p), otypes=[np.float64])(x.astype(np.float64)).astype(
-        x.dtype)
+    with np.errstate(all="ignore"):
+        total = _eval("gammaln", x + x.dtype.type((1 - p) / 2))
+        for j in range(1, p):
+            total = total + _eval("gammaln", x + x.dtype.type((j + 1 - p) / 2))
+        return np.asarray(total + x.dtype.type(p * (p - 1) * math.log(math.pi) / 4))
 
 
 @_mvlgamma.backward
@@ -314,9 +316,9 @@ _sinc = _unary("sinc", "SincBackward0", "sinc")  # (numpy's normalised sinc: sin
 def _(ctx: Any, grad: Tensor) -> tuple:  # (cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at x = 0
     (x,) = ctx.saved
     px = x * math.pi
-    safe = where(x == 0, 1.0, x)
-    d = ((px).cos() * px - px.sin()) / (safe * safe * math.pi)
-    return (grad * where(x == 0, 0.0, d),)
+    sq = x * x * math.pi
+    d = (px * px.cos() - px.sin()) / sq  # torch's order; 0 where pi x^2 is 0 (its second
+    return (where(sq == 0, 0.0, grad * (d.conj() if d.is_complex() else d)),)  # derivative NaN)
 
 
 @defop("entr", node="SpecialEntrBackward0", save=(0,))
@@ -340,13 +342,12 @@ def _logit(x: np.ndarray, *, eps: Any = None) -> np.ndarray:
 
 
 @_logit.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # 1/(x(1-x)); 0 outside [eps, 1-eps] when eps is given
-    (x,) = ctx.saved
+def _(ctx: Any, grad: Tensor) -> tuple:  # 1/(x(1-x)) on [eps, 1-eps]: 0 outside (NaN outside
+    (x,) = ctx.saved                        # [0, 1] without eps)
     eps = ctx.params.get("eps")
-    g = grad / (x * (1 - x))
-    if eps is None:
-        return (g,)
-    return (where((x < eps) | (x > 1 - eps), 0.0, g),)
+    lo = 0.0 if eps is None else eps
+    inside = (x >= lo) & (x <= 1.0 - lo)
+    return (where(inside, grad / (x * (1 - x)), math.nan if eps is None else 0.0),)
 
 
 def _binary_forward(scipy_name: str, a: Any, b: Any) -> np.ndarray:
@@ -388,7 +389,20 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # (log(1 + y), 0 where x = 0 and y <= -
 
 @defop("zeta", node="SpecialZetaBackward0", save=(0, 1))
 def _zeta(a: Any, b: Any) -> np.ndarray:
-    return _binary_forward("zeta", a, b)
+    out = np.asarray(_binary_forward("zeta", a, b))
+    # torch's kernel (Cephes' Euler-Maclaurin sum, in double) gives NaN where q^-x underflows
+    # to 0 and the expansion's coefficient x (x+1) ... (x+22) overflows: 0 times infinity.
+    # Only for x beyond 1e12 (SciPy answers 0 there).
+    with np.errstate(all="ignore"):
+        x, q = (np.asarray(v, dtype=np.float64) for v in np.broadcast_arrays(a, b))
+        huge = (x > 1e12) & (q > 0) & np.isfinite(x) & (np.power(q, -x) == 0)
+        if huge.any():
+            coef = np.ones_like(x)
+            for j in range(23):
+                coef *= x + j
+            out = np.array(out)
+            out[huge & np.isinf(coef)] = np.nan
+    return out
 
 
 @_zeta.backward
@@ -467,10 +481,14 @@ def expit(input: Tensor) -> Tensor:
     return sigmoid(input)
 
 
-def _binary_public(op: Any, name: str) -> Any:
+def _binary_public(op: Any, name: str, parser_name: str | None = None) -> Any:
+    """The public function ``name``; ``parser_name``: what torch's argument parser calls it in
+    its errors (``special_zeta`` for ``torch.special.zeta``)."""
+    said = parser_name or name
+
     def fn(input: Any, other: Any) -> Tensor:
         if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+            raise TypeError(f"{said}() received an invalid combination of arguments - got "
                             f"({type(input).__name__}, {type(other).__name__}), but expected "
                             "one of:")
         for v in (input, other):
@@ -484,8 +502,8 @@ def _binary_public(op: Any, name: str) -> Any:
 
 
 xlogy = _binary_public(_xlogy, "xlogy")
-xlog1py = _binary_public(_xlog1py, "xlog1py")
-zeta = _binary_public(_zeta, "zeta")
+xlog1py = _binary_public(_xlog1py, "xlog1py", "special_xlog1py")
+zeta = _binary_public(_zeta, "zeta", "special_zeta")
 
 
 def _inplace(op: Any) -> Any:
@@ -567,8 +585,15 @@ def airy_ai(x: Any) -> Tensor:
     derivative in torch)."""
     x = x._data if isinstance(x, Tensor) else np.asarray(x)
     with np.errstate(all="ignore"):
-        ai = _sp().airy(x.astype(np.float64))[0]
-    return Tensor._make(np.asarray(ai).astype(_out_dtype((x,))))
+        xd = x.astype(np.float64)
+        ai = np.asarray(_sp().airy(xd)[0])
+        lost = np.isnan(ai) & np.isfinite(xd)  # SciPy gives up beyond |x| ~ 1e8; torch's
+        if lost.any():  # kernel (Cephes) takes 0 above, the asymptotic wave below:
+            z = -xd[lost]  # Ai(-z) ~ z^(-1/4) sin(2/3 z^(3/2) + pi/4) / sqrt(pi)
+            wave = np.sin(2.0 / 3.0 * z * np.sqrt(z) + math.pi / 4) / (_SQRT_PI * z ** 0.25)
+            ai = np.array(ai)
+            ai[lost] = np.where(z > 0, wave, 0.0)
+    return Tensor._make(ai.astype(_out_dtype((x,))))
 
 
 # torch's J0 and Y1 are Cephes' rational approximations evaluated with a plain Horner loop:

@@ -150,8 +150,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # each window's gradient added back whe
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """Tensor.unfold: the windows of ``size`` every ``step`` along ``dimension``, as a new last
     dimension."""
-    n = input.shape[_wrap_dim(dimension, input.ndim)] if input.ndim else 1
-    d = _wrap_dim(dimension, input.ndim) if input.ndim else 0
+    d = _wrap_dim(dimension, input.ndim)  # (0 or -1 for a 0-d tensor)
+    n = input.shape[d] if input.ndim else 1
     if size > n:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is "
                            f"{size}")

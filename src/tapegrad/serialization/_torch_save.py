@@ -216,7 +216,8 @@ def archive_name(path: Any) -> str:
     base = os.path.basename(os.fsdecode(os.fspath(path)))
     stem = base[:base.rfind(".")] if "." in base else base
     if not stem:
-        raise RuntimeError(f"invalid file name: {os.fsdecode(os.fspath(path))}")
+        raise RuntimeError("[enforce fail at inline_container.cc:720] . invalid file name: "
+                           f"{os.fsdecode(os.fspath(path))}")
     try:
         stem.encode("ascii")
     except UnicodeEncodeError:

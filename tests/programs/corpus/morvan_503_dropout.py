@@ -49,7 +49,7 @@ optimizer_drop = torch.optim.Adam(net_dropped.parameters(), lr=0.01)
 loss_func = torch.nn.MSELoss()
 
 
-for t in range(200):
+for t in range(120):
     pred_ofit = net_overfitting(x)
     pred_drop = net_dropped(x)
     loss_ofit = loss_func(pred_ofit, y)

@@ -19,7 +19,9 @@ def _lower_name(t: Tensor) -> str:
     """torch's lower-case C type name of a dtype, as some messages print it."""
     return {"float32": "float", "float64": "double", "float16": "c10::Half",
             "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-            "bool": "bool"}.get(t.dtype.name, t.dtype.name)
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}.get(t.dtype.name, t.dtype.name)
 
 
 def _broadcast_pair(a: Tensor, b: Tensor) -> tuple:

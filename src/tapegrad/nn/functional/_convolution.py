@@ -100,7 +100,9 @@ def _check_conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: tupl
         raise RuntimeError("negative padding is not supported")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation):
+    if any(d < 0 for d in dilation):  # (torch checks negatives first, then shows zeros)
+        raise RuntimeError("dilation should be greater than zero")
+    if any(d == 0 for d in dilation):
         raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")

@@ -25,7 +25,8 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """||x1 - x2 + eps||_p over the last dim (NormBackward1)."""
     d = x1 - x2 + eps
-    return C._norm_dim(d, ord=float(p), dim=(max(d.ndim - 1, 0),), keepdim=keepdim)
+    dims = (d.ndim - 1,) if d.ndim else ()  # (a 0-d difference: its own absolute value)
+    return C._norm_dim(d, ord=float(p), dim=dims, keepdim=keepdim)
 
 
 def pdist(input: Tensor, p: float = 2) -> Tensor:

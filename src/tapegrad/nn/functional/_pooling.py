@@ -129,11 +129,11 @@ def _check_max_pool_input(input: Tensor, nd: int) -> None:
         _check_pool_input(input, 3)
     first = input.ndim - 4
     for i in range(first, input.ndim):
-        if shape[i] == 0:
+        if shape[i] == 0:  # (torch's message names dimension 0 whichever it is)
             raise RuntimeError(
                 "max_pool3d_with_indices_out_cpu_template(): Expected input's non-batch "
                 f"dimensions to have positive length, but input has a shape of {shape} and "
-                f"non-batch dimension {i} has length zero!")
+                "non-batch dimension 0 has length zero!")
 
 
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
@@ -302,7 +302,8 @@ def _adaptive_size(input: Tensor, output_size: Any, name: str, nd: int = 2) -> t
     if any(v < 0 for v in o):
         raise RuntimeError(
             f"{name}: elements of output_size must be greater than or equal to 0 but received "
-            f"{{{', '.join(str(v) for v in o)}}}"
+            # (torch's 3-d message has no space before its third element)
+            f"{{{', '.join(str(v) for v in o[:2])}{''.join(',' + str(v) for v in o[2:])}}}"
         )
     return o
 
