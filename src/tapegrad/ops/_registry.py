@@ -376,7 +376,8 @@ def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
     elif not record and _state.inference:
         return _mark_inference(out, inputs, op, params)
     if op.outputs == 1:
-        result = _wrap(out, inputs, op, params) if op.view else Tensor._make(out)
+        result = (make_view(Tensor._make(out), inputs[0], op, params, 0) if op.view
+                  else Tensor._make(out))
         if record:
             result._grad_fn = _record(op, inputs, params, result)
             result._requires_grad = True
@@ -511,17 +512,22 @@ def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | Non
     rest: list | None = None  # the edges after the first, flat
     for x in inputs:
         if isinstance(x, Tensor):
-            # a view's grad_fn is made again if its base was changed in place (_views.py)
-            fn = x._grad_fn if x._base is None else view_grad_fn(x)
+            # a view's grad_fn is made again if its base was changed in place since it was
+            # set (_views.py; the version check inlined for speed)
+            if x._base is None or x._vv == x._vc.value:  # type: ignore[union-attr]
+                fn = x._grad_fn
+            else:
+                fn = view_grad_fn(x)
+            if fn is not None:
+                e, nr = fn, x._output_nr
+                meta.append((x._data.shape, x._data.dtype.num))  # ints only: not a GC container
+            elif x._requires_grad:
+                e, nr = grad_accumulator(x), 0
+                meta.append((x._data.shape, x._data.dtype.num))
+            else:  # no gradient to send back (a view made under no_grad has none either)
+                e, nr = None, 0
+                meta.append(None)
         else:
-            fn = None
-        if fn is not None:
-            e, nr = fn, x._output_nr
-            meta.append((x._data.shape, x._data.dtype.num))  # ints only: not a GC container
-        elif fn is None and isinstance(x, Tensor) and x._requires_grad:
-            e, nr = grad_accumulator(x), 0
-            meta.append((x._data.shape, x._data.dtype.num))
-        else:  # no gradient to send back (a view made under no_grad has none either)
             e, nr = None, 0
             meta.append(None)
         if rest is None:  # the first edge lives in the node's own slots (see graph.Node)

@@ -63,36 +63,44 @@ def make_view(t: Tensor, src: Tensor, op: Any, params: dict, index: int) -> Tens
     if src._inference:  # a view of an inference tensor is an inference tensor, not a view
         t._inference = True
         return t
-    vc = src._version_counter
+    vc = src._vc
+    if vc is None:
+        vc = src._version_counter  # (made on first use)
     t._vc = vc
-    base = src._base
+    if vc.value:  # (0 is the class default: a view of a tensor never changed needs no __dict__)
+        t._vv = vc.value
     if _state.enabled:
         new = DEFAULT if op.outputs == 1 else MULTI_OUTPUT_NODE
     else:
         new = INFERENCE_MODE if _state.inference else NO_GRAD_MODE
-    if base is None:
+    base = src._base
+    if base is None:  # (the common case: a view of a tensor that is no view)
         t._base = src
-        creation = new
-    else:
-        t._base = base
-        creation = propagate_creation(src._creation, new)
-        if src._fw_root:  # forward-mode AD: the tangents' base is the dual tensor
-            t._fw_base = src
-        elif src._fw_base is not None:
-            t._fw_base = src._fw_base
+        if new:
+            t._creation = new
+        if _state.view_replay or op.name in _DTYPE_VIEWS:
+            t._replay = _replay_steps(t, op, params, index)
+        return t
+    t._base = base
+    creation = propagate_creation(src._creation, new)
     if creation:
         t._creation = creation
-    t._vv = vc.value
+    if src._fw_root:  # forward-mode AD: the tangents' base is the dual tensor
+        t._fw_base = src
+    elif src._fw_base is not None:
+        t._fw_base = src._fw_base
     if _state.view_replay or op.name in _DTYPE_VIEWS:
-        steps: tuple
-        if op.name in _DTYPE_VIEWS and op.name != "view_as_real" and op.name != "view_as_complex":
-            steps = ((_dtype_view("view_as_real"), {}, 0), geometry_step(t))  # real, imag
-        else:
-            steps = ((op, params, index),)
-        t._replay = (*replay_chain(src), *steps)
-    elif base is not None and src._replay is not None:  # a view of a replayed view
+        t._replay = (*replay_chain(src), *_replay_steps(t, op, params, index))
+    elif src._replay is not None:  # a view of a replayed view
         t._replay = (*src._replay, geometry_step(t))
     return t
+
+
+def _replay_steps(t: Tensor, op: Any, params: dict, index: int) -> tuple:
+    """The replay steps that make ``t`` from the input of its view op ``op``."""
+    if op.name in _DTYPE_VIEWS and op.name != "view_as_real" and op.name != "view_as_complex":
+        return ((_dtype_view("view_as_real"), {}, 0), geometry_step(t))  # real, imag
+    return ((op, params, index),)
 
 
 # the view ops that change the dtype: as_strided cannot make their views again
