@@ -24,6 +24,8 @@ cnn            conv 1->16 3x3, ReLU, conv 16->32 3x3, ReLU, linear to 10, batch 
 matmul         1024x1024 float32 ``a @ b`` forward + backward (GFLOP/s, vs NumPy's bare ``a @ b``)
 deep-chain     100,000 scalar ops, then backward (s) and peak memory
 char-lstm      embedding, LSTM hidden 128 over 64 steps, linear, batch 32, Adam (ms/step)
+lenet-epoch    d2l-zh's LeNet (sigmoid, average pooling), one epoch of 10,000 FashionMNIST images
+               in batches of 256 from a shuffled DataLoader, SGD lr 0.9 (s/epoch)
 allreduce-1mb  ``dist.all_reduce`` of 1 MiB float32 on 2 ranks, against torch's gloo (ms/op)
 allreduce-64mb the same with 64 MiB
 ddp-step       a DistributedDataParallel step of the mlp model on 2 ranks, against torch's DDP
@@ -44,6 +46,7 @@ from .deep_chain import WORKLOAD as DEEP_CHAIN
 from .distributed import ALLREDUCE_1MB, ALLREDUCE_64MB, DDP_STEP
 from .gpt import WORKLOAD as GPT
 from .gpt_bf16 import WORKLOAD as GPT_BF16
+from .lenet import WORKLOAD as LENET
 from .matmul import WORKLOAD as MATMUL
 from .mlp import WORKLOAD as MLP
 from .op_overhead import WORKLOAD as OP_OVERHEAD
@@ -53,6 +56,7 @@ WORKLOADS: dict[str, Workload] = {
 }
 WORKLOADS[CHAR_LSTM.name] = CHAR_LSTM
 WORKLOADS[GPT_BF16.name] = GPT_BF16
+WORKLOADS[LENET.name] = LENET
 WORKLOADS.update({w.name: w for w in (ALLREDUCE_1MB, ALLREDUCE_64MB, DDP_STEP)})
 
 __all__ = ["WORKLOADS", "Workload"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -44,6 +45,20 @@ MODULE_CLASSES = r'''
 for item in [torch.nn.Linear, torch.nn.Module, torch.optim.SGD, torch.utils.data.DataLoader,
              torch.autograd.Function, torch.no_grad, torch.nn.LazyLinear, torch.optim.Muon]:
     print(repr(item))
+'''
+
+# torchvision's classes, and a pickle round trip of a transform under the alias
+VISION_CLASSES = r'''
+import pickle
+import torchvision
+from torchvision import datasets, models, transforms
+from torchvision.transforms import v2
+for item in [datasets.FashionMNIST, datasets.ImageFolder, transforms.ToTensor,
+             transforms.Compose, v2.RandomResizedCrop, models.ResNet,
+             models.resnet.BasicBlock, torchvision.ops.misc.Conv2dNormActivation]:
+    print(repr(item))
+crop = pickle.loads(pickle.dumps(v2.RandomResizedCrop(4)))
+print(type(crop), crop)
 '''
 
 PRELUDES = {
@@ -82,3 +97,16 @@ def test_by_its_own_name(torch_lines, lib_name):
     classes = _run("own", MODULE_CLASSES)
     assert [line.replace("tapegrad", "torch") for line in classes] == _run(
         "torch", MODULE_CLASSES)
+
+
+def test_vision_classes_under_the_alias(lib_name, tmp_path):
+    if lib_name != "tapegrad":
+        pytest.skip("the alias is tapegrad's")
+    # torchvision's side: the real one, through the stand-in CUDA libraries it needs here
+    script = tmp_path / "vision_classes.py"
+    script.write_text("import torch\n" + VISION_CLASSES)
+    oracle = Path(__file__).resolve().parent / "vision_oracle.py"
+    proc = subprocess.run([sys.executable, str(oracle), str(script)], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert _run("alias", VISION_CLASSES) == proc.stdout.splitlines()

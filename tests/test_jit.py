@@ -77,5 +77,6 @@ def test_jit_archives_are_refused(lib):
         return  # torch writes TorchScript archives; tapegrad cannot (no compiler)
     with pytest.warns(DeprecationWarning, match="torch.jit.script"):
         m = lib.jit.script(lib.nn.Linear(1, 1))
-    for call in (lambda: lib.jit.save(m, "x.pt"), lambda: lib.jit.load("x.pt")):
+    for call in (lambda: lib.jit.save(m, "x.pt"), lambda: m.save("x.pt"),
+                 lambda: lib.jit.load("x.pt")):
         assert "TorchScript" in str(raised(call).message)

@@ -8,11 +8,14 @@ import with the matching tapegrad module when it is first imported:
     import torch.nn.functional as F       ->  tapegrad.nn.functional
     from torchvision import transforms    ->  tapegrad.vision.transforms
 
-Submodules are aliased on demand, so a script pays only for what it imports. A submodule whose
-last name starts with ``_`` is private to tapegrad and is not aliased, but for ``torch._C`` and
-its submodules: the public classes name them as their home (``torch._C.Generator``, as torch's
-do: ``_naming``), so pickles that name them must find them. Installing the alias also renames
-those classes' module to ``torch``. The aliased module keeps its own
+Submodules are aliased on demand, so a script pays only for what it imports. A ``torch``
+submodule with a part starting with ``_`` is private to tapegrad and is not aliased, but for
+``torch._C`` and its submodules: the public classes name them as their home
+(``torch._C.Generator``, as torch's do: ``_naming``), so pickles that name them must find them;
+``tapegrad.vision``'s private modules are named as torchvision's (``transforms.v2._geometry``)
+and are aliased. Installing the alias also names tapegrad's classes after their torch path
+(``_naming``), those of modules loaded later too: while the alias is on, the hook loads each
+``tapegrad.*`` module through ``_NamingLoader``. The aliased module keeps its own
 name (``torch.nn.__name__ == "tapegrad.nn"``) and its own import spec, so tapegrad's relative
 imports inside it work as before. The hook answers only while ``sys.modules["torch"]`` is
 tapegrad: code that puts a real torch back gets real torch's submodules again.
@@ -39,9 +42,9 @@ def _target(fullname: str) -> str | None:
     if package is None or not rest:
         return package
     parts = rest.split(".")
-    if parts[0] != "_C" and any(part.startswith("_") for part in parts):
+    if head == "torch" and parts[0] != "_C" and any(part.startswith("_") for part in parts):
         return None  # (torch._C and its submodules: where Generator & co. say they live)
-    return f"{package}.{rest}"
+    return f"{package}.{rest}"  # (torchvision's private modules are named as ours are)
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -60,10 +63,33 @@ class _AliasLoader(importlib.abc.Loader):
         module.__spec__ = self.spec
 
 
+class _NamingLoader(importlib.abc.Loader):
+    """Loads a tapegrad module as its own loader does, then names its classes after their torch
+    path (``_naming.name_module``); anything else is asked of its own loader."""
+
+    def __init__(self, loader: importlib.abc.Loader) -> None:
+        self.loader = loader
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self.loader.exec_module(module)
+        from . import _naming
+
+        _naming.name_module(module)
+
+    def __getattr__(self, name: str) -> object:  # get_source, get_resource_reader, ...
+        return getattr(self.loader, name)
+
+
 class _AliasFinder(importlib.abc.MetaPathFinder):
-    """Finds ``torch.*`` / ``torchvision.*`` by importing the tapegrad module they stand for."""
+    """Finds ``torch.*`` / ``torchvision.*`` by importing the tapegrad module they stand for;
+    a ``tapegrad.*`` module loaded under the alias gets its classes named (``_NamingLoader``)."""
 
     def find_spec(self, fullname, path=None, target=None):  # type: ignore[override]
+        if fullname.startswith("tapegrad."):
+            return self._own_spec(fullname, path, target)
         name = _target(fullname)
         if name is None or getattr(sys.modules.get("torch"), "__name__", None) != "tapegrad":
             return None  # not ours, or the alias was undone (a real torch put back)
@@ -78,6 +104,16 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
                                               is_package=is_package)
         if is_package:
             spec.submodule_search_locations = list(module.__path__)
+        return spec
+
+
+    @staticmethod
+    def _own_spec(fullname: str, path: object, target: object) -> object:
+        if getattr(sys.modules.get("torch"), "__name__", None) != "tapegrad":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)  # type: ignore
+        if spec is not None and spec.loader is not None and spec.origin is not None:
+            spec.loader = _NamingLoader(spec.loader)
         return spec
 
 

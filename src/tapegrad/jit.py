@@ -36,6 +36,11 @@ def _deprecated(name: str) -> None:
 class ScriptModule(Module):
     """The base class of scripted and traced modules."""
 
+    def save(self, f: Any, _extra_files: Any = None) -> None:
+        """``m.save(f)``, torch's ``torch.jit.save(m, f)``: a TorchScript archive, which
+        tapegrad cannot write (``save``)."""
+        save(self, f, _extra_files)
+
 
 def _names(module: Module, top: str, child: str) -> str:
     """torch's repr of a scripted/traced module: each level with its ``original_name``."""

@@ -4,6 +4,7 @@ in bounded time, and worlds made of several launchers or of ranks started one by
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -159,3 +160,24 @@ def test_without_mpi4py_is_available_is_false_and_init_says_how_to_install(tmp_p
         "False", "torch.distributed needs MPI: pip install 'tapegrad[distributed]' (or: pip "
         "install mpi4py mpich)"], done.stderr
     assert "mpi4py" not in os.environ.get("PYTHONPATH", "")
+
+
+def _kernel() -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", os.uname().release)[:2])
+
+
+_SCHED_GETATTR = {"x86_64": 315, "aarch64": 275}
+
+
+@pytest.mark.skipif(sys.platform != "linux" or os.uname().machine not in _SCHED_GETATTR
+                    or _kernel() < (6, 12), reason="a task's own slice: Linux 6.12 and later")
+def test_ranks_run_with_a_short_scheduler_slice() -> None:
+    """Each rank (and what it starts) asks Linux for a 0.1 ms slice (``_rank.shorten_slice``)."""
+    code = ("import ctypes, struct; b = ctypes.create_string_buffer(56); "
+            f"ctypes.CDLL(None).syscall({_SCHED_GETATTR[os.uname().machine]}, 0, b, 56, 0); "
+            "print('slice', struct.unpack_from('Q', b, 24)[0])")
+    done = launch.launch(["--nproc-per-node", "2", "--no-python", sys.executable, "-c", code],
+                         timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.splitlines()) == ["[default0]:slice 100000",
+                                                "[default1]:slice 100000"]

@@ -695,6 +695,10 @@ def api_kind(value: Any, path: str, name: str, exported: bool) -> str | None:
 def public_objects() -> dict[str, tuple[Any, str]]:
     """Every public name of torch's namespaces -> (torch's value, its kind); for ``Tensor``
     every public attribute (kind "attribute")."""
+    # torch.onnx is a submodule torch loads on first use (importing torchvision does): loaded
+    # here, so that the public names do not depend on which tests ran before
+    import torch.onnx  # noqa: F401
+
     out: dict[str, tuple[Any, str]] = {}
     for prefix, (tpath, _) in API_NAMESPACES.items():
         tobj = _torch_obj(tpath)

@@ -140,6 +140,40 @@ def test_sigmoid_backward_formula_float32():
     _bits_equal(_sigmoid_backward(tapegrad.from_numpy(g), tapegrad.from_numpy(y.numpy())), gt)
 
 
+@pytest.mark.parametrize("np_dtype,torch_dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("kw", [
+    dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+    dict(kernel_size=3, stride=2, ceil_mode=True), dict(kernel_size=2, divisor_override=3),
+    dict(kernel_size=(2, 3), stride=(3, 4)), dict(kernel_size=3, stride=1)],
+    ids=["2x2", "pad", "exclude_pad", "ceil", "divisor", "gaps", "overlap"])
+def test_avg_pool(kw, np_dtype, torch_dtype):
+    """Each window summed from +0 in torch's order (row by row), then divided; the gradient of
+    windows that do not overlap is 0 + g / div (overlapping windows add in another order: only
+    their outputs are pinned). Some inputs and gradients are -0.0."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((3, 4, 11, 10)).astype(np_dtype)
+    x[0, 0] = -0.0
+    k, s = np.broadcast_arrays(kw["kernel_size"], kw.get("stride", kw["kernel_size"]))
+    overlap = bool((s < k).any())
+    for nd, avg_pool in ((2, "avg_pool2d"), (3, "avg_pool3d")):
+        xs = x if nd == 2 else x[:, None]
+        t = torch.from_numpy(xs).requires_grad_()
+        o = tapegrad.from_numpy(xs).requires_grad_()
+        # 3-D: the channels become the depth; a tuple gets a window of 1 along it
+        kn = {key: (1,) + v if nd == 3 and isinstance(v, tuple) else v
+              for key, v in kw.items()}
+        yt = getattr(torch.nn.functional, avg_pool)(t, **kn)
+        yo = getattr(tapegrad.nn.functional, avg_pool)(o, **kn)
+        _bits_equal(yo, yt)
+        g = rng.standard_normal(tuple(yt.shape)).astype(np_dtype)
+        g.reshape(-1)[:7] = -0.0
+        (gt,) = torch.autograd.grad(yt, t, torch.from_numpy(g))
+        (go,) = tapegrad.autograd.grad(yo, o, tapegrad.from_numpy(g))
+        if not overlap:
+            _bits_equal(go, gt)
+
+
 @pytest.mark.parametrize("name", ["ceil", "floor", "round", "trunc", "sign", "clamp",
                                   "clamp_min", "clamp_max", "copysign"])
 def test_zero_gradients_are_positive_zeros(name):

@@ -4,7 +4,9 @@
     python tests/programs/regenerate.py NAME ...     # only these
 
 Each program runs under real torch exactly as the test runs it (see ``program_outputs.run``);
-a program that fails on torch is an error, not an expectation. ``expected/VERSIONS`` records
+a program that fails on torch is an error, not an expectation, unless it is listed in
+``program_outputs.ENDS_IN_ERROR`` with its reason: then ``expected/<name>.exit`` records torch's
+exit status and the last line of its error output. ``expected/VERSIONS`` records
 the torch, NumPy and Python that produced the files, and for each file the CPU and the kernels
 torch used (its capability, oneDNN's bfloat16: tests/cpu_kernels.py), which its numbers depend
 on; the files not re-recorded keep their lines.
@@ -17,7 +19,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from program_outputs import EXPECTED, cpu_description, programs, run, torch_kernels
+from program_outputs import (
+    ENDS_IN_ERROR,
+    EXPECTED,
+    cpu_description,
+    last_line,
+    programs,
+    run,
+    torch_kernels,
+)
 
 
 def main(argv: list[str]) -> int:
@@ -37,10 +47,15 @@ def main(argv: list[str]) -> int:
     for name in names:
         with tempfile.TemporaryDirectory() as cwd:
             proc = run(name, "torch", Path(cwd))
-        if proc.returncode != 0:
+        exit_file = EXPECTED / f"{name}.exit"
+        if proc.returncode != 0 and name not in ENDS_IN_ERROR:
             failed.append(name)
             print(f"FAILED on torch: {name}\n{proc.stderr[-2000:]}", file=sys.stderr)
             continue
+        if proc.returncode != 0:
+            exit_file.write_text(f"{proc.returncode}\n{last_line(proc.stderr)}\n")
+        elif exit_file.exists():
+            exit_file.unlink()
         (EXPECTED / f"{name}.out").write_text(proc.stdout)
         recorded[name] = f"{cpu_description()}; {torch_kernels()}"
         print(f"wrote expected/{name}.out ({len(proc.stdout.splitlines())} lines)")

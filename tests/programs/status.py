@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from program_outputs import WAITS_FOR, program_mismatches, programs, run
+from program_outputs import WAITS_FOR, exit_mismatches, program_mismatches, programs, run
 
 
 def main(argv: list[str]) -> int:
@@ -26,8 +26,9 @@ def main(argv: list[str]) -> int:
         with tempfile.TemporaryDirectory() as cwd:
             proc = run(name, "tapegrad", Path(cwd))
         seconds = time.perf_counter() - start
-        problems = program_mismatches(name, proc.stdout)
-        ok = proc.returncode == 0 and not problems
+        ending = exit_mismatches(name, proc.returncode, proc.stderr)
+        problems = ending + program_mismatches(name, proc.stdout)
+        ok = not problems
         status = "PASS" if ok else "FAIL"
         if name in WAITS_FOR:
             status = f"WAITS ({WAITS_FOR[name]}; {'passes already' if ok else 'fails'})"
@@ -36,7 +37,7 @@ def main(argv: list[str]) -> int:
         if verbose and not ok:
             for problem in problems:
                 print("    " + problem.replace("\n", "\n    "))
-            if proc.returncode:
+            if proc.returncode and not ending:
                 print("    " + "\n    ".join(proc.stderr.strip().splitlines()[-6:]))
     print(", ".join(f"{count} {status.lower()}" for status, count in sorted(counts.items())))
     return 0 if counts.get("FAIL", 0) == 0 else 1

@@ -10,7 +10,8 @@ import pytest
 
 
 def test_top_level_matches_torchvision(vision, tv):
-    # the oracle's wheel is the CUDA build ("0.28.0+cu130"); the release is what must match
+    # the oracle's wheel is the CUDA build ("0.28.0+cu130"), ours is labelled as torch's version
+    # is ("0.28.0+tapegrad0.1.0"): the release is what must match
     assert vision.__version__.split("+")[0] == tv.__version__.split("+")[0] == "0.28.0"
     assert vision.get_image_backend() == tv.get_image_backend() == "PIL"
     assert vision.get_video_backend() == tv.get_video_backend()
@@ -50,6 +51,8 @@ def test_torchvision_is_aliased_on_demand(lib_name):
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
+    from tapegrad.torch_version import TAPEGRAD_VERSION as tg
+
     assert out.returncode == 0, out.stderr
     assert out.stdout == ("private: No module named 'torchvision._C'\n"
-                          "missing: No module named 'torch.nope'\n0.28.0\n")
+                          f"missing: No module named 'torch.nope'\n0.28.0+tapegrad{tg}\n")

@@ -18,6 +18,7 @@ machine without it.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import threading
@@ -131,21 +132,23 @@ def reduce_op(name: str, dtype: np.dtype) -> Any:
 
 
 class Watchdog:
-    """Aborts the MPI job when a registered collective outlives its deadline."""
+    """Aborts the MPI job when a registered collective outlives its deadline.
+
+    ``start`` and ``done`` run around every collective, so they take no lock: a ticket comes
+    from ``itertools.count`` and the pending collectives are a dict, whose single operations
+    (and ``list(d.values())``) are atomic under the interpreter lock.
+    """
 
     def __init__(self, rank: int) -> None:
         self.rank = rank
         self._pending: dict[int, tuple[float, str, float]] = {}
-        self._next = 0
-        self._lock = threading.Lock()
+        self._tickets = itertools.count(1)
         self._thread: threading.Thread | None = None
 
     def start(self, what: str, timeout: float) -> int:
         """Register a collective; returns the ticket ``done`` takes."""
-        with self._lock:
-            self._next += 1
-            ticket = self._next
-            self._pending[ticket] = (time.monotonic() + timeout, what, timeout)
+        ticket = next(self._tickets)
+        self._pending[ticket] = (time.monotonic() + timeout, what, timeout)
         if self._thread is None:
             self._thread = threading.Thread(target=self._watch, name="tapegrad MPI watchdog",
                                             daemon=True)
@@ -153,15 +156,13 @@ class Watchdog:
         return ticket
 
     def done(self, ticket: int) -> None:
-        with self._lock:
-            self._pending.pop(ticket, None)
+        self._pending.pop(ticket, None)
 
     def _watch(self) -> None:
         while True:
             time.sleep(0.05)
             now = time.monotonic()
-            with self._lock:
-                late = [v for v in self._pending.values() if v[0] <= now]
+            late = [v for v in list(self._pending.values()) if v[0] <= now]
             if late:
                 _, what, timeout = min(late)
                 abort(f"[Rank {self.rank}] Watchdog caught collective operation timeout: "
@@ -171,7 +172,9 @@ class Watchdog:
 
 def abort(message: str, code: int = 1) -> None:
     """Print ``message`` and end every rank of the MPI job (``MPI_Abort``)."""
-    print(message, file=sys.stderr, flush=True)
+    from ._rank import write_last_words
+
+    write_last_words(message)
     MPI = loaded()
     if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized():
         MPI.COMM_WORLD.Abort(code)

@@ -124,6 +124,8 @@ ReduceOp.__module__ = "torch.distributed"
 
 
 def _red_op(op: Any) -> RedOpType:
+    if type(op) is RedOpType:  # ReduceOp.SUM... (the common case, first)
+        return op
     if isinstance(op, ReduceOp):
         return op.op
     if isinstance(op, RedOpType):
@@ -198,6 +200,15 @@ class ProcessGroup:
         self.group_name = name
         self.watchdog = _mpi.Watchdog(ranks[self._rank])
 
+    @property
+    def timeout(self) -> timedelta:
+        return self._timeout
+
+    @timeout.setter
+    def timeout(self, value: timedelta) -> None:
+        self._timeout = value
+        self._timeout_s = value.total_seconds()  # what the watchdog takes, once
+
     def rank(self) -> int:
         return self._rank
 
@@ -213,8 +224,7 @@ class ProcessGroup:
         if async_op:
             request = getattr(self.comm, "I" + call.lower())(*args, **kwargs)
             return Work(self, what, [request], finish)
-        seconds = self.timeout.total_seconds()
-        ticket = self.watchdog.start(what, seconds)
+        ticket = self.watchdog.start(what, self._timeout_s)
         try:
             getattr(self.comm, call)(*args, **kwargs)
         finally:
@@ -695,6 +705,21 @@ def _root(pg: ProcessGroup, rank: int | None, group_rank: int | None, name: str,
 # the collectives
 
 
+# [op][dtype] -> (MPI datatype, MPI op), for the pairs _check_op accepted (a list indexed by
+# the op: an enum member as a dict key hashes in Python)
+_REDUCTIONS: list[dict[np.dtype, tuple[Any, Any]]] = [{} for _ in RedOpType]
+
+
+def _reduction(red: RedOpType, dtype: np.dtype, what: str) -> tuple[Any, Any]:
+    """The MPI datatype and operation that reduce ``dtype`` by ``red`` (checked once)."""
+    specs = _REDUCTIONS[red]
+    spec = specs.get(dtype)
+    if spec is None:
+        _check_op(red, dtype, what)
+        spec = specs[dtype] = (_mpi.datatype(dtype), _mpi.reduce_op(red.name, dtype))
+    return spec
+
+
 def all_reduce(tensor: Tensor, op: Any = ReduceOp.SUM, group: Any = None,
                async_op: bool = False) -> Work | None:
     """Reduce ``tensor`` over the group, in place on every rank."""
@@ -704,17 +729,27 @@ def all_reduce(tensor: Tensor, op: Any = ReduceOp.SUM, group: Any = None,
         return None
     pg = _group(group)
     red = _red_op(op)
-    _check_op(red, tensor._data.dtype, "all_reduce")
-    buf = _Inplace(tensor)
+    data = tensor._data
+    mpi_type, mpi_op = _reduction(red, data.dtype, "all_reduce")
     MPI = _mpi.load()
+    if not async_op and red != RedOpType.AVG and data.flags.c_contiguous and \
+            data.flags.writeable:
+        # the common case, one MPI call on the tensor's own memory: no copy, no Work
+        ticket = pg.watchdog.start("all_reduce", pg._timeout_s)
+        try:
+            pg.comm.Allreduce(MPI.IN_PLACE, [data, mpi_type], mpi_op)
+        finally:
+            pg.watchdog.done(ticket)
+        tensor._version_counter.value += 1
+        return None
+    buf = _Inplace(tensor)
 
     def finish() -> None:
         if red == RedOpType.AVG:
             _avg(buf.a, pg.size())
         buf.back()
 
-    return pg._run("all_reduce", "Allreduce",
-                   (MPI.IN_PLACE, _buf(buf.a), _mpi.reduce_op(red.name, buf.a.dtype)),
+    return pg._run("all_reduce", "Allreduce", (MPI.IN_PLACE, [buf.a, mpi_type], mpi_op),
                    finish, async_op)
 
 

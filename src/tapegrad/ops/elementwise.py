@@ -632,10 +632,14 @@ _cosh = _unary("cosh", "CoshBackward0", np.cosh, save=(0,))
 def _sigmoid_np(x: np.ndarray) -> np.ndarray:
     # 1/(1+e^-x), branch-free and in one buffer (torch's own CPU formula): for very negative
     # x, e^-x overflows to inf and the result is 0, never NaN (the caller silences the warning).
+    # (1 / t rather than NumPy's reciprocal: the same correctly rounded quotient, and twice as
+    # fast, NumPy's reciprocal having no SIMD loop; complex reciprocals use another formula)
     out = np.negative(x, out=np.empty_like(x))  # (an array even for a 0-d x)
     np.exp(out, out=out)
     out += 1
-    return np.reciprocal(out, out=out)
+    if out.dtype.kind == "c":
+        return np.reciprocal(out, out=out)
+    return np.divide(1, out, out=out)
 
 
 _sigmoid = _unary("sigmoid", "SigmoidBackward0", _sigmoid_np, save_output=True)

@@ -161,7 +161,7 @@ def solve_triangular(input: Tensor, B: Tensor, *, upper: bool, left: bool = True
     """``torch.linalg.solve_triangular``: X with A X = B (X A = B with ``left=False``)."""
     if input._data.ndim < 2 or B._data.ndim < 2:
         raise RuntimeError("linalg.solve_triangular: The input tensor "
-                           f"{'input' if input._data.ndim < 2 else 'B'} must have at least 2 "
+                           f"{'A' if input._data.ndim < 2 else 'B'} must have at least 2 "
                            "dimensions.")
     res = _solve_triangular(input, B, upper=upper, left=left, unitriangular=unitriangular)
     return res

@@ -126,17 +126,64 @@ def _avg_divisor(geo: _Geometry, count_include_pad: bool, divisor_override: Any)
     return div
 
 
+# Average pooling in float32 and float64 runs over the kernel offsets rather than the windows:
+# one strided slice of the (padded) planes per offset, added into the output in torch's order
+# (row by row within a window, starting from zero), then divided, so the result is torch's to
+# the bit; for 2x2 windows that is four passes over the output, where a reduction over the two
+# small window axes took thirty times as long. The gradient (g / div to every input of the
+# window) is one strided copy per offset when the windows do not overlap, col2im's adds when
+# they do. Other dtypes (integers truncate; float16 and bfloat16 accumulate in float32 in torch)
+# sum the windows in one reduction.
+
+def _offset_region(geo: _Geometry, offs: tuple) -> tuple:
+    """The slice of the padded planes (P, *padded) that kernel offset ``offs`` reads."""
+    return (slice(None),) + tuple(slice(o * d, o * d + s * (n - 1) + 1, s) for o, d, s, n in
+                                  zip(offs, geo.dilation, geo.stride, geo.out_size, strict=True))
+
+
 def _avg_pool_forward(x: np.ndarray, *, geo: _Geometry, divisor: Any) -> np.ndarray:
     d = len(geo.kernel)
     lead = x.shape[:-d]
-    planes = _flat_planes(x, d)
+    planes = _flat_planes(x, d)  # (P, 1, *S)
+    div = divisor if isinstance(divisor, float) else divisor.astype(x.dtype)
+    if x.dtype in (np.float32, np.float64):
+        xp = _pad_array(planes, geo.pads)[:, 0]
+        total: Any = None
+        for offs in np.ndindex(*geo.kernel):
+            part = xp[_offset_region(geo, offs)]
+            if total is None:
+                total = np.add(part, 0, dtype=x.dtype)  # torch's sum starts from +0
+            else:
+                np.add(total, part, out=total)
+        np.divide(total, div, out=total)
+        return total.reshape(lead + geo.out_size)
     win = _windows(_pad_array(planes, geo.pads), geo.kernel, geo.stride, geo.dilation,
                    geo.out_size)
     total = np.sum(win, axis=tuple(range(2, 2 + d)))[:, 0]
     if x.dtype.kind in "iu":
         return np.trunc(total / divisor).astype(x.dtype).reshape(lead + geo.out_size)
-    div = divisor if isinstance(divisor, float) else divisor.astype(x.dtype)
     return (total / div).astype(x.dtype, copy=False).reshape(lead + geo.out_size)
+
+
+def _avg_pool_grad(g: np.ndarray, geo: _Geometry, div: Any, nplanes: int) -> np.ndarray:
+    """The input gradient (P, *in_size): g / div added, from zero, to every input of its
+    window."""
+    dt = g.dtype
+    d = len(geo.kernel)
+    go = (g / div).astype(dt, copy=False).reshape((nplanes,) + geo.out_size)
+    if all(s >= k for s, k in zip(geo.stride, geo.kernel, strict=True)):  # no overlap
+        go = np.add(go, 0, out=go)  # 0 + g/div: -0.0 becomes +0.0 (torch adds into zeros)
+        tiled = all(s == k and k * o == n for s, k, o, n in
+                    zip(geo.stride, geo.kernel, geo.out_size, geo.padded, strict=True))
+        full = (np.empty if tiled else np.zeros)((nplanes,) + geo.padded, dtype=dt)
+        for offs in np.ndindex(*geo.kernel):
+            full[_offset_region(geo, offs)] = go
+        full = full[:, None]
+    else:
+        win = np.broadcast_to(go.reshape((nplanes, 1) + (1,) * d + geo.out_size),
+                              (nplanes, 1) + geo.kernel + geo.out_size)
+        full = _col2im(win, (nplanes, 1) + geo.padded, geo.kernel, geo.stride, geo.dilation)
+    return np.ascontiguousarray(_crop(full, geo.pads))
 
 
 def _avg_pool_rule(ctx: Any, grad: Tensor) -> tuple:  # every input in a window gets g / div
@@ -149,11 +196,7 @@ def _avg_pool_rule(ctx: Any, grad: Tensor) -> tuple:  # every input in a window 
     kk = math.prod(geo.kernel)
     nplanes = math.prod(shape[:-d])
     if not _state.enabled:
-        g = (grad._data / div).astype(dt, copy=False).reshape(
-            (nplanes, 1) + (1,) * d + geo.out_size)
-        win = np.broadcast_to(g, (nplanes, 1) + geo.kernel + geo.out_size)
-        full = _col2im(win, (nplanes, 1) + geo.padded, geo.kernel, geo.stride, geo.dilation)
-        return (Tensor._make(np.ascontiguousarray(_crop(full, geo.pads)).reshape(shape)),)
+        return (Tensor._make(_avg_pool_grad(grad._data, geo, div, nplanes).reshape(shape)),)
     g = grad / (div if isinstance(div, float) else Tensor._make(div))
     cols = g.reshape(nplanes, 1, math.prod(geo.out_size)).expand(
         nplanes, kk, math.prod(geo.out_size))

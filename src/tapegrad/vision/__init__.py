@@ -23,7 +23,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.28.0"
+from ..torch_version import TAPEGRAD_VERSION
+
+# torchvision's release, with tapegrad's build label as torch.__version__ has it
+__version__ = f"0.28.0+tapegrad{TAPEGRAD_VERSION}"
 
 _SUBMODULES = ("datasets", "io", "models", "ops", "transforms", "tv_tensors", "utils")
 

@@ -188,7 +188,8 @@ def same(ours: Any, theirs: Any, *, approx: bool = False, check_types: bool = Tr
 def _norm(message: str) -> str:
     """A message with the two packages' class paths written alike."""
     return (message.replace("tapegrad.vision", "torchvision")
-            .replace("tapegrad._tensor.Tensor", "torch.Tensor"))
+            .replace("tapegrad._tensor.Tensor", "torch.Tensor")
+            .replace("<class 'tapegrad.Tensor'>", "<class 'torch.Tensor'>"))
 
 
 def same_error(run_ours: Any, run_theirs: Any) -> None:
