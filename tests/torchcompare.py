@@ -121,6 +121,15 @@ def raised(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return Raised(type(exc).__name__, normalize_text(str(exc)))
 
 
+def error_of(fn: Callable[[], Any]) -> Exception | None:
+    """Call ``fn``; return the exception it raised (compared by type and message), or None."""
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - the type and message are compared
+        return exc
+    return None
+
+
 def snapshot(obj: Any) -> Any:
     """Turn a scenario's result into comparable plain data (see the module docstring)."""
     if isinstance(obj, np.generic):

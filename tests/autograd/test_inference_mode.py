@@ -5,13 +5,7 @@ the rules (item assignment, nn.Parameter, saving for backward, in-place through 
 
 from __future__ import annotations
 
-
-def raised(fn):
-    try:
-        fn()
-    except Exception as exc:  # noqa: BLE001 - the type and message are compared
-        return exc
-    return None
+from torchcompare import error_of
 
 
 def is_inference(L, t):
@@ -79,7 +73,7 @@ def test_inference_mode_existing_autograd_session(compare):
         out = a * a
         with L.inference_mode():
             a.add_(2)
-        return L.is_inference(a), a._version, raised(lambda: out.backward(L.ones_like(out)))
+        return L.is_inference(a), a._version, error_of(lambda: out.backward(L.ones_like(out)))
 
     compare(scenario)
 
@@ -152,7 +146,7 @@ def test_inference_mode_inf_tensor_in_normal_mode_inplace_op(compare):
             for requires_grad in (False, True):
                 with L.inference_mode():
                     c = L.ones(1, 2, 3, requires_grad=requires_grad)
-                out.append((raised(lambda c=c, fn=fn: fn(c)), c))  # (torch writes, then raises)
+                out.append((error_of(lambda c=c, fn=fn: fn(c)), c))  # (torch writes, then raises)
         return out
 
     compare(scenario)
@@ -226,7 +220,7 @@ def test_normal_tensor_view_output_in_inference_mode(compare):
                 tmp.add_(2)
                 out.append((L.is_inference(tmp), tmp.requires_grad,
                             a._version == tmp._version, L.is_inference_mode_enabled()))
-            out.append(raised(lambda tmp=tmp: tmp.is_leaf))
+            out.append(error_of(lambda tmp=tmp: tmp.is_leaf))
         return out
 
     compare(scenario)
@@ -243,7 +237,7 @@ def test_normal_tensor_view_output_in_normal_mode(compare):
                 out.append((L.is_inference(o), o.requires_grad, o._is_view(), o.is_leaf))
             tmp = o * o
             out.append((L.is_inference(tmp), tmp.requires_grad, tmp.grad_fn))
-            out.append(raised(lambda o=o: o.add_(2)))
+            out.append(error_of(lambda o=o: o.add_(2)))
             tmp = o.view(2, 3)
             out.append((L.is_inference(tmp), tmp.requires_grad))
         return out
@@ -263,7 +257,7 @@ def test_mix_inference_and_normal_tensor_functional_op(compare):
             if requires_grad:
                 o.backward(L.ones_like(o))
                 out.append((c.grad, L.is_inference(c.grad), s.grad))
-                out.append(raised(lambda c=c, s=s: c * s))
+                out.append(error_of(lambda c=c, s=s: c * s))
         return out
 
     compare(scenario)
@@ -278,7 +272,7 @@ def test_mix_inference_and_normal_tensor_inplace_op(compare):
             with L.inference_mode():
                 c = L.ones(1, 2, 3)
             out.append(L.is_inference(c))
-            out.append(raised(lambda a=a, c=c: a.mul_(c)))
+            out.append(error_of(lambda a=a, c=c: a.mul_(c)))
             out.append((a, a.grad_fn, L.is_inference(a)))
         return out
 
@@ -310,7 +304,7 @@ def test_inference_mode_handle_direct_view_on_rebase(compare):
                 a = s.clone()
                 with L.inference_mode():
                     view_out = a.view_as(a)
-                out.append(raised(lambda v=view_out, fn=fn: fn(v)))
+                out.append(error_of(lambda v=view_out, fn=fn: fn(v)))
         return out
 
     compare(scenario)
@@ -326,7 +320,7 @@ def test_inference_mode_handle_indirect_view_on_rebase(compare):
                 with L.inference_mode():
                     view_out = a.view(-1)
                 fn(a)
-                out.append(raised(lambda v=view_out: v.grad_fn))
+                out.append(error_of(lambda v=view_out: v.grad_fn))
         return out
 
     compare(scenario)
@@ -338,10 +332,10 @@ def test_item_assignment_outside_inference_mode(compare):
     def scenario(L):
         with L.inference_mode():
             c = L.ones(3)
-        out = [raised(lambda: c.__setitem__(0, 5.0)), c]
-        out.append(raised(lambda: c.__setitem__(L.tensor([1, 2]), 7.0)))
-        out.append(raised(lambda: c.zero_()))
-        out.append(raised(lambda: c.fill_(2.0)))
+        out = [error_of(lambda: c.__setitem__(0, 5.0)), c]
+        out.append(error_of(lambda: c.__setitem__(L.tensor([1, 2]), 7.0)))
+        out.append(error_of(lambda: c.zero_()))
+        out.append(error_of(lambda: c.fill_(2.0)))
         out.append(c)
         with L.inference_mode():
             c[0] = 9.0
@@ -357,7 +351,7 @@ def test_parameter_of_inference_tensor(compare):
         with L.inference_mode():
             c = L.ones(2)
             p = L.nn.Parameter(L.ones(2))
-        return (raised(lambda: L.nn.Parameter(c)), raised(lambda: c.requires_grad_()),
+        return (error_of(lambda: L.nn.Parameter(c)), error_of(lambda: c.requires_grad_()),
                 L.nn.Parameter(c, requires_grad=False).is_inference(), p.is_inference(),
                 p.requires_grad, c.requires_grad_(False).requires_grad)
 
@@ -380,8 +374,8 @@ def test_inference_tensor_saved_for_backward(compare):
             def backward(ctx, g):
                 return g * 2, None
 
-        return (raised(lambda: x * c), raised(lambda: c * x), (x + c).grad_fn,
-                raised(lambda: L.exp(x).mul(c)), raised(lambda: Save.apply(x, c)))
+        return (error_of(lambda: x * c), error_of(lambda: c * x), (x + c).grad_fn,
+                error_of(lambda: L.exp(x).mul(c)), error_of(lambda: Save.apply(x, c)))
 
     compare(scenario)
 
@@ -394,7 +388,7 @@ def test_inference_tensor_properties(compare):
             e = c.data
         return (L.is_inference(c.detach()), L.is_inference(c.clone()), L.is_inference(c.data),
                 L.is_inference(d), L.is_inference(e), is_inference(L, c),
-                L.is_inference(L.ones(2)), raised(lambda: c._version), c.is_leaf,
+                L.is_inference(L.ones(2)), error_of(lambda: c._version), c.is_leaf,
                 c.view(-1)._is_view(), c[0]._is_view())
 
     compare(scenario)
@@ -414,10 +408,10 @@ def test_inference_view_of_normal_tensor(compare):
         base = L.ones(3, requires_grad=True).clone()
         with L.inference_mode():
             v = base[1:]
-        out.append(raised(lambda: v.mul_(2)))
+        out.append(error_of(lambda: v.mul_(2)))
         base.add_(1)
-        out.append(raised(lambda: v.grad_fn))
-        out.append(raised(lambda: v * 2))
+        out.append(error_of(lambda: v.grad_fn))
+        out.append(error_of(lambda: v * 2))
         out.append(z._version == x._version)
         return out
 

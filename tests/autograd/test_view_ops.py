@@ -9,14 +9,7 @@ import itertools
 import warnings
 
 import numpy as np
-
-
-def raised(fn):
-    try:
-        fn()
-    except Exception as exc:  # noqa: BLE001 - the type and message are compared
-        return exc
-    return None
+from torchcompare import error_of
 
 
 def is_view_of(base, other):
@@ -84,7 +77,7 @@ def test_view_dtype_new(compare):
             for a in inputs:
                 for view_dtype in ("float32", "float64", "float16", "int64", "int32", "int16",
                                    "int8", "uint8", "complex64", "complex128"):
-                    r = raised(lambda a=a, vd=view_dtype: a.view(dt(L, vd)))
+                    r = error_of(lambda a=a, vd=view_dtype: a.view(dt(L, vd)))
                     if r is not None:
                         out.append(r)
                         continue
@@ -109,10 +102,10 @@ def test_view_dtype_upsize_errors(compare):
                     continue
                 ratio = vsize // size
                 a = make(L, (4, 4, ratio + 1), dtype)
-                out.append(raised(lambda a=a, vd=view_dtype: a.view(dt(L, vd))))
-                out.append(raised(lambda a=a, vd=view_dtype: a[:, :, 1:].view(dt(L, vd))))
+                out.append(error_of(lambda a=a, vd=view_dtype: a.view(dt(L, vd))))
+                out.append(error_of(lambda a=a, vd=view_dtype: a[:, :, 1:].view(dt(L, vd))))
                 a = make(L, (4, 4, ratio), dtype).as_strided((4, 4, ratio), (ratio, 1, 1))
-                out.append(raised(lambda a=a, vd=view_dtype: a.view(dt(L, vd))))
+                out.append(error_of(lambda a=a, vd=view_dtype: a.view(dt(L, vd))))
         return out
 
     compare(scenario)
@@ -125,7 +118,7 @@ def test_view_as_complex(compare):
         def fn(contiguous_input=True, dim0=0, dim1=1):
             t = L.arange(12.0).reshape(3, 2, 2)
             inp = t if contiguous_input else t.transpose(dim0, dim1)
-            r = raised(lambda: L.view_as_complex(inp))
+            r = error_of(lambda: L.view_as_complex(inp))
             if r is not None:
                 return r
             res = L.view_as_complex(inp)
@@ -133,10 +126,10 @@ def test_view_as_complex(compare):
 
         out += [fn(), fn(contiguous_input=False), fn(False, 0, 2), fn(False, 1, 2)]
         x = L.randn(3, 3)
-        out.append(raised(lambda: L.view_as_complex(L.as_strided(x, (2, 2), (1, 1)))))
+        out.append(error_of(lambda: L.view_as_complex(L.as_strided(x, (2, 2), (1, 1)))))
         x = L.tensor([])
-        out.append(raised(lambda: L.view_as_complex(x)))
-        out.append(raised(lambda: L.view_as_complex(L.tensor(2.0))))
+        out.append(error_of(lambda: L.view_as_complex(x)))
+        out.append(error_of(lambda: L.view_as_complex(L.tensor(2.0))))
         y = x.reshape(0, 2)
         res = L.view_as_complex(y)
         out.append((is_view_of(x, res), res.shape))
@@ -203,7 +196,7 @@ def test_view_tensor_dsplit(compare):
 
 def test_imag_noncomplex(compare):
     def scenario(L):
-        return [raised(lambda d=d: L.imag(L.ones((5, 5), dtype=dt(L, d))))
+        return [error_of(lambda d=d: L.imag(L.ones((5, 5), dtype=dt(L, d))))
                 for d in ("float32", "float64", "float16", "bfloat16", "int64", "uint8", "bool")]
 
     compare(scenario)
@@ -233,8 +226,8 @@ def test_set_real_imag(compare):
             x = make(L, (10,), d0)
             new_real = make(L, (10,), d1, low=-3)
             new_imag = make(L, (10,), d1, low=-5)
-            r = raised(lambda x=x, nr=new_real: setattr(x, "real", nr))
-            r2 = raised(lambda x=x, ni=new_imag: setattr(x, "imag", ni))
+            r = error_of(lambda x=x, nr=new_real: setattr(x, "real", nr))
+            r2 = error_of(lambda x=x, ni=new_imag: setattr(x, "imag", ni))
             out.append((r, r2, x))
         return out
 
@@ -683,7 +676,7 @@ def test_empty_reshape(compare):
     def scenario(L):
         x = L.randn(0, 6)
         return (x.reshape(1, 0, 6, 1, 1).shape, x.data_ptr() == x.reshape(1, 0, 6, 1, 1).data_ptr(),
-                raised(lambda: x.reshape(0, -1)))
+                error_of(lambda: x.reshape(0, -1)))
 
     compare(scenario)
 
@@ -706,7 +699,7 @@ def test_expand(compare):
         unsqueezed = tensor2.unsqueeze(0).unsqueeze(1)
         out.append((expanded.equal(unsqueezed), expanded.stride(), unsqueezed.stride()))
         out.append(tensor.expand(4, -1, 5).equal(tensor.expand(4, 8, 5)))
-        out.append(raised(lambda: tensor2.expand(-1, -1)))
+        out.append(error_of(lambda: tensor2.expand(-1, -1)))
         out.append(L.zeros(0).expand((0,)).equal(L.zeros(0)))
         return out
 
@@ -726,22 +719,22 @@ def test_reshape(compare):
         x = L.randn(3, 3)
         out = [x.data_ptr() == x.reshape(-1).data_ptr(),
                x.data_ptr() == x.reshape(1, 9, 1).data_ptr(),
-               L.reshape(x, (9,)).equal(x.reshape(9)), raised(lambda: x.reshape(-1, -1))]
+               L.reshape(x, (9,)).equal(x.reshape(9)), error_of(lambda: x.reshape(-1, -1))]
         y = L.randn(4, 4, 4)[:, 0, :]
         out += [y.data_ptr() != y.reshape(-1).data_ptr(),
                 y.contiguous().view(-1).equal(y.reshape(-1)),
                 y.reshape(2, 2, 4).data_ptr() == y.data_ptr()]
         s = L.randn(())
         out += [s.data_ptr() == s.reshape(()).data_ptr(), s.reshape(-1).shape,
-                raised(lambda: s.reshape(2))]
+                error_of(lambda: s.reshape(2))]
         empty = L.tensor([])
         out += [empty.equal(empty.reshape(-1)), empty.equal(empty.reshape([0])),
                 empty.reshape([0, 1]).shape, empty.reshape([1, -1]).shape,
-                raised(lambda: empty.reshape(1))]
+                error_of(lambda: empty.reshape(1))]
         x = L.randn(3, 3)
         out += [x.data_ptr() == x.reshape_as(L.rand(9)).data_ptr(),
                 x.data_ptr() == x.reshape_as(L.rand(1, 9, 1)).data_ptr(),
-                raised(lambda: x.reshape_as(L.rand(10)))]
+                error_of(lambda: x.reshape_as(L.rand(10)))]
         return out
 
     compare(scenario)
@@ -757,8 +750,8 @@ def test_flatten(compare):
         for args in ((0, -1), (0, 2), (0, 1), (1, 2), (2, 3), (-2, -1), (2, 2)):
             flat = src.flatten(*args)
             out.append((flat.shape, src.view(-1).equal(flat.view(-1))))
-        out.append(raised(lambda: src.flatten(5, 10)))
-        out.append(raised(lambda: src.flatten(2, 0)))
+        out.append(error_of(lambda: src.flatten(5, 10)))
+        out.append(error_of(lambda: src.flatten(2, 0)))
         return out
 
     compare(scenario)
@@ -776,9 +769,9 @@ def test_narrow(compare):
 def test_narrow_tensor(compare):
     def scenario(L):
         x = L.tensor([[0, 1, 2], [3, 4, 5], [6, 7, 8]])
-        return (x.narrow(0, L.tensor(0), 1), raised(lambda: x.narrow(0, L.tensor(0.0), 1)),
-                raised(lambda: x.narrow(0, L.tensor([0]), 1)),
-                raised(lambda: x.narrow(0, L.tensor([0, 1]), 1)))
+        return (x.narrow(0, L.tensor(0), 1), error_of(lambda: x.narrow(0, L.tensor(0.0), 1)),
+                error_of(lambda: x.narrow(0, L.tensor([0]), 1)),
+                error_of(lambda: x.narrow(0, L.tensor([0, 1]), 1)))
 
     compare(scenario)
 
@@ -791,7 +784,7 @@ def test_t(compare):
         y = L.arange(4)
         z = L.rand((2, 2))
         return (x.equal(x.t()), y.equal(y.t()), z.t().equal(z.transpose(0, 1)),
-                raised(lambda: L.rand((2, 2, 2)).t()))
+                error_of(lambda: L.rand((2, 2, 2)).t()))
 
     compare(scenario)
 
@@ -822,7 +815,7 @@ def test_chunk(compare):
         L.manual_seed(0)
         tensor = L.rand(4, 7)
         out = [(c.size(), c) for c in tensor.chunk(3, 1)]
-        out += [raised(lambda: tensor.chunk(0)), raised(lambda: tensor.chunk(-2))]
+        out += [error_of(lambda: tensor.chunk(0)), error_of(lambda: tensor.chunk(-2))]
         return out
 
     compare(scenario)
@@ -890,7 +883,7 @@ def test_transposes_errors(compare):
                 shapes = ((2,), (2, 3, 4)) if op == "H" else ((2,),)
                 for shape in shapes:
                     a = make(L, shape, dtype)
-                    out.append(raised(lambda a=a, op=op: getattr(a, op)() if op == "adjoint"
+                    out.append(error_of(lambda a=a, op=op: getattr(a, op)() if op == "adjoint"
                                       else getattr(a, op)))
         return out
 
@@ -950,8 +943,8 @@ def test_transpose_invalid(compare):
         for dtype in ("int64", "float32", "complex128"):
             x = make(L, (5, 6, 7, 8), dtype)
             for fn in (L.swapdims, L.swapaxes, L.transpose):
-                out.append(raised(lambda fn=fn, x=x: fn(x, 5, 0)))
-                out.append(raised(lambda fn=fn, x=x: fn(x, 0, 5)))
+                out.append(error_of(lambda fn=fn, x=x: fn(x, 5, 0)))
+                out.append(error_of(lambda fn=fn, x=x: fn(x, 0, 5)))
         return out
 
     compare(scenario)
@@ -1035,23 +1028,23 @@ def test_broadcast_shapes(compare):
             out.append((L.broadcast_tensors(x0)[0].shape, L.broadcast_shapes(s0)))
             for s1 in examples:
                 x1 = L.randn(s1)
-                out.append(raised(lambda x0=x0, x1=x1: L.broadcast_tensors(x0, x1)[0].shape)
+                out.append(error_of(lambda x0=x0, x1=x1: L.broadcast_tensors(x0, x1)[0].shape)
                            or (L.broadcast_tensors(x0, x1)[0].shape, L.broadcast_shapes(s0, s1)))
         for ints in ([1, 4], [4, 1], [1, 1, 3]):
             out.append((L.broadcast_shapes(*ints),
                         L.broadcast_tensors(*map(L.empty, ints))[0].shape))
         for bad in ([1, 1, -12], [-1, 1], [-11]):
-            out.append(raised(lambda bad=bad: L.broadcast_shapes(*bad)))
+            out.append(error_of(lambda bad=bad: L.broadcast_shapes(*bad)))
         for bad in [(3, 5), (2, 4, 1)]:
-            out.append(raised(lambda bad=bad: L.broadcast_shapes(*bad)))
+            out.append(error_of(lambda bad=bad: L.broadcast_shapes(*bad)))
         negative = [(-1,), (1, -12), (4, -11), (-4, 1), (1, 1, -2)]
         for s0 in negative:
-            out.append(raised(lambda s0=s0: L.broadcast_shapes(s0)))
+            out.append(error_of(lambda s0=s0: L.broadcast_shapes(s0)))
             for s1 in negative:
-                out.append(raised(lambda s0=s0, s1=s1: L.broadcast_shapes(s0, s1)))
+                out.append(error_of(lambda s0=s0, s1=s1: L.broadcast_shapes(s0, s1)))
         for case in [(1.1, 2.0), (1.1, 1.0)]:
             for value in case:
-                out.append(raised(lambda value=value: L.broadcast_shapes(value)))
+                out.append(error_of(lambda value=value: L.broadcast_shapes(value)))
         for s0 in [(1, (5,)), (3, (1,)), (1, (3, 4))]:
             out.append((L.broadcast_shapes(*s0),
                         L.broadcast_tensors(*map(L.empty, s0))[0].shape))
@@ -1067,7 +1060,7 @@ def test_broadcast_to(compare):
         for dtype in ("float32", "float16", "int64", "uint8", "bool", "complex64"):
             for s0, s1 in itertools.combinations(sizes, r=2):
                 t = make(L, s0, dtype)
-                r = raised(lambda t=t, s1=s1: L.broadcast_to(t, s1))
+                r = error_of(lambda t=t, s1=s1: L.broadcast_to(t, s1))
                 out.append(r if r is not None else L.broadcast_to(t, s1))
         return out
 
@@ -1090,17 +1083,17 @@ def test_view(compare):
         out += [empty.view_as(empty).equal(empty), empty.view(0).equal(empty),
                 empty.view(0, 3, 0, 1).size(), empty.view(0, 3, 0, 1).view(0).equal(empty),
                 empty.view(-1).size(), empty.view(10, 3, -1).size()]
-        out += [raised(lambda: empty.view(-1, 0)), raised(lambda: empty.view(3, 0, -1, 0)),
-                raised(lambda: tensor.view(15, 0)), raised(lambda: tensor.view(7, -1)),
-                raised(lambda: tensor.view(15, -1, -1))]
+        out += [error_of(lambda: empty.view(-1, 0)), error_of(lambda: empty.view(3, 0, -1, 0)),
+                error_of(lambda: tensor.view(15, 0)), error_of(lambda: tensor.view(7, -1)),
+                error_of(lambda: tensor.view(15, -1, -1))]
         tensor = L.rand(4, 2, 5, 1, 6, 2, 9, 3).transpose(-1, 2).transpose(-2, 3)
         contig = tensor.clone()
         for size in ([8, 1, 3, 3, 3, 4, 1, 3, 5], [2, 4, 3, 1, 9, 2, 2, 3, 5, 1],
                      [1, 1, 2, 1, 4, 3, 1, 1, 9, 1, 2, 1, 2, 3, 1, 5, 1, 1]):
             out.append((tensor.view(*size).equal(contig.view(*size)), tensor.view(*size).stride()))
-        out += [raised(lambda: tensor.view(-1)), raised(lambda: tensor.view(24, 9, 6, 2, 1, 5)),
-                raised(lambda: tensor.view(8, 3, 9, 6, 10)),
-                raised(lambda: tensor.view(8, 3, 54, 2, 1, 5))]
+        out += [error_of(lambda: tensor.view(-1)), error_of(lambda: tensor.view(24, 9, 6, 2, 1, 5)),
+                error_of(lambda: tensor.view(8, 3, 9, 6, 10)),
+                error_of(lambda: tensor.view(8, 3, 54, 2, 1, 5))]
         tensor = L.empty(1, 1).expand(3, 4)
         contig = tensor.clone()
         for size in ((-1,), (1, -1, 1), (-1, 1), (6, 2, 1), (1, 6, 2, 1)):
@@ -1184,12 +1177,12 @@ def test_tensor_split_errors(compare):
         for input_size, arg, dim in [((10,), 10, 1), ((), 10, 0), ((10,), (10,), 1),
                                      ((), (10,), 0), ((10,), 0, 0), ((10,), -1, 0)]:
             a = L.randn(input_size)
-            out.append(raised(lambda a=a, arg=arg, dim=dim: L.tensor_split(a, arg, dim)))
-            out.append(raised(lambda a=a, arg=arg, dim=dim: L.tensor_split(a, L.tensor(arg),
+            out.append(error_of(lambda a=a, arg=arg, dim=dim: L.tensor_split(a, arg, dim)))
+            out.append(error_of(lambda a=a, arg=arg, dim=dim: L.tensor_split(a, L.tensor(arg),
                                                                            dim)))
         a = L.randn(10)
-        out.append(raised(lambda: L.tensor_split(a, L.tensor(1.1), 0)))
-        out.append(raised(lambda: L.tensor_split(L.rand(10), L.tensor(((1,),)), 0)))
+        out.append(error_of(lambda: L.tensor_split(a, L.tensor(1.1), 0)))
+        out.append(error_of(lambda: L.tensor_split(L.rand(10), L.tensor(((1,),)), 0)))
         return out
 
     compare(scenario)
@@ -1223,9 +1216,9 @@ def test_resize_as_all_dtypes_and_devices(compare):
 def test_resize_overflow(compare):
     def scenario(L):
         x = L.empty((), dtype=L.float64)
-        return (raised(lambda: x.resize_([2, 4, 2 ** 29, 2 ** 29])),
-                raised(lambda: x.resize_([8, 8, 2 ** 29, 2 ** 29])),
-                raised(lambda: x.resize_([0, 4, 2305843009213693952])))
+        return (error_of(lambda: x.resize_([2, 4, 2 ** 29, 2 ** 29])),
+                error_of(lambda: x.resize_([8, 8, 2 ** 29, 2 ** 29])),
+                error_of(lambda: x.resize_([0, 4, 2305843009213693952])))
 
     compare(scenario)
 
@@ -1239,9 +1232,9 @@ def test_view_all_dtypes_and_devices(compare):
 
 def test_conj_neg_view_numpy_error(compare):
     def scenario(L):
-        return (raised(lambda: L.tensor([1 + 2j]).conj().numpy()),
-                raised(lambda: L.tensor([1 + 2j]).conj().imag.numpy()),
-                raised(lambda: L.tensor([1 + 2j]).conj().view(L.float64)),
-                raised(lambda: L.tensor([1 + 2j]).conj().imag.view(L.int32)))
+        return (error_of(lambda: L.tensor([1 + 2j]).conj().numpy()),
+                error_of(lambda: L.tensor([1 + 2j]).conj().imag.numpy()),
+                error_of(lambda: L.tensor([1 + 2j]).conj().view(L.float64)),
+                error_of(lambda: L.tensor([1 + 2j]).conj().imag.view(L.int32)))
 
     compare(scenario)
