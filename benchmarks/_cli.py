@@ -97,6 +97,10 @@ def _table(results: list[Result]) -> str:
         notes.append(f"  {r.workload}: {r.description}")
         if r.compiled_detail:
             notes.append(f"    compiled: {r.compiled_detail}")
+        if r.matmul_share is not None:
+            ops = ", ".join(WORKLOADS[r.workload].matmul_ops) if r.workload in WORKLOADS else ""
+            notes.append(f"    tapegrad eager: {r.matmul_share:.0%} of the step inside the "
+                         f"matrix products ({ops}: forward kernels and backward rules)")
         if r.baseline_label:
             notes.append(f"    {r.baseline_label} bare: {_num(r.baseline_value)} {r.unit}; "
                          f"ratio = {r.ratio_of} (higher is better)")

@@ -96,6 +96,10 @@ class Workload:
         loss_rtol: how far the two first-step losses may be apart (relative).
         run: a workload that runs in processes of its own (the distributed ones) measures
             itself: ``run(workload, quick, libs, log) -> Result``, and ``setup`` is not used.
+        matmul_ops: the registered ops whose forward kernels and backward rules are the
+            matrix products (``mm``, ``addmm``, ``bmm``, ``convolution``): the share of a
+            tapegrad (eager) step spent inside them is measured and reported (``op_share``),
+            what the BLAS does against everything around it.
     """
 
     name: str
@@ -111,6 +115,7 @@ class Workload:
     references: tuple[Baseline, ...] = ()
     loss_rtol: float = LOSS_RTOL
     run: Callable[..., Result] | None = None
+    matmul_ops: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------- weights and inputs
@@ -327,6 +332,7 @@ class Result:
     compiled_ratio: float | None = None  # compiled / torch (or / the baseline)
     compiled_ratio_best: float | None = None  # the same from each side's fastest repeat
     compiled_detail: str = ""  # why there is no compiled number, or the signatures run eagerly
+    matmul_share: float | None = None  # of a tapegrad eager step, inside ``matmul_ops``
 
 
 def time_steps(steps: dict[str, Step], timing: Timing) -> dict[str, tuple[float, list, int]]:
@@ -451,6 +457,38 @@ def op_breakdown(step: Step, steps: int, lines: int) -> str:
     backward rule timed where they run, over ``steps`` steps (an op that runs inside another
     op's kernel or rule counts towards the outer one), and what is left outside them: Python
     around the ops, the autograd engine, the optimizer. The entries are restored afterwards."""
+    fwd, bwd, calls, total = _time_ops(step, steps)
+
+    def ms(sec: float) -> str:
+        return f"{sec / steps * 1e3:.3f}"
+
+    names = sorted(set(fwd) | set(bwd), key=lambda k: -(fwd[k] + bwd[k]))
+    rows = [f"{'op':<22} {'calls':>6} {'forward ms':>11} {'backward ms':>12}"]
+    rows += [f"{k:<22} {calls[k] / steps:>6.1f} {ms(fwd[k]):>11} {ms(bwd[k]):>12}"
+             for k in names[:lines]]
+    if len(names) > lines:
+        rest = names[lines:]
+        rows.append(f"{f'({len(rest)} more)':<22} {'':>6} {ms(sum(fwd[k] for k in rest)):>11} "
+                    f"{ms(sum(bwd[k] for k in rest)):>12}")
+    inside_ops = sum(fwd.values()) + sum(bwd.values())
+    rows.append(f"step {ms(total)} ms ({steps} steps, timers included); inside the ops "
+                f"{ms(inside_ops)}, outside them {ms(total - inside_ops)} (Python around the "
+                f"ops, the engine, the optimizer)")
+    return "\n".join(rows)
+
+
+def op_share(step: Step, steps: int, names: tuple[str, ...]) -> float:
+    """The share of a tapegrad step's time spent inside the forward kernels and backward rules
+    of the ops ``names`` (the matrix products), timed as ``op_breakdown`` times them."""
+    fwd, bwd, _, total = _time_ops(step, steps)
+    inside = sum(fwd[k] + bwd[k] for k in names)
+    return inside / total if total > 0 else 0.0
+
+
+def _time_ops(step: Step, steps: int) -> tuple[dict, dict, collections.Counter, float]:
+    """Run ``step`` ``steps`` times with every op's forward kernel and backward rule timed:
+    per op name the seconds in its forward kernels, in its backward rules, its forward calls,
+    and the total seconds of the steps."""
     from tapegrad.ops import _registry as reg
 
     clock = time.perf_counter
@@ -490,23 +528,7 @@ def op_breakdown(step: Step, steps: int, lines: int) -> str:
         for op, fn in forwards.items():
             op.forward = fn
         reg.OpNode.apply = node_apply  # type: ignore[method-assign]
-
-    def ms(sec: float) -> str:
-        return f"{sec / steps * 1e3:.3f}"
-
-    names = sorted(set(fwd) | set(bwd), key=lambda k: -(fwd[k] + bwd[k]))
-    rows = [f"{'op':<22} {'calls':>6} {'forward ms':>11} {'backward ms':>12}"]
-    rows += [f"{k:<22} {calls[k] / steps:>6.1f} {ms(fwd[k]):>11} {ms(bwd[k]):>12}"
-             for k in names[:lines]]
-    if len(names) > lines:
-        rest = names[lines:]
-        rows.append(f"{f'({len(rest)} more)':<22} {'':>6} {ms(sum(fwd[k] for k in rest)):>11} "
-                    f"{ms(sum(bwd[k] for k in rest)):>12}")
-    inside_ops = sum(fwd.values()) + sum(bwd.values())
-    rows.append(f"step {ms(total)} ms ({steps} steps, timers included); inside the ops "
-                f"{ms(inside_ops)}, outside them {ms(total - inside_ops)} (Python around the "
-                f"ops, the engine, the optimizer)")
-    return "\n".join(rows)
+    return fwd, bwd, calls, total
 
 
 def _fmt_error(exc: BaseException, width: int = 200) -> str:
@@ -618,6 +640,9 @@ def run_workload(w: Workload, quick: bool, libs: dict[str, ModuleType], *,
         log("  profiling tapegrad")
         n = max(1, min(20, res.sides["tapegrad"].steps_per_repeat * timing.repeats))
         res.sides["tapegrad"].profile = profile_top(steps["tapegrad"], n, profile_lines)
+    if w.matmul_ops and "tapegrad" in steps:
+        log("  timing tapegrad's matrix products")
+        res.matmul_share = op_share(steps["tapegrad"], 1 if quick else 2, w.matmul_ops)
     if op_lines and "tapegrad" in steps:
         log("  timing tapegrad's ops")
         n = max(1, min(50, res.sides["tapegrad"].steps_per_repeat * timing.repeats))

@@ -45,6 +45,7 @@ try:
 except ImportError:
     print("\n(matplotlib is not installed: no picture)")
 else:
+    os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "mixed_precision.png")
     report.plot(path)
     print(f"\npicture: {path}")

@@ -13,6 +13,12 @@ from pathlib import Path
 
 import pytest
 
+# The oracle is loaded before any test runs. A test that installs the torch alias has its
+# ``torch`` modules put back afterwards (``_torch_alias_undone``) as they were before it; were
+# real torch first loaded during such a test, it would be taken out of ``sys.modules`` with the
+# alias, and loading it a second time in one process crashes in its C extension.
+import torch as _oracle  # noqa: F401
+
 HERE = Path(__file__).resolve().parent
 # The helper modules (torchcompare, ops/op_samples) live next to the tests, not in a package.
 for _path in (HERE, HERE / "ops"):

@@ -23,13 +23,17 @@ from benchmarks import WORKLOADS  # noqa: E402
 from benchmarks._cli import main  # noqa: E402
 from benchmarks._harness import (  # noqa: E402
     LOSS_RTOL,
+    WeightBank,
     Workload,
     load_torch,
     op_breakdown,
+    op_share,
     run_workload,
 )
 
 CORE = ("op-overhead", "matmul", "deep-chain")  # need only the core, which must always run
+FUNCTIONAL = ("mlp-functional", "gpt-functional", "cnn-functional")
+LARGE = ("gpt-large", "resnet18")  # report the share of the step in the matrix products
 
 
 def _run(tmp_path: Path, *args: str) -> tuple[int, dict]:
@@ -157,3 +161,54 @@ def test_tapegrad_error_is_recorded_as_failure(capsys):
     side = res.sides["tapegrad"]
     assert side.status == "error" and side.detail == "ValueError: broken layer"
     assert "broken layer" in capsys.readouterr().err  # the traceback, for whoever debugs it
+
+
+def test_functional_and_large_workloads(tmp_path, capsys):
+    """The functional-style twins and the large models run on both libraries with agreeing
+    first losses, have a compiled column, and the large ones report the share of a step
+    inside the matrix products."""
+    rc, payload = _run(tmp_path, "--only", ",".join(FUNCTIONAL + LARGE))
+    assert rc == 0, capsys.readouterr()
+    results = {r["workload"]: r for r in payload["results"]}
+    assert list(results) == [*FUNCTIONAL, *LARGE]
+    for name, r in results.items():
+        assert r["sides"]["tapegrad"]["status"] == "ok", (name, r["sides"])
+        assert r["compiled"] > 0 and not r["compiled_detail"], (name, r["compiled_detail"])
+        if name in LARGE:
+            assert 0 < r["matmul_share"] < 1, (name, r["matmul_share"])
+        else:
+            assert r["matmul_share"] is None
+    table = capsys.readouterr().out
+    assert table.count("of the step inside the matrix products") == len(LARGE)
+
+
+@pytest.mark.parametrize("name", FUNCTIONAL + LARGE)
+def test_compiled_workload_replays_bit_identically(name):
+    """Each new workload's step under tapegrad.compile: after its two captures, a program
+    replays (no signature falls back to eager: the functional twins read their parameters
+    from lists), and every loss is eager's, bit for bit."""
+    w = WORKLOADS[name]
+    cfg = w.config(True)
+    eager = w.setup(tapegrad, cfg, WeightBank(name))
+    compiled = tapegrad.compile(w.setup(tapegrad, cfg, WeightBank(name)))
+    for _ in range(4):
+        assert eager()._data.tobytes() == compiled()._data.tobytes()
+    (entry,) = compiled.entries
+    assert entry.program is not None and entry.eager is None, compiled.listing()
+
+
+def test_op_share_counts_only_the_named_ops():
+    from tapegrad.ops import _registry as reg
+
+    forwards = {name: op.forward for name, op in reg.REGISTRY.items()}
+    a = tapegrad.randn(64, 64, requires_grad=True)
+
+    def step():
+        loss = (a @ a).tanh().sum()
+        loss.backward()
+        return loss
+
+    share = op_share(step, 3, ("mm",))
+    assert 0 < share < 1
+    assert op_share(step, 1, ("no_such_op",)) == 0
+    assert {name: op.forward for name, op in reg.REGISTRY.items()} == forwards

@@ -86,17 +86,42 @@ def test_no_arguments_prints_the_help() -> None:
     proc = subprocess.run([sys.executable, "-m", "tapegrad"], capture_output=True, text=True,
                           env=env)
     assert proc.returncode == 0 and proc.stderr == ""
-    assert proc.stdout.startswith("usage: tapegrad [-h] [--version] COMMAND ...")
-    for command in ("run", "demo", "graph", "doctor"):
+    assert proc.stdout.startswith("usage: tapegrad [-h] [-V] COMMAND ...")
+    for command in ("run", "demo", "graph", "doctor", "precision", "help"):
         assert f"\n    {command} " in proc.stdout
 
 
 def test_help_and_version(cli) -> None:
     assert cli("--help").returncode == 0
-    proc = cli("--version")
-    assert proc.returncode == 0
-    assert proc.stdout == f"tapegrad {tapegrad.version.tapegrad_version} (PyTorch 2.13.0 API)\n"
+    for flag in ("--version", "-V"):
+        proc = cli(flag)
+        assert proc.returncode == 0
+        assert proc.stdout == (f"tapegrad {tapegrad.version.tapegrad_version} "
+                               "(PyTorch 2.13.0 API)\n")
     assert torch.__version__.startswith("2.13.0")  # the API version it names
+    main_help = cli("--help").stdout
+    proc = cli("help")
+    assert proc.returncode == 0 and proc.stdout == main_help
+    proc = cli("help", "nope")
+    assert proc.returncode == 2 and proc.stderr.startswith("tapegrad help: no command 'nope'")
+
+
+@pytest.mark.parametrize("command", ["run", "demo", "graph", "doctor", "precision"])
+def test_every_command_has_full_help(cli, command) -> None:
+    """``tapegrad COMMAND --help`` (and ``-h``, and ``tapegrad help COMMAND``): status 0, the
+    usage line, a description and every option, on stdout."""
+    texts = []
+    for args in ([command, "--help"], [command, "-h"], ["help", command]):
+        proc = cli(*args)
+        assert proc.returncode == 0, (args, proc.stderr)
+        assert proc.stderr == ""
+        assert proc.stdout.startswith(f"usage: tapegrad {command} ")
+        assert "options:" in proc.stdout and "-h, --help" in proc.stdout
+        texts.append(proc.stdout)
+    assert texts[0] == texts[1] == texts[2]
+    if command in ("graph", "doctor"):
+        assert "--out" in texts[0] and "--lang" in texts[0] and "SCRIPT" in texts[0]
+        assert "Exit status" in texts[0]
 
 
 def test_run_help_and_usage_errors(capsys) -> None:
@@ -112,11 +137,17 @@ def test_run_help_and_usage_errors(capsys) -> None:
     assert "invalid choice: 'frobnicate'" in capsys.readouterr().err
 
 
-def test_missing_script_is_one_line_and_status_2(cli, tmp_path) -> None:
-    proc = cli("run", "absent.py", cwd=tmp_path)
-    assert proc.returncode == 2
-    assert proc.stderr == ("tapegrad run: can't open file 'absent.py': "
+@pytest.mark.parametrize("command", ["run", "graph", "doctor"])
+def test_missing_script_is_one_line_and_status_2(cli, tmp_path, command) -> None:
+    """The same line for run, graph and doctor; the status ``python absent.py`` gives."""
+    proc = cli(command, "absent.py", cwd=tmp_path)
+    native = subprocess.run([sys.executable, "absent.py"], capture_output=True, text=True,
+                            cwd=tmp_path, timeout=60)
+    assert proc.returncode == native.returncode == 2
+    assert proc.stderr == (f"tapegrad {command}: can't open file 'absent.py': "
                            "[Errno 2] No such file or directory\n")
+    assert proc.stdout == ""
+    assert not (tmp_path / "tapegrad-doctor").exists()
 
 
 USER_SCRIPT = textwrap.dedent(
@@ -170,6 +201,27 @@ def test_traceback_starts_at_the_users_code(cli, user_script) -> None:
     assert native.returncode == 1
     assert (proc.stderr.replace("tapegrad", "torch").splitlines()[:-1]
             == native.stderr.splitlines()[:-1])
+
+
+@pytest.mark.parametrize("command", ["graph", "doctor"])
+def test_graph_and_doctor_show_the_users_traceback_as_python_does(command, user_script,
+                                                                  tmp_path) -> None:
+    """A failing script under ``tapegrad graph`` / ``tapegrad doctor`` (a fresh process: both
+    alias torch): the traceback starts at the script's own frame and has the frames python
+    shows, none of the CLI's."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), TAPEGRAD_LANG="en")
+    proc = subprocess.run([sys.executable, "-m", "tapegrad", command, str(user_script), "--fail"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 1
+    err = proc.stderr
+    for internal in ("_cli.py", "_commands.py", "doctor.py", "runpy"):
+        assert internal not in err
+    start = err.index("Traceback (most recent call last):\n")
+    assert err[:start] in ("", f"tapegrad doctor: running {user_script} on tapegrad\n")
+    native = subprocess.run([sys.executable, str(user_script), "--fail"], capture_output=True,
+                            text=True, timeout=60)
+    frames = native.stderr.splitlines()
+    assert err[start:].replace("tapegrad", "torch").splitlines()[:len(frames)] == frames
 
 
 def test_exit_codes_pass_through(cli, user_script) -> None:

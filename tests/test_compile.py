@@ -115,3 +115,53 @@ def test_a_compiled_models_outputs_print_as_torchs_at_every_call(compare, backen
         return prints + [m[0].weight.grad]
 
     compare(scenario, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("style", ["global list", "list argument", "dict argument"])
+@pytest.mark.parametrize("opt_name", ["SGD", "AdamW", "RMSprop"])
+def test_a_functional_step_with_parameters_in_a_container(compare, style, opt_name):
+    """A step without nn.Module (``x @ w + b``, the weights in a list or dict), compiled, over
+    several steps: the losses and weights torch's compiled step gives (aot_eager: torch's
+    autograd without inductor's build time); tapegrad replays it (tests/compiler checks the
+    replay against tapegrad's own eager step bit for bit)."""
+
+    def scenario(L):
+        L.manual_seed(0)
+        params = [(L.randn(4, 8) * 0.5).requires_grad_(), L.zeros(8, requires_grad=True),
+                  (L.randn(8, 3) * 0.5).requires_grad_(), L.zeros(3, requires_grad=True)]
+        kw = {"lr": 0.05} if opt_name != "SGD" else {"lr": 0.1, "momentum": 0.9}
+        opt = getattr(L.optim, opt_name)(params, **kw)
+        box = {"w1": params[0], "b1": params[1], "w2": params[2], "b2": params[3]}
+
+        def loss_of(ps, x, y):
+            h = L.relu(x @ ps[0] + ps[1])
+            return L.nn.functional.cross_entropy(h @ ps[2] + ps[3], y)
+
+        def finish(loss):
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            return loss.detach()
+
+        if style == "global list":
+            def step(x, y):
+                return finish(loss_of(params, x, y))
+        elif style == "list argument":
+            def step(x, y, ps):
+                return finish(loss_of(ps, x, y))
+        else:
+            def step(x, y, ps):
+                return finish(loss_of([ps["w1"], ps["b1"], ps["w2"], ps["b2"]], x, y))
+
+        c = L.compile(step, backend="aot_eager")
+        losses = []
+        with warnings.catch_warnings():  # torch's first dynamo run in a process warns (once)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            for _ in range(5):
+                x, y = L.randn(6, 4), L.randint(0, 3, (6,))
+                extra = () if style == "global list" else (
+                    params if style != "dict argument" else box,)
+                losses.append(c(x, y, *extra))
+        return [*losses, *params]
+
+    compare(scenario, rtol=1e-5, atol=1e-6)

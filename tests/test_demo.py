@@ -85,8 +85,54 @@ def test_interrupted_demo_still_writes_everything_and_resumes(tmp_path, capsys) 
     assert len((out / "losses.csv").read_text().splitlines()) == 3
     assert (out / "sample.txt").is_file()
     assert main(["--resume", "--out", str(out), "--lang", "en", *FAST]) == 0
-    assert "Resuming at step 2 of 4" in capsys.readouterr().out
+    stdout = capsys.readouterr().out
+    assert "Resuming at step 2 of 4" in stdout
+    # this run's steps, not the checkpoint's
+    assert "Trained 2 steps in this run (steps 3-4 of 4) in " in stdout
     assert len((out / "losses.csv").read_text().splitlines()) == 5
+
+
+def test_summary_names_what_it_compares(tmp_path, capsys) -> None:
+    """The loss of step 1 against the mean of the last steps, each named by its step numbers,
+    with the last step's own loss: the numbers are those of losses.csv."""
+    from tapegrad.demo import MESSAGES, loss_summary
+
+    out = tmp_path / "out"
+    assert main(["--steps", "10", "--out", str(out), "--lang", "en", *FAST]) == 0
+    stdout = capsys.readouterr().out
+    losses = [float(r.split(",")[1]) for r in (out / "losses.csv").read_text().splitlines()[1:]]
+    assert len(losses) == 10
+    assert "Trained 10 steps in " in stdout
+    assert (f"Loss: {losses[0]:.3f} at step 1 -> {(losses[8] + losses[9]) / 2:.3f}, the mean of "
+            f"steps 9-10 (step 10 alone: {losses[9]:.3f}).") in stdout
+    en = MESSAGES["en"]
+    assert loss_summary([3.0], en) == "Loss at step 1: 3.000."
+    assert loss_summary([3.0, 2.0, 1.0], en) == "Loss: 3.000 at step 1 -> 1.000 at step 3."
+    many = [float(k) for k in range(100, 0, -1)]  # 100 steps: the mean of the last 20
+    assert loss_summary(many, en) == ("Loss: 100.000 at step 1 -> 10.500, the mean of steps "
+                                      "81-100 (step 100 alone: 1.000).")
+    assert loss_summary(many, MESSAGES["zh"]) == ("损失：第 1 步 100.000 -> 第 81-100 步的平均 "
+                                                  "10.500（仅第 100 步：1.000）。")
+
+
+def test_default_folder_is_not_the_current_one(tmp_path, capsys, monkeypatch) -> None:
+    """Without --out the demo writes into tapegrad/demo in the user's cache folder, says so
+    first, and leaves the current folder as it was."""
+    from tapegrad.demo import default_out
+
+    cwd, cache = tmp_path / "repo", tmp_path / "cache"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    assert default_out() == cache / "tapegrad" / "demo"
+    assert main(["--steps", "1", "--lang", "en", *FAST]) == 0
+    stdout = capsys.readouterr().out
+    assert list(cwd.iterdir()) == []
+    assert f"Writing to {cache / 'tapegrad' / 'demo'} (--out DIR writes elsewhere)." in stdout
+    assert f"Written to {cache / 'tapegrad' / 'demo'}/:" in stdout
+    assert (cache / "tapegrad" / "demo" / "checkpoint.pt").is_file()
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert default_out() == Path.home() / ".cache" / "tapegrad" / "demo"
 
 
 def test_chinese_messages_and_text(tmp_path, capsys) -> None:
@@ -130,12 +176,97 @@ def test_ctrl_c_in_a_real_process(tmp_path) -> None:
     assert (tmp_path / "checkpoint.pt").is_file() and (tmp_path / "sample.txt").is_file()
 
 
+def test_first_lines_say_what_the_pictures_need(tmp_path, capsys, monkeypatch) -> None:
+    """Without Graphviz's dot (or matplotlib) the demo's first lines say what to install for
+    which picture; with both, no such line."""
+    import importlib.util
+    import shutil
+
+    import tapegrad.demo as demo
+
+    have_plots = importlib.util.find_spec("matplotlib") is not None
+    have_dot = shutil.which("dot") is not None
+    assert main(["--steps", "1", "--out", str(tmp_path), "--lang", "en", *FAST]) == 0
+    head = capsys.readouterr().out.splitlines()[:4]
+    assert any(line.startswith("Not installed: matplotlib") for line in head) != have_plots
+    assert any(line.startswith("Not installed: Graphviz") for line in head) != have_dot
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert main(["--steps", "1", "--out", str(tmp_path / "b"), "--lang", "en", *FAST]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("Writing to ")
+    assert lines[2] == ("Not installed: matplotlib, for loss_curve.png and gradient_health.png "
+                        "(pip install matplotlib, or the [viz] extra).")
+    assert lines[3] == ("Not installed: Graphviz's dot program, for attention_graph.svg "
+                        "(apt install graphviz, or brew install graphviz).")
+    assert "Not installed" in demo.MESSAGES["en"]["need_dot"]
+    assert "未安装" in demo.MESSAGES["zh"]["need_dot"]
+
+
+def test_second_ctrl_c_quits_at_once(tmp_path) -> None:
+    """Two SIGINTs: the first asks the run to stop after its step (and says so), the second
+    quits at once: status 130 within seconds, no traceback, and nothing written after it."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "tapegrad", "demo", "--steps", "100000",
+                             "--out", str(tmp_path), "--lang", "en", "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        assert "100000 steps" in proc.stdout.readline()
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        second = time.perf_counter()
+        stdout, stderr = proc.communicate(timeout=60)
+        quit_after = time.perf_counter() - second
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert quit_after < 3.0, quit_after  # not after sampling, the health check and the plots
+    assert "Ctrl-C again quits at once" in stderr
+    assert stderr.rstrip().endswith("tapegrad demo: quit at once (Ctrl-C).")
+    assert "Traceback" not in stderr
+    assert "Sampled text" not in stdout and not (tmp_path / "sample.txt").exists()
+    assert not (tmp_path / "checkpoint.pt.partial").exists()
+
+
 @pytest.mark.parametrize("argv", [["demo", "--help"], ["--help"]])
 def test_help(argv, capsys) -> None:
     from tapegrad._cli import main as cli
 
     assert cli(argv) == 0
     assert "usage: tapegrad" in capsys.readouterr().out
+
+
+def test_gradient_health_plot_is_the_doctors(tmp_path, capsys) -> None:
+    """gradient_health.png is tapegrad.show's per-layer plot over the steps (the one tapegrad
+    doctor draws): labelled axes, one line per weight matrix named in the legend, the steps on
+    the x axis, at a readable size; the health report printed names its step."""
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    from tapegrad import show
+
+    out = tmp_path / "out"
+    assert main(["--steps", "6", "--out", str(out), "--lang", "en", *FAST]) == 0
+    stdout = capsys.readouterr().out
+    assert "Gradient health report (step 6)" in stdout
+    assert Image.open(out / "gradient_health.png").size == (800, 400)
+    result = T.train(_small(str(T.BUNDLED_TEXTS["en"]), 3), tmp_path / "small",
+                     show_progress=False)
+    assert result.grad_names == [n for n, p in result.model.named_parameters() if p.dim() >= 2]
+    assert [len(row) for row in result.grad_norms] == [len(result.grad_names)] * 3
+    fig = show.plot_grad_norms(result.grad_history(), result.grad_names, lang="en")
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "step" and ax.get_ylabel() == "gradient norm (log scale)"
+    assert ax.get_yscale() == "log"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == result.grad_names
+    assert [list(line.get_xdata()) for line in ax.lines][0] == [1, 2, 3]
+    styles = {(line.get_color(), line.get_linestyle()) for line in ax.lines}
+    assert len(styles) == len(ax.lines)  # no two layers drawn alike
 
 
 def test_built_in_progress_bar(capsys) -> None:
@@ -162,7 +293,7 @@ def test_health_report_and_graph_when_tapegrad_show_is_installed(tmp_path, capsy
     calls = {}
 
     class Health:
-        def __init__(self, model):
+        def __init__(self, model, lang=None):
             calls["health"] = model
             grads = [p.grad for p in model.parameters()]
             calls["all_grads"] = all(g is not None for g in grads)
@@ -170,8 +301,9 @@ def test_health_report_and_graph_when_tapegrad_show_is_installed(tmp_path, capsy
         def __str__(self):
             return "HEALTH REPORT"
 
-        def plot(self, path):
-            Path(path).write_bytes(b"plot")
+    def plot_grad_norms(history, names, path, lang=None, title=None):
+        calls["plot"] = (history, names, title)
+        Path(path).write_bytes(b"plot")
 
     class Graph:
         def __init__(self, tensor, params=None):
@@ -181,7 +313,7 @@ def test_health_report_and_graph_when_tapegrad_show_is_installed(tmp_path, capsy
             Path(path).write_text("<svg/>")
 
     show = types.ModuleType("tapegrad.show")
-    show.health, show.graph = Health, Graph
+    show.health, show.graph, show.plot_grad_norms = Health, Graph, plot_grad_norms
     monkeypatch.setitem(sys.modules, "tapegrad.show", show)
     assert main(["--steps", "1", "--out", str(tmp_path), "--lang", "en", *FAST]) == 0
     stdout = capsys.readouterr().out
@@ -190,5 +322,10 @@ def test_health_report_and_graph_when_tapegrad_show_is_installed(tmp_path, capsy
     tensor, params = calls["graph"]
     assert params is calls["health"].blocks[0] and tensor.grad_fn is not None
     assert (tmp_path / "gradient_health.png").read_bytes() == b"plot"
+    history, names, title = calls["plot"]  # gradient norm per layer over the steps trained
+    assert [h["step"] for h in history] == [1]
+    assert names == [n for n, p in calls["health"].named_parameters() if p.dim() >= 2]
+    assert set(history[0]["params"]) == set(names)
+    assert title == "Gradient norm per layer over training (before clipping)"
     assert (tmp_path / "attention_graph.svg").is_file()
     assert "gradient_health.png" in stdout and "attention_graph.svg" in stdout

@@ -124,6 +124,17 @@ def test_every_example_says_what_it_teaches() -> None:
         assert "python examples/" in doc or "tapegrad run examples/" in doc, path.name
 
 
+def test_the_examples_readme_lists_every_example_with_its_run_time() -> None:
+    """examples/README.md's table has one row per example program, each with a run time."""
+    import re
+
+    rows = re.findall(r"^\| `([^`]+\.py)` \| (.+?) \| (.+?) \|$",
+                      (EXAMPLES / "README.md").read_text(encoding="utf-8"), re.M)
+    assert sorted(name for name, _, _ in rows) == sorted(p.name for p in EXAMPLES.glob("*.py"))
+    for name, _, took in rows:
+        assert re.fullmatch(r"(about|under) \d+(\.\d+)? (s|min)", took), (name, took)
+
+
 @pytest.mark.parametrize("name", LESSONS)
 def test_lesson_prints_what_it_prints_on_torch(name, quick, tmp_path) -> None:
     ours = run_example(name, str(tmp_path))

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import warnings
 
-import pytest
-from torchcompare import raised
-
 
 def _model(L):
     L.manual_seed(0)
@@ -70,13 +67,3 @@ def test_script_function_and_helpers(compare):
                 L.jit.export(helper) is helper]
 
     compare(scenario)
-
-
-def test_jit_archives_are_refused(lib):
-    if lib.__name__ == "torch":
-        return  # torch writes TorchScript archives; tapegrad cannot (no compiler)
-    with pytest.warns(DeprecationWarning, match="torch.jit.script"):
-        m = lib.jit.script(lib.nn.Linear(1, 1))
-    for call in (lambda: lib.jit.save(m, "x.pt"), lambda: m.save("x.pt"),
-                 lambda: lib.jit.load("x.pt")):
-        assert "TorchScript" in str(raised(call).message)

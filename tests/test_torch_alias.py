@@ -4,6 +4,7 @@ prints what it prints on real torch."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -19,14 +20,14 @@ def test_install_torch_alias_in_a_session(lib_name):
     if lib_name == "torch":
         pytest.skip("the alias makes tapegrad stand for torch; nothing to check on torch")
     code = textwrap.dedent(f"""
-        import torch as real_torch          # a real torch imported before is set aside
         import tapegrad
         tapegrad.install_torch_alias()
+        tapegrad.install_torch_alias()      # a second call changes nothing
         import torch, torch.nn as nn, torch.backends.cudnn as cudnn
         from torch.autograd import Variable
         from torch.utils.data import DataLoader
         import importlib, sys
-        assert torch is tapegrad and nn is tapegrad.nn and torch is not real_torch
+        assert torch is tapegrad and nn is tapegrad.nn
         assert cudnn is tapegrad.backends.cudnn and DataLoader is tapegrad.utils.data.DataLoader
         for name in {ALIASED!r}:
             assert importlib.import_module(name) is sys.modules[name], name
@@ -39,6 +40,43 @@ def test_install_torch_alias_in_a_session(lib_name):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "2.13.0+tapegrad0.1.0 False\n"
+
+
+def test_install_torch_alias_after_a_real_torch_refuses_and_keeps_it_working(lib_name):
+    """After a real ``import torch`` the alias is refused with a RuntimeError that says what to
+    do, and nothing is changed: the real torch keeps working (printing a tensor imports more of
+    torch's own modules) and ``import torch`` still gives it."""
+    if lib_name == "torch":
+        pytest.skip("the alias makes tapegrad stand for torch; nothing to check on torch")
+    code = textwrap.dedent("""
+        import sys
+        import torch as real_torch
+        import tapegrad
+        before = dict(sys.modules)
+        meta_path = list(sys.meta_path)
+        try:
+            tapegrad.install_torch_alias()
+        except RuntimeError as exc:
+            print("refused:", exc)
+        else:
+            raise SystemExit("the alias was installed over a real torch")
+        assert sys.meta_path == meta_path
+        assert all(sys.modules.get(n) is m for n, m in before.items() if n.startswith("torch"))
+        import torch
+        assert torch is real_torch
+        x = real_torch.arange(3.0, requires_grad=True)
+        (x * x).sum().backward()
+        print(x.grad, real_torch.nn.Linear(2, 1).weight.shape)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    refused, printed = out.stdout.splitlines()
+    assert refused.startswith("refused: install_torch_alias(): the real torch is already "
+                              "imported in this process (")
+    assert "Restart the interpreter (in Jupyter: the kernel)" in refused
+    assert "`import tapegrad as torch`" in refused
+    assert printed == "tensor([0., 2., 4.]) torch.Size([1, 2])"
 
 
 OLD_STYLE_PROGRAM = textwrap.dedent(
@@ -94,3 +132,54 @@ def test_namespaces_are_attributes(compare):
              "OutOfMemoryError", "compile", "FloatTensor", "set_default_device"]
     compare(lambda L: [(n, n in dir(L), hasattr(L, n)) for n in names]
             + [hasattr(L, "no_such_name")])
+
+
+def test_without_torch_installed_the_import_error_says_what_exists(tmp_path):
+    """Where neither torch nor torchvision is installed (a fresh interpreter that sees only
+    tapegrad and its dependencies), ``import torchvision`` after ``import tapegrad as torch``
+    fails as ever (ModuleNotFoundError, ``name`` set), but the message names tapegrad.vision
+    and the ways to alias it; ``importlib.util.find_spec`` probes still get None."""
+    from pathlib import Path
+
+    import ml_dtypes
+    import numpy
+    import scipy
+
+    import tapegrad
+
+    deps = tmp_path / "deps"
+    deps.mkdir()
+    for module in (numpy, scipy, ml_dtypes):
+        folder = Path(module.__file__).parent
+        (deps / folder.name).symlink_to(folder)
+        libs = folder.with_name(folder.name + ".libs")
+        if libs.exists():
+            (deps / libs.name).symlink_to(libs)
+    code = textwrap.dedent("""
+        import importlib, importlib.util
+        import tapegrad as torch
+        assert importlib.util.find_spec("torchvision") is None
+        assert importlib.util.find_spec("torch") is None
+        for name in ("torchvision", "torchvision.transforms", "torch.nn"):
+            try:
+                importlib.import_module(name)
+            except ModuleNotFoundError as exc:
+                print(exc.name, "|", exc)
+        import tapegrad.vision as torchvision
+        print(torchvision.__name__)
+    """)
+    env = {"PYTHONPATH": os.pathsep.join([str(Path(tapegrad.__file__).parent.parent),
+                                          str(deps)]), "PATH": os.environ.get("PATH", "")}
+    out = subprocess.run([sys.executable, "-S", "-s", "-c", code], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    vision_hint = ("No module named 'torchvision'; tapegrad's torchvision is tapegrad.vision: "
+                   "write `import tapegrad.vision as torchvision`, or make `import torchvision` "
+                   "load it with tapegrad.install_torch_alias() (a notebook, the REPL) or "
+                   "`tapegrad run script.py`")
+    assert lines[0] == "torchvision | " + vision_hint
+    assert lines[1] == "torchvision | " + vision_hint
+    assert lines[2].startswith("torch | No module named 'torch'; tapegrad stands in for it: "
+                               "write `import tapegrad as torch`")
+    assert lines[3] == "tapegrad.vision"

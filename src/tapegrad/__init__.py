@@ -581,10 +581,21 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_NAMES))
 
 
+from ._torch_alias import install_hints as _install_hints  # noqa: E402
+
+_install_hints()  # `import torchvision` with none installed says what to write instead
+
+
 def install_torch_alias() -> None:
     """Make ``import torch`` (and ``import torch.nn as nn``, ``from torch.utils.data import
     DataLoader``, ...) import tapegrad from now on in this process: for notebooks and the REPL,
-    what ``tapegrad run`` does for a script. A real torch imported before is set aside.
+    what ``tapegrad run`` does for a script. Calling it again does nothing more.
+
+    Call it before anything imports the real torch. Where a real ``torch`` (or
+    ``torchvision``) is already imported, it raises ``RuntimeError`` and changes nothing: the
+    real torch's own code imports ``torch`` as it runs (printing a tensor does), so it would
+    load tapegrad's modules and break; restart the interpreter (the notebook's kernel) and call
+    this first, or write ``import tapegrad as torch``.
 
     Example:
         >>> import tapegrad
@@ -593,8 +604,20 @@ def install_torch_alias() -> None:
         >>> torch.__name__
         'tapegrad'
     """
+    import sys
+
     from ._cli import alias_torch
 
+    for name in ("torch", "torchvision"):
+        module = sys.modules.get(name)
+        if module is not None and not getattr(module, "__name__", "").startswith("tapegrad"):
+            raise RuntimeError(
+                f"install_torch_alias(): the real {name} is already imported in this process "
+                f"({getattr(module, '__file__', None) or name}); tapegrad cannot stand in for "
+                f"`{name}` now without breaking it (its own code imports `{name}` as it runs). "
+                "Restart the interpreter (in Jupyter: the kernel) and call "
+                "tapegrad.install_torch_alias() before anything imports torch, or write "
+                "`import tapegrad as torch`.")
     alias_torch()
 
 

@@ -13,7 +13,12 @@ not installed says so instead of breaking the others.
 ``sys.argv == [SCRIPT, ARGS...]``: everything after SCRIPT is its own, even ``--help``. The exit
 status is the one ``python SCRIPT`` would give: 0, the code of a ``SystemExit`` it raises, 1 after
 an uncaught exception (whose traceback starts at the script's own frame, not at this module's or
-runpy's), 130 after Ctrl-C; a script that cannot be opened is a usage error (2), as for ``python``.
+runpy's), 130 after Ctrl-C; a script that cannot be opened is a usage error (2), as for ``python``,
+with one line that ``tapegrad graph`` and ``tapegrad doctor`` word the same way
+(``cant_open``).
+
+``tapegrad help [COMMAND]`` is ``tapegrad --help`` (``tapegrad COMMAND --help``); ``-V`` is
+``--version``.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import NamedTuple
 
-__all__ = ["COMMANDS", "alias_torch", "main", "run_script"]
+__all__ = ["COMMANDS", "alias_torch", "cant_open", "main", "print_user_error", "run_script"]
 
 
 def alias_torch() -> None:
@@ -55,10 +60,19 @@ def _user_traceback(tb: TracebackType | None, script: str) -> TracebackType | No
     return tb
 
 
-def _print_user_error(exc: BaseException, script: str) -> None:
-    exc.__traceback__ = _user_traceback(exc.__traceback__, script)
+def print_user_error(exc: BaseException, script: str) -> None:
+    """Print the traceback of an exception a user's script raised, as ``python script.py``
+    would: from the script's own first frame on (the CLI's frames, runpy's and the
+    commands' are dropped)."""
+    exc.__traceback__ = _user_traceback(exc.__traceback__, os.path.abspath(script))
     traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
     sys.stderr.flush()
+
+
+def cant_open(command: str, path: str) -> str:
+    """The one line ``tapegrad run``/``graph``/``doctor`` print for a script that is not there
+    (python's own wording; the status is 2, as ``python missing.py`` gives)."""
+    return f"tapegrad {command}: can't open file {path!r}: [Errno 2] No such file or directory"
 
 
 def _exit_code(exc: SystemExit) -> int:
@@ -85,8 +99,7 @@ def run_script(path: str, argv: Sequence[str] = (), *, alias: bool = True,
     """
     script = os.path.abspath(path)
     if not os.path.exists(script):
-        print(f"tapegrad run: can't open file {path!r}: [Errno 2] No such file or directory",
-              file=sys.stderr)
+        print(cant_open("run", path), file=sys.stderr)
         return 2
     if alias:
         alias_torch()
@@ -100,12 +113,12 @@ def run_script(path: str, argv: Sequence[str] = (), *, alias: bool = True,
     except KeyboardInterrupt as exc:
         if on_error is not None:
             on_error(exc)
-        _print_user_error(exc, script)
+        print_user_error(exc, script)
         return 130  # 128 + SIGINT, the status a shell reports for a program stopped by Ctrl-C
     except BaseException as exc:  # noqa: BLE001 - the user's error, reported as python would
         if on_error is not None:
             on_error(exc)
-        _print_user_error(exc, script)
+        print_user_error(exc, script)
         return 1
     finally:
         sys.argv = saved_argv
@@ -170,7 +183,24 @@ COMMANDS: dict[str, Command] = {
                       "tapegrad.show.doctor:doctor_command"),
     "precision": Command("train one small model in float32, float16, float16 + GradScaler and "
                          "bfloat16, side by side", "tapegrad.show.precision:precision_command"),
+    "help": Command("show this help, or a command's: tapegrad help COMMAND",
+                    lambda argv: help_command(argv)),
 }
+
+
+def help_command(argv: Sequence[str]) -> int:
+    """``tapegrad help [COMMAND]``: the help of tapegrad, or of one command (its --help)."""
+    if not argv:
+        _parser().print_help()
+        return 0
+    if argv[0] not in COMMANDS or argv[0] == "help":
+        if argv[0] == "help":
+            _parser().print_help()
+            return 0
+        print(f"tapegrad help: no command {argv[0]!r} (commands: "
+              f"{', '.join(n for n in COMMANDS if n != 'help')})", file=sys.stderr)
+        return 2
+    return main([argv[0], "--help"])
 
 
 def _load(name: str, target: str) -> Callable[[Sequence[str]], int] | None:
@@ -204,11 +234,11 @@ def _parser() -> argparse.ArgumentParser:
                     "`import tapegrad as torch`, or run a PyTorch script as it is.",
         epilog="examples:\n"
                "  tapegrad demo                 train a small GPT, write pictures to "
-               "./tapegrad-demo/\n"
+               "~/.cache/tapegrad/demo/\n"
                "  tapegrad run train.py --lr 3e-4\n"
-               "  tapegrad COMMAND --help       help on one command",
+               "  tapegrad COMMAND --help       help on one command (or: tapegrad help COMMAND)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=_version(),
+    parser.add_argument("-V", "--version", action="version", version=_version(),
                         help="print tapegrad's version and the PyTorch API it follows")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name, command in COMMANDS.items():

@@ -43,6 +43,7 @@ from ._alloc_errors import check_sizes, out_of_memory
 from ._creation import _new, _place
 from ._naming import public
 from ._rng import STATE_SIZE, Engine, _is_bf16, fill_order
+from ._sort_emulation import topk_positions
 from ._tensor import Tensor, device
 from .autograd.grad_mode import _state
 from .ops._registry import OpDef, OpNode, apply, apply_, check_inplace, scalar_type_name
@@ -1385,165 +1386,17 @@ def _multinomial_race(eng: Engine, probs: np.ndarray, k: int) -> np.ndarray:
     return out[0] if probs.ndim == 1 else out
 
 
-# ---------------------------------------------------------------------------------------------
-# torch's CPU topk, ties included
-#
-# topk(k) sorts (value, index) pairs by value alone, with libstdc++'s algorithms: partial_sort
-# when k * 64 <= n, otherwise nth_element(k - 1) and then sort of the first k - 1. Tied values
-# come out in whatever order those leave them, so multinomial without replacement (the top k of
-# p / q) needs them replayed step by step when a row has ties. ``q`` is a list of
-# (value, index) pairs; "a before b" is a[0] > b[0].
-# ---------------------------------------------------------------------------------------------
-
-
-def _insertion_sort(q: list, first: int, last: int) -> None:
-    if first == last:
-        return
-    for i in range(first + 1, last):
-        val = q[i]
-        if val[0] > q[first][0]:
-            q[first + 1 : i + 1] = q[first:i]
-            q[first] = val
-        else:
-            _linear_insert(q, i)
-
-
-def _linear_insert(q: list, last: int) -> None:
-    val = q[last]
-    nxt = last - 1
-    while val[0] > q[nxt][0]:
-        q[last] = q[nxt]
-        last, nxt = nxt, nxt - 1
-    q[last] = val
-
-
-def _median_to_first(q: list, result: int, a: int, b: int, c: int) -> None:
-    va, vb, vc = q[a][0], q[b][0], q[c][0]
-    if va > vb:
-        pick = b if vb > vc else (c if va > vc else a)
-    else:
-        pick = a if va > vc else (c if vb > vc else b)
-    q[result], q[pick] = q[pick], q[result]
-
-
-def _partition_pivot(q: list, first: int, last: int) -> int:
-    _median_to_first(q, first, first + 1, first + (last - first) // 2, last - 1)
-    pivot = q[first][0]
-    lo, hi = first + 1, last
-    while True:
-        while q[lo][0] > pivot:
-            lo += 1
-        hi -= 1
-        while pivot > q[hi][0]:
-            hi -= 1
-        if not lo < hi:
-            return lo
-        q[lo], q[hi] = q[hi], q[lo]
-        lo += 1
-
-
-def _push_heap(q: list, first: int, hole: int, top: int, val: tuple) -> None:
-    parent = (hole - 1) // 2
-    while hole > top and q[first + parent][0] > val[0]:
-        q[first + hole] = q[first + parent]
-        hole = parent
-        parent = (hole - 1) // 2
-    q[first + hole] = val
-
-
-def _adjust_heap(q: list, first: int, hole: int, length: int, val: tuple) -> None:
-    top = child = hole
-    while child < (length - 1) // 2:
-        child = 2 * (child + 1)
-        if q[first + child][0] > q[first + child - 1][0]:
-            child -= 1
-        q[first + hole] = q[first + child]
-        hole = child
-    if length % 2 == 0 and child == (length - 2) // 2:
-        child = 2 * (child + 1)
-        q[first + hole] = q[first + child - 1]
-        hole = child - 1
-    _push_heap(q, first, hole, top, val)
-
-
-def _heap_select(q: list, first: int, middle: int, last: int) -> None:
-    length = middle - first
-    if length >= 2:
-        for parent in range((length - 2) // 2, -1, -1):
-            _adjust_heap(q, first, parent, length, q[first + parent])
-    for i in range(middle, last):
-        if q[i][0] > q[first][0]:
-            val = q[i]
-            q[i] = q[first]
-            _adjust_heap(q, first, 0, length, val)
-
-
-def _sort_heap(q: list, first: int, last: int) -> None:
-    while last - first > 1:
-        last -= 1
-        val = q[last]
-        q[last] = q[first]
-        _adjust_heap(q, first, 0, last - first, val)
-
-
-def _introsort_loop(q: list, first: int, last: int, depth: int) -> None:
-    while last - first > 16:
-        if depth == 0:
-            _heap_select(q, first, last, last)
-            _sort_heap(q, first, last)
-            return
-        depth -= 1
-        cut = _partition_pivot(q, first, last)
-        _introsort_loop(q, cut, last, depth)
-        last = cut
-
-
-def _std_sort(q: list, first: int, last: int) -> None:
-    if first == last:
-        return
-    _introsort_loop(q, first, last, 2 * ((last - first).bit_length() - 1))
-    if last - first > 16:
-        _insertion_sort(q, first, first + 16)
-        for i in range(first + 16, last):
-            _linear_insert(q, i)
-    else:
-        _insertion_sort(q, first, last)
-
-
-def _nth_element(q: list, first: int, nth: int, last: int) -> None:
-    if first == last or nth == last:
-        return
-    depth = 2 * ((last - first).bit_length() - 1)
-    while last - first > 3:
-        if depth == 0:
-            _heap_select(q, first, nth + 1, last)
-            q[first], q[nth] = q[nth], q[first]
-            return
-        depth -= 1
-        cut = _partition_pivot(q, first, last)
-        if cut <= nth:
-            first = cut
-        else:
-            last = cut
-    _insertion_sort(q, first, last)
-
-
 def _topk_indices(ratio: np.ndarray, k: int) -> np.ndarray:
     """The indices of torch's CPU ``topk(k)`` (largest, sorted) along the last dim of 2-D
-    ``ratio``. Rows without ties have one answer (a stable sort); rows with ties are replayed."""
+    ``ratio``. Rows without ties have one answer (a stable sort); rows with ties replay
+    torch's selection (``_sort_emulation``: tied values come out in whatever order
+    libstdc++'s partial_sort or nth_element and sort leave them)."""
     out = np.argsort(-ratio, axis=1, kind="stable")[:, :k]
     n = ratio.shape[1]
     srt = np.sort(ratio, axis=1)
     tied = (srt[:, 1:] == srt[:, :-1]).any(axis=1) if n > 1 else np.zeros(len(ratio), bool)
     for r in np.nonzero(tied)[0]:
-        q = list(zip(ratio[r].tolist(), range(n), strict=True))
-        if k * 64 <= n:
-            _heap_select(q, 0, k, n)
-            _sort_heap(q, 0, k)
-        else:
-            _nth_element(q, 0, k - 1, n)
-            _std_sort(q, 0, k - 1)
-        out[r] = [i for _, i in q[:k]]
+        out[r] = topk_positions(ratio[r], k, largest=True, sorted=True)
     return out
 
 

@@ -19,6 +19,11 @@ and are aliased. Installing the alias also names tapegrad's classes after their 
 name (``torch.nn.__name__ == "tapegrad.nn"``) and its own import spec, so tapegrad's relative
 imports inside it work as before. The hook answers only while ``sys.modules["torch"]`` is
 tapegrad: code that puts a real torch back gets real torch's submodules again.
+
+Without the alias, ``import torch`` or ``import torchvision`` where neither is installed fails
+as ever, but the message says what exists instead (``MissingHint``, a finder asked last, added
+when tapegrad is imported): ``No module named 'torchvision'; tapegrad's torchvision is
+tapegrad.vision: ...``. A probe (``importlib.util.find_spec``) still gets ``None``.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import importlib.machinery
 import sys
 from types import ModuleType
 
-__all__ = ["ALIASES", "install"]
+__all__ = ["ALIASES", "MissingHint", "install", "install_hints"]
 
 # the public name a program imports -> the tapegrad package that stands for it
 ALIASES = {"torch": "tapegrad", "torchvision": "tapegrad.vision"}
@@ -118,6 +123,49 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
 
 
 _FINDER = _AliasFinder()
+
+_HINTS = {
+    "torch": "No module named 'torch'; tapegrad stands in for it: write `import tapegrad as "
+             "torch` (then `tapegrad.nn`, not `torch.nn`, in imports), or make `import torch` "
+             "load tapegrad with tapegrad.install_torch_alias() (a notebook, the REPL) or "
+             "`tapegrad run script.py`",
+    "torchvision": "No module named 'torchvision'; tapegrad's torchvision is tapegrad.vision: "
+                   "write `import tapegrad.vision as torchvision`, or make `import torchvision` "
+                   "load it with tapegrad.install_torch_alias() (a notebook, the REPL) or "
+                   "`tapegrad run script.py`",
+}
+
+
+class MissingHint(importlib.abc.MetaPathFinder):
+    """Asked last, so only where no ``torch`` / ``torchvision`` is installed: an import
+    statement (or ``importlib.import_module``) of one of them fails with a
+    ``ModuleNotFoundError`` that says what tapegrad has instead. Anything else, and a probe
+    such as ``importlib.util.find_spec``, gets ``None``, as from any finder that has nothing."""
+
+    def find_spec(self, fullname, path=None, target=None):  # type: ignore[override]
+        hint = _HINTS.get(fullname)
+        if hint is None or not _importing():
+            return None
+        raise ModuleNotFoundError(hint, name=fullname)
+
+
+def _importing() -> bool:
+    """Whether the import system asks on behalf of an import (``_find_and_load``), not of
+    ``importlib.util.find_spec``."""
+    try:
+        frame = sys._getframe(3)  # (here) <- MissingHint.find_spec <- _find_spec <- its caller
+    except ValueError:
+        return False
+    return frame.f_code.co_name == "_find_and_load_unlocked"
+
+
+_HINT_FINDER = MissingHint()
+
+
+def install_hints() -> None:
+    """Put ``MissingHint`` last in ``sys.meta_path`` (once)."""
+    if _HINT_FINDER not in sys.meta_path:
+        sys.meta_path.append(_HINT_FINDER)
 
 
 def install() -> None:

@@ -5,18 +5,27 @@ result computes. ``script(module)`` returns a ``RecursiveScriptModule`` and ``tr
 inputs)`` a ``TopLevelTracedModule``: the same module object underneath (its parameters,
 buffers, submodules and training flag are shared, ``state_dict`` has the same keys) printed as
 torch prints them; for a function they return a ``ScriptFunction`` calling it. Like torch 2.13
-they warn (``DeprecationWarning``) that ``torch.compile`` replaces them. TorchScript archives
-(``jit.save``/``jit.load``) cannot be written or read: they raise ``NotImplementedError``.
+they warn (``DeprecationWarning``) that ``torch.compile`` replaces them.
+
+TorchScript archives: ``save(m, f)`` (``m.save(f)``) writes, for a scripted or traced module
+built from ``nn.Sequential`` and torch's standard layers (``Linear``, ``Conv2d``,
+``BatchNorm1d``/``2d``, ``MaxPool2d``, ``AvgPool2d``, ``ReLU``, ``Sigmoid``, ``Tanh``,
+``Softmax``, ``Flatten``, ``Dropout``, ``Identity``), the archive real ``torch.jit.load`` runs
+with the same results; ``load(f)`` reads such archives (torch's scripted ones or tapegrad's)
+back into a scripted module. Other modules raise ``NotImplementedError`` naming them: their
+forward would need a TorchScript compiler (``_jit_archive.py``).
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import typing
 import warnings
 from collections.abc import Callable
 from typing import Any
 
+from . import _jit_archive
 from .nn.modules.module import Module
 
 __all__ = [
@@ -37,8 +46,7 @@ class ScriptModule(Module):
     """The base class of scripted and traced modules."""
 
     def save(self, f: Any, _extra_files: Any = None) -> None:
-        """``m.save(f)``, torch's ``torch.jit.save(m, f)``: a TorchScript archive, which
-        tapegrad cannot write (``save``)."""
+        """``m.save(f)``, torch's ``torch.jit.save(m, f)``: a TorchScript archive (``save``)."""
         save(self, f, _extra_files)
 
 
@@ -90,6 +98,7 @@ def _rewrap(module: Module, kind: type) -> Module:
     and the module's own class, so every method and attribute still works."""
     original = type(module)
     cls = type(kind.__name__, (kind, original), {"_original_name": original.__name__,
+                                                 "_original_class": original,
                                                  "__module__": kind.__module__})
     wrapped: Module = object.__new__(cls)
     object.__setattr__(wrapped, "__dict__", module.__dict__)
@@ -174,14 +183,22 @@ def annotate(the_type: Any, the_value: Any) -> Any:
 
 
 def save(m: Any, f: Any, _extra_files: Any = None) -> None:
-    raise NotImplementedError(
-        "tapegrad cannot write TorchScript archives; save the module's state_dict with "
-        "tapegrad.save instead"
-    )
+    """``torch.jit.save``: write the scripted or traced module ``m`` to ``f`` (a path or a
+    binary file) as a TorchScript archive that ``torch.jit.load`` reads.
+
+    Raises:
+        AttributeError: ``m`` is not a scripted or traced module (as torch).
+        NotImplementedError: ``m`` holds a module other than ``nn.Sequential`` and the
+            standard layers listed in this module's docstring (named in the message).
+    """
+    if not isinstance(m, ScriptModule):
+        method = "save" if isinstance(f, (str, bytes, os.PathLike)) else "save_to_buffer"
+        raise AttributeError(f"'{type(m).__name__}' object has no attribute '{method}'")
+    _jit_archive.save(m, f, _extra_files)
 
 
 def load(f: Any, map_location: Any = None, _extra_files: Any = None) -> Any:
-    raise NotImplementedError(
-        "tapegrad cannot read TorchScript archives (they hold compiled code); load a state_dict "
-        "saved with torch.save instead"
-    )
+    """``torch.jit.load``: the scripted module a TorchScript archive holds (one written by
+    :func:`save` or by torch for the supported modules), its state restored bit for bit.
+    ``_extra_files`` (a dict of names) is filled with the archive's extra files' bytes."""
+    return _rewrap(_jit_archive.load(f, map_location, _extra_files), RecursiveScriptModule)

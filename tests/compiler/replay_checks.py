@@ -7,6 +7,15 @@ import numpy as np
 import tapegrad as torch
 
 
+def replayed(c, n=1):
+    """Every signature of ``c`` replays a program; ``n`` signatures were seen."""
+    assert len(c.entries) == n, c.listing()
+    for e in c.entries:
+        assert e.eager is None, e.eager
+        assert e.program is not None, c.listing()
+    return c
+
+
 def step_arrays(model, opt=None, extra=()):
     """Every array a training step changes: parameters, gradients, module buffers (batch
     norm's running statistics, ``num_batches_tracked``), optimizer state, and each param

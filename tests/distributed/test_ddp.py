@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("mpi4py")
 
 import launch  # noqa: E402
+from cpu_kernels import STEP_ULPS, VECTORIZED  # noqa: E402
 from workers.common import same  # noqa: E402
 
 _cache: dict = {}
@@ -46,6 +47,21 @@ def close(a, b) -> bool:
     return a == b
 
 
+def within_steps(a, b) -> bool:
+    """Equal but for the extra roundings of torch's scalar kernels (``ATEN_CPU_CAPABILITY=default``:
+    SGD's ``a + alpha*b`` rounded twice): float arrays within ``STEP_ULPS`` units in the last
+    place of their largest value (docs/float32.md, "Other CPU kernels")."""
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype.kind == "f":
+        scale = float(np.abs(b).max(initial=0.0))
+        return a.dtype == b.dtype and a.shape == b.shape and bool(
+            (np.abs(a - b) <= STEP_ULPS * np.finfo(b.dtype).eps * scale).all())
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(within_steps(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(within_steps(a[k], b[k]) for k in a)
+    return same(a, b)
+
+
 @pytest.mark.parametrize("nproc", [2, 3])
 def test_ddp_options_match_torch(nproc, tmp_path_factory) -> None:
     want_ranks = outcomes("torch", nproc, tmp_path_factory)
@@ -58,6 +74,8 @@ def test_ddp_options_match_torch(nproc, tmp_path_factory) -> None:
             # the one-process reference is tapegrad's and torch's own arithmetic, not DDP's:
             # their reductions of four rows may round differently, so to float32 rounding
             check = close if name.startswith("one process") else equal
+            if not VECTORIZED and not check(want[name], got[name]):
+                check = within_steps
             if not check(want[name], got[name]):
                 problems.append(f"rank {rank} {name}:\n  torch    {want[name]}\n"
                                 f"  tapegrad {got[name]}")

@@ -86,10 +86,7 @@ def mask_times(line: str) -> str:
 
 # Programs that need a part of torch being built elsewhere: each fails today where it first
 # reaches a missing piece named here (test_programs marks them xfail, strict).
-WAITS_FOR: dict[str, str] = {
-    "d2lzh_hybridize": "a TorchScript file (ScriptModule.save): tapegrad's torch.jit runs "
-                       "scripted modules eagerly and writes no TorchScript archives (README)",
-}
+WAITS_FOR: dict[str, str] = {}
 
 
 # program -> (absolute tolerance, why the printed value is zero in exact arithmetic)

@@ -133,6 +133,9 @@ def test_doctor_error_and_usage(tmp_path, capsys, monkeypatch):
     assert "usage: tapegrad doctor" in capsys.readouterr().err
     assert doctor_command(["--lang", "zh"]) == 2
     assert "用法：tapegrad doctor" in capsys.readouterr().err
+    assert doctor_command(["--lang", "zh", str(tmp_path / "absent.py")]) == 2
+    err = capsys.readouterr().err
+    assert "无法打开文件" in err and len(err.splitlines()) == 1
 
 
 def _browser_reason() -> str | None:
@@ -204,7 +207,7 @@ def test_doctor_page_in_headless_chromium(tmp_path, capsys):
                 current = page.eval_on_selector_all("#picture g.tg-current",
                                                     "els => els.map(e => e.id)")
                 assert current == [page.get_attribute("#steps tbody tr.current", "data-node")]
-            assert "梯度消失" in page.text_content("pre.report")
+            assert "梯度消失" in page.text_content("#text0 .tg-diagnosis")
             assert page.locator("#figures svg").count() == 1
             assert errors == []
             assert all(u.startswith("file:") for u in requests)

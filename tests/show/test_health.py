@@ -370,3 +370,28 @@ def test_complex_parameters():
     r = health({"w": w}, lang="en")["w"]
     assert r.weight_norm == pytest.approx(tapegrad.linalg.vector_norm(w).item())
     assert r.grad_norm == pytest.approx(tapegrad.linalg.vector_norm(w.grad).item())
+
+
+def test_an_update_float32_lost_reads_0_lost():
+    """A step whose change is too small for float32 to add to the weights leaves them
+    unchanged although the gradient is not zero: the update/weight column says "0 (lost)" (and
+    a note under the table says why), not a bare 0; in Chinese too."""
+    big = tapegrad.nn.Parameter(tapegrad.full((4,), 1e8))  # float32's step at 1e8 is 8
+    small = tapegrad.nn.Parameter(tapegrad.ones(4))
+    opt = tapegrad.optim.SGD([big, small], lr=1.0)
+    monitor = tapegrad.show.Monitor({"big": big, "small": small}, opt, lang="en")
+    opt.zero_grad()
+    (big * 1e-3 + small * 1e-3).sum().backward()
+    opt.step()
+    monitor.detach()
+    report = monitor.report("en")
+    assert report["big"].update_ratio == 0.0 and report["big"].grad_norm > 0
+    assert report["small"].update_ratio > 0
+    lines = report.table().splitlines()
+    assert lines[2].split()[0] == "big" and "0 (lost)" in lines[2]
+    assert "0 (lost)" not in lines[3]
+    assert lines[-1].startswith("0 (lost): the last step left these weights exactly as they "
+                                "were though their gradient was not zero")
+    assert "0 (lost)" in report.html()
+    zh = monitor.report("zh")
+    assert "0（丢失）" in zh.table() and "float32 大约只有 7 位有效数字" in zh.table()

@@ -250,6 +250,6 @@ def test_every_key_the_show_package_uses_has_both_languages():
         en, zh = TEXTS[key]
         assert en and zh and en != zh or key.startswith("col.") or en == zh == "", key
     # the report page's words: every one in both languages, same placeholders
-    from tapegrad.show.report import _page_text
+    from tapegrad.show.steps import page_text
 
-    assert set(_page_text("en")) == set(_page_text("zh")) >= {"trace", "received", "copy"}
+    assert set(page_text("en")) == set(page_text("zh")) >= {"trace", "received", "copy"}

@@ -173,3 +173,148 @@ def html_escape(s):
     import html
 
     return html.escape(s)
+
+
+def _deep_sigmoid_report_and_trace():
+    """A 10-layer sigmoid MLP: its health report's diagnosis (vanishing gradients) is a long
+    sentence, the line the page must show whole; and the trace of its backward pass."""
+    torch.manual_seed(0)
+    layers = []
+    for _ in range(10):
+        layers += [torch.nn.Linear(16, 16), torch.nn.Sigmoid()]
+    model = torch.nn.Sequential(*layers[:-1])
+    loss = model(torch.randn(8, 16)).pow(2).mean()
+    with show.trace(model) as t:
+        loss.backward()
+    report = show.health(model, lang="en")
+    assert report.kinds()[0] == "vanishing"
+    return report, t
+
+
+def _box_in_screenshot(png: Path, rgb: tuple[int, int, int]) -> tuple[int, int, int, int]:
+    """(left, top, right, bottom) of the pixels of exactly the colour ``rgb``, in pixels."""
+    import numpy as np
+    from PIL import Image
+
+    pixels = np.asarray(Image.open(png).convert("RGB")).astype(int)
+    ys, xs = np.nonzero((pixels == np.array(rgb)).all(axis=-1))
+    assert xs.size, f"no pixel of colour {rgb} in {png.name}"
+    return int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1
+
+
+_MEASURE = """() => {
+  const box = (el) => { const r = el.getBoundingClientRect();
+    return {sw: el.scrollWidth, cw: el.clientWidth, left: r.left, right: r.right,
+            top: r.top, bottom: r.bottom, height: r.height}; };
+  return {diagnosis: box(document.querySelector('.tg-diagnosis')),
+          plain: box(document.querySelector('pre.report')),
+          detail: box(document.getElementById('detail')),
+          page: {sw: document.documentElement.scrollWidth, vw: window.innerWidth}};
+}"""
+
+
+@needs_browser
+def test_page_wraps_the_diagnosis_and_numbers_steps_as_its_rows(tmp_path):
+    """At 1024 and 1400 pixels wide: the diagnosis box and a plain text section wrap (nothing
+    wider than its box, the page never scrolls sideways), measured in the DOM and on
+    screenshots (the box's colour ends inside the window, and the box is taller where the
+    window is narrower: its sentences wrapped); the step counter names the step the
+    highlighted row shows, at every step."""
+    from playwright.sync_api import sync_playwright
+
+    report, t = _deep_sigmoid_report_and_trace()
+    long_line = "a plain text section with one long line " * 12
+    page_path = write_report(tmp_path / "health.html", trace=t, lang="en",
+                             text={"Gradient health report": report, "Notes": long_line})
+    html_text = page_path.read_text(encoding="utf-8")
+    assert "vanishing gradients: the first layer&#x27;s gradient norm" in html_text
+    n_steps = len(t.records())
+    measured: dict[int, dict] = {}
+    shots: dict[int, tuple[int, int, int, int]] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, timeout=60_000,
+            args=["--headless", "--no-sandbox", "--disable-gpu",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"])
+        try:
+            for width in (1024, 1400):
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                page.set_default_timeout(20_000)
+                page.goto(page_path.as_uri())
+                page.wait_for_selector(".tg-diagnosis")
+                m = page.evaluate(_MEASURE)
+                measured[width] = m
+                for name in ("diagnosis", "plain", "detail"):
+                    assert m[name]["sw"] <= m[name]["cw"], (width, name, m[name])
+                    assert 0 <= m[name]["left"] and m[name]["right"] <= width, (width, name)
+                assert m["page"]["sw"] <= m["page"]["vw"], (width, m["page"])
+                # the screenshot: the diagnosis box's background, inside the window
+                page.locator(".tg-diagnosis").scroll_into_view_if_needed()
+                top = page.evaluate("document.querySelector('.tg-diagnosis')"
+                                    ".getBoundingClientRect().top")
+                png = tmp_path / f"page-{width}.png"
+                page.screenshot(path=str(png))
+                left, y0, right, y1 = _box_in_screenshot(png, (255, 247, 230))
+                assert right < width and left > 0, (width, left, right)
+                assert abs(y0 - top) <= 2
+                shots[width] = (left, y0, right, y1)
+                # the counter names the highlighted row's step, step after step
+                for k in range(n_steps):
+                    row = page.text_content("#steps tbody tr.current td")
+                    assert page.text_content("#pos") == f"step {row} ({k + 1} of {n_steps})"
+                    assert page.text_content("#detail").startswith(f"step {row}: ")
+                    page.click("#next")
+                page.close()
+        finally:
+            browser.close()
+    # narrower window, more lines: the box grew in height, in the DOM and on the screenshot
+    assert measured[1024]["diagnosis"]["height"] > measured[1400]["diagnosis"]["height"]
+    assert shots[1024][3] - shots[1024][1] > shots[1400][3] - shots[1400][1]
+    for width in (1024, 1400):
+        assert abs((shots[width][3] - shots[width][1])
+                   - measured[width]["diagnosis"]["height"]) <= 3
+
+
+def test_rich_display_in_jupyter():
+    """Trace, HealthReport and Monitor render as HTML in a notebook: IPython's display
+    formatter (what Jupyter calls) gives text/html for each, with their content."""
+    from IPython.core.formatters import DisplayFormatter
+
+    formatter = DisplayFormatter()
+    report, t = _deep_sigmoid_report_and_trace()
+    data, _ = formatter.format(t)
+    page = data["text/html"]
+    assert page.startswith('<div class="tg-trace">')
+    assert f"Backward trace: {len(t.steps)} steps in 1 pass(es)" in page
+    assert "<td style=\"text-align:left;vertical-align:top;padding:1px 8px\">0</td>" in page
+    assert "MseLossBackward0" in page or "MeanBackward0" in page
+    assert "t.graph()" in page
+    data, _ = formatter.format(report)
+    page = data["text/html"]
+    assert "Gradient health report" in page and '<div class="tg-diagnosis"' in page
+    assert "vanishing gradients" in page and "0.weight" in page and "<table" in page
+    assert data["text/plain"] == str(report)
+
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Sigmoid(), torch.nn.Linear(4, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    monitor = show.Monitor(model, opt, lang="en")
+    data, _ = formatter.format(monitor)
+    assert "0 steps recorded (attached)" in data["text/html"]
+    assert "no step yet" in data["text/html"]
+    for _ in range(3):
+        opt.zero_grad()
+        model(torch.ones(2, 3)).sum().backward()
+        opt.step()
+    monitor.detach()
+    data, _ = formatter.format(monitor)
+    page = data["text/html"]
+    assert data["text/plain"] == "<tapegrad.show.Monitor: 3 steps recorded, detached>"
+    assert "Gradient health monitor: 3 steps recorded (detached)" in page
+    assert "Gradient health report (step 3)" in page and '<div class="tg-diagnosis"' in page
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert "matplotlib is not installed" in page
+    else:
+        assert "<svg" in page and "<?xml" not in page

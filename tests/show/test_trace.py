@@ -240,3 +240,12 @@ def test_table_in_chinese(monkeypatch):
     assert t2.table(lang="en").startswith("step")  # the argument beats TAPEGRAD_LANG
     with pytest.raises(ValueError, match="unknown language 'fr'"):
         show.trace(lang="fr")
+
+
+def test_render_draws_the_graph_as_graph_render_does(tmp_path):
+    """``t.render(path)``, as a reader would guess it, is ``t.graph().render(path)``."""
+    e, _ = _graphs.seed000_2()
+    with show.trace() as t:
+        e.backward()
+    assert t.render(tmp_path / "t.dot") == tmp_path / "t.dot"
+    assert (tmp_path / "t.dot").read_text() == t.graph().dot()

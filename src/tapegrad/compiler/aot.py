@@ -200,7 +200,9 @@ def capture_backward(rec: Any, outputs: list[Tensor], module: Any) -> AotCapture
 
 
 def _arg_order(where: tuple) -> tuple:
-    return (0, where[1], "") if where[0] == "arg" else (1, 0, where[1])
+    path = where[2] if len(where) > 2 else ()
+    return ((0, where[1], "") if where[0] == "arg" else (1, 0, where[1])) + (
+        tuple(map(str, path)),)
 
 
 def saved_slots(aot: AotCapture, uses: Any, grad_out: list[int]) -> list[int]:

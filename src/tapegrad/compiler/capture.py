@@ -91,6 +91,7 @@ from .._tensor import Tensor
 from ..autograd import engine, forward_ad
 from ..autograd.grad_mode import _state
 from ..ops import _registry, low_precision
+from .guards import container_tensors
 
 
 class Unsupported(RuntimeError):
@@ -127,9 +128,15 @@ def accumulate_grad(t: Tensor, g: np.ndarray) -> None:
 
 def accumulate_grad_steal(t: Tensor, g: np.ndarray) -> None:
     """AccumulateGrad when the program holds the only reference to ``g`` (laid out like the
-    leaf): the array becomes ``.grad`` itself, as eager AccumulateGrad steals a free buffer."""
+    leaf at capture): the array becomes ``.grad`` itself, as eager AccumulateGrad steals a free
+    buffer. (A leaf read through a container's item may be another tensor now, laid out
+    otherwise: then a copy laid out like it, as eager makes.)"""
     old = t._grad
     if old is None:
+        if g.strides != t._data.strides:
+            data = np.empty_like(t._data)
+            np.copyto(data, g)
+            g = data
         t._grad = Tensor._make(g)
     else:
         np.add(old._data, g, out=old._data, casting="unsafe")
@@ -260,14 +267,17 @@ class Recorder:
         # a buffer's array, as batch norm's running statistics, is read live; set by replay.py)
         self.module_arrays: dict[int, Tensor] = {}
         self.optimizers: list = []  # optimizers the call reaches (set by replay.py)
-        for i, a in enumerate(args):
+        # an argument tensor is read as ``args[i]``; one inside a list, tuple or dict argument
+        # (a step given its parameters as a list) through its path: ``("arg", i, path)``
+        for where, a in [(("arg", i), a) for i, a in enumerate(args)] + [
+                (("kwarg", k), a) for k, a in kwargs.items()]:
             if isinstance(a, Tensor):
-                self.arg_tensors.setdefault(id(a), ("arg", i))
+                self.arg_tensors.setdefault(id(a), where)
                 self.arg_arrays.setdefault(id(a._data), a)
-        for k, a in kwargs.items():
-            if isinstance(a, Tensor):
-                self.arg_tensors.setdefault(id(a), ("kwarg", k))
-                self.arg_arrays.setdefault(id(a._data), a)
+            else:
+                for path, t in container_tensors(a):
+                    self.arg_tensors.setdefault(id(t), (*where, path))
+                    self.arg_arrays.setdefault(id(t._data), t)
 
     def _holder(self, a: np.ndarray) -> Tensor | None:
         """The tensor a replay reads ``a`` through: an argument, a tensor behind a global name,
@@ -412,6 +422,21 @@ class Recorder:
         log("graph_breaks", f"graph break: {text}")
         if self.fullgraph:
             raise Unsupported(f"graph break (fullgraph=True): {text}")
+
+
+def arg_source(where: tuple) -> str:
+    """The expression a program reads an argument tensor through: ``args[0]``,
+    ``kwargs['x']``, or for an item of a container argument ``args[0][2]``."""
+    base = f"args[{where[1]}]" if where[0] == "arg" else f"kwargs[{where[1]!r}]"
+    return base + "".join(f"[{k!r}]" for k in where[2]) if len(where) > 2 else base
+
+
+def arg_value(where: tuple, args: tuple, kwargs: dict) -> Any:
+    """The argument tensor ``where`` (``Recorder.arg_tensors``) names in this call."""
+    v = args[where[1]] if where[0] == "arg" else kwargs[where[1]]
+    for k in where[2] if len(where) > 2 else ():
+        v = v[k]
+    return v
 
 
 def log(kind: str, text: str) -> None:

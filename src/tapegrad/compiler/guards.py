@@ -4,12 +4,18 @@ A program is only the right program for calls like the one captured. Its ``Guard
 
 * the grad mode and inference mode;
 * per argument: a tensor's shape, dtype and ``requires_grad``; a Python constant's type and
-  value (an ``int``, ``float``, ``str``, ``bool``, ``None`` or tuple of those); any other
-  object's identity;
+  value (an ``int``, ``float``, ``str``, ``bool``, ``None`` or tuple of those); a list, tuple or
+  dict (the built-in types): its type, length or keys, and the same per item, so a step that
+  takes its parameters as a list is guarded on each parameter (as dynamo guards on a list's
+  contents); any other object's identity;
 * the training flag of every module the function reaches (the compiled module, or the
   modules named by the function and the functions it closes over);
 * that each parameter or buffer the program reads is still the module's (not replaced) and
-  keeps its ``requires_grad``.
+  keeps its ``requires_grad``;
+* per tensor the function reaches through a global name, an attribute or a closure variable,
+  directly or as an item of a list, tuple or dict held there (``params[0]``, ``layers[2]['w']``):
+  that the name (and the path into the container) still leads to a tensor of the captured
+  shape, dtype and ``requires_grad``; the program reads it through that path at each call.
 
 ``key(args, kwargs)`` is the part computed from the call alone (a tuple, compared at once);
 ``holds()`` checks the rest. When no capture fits a call, ``key_change`` and ``failure`` say
@@ -26,17 +32,67 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 
 _CONSTANT_TYPES = (int, float, bool, str, type(None))
+_CONTAINERS = (list, tuple, dict)
+# how deep and how long a container is looked into (its items' keys, the tensors found in it);
+# a longer or deeper one is guarded by identity, its tensors unwatched
+MAX_DEPTH = 4
+MAX_ITEMS = 4096
 
 
-def _arg_key(a: Any) -> Any:
+def _arg_key(a: Any, depth: int = MAX_DEPTH) -> Any:
     if isinstance(a, Tensor):
         d = a._data
         return (d.shape, d.dtype, a._requires_grad, a._inference)
-    if type(a) in _CONSTANT_TYPES:
-        return (type(a), a)
-    if type(a) is tuple and all(type(x) in _CONSTANT_TYPES for x in a):
+    cls = type(a)
+    if cls in _CONSTANT_TYPES:
+        return (cls, a)
+    if cls is tuple and all(type(x) in _CONSTANT_TYPES for x in a):
         return (tuple, a)
+    if cls in _CONTAINERS and depth > 0 and len(a) <= MAX_ITEMS:
+        if cls is dict:
+            return (dict, tuple((k, _arg_key(v, depth - 1)) for k, v in a.items()))
+        return (cls, tuple(_arg_key(x, depth - 1) for x in a))
     return (object, id(a))
+
+
+def container_tensors(value: Any, depth: int = MAX_DEPTH) -> list[tuple[tuple, Tensor]]:
+    """The tensors inside a list, tuple or dict (and the containers in it), each with its path
+    of indices and keys: ``[((0,), w), ((1,), b)]`` for ``[w, b]``. The built-in types only,
+    as far as ``_arg_key`` looks (so every tensor found has a guard on its metadata)."""
+    found: list = []
+
+    def walk(v: Any, path: tuple, d: int) -> None:
+        if isinstance(v, Tensor):
+            found.append((path, v))
+            return
+        cls = type(v)
+        if cls not in _CONTAINERS or d <= 0 or len(v) > MAX_ITEMS:
+            return
+        items = v.items() if cls is dict else enumerate(v)
+        for k, x in items:
+            walk(x, path + (k,), d - 1)
+
+    if type(value) in _CONTAINERS:
+        walk(value, (), depth)
+    return found
+
+
+def follow(value: Any, path: tuple) -> Any:
+    """The item at ``path`` inside ``value`` (``value[p0][p1]...``); ``_GONE`` where the path
+    no longer leads anywhere (an item removed, a container replaced by another object)."""
+    for k in path:
+        if type(value) not in _CONTAINERS:
+            return _GONE
+        try:
+            value = value[k]
+        except (IndexError, KeyError, TypeError):
+            return _GONE
+    return value
+
+
+def path_text(path: tuple) -> str:
+    """``[0]['w']``: a path as the Python subscripts that follow it."""
+    return "".join(f"[{k!r}]" for k in path)
 
 
 def key(args: tuple, kwargs: dict) -> tuple:
@@ -77,6 +133,8 @@ def _unnamed(k: tuple) -> tuple:
 
 
 def _arg_change(a: tuple, b: tuple) -> str:
+    if _kind(a) == _kind(b) == "a container" and a[0] is b[0]:
+        return _container_change(a, b)
     if _kind(a) == _kind(b) == "a tensor":
         for what, x, y in zip(("shape", "dtype", "requires_grad", "inference"), a, b,
                               strict=True):
@@ -89,9 +147,32 @@ def _arg_change(a: tuple, b: tuple) -> str:
     return f"{_kind(b)}, captured with {_kind(a)}"
 
 
+def _container_change(a: tuple, b: tuple) -> str:
+    """What differs between two keys of containers of the same type: the length or keys,
+    else the first item that differs (``item [2]: tensor shape ...``)."""
+    cls, x, y = a[0], a[1], b[1]
+    name = cls.__name__
+    if cls is dict:
+        kx, ky = [k for k, _ in x], [k for k, _ in y]
+        if kx != ky:
+            return f"a dict with keys {ky}, captured with {kx}"
+        pairs = [(k, u, v) for (k, u), (_, v) in zip(x, y, strict=True)]
+    else:
+        if len(x) != len(y):
+            return f"a {name} of {len(y)} items, captured with {len(x)}"
+        pairs = [(k, u, v) for k, (u, v) in enumerate(zip(x, y, strict=True))]
+    for k, u, v in pairs:
+        if u != v:
+            return f"item [{k!r}] of the {name}: {_arg_change(u, v)}"
+    return "the same items"
+
+
 def _kind(k: tuple) -> str:
     if isinstance(k[0], tuple):
         return "a tensor"
+    if k[0] in _CONTAINERS and isinstance(k[1], tuple) and (
+            k[0] is not tuple or any(type(x) is tuple for x in k[1])):
+        return "a container"
     return "an object" if k[0] is object else "a constant"
 
 
@@ -107,8 +188,10 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None,
 
     With ``refs``, every name, attribute or closure cell found holding a tensor, module or
     optimizer is appended to it as ``(globals or attribute dict, or cell; name or None; the
-    object)``: a program is only valid while those names still hold those objects (a training
-    loop that rebinds a global ``x`` to each new batch must not replay the old one).
+    object; path)``: a program is only valid while those names still hold those objects (a
+    training loop that rebinds a global ``x`` to each new batch must not replay the old one).
+    ``path`` is ``()``, or for a tensor that is an item of a list, tuple or dict the name holds
+    (``params = [w, b]``), the indices and keys that lead to it (``container_tensors``).
 
     With ``spaces``, every namespace looked into is appended as ``(globals or attribute dict,
     or cell; the names read, or None for all)``: ``Rebinds`` watches them during a capture.
@@ -122,8 +205,13 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None,
     seen: set = set()
 
     def note(where: Any, name: Any, obj: Any) -> None:
-        if refs is not None and isinstance(obj, (Tensor, Module, Optimizer, LRScheduler)):
-            refs.append((where, name, obj))
+        if refs is None:
+            return
+        if isinstance(obj, (Tensor, Module, Optimizer, LRScheduler)):
+            refs.append((where, name, obj, ()))
+        elif type(obj) in _CONTAINERS:
+            for path, t in container_tensors(obj):
+                refs.append((where, name, t, path))
 
     def visit(obj: Any, d: int) -> None:
         if id(obj) in seen:
@@ -141,6 +229,13 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None,
             visit(obj.optimizer, d)
             return
         if d <= 0:
+            return
+        if type(obj) in _CONTAINERS and len(obj) <= MAX_ITEMS:
+            # the modules and optimizers in a list or dict the function names (``models =
+            # [enc, dec]``): their flags are guarded as those of modules named directly
+            for item in (obj.values() if type(obj) is dict else obj):
+                if isinstance(item, (Module, Optimizer, LRScheduler)):
+                    visit(item, d - 1)
             return
         if isinstance(obj, types.MethodType):
             visit(obj.__self__, d)
@@ -260,7 +355,8 @@ class Guards:
         # a tensor behind a name: its metadata (the program reads it through the name);
         # a module or optimizer: its identity
         self.names = tuple(
-            (w, n, _arg_key(o) if isinstance(o, Tensor) else None, o) for w, n, o in names or ())
+            (w, n, _arg_key(o) if isinstance(o, Tensor) else None, o, path)
+            for w, n, o, path in names or ())
         mods: list = []
         seen: set = set()
         for root in roots:
@@ -294,9 +390,14 @@ class Guards:
                 return f"parameter or buffer {name!r} was replaced"
             if t._requires_grad is not rg:
                 return f"requires_grad of {name!r} is {t._requires_grad} (captured with {rg})"
-        for where, name, meta, obj in self.names:
+        for where, name, meta, obj, path in self.names:
             now = where.get(name) if name is not None else where.cell_contents
             what = f"name {name!r}" if name is not None else "a closure variable"
+            if path:
+                now = follow(now, path)
+                what += f", item {path_text(path)}"
+                if now is _GONE:
+                    return f"{what} is gone (the container changed)"
             if meta is None and now is not obj:
                 return f"{what} holds another object"
             if meta is not None and (not isinstance(now, Tensor) or _arg_key(now) != meta):

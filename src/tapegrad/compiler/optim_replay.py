@@ -1,27 +1,33 @@
-"""An Adam (or AdamW) step at replay: the NumPy calls of ``Adam.step`` written out.
+"""The steps of Adam (and AdamW), SGD and RMSprop at replay: the optimizers' own arithmetic,
+called on small parameters' values together.
 
 A captured training step records ``optimizer.step()`` as one opaque call (capture.py): its
 Python runs again at each replay, on the live state, since the bias corrections change with
-every step and a scheduler may change ``lr``. For Adam that Python is most of a replayed
-step's own work: per parameter some fifty small calls (dtype tests, scalar conversions,
-version bumps, the update helpers) around fifteen NumPy kernels.
+every step and a scheduler may change ``lr``. For these optimizers that Python is most of a
+replayed step's own work: per parameter some tens of small calls (dtype tests, scalar
+conversions, version bumps, the update helpers) around a handful of NumPy kernels.
 
-``adam_step`` is what a program calls instead, when every parameter with a gradient and its
-state are float32 and the groups take the plain path (no amsgrad, maximize, capturable,
-fused or differentiable; no step hooks). It reads the hyper-parameters and each step count
-from the live optimizer at each call, as ``Adam.step`` does, and makes the same NumPy calls
-in the same order (``optim/optimizer.py``'s ``lerp_``, ``mul_``, ``addcmul_``, ``sqrt_add``,
-``addcdiv_`` for float32), so the parameters, moments and step counts are the same bits.
-Any other case calls the real ``step``.
+``replay_of(step)`` gives what a program calls instead (``adam_step``, ``sgd_step``,
+``rmsprop_step``), when every parameter with a gradient and its state are float32 and the
+groups take the plain path (no maximize, capturable, fused or differentiable, no amsgrad; no
+step hooks; the state already made by a first eager step). Each reads the hyper-parameters
+and step counts from the live optimizer at each call, as ``step`` does, and calls the same
+array functions ``step`` calls (``optim/_single_tensor.py``: ``gradient_for_step``,
+``adam_moments_array_``, ``adam_step_term``, ``sgd_momentum_array_``, ``sgd_direction``,
+``square_average_array_``, ``rmsprop_denominator``, ...; the arithmetic is written once,
+there), so the parameters, state and step counts are the same bits. Any other case calls the
+real ``step``.
 
 Most of a model's parameters are small (biases, norms, heads, embeddings), and for them the
-cost of a NumPy call, not its loop, is the step's time: fifteen calls per parameter. So the
-small parameters of a group are updated together: their moments are moved once into flat
-buffers (each state tensor's array becomes a view of its piece), their gradients gathered
-into one array, and each kernel runs once per bucket of parameters. The kernels are the same
-elementwise calls, so each element gets the same bits; only the number of calls changes (the
-benchmark GPT: 34 of its 38 parameters go into one bucket, whose update is fifteen calls and
-one add per parameter, instead of fifteen calls per parameter; the step took 1.7 ms, now 1.2).
+cost of a NumPy call, not its loop, is the step's time. So the small parameters of a group are
+updated together: their state tensors are moved once into flat buffers (each state tensor's
+array becomes a view of its piece), their gradients gathered into one array, and each array
+function runs once per bucket of parameters. The functions are elementwise with the same
+scalars for every element, so each element gets the bits it gets alone; what is added to each
+parameter is then added per parameter, as ``step`` adds it (the benchmark GPT under Adam: 34
+of its 38 parameters go into one bucket). SGD's buffers are bucketed only without dampening:
+its ``add_`` with a scale other than 1 goes through the BLAS's ``axpy`` on a large array and
+not on a small one, and those round differently.
 """
 
 from __future__ import annotations
@@ -33,139 +39,119 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..optim import _single_tensor as single
 from ..optim import optimizer as optim_mod
 
 F32 = np.dtype(np.float32)
 
 
-def adam_step(opt: Any, step: Callable) -> Any:
-    """``opt.step()`` for an Adam/AdamW whose parameters are float32 (module docstring);
-    ``step`` is the real method, called for any other case."""
-    if (optim_mod._global_pre_hooks or optim_mod._global_post_hooks
-            or opt._optimizer_step_pre_hooks or opt._optimizer_step_post_hooks):
-        return step(opt)
+def replay_of(fn: Any) -> Callable | None:
+    """The replayed form of an optimizer's ``step`` method (under the wrappers the optimizer
+    classes put around it: the step hooks, a subclass's own wrapper), or None."""
+    while hasattr(fn, "__wrapped__"):
+        fn = fn.__wrapped__
+    return _replays().get(fn)
+
+
+_REPLAYS: dict = {}
+
+
+def _replays() -> dict:
+    if not _REPLAYS:
+        from ..optim.adam import Adam
+        from ..optim.rmsprop import RMSprop
+        from ..optim.sgd import SGD
+
+        for cls, replay in ((Adam, adam_step), (SGD, sgd_step), (RMSprop, rmsprop_step)):
+            fn = cls.__dict__["step"]
+            while hasattr(fn, "__wrapped__"):
+                fn = fn.__wrapped__
+            _REPLAYS[fn] = replay
+    return _REPLAYS
+
+
+# ---------------------------------------------------------------------------------------------
+# What every replayed step shares: the checks, the plan, the buckets
+# ---------------------------------------------------------------------------------------------
+
+def _hooked(opt: Any) -> bool:
+    return bool(optim_mod._global_pre_hooks or optim_mod._global_post_hooks
+                or opt._optimizer_step_pre_hooks or opt._optimizer_step_post_hooks)
+
+
+_OFF = ("maximize", "capturable", "fused", "differentiable", "amsgrad")
+
+
+def _plan(opt: Any, keys: Callable[[dict], tuple], counted: bool) -> list | None:
+    """Per group, ``(group, items)`` with one item per parameter with a gradient:
+    ``(p, its state tensors for keys(group), its step count tensor or None)``; None when the
+    real step must run (a group option the replay does not take, a state not made yet or
+    made otherwise, a dtype other than float32)."""
     plan = []
     state = opt.state
     for group in opt.param_groups:
-        if (group.get("amsgrad") or group.get("maximize") or group.get("capturable")
-                or group.get("fused") or group.get("differentiable")):
-            return step(opt)
+        for k in _OFF:
+            if group.get(k):
+                return None
+        names = keys(group)
+        n_state = len(names) + counted
         items = []
         for p in group["params"]:
             grad_t = p._grad
             if grad_t is None:
                 continue
-            s = state.get(p)
-            if not s or "max_exp_avg_sq" in s:
-                return step(opt)
-            m, v = s["exp_avg"], s["exp_avg_sq"]
-            if not (type(s["step"]) is Tensor and p._data.dtype == F32
-                    and grad_t._data.dtype == F32
-                    and m._data.dtype == F32 and v._data.dtype == F32):
-                return step(opt)
-            items.append((p, grad_t._data, m, v, s["step"]))
+            if p._data.dtype != F32 or grad_t._data.dtype != F32:
+                return None
+            tensors: tuple = ()
+            step_t = None
+            if n_state:
+                s = state.get(p)
+                if not s or len(s) != n_state:
+                    return None
+                tensors = tuple([s.get(k) for k in names])
+                for t in tensors:
+                    if type(t) is not Tensor or t._data.dtype != F32:
+                        return None
+                if counted:
+                    step_t = s.get("step")
+                    if type(step_t) is not Tensor:
+                        return None
+            items.append((p, tensors, step_t))
         plan.append((group, items))
+    return plan
+
+
+def _run(opt: Any, step: Callable, keys: Callable[[dict], tuple], counted: bool,
+         group_step: Callable) -> Any:
+    """``opt.step()``: the replayed form where the plan allows it, else the real one."""
+    if _hooked(opt):
+        return step(opt)
+    plan = _plan(opt, keys, counted)
+    if plan is None:
+        return step(opt)
     for group, items in plan:
-        _adam_group(opt, group, items)
+        if items:
+            group_step(opt, group, items)
     return None
 
 
-def _adam_group(opt: Any, group: dict, items: list) -> None:
-    to_scalar = optim_mod._to_scalar
-    increment = optim_mod._increment_step
-    lr = to_scalar(group["lr"])
-    beta1, beta2 = (to_scalar(b) for b in group["betas"])
-    weight_decay = to_scalar(group["weight_decay"])
-    decoupled = group["decoupled_weight_decay"]
-    k = _Constants(group, beta1, beta2)
-    steps = [increment(step_t) for _, _, _, _, step_t in items]
-    grads = []
-    for p, g, _, _, _ in items:
-        if weight_decay != 0:
-            if decoupled:
-                optim_mod.mul_(p._data, 1 - lr * weight_decay)
-                p._version_counter.value += 1
-            else:
-                g = optim_mod.add_scaled(g, p._data, weight_decay)
-        grads.append(g)
-    buckets = _buckets(opt, group, items) if len(set(steps)) == 1 else None
-    done = set()
-    if buckets is not None:
-        for b in buckets:
-            gb = np.concatenate([grads[i].reshape(-1) for i in b.index], out=b.g)
-            x = _update(k, gb, b.m, b.v, lr, beta1, beta2, steps[0], b.scratch())
-            for i, part in zip(b.index, b.parts(x), strict=True):
-                p, _, m_t, v_t, _ = items[i]
-                np.add(p._data, part, out=p._data)
-                p._version_counter.value += 1
-                m_t._version_counter.value += 1
-                v_t._version_counter.value += 2
-            done.update(b.index)
-    for i, (p, _, m_t, v_t, _) in enumerate(items):
-        if i in done:
-            continue
-        x = _update(k, grads[i], m_t._data, v_t._data, lr, beta1, beta2, steps[i], None)
-        m_t._version_counter.value += 1
-        v_t._version_counter.value += 2
-        param = p._data
-        np.add(param, x, out=param)
+def _grads(items: list, weight_decay: float, lr: float = 0.0,
+           decoupled: bool = False) -> list:
+    """Each item's gradient as the update uses it (``gradient_for_step``: the weight decay,
+    in place on the parameter when decoupled)."""
+    out = []
+    for p, _, _ in items:
+        out.append(single.gradient_for_step(p, False, lr, weight_decay, decoupled))
+    return out
+
+
+def _bump_all(items: list, index: Any, counts: tuple) -> None:
+    """The version bumps ``step`` makes: the parameter once, each state tensor its count."""
+    for i in index:
+        p, tensors, _ = items[i]
         p._version_counter.value += 1
-
-
-class _Constants:
-    """A group's update constants, as ``Adam.step``'s helpers make them (float32 scalars)."""
-
-    __slots__ = ("w1", "near", "w1_far", "b2", "value2", "c2", "eps32")
-
-    def __init__(self, group: dict, beta1: float, beta2: float) -> None:
-        f32 = np.float32
-        self.w1 = f32(1 - beta1)  # lerp_'s weight
-        self.near = abs(self.w1) < 0.5
-        self.w1_far = -(f32(1) - self.w1)
-        self.b2 = f32(beta2)  # mul_'s scalar
-        self.value2 = 1 - beta2  # addcmul_'s value
-        self.c2 = f32(self.value2)
-        self.eps32 = f32(group["eps"])
-
-
-def _update(k: _Constants, g: np.ndarray, m: np.ndarray, v: np.ndarray, lr: float,
-            beta1: float, beta2: float, step: float, scratch: tuple | None) -> np.ndarray:
-    """The moments updated in place; returns the step to add to the parameter. ``scratch``:
-    a bucket's buffers (float32 twice, float64) to compute in, else new arrays."""
-    multiply, add = np.multiply, np.add
-    d = x = t64 = None
-    if scratch is not None:
-        d, x, t64 = scratch
-    # lerp_(m, g, 1 - beta1)
-    diff = np.subtract(g, m, out=d)
-    if k.near:
-        t = multiply(diff, k.w1, dtype=np.float64, out=t64)
-        add(t, m, out=m, casting="same_kind")  # added in float64, stored rounded
-    else:
-        t = multiply(diff, k.w1_far, dtype=np.float64, out=t64)
-        add(t, g, out=m, casting="same_kind")
-    # mul_(v, beta2); addcmul_(v, g, g, 1 - beta2)
-    multiply(v, k.b2, out=v)
-    u = multiply(g, k.c2, out=d) if k.value2 != 1 else g
-    t = multiply(u, g, dtype=np.float64, out=t64)
-    add(t, v, out=v, casting="same_kind")
-    bias_correction1 = 1 - beta1**step
-    bias_correction2 = 1 - beta2**step
-    step_size = lr / bias_correction1
-    # denom = sqrt_add(v, bias_correction2 ** 0.5, eps)
-    denom = np.sqrt(v, out=d)
-    np.divide(denom, np.float32(bias_correction2**0.5), out=denom)
-    add(denom, k.eps32, out=denom)
-    # addcdiv_(param, m, denom, -step_size): the x returned, added by the caller
-    value = -step_size
-    if value != 1:
-        x = multiply(m, np.float32(value), out=x)
-    elif x is None:
-        x = m.copy()
-    else:
-        np.copyto(x, m)
-    np.divide(x, denom, out=x)
-    return x
+        for t, n in zip(tensors, counts, strict=True):
+            t._version_counter.value += n
 
 
 # Parameters up to _SMALL elements go into buckets of up to _BUCKET elements; a larger one is
@@ -175,61 +161,58 @@ _BUCKET = 65536
 
 
 class _Bucket:
-    """Small parameters updated together: their moments' arrays are views of ``m`` and ``v``."""
+    """Small parameters updated together: their state tensors' arrays are views of ``flats``
+    (one flat buffer per state key)."""
 
-    __slots__ = ("index", "shapes", "offsets", "m", "v", "g", "m_parts", "v_parts", "_scratch")
+    __slots__ = ("index", "shapes", "offsets", "flats", "parts_of", "g")
 
     def __init__(self, index: list, items: list) -> None:
         self.index = index
         self.shapes = [items[i][0]._data.shape for i in index]
         sizes = [items[i][0]._data.size for i in index]
         self.offsets = [sum(sizes[:j]) for j in range(len(sizes) + 1)]
-        n = self.offsets[-1]
-        self.m = np.concatenate([items[i][2]._data.reshape(-1) for i in index])
-        self.v = np.concatenate([items[i][3]._data.reshape(-1) for i in index])
-        self.g = np.empty(n, F32)
-        self.m_parts = self.parts(self.m)
-        self.v_parts = self.parts(self.v)
-        for i, mp, vp in zip(index, self.m_parts, self.v_parts, strict=True):
-            items[i][2]._data = mp  # the state tensors now read and write the flat buffers
-            items[i][3]._data = vp
-        self._scratch: tuple | None = None
+        n_keys = len(items[index[0]][1])
+        self.flats = [np.concatenate([items[i][1][k]._data.reshape(-1) for i in index])
+                      for k in range(n_keys)]
+        self.parts_of = [self.parts(f) for f in self.flats]
+        for k, parts in enumerate(self.parts_of):
+            for i, part in zip(index, parts, strict=True):
+                items[i][1][k]._data = part  # the state tensors now read and write the buffers
+        self.g = np.empty(self.offsets[-1], F32)
 
     def parts(self, flat: np.ndarray) -> list:
         o = self.offsets
         return [flat[o[j]:o[j + 1]].reshape(s) for j, s in enumerate(self.shapes)]
 
-    def scratch(self) -> tuple:
-        if self._scratch is None:
-            n = self.offsets[-1]
-            self._scratch = (np.empty(n, F32), np.empty(n, F32), np.empty(n, np.float64))
-        return self._scratch
+    def gather(self, grads: list) -> np.ndarray:
+        """The bucket's gradients, one flat array."""
+        return np.concatenate([grads[i].reshape(-1) for i in self.index], out=self.g)
 
     def holds(self, items: list) -> bool:
-        return all(items[i][2]._data is mp and items[i][3]._data is vp
-                   for i, mp, vp in zip(self.index, self.m_parts, self.v_parts, strict=True))
+        return all(items[i][1][k]._data is part
+                   for k, parts in enumerate(self.parts_of)
+                   for i, part in zip(self.index, parts, strict=True))
 
 
-# optimizer -> {id(group): (the group's parameters, moments), its buckets}
+# optimizer -> {id(group): (the ids of the group's parameters and state tensors, those
+# objects (kept, so that their ids stay theirs), its buckets)}
 _BUCKETS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _buckets(opt: Any, group: dict, items: list) -> list | None:
-    """The group's buckets of small parameters, made (the moments moved) at the first step
-    and again whenever the parameters with gradients, their state tensors or the state's
+def _buckets(opt: Any, group: dict, items: list) -> list:
+    """The group's buckets of small parameters, made (the state moved) at the first replayed
+    step and again whenever the parameters with gradients, their state tensors or the state's
     arrays are not those the buckets were made for (a loaded state dict, a frozen layer)."""
     per_opt = _BUCKETS.setdefault(opt, {})
-    key = [(p, m_t, v_t) for p, _, m_t, v_t, _ in items]
+    objects = [(p, *tensors) for p, tensors, _ in items]
+    ids = tuple([tuple(map(id, o)) for o in objects])
     known = per_opt.get(id(group))
-    if known is not None and len(known[0]) == len(key) and all(
-            a is x and b is y and c is z
-            for (a, b, c), (x, y, z) in zip(known[0], key, strict=True)) and all(
-            b.holds(items) for b in known[1]):
-        return known[1]
-    small = [i for i, (p, _, m_t, v_t, _) in enumerate(items)
-             if p._data.size <= _SMALL and m_t._data.flags.c_contiguous
-             and v_t._data.flags.c_contiguous and m_t._data.shape == p._data.shape
-             and v_t._data.shape == p._data.shape]
+    if known is not None and known[0] == ids and all(b.holds(items) for b in known[2]):
+        return known[2]
+    small = [i for i, (p, tensors, _) in enumerate(items)
+             if p._data.size <= _SMALL and tensors and all(
+                 t._data.flags.c_contiguous and t._data.shape == p._data.shape
+                 for t in tensors)]
     buckets: list[list[int]] = []
     cur: list[int] = []
     size = 0
@@ -245,5 +228,158 @@ def _buckets(opt: Any, group: dict, items: list) -> list | None:
     current = {id(g) for g in opt.param_groups}
     for stale in [k for k in per_opt if k not in current]:  # groups a loaded state replaced
         del per_opt[stale]
-    per_opt[id(group)] = (key, made)
+    per_opt[id(group)] = (ids, objects, made)
     return made
+
+
+def _each(items: list, buckets: list | None) -> tuple[list, list[int]]:
+    """The buckets to update together and the items' indices to update one by one."""
+    if not buckets:
+        return [], list(range(len(items)))
+    done = {i for b in buckets for i in b.index}
+    return buckets, [i for i in range(len(items)) if i not in done]
+
+
+# ---------------------------------------------------------------------------------------------
+# Adam and AdamW
+# ---------------------------------------------------------------------------------------------
+
+def adam_step(opt: Any, step: Callable) -> Any:
+    """``opt.step()`` of an Adam or AdamW (module docstring); ``step`` is the real method."""
+    return _run(opt, step, lambda group: ("exp_avg", "exp_avg_sq"), True, _adam_group)
+
+
+def _adam_group(opt: Any, group: dict, items: list) -> None:
+    to_scalar = optim_mod._to_scalar
+    lr = to_scalar(group["lr"])
+    beta1, beta2 = (to_scalar(b) for b in group["betas"])
+    weight_decay = to_scalar(group["weight_decay"])
+    eps = group["eps"]
+    steps = [optim_mod._increment_step(step_t) for _, _, step_t in items]
+    grads = _grads(items, weight_decay, lr, group["decoupled_weight_decay"])
+    buckets, alone = _each(items, _buckets(opt, group, items) if len(set(steps)) == 1
+                           else None)
+    for b in buckets:
+        g = b.gather(grads)
+        m, v = b.flats
+        single.adam_moments_array_(m, v, g, beta1, beta2)
+        x = single.adam_step_term(m, v, steps[0], lr, beta1, beta2, eps, m)
+        for i, part in zip(b.index, b.parts(x), strict=True):
+            optim_mod.add_term_(items[i][0]._data, part)
+        _bump_all(items, b.index, (1, 2))
+    for i in alone:
+        p, (m_t, v_t), _ = items[i]
+        m, v = m_t._data, v_t._data
+        single.adam_moments_array_(m, v, grads[i], beta1, beta2)
+        optim_mod.add_term_(p._data, single.adam_step_term(m, v, steps[i], lr, beta1, beta2,
+                                                           eps, p._data))
+    _bump_all(items, alone, (1, 2))
+
+
+# ---------------------------------------------------------------------------------------------
+# SGD
+# ---------------------------------------------------------------------------------------------
+
+def sgd_step(opt: Any, step: Callable) -> Any:
+    """``opt.step()`` of an SGD (module docstring); ``step`` is the real method. With
+    momentum, the buffers are made by the first (real) step."""
+    return _run(opt, step, _sgd_keys, False, _sgd_group)
+
+
+def _sgd_keys(group: dict) -> tuple:
+    return ("momentum_buffer",) if group["momentum"] != 0 else ()
+
+
+def _sgd_group(opt: Any, group: dict, items: list) -> None:
+    to_scalar = optim_mod._to_scalar
+    lr = to_scalar(group["lr"])
+    momentum = group["momentum"]
+    dampening = group["dampening"]
+    nesterov = group["nesterov"]
+    grads = _grads(items, to_scalar(group["weight_decay"]))
+    add_scaled_ = optim_mod.add_scaled_
+    if momentum == 0:
+        for (p, _, _), g in zip(items, grads, strict=True):
+            add_scaled_(p._data, g, -lr)
+            p._version_counter.value += 1
+        return
+    buckets, alone = _each(items, _buckets(opt, group, items) if 1 - dampening == 1
+                           else None)
+    for b in buckets:
+        g = b.gather(grads)
+        (buf,) = b.flats
+        single.sgd_momentum_array_(buf, g, momentum, dampening)
+        d = single.sgd_direction(g, buf, momentum, nesterov)
+        for i, part in zip(b.index, b.parts(d), strict=True):
+            add_scaled_(items[i][0]._data, part, -lr)
+        _bump_all(items, b.index, (2,))
+    for i in alone:
+        p, (buf_t,), _ = items[i]
+        buf = buf_t._data
+        single.sgd_momentum_array_(buf, grads[i], momentum, dampening)
+        add_scaled_(p._data, single.sgd_direction(grads[i], buf, momentum, nesterov), -lr)
+    _bump_all(items, alone, (2,))
+
+
+# ---------------------------------------------------------------------------------------------
+# RMSprop
+# ---------------------------------------------------------------------------------------------
+
+def rmsprop_step(opt: Any, step: Callable) -> Any:
+    """``opt.step()`` of an RMSprop (module docstring); ``step`` is the real method."""
+    return _run(opt, step, _rmsprop_keys, True, _rmsprop_group)
+
+
+def _rmsprop_keys(group: dict) -> tuple:
+    return (("square_avg",) + (("momentum_buffer",) if group["momentum"] > 0 else ())
+            + (("grad_avg",) if group["centered"] else ()))
+
+
+def _rmsprop_group(opt: Any, group: dict, items: list) -> None:
+    lr = optim_mod._to_scalar(group["lr"])
+    alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
+    centered = group["centered"]
+    for _, _, step_t in items:
+        optim_mod._increment_step(step_t)
+    grads = _grads(items, group["weight_decay"])
+    counts = (2,) + ((2,) if momentum > 0 else ()) + ((1,) if centered else ())
+
+    def update(arrays: tuple, g: np.ndarray, params: list) -> None:
+        """The update of one parameter, or of a bucket's (``params``: its pieces' arrays,
+        each with the slice of the flat arrays it takes)."""
+        square_avg = arrays[0]
+        single.square_average_array_(square_avg, g, alpha)
+        grad_avg = None
+        if centered:
+            grad_avg = arrays[-1]
+            optim_mod.lerp_(grad_avg, g, 1 - alpha)
+        avg = single.rmsprop_denominator(square_avg, grad_avg, eps, square_avg)
+        if momentum > 0:
+            buf = arrays[1]
+            single.rmsprop_momentum_array_(buf, g, avg, momentum)
+            for param, piece in params:
+                optim_mod.add_scaled_exact_(param, piece(buf), -lr)
+        else:
+            x = optim_mod.addcdiv_term(g, avg, -lr, square_avg)
+            for param, piece in params:
+                optim_mod.add_term_(param, piece(x))
+
+    buckets, alone = _each(items, _buckets(opt, group, items))
+    for b in buckets:
+        pieces = [(items[i][0]._data, _piece(b, j)) for j, i in enumerate(b.index)]
+        update(tuple(b.flats), b.gather(grads), pieces)
+        _bump_all(items, b.index, counts)
+    for i in alone:
+        p, tensors, _ = items[i]
+        update(tuple(t._data for t in tensors), grads[i], [(p._data, _whole)])
+    _bump_all(items, alone, counts)
+
+
+def _whole(a: np.ndarray) -> np.ndarray:
+    return a
+
+
+def _piece(b: _Bucket, j: int) -> Callable:
+    """The ``j``-th parameter's piece of one of a bucket's flat arrays."""
+    lo, hi, shape = b.offsets[j], b.offsets[j + 1], b.shapes[j]
+    return lambda flat: flat[lo:hi].reshape(shape)

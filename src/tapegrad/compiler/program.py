@@ -106,7 +106,7 @@ def same_steps(r1: Recorder, r2: Recorder) -> str | None:
                 continue
             src1, src2 = r1.named.get(id(s1.obj)), r2.named.get(id(s2.obj))
             if src1 is not None and src2 is not None and src1[0] is src2[0] and (
-                    src1[1] == src2[1]):
+                    src1[1:] == src2[1:]):
                 continue  # the same global name or closure cell, read at each call
             if "grad_of" in s1.params or "grad_of" in s2.params:
                 if not _same_target(s1.params.get("grad_of"), s2.params.get("grad_of"), r1, r2):
@@ -265,18 +265,13 @@ class Program:
             t = s.obj
             where = rec.arg_tensors.get(id(t))
             if where is not None:
-                src = f"args[{where[1]}]" if where[0] == "arg" else f"kwargs[{where[1]!r}]"
-                return f"a{slot} = {src}._data"
+                return f"a{slot} = {cap.arg_source(where)}._data"
             leaf = s.params.get("grad_of")
             if leaf is not None:  # a leaf's .grad, read as it is at that point of the replay
                 return f"a{slot} = {self._leaf(leaf, rec, f'leaf{slot}')}._grad._data"
             named = rec.named.get(id(t))
             if named is not None and first.named.get(id(f_step.obj)) == named:
-                holder, key = named
-                if key is not None:  # a global or an attribute: read through its dict
-                    base = "globals" if "__builtins__" in holder else "attrs"
-                    return f"a{slot} = {self._name(holder, base)}[{key!r}]._data"
-                return f"a{slot} = {self._name(holder, 'cell')}.cell_contents._data"
+                return f"a{slot} = {self._named(named)}._data"
             if f_step.obj is t:  # the same tensor at both captures: read it live
                 name = self.tensor_names.get(id(t), f"t{slot}")
                 return f"a{slot} = {self._name(t, name)}._data"
@@ -334,10 +329,12 @@ class Program:
         counted = getattr(getattr(s.obj, "__dict__", {}).get(s.fn.__name__),
                           "_wrapped_by_lr_sched", False)
         note = f"{obj}._opt_called = True\n" if counted else ""  # (an LR scheduler's flag)
-        if not args and not kw and _is_adam_step(s.fn):  # written out (optim_replay.py)
-            from .optim_replay import adam_step
+        if not args and not kw:
+            from .optim_replay import replay_of
 
-            return f"{note}{self._name(adam_step, 'adam_step')}({obj}, {meth})"
+            replay = replay_of(s.fn)  # Adam's, SGD's, RMSprop's step at replay
+            if replay is not None:
+                return f"{note}{self._name(replay, replay.__name__)}({obj}, {meth})"
         return f"{note}{meth}({', '.join([obj] + args + kw)})"
 
     @staticmethod
@@ -369,8 +366,22 @@ class Program:
         tensor at each call), else the tensor itself (a parameter)."""
         where = rec.arg_tensors.get(id(t))
         if where is not None:
-            return f"args[{where[1]}]" if where[0] == "arg" else f"kwargs[{where[1]!r}]"
+            return cap.arg_source(where)
+        named = rec.named.get(id(t))
+        if named is not None and named[2]:  # an item of a list or dict behind a name: read
+            return self._named(named)  # through it, as its array is (the item may change)
         return self._name(t, self.tensor_names.get(id(t), base))
+
+    def _named(self, named: tuple) -> str:
+        """The expression for a tensor read through a global name, an attribute or a closure
+        cell, and the path into a container held there (``Recorder.named``)."""
+        holder, key, path = named
+        if key is not None:  # a global or an attribute: read through its dict
+            base = "globals" if "__builtins__" in holder else "attrs"
+            src = f"{self._name(holder, base)}[{key!r}]"
+        else:
+            src = f"{self._name(holder, 'cell')}.cell_contents"
+        return src + "".join(f"[{k!r}]" for k in path)
 
     def _stealable(self, slot: int, i: int, param: np.ndarray, rec: Recorder, last_use: dict,
                    returned: set) -> bool:
@@ -455,19 +466,6 @@ class Program:
         return "\n".join(out) + "\n"
 
 
-
-
-def _is_adam_step(fn: Any) -> bool:
-    """Is ``fn`` ``Adam.step`` (AdamW's too), under the wrappers the optimizer classes put
-    around ``step`` (the step hooks: a subclass may hold its own wrapper of Adam's)?"""
-    from ..optim.adam import Adam
-
-    def raw(f: Any) -> Any:
-        while hasattr(f, "__wrapped__"):
-            f = f.__wrapped__
-        return f
-
-    return raw(fn) is raw(Adam.__dict__["step"])
 
 
 def _changes_state(s: Step) -> bool:

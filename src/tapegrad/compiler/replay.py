@@ -17,6 +17,11 @@ A capture is an eager call with a recorder on the side (capture.py), so the call
 give exactly eager results. Two captures must agree before a program replays (program.py
 ``same_steps``), so a program starts replaying on the third call of a signature.
 
+Every way a call ends up running eagerly is reported under ``TORCH_LOGS`` (or
+``TAPEGRAD_LOGS``): ``graph_breaks`` for a graph break (as it happens), a signature whose
+captures cannot become a program (the reason, once) and a replay handed back to eager code
+(``PathChanged``, below); ``recompiles`` for each recompile and, once, the recompile limit.
+
 A replay repeats the value checks eager code makes (capture.py): bad values raise eager's
 error; values that eager code would send down another path (cross-entropy's lean path needs
 every target in range and none ignored) raise ``PathChanged`` before the program changes any
@@ -87,6 +92,7 @@ class CompiledFunction:
         self.module = module
         self.entries: list[Entry] = []
         self.recompiles = 0
+        self.limit_hit = False  # (the recompile limit reached: logged once)
         self.called = False  # (the "eager_then_compile" stance runs the first call eagerly)
         functools.update_wrapper(self, fn, updated=())  # type: ignore[arg-type]
         live_functions.add(self)
@@ -95,6 +101,7 @@ class CompiledFunction:
         """Forget every capture (``torch.compiler.reset()``)."""
         self.entries = []
         self.recompiles = 0
+        self.limit_hit = False
         self.called = False
 
     # -- the call -------------------------------------------------------------------------------
@@ -119,8 +126,10 @@ class CompiledFunction:
                         if e.backward is not None:
                             return e.backward.attach(e.program.run(args, kwargs), args, kwargs)
                         return e.program.run(args, kwargs)
-                    except cap.PathChanged:  # checked before any state changed: run eagerly
-                        _state.enabled = prev
+                    except cap.PathChanged as changed:  # checked before any state changed:
+                        _state.enabled = prev  # run eagerly
+                        cap.log("graph_breaks", f"{self!r} runs this call eagerly: the value "
+                                f"check {changed} takes another path than at capture")
                         return self.fn(*args, **kwargs)
                     finally:
                         _state.enabled = prev
@@ -128,6 +137,10 @@ class CompiledFunction:
                     return self.fn(*args, **kwargs)
                 return self._capture(e, args, kwargs)
         if len(self.entries) >= cache_size_limit:
+            if not self.limit_hit:  # (reported once, as torch warns once per function)
+                self.limit_hit = True
+                cap.log("recompiles", f"{self!r} hit the recompile limit ({cache_size_limit}): "
+                        f"calls of new signatures run eagerly; last reason: {self._miss(key)}")
             return self.fn(*args, **kwargs)
         if self.entries:
             name = api.stance.stance
@@ -160,13 +173,19 @@ class CompiledFunction:
                 if id(m) not in seen:
                     seen.add(id(m))
                     spaces.append((m.__dict__, None))
+        # a list, dict or set passed as an argument: the call may change it in place (append
+        # its loss to a ``losses`` argument), which a replay would not repeat
+        held = {f"argument {k}": a for k, a in (*enumerate(args), *kwargs.items())
+                if type(a) in (list, dict, set)}
+        if held:
+            spaces.append((held, None))
         rebinds = guard_mod.Rebinds(spaces)
         rec.optimizers = opts + [a for a in (*args, *kwargs.values())
                                  if isinstance(a, Optimizer) and a not in opts]
         flags_before = guard_mod.Guards(roots + mods, [])
-        for where, name, obj in refs:
+        for where, name, obj, path in refs:
             if isinstance(obj, _Tensor):
-                rec.named.setdefault(id(obj), (where, name))
+                rec.named.setdefault(id(obj), (where, name, path))
                 rec.named_arrays.setdefault(id(obj._data), obj)
         for m in roots + mods:
             for t in (*m.buffers(), *m.parameters()):
@@ -182,17 +201,17 @@ class CompiledFunction:
         e.captures += 1
         rec.side_effects(rebinds.change())
         if rec.breaks:
-            e.eager = "graph break: " + rec.breaks[0]
+            e.eager = "graph break: " + rec.breaks[0]  # (logged as the break happened)
             e.guards = flags_before
             return out
         if isinstance(aot, str):
-            e.eager = aot
+            self._eager(e, aot)
             e.guards = flags_before
             return out
         output = describe_output(rec, out, graph_ok=aot is not None,
                                  eager_nodes=self.eager_nodes)
         if isinstance(output, str):
-            e.eager = output
+            self._eager(e, output)
             e.guards = flags_before
             return out
         if not self.eager_nodes:
@@ -219,7 +238,7 @@ class CompiledFunction:
                 names = _tensor_names(roots + mods)
                 unwatched = _unwatched_tensor(rec, first, names, _defaults(self.fn))
                 if unwatched is not None:
-                    e.eager = unwatched
+                    self._eager(e, unwatched)
                     e.pending = e.pending_aot = None
                     return out
                 if aot is None:
@@ -227,20 +246,27 @@ class CompiledFunction:
                 elif first_aot is not None:
                     made = Backward.make(rec, first, aot, first_aot, output, names)
                     if isinstance(made, str):
-                        e.eager = made
+                        self._eager(e, made)
                         e.pending = e.pending_aot = None
                         return out
                     e.program, e.backward = made
                 e.pending = e.pending_aot = None
                 return out
             if e.captures >= _MAX_CAPTURES:
-                e.eager = f"the captured steps change from call to call ({diff})"
+                self._eager(e, f"the captured steps change from call to call ({diff})")
                 e.pending = e.pending_aot = None
                 return out
         e.pending = rec
         e.pending_aot = aot
         e.pending_output = output
         return out
+
+    def _eager(self, e: Entry, why: str) -> None:
+        """The signature of ``e`` runs eagerly from now on, for ``why``: reported under
+        ``TORCH_LOGS=graph_breaks`` (a graph break met during the capture is reported as it
+        happens; these are the other reasons a capture cannot become a program)."""
+        e.eager = why
+        cap.log("graph_breaks", f"{self!r} runs eagerly for this signature: {why}")
 
     def _stance_says_eager(self) -> bool:
         """Under a stance other than "default": does this call run eagerly before any lookup?"""
@@ -321,8 +347,8 @@ class Backward:
     def __init__(self, program: Program, edges: list, out_meta: tuple, grad_pos: tuple,
                  checked: list) -> None:
         self.program = program
-        # per input of the node: ("arg", i), ("kwarg", k), ("obj", t) or ("named", globals
-        # dict or closure cell, name or None)
+        # per input of the node: ("arg", i), ("kwarg", k) (and a path into a container
+        # argument), ("obj", t) or ("named", globals dict or closure cell, name or None, path)
         self.edges = edges
         self.out_meta = out_meta
         self.grad_pos = grad_pos
@@ -358,7 +384,7 @@ class Backward:
                 return w
             named = rec.named.get(id(t))
             if named is not None:  # read through a global name or closure cell
-                return ("named", named[0], named[1])
+                return ("named", *named)
             return ("obj", t)
 
         edges = [where(t) for t in aot.inputs]
@@ -373,7 +399,7 @@ class Backward:
             t = bound_by.get(id(owner(rec.arrays[v])))
             if t is not None:
                 w = where(t)
-                if all(c[0] != w[0] or c[1] is not w[1] for c in checked):
+                if all(c[0] != w[0] or c[1] is not w[1] or c[2:] != w[2:] for c in checked):
                     checked.append(w)
         out_meta = tuple((o._data.shape, o._data.dtype) for o in aot.outputs)
         return fwd, Backward(bwd, edges, out_meta, tuple(grad_pos), checked)
@@ -385,8 +411,11 @@ class Backward:
         def tensor(w: tuple) -> Any:
             kind = w[0]
             if kind == "named":
-                return w[1][w[2]] if w[2] is not None else w[1].cell_contents
-            return args[w[1]] if kind == "arg" else kwargs[w[1]] if kind == "kwarg" else w[1]
+                v = w[1][w[2]] if w[2] is not None else w[1].cell_contents
+                for k in w[3]:
+                    v = v[k]
+                return v
+            return cap.arg_value(w, args, kwargs) if kind in ("arg", "kwarg") else w[1]
 
         edges = tuple(edge(tensor(w)) for w in self.edges)
         versions = tuple((t, t._version_counter.value) for t in map(tensor, self.checked))

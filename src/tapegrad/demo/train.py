@@ -12,7 +12,11 @@
   losses so far. A run resumed from it continues with exactly the losses an uninterrupted run
   would have printed;
 - Ctrl-C (SIGINT) stops the run after the step in progress, so the checkpoint is never written
-  between a backward and its optimizer step; a second Ctrl-C stops at once.
+  between a backward and its optimizer step; a second Ctrl-C quits at once (``QuitNow``, a
+  ``KeyboardInterrupt``), writing nothing;
+- every step records the gradient norm of each weight matrix (before clipping), for the plot of
+  gradient norm per layer over training (``tapegrad.show.plot_grad_norms``); the checkpoint
+  keeps them too.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import math
+import os
 import signal
 import threading
 import time
@@ -34,7 +39,7 @@ import tapegrad.nn.functional as F
 from .model import GPT, GPTConfig
 from .progress import progress_bar
 
-__all__ = ["Settings", "TrainResult", "train", "load_text", "BUNDLED_TEXTS"]
+__all__ = ["Settings", "TrainResult", "QuitNow", "train", "load_text", "BUNDLED_TEXTS"]
 
 DATA = Path(__file__).resolve().parent / "data"
 BUNDLED_TEXTS = {"en": DATA / "devils_dictionary.txt", "zh": DATA / "tang_song_poems.txt"}
@@ -68,6 +73,21 @@ class TrainResult:
     interrupted: bool
     seconds: float                 # this run's training time
     settings: Settings
+    start_step: int = 0            # steps done before this run (a resumed run's checkpoint)
+    grad_names: list[str] = field(default_factory=list)  # the weight matrices' names
+    # per step (losses' order): the gradient norm of each of grad_names, before clipping
+    # ([] for a step of a checkpoint written before they were recorded)
+    grad_norms: list[list[float]] = field(default_factory=list)
+
+    @property
+    def steps_this_run(self) -> int:
+        return self.step - self.start_step
+
+    def grad_history(self) -> list[dict[str, Any]]:
+        """The recorded gradient norms in ``Monitor.history``'s form, for ``plot_grad_norms``."""
+        return [{"step": k, "params": {n: {"grad_norm": g}
+                                       for n, g in zip(self.grad_names, row, strict=True)}}
+                for k, row in enumerate(self.grad_norms, 1) if row]
 
 
 def load_text(path: str | Path) -> str:
@@ -100,17 +120,24 @@ def get_batch(data: torch.Tensor, s: Settings,
     return windows[:, :-1], windows[:, 1:]
 
 
-class _StopOnSigint:
-    """While active, the first Ctrl-C sets ``requested`` (the loop stops after its step); the
-    second raises ``KeyboardInterrupt`` as usual."""
+class QuitNow(KeyboardInterrupt):
+    """The second Ctrl-C: quit at once, writing nothing (the step in progress is unfinished)."""
 
-    def __init__(self) -> None:
+
+class _StopOnSigint:
+    """While active, the first Ctrl-C sets ``requested`` (the loop stops after its step) and
+    says so on stderr; the second raises ``QuitNow``."""
+
+    def __init__(self, message: str = "") -> None:
         self.requested = False
+        self.message = message
 
     def _handler(self, signum: int, frame: Any) -> None:
         if self.requested:
-            raise KeyboardInterrupt
+            raise QuitNow
         self.requested = True
+        if self.message:  # os.write: a signal handler must not re-enter sys.stderr's buffer
+            os.write(2, ("\n" + self.message + "\n").encode("utf-8", "replace"))
 
     @contextlib.contextmanager
     def active(self) -> Iterator[_StopOnSigint]:
@@ -169,6 +196,9 @@ def train(settings: Settings, out: Path, *, resume: bool = False, device: str = 
         optimizer, lambda s: lr_factor(s, settings.warmup, settings.steps))
     generator = torch.Generator().manual_seed(settings.seed)
     losses: list[float] = []
+    watched = [(n, p) for n, p in model.named_parameters() if p.dim() >= 2]
+    grad_names = [n for n, _ in watched]
+    grad_norms: list[list[float]] = []
     step = 0
     if state is not None:
         model.load_state_dict(state["model"])
@@ -177,10 +207,14 @@ def train(settings: Settings, out: Path, *, resume: bool = False, device: str = 
         generator.set_state(state["data_rng"])
         torch.set_rng_state(state["rng"])
         losses, step = list(state["losses"]), int(state["step"])
+        if state.get("grad_names") == grad_names:
+            grad_norms = [list(row) for row in state["grad_norms"]]
+        grad_norms += [[] for _ in range(len(losses) - len(grad_norms))]
+    start_step = step
 
     if on_start is not None:
         on_start(model, chars, settings, step)
-    stop = _StopOnSigint()
+    stop = _StopOnSigint(labels.get("stopping", ""))
     interrupted = False
     start = time.perf_counter()
     bar = progress_bar(settings.steps, step, enabled=show_progress, desc=labels.get("train", ""))
@@ -193,26 +227,39 @@ def train(settings: Settings, out: Path, *, resume: bool = False, device: str = 
                 loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), y.reshape(-1))
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
+                norms = [p.grad.norm().item() if p.grad is not None else 0.0
+                         for _, p in watched]
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
                 optimizer.step()
                 scheduler.step()
                 step += 1
                 losses.append(loss.item())
+                grad_norms.append(norms)
                 bar.update(losses[-1])
                 if callback is not None:
                     callback(step, losses[-1])
                 if stop.requested:
                     raise KeyboardInterrupt
+    except QuitNow:
+        raise  # the second Ctrl-C: no checkpoint (the step in progress is half done)
     except KeyboardInterrupt:
         interrupted = True
     finally:
         bar.close()
     seconds = time.perf_counter() - start
-    torch.save({"settings": asdict(settings), "step": step, "losses": losses,
-                "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "scheduler": scheduler.state_dict(), "data_rng": generator.get_state(),
-                "rng": torch.get_rng_state()}, out / CHECKPOINT)
-    return TrainResult(model, chars, losses, step, interrupted, seconds, settings)
+    partial = out / (CHECKPOINT + ".partial")  # renamed when whole: Ctrl-C can't leave half
+    try:
+        torch.save({"settings": asdict(settings), "step": step, "losses": losses,
+                    "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "scheduler": scheduler.state_dict(), "data_rng": generator.get_state(),
+                    "rng": torch.get_rng_state(), "grad_names": grad_names,
+                    "grad_norms": grad_norms}, partial)
+        os.replace(partial, out / CHECKPOINT)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return TrainResult(model, chars, losses, step, interrupted, seconds, settings, start_step,
+                       grad_names, grad_norms)
 
 
 def sample(result: TrainResult, prompt: str, n: int, seed: int = 0) -> str:

@@ -36,12 +36,7 @@ class Beta(ExponentialFamily):
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Beta:
-        new = self._get_checked_instance(Beta, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new._dirichlet = self._dirichlet.expand(batch_shape)
-        super(Beta, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(Beta, batch_shape, _instance, "_dirichlet")
 
     @property
     def mean(self) -> Tensor:

@@ -7,9 +7,14 @@ from typing import Any
 import tapegrad as torch
 from tapegrad import Tensor
 
-from . import constraints
+from . import _binary_probs, constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (
+    broadcast_all,
+    expand_probs_or_logits,
+    probs_or_logits,
+    set_probs_or_logits,
+)
 
 __all__ = ["Binomial"]
 
@@ -22,33 +27,23 @@ def _clamp_by_zero(x: Tensor) -> Tensor:
 class Binomial(Distribution):
     """The binomial distribution; ``total_count`` may vary over the batch."""
 
+    _param: Tensor  # the given probs or logits (set_probs_or_logits)
     arg_constraints = {"total_count": constraints.nonnegative_integer,
                        "probs": constraints.unit_interval, "logits": constraints.real}
     has_enumerate_support = True
 
     def __init__(self, total_count: Any = 1, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(self._param.size(), validate_args=validate_args)
+        self.total_count, param = broadcast_all(total_count, probs_or_logits(probs, logits))
+        self.total_count = self.total_count.type_as(param)
+        set_probs_or_logits(self, param, probs is not None)
+        super().__init__(param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:
         new = self._get_checked_instance(Binomial, _instance)
         batch_shape = torch.Size(batch_shape)
         new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        expand_probs_or_logits(self, new, batch_shape)
         super(Binomial, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
@@ -69,17 +64,9 @@ class Binomial(Distribution):
     def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
 
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Any:
-        return self._param.size()
+    logits = _binary_probs.logits
+    probs = _binary_probs.probs
+    param_shape = _binary_probs.param_shape
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
@@ -111,7 +98,4 @@ class Binomial(Distribution):
             raise NotImplementedError(
                 "Inhomogeneous total count not supported by `enumerate_support`.")
         values = torch.arange(1 + total_count, dtype=self._param.dtype)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        if expand:
-            values = values.expand((-1,) + tuple(self._batch_shape))
-        return values
+        return self._support_along_batch(values, expand)

@@ -13,7 +13,13 @@ from tapegrad.nn.functional import one_hot
 
 from . import constraints
 from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import (
+    expand_probs_or_logits,
+    lazy_property,
+    logits_to_probs,
+    probs_or_logits,
+    probs_to_logits,
+)
 
 __all__ = ["Categorical", "OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
@@ -27,8 +33,7 @@ class Categorical(Distribution):
 
     def __init__(self, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        probs_or_logits(probs, logits)  # exactly one of them given
         if probs is not None:
             if probs.dim() < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
@@ -46,12 +51,7 @@ class Categorical(Distribution):
         new = self._get_checked_instance(Categorical, _instance)
         batch_shape = torch.Size(batch_shape)
         param_shape = batch_shape + torch.Size((self._num_events,))
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(param_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(param_shape)
-            new._param = new.logits
+        expand_probs_or_logits(self, new, param_shape)
         new._num_events = self._num_events
         super(Categorical, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
@@ -109,11 +109,7 @@ class Categorical(Distribution):
         return -p_log_p.sum(-1)
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
-        values = torch.arange(self._num_events, dtype=torch.long)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        if expand:
-            values = values.expand((-1,) + tuple(self._batch_shape))
-        return values
+        return self._support_along_batch(torch.arange(self._num_events, dtype=torch.long), expand)
 
 
 class OneHotCategorical(Distribution):

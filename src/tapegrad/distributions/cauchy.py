@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from numbers import Number
 from typing import Any
 
 import tapegrad as torch
@@ -13,7 +12,7 @@ from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform
-from .utils import broadcast_all
+from .utils import batch_shape_of, broadcast_all
 
 __all__ = ["Cauchy", "HalfCauchy"]
 
@@ -27,20 +26,10 @@ class Cauchy(Distribution):
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, Number) and isinstance(scale, Number):
-            batch_shape = torch.Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(batch_shape_of(self.loc, loc, scale), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Cauchy:
-        new = self._get_checked_instance(Cauchy, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Cauchy, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(Cauchy, batch_shape, _instance, "loc", "scale")
 
     @property
     def mean(self) -> Tensor:

@@ -185,6 +185,29 @@ class Distribution:
                 "__init__ method must also define a custom .expand() method.")
         return self.__new__(type(self)) if _instance is None else _instance
 
+    def _support_along_batch(self, values: Tensor, expand: bool) -> Tensor:
+        """``enumerate_support`` of a distribution with scalar events: the support's
+        ``values`` (1-d) as a column in front of the batch dims, expanded over them when
+        ``expand`` (else of size 1 there)."""
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
+
+    def _expand_parameters(self, cls: type, batch_shape: Any, _instance: Any,
+                           *names: str) -> Any:
+        """torch's ``expand`` for ``cls``, a distribution whose parameters ``names`` all have its
+        batch shape: the new instance (``_instance``, or one made without ``__init__``) gets
+        each parameter expanded to ``batch_shape``, then ``cls``'s parent's ``__init__``
+        (unvalidated) and this instance's ``_validate_args``."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = torch.Size(batch_shape)
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        super(cls, new).__init__(batch_shape, validate_args=False)  # type: ignore[arg-type]
+        new._validate_args = self._validate_args
+        return new
+
     def __repr__(self) -> str:
         names = [k for k in self.arg_constraints if k in self.__dict__]
         args = ", ".join(

@@ -3,7 +3,6 @@ Marsaglia-Tsang sampler (``_sampling``) with the implicit reparameterization gra
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 import tapegrad as torch
@@ -12,7 +11,7 @@ from tapegrad.ops.special import gammainc
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
+from .utils import batch_shape_of, broadcast_all
 
 __all__ = ["Gamma"]
 
@@ -27,20 +26,11 @@ class Gamma(ExponentialFamily):
 
     def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        if isinstance(concentration, Number) and isinstance(rate, Number):
-            batch_shape = torch.Size()
-        else:
-            batch_shape = self.concentration.size()
+        batch_shape = batch_shape_of(self.concentration, concentration, rate)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Gamma:
-        new = self._get_checked_instance(Gamma, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Gamma, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(Gamma, batch_shape, _instance, "concentration", "rate")
 
     @property
     def mean(self) -> Tensor:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 import tapegrad as torch
 from tapegrad import Tensor
 from tapegrad.nn.functional import binary_cross_entropy_with_logits
 
-from . import constraints
+from . import _binary_probs, constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (
+    batch_shape_of,
+    broadcast_all,
+    probs_or_logits,
+)
 
 __all__ = ["Geometric"]
 
@@ -24,15 +27,13 @@ class Geometric(Distribution):
 
     def __init__(self, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        given = probs_or_logits(probs, logits)
+        (param,) = broadcast_all(given)
         if probs is not None:
-            (self.probs,) = broadcast_all(probs)
+            self.probs = param
         else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        batch_shape = torch.Size() if isinstance(given, Number) else given.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+            self.logits = param
+        super().__init__(batch_shape_of(param, given), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Geometric:
         new = self._get_checked_instance(Geometric, _instance)
@@ -57,14 +58,8 @@ class Geometric(Distribution):
     def variance(self) -> Tensor:
         return (1.0 / self.probs - 1.0) / self.probs
 
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
+    logits = _binary_probs.logits
+    probs = _binary_probs.probs
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         tiny = torch.finfo(self.probs.dtype).tiny

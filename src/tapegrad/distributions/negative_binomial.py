@@ -9,10 +9,16 @@ import tapegrad as torch
 from tapegrad import Tensor
 from tapegrad.nn import functional as F
 
-from . import constraints
+from . import _binary_probs, constraints
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (
+    broadcast_all,
+    expand_probs_or_logits,
+    lazy_property,
+    probs_or_logits,
+    set_probs_or_logits,
+)
 
 __all__ = ["NegativeBinomial"]
 
@@ -20,6 +26,7 @@ __all__ = ["NegativeBinomial"]
 class NegativeBinomial(Distribution):
     """P(k) = C(k + r - 1, k) p^k (1 - p)^r, with p the probability of each *success*."""
 
+    _param: Tensor  # the given probs or logits (set_probs_or_logits)
     arg_constraints = {"total_count": constraints.greater_than_eq(0),
                        "probs": constraints.half_open_interval(0.0, 1.0),
                        "logits": constraints.real}
@@ -27,27 +34,16 @@ class NegativeBinomial(Distribution):
 
     def __init__(self, total_count: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(self._param.size(), validate_args=validate_args)
+        self.total_count, param = broadcast_all(total_count, probs_or_logits(probs, logits))
+        self.total_count = self.total_count.type_as(param)
+        set_probs_or_logits(self, param, probs is not None)
+        super().__init__(param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> NegativeBinomial:
         new = self._get_checked_instance(NegativeBinomial, _instance)
         batch_shape = torch.Size(batch_shape)
         new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        expand_probs_or_logits(self, new, batch_shape)
         super(NegativeBinomial, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
@@ -64,17 +60,9 @@ class NegativeBinomial(Distribution):
     def variance(self) -> Tensor:
         return self.mean / torch.sigmoid(-self.logits)
 
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Any:
-        return self._param.size()
+    logits = _binary_probs.logits
+    probs = _binary_probs.probs
+    param_shape = _binary_probs.param_shape
 
     @lazy_property
     def _gamma(self) -> Gamma:

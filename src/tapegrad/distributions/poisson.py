@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 import tapegrad as torch
@@ -10,7 +9,7 @@ from tapegrad import Tensor
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
+from .utils import batch_shape_of, broadcast_all
 
 __all__ = ["Poisson"]
 
@@ -23,16 +22,10 @@ class Poisson(ExponentialFamily):
 
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
-        batch_shape = torch.Size() if isinstance(rate, Number) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(batch_shape_of(self.rate, rate), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Poisson:
-        new = self._get_checked_instance(Poisson, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Poisson, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(Poisson, batch_shape, _instance, "rate")
 
     @property
     def mean(self) -> Tensor:

@@ -6,18 +6,24 @@ sigmoid and an exp."""
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 import tapegrad as torch
 from tapegrad import Tensor
 
-from . import constraints
+from . import _binary_probs, constraints
 from .categorical import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (
+    batch_shape_of,
+    broadcast_all,
+    clamp_probs,
+    expand_probs_or_logits,
+    probs_or_logits,
+    set_probs_or_logits,
+)
 
 __all__ = ["ExpRelaxedCategorical", "LogitRelaxedBernoulli", "RelaxedBernoulli",
            "RelaxedOneHotCategorical"]
@@ -32,43 +38,23 @@ class LogitRelaxedBernoulli(Distribution):
     def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = torch.Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        given = probs_or_logits(probs, logits)
+        (param,) = broadcast_all(given)
+        set_probs_or_logits(self, param, probs is not None)
+        super().__init__(batch_shape_of(param, given), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LogitRelaxedBernoulli:
         new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
         batch_shape = torch.Size(batch_shape)
         new.temperature = self.temperature
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        expand_probs_or_logits(self, new, batch_shape)
         super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Any:
-        return self._param.size()
+    logits = _binary_probs.logits
+    probs = _binary_probs.probs
+    param_shape = _binary_probs.param_shape
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
@@ -173,6 +159,7 @@ class ExpRelaxedCategorical(Distribution):
 class RelaxedOneHotCategorical(TransformedDistribution):
     """exp of an ExpRelaxedCategorical: points of the simplex near its corners."""
 
+    _param: Tensor  # the given probs or logits (set_probs_or_logits)
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex  # type: ignore[assignment]
     has_rsample = True

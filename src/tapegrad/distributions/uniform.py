@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from numbers import Number
 from typing import Any
 
 import tapegrad as torch
@@ -11,7 +10,7 @@ from tapegrad import Tensor
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import batch_shape_of, broadcast_all
 
 __all__ = ["Uniform"]
 
@@ -28,20 +27,10 @@ class Uniform(Distribution):
 
     def __init__(self, low: Any, high: Any, validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high)
-        if isinstance(low, Number) and isinstance(high, Number):
-            batch_shape = torch.Size()
-        else:
-            batch_shape = self.low.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(batch_shape_of(self.low, low, high), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Uniform:
-        new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.low = self.low.expand(batch_shape)
-        new.high = self.high.expand(batch_shape)
-        super(Uniform, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(Uniform, batch_shape, _instance, "low", "high")
 
     @property
     def mean(self) -> Tensor:

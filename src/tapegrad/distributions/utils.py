@@ -1,5 +1,6 @@
-"""Helpers shared by the distributions: broadcasting parameters, logits <-> probabilities,
-clamping probabilities away from 0 and 1, and lazily computed attributes."""
+"""Helpers shared by the distributions: broadcasting parameters (and the batch shape they
+give), the ``probs``-or-``logits`` parameterization, logits <-> probabilities, clamping
+probabilities away from 0 and 1, and lazily computed attributes."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from typing import Any
 import tapegrad as torch
 from tapegrad import Tensor
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs",
-           "probs_to_logits", "tril_matrix_to_vec", "vec_to_tril_matrix"]
+__all__ = ["batch_shape_of", "broadcast_all", "clamp_probs", "expand_probs_or_logits",
+           "lazy_property", "logits_to_probs", "probs_or_logits", "probs_to_logits",
+           "set_probs_or_logits", "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 
 def broadcast_all(*values: Any) -> tuple:
@@ -30,6 +32,42 @@ def broadcast_all(*values: Any) -> tuple:
                        for v in values)
     shape = torch.Size(torch.broadcast_shapes(*(v.shape for v in values)))
     return tuple(v if v.shape == shape else v.expand(shape) for v in values)
+
+
+def batch_shape_of(broadcast: Tensor, *given: Any) -> torch.Size:
+    """A distribution's batch shape: () when every parameter was ``given`` as a plain number
+    (the distribution stays scalar), else the shape of its ``broadcast`` parameters."""
+    if all(isinstance(v, numbers.Number) for v in given):
+        return torch.Size()
+    return broadcast.size()
+
+
+def probs_or_logits(probs: Any, logits: Any) -> Any:
+    """The one of ``probs`` and ``logits`` that was given: exactly one must be."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    return probs if probs is not None else logits
+
+
+def set_probs_or_logits(dist: Any, param: Tensor, is_probs: bool) -> None:
+    """``dist.probs`` (``is_probs``) or ``dist.logits`` set to ``param``, and ``dist._param``
+    (the given one, whose shape is ``param_shape``); the other is computed on first use."""
+    if is_probs:
+        dist.probs = param
+    else:
+        dist.logits = param
+    dist._param = param
+
+
+def expand_probs_or_logits(dist: Any, new: Any, shape: Any) -> None:
+    """In ``new``, an ``expand`` of ``dist``: those of ``probs`` and ``logits`` that ``dist``
+    holds (given or computed already), expanded to ``shape``, and ``_param`` the last."""
+    if "probs" in dist.__dict__:
+        new.probs = dist.probs.expand(shape)
+        new._param = new.probs
+    if "logits" in dist.__dict__:
+        new.logits = dist.logits.expand(shape)
+        new._param = new.logits
 
 
 def _standard_normal(shape: Any, dtype: Any, device: Any = None) -> Tensor:

@@ -11,12 +11,21 @@ zeros), whose own backward (``gather``) gives the second derivative.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
 
 from .. import return_types
 from .._out import rule as out_rule
+from .._sort_emulation import (
+    StdAlgorithms,
+    greater_nan_largest,
+    less_nan_largest,
+    quickselect,
+    topk_positions,
+    value_index_pairs,
+)
 from .._tensor import Tensor, _wrap_dim
 from . import _registry
 from . import indexing as ix
@@ -117,14 +126,14 @@ def _sort_index(input: Tensor, d: int, descending: bool, stable: bool) -> Tensor
 
 # torch sorts a 1-d integer (not bool) tensor of this many elements or more in ascending order
 # with a radix sort, which is stable; every other row goes through the standard library's sort
-# (``_Std.sort``).
+# (``StdAlgorithms.sort``).
 _RADIX_SORT_NUMEL = 32768
 
 
 def _sort_order(x: np.ndarray, d: int, descending: bool, stable: bool) -> np.ndarray:
     """The indices of torch's CPU sort along ``d``. ``stable=False`` (the default) is the
     standard library's introsort of (value, index) pairs by value: equal values end in the
-    order it leaves them, which ``_Std.sort`` replays (in Python: about 60 ms for a row of
+    order it leaves them, which ``StdAlgorithms.sort`` replays (in Python: about 60 ms for a row of
     8000 elements with ties). Rows without ties have one order, rows of 16 elements or fewer
     are insertion-sorted (stable), a dim of stride 0 is left in place and long 1-d integer
     tensors are radix-sorted: NumPy's stable order gives all of these."""
@@ -142,12 +151,12 @@ def _sort_order(x: np.ndarray, d: int, descending: bool, stable: bool) -> np.nda
         ties |= (first != first) & (rest != rest)
     if not ties.any():
         return order
-    comp = _gt_nan if descending else _lt_nan
+    comp = greater_nan_largest if descending else less_nan_largest
     rows = np.moveaxis(x, d, -1).reshape(-1, n)
     out = np.moveaxis(order, d, -1).reshape(-1, n).copy()
     for r in np.flatnonzero(np.moveaxis(ties, d, -1).reshape(-1, n - 1).any(axis=1)):
-        row = list(zip(rows[r].tolist(), range(n), strict=True))  # (value, index) pairs
-        _Std(row, comp).sort(0, n)
+        row = value_index_pairs(rows[r])
+        StdAlgorithms(row, comp).sort(0, n)
         out[r] = [i for _, i in row]
     return np.moveaxis(out.reshape(np.moveaxis(order, d, -1).shape), -1, d)
 
@@ -165,7 +174,7 @@ def _topk_indices(x: np.ndarray, *, dim: int, k: int, largest: bool, sorted: boo
     if x.ndim == 0:
         return np.zeros((), np.int64)
     if k and (not sorted or _needs_emulation(x, dim)):
-        return _rows_apply(x, dim, lambda row: _topk_row(row, k, largest, sorted), k)
+        return _rows_apply(x, dim, lambda row: topk_positions(row, k, largest, sorted), k)
     return np.take(_order(x, dim, largest), np.arange(k), axis=dim).astype(np.int64)
 
 
@@ -185,8 +194,8 @@ def _select_kth(x: np.ndarray, d: int, k: int) -> np.ndarray:
     """The index (keepdim shape) of the k-th smallest (0-based) along ``d``, NaN largest."""
     if _needs_emulation(x, d):
         def pick(row: np.ndarray) -> list:
-            pairs = list(zip(row.tolist(), range(len(row)), strict=True))
-            _quickselect(pairs, k)
+            pairs = value_index_pairs(row)
+            quickselect(pairs, k)
             return [pairs[k][1]]
 
         return _rows_apply(x, d, pick, 1)
@@ -442,212 +451,14 @@ def _float_default() -> Any:
 
 
 # ---------------------------------------------------------------------------------------------
-# torch's CPU selection order. Where equal values (or sorted=False) make the choice of indices
-# depend on the algorithm, kthvalue and topk follow torch's: kthvalue runs a median-of-three
-# quickselect, topk the C++ standard library's nth_element / partial_sort (introselect, heap
-# select) followed by a sort of the first k-1. Rows are lists of (value, index) pairs.
+# torch's CPU selection order, where ties (or NaNs) make it matter: ``_sort_emulation``
 # ---------------------------------------------------------------------------------------------
-
-def _gt_nan(a: Any, b: Any) -> bool:
-    """a > b with NaN the largest."""
-    return (a != a and b == b) or a > b
-
-
-def _lt_nan(a: Any, b: Any) -> bool:
-    """a < b with NaN the largest."""
-    return (a == a and b != b) or a < b
-
-
-def _quickselect(row: list, k: int) -> None:
-    """Put the k-th smallest (0-based) of ``row`` at ``row[k]`` (torch's kthvalue)."""
-    lo, hi = 0, len(row) - 1
-
-    def gt(i: int, j: int) -> bool:
-        return _gt_nan(row[i][0], row[j][0])
-
-    def swap(i: int, j: int) -> None:
-        row[i], row[j] = row[j], row[i]
-
-    while True:
-        if hi <= lo:
-            return
-        if hi == lo + 1:
-            if gt(lo, hi):
-                swap(lo, hi)
-            return
-        swap(lo + (hi - lo) // 2, lo + 1)
-        if gt(lo + 1, hi):
-            swap(lo + 1, hi)
-        if gt(lo, hi):
-            swap(lo, hi)
-        if gt(lo + 1, lo):
-            swap(lo + 1, lo)
-        i, j = lo + 1, hi
-        piv = row[lo][0]
-        while True:
-            i += 1
-            while _gt_nan(piv, row[i][0]):
-                i += 1
-            j -= 1
-            while _gt_nan(row[j][0], piv):
-                j -= 1
-            if j < i:
-                break
-            swap(i, j)
-        swap(lo, j)
-        if j <= k:
-            lo = i
-        if j >= k:
-            hi = j - 1
-
-
-class _Std:
-    """The standard library's selection and sorting on ``a[first:last]`` with ``comp``."""
-
-    def __init__(self, a: list, comp: Any) -> None:
-        self.a, self.comp = a, comp
-
-    def c(self, x: Any, y: Any) -> bool:
-        return self.comp(x[0], y[0])
-
-    def insertion_sort(self, first: int, last: int) -> None:
-        a = self.a
-        for i in range(first + 1, last):
-            val = a[i]
-            if self.c(val, a[first]):
-                a[first + 1:i + 1] = a[first:i]
-                a[first] = val
-            else:
-                j = i
-                while self.c(val, a[j - 1]):
-                    a[j] = a[j - 1]
-                    j -= 1
-                a[j] = val
-
-    def move_median_to_first(self, result: int, x: int, y: int, z: int) -> None:
-        a, c = self.a, self.c
-        if c(a[x], a[y]):
-            m = y if c(a[y], a[z]) else z if c(a[x], a[z]) else x
-        elif c(a[x], a[z]):
-            m = x
-        elif c(a[y], a[z]):
-            m = z
-        else:
-            m = y
-        a[result], a[m] = a[m], a[result]
-
-    def partition_pivot(self, first: int, last: int) -> int:
-        a, c = self.a, self.c
-        self.move_median_to_first(first, first + 1, first + (last - first) // 2, last - 1)
-        lo, hi, pivot = first + 1, last, a[first]
-        while True:
-            while c(a[lo], pivot):
-                lo += 1
-            hi -= 1
-            while c(pivot, a[hi]):
-                hi -= 1
-            if not lo < hi:
-                return lo
-            a[lo], a[hi] = a[hi], a[lo]
-            lo += 1
-
-    def adjust_heap(self, first: int, hole: int, n: int, value: Any) -> None:
-        a, c = self.a, self.c
-        top = second = hole
-        while second < (n - 1) // 2:
-            second = 2 * (second + 1)
-            if c(a[first + second], a[first + second - 1]):
-                second -= 1
-            a[first + hole] = a[first + second]
-            hole = second
-        if n % 2 == 0 and second == (n - 2) // 2:
-            second = 2 * (second + 1)
-            a[first + hole] = a[first + second - 1]
-            hole = second - 1
-        parent = (hole - 1) // 2
-        while hole > top and c(a[first + parent], value):
-            a[first + hole] = a[first + parent]
-            hole = parent
-            parent = (hole - 1) // 2
-        a[first + hole] = value
-
-    def make_heap(self, first: int, last: int) -> None:
-        n = last - first
-        if n < 2:
-            return
-        for parent in range((n - 2) // 2, -1, -1):
-            self.adjust_heap(first, parent, n, self.a[first + parent])
-
-    def pop_heap(self, first: int, last: int, result: int) -> None:
-        a = self.a
-        value = a[result]
-        a[result] = a[first]
-        self.adjust_heap(first, 0, last - first, value)
-
-    def heap_select(self, first: int, middle: int, last: int) -> None:
-        self.make_heap(first, middle)
-        for i in range(middle, last):
-            if self.c(self.a[i], self.a[first]):
-                self.pop_heap(first, middle, i)
-
-    def partial_sort(self, first: int, middle: int, last: int) -> None:
-        self.heap_select(first, middle, last)
-        while middle - first > 1:
-            middle -= 1
-            self.pop_heap(first, middle, middle)
-
-    def nth_element(self, first: int, nth: int, last: int) -> None:
-        if first == last or nth == last:
-            return
-        depth = 2 * ((last - first).bit_length() - 1)
-        while last - first > 3:
-            if depth == 0:
-                self.heap_select(first, nth + 1, last)
-                self.a[first], self.a[nth] = self.a[nth], self.a[first]
-                return
-            depth -= 1
-            cut = self.partition_pivot(first, last)
-            if cut <= nth:
-                first = cut
-            else:
-                last = cut
-        self.insertion_sort(first, last)
-
-    def sort(self, first: int, last: int) -> None:
-        if last - first > 1:
-            self.introsort_loop(first, last, 2 * ((last - first).bit_length() - 1))
-            self.insertion_sort(first, last)  # the final pass (guarded and unguarded alike)
-
-    def introsort_loop(self, first: int, last: int, depth: int) -> None:
-        while last - first > 16:
-            if depth == 0:
-                self.partial_sort(first, last, last)
-                return
-            depth -= 1
-            cut = self.partition_pivot(first, last)
-            self.introsort_loop(cut, last, depth)
-            last = cut
-
-
-def _topk_row(values: np.ndarray, k: int, largest: bool, sorted: bool) -> list:
-    """torch's CPU topk of one row: the indices of its k picks, in torch's order."""
-    row = list(zip(values.tolist(), range(len(values)), strict=True))
-    std = _Std(row, _gt_nan if largest else _lt_nan)
-    n = len(row)
-    if k * 64 <= n:
-        std.partial_sort(0, k, n)
-    else:
-        std.nth_element(0, k - 1, n)
-        if sorted:
-            std.sort(0, k - 1)
-    return [i for _, i in row[:k]]
-
 
 def _mode_row(values: np.ndarray) -> list:
     """torch's CPU mode of one row: (value, index) pairs sorted by value with the standard
     library's sort, the first longest run wins, and its last pair gives the index."""
-    row = list(zip(values.tolist(), range(len(values)), strict=True))
-    _Std(row, lambda a, b: a < b).sort(0, len(row))
+    row = value_index_pairs(values)
+    StdAlgorithms(row, operator.lt).sort(0, len(row))
     best_i, best_n, run = 0, 0, 0
     for i in range(len(row)):
         run += 1

@@ -20,29 +20,29 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ._single_tensor import (
+    gradient_for_differentiable_step,
+    gradient_for_step,
+    parameter_steps,
+    square_average_,
+    square_average_differentiable_,
+)
 from .optimizer import (
     Optimizer,
     _bump,
     _capturable_error,
     _check_lr,
     _check_non_negative,
-    _check_real,
-    _increment_step,
-    _params_with_grad,
     _real,
     _restore_group_flags,
     _run_closure,
     _step_tensor,
     _to_scalar,
-    _update_grad,
     _use_grad_for_differentiable,
     _w,
     _zeros_like,
     add_scalar,
-    add_scaled,
     add_scaled_exact_,
-    addcmul_,
-    mul_,
     round_as,
     sqrt_,
 )
@@ -120,45 +120,35 @@ class Adadelta(Optimizer):
             eps = group["eps"]
             weight_decay = group["weight_decay"]
             maximize = group["maximize"]
-            with_grad = _params_with_grad(self, group, lambda p, g: {
-                "step": _step_tensor(False), "square_avg": _zeros_like(p),
-                "acc_delta": _zeros_like(p)})
-            if group["capturable"] and with_grad:
-                raise _capturable_error(xla=False)
-            if group["differentiable"]:
-                for p in with_grad:
-                    state = self.state[p]
-                    _increment_step(state["step"])
-                    _differentiable_update(p, p.grad, state, lr, rho, eps, weight_decay, maximize)
-                continue
-            for p in with_grad:
-                state = self.state[p]
-                _increment_step(state["step"])
+            for p, state, _ in parameter_steps(self, group, _new_state,
+                                               _capturable_error(xla=False)):
+                if group["differentiable"]:
+                    _differentiable_update(p, state, lr, rho, eps, weight_decay, maximize)
+                    continue
                 param = _real(p._data)
-                g = _update_grad(p._grad, maximize)
-                if weight_decay != 0:
-                    g = add_scaled(g, param, weight_decay)
+                g = gradient_for_step(p, maximize, weight_decay=weight_decay)
                 sq_t, acc_t = state["square_avg"], state["acc_delta"]
                 square_avg, acc_delta = _real(sq_t._data), _real(acc_t._data)
 
-                mul_(square_avg, rho)
-                addcmul_(square_avg, g, g, 1 - rho)
-                _bump(sq_t, 2)
+                square_average_(sq_t, g, rho)
                 std = sqrt_(add_scalar(_w(square_avg), eps, param), param)
                 delta = sqrt_(add_scalar(_w(acc_delta), eps, param), param)
                 delta = round_as(np.divide(delta, std, out=delta), param)
                 delta = round_as(np.multiply(delta, _w(g), out=delta), param)
-                mul_(acc_delta, rho)
-                addcmul_(acc_delta, delta, delta, 1 - rho)
-                _bump(acc_t, 2)
+                square_average_(acc_t, delta, rho)
                 add_scaled_exact_(param, delta, -lr)
                 _bump(p)
         return loss
 
 
+def _new_state(p: Tensor, group: dict) -> dict:
+    """A parameter's first state: the step count and the two running averages."""
+    return {"step": _step_tensor(False), "square_avg": _zeros_like(p),
+            "acc_delta": _zeros_like(p)}
+
+
 def _differentiable_update(
     param: Tensor,
-    grad: Tensor,
     state: dict,
     lr: float,
     rho: float,
@@ -167,17 +157,11 @@ def _differentiable_update(
     maximize: bool,
 ) -> None:
     """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
-    _check_real(param)
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
+    grad = gradient_for_differentiable_step(param, maximize, weight_decay=weight_decay)
     square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-    square_avg.mul_(rho)
-    square_avg.copy_(square_avg.addcmul(grad, grad, value=1 - rho))
+    square_average_differentiable_(square_avg, grad, rho)
     std = square_avg.add(eps).sqrt_()
     delta = acc_delta.add(eps).sqrt_().clone()
     delta.div_(std).mul_(grad)
-    acc_delta.mul_(rho)
-    acc_delta.copy_(acc_delta.addcmul(delta, delta, value=1 - rho))
+    square_average_differentiable_(acc_delta, delta, rho)
     param.add_(delta, alpha=-lr)

@@ -19,21 +19,19 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ._single_tensor import gradient_for_step, parameter_steps
 from .optimizer import (
     Optimizer,
     _as_step_tensor,
     _bump,
     _check_lr,
     _check_non_negative,
-    _increment_step,
     _real,
     _run_closure,
     _step_tensor,
     _steps_as_tensors,
     _to_scalar,
-    _update_grad,
     _use_grad_for_differentiable,
-    add_scaled,
     addcdiv_,
     addcmul_,
     sqrt_add,
@@ -122,6 +120,12 @@ class Adagrad(Optimizer):
             if "step" in s and not isinstance(s["step"], Tensor):
                 s["step"] = _as_step_tensor(s["step"], bool(fused))
 
+    def _new_state(self, p: Tensor, group: dict) -> dict:
+        """A parameter's state when its own was emptied (torch fills it in ``__init__``): the
+        sum starts at the optimizer's (not the group's) ``initial_accumulator_value``."""
+        return {"step": _step_tensor(bool(group["fused"])),
+                "sum": _full_like(p, self.defaults["initial_accumulator_value"])}
+
     def share_memory(self) -> None:
         """A no-op: tapegrad tensors live in this process only."""
 
@@ -135,20 +139,10 @@ class Adagrad(Optimizer):
             weight_decay = group["weight_decay"]
             eps = group["eps"]
             maximize = group["maximize"]
-            for p in group["params"]:
-                grad_t = p._grad
-                if grad_t is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(bool(group["fused"]))
-                    state["sum"] = _full_like(p, self.defaults["initial_accumulator_value"])
-                step_t, sum_t = state["step"], state["sum"]
-                step = _increment_step(step_t)
+            for p, state, step in parameter_steps(self, group, self._new_state):
                 param = _real(p._data)
-                g = _update_grad(grad_t, maximize)
-                if weight_decay != 0:
-                    g = add_scaled(g, param, weight_decay)
+                g = gradient_for_step(p, maximize, weight_decay=weight_decay)
+                sum_t = state["sum"]
                 clr = lr / (1 + (step - 1) * lr_decay)
                 state_sum = _real(sum_t._data)
                 addcmul_(state_sum, g, g, 1)

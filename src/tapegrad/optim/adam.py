@@ -21,26 +21,20 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ._single_tensor import adam_step_term, gradient_for_step, parameter_steps, update_moments_
 from .optimizer import (
     Optimizer,
     _bump,
     _check_lr,
     _check_non_negative,
-    _increment_step,
     _real,
     _run_closure,
     _step_tensor,
     _steps_as_tensors,
     _to_scalar,
-    _update_grad,
     _use_grad_for_differentiable,
     _zeros_like,
-    add_scaled,
-    addcdiv_,
-    addcmul_,
-    lerp_,
-    mul_,
-    sqrt_add,
+    add_term_,
 )
 
 __all__ = ["Adam"]
@@ -155,51 +149,28 @@ class Adam(Optimizer):
             amsgrad = group["amsgrad"]
             maximize = group["maximize"]
             decoupled = group["decoupled_weight_decay"]
-            special_step = bool(group["capturable"] or group["fused"])
-            for p in group["params"]:
-                grad_t = p._grad
-                if grad_t is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(special_step)
-                    state["exp_avg"] = _zeros_like(p)
-                    state["exp_avg_sq"] = _zeros_like(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = _zeros_like(p)
-                step_t = state["step"]
-                exp_avg_t, exp_avg_sq_t = state["exp_avg"], state["exp_avg_sq"]
+            for p, state, step in parameter_steps(self, group, _new_state):
                 param = _real(p._data)
-                g = _update_grad(grad_t, maximize)
+                g = gradient_for_step(p, maximize, lr, weight_decay, decoupled)
+                exp_avg, exp_avg_sq = update_moments_(state, g, beta1, beta2)
 
-                step = _increment_step(step_t)
-                if weight_decay != 0:
-                    if decoupled:
-                        mul_(param, 1 - lr * weight_decay)
-                        _bump(p)
-                    else:
-                        g = add_scaled(g, param, weight_decay)
-
-                exp_avg = _real(exp_avg_t._data)
-                exp_avg_sq = _real(exp_avg_sq_t._data)
-                lerp_(exp_avg, g, 1 - beta1)
-                _bump(exp_avg_t)
-                mul_(exp_avg_sq, beta2)
-                addcmul_(exp_avg_sq, g, g, 1 - beta2)
-                _bump(exp_avg_sq_t, 2)
-
-                bias_correction1 = 1 - beta1**step
-                bias_correction2 = 1 - beta2**step
-                step_size = lr / bias_correction1
-                bias_correction2_sqrt = bias_correction2**0.5
+                second = exp_avg_sq
                 if amsgrad:
                     max_t = state["max_exp_avg_sq"]
-                    max_sq = _real(max_t._data)
-                    np.maximum(max_sq, exp_avg_sq, out=max_sq)
+                    second = _real(max_t._data)
+                    np.maximum(second, exp_avg_sq, out=second)
                     _bump(max_t)
-                    denom = sqrt_add(max_sq, bias_correction2_sqrt, eps)
-                else:
-                    denom = sqrt_add(exp_avg_sq, bias_correction2_sqrt, eps)
-                addcdiv_(param, exp_avg, denom, -step_size)
+                add_term_(param, adam_step_term(exp_avg, second, step, lr, beta1, beta2, eps,
+                                                param))
                 _bump(p)
         return loss
+
+
+def _new_state(p: Tensor, group: dict) -> dict:
+    """A parameter's first state: the step count (float32 when capturable or fused), the two
+    moments, and the running maximum of the second with ``amsgrad``."""
+    state = {"step": _step_tensor(bool(group["capturable"] or group["fused"])),
+             "exp_avg": _zeros_like(p), "exp_avg_sq": _zeros_like(p)}
+    if group["amsgrad"]:
+        state["max_exp_avg_sq"] = _zeros_like(p)
+    return state

@@ -18,26 +18,22 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ._single_tensor import gradient_for_differentiable_step, gradient_for_step, parameter_steps
 from .optimizer import (
     Optimizer,
     _bump,
     _capturable_error,
     _check_lr,
     _check_non_negative,
-    _check_real,
-    _increment_step,
-    _params_with_grad,
     _real,
     _restore_group_flags,
     _run_closure,
     _step_tensor,
     _to_scalar,
-    _update_grad,
     _use_grad_for_differentiable,
     _w,
     _zeros_like,
     add_scalar,
-    add_scaled,
     addcdiv_,
     lerp_,
     mul_,
@@ -123,26 +119,14 @@ class Adamax(Optimizer):
             eps = group["eps"]
             weight_decay = group["weight_decay"]
             maximize = group["maximize"]
-            with_grad = _params_with_grad(self, group, lambda p, g: {
-                "step": _step_tensor(False), "exp_avg": _zeros_like(p),
-                "exp_inf": _zeros_like(p)})
-            if group["differentiable"] and not group["capturable"]:
-                for p in with_grad:
-                    state = self.state[p]
-                    step = _increment_step(state["step"])
+            for p, state, step in parameter_steps(self, group, _new_state, _capturable_error()):
+                if group["differentiable"]:
                     _differentiable_update(
-                        p, p.grad, state, step, lr, beta1, beta2, eps, weight_decay, maximize
+                        p, state, step, lr, beta1, beta2, eps, weight_decay, maximize
                     )
-                continue
-            for p in with_grad:
-                if group["capturable"]:
-                    raise _capturable_error()
-                state = self.state[p]
-                g = _update_grad(p._grad, maximize)
-                step = _increment_step(state["step"])
+                    continue
                 param = _real(p._data)
-                if weight_decay != 0:
-                    g = add_scaled(g, param, weight_decay)
+                g = gradient_for_step(p, maximize, weight_decay=weight_decay)
                 avg_t, inf_t = state["exp_avg"], state["exp_inf"]
                 exp_avg, exp_inf = _real(avg_t._data), _real(inf_t._data)
 
@@ -161,9 +145,13 @@ class Adamax(Optimizer):
         return loss
 
 
+def _new_state(p: Tensor, group: dict) -> dict:
+    """A parameter's first state: the step count and the two running buffers."""
+    return {"step": _step_tensor(False), "exp_avg": _zeros_like(p), "exp_inf": _zeros_like(p)}
+
+
 def _differentiable_update(
     param: Tensor,
-    grad: Tensor,
     state: dict,
     step: float,
     lr: float,
@@ -175,11 +163,7 @@ def _differentiable_update(
 ) -> None:
     """The same update in tapegrad ops, recorded by autograd (``differentiable=True``); the
     running maximum is an ``amax`` over the two candidates, as in torch."""
-    _check_real(param)
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
+    grad = gradient_for_differentiable_step(param, maximize, weight_decay=weight_decay)
     from .. import amax, cat
 
     exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]

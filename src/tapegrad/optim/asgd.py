@@ -21,26 +21,22 @@ import numpy as np
 
 from .._dtype import get_default_dtype
 from .._tensor import Tensor
+from ._single_tensor import gradient_for_differentiable_step, gradient_for_step, parameter_steps
 from .optimizer import (
     Optimizer,
     _bump,
     _capturable_error,
     _check_lr,
     _check_non_negative,
-    _check_real,
-    _increment_step,
-    _params_with_grad,
     _real,
     _restore_group_flags,
     _run_closure,
     _scalar_dtype,
     _step_tensor,
     _to_scalar,
-    _update_grad,
     _use_grad_for_differentiable,
     _w,
     _zeros_like,
-    add_scaled,
     add_scaled_exact_,
     mul_,
     round_as,
@@ -132,28 +128,18 @@ class ASGD(Optimizer):
             t0 = group["t0"]
             weight_decay = group["weight_decay"]
             maximize = group["maximize"]
-            with_grad = _params_with_grad(self, group, lambda p, g: {
-                "step": _step_tensor(False), "eta": _scalar_tensor(_to_scalar(g["lr"])),
-                "mu": _scalar_tensor(1.0), "ax": _zeros_like(p)})
-            if group["differentiable"] and not group["capturable"]:
-                for p in with_grad:
-                    state = self.state[p]
-                    step = _increment_step(state["step"])
+            holders = "params, mus, etas, and state_steps"
+            for p, state, step in parameter_steps(self, group, _new_state,
+                                                  _capturable_error(holders)):
+                if group["differentiable"]:
                     _differentiable_update(
-                        p, p.grad, state, step, lr, lambd, alpha, t0, weight_decay, maximize
+                        p, state, step, lr, lambd, alpha, t0, weight_decay, maximize
                     )
-                continue
-            for p in with_grad:
-                if group["capturable"]:
-                    raise _capturable_error("params, mus, etas, and state_steps")
-                state = self.state[p]
-                g = _update_grad(p._grad, maximize)
+                    continue
                 param = _real(p._data)
                 ax_t, eta_t, mu_t = state["ax"], state["eta"], state["mu"]
                 ax = _real(ax_t._data)
-                step = _increment_step(state["step"])
-                if weight_decay != 0:
-                    g = add_scaled(g, param, weight_decay)
+                g = gradient_for_step(p, maximize, weight_decay=weight_decay)
 
                 eta = float(eta_t._data)
                 mul_(param, 1 - lambd * eta)
@@ -174,6 +160,12 @@ class ASGD(Optimizer):
         return loss
 
 
+def _new_state(p: Tensor, group: dict) -> dict:
+    """A parameter's first state: the step count, eta (starting at lr), mu and the average."""
+    return {"step": _step_tensor(False), "eta": _scalar_tensor(_to_scalar(group["lr"])),
+            "mu": _scalar_tensor(1.0), "ax": _zeros_like(p)}
+
+
 def _next_eta_and_mu(
     eta: Tensor, mu: Tensor, step: float, lr: float, lambd: float, alpha: float, t0: float
 ) -> None:
@@ -188,7 +180,6 @@ def _next_eta_and_mu(
 
 def _differentiable_update(
     param: Tensor,
-    grad: Tensor,
     state: dict,
     step: float,
     lr: float,
@@ -199,11 +190,7 @@ def _differentiable_update(
     maximize: bool,
 ) -> None:
     """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
-    _check_real(param)
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
+    grad = gradient_for_differentiable_step(param, maximize, weight_decay=weight_decay)
     eta, mu, ax = state["eta"], state["mu"], state["ax"]
     eta_value = eta.item()
     param.mul_(1 - lambd * eta_value)

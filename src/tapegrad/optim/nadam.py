@@ -23,6 +23,13 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ._single_tensor import (
+    gradient_for_differentiable_step,
+    gradient_for_step,
+    parameter_steps,
+    update_moments_,
+    update_moments_differentiable_,
+)
 from .adamax import _check_betas
 from .optimizer import (
     Optimizer,
@@ -30,26 +37,18 @@ from .optimizer import (
     _capturable_error,
     _check_lr,
     _check_non_negative,
-    _check_real,
-    _increment_step,
     _opmath,
-    _params_with_grad,
     _real,
     _restore_group_flags,
     _run_closure,
     _scalar_dtype,
     _step_tensor,
     _to_scalar,
-    _update_grad,
     _use_grad_for_differentiable,
     _w,
     _zeros_like,
     add_scalar,
-    add_scaled,
     addcdiv_,
-    addcmul_,
-    lerp_,
-    mul_,
     round_as,
     sqrt_,
 )
@@ -144,17 +143,12 @@ class NAdam(Optimizer):
             momentum_decay = group["momentum_decay"]
             decoupled = group["decoupled_weight_decay"]
             maximize = group["maximize"]
-            with_grad = _params_with_grad(self, group, lambda p, g: {
-                "step": _step_tensor(False),
-                "mu_product": Tensor._make(np.ones((), dtype=_scalar_dtype().np)),
-                "exp_avg": _zeros_like(p), "exp_avg_sq": _zeros_like(p)})
-            if group["differentiable"] and not group["capturable"]:
-                for p in with_grad:
-                    state = self.state[p]
-                    step = _increment_step(state["step"])
+            holders = "params, mu_products and state_steps"
+            for p, state, step in parameter_steps(self, group, _new_state,
+                                                  _capturable_error(holders)):
+                if group["differentiable"]:
                     _differentiable_update(
                         p,
-                        p.grad,
                         state,
                         step,
                         lr,
@@ -166,21 +160,10 @@ class NAdam(Optimizer):
                         decoupled,
                         maximize,
                     )
-                continue
-            for p in with_grad:
-                if group["capturable"]:
-                    raise _capturable_error("params, mu_products and state_steps")
-                state = self.state[p]
-                g = _update_grad(p._grad, maximize)
+                    continue
                 param = _real(p._data)
-                step = _increment_step(state["step"])
                 bias_correction2 = 1 - beta2**step
-                if weight_decay != 0:
-                    if decoupled:
-                        mul_(param, 1 - lr * weight_decay)
-                        _bump(p)
-                    else:
-                        g = add_scaled(g, param, weight_decay)
+                g = gradient_for_step(p, maximize, lr, weight_decay, decoupled)
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
                 mp_t = state["mu_product"]
@@ -189,13 +172,7 @@ class NAdam(Optimizer):
                 _bump(mp_t)
                 mu_product = float(mp)
 
-                avg_t, sq_t = state["exp_avg"], state["exp_avg_sq"]
-                exp_avg, exp_avg_sq = _real(avg_t._data), _real(sq_t._data)
-                lerp_(exp_avg, g, 1 - beta1)
-                _bump(avg_t)
-                mul_(exp_avg_sq, beta2)
-                addcmul_(exp_avg_sq, g, g, 1 - beta2)
-                _bump(sq_t, 2)
+                exp_avg, exp_avg_sq = update_moments_(state, g, beta1, beta2)
                 denom = round_as(
                     np.divide(_w(exp_avg_sq), _opmath(param).type(bias_correction2)), param
                 )
@@ -207,9 +184,16 @@ class NAdam(Optimizer):
         return loss
 
 
+def _new_state(p: Tensor, group: dict) -> dict:
+    """A parameter's first state: the step count, the product of the momentum coefficients
+    (a 0-d tensor of the step's dtype) and Adam's two moments."""
+    return {"step": _step_tensor(False),
+            "mu_product": Tensor._make(np.ones((), dtype=_scalar_dtype().np)),
+            "exp_avg": _zeros_like(p), "exp_avg_sq": _zeros_like(p)}
+
+
 def _differentiable_update(
     param: Tensor,
-    grad: Tensor,
     state: dict,
     step: float,
     lr: float,
@@ -224,22 +208,13 @@ def _differentiable_update(
     """The same update in tapegrad ops, recorded by autograd (``differentiable=True``): as in
     torch, the two step sizes are 0-d tensors computed from ``mu_product`` and scale the
     gradient and the momentum before the two ``addcdiv``s."""
-    _check_real(param)
-    if maximize:
-        grad = -grad
     bias_correction2 = 1 - beta2**step
-    if weight_decay != 0:
-        if decoupled:
-            param.mul_(1 - lr * weight_decay)
-        else:
-            grad = grad.add(param, alpha=weight_decay)
+    grad = gradient_for_differentiable_step(param, maximize, lr, weight_decay, decoupled)
     mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
     mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
     mu_product, exp_avg, exp_avg_sq = state["mu_product"], state["exp_avg"], state["exp_avg_sq"]
     mu_product.mul_(mu)
-    exp_avg.copy_(exp_avg.lerp(grad, 1 - beta1))
-    exp_avg_sq.mul_(beta2)
-    exp_avg_sq.copy_(exp_avg_sq.addcmul(grad, grad, value=1 - beta2))
+    update_moments_differentiable_(state, grad, beta1, beta2)
     denom = exp_avg_sq.div(bias_correction2).sqrt().add(eps)
     mu_product_next = mu_product * mu_next
     grad = grad * (-lr * (1.0 - mu) / (1.0 - mu_product))

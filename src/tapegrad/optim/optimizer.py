@@ -686,10 +686,23 @@ def addcmul_(dst: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: float) -> N
 
 def addcdiv_(dst: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: float) -> None:
     """``dst.addcdiv_(t1, t2, value=value)``: ``dst + (value*t1)/t2``."""
+    add_term_(dst, addcdiv_term(t1, t2, value, dst))
+
+
+def addcdiv_term(t1: np.ndarray, t2: np.ndarray, value: float, dst: np.ndarray) -> np.ndarray:
+    """The term ``addcdiv_`` adds to ``dst``: ``(value*t1)/t2`` in ``dst``'s compute type, a
+    new array (elementwise: computed on several parameters' values at once, each element
+    gets the bits it gets alone)."""
     x = np.multiply(_w(t1), _sc(value, dst)) if value != 1 else _w(t1).copy()
     if type(x) is not np.ndarray:  # a 0-d t1 (a scalar parameter) gives a NumPy scalar
         x = np.asarray(x)
     np.divide(x, _w(t2), out=x)
+    return x
+
+
+def add_term_(dst: np.ndarray, x: np.ndarray) -> None:
+    """``dst += x`` for a compute-type term ``x`` (``addcdiv_term``), rounded to ``dst``'s
+    dtype once."""
     if _is_low(dst):
         _store(dst, np.add(_w(dst), x))
     else:

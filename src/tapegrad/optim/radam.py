@@ -22,6 +22,13 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ._single_tensor import (
+    gradient_for_differentiable_step,
+    gradient_for_step,
+    parameter_steps,
+    update_moments_,
+    update_moments_differentiable_,
+)
 from .adamax import _check_betas
 from .optimizer import (
     Optimizer,
@@ -29,25 +36,17 @@ from .optimizer import (
     _capturable_error,
     _check_lr,
     _check_non_negative,
-    _check_real,
-    _increment_step,
     _opmath,
-    _params_with_grad,
     _real,
     _restore_group_flags,
     _run_closure,
     _step_tensor,
     _to_scalar,
-    _update_grad,
     _use_grad_for_differentiable,
     _w,
     _zeros_like,
     add_scalar,
-    add_scaled,
     add_scaled_exact_,
-    addcmul_,
-    lerp_,
-    mul_,
     round_as,
 )
 
@@ -129,16 +128,10 @@ class RAdam(Optimizer):
             weight_decay = group["weight_decay"]
             decoupled = group["decoupled_weight_decay"]
             maximize = group["maximize"]
-            with_grad = _params_with_grad(self, group, lambda p, g: {
-                "step": _step_tensor(False), "exp_avg": _zeros_like(p),
-                "exp_avg_sq": _zeros_like(p)})
-            if group["differentiable"] and not group["capturable"]:
-                for p in with_grad:
-                    state = self.state[p]
-                    step = _increment_step(state["step"])
+            for p, state, step in parameter_steps(self, group, _new_state, _capturable_error()):
+                if group["differentiable"]:
                     _differentiable_update(
                         p,
-                        p.grad,
                         state,
                         step,
                         lr,
@@ -149,42 +142,18 @@ class RAdam(Optimizer):
                         decoupled,
                         maximize,
                     )
-                continue
-            for p in with_grad:
-                if group["capturable"]:
-                    raise _capturable_error()
-                state = self.state[p]
-                g = _update_grad(p._grad, maximize)
+                    continue
                 param = _real(p._data)
-                step = _increment_step(state["step"])
-                if weight_decay != 0:
-                    if decoupled:
-                        mul_(param, 1 - lr * weight_decay)
-                        _bump(p)
-                    else:
-                        g = add_scaled(g, param, weight_decay)
-                avg_t, sq_t = state["exp_avg"], state["exp_avg_sq"]
-                exp_avg, exp_avg_sq = _real(avg_t._data), _real(sq_t._data)
-                lerp_(exp_avg, g, 1 - beta1)
-                _bump(avg_t)
-                mul_(exp_avg_sq, beta2)
-                addcmul_(exp_avg_sq, g, g, 1 - beta2)
-                _bump(sq_t, 2)
+                g = gradient_for_step(p, maximize, lr, weight_decay, decoupled)
+                exp_avg, exp_avg_sq = update_moments_(state, g, beta1, beta2)
 
                 op = _opmath(param).type
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
                 update = round_as(np.divide(_w(exp_avg), op(bias_correction1)), param)
                 update = round_as(np.multiply(update, op(lr), out=update), param)
-                rho_inf = 2 / (1 - beta2) - 1
-                rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
-                if rho_t > 5.0:
-                    rect = (
-                        (rho_t - 4)
-                        * (rho_t - 2)
-                        * rho_inf
-                        / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
-                    ) ** 0.5
+                rect = _rectification(step, beta2)
+                if rect is not None:
                     # (bc2 ** 0.5) / t is torch's t.reciprocal() * bc2 ** 0.5
                     adaptive = add_scalar(round_as(np.sqrt(_w(exp_avg_sq)), param), eps, param)
                     adaptive = round_as(np.reciprocal(adaptive, out=adaptive), param)
@@ -198,9 +167,25 @@ class RAdam(Optimizer):
         return loss
 
 
+def _rectification(step: float, beta2: float) -> float | None:
+    """The variance rectification term at ``step``, or None while the approximated SMA length
+    ``rho_t`` is at most 5 (the variance is not tractable yet: the step is plain momentum)."""
+    bias_correction2 = 1 - beta2**step
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+    if not rho_t > 5.0:  # (a NaN rho_t too)
+        return None
+    return ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+
+
+def _new_state(p: Tensor, group: dict) -> dict:
+    """A parameter's first state: the step count and Adam's two moments."""
+    return {"step": _step_tensor(False), "exp_avg": _zeros_like(p),
+            "exp_avg_sq": _zeros_like(p)}
+
+
 def _differentiable_update(
     param: Tensor,
-    grad: Tensor,
     state: dict,
     step: float,
     lr: float,
@@ -212,27 +197,14 @@ def _differentiable_update(
     maximize: bool,
 ) -> None:
     """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
-    _check_real(param)
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        if decoupled:
-            param.mul_(1 - lr * weight_decay)
-        else:
-            grad = grad.add(param, alpha=weight_decay)
+    grad = gradient_for_differentiable_step(param, maximize, lr, weight_decay, decoupled)
+    update_moments_differentiable_(state, grad, beta1, beta2)
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-    exp_avg.copy_(exp_avg.lerp(grad, 1 - beta1))
-    exp_avg_sq.mul_(beta2)
-    exp_avg_sq.copy_(exp_avg_sq.addcmul(grad, grad, value=1 - beta2))
     bias_correction1 = 1 - beta1**step
     bias_correction2 = 1 - beta2**step
     bias_corrected_exp_avg = exp_avg / bias_correction1
-    rho_inf = 2 / (1 - beta2) - 1
-    rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
-    if rho_t > 5.0:
-        rect = (
-            (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
-        ) ** 0.5
+    rect = _rectification(step, beta2)
+    if rect is not None:
         adaptive_lr = (bias_correction2**0.5) / exp_avg_sq.sqrt().add(eps)
         param.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
     else:

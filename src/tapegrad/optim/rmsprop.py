@@ -15,34 +15,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from .._tensor import Tensor
+from ._single_tensor import (
+    gradient_for_step,
+    parameter_steps,
+    rmsprop_denominator,
+    rmsprop_momentum_array_,
+    square_average_,
+)
 from .optimizer import (
     Optimizer,
     _bump,
     _check_lr,
     _check_non_negative,
-    _fma,
-    _increment_step,
-    _opmath,
     _real,
     _run_closure,
-    _sc_add,
     _step_tensor,
     _steps_as_tensors,
     _to_scalar,
-    _update_grad,
     _use_grad_for_differentiable,
-    _w,
     _zeros_like,
-    add_scaled,
     add_scaled_exact_,
     addcdiv_,
-    addcmul_,
     lerp_,
-    mul_,
-    round_as,
 )
 
 __all__ = ["RMSprop"]
@@ -127,51 +122,37 @@ class RMSprop(Optimizer):
             momentum = group["momentum"]
             centered = group["centered"]
             maximize = group["maximize"]
-            for p in group["params"]:
-                grad_t = p._grad
-                if grad_t is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(False)
-                    state["square_avg"] = _zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = _zeros_like(p)
-                    if centered:
-                        state["grad_avg"] = _zeros_like(p)
-                step_t = state["step"]
+            for p, state, _ in parameter_steps(self, group, _new_state):
                 param = _real(p._data)
-                g = _update_grad(grad_t, maximize)
-                _increment_step(step_t)
-                if weight_decay != 0:
-                    g = add_scaled(g, param, weight_decay)
-
-                sq_t = state["square_avg"]
-                square_avg = _real(sq_t._data)
-                mul_(square_avg, alpha)
-                addcmul_(square_avg, g, g, 1 - alpha)
-                _bump(sq_t, 2)
+                g = gradient_for_step(p, maximize, weight_decay=weight_decay)
+                square_average_(state["square_avg"], g, alpha)
+                square_avg = _real(state["square_avg"]._data)
+                grad_avg = None
                 if centered:
                     ga_t = state["grad_avg"]
                     grad_avg = _real(ga_t._data)
                     lerp_(grad_avg, g, 1 - alpha)
                     _bump(ga_t)
-                    ga = _w(grad_avg)
-                    avg = round_as(_fma(np.negative(ga), ga, _w(square_avg), _opmath(param)),
-                                   param)
-                    avg = round_as(np.sqrt(avg, out=avg), param)
-                else:
-                    avg = round_as(np.sqrt(_w(square_avg)), param)
-                avg = round_as(np.add(avg, _sc_add(eps, param), out=avg), param)
+                avg = rmsprop_denominator(square_avg, grad_avg, eps, param)
 
                 if momentum > 0:
                     buf_t = state["momentum_buffer"]
                     buf = _real(buf_t._data)
-                    mul_(buf, momentum)
-                    addcdiv_(buf, g, avg, 1)
+                    rmsprop_momentum_array_(buf, g, avg, momentum)
                     _bump(buf_t, 2)
                     add_scaled_exact_(param, buf, -lr)
                 else:
                     addcdiv_(param, g, avg, -lr)
                 _bump(p)
         return loss
+
+
+def _new_state(p: Tensor, group: dict) -> dict:
+    """A parameter's first state: the step count, the average of squared gradients, and the
+    momentum buffer and the gradients' average when ``momentum`` and ``centered`` ask for them."""
+    state = {"step": _step_tensor(False), "square_avg": _zeros_like(p)}
+    if group["momentum"] > 0:
+        state["momentum_buffer"] = _zeros_like(p)
+    if group["centered"]:
+        state["grad_avg"] = _zeros_like(p)
+    return state

@@ -20,20 +20,17 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ._single_tensor import gradient_for_differentiable_step, gradient_for_step, parameter_steps
 from .optimizer import (
     Optimizer,
     _bump,
     _capturable_error,
     _check_lr,
-    _check_real,
-    _increment_step,
-    _params_with_grad,
     _real,
     _restore_group_flags,
     _run_closure,
     _step_tensor,
     _to_scalar,
-    _update_grad,
     _use_grad_for_differentiable,
     _w,
     _zeros_like,
@@ -108,21 +105,13 @@ class Rprop(Optimizer):
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]
             maximize = group["maximize"]
-            with_grad = _params_with_grad(self, group, _new_state)
-            if group["differentiable"] and not group["capturable"]:
-                for p in with_grad:
-                    state = self.state[p]
-                    _increment_step(state["step"])
+            for p, state, _ in parameter_steps(self, group, _new_state, _capturable_error()):
+                if group["differentiable"]:
                     _differentiable_update(
-                        p, p.grad, state, etaminus, etaplus, step_size_min, step_size_max, maximize
+                        p, state, etaminus, etaplus, step_size_min, step_size_max, maximize
                     )
-                continue
-            for p in with_grad:
-                if group["capturable"]:
-                    raise _capturable_error()
-                state = self.state[p]
-                _increment_step(state["step"])
-                g = _update_grad(p._grad, maximize)
+                    continue
+                g = gradient_for_step(p, maximize)
                 prev_t, size_t = state["prev"], state["step_size"]
                 param, prev, step_size = _real(p._data), _real(prev_t._data), _real(size_t._data)
 
@@ -150,7 +139,6 @@ class Rprop(Optimizer):
 
 def _differentiable_update(
     param: Tensor,
-    grad: Tensor,
     state: dict,
     etaminus: float,
     etaplus: float,
@@ -159,9 +147,7 @@ def _differentiable_update(
     maximize: bool,
 ) -> None:
     """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
-    _check_real(param)
-    if maximize:
-        grad = -grad
+    grad = gradient_for_differentiable_step(param, maximize)
     prev, step_size = state["prev"], state["step_size"]
     sign = grad.mul(prev.clone()).sign()
     sign[sign.gt(0)] = etaplus

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ._single_tensor import sgd_direction, sgd_momentum_array_
 from .optimizer import (
     Optimizer,
     _bump,
@@ -27,7 +28,6 @@ from .optimizer import (
     _use_grad_for_differentiable,
     add_scaled,
     add_scaled_,
-    mul_,
 )
 
 __all__ = ["SGD"]
@@ -134,13 +134,10 @@ class SGD(Optimizer):
                             first = first.view(grad_t._data.dtype)
                         buf_t = Tensor._make(first)
                     else:
-                        buf = _real(buf_t._data)
-                        mul_(buf, momentum)
-                        add_scaled_(buf, g, 1 - dampening)
+                        sgd_momentum_array_(_real(buf_t._data), g, momentum, dampening)
                         _bump(buf_t, 2)
                     state["momentum_buffer"] = buf_t
-                    buf = _real(buf_t._data)
-                    g = add_scaled(g, buf, momentum) if nesterov else buf
+                    g = sgd_direction(g, _real(buf_t._data), momentum, nesterov)
                 add_scaled_(param, g, -lr)
                 _bump(p)
         return loss

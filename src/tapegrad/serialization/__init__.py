@@ -8,7 +8,7 @@ tapegrad's checkpoints and a tapegrad model's ``state_dict`` loads into the same
     load(f)
       starts with "PK\\3\\4"       torch's zip format          _torch_load.load_zip
       starts with tapegrad's magic  tapegrad's own older format  _tapegrad_format
-      a safetensors header          .safetensors                 utils.safetensors
+      a safetensors header          .safetensors                 _safetensors
       anything else                 torch's stream before 1.6    _torch_load.load_legacy
 
 The pickle is where danger lies: unpickling can import and call anything. With
@@ -43,9 +43,9 @@ from ._errors import (
     UnsupportedCheckpointError,
 )
 from ._rebuild import Storage
+from ._safetensors import _decode as decode_safetensors
 from ._tapegrad_format import (
     MAGIC,
-    _le_bytes,  # noqa: F401  (the safetensors writer imports it here)
     decode_checkpoint,
     is_truncated_magic,
 )
@@ -203,9 +203,7 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
             restorer(map_location)(Storage(np.empty(0), "cpu"), "cpu")  # a CPU location?
         return decode_checkpoint(bytearray(data), name)
     if _looks_like_safetensors(data):
-        from ..utils.safetensors import _decode
-
-        return _decode(bytearray(data), name)
+        return decode_safetensors(bytearray(data), name)
     if mmap:
         raise RuntimeError(
             "mmap can only be used with files saved with `torch.save("

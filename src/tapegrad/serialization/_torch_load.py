@@ -35,7 +35,8 @@ from ._errors import CorruptCheckpointError, TruncatedCheckpointError, Unsupport
 from ._rebuild import Storage, StorageType, UnsupportedDtype, torch_globals
 from ._zip import _MINIZ, ZipReader
 
-__all__ = ["load_zip", "load_legacy", "restorer", "pickle_record"]
+__all__ = ["load_zip", "load_legacy", "restorer", "pickle_record", "storage_loader",
+           "folder"]
 
 _MAX_VERSION = 10  # the newest zip format version torch 2.13 reads
 
@@ -175,7 +176,7 @@ def _byteswapped(arr: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 
-def _folder(reader: ZipReader, name: str) -> tuple[str, set[str]]:
+def folder(reader: ZipReader, name: str) -> tuple[str, set[str]]:
     """The archive's folder (``archive/``) and the names of the records in it."""
     names = reader.names()
     if not names:
@@ -193,7 +194,7 @@ def _folder(reader: ZipReader, name: str) -> tuple[str, set[str]]:
 def pickle_record(fh: IO[bytes], name: str) -> bytes:
     """The ``data.pkl`` record of a zip checkpoint (ValueError for a TorchScript archive)."""
     reader = ZipReader(fh, name)
-    prefix, records = _folder(reader, name)
+    prefix, records = folder(reader, name)
     if "constants.pkl" in records:
         raise ValueError("Expected input to be a checkpoint returned by torch.save but got a "
                          "torchscript checkpoint")
@@ -203,39 +204,15 @@ def pickle_record(fh: IO[bytes], name: str) -> bytes:
     return reader.read(prefix + "data.pkl")
 
 
-def load_zip(fh: IO[bytes], name: str, map_location: Any, weights_only: bool,
-             pickle_load_args: dict[str, Any], mmap_path: str | None = None) -> Any:
-    """The object a ``torch.save`` zip archive (or ``tapegrad.save``'s) holds."""
-    reader = ZipReader(fh, name)
-    prefix, records = _folder(reader, name)
+def storage_loader(reader: ZipReader, prefix: str, records: set[str], map_location: Any,
+                   mmap_path: str | None = None) -> Callable[[Any], Storage]:
+    """The ``persistent_load`` of an archive's pickles: each persistent id
+    ``('storage', type, key, location, numel)`` read once from record ``data/<key>`` (its size
+    checked, byte-swapped if the archive's ``byteorder`` says so, moved by ``map_location``)."""
 
     def record(key: str) -> bytes:
-        if key not in records:
-            raise CorruptCheckpointError(
-                f"PytorchStreamReader failed locating file {key}: file not found{_MINIZ}")
         return reader.read(prefix + key)
 
-    version_key = ".data/version" if ".data/version" in records else "version"
-    if version_key not in records:
-        raise CorruptCheckpointError(
-            'Expected hasRecord("version") to be true, but got false.  (Could this error message '
-            'be improved?  If so, please report an enhancement request to PyTorch.)')
-    text = record(version_key).decode("utf-8", "replace")
-    try:
-        version = int(text.strip())
-    except ValueError:
-        raise CorruptCheckpointError(
-            f"Couldn't parse the version {text} as Long Long.") from None
-    if version > _MAX_VERSION:
-        raise UnsupportedCheckpointError(
-            f"Attempted to read a PyTorch file with version {version}, but the maximum supported "
-            f"version for reading is {_MAX_VERSION}. The version of your PyTorch installation may "
-            "be too old, please upgrade PyTorch to latest version to mitigate this issue.")
-    if "constants.pkl" in records:
-        raise UnsupportedCheckpointError(
-            f"{name} is a TorchScript archive (torch.jit.save); tapegrad loads torch.save files "
-            "only" + (". Cannot use ``weights_only=True`` with TorchScript archives passed to "
-                      "``torch.load``. " + _weights_only.UNSAFE_MESSAGE if weights_only else ""))
     order: str
     if "byteorder" in records:
         mark = record("byteorder")
@@ -291,6 +268,43 @@ def load_zip(fh: IO[bytes], name: str, map_location: Any, weights_only: bool,
         loaded[key] = storage
         return storage
 
+    return persistent_load
+
+
+def load_zip(fh: IO[bytes], name: str, map_location: Any, weights_only: bool,
+             pickle_load_args: dict[str, Any], mmap_path: str | None = None) -> Any:
+    """The object a ``torch.save`` zip archive (or ``tapegrad.save``'s) holds."""
+    reader = ZipReader(fh, name)
+    prefix, records = folder(reader, name)
+
+    def record(key: str) -> bytes:
+        if key not in records:
+            raise CorruptCheckpointError(
+                f"PytorchStreamReader failed locating file {key}: file not found{_MINIZ}")
+        return reader.read(prefix + key)
+
+    version_key = ".data/version" if ".data/version" in records else "version"
+    if version_key not in records:
+        raise CorruptCheckpointError(
+            'Expected hasRecord("version") to be true, but got false.  (Could this error message '
+            'be improved?  If so, please report an enhancement request to PyTorch.)')
+    text = record(version_key).decode("utf-8", "replace")
+    try:
+        version = int(text.strip())
+    except ValueError:
+        raise CorruptCheckpointError(
+            f"Couldn't parse the version {text} as Long Long.") from None
+    if version > _MAX_VERSION:
+        raise UnsupportedCheckpointError(
+            f"Attempted to read a PyTorch file with version {version}, but the maximum supported "
+            f"version for reading is {_MAX_VERSION}. The version of your PyTorch installation may "
+            "be too old, please upgrade PyTorch to latest version to mitigate this issue.")
+    if "constants.pkl" in records:
+        raise UnsupportedCheckpointError(
+            f"{name} is a TorchScript archive (torch.jit.save); tapegrad loads torch.save files "
+            "only" + (". Cannot use ``weights_only=True`` with TorchScript archives passed to "
+                      "``torch.load``. " + _weights_only.UNSAFE_MESSAGE if weights_only else ""))
+    persistent_load = storage_loader(reader, prefix, records, map_location, mmap_path)
     data = record("data.pkl")
     return _unpickle(data, persistent_load, weights_only, pickle_load_args)[0]
 

@@ -5,6 +5,8 @@
   by node, with the gradients that crossed every edge (trace.py);
 - ``show.health(model)``: the gradient health check, a per-layer table and a diagnosis in
   words (health.py); ``show.Monitor(model, optimizer)`` records it at every step (monitor.py);
+  ``show.plot_grad_norms(history, names)`` draws gradient norm per layer over the steps (the
+  monitor's and ``tapegrad doctor``'s plot, and the demo's);
 - ``show.report.write_report(path, graph=..., trace=..., figures=...)``: one self-contained
   HTML page to step through a backward pass on the picture (report.py);
 - the texts in English and Chinese (i18n.py), and the ``tapegrad graph`` / ``tapegrad doctor``
@@ -15,10 +17,11 @@
 
 from . import report
 from .graph import INSTALL_HINT, GraphView, GraphvizMissing, graph
-from .health import HealthReport, health
+from .health import HealthReport, health, plot_grad_norms
 from .monitor import Monitor
 from .precision import PrecisionReport, precision_lab
 from .trace import Trace, trace
 
 __all__ = ["graph", "GraphView", "GraphvizMissing", "INSTALL_HINT", "trace", "Trace", "report",
-           "HealthReport", "Monitor", "health", "precision_lab", "PrecisionReport"]
+           "HealthReport", "Monitor", "health", "plot_grad_norms", "precision_lab",
+           "PrecisionReport"]

@@ -8,11 +8,15 @@ pass runs.
 
 Options, before SCRIPT or as the last arguments: ``--out FILE`` (.svg, .png, .pdf or .dot;
 default ``<script>.graph.svg``), ``--max-depth N``, ``--no-collapse``, ``--lang zh|en`` (the
-words of the tree and the messages; default ``TAPEGRAD_LANG``, else the locale).
+words of the tree and the messages; default ``TAPEGRAD_LANG``, else the locale); ``-h`` or
+``--help`` before SCRIPT prints the full help. A missing SCRIPT is one line and status 2 (as for
+``python``); an error in the script prints its traceback from the script's own frame on, as
+``python SCRIPT`` shows it, and the status is 1.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import runpy
 import sys
@@ -27,15 +31,51 @@ class _Stop(BaseException):
     own ``except Exception`` does not catch it)."""
 
 
-def _parse(argv: list[str]) -> tuple[dict, list[str]] | None:
+def help_parser() -> argparse.ArgumentParser:
+    """The parser whose help ``tapegrad graph --help`` prints (the options are read by
+    ``_parse``, which also takes ``--out FILE`` after the script's own arguments)."""
+    parser = argparse.ArgumentParser(
+        prog="tapegrad graph",
+        usage="tapegrad graph [-h] [--out FILE] [--max-depth N] [--no-collapse] [--lang zh|en] "
+              "SCRIPT [ARGS ...]\n       tapegrad graph SCRIPT [ARGS ...] [--out FILE]",
+        description="Run a PyTorch script on tapegrad until it first calls backward(); print "
+                    "the graph of that loss as a text tree, draw it, and stop the script "
+                    "before the backward pass runs. Leaves are named after the script's "
+                    "variables (model.0.weight).",
+        epilog="The picture needs Graphviz's dot program (apt install graphviz, brew install "
+               "graphviz); without it the DOT source is written instead.\n"
+               "Exit status: 0 when the picture is written; 1 when the script ends without "
+               "calling backward or fails; 2 for a usage error or a SCRIPT that cannot be "
+               "opened.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", metavar="FILE",
+                        help="the picture: .svg, .png, .pdf or .dot (default: "
+                             "<script>.graph.svg); may also come last, after ARGS")
+    parser.add_argument("--max-depth", metavar="N", type=int,
+                        help="draw the graph down to N nodes below the loss")
+    parser.add_argument("--no-collapse", action="store_true",
+                        help="draw every copy of a repeated block (default: the first copy, "
+                             "marked ×N)")
+    parser.add_argument("--lang", metavar="zh|en",
+                        help="language of the tree and the messages (default: $TAPEGRAD_LANG, "
+                             "else the locale)")
+    parser.add_argument("script", metavar="SCRIPT", help="the Python file to run")
+    parser.add_argument("args", metavar="ARGS", nargs="*", help="the script's arguments")
+    return parser
+
+
+def _parse(argv: list[str]) -> tuple[dict, list[str]] | str | None:
+    """(options, [SCRIPT, ARGS...]); "help" for -h/--help before SCRIPT; None: a usage error."""
     opts: dict[str, Any] = {"out": None, "max_depth": None, "collapse": True, "lang": None}
     args = list(argv)
     # trailing --out FILE (after the script's own arguments)
     if len(args) >= 3 and args[-2] == "--out":
         opts["out"] = args[-1]
         args = args[:-2]
-    while args and args[0].startswith("--"):
+    while args and args[0].startswith("-"):
         flag = args.pop(0)
+        if flag in ("-h", "--help"):
+            return "help"
         if flag == "--no-collapse":
             opts["collapse"] = False
         elif flag in ("--out", "--max-depth", "--lang") and args:
@@ -70,7 +110,10 @@ def _caller_frame() -> Any:
 def graph_command(argv: list[str]) -> int:
     """Run ``tapegrad graph`` with ``argv`` (the arguments after ``graph``); the exit code."""
     parsed = _parse(argv)
-    if parsed is None:
+    if parsed == "help":
+        help_parser().print_help()
+        return 0
+    if parsed is None or isinstance(parsed, str):
         print(t("graphcmd.usage", _lang_or_default(argv)), file=sys.stderr)
         return 2
     opts, args = parsed
@@ -81,12 +124,12 @@ def graph_command(argv: list[str]) -> int:
         return 2
     script = args[0]
     if not os.path.isfile(script):
-        print(t("graphcmd.no_script", lang, script=script), file=sys.stderr)
+        print(t("cli.cant_open", lang, command="graph", script=script), file=sys.stderr)
         return 2
     out = Path(opts["out"] or (Path(script).stem + ".graph.svg"))
 
     from .. import autograd
-    from .._cli import alias_torch
+    from .._cli import _exit_code, alias_torch, print_user_error
     from .graph import GraphView, GraphvizMissing, frame_names
 
     captured: dict[str, Any] = {}
@@ -110,6 +153,17 @@ def graph_command(argv: list[str]) -> int:
             runpy.run_path(script, run_name="__main__")
         except _Stop:
             pass
+        except SystemExit as exc:  # the script ended itself before any backward
+            if "view" not in captured:
+                code = _exit_code(exc)
+                if code:
+                    return code
+        except KeyboardInterrupt as exc:
+            print_user_error(exc, script)
+            return 130
+        except Exception as exc:  # noqa: BLE001 - the script's error, shown as python would
+            print_user_error(exc, script)
+            return 1
     finally:
         autograd.backward = original  # type: ignore[assignment]
         sys.argv = saved_argv

@@ -11,11 +11,14 @@
          the health report, the graph of the script's loss, the backward trace of its first
          step (only that one backward is traced, the others run untouched) and the plots.
 
-The exit status is the script's.
+The exit status is the script's (1 after an uncaught error, whose traceback starts at the
+script's own frame, as ``python SCRIPT`` shows it); 2 for a usage error or a SCRIPT that cannot
+be opened (one line, as for ``python``). ``-h`` / ``--help`` before SCRIPT prints the full help.
 """
 
 from __future__ import annotations
 
+import argparse
 import html
 import importlib
 import inspect
@@ -23,7 +26,6 @@ import json
 import os
 import runpy
 import sys
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -99,13 +101,38 @@ def _minimal_page(path: Path, title: str, reports: list[str], figures: dict[str,
     path.write_text(page, encoding="utf-8")
 
 
-def _parse(argv: list[str]) -> tuple[dict[str, str], list[str]] | None:
+def help_parser() -> argparse.ArgumentParser:
+    """The parser whose help ``tapegrad doctor --help`` prints (``_parse`` reads the options)."""
+    parser = argparse.ArgumentParser(
+        prog="tapegrad doctor",
+        usage="tapegrad doctor [-h] [--out DIR] [--lang zh|en] SCRIPT [ARGS ...]",
+        description="Run a PyTorch training script on tapegrad, unchanged, with the gradient "
+                    "health monitor on every optimizer it creates; then print the health "
+                    "report (a table per layer and a diagnosis in words) and write the plot "
+                    "of gradient norm per layer over the steps, the numbers and a report page.",
+        epilog="Written into DIR: health.png (needs matplotlib), health.json and report.html "
+               "(the report, the graph of the loss, the backward pass of the first step, "
+               "the plot).\n"
+               "Exit status: the script's (1 after an uncaught error); 2 for a usage error or "
+               "a SCRIPT that cannot be opened.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", metavar="DIR",
+                        help="where to write the results (default: ./tapegrad-doctor)")
+    parser.add_argument("--lang", metavar="zh|en",
+                        help="language of the report (default: $TAPEGRAD_LANG, else the locale)")
+    parser.add_argument("script", metavar="SCRIPT", help="the training script to run")
+    parser.add_argument("args", metavar="ARGS", nargs="*", help="the script's arguments")
+    return parser
+
+
+def _parse(argv: list[str]) -> tuple[dict[str, str], list[str]] | str | None:
+    """(options, [SCRIPT, ARGS...]); "help" for -h/--help before SCRIPT; None: a usage error."""
     opts: dict[str, str] = {}
     args = list(argv)
     while args and args[0].startswith("-"):
         flag = args.pop(0)
         if flag in ("-h", "--help"):
-            return None
+            return "help"
         name, _, value = flag.partition("=")
         if name not in ("--out", "--lang"):
             return None
@@ -122,7 +149,10 @@ def _parse(argv: list[str]) -> tuple[dict[str, str], list[str]] | None:
 def doctor_command(argv: list[str]) -> int:
     """Run ``tapegrad doctor`` with ``argv`` (the words after ``doctor``); the exit status."""
     parsed = _parse(argv)
-    if parsed is None:
+    if parsed == "help":
+        help_parser().print_help()
+        return 0
+    if parsed is None or isinstance(parsed, str):
         print(t("doctor.usage", resolve_lang(_lang_in(argv))), file=sys.stderr)
         return 2
     opts, args = parsed
@@ -133,9 +163,12 @@ def doctor_command(argv: list[str]) -> int:
         return 2
     out_dir = Path(opts.get("out", "tapegrad-doctor"))
     script = args[0]
+    if not os.path.isfile(script):
+        print(t("cli.cant_open", lang, command="doctor", script=script), file=sys.stderr)
+        return 2
 
     from .. import autograd, optim
-    from .._cli import alias_torch
+    from .._cli import alias_torch, print_user_error
     from ._commands import _caller_frame
     from .graph import frame_names
     from .trace import Trace
@@ -182,9 +215,9 @@ def doctor_command(argv: list[str]) -> int:
         if e.code is not None and not isinstance(e.code, int):
             print(e.code, file=sys.stderr)
     except BaseException as e:  # noqa: BLE001  (the script's error: report it, keep the findings)
-        traceback.print_exc()
+        print_user_error(e, script)
         print(t("doctor.error", lang, error=f"{type(e).__name__}: {e}"), file=sys.stderr)
-        code = 1
+        code = 130 if isinstance(e, KeyboardInterrupt) else 1
     finally:
         optim.Optimizer.__init__ = original_init  # type: ignore[method-assign]
         autograd.backward = original_backward  # type: ignore[assignment]
@@ -261,8 +294,10 @@ def _write_results(monitors: list[tuple[Any, Monitor, _Progress]], out_dir: Path
     title = t("doctor.page_title", lang, script=os.path.basename(script))
     if report_page is not None and hasattr(report_page, "write_report"):
         heading = t("health.title", lang)
-        sections = {heading if len(texts) == 1 else f"{heading} {k}": text
-                    for k, text in enumerate(texts, 1)}
+        sections: dict[str, Any] = {
+            heading if len(reports) == 1 else f"{heading}: " + t(
+                "doctor.optimizer", lang, index=k, name=type(o).__name__): report
+            for k, ((o, _, _), report) in enumerate(zip(monitors, reports, strict=True), 1)}
         report_page.write_report(str(page), trace=trace, figures=figures, title=title,
                                  lang=lang, text=sections)
     else:

@@ -39,6 +39,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .i18n import resolve_lang, t
+from .watch import ForwardWatch, ModuleCall
 
 
 class Thresholds:
@@ -88,17 +89,6 @@ class Finding:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-@dataclass
-class ModuleCall:
-    """What a forward hook saw of one module in the last forward pass."""
-
-    grad_enabled: bool
-    output_node: Any = None  # weakref to the output's grad_fn, or None
-    dead: int | None = None  # ReLU modules: units that were zero for the whole batch
-    units: int | None = None
-    detached: bool = False  # the output was .detach()ed afterwards
 
 
 @dataclass
@@ -203,6 +193,15 @@ def fmt(x: float | None) -> str:
     if 1e-3 <= abs(x) < 1e4:
         return f"{x:.6f}"
     return f"{x:.3e}"
+
+
+def update_lost(r: ParamStats) -> bool:
+    """The last step left the weights exactly as they were though their gradient was not zero:
+    the change it computed was too small to show in the weights' dtype (float32 keeps about 7
+    significant digits: adding less than half a unit in the last place of a weight leaves it
+    unchanged), or the step skipped them."""
+    return (r.update_source == "step" and r.update_ratio == 0.0 and bool(r.grad_norm)
+            and r.weight_norm > 0)
 
 
 def _ratio_text(r: float) -> str:
@@ -482,13 +481,14 @@ class HealthReport:
     def kinds(self) -> list[str]:
         return [f.kind for f in self.findings]
 
-    def table(self) -> str:
-        """The per-parameter table as text."""
+    def _cells(self) -> tuple[list[str], list[list[str]], list[str]]:
+        """The table's head, its rows as text, and the notes under it."""
         lang = self.lang
         head = [t(k, lang) for k in ("col.parameter", "col.shape", "col.grad_norm",
                                      "col.weight_norm", "col.update_ratio", "col.max_abs",
                                      "col.zeros", "col.nan", "col.inf")]
         body = []
+        lost = False
         for r in self.rows:
             if not r.requires_grad:
                 grad = t("cell.frozen", lang)
@@ -496,24 +496,82 @@ class HealthReport:
                 grad = t("cell.no_grad", lang)
             else:
                 grad = fmt(r.grad_norm)
-            body.append([r.name, str(tuple(r.shape)), grad, fmt(r.weight_norm),
-                         fmt(r.update_ratio), fmt(r.max_abs),
-                         "-" if r.zero_frac is None else _share(r.zero_frac),
+            ratio = fmt(r.update_ratio)
+            if update_lost(r):
+                ratio = t("cell.update_lost", lang)
+                lost = True
+            body.append([r.name, str(tuple(r.shape)), grad, fmt(r.weight_norm), ratio,
+                         fmt(r.max_abs), "-" if r.zero_frac is None else _share(r.zero_frac),
                          str(r.nan), str(r.inf)])
+        notes = []
+        sources = {r.update_source for r in self.rows if r.update_source}
+        if "lr" in sources:
+            notes.append(t("health.ratio_note", lang, how=t("health.ratio_lr", lang)))
+        if lost:
+            notes.append(t("health.lost_note", lang, lost=t("cell.update_lost", lang)))
+        return head, body, notes
+
+    def table(self) -> str:
+        """The per-parameter table as text."""
+        head, body, notes = self._cells()
         widths = [max(_width(row[i]) for row in [head, *body]) for i in range(len(head))]
         lines = ["  ".join(_pad(c, w, i) for i, (c, w) in enumerate(zip(row, widths,
                                                                            strict=True)))
                  .rstrip() for row in [head, *body]]
         lines.insert(1, "  ".join("-" * w for w in widths))
-        sources = {r.update_source for r in self.rows if r.update_source}
-        if "lr" in sources:
-            lines.append(t("health.ratio_note", lang, how=t("health.ratio_lr", lang)))
-        return "\n".join(lines)
+        return "\n".join(lines + notes)
+
+    def title(self) -> str:
+        """``Gradient health report (step N)``, in the report's language."""
+        return (t("health.title_step", self.lang, step=self.step) if self.step is not None
+                else t("health.title", self.lang))
+
+    def html(self, *, heading: bool = True) -> str:
+        """The report as an HTML fragment (the report page and Jupyter show it): the table
+        (scrolls sideways where it is wider than the page) and the diagnosis, whose sentences
+        wrap. Styled inline, so it needs no style sheet."""
+        import html as _html
+
+        def esc(x: str) -> str:
+            return _html.escape(x)
+
+        head, body, notes = self._cells()
+        right = ' style="text-align:right;padding:1px 8px;white-space:nowrap"'
+        left = ' style="text-align:left;padding:1px 8px;white-space:nowrap"'
+        rows = ["<tr>" + "".join(f"<th{left if i < 2 else right}>{esc(c)}</th>"
+                                 for i, c in enumerate(head)) + "</tr>"]
+        for row in body:
+            rows.append("<tr>" + "".join(f"<td{left if i < 2 else right}>{esc(c)}</td>"
+                                         for i, c in enumerate(row)) + "</tr>")
+        colors = {"error": "#b00020", "warning": "#b35900", "info": "#1f5fa8", "ok": "#2e7d32"}
+        items = "".join(
+            f'<li class="tg-finding tg-{f.severity}" style="margin:0.3em 0">'
+            f'<b style="color:{colors.get(f.severity, "#222")}">'
+            f"[{esc(t('severity.' + f.severity, self.lang))}]</b> {esc(f.text)}</li>"
+            for f in self.findings)
+        parts = ['<div class="tg-health" style="max-width:100%">']
+        if heading:
+            parts.append(f'<p class="tg-health-title" style="font-weight:bold;margin:0.3em 0">'
+                         f"{esc(self.title())}</p>")
+        parts.append('<div class="tg-health-table" style="overflow-x:auto;max-width:100%">'
+                     '<table style="border-collapse:collapse;font-family:ui-monospace,Menlo,'
+                     'Consolas,monospace;font-size:0.85em">' + "".join(rows) + "</table></div>")
+        for note in notes:
+            parts.append(f'<p class="tg-health-note" style="font-size:0.85em;color:#555;'
+                         f'margin:0.3em 0;overflow-wrap:anywhere">{esc(note)}</p>')
+        parts.append('<div class="tg-diagnosis" style="background:#fff7e6;border-left:4px solid '
+                     '#e69500;padding:0.4em 1em;margin:0.6em 0;white-space:normal;'
+                     'overflow-wrap:anywhere;max-width:100%;box-sizing:border-box">'
+                     f'<p style="font-weight:bold;margin:0.2em 0">'
+                     f"{esc(t('health.diagnosis', self.lang))}</p>"
+                     f'<ul style="margin:0.2em 0;padding-left:1.2em">{items}</ul></div></div>')
+        return "".join(parts)
+
+    def _repr_html_(self) -> str:
+        return self.html()
 
     def __str__(self) -> str:
-        title = (t("health.title_step", self.lang, step=self.step) if self.step is not None
-                 else t("health.title", self.lang))
-        out = [title, "", self.table(), "", t("health.diagnosis", self.lang)]
+        out = [self.title(), "", self.table(), "", t("health.diagnosis", self.lang)]
         for f in self.findings:
             out.append(f"  [{t('severity.' + f.severity, self.lang)}] {f.text}")
         return "\n".join(out)
@@ -526,8 +584,9 @@ class HealthReport:
                 "diagnosis": [f.to_dict() for f in self.findings]}
 
     def plot(self, path: str | None = None) -> Any:
-        """A bar chart of gradient norm per parameter (log scale), with the weight norms;
-        returns the matplotlib Figure (and writes it to ``path`` if given). Needs matplotlib
+        """A bar chart of gradient norm per parameter (log scale), with the weight norms, at
+        this report's one step (``plot_grad_norms`` draws them over many steps); returns the
+        matplotlib Figure (and writes it to ``path`` if given). Needs matplotlib
         (``pip install 'tapegrad[viz]'``)."""
         from matplotlib.figure import Figure
 
@@ -542,7 +601,9 @@ class HealthReport:
                label=t("report.weight_norm", lang), alpha=0.5)
         ax.set_yscale("log")
         ax.set_xticks(x, [r.name for r in rows], rotation=45, ha="right", fontsize=8)
-        ax.set_title(t("report.plot_title", lang))
+        ax.set_ylabel(t("report.norm_axis", lang))
+        ax.set_title(t("report.plot_title", lang) + (
+            "" if self.step is None else " " + t("report.at_step", lang, step=self.step)))
         ax.legend(fontsize=8)
         _cjk_font(fig, lang)
         fig.tight_layout()
@@ -615,6 +676,49 @@ def _cjk_font(fig: Any, lang: str) -> None:
             text.set_fontfamily(family)
 
 
+def plot_grad_norms(history: list[dict[str, Any]], names: list[str], path: Any = None, *,
+                    lang: str | None = None, title: str | None = None) -> Any:
+    """Gradient norm per layer over training steps, one line per name (log scale), with the
+    step on the x axis: the plot of ``Monitor.plot`` and ``tapegrad doctor`` (and the demo's).
+
+    ``history``: one entry per step, ``{"step": int, "params": {name: {"grad_norm": float or
+    None}}}`` (``Monitor.history``'s form). Returns the matplotlib Figure, written to ``path``
+    if given. Needs matplotlib (``pip install 'tapegrad[viz]'``).
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    lang = plot_lang(resolve_lang(lang))
+    fig = Figure(figsize=(8.0, 4.0))
+    ax = fig.add_subplot()
+    for name in names:
+        steps, norms = [], []
+        for h in history:
+            g = h["params"].get(name, {}).get("grad_norm")
+            if g is not None and np.isfinite(g) and g > 0:
+                steps.append(h["step"])
+                norms.append(g)
+        if norms:  # ten colours, then the same ten dashed, then dotted
+            k = len(ax.lines)
+            ax.plot(steps, norms, marker="o" if len(norms) < 30 else None, markersize=3,
+                    label=name, color=f"C{k % 10}", linestyle=("-", "--", ":")[k // 10 % 3])
+    ax.set_yscale("log")
+    ax.set_xlabel(t("monitor.step", lang))
+    ax.set_ylabel(t("monitor.grad_norm", lang))
+    ax.set_title(title or (t("monitor.plot_title", lang) if history
+                           else t("monitor.no_steps", lang)))
+    if history:
+        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5),
+                  ncol=2 if len(names) > 12 else 1)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(True, which="major", alpha=0.3)
+    _cjk_font(fig, lang)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path)
+    return fig
+
+
 # ---------------------------------------------------------------------------------------------
 # The entry point
 
@@ -650,8 +754,6 @@ def health(model_or_named_params: Any, *, optimizer: Any = None, lang: str | Non
         if origin is not None:
             ctx.nan_origin = origin
     if inputs is not None and hasattr(model_or_named_params, "named_modules"):
-        from .monitor import ForwardWatch
-
         watch = ForwardWatch(model_or_named_params)
         try:
             model_or_named_params(*inputs) if isinstance(inputs, tuple) else (
@@ -672,5 +774,5 @@ def build_report(named: list[tuple[str, Tensor]], ctx: Context, lang: str,
 
 
 __all__ = ["Context", "Finding", "HealthReport", "ParamStats", "Thresholds", "build_report",
-           "diagnose", "health", "param_stats"]
+           "diagnose", "health", "param_stats", "plot_grad_norms"]
 

@@ -34,6 +34,14 @@ TEXTS: dict[str, tuple[str, str]] = {
     "col.inf": ("Inf", "Inf"),
     "cell.no_grad": ("no grad", "无梯度"),
     "cell.frozen": ("frozen", "已冻结"),
+    "cell.update_lost": ("0 (lost)", "0（丢失）"),
+    "health.lost_note": (
+        "{lost}: the last step left these weights exactly as they were though their gradient "
+        "was not zero: the change was smaller than the weights' dtype can add to them (float32 "
+        "keeps about 7 significant digits), or the step skipped them.",
+        "{lost}：最近一步之后这些权重一点没变，尽管梯度不为零：算出的变化量小于权重的数据类型所能"
+        "加上的最小量（float32 大约只有 7 位有效数字），或者这一步跳过了它们。",
+    ),
     "health.diagnosis": ("Diagnosis:", "诊断："),
     "health.ratio_note": (
         "update/weight: the last step's change of a weight over the weight's norm{how}",
@@ -218,8 +226,14 @@ TEXTS: dict[str, tuple[str, str]] = {
     "monitor.step": ("step", "步数"),
     "monitor.grad_norm": ("gradient norm (log scale)", "梯度范数（对数坐标）"),
     "monitor.no_steps": ("the monitor has recorded no step yet", "监视器还没有记录到任何一步"),
+    "monitor.html_title": ("Gradient health monitor: {steps} steps recorded ({state})",
+                           "梯度健康监视器：已记录 {steps} 步（{state}）"),
+    "monitor.attached": ("attached", "监视中"),
+    "monitor.detached": ("detached", "已卸下"),
     "report.plot_title": ("Gradient norm per parameter", "各参数的梯度范数"),
     "report.weight_norm": ("weight norm", "权重范数"),
+    "report.norm_axis": ("norm (log scale)", "范数（对数坐标）"),
+    "report.at_step": ("(step {step})", "（第 {step} 步）"),
     # --- tapegrad doctor ----------------------------------------------------------------------
     "doctor.usage": (
         "usage: tapegrad doctor [--out DIR] [--lang zh|en] SCRIPT [ARGS...]",
@@ -257,6 +271,12 @@ TEXTS: dict[str, tuple[str, str]] = {
     "trace.note.not_asked": ("not asked for (inputs=)", "不在所求之列（inputs=）"),
     "trace.note.skipped": ("skipped: nothing asked for lies behind it",
                            "跳过：它后面没有要求梯度的张量"),
+    "trace.html_title": ("Backward trace: {steps} steps in {passes} pass(es)",
+                         "反向传播记录：{passes} 次反向传播，共 {steps} 步"),
+    "trace.html_hint": ("t.graph() draws the graph with each edge's gradient; "
+                        "show.report.write_report(path, trace=t) writes a page to step through.",
+                        "t.graph() 画出计算图，每条边标着流过的梯度；"
+                        "show.report.write_report(path, trace=t) 写出可逐步查看的网页。"),
     "trace.hook_replaced": ("(a hook replaced the gradient)", "（钩子替换了梯度）"),
     "trace.tensor_hook": ("tensor hook", "张量钩子"),
     "trace.pre_hook": ("pre-hook", "前置钩子"),
@@ -289,8 +309,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "用法：tapegrad graph [--out 文件] [--max-depth N] [--no-collapse] [--lang zh|en] "
         "脚本 [参数...]\n      tapegrad graph 脚本 [参数...] [--out 文件]",
     ),
-    "graphcmd.no_script": ("tapegrad graph: no such script: {script}",
-                           "tapegrad graph：找不到脚本：{script}"),
+    "cli.cant_open": (
+        "tapegrad {command}: can't open file {script!r}: [Errno 2] No such file or directory",
+        "tapegrad {command}：无法打开文件 {script!r}：[Errno 2] 没有那个文件或目录",
+    ),
     "graphcmd.no_backward": (
         "tapegrad graph: {script} finished without calling backward: no graph to draw",
         "tapegrad graph：{script} 运行结束也没有调用 backward：没有计算图可画",
@@ -312,7 +334,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "page.keys": ("keys: ← → (or j k); click a node or a row",
                   "按键：← →（或 j k）；也可点击图中节点或表格行"),
     "page.step": ("step", "步骤"),
-    "page.of": ("of", "/"),
+    "page.position": ("step {step} ({pos} of {n})", "步骤 {step}（第 {pos} 个，共 {n} 个）"),
+    "page.more_steps": ("… {count} more steps", "… 还有 {count} 步"),
     "page.node": ("node", "节点"),
     "page.received": ("received", "收到的梯度"),
     "page.sent": ("sent along each edge / accumulated", "沿各条边发出 / 累加"),

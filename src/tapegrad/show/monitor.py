@@ -22,7 +22,6 @@ with ``torch.autograd.backward`` or ``autograd.grad`` is not watched.
 from __future__ import annotations
 
 import io
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -30,146 +29,19 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import graph as _graph
-from ..autograd.grad_mode import is_grad_enabled
 from .health import (
     Context,
     HealthReport,
-    ModuleCall,
-    _cjk_font,
     _norm,
     build_report,
     forward_nonfinite_origin,
     graph_leaves,
     named_parameters_of,
     param_stats,
-    plot_lang,
+    plot_grad_norms,
 )
 from .i18n import resolve_lang, t
-
-# ---------------------------------------------------------------------------------------------
-# Tensor.backward / Tensor.detach, wrapped while something listens
-
-_LISTENERS: list[Any] = []  # attached ForwardWatch and Monitor objects
-_ORIGINAL: dict[str, Callable] = {}
-
-
-def _backward_watched(self: Tensor, *args: Any, **kwargs: Any) -> None:
-    listeners = list(_LISTENERS)
-    for obj in listeners:
-        obj._before_backward(self)
-    prev = _graph._anomaly["watch"]
-    _graph._anomaly["watch"] = lambda node, i: [obj._on_nonfinite(node, i) for obj in listeners]
-    try:
-        _ORIGINAL["backward"](self, *args, **kwargs)
-    finally:
-        _graph._anomaly["watch"] = prev
-    for obj in listeners:
-        obj._after_backward(self)
-
-
-def _detach_watched(self: Tensor) -> Tensor:
-    node = self.grad_fn
-    if node is not None:
-        for obj in _LISTENERS:
-            obj._on_detach(node)
-    return _ORIGINAL["detach"](self)
-
-
-def _listen(obj: Any) -> None:
-    if not _LISTENERS:
-        _ORIGINAL["backward"] = Tensor.backward
-        _ORIGINAL["detach"] = Tensor.detach
-        Tensor.backward = _backward_watched  # type: ignore[method-assign]
-        Tensor.detach = _detach_watched  # type: ignore[method-assign]
-    _LISTENERS.append(obj)
-
-
-def _unlisten(obj: Any) -> None:
-    if obj in _LISTENERS:
-        _LISTENERS.remove(obj)
-    if not _LISTENERS and _ORIGINAL:
-        Tensor.backward = _ORIGINAL.pop("backward")  # type: ignore[method-assign]
-        Tensor.detach = _ORIGINAL.pop("detach")  # type: ignore[method-assign]
-
-
-# ---------------------------------------------------------------------------------------------
-# Forward hooks
-
-
-def _dead_units(out: np.ndarray) -> tuple[int, int]:
-    """(units that were zero for every sample of the batch, units). Units are the features of
-    a (N, F) or (N, L, F) output and the channels of a (N, C, H, W) one."""
-    if out.ndim <= 1:
-        alive = out != 0
-    elif out.ndim in (4, 5):
-        alive = np.any(out != 0, axis=tuple(i for i in range(out.ndim) if i != 1))
-    else:
-        alive = np.any(out != 0, axis=tuple(range(out.ndim - 1)))
-    return int(alive.size - np.count_nonzero(alive)), int(alive.size)
-
-
-class ForwardWatch:
-    """Forward hooks on every module of a model: for each, whether it ran, with grad mode on or
-    off, its output's grad_fn (weakly), and for ReLU modules the units dead over the batch."""
-
-    def __init__(self, model: Any) -> None:
-        from ..nn.modules.activation import ReLU, ReLU6
-
-        self.calls: dict[str, ModuleCall] = {}
-        self.last_calls: dict[str, ModuleCall] = {}
-        self._by_node: dict[int, ModuleCall] = {}  # id(output's grad_fn) -> its module's call
-        self._handles = []
-        self._relu = (ReLU, ReLU6)
-        for name, module in model.named_modules():
-            self._handles.append(module.register_forward_hook(self._hook_for(name)))
-        _listen(self)
-
-    def _hook_for(self, name: str) -> Callable:
-        relu = self._relu
-
-        def hook(module: Any, args: Any, output: Any) -> None:
-            grad = is_grad_enabled()
-            prev = self.calls.get(name)
-            call = ModuleCall(grad_enabled=grad or (prev is not None and prev.grad_enabled))
-            if isinstance(output, Tensor):
-                if output.grad_fn is not None:
-                    call.output_node = weakref.ref(output.grad_fn)
-                    if len(self._by_node) > 100_000:  # forwards without a backward between
-                        self._by_node.clear()
-                    self._by_node[id(output.grad_fn)] = call
-                if isinstance(module, relu):
-                    call.dead, call.units = _dead_units(np.asarray(output._data))
-            self.calls[name] = call
-
-        return hook
-
-    def snapshot(self) -> None:
-        """The forward that just ended becomes ``last_calls``; the next one starts empty."""
-        if self.calls:
-            self.last_calls = self.calls
-            self.calls = {}
-            self._by_node = {}
-
-    def _before_backward(self, loss: Tensor) -> None:
-        pass
-
-    def _after_backward(self, loss: Tensor) -> None:
-        pass
-
-    def _on_nonfinite(self, node: Any, i: int) -> None:
-        pass
-
-    def _on_detach(self, node: Any) -> None:
-        call = self._by_node.get(id(node))
-        if call is not None and call.output_node is not None and call.output_node() is node:
-            call.detached = True
-
-    def detach(self) -> None:
-        for h in self._handles:
-            h.remove()
-        self._handles = []
-        _unlisten(self)
-
+from .watch import ForwardWatch, listen, unlisten
 
 # ---------------------------------------------------------------------------------------------
 # The monitor
@@ -233,7 +105,7 @@ class Monitor:
                 self._handles.append(p.register_hook(self._grad_hook(name, p)))
         if hasattr(self.model, "named_modules"):
             self._watch = ForwardWatch(self.model)
-        _listen(self)
+        listen(self)
         self.attached = True
         return self
 
@@ -244,7 +116,7 @@ class Monitor:
         self._handles = []
         if self._watch is not None:
             self._watch.detach()
-        _unlisten(self)
+        unlisten(self)
         self.attached = False
 
     def __enter__(self) -> Monitor:
@@ -350,45 +222,45 @@ class Monitor:
 
     def plot(self, path: str | None = None, lang: str | None = None) -> Any:
         """Gradient norm per layer over the steps (log scale): a matplotlib Figure, written to
-        ``path`` if given. Needs matplotlib (``pip install 'tapegrad[viz]'``)."""
-        from matplotlib.figure import Figure
-        from matplotlib.ticker import MaxNLocator
-
-        lang = plot_lang(resolve_lang(lang or self.lang))
-        fig = Figure(figsize=(8.0, 4.0))
-        ax = fig.add_subplot()
+        ``path`` if given. Needs matplotlib (``pip install 'tapegrad[viz]'``). The layers are
+        the weight matrices (every parameter where there is none); ``plot_grad_norms`` draws
+        it."""
         names = [n for n, p in self.named if p.dim() >= 2] or [n for n, _ in self.named]
-        for name in names:
-            steps, norms = [], []
-            for h in self.history:
-                g = h["params"][name]["grad_norm"]
-                if g is not None and np.isfinite(g) and g > 0:
-                    steps.append(h["step"])
-                    norms.append(g)
-            if norms:
-                ax.plot(steps, norms, marker="o" if len(norms) < 30 else None, markersize=3,
-                        label=name)
-        ax.set_yscale("log")
-        ax.set_xlabel(t("monitor.step", lang))
-        ax.set_ylabel(t("monitor.grad_norm", lang))
-        ax.set_title(t("monitor.plot_title", lang) if self.history
-                     else t("monitor.no_steps", lang))
-        if self.history:
-            ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5),
-                      ncol=2 if len(names) > 12 else 1)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.grid(True, which="major", alpha=0.3)
-        _cjk_font(fig, lang)
-        fig.tight_layout()
-        if path is not None:
-            fig.savefig(path)
-        return fig
+        return plot_grad_norms(self.history, names, path, lang=lang or self.lang)
 
     def svg(self, lang: str | None = None) -> str:
         """The plot as SVG text (for an HTML page)."""
         buf = io.StringIO()
         self.plot(lang=lang).savefig(buf, format="svg")
         return buf.getvalue()
+
+    def __repr__(self) -> str:
+        state = "attached" if self.attached else "detached"
+        return f"<tapegrad.show.Monitor: {len(self.history)} steps recorded, {state}>"
+
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the steps recorded, the plot of gradient norm per layer over
+        them (where matplotlib is installed) and the health report of the last step."""
+        import html
+
+        lang = resolve_lang(self.lang)
+        state = t("monitor.attached" if self.attached else "monitor.detached", lang)
+        parts = ['<div class="tg-monitor"><p style="font-weight:bold;margin:0.3em 0">'
+                 + html.escape(t("monitor.html_title", lang, steps=len(self.history),
+                                 state=state)) + "</p>"]
+        if not self.history:
+            parts.append(f"<p>{html.escape(t('monitor.no_steps', lang))}</p></div>")
+            return "".join(parts)
+        try:
+            svg = self.svg(lang)
+        except ImportError:
+            parts.append(f"<p>{html.escape(t('doctor.no_plot', lang))}</p>")
+        else:
+            svg = svg[svg.find("<svg"):]
+            parts.append(f'<div style="max-width:100%;overflow-x:auto">{svg}</div>')
+        parts.append(self.report(lang).html())
+        parts.append("</div>")
+        return "".join(parts)
 
 
 __all__ = ["ForwardWatch", "Monitor"]

@@ -17,97 +17,13 @@ from __future__ import annotations
 
 import html
 import json
-import math
 import re
 from pathlib import Path
 from typing import Any
 
 from .graph import INSTALL_HINT, GraphView, GraphvizMissing
-from .i18n import TEXTS, resolve_lang
-from .trace import _hook_words, _note_words
-
-
-def _page_text(lang: str) -> dict[str, str]:
-    """The page's words in ``lang`` (the ``page.*`` texts of i18n), unfilled templates."""
-    k = 1 if lang == "zh" else 0
-    return {key[5:]: pair[k] for key, pair in TEXTS.items() if key.startswith("page.")}
-
-
-def _clean(value: Any) -> Any:
-    """NaN and infinities as strings: JSON.parse accepts no bare NaN."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, list):
-        return [_clean(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    return value
-
-
-def _num(v: Any) -> str:
-    if isinstance(v, str):
-        return v
-    if isinstance(v, list) and len(v) == 2 and all(isinstance(x, float) for x in v):
-        return f"{v[0]:.4g}{v[1]:+.4g}j"
-    return f"{v:.4g}"
-
-
-def _grad_text(g: dict | None) -> str:
-    if g is None:
-        return "None"
-    if g.get("values") is not None:
-        if len(g["shape"]) <= 1 and len(_flatten(g["values"])) == 1:
-            return _num(_flatten(g["values"])[0])
-        return _nested(g["values"], len(g["shape"]))
-    return f"{g['shape']} ‖g‖={_num(g['norm'])}"
-
-
-def _nested(v: Any, ndim: int) -> str:
-    if ndim == 0:
-        return _num(v)
-    return "[" + ", ".join(_nested(x, ndim - 1) for x in v) + "]"
-
-
-def _flatten(v: Any) -> list:
-    if not isinstance(v, list):
-        return [v]
-    out: list = []
-    for x in v:
-        out += _flatten(x)
-    return out
-
-
-def _step_view(rec: dict, text: dict, lang: str = "en") -> dict:
-    """What the page shows for one step: display strings, and the ids to highlight."""
-    sent = []
-    for e in rec["sent"]:
-        if e["to"] is None:
-            sent.append(f"[{e['input']}] {text['no_grad']}")
-        else:
-            sent.append(f"[{e['input']}] → {e['to']}: {_grad_text(e['grad'])}")
-    acc = rec.get("accumulated")
-    if acc is not None:
-        if acc["stored"]:
-            op = "=" if acc["fresh"] else "+="
-            line = f"{acc['leaf']}.grad {op} {_grad_text(acc['added'])}"
-            if not acc["fresh"] and acc["grad"] is not None:
-                line += f"  → {_grad_text(acc['grad'])}"
-        else:
-            line = f"{acc['leaf']}: {_grad_text(acc['added'])} (autograd.grad)"
-        sent.append(line)
-    note = _note_words(rec.get("note") or "", lang)
-    if "copy" in rec:
-        extra = text["copy"].format(copy=rec["copy"]["copy"] + 1, of=rec["copy"]["of"])
-        note = f"{note}; {extra}" if note else extra
-    return {
-        "step": rec["step"], "node": rec["node"], "id": rec["shown"],
-        "received": ", ".join(_grad_text(r) for r in rec["received"]) or "-",
-        "sent": sent,
-        "edges": [f"{rec['shown']}-{e['input']}" for e in rec["sent"]
-                  if e["to"] is not None and e["grad"] is not None],
-        "hooks": [_hook_words(h, lang) for h in rec["hooks"]],
-        "time": f"{rec['time_us']:.0f} µs", "note": note,
-    }
+from .i18n import resolve_lang
+from .steps import clean, page_text, step_view
 
 
 def _strip_svg(svg: str) -> str:
@@ -142,7 +58,10 @@ table#steps th, table#steps td { border-bottom: 1px solid #e3e3e3; padding: 2px 
 table#steps tr.current td { background: #fde8e8; }
 table#steps tbody tr { cursor: pointer; }
 pre.tree { font-size: 0.8em; overflow: auto; }
-pre.report { background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
+pre.report { background: #f6f6f6; padding: 0.8em; white-space: pre-wrap;
+             overflow-wrap: anywhere; }
+#detail { overflow-wrap: anywhere; }
+section.text { max-width: 100%; }
 .figure { margin: 1em 0; } .figure svg { max-width: 100%; height: auto; }
 """
 
@@ -194,7 +113,8 @@ _JS = r"""
     lines.push(data.text.time + ": " + s.time);
     detail.textContent = lines.join("\n");
     detail.setAttribute("data-step", String(k));
-    pos.textContent = data.text.step + " " + (k + 1) + " " + data.text.of + " " + steps.length;
+    pos.textContent = data.text.position.replace("{step}", String(s.step))
+      .replace("{pos}", String(k + 1)).replace("{n}", String(steps.length));
   }
   document.getElementById("prev").addEventListener("click", function () {
     select(current - 1);
@@ -225,18 +145,23 @@ _JS = r"""
 
 def write_report(path: str | Path, *, graph: GraphView | None = None, trace: Any = None,
                  figures: dict[str, str] | None = None, title: str | None = None,
-                 lang: str | None = None, text: dict[str, str] | None = None) -> Path:
+                 lang: str | None = None, text: dict[str, Any] | None = None) -> Path:
     """Write the report page to ``path`` and return it.
 
     ``graph``: a :class:`GraphView` (default: the trace's graph, edges labelled with their
     gradients). ``trace``: a :class:`~tapegrad.show.trace.Trace` to step through.
-    ``figures``: title -> SVG text, shown below. ``text``: heading -> plain text (a health
-    report, say), shown first in ``<pre>`` blocks. ``lang``: ``"en"`` or ``"zh"`` (default:
-    ``TAPEGRAD_LANG``, else the locale; see ``i18n.resolve_lang``).
+    ``figures``: title -> SVG text, shown below. ``text``: heading -> plain text, shown first
+    in ``<pre>`` blocks whose lines wrap at the page's width, or -> a
+    :class:`~tapegrad.show.health.HealthReport`, shown as its table and its diagnosis (whose
+    sentences wrap). ``lang``: ``"en"`` or ``"zh"`` (default: ``TAPEGRAD_LANG``, else the
+    locale; see ``i18n.resolve_lang``).
+
+    The step counter above the details names the step as the table numbers it (the engine's
+    order, from 0) and where it stands among the steps: ``step 0 (1 of 50)``.
     """
     lang = resolve_lang(lang)
     sections = text
-    text = _page_text(lang)
+    text = page_text(lang)
     if graph is None and trace is not None and trace.passes:
         graph = trace.graph()
     title = title or text["title"]
@@ -244,8 +169,10 @@ def write_report(path: str | Path, *, graph: GraphView | None = None, trace: Any
              f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
              f"<h1>{html.escape(title)}</h1>"]
     for k, (heading, body) in enumerate((sections or {}).items()):
+        inner = (body.html(heading=False) if hasattr(body, "html") and not isinstance(body, str)
+                 else f"<pre class=\"report\">{html.escape(body)}</pre>")
         parts.append(f"<section class=\"text\" id=\"text{k}\"><h2>{html.escape(heading)}</h2>"
-                     f"<pre class=\"report\">{html.escape(body)}</pre></section>")
+                     f"{inner}</section>")
     if graph is not None:
         parts.append(f"<section id=\"graph\"><h2>{html.escape(text['graph'])}</h2>")
         try:
@@ -259,7 +186,7 @@ def write_report(path: str | Path, *, graph: GraphView | None = None, trace: Any
         parts.append("</section>")
     steps: list[dict] = []
     if trace is not None:
-        steps = [_step_view(_clean(r), text, lang) for r in trace.records()]
+        steps = [step_view(clean(r), text, lang) for r in trace.records()]
     parts.append(f"<section id=\"trace\"><h2>{html.escape(text['trace'])}</h2>")
     if not steps:
         parts.append(f"<p class=\"note\">{html.escape(text['no_trace'])}</p>")

@@ -5,6 +5,7 @@
     print(t.table())        # which node ran, in which order, what it received and sent
     t.records()             # the same as a list of dicts (JSON-able)
     t.graph().render("g.svg")   # the graph with every edge labelled by its gradient
+    t.render("g.svg")           # the same
 
 While a trace is active, ``engine.run_backward`` hands the pass to :meth:`Trace.run_backward`,
 which is the engine's own loop (autograd/engine.py: discover, ready queue, hooks, rule,
@@ -39,8 +40,9 @@ from ..autograd import graph as _graph
 from ..autograd.grad_mode import _state
 from ..autograd.graph import AccumulateGrad, Node
 from .graph import GraphView, frame_names, param_names
-from .i18n import TEXTS, resolve_lang
+from .i18n import resolve_lang
 from .i18n import t as _t
+from .steps import hook_words, note_words, steps_table
 
 
 def _hook_name(fn: Any) -> str:
@@ -395,6 +397,11 @@ class Trace:
         return GraphView(roots, self.params, max_depth=max_depth, collapse=collapse,
                          names=self._names, edge_labels=labels)
 
+    def render(self, path: Any, pass_index: int = 0) -> Any:
+        """Draw the graph of a recorded pass, each edge labelled with its gradient, into
+        ``path`` (.svg, .png, .pdf or .dot): ``t.graph().render(path)``. Returns the path."""
+        return self.graph(pass_index).render(path)
+
     def _view(self, pass_index: int) -> GraphView:
         view = self._views.get(pass_index)
         if view is None:
@@ -477,9 +484,9 @@ class Trace:
                     lines.append(_t("trace.returned", lang, leaf=a["leaf"],
                                     grad=a["added"].short()))
             for h in s.hooks:
-                lines.append(_t("trace.hook", lang, hook=_hook_words(h, lang)))
+                lines.append(_t("trace.hook", lang, hook=hook_words(h, lang)))
             if s.note:
-                note = _note_words(s.note, lang)
+                note = note_words(s.note, lang)
                 lines.append(note if lang == "zh" else f"({note})")
             lines = lines or [""]
             rows.append((str(s.index), s.name, _clip(recv, 40), _fmt_time(s.seconds), lines[0]))
@@ -501,6 +508,19 @@ class Trace:
     def __repr__(self) -> str:
         return f"<tapegrad.show.Trace: {len(self.steps)} steps in {len(self.passes)} pass(es)>"
 
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the steps as a table (the first 200), and how to draw the
+        picture."""
+        import html
+
+
+        lang = resolve_lang(self.lang)
+        head = _t("trace.html_title", lang, steps=len(self.steps), passes=len(self.passes))
+        hint = _t("trace.html_hint", lang)
+        return (f'<div class="tg-trace"><p style="font-weight:bold;margin:0.3em 0">'
+                f"{html.escape(head)}</p>{steps_table(self, lang, limit=200)}"
+                f'<p style="font-size:0.85em;color:#555">{html.escape(hint)}</p></div>')
+
 
 def _width(s: str) -> int:
     """Columns ``s`` takes in a terminal: CJK characters take two."""
@@ -510,30 +530,6 @@ def _width(s: str) -> int:
 def _pad(s: str, n: int, right: bool = False) -> str:
     fill = " " * (n - _width(s))
     return fill + s if right else s + fill
-
-
-_NOTES = {TEXTS[k][0]: k for k in ("trace.note.no_gradient", "trace.note.captured",
-                                   "trace.note.not_asked", "trace.note.skipped")}
-_HOOK_WORDS = ("post-accumulate hook", "tensor hook", "post-hook", "pre-hook")
-
-
-def _note_words(note: str, lang: str) -> str:
-    """A step's note (recorded in English) in ``lang``."""
-    key = _NOTES.get(note)
-    return note if key is None or lang == "en" else _t(key, lang)
-
-
-def _hook_words(hook: str, lang: str) -> str:
-    """``tensor hook scale`` in ``lang``; the hook's own name stays."""
-    if lang == "en":
-        return hook
-    if hook == TEXTS["trace.hook_replaced"][0]:
-        return _t("trace.hook_replaced", lang)
-    for words in _HOOK_WORDS:
-        if hook.startswith(words + " "):
-            key = "trace." + words.replace("-", "_").replace(" ", "_")
-            return _t(key, lang) + hook[len(words):]
-    return hook
 
 
 def _clip(s: str, n: int) -> str:

@@ -14,7 +14,6 @@ picks them (see ``_topk_indices``).
 
 from __future__ import annotations
 
-import math
 import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
@@ -25,6 +24,7 @@ import numpy as np
 from ... import _tensor
 from ..._creation import ones_like, zeros_like
 from ..._random import rand, rand_like
+from ..._sort_emulation import topk_positions
 from ...autograd.grad_mode import no_grad
 
 Tensor = _tensor.Tensor
@@ -530,7 +530,7 @@ def _topk_indices(values: np.ndarray, k: int, largest: bool) -> np.ndarray:
     The set is unique unless ties straddle the k-th place; then it depends on how torch
     selects: ``std::partial_sort`` when 64 k <= n, ``std::nth_element`` otherwise, both on
     (value, index) pairs compared by value alone, NaN counting as the largest. Those
-    algorithms (libstdc++'s heap select and introselect) are replayed in that case.
+    algorithms are replayed in that case (``_sort_emulation.topk_positions``).
     """
     n = values.shape[0]
     if k >= n:
@@ -543,102 +543,4 @@ def _topk_indices(values: np.ndarray, k: int, largest: bool) -> np.ndarray:
         better = (v > kth) if largest else (v < kth)
         if int(better.sum()) + int((v == kth).sum()) == k:  # no tie at the boundary
             return order[:k]
-    if largest:
-        def less(x: float, y: float) -> bool:
-            return (math.isnan(x) and not math.isnan(y)) or x > y
-    else:
-        def less(x: float, y: float) -> bool:
-            return (not math.isnan(x) and math.isnan(y)) or x < y
-    queue = [(float(x), i) for i, x in enumerate(v.tolist())]
-    if k * 64 <= n:
-        _heap_select(queue, 0, k, n, less)
-    else:
-        _introselect(queue, 0, k - 1, n, 2 * (n.bit_length() - 1), less)
-    return np.array([i for _, i in queue[:k]], dtype=np.int64)
-
-
-# libstdc++'s selection algorithms on a list of (value, index) pairs, ``less`` on values.
-
-def _adjust_heap(q: list, first: int, hole: int, length: int, value: tuple, less: Any) -> None:
-    top = hole
-    child = hole
-    while child < (length - 1) // 2:
-        child = 2 * (child + 1)
-        if less(q[first + child][0], q[first + child - 1][0]):
-            child -= 1
-        q[first + hole] = q[first + child]
-        hole = child
-    if length % 2 == 0 and child == (length - 2) // 2:
-        child = 2 * (child + 1)
-        q[first + hole] = q[first + child - 1]
-        hole = child - 1
-    parent = (hole - 1) // 2  # push the value back up
-    while hole > top and less(q[first + parent][0], value[0]):
-        q[first + hole] = q[first + parent]
-        hole = parent
-        parent = (hole - 1) // 2
-    q[first + hole] = value
-
-
-def _heap_select(q: list, first: int, middle: int, last: int, less: Any) -> None:
-    length = middle - first
-    if length >= 2:  # make_heap
-        parent = (length - 2) // 2
-        while True:
-            _adjust_heap(q, first, parent, length, q[first + parent], less)
-            if parent == 0:
-                break
-            parent -= 1
-    for i in range(middle, last):
-        if less(q[i][0], q[first][0]):  # pop_heap into position i
-            value = q[i]
-            q[i] = q[first]
-            _adjust_heap(q, first, 0, length, value, less)
-
-
-def _introselect(q: list, first: int, nth: int, last: int, depth: int, less: Any) -> None:
-    while last - first > 3:
-        if depth == 0:
-            _heap_select(q, first, nth + 1, last, less)
-            q[first], q[nth] = q[nth], q[first]
-            return
-        depth -= 1
-        # median of (first + 1, mid, last - 1) moved to first, then an unguarded partition
-        mid = first + (last - first) // 2
-        a, b, c = first + 1, mid, last - 1
-        if less(q[a][0], q[b][0]):
-            pick = b if less(q[b][0], q[c][0]) else (c if less(q[a][0], q[c][0]) else a)
-        elif less(q[a][0], q[c][0]):
-            pick = a
-        elif less(q[b][0], q[c][0]):
-            pick = c
-        else:
-            pick = b
-        q[first], q[pick] = q[pick], q[first]
-        pivot = q[first][0]
-        lo, hi = first + 1, last
-        while True:
-            while less(q[lo][0], pivot):
-                lo += 1
-            hi -= 1
-            while less(pivot, q[hi][0]):
-                hi -= 1
-            if not lo < hi:
-                break
-            q[lo], q[hi] = q[hi], q[lo]
-            lo += 1
-        if lo <= nth:
-            first = lo
-        else:
-            last = lo
-    for i in range(first + 1, last):  # insertion sort
-        value = q[i]
-        if less(value[0], q[first][0]):
-            q[first + 1:i + 1] = q[first:i]
-            q[first] = value
-        else:
-            j = i
-            while less(value[0], q[j - 1][0]):
-                q[j] = q[j - 1]
-                j -= 1
-            q[j] = value
+    return np.array(topk_positions(v, k, largest, sorted=False), dtype=np.int64)

@@ -1,0 +1,165 @@
+"""What the health check watches while a forward and a backward run: the forward hooks on every
+module (``ForwardWatch``: which modules ran, under no_grad or not, dead ReLU units) and the
+listening on ``Tensor.backward`` / ``Tensor.detach``.
+
+``health(model, inputs=...)`` runs one forward under a ``ForwardWatch``; the ``Monitor``
+(``monitor.py``) keeps one attached over training and listens to every backward too. Both
+listeners are told through :func:`listen`: while at least one is attached, ``Tensor.backward``
+and ``Tensor.detach`` are wrapped to tell them; with none, the originals are back and nothing
+is paid.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import graph as _graph
+from ..autograd.grad_mode import is_grad_enabled
+
+__all__ = ["ForwardWatch", "ModuleCall", "listen", "unlisten"]
+
+
+@dataclass
+class ModuleCall:
+    """What a forward hook saw of one module in the last forward pass."""
+
+    grad_enabled: bool
+    output_node: Any = None  # weakref to the output's grad_fn, or None
+    dead: int | None = None  # ReLU modules: units that were zero for the whole batch
+    units: int | None = None
+    detached: bool = False  # the output was .detach()ed afterwards
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Tensor.backward / Tensor.detach, wrapped while something listens
+
+_LISTENERS: list[Any] = []  # attached ForwardWatch and Monitor objects
+_ORIGINAL: dict[str, Callable] = {}
+
+
+def _backward_watched(self: Tensor, *args: Any, **kwargs: Any) -> None:
+    listeners = list(_LISTENERS)
+    for obj in listeners:
+        obj._before_backward(self)
+    prev = _graph._anomaly["watch"]
+    _graph._anomaly["watch"] = lambda node, i: [obj._on_nonfinite(node, i) for obj in listeners]
+    try:
+        _ORIGINAL["backward"](self, *args, **kwargs)
+    finally:
+        _graph._anomaly["watch"] = prev
+    for obj in listeners:
+        obj._after_backward(self)
+
+
+def _detach_watched(self: Tensor) -> Tensor:
+    node = self.grad_fn
+    if node is not None:
+        for obj in _LISTENERS:
+            obj._on_detach(node)
+    return _ORIGINAL["detach"](self)
+
+
+def listen(obj: Any) -> None:
+    """Tell ``obj`` (a ForwardWatch or a Monitor) of every backward, detach and non-finite
+    gradient from now on; the first listener wraps ``Tensor.backward`` and ``Tensor.detach``."""
+    if not _LISTENERS:
+        _ORIGINAL["backward"] = Tensor.backward
+        _ORIGINAL["detach"] = Tensor.detach
+        Tensor.backward = _backward_watched  # type: ignore[method-assign]
+        Tensor.detach = _detach_watched  # type: ignore[method-assign]
+    _LISTENERS.append(obj)
+
+
+def unlisten(obj: Any) -> None:
+    """Stop telling ``obj``; the last one gone puts the original methods back."""
+    if obj in _LISTENERS:
+        _LISTENERS.remove(obj)
+    if not _LISTENERS and _ORIGINAL:
+        Tensor.backward = _ORIGINAL.pop("backward")  # type: ignore[method-assign]
+        Tensor.detach = _ORIGINAL.pop("detach")  # type: ignore[method-assign]
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward hooks
+
+
+def _dead_units(out: np.ndarray) -> tuple[int, int]:
+    """(units that were zero for every sample of the batch, units). Units are the features of
+    a (N, F) or (N, L, F) output and the channels of a (N, C, H, W) one."""
+    if out.ndim <= 1:
+        alive = out != 0
+    elif out.ndim in (4, 5):
+        alive = np.any(out != 0, axis=tuple(i for i in range(out.ndim) if i != 1))
+    else:
+        alive = np.any(out != 0, axis=tuple(range(out.ndim - 1)))
+    return int(alive.size - np.count_nonzero(alive)), int(alive.size)
+
+
+class ForwardWatch:
+    """Forward hooks on every module of a model: for each, whether it ran, with grad mode on or
+    off, its output's grad_fn (weakly), and for ReLU modules the units dead over the batch."""
+
+    def __init__(self, model: Any) -> None:
+        from ..nn.modules.activation import ReLU, ReLU6
+
+        self.calls: dict[str, ModuleCall] = {}
+        self.last_calls: dict[str, ModuleCall] = {}
+        self._by_node: dict[int, ModuleCall] = {}  # id(output's grad_fn) -> its module's call
+        self._handles = []
+        self._relu = (ReLU, ReLU6)
+        for name, module in model.named_modules():
+            self._handles.append(module.register_forward_hook(self._hook_for(name)))
+        listen(self)
+
+    def _hook_for(self, name: str) -> Callable:
+        relu = self._relu
+
+        def hook(module: Any, args: Any, output: Any) -> None:
+            grad = is_grad_enabled()
+            prev = self.calls.get(name)
+            call = ModuleCall(grad_enabled=grad or (prev is not None and prev.grad_enabled))
+            if isinstance(output, Tensor):
+                if output.grad_fn is not None:
+                    call.output_node = weakref.ref(output.grad_fn)
+                    if len(self._by_node) > 100_000:  # forwards without a backward between
+                        self._by_node.clear()
+                    self._by_node[id(output.grad_fn)] = call
+                if isinstance(module, relu):
+                    call.dead, call.units = _dead_units(np.asarray(output._data))
+            self.calls[name] = call
+
+        return hook
+
+    def snapshot(self) -> None:
+        """The forward that just ended becomes ``last_calls``; the next one starts empty."""
+        if self.calls:
+            self.last_calls = self.calls
+            self.calls = {}
+            self._by_node = {}
+
+    def _before_backward(self, loss: Tensor) -> None:
+        pass
+
+    def _after_backward(self, loss: Tensor) -> None:
+        pass
+
+    def _on_nonfinite(self, node: Any, i: int) -> None:
+        pass
+
+    def _on_detach(self, node: Any) -> None:
+        call = self._by_node.get(id(node))
+        if call is not None and call.output_node is not None and call.output_node() is node:
+            call.detached = True
+
+    def detach(self) -> None:
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        unlisten(self)
