@@ -442,7 +442,7 @@ def linear_tangent(op: Any, positions: tuple = (0,)) -> Callable:
     """The tangent rule of an op linear in the inputs at ``positions`` (jointly, and affine in
     Python numbers there): the op itself, applied to their tangents (zeros where none)."""
 
-    def rule(tangents: list, inputs: tuple, out: Any, **params: Any) -> Any:
+    def linear_jvp(tangents: list, inputs: tuple, out: Any, **params: Any) -> Any:
         args = list(inputs)
         for i in positions:
             if i >= len(inputs):
@@ -455,14 +455,14 @@ def linear_tangent(op: Any, positions: tuple = (0,)) -> Callable:
                 args[i] = 0
         return op(*args, **params)
 
-    return rule
+    return linear_jvp
 
 
 def multilinear_tangent(op: Any, positions: tuple = (0, 1)) -> Callable:
     """The tangent rule of an op linear in each input at ``positions`` separately (``a * b``,
     ``a @ b``): the sum over those inputs of the op with that one replaced by its tangent."""
 
-    def rule(tangents: list, inputs: tuple, out: Any, **params: Any) -> Any:
+    def multilinear_jvp(tangents: list, inputs: tuple, out: Any, **params: Any) -> Any:
         total = None
         for i in positions:
             if i >= len(inputs) or tangents[i] is None:
@@ -473,4 +473,4 @@ def multilinear_tangent(op: Any, positions: tuple = (0, 1)) -> Callable:
             total = term if total is None else total + term
         return total
 
-    return rule
+    return multilinear_jvp

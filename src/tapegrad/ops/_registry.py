@@ -9,7 +9,7 @@ backward rule, side by side::
         return np.exp(x)
 
     @exp.backward
-    def _(ctx, grad):                # d/dx e^x = e^x
+    def exp_backward(ctx, grad):                # d/dx e^x = e^x
         (y,) = ctx.saved             # saved values come back as Tensors
         return (grad * y,)
 
@@ -248,10 +248,10 @@ class OpDef:
 
 
 def _missing_rule(node: str) -> Callable:
-    def rule(ctx: OpNode, grad: Any) -> tuple:
+    def missing_backward(ctx: OpNode, grad: Any) -> tuple:
         raise RuntimeError(f"the derivative for '{node}' is not implemented.")
 
-    return rule
+    return missing_backward
 
 
 def arrays_of(saved: tuple) -> tuple:

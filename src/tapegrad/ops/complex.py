@@ -41,7 +41,7 @@ def _real(x: np.ndarray) -> np.ndarray:
 
 
 @_real.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d Re z: the real gradient, imaginary part 0
+def real_backward(ctx: Any, grad: Tensor) -> tuple:  # d Re z: the real gradient, imaginary part 0
     return (grad,)  # the engine casts it to the complex input's dtype
 
 
@@ -51,7 +51,7 @@ def _imag(x: np.ndarray) -> np.ndarray:
 
 
 @_imag.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d Im z: dL/dy lands in the imaginary part
+def imag_backward(ctx: Any, grad: Tensor) -> tuple:  # d Im z: dL/dy lands in the imaginary part
     return (grad * 1j,)
 
 
@@ -87,7 +87,7 @@ def _view_as_real(x: np.ndarray) -> np.ndarray:
 
 
 @_view_as_real.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the pairs back into complex numbers
+def view_as_real_backward(ctx: Any, grad: Tensor) -> tuple:  # the pairs back into complex numbers
     return (view_as_complex(grad.contiguous()),)
 
 
@@ -98,7 +98,8 @@ def _view_as_complex(x: np.ndarray) -> np.ndarray:
 
 
 @_view_as_complex.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the complex gradient as (real, imag) pairs
+def view_as_complex_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the complex gradient as (real, imag) pairs
     return (view_as_real(grad),)
 
 
@@ -159,7 +160,7 @@ def _complex(re: np.ndarray, im: np.ndarray) -> np.ndarray:
 
 
 @_complex.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # z = x + iy: dL/dx = Re g, dL/dy = Im g
+def complex_backward(ctx: Any, grad: Tensor) -> tuple:  # z = x + iy: dL/dx = Re g, dL/dy = Im g
     need_re, need_im = ctx.needs_input_grad
     return (real(grad) if need_re else None), (imag(grad) if need_im else None)
 
@@ -170,7 +171,8 @@ def _polar(r: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
 
 @_polar.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # z = r e^(i theta): Re(conj g sgn z), Re(conj g i z)
+def polar_backward(ctx: Any, grad: Tensor) -> tuple:
+    # z = r e^(i theta): Re(conj g sgn z), Re(conj g i z)
     (z,) = ctx.saved
     need_r, need_t = ctx.needs_input_grad
     g = conj_physical(grad)
@@ -236,7 +238,8 @@ def _angle(x: np.ndarray) -> np.ndarray:
 
 
 @_angle.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d arg z = g i z / |z|^2 (0 at z = 0; real x: 0)
+def angle_backward(ctx: Any, grad: Tensor) -> tuple:
+    # d arg z = g i z / |z|^2 (0 at z = 0; real x: 0)
     (x,) = ctx.saved
     if not x.is_complex():
         return (grad * 0,)
@@ -264,7 +267,8 @@ def _conj(x: np.ndarray) -> np.ndarray:
 
 
 @_conj.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d conj z / d conj z = 1: the gradient conjugated
+def conj_backward(ctx: Any, grad: Tensor) -> tuple:
+    # d conj z / d conj z = 1: the gradient conjugated
     return (conj_physical(grad),)
 
 
@@ -274,7 +278,7 @@ def _conj_physical(x: np.ndarray) -> np.ndarray:
 
 
 @_conj_physical.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def conj_physical_backward(ctx: Any, grad: Tensor) -> tuple:
     return (conj_physical(grad),)
 
 
@@ -284,7 +288,7 @@ def _resolve(x: np.ndarray) -> np.ndarray:
 
 
 @_resolve.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def resolve_backward(ctx: Any, grad: Tensor) -> tuple:
     return (grad,)
 
 

@@ -113,12 +113,12 @@ def _comparison_op(name: str, node: str, ufunc: Callable) -> tuple:
         return np.asarray(ufunc(x, other))
 
     @op.backward
-    def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant: d/dx = 0
+    def comparison_backward(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant: d/dx = 0
         need_x, need_other = ctx.needs_input_grad
         return (grad * 0 if need_x else None), (grad * 0 if need_other else None)
 
     @op_scalar.backward
-    def _(ctx: Any, grad: Tensor) -> tuple:
+    def comparison_scalar_backward(ctx: Any, grad: Tensor) -> tuple:
         return (grad * 0,)
 
     return op, op_scalar

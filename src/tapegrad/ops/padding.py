@@ -42,7 +42,8 @@ def _constant_pad(x: np.ndarray, *, pad: tuple, value: Any) -> np.ndarray:
 
 
 @_constant_pad.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the inverse crop: pad the gradient by -pad with 0
+def constant_pad_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the inverse crop: pad the gradient by -pad with 0
     neg = tuple(-p for p in ctx.params["pad"])
     B = _backend()
     return (B.out(B.op(_constant_pad, B.val(grad) if B.tensors else grad._data, pad=neg,
@@ -56,7 +57,7 @@ def _take_dims(x: np.ndarray, index: tuple) -> np.ndarray:
     return x
 
 
-def _gather_pad_rule(ctx: Any, grad: Tensor) -> tuple:  # scatter-add back: one-hot products
+def gather_pad_backward(ctx: Any, grad: Tensor) -> tuple:  # scatter-add back: one-hot products
     B, _, g = _unpack(ctx, grad)
     index = ctx.params["index"]
     shape = ctx.input_shapes[0]
@@ -73,7 +74,7 @@ def _gather_pad_rule(ctx: Any, grad: Tensor) -> tuple:  # scatter-add back: one-
 def _gather_pad_entry(name: str, node: str) -> Any:
     entry = defop(name, node=node, save=(0,) if "pad" in name else ())(
         lambda x, *, index: _take_dims(x, index))
-    entry.backward(_gather_pad_rule)
+    entry.backward(gather_pad_backward)
     if "pad" in name:  # torch's pad backward takes the input; upsampling's does not
         _linked(entry)
     return entry

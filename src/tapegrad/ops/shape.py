@@ -79,7 +79,8 @@ def _view(x: np.ndarray, *, shape: tuple) -> np.ndarray:
 
 
 @_view.array_backward
-def _reshape_back(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # a view only renames positions
+def view_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    # a view only renames positions
     # first order: the array reshaped directly (a view when the layout allows, else a copy,
     # as reshape does), without a trip through reshape's checks and an op (one per linear
     # layer on a batch of sequences; ~10 -> ~4 us)
@@ -87,10 +88,10 @@ def _reshape_back(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # a view onl
 
 
 @_view.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # reshape back
+def view_backward(ctx: Any, grad: Tensor) -> tuple:  # reshape back
     if _state.enabled:
         return (grad.reshape(ctx.input_shapes[0]),)
-    return (Tensor._make(_reshape_back(ctx, (), grad._data)[0]),)
+    return (Tensor._make(view_array_backward(ctx, (), grad._data)[0]),)
 
 
 @defop("unsafe_view", node="UnsafeViewBackward0")
@@ -99,7 +100,7 @@ def _unsafe_view(x: np.ndarray, *, shape: tuple) -> np.ndarray:
 
 
 _unsafe_view.backward(_view.rule)
-_unsafe_view.array_backward(_reshape_back)
+_unsafe_view.array_backward(view_array_backward)
 
 
 def view(input: Tensor, *shape: Any) -> Tensor:
@@ -163,7 +164,7 @@ def _reshape_alias(x: np.ndarray, *, shape: tuple) -> np.ndarray:
 
 
 _reshape_alias.backward(_view.rule)
-_reshape_alias.array_backward(_reshape_back)
+_reshape_alias.array_backward(view_array_backward)
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
@@ -212,7 +213,7 @@ def _squeeze_forward(x: np.ndarray, *, dims: tuple) -> np.ndarray:
     return np.squeeze(x, axis=tuple(d for d in dims if x.shape[d] == 1))
 
 
-def _unsqueeze_back(ctx: Any, grad: Tensor) -> tuple:  # put the squeezed size-1 dims back
+def squeeze_backward(ctx: Any, grad: Tensor) -> tuple:  # put the squeezed size-1 dims back
     return (grad.reshape(ctx.input_shapes[0]),)
 
 
@@ -222,7 +223,7 @@ _squeeze_dims = defop("squeeze_dims", node="SqueezeBackward2", view=True)(_squee
 # matmul's 1-D @ 2-D squeezes its result in place in torch, which prints SqueezeBackward4.
 _squeeze_matmul = defop("squeeze_matmul", node="SqueezeBackward4", view=True)(_squeeze_forward)
 for _op in (_squeeze_all, _squeeze_dim, _squeeze_dims, _squeeze_matmul):
-    _op.backward(_unsqueeze_back)
+    _op.backward(squeeze_backward)
 
 
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
@@ -244,7 +245,7 @@ def _unsqueeze(x: np.ndarray, *, dim: int) -> np.ndarray:
 
 
 @_unsqueeze.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # drop the added size-1 dim
+def unsqueeze_backward(ctx: Any, grad: Tensor) -> tuple:  # drop the added size-1 dim
     return (grad.squeeze(ctx.params["dim"]),)
 
 
@@ -262,12 +263,12 @@ def _permute(x: np.ndarray, *, dims: tuple) -> np.ndarray:
 
 
 @_permute.array_backward
-def _permute_back(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (as the op's kernel)
+def permute_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (as the op's kernel)
     return (np.transpose(g, np.argsort(ctx.params["dims"])),)
 
 
 @_permute.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # apply the inverse permutation
+def permute_backward(ctx: Any, grad: Tensor) -> tuple:  # apply the inverse permutation
     return (grad.permute(tuple(np.argsort(ctx.params["dims"]).tolist())),)
 
 
@@ -316,17 +317,18 @@ def _transpose(x: np.ndarray, *, dim0: int, dim1: int) -> np.ndarray:
 
 
 @_transpose.array_backward
-def _swap_back(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order: see _view's)
+def transpose_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    # (first order: see _view's)
     p = ctx.params
     return (np.swapaxes(g, p["dim0"], p["dim1"]) if g.ndim else g,)
 
 
 @_transpose.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # swap back
+def transpose_backward(ctx: Any, grad: Tensor) -> tuple:  # swap back
     p = ctx.params
     if _state.enabled:
         return (grad.transpose(p["dim0"], p["dim1"]),)
-    return (Tensor._make(_swap_back(ctx, (), grad._data)[0]),)
+    return (Tensor._make(transpose_array_backward(ctx, (), grad._data)[0]),)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -343,15 +345,15 @@ def _t(x: np.ndarray) -> np.ndarray:
 
 
 @_t.array_backward
-def _t_back(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order: see _view's)
+def t_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order: see _view's)
     return (g.T,)
 
 
 @_t.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # transpose back
+def t_backward(ctx: Any, grad: Tensor) -> tuple:  # transpose back
     if _state.enabled:
         return (grad.t(),)
-    return (Tensor._make(_t_back(ctx, (), grad._data)[0]),)
+    return (Tensor._make(t_array_backward(ctx, (), grad._data)[0]),)
 
 
 def t(input: Tensor) -> Tensor:
@@ -429,7 +431,8 @@ def _expand(x: np.ndarray, *, shape: tuple) -> np.ndarray:
 
 
 @_expand.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # every copy of an element sends its gradient back
+def expand_backward(ctx: Any, grad: Tensor) -> tuple:
+    # every copy of an element sends its gradient back
     from ..autograd.engine import sum_to
 
     return (sum_to(grad, ctx.input_shapes[0]),)
@@ -484,7 +487,7 @@ def _repeat(x: np.ndarray, *, repeats: tuple) -> np.ndarray:
 
 
 @_repeat.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # sum the gradient over the copies
+def repeat_backward(ctx: Any, grad: Tensor) -> tuple:  # sum the gradient over the copies
     reps = ctx.params["repeats"]
     shape = ctx.input_shapes[0]
     full = (1,) * (len(reps) - len(shape)) + tuple(shape)
@@ -546,7 +549,7 @@ def _flip(x: np.ndarray, *, dims: tuple) -> np.ndarray:
 
 
 @_flip.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # flip back
+def flip_backward(ctx: Any, grad: Tensor) -> tuple:  # flip back
     return (grad.flip(ctx.params["dims"]),)
 
 
@@ -581,7 +584,7 @@ def _roll(x: np.ndarray, *, shifts: tuple, dims: tuple | None) -> np.ndarray:
 
 
 @_roll.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # roll back
+def roll_backward(ctx: Any, grad: Tensor) -> tuple:  # roll back
     p = ctx.params
     return (_roll(grad, shifts=tuple(-s for s in p["shifts"]), dims=p["dims"]),)
 
@@ -610,7 +613,7 @@ def _tril(x: np.ndarray, *, diagonal: int) -> np.ndarray:
 
 
 @_tril.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # only the kept triangle passes gradient
+def tril_backward(ctx: Any, grad: Tensor) -> tuple:  # only the kept triangle passes gradient
     return (grad.tril(ctx.params["diagonal"]),)
 
 
@@ -620,7 +623,7 @@ def _triu(x: np.ndarray, *, diagonal: int) -> np.ndarray:
 
 
 @_triu.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # only the kept triangle passes gradient
+def triu_backward(ctx: Any, grad: Tensor) -> tuple:  # only the kept triangle passes gradient
     return (grad.triu(ctx.params["diagonal"]),)
 
 
@@ -648,7 +651,7 @@ def _clone(x: np.ndarray, *, memory_format: Any = None) -> np.ndarray:
 
 
 @_clone.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # identity
+def clone_backward(ctx: Any, grad: Tensor) -> tuple:  # identity
     return (grad,)
 
 
@@ -681,7 +684,8 @@ def _to_copy(x: np.ndarray, *, dtype: Any, memory_format: Any = None) -> np.ndar
 
 
 @_to_copy.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # identity; the engine casts back to the input dtype
+def to_copy_backward(ctx: Any, grad: Tensor) -> tuple:
+    # identity; the engine casts back to the input dtype
     return (grad,)
 
 
@@ -706,7 +710,8 @@ def _select(x: np.ndarray, *, dim: int, index: int) -> np.ndarray:
 
 
 @_select.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # place the gradient at the selected index, zeros else
+def select_backward(ctx: Any, grad: Tensor) -> tuple:
+    # place the gradient at the selected index, zeros else
     p = ctx.params
     key = (slice(None),) * p["dim"] + (p["index"],)
     return (_embed(grad, ctx.input_shapes[0], key),)
@@ -719,7 +724,7 @@ def _slice(x: np.ndarray, *, dim: int, start: int, stop: int, step: int) -> np.n
 
 
 @_slice.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # place the gradient in the slice, zeros else
+def slice_backward(ctx: Any, grad: Tensor) -> tuple:  # place the gradient in the slice, zeros else
     p = ctx.params
     key = (slice(None),) * p["dim"] + (slice(p["start"], p["stop"], p["step"]),)
     return (_embed(grad, ctx.input_shapes[0], key),)
@@ -782,7 +787,7 @@ def _alias(x: np.ndarray) -> np.ndarray:
 
 
 @_alias.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # identity
+def alias_backward(ctx: Any, grad: Tensor) -> tuple:  # identity
     return (grad,)
 
 
@@ -815,7 +820,8 @@ def _as_strided(x: np.ndarray, *, positions: np.ndarray, in_positions: Any = Non
 
 
 @_as_strided.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # each element's gradient goes to the position it views
+def as_strided_backward(ctx: Any, grad: Tensor) -> tuple:
+    # each element's gradient goes to the position it views
     from .indexing import index_put
 
     shape = ctx.input_shapes[0]
@@ -950,7 +956,7 @@ def _cat(*arrays: np.ndarray, dim: int, shapes: tuple) -> np.ndarray:
 
 
 @_cat.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # each input gets its own slice of the gradient
+def cat_backward(ctx: Any, grad: Tensor) -> tuple:  # each input gets its own slice of the gradient
     dim = ctx.params["dim"]
     out = []
     start = 0
@@ -1019,7 +1025,7 @@ def _stack(*arrays: np.ndarray, dim: int) -> np.ndarray:
 
 
 @_stack.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # input i gets slice i of the gradient
+def stack_backward(ctx: Any, grad: Tensor) -> tuple:  # input i gets slice i of the gradient
     dim = ctx.params["dim"]
     return tuple(
         grad.select(dim, i) if meta is not None else None
@@ -1051,7 +1057,7 @@ def vstack(tensors: Any) -> Tensor:
     return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
 
 
-def _split_back(ctx: Any, grads: list) -> tuple:  # gradients of the pieces, joined (zeros fill)
+def split_backward(ctx: Any, grads: list) -> tuple:  # gradients of the pieces, joined (zeros fill)
     dim = ctx.params["dim"]
     sizes = ctx.params["sizes"]
     shape = ctx.input_shapes[0]
@@ -1075,8 +1081,8 @@ def _split_forward(x: np.ndarray, *, dim: int, sizes: tuple) -> tuple:
 _split = defop("split", node="SplitBackward0", view=True, outputs=-1)(_split_forward)
 _split_sizes = defop("split_with_sizes", node="SplitWithSizesBackward0", view=True,
                      outputs=-1)(_split_forward)
-_split.backward(_split_back)
-_split_sizes.backward(_split_back)
+_split.backward(split_backward)
+_split_sizes.backward(split_backward)
 _split.jvp(linear_tangent(_split))
 _split_sizes.jvp(linear_tangent(_split_sizes))
 
@@ -1166,7 +1172,8 @@ _unbind.jvp(linear_tangent(_unbind))
 
 
 @_unbind.backward
-def _(ctx: Any, grads: list) -> tuple:  # stack the pieces' gradients (zeros where none came)
+def unbind_backward(ctx: Any, grads: list) -> tuple:
+    # stack the pieces' gradients (zeros where none came)
     dim = ctx.params["dim"]
     shape = list(ctx.input_shapes[0])
     grads = list(grads) + [None] * (shape[dim] - len(grads))

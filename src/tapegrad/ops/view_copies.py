@@ -41,7 +41,7 @@ def _copy_entry(fname: str, node: str, view_fn: Any, outputs: int) -> Any:
     op = defop(key, node=node, outputs=outputs)(forward)
 
     @op.backward
-    def _(ctx: Any, grad: Any) -> tuple:  # the view's vector-Jacobian product
+    def view_copy_backward(ctx: Any, grad: Any) -> tuple:  # the view's vector-Jacobian product
         from ..autograd import grad as autograd_grad
         from ..autograd.grad_mode import enable_grad
 
@@ -131,7 +131,8 @@ def _unfold(x: np.ndarray, *, dim: int, size: int, step: int) -> np.ndarray:
 
 
 @_unfold.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # each window's gradient added back where it lay
+def unfold_backward(ctx: Any, grad: Tensor) -> tuple:
+    # each window's gradient added back where it lay
     p = ctx.params
     shape = ctx.input_shapes[0]
     zeros = Tensor._make(np.zeros(shape, dtype=grad._data.dtype))
@@ -164,7 +165,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
 
 _unsafe_split = defop("unsafe_split", node="UnsafeSplitBackward0", outputs=-1)(
     S._split_forward)
-_unsafe_split.backward(S._split_back)
+_unsafe_split.backward(S.split_backward)
 
 
 def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
@@ -182,7 +183,7 @@ def unsafe_split(input: Tensor, split_size: Any, dim: int = 0) -> tuple:
 
 _unsafe_split_sizes = defop("unsafe_split_with_sizes", node="UnsafeSplitWithSizesBackward0",
                             outputs=-1)(S._split_forward)
-_unsafe_split_sizes.backward(S._split_back)
+_unsafe_split_sizes.backward(S.split_backward)
 
 
 def unsafe_split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
@@ -225,7 +226,8 @@ def _narrow_copy(x: np.ndarray, *, dim: int, start: int, length: int) -> np.ndar
 
 
 @_narrow_copy.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the gradient where the copy was taken, zeros else
+def narrow_copy_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the gradient where the copy was taken, zeros else
     p = ctx.params
     key = (slice(None),) * p["dim"] + (slice(p["start"], p["start"] + p["length"]),)
     return (S._embed(grad, ctx.input_shapes[0], key),)
@@ -240,7 +242,8 @@ def _detach_copy(x: np.ndarray) -> np.ndarray:
 
 
 @_detach_copy.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # torch 2.13 declares no derivative for it
+def detach_copy_backward(ctx: Any, grad: Tensor) -> tuple:
+    # torch 2.13 declares no derivative for it
     raise RuntimeError("derivative for aten::detach_copy is not implemented")
 
 
