@@ -12,7 +12,7 @@ local rank. Each one
    replace file descriptors 1 and 2, so the labels hold for C code and child processes too;
 3. asks Linux for a short scheduler slice (``shorten_slice``: MPICH's waiting ranks get the
    CPU back sooner when they share it with other processes);
-4. runs the script with ``tapegrad run``'s runner (``torch`` is tapegrad);
+4. runs the script with ``tapegrad run``'s runner (``_script.py``: ``torch`` is tapegrad);
 5. if the script failed, writes a one-line report for the launcher (which stops the other
    ranks and names the first failure) and, when MPI is running, calls ``MPI_Abort`` so the
    other ranks of the job end at once instead of waiting in a collective.
@@ -24,12 +24,15 @@ import argparse
 import array
 import json
 import os
+import runpy
 import signal
 import socket
 import stat
 import sys
 import time
 import traceback
+
+from .._script import alias_torch, run_script
 
 
 def _local_rank() -> int:
@@ -216,8 +219,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(command: list[str], module: bool, alias: bool) -> tuple[int, str]:
     """Run the script (or ``-m`` module); its exit status and its error's last line."""
-    from .._cli import alias_torch, run_script
-
     errors: list[str] = []
 
     def remember(exc: BaseException) -> None:
@@ -226,8 +227,6 @@ def _run(command: list[str], module: bool, alias: bool) -> tuple[int, str]:
     if not module:
         status = run_script(command[0], command[1:], alias=alias, on_error=remember)
         return status, errors[-1] if errors else f"exit code {status}"
-    import runpy
-
     if alias:
         alias_torch()
     sys.argv = list(command)
