@@ -1332,3 +1332,23 @@ def test_reentrant_with_hooks(compare, retain):
         return param.grad
 
     compare(scenario)
+
+
+def test_out_variant_raises_when_inputs_require_grad(compare):
+    """TestAutograd.test_out_variant_raises_when_inputs_require_grad: an out= function refuses
+    inputs or an output that require grad, and runs under no_grad."""
+
+    def scenario(L):
+        a = L.linspace(-1.0, 1.0, 4).reshape(2, 2).requires_grad_()
+        b = L.linspace(0.5, 2.0, 4).reshape(2, 2).requires_grad_()
+        x = L.zeros(2, 2)
+        res = [raised(lambda: L.mul(a, b, out=x))]
+        with L.no_grad():
+            L.mul(a, b, out=x)
+        res += [x.clone(), x.requires_grad]
+        y = L.zeros(2, 2, requires_grad=True)
+        res.append(raised(lambda: L.mul(a.detach(), b.detach(), out=y)))
+        res.append(raised(lambda: L.exp(a, out=L.zeros(2, 2))))
+        return res
+
+    compare(scenario)
