@@ -94,3 +94,21 @@ def assert_fused(actual, expected, products, what: str = "") -> None:
     worst = np.unravel_index(int(np.argmax(diff - bound)), diff.shape) if diff.size else ()
     assert (diff <= bound).all(), (
         f"{what}: {actual[worst]!r} vs torch's {expected[worst]!r} ({note()}: one rounding more)")
+
+
+# grid_sample's bilinear sampling under torch's scalar kernels: the position
+# (g + 1)*size/2 - 0.5 and the four weighted terms rounded twice. A position below 32 moves by
+# up to one unit in its last place (16 eps), which moves the value by up to that times the
+# largest step between neighbouring pixels (at most the largest |input|), in each of the two
+# coordinates, plus one rounding of each of the four terms: units of the largest |input|.
+GRID_SAMPLE_ULPS = 2 * 16 + 4
+
+
+def resample_terms(mode: str, size: int, out: int) -> int:
+    """The most input pixels one output pixel of an antialiased resampling pass weighs (torch's
+    scalar kernels round each weighted term before adding it): the kernel's support (1
+    bilinear, 2 bicubic, 3 lanczos), widened by the downsampling factor, on each side."""
+    import math
+
+    support = {"bilinear": 1, "bicubic": 2, "lanczos": 3}[mode] * max(size / out, 1.0)
+    return 2 * math.ceil(support) + 1
