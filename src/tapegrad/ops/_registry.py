@@ -64,6 +64,7 @@ import numpy as np
 
 from .. import _numpy_warnings  # noqa: F401  (NumPy's overflow warnings: silent, as in torch)
 from .._alloc_errors import out_of_memory
+from .._dtype import on_low_precision
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from ..autograd.graph import (
@@ -325,9 +326,17 @@ def detour(listener: str, on: bool) -> None:
         _DETOURS.discard(listener)
     _SPECIAL = bool(_DETOURS)
 
-# True once a float16 or bfloat16 tensor may exist (set by _dtype): widened ops then look at
-# their inputs' dtypes (ops/low_precision.py).
+# True once a float16 or bfloat16 tensor may exist (_dtype tells its listeners): widened ops
+# then look at their inputs' dtypes (ops/low_precision.py).
 _LOW = False
+
+
+def _low_precision_seen() -> None:
+    global _LOW
+    _LOW = True
+
+
+on_low_precision(_low_precision_seen)
 # True once an inference tensor may require grad: apply then checks that a recorded op has a
 # normal tensor among its inputs (an op on inference tensors alone records nothing, as in torch).
 _INFERENCE_GRAD = False
