@@ -29,6 +29,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ._registry import defop, scalar_type_name
+from .padding import pad
 
 _DUAL: dict[str, Any] = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
@@ -175,8 +176,6 @@ def _as_complex(x: Tensor) -> Tensor:
 
 def _resize(x: Tensor, dims: tuple, sizes: tuple) -> Tensor:
     """Trim or zero-pad ``x`` along ``dims`` to ``sizes`` (torch's resize of fft inputs)."""
-    from ..nn.functional import pad
-
     for d, n in zip(dims, sizes, strict=True):
         have = x.shape[d]
         if n < have:
