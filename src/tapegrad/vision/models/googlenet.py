@@ -12,9 +12,9 @@ from ... import cat, flatten, nn, unsqueeze
 from ..._tensor import Tensor
 from ...nn import functional as F
 from ..transforms._presets import ImageClassification
-from ._api import Weights, WeightsEnum, register_model
+from ._api import WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _ovewrite_named_param, handle_legacy_interface
+from ._utils import _imagenet1k_weights, _ovewrite_named_param, handle_legacy_interface
 
 __all__ = ["GoogLeNet", "GoogLeNetOutputs", "_GoogLeNetOutputs", "GoogLeNet_Weights",
            "googlenet"]
@@ -189,17 +189,10 @@ _COMMON_META: dict[str, Any] = {
 
 
 class GoogLeNet_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/googlenet-1378be20.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "num_params": 6624904,
-            "_metrics": {"ImageNet-1K": {"acc@1": 69.778, "acc@5": 89.53}},
-            "_ops": 1.498,
-            "_file_size": 49.731,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/googlenet-1378be20.pth", partial(ImageClassification,
+        crop_size=224), _COMMON_META, num_params=6624904, acc=(69.778, 89.53), _ops=1.498,
+        _file_size=49.731)
     DEFAULT = IMAGENET1K_V1
 
 

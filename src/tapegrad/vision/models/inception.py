@@ -13,9 +13,9 @@ from ... import cat, flatten, nn, unsqueeze
 from ..._tensor import Tensor
 from ...nn import functional as F
 from ..transforms._presets import ImageClassification
-from ._api import Weights, WeightsEnum, register_model
+from ._api import WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _ovewrite_named_param, handle_legacy_interface
+from ._utils import _imagenet1k_weights, _ovewrite_named_param, handle_legacy_interface
 
 __all__ = ["Inception3", "InceptionOutputs", "_InceptionOutputs", "Inception_V3_Weights",
            "inception_v3"]
@@ -304,17 +304,10 @@ _COMMON_META: dict[str, Any] = {
 
 
 class Inception_V3_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/inception_v3_google-0cc3c7bd.pth",
-        transforms=partial(ImageClassification, crop_size=299, resize_size=342),
-        meta={
-            **_COMMON_META,
-            "num_params": 27161264,
-            "_metrics": {"ImageNet-1K": {"acc@1": 77.294, "acc@5": 93.45}},
-            "_ops": 5.713,
-            "_file_size": 103.903,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/inception_v3_google-0cc3c7bd.pth",
+        partial(ImageClassification, crop_size=299, resize_size=342), _COMMON_META,
+        num_params=27161264, acc=(77.294, 93.45), _ops=5.713, _file_size=103.903)
     DEFAULT = IMAGENET1K_V1
 
 
