@@ -1,6 +1,8 @@
 """The category names of the datasets the pretrained weights were trained on, in the order of
 the classifiers' outputs: ``weights.meta["categories"][logits.argmax()]`` names a prediction.
-Also the recipes and descriptions that the weights of several model families share."""
+Also the metadata, recipes and descriptions that the weights of several model families share."""
+
+from typing import Any
 
 # ImageNet-1K (ILSVRC 2012): output i of a classifier trained on it is category i
 _IMAGENET_CATEGORIES = [
@@ -155,6 +157,12 @@ _IMAGENET_CATEGORIES = [
     "ear", "toilet tissue",
 ]
 
+
+# the metadata shared by the ImageNet-1K weights of the families that take any input size
+_IMAGENET_META: dict[str, Any] = {
+    "min_size": (1, 1),
+    "categories": _IMAGENET_CATEGORIES,
+}
 
 # recipes and descriptions that the weights of several model families share
 _NEW_RECIPE = "https://github.com/pytorch/vision/issues/3995#new-recipe"

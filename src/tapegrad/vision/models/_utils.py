@@ -6,6 +6,7 @@ a keyword agrees with the chosen weights, building a classifier and loading its 
 
 import functools
 import inspect
+import math
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -165,6 +166,27 @@ def _ovewrite_named_param(kwargs: dict[str, Any], param: str, new_value: Any) ->
                              f"{kwargs[param]} instead.")
     else:
         kwargs[param] = new_value
+
+
+def _init_weights(model: nn.Module, linear_std: float | None = 0.01) -> None:
+    """The MobileNet / EfficientNet initialization: convolutions Kaiming-normal (fan out), norms
+    one, linear layers normal with std ``linear_std`` or, for None, uniform within
+    ``1/sqrt(out_features)``; every bias zero."""
+    for m in model.modules():
+        if isinstance(m, nn.Conv2d):
+            nn.init.kaiming_normal_(m.weight, mode="fan_out")
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+        elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
+            nn.init.ones_(m.weight)
+            nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.Linear):
+            if linear_std is None:
+                init_range = 1.0 / math.sqrt(m.out_features)
+                nn.init.uniform_(m.weight, -init_range, init_range)
+            else:
+                nn.init.normal_(m.weight, 0, linear_std)
+            nn.init.zeros_(m.bias)
 
 
 def _load_weights(model: M, weights: WeightsEnum | None, progress: bool) -> M:

@@ -22,6 +22,7 @@ from ._meta import _IMAGENET_CATEGORIES, _MODIFIED_RECIPE_DOCS
 from ._utils import (
     _classifier,
     _imagenet1k_weights,
+    _init_weights,
     _make_divisible,
     handle_legacy_interface,
 )
@@ -211,18 +212,7 @@ class EfficientNet(nn.Module):
         self.classifier = nn.Sequential(nn.Dropout(p=dropout, inplace=True),
                                         nn.Linear(lastconv_output_channels, num_classes))
 
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                init_range = 1.0 / math.sqrt(m.out_features)
-                nn.init.uniform_(m.weight, -init_range, init_range)
-                nn.init.zeros_(m.bias)
+        _init_weights(self, linear_std=None)
 
     def _forward_impl(self, x: Tensor) -> Tensor:
         x = self.avgpool(self.features(x))

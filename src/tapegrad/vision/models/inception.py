@@ -16,6 +16,7 @@ from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
 from ._utils import _imagenet1k_weights, _ovewrite_named_param, handle_legacy_interface
+from .googlenet import BasicConv2d
 
 __all__ = ["Inception3", "InceptionOutputs", "_InceptionOutputs", "Inception_V3_Weights",
            "inception_v3"]
@@ -281,18 +282,6 @@ class InceptionAux(nn.Module):
         x = self.conv1(self.conv0(x))
         x = F.adaptive_avg_pool2d(x, (1, 1))
         return self.fc(flatten(x, 1))
-
-
-class BasicConv2d(nn.Module):
-    """Convolution without bias, batch norm (eps 0.001), ReLU."""
-
-    def __init__(self, in_channels: int, out_channels: int, **kwargs: Any) -> None:
-        super().__init__()
-        self.conv = nn.Conv2d(in_channels, out_channels, bias=False, **kwargs)
-        self.bn = nn.BatchNorm2d(out_channels, eps=0.001)
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.relu(self.bn(self.conv(x)), inplace=True)
 
 
 _COMMON_META: dict[str, Any] = {

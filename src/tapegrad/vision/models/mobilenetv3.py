@@ -12,10 +12,11 @@ from ..ops.misc import Conv2dNormActivation
 from ..ops.misc import SqueezeExcitation as SElayer
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum, register_model
-from ._meta import _IMAGENET_CATEGORIES, _NEW_RECIPE_REG_TUNING
+from ._meta import _IMAGENET_META, _NEW_RECIPE_REG_TUNING
 from ._utils import (
     _classifier,
     _imagenet1k_weights,
+    _init_weights,
     _make_divisible,
     handle_legacy_interface,
 )
@@ -127,17 +128,7 @@ class MobileNetV3(nn.Module):
             nn.Linear(last_channel, num_classes),
         )
 
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+        _init_weights(self)
 
     def _forward_impl(self, x: Tensor) -> Tensor:
         x = self.avgpool(self.features(x))
@@ -203,22 +194,16 @@ def _mobilenet_v3(inverted_residual_setting: list[InvertedResidualConfig], last_
                        **kwargs)
 
 
-_COMMON_META: dict[str, Any] = {
-    "min_size": (1, 1),
-    "categories": _IMAGENET_CATEGORIES,
-}
-
-
 class MobileNet_V3_Large_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
         "https://download.pytorch.org/models/mobilenet_v3_large-8738ca79.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=5483032,
+        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=5483032,
         recipe="https://github.com/pytorch/vision/tree/main/references/classification#mobilenetv3-large--small",  # noqa: E501
         acc=(74.042, 91.34), _ops=0.217, _file_size=21.114,
         _docs="These weights were trained from scratch by using a simple training recipe.")
     IMAGENET1K_V2 = _imagenet1k_weights(
         "https://download.pytorch.org/models/mobilenet_v3_large-5c1a4163.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _COMMON_META,
+        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
         num_params=5483032, recipe=_NEW_RECIPE_REG_TUNING, acc=(75.274, 92.566), _ops=0.217,
         _file_size=21.107,
         _docs=(
@@ -235,7 +220,7 @@ class MobileNet_V3_Large_Weights(WeightsEnum):
 class MobileNet_V3_Small_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
         "https://download.pytorch.org/models/mobilenet_v3_small-047dcff4.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=2542856,
+        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=2542856,
         recipe="https://github.com/pytorch/vision/tree/main/references/classification#mobilenetv3-large--small",  # noqa: E501
         acc=(67.668, 87.402), _ops=0.057, _file_size=9.829,
         _docs=(
