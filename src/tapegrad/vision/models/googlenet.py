@@ -14,7 +14,7 @@ from ...nn import functional as F
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _imagenet1k_weights, _ovewrite_named_param, handle_legacy_interface
+from ._utils import _classifier, _imagenet1k_weights, _ovewrite_named_param, handle_legacy_interface
 
 __all__ = ["GoogLeNet", "GoogLeNetOutputs", "_GoogLeNetOutputs", "GoogLeNet_Weights",
            "googlenet"]
@@ -196,6 +196,16 @@ class GoogLeNet_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
+def _pretrained_kwargs(kwargs: dict[str, Any]) -> None:
+    """What GoogLeNet's and Inception v3's pretrained weights need: the input re-normalized
+    (``transform_input``) unless told otherwise, the auxiliary classifiers the checkpoint holds,
+    no initialization."""
+    if "transform_input" not in kwargs:
+        _ovewrite_named_param(kwargs, "transform_input", True)
+    _ovewrite_named_param(kwargs, "aux_logits", True)
+    _ovewrite_named_param(kwargs, "init_weights", False)
+
+
 @register_model()
 @handle_legacy_interface(weights=("pretrained", GoogLeNet_Weights.IMAGENET1K_V1))
 def googlenet(*, weights: GoogLeNet_Weights | None = None, progress: bool = True,
@@ -207,14 +217,9 @@ def googlenet(*, weights: GoogLeNet_Weights | None = None, progress: bool = True
     weights = GoogLeNet_Weights.verify(weights)
     original_aux_logits = kwargs.get("aux_logits", False)
     if weights is not None:
-        if "transform_input" not in kwargs:
-            _ovewrite_named_param(kwargs, "transform_input", True)
-        _ovewrite_named_param(kwargs, "aux_logits", True)
-        _ovewrite_named_param(kwargs, "init_weights", False)
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = GoogLeNet(**kwargs)
+        _pretrained_kwargs(kwargs)
+    model = _classifier(GoogLeNet, weights, progress, **kwargs)
     if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
         if not original_aux_logits:
             model.aux_logits = False
             model.aux1 = None  # type: ignore[assignment]

@@ -15,8 +15,8 @@ from ...nn import functional as F
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _imagenet1k_weights, _ovewrite_named_param, handle_legacy_interface
-from .googlenet import BasicConv2d
+from ._utils import _classifier, _imagenet1k_weights, handle_legacy_interface
+from .googlenet import BasicConv2d, _pretrained_kwargs
 
 __all__ = ["Inception3", "InceptionOutputs", "_InceptionOutputs", "Inception_V3_Weights",
            "inception_v3"]
@@ -310,14 +310,9 @@ def inception_v3(*, weights: Inception_V3_Weights | None = None, progress: bool 
     weights = Inception_V3_Weights.verify(weights)
     original_aux_logits = kwargs.get("aux_logits", True)
     if weights is not None:
-        if "transform_input" not in kwargs:
-            _ovewrite_named_param(kwargs, "transform_input", True)
-        _ovewrite_named_param(kwargs, "aux_logits", True)
-        _ovewrite_named_param(kwargs, "init_weights", False)
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = Inception3(**kwargs)
+        _pretrained_kwargs(kwargs)
+    model = _classifier(Inception3, weights, progress, **kwargs)
     if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
         if not original_aux_logits:
             model.aux_logits = False
             model.AuxLogits = None
