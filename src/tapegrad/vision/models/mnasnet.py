@@ -187,8 +187,8 @@ class MNASNet0_5_Weights(WeightsEnum):
 
 class MNASNet0_75_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/mnasnet0_75-7090bc5f.pth", partial(ImageClassification,
-        crop_size=224, resize_size=232), _IMAGENET_META,
+        "https://download.pytorch.org/models/mnasnet0_75-7090bc5f.pth",
+        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
         recipe="https://github.com/pytorch/vision/pull/6019", num_params=3170208,
         acc=(71.18, 90.496), _ops=0.215, _file_size=12.303, _docs=_NEW_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V1
@@ -206,8 +206,8 @@ class MNASNet1_0_Weights(WeightsEnum):
 
 class MNASNet1_3_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/mnasnet1_3-a4c69d6f.pth", partial(ImageClassification,
-        crop_size=224, resize_size=232), _IMAGENET_META,
+        "https://download.pytorch.org/models/mnasnet1_3-a4c69d6f.pth",
+        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
         recipe="https://github.com/pytorch/vision/pull/6019", num_params=6282256,
         acc=(76.506, 93.522), _ops=0.526, _file_size=24.246, _docs=_NEW_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V1

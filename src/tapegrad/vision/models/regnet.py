@@ -334,15 +334,15 @@ class RegNet_Y_16GF_Weights(WeightsEnum):
     IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
         "https://download.pytorch.org/models/regnet_y_16gf_swag-43afe44d.pth",
         partial(ImageClassification, crop_size=384, resize_size=384,
-        interpolation=InterpolationMode.BICUBIC), _IMAGENET_META, recipe=_SWAG_RECIPE,
-        license=_SWAG_LICENSE, num_params=83590140, acc=(86.012, 98.054), _ops=46.735,
-        _file_size=319.49, _docs=_SWAG_E2E_DOCS)
+                interpolation=InterpolationMode.BICUBIC),
+        _IMAGENET_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=83590140,
+        acc=(86.012, 98.054), _ops=46.735, _file_size=319.49, _docs=_SWAG_E2E_DOCS)
     IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
         "https://download.pytorch.org/models/regnet_y_16gf_lc_swag-f3ec0043.pth",
         partial(ImageClassification, crop_size=224, resize_size=224,
-        interpolation=InterpolationMode.BICUBIC), _IMAGENET_META, recipe=_SWAG_LINEAR_RECIPE,
-        license=_SWAG_LICENSE, num_params=83590140, acc=(83.976, 97.244), _ops=15.912,
-        _file_size=319.49, _docs=_SWAG_LINEAR_DOCS)
+                interpolation=InterpolationMode.BICUBIC),
+        _IMAGENET_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=83590140,
+        acc=(83.976, 97.244), _ops=15.912, _file_size=319.49, _docs=_SWAG_LINEAR_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
@@ -360,15 +360,15 @@ class RegNet_Y_32GF_Weights(WeightsEnum):
     IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
         "https://download.pytorch.org/models/regnet_y_32gf_swag-04fdfa75.pth",
         partial(ImageClassification, crop_size=384, resize_size=384,
-        interpolation=InterpolationMode.BICUBIC), _IMAGENET_META, recipe=_SWAG_RECIPE,
-        license=_SWAG_LICENSE, num_params=145046770, acc=(86.838, 98.362), _ops=94.826,
-        _file_size=554.076, _docs=_SWAG_E2E_DOCS)
+                interpolation=InterpolationMode.BICUBIC),
+        _IMAGENET_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=145046770,
+        acc=(86.838, 98.362), _ops=94.826, _file_size=554.076, _docs=_SWAG_E2E_DOCS)
     IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
         "https://download.pytorch.org/models/regnet_y_32gf_lc_swag-e1583746.pth",
         partial(ImageClassification, crop_size=224, resize_size=224,
-        interpolation=InterpolationMode.BICUBIC), _IMAGENET_META, recipe=_SWAG_LINEAR_RECIPE,
-        license=_SWAG_LICENSE, num_params=145046770, acc=(84.622, 97.48), _ops=32.28,
-        _file_size=554.076, _docs=_SWAG_LINEAR_DOCS)
+                interpolation=InterpolationMode.BICUBIC),
+        _IMAGENET_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=145046770,
+        acc=(84.622, 97.48), _ops=32.28, _file_size=554.076, _docs=_SWAG_LINEAR_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
@@ -376,15 +376,15 @@ class RegNet_Y_128GF_Weights(WeightsEnum):
     IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
         "https://download.pytorch.org/models/regnet_y_128gf_swag-c8ce3e52.pth",
         partial(ImageClassification, crop_size=384, resize_size=384,
-        interpolation=InterpolationMode.BICUBIC), _IMAGENET_META, recipe=_SWAG_RECIPE,
-        license=_SWAG_LICENSE, num_params=644812894, acc=(88.228, 98.682), _ops=374.57,
-        _file_size=2461.564, _docs=_SWAG_E2E_DOCS)
+                interpolation=InterpolationMode.BICUBIC),
+        _IMAGENET_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=644812894,
+        acc=(88.228, 98.682), _ops=374.57, _file_size=2461.564, _docs=_SWAG_E2E_DOCS)
     IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
         "https://download.pytorch.org/models/regnet_y_128gf_lc_swag-cbe8ce12.pth",
         partial(ImageClassification, crop_size=224, resize_size=224,
-        interpolation=InterpolationMode.BICUBIC), _IMAGENET_META, recipe=_SWAG_LINEAR_RECIPE,
-        license=_SWAG_LICENSE, num_params=644812894, acc=(86.068, 97.844), _ops=127.518,
-        _file_size=2461.564, _docs=_SWAG_LINEAR_DOCS)
+                interpolation=InterpolationMode.BICUBIC),
+        _IMAGENET_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=644812894,
+        acc=(86.068, 97.844), _ops=127.518, _file_size=2461.564, _docs=_SWAG_LINEAR_DOCS)
     DEFAULT = IMAGENET1K_SWAG_E2E_V1
 
 

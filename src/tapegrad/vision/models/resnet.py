@@ -215,28 +215,32 @@ _IMPROVED_DOCS = (
 
 class ResNet18_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet18-f37072fd.pth", partial(ImageClassification,
-        crop_size=224), _IMAGENET_META, num_params=11689512, recipe=_RESNET_RECIPE,
-        acc=(69.758, 89.078), _ops=1.814, _file_size=44.661, _docs=_SIMPLE_RECIPE_DOCS)
+        "https://download.pytorch.org/models/resnet18-f37072fd.pth",
+        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=11689512,
+        recipe=_RESNET_RECIPE, acc=(69.758, 89.078), _ops=1.814, _file_size=44.661,
+        _docs=_SIMPLE_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class ResNet34_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet34-b627a593.pth", partial(ImageClassification,
-        crop_size=224), _IMAGENET_META, num_params=21797672, recipe=_RESNET_RECIPE,
-        acc=(73.314, 91.42), _ops=3.664, _file_size=83.275, _docs=_SIMPLE_RECIPE_DOCS)
+        "https://download.pytorch.org/models/resnet34-b627a593.pth",
+        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=21797672,
+        recipe=_RESNET_RECIPE, acc=(73.314, 91.42), _ops=3.664, _file_size=83.275,
+        _docs=_SIMPLE_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class ResNet50_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet50-0676ba61.pth", partial(ImageClassification,
-        crop_size=224), _IMAGENET_META, num_params=25557032, recipe=_RESNET_RECIPE,
-        acc=(76.13, 92.862), _ops=4.089, _file_size=97.781, _docs=_SIMPLE_RECIPE_DOCS)
+        "https://download.pytorch.org/models/resnet50-0676ba61.pth",
+        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=25557032,
+        recipe=_RESNET_RECIPE, acc=(76.13, 92.862), _ops=4.089, _file_size=97.781,
+        _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet50-11ad3fa6.pth", partial(ImageClassification,
-        crop_size=224, resize_size=232), _IMAGENET_META, num_params=25557032,
+        "https://download.pytorch.org/models/resnet50-11ad3fa6.pth",
+        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
+        num_params=25557032,
         recipe="https://github.com/pytorch/vision/issues/3995#issuecomment-1013906621",
         acc=(80.858, 95.434), _ops=4.089, _file_size=97.79, _docs=_IMPROVED_DOCS)
     DEFAULT = IMAGENET1K_V2
@@ -244,25 +248,29 @@ class ResNet50_Weights(WeightsEnum):
 
 class ResNet101_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet101-63fe2227.pth", partial(ImageClassification,
-        crop_size=224), _IMAGENET_META, num_params=44549160, recipe=_RESNET_RECIPE,
-        acc=(77.374, 93.546), _ops=7.801, _file_size=170.511, _docs=_SIMPLE_RECIPE_DOCS)
+        "https://download.pytorch.org/models/resnet101-63fe2227.pth",
+        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=44549160,
+        recipe=_RESNET_RECIPE, acc=(77.374, 93.546), _ops=7.801, _file_size=170.511,
+        _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet101-cd907fc2.pth", partial(ImageClassification,
-        crop_size=224, resize_size=232), _IMAGENET_META, num_params=44549160, recipe=_NEW_RECIPE,
-        acc=(81.886, 95.78), _ops=7.801, _file_size=170.53, _docs=_IMPROVED_DOCS)
+        "https://download.pytorch.org/models/resnet101-cd907fc2.pth",
+        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
+        num_params=44549160, recipe=_NEW_RECIPE, acc=(81.886, 95.78), _ops=7.801, _file_size=170.53,
+        _docs=_IMPROVED_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
 class ResNet152_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet152-394f9c45.pth", partial(ImageClassification,
-        crop_size=224), _IMAGENET_META, num_params=60192808, recipe=_RESNET_RECIPE,
-        acc=(78.312, 94.046), _ops=11.514, _file_size=230.434, _docs=_SIMPLE_RECIPE_DOCS)
+        "https://download.pytorch.org/models/resnet152-394f9c45.pth",
+        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=60192808,
+        recipe=_RESNET_RECIPE, acc=(78.312, 94.046), _ops=11.514, _file_size=230.434,
+        _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet152-f82ba261.pth", partial(ImageClassification,
-        crop_size=224, resize_size=232), _IMAGENET_META, num_params=60192808, recipe=_NEW_RECIPE,
-        acc=(82.284, 96.002), _ops=11.514, _file_size=230.474, _docs=_IMPROVED_DOCS)
+        "https://download.pytorch.org/models/resnet152-f82ba261.pth",
+        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
+        num_params=60192808, recipe=_NEW_RECIPE, acc=(82.284, 96.002), _ops=11.514,
+        _file_size=230.474, _docs=_IMPROVED_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 

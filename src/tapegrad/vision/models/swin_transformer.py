@@ -417,55 +417,61 @@ _V2_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classificat
 
 class Swin_T_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/swin_t-704ceda3.pth", partial(ImageClassification,
-        crop_size=224, resize_size=232, interpolation=InterpolationMode.BICUBIC), _COMMON_META,
-        num_params=28288354, min_size=(224, 224), recipe=_V1_RECIPE, acc=(81.474, 95.776),
-        _ops=4.491, _file_size=108.19)
+        "https://download.pytorch.org/models/swin_t-704ceda3.pth",
+        partial(ImageClassification, crop_size=224, resize_size=232,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, num_params=28288354, min_size=(224, 224), recipe=_V1_RECIPE,
+        acc=(81.474, 95.776), _ops=4.491, _file_size=108.19)
     DEFAULT = IMAGENET1K_V1
 
 
 class Swin_S_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/swin_s-5e29d889.pth", partial(ImageClassification,
-        crop_size=224, resize_size=246, interpolation=InterpolationMode.BICUBIC), _COMMON_META,
-        num_params=49606258, min_size=(224, 224), recipe=_V1_RECIPE, acc=(83.196, 96.36),
-        _ops=8.741, _file_size=189.786)
+        "https://download.pytorch.org/models/swin_s-5e29d889.pth",
+        partial(ImageClassification, crop_size=224, resize_size=246,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, num_params=49606258, min_size=(224, 224), recipe=_V1_RECIPE,
+        acc=(83.196, 96.36), _ops=8.741, _file_size=189.786)
     DEFAULT = IMAGENET1K_V1
 
 
 class Swin_B_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/swin_b-68c6b09e.pth", partial(ImageClassification,
-        crop_size=224, resize_size=238, interpolation=InterpolationMode.BICUBIC), _COMMON_META,
-        num_params=87768224, min_size=(224, 224), recipe=_V1_RECIPE, acc=(83.582, 96.64),
-        _ops=15.431, _file_size=335.364)
+        "https://download.pytorch.org/models/swin_b-68c6b09e.pth",
+        partial(ImageClassification, crop_size=224, resize_size=238,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, num_params=87768224, min_size=(224, 224), recipe=_V1_RECIPE,
+        acc=(83.582, 96.64), _ops=15.431, _file_size=335.364)
     DEFAULT = IMAGENET1K_V1
 
 
 class Swin_V2_T_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/swin_v2_t-b137f0e2.pth", partial(ImageClassification,
-        crop_size=256, resize_size=260, interpolation=InterpolationMode.BICUBIC), _COMMON_META,
-        num_params=28351570, min_size=(256, 256), recipe=_V2_RECIPE, acc=(82.072, 96.132),
-        _ops=5.94, _file_size=108.626)
+        "https://download.pytorch.org/models/swin_v2_t-b137f0e2.pth",
+        partial(ImageClassification, crop_size=256, resize_size=260,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, num_params=28351570, min_size=(256, 256), recipe=_V2_RECIPE,
+        acc=(82.072, 96.132), _ops=5.94, _file_size=108.626)
     DEFAULT = IMAGENET1K_V1
 
 
 class Swin_V2_S_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/swin_v2_s-637d8ceb.pth", partial(ImageClassification,
-        crop_size=256, resize_size=260, interpolation=InterpolationMode.BICUBIC), _COMMON_META,
-        num_params=49737442, min_size=(256, 256), recipe=_V2_RECIPE, acc=(83.712, 96.816),
-        _ops=11.546, _file_size=190.675)
+        "https://download.pytorch.org/models/swin_v2_s-637d8ceb.pth",
+        partial(ImageClassification, crop_size=256, resize_size=260,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, num_params=49737442, min_size=(256, 256), recipe=_V2_RECIPE,
+        acc=(83.712, 96.816), _ops=11.546, _file_size=190.675)
     DEFAULT = IMAGENET1K_V1
 
 
 class Swin_V2_B_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/swin_v2_b-781e5279.pth", partial(ImageClassification,
-        crop_size=256, resize_size=272, interpolation=InterpolationMode.BICUBIC), _COMMON_META,
-        num_params=87930848, min_size=(256, 256), recipe=_V2_RECIPE, acc=(84.112, 96.864),
-        _ops=20.325, _file_size=336.372)
+        "https://download.pytorch.org/models/swin_v2_b-781e5279.pth",
+        partial(ImageClassification, crop_size=256, resize_size=272,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, num_params=87930848, min_size=(256, 256), recipe=_V2_RECIPE,
+        acc=(84.112, 96.864), _ops=20.325, _file_size=336.372)
     DEFAULT = IMAGENET1K_V1
 
 

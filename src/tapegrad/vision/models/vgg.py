@@ -106,45 +106,51 @@ _DOCS = "These weights were trained from scratch by using a simplified training 
 
 class VGG11_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg11-8a719046.pth", partial(ImageClassification,
-        crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES, recipe=_RECIPE, _docs=_DOCS,
-        num_params=132863336, acc=(69.02, 88.628), _ops=7.609, _file_size=506.84)
+        "https://download.pytorch.org/models/vgg11-8a719046.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=132863336, acc=(69.02, 88.628), _ops=7.609,
+        _file_size=506.84)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG11_BN_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg11_bn-6002323d.pth", partial(ImageClassification,
-        crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES, recipe=_RECIPE, _docs=_DOCS,
-        num_params=132868840, acc=(70.37, 89.81), _ops=7.609, _file_size=506.881)
+        "https://download.pytorch.org/models/vgg11_bn-6002323d.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=132868840, acc=(70.37, 89.81), _ops=7.609,
+        _file_size=506.881)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG13_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg13-19584684.pth", partial(ImageClassification,
-        crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES, recipe=_RECIPE, _docs=_DOCS,
-        num_params=133047848, acc=(69.928, 89.246), _ops=11.308, _file_size=507.545)
+        "https://download.pytorch.org/models/vgg13-19584684.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=133047848, acc=(69.928, 89.246), _ops=11.308,
+        _file_size=507.545)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG13_BN_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg13_bn-abd245e5.pth", partial(ImageClassification,
-        crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES, recipe=_RECIPE, _docs=_DOCS,
-        num_params=133053736, acc=(71.586, 90.374), _ops=11.308, _file_size=507.59)
+        "https://download.pytorch.org/models/vgg13_bn-abd245e5.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=133053736, acc=(71.586, 90.374), _ops=11.308,
+        _file_size=507.59)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG16_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg16-397923af.pth", partial(ImageClassification,
-        crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES, recipe=_RECIPE, _docs=_DOCS,
-        num_params=138357544, acc=(71.592, 90.382), _ops=15.47, _file_size=527.796)
+        "https://download.pytorch.org/models/vgg16-397923af.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=138357544, acc=(71.592, 90.382), _ops=15.47,
+        _file_size=527.796)
     IMAGENET1K_FEATURES = _imagenet1k_weights(
         "https://download.pytorch.org/models/vgg16_features-amdegroot-88682ab5.pth",
         partial(ImageClassification, crop_size=224, mean=(0.48235, 0.45882, 0.40784),
-        std=(1.0 / 255.0, 1.0 / 255.0, 1.0 / 255.0)), _COMMON_META, categories=None,
+                std=(1.0 / 255.0, 1.0 / 255.0, 1.0 / 255.0)),
+        _COMMON_META, categories=None,
         recipe="https://github.com/amdegroot/ssd.pytorch#training-ssd",
         _docs=(
             "\n"
@@ -156,31 +162,34 @@ class VGG16_Weights(WeightsEnum):
             "as described in the paper.\n"
             "            "
         ),
-        num_params=138357544, acc=(float('nan'), float('nan')), _ops=15.47, _file_size=527.802)
+        num_params=138357544, acc=(float("nan"), float("nan")), _ops=15.47, _file_size=527.802)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG16_BN_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg16_bn-6c64b313.pth", partial(ImageClassification,
-        crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES, recipe=_RECIPE, _docs=_DOCS,
-        num_params=138365992, acc=(73.36, 91.516), _ops=15.47, _file_size=527.866)
+        "https://download.pytorch.org/models/vgg16_bn-6c64b313.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=138365992, acc=(73.36, 91.516), _ops=15.47,
+        _file_size=527.866)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG19_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg19-dcbb9e9d.pth", partial(ImageClassification,
-        crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES, recipe=_RECIPE, _docs=_DOCS,
-        num_params=143667240, acc=(72.376, 90.876), _ops=19.632, _file_size=548.051)
+        "https://download.pytorch.org/models/vgg19-dcbb9e9d.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=143667240, acc=(72.376, 90.876), _ops=19.632,
+        _file_size=548.051)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG19_BN_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg19_bn-c79401a0.pth", partial(ImageClassification,
-        crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES, recipe=_RECIPE, _docs=_DOCS,
-        num_params=143678248, acc=(74.218, 91.842), _ops=19.632, _file_size=548.143)
+        "https://download.pytorch.org/models/vgg19_bn-c79401a0.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=143678248, acc=(74.218, 91.842), _ops=19.632,
+        _file_size=548.143)
     DEFAULT = IMAGENET1K_V1
 
 
