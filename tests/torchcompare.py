@@ -113,6 +113,15 @@ class NodeSnap:
     name: str
 
 
+def normal_values(L: Any, *shape: int, seed: int = 0, dtype: Any = None,
+                  requires_grad: bool = False) -> Any:
+    """A tensor of standard normal values from NumPy's generator (``seed``), the same for both
+    libraries on every CPU: torch's own float32 normal draws of 16 or more values go through
+    its CPU kernels, whose last bits differ between its vectorized and scalar versions."""
+    values = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    return L.tensor(values, dtype=dtype, requires_grad=requires_grad)
+
+
 def raised(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Call ``fn``; return its result, or a :class:`Raised` record of the exception it raised."""
     try:

@@ -9,7 +9,7 @@ import itertools
 import warnings
 
 import numpy as np
-from torchcompare import error_of
+from torchcompare import error_of, normal_values
 
 
 def is_view_of(base, other):
@@ -267,19 +267,18 @@ def test_unbind_view(compare):
 
 def test_unbind(compare):
     def scenario(L):
-        L.manual_seed(0)
-        stacked = L.randn(3, 4, 4, requires_grad=True)
+        stacked = normal_values(L, 3, 4, 4, requires_grad=True)
         x, y, z = stacked.unbind()
-        grad = L.randn(3, 4, 4)
+        grad = normal_values(L, 3, 4, 4, seed=1)
         L.autograd.backward([x, y, z], grad.unbind())
         out = [stacked.grad.equal(grad)]
         for i in range(3):
-            stacked = L.randn(3, 4, 4, requires_grad=True)
+            stacked = normal_values(L, 3, 4, 4, seed=2 + i, requires_grad=True)
             outs = stacked.unbind()
             gi = grad.unbind()[i]
             (g,) = L.autograd.grad(outs[i], stacked, gi)
             out.append(g)
-        stacked = L.randn(3, 4, 4, dtype=L.double, requires_grad=True)
+        stacked = normal_values(L, 3, 4, 4, seed=5, dtype=L.double, requires_grad=True)
         with warnings.catch_warnings():  # (torch's gradcheck warns about its own internals)
             warnings.simplefilter("ignore", DeprecationWarning)
             out.append(L.autograd.gradcheck(lambda x: x.unbind(), (stacked,),
@@ -418,9 +417,11 @@ def test_as_strided_gradients(compare):
             out.append(L.autograd.gradcheck(closure, [x], check_forward_ad=True))
             out.append(L.autograd.gradgradcheck(closure, [x]))
 
-        # (the inputs drawn first: gradgradcheck draws random cotangents of its own)
-        r12, r5a, r5b, r5c, r35, r15 = (L.randn(n) for n in (12, 5, 5, 5, 35, 15))
-        r34, x, r23 = L.randn(3, 4), L.randn(6, 2), L.randn(2, 3)
+        # (inputs of NumPy's: their values are the same under every CPU kernel of torch's)
+        r12, r5a, r5b, r5c, r35, r15 = (normal_values(L, n, seed=n + i)
+                                        for i, n in enumerate((12, 5, 5, 5, 35, 15)))
+        r34, x, r23 = (normal_values(L, 3, 4, seed=34), normal_values(L, 6, 2, seed=62),
+                       normal_values(L, 2, 3, seed=23))
         test(L.arange(0, 25), lambda x: x.view(5, 5), [3, 3], [6, 2], 2)
         test(r12, None, [1, 2, 1, 5], [0, 5, 100, 1], 2)
         test(r5a, None, [3, 3, 3], [0, 1, 0], 2)
