@@ -280,7 +280,11 @@ def _link(out: Tensor, inputs: Any, node: str) -> Tensor:
     entry = _LINKS.get((node, len(inputs)))
     if entry is None:  # made on first use: one entry per node name and input count
         entry = defop(f"link:{node}:{len(inputs)}", node=node)(lambda r, *xs: r)
-        entry.backward(lambda ctx, g: (g,) + (None,) * (len(ctx.input_meta) - 1))
+
+        @entry.backward
+        def link_backward(ctx: Any, g: Any) -> tuple:  # the gradient to out; 0 to the inputs
+            return (g,) + (None,) * (len(ctx.input_meta) - 1)
+
         _LINKS[(node, len(inputs))] = entry
     return entry(out, *inputs)
 
