@@ -192,8 +192,9 @@ def test_traceback_starts_at_the_users_code(cli, user_script) -> None:
     assert proc.returncode == 1
     lines = proc.stderr.splitlines()
     assert lines[0] == "Traceback (most recent call last):"
-    assert lines[1].startswith(f'  File "{user_script}", line ')  # no _cli.py, no runpy
-    assert "_cli.py" not in proc.stderr and "runpy" not in proc.stderr
+    assert lines[1].startswith(f'  File "{user_script}", line ')  # none of ours, no runpy
+    for internal in ("_cli.py", "_script.py", "runpy"):
+        assert internal not in proc.stderr
     assert lines[-1] == "ValueError: bad value tapegrad"
     # the same frames python itself shows for the script
     native = subprocess.run([sys.executable, str(user_script), "--fail"], capture_output=True,
@@ -214,7 +215,7 @@ def test_graph_and_doctor_show_the_users_traceback_as_python_does(command, user_
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert proc.returncode == 1
     err = proc.stderr
-    for internal in ("_cli.py", "_commands.py", "doctor.py", "runpy"):
+    for internal in ("_cli.py", "_script.py", "_commands.py", "doctor.py", "runpy"):
         assert internal not in err
     start = err.index("Traceback (most recent call last):\n")
     assert err[:start] in ("", f"tapegrad doctor: running {user_script} on tapegrad\n")
@@ -232,11 +233,11 @@ def test_exit_codes_pass_through(cli, user_script) -> None:
     proc = cli("run", str(user_script), "--interrupt")
     assert proc.returncode == 130
     assert proc.stderr.splitlines()[-1] == "KeyboardInterrupt"
-    assert "_cli.py" not in proc.stderr
+    assert "_cli.py" not in proc.stderr and "_script.py" not in proc.stderr
 
 
 def test_run_script_in_process_restores_argv_and_path(user_script, capsys) -> None:
-    from tapegrad._cli import run_script
+    from tapegrad._script import run_script
 
     argv, path = list(sys.argv), list(sys.path)
     assert run_script(str(user_script), ["--exit", "3"]) == 3

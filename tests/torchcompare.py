@@ -113,12 +113,30 @@ class NodeSnap:
     name: str
 
 
+def normal_values(L: Any, *shape: int, seed: int = 0, dtype: Any = None,
+                  requires_grad: bool = False) -> Any:
+    """A tensor of standard normal values from NumPy's generator (``seed``), the same for both
+    libraries on every CPU: torch's own float32 normal draws of 16 or more values go through
+    its CPU kernels, whose last bits differ between its vectorized and scalar versions."""
+    values = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    return L.tensor(values, dtype=dtype, requires_grad=requires_grad)
+
+
 def raised(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Call ``fn``; return its result, or a :class:`Raised` record of the exception it raised."""
     try:
         return fn(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001 - we record every exception type
         return Raised(type(exc).__name__, normalize_text(str(exc)))
+
+
+def error_of(fn: Callable[[], Any]) -> Exception | None:
+    """Call ``fn``; return the exception it raised (compared by type and message), or None."""
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - the type and message are compared
+        return exc
+    return None
 
 
 def snapshot(obj: Any) -> Any:
@@ -240,6 +258,8 @@ WARN_ONCE_PREFIXES = (
     "Using backward() with create_graph=True will create a reference cycle",
     "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior",
     "TypedStorage is deprecated. It will be removed in the future",  # (once: a Python flag)
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated",
+    "Tensor.T is deprecated on 0-D tensors.",
 )
 
 

@@ -581,6 +581,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_NAMES))
 
 
+from ._torch_alias import install as _alias_torch  # noqa: E402
 from ._torch_alias import install_hints as _install_hints  # noqa: E402
 
 _install_hints()  # `import torchvision` with none installed says what to write instead
@@ -606,8 +607,6 @@ def install_torch_alias() -> None:
     """
     import sys
 
-    from ._cli import alias_torch
-
     for name in ("torch", "torchvision"):
         module = sys.modules.get(name)
         if module is not None and not getattr(module, "__name__", "").startswith("tapegrad"):
@@ -618,7 +617,7 @@ def install_torch_alias() -> None:
                 "Restart the interpreter (in Jupyter: the kernel) and call "
                 "tapegrad.install_torch_alias() before anything imports torch, or write "
                 "`import tapegrad as torch`.")
-    alias_torch()
+    _alias_torch()
 
 
 # -- torch.conv2d, torch.batch_norm, torch.lstm, ...: nn ops under their ATen signatures ------

@@ -15,7 +15,7 @@ status is the one ``python SCRIPT`` would give: 0, the code of a ``SystemExit`` 
 an uncaught exception (whose traceback starts at the script's own frame, not at this module's or
 runpy's), 130 after Ctrl-C; a script that cannot be opened is a usage error (2), as for ``python``,
 with one line that ``tapegrad graph`` and ``tapegrad doctor`` word the same way
-(``cant_open``).
+(``cant_open``). The running itself is ``_script.run_script``, which the launcher's ranks use too.
 
 ``tapegrad help [COMMAND]`` is ``tapegrad --help`` (``tapegrad COMMAND --help``); ``-V`` is
 ``--version``.
@@ -25,105 +25,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
-import runpy
 import sys
-import traceback
 from collections.abc import Callable, Sequence
-from types import TracebackType
 from typing import NamedTuple
 
-__all__ = ["COMMANDS", "alias_torch", "cant_open", "main", "print_user_error", "run_script"]
+from ._script import exit_code, run_script
 
-
-def alias_torch() -> None:
-    """Make ``import torch`` and ``import torchvision`` (and their submodules) import tapegrad.
-
-    A real torch imported before is dropped from ``sys.modules`` first (``_torch_alias.py``).
-    """
-    from ._torch_alias import install
-
-    install()
-
-
-# ---------------------------------------------------------------------------------------------
-# running a user's script
-
-
-def _user_traceback(tb: TracebackType | None, script: str) -> TracebackType | None:
-    """The part of ``tb`` that starts at the first frame of ``script`` (our frames dropped).
-
-    ``None`` when no frame is the script's (a syntax error found while compiling it: the error
-    itself names the file and line)."""
-    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != script:
-        tb = tb.tb_next
-    return tb
-
-
-def print_user_error(exc: BaseException, script: str) -> None:
-    """Print the traceback of an exception a user's script raised, as ``python script.py``
-    would: from the script's own first frame on (the CLI's frames, runpy's and the
-    commands' are dropped)."""
-    exc.__traceback__ = _user_traceback(exc.__traceback__, os.path.abspath(script))
-    traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
-    sys.stderr.flush()
-
-
-def cant_open(command: str, path: str) -> str:
-    """The one line ``tapegrad run``/``graph``/``doctor`` print for a script that is not there
-    (python's own wording; the status is 2, as ``python missing.py`` gives)."""
-    return f"tapegrad {command}: can't open file {path!r}: [Errno 2] No such file or directory"
-
-
-def _exit_code(exc: SystemExit) -> int:
-    """The process status ``python`` gives for ``raise SystemExit(code)``."""
-    code = exc.code
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)  # sys.exit("message"): printed, status 1
-    return 1
-
-
-def run_script(path: str, argv: Sequence[str] = (), *, alias: bool = True,
-               on_error: Callable[[BaseException], None] | None = None) -> int:
-    """Run the Python program at ``path`` as ``__main__`` with ``sys.argv == [path, *argv]``.
-
-    ``torch`` is aliased to tapegrad first (``alias=False`` skips it). Returns the exit status:
-    0 when the script ends, the code of its ``SystemExit``, 1 after an uncaught exception (its
-    traceback, printed to stderr, starts at the script's own code), 130 after Ctrl-C, 2 when the
-    file cannot be opened (a one-line message). ``sys.argv`` and ``sys.path`` are restored after.
-    ``on_error(exc)`` is called with an uncaught exception before it is printed (the launcher's
-    ranks report it).
-    """
-    script = os.path.abspath(path)
-    if not os.path.exists(script):
-        print(cant_open("run", path), file=sys.stderr)
-        return 2
-    if alias:
-        alias_torch()
-    saved_argv, saved_path = sys.argv, list(sys.path)
-    sys.argv = [path, *argv]
-    sys.path.insert(0, script if os.path.isdir(script) else os.path.dirname(script))
-    try:
-        runpy.run_path(script, run_name="__main__")
-    except SystemExit as exc:
-        return _exit_code(exc)
-    except KeyboardInterrupt as exc:
-        if on_error is not None:
-            on_error(exc)
-        print_user_error(exc, script)
-        return 130  # 128 + SIGINT, the status a shell reports for a program stopped by Ctrl-C
-    except BaseException as exc:  # noqa: BLE001 - the user's error, reported as python would
-        if on_error is not None:
-            on_error(exc)
-        print_user_error(exc, script)
-        return 1
-    finally:
-        sys.argv = saved_argv
-        sys.path[:] = saved_path
-    return 0
+__all__ = ["COMMANDS", "main"]
 
 
 def run_command(argv: Sequence[str]) -> int:
@@ -263,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             parser.parse_args(args)  # --help, --version, or an error: all end here
         except SystemExit as exc:
-            return _exit_code(exc)
+            return exit_code(exc)
         parser.print_help()
         return 0
     func = command.target
@@ -275,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(func(args[1:]) or 0)
     except SystemExit as exc:  # a command's own argparse: --help (0) or a usage error (2)
-        return _exit_code(exc)
+        return exit_code(exc)
     except KeyboardInterrupt:  # Ctrl-C in a command (the user's script has its own handling)
         print(f"\ntapegrad {args[0]}: interrupted", file=sys.stderr)
         return 130

@@ -67,16 +67,26 @@ int64 = dtype("int64", np.int64, 1)
 
 
 # The first float16 or bfloat16 NumPy dtype tapegrad hands out switches on the registry's
-# low-precision path (ops/low_precision.py): until then no op pays for looking at it.
+# low-precision path (ops/low_precision.py): until then no op pays for looking at it. The
+# registry, a layer above, listens (``on_low_precision``); this module tells its listeners once.
 _low_seen = False
+_LOW_LISTENERS: list = []
+
+
+def on_low_precision(listener: Any) -> None:
+    """Call ``listener()`` once a float16 or bfloat16 tensor may exist (now, if one may)."""
+    _LOW_LISTENERS.append(listener)
+    if _low_seen:
+        listener()
 
 
 def _saw_low_precision() -> None:
     global _low_seen
+    if _low_seen:
+        return
     _low_seen = True
-    from .ops import _registry
-
-    _registry._LOW = True
+    for listener in _LOW_LISTENERS:
+        listener()
 
 
 @public("", "dtype")  # (a dtype of its own class: torch.float16 is a torch.dtype)

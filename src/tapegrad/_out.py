@@ -18,7 +18,8 @@ so a call without ``out`` runs the function as before (no check, no copy), and t
 (``x.add(y)``, which has no ``out`` in torch either) is the function itself. With ``out``:
 
 * grad mode on and an input (or ``out``) requiring grad: torch's RuntimeError, "functions with
-  out=... arguments don't support automatic differentiation";
+  out=... arguments don't support automatic differentiation"; a dual tensor of forward-mode AD
+  among them: torch's NotImplementedError, "Trying to use forward AD with add_out";
 * the result's dtype must cast to ``out``'s without going down a category (float into int:
   "result type Float can't be cast to the desired output type Long"), or be ``out``'s
   exactly (products, factorizations, the values and indices of ``sort``...), or anything for
@@ -48,6 +49,8 @@ from .autograd.grad_mode import _state
 
 AUTOGRAD_MESSAGE = ("{}(): functions with out=... arguments don't support automatic "
                     "differentiation, but one of the arguments requires grad.")
+FORWARD_AD_MESSAGE = ("Trying to use forward AD with {}_out that does not support it because "
+                      "it is an out= function")
 RESIZE_WARNING = (
     "An output with one or more elements was resized since it had shape {}, which does not match "
     "the required output shape {}. This behavior is deprecated, and in a future PyTorch release "
@@ -68,11 +71,22 @@ def _requires_grad(value: Any) -> bool:
     return False
 
 
+def _has_tangent(value: Any) -> bool:
+    if isinstance(value, Tensor):
+        return value._fw_grad is not None
+    if isinstance(value, (list, tuple)):
+        return any(_has_tangent(v) for v in value)
+    return False
+
+
 def check(name: str, out: Any, args: Iterable[Any]) -> None:
-    """torch's autograd error, raised before the function runs: grad mode on, and an input
-    or ``out`` requires grad."""
+    """torch's autograd errors, raised before the function runs: grad mode on, and an input
+    or ``out`` requires grad; or an input or ``out`` is a dual tensor of forward-mode AD."""
+    args = tuple(args)
     if _state.enabled and (_requires_grad(out) or any(_requires_grad(a) for a in args)):
         raise RuntimeError(AUTOGRAD_MESSAGE.format(name))
+    if _has_tangent(out) or any(_has_tangent(a) for a in args):
+        raise NotImplementedError(FORWARD_AD_MESSAGE.format(name))
 
 
 def _type_name(value: Any) -> str:

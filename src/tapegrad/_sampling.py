@@ -459,13 +459,14 @@ _DIRICHLET = OpDef("_sample_dirichlet", "_DirichletBackward", _take, (0,), True,
 
 
 @_STANDARD_GAMMA.backward
-def _(ctx: OpNode, grad: Any) -> tuple:  # dx/dalpha = -(dF/dalpha) / f at the drawn x
+def STANDARD_GAMMA_backward(ctx: OpNode, grad: Any) -> tuple:
+    # dx/dalpha = -(dF/dalpha) / f at the drawn x
     alpha, x = ctx.saved
     return (grad * Tensor._make(standard_gamma_grad(alpha._data, x._data)),)
 
 
 @_DIRICHLET.backward
-def _(ctx: OpNode, grad: Any) -> tuple:
+def DIRICHLET_backward(ctx: OpNode, grad: Any) -> tuple:
     # dx/dalpha through the Beta marginals: g_i * (grad_i - sum_j x_j grad_j)
     alpha, x = ctx.saved
     aa = alpha._data

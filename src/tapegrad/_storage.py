@@ -33,6 +33,7 @@ from ._alloc_errors import out_of_memory
 from ._device import CPU
 from ._naming import public
 from ._tensor import Size, Tensor
+from .autograd.grad_mode import _state as _grad_state
 
 # ---------------------------------------------------------------------------------------------
 # A tensor's storage: the bytes of its root array
@@ -434,20 +435,52 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
     """
     if not size:
         raise TypeError('resize_() missing 1 required positional arguments: "size"')
-    if self._requires_grad:
+    if self.requires_grad and not _grad_state.inference:  # (autograd's check: not inside)
         raise RuntimeError("cannot resize variables that require grad")
     shape = tuple(_creation._size(size))
     mf.check(memory_format, "resize_")
+    if shape == self._data.shape and memory_format is None:
+        return self  # (the same shape: nothing changes, strides included)
+    _check_resize(shape, self._data.itemsize)
     data, offset = storage_bytes(self._data)
     item = self._data.itemsize
     need = offset + int(np.prod(shape, dtype=np.int64)) * item
+    changed = shape != self._data.shape
     self._data = _view_bytes(_grown(data, need), offset, shape, self._data.dtype, memory_format)
+    if changed:  # (a resize to the same shape is no change: torch bumps no version then)
+        from .ops._views import bump_version
+
+        bump_version(self)
     return self
 
 
 def resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
-    """``self.resize_(the_template.shape)``."""
+    """``self.resize_(the_template.shape)`` (``preserve_format``: the template's layout)."""
+    if memory_format is mf.preserve_format:
+        memory_format = mf.suggest(the_template._data)
+        if memory_format is mf.contiguous_format:
+            memory_format = None
     return resize_(self, tuple(the_template.shape), memory_format=memory_format)
+
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def _check_resize(shape: tuple, item: int) -> None:
+    """torch's overflow errors for a resize to ``shape``: its element count, its contiguous
+    strides, its size in bytes."""
+    numel = 1
+    for n in shape:
+        numel *= n
+    if numel > _INT64_MAX:
+        raise RuntimeError("numel: integer multiplication overflow")
+    stride = 1
+    for n in reversed(shape[1:]):
+        stride *= max(n, 1)
+        if stride > _INT64_MAX:
+            raise RuntimeError("Stride calculation overflowed")
+    if numel * item > _INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
 
 
 _SET_SIGNATURES = (
@@ -516,10 +549,11 @@ def set_(self: Tensor, source: Any = None, storage_offset: Any = None, size: Any
 def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
     """Re-view ``self``'s storage in place with ``size`` and ``stride`` from ``storage_offset``
     (elements; self's own offset when None)."""
-    if self._requires_grad or self._fw_grad is not None:  # recorded (or a dual tensor)
-        if self._requires_grad and self.grad_fn is None:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                               "operation.")
+    from .ops._views import bump_version, check_inplace
+
+    record = _grad_state.enabled and self.requires_grad
+    check_inplace(self, record)  # (a leaf that requires grad, a view made under no_grad, ...)
+    if record or self._fw_grad is not None:  # recorded (or a dual tensor)
         from .ops import shape as S
 
         # the out-of-place view's rules (ops/shape.py) under the in-place node's name; self
@@ -533,10 +567,14 @@ def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None
         S.as_strided(self, size, stride, int(storage_offset or 0))  # torch's bound checks
         src = self if self._data.flags.c_contiguous else self.contiguous()
         y = _AS_STRIDED_INPLACE(src, positions=positions)
-        self._data, self.grad_fn, self._output_nr = y._data, y.grad_fn, y._output_nr
+        self._data = y._data
+        bump_version(self)
+        if record:
+            self._grad_fn, self._output_nr, self._requires_grad = y._grad_fn, y._output_nr, True
+            if self._base is not None:  # the new grad_fn is for the version just made
+                self._vv = self._vc.value  # type: ignore[union-attr]
         if y._fw_grad is not None:
             self._fw_grad = y._fw_grad
-        self._version_counter.value += 1
         return self
     data, offset = storage_bytes(self._data)
     item = self._data.itemsize
@@ -545,6 +583,7 @@ def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None
     _check_strided(list(shape), strides)
     _check_fits(shape, strides, start // item, item, data.size)
     self._data = _view_bytes(data, start, shape, self._data.dtype, strides=strides)
+    bump_version(self)
     return self
 
 

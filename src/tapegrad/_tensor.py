@@ -96,7 +96,7 @@ class Tensor:
     __slots__ = (
         "_data",
         "_requires_grad",
-        "grad_fn",
+        "_grad_fn",
         "_grad",
         "_vc",
         "_output_nr",
@@ -106,13 +106,18 @@ class Tensor:
     )
     if TYPE_CHECKING:  # the slots' types, for type checkers
         _data: np.ndarray
-        _requires_grad: builtins.bool
-        grad_fn: Any
+        _requires_grad: builtins.bool  # set by requires_grad_, or with a grad_fn
+        _grad_fn: Any  # the node that made it (``grad_fn``, which views may regenerate)
         _grad: Tensor | None
         _vc: _Version | None
         _output_nr: builtins.int
-        _base: Tensor | None
-    _view_info: Any = None  # "no_grad" or the multi-output op that made this view
+        _base: Tensor | None  # a view's base (ops/_views.py)
+    _vv = 0  # a view's: the version its grad_fn is for (set by every view, ops/_views.py)
+    _creation = 0  # a view's CreationMeta, when not DEFAULT (ops/_views.py)
+    _replay: Any = None  # how to make a view again from its base, when kept (ops/_views.py)
+    _fw_root = False  # forward-mode AD: a view whose tangent is its own (make_dual's result)
+    _fw_base: Any = None  # a view's base for tangents, when not its base (a view of _fw_root)
+    _detached = 0  # detach_() took this non-leaf's history: the node sequence number then
     _accumulator: Any = None  # weakref to the leaf's AccumulateGrad node
     _hooks: Any = None  # leaf tensor hooks
     _post_hooks: Any = None  # post-accumulate-grad hooks
@@ -145,7 +150,7 @@ class Tensor:
     def _init(t: Tensor, data: np.ndarray, requires_grad: bool = False) -> None:
         t._data = data
         t._requires_grad = requires_grad
-        t.grad_fn = None
+        t._grad_fn = None
         t._grad = None
         t._vc = None
         t._output_nr = 0
@@ -159,7 +164,7 @@ class Tensor:
             data = np.asarray(data)
         t._data = data
         t._requires_grad = requires_grad
-        t.grad_fn = None
+        t._grad_fn = None
         t._grad = None
         t._vc = None
         t._output_nr = 0
@@ -232,15 +237,26 @@ class Tensor:
         return _layout_mod.strided
 
     def stride(self, dim: int | None = None) -> Any:
-        st = tuple(s // self._data.itemsize for s in self._data.strides)
-        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+        a = self._data
+        if a.size == 0 and 0 in a.strides:  # (NumPy's strides of an empty array mean nothing:
+            st_list = []                       # torch's are the contiguous ones)
+            acc = 1
+            for n in reversed(a.shape):
+                st_list.append(acc)
+                acc *= max(n, 1)
+            st = tuple(reversed(st_list))
+        else:
+            st = tuple(s // a.itemsize for s in a.strides)
+        return st if dim is None else st[_wrap_dim(dim, a.ndim)]
 
     def storage_offset(self) -> int:
-        base = self._base
-        if base is None:
+        """Where this tensor starts in its storage (elements): the memory its array lies in,
+        shared with its base and its views (and with ``detach()``, as in torch)."""
+        if self._base is None and self._data.base is None:
             return 0
-        start = self._data.__array_interface__["data"][0]
-        return (start - base._data.__array_interface__["data"][0]) // self._data.itemsize
+        from ._storage import storage_bytes
+
+        return storage_bytes(self._data)[1] // self._data.itemsize
 
     def data_ptr(self) -> int:
         """The address of the first element (0 for an empty tensor, as torch reports)."""
@@ -262,11 +278,23 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad
+        # a view also requires grad when its base does (torch: even one made under no_grad)
+        if self._requires_grad:
+            return True
+        base = self._base
+        return base is not None and base._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         self.requires_grad_(value)
+
+    @property
+    def grad_fn(self) -> Any:
+        """The node that made this tensor (None for a leaf). A view's is made again, through its
+        base's history, when the base or another view of it was changed in place since."""
+        if self._base is None:
+            return self._grad_fn
+        return _views.view_grad_fn(self)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set requires_grad in place on a leaf (torch's errors for the rest)."""
@@ -286,6 +314,8 @@ class Tensor:
                     "Setting requires_grad=True on inference tensor outside InferenceMode is not "
                     "allowed."
                 )
+            if self._inference or _grad_mode._state.inference:
+                _ops_registry.inference_requires_grad()
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -375,6 +405,19 @@ class Tensor:
     def _is_view(self) -> builtins.bool:
         return self._base is not None
 
+    def _view_func(self, new_base: Tensor) -> Tensor:
+        """This view made again on ``new_base``: its recorded view ops (with view replay on when
+        it was made), else as_strided with its geometry (torch's ``_view_func``)."""
+        return _views.replay_view(new_base, _views.replay_chain(self))
+
+    def _view_func_unsafe(self, new_base: Tensor) -> Tensor:
+        return self._view_func(new_base)
+
+    def _rev_view_func_unsafe(self, new_view: Tensor) -> Tensor:
+        """A tensor laid out as this view's base, viewing ``new_view`` (torch's reverse view
+        function): as_strided of ``new_view`` with the base's geometry, relative to the view."""
+        return _views.reverse_view(self, new_view)
+
     def is_inference(self) -> bool:
         return self._inference
 
@@ -403,7 +446,7 @@ class Tensor:
         return t
 
     def detach_(self) -> Tensor:
-        if self._base is not None and self._base._requires_grad:
+        if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using DistributedD"
                 "ataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
@@ -411,7 +454,11 @@ class Tensor:
                 "gradients. To fix this error, please refer to the Optimizer.zero_grad() function "
                 "in torch/optim/optimizer.py as the solution."
             )
-        self.grad_fn = None
+        if self._grad_fn is not None:  # nodes made before now saved it as a non-leaf: they
+            from .autograd.graph import _sequence  # raise when they unpack it (torch's check)
+
+            self._detached = next(_sequence)
+        self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
         if "_fw_grad" in self.__dict__:  # detached from forward mode too
@@ -476,11 +523,18 @@ class Tensor:
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        if self._requires_grad and not force and _grad_mode._state.grad_mode:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                "instead."
-            )
+        if not force:
+            if self.requires_grad and _grad_mode._state.grad_mode:
+                raise RuntimeError(
+                    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                    "instead."
+                )
+            if self._is_conj:
+                raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
+                                   "tensor.resolve_conj().numpy() instead.")
+            if self._is_neg:
+                raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use "
+                                   "tensor.resolve_neg().numpy() instead.")
         return self._data
 
     def __array__(self, dtype: Any = None) -> np.ndarray:
@@ -691,12 +745,15 @@ class Tensor:
     def __repr__(self, *, tensor_contents: Any = None) -> str:
         from . import _printing
 
-        fn = self.grad_fn
+        try:
+            fn = self.grad_fn
+        except RuntimeError:  # a view whose grad_fn can no longer be made (torch: <Invalid>)
+            fn = _INVALID
         tangent = self._fw_grad  # a dual tensor's (autograd/forward_ad.py)
         return _printing.format_tensor(
             self._data,
             self.dtype.name,
-            requires_grad=self._requires_grad and fn is None,
+            requires_grad=self.requires_grad and fn is None,
             grad_fn_name=None if fn is None else fn.name().split("::")[-1],
             tangent=None if tangent is None else (
                 str(tangent._data.item()) if tangent._data.ndim == 0 else repr(tangent)),
@@ -907,6 +964,17 @@ class Tensor:
     __array_ufunc__ = None
 
 
+class _Invalid:
+    """What ``repr`` shows as the grad_fn of a view whose history cannot be made again."""
+
+    @staticmethod
+    def name() -> str:
+        return "Invalid"
+
+
+_INVALID = _Invalid()
+
+
 def _here(device: Any) -> Any:
     """The device of a ``new_*`` tensor: self's (the CPU), not the default device, unless given."""
     return CPU if device is None else device
@@ -929,8 +997,8 @@ def _install_methods() -> None:
     for name, fn in _methods.METHODS.items():
         setattr(Tensor, name, fn)
     Tensor.T = property(lambda self: _ops_shape.numpy_T(self))  # type: ignore[attr-defined]
-    Tensor.mT = property(lambda self: _ops_shape.matrix_T(self))  # type: ignore
-    Tensor.mH = property(lambda self: _ops_shape.matrix_T(self, adjoint=True))  # type: ignore
+    Tensor.mT = property(lambda self: _ops_shape.matrix_transpose(self))  # type: ignore
+    Tensor.mH = Tensor.mT  # type: ignore[attr-defined]  # (ops/complex.py: the conjugate one)
     Tensor.H = property(  # type: ignore[attr-defined]  # a matrix: its transpose
         lambda self: _ops_shape.transpose(self, 0, 1) if self.ndim == 2 else
         _ops_shape.numpy_T(self))
@@ -943,6 +1011,8 @@ from . import _layout as _layout_mod  # noqa: E402  (torch.strided)
 from . import _legacy as _legacy_mod  # noqa: E402  (the legacy constructor, type())
 from . import _memory_format as _mf_mod  # noqa: E402  (channels_last, ...)
 from .autograd import grad_mode as _grad_mode  # noqa: E402
+from .ops import _registry as _ops_registry  # noqa: E402
+from .ops import _views  # noqa: E402  (view tracking: grad_fn, _view_func)
 from .ops import elementwise as _ops_ew  # noqa: E402
 from .ops import indexing as _ops_idx  # noqa: E402
 from .ops import linalg as _ops_la  # noqa: E402

@@ -104,8 +104,10 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
     Python object, as torch's alias is, so the tensor's state (hooks, view and conjugation
     flags) comes along but not the attributes set on the object itself."""
     out: Any = object.__new__(cls)
-    for name in ("_data", "_requires_grad", "grad_fn", "_grad", "_output_nr", "_base"):
+    for name in ("_data", "_requires_grad", "_grad_fn", "_grad", "_output_nr", "_base"):
         setattr(out, name, getattr(self, name))
+    if self._base is not None:
+        out._vv = self._vv
     out._vc = None
     out._version_counter = self._version_counter
     out.__dict__.update((k, v) for k, v in self.__dict__.items() if hasattr(Tensor, k))
@@ -114,11 +116,9 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
 
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims (a view)."""
-    if input.ndim < 2:
-        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
-                           f"matrices. Got {input.ndim}-D tensor.")
-    out = input.transpose(-2, -1)
-    return out.conj() if input.dtype.is_complex else out
+    from .ops.complex import adjoint as _adjoint
+
+    return _adjoint(input)
 
 
 # -- construction ------------------------------------------------------------------------------

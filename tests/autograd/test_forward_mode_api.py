@@ -194,3 +194,19 @@ def test_out_of_place_basic(compare):
                 L.autograd.gradcheck(L.add, (a, b), check_forward_ad=True))
 
     compare(scenario)
+
+
+def test_out_variant(compare):
+    """TestAutogradForwardMode.test_out_variant: an out= function refuses a dual tensor, as the
+    output or as an input, with forward AD's error."""
+
+    def scenario(L):
+        fwAD = L.autograd.forward_ad
+        with fwAD.dual_level():
+            foo = L.linspace(0.1, 0.9, 4)
+            dual = fwAD.make_dual(foo, L.ones(4))
+            bar = L.linspace(-1.0, 1.0, 4)
+            return (raised(lambda: L.add(bar, bar, out=dual)),
+                    raised(lambda: L.add(dual, bar, out=bar)))
+
+    compare(scenario)

@@ -943,7 +943,8 @@ def test_no_grad_python_function(compare):
         with L.no_grad():
             y = MyOp.apply(x)
             z = Same.apply(x)
-        return y.requires_grad, y.grad_fn, z.requires_grad, z.grad_fn, x.requires_grad
+        return (y.requires_grad, y.grad_fn, z.requires_grad, z.grad_fn, z._is_view(),
+                x.requires_grad)
 
     compare(scenario)
 
@@ -1304,9 +1305,11 @@ def test_grad_mode_restored_reentrant(compare):
             def backward(ctx, go):
                 original = L.is_grad_enabled()
                 with L.enable_grad():
+                    inside = L.is_grad_enabled()
                     foo = L.full(go.size(), 2.0, requires_grad=True)
                     (grad,) = L.autograd.grad(foo ** 3, foo, grad_outputs=go)
-                modes.append((original, L.is_grad_enabled()))
+                    after_grad = L.is_grad_enabled()
+                modes.append((original, inside, after_grad, L.is_grad_enabled()))
                 return grad
 
         y_data = L.arange(4.0).reshape(2, 2)
@@ -1331,7 +1334,7 @@ def test_grad_mode_restored_reentrant(compare):
         MyFunction.apply(inp).sum().backward(create_graph=True)
         x = L.ones(2, 2, requires_grad=True)
         Reenter.apply(x).sum().backward()
-        return modes, inp.grad, x.grad
+        return modes, inp.grad, x.grad, L.is_grad_enabled()
 
     compare(scenario)
 
@@ -1480,8 +1483,10 @@ def test_custom_function_local_inplace(compare):
                 return grad, None
 
         base = L.ones(10, requires_grad=True)
-        return (type(MyFn.apply(base, False).grad_fn).__name__,
-                type(MyFn.apply(base, True).grad_fn).__name__)
+        foo = MyFn.apply(base, False)
+        bar = MyFn.apply(base, True)
+        return (type(foo.grad_fn).__name__, type(bar.grad_fn).__name__, foo._is_view(),
+                bar._is_view())
 
     compare(scenario)
 

@@ -820,21 +820,28 @@ def test_expanded_grad_outputs(compare):
 
 
 def test_type_conversions(compare):
-    """test_type_conversions: legacy type objects and type_as; gradients through dtype
-    casts come back in the leaf's dtype."""
+    """test_type_conversions (its CPU part): legacy type objects and type_as; gradients
+    through dtype casts come back in the leaf's dtype."""
 
     def scenario(L):
-        x = L.ones(5, 5)
-        res = [isinstance(x.float(), L.FloatTensor), isinstance(x.int(), L.IntTensor)]
+        L.manual_seed(0)
+        x = L.randn(5, 5)
+        res = [type(x.float()).__name__, isinstance(x.float(), L.FloatTensor),
+               isinstance(x.int(), L.IntTensor)]
         for t in (L.DoubleTensor, L.FloatTensor, L.IntTensor, L.ByteTensor):
-            y = L.zeros(5, 5, dtype=t.dtype)
-            res += [isinstance(x.type(t), t), isinstance(x.type_as(y), t),
-                    x.type(t().dtype).dtype, y.data_ptr() == y.type(t).data_ptr()]
-        fvar = L.ones(5, 5, requires_grad=True)
-        fvar.double().sum().backward()
-        dvar = L.ones(5, 5, dtype=L.double, requires_grad=True)
-        dvar.float().sum().backward()
-        return res + [fvar.grad, type(fvar.grad).__name__, dvar.grad]
+            for y_var in (True, False):
+                y = L.randint(5, (5, 5), dtype=t.dtype)
+                y = L.autograd.Variable(y) if y_var else y
+                t_dtype = t().dtype
+                res.append((isinstance(x.type(t), t), isinstance(x.type_as(y), t),
+                            isinstance(x.type(t_dtype), t), x.type(t_dtype).dtype is t_dtype,
+                            y.data_ptr() == y.type(t).data_ptr(), x.type(t).type()))
+        for dtype in (L.float, L.double):
+            var = L.autograd.Variable(L.randn(5, 5).to(dtype), requires_grad=True)
+            other = L.double if dtype is L.float else L.float
+            var.to(other).sum().backward()
+            res.append((var.grad, type(var.grad).__name__, var.grad.dtype))
+        return res
 
     compare(scenario)
 
@@ -1010,17 +1017,22 @@ def test_pyscalar_conversions(compare):
         lt = L.zeros(1, 1, 1, dtype=L.long)
         lt[0] = -12345
         res.append(int(lt))
-        f = L.zeros(1, 1, dtype=L.double)
-        f[0] = -12345.1
-        res.append(float(f))
-        for v in (float("nan"), float("inf"), -float("inf")):
+        f = L.autograd.Variable(L.randn(1, 1, dtype=L.double))
+        for v in (-12345.1, float("nan"), float("inf"), -float("inf")):
             f[0] = v
-            res += [str(float(f)), raised(lambda: int(f[0]))]
+            res.append(str(float(f)))
         lt[0] = 1234567890123456789
         res.append(float(lt))
-        for t, v in ((lt, 0), (lt, -2), (f, 0.0), (f, 1e-300)):
-            t[0] = v
-            res.append(bool(t))
+        for v in (float("nan"), float("inf"), -float("inf")):
+            f[0] = v
+            res.append(raised(lambda: int(f[0])))
+        f[0] = 1.7976931348623157e308
+        res.append(int(f))
+        for t, values in ((lt, (0, -2)), (f, (0.0, 1e-300, 2.2250738585072014e-308,
+                                              float("nan"), float("inf"), -float("inf")))):
+            for v in values:
+                t[0] = v
+                res.append(bool(t))
         return res
 
     compare(scenario)
@@ -1318,5 +1330,25 @@ def test_reentrant_with_hooks(compare, retain):
             handle = tmp.register_hook(non_leaf_hook)
         tmp.sum().backward()
         return param.grad
+
+    compare(scenario)
+
+
+def test_out_variant_raises_when_inputs_require_grad(compare):
+    """TestAutograd.test_out_variant_raises_when_inputs_require_grad: an out= function refuses
+    inputs or an output that require grad, and runs under no_grad."""
+
+    def scenario(L):
+        a = L.linspace(-1.0, 1.0, 4).reshape(2, 2).requires_grad_()
+        b = L.linspace(0.5, 2.0, 4).reshape(2, 2).requires_grad_()
+        x = L.zeros(2, 2)
+        res = [raised(lambda: L.mul(a, b, out=x))]
+        with L.no_grad():
+            L.mul(a, b, out=x)
+        res += [x.clone(), x.requires_grad]
+        y = L.zeros(2, 2, requires_grad=True)
+        res.append(raised(lambda: L.mul(a.detach(), b.detach(), out=y)))
+        res.append(raised(lambda: L.exp(a, out=L.zeros(2, 2))))
+        return res
 
     compare(scenario)

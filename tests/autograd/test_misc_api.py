@@ -450,6 +450,12 @@ def test_autograd_print_tensor(compare):
             def backward(ctx, x):
                 return x
 
-        return repr(a), repr(a.clone()), repr(Func.apply(a))
+        with L.no_grad():  # a view changed in place under no_grad: its grad_fn is <Invalid>
+            b = a[:]
+            b *= 2
+        with L.no_grad():
+            c = a[:]
+        return (repr(a), repr(a.clone()), repr(Func.apply(a)), repr(b), repr(c),
+                raised(lambda: b.grad_fn))
 
     compare(scenario)

@@ -420,6 +420,24 @@ def _cloned(ctx):
     return len(list(ctx.cloned.items()))
 
 
+def test_allow_mutation_with_out_variant(compare):
+    """TestAllowMutationOnSaved.test_with_out_variant: under allow_mutation_on_saved_tensors an
+    out= function writing into a saved tensor that requires grad still gets torch's out= error,
+    and the graph's value is untouched."""
+
+    def scenario(L):
+        G = L.autograd.graph
+        a = L.linspace(0.1, 0.6, 6).reshape(2, 3).requires_grad_()
+        with G.allow_mutation_on_saved_tensors():
+            b = a.clone()
+            out = b.sin()
+            err = raised(lambda: L.sin(L.linspace(1.0, 2.0, 6).reshape(2, 3), out=b))
+            out.sum().backward()
+        return err, a.grad
+
+    compare(scenario)
+
+
 def test_allow_mutation_on_saved_tensors(compare):
     """TestAllowMutationOnSaved.test_basic / test_double_backward / test_saved_but_not_anymore /
     test_saved_same_tensor_many_times: an in-place change of a saved tensor keeps a copy for

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from cpu_kernels import VECTORIZED, assert_fused, note
+from cpu_kernels import GRID_SAMPLE_ULPS, VECTORIZED, assert_fused, note
 
 import tapegrad
 
@@ -399,11 +399,9 @@ def test_grid_sample_2d_vectorized_kernel(np_dtype, torch_dtype, mode, padding, 
     if VECTORIZED or mode == "nearest":
         _bits_equal(ours, theirs)
     else:
-        # torch's scalar kernel rounds the position and the bilinear terms twice: each position
-        # (below 32) moves by up to one unit in its last place (16 eps), which moves the value
-        # by up to that times the largest step between neighbouring pixels (at most the largest
-        # |input|), in each of the two coordinates, plus one rounding of each of the four terms
+        # torch's scalar kernel rounds the position and the bilinear terms twice
+        # (cpu_kernels.GRID_SAMPLE_ULPS: units of the largest |input|)
         eps = float(np.finfo(np_dtype).eps)
-        bound = (2 * 16 + 4) * eps * float(np.abs(inp).max())
+        bound = GRID_SAMPLE_ULPS * eps * float(np.abs(inp).max())
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=0, atol=bound,
                                    err_msg=f"grid_sample ({note()}: positions rounded twice)")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from cpu_kernels import VECTORIZED, note
+from cpu_kernels import VECTORIZED, note, resample_terms
 
 import tapegrad
 
@@ -56,17 +56,11 @@ def test_matches_torch_bit_for_bit(dtype):
             # ones fuse them): one unit in the last place of the largest value per term, summed
             # over the terms of both passes
             out_h, out_w = expected.shape[2:]
-            terms = sum(_terms(mode, size, out) for size, out in ((h, out_h), (w, out_w)))
+            terms = sum(resample_terms(mode, size, out)
+                        for size, out in ((h, out_h), (w, out_w)))
             atol = terms * float(np.finfo(dtype).eps) * float(np.abs(x).max())
             np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=0, atol=atol,
                                        err_msg=f"{what} ({note()}: one rounding more a term)")
-
-
-def _terms(mode: str, size: int, out: int) -> int:
-    """The most input pixels one output pixel of a pass weighs: the kernel's support (1
-    bilinear, 2 bicubic, 3 lanczos), widened by the downsampling factor, on each side."""
-    support = {"bilinear": 1, "bicubic": 2, "lanczos": 3}[mode] * max(size / out, 1.0)
-    return 2 * int(np.ceil(support)) + 1
 
 
 @pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos"])

@@ -157,6 +157,13 @@ NOT_COMPARED: dict[str, tuple[tuple[int, ...], str]] = {
         "loss 2.210, train acc 0.314, test acc 0.096 under ATEN_CPU_CAPABILITY=default, "
         "against 2.203, 0.315, 0.100 under AVX-512",
     ),
+    "diveintodl_5_11_resnet": (
+        (16,),
+        "the loss and accuracies after an epoch of ResNet-18 training on 512 images (as "
+        "d2lzh_resnet's): torch itself prints loss 2.4935, train acc 0.160 under "
+        "ATEN_CPU_CAPABILITY=avx2, against 2.4931, 0.158 under AVX-512 (tapegrad: 2.4933, "
+        "0.158); the lines before it, the network's shapes, are compared",
+    ),
     "d2lzh_vgg": (
         (33,),
         "the training accuracy of an epoch of 5 steps counts argmax predictions: after the "

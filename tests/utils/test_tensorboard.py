@@ -437,7 +437,7 @@ def test_missing_tensorboard_gives_install_hint():
         real = importlib.util.find_spec
         importlib.util.find_spec = lambda name, *a: None if name == "tensorboard" else real(
             name, *a)
-        from tapegrad._cli import alias_torch
+        from tapegrad._script import alias_torch
         alias_torch()  # skips what cannot be imported
         assert "torch.utils.tensorboard" not in sys.modules
         try:

@@ -15,15 +15,19 @@ import numpy as np
 from .._naming import public
 from .._tensor import _WARNED_ONCE, Tensor
 from . import engine, graph
+from .grad_mode import _force_original_view_tracking as _force_original_view_tracking
+from .grad_mode import _unsafe_preserve_version_counter as _unsafe_preserve_version_counter
 from .grad_mode import (
     enable_grad,
     enforce_grad_layout_policy,
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    is_multithreading_enabled,
     is_view_replay_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from .graph import GradientEdge, _anomaly
 
@@ -312,35 +316,6 @@ def _is_checkpoint_valid() -> bool:
     runs: reentrant checkpointing cannot work there (torch's engine check)."""
     task = graph.current_task()
     return task is None or task.needed is None
-
-
-_multithreading = {"enabled": True}
-
-
-@public(".autograd.grad_mode")  # (where torch's lives)
-class set_multithreading_enabled:
-    """Whether backward passes may use worker threads; takes effect at once and, as a
-    context manager, is restored on exit. tapegrad's engine runs every pass in the calling
-    thread, so the flag changes nothing but what ``is_multithreading_enabled`` reports."""
-
-    def __init__(self, mode: bool) -> None:
-        self.prev = _multithreading["enabled"]
-        self.mode = bool(mode)
-        _multithreading["enabled"] = self.mode
-
-    def __enter__(self) -> None:
-        pass
-
-    def __exit__(self, *exc: object) -> None:
-        _multithreading["enabled"] = self.prev
-
-    def clone(self) -> set_multithreading_enabled:
-        return self.__class__(self.mode)
-
-
-def is_multithreading_enabled() -> bool:
-    """What ``set_multithreading_enabled`` last set (True by default)."""
-    return _multithreading["enabled"]
 
 
 @public(".autograd.anomaly_mode")

@@ -166,6 +166,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         dual = tensor.view_as(tensor)  # a view: the same values, the same history
         if tangent._data.dtype != tensor._data.dtype:
             tangent = tangent.to(tensor.dtype)
+    dual._fw_root = True  # (no view for tangents: in-place on it leaves ``tensor``'s alone)
     _set_tangent(dual, tangent)
     return dual
 
@@ -179,6 +180,7 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
         return UnpackedDualTensor(tensor, None)
     with _detour_off():
         primal = tensor.view_as(tensor)
+    primal._fw_root = True  # (a view of the values only: its in-place ops keep the tangent)
     return UnpackedDualTensor(primal, tangent)
 
 
@@ -258,13 +260,27 @@ def _special_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Ten
             value = _registry.apply(op, copy, *others, **params)
             new_tangent = _tangent_of(op, (copy,) + tuple(others), tangents, params, value,
                                       (value,))[0]
-        base = target._base
+        base = target._fw_base if target._fw_base is not None else target._base
+        if target._fw_root:  # (the base for tangents: none for a dual tensor itself)
+            base = None
         positions = None
         if new_tangent is not None and base is not None:  # before the write moves the view
             positions = _registry.view_positions(base._data, target._data)
         _registry.apply_(op, target, *others, **params)
         if new_tangent is not None:
-            _set_tangent(target, new_tangent)
+            old_tangent = target._fw_grad
+            if (old_tangent is not None and old_tangent._data.flags.writeable
+                    and old_tangent._data.dtype == new_tangent._data.dtype
+                    and not old_tangent.requires_grad and not new_tangent.requires_grad
+                    and not np.may_share_memory(old_tangent._data, new_tangent._data)):
+                # an in-place op updates the tangent in place, as torch's (the tensor given to
+                # make_dual sees it); a tangent with a graph (reverse over forward) is replaced
+                np.copyto(old_tangent._data, np.broadcast_to(new_tangent._data,
+                                                              old_tangent._data.shape))
+                old_tangent._version_counter.value += 1
+                new_tangent = old_tangent
+            else:
+                _set_tangent(target, new_tangent)
             node = target.grad_fn
             if isinstance(node, _registry.OpNode) and node._out is not None:
                 node._out = node._out[:3] + (new_tangent,)  # the saved result's tangent
@@ -426,7 +442,7 @@ def linear_tangent(op: Any, positions: tuple = (0,)) -> Callable:
     """The tangent rule of an op linear in the inputs at ``positions`` (jointly, and affine in
     Python numbers there): the op itself, applied to their tangents (zeros where none)."""
 
-    def rule(tangents: list, inputs: tuple, out: Any, **params: Any) -> Any:
+    def linear_jvp(tangents: list, inputs: tuple, out: Any, **params: Any) -> Any:
         args = list(inputs)
         for i in positions:
             if i >= len(inputs):
@@ -439,14 +455,14 @@ def linear_tangent(op: Any, positions: tuple = (0,)) -> Callable:
                 args[i] = 0
         return op(*args, **params)
 
-    return rule
+    return linear_jvp
 
 
 def multilinear_tangent(op: Any, positions: tuple = (0, 1)) -> Callable:
     """The tangent rule of an op linear in each input at ``positions`` separately (``a * b``,
     ``a @ b``): the sum over those inputs of the op with that one replaced by its tangent."""
 
-    def rule(tangents: list, inputs: tuple, out: Any, **params: Any) -> Any:
+    def multilinear_jvp(tangents: list, inputs: tuple, out: Any, **params: Any) -> Any:
         total = None
         for i in positions:
             if i >= len(inputs) or tangents[i] is None:
@@ -457,4 +473,4 @@ def multilinear_tangent(op: Any, positions: tuple = (0, 1)) -> Callable:
             total = term if total is None else total + term
         return total
 
-    return rule
+    return multilinear_jvp

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..ops import _views
 from . import graph
 from .grad_mode import _state, no_grad
 from .graph import FREED_MESSAGE, Node, _Packed, edge, version_error
@@ -236,7 +237,7 @@ class _SavedOutput:
         t._version_counter = self.counter
         if self.counter.value != self.version:
             raise version_error(t, node, self.output_nr, self.version)
-        t.grad_fn = node
+        t._grad_fn = node
         t._output_nr = self.output_nr
         return t
 
@@ -400,63 +401,31 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, positions: tuple, raw: tu
     non_diff_ids = {id(t) for t in non_diff}
     dirty_ids = {id(t) for t in dirty}
     input_ids = {id(args[i]) for i in positions}
-    name = ctx._forward_cls.__name__
     out: list = []
     meta: list = []
-    n_diff = 0
-    for nr, o in enumerate(raw):
+    if not executable:  # no node: an input returned as is becomes a view of it, and so on
+        out = list(_views.custom_function_outputs_unrecorded(raw, args, dirty))
+    for nr, o in enumerate(raw if executable else ()):
         if not isinstance(o, Tensor):
             out.append(o)
             meta.append(None)
             continue
         is_input = id(o) in input_ids
         is_modified = id(o) in dirty_ids
-        differentiable = executable and id(o) not in non_diff_ids and (
-            o._data.dtype.kind in _DIFFERENTIABLE_KINDS)
+        differentiable = id(o) not in non_diff_ids and o._data.dtype.kind in _DIFFERENTIABLE_KINDS
         meta.append((o._data.shape, o._data.dtype, differentiable))
-        if not differentiable:
-            if not o._requires_grad:
-                if is_input and not is_modified:
-                    o = _alias(o)  # an input returned as is: a view of it
-            elif is_input:
-                o = o.detach()
-            elif o._base is None:
-                o.detach_()
-        elif is_modified:
-            if o.grad_fn is None and o._requires_grad:
+        if is_input and not is_modified:  # an input returned as is: a view of it (torch)
+            o = _views.view_as_self(o)
+        if differentiable:
+            if is_modified and o._base is None and o._grad_fn is None and o._requires_grad:
                 raise RuntimeError(
                     "a leaf Variable that requires grad has been used in an in-place operation.")
-            if not is_input:
-                warnings.warn(
-                    "ctx.mark_dirty() received a tensor that was not an input. Only input "
-                    "Tensors that have been mutated should be passed to ctx.mark_dirty().",
-                    UserWarning,
-                    stacklevel=4,
-                )
-            if o._base is not None and len(raw) > 1:
-                raise RuntimeError(_DIRTY_VIEW_MESSAGE)
-            o._grad = None
-            o.grad_fn = ctx
-            o._output_nr = nr
-            o._requires_grad = True
-        elif is_input:
-            o = _alias(o)
-            o.grad_fn = ctx
-            o._output_nr = nr
-            o._requires_grad = True
-        else:
-            o.grad_fn = ctx
-            o._output_nr = nr
-            o._requires_grad = True
-        if differentiable:
-            n_diff += 1
-        if not (is_input and is_modified) and o._base is not None and executable:
-            o._view_info = ("custom_function", name)
+            # the view part (a dirty view's base gets CopySlices; creation metas) is the views
+            # machinery's
+            _views.set_custom_function_history(o, ctx, nr, is_input, is_modified, len(raw))
         out.append(o)
-    if n_diff > 1:  # views among several differentiable outputs: torch's multi-output views
-        for o in out:
-            if isinstance(o, Tensor) and o._base is not None and o._requires_grad:
-                o._view_info = ctx.name()
+    if executable:
+        _views.custom_function_multi_output_views(out)
     out_ids = {id(o) for o in raw if isinstance(o, Tensor)}
     if any(i not in out_ids for i in dirty_ids):
         raise RuntimeError(
@@ -466,26 +435,6 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, positions: tuple, raw: tu
     if executable:
         ctx._output_meta = meta
     return out
-
-
-_DIRTY_VIEW_MESSAGE = (
-    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
-    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
-    "You should either make sure the input is not a view (using .clone() for example) or make "
-    "your Function only return one Tensor (potentially splitting it into two Functions: one "
-    "doing the inplace that returns a single Tensor and a second one that does the other "
-    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
-    "this change."
-)
-
-
-def _alias(t: Tensor) -> Tensor:
-    """``t.view_as(t)`` made with grad mode off: the same memory and version counter, ``t``
-    as its base, no history of its own."""
-    with no_grad():
-        v = t.view_as(t)
-    v._view_info = None
-    return v
 
 
 def _save(ctx: BackwardCFunction) -> None:
@@ -503,6 +452,10 @@ def _save(ctx: BackwardCFunction) -> None:
                 f"save_for_backward can only save variables, but argument {i} is of type "
                 f"{type(t).__name__}"
             )
+        if t._inference:
+            from ..ops._registry import INFERENCE_SAVE_MESSAGE
+
+            raise RuntimeError(INFERENCE_SAVE_MESSAGE)
         if t.grad_fn is ctx and hooks is None:  # an output of this Function
             saved.append(_SavedOutput(t, t._output_nr))
             continue
@@ -569,21 +522,21 @@ def _forward_mode(ctx: BackwardCFunction, cls: Any, args: tuple, raw: tuple, wra
                         "An inplace custom Function is not returning the forward mode gradients "
                         "as-is. If the forward is modifying an input inplace, then the jvp "
                         "function must modify the gradient inplace and return it as-is.")
-        elif id(o) in inputs and tangents[inputs[id(o)]] is not None:
-            given = tangents[inputs[id(o)]]
-            if g._base is None:
-                raise RuntimeError(
-                    "A custom Function's forward is returning a view (or an input as-is) but "
-                    "the jvp is not returning a view.")
-            if g._base is not (given._base if given._base is not None else given):
-                raise RuntimeError(
-                    "A custom Function is returning a view but the jvp is not returning a view "
-                    "of the given grad input.")
+        else:  # a view of an input (or an input as is): the jvp returns a view of its tangent
+            _views.check_custom_function_tangent_view(w, g, args, tangents)
         forward_ad._set_tangent(w, g)
 
 
 def _zeros_like(t: Tensor) -> Tensor:
     return Tensor._make(np.zeros_like(t._data))
+
+
+class InplaceFunction(Function):
+    """A Function that may work in place (``inplace``): torch's legacy base class."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
 
 
 def once_differentiable(fn: Callable) -> Callable:
@@ -642,18 +595,10 @@ class _DelayedError:
                 out.append(None)
                 continue
             alias = Tensor._make(t._data, requires_grad=True)
-            alias.grad_fn = node
+            alias._grad_fn = node
             alias._output_nr = nr
             out.append(alias)
         return tuple(out)
-
-
-class InplaceFunction(Function):
-    """Kept for backward compatibility (torch's): a Function with an ``inplace`` flag."""
-
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
 
 
 __all__ = ["BackwardCFunction", "Function", "FunctionCtx", "InplaceFunction",

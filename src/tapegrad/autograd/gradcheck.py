@@ -71,7 +71,7 @@ def gradcheck(
     inputs = _as_tuple(inputs)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
     for i in diff:
-        if inputs[i]._data.dtype != np.float64:
+        if inputs[i]._data.dtype not in (np.float64, np.complex128):
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point or "
                 "complex. This check will likely fail if all the inputs are not of double "

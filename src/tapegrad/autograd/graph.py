@@ -358,6 +358,17 @@ def version_error(t: Tensor, producer: Node | None, output_nr: int, saved: int) 
     )
 
 
+def increment_version(tensor: Any) -> None:
+    """Tell autograd that ``tensor`` (or each tensor of an iterable) was changed in place behind
+    its back (saved values of it then raise in backward). An inference tensor has no version
+    counter: it is left alone."""
+    from .._tensor import Tensor
+
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        if not t._inference:
+            t._version_counter.value += 1
+
+
 # ---------------------------------------------------------------------------------------------
 # Graph tasks: what the running backward pass will execute
 #
@@ -642,6 +653,14 @@ class disable_saved_tensors_hooks:
         _disabled.pop()
 
 
+PACK_INPLACE_MESSAGE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack "
+    "hook cannot be modified by in-place operations as this can lead to unexpected side-effects. "
+    "Please open an issue if you need to perform in-place operations on the input to a pack "
+    "hook."
+)
+
+
 # Functions called with a tensor just before an in-place op writes into it, while saved-tensor
 # hooks are active (forward_ad.special_apply_ calls them): allow_mutation_on_saved_tensors
 # keeps a copy of what a graph saved before the write changes it.
@@ -753,7 +772,10 @@ class _Packed:
                  "accumulator", "tangent")
 
     def __init__(self, t: Tensor, pack: Callable, unpack: Callable) -> None:
+        version = None if t._inference else t._version_counter.value
         self.value = pack(t)
+        if version is not None and t._version_counter.value != version:
+            raise RuntimeError(PACK_INPLACE_MESSAGE)
         self.unpack = unpack
         self.counter = t._version_counter
         self.grad_fn = t.grad_fn
@@ -777,7 +799,7 @@ class _Packed:
         if self.requires_grad and (t.grad_fn is not self.grad_fn or not t._requires_grad):
             # the unpacked values keep their place in the graph (double backward)
             alias = Tensor._make(t._data, requires_grad=True)
-            alias.grad_fn = self.grad_fn
+            alias._grad_fn = self.grad_fn
             alias._output_nr = self.output_nr
             if self.accumulator is not None:
                 alias._accumulator = weakref.ref(self.accumulator)
@@ -840,7 +862,7 @@ def _unpacked(node: Any) -> tuple:
                     f"of type {type(value).__name__}"
                 )
             t = Tensor._make(value._data, requires_grad=True)
-            t.grad_fn = node
+            t._grad_fn = node
             t._version_counter = counter
             if len(node._out) > 3:
                 t._fw_grad = node._out[3]
@@ -853,7 +875,7 @@ def _unpacked(node: Any) -> tuple:
             if counter.value != version:
                 raise version_error(dt, node, 0, version)
             t = Tensor._make(first, requires_grad=True)
-            t.grad_fn = node
+            t._grad_fn = node
             t._version_counter = counter
             out.append(t)
     return tuple(out)

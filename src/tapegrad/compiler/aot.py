@@ -105,7 +105,7 @@ def mark_outputs(outs: list[Tensor]) -> None:
         return
     node = CapturedBackward(tuple((t.grad_fn, t._output_nr) for t in outs))
     for i, t in enumerate(outs):
-        t.grad_fn = node
+        t._grad_fn = node
         t._output_nr = i
 
 

@@ -9,10 +9,10 @@ per line, every array a local variable named by its slot (``a12``)::
         a2 = addmm(a0, a1, a3, beta=1, alpha=1)
         ...
         ctx12.saved = (T(a9),)                 # a backward rule, called on a context
-        r = tanh_rule(ctx12, T(a14))           # made once (grad mode is off during a replay)
+        r = tanh_backward(ctx12, T(a14))       # made once (grad mode is off during a replay)
         a15 = r[0]._data
         ctx12.saved = r = None
-        a16, = view_array_rule(ctx13, (), a15) # a rule with a form on arrays (array_backward)
+        a16, = view_array_backward(ctx13, (), a15)  # a rule with a form on arrays (array_backward)
         accumulate_grad(t0, a17)               # into the parameter's .grad
         m0(o0)                                 # optimizer.step(), opaque
         return T(a9)
@@ -293,7 +293,7 @@ class Program:
                 lines.append(f"{ctx}.params = {{{pd}}}")
             gs = [self._tensor_arg(r, rec, wide) for r in grads]
             g = gs[0] if op.outputs == 1 else "[" + ", ".join(gs) + "]"
-            rule = self._name(op.rule, op.name + "_rule")
+            rule = self._name(op.rule, op.name + "_backward")
             lines.append(f"r = {rule}({ctx}, {g})")
             lines += [f"a{o} = r[{k}]._data" for k, o in enumerate(s.outs) if o is not None]
             lines.append(f"{ctx}.saved = r = None")
@@ -353,7 +353,7 @@ class Program:
             pd = ", ".join(f"{k!r}: {self._kw(v)}" for k, v in params.items())
             lines.append(f"{ctx}.params = {{{pd}}}")
         outs = "".join(("_" if o is None else f"a{o}") + ", " for o in s.outs)
-        rule = self._name(op.array_rule, op.name + "_array_rule")
+        rule = self._name(op.array_rule, op.name + "_array_backward")
         held = "".join(self._arg(r) + ", " for r in saved)
         call = f"{rule}({ctx}, ({held}), {self._arg(grads[0])})"
         if any(o is not None and rec.arrays[o].ndim == 0 for o in s.outs):
@@ -571,7 +571,7 @@ def spent(a: np.ndarray, name: str | None = None) -> Tensor:
     (``spent_node``), so a second backward raises torch's error."""
     t = Tensor._make(a)
     t._requires_grad = True
-    t.grad_fn = spent_node(name)
+    t._grad_fn = spent_node(name)
     return t
 
 

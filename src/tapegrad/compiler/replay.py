@@ -422,7 +422,7 @@ class Backward:
         node = aot_mod.CompiledFunctionBackward(self.program.run, saved, edges, self.out_meta,
                                                 self.grad_pos, versions)
         for i, t in enumerate(tensors):
-            t.grad_fn = node
+            t._grad_fn = node
             t._requires_grad = True
             t._output_nr = i
         return out
@@ -434,7 +434,7 @@ def _mark_spent(value: Any, out: tuple) -> None:
     the same at every call, as torch.compile's does from the first."""
     kind = out[0]
     if kind == "spent":
-        value.grad_fn = spent_node()
+        value._grad_fn = spent_node()
         value._output_nr = 0
     elif kind in ("tuple", "list"):
         for v, o in zip(value, out[1], strict=True):

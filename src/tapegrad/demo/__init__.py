@@ -193,7 +193,8 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None, *, callback=None) -> int:  # type: ignore[no-untyped-def]
+def main(argv: Sequence[str] | None = None, *, callback=None) -> int:
+    # type: ignore[no-untyped-def]
     """Run the demo; ``callback(step, loss)`` is passed to ``train`` (the tests stop it so)."""
     args = _parser().parse_args(argv)
     lang = args.lang or _default_lang()

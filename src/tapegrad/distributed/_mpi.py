@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from ._output import write_last_words
+
 INSTALL_HINT = ("torch.distributed needs MPI: pip install 'tapegrad[distributed]' "
                 "(or: pip install mpi4py mpich)")
 
@@ -172,8 +174,6 @@ class Watchdog:
 
 def abort(message: str, code: int = 1) -> None:
     """Print ``message`` and end every rank of the MPI job (``MPI_Abort``)."""
-    from ._rank import write_last_words
-
     write_last_words(message)
     MPI = loaded()
     if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized():

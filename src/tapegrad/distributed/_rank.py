@@ -8,11 +8,10 @@ local rank. Each one
    ``OMPI_COMM_WORLD_RANK`` for Open MPI) and sets what torchrun sets: ``RANK``,
    ``LOCAL_RANK``, ``GROUP_RANK``, ``ROLE_RANK``...;
 2. labels its output as torchrun's ``--tee`` does: each line of stdout and stderr starts with
-   ``[default<local rank>]:``. Two small forked processes copy the lines from pipes that
-   replace file descriptors 1 and 2, so the labels hold for C code and child processes too;
+   ``[default<local rank>]:`` (``_output.py``);
 3. asks Linux for a short scheduler slice (``shorten_slice``: MPICH's waiting ranks get the
    CPU back sooner when they share it with other processes);
-4. runs the script with ``tapegrad run``'s runner (``torch`` is tapegrad);
+4. runs the script with ``tapegrad run``'s runner (``_script.py``: ``torch`` is tapegrad);
 5. if the script failed, writes a one-line report for the launcher (which stops the other
    ranks and names the first failure) and, when MPI is running, calls ``MPI_Abort`` so the
    other ranks of the job end at once instead of waiting in a collective.
@@ -21,15 +20,16 @@ local rank. Each one
 from __future__ import annotations
 
 import argparse
-import array
 import json
 import os
-import signal
+import runpy
 import socket
-import stat
 import sys
 import time
 import traceback
+
+from .._script import alias_torch, run_script
+from ._output import label_output, silence_output
 
 
 def _local_rank() -> int:
@@ -37,77 +37,6 @@ def _local_rank() -> int:
         if name in os.environ:
             return int(os.environ[name])
     return 0
-
-
-def _copy_lines(src: int, dst: int, prefix: bytes) -> None:
-    """Copy what arrives on ``src`` to ``dst``, each line preceded by ``prefix``."""
-    tail = b""
-    while True:
-        try:
-            chunk = os.read(src, 65536)
-        except InterruptedError:
-            continue
-        if not chunk:
-            break
-        *lines, tail = (tail + chunk).split(b"\n")
-        if lines:
-            os.write(dst, b"".join(prefix + line + b"\n" for line in lines))
-    if tail:
-        os.write(dst, prefix + tail)
-
-
-# fd 2 as mpiexec gave it (before label_output), and the label: see write_last_words
-_last_words: tuple[int, bytes] | None = None
-
-
-def write_last_words(message: str) -> None:
-    """Write a line to mpiexec's stderr and wait (up to 2 s) until mpiexec has read it: for
-    the message printed just before ``MPI_Abort``, after which mpiexec may end the job without
-    reading what is left in its pipes. A labelled rank writes it past the copier (which
-    could be too late), with its label."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    fd, prefix = _last_words if _last_words is not None else (2, b"")
-    os.write(fd, prefix + message.encode() + b"\n")
-    try:
-        import fcntl
-        import termios
-    except ImportError:  # not a POSIX system
-        return
-    if not stat.S_ISFIFO(os.fstat(fd).st_mode):
-        return  # a file or a terminal: written
-    count = array.array("i", [0])
-    deadline = time.monotonic() + 2.0
-    while time.monotonic() < deadline:
-        fcntl.ioctl(fd, termios.FIONREAD, count)  # the bytes in the pipe, not read yet
-        if count[0] == 0:
-            return
-        time.sleep(0.005)
-
-
-def label_output(prefix: str) -> None:
-    """Make every line this process (and its children) writes to fd 1 and 2 start with
-    ``prefix``."""
-    global _last_words
-    sys.stdout.flush()
-    sys.stderr.flush()
-    _last_words = (os.dup(2), prefix.encode())
-    for fd in (1, 2):
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the copier: ignores Ctrl-C and the job's signals, ends at EOF
-            try:
-                os.setsid()
-                signal.signal(signal.SIGINT, signal.SIG_IGN)
-                os.close(write_end)
-                if fd == 2:
-                    os.close(1)  # the stdout pipe's write end, inherited from the rank
-                _copy_lines(read_end, fd, prefix.encode())
-            finally:
-                os._exit(0)
-        os.close(read_end)
-        os.dup2(write_end, fd)
-        os.close(write_end)
 
 
 # sched_setattr's number (Python has no wrapper for it, glibc has one from 2.41 only)
@@ -146,14 +75,6 @@ def shorten_slice(ns: int = RANK_SLICE_NS) -> bool:
         "IIQiIQQQ", 48, policy, 0, os.getpriority(os.PRIO_PROCESS, 0), 0, ns, 0, 0), 48)
     libc = ctypes.CDLL(None, use_errno=True)
     return bool(libc.syscall(number, 0, attr, 0) == 0)
-
-
-def silence_output() -> None:
-    """Send fd 1 and 2 to /dev/null (a rank left out by ``--local-ranks-filter``)."""
-    null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 1)
-    os.dup2(null, 2)
-    os.close(null)
 
 
 def report_failure(path: str | None, rank: int, local_rank: int, exitcode: int,
@@ -216,8 +137,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(command: list[str], module: bool, alias: bool) -> tuple[int, str]:
     """Run the script (or ``-m`` module); its exit status and its error's last line."""
-    from .._cli import alias_torch, run_script
-
     errors: list[str] = []
 
     def remember(exc: BaseException) -> None:
@@ -226,8 +145,6 @@ def _run(command: list[str], module: bool, alias: bool) -> tuple[int, str]:
     if not module:
         status = run_script(command[0], command[1:], alias=alias, on_error=remember)
         return status, errors[-1] if errors else f"exit code {status}"
-    import runpy
-
     if alias:
         alias_torch()
     sys.argv = list(command)

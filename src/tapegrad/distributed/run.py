@@ -33,6 +33,8 @@ import tempfile
 import time
 from datetime import datetime
 
+from ._mpi import INSTALL_HINT
+
 __all__ = ["find_mpiexec", "get_args_parser", "main", "parse_args", "run"]
 
 
@@ -54,8 +56,6 @@ def find_mpiexec() -> str:
             return path
     found = shutil.which("mpiexec")
     if found is None:
-        from ._mpi import INSTALL_HINT
-
         raise RuntimeError(f"mpiexec was not found. {INSTALL_HINT}")
     return found
 

@@ -106,7 +106,8 @@ def _native_group_norm(x: np.ndarray, w: Any, b: Any, *, n: int, c: int, group: 
 
 
 @_native_group_norm.backward
-def _(ctx: Any, grads: list) -> tuple:  # the composite's gradient at the saved inputs
+def native_group_norm_backward(ctx: Any, grads: list) -> tuple:
+    # the composite's gradient at the saved inputs
     from ..autograd import grad as autograd_grad
 
     inputs = ctx.saved
@@ -186,7 +187,7 @@ _update_stats.node_cls._cpp_name = "torch::autograd::NotImplemented"
 
 
 @_update_stats.backward
-def _(ctx: Any, grads: list) -> tuple:
+def update_stats_backward(ctx: Any, grads: list) -> tuple:
     raise RuntimeError("derivative for aten::batch_norm_update_stats is not implemented")
 
 

@@ -25,7 +25,10 @@ def _wrap(cls: type, data: Tensor | None) -> Any:
         data = empty(0)
     self: Any = object.__new__(cls)
     Tensor._init(self, data._data)
-    self._version_counter = data._version_counter
+    if data._inference:  # an inference tensor wrapped is one (it has no version counter)
+        self._inference = True
+    else:
+        self._version_counter = data._version_counter
     return self
 
 
@@ -51,7 +54,7 @@ class Parameter(Tensor):
                 raise RuntimeError(
                     "Only Tensors of floating point and complex dtype can require gradients"
                 )
-            self._requires_grad = True
+            self.requires_grad_(True)  # (torch's error for an inference tensor outside)
         return self
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:

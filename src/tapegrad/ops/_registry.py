@@ -9,7 +9,7 @@ backward rule, side by side::
         return np.exp(x)
 
     @exp.backward
-    def _(ctx, grad):                # d/dx e^x = e^x
+    def exp_backward(ctx, grad):                # d/dx e^x = e^x
         (y,) = ctx.saved             # saved values come back as Tensors
         return (grad * y,)
 
@@ -64,6 +64,7 @@ import numpy as np
 
 from .. import _numpy_warnings  # noqa: F401  (NumPy's overflow warnings: silent, as in torch)
 from .._alloc_errors import out_of_memory
+from .._dtype import on_low_precision
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from ..autograd.graph import (
@@ -73,11 +74,13 @@ from ..autograd.graph import (
     Node,
     _anomaly,
     _sequence,
-    edge,
     grad_accumulator,
     remember_forward,
     version_error,
 )
+from ._views import CopySlices as CopySlices  # (here for forward_ad and older callers)
+from ._views import bump_version, check_inplace, make_view, rebase_history, view_grad_fn
+from ._views import view_positions as view_positions
 from .low_precision import WIDENED, widened_forward, widened_rule
 
 REGISTRY: dict[str, OpDef] = {}
@@ -108,9 +111,12 @@ class OpNode(Node):
             raise RuntimeError(FREED_MESSAGE)
         out = []
         for t, check in zip(saved, self._versions, strict=True):
-            if check is not None and t._version_counter.value != check:
-                # torch names the tensor's history as it is now (after the in-place op)
-                raise version_error(t, t.grad_fn, t._output_nr, check)
+            if check is not None:
+                if t._version_counter.value != check:
+                    # torch names the tensor's history as it is now (after the in-place op)
+                    raise version_error(t, t.grad_fn, t._output_nr, check)
+                if t._detached > self._seq and t._grad_fn is None:  # saved, then detach_()
+                    raise RuntimeError(DETACHED_MESSAGE)
             out.append(t)
         if self._out is not None:
             data, counter, version = self._out[:3]
@@ -119,7 +125,7 @@ class OpNode(Node):
                 dt._version_counter = counter
                 raise version_error(dt, self, 0, version)
             t = Tensor._make(data, requires_grad=True)
-            t.grad_fn = self
+            t._grad_fn = self
             t._version_counter = counter
             if len(self._out) > 3:  # the output's tangent, kept under forward-mode AD
                 t._fw_grad = self._out[3]
@@ -243,10 +249,10 @@ class OpDef:
 
 
 def _missing_rule(node: str) -> Callable:
-    def rule(ctx: OpNode, grad: Any) -> tuple:
+    def missing_backward(ctx: OpNode, grad: Any) -> tuple:
         raise RuntimeError(f"the derivative for '{node}' is not implemented.")
 
-    return rule
+    return missing_backward
 
 
 def arrays_of(saved: tuple) -> tuple:
@@ -280,13 +286,9 @@ def defop(name: str, node: str, *, save: Sequence[int] | str = (), save_output: 
     return register
 
 
-def _wrap(out: np.ndarray, inputs: tuple, op: OpDef) -> Tensor:
-    t = Tensor._make(out)
-    if op.view:
-        src = inputs[0]
-        t._version_counter = src._version_counter
-        t._base = src if src._base is None else src._base
-    return t
+def _wrap(out: np.ndarray, inputs: tuple, op: OpDef, params: dict, index: int = 0) -> Tensor:
+    """The Tensor around a view op's output: a view of its input (``_views.make_view``)."""
+    return make_view(Tensor._make(out), inputs[0], op, params, index)
 
 
 # Value checks: library functions that read arrays' values in Python outside any kernel (a
@@ -324,9 +326,30 @@ def detour(listener: str, on: bool) -> None:
         _DETOURS.discard(listener)
     _SPECIAL = bool(_DETOURS)
 
-# True once a float16 or bfloat16 tensor may exist (set by _dtype): widened ops then look at
-# their inputs' dtypes (ops/low_precision.py).
+# True once a float16 or bfloat16 tensor may exist (_dtype tells its listeners): widened ops
+# then look at their inputs' dtypes (ops/low_precision.py).
 _LOW = False
+
+
+def _low_precision_seen() -> None:
+    global _LOW
+    _LOW = True
+
+
+on_low_precision(_low_precision_seen)
+# True once an inference tensor may require grad: apply then checks that a recorded op has a
+# normal tensor among its inputs (an op on inference tensors alone records nothing, as in torch).
+_INFERENCE_GRAD = False
+
+
+def inference_requires_grad() -> None:
+    """An inference tensor is being made to require grad (see ``_INFERENCE_GRAD``)."""
+    global _INFERENCE_GRAD
+    _INFERENCE_GRAD = True
+
+
+def _all_inference(inputs: tuple) -> bool:
+    return all(x._inference for x in inputs if isinstance(x, Tensor))
 
 
 def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
@@ -342,8 +365,12 @@ def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
             arrays.append(x._data)
             if x._requires_grad:
                 record = True
+            elif x._base is not None and x._base._requires_grad:  # a view of one that does
+                record = True
         else:
             arrays.append(x)
+    if record and _INFERENCE_GRAD and _all_inference(inputs):
+        record = False
     try:  # (free in Python 3.11 when nothing is raised)
         if _LOW and op.widen:
             out = widened_forward(op, arrays, params)
@@ -354,28 +381,27 @@ def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
     if record and not _state.enabled:  # the one grad-mode read of this op
         record = False
         if _state.inference:
-            return _mark_inference(out, inputs, op)
+            return _mark_inference(out, inputs, op, params)
     elif not record and _state.inference:
-        return _mark_inference(out, inputs, op)
+        return _mark_inference(out, inputs, op, params)
     if op.outputs == 1:
-        result = _wrap(out, inputs, op) if op.view else Tensor._make(out)
+        result = (make_view(Tensor._make(out), inputs[0], op, params, 0) if op.view
+                  else Tensor._make(out))
         if record:
-            node = _record(op, inputs, params, result)
-            result.grad_fn = node
+            result._grad_fn = _record(op, inputs, params, result)
             result._requires_grad = True
-        elif op.view and inputs[0]._requires_grad:  # a view made in no_grad mode
-            result._view_info = "no_grad"
         return result
-    results = tuple(_wrap(o, inputs, op) for o in out)
+    if op.view:
+        results = tuple(_wrap(o, inputs, op, params, i) for i, o in enumerate(out))
+    else:
+        results = tuple(Tensor._make(o) for o in out)
     if record:
         node = _record(op, inputs, params, results[0] if op.save_output else None)
         for i, r in enumerate(results):
             if r._data.dtype.kind in "fcV":  # ("V": bfloat16)
-                r.grad_fn = node
+                r._grad_fn = node
                 r._output_nr = i
                 r._requires_grad = True
-            if op.view:
-                r._view_info = op.name
     return results
 
 
@@ -459,16 +485,17 @@ def apply_nondiff(op: NondiffDef, *inputs: Any, **params: Any) -> Any:
 NondiffDef.__call__ = apply_nondiff  # type: ignore[method-assign,assignment]
 
 
-def _mark_inference(out: Any, inputs: tuple, op: OpDef) -> Any:
-    if op.outputs == 1:
-        t = _wrap(out, inputs, op)
-        t._inference = True
-        return t
-    results = tuple(_wrap(o, inputs, op) for o in out)
-    for r in results:
-        r._inference = True
-    return results
-
+def _mark_inference(out: Any, inputs: tuple, op: OpDef, params: dict) -> Any:
+    """An op's outputs inside inference mode: inference tensors, except the views of a normal
+    tensor (views, made in inference mode, of a tensor with a version counter)."""
+    outs = (out,) if op.outputs == 1 else out
+    if op.view and not inputs[0]._inference:
+        results = tuple(_wrap(o, inputs, op, params, i) for i, o in enumerate(outs))
+    else:
+        results = tuple(Tensor._make(o) for o in outs)
+        for r in results:
+            r._inference = True
+    return results[0] if op.outputs == 1 else results
 
 
 # Nodes share their input_meta tuples: a training step or a long chain records the same few
@@ -493,13 +520,22 @@ def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | Non
     meta: list = []
     rest: list | None = None  # the edges after the first, flat
     for x in inputs:
-        if isinstance(x, Tensor) and x._requires_grad:
-            fn = x.grad_fn
+        if isinstance(x, Tensor):
+            # a view's grad_fn is made again if its base was changed in place since it was
+            # set (_views.py; the version check inlined for speed)
+            if x._base is None or x._vv == x._vc.value:  # type: ignore[union-attr]
+                fn = x._grad_fn
+            else:
+                fn = view_grad_fn(x)
             if fn is not None:
                 e, nr = fn, x._output_nr
-            else:
+                meta.append((x._data.shape, x._data.dtype.num))  # ints only: not a GC container
+            elif x._requires_grad:
                 e, nr = grad_accumulator(x), 0
-            meta.append((x._data.shape, x._data.dtype.num))  # ints only: not a GC container
+                meta.append((x._data.shape, x._data.dtype.num))
+            else:  # no gradient to send back (a view made under no_grad has none either)
+                e, nr = None, 0
+                meta.append(None)
         else:
             e, nr = None, 0
             meta.append(None)
@@ -551,6 +587,11 @@ def _record(op: OpDef, inputs: Sequence[Any], params: dict, result: Tensor | Non
     return node
 
 
+DETACHED_MESSAGE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is "
+    "not supported, please use out-of-place `.detach()` instead"
+)
+
 INFERENCE_SAVE_MESSAGE = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "
@@ -596,58 +637,25 @@ def cpp_type_name(d: Any) -> str:
     return _CPP_NAMES.get(d.name, d.name)
 
 
-def check_inplace(target: Tensor, record: bool) -> None:
-    """torch's errors for in-place ops, raised before anything is written."""
-    if target._inference and not _state.inference:
-        raise RuntimeError(
-            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make "
-            "a clone to get a normal tensor before doing inplace update.See "
-            "https://github.com/pytorch/rfcs/pull/17 for more details."
-        )
-    if not _state.enabled:
-        return
-    base = target._base
-    if target._view_info == "no_grad":
-        raise RuntimeError(
-            "A view was created in no_grad mode and is being modified inplace with grad mode "
-            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
-            "You can clarify your code by moving both the view and the inplace either both "
-            "inside the no_grad block (if you don't want the inplace to be tracked) or both "
-            "outside (if you want the inplace to be tracked)."
-        )
-    if target._requires_grad and target.grad_fn is None and base is None:
-        raise RuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation."
-        )
-    if base is not None and record:
-        info = target._view_info
-        if type(info) is tuple:  # ("custom_function", name): made by a custom Function
-            raise RuntimeError(
-                f"Output {target._output_nr} of {info[1]} is a view and is being modified "
-                "inplace. This view was created inside a custom Function (or because an input "
-                "was returned as-is) and the autograd logic to handle view+inplace would "
-                "override the custom backward associated with the custom Function, leading to "
-                "incorrect gradients. This behavior is forbidden. You can fix this by cloning "
-                "the output of the custom Function."
-            )
-        if base._requires_grad and base.grad_fn is None:
-            raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place "
-                "operation."
-            )
-        info = target._view_info
-        if info is not None:
-            fname = {"unbind": "Unbind", "split": "Split", "split_with_sizes": "SplitWithSizes"}
-            raise RuntimeError(
-                f"Output {target._output_nr} of {fname.get(info, info)} is a view and is "
-                "being modified inplace. This view is the output of a function that returns "
-                "multiple views. Such functions do not allow the output views to be modified "
-                "inplace. You should replace the inplace operation by an out-of-place one."
-            )
+_OVERLAP_MESSAGE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
 
 
-def write_into(target: Tensor, out: np.ndarray) -> None:
-    """Copy ``out`` into the target's memory, with torch's check that the dtype can hold it."""
+def check_no_overlap(target: Tensor) -> None:
+    """torch's error for writing a tensor whose elements share memory (an expanded one)."""
+    a = target._data
+    if 0 in a.strides and a.size and any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides,
+                                                                            strict=True)):
+        raise RuntimeError(_OVERLAP_MESSAGE)
+
+
+def write_into(target: Tensor, out: np.ndarray, overlap_ok: bool = False) -> None:
+    """Copy ``out`` into the target's memory, with torch's checks that the dtype can hold it and
+    (unless ``overlap_ok``: fill_, zero_) that no two of the target's elements share memory."""
+    if not overlap_ok:
+        check_no_overlap(target)
     tdt = target._data.dtype
     if out.dtype != tdt:
         from .._dtype import from_numpy_dtype
@@ -673,7 +681,7 @@ def apply_(op: OpDef, target: Tensor, *others: Any, **params: Any) -> Tensor:
 
         return special_apply_(op, target, others, params)
     record = _state.enabled and (
-        target._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in others)
+        target.requires_grad or any(isinstance(x, Tensor) and x.requires_grad for x in others)
     )
     check_inplace(target, record)
     if not record:
@@ -682,138 +690,37 @@ def apply_(op: OpDef, target: Tensor, *others: Any, **params: Any) -> Tensor:
             out = widened_forward(op, [target._data, *arrays], params)
         else:
             out = op.forward(target._data, *arrays, **params)
-        write_into(target, out)
-        target._version_counter.value += 1
+        write_into(target, out, op.name in _OVERLAP_OK)
+        bump_version(target)
         return target
     before = target
     if 0 in op.save:  # the rule needs the old value, which is about to be overwritten
         before = _snapshot(target)
-    base = target._base
-    if base is None:
-        result = apply(op, before, *others, **params)
-        write_into(target, result._data)
-        target._version_counter.value += 1
-        node = result.grad_fn
-        # Edge 0 points at the target's old history, already taken from ``before``.
-        target.grad_fn = node
-        target._output_nr = 0
-        target._requires_grad = True
-        if op.save_output:
-            node._out = (target._data, target._version_counter, target._version_counter.value)
-        return target
-    return _inplace_on_view(op, target, before, base, others, params)
+    result = apply(op, before, *others, **params)
+    write_into(target, result._data, op.name in _OVERLAP_OK)
+    bump_version(target)
+    node = result._grad_fn
+    if op.save_output and target._base is None:
+        counter = target._version_counter
+        node._out = (target._data, counter, counter.value)
+    # Edge 0 of the node points at the target's old history, taken from ``before``.
+    rebase_history(target, node)
+    return target
+
+
+# the in-place ops torch lets write a tensor whose elements share memory (an expanded one)
+_OVERLAP_OK = frozenset(("fill", "fill_tensor", "zero"))
 
 
 def _snapshot(t: Tensor) -> Tensor:
     """A copy of ``t`` that keeps its place in the graph (same grad_fn / output_nr)."""
-    s = Tensor._make(t._data.copy(), requires_grad=t._requires_grad)
-    s.grad_fn = t.grad_fn
+    fn = t.grad_fn
+    s = Tensor._make(t._data.copy(), requires_grad=t._requires_grad or fn is not None)
+    s._grad_fn = fn
     s._output_nr = t._output_nr
-    if t._requires_grad and t.grad_fn is None:
+    if t._requires_grad and fn is None:
         s._accumulator = t._accumulator
     return s
-
-
-class CopySlices(Node):
-    """The base's new history after an in-place op on one of its views.
-
-    ``fn`` is the in-place op's node, computed as if out of place on the view's values. Backward:
-    the region of the base that the view covers gets ``fn``'s gradient for its first input, the
-    rest of the base passes the gradient through; ``fn``'s other inputs get theirs as usual.
-    """
-
-    __slots__ = ("fn", "positions", "base_shape", "input_meta", "as_real")
-    _cpp_name = "torch::autograd::CopySlices"
-
-    def __init__(self, base: Tensor, fn: OpNode, positions: np.ndarray,
-                 as_real: bool = False) -> None:
-        super().__init__((edge(base),) + tuple(fn.next_functions[1:]))
-        self.fn = fn
-        self.positions = positions  # in the base's (real, imag) pairs when ``as_real``
-        self.as_real = as_real  # a real view (x.real, x.imag) of a complex base
-        self.base_shape = base._data.shape
-        base_meta = (base._data.shape, base._data.dtype.num) if base._requires_grad else None
-        self.input_meta = (base_meta,) + tuple(fn.input_meta[1:])
-
-    def apply(self, grads: list) -> tuple:
-        from . import indexing
-
-        grad = grads[0]
-        if self.as_real:
-            from .complex import view_as_real
-
-            grad = view_as_real(grad)
-        flat = grad.reshape(-1)
-        index = Tensor._make(self.positions)
-        grad_view = indexing.take_flat(flat, index)
-        fn_grads = self.fn.apply([grad_view])
-        g_self = fn_grads[0]
-        if g_self is None:
-            g_self = 0.0
-        elif g_self.shape != grad_view.shape:
-            from ..autograd.engine import sum_to
-
-            g_self = sum_to(g_self, grad_view.shape)
-        if self.as_real:
-            from .complex import view_as_complex
-
-            pairs = indexing.put_flat(flat, index, g_self).reshape(self.base_shape + (2,))
-            return (view_as_complex(pairs),) + tuple(fn_grads[1:])
-        base_grad = indexing.put_flat(flat, index, g_self).reshape(self.base_shape)
-        return (base_grad,) + tuple(fn_grads[1:])
-
-    def release(self) -> None:
-        self.fn.release()
-
-
-def view_positions(base: np.ndarray, view: np.ndarray) -> np.ndarray:
-    """For each element of ``view``, its flat (C-order) index in ``base``."""
-    isz = base.itemsize
-    start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-    pos = np.full(view.shape, start // isz, dtype=np.int64)
-    for axis, (n, st) in enumerate(zip(view.shape, view.strides, strict=True)):
-        shape = [1] * view.ndim
-        shape[axis] = n
-        pos = pos + (np.arange(n, dtype=np.int64) * (st // isz)).reshape(shape)
-    if base.flags.c_contiguous:
-        return pos
-    bpos = np.zeros(base.shape, dtype=np.int64)
-    for axis, (n, st) in enumerate(zip(base.shape, base.strides, strict=True)):
-        shape = [1] * base.ndim
-        shape[axis] = n
-        bpos = bpos + (np.arange(n, dtype=np.int64) * (st // isz)).reshape(shape)
-    flat = bpos.reshape(-1)
-    order = np.argsort(flat, kind="stable")
-    return order[np.searchsorted(flat[order], pos)]
-
-
-def _inplace_on_view(op: OpDef, target: Tensor, before: Tensor, base: Tensor, others: tuple,
-                     params: dict) -> Tensor:
-    from . import shape as shape_ops
-
-    result = apply(op, before, *others, **params)
-    # a real view (x.real, x.imag) of a complex base: positions among its (real, imag) pairs
-    as_real = base._data.dtype.kind == "c" and target._data.dtype.kind != "c"
-    if as_real:
-        from .complex import view_as_real
-
-        pairs = view_as_real(base)
-        positions = view_positions(pairs._data, target._data)
-    else:
-        positions = view_positions(base._data, target._data)
-    node = CopySlices(base, result.grad_fn, positions, as_real)
-    write_into(target, result._data)
-    target._version_counter.value += 1
-    base.grad_fn = node
-    base._output_nr = 0
-    base._requires_grad = True
-    # The view's new history: taken from the base's, through AsStridedBackward0.
-    regenerated = shape_ops.as_strided_positions(view_as_real(base) if as_real else base,
-                                                 positions)
-    target.grad_fn = regenerated.grad_fn
-    target._output_nr = 0
-    target._requires_grad = True
-    return target
 
 
 __all__ = ["REGISTRY", "OpDef", "OpNode", "NondiffDef", "defop", "nondiff", "apply",

@@ -71,7 +71,7 @@ def _gelu_grad(B: Any, x: Any, approximate: str, cdf: Any = None, gauss: Any = N
 
 
 @_rule_body(_gelu)
-def _gelu_body(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:  # d/dx x Phi(x) = Phi + x phi
+def gelu_backward(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:  # d/dx x Phi(x) = Phi + x phi
     (x,) = saved
     cache = ctx.params["_cache"]
     cdf = gauss = None
@@ -93,7 +93,7 @@ def _silu(x: np.ndarray) -> np.ndarray:
 
 
 @_silu.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx x s(x) = s (1 + x (1 - s))
+def silu_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx x s(x) = s (1 + x (1 - s))
     B, (x,), g = _unpack(ctx, grad)
     s = B.sigmoid(x)
     return (B.out(g * s * (1.0 + x * (1.0 - s))),)
@@ -106,7 +106,7 @@ def _mish(x: np.ndarray) -> np.ndarray:
 
 
 @_mish.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # tanh(sp(x)) + x s(x) (1 - tanh^2(sp(x)))
+def mish_backward(ctx: Any, grad: Tensor) -> tuple:  # tanh(sp(x)) + x s(x) (1 - tanh^2(sp(x)))
     B, (x,), g = _unpack(ctx, grad)
     t = B.tanh(B.softplus(x))
     return (B.out(g * (t + x * B.sigmoid(x) * (1.0 - t * t))),)
@@ -121,7 +121,7 @@ def _softplus(x: np.ndarray, *, beta: float, threshold: float) -> np.ndarray:
 
 
 @_softplus.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # s(beta x), and 1 above the threshold
+def softplus_backward(ctx: Any, grad: Tensor) -> tuple:  # s(beta x), and 1 above the threshold
     B, (x,), g = _unpack(ctx, grad)
     z = x * ctx.params["beta"]
     s = B.sigmoid(z)
@@ -162,17 +162,17 @@ def _elu_entries(name: str, node_out: str, node_in: str) -> tuple:
         lambda x, *, alpha, scale, input_scale: _elu_forward(x, alpha, scale, input_scale))
 
     @out_of_place.backward
-    def _(ctx: Any, grad: Tensor) -> tuple:  # x > 0: scale; else alpha scale is e^(is x)
+    def elu_backward(ctx: Any, grad: Tensor) -> tuple:  # x > 0: scale; else alpha scale is e^(is x)
         B, (x,), g = _unpack(ctx, grad)
         return (B.out(g * _elu_grad(B, x, ctx.params)),)
 
     @in_place.backward
-    def _(ctx: Any, grad: Tensor) -> tuple:  # the same, written with the result
+    def elu__backward(ctx: Any, grad: Tensor) -> tuple:  # the same, written with the result
         B, (y,), g = _unpack(ctx, grad)
         return (B.out(g * _elu_result_grad(B, y, ctx.params)),)
 
     @out_of_place.jvp
-    def _(tangents: list, inputs: tuple, out: Tensor, **p: Any) -> Tensor:  # t * elu'(x)
+    def elu_jvp(tangents: list, inputs: tuple, out: Tensor, **p: Any) -> Tensor:  # t * elu'(x)
         (x,), (t,) = inputs, tangents
         neg = ew.exp(_Tensors.clamp(x, hi=0.0) * p["input_scale"]) * (
             p["alpha"] * p["scale"] * p["input_scale"])
@@ -192,7 +192,7 @@ def _leaky_relu(x: np.ndarray, *, negative_slope: float) -> np.ndarray:
 
 
 @_leaky_relu.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # 1 for x > 0, negative_slope else
+def leaky_relu_backward(ctx: Any, grad: Tensor) -> tuple:  # 1 for x > 0, negative_slope else
     B, (x,), g = _unpack(ctx, grad)
     return (B.out(g * ((x > 0) + (x <= 0) * ctx.params["negative_slope"])),)
 
@@ -203,7 +203,8 @@ def _leaky_relu_(x: np.ndarray, *, negative_slope: float) -> np.ndarray:
 
 
 @_leaky_relu_.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # from the result: 1 where y > 0, negative_slope else
+def leaky_relu__backward(ctx: Any, grad: Tensor) -> tuple:
+    # from the result: 1 where y > 0, negative_slope else
     slope = ctx.params["negative_slope"]
     if slope < 0:
         raise RuntimeError(
@@ -230,7 +231,7 @@ _hardtanh_ = defop("hardtanh_", node="HardtanhBackward0", save_output=True)(_har
 
 
 @_hardtanh.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # 1 strictly inside (min_val, max_val)
+def hardtanh_backward(ctx: Any, grad: Tensor) -> tuple:  # 1 strictly inside (min_val, max_val)
     B, (x,), g = _unpack(ctx, grad)
     p = ctx.params
     return (B.out(g * ((x > p["min_val"]) & (x < p["max_val"]))),)
@@ -246,7 +247,7 @@ def _hardsigmoid(x: np.ndarray) -> np.ndarray:
 
 
 @_hardsigmoid.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # 1/6 on (-3, 3)
+def hardsigmoid_backward(ctx: Any, grad: Tensor) -> tuple:  # 1/6 on (-3, 3)
     B, (x,), g = _unpack(ctx, grad)
     # torch's kernel uses 1/6 rounded to float, for every dtype
     return (B.out(g * ((x > -3.0) & (x < 3.0)) * _ONE_SIXTH_F),)
@@ -262,7 +263,8 @@ def _hardswish(x: np.ndarray) -> np.ndarray:
 
 
 @_hardswish.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # 0 up to -3, x/3 + 1/2 on (-3, 3), 1 from 3
+def hardswish_backward(ctx: Any, grad: Tensor) -> tuple:
+    # 0 up to -3, x/3 + 1/2 on (-3, 3), 1 from 3
     B, (x,), g = _unpack(ctx, grad)
     # at the kinks themselves the flat side's slope, as torch's kernel (0 at -3, 1 at 3)
     inside = (x > -3.0) & (x < 3.0)
@@ -277,7 +279,7 @@ def _log_sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 @_log_sigmoid.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx log s(x) = s(-x)
+def log_sigmoid_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx log s(x) = s(-x)
     B, (x,), g = _unpack(ctx, grad)
     return (B.out(g * B.sigmoid(-x)),)
 
@@ -292,7 +294,7 @@ _threshold_ = defop("threshold_", node="ThresholdBackward1", save=(0,))(_thresho
 
 
 @_threshold.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # 1 where x > threshold
+def threshold_backward(ctx: Any, grad: Tensor) -> tuple:  # 1 where x > threshold
     B, (x,), g = _unpack(ctx, grad)
     return (B.out(g * (x > ctx.params["threshold"])),)
 
@@ -310,13 +312,13 @@ def _softshrink(x: np.ndarray, *, lambd: float) -> np.ndarray:
     return np.maximum(x - lambd, 0) + np.minimum(x + lambd, 0)
 
 
-def _shrink_rule(ctx: Any, grad: Tensor) -> tuple:  # 1 where |x| > lambda
+def shrink_backward(ctx: Any, grad: Tensor) -> tuple:  # 1 where |x| > lambda
     B, (x,), g = _unpack(ctx, grad)
     return (B.out(g * (B.abs(x) > ctx.params["lambd"])),)
 
 
-_hardshrink.backward(_shrink_rule)
-_softshrink.backward(_shrink_rule)
+_hardshrink.backward(shrink_backward)
+_softshrink.backward(shrink_backward)
 
 
 @defop("glu", node="GluBackward0", save=(0,))
@@ -326,7 +328,7 @@ def _glu(x: np.ndarray, *, dim: int) -> np.ndarray:
 
 
 @_glu.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(a s(b)) = (s(b), a s(b)(1 - s(b)))
+def glu_backward(ctx: Any, grad: Tensor) -> tuple:  # d(a s(b)) = (s(b), a s(b)(1 - s(b)))
     B, (x,), g = _unpack(ctx, grad)
     dim = ctx.params["dim"]
     h = ctx.input_shapes[0][dim] // 2
@@ -346,7 +348,7 @@ def _prelu(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 @_prelu.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (1 or w, x where x <= 0)
+def prelu_backward(ctx: Any, grad: Tensor) -> tuple:  # (1 or w, x where x <= 0)
     B, (x, w), g = _unpack(ctx, grad)
     need_x, need_w = ctx.needs_input_grad
     # at x = 0 the slope is w, but torch's second derivatives count only x < 0 (w's value
@@ -392,7 +394,8 @@ def _safe_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
 
 
 @_safe_softmax.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # J = diag(y) - y y^T: y * (g - sum(g y))
+def safe_softmax_backward(ctx: Any, grad: Tensor) -> tuple:
+    # J = diag(y) - y y^T: y * (g - sum(g y))
     B, (y,), g = _unpack(ctx, grad)
     dim = ctx.params["dim"]
     return (B.out(y * (g - B.sum(g * y, (dim,)))),)
@@ -408,7 +411,8 @@ def _rrelu(x: np.ndarray, *, noise: np.ndarray) -> np.ndarray:
 
 
 @_rrelu.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the slope each element was given (1 where x > 0)
+def rrelu_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the slope each element was given (1 where x > 0)
     B, _, g = _unpack(ctx, grad)
     return (B.out(g * B.const(ctx.params["noise"])),)
 

@@ -59,7 +59,7 @@ def _sdpa(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, scale: float, mask: An
 
 
 @_rule_body(_sdpa)
-def _sdpa_body(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:  # see the section comment
+def sdpa_backward(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:  # see the section comment
     q, k, v = saved
     p = ctx.params
     groups, scale = p["groups"], p["scale"]

@@ -41,7 +41,7 @@ def _real(x: np.ndarray) -> np.ndarray:
 
 
 @_real.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d Re z: the real gradient, imaginary part 0
+def real_backward(ctx: Any, grad: Tensor) -> tuple:  # d Re z: the real gradient, imaginary part 0
     return (grad,)  # the engine casts it to the complex input's dtype
 
 
@@ -51,7 +51,7 @@ def _imag(x: np.ndarray) -> np.ndarray:
 
 
 @_imag.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d Im z: dL/dy lands in the imaginary part
+def imag_backward(ctx: Any, grad: Tensor) -> tuple:  # d Im z: dL/dy lands in the imaginary part
     return (grad * 1j,)
 
 
@@ -87,7 +87,7 @@ def _view_as_real(x: np.ndarray) -> np.ndarray:
 
 
 @_view_as_real.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the pairs back into complex numbers
+def view_as_real_backward(ctx: Any, grad: Tensor) -> tuple:  # the pairs back into complex numbers
     return (view_as_complex(grad.contiguous()),)
 
 
@@ -98,7 +98,8 @@ def _view_as_complex(x: np.ndarray) -> np.ndarray:
 
 
 @_view_as_complex.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the complex gradient as (real, imag) pairs
+def view_as_complex_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the complex gradient as (real, imag) pairs
     return (view_as_real(grad),)
 
 
@@ -123,7 +124,9 @@ def view_as_complex(input: Tensor) -> Tensor:
         name = scalar_type_name(input.dtype)
         raise RuntimeError("view_as_complex is only supported for half, float and double "
                            f"tensors, but got a tensor of scalar type: {name}")
-    if a.ndim == 0 or a.shape[-1] != 2:
+    if a.ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if a.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     isz = a.itemsize
     if a.strides[-1] != isz:
@@ -157,7 +160,7 @@ def _complex(re: np.ndarray, im: np.ndarray) -> np.ndarray:
 
 
 @_complex.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # z = x + iy: dL/dx = Re g, dL/dy = Im g
+def complex_backward(ctx: Any, grad: Tensor) -> tuple:  # z = x + iy: dL/dx = Re g, dL/dy = Im g
     need_re, need_im = ctx.needs_input_grad
     return (real(grad) if need_re else None), (imag(grad) if need_im else None)
 
@@ -168,7 +171,8 @@ def _polar(r: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
 
 @_polar.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # z = r e^(i theta): Re(conj g sgn z), Re(conj g i z)
+def polar_backward(ctx: Any, grad: Tensor) -> tuple:
+    # z = r e^(i theta): Re(conj g sgn z), Re(conj g i z)
     (z,) = ctx.saved
     need_r, need_t = ctx.needs_input_grad
     g = conj_physical(grad)
@@ -234,7 +238,8 @@ def _angle(x: np.ndarray) -> np.ndarray:
 
 
 @_angle.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d arg z = g i z / |z|^2 (0 at z = 0; real x: 0)
+def angle_backward(ctx: Any, grad: Tensor) -> tuple:
+    # d arg z = g i z / |z|^2 (0 at z = 0; real x: 0)
     (x,) = ctx.saved
     if not x.is_complex():
         return (grad * 0,)
@@ -262,7 +267,8 @@ def _conj(x: np.ndarray) -> np.ndarray:
 
 
 @_conj.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d conj z / d conj z = 1: the gradient conjugated
+def conj_backward(ctx: Any, grad: Tensor) -> tuple:
+    # d conj z / d conj z = 1: the gradient conjugated
     return (conj_physical(grad),)
 
 
@@ -272,7 +278,7 @@ def _conj_physical(x: np.ndarray) -> np.ndarray:
 
 
 @_conj_physical.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def conj_physical_backward(ctx: Any, grad: Tensor) -> tuple:
     return (conj_physical(grad),)
 
 
@@ -282,7 +288,7 @@ def _resolve(x: np.ndarray) -> np.ndarray:
 
 
 @_resolve.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def resolve_backward(ctx: Any, grad: Tensor) -> tuple:
     return (grad,)
 
 
@@ -359,10 +365,17 @@ def _set_imag(self: Tensor, value: Any) -> None:
 
 
 def adjoint(input: Tensor) -> Tensor:
-    """The conjugate transpose of the last two dims (``x.mH``)."""
-    from .shape import transpose
+    """The conjugate transpose of the last two dims (``x.adjoint()``)."""
+    from .shape import matrix_transpose
 
-    return conj(transpose(input, -2, -1))
+    return conj(matrix_transpose(input, "adjoint"))
+
+
+def _mH(input: Tensor) -> Tensor:
+    """``x.mH``: the conjugate transpose of the last two dims."""
+    from .shape import matrix_transpose
+
+    return conj(matrix_transpose(input, "mH"))
 
 
 def _H(self: Tensor) -> Tensor:
@@ -385,9 +398,7 @@ def _install() -> None:
     Tensor.real = property(real, _set_real)  # type: ignore[attr-defined,assignment]
     Tensor.imag = property(imag, _set_imag)  # type: ignore[attr-defined,assignment]
     # the conjugate transposes (plain transposes for real tensors)
-    from .shape import matrix_T
-
-    Tensor.mH = property(lambda self: matrix_T(self, adjoint=True))  # type: ignore
+    Tensor.mH = property(_mH)  # type: ignore[attr-defined]
     Tensor.H = property(_H)  # type: ignore[attr-defined]
     methods = {
         "conj": conj, "conj_physical": conj_physical, "conj_physical_": conj_physical_,

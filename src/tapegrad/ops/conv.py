@@ -543,7 +543,8 @@ def _conv_backward_arrays(ctx: Any, g: np.ndarray, x: np.ndarray, w: np.ndarray)
 
 
 @_convolution.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # dx = col2im(W^T g), dW = g im2col(x)^T, db = sum g
+def convolution_backward(ctx: Any, grad: Tensor) -> tuple:
+    # dx = col2im(W^T g), dW = g im2col(x)^T, db = sum g
     x, w = ctx.saved
     if not _state.enabled:
         return tuple(None if r is None else Tensor._make(r) for r in
@@ -591,7 +592,7 @@ def _im2col(x: np.ndarray, *, geo: _Geometry) -> np.ndarray:
 
 
 @_im2col.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the adjoint of im2col is col2im
+def im2col_backward(ctx: Any, grad: Tensor) -> tuple:  # the adjoint of im2col is col2im
     geo = ctx.params["geo"]
     c = ctx.input_shapes[0][1]
     B = _backend()
@@ -605,7 +606,7 @@ def _col2im_op(cols: np.ndarray, *, geo: _Geometry, channels: int) -> np.ndarray
 
 
 @_col2im_op.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the adjoint of col2im is im2col
+def col2im_op_backward(ctx: Any, grad: Tensor) -> tuple:  # the adjoint of col2im is im2col
     geo = ctx.params["geo"]
     B = _backend()
     return (B.out(B.op(_im2col, B.val(grad) if B.tensors else grad._data, geo=geo)),)

@@ -80,7 +80,7 @@ def _svd(a: np.ndarray, *, full_matrices: bool = True, compute_uv: bool = True) 
 
 
 @_svd.backward
-def _(ctx: Any, grads: list) -> tuple:
+def svd_backward(ctx: Any, grads: list) -> tuple:
     (a,) = ctx.saved
     gu, gs, gvh = (list(grads) + [None, None, None])[:3]
     gu, gvh = _given(gu), _given(gvh)
@@ -90,7 +90,7 @@ def _(ctx: Any, grads: list) -> tuple:
     if full:
         gu = gu[..., :k] if gu is not None else None
         gvh = gvh[..., :k, :] if gvh is not None else None
-    return (svd_backward(gu, gs, gvh, u, s, vh),)
+    return (svd_derivative(gu, gs, gvh, u, s, vh),)
 
 
 def _given(g: Tensor | None) -> Tensor | None:
@@ -98,7 +98,7 @@ def _given(g: Tensor | None) -> Tensor | None:
     return None if g is None or (g.numel() == 0 and g.ndim == 1) else g
 
 
-def svd_backward(gu: Tensor | None, gs: Tensor | None, gvh: Tensor | None, u: Tensor,
+def svd_derivative(gu: Tensor | None, gs: Tensor | None, gvh: Tensor | None, u: Tensor,
                  s: Tensor, vh: Tensor) -> Tensor:
     """torch's SVD rule (reduced factors; see the module docstring)."""
     m, n = u.shape[-2], vh.shape[-1]
@@ -189,7 +189,7 @@ def _eigh(a: np.ndarray, *, UPLO: str = "L", compute_v: bool = True) -> tuple:  
 
 
 @_eigh.backward
-def _(ctx: Any, grads: list) -> tuple:
+def eigh_backward(ctx: Any, grads: list) -> tuple:
     # dA = V [skew(V^H gV)/2 / E + diag(gL)] V^H with E_ij = L_j - L_i
     (a,) = ctx.saved
     gl, gv = (list(grads) + [None, None])[:2]
@@ -258,7 +258,7 @@ _PHASE_MESSAGE = ("linalg_eig_backward: The eigenvectors in the complex case are
 
 
 @_eig.backward
-def _(ctx: Any, grads: list) -> tuple:
+def eig_backward(ctx: Any, grads: list) -> tuple:
     # gA = V^{-H} [diag(gL) + (V^H gV - V^H V diag(re(V^H gV))) / conj(E)] V^H, E_ij = L_j - L_i
     from .factorizations import solve
 
@@ -298,7 +298,7 @@ def _eig_outputs(ctx: Any, a: Tensor) -> tuple:
     out = []
     for i, data in enumerate(arrays):
         t = Tensor._make(data, requires_grad=True)
-        t.grad_fn = ctx
+        t._grad_fn = ctx
         t._output_nr = i
         out.append(t)
     return tuple(out)
@@ -382,16 +382,17 @@ def _lu_factor_ex(a: np.ndarray, *, pivot: bool = True) -> tuple:
 
 
 @_lu_factor_ex.backward
-def _(ctx: Any, grads: list) -> tuple:  # gL = tril_-1(gLU), gU = triu(gLU), then the LU rule
+def lu_factor_ex_backward(ctx: Any, grads: list) -> tuple:
+    # gL = tril_-1(gLU), gU = triu(gLU), then the LU rule
     (a,) = ctx.saved
     g = grads[0]
     m, n = a.shape[-2], a.shape[-1]
     k = min(m, n)
     p, low, up = lu(a)
-    return (lu_backward(g[..., :, :k].tril(-1), g[..., :k, :].triu(), p, low, up),)
+    return (lu_derivative(g[..., :, :k].tril(-1), g[..., :k, :].triu(), p, low, up),)
 
 
-def lu_backward(gl: Tensor | None, gu: Tensor | None, p: Tensor, low: Tensor,
+def lu_derivative(gl: Tensor | None, gu: Tensor | None, p: Tensor, low: Tensor,
                 up: Tensor) -> Tensor:
     """torch's LU rule (see the module docstring) for A = P L U, L m x k, U k x n."""
     from ..linalg import solve_triangular
@@ -446,11 +447,11 @@ def _lu(a: np.ndarray, *, pivot: bool = True) -> tuple:
 
 
 @_lu.backward
-def _(ctx: Any, grads: list) -> tuple:
+def lu_backward(ctx: Any, grads: list) -> tuple:
     (a,) = ctx.saved
     _, gl, gu = (list(grads) + [None, None, None])[:3]
     p, low, up = _lu(a, pivot=ctx.params.get("pivot", True))
-    return (lu_backward(gl, gu, p.detach(), low, up),)
+    return (lu_derivative(gl, gu, p.detach(), low, up),)
 
 
 def _check_pivot(name: str, pivot: bool) -> None:
@@ -512,7 +513,8 @@ def _lu_unpack(lu_: np.ndarray, piv: np.ndarray, *, unpack_data: bool = True,
 
 
 @_lu_unpack.backward
-def _(ctx: Any, grads: list) -> tuple:  # gLU = tril_-1(gL) + triu(gU), each in its place
+def lu_unpack_backward(ctx: Any, grads: list) -> tuple:
+    # gLU = tril_-1(gL) + triu(gU), each in its place
     _, gl, gu = (list(grads) + [None, None, None])[:3]
     m, n = ctx.input_shapes[0][-2:]
     k = min(m, n)
@@ -596,7 +598,7 @@ def _lu_solve(lu_: np.ndarray, piv: np.ndarray, b: np.ndarray, *, left: bool = T
 
 
 @_lu_solve.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def lu_solve_backward(ctx: Any, grad: Tensor) -> tuple:
     # gB = lu_solve(LU, piv, G, adjoint = not adjoint); gLU as torch's linalg_lu_solve_LU
     from ..linalg import solve_triangular
 
@@ -683,7 +685,7 @@ def _no_derivative(op: Any, aten: str) -> None:
     op.node_cls._cpp_name = "torch::autograd::NotImplemented"
 
     @op.backward
-    def _(ctx: Any, grad: Any) -> tuple:
+    def not_implemented_backward(ctx: Any, grad: Any) -> tuple:
         raise RuntimeError(f"derivative for aten::{aten} is not implemented")
 
 

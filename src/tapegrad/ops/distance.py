@@ -80,7 +80,8 @@ def _cdist(x1: np.ndarray, x2: np.ndarray, *, p: float) -> np.ndarray:
 
 
 @_cdist.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # sum_j g_ij w(x1_i - x2_j), and minus over i for x2
+def cdist_backward(ctx: Any, grad: Tensor) -> tuple:
+    # sum_j g_ij w(x1_i - x2_j), and minus over i for x2
     x1, x2, out = ctx.saved
     c = grad.unsqueeze(-1) * _weights(x1.unsqueeze(-2) - x2.unsqueeze(-3), out, ctx.params["p"])
     need1, need2 = ctx.needs_input_grad
@@ -97,7 +98,8 @@ def _euclidean_dist(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
 
 
 @_euclidean_dist.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # r = g / dist (0 where dist = 0): x1 sum_j r - r x2
+def euclidean_dist_backward(ctx: Any, grad: Tensor) -> tuple:
+    # r = g / dist (0 where dist = 0): x1 sum_j r - r x2
     x1, x2, out = ctx.saved
     ratio = ew.where(out == 0, 0.0, grad / out)
     need1, need2 = ctx.needs_input_grad
@@ -114,7 +116,7 @@ def _pdist(x: np.ndarray, *, p: float, rows: np.ndarray, cols: np.ndarray) -> np
 
 
 @_pdist.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # each pair's w to row i, minus it to row j
+def pdist_backward(ctx: Any, grad: Tensor) -> tuple:  # each pair's w to row i, minus it to row j
     (x, out) = ctx.saved
     prm = ctx.params
     rows, cols = Tensor._make(prm["rows"]), Tensor._make(prm["cols"])

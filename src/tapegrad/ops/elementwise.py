@@ -279,7 +279,7 @@ def _add(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
 
 
 @_add.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(a + alpha*b) = (1, alpha)
+def add_backward(ctx: Any, grad: Tensor) -> tuple:  # d(a + alpha*b) = (1, alpha)
     alpha = ctx.params.get("alpha", 1)
     return grad, (grad if alpha == 1 else grad * alpha)
 
@@ -303,7 +303,7 @@ def _sub(a: Any, b: Any, *, alpha: Any = 1) -> np.ndarray:
 
 
 @_sub.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(a - alpha*b) = (1, -alpha)
+def sub_backward(ctx: Any, grad: Tensor) -> tuple:  # d(a - alpha*b) = (1, -alpha)
     if ctx.input_meta[1] is None:  # b needs no gradient (x - 0.25): no negation to pay for
         return grad, None
     alpha = ctx.params.get("alpha", 1)
@@ -316,7 +316,7 @@ def _rsub(x: np.ndarray, *, other: Any) -> np.ndarray:
 
 
 @_rsub.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(c - x)/dx = -1
+def rsub_backward(ctx: Any, grad: Tensor) -> tuple:  # d(c - x)/dx = -1
     return (-grad,)
 
 
@@ -326,7 +326,7 @@ def _mul(a: Any, b: Any) -> np.ndarray:
 
 
 @_mul.array_backward
-def _mul_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
+def mul_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
     a, b = saved  # (arrays, or Python numbers)
     need_a, need_b = ctx.needs_input_grad
     return (_binary(np.multiply, g, b) if need_a else None,
@@ -334,10 +334,10 @@ def _mul_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first o
 
 
 @_mul.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(a*b) = (b, a)
+def mul_backward(ctx: Any, grad: Tensor) -> tuple:  # d(a*b) = (b, a)
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
-    if not _state.enabled:  # first order: _mul_array_rule's products, written out (the
+    if not _state.enabled:  # first order: mul_array_backward's products, written out (the
         g = grad._data      # commonest rule of all: one call fewer)
         return (Tensor._make(_binary(np.multiply, g, _array(b))) if need_a else None), (
             Tensor._make(_binary(np.multiply, g, _array(a))) if need_b else None)
@@ -382,7 +382,8 @@ def _div_mode(a: Any, b: Any, *, rounding_mode: str) -> np.ndarray:
 
 
 @_div_mode.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # rounding is piecewise constant: derivative 0
+def div_mode_backward(ctx: Any, grad: Tensor) -> tuple:
+    # rounding is piecewise constant: derivative 0
     return tuple(_zero_grad(grad) if n else None for n in ctx.needs_input_grad)
 
 
@@ -405,7 +406,7 @@ def _rounded_div(a: Any, b: Any, mode: str) -> np.ndarray:
 
 
 @_div.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(a/b) = (1/b, -a/b^2)
+def div_backward(ctx: Any, grad: Tensor) -> tuple:  # d(a/b) = (1/b, -a/b^2)
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     ga = grad / b if need_a else None
@@ -420,7 +421,7 @@ def _reciprocal(x: np.ndarray) -> np.ndarray:
 
 
 @_reciprocal.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(1/x) = -1/x^2 = -y^2
+def reciprocal_backward(ctx: Any, grad: Tensor) -> tuple:  # d(1/x) = -1/x^2 = -y^2
     (y,) = ctx.saved
     return (-grad * (y * y),)  # (torch's order: float32 rounds the same)
 
@@ -436,7 +437,7 @@ def _neg(x: np.ndarray) -> np.ndarray:
 
 
 @_neg.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(-x) = -1
+def neg_backward(ctx: Any, grad: Tensor) -> tuple:  # d(-x) = -1
     return (-grad,)
 
 
@@ -467,7 +468,7 @@ _POW_AS_TORCH: dict[float, Callable[[np.ndarray], np.ndarray]] = {
 
 
 @_pow.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(x^e) = e x^(e-1)
+def pow_backward(ctx: Any, grad: Tensor) -> tuple:  # d(x^e) = e x^(e-1)
     (x,) = ctx.saved
     e = ctx.params["exponent"]
     if e == 0:
@@ -501,13 +502,15 @@ def _int_pow_negative(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @_pow_tensor.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(a^b) = (b a^(b-1), a^b log a)
+def pow_tensor_backward(ctx: Any, grad: Tensor) -> tuple:  # d(a^b) = (b a^(b-1), a^b log a)
     a, b, y = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     ga = gb = None
     if need_a:  # (torch's orders, grad * (b a^(b-1)) and grad * (y log a): float32 rounds the same)
         ga = where(b == 0, 0.0, grad * (b * a ** (b - 1)))
     if need_b:
+        if b.is_complex() and not a.is_complex():  # a negative real base has a complex log
+            a = a.to(b.dtype)
         gb = grad * where((a == 0) & (b.real >= 0), 0.0, y * log(a))  # (complex: Re b)
     return ga, gb
 
@@ -521,7 +524,7 @@ def _pow_scalar_base(e: np.ndarray, *, base: Any) -> np.ndarray:
 
 
 @_pow_scalar_base.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(c^x) = c^x log c
+def pow_scalar_base_backward(ctx: Any, grad: Tensor) -> tuple:  # d(c^x) = c^x log c
     e, y = ctx.saved
     base = ctx.params["base"]
     if base == 0:  # 0^x is flat where x >= 0 (torch: 0 there, y log 0 elsewhere)
@@ -545,7 +548,7 @@ def _remainder(x: np.ndarray, *, other: Any) -> np.ndarray:
 
 
 @_remainder.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(x mod c)/dx = 1
+def remainder_backward(ctx: Any, grad: Tensor) -> tuple:  # d(x mod c)/dx = 1
     return (grad,)
 
 
@@ -555,7 +558,8 @@ def _remainder_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @_remainder_tensor.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # a mod b = a - b floor(a/b): (1, -floor(a/b))
+def remainder_tensor_backward(ctx: Any, grad: Tensor) -> tuple:
+    # a mod b = a - b floor(a/b): (1, -floor(a/b))
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     # the quotient through div's rounding mode, as torch (its derivative is 0, also at b = 0)
@@ -572,7 +576,8 @@ _remainder_scalar_tensor.node_cls._cpp_name = "torch::autograd::NotImplemented"
 
 
 @_remainder_scalar_tensor.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # torch has no derivative for number % tensor
+def remainder_scalar_tensor_backward(ctx: Any, grad: Tensor) -> tuple:
+    # torch has no derivative for number % tensor
     raise RuntimeError("derivative for aten::remainder is not implemented")
 
 
@@ -588,7 +593,7 @@ _floor_divide.node_cls._cpp_name = "torch::autograd::NotImplemented"
 
 
 @_floor_divide.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def floor_divide_backward(ctx: Any, grad: Tensor) -> tuple:
     raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
@@ -644,116 +649,116 @@ _sigmoid = _unary("sigmoid", "SigmoidBackward0", _sigmoid_np, save_output=True)
 
 
 @_exp.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx e^x = e^x
+def exp_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx e^x = e^x
     (y,) = ctx.saved
     return (grad * y,)
 
 
 @_log.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx log x = 1/x
+def log_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx log x = 1/x
     (x,) = ctx.saved
     return (grad / x,)
 
 
 @_log2.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx log2 x = 1/(x ln 2)
+def log2_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx log2 x = 1/(x ln 2)
     (x,) = ctx.saved
     return (grad / (x * 0.6931471805599453),)
 
 
 @_log10.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx log10 x = 1/(x ln 10)
+def log10_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx log10 x = 1/(x ln 10)
     (x,) = ctx.saved
     return (grad / (x * 2.302585092994046),)
 
 
 @_log1p.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx log(1+x) = 1/(1+x)
+def log1p_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx log(1+x) = 1/(1+x)
     (x,) = ctx.saved
     return (grad / (x + 1),)
 
 
 @_expm1.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx (e^x - 1) = e^x = y + 1
+def expm1_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx (e^x - 1) = e^x = y + 1
     (y,) = ctx.saved
     return (grad * (y + 1),)
 
 
 @_sqrt.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx sqrt x = 1/(2 sqrt x)
+def sqrt_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx sqrt x = 1/(2 sqrt x)
     (y,) = ctx.saved
     return (grad / (y * 2),)
 
 
 @_rsqrt.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx x^-1/2 = -1/2 x^-3/2 = -y^3/2
+def rsqrt_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx x^-1/2 = -1/2 x^-3/2 = -y^3/2
     (y,) = ctx.saved
     return (grad * (y * y * y) * -0.5,)
 
 
 @_sin.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx sin x = cos x
+def sin_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx sin x = cos x
     (x,) = ctx.saved
     return (grad * cos(x),)
 
 
 @_cos.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx cos x = -sin x
+def cos_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx cos x = -sin x
     (x,) = ctx.saved
     return (grad * -sin(x),)
 
 
 @_tan.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx tan x = 1 + tan^2 x
+def tan_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx tan x = 1 + tan^2 x
     (y,) = ctx.saved
     return (grad * (y * y + 1),)
 
 
 @_tanh.array_backward
-def _tanh_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
+def tanh_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
     return (_tanh_backward.forward(g, saved[0]),)
 
 
 @_tanh.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx tanh x = 1 - tanh^2 x
+def tanh_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx tanh x = 1 - tanh^2 x
     (y,) = ctx.saved
-    if not _state.enabled:  # first order: _tanh_array_rule's kernel, called directly
+    if not _state.enabled:  # first order: tanh_array_backward's kernel, called directly
         return (Tensor._make(_tanh_backward.forward(grad._data, y._data)),)
     return (_tanh_backward(grad, y),)
 
 
 @_asin.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx asin x = 1/sqrt(1-x^2)
+def asin_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx asin x = 1/sqrt(1-x^2)
     (x,) = ctx.saved
     return (grad * rsqrt(1 - x * x),)
 
 
 @_acos.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx acos x = -1/sqrt(1-x^2)
+def acos_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx acos x = -1/sqrt(1-x^2)
     (x,) = ctx.saved
     return (-grad * rsqrt(1 - x * x),)
 
 
 @_atan.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx atan x = 1/(1+x^2)
+def atan_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx atan x = 1/(1+x^2)
     (x,) = ctx.saved
     return (grad / (x * x + 1),)
 
 
 @_sinh.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx sinh x = cosh x
+def sinh_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx sinh x = cosh x
     (x,) = ctx.saved
     return (grad * cosh(x),)
 
 
 @_cosh.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx cosh x = sinh x
+def cosh_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx cosh x = sinh x
     (x,) = ctx.saved
     return (grad * sinh(x),)
 
 
 @_sigmoid.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx s(x) = s(x)(1 - s(x))
+def sigmoid_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx s(x) = s(x)(1 - s(x))
     (y,) = ctx.saved
     return (_sigmoid_backward(grad, y),)
 
@@ -766,7 +771,7 @@ def _sigmoid_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 @_sigmoid_backward.backward
-def _(ctx: Any, gg: Tensor) -> tuple:  # d/dg = y(1-y); d/dy = g(1-2y)
+def sigmoid_backward_backward(ctx: Any, gg: Tensor) -> tuple:  # d/dg = y(1-y); d/dy = g(1-2y)
     g, y = ctx.saved
     need_g, need_y = ctx.needs_input_grad
     return (_sigmoid_backward(gg, y) if need_g else None), (gg * g * (1 - 2 * y) if need_y
@@ -781,7 +786,7 @@ def _tanh_backward(g: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 @_tanh_backward.backward
-def _(ctx: Any, gg: Tensor) -> tuple:  # d/dg = 1 - y^2; d/dy = -2gy
+def tanh_backward_backward(ctx: Any, gg: Tensor) -> tuple:  # d/dg = 1 - y^2; d/dy = -2gy
     g, y = ctx.saved
     need_g, need_y = ctx.needs_input_grad
     return (_tanh_backward(gg, y) if need_g else None), (gg * g * y * -2 if need_y else None)
@@ -823,7 +828,8 @@ def _threshold_backward(g: np.ndarray, y: np.ndarray, *, threshold: Any = 0) -> 
 
 
 @_threshold_backward.backward
-def _(ctx: Any, gg: Tensor) -> tuple:  # linear in g with the same mask; constant in y
+def threshold_backward_backward(ctx: Any, gg: Tensor) -> tuple:
+    # linear in g with the same mask; constant in y
     (y,) = ctx.saved
     need_g, need_y = ctx.needs_input_grad
     t = ctx.params.get("threshold", 0)
@@ -900,17 +906,17 @@ def _relu_grad(g: np.ndarray, y: np.ndarray) -> np.ndarray | None:
 
 
 @_relu.array_backward
-def _relu_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
+def relu_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
     (y,) = saved
     d = _relu_grad(g, y)
     return (_threshold_backward.forward(g, y) if d is None else d,)
 
 
 @_relu.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx max(x, 0) = [x > 0]
+def relu_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx max(x, 0) = [x > 0]
     (y,) = ctx.saved
     if not _state.enabled:
-        return (Tensor._make(_relu_array_rule(ctx, (y._data,), grad._data)[0]),)
+        return (Tensor._make(relu_array_backward(ctx, (y._data,), grad._data)[0]),)
     return (_threshold_backward(grad, y),)
 
 
@@ -920,7 +926,7 @@ def _abs(x: np.ndarray) -> np.ndarray:
 
 
 @_abs.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx |x| = sign x (complex: sgn z = z / |z|)
+def abs_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx |x| = sign x (complex: sgn z = z / |z|)
     (x,) = ctx.saved
     if x._data.dtype.kind == "c":
         return (grad * x.sgn(),)
@@ -931,7 +937,7 @@ def _zero_grad_unary(name: str, node: str, fn: Any) -> Any:
     op = defop(name, node=node)(fn)
 
     @op.backward
-    def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant: derivative 0
+    def zero_grad_backward(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant: derivative 0
         return (_zero_grad(grad),)
 
     return op
@@ -959,7 +965,7 @@ def _round_decimals(x: np.ndarray, *, decimals: int) -> np.ndarray:
 
 
 @_round_decimals.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant
+def round_decimals_backward(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant
     return (_zero_grad(grad),)
 _trunc = _zero_grad_unary("trunc", "TruncBackward0", lambda x: np.trunc(x))
 
@@ -986,7 +992,7 @@ def _clamp(x: np.ndarray, *, min: Any = None, max: Any = None) -> np.ndarray:
 
 
 @_clamp.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx clamp(x) = [min <= x <= max]
+def clamp_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx clamp(x) = [min <= x <= max]
     (x,) = ctx.saved
     lo, hi = ctx.params.get("min"), ctx.params.get("max")
     mask = None
@@ -1010,7 +1016,8 @@ def _clamp_tensor(x: np.ndarray, lo: Any, hi: Any, *, has_min: bool, has_max: bo
 
 
 @_clamp_tensor.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # x passes where lo <= x <= hi; else the bound does
+def clamp_tensor_backward(ctx: Any, grad: Tensor) -> tuple:
+    # x passes where lo <= x <= hi; else the bound does
     x, lo, hi = ctx.saved
     need_x, need_lo, need_hi = ctx.needs_input_grad
     mask = None
@@ -1030,7 +1037,8 @@ def _extremum(name: str, node: str, ufunc: np.ufunc, wins: str) -> Any:
     op = defop(name, node=node, save=(0, 1))(lambda a, b: _binary(ufunc, a, b))
 
     @op.backward
-    def _(ctx: Any, grad: Tensor) -> tuple:  # the larger (smaller) input gets it; ties share
+    def extremum_backward(ctx: Any, grad: Tensor) -> tuple:
+        # the larger (smaller) input gets it; ties share
         a, b = ctx.saved
         a_wins = (a > b) if wins == "gt" else (a < b)
         half = grad / 2
@@ -1061,7 +1069,7 @@ def _where(a: Any, b: Any, *, condition: np.ndarray) -> np.ndarray:
 
 
 @_where.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the chosen branch gets the gradient
+def where_backward(ctx: Any, grad: Tensor) -> tuple:  # the chosen branch gets the gradient
     cond = Tensor._make(ctx.params["condition"])
     need_a, need_b = ctx.needs_input_grad
     ga = where(cond, grad, 0.0) if need_a else None
@@ -1096,7 +1104,7 @@ def _rsub_tensor(x: Any, other: Any, *, alpha: Any = 1) -> np.ndarray:
 
 
 @_rsub_tensor.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(other - alpha x) = (-alpha, 1)
+def rsub_tensor_backward(ctx: Any, grad: Tensor) -> tuple:  # d(other - alpha x) = (-alpha, 1)
     alpha = ctx.params.get("alpha", 1)
     need_x, need_o = ctx.needs_input_grad
     return (grad * -alpha if need_x else None), (grad if need_o else None)
@@ -1205,7 +1213,7 @@ def _fmod(x: np.ndarray, *, other: Any) -> np.ndarray:
 
 
 @_fmod.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d fmod(x, c)/dx = 1
+def fmod_backward(ctx: Any, grad: Tensor) -> tuple:  # d fmod(x, c)/dx = 1
     return (grad,)
 
 
@@ -1215,7 +1223,8 @@ def _fmod_tensor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @_fmod_tensor.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # fmod(a, b) = a - b trunc(a/b): (1, -trunc(a/b))
+def fmod_tensor_backward(ctx: Any, grad: Tensor) -> tuple:
+    # fmod(a, b) = a - b trunc(a/b): (1, -trunc(a/b))
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     return (grad if need_a else None), (
@@ -1376,19 +1385,19 @@ _clamp_max_t = defop("clamp_max_tensor", node="ClampMaxBackward1", save=(0, 1))(
 
 
 @_clamp_min.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx max(x, m) = [x >= m]
+def clamp_min_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx max(x, m) = [x >= m]
     (x,) = ctx.saved
     return (_masked(grad, x >= ctx.params["min"]),)
 
 
 @_clamp_max.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx min(x, m) = [x <= m]
+def clamp_max_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx min(x, m) = [x <= m]
     (x,) = ctx.saved
     return (_masked(grad, x <= ctx.params["max"]),)
 
 
 @_clamp_min_t.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # x where x >= m, else the bound
+def clamp_min_t_backward(ctx: Any, grad: Tensor) -> tuple:  # x where x >= m, else the bound
     x, lo = ctx.saved
     keep = x >= lo
     need_x, need_lo = ctx.needs_input_grad
@@ -1396,7 +1405,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # x where x >= m, else the bound
 
 
 @_clamp_max_t.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # x where x <= m, else the bound
+def clamp_max_t_backward(ctx: Any, grad: Tensor) -> tuple:  # x where x <= m, else the bound
     x, hi = ctx.saved
     keep = x <= hi
     need_x, need_hi = ctx.needs_input_grad
@@ -1498,7 +1507,7 @@ def _lerp(a: np.ndarray, b: np.ndarray, *, weight: Any) -> np.ndarray:
 
 
 @_lerp.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (1 - w, w)
+def lerp_backward(ctx: Any, grad: Tensor) -> tuple:  # (1 - w, w)
     w = ctx.params["weight"]
     need_a, need_b = ctx.needs_input_grad
     return (grad * (1 - w) if need_a else None), (grad * w if need_b else None)
@@ -1510,7 +1519,7 @@ def _lerp_tensor(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 @_lerp_tensor.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (1 - w, w, b - a)
+def lerp_tensor_backward(ctx: Any, grad: Tensor) -> tuple:  # (1 - w, w, b - a)
     a, b, w = ctx.saved
     need_a, need_b, need_w = ctx.needs_input_grad
     return (grad * (1 - w) if need_a else None), (grad * w if need_b else None), (
@@ -1541,7 +1550,7 @@ def _addcmul(a: Any, t1: Any, t2: Any, *, value: Any = 1) -> np.ndarray:
 
 
 @_addcmul.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (1, value t2, value t1)
+def addcmul_backward(ctx: Any, grad: Tensor) -> tuple:  # (1, value t2, value t1)
     t1, t2 = ctx.saved
     v = ctx.params.get("value", 1)
     need_a, need_1, need_2 = ctx.needs_input_grad
@@ -1568,7 +1577,7 @@ def _addcdiv(a: Any, t1: Any, t2: Any, *, value: Any = 1) -> np.ndarray:
 
 
 @_addcdiv.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (1, value / t2, -value t1 / t2^2)
+def addcdiv_backward(ctx: Any, grad: Tensor) -> tuple:  # (1, value / t2, -value t1 / t2^2)
     t1, t2 = ctx.saved
     v = ctx.params.get("value", 1)
     need_a, need_1, need_2 = ctx.needs_input_grad
@@ -1854,17 +1863,20 @@ def _fill_tensor(x: np.ndarray, value: np.ndarray) -> np.ndarray:
 
 
 @_fill.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the old values are gone: no gradient flows back
+def fill_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the old values are gone: no gradient flows back
     return (_zero_grad(grad),)
 
 
 @_zero.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the old values are gone: no gradient flows back
+def zero_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the old values are gone: no gradient flows back
     return (_zero_grad(grad),)
 
 
 @_fill_tensor.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # every element was the value: it gets their sum
+def fill_tensor_backward(ctx: Any, grad: Tensor) -> tuple:
+    # every element was the value: it gets their sum
     need_x, need_v = ctx.needs_input_grad
     return (_zero_grad(grad) if need_x else None), (grad.sum() if need_v else None)
 
@@ -1902,7 +1914,8 @@ def _copy(dst: np.ndarray, src: Any) -> np.ndarray:
 
 
 @_copy.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the old values are overwritten; src gets the gradient
+def copy_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the old values are overwritten; src gets the gradient
     need_dst, need_src = ctx.needs_input_grad
     return (grad * 0 if need_dst else None), grad
 
@@ -1932,25 +1945,25 @@ def _tangent_rules() -> None:
     _mul.jvp(multilinear_tangent(_mul))  # d(a b) = da b + a db
 
     @_div.jvp
-    def _(tangents: list, inputs: tuple, out: Tensor) -> Tensor:  # d(a/b) = (da - out db) / b
+    def div_jvp(tangents: list, inputs: tuple, out: Tensor) -> Tensor:  # d(a/b) = (da - out db) / b
         (ta, tb), (_, b) = tangents, inputs
         num = ta if tb is None else (tb * -out if ta is None else ta - tb * out)
         return num / b
 
     @_exp.jvp
-    def _(tangents: list, inputs: tuple, out: Tensor) -> Tensor:  # d e^x = e^x dx
+    def exp_jvp(tangents: list, inputs: tuple, out: Tensor) -> Tensor:  # d e^x = e^x dx
         return tangents[0] * out
 
     @_log.jvp
-    def _(tangents: list, inputs: tuple, out: Tensor) -> Tensor:  # d log x = dx / x
+    def log_jvp(tangents: list, inputs: tuple, out: Tensor) -> Tensor:  # d log x = dx / x
         return tangents[0] / inputs[0]
 
     @_tanh.jvp
-    def _(tangents: list, inputs: tuple, out: Tensor) -> Tensor:  # d tanh x = (1 - y^2) dx
+    def tanh_jvp(tangents: list, inputs: tuple, out: Tensor) -> Tensor:  # d tanh x = (1 - y^2) dx
         return tangents[0] * (1 - out * out)
 
     @_sigmoid.jvp
-    def _(tangents: list, inputs: tuple, out: Tensor) -> Tensor:  # d s(x) = s (1 - s) dx
+    def sigmoid_jvp(tangents: list, inputs: tuple, out: Tensor) -> Tensor:  # d s(x) = s (1 - s) dx
         return tangents[0] * (out * (1 - out))
 
 

@@ -89,36 +89,36 @@ _rad2deg = _unary("rad2deg", "Rad2DegBackward0", np.rad2deg, save=())
 
 
 @_asinh.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d asinh x = 1/sqrt(x^2 + 1)
+def asinh_backward(ctx: Any, grad: Tensor) -> tuple:  # d asinh x = 1/sqrt(x^2 + 1)
     (x,) = ctx.saved
     return (grad * rsqrt(x * x + 1),)
 
 
 @_acosh.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d acosh x = 1/sqrt(x^2 - 1)
+def acosh_backward(ctx: Any, grad: Tensor) -> tuple:  # d acosh x = 1/sqrt(x^2 - 1)
     (x,) = ctx.saved
     return (grad * rsqrt(x * x - 1),)
 
 
 @_atanh.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d atanh x = 1/(1 - x^2)
+def atanh_backward(ctx: Any, grad: Tensor) -> tuple:  # d atanh x = 1/(1 - x^2)
     (x,) = ctx.saved
     return (grad / (1 - x * x),)
 
 
 @_exp2.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d 2^x = 2^x ln 2
+def exp2_backward(ctx: Any, grad: Tensor) -> tuple:  # d 2^x = 2^x ln 2
     (y,) = ctx.saved
     return (grad * y * _LN2,)
 
 
 @_deg2rad.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d (x pi/180) = pi/180
+def deg2rad_backward(ctx: Any, grad: Tensor) -> tuple:  # d (x pi/180) = pi/180
     return (grad * (math.pi / 180),)
 
 
 @_rad2deg.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d (x 180/pi) = 180/pi
+def rad2deg_backward(ctx: Any, grad: Tensor) -> tuple:  # d (x 180/pi) = 180/pi
     return (grad * (180 / math.pi),)
 
 
@@ -131,7 +131,7 @@ def _frac(x: np.ndarray) -> np.ndarray:
 
 
 @_frac.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d (x - trunc x) = 1
+def frac_backward(ctx: Any, grad: Tensor) -> tuple:  # d (x - trunc x) = 1
     return (grad,)
 
 
@@ -143,7 +143,8 @@ def _sgn(x: np.ndarray) -> np.ndarray:
 
 
 @_sgn.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant (real inputs); complex: z / |z|
+def sgn_backward(ctx: Any, grad: Tensor) -> tuple:
+    # piecewise constant (real inputs); complex: z / |z|
     if grad._data.dtype.kind == "c":
         from .complex import sgn_backward
 
@@ -166,7 +167,8 @@ def _nan_to_num(x: np.ndarray, *, nan: Any = 0.0, posinf: Any = None,
 
 
 @_nan_to_num.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # 1 where x is finite, 0 where it was replaced
+def nan_to_num_backward(ctx: Any, grad: Tensor) -> tuple:
+    # 1 where x is finite, 0 where it was replaced
     (x,) = ctx.saved
     return (where(isfinite(x), grad, 0.0),)
 
@@ -181,7 +183,7 @@ def _atan2(a: Any, b: Any) -> np.ndarray:
 
 
 @_atan2.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (b, -a) / (a^2 + b^2), and 0 at (0, 0)
+def atan2_backward(ctx: Any, grad: Tensor) -> tuple:  # (b, -a) / (a^2 + b^2), and 0 at (0, 0)
     a, b = ctx.saved
     d = a * a + b * b
     # torch's order (float32 rounds the same); at the origin 1/d is taken as 0, as torch's
@@ -197,7 +199,7 @@ def _hypot(a: Any, b: Any) -> np.ndarray:
 
 
 @_hypot.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (a, b) / hypot(a, b)
+def hypot_backward(ctx: Any, grad: Tensor) -> tuple:  # (a, b) / hypot(a, b)
     a, b, y = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     return (grad * a / y if need_a else None), (grad * b / y if need_b else None)
@@ -209,7 +211,7 @@ def _logaddexp(a: Any, b: Any) -> np.ndarray:
 
 
 @_logaddexp.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (1/(1 + e^(b-a)), 1/(1 + e^(a-b)))
+def logaddexp_backward(ctx: Any, grad: Tensor) -> tuple:  # (1/(1 + e^(b-a)), 1/(1 + e^(a-b)))
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     return (grad / (1 + exp(b - a)) if need_a else None), (
@@ -222,7 +224,7 @@ def _logaddexp2(a: Any, b: Any) -> np.ndarray:
 
 
 @_logaddexp2.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (1/(1 + 2^(b-a)), 1/(1 + 2^(a-b)))
+def logaddexp2_backward(ctx: Any, grad: Tensor) -> tuple:  # (1/(1 + 2^(b-a)), 1/(1 + 2^(a-b)))
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     return (grad / (1 + pow(2.0, b - a)) if need_a else None), (
@@ -239,7 +241,7 @@ def _copysign_scalar(a: Any, *, other: Any) -> np.ndarray:
     return _float_binary(np.copysign, a, other)
 
 
-def _copysign_rule(ctx: Any, grad: Tensor) -> tuple:  # y/x (+-1; 0 at x = 0); none for b
+def copysign_backward(ctx: Any, grad: Tensor) -> tuple:  # y/x (+-1; 0 at x = 0); none for b
     x, y = ctx.saved
     # y / x masked to 0 where x = 0, as torch's rule (its second derivative there is NaN)
     ratio = where(x == 0, 0.0, y / x)
@@ -249,8 +251,8 @@ def _copysign_rule(ctx: Any, grad: Tensor) -> tuple:  # y/x (+-1; 0 at x = 0); n
         _zero_grad(grad) if ctx.needs_input_grad[1] else None)
 
 
-_copysign.backward(_copysign_rule)
-_copysign_scalar.backward(_copysign_rule)
+_copysign.backward(copysign_backward)
+_copysign_scalar.backward(copysign_backward)
 
 
 def _extremum_nan(name: str, node: str, ufunc: Any, wins: str) -> Any:
@@ -264,7 +266,8 @@ def _extremum_nan(name: str, node: str, ufunc: Any, wins: str) -> Any:
     op = defop(name, node=node, save=(0, 1))(forward)
 
     @op.backward
-    def _(ctx: Any, grad: Tensor) -> tuple:  # to the input chosen (a on ties, b if a is NaN)
+    def extremum_nan_backward(ctx: Any, grad: Tensor) -> tuple:
+        # to the input chosen (a on ties, b if a is NaN)
         a, b = ctx.saved
         a_wins = ((a >= b) if wins == "ge" else (a <= b)) | b.isnan()
         need_a, need_b = ctx.needs_input_grad
@@ -287,7 +290,7 @@ def _ldexp(a: Any, b: Any) -> np.ndarray:
 
 
 @_ldexp.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (2^e, x 2^e ln 2)
+def ldexp_backward(ctx: Any, grad: Tensor) -> tuple:  # (2^e, x 2^e ln 2)
     x, e, y = ctx.saved
     need_x, need_e = ctx.needs_input_grad
     scale = pow(2.0, e)
@@ -305,7 +308,8 @@ def _frexp(x: np.ndarray) -> tuple:
 
 
 @_frexp.backward
-def _(ctx: Any, grads: list) -> tuple:  # x = m 2^e: dm/dx = 2^-e (the exponent is constant)
+def frexp_backward(ctx: Any, grads: list) -> tuple:
+    # x = m 2^e: dm/dx = 2^-e (the exponent is constant)
     (x,) = ctx.saved
     gm = grads[0]
     if gm is None:
@@ -338,7 +342,8 @@ def _heaviside(a: Any, b: Any) -> np.ndarray:
 
 
 @_nextafter.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # torch's convention: 1 for x (0 where x = y, which
+def nextafter_backward(ctx: Any, grad: Tensor) -> tuple:
+    # torch's convention: 1 for x (0 where x = y, which
     a, b = ctx.saved                        # is the value itself), 0 for the direction
     need_a, need_b = ctx.needs_input_grad
     return (where(a != b, grad, 0.0) if need_a else None), (
@@ -349,7 +354,7 @@ _heaviside.node_cls._cpp_name = "torch::autograd::NotImplemented"
 
 
 @_heaviside.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def heaviside_backward(ctx: Any, grad: Tensor) -> tuple:
     raise RuntimeError("derivative for aten::heaviside is not implemented")
 
 

@@ -60,16 +60,17 @@ def _embedding_rows(ctx: Any, g: Any) -> tuple:
 
 
 @_embedding.array_backward
-def _embedding_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
+def embedding_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
     rows, idx = _embedding_rows(ctx, g)
     return (_row_sums(ctx.input_shapes[0][0], idx, rows),)
 
 
 @_embedding.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # every looked-up row sends its gradient back (summed)
+def embedding_backward(ctx: Any, grad: Tensor) -> tuple:
+    # every looked-up row sends its gradient back (summed)
     B = _backend()
     if B is _Arrays:
-        return (Tensor._make(_embedding_array_rule(ctx, (), grad._data)[0]),)
+        return (Tensor._make(embedding_array_backward(ctx, (), grad._data)[0]),)
     rows, idx = _embedding_rows(ctx, grad)
     zeros = Tensor._make(np.zeros(ctx.input_shapes[0], dtype=grad._data.dtype))
     return (ix.index_put(zeros, (idx,), rows, accumulate=True),)
@@ -116,7 +117,8 @@ def _embedding_bag(w: np.ndarray, psw: Any, *, indices: np.ndarray, segment: np.
 
 
 @_embedding_bag.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # each bag's gradient to the rows it was made of
+def embedding_bag_backward(ctx: Any, grad: Tensor) -> tuple:
+    # each bag's gradient to the rows it was made of
     p = ctx.params
     v, d = ctx.input_shapes[0]
     need_w, need_psw = ctx.needs_input_grad

@@ -125,7 +125,7 @@ def _erf_op(x: np.ndarray) -> np.ndarray:
 
 
 @_erf_op.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx erf x = 2/sqrt(pi) e^(-x^2)
+def erf_op_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx erf x = 2/sqrt(pi) e^(-x^2)
     (x,) = ctx.saved
     return (grad * ew.exp(-(x * x)) * TWO_OVER_SQRTPI,)
 

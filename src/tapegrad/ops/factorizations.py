@@ -75,7 +75,8 @@ def _cholesky(a: np.ndarray, *, upper: bool = False) -> np.ndarray:
 
 
 @_cholesky.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # dA = L^{-H} Phi L^{-1}, Phi = (X + tril(X,-1)^H) / 2
+def cholesky_backward(ctx: Any, grad: Tensor) -> tuple:
+    # dA = L^{-H} Phi L^{-1}, Phi = (X + tril(X,-1)^H) / 2
     (out,) = ctx.saved  # with X = tril(L^H G): torch's formula (Hermitian but for Im diag X)
     upper = ctx.params.get("upper", False)
     L = out.mH if upper else out
@@ -132,7 +133,8 @@ def _solve_triangular(a: np.ndarray, b: np.ndarray, *, upper: bool, left: bool =
 
 
 @_solve_triangular.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # X = A^{-1}B: dB = A^{-H}G, dA = -dB X^H (A's part)
+def solve_triangular_backward(ctx: Any, grad: Tensor) -> tuple:
+    # X = A^{-1}B: dB = A^{-H}G, dA = -dB X^H (A's part)
     a, x = ctx.saved
     p = ctx.params
     upper, left, unit = p["upper"], p.get("left", True), p.get("unitriangular", False)
@@ -191,7 +193,7 @@ def _solve(a: np.ndarray, b: np.ndarray, *, left: bool = True) -> np.ndarray:
 
 
 @_solve.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # X = A^{-1}B: dB = A^{-H}G, dA = -dB X^H
+def solve_backward(ctx: Any, grad: Tensor) -> tuple:  # X = A^{-1}B: dB = A^{-H}G, dA = -dB X^H
     a, x = ctx.saved
     left = ctx.params.get("left", True)
     gb = solve(a.mH, grad, left=left)
@@ -237,7 +239,8 @@ def _matrix_exp(a: np.ndarray) -> np.ndarray:
 
 
 @_matrix_exp.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # dA = upper-right block of exp([[A^H, G], [0, A^H]])
+def matrix_exp_backward(ctx: Any, grad: Tensor) -> tuple:
+    # dA = upper-right block of exp([[A^H, G], [0, A^H]])
     from .shape import cat
 
     (a,) = ctx.saved
@@ -306,7 +309,7 @@ def _householder(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
 
 
 @_householder.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def householder_backward(ctx: Any, grad: Tensor) -> tuple:
     # Q_i = H_i Q_{i+1} = Q_{i+1} - t v (v^T Q_{i+1}), taken from the outermost reflector in:
     # dt = -v^T G Q_{i+1}^T v, dv = -t (G Q_{i+1}^T v + Q_{i+1} G^T v), G <- H_i^T G
     from .shape import cat
@@ -379,7 +382,7 @@ def _qr(a: np.ndarray, *, mode: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 @_qr.backward
-def _(ctx: Any, grads: list) -> tuple:
+def qr_backward(ctx: Any, grads: list) -> tuple:
     # A = QR: see _qr_backward_tall; a wide A is split into a square part and the rest
     if ctx.params["mode"] == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "

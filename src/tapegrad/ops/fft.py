@@ -29,6 +29,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ._registry import defop, scalar_type_name
+from .padding import pad
 
 _DUAL: dict[str, Any] = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
@@ -62,7 +63,7 @@ def _c2c(x: np.ndarray, *, dims: tuple, norm: Any, forward: bool) -> np.ndarray:
 
 
 @_c2c.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # A^H: the other direction, the dual norm
+def c2c_backward(ctx: Any, grad: Tensor) -> tuple:  # A^H: the other direction, the dual norm
     p = ctx.params
     return (_c2c(grad, dims=p["dims"], norm=_DUAL[p["norm"]], forward=not p["forward"]),)
 
@@ -81,7 +82,8 @@ def _r2c(x: np.ndarray, *, dims: tuple, norm: Any, onesided: bool) -> np.ndarray
 
 
 @_r2c.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # Re A^H g, the one-sided g padded with zeros first
+def r2c_backward(ctx: Any, grad: Tensor) -> tuple:
+    # Re A^H g, the one-sided g padded with zeros first
     from .complex import real
 
     p = ctx.params
@@ -105,7 +107,8 @@ def _c2r(x: np.ndarray, *, dims: tuple, norm: Any, n: int) -> np.ndarray:
 
 
 @_c2r.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the one-sided forward transform; paired bins count 2x
+def c2r_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the one-sided forward transform; paired bins count 2x
     p = ctx.params
     dims, n = p["dims"], p["n"]
     g = _r2c(grad, dims=dims, norm=_DUAL[p["norm"]], onesided=True)
@@ -173,8 +176,6 @@ def _as_complex(x: Tensor) -> Tensor:
 
 def _resize(x: Tensor, dims: tuple, sizes: tuple) -> Tensor:
     """Trim or zero-pad ``x`` along ``dims`` to ``sizes`` (torch's resize of fft inputs)."""
-    from ..nn.functional import pad
-
     for d, n in zip(dims, sizes, strict=True):
         have = x.shape[d]
         if n < have:

@@ -76,7 +76,7 @@ def _grouped(a: np.ndarray, b: np.ndarray, *, offs: Any) -> np.ndarray:
 
 
 @_grouped.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # da = g b^T, db = a^T g, group by group
+def grouped_backward(ctx: Any, grad: Tensor) -> tuple:  # da = g b^T, db = a^T g, group by group
     a, b = ctx.saved
     offs = ctx.params["offs"]
     need_a, need_b = ctx.needs_input_grad

@@ -18,7 +18,15 @@ from .._out import rule as out_rule
 from .._tensor import Tensor, _wrap_dim
 from . import _registry
 from . import shape as S
-from ._registry import apply, apply_, cpp_type_name, defop, nondiff, value_check
+from ._registry import (
+    apply,
+    apply_,
+    check_no_overlap,
+    cpp_type_name,
+    defop,
+    nondiff,
+    value_check,
+)
 
 
 def _is_advanced(k: Any) -> bool:
@@ -189,7 +197,8 @@ def _index(x: np.ndarray, *, key: tuple) -> np.ndarray:
 
 
 @_index.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # scatter-add back: repeated indices accumulate
+def index_backward(ctx: Any, grad: Tensor) -> tuple:
+    # scatter-add back: repeated indices accumulate
     zeros = Tensor._make(np.zeros(ctx.input_shapes[0], dtype=grad._data.dtype))
     return (index_put(zeros, ctx.params["key"], grad, accumulate=True),)
 
@@ -214,7 +223,8 @@ def _index_put(x: np.ndarray, values: Any, *, key: tuple, accumulate: bool) -> n
 
 
 @_index_put.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # written positions: from values; the rest: from x
+def index_put_backward(ctx: Any, grad: Tensor) -> tuple:
+    # written positions: from values; the rest: from x
     key, accumulate = ctx.params["key"], ctx.params["accumulate"]
     need_x, need_v = ctx.needs_input_grad
     gx = gv = None
@@ -264,6 +274,7 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
                 value = value.reshape(shape).expand(target._data.shape)
             target.copy_(value)
         else:
+            check_no_overlap(target)  # (torch copies the number in: the overlap check holds)
             target.fill_(value)
         return
     np_key: list[Any] = []
@@ -313,7 +324,8 @@ def _gather(x: np.ndarray, *, dim: int, index: np.ndarray) -> np.ndarray:
 
 
 @_gather.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # scatter-add the gradient back to where it came from
+def gather_backward(ctx: Any, grad: Tensor) -> tuple:
+    # scatter-add the gradient back to where it came from
     p = ctx.params
     zeros = Tensor._make(np.zeros(ctx.input_shapes[0], dtype=grad._data.dtype))
     return (scatter_add(zeros, p["dim"], Tensor._make(p["index"]), grad),)
@@ -349,7 +361,8 @@ def _scatter_add(x: np.ndarray, src: np.ndarray, *, dim: int, index: np.ndarray)
 
 
 @_scatter_add.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # x passes through; src gets the gradient it added to
+def scatter_add_backward(ctx: Any, grad: Tensor) -> tuple:
+    # x passes through; src gets the gradient it added to
     p = ctx.params
     need_x, need_src = ctx.needs_input_grad
     gsrc = None
@@ -388,7 +401,8 @@ def _scatter(x: np.ndarray, src: np.ndarray, *, dim: int, index: np.ndarray) -> 
 
 
 @_scatter.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # overwritten positions get nothing; src gets theirs
+def scatter_backward(ctx: Any, grad: Tensor) -> tuple:
+    # overwritten positions get nothing; src gets theirs
     p = ctx.params
     index = Tensor._make(p["index"])
     need_x, need_src = ctx.needs_input_grad
@@ -413,7 +427,7 @@ def _scatter_value(x: np.ndarray, *, dim: int, index: np.ndarray, value: Any) ->
 
 
 @_scatter_value.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # overwritten positions get nothing
+def scatter_value_backward(ctx: Any, grad: Tensor) -> tuple:  # overwritten positions get nothing
     p = ctx.params
     return (scatter(grad, p["dim"], Tensor._make(p["index"]), 0.0),)
 
@@ -467,7 +481,8 @@ def _index_select(x: np.ndarray, *, dim: int, index: np.ndarray) -> np.ndarray:
 
 
 @_index_select.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # add each selected slice's gradient back (accumulates)
+def index_select_backward(ctx: Any, grad: Tensor) -> tuple:
+    # add each selected slice's gradient back (accumulates)
     p = ctx.params
     zeros = Tensor._make(np.zeros(ctx.input_shapes[0], dtype=grad._data.dtype))
     if grad.ndim == 0 or len(ctx.input_shapes[0]) == 0:
@@ -511,7 +526,7 @@ def _masked_fill(x: np.ndarray, *, mask: np.ndarray, value: Any) -> np.ndarray:
 
 
 @_masked_fill.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # filled positions get no gradient
+def masked_fill_backward(ctx: Any, grad: Tensor) -> tuple:  # filled positions get no gradient
     mask = Tensor._make(ctx.params["mask"])
     return (grad.masked_fill(mask, 0.0),)
 
@@ -522,7 +537,8 @@ def _masked_fill_tensor(x: np.ndarray, value: np.ndarray, *, mask: np.ndarray) -
 
 
 @_masked_fill_tensor.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # x keeps the unfilled positions, value the filled ones
+def masked_fill_tensor_backward(ctx: Any, grad: Tensor) -> tuple:
+    # x keeps the unfilled positions, value the filled ones
     mask = Tensor._make(ctx.params["mask"])
     need_x, need_v = ctx.needs_input_grad
     gx = grad.masked_fill(mask, 0.0) if need_x else None

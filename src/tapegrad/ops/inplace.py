@@ -39,15 +39,16 @@ from . import linalg as la
 from . import reduction as rd
 from . import shape as sh
 from ._registry import OpNode, _snapshot, check_inplace, defop, write_into
+from ._views import bump_version, rebase_history
 
 
 def _records(target: Tensor, args: tuple, kwargs: dict) -> bool:
     """Will this in-place op be recorded in the graph?"""
     if not _state.enabled:
         return False
-    if target._requires_grad:
+    if target.requires_grad:
         return True
-    return any(isinstance(a, Tensor) and a._requires_grad
+    return any(isinstance(a, Tensor) and a.requires_grad
                for a in (*args, *kwargs.values()))
 
 
@@ -60,7 +61,7 @@ def _values(fn: Callable) -> Callable:
         if not record:
             result = fn(self, *args, **kwargs)
             write_into(self, result._data)
-            self._version_counter.value += 1
+            bump_version(self)
             _carry_tangent(self, result)
             return self
         result = fn(_snapshot(self), *args, **kwargs)
@@ -83,30 +84,18 @@ def _carry_tangent(target: Tensor, result: Tensor) -> None:
 
 
 def _take_history(target: Tensor, result: Tensor) -> Tensor:
-    """Write ``result`` into ``target``; ``result``'s node becomes the target's history."""
+    """Write ``result`` into ``target``; ``result``'s node becomes the target's history
+    (``_views.rebase_history``: on a view, the base's becomes CopySlices)."""
     write_into(target, result._data)
-    counter = target._version_counter
-    counter.value += 1
+    bump_version(target)
     _carry_tangent(target, result)
-    node = result.grad_fn
-    if isinstance(node, OpNode) and node._out is not None:  # the saved output is the target now
-        node._out = (target._data, counter, counter.value) + tuple(node._out[3:])
-    base = target._base
-    if base is None or node is None:
-        target.grad_fn = node
-        target._output_nr = result._output_nr
-        target._requires_grad = result._requires_grad
+    node = result._grad_fn
+    if node is None:
         return target
-    from . import shape as shape_ops
-    from ._registry import CopySlices, view_positions
-
-    positions = view_positions(base._data, target._data)
-    base.grad_fn = CopySlices(base, node, positions)
-    base._output_nr = 0
-    base._requires_grad = True
-    target.grad_fn = shape_ops.as_strided_positions(base, positions).grad_fn
-    target._output_nr = 0
-    target._requires_grad = True
+    counter = target._version_counter
+    if isinstance(node, OpNode) and node._out is not None and target._base is None:
+        node._out = (target._data, counter, counter.value) + tuple(node._out[3:])
+    rebase_history(target, node, result._output_nr)
     return target
 
 
@@ -124,12 +113,12 @@ def _comparison_op(name: str, node: str, ufunc: Callable) -> tuple:
         return np.asarray(ufunc(x, other))
 
     @op.backward
-    def _(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant: d/dx = 0
+    def comparison_backward(ctx: Any, grad: Tensor) -> tuple:  # piecewise constant: d/dx = 0
         need_x, need_other = ctx.needs_input_grad
         return (grad * 0 if need_x else None), (grad * 0 if need_other else None)
 
     @op_scalar.backward
-    def _(ctx: Any, grad: Tensor) -> tuple:
+    def comparison_scalar_backward(ctx: Any, grad: Tensor) -> tuple:
         return (grad * 0,)
 
     return op, op_scalar
@@ -155,7 +144,7 @@ def _compare(name: str) -> Callable:
         check_inplace(self, record)
         if not record:
             write_into(self, result._data)
-            self._version_counter.value += 1
+            bump_version(self)
             _carry_tangent(self, result)
             return self
         if isinstance(other, Tensor):
@@ -172,7 +161,7 @@ def _logical(fn: Callable) -> Callable:
         result = fn(self, *args)
         check_inplace(self, False)
         write_into(self, np.broadcast_to(result._data, self.shape))
-        self._version_counter.value += 1
+        bump_version(self)
         return self
 
     return method
@@ -194,15 +183,24 @@ def _renamed(node: Any, name: str) -> Any:
 
 
 def _restride(fn: Callable, node_name: Callable[..., str]) -> Callable:
+    """The in-place form of a view op: the tensor takes the view's shape and strides (still
+    over the same memory, still a view if it was one), and the view's node as its history."""
+
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        record = _state.enabled and self._requires_grad
+        # (an inference tensor records nothing: outside inference mode, torch changes its
+        # shape and raises only then, at the version bump)
+        record = _state.enabled and self.requires_grad and not self._inference
         check_inplace(self, record)
         view = fn(self, *args, **kwargs)
         self._data = view._data
-        self._version_counter.value += 1
-        if record and view.grad_fn is not None:
-            self.grad_fn = _renamed(view.grad_fn, node_name(*args, **kwargs))
+        bump_version(self)
+        node = view._grad_fn
+        if record and node is not None:
+            self._grad_fn = _renamed(node, node_name(*args, **kwargs))
             self._output_nr = 0
+            self._requires_grad = True
+            if self._base is not None:  # the new grad_fn is for the version just made
+                self._vv = self._vc.value  # type: ignore[union-attr]
         return self
 
     return method

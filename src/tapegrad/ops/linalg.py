@@ -170,16 +170,16 @@ def _mm_grads(g: np.ndarray, a: Any, b: Any, layout: tuple, need_a: bool,
 
 
 @_mm.array_backward
-def _mm_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
+def mm_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
     a, b = saved
     need_a, need_b = ctx.needs_input_grad
     return _mm_grads(g, a, b, ctx.params.get("layout", (False, False)), need_a, need_b)
 
 
 @_mm.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(AB) = (G B^T, A^T G)
+def mm_backward(ctx: Any, grad: Tensor) -> tuple:  # d(AB) = (G B^T, A^T G)
     if not _state.enabled:
-        return tensors_of(_mm_array_rule(ctx, arrays_of(ctx.saved), grad._data))
+        return tensors_of(mm_array_backward(ctx, arrays_of(ctx.saved), grad._data))
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     ta, tb = ctx.params.get("layout", (False, False))
@@ -203,7 +203,7 @@ def _addmm(bias: np.ndarray, a: np.ndarray, b: np.ndarray, *, beta: Any = 1,
 
 
 @_addmm.array_backward
-def _addmm_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
+def addmm_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
     a, b = saved
     need_c, need_a, need_b = ctx.needs_input_grad
     beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
@@ -226,9 +226,10 @@ def _addmm_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first
 
 
 @_addmm.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(beta c + alpha AB) = (beta, alpha G B^T, alpha A^T G)
+def addmm_backward(ctx: Any, grad: Tensor) -> tuple:
+    # d(beta c + alpha AB) = (beta, alpha G B^T, alpha A^T G)
     if not _state.enabled:
-        return tensors_of(_addmm_array_rule(ctx, arrays_of(ctx.saved), grad._data))
+        return tensors_of(addmm_array_backward(ctx, arrays_of(ctx.saved), grad._data))
     a, b = ctx.saved
     need_c, need_a, need_b = ctx.needs_input_grad
     beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
@@ -264,7 +265,7 @@ def _bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @_bmm.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # per batch: (G B^T, A^T G)
+def bmm_backward(ctx: Any, grad: Tensor) -> tuple:  # per batch: (G B^T, A^T G)
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     ga = grad.bmm(b.transpose(1, 2)) if need_a else None
@@ -311,7 +312,7 @@ def _column_sweep(a: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 @_mv.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(Av) = (g v^T, A^T g)
+def mv_backward(ctx: Any, grad: Tensor) -> tuple:  # d(Av) = (g v^T, A^T g)
     a, v = ctx.saved
     need_a, need_v = ctx.needs_input_grad
     ga = grad.unsqueeze(1) * v.unsqueeze(0) if need_a else None
@@ -344,7 +345,7 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @_dot.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(a.b) = (b, a)
+def dot_backward(ctx: Any, grad: Tensor) -> tuple:  # d(a.b) = (b, a)
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     return (grad * b if need_a else None), (grad * a if need_b else None)
@@ -375,7 +376,7 @@ def _vdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @_vdot.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d conj(a).b: conj(g) b for a, g a for b
+def vdot_backward(ctx: Any, grad: Tensor) -> tuple:  # d conj(a).b: conj(g) b for a, g a for b
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     ga = None
@@ -523,7 +524,7 @@ def _addmv(input: np.ndarray, mat: np.ndarray, vec: np.ndarray, *, beta: Any = 1
 
 
 @_addmv.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha g v^T, alpha A^T g)
+def addmv_backward(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha g v^T, alpha A^T g)
     mat, vec = ctx.saved
     need_i, need_m, need_v = ctx.needs_input_grad
     beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
@@ -555,7 +556,7 @@ def _addr(input: np.ndarray, v1: np.ndarray, v2: np.ndarray, *, beta: Any = 1,
 
 
 @_addr.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha G v2, alpha G^T v1)
+def addr_backward(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha G v2, alpha G^T v1)
     v1, v2 = ctx.saved
     need_i, need_1, need_2 = ctx.needs_input_grad
     beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
@@ -591,7 +592,8 @@ def _baddbmm(input: np.ndarray, b1: np.ndarray, b2: np.ndarray, *, beta: Any = 1
 
 
 @_baddbmm.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha G B2^T, alpha B1^T G) per batch
+def baddbmm_backward(ctx: Any, grad: Tensor) -> tuple:
+    # (beta G, alpha G B2^T, alpha B1^T G) per batch
     b1, b2 = ctx.saved
     need_i, need_1, need_2 = ctx.needs_input_grad
     beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
@@ -634,7 +636,7 @@ def _addbmm(input: np.ndarray, b1: np.ndarray, b2: np.ndarray, *, beta: Any = 1,
 
 
 @_addbmm.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha G B2[b]^T, alpha B1[b]^T G)
+def addbmm_backward(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha G B2[b]^T, alpha B1[b]^T G)
     b1, b2 = ctx.saved
     need_i, need_1, need_2 = ctx.needs_input_grad
     beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
@@ -758,7 +760,7 @@ def _cross(a: np.ndarray, b: np.ndarray, *, dim: int = -1) -> np.ndarray:
 
 
 @_cross.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(a x b) = (conj(b) x g, g x conj(a))
+def cross_backward(ctx: Any, grad: Tensor) -> tuple:  # d(a x b) = (conj(b) x g, g x conj(a))
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     dim = ctx.params.get("dim", -1)

@@ -92,7 +92,7 @@ def _ormqr(a: np.ndarray, tau: np.ndarray, c: np.ndarray, *, left: bool = True,
 
 
 @_ormqr.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def ormqr_backward(ctx: Any, grad: Tensor) -> tuple:
     # out = op(Q) C: dC = op(Q)^H G and dQ from G C^H (left) or C^H G (right), then the
     # Householder product's rule for (A, tau)
     from ..autograd import grad as autograd_grad

@@ -54,7 +54,7 @@ def _mse_loss(x: np.ndarray, t: np.ndarray, *, reduction: int) -> np.ndarray:
 
 
 @_mse_loss.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx (x - t)^2 = 2 (x - t)
+def mse_loss_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx (x - t)^2 = 2 (x - t)
     B, (x, t), g = _unpack(ctx, grad)
     red = ctx.params["reduction"]
     return _target_pair(ctx, (x - t) * (2.0 * _norm(red, _pair_shape(ctx))) * g, B)
@@ -67,7 +67,8 @@ def _smooth_l1_loss(x: np.ndarray, t: np.ndarray, *, reduction: int, beta: float
 
 
 @_smooth_l1_loss.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (x - t)/beta inside |x - t| < beta, sign outside
+def smooth_l1_loss_backward(ctx: Any, grad: Tensor) -> tuple:
+    # (x - t)/beta inside |x - t| < beta, sign outside
     B, (x, t), g = _unpack(ctx, grad)
     p = ctx.params
     d = B.clamp((x - t) / p["beta"], -1.0, 1.0)
@@ -81,7 +82,8 @@ def _huber_loss(x: np.ndarray, t: np.ndarray, *, reduction: int, delta: float) -
 
 
 @_huber_loss.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # x - t inside |x - t| < delta, delta sign outside
+def huber_loss_backward(ctx: Any, grad: Tensor) -> tuple:
+    # x - t inside |x - t| < delta, delta sign outside
     B, (x, t), g = _unpack(ctx, grad)
     p = ctx.params
     d = B.clamp(x - t, -p["delta"], p["delta"])
@@ -95,7 +97,7 @@ def _soft_margin_loss(x: np.ndarray, *, target: np.ndarray, reduction: int) -> n
 
 
 @_soft_margin_loss.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx log(1 + e^(-yx)) = -y s(-yx)
+def soft_margin_loss_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx log(1 + e^(-yx)) = -y s(-yx)
     B, (x,), g = _unpack(ctx, grad)
     y = B.const(ctx.params["target"])
     norm = _norm(ctx.params["reduction"], _pair_shape(ctx))
@@ -116,7 +118,7 @@ def _bce(x: np.ndarray, t: np.ndarray, *, weight: Any, reduction: int) -> np.nda
 
 
 @_bce.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (x - t)/((1 - x) x); target: log(1-x) - log(x)
+def bce_backward(ctx: Any, grad: Tensor) -> tuple:  # (x - t)/((1 - x) x); target: log(1-x) - log(x)
     B, (x, t), g = _unpack(ctx, grad)
     p = ctx.params
     need_x, need_t = ctx.needs_input_grad
@@ -153,7 +155,8 @@ def _bce_logits(x: np.ndarray, t: np.ndarray, *, weight: Any, pos_weight: Any,
 
 
 @_bce_logits.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # x: s(x) - t (or (pw t + 1 - t) s(x) - pw t)
+def bce_logits_backward(ctx: Any, grad: Tensor) -> tuple:
+    # x: s(x) - t (or (pw t + 1 - t) s(x) - pw t)
     B, (x, t), g = _unpack(ctx, grad)
     p = ctx.params
     need_x, need_t = ctx.needs_input_grad
@@ -278,7 +281,7 @@ def _ce_log_softmax(x: np.ndarray, *, _cache: dict) -> np.ndarray:
 
 
 @_ce_log_softmax.array_backward
-def _ce_log_softmax_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+def log_softmax_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
     (y,) = saved
     p = _take(ctx.params["_cache"], "softmax", lambda: np.exp(y))
     p *= np.add.reduce(g, axis=1, keepdims=True)
@@ -286,11 +289,11 @@ def _ce_log_softmax_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
 
 
 @_ce_log_softmax.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(x - lse)/dx: g - softmax * sum(g)
+def ce_log_softmax_backward(ctx: Any, grad: Tensor) -> tuple:  # d(x - lse)/dx: g - softmax * sum(g)
     (y,) = ctx.saved
     if _state.enabled:
         return (grad - y.exp() * grad.sum(1, keepdim=True),)
-    return tensors_of(_ce_log_softmax_array_rule(ctx, (y._data,), grad._data))
+    return tensors_of(log_softmax_array_backward(ctx, (y._data,), grad._data))
 
 
 @defop("ce_nll", node="NllLossBackward0")
@@ -300,7 +303,7 @@ def _ce_nll(x: np.ndarray, *, target: np.ndarray) -> np.ndarray:
 
 
 @_ce_nll.array_backward
-def _ce_nll_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+def nll_loss_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
     n, c = ctx.input_shapes[0]
     out = np.zeros((n, c), dtype=g.dtype)
     out[np.arange(n), ctx.params["target"]] = -g[()] / n
@@ -308,9 +311,9 @@ def _ce_nll_array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
 
 
 @_ce_nll.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # -1/N at the target class, 0 else
+def ce_nll_backward(ctx: Any, grad: Tensor) -> tuple:  # -1/N at the target class, 0 else
     if not _state.enabled:
-        return tensors_of(_ce_nll_array_rule(ctx, (), grad._data))
+        return tensors_of(nll_loss_array_backward(ctx, (), grad._data))
     n, c = ctx.input_shapes[0]
     m = np.zeros((n, c), dtype=grad._data.dtype)
     m[np.arange(n), ctx.params["target"]] = -1.0 / n
@@ -410,7 +413,7 @@ def _ctc_forward(lp: np.ndarray, *, labels: np.ndarray, input_lengths: np.ndarra
     return nll
 
 
-def _ctc_rule(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
+def ctc_loss_backward(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
     p, c = ctx.params, ctx.params["_cache"]
     lp_t, nll_t = ctx.saved
     lp = lp_t._data
@@ -448,11 +451,11 @@ def _ctc_rule(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
 
 _ctc_loss = defop("ctc_loss", node="CtcLossBackward0", save=(0,), save_output=True)(
     _ctc_forward)
-_ctc_loss.backward(_ctc_rule)
+_ctc_loss.backward(ctc_loss_backward)
 
 
 @_ctc_loss.jvp
-def _(tangents: list, inputs: tuple, out: Tensor, **p: Any) -> Tensor:
+def ctc_loss_jvp(tangents: list, inputs: tuple, out: Tensor, **p: Any) -> Tensor:
     # loss n depends on log_probs[:, n] only, so (J^T 1)[:, n] is row n of J: J v = sum (J^T 1) v
     from ..autograd import grad
     from ..autograd.grad_mode import enable_grad
@@ -474,7 +477,7 @@ _ctc_grad.node_cls._cpp_name = "torch::autograd::NotImplemented"
 
 
 @_ctc_grad.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def ctc_grad_backward(ctx: Any, grad: Tensor) -> tuple:
     raise RuntimeError("derivative for aten::_ctc_loss_backward is not implemented")
 
 
@@ -515,7 +518,8 @@ def _multi_margin_loss(x: np.ndarray, *, onehot: np.ndarray, p: int, margin: flo
 
 
 @_multi_margin_loss.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # each counted term: +p z^(p-1) at i, - at the target
+def multi_margin_loss_backward(ctx: Any, grad: Tensor) -> tuple:
+    # each counted term: +p z^(p-1) at i, - at the target
     B, (x,), g = _unpack(ctx, grad)
     prm = ctx.params
     onehot = prm["onehot"]
@@ -546,7 +550,8 @@ def _multilabel_margin_loss(x: np.ndarray, *, counts: np.ndarray, reduction: int
 
 
 @_multilabel_margin_loss.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # each active pair: -1 at the target, +1 at the other
+def multilabel_margin_loss_backward(ctx: Any, grad: Tensor) -> tuple:
+    # each active pair: -1 at the target, +1 at the other
     B, (x,), g = _unpack(ctx, grad)
     prm = ctx.params
     counts = prm["counts"]

@@ -198,7 +198,7 @@ def _wide_tensor(t: Any) -> Any:
         return t
     w = Tensor._make(widen(t._data), t._requires_grad)
     w._vc = t._vc  # the same version counter: the saved-value checks still apply
-    w.grad_fn = t.grad_fn
+    w._grad_fn = t.grad_fn
     w._output_nr = t._output_nr
     return w
 

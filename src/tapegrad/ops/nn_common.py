@@ -30,6 +30,7 @@ float32 stays float32: only Python floats meet arrays, never NumPy float64 scala
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -235,9 +236,11 @@ def _rule_body(entry: Any) -> Any:
     arrays out)."""
 
     def attach(body: Any) -> Any:
+        @functools.wraps(body)  # (named after the op, as the body is)
         def array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
             return body(_ArrayResults, ctx, saved, g)
 
+        @functools.wraps(body)
         def rule(ctx: Any, grad: Any) -> tuple:
             B, saved, g = _unpack(ctx, grad)
             return body(B, ctx, saved, g)
@@ -277,7 +280,11 @@ def _link(out: Tensor, inputs: Any, node: str) -> Tensor:
     entry = _LINKS.get((node, len(inputs)))
     if entry is None:  # made on first use: one entry per node name and input count
         entry = defop(f"link:{node}:{len(inputs)}", node=node)(lambda r, *xs: r)
-        entry.backward(lambda ctx, g: (g,) + (None,) * (len(ctx.input_meta) - 1))
+
+        @entry.backward
+        def link_backward(ctx: Any, g: Any) -> tuple:  # the gradient to out; 0 to the inputs
+            return (g,) + (None,) * (len(ctx.input_meta) - 1)
+
         _LINKS[(node, len(inputs))] = entry
     return entry(out, *inputs)
 
@@ -285,9 +292,12 @@ def _link(out: Tensor, inputs: Any, node: str) -> Tensor:
 def _linked(entry: Any) -> None:
     """Link ``entry``'s gradients, under create_graph, to its saved inputs (``_link``)."""
     rule = entry.rule
-    head, _, num = entry.node.rpartition("Backward")
-    node = f"{head}BackwardBackward{num}"
+    head = entry.node.rpartition("Backward")[0]
+    # (the node of the backward op, whose one overload is 0: ThresholdBackward1, the in-place
+    # form's node, has ThresholdBackwardBackward0 too)
+    node = f"{head}BackwardBackward0"
 
+    @functools.wraps(rule)  # (still named after the op)
     def linked(ctx: Any, grad: Any) -> tuple:
         grads = rule(ctx, grad)
         if not _state.enabled:
@@ -344,7 +354,7 @@ def _mul_scalar(x: np.ndarray, *, other: Any) -> np.ndarray:
 
 
 @_mul_scalar.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(c x)/dx = c
+def mul_scalar_backward(ctx: Any, grad: Tensor) -> tuple:  # d(c x)/dx = c
     return (grad * ctx.params["other"],)
 
 
@@ -354,7 +364,7 @@ def _add_scalar(x: np.ndarray, *, other: Any) -> np.ndarray:
 
 
 @_add_scalar.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(x + c)/dx = 1
+def add_scalar_backward(ctx: Any, grad: Tensor) -> tuple:  # d(x + c)/dx = 1
     return (grad,)
 
 
@@ -364,7 +374,7 @@ def _div_scalar(x: np.ndarray, *, other: Any) -> np.ndarray:
 
 
 @_div_scalar.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(x / c)/dx = 1/c
+def div_scalar_backward(ctx: Any, grad: Tensor) -> tuple:  # d(x / c)/dx = 1/c
     return (grad / ctx.params["other"],)
 
 
@@ -377,4 +387,8 @@ _norm_dim.backward(rd._norm.rule)
 # forward mode
 for _scalar_op in (_mul_scalar, _div_scalar):  # linear in x
     _scalar_op.jvp(linear_tangent(_scalar_op))
-_add_scalar.jvp(lambda tangents, inputs, out, **p: tangents[0])  # d(x + c) = dx
+
+
+@_add_scalar.jvp
+def add_scalar_jvp(tangents: list, inputs: tuple, out: Any, **p: Any) -> Any:  # d(x + c) = dx
+    return tangents[0]

@@ -78,7 +78,7 @@ def _layer_norm(x: np.ndarray, w: Any, b: Any, *, ndim: int, eps: float,
 
 
 @_rule_body(_layer_norm)
-def _layer_norm_body(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:
+def layer_norm_backward(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:
     """The rule in backend ``B`` (see ops/nn_common.py): the normalised input's rule, then
     the affine part."""
     x, w = saved[0], (saved[1] if len(saved) > 1 else None)
@@ -192,7 +192,8 @@ def _batch_norm(x: np.ndarray, w: Any, b: Any, *, running_mean: Any, running_var
 
 
 @_batch_norm.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # training: the normalised input's rule per channel
+def batch_norm_backward(ctx: Any, grad: Tensor) -> tuple:
+    # training: the normalised input's rule per channel
     B, saved, g = _unpack(ctx, grad)
     x, w = saved[0], (saved[1] if len(saved) > 1 else None)
     p = ctx.params
@@ -246,7 +247,8 @@ def _group_norm(x: np.ndarray, w: Any, b: Any, *, groups: int, eps: float,
 
 
 @_group_norm.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the normalised input's rule over each group
+def group_norm_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the normalised input's rule over each group
     B, saved, g = _unpack(ctx, grad)
     x, w = saved[0], (saved[1] if len(saved) > 1 else None)
     p = ctx.params

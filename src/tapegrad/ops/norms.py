@@ -42,7 +42,8 @@ def _dist(a: np.ndarray, b: np.ndarray, *, p: float) -> np.ndarray:
 
 
 @_dist.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d|a - b|_p: the norm's gradient, and its negative
+def dist_backward(ctx: Any, grad: Tensor) -> tuple:
+    # d|a - b|_p: the norm's gradient, and its negative
     a, b, y = ctx.saved
     diff = a - b
     g = _norm_grad(grad, diff, y, ctx.params["p"], tuple(range(diff.ndim)), False)
@@ -96,7 +97,7 @@ def _renorm(x: np.ndarray, *, p: float, dim: int, maxnorm: float) -> np.ndarray:
 
 
 @_renorm.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def renorm_backward(ctx: Any, grad: Tensor) -> tuple:
     # with s = maxnorm / (n + 1e-7) where n = |x_i|_p > maxnorm:
     #   g_x = s (g - n' <conj(x), g> / (n + 1e-7)), else g
     from .elementwise import where

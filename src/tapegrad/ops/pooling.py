@@ -82,7 +82,7 @@ def _scatter_planes(g: np.ndarray, idx: np.ndarray, plane: int, overlap: bool) -
     return out
 
 
-def _index_pool_rule(ctx: Any, grads: list) -> tuple:  # the gradient goes to the argmax
+def max_pool_backward(ctx: Any, grads: list) -> tuple:  # the gradient goes to the argmax
     g = grads[0]
     if g is None:
         return (None,)
@@ -106,8 +106,8 @@ _max_pool = defop("max_pool2d", node="MaxPool2DWithIndicesBackward0", outputs=2,
     _max_pool_forward)
 _max_pool3d = defop("max_pool3d", node="MaxPool3DWithIndicesBackward0", outputs=2, save=(0,))(
     _max_pool_forward)
-_max_pool.backward(_index_pool_rule)
-_max_pool3d.backward(_index_pool_rule)
+_max_pool.backward(max_pool_backward)
+_max_pool3d.backward(max_pool_backward)
 
 
 def _avg_divisor(geo: _Geometry, count_include_pad: bool, divisor_override: Any) -> Any:
@@ -186,7 +186,7 @@ def _avg_pool_grad(g: np.ndarray, geo: _Geometry, div: Any, nplanes: int) -> np.
     return np.ascontiguousarray(_crop(full, geo.pads))
 
 
-def _avg_pool_rule(ctx: Any, grad: Tensor) -> tuple:  # every input in a window gets g / div
+def avg_pool_backward(ctx: Any, grad: Tensor) -> tuple:  # every input in a window gets g / div
     p = ctx.params
     geo, divisor = p["geo"], p["divisor"]
     d = len(geo.kernel)
@@ -205,8 +205,8 @@ def _avg_pool_rule(ctx: Any, grad: Tensor) -> tuple:  # every input in a window 
 
 _avg_pool = defop("avg_pool2d", node="AvgPool2DBackward0", save=(0,))(_avg_pool_forward)
 _avg_pool3d = defop("avg_pool3d", node="AvgPool3DBackward0", save=(0,))(_avg_pool_forward)
-_avg_pool.backward(_avg_pool_rule)
-_avg_pool3d.backward(_avg_pool_rule)
+_avg_pool.backward(avg_pool_backward)
+_avg_pool3d.backward(avg_pool_backward)
 
 
 def _adaptive_index(n: int, o: int) -> np.ndarray:
@@ -256,7 +256,10 @@ _adaptive_max_pool = defop("adaptive_max_pool2d", node="AdaptiveMaxPool2DBackwar
                            outputs=2, save=(0,))(_adaptive_max_forward)
 _adaptive_max_pool3d = defop("adaptive_max_pool3d", node="AdaptiveMaxPool3DBackward0",
                              outputs=2, save=(0,))(_adaptive_max_forward)
-def _adaptive_max_rule(ctx: Any, grads: list) -> tuple:  # to the argmax; torch refuses empties
+
+
+def adaptive_max_pool_backward(ctx: Any, grads: list) -> tuple:
+    # to the argmax; torch refuses empties
     g = grads[0]
     d = len(ctx.params["output_size"])
     if g is not None:
@@ -267,11 +270,11 @@ def _adaptive_max_rule(ctx: Any, grads: list) -> tuple:  # to the argmax; torch 
                     f"adaptive_max_pool{d}d_backward(): Expected grad_output to have non-zero "
                     f"size for non-batch dimensions, but grad_output has sizes {sizes} with "
                     f"dimension {i} being empty")
-    return _index_pool_rule(ctx, grads)
+    return max_pool_backward(ctx, grads)
 
 
-_adaptive_max_pool.backward(_adaptive_max_rule)
-_adaptive_max_pool3d.backward(_adaptive_max_rule)
+_adaptive_max_pool.backward(adaptive_max_pool_backward)
+_adaptive_max_pool3d.backward(adaptive_max_pool_backward)
 
 
 def _max_unpool_forward(x: np.ndarray, *, indices: np.ndarray, out_size: tuple) -> np.ndarray:
@@ -291,7 +294,7 @@ def _max_unpool_forward(x: np.ndarray, *, indices: np.ndarray, out_size: tuple) 
     return out.reshape(lead + tuple(out_size))
 
 
-def _max_unpool_rule(ctx: Any, grad: Tensor) -> tuple:  # each input value came from one slot
+def max_unpool_backward(ctx: Any, grad: Tensor) -> tuple:  # each input value came from one slot
     p = ctx.params
     shape = ctx.input_shapes[0]
     d = len(p["out_size"])
@@ -305,9 +308,9 @@ def _max_unpool_rule(ctx: Any, grad: Tensor) -> tuple:  # each input value came 
 
 _max_unpool2d = defop("max_unpool2d", node="MaxUnpool2DBackward0")(_max_unpool_forward)
 _max_unpool3d = defop("max_unpool3d", node="MaxUnpool3DBackward0")(_max_unpool_forward)
-_max_unpool2d.backward(_max_unpool_rule)
+_max_unpool2d.backward(max_unpool_backward)
 
-_max_unpool3d.backward(_max_unpool_rule)
+_max_unpool3d.backward(max_unpool_backward)
 
 
 # Rules whose gradient torch's double-backward node ties to the forward's inputs (see _link)

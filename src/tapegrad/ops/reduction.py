@@ -156,7 +156,7 @@ def _sum(x: np.ndarray, *, dtype: Any = None) -> np.ndarray:
 
 
 @_sum.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(sum x)/dx_i = 1
+def sum_backward(ctx: Any, grad: Tensor) -> tuple:  # d(sum x)/dx_i = 1
     return (grad.expand(ctx.input_shapes[0]),)
 
 
@@ -166,7 +166,7 @@ def _sum_dim(x: np.ndarray, *, dim: tuple, keepdim: bool, dtype: Any = None) -> 
 
 
 @_sum_dim.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(sum x)/dx_i = 1 along the reduced dims
+def sum_dim_backward(ctx: Any, grad: Tensor) -> tuple:  # d(sum x)/dx_i = 1 along the reduced dims
     p = ctx.params
     return (_restore(grad, ctx.input_shapes[0], p["dim"], p["keepdim"]),)
 
@@ -203,7 +203,7 @@ def _mean(x: np.ndarray, *, dtype: Any = None) -> np.ndarray:
 
 
 @_mean.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(mean x)/dx_i = 1/n
+def mean_backward(ctx: Any, grad: Tensor) -> tuple:  # d(mean x)/dx_i = 1/n
     shape = ctx.input_shapes[0]
     return (grad.expand(shape) / builtins.max(int(np.prod(shape)), 1),)
 
@@ -216,7 +216,8 @@ def _mean_dim(x: np.ndarray, *, dim: tuple, keepdim: bool, dtype: Any = None) ->
 
 
 @_mean_dim.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(mean x)/dx_i = 1/n along the reduced dims
+def mean_dim_backward(ctx: Any, grad: Tensor) -> tuple:
+    # d(mean x)/dx_i = 1/n along the reduced dims
     p = ctx.params
     shape = ctx.input_shapes[0]
     n = int(np.prod([shape[d] for d in p["dim"]])) if shape else 1
@@ -246,7 +247,8 @@ def _nansum(x: np.ndarray, *, dim: tuple, keepdim: bool, dtype: Any = None) -> n
 
 
 @_nansum.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(sum of the non-NaN x)/dx_i = [x_i is not NaN]
+def nansum_backward(ctx: Any, grad: Tensor) -> tuple:
+    # d(sum of the non-NaN x)/dx_i = [x_i is not NaN]
     from .elementwise import isnan, where
 
     (x,) = ctx.saved
@@ -305,7 +307,7 @@ def _prod_others(x: Tensor, dim: int) -> Tensor:
 
 
 @_prod.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(prod x)/dx_i = prod_{j != i} x_j
+def prod_backward(ctx: Any, grad: Tensor) -> tuple:  # d(prod x)/dx_i = prod_{j != i} x_j
     x, y = ctx.saved
     if x.ndim == 0:  # prod of one value is that value
         return (grad,)
@@ -315,7 +317,8 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # d(prod x)/dx_i = prod_{j != i} x_j
 
 
 @_prod_dim.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(prod x)/dx_i = prod_{j != i} x_j along dim
+def prod_dim_backward(ctx: Any, grad: Tensor) -> tuple:
+    # d(prod x)/dx_i = prod_{j != i} x_j along dim
     x, y = ctx.saved
     dim, keepdim = ctx.params["dim"], ctx.params["keepdim"]
     if x.ndim == 0:
@@ -379,7 +382,7 @@ def _max(x: np.ndarray) -> np.ndarray:
 
 
 @_max.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the gradient goes to the maxima, split evenly
+def max_backward(ctx: Any, grad: Tensor) -> tuple:  # the gradient goes to the maxima, split evenly
     return _evenly(ctx, grad, None)
 
 
@@ -390,7 +393,7 @@ def _min(x: np.ndarray) -> np.ndarray:
 
 
 @_min.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the gradient goes to the minima, split evenly
+def min_backward(ctx: Any, grad: Tensor) -> tuple:  # the gradient goes to the minima, split evenly
     return _evenly(ctx, grad, None)
 
 
@@ -401,7 +404,7 @@ def _amax(x: np.ndarray, *, dim: tuple, keepdim: bool) -> np.ndarray:
 
 
 @_amax.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # to the maxima along dim, split evenly
+def amax_backward(ctx: Any, grad: Tensor) -> tuple:  # to the maxima along dim, split evenly
     return _evenly(ctx, grad, (ctx.params["dim"], ctx.params["keepdim"]))
 
 
@@ -412,7 +415,7 @@ def _amin(x: np.ndarray, *, dim: tuple, keepdim: bool) -> np.ndarray:
 
 
 @_amin.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # to the minima along dim, split evenly
+def amin_backward(ctx: Any, grad: Tensor) -> tuple:  # to the minima along dim, split evenly
     return _evenly(ctx, grad, (ctx.params["dim"], ctx.params["keepdim"]))
 
 
@@ -453,7 +456,7 @@ def _max_dim(x: np.ndarray, *, dim: int, keepdim: bool, _indices: Any = None) ->
 _max_dim.backward(_index_backward)
 
 
-def _index_tangent(tangents: list, inputs: tuple, out: tuple, *, dim: int, keepdim: bool,
+def extremum_dim_jvp(tangents: list, inputs: tuple, out: tuple, *, dim: int, keepdim: bool,
                    _indices: Any = None) -> tuple:
     """The tangent at the chosen index (the indices have none)."""
     t = tangents[0]
@@ -464,7 +467,7 @@ def _index_tangent(tangents: list, inputs: tuple, out: tuple, *, dim: int, keepd
     return (chosen if keepdim else chosen.squeeze(dim), None)
 
 
-_max_dim.jvp(_index_tangent)
+_max_dim.jvp(extremum_dim_jvp)
 
 
 @defop("min_dim", node="MinBackward0", outputs=2)
@@ -473,7 +476,7 @@ def _min_dim(x: np.ndarray, *, dim: int, keepdim: bool, _indices: Any = None) ->
 
 
 _min_dim.backward(_index_backward)
-_min_dim.jvp(_index_tangent)
+_min_dim.jvp(extremum_dim_jvp)
 
 
 def _reduce_with_indices(op: Any, cls: Any, input: Tensor, dim: int, keepdim: bool) -> Any:
@@ -629,7 +632,7 @@ def _var(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool,
 
 
 @_var.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def var_backward(ctx: Any, grad: Tensor) -> tuple:
     return (_var_grad(grad, ctx.saved[0], ctx.params),)
 
 
@@ -661,7 +664,7 @@ def _std(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool,
 
 
 @_std.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def std_backward(ctx: Any, grad: Tensor) -> tuple:
     x, y = ctx.saved
     return (_std_grad(grad, y, x, ctx.params),)
 
@@ -736,7 +739,8 @@ def _var_mean(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool,
 
 
 @_var_mean.backward
-def _(ctx: Any, grads: list) -> tuple:  # the var rule for the first output, 1/n for the mean
+def var_mean_backward(ctx: Any, grads: list) -> tuple:
+    # the var rule for the first output, 1/n for the mean
     (x,) = ctx.saved
     p = ctx.params
     n = int(np.prod([x.shape[d] for d in p["dim"]])) if x.ndim else 1
@@ -758,7 +762,8 @@ def _std_mean(x: np.ndarray, *, dim: tuple, correction: float, keepdim: bool,
 
 
 @_std_mean.backward
-def _(ctx: Any, grads: list) -> tuple:  # the std rule for the first output, 1/n for the mean
+def std_mean_backward(ctx: Any, grads: list) -> tuple:
+    # the std rule for the first output, 1/n for the mean
     x, y = ctx.saved
     p = ctx.params
     n = int(np.prod([x.shape[d] for d in p["dim"]])) if x.ndim else 1
@@ -814,7 +819,7 @@ def _norm(x: np.ndarray, *, ord: float, dim: tuple, keepdim: bool) -> np.ndarray
 
 
 @_norm.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) / |x|_p^(p-1)
+def norm_backward(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) / |x|_p^(p-1)
     from .elementwise import abs as abs_
     from .elementwise import sign, where
 
@@ -898,7 +903,7 @@ def _logsumexp(x: np.ndarray, *, dim: tuple, keepdim: bool) -> np.ndarray:
 
 
 @_logsumexp.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d lse/dx_i = e^(x_i - lse) (the softmax)
+def logsumexp_backward(ctx: Any, grad: Tensor) -> tuple:  # d lse/dx_i = e^(x_i - lse) (the softmax)
     x, y = ctx.saved
     p = ctx.params
     g = _restore(grad, x.shape, p["dim"], p["keepdim"])
@@ -938,7 +943,8 @@ _CUMULATE_IN = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.com
 
 
 @_cumsum.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(cumsum x)_j/dx_i = [i <= j]: a reversed cumsum
+def cumsum_backward(ctx: Any, grad: Tensor) -> tuple:
+    # d(cumsum x)_j/dx_i = [i <= j]: a reversed cumsum
     dim = ctx.params["dim"]
     if grad.ndim == 0:
         return (grad,)
@@ -961,7 +967,8 @@ def _cumprod(x: np.ndarray, *, dim: int, dtype: Any = None) -> np.ndarray:
 
 
 @_cumprod.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # sum_{j >= i} g_j y_j / x_i (inputs without zeros)
+def cumprod_backward(ctx: Any, grad: Tensor) -> tuple:
+    # sum_{j >= i} g_j y_j / x_i (inputs without zeros)
     x, y = ctx.saved
     dim = ctx.params["dim"]
     if x.ndim == 0:
@@ -1002,7 +1009,7 @@ def _softmax(x: np.ndarray, *, dim: int) -> np.ndarray:
 
 
 @_softmax.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # J = diag(y) - y y^T: y * (g - sum(g y))
+def softmax_backward(ctx: Any, grad: Tensor) -> tuple:  # J = diag(y) - y y^T: y * (g - sum(g y))
     (y,) = ctx.saved
     dim = ctx.params["dim"]
     if y.ndim == 0:  # the sum over a 0-d dim is the element itself
@@ -1022,7 +1029,7 @@ def _log_softmax(x: np.ndarray, *, dim: int) -> np.ndarray:
 
 
 @_log_softmax.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(x - lse)/dx: g - softmax * sum(g)
+def log_softmax_backward(ctx: Any, grad: Tensor) -> tuple:  # d(x - lse)/dx: g - softmax * sum(g)
     (y,) = ctx.saved
     dim = ctx.params["dim"]
     if y.ndim == 0:  # the sum over a 0-d dim is the element itself

@@ -35,7 +35,7 @@ import numpy as np
 from .._rng import _fma32, _fma64
 from ._registry import defop
 from .resample_uint8 import fixed_point_pass
-from .resampling import _separable_rule
+from .resampling import separable_resample_backward
 
 __all__ = ["AA_ENTRIES", "NAMES", "aa_plan", "resample_aa_uint8"]
 
@@ -187,7 +187,7 @@ def _aa_forward(x: np.ndarray, *, plan: tuple, mats: tuple) -> np.ndarray:
 
 def _aa_entry(name: str, node: str) -> Any:
     entry = defop(name, node=node)(_aa_forward)
-    entry.backward(_separable_rule)
+    entry.backward(separable_resample_backward)
     return entry
 
 

@@ -35,7 +35,8 @@ def _separable_forward(x: np.ndarray, *, mats: tuple) -> np.ndarray:
     return np.ascontiguousarray(x)
 
 
-def _separable_rule(ctx: Any, grad: Tensor) -> tuple:  # a linear map: the transposed matrices
+def separable_resample_backward(ctx: Any, grad: Tensor) -> tuple:
+    # a linear map: the transposed matrices
     B, _, g = _unpack(ctx, grad)
     mats = ctx.params["mats"]
     k = len(mats)
@@ -52,7 +53,7 @@ def _separable_rule(ctx: Any, grad: Tensor) -> tuple:  # a linear map: the trans
 def _separable_entry(name: str, node: str) -> Any:
     adaptive = name.startswith("adaptive")  # torch's backward takes the input; upsampling's not
     entry = defop(name, node=node, save=(0,) if adaptive else ())(_separable_forward)
-    entry.backward(_separable_rule)
+    entry.backward(separable_resample_backward)
     if adaptive:
         _linked(entry)
     return entry
@@ -104,14 +105,14 @@ def _pixel_unshuffle(x: np.ndarray, *, r: int) -> np.ndarray:
 
 
 @_pixel_shuffle.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # a permutation: undo it
+def pixel_shuffle_backward(ctx: Any, grad: Tensor) -> tuple:  # a permutation: undo it
     B = _backend()
     g = grad if B.tensors else grad._data
     return (B.out(B.op(_pixel_unshuffle, g, r=ctx.params["r"])),)
 
 
 @_pixel_unshuffle.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # a permutation: undo it
+def pixel_unshuffle_backward(ctx: Any, grad: Tensor) -> tuple:  # a permutation: undo it
     B = _backend()
     g = grad if B.tensors else grad._data
     return (B.out(B.op(_pixel_shuffle, g, r=ctx.params["r"])),)

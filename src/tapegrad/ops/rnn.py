@@ -429,7 +429,7 @@ def _layer_forward(mode: str) -> Any:
 
 
 def _layer_rule(mode: str) -> Any:
-    def rule(ctx: Any, grads: list) -> tuple:
+    def layer_backward(ctx: Any, grads: list) -> tuple:
         B = _backend()
         saved = ctx.saved
         p = ctx.params
@@ -480,7 +480,7 @@ def _layer_rule(mode: str) -> Any:
                gb_hh, gw_hr]
         return tuple(B.out(t) if t is not None else None for t in out)
 
-    return rule
+    return layer_backward
 
 
 # torch's CPU LSTM layer (float32, oneDNN) records one MkldnnRnnLayerBackward0 per layer and
@@ -529,7 +529,8 @@ def _pack_padded(x: np.ndarray, *, batch_sizes: tuple, batch_first: bool) -> np.
 
 
 @_pack_padded.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # rows go back where they came from; padding gets 0
+def pack_padded_backward(ctx: Any, grad: Tensor) -> tuple:
+    # rows go back where they came from; padding gets 0
     p = ctx.params
     shape = ctx.input_shapes[0]
     total = shape[1] if p["batch_first"] else shape[0]
@@ -548,7 +549,7 @@ def _pad_packed(data: np.ndarray, *, batch_sizes: tuple, batch_first: bool,
 
 
 @_pad_packed.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the packed rows of the gradient
+def pad_packed_backward(ctx: Any, grad: Tensor) -> tuple:  # the packed rows of the gradient
     p = ctx.params
     return (_pack_padded(grad, batch_sizes=p["batch_sizes"], batch_first=p["batch_first"]),)
 

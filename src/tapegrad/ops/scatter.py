@@ -118,7 +118,8 @@ def _index_add(x: np.ndarray, src: np.ndarray, *, dim: int, index: np.ndarray,
 
 
 @_index_add.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # x passes through; source gets alpha * its slices
+def index_add_backward(ctx: Any, grad: Tensor) -> tuple:
+    # x passes through; source gets alpha * its slices
     p = ctx.params
     gsrc = None
     if ctx.needs_input_grad[1]:
@@ -169,7 +170,8 @@ def _index_copy(x: np.ndarray, src: np.ndarray, *, dim: int, index: np.ndarray) 
 
 
 @_index_copy.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # copied-over slices get nothing; source gets theirs
+def index_copy_backward(ctx: Any, grad: Tensor) -> tuple:
+    # copied-over slices get nothing; source gets theirs
     p = ctx.params
     need_x, need_src = ctx.needs_input_grad
     gx = index_fill(grad, p["dim"], _t(p["index"]), 0) if need_x else None
@@ -214,7 +216,7 @@ def _index_fill(x: np.ndarray, *, dim: int, index: np.ndarray, value: Any) -> np
 
 
 @_index_fill.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # filled slices get nothing
+def index_fill_backward(ctx: Any, grad: Tensor) -> tuple:  # filled slices get nothing
     p = ctx.params
     return (index_fill(grad, p["dim"], _t(p["index"]), 0),)
 
@@ -228,7 +230,8 @@ def _index_fill_tensor(x: np.ndarray, value: np.ndarray, *, dim: int,
 
 
 @_index_fill_tensor.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the value gets the sum over the slices it filled
+def index_fill_tensor_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the value gets the sum over the slices it filled
     p = ctx.params
     need_x, need_v = ctx.needs_input_grad
     gx = index_fill(grad, p["dim"], _t(p["index"]), 0) if need_x else None
@@ -361,7 +364,7 @@ def _index_reduce(x: np.ndarray, src: np.ndarray, *, dim: int, index: np.ndarray
 
 
 @_index_reduce.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def index_reduce_backward(ctx: Any, grad: Tensor) -> tuple:
     x, src, result = ctx.saved
     p = ctx.params
     dim, index = p["dim"], p["index"]
@@ -464,7 +467,7 @@ def _scatter_reduce(x: np.ndarray, src: np.ndarray, *, dim: int, index: np.ndarr
 
 
 @_scatter_reduce.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def scatter_reduce_backward(ctx: Any, grad: Tensor) -> tuple:
     x, src, result = ctx.saved
     p = ctx.params
     dim, index = p["dim"], p["index"]
@@ -545,7 +548,8 @@ def _take(x: np.ndarray, *, index: np.ndarray) -> np.ndarray:
 
 
 @_take.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # add each read element's gradient back to its place
+def take_backward(ctx: Any, grad: Tensor) -> tuple:
+    # add each read element's gradient back to its place
     zeros = _t(np.zeros(ctx.input_shapes[0], dtype=grad._data.dtype))
     return (put(zeros, _t(ctx.params["index"]), grad, accumulate=True),)
 
@@ -567,7 +571,7 @@ def _put(x: np.ndarray, src: np.ndarray, *, index: np.ndarray, accumulate: bool)
 
 
 @_put.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # written places: from source; the rest: from x
+def put_backward(ctx: Any, grad: Tensor) -> tuple:  # written places: from source; the rest: from x
     p = ctx.params
     need_x, need_src = ctx.needs_input_grad
     it = _t(p["index"])
@@ -618,7 +622,8 @@ def _masked_scatter(x: np.ndarray, src: np.ndarray, *, mask: np.ndarray) -> np.n
 
 
 @_masked_scatter.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # masked places: from source, in order; the rest: x
+def masked_scatter_backward(ctx: Any, grad: Tensor) -> tuple:
+    # masked places: from source, in order; the rest: x
     mask = _t(ctx.params["mask"])
     need_x, need_src = ctx.needs_input_grad
     gx = ix.masked_fill(grad, mask, 0.0) if need_x else None
@@ -673,7 +678,8 @@ _masked_select.dynamic_shape = True
 
 
 @_masked_select.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # back to the selected places (the engine sums to x)
+def masked_select_backward(ctx: Any, grad: Tensor) -> tuple:
+    # back to the selected places (the engine sums to x)
     mask = ctx.params["mask"]
     shape = np.broadcast_shapes(ctx.input_shapes[0], mask.shape)
     zeros = _t(np.zeros(shape, dtype=grad._data.dtype))

@@ -77,7 +77,8 @@ def _segment_reduce(data: np.ndarray, *, reduce: str, offsets: np.ndarray, axis:
 
 
 @_segment_reduce.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # each segment's gradient spread over its elements
+def segment_reduce_backward(ctx: Any, grad: Tensor) -> tuple:
+    # each segment's gradient spread over its elements
     data, out = ctx.saved
     return (_segment_reduce_backward(grad, data, out, **ctx.params),)
 
@@ -122,13 +123,14 @@ _segment_reduce_backward.node_cls._cpp_name = "torch::autograd::NotImplemented"
 
 
 @_segment_reduce_backward.backward
-def _(ctx: Any, grad: Any) -> tuple:
+def segment_reduce_backward_backward(ctx: Any, grad: Any) -> tuple:
     raise RuntimeError("derivative for aten::_segment_reduce_backward is not implemented")
 
 
 @_segment_reduce.jvp
-def _(tangents: list, inputs: tuple, out: Tensor, *, reduce: str, offsets: np.ndarray, axis: int,
-      initial: Any) -> Tensor:  # d out_s = sum over segment s of (d out_s / d x_j) dx_j
+def segment_reduce_jvp(tangents: list, inputs: tuple, out: Tensor, *, reduce: str,
+                       offsets: np.ndarray, axis: int, initial: Any) -> Tensor:
+    # d out_s = sum over segment s of (d out_s / d x_j) dx_j
     # (torch has no forward-mode derivative here: tapegrad gives the derivative's tangent)
     (t,), (data,) = tangents, inputs
     weights = _segment_reduce_backward.forward(

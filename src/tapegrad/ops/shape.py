@@ -79,7 +79,8 @@ def _view(x: np.ndarray, *, shape: tuple) -> np.ndarray:
 
 
 @_view.array_backward
-def _reshape_back(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # a view only renames positions
+def view_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    # a view only renames positions
     # first order: the array reshaped directly (a view when the layout allows, else a copy,
     # as reshape does), without a trip through reshape's checks and an op (one per linear
     # layer on a batch of sequences; ~10 -> ~4 us)
@@ -87,10 +88,10 @@ def _reshape_back(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # a view onl
 
 
 @_view.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # reshape back
+def view_backward(ctx: Any, grad: Tensor) -> tuple:  # reshape back
     if _state.enabled:
         return (grad.reshape(ctx.input_shapes[0]),)
-    return (Tensor._make(_reshape_back(ctx, (), grad._data)[0]),)
+    return (Tensor._make(view_array_backward(ctx, (), grad._data)[0]),)
 
 
 @defop("unsafe_view", node="UnsafeViewBackward0")
@@ -99,7 +100,7 @@ def _unsafe_view(x: np.ndarray, *, shape: tuple) -> np.ndarray:
 
 
 _unsafe_view.backward(_view.rule)
-_unsafe_view.array_backward(_reshape_back)
+_unsafe_view.array_backward(view_array_backward)
 
 
 def view(input: Tensor, *shape: Any) -> Tensor:
@@ -112,8 +113,48 @@ def view(input: Tensor, *shape: Any) -> Tensor:
 
 
 def view_dtype(input: Tensor, dtype: Any) -> Tensor:
-    t = Tensor._make(input._data.view(dtype.np))
-    t._version_counter = input._version_counter
+    """``x.view(dtype)``: the same bytes read as ``dtype`` (the last dim grows or shrinks by the
+    ratio of the element sizes), with torch's checks. Not differentiable, and no view for
+    autograd (``_is_view()`` is False, as in torch), though it shares memory and version."""
+    x = input._data
+    here, there = input.dtype, dtype
+    if here is not there:
+        if input._is_conj:
+            raise RuntimeError("torch.Tensor.view is not supported for conjugate view tensors "
+                               "when converting to a different dtype.")
+        if input._is_neg:
+            raise RuntimeError("torch.Tensor.view is not supported for tensors with negative bit "
+                               "set when converting to a different dtype.")
+    if x.itemsize != there.itemsize:
+        what = (f"to view {scalar_type_name(here)} as {scalar_type_name(there)} (different "
+                "element sizes)")
+        if x.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        strides = input.stride()
+        bad_stride = RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        if there.itemsize < x.itemsize and strides[-1] != 1:
+            raise bad_stride
+        if there.itemsize > x.itemsize:
+            ratio = there.itemsize // x.itemsize
+            if x.shape[-1] % ratio:
+                raise RuntimeError(
+                    f"self.size(-1) must be divisible by {ratio} {what}, but got {x.shape[-1]}")
+            offset = input.storage_offset()
+            if offset % ratio:
+                raise RuntimeError(
+                    f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
+            if strides[-1] != 1:
+                raise bad_stride
+            for i, st in enumerate(strides[:-1]):
+                if st % ratio:
+                    raise RuntimeError(
+                        f"self.stride({i}) must be divisible by {ratio} {what}, but got {st}")
+    data = x.view(there.np)
+    t = Tensor._make(data)
+    if input._inference:
+        t._inference = True
+    else:
+        t._version_counter = input._version_counter
     return t
 
 
@@ -123,7 +164,7 @@ def _reshape_alias(x: np.ndarray, *, shape: tuple) -> np.ndarray:
 
 
 _reshape_alias.backward(_view.rule)
-_reshape_alias.array_backward(_reshape_back)
+_reshape_alias.array_backward(view_array_backward)
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
@@ -172,7 +213,7 @@ def _squeeze_forward(x: np.ndarray, *, dims: tuple) -> np.ndarray:
     return np.squeeze(x, axis=tuple(d for d in dims if x.shape[d] == 1))
 
 
-def _unsqueeze_back(ctx: Any, grad: Tensor) -> tuple:  # put the squeezed size-1 dims back
+def squeeze_backward(ctx: Any, grad: Tensor) -> tuple:  # put the squeezed size-1 dims back
     return (grad.reshape(ctx.input_shapes[0]),)
 
 
@@ -182,7 +223,7 @@ _squeeze_dims = defop("squeeze_dims", node="SqueezeBackward2", view=True)(_squee
 # matmul's 1-D @ 2-D squeezes its result in place in torch, which prints SqueezeBackward4.
 _squeeze_matmul = defop("squeeze_matmul", node="SqueezeBackward4", view=True)(_squeeze_forward)
 for _op in (_squeeze_all, _squeeze_dim, _squeeze_dims, _squeeze_matmul):
-    _op.backward(_unsqueeze_back)
+    _op.backward(squeeze_backward)
 
 
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
@@ -204,7 +245,7 @@ def _unsqueeze(x: np.ndarray, *, dim: int) -> np.ndarray:
 
 
 @_unsqueeze.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # drop the added size-1 dim
+def unsqueeze_backward(ctx: Any, grad: Tensor) -> tuple:  # drop the added size-1 dim
     return (grad.squeeze(ctx.params["dim"]),)
 
 
@@ -222,12 +263,12 @@ def _permute(x: np.ndarray, *, dims: tuple) -> np.ndarray:
 
 
 @_permute.array_backward
-def _permute_back(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (as the op's kernel)
+def permute_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (as the op's kernel)
     return (np.transpose(g, np.argsort(ctx.params["dims"])),)
 
 
 @_permute.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # apply the inverse permutation
+def permute_backward(ctx: Any, grad: Tensor) -> tuple:  # apply the inverse permutation
     return (grad.permute(tuple(np.argsort(ctx.params["dims"]).tolist())),)
 
 
@@ -276,17 +317,18 @@ def _transpose(x: np.ndarray, *, dim0: int, dim1: int) -> np.ndarray:
 
 
 @_transpose.array_backward
-def _swap_back(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order: see _view's)
+def transpose_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    # (first order: see _view's)
     p = ctx.params
     return (np.swapaxes(g, p["dim0"], p["dim1"]) if g.ndim else g,)
 
 
 @_transpose.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # swap back
+def transpose_backward(ctx: Any, grad: Tensor) -> tuple:  # swap back
     p = ctx.params
     if _state.enabled:
         return (grad.transpose(p["dim0"], p["dim1"]),)
-    return (Tensor._make(_swap_back(ctx, (), grad._data)[0]),)
+    return (Tensor._make(transpose_array_backward(ctx, (), grad._data)[0]),)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -303,15 +345,15 @@ def _t(x: np.ndarray) -> np.ndarray:
 
 
 @_t.array_backward
-def _t_back(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order: see _view's)
+def t_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order: see _view's)
     return (g.T,)
 
 
 @_t.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # transpose back
+def t_backward(ctx: Any, grad: Tensor) -> tuple:  # transpose back
     if _state.enabled:
         return (grad.t(),)
-    return (Tensor._make(_t_back(ctx, (), grad._data)[0]),)
+    return (Tensor._make(t_array_backward(ctx, (), grad._data)[0]),)
 
 
 def t(input: Tensor) -> Tensor:
@@ -320,10 +362,43 @@ def t(input: Tensor) -> Tensor:
     return _t(input)
 
 
+_MATRIX_T_0D = {
+    "mT": "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+    "mH": "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().",
+    "adjoint": "adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
+}
+
+
+def matrix_transpose(input: Tensor, name: str = "mT") -> Tensor:
+    """The transpose of the last two dims (``x.mT``, and ``mH``/``adjoint`` before their
+    conjugate), with torch's error for a 1-D tensor; a 0-D tensor comes back as it is, with
+    torch's warning (once per process, as torch's)."""
+    n = input.ndim
+    if n == 1:
+        what = "tensor.adjoint()" if name == "adjoint" else f"tensor.{name}"
+        raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got "
+                           "1-D tensor.")
+    if n == 0:
+        from .._tensor import _WARNED_ONCE
+
+        if not _WARNED_ONCE.get(name):
+            _WARNED_ONCE[name] = True
+            warnings.warn(_MATRIX_T_0D[name], UserWarning, stacklevel=3)
+        return input
+    return transpose(input, -2, -1)
+
+
 def numpy_T(input: Tensor) -> Tensor:
     """``x.T``: reverse all dims (PermuteBackward0); torch warns for ndim other than 2."""
     n = input.ndim
-    if n != 2 and n != 0:
+    if n == 0:
+        from .._tensor import _WARNED_ONCE
+
+        if not _WARNED_ONCE.get("T"):  # (torch warns once per process)
+            _WARNED_ONCE["T"] = True
+            warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity "
+                          "in these cases.", UserWarning, stacklevel=3)
+    elif n != 2:
         warnings.warn(
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
@@ -336,35 +411,28 @@ def numpy_T(input: Tensor) -> Tensor:
     return _permute(input, dims=tuple(range(n - 1, -1, -1)))
 
 
-def matrix_T(input: Tensor, adjoint: bool = False) -> Tensor:
-    """``x.mT`` (``x.mH`` when ``adjoint``): the last two dims swapped (and conjugated). A 0-d
-    tensor is returned as it is (conjugated), with torch's deprecation warning."""
-    n = input.ndim
-    name = "mH" if adjoint else "mT"
-    if n == 0:
-        advice = ("Consider using x.conj()." if adjoint
-                  else "This function is the identity in these cases.")
-        warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. {advice}", UserWarning,
-                      stacklevel=3)
-        return input.conj() if adjoint else input
-    if n < 2:
-        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
-                           f"matrices. Got {n}-D tensor.")
-    out = transpose(input, -2, -1)
-    return out.conj() if adjoint and input.is_complex() else out
-
-
 # ---------------------------------------------------------------------------------------------
 # expand, repeat, flip, tril, triu
 # ---------------------------------------------------------------------------------------------
 
 @defop("expand", node="ExpandBackward0", view=True)
 def _expand(x: np.ndarray, *, shape: tuple) -> np.ndarray:
-    return np.broadcast_to(x, shape)
+    # a writable view (torch's is: a write through it lands in the one element it repeats;
+    # in-place ops that write overlapping elements raise in _registry.write_into)
+    lead = len(shape) - x.ndim
+    strides = [0] * len(shape)
+    for i in range(len(shape) - 1, -1, -1):  # (torch's strides, new size-1 dims included)
+        if i >= lead:
+            strides[i] = 0 if x.shape[i - lead] != shape[i] else x.strides[i - lead]
+        elif shape[i] == 1 and i + 1 < len(shape):
+            strides[i] = strides[i + 1] * shape[i + 1]
+    return np.lib.stride_tricks.as_strided(x, shape, tuple(strides),
+                                           writeable=x.flags.writeable)
 
 
 @_expand.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # every copy of an element sends its gradient back
+def expand_backward(ctx: Any, grad: Tensor) -> tuple:
+    # every copy of an element sends its gradient back
     from ..autograd.engine import sum_to
 
     return (sum_to(grad, ctx.input_shapes[0]),)
@@ -381,8 +449,9 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
             f"({len(shape)})"
         )
     lead = len(sizes) - len(shape)
-    target = []
-    for i, s in enumerate(sizes):
+    target = [0] * len(sizes)
+    for i in range(len(sizes) - 1, -1, -1):  # (from the last dim, as torch checks)
+        s = sizes[i]
         have = shape[i - lead] if i >= lead else 1
         if s == -1:
             if i < lead:
@@ -399,7 +468,7 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
                 f"non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
                 f"Tensor sizes: [{', '.join(map(str, shape))}]"
             )
-        target.append(s)
+        target[i] = s
     return _expand(input, shape=tuple(target))
 
 
@@ -418,7 +487,7 @@ def _repeat(x: np.ndarray, *, repeats: tuple) -> np.ndarray:
 
 
 @_repeat.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # sum the gradient over the copies
+def repeat_backward(ctx: Any, grad: Tensor) -> tuple:  # sum the gradient over the copies
     reps = ctx.params["repeats"]
     shape = ctx.input_shapes[0]
     full = (1,) * (len(reps) - len(shape)) + tuple(shape)
@@ -480,7 +549,7 @@ def _flip(x: np.ndarray, *, dims: tuple) -> np.ndarray:
 
 
 @_flip.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # flip back
+def flip_backward(ctx: Any, grad: Tensor) -> tuple:  # flip back
     return (grad.flip(ctx.params["dims"]),)
 
 
@@ -515,7 +584,7 @@ def _roll(x: np.ndarray, *, shifts: tuple, dims: tuple | None) -> np.ndarray:
 
 
 @_roll.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # roll back
+def roll_backward(ctx: Any, grad: Tensor) -> tuple:  # roll back
     p = ctx.params
     return (_roll(grad, shifts=tuple(-s for s in p["shifts"]), dims=p["dims"]),)
 
@@ -544,7 +613,7 @@ def _tril(x: np.ndarray, *, diagonal: int) -> np.ndarray:
 
 
 @_tril.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # only the kept triangle passes gradient
+def tril_backward(ctx: Any, grad: Tensor) -> tuple:  # only the kept triangle passes gradient
     return (grad.tril(ctx.params["diagonal"]),)
 
 
@@ -554,7 +623,7 @@ def _triu(x: np.ndarray, *, diagonal: int) -> np.ndarray:
 
 
 @_triu.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # only the kept triangle passes gradient
+def triu_backward(ctx: Any, grad: Tensor) -> tuple:  # only the kept triangle passes gradient
     return (grad.triu(ctx.params["diagonal"]),)
 
 
@@ -582,7 +651,7 @@ def _clone(x: np.ndarray, *, memory_format: Any = None) -> np.ndarray:
 
 
 @_clone.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # identity
+def clone_backward(ctx: Any, grad: Tensor) -> tuple:  # identity
     return (grad,)
 
 
@@ -615,7 +684,8 @@ def _to_copy(x: np.ndarray, *, dtype: Any, memory_format: Any = None) -> np.ndar
 
 
 @_to_copy.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # identity; the engine casts back to the input dtype
+def to_copy_backward(ctx: Any, grad: Tensor) -> tuple:
+    # identity; the engine casts back to the input dtype
     return (grad,)
 
 
@@ -640,7 +710,8 @@ def _select(x: np.ndarray, *, dim: int, index: int) -> np.ndarray:
 
 
 @_select.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # place the gradient at the selected index, zeros else
+def select_backward(ctx: Any, grad: Tensor) -> tuple:
+    # place the gradient at the selected index, zeros else
     p = ctx.params
     key = (slice(None),) * p["dim"] + (p["index"],)
     return (_embed(grad, ctx.input_shapes[0], key),)
@@ -653,7 +724,7 @@ def _slice(x: np.ndarray, *, dim: int, start: int, stop: int, step: int) -> np.n
 
 
 @_slice.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # place the gradient in the slice, zeros else
+def slice_backward(ctx: Any, grad: Tensor) -> tuple:  # place the gradient in the slice, zeros else
     p = ctx.params
     key = (slice(None),) * p["dim"] + (slice(p["start"], p["stop"], p["step"]),)
     return (_embed(grad, ctx.input_shapes[0], key),)
@@ -716,7 +787,7 @@ def _alias(x: np.ndarray) -> np.ndarray:
 
 
 @_alias.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # identity
+def alias_backward(ctx: Any, grad: Tensor) -> tuple:  # identity
     return (grad,)
 
 
@@ -726,7 +797,7 @@ def alias(input: Tensor) -> Tensor:
 
 @defop("as_strided", node="AsStridedBackward0", view=True)
 def _as_strided(x: np.ndarray, *, positions: np.ndarray, in_positions: Any = None,
-                storage_size: int = 0, span_start: int = 0) -> np.ndarray:
+                storage_size: int = 0, span_start: int = 0, strides: Any = None) -> np.ndarray:
     if in_positions is not None:  # positions in the storage x lies in (see as_strided)
         flat = _storage(x)[0]  # type: ignore[index]
     else:
@@ -740,8 +811,8 @@ def _as_strided(x: np.ndarray, *, positions: np.ndarray, in_positions: Any = Non
             idx = [0] * positions.ndim
             idx[axis] = 1
             steps.append(int(positions[tuple(idx)]) - start)
-        else:
-            steps.append(0)
+        else:  # a size-1 dim: the stride asked for (torch reports it), if given
+            steps.append(strides[axis] if strides is not None else 0)
     isz = x.itemsize
     return np.lib.stride_tricks.as_strided(
         flat[start:], shape=positions.shape, strides=tuple(s * isz for s in steps)
@@ -749,7 +820,8 @@ def _as_strided(x: np.ndarray, *, positions: np.ndarray, in_positions: Any = Non
 
 
 @_as_strided.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # each element's gradient goes to the position it views
+def as_strided_backward(ctx: Any, grad: Tensor) -> tuple:
+    # each element's gradient goes to the position it views
     from .indexing import index_put
 
     shape = ctx.input_shapes[0]
@@ -761,6 +833,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # each element's gradient goes to the p
     spread = index_put(zeros, pos, grad, accumulate=True)
     if in_positions is None:
         return (spread.reshape(shape),)
+    counts = np.bincount(in_positions.reshape(-1), minlength=n)
+    if counts.size and counts.max() > 1:  # input elements sharing memory (an expanded input):
+        # each gets its location's gradient divided among them, as torch's as_strided_backward
+        spread = spread / Tensor._make(np.maximum(counts, 1).astype(spread._data.dtype))
     return (spread[Tensor._make(in_positions)],)
 
 
@@ -776,6 +852,9 @@ def _storage(a: np.ndarray) -> tuple[np.ndarray, int] | None:
         if not isinstance(b, np.ndarray):
             break
         root = b
+    if root.dtype != a.dtype and root.dtype.kind == "c" and root.real.dtype == a.dtype and (
+            root.flags.c_contiguous):
+        root = root.view(a.dtype)  # a real view (x.real, view_as_real) of complex memory
     if root.dtype != a.dtype or not root.flags.c_contiguous or any(st < 0 for st in a.strides):
         return None
     off = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
@@ -810,7 +889,7 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: Any = None
             f" are out of bounds for storage of size {flat.size * isz}"
         )
     if found is None or (here == 0 and flat.size == x.size and x.flags.c_contiguous):
-        return _as_strided(input, positions=positions)
+        return _as_strided(input, positions=positions, strides=stride)
     elems = np.lib.stride_tricks.as_strided(
         np.arange(flat.size, dtype=np.int64)[here:], x.shape,
         tuple(st // x.itemsize * 8 for st in x.strides))
@@ -820,7 +899,7 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: Any = None
     hi = max(int(positions.max()) if positions.size else here, int(elems.max()) if elems.size
              else here) + 1
     return _as_strided(input, positions=positions, in_positions=elems - lo,
-                       storage_size=hi - lo, span_start=lo)
+                       storage_size=hi - lo, span_start=lo, strides=stride)
 
 
 def as_strided_elements(input: Tensor, size: Any, stride: Any, storage_offset: int = 0
@@ -877,7 +956,7 @@ def _cat(*arrays: np.ndarray, dim: int, shapes: tuple) -> np.ndarray:
 
 
 @_cat.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # each input gets its own slice of the gradient
+def cat_backward(ctx: Any, grad: Tensor) -> tuple:  # each input gets its own slice of the gradient
     dim = ctx.params["dim"]
     out = []
     start = 0
@@ -946,7 +1025,7 @@ def _stack(*arrays: np.ndarray, dim: int) -> np.ndarray:
 
 
 @_stack.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # input i gets slice i of the gradient
+def stack_backward(ctx: Any, grad: Tensor) -> tuple:  # input i gets slice i of the gradient
     dim = ctx.params["dim"]
     return tuple(
         grad.select(dim, i) if meta is not None else None
@@ -978,7 +1057,7 @@ def vstack(tensors: Any) -> Tensor:
     return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
 
 
-def _split_back(ctx: Any, grads: list) -> tuple:  # gradients of the pieces, joined (zeros fill)
+def split_backward(ctx: Any, grads: list) -> tuple:  # gradients of the pieces, joined (zeros fill)
     dim = ctx.params["dim"]
     sizes = ctx.params["sizes"]
     shape = ctx.input_shapes[0]
@@ -1002,8 +1081,8 @@ def _split_forward(x: np.ndarray, *, dim: int, sizes: tuple) -> tuple:
 _split = defop("split", node="SplitBackward0", view=True, outputs=-1)(_split_forward)
 _split_sizes = defop("split_with_sizes", node="SplitWithSizesBackward0", view=True,
                      outputs=-1)(_split_forward)
-_split.backward(_split_back)
-_split_sizes.backward(_split_back)
+_split.backward(split_backward)
+_split_sizes.backward(split_backward)
 _split.jvp(linear_tangent(_split))
 _split_sizes.jvp(linear_tangent(_split_sizes))
 
@@ -1058,11 +1137,10 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *
     n = input._data.shape[d]
     sections = indices_or_sections
     if isinstance(sections, Tensor):
-        if sections.dtype.is_floating_point or sections.dtype.is_complex or (
-                sections._data.dtype == np.bool_):
+        if sections._data.dtype != np.int64:
             raise RuntimeError(
-                "tensor_split expected tensor_indices_or_sections to have integer dtype, but "
-                f"got {sections.dtype}")
+                "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                f"{scalar_type_name(sections.dtype)}")
         if sections.ndim > 1:
             raise RuntimeError(
                 "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
@@ -1094,7 +1172,8 @@ _unbind.jvp(linear_tangent(_unbind))
 
 
 @_unbind.backward
-def _(ctx: Any, grads: list) -> tuple:  # stack the pieces' gradients (zeros where none came)
+def unbind_backward(ctx: Any, grads: list) -> tuple:
+    # stack the pieces' gradients (zeros where none came)
     dim = ctx.params["dim"]
     shape = list(ctx.input_shapes[0])
     grads = list(grads) + [None] * (shape[dim] - len(grads))

@@ -176,7 +176,8 @@ def _diagonal(x: np.ndarray, *, offset: int, dim1: int, dim2: int) -> np.ndarray
 
 
 @_diagonal.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the gradient back on the diagonal, zeros elsewhere
+def diagonal_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the gradient back on the diagonal, zeros elsewhere
     p = ctx.params
     return (_diagonal_backward(grad, shape=ctx.input_shapes[0], offset=p["offset"],
                                dim1=p["dim1"], dim2=p["dim2"]),)
@@ -191,7 +192,8 @@ def _diagonal_backward(g: np.ndarray, *, shape: tuple, offset: int, dim1: int,
 
 
 @_diagonal_backward.backward
-def _(ctx: Any, gg: Tensor) -> tuple:  # linear: its own gradient is the diagonal again
+def diagonal_backward_backward(ctx: Any, gg: Tensor) -> tuple:
+    # linear: its own gradient is the diagonal again
     p = ctx.params
     return (_diagonal(gg, offset=p["offset"], dim1=p["dim1"], dim2=p["dim2"]),)
 
@@ -218,7 +220,7 @@ def _diag_embed(x: np.ndarray, *, offset: int, dim1: int, dim2: int) -> np.ndarr
 
 
 @_diag_embed.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the diagonal of the gradient
+def diag_embed_backward(ctx: Any, grad: Tensor) -> tuple:  # the diagonal of the gradient
     p = ctx.params
     return (_diagonal(grad, offset=p["offset"], dim1=p["dim1"], dim2=p["dim2"]),)
 
@@ -245,7 +247,7 @@ def _diag_copy(x: np.ndarray, *, offset: int) -> np.ndarray:
 
 
 @_diag_copy.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # back on the diagonal
+def diag_copy_backward(ctx: Any, grad: Tensor) -> tuple:  # back on the diagonal
     return (_diagonal_backward(grad, shape=ctx.input_shapes[0], offset=ctx.params["offset"],
                                dim1=0, dim2=1),)
 
@@ -264,7 +266,7 @@ def _trace(x: np.ndarray) -> np.ndarray:
 
 
 @_trace.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the identity's pattern, times the gradient
+def trace_backward(ctx: Any, grad: Tensor) -> tuple:  # the identity's pattern, times the gradient
     shape = ctx.input_shapes[0]
     eye = Tensor._make(np.eye(shape[0], shape[1], dtype=grad._data.dtype))
     return (eye * grad,)
@@ -281,7 +283,7 @@ def _rot90(x: np.ndarray, *, k: int, dims: tuple) -> np.ndarray:
 
 
 @_rot90.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # rotate back
+def rot90_backward(ctx: Any, grad: Tensor) -> tuple:  # rotate back
     p = ctx.params
     return (_rot90(grad, k=-p["k"], dims=p["dims"]),)
 
@@ -306,24 +308,36 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
 # ---------------------------------------------------------------------------------------------
 
 def broadcast_shapes(*shapes: Any) -> Any:
-    """The shape every given shape broadcasts to (torch's error when one does not)."""
+    """The shape every given shape broadcasts to (torch's errors when one does not). Each
+    shape is a sequence of ints or one int; None is skipped."""
+    import builtins
+    from collections.abc import Sequence
+
     from .._tensor import Size
 
-    dims: list[int] = []
-    norm = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
-    for idx, shape in enumerate(norm):
-        for k, n in enumerate(reversed(shape)):
-            if k == len(dims):
-                dims.append(n)
-            elif dims[k] == 1:
-                dims[k] = n
-            elif n != 1 and n != dims[k]:
-                expected = list(reversed(dims))
+    norm = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
+    if not norm:
+        return Size(())
+    for shape in norm:
+        if not isinstance(shape, Sequence):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {shape}")
+    common = [1] * builtins.max(len(shape) for shape in norm)
+    for arg, shape in enumerate(norm):
+        for i in range(-1, -1 - len(shape), -1):
+            n = shape[i]
+            if n == common[i]:
+                continue
+            if common[i] == 1:
+                if n < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[i] = n
+            if n != 1 and common[i] != n:
                 raise RuntimeError(
-                    f"Attempting to broadcast a dimension of length {n} at {-(k + 1)}! "
-                    f"Mismatching argument at index {idx} had {shape}; but expected shape "
-                    f"should be broadcastable to {expected}")
-    return Size(tuple(reversed(dims)))
+                    f"Attempting to broadcast a dimension of length {n} at {i}! Mismatching "
+                    f"argument at index {arg} had {shape}; but expected shape should be "
+                    f"broadcastable to {common}")
+    return Size(tuple(common))
 
 
 def broadcast_tensors(*tensors: Any) -> tuple:
@@ -432,7 +446,8 @@ def _block_diag(*blocks: np.ndarray, dtype: Any, shapes: tuple) -> np.ndarray:
 
 
 @_block_diag.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # each block's gradient: its place in grad
+def block_diag_backward(ctx: Any, grad: Tensor) -> tuple:
+    # each block's gradient: its place in grad
     out: list = []
     r = c = 0
     for shape in ctx.params["shapes"]:

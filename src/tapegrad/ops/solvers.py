@@ -60,7 +60,7 @@ def _det(a: np.ndarray) -> np.ndarray:
 
 
 @_det.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # dA = g det A^{-H}; singular A: through the SVD
+def det_backward(ctx: Any, grad: Tensor) -> tuple:  # dA = g det A^{-H}; singular A: through the SVD
     a, d = ctx.saved
     if a.shape[-1] == 0:
         return (Tensor._make(np.zeros(a.shape, dtype=a._data.dtype)),)
@@ -105,7 +105,8 @@ def _slogdet(a: np.ndarray) -> tuple:
 
 
 @_slogdet.backward
-def _(ctx: Any, grads: list) -> tuple:  # dA = g_logabsdet A^{-H} (real: the sign is constant)
+def slogdet_backward(ctx: Any, grads: list) -> tuple:
+    # dA = g_logabsdet A^{-H} (real: the sign is constant)
     from .factorizations import solve
 
     (a,) = ctx.saved
@@ -179,7 +180,7 @@ def _inv_ex(a: np.ndarray) -> tuple:
 
 
 @_inv_ex.backward
-def _(ctx: Any, grads: list) -> tuple:  # dA = -A^{-H} G A^{-H}
+def inv_ex_backward(ctx: Any, grads: list) -> tuple:  # dA = -A^{-H} G A^{-H}
     (inv,) = ctx.saved
     g = grads[0]
     ih = inv.mH
@@ -319,7 +320,7 @@ def _pinv_product(v: np.ndarray, sinv: np.ndarray, u: np.ndarray, low: np.dtype)
 
 
 @_pinv.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def pinv_backward(ctx: Any, grad: Tensor) -> tuple:
     a, p = ctx.saved[0], ctx.saved[-1]
     if p.dtype != a.dtype:  # autocast's low-type pinv of a float32 A: torch's rule fails on
         from .linalg import _dtype_check  # its first product of the two, (pinv side) @ A
@@ -330,10 +331,10 @@ def _(ctx: Any, grad: Tensor) -> tuple:
             raise RuntimeError(f"expected scalar type {scalar_type_name(p.dtype)} but found "
                                f"{scalar_type_name(a.dtype)}")
         _dtype_check(p._data, a._data)
-    return (pinv_backward(grad, p, a), None, None)
+    return (pinv_derivative(grad, p, a), None, None)
 
 
-def pinv_backward(grad: Tensor, p: Tensor, a: Tensor) -> Tensor:
+def pinv_derivative(grad: Tensor, p: Tensor, a: Tensor) -> Tensor:
     """torch's rule for A^+ (products arranged to keep the matrices small)."""
     m, n = a.shape[-2], a.shape[-1]
     ph, gh = p.mH, grad.mH
@@ -448,7 +449,8 @@ def _lstsq(a: np.ndarray, b: np.ndarray, *, rcond: Any = None, driver: str = "ge
 
 
 @_lstsq.backward
-def _(ctx: Any, grads: list) -> tuple:  # X = A^+ B: dA = pinv_backward(G B^H), dB = A^{+H} G
+def lstsq_backward(ctx: Any, grads: list) -> tuple:
+    # X = A^+ B: dA = pinv_derivative(G B^H), dB = A^{+H} G
     # the residuals r_j = |A x_j - b_j|^2 (at the optimum): dA = 2 (R g_r) X^H, dB = -2 R g_r
     a, b, sol = ctx.saved
     gx = grads[0]
@@ -465,7 +467,7 @@ def _(ctx: Any, grads: list) -> tuple:  # X = A^+ B: dA = pinv_backward(G B^H), 
     p = pinv(a)
     ga = gb = None
     if gx is not None:
-        ga = pinv_backward(gx @ b.mH, p, a) if ctx.needs_input_grad[0] else None
+        ga = pinv_derivative(gx @ b.mH, p, a) if ctx.needs_input_grad[0] else None
         gb = p.mH @ gx if ctx.needs_input_grad[1] else None
     if gres is not None:
         x = sol
@@ -532,14 +534,15 @@ def _tri_inv(low: np.ndarray) -> np.ndarray:
 
 
 @_cholesky_inverse.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # C = inv (G + G^H) inv; dL = -C L (-L C if upper)
+def cholesky_inverse_backward(ctx: Any, grad: Tensor) -> tuple:
+    # C = inv (G + G^H) inv; dL = -C L (-L C if upper)
     low, inv_ = ctx.saved
     c = inv_ @ ((grad + grad.mH) @ inv_)
     return (-(low @ c) if ctx.params.get("upper", False) else -(c @ low),)
 
 
 @_cholesky_inverse.jvp
-def _(tangents: list, inputs: tuple, out: Tensor, upper: bool = False) -> Tensor:
+def cholesky_inverse_jvp(tangents: list, inputs: tuple, out: Tensor, upper: bool = False) -> Tensor:
     # d(L L^H)^{-1} = -X (dL L^H + L dL^H) X  (U^H U with ``upper``)
     dl, low = tangents[0], inputs[0]
     m = dl.mH @ low + low.mH @ dl if upper else dl @ low.mH + low @ dl.mH
@@ -564,7 +567,7 @@ def _cholesky_solve(b: np.ndarray, low: np.ndarray, *, upper: bool = False) -> n
 
 
 @_cholesky_solve.backward
-def _(ctx: Any, grad: Tensor) -> tuple:
+def cholesky_solve_backward(ctx: Any, grad: Tensor) -> tuple:
     # dB = cholesky_solve(G, L); C = dB X^H + X dB^H; dL = -C L (-L C if upper)
     low, x = ctx.saved
     upper = ctx.params.get("upper", False)
@@ -609,7 +612,7 @@ def _triangular_solve(b: np.ndarray, a: np.ndarray, *, upper: bool = True,
 
 
 @_triangular_solve.backward
-def _(ctx: Any, grads: list) -> tuple:
+def triangular_solve_backward(ctx: Any, grads: list) -> tuple:
     # dB = solve(op(A)^H, G); dA = -dB X^H (X dB^T when transposed), A's triangle; + gM
     a, x = ctx.saved
     gx, gm = (list(grads) + [None, None])[:2]

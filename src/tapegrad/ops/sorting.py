@@ -49,7 +49,8 @@ def _picker(name: str, node: str) -> Any:
         return np.squeeze(v, dim) if squeeze else v
 
     @forward.backward
-    def _(ctx: Any, grad: Tensor) -> tuple:  # each value's gradient back where it came from
+    def picker_backward(ctx: Any, grad: Tensor) -> tuple:
+        # each value's gradient back where it came from
         p = ctx.params
         shape = ctx.input_shapes[0]
         zeros = Tensor._make(np.zeros(shape, dtype=grad._data.dtype))
@@ -259,7 +260,8 @@ def _median_all(x: np.ndarray, *, ignore_nan: bool) -> np.ndarray:
 
 
 @_median_all.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # shared evenly by the elements equal to the median
+def median_all_backward(ctx: Any, grad: Tensor) -> tuple:
+    # shared evenly by the elements equal to the median
     x, y = ctx.saved
     mask = (x == y) | (x.isnan() & y.isnan())
     return (grad * mask / mask.sum(),)
@@ -359,7 +361,8 @@ def _aminmax(x: np.ndarray, *, dim: Any, keepdim: bool) -> tuple:
 
 
 @_aminmax.backward
-def _(ctx: Any, grads: list) -> tuple:  # each extreme's gradient shared by its equals
+def aminmax_backward(ctx: Any, grads: list) -> tuple:
+    # each extreme's gradient shared by its equals
     x, lo = ctx.saved
     p = ctx.params
     hi = Tensor._make(_aminmax.forward(x._data, dim=p["dim"], keepdim=p["keepdim"])[1])
@@ -407,7 +410,7 @@ def _logcumsumexp(x: np.ndarray, *, dim: int) -> np.ndarray:
 
 
 @_logcumsumexp.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # dy_j/dx_i = exp(x_i - y_j) for i <= j
+def logcumsumexp_backward(ctx: Any, grad: Tensor) -> tuple:  # dy_j/dx_i = exp(x_i - y_j) for i <= j
     x, y = ctx.saved
     d = ctx.params["dim"]
     if x.ndim == 0:
@@ -428,7 +431,7 @@ def _(ctx: Any, grad: Tensor) -> tuple:  # dy_j/dx_i = exp(x_i - y_j) for i <= j
 
 
 @_logcumsumexp.jvp
-def _(tangents: list, inputs: tuple, out: Tensor, *, dim: int) -> Tensor:
+def logcumsumexp_jvp(tangents: list, inputs: tuple, out: Tensor, *, dim: int) -> Tensor:
     # dy_j = sum_{i <= j} exp(x_i - y_j) dx_i, with exp(x - c) for c the row's largest x
     (t,), (x,) = tangents, inputs
     if x.ndim == 0:

@@ -27,7 +27,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import _state, enable_grad
 from ._registry import defop
 from .nn_common import _linked
-from .pooling import _index_pool_rule
+from .pooling import max_pool_backward
 
 # ---------------------------------------------------------------------------------------------
 # channel_shuffle
@@ -41,7 +41,8 @@ def _channel_shuffle(x: np.ndarray, *, groups: int) -> np.ndarray:
 
 
 @_channel_shuffle.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # a permutation: shuffle back with C/g groups
+def channel_shuffle_backward(ctx: Any, grad: Tensor) -> tuple:
+    # a permutation: shuffle back with C/g groups
     c = grad.shape[1]
     return (_channel_shuffle(grad, groups=c // ctx.params["groups"]),)
 
@@ -91,7 +92,8 @@ def _affine_grid(theta: np.ndarray, *, sizes: tuple, align_corners: bool) -> np.
 
 
 @_affine_grid.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # grid = base theta^T: d theta = g^T base
+def affine_grid_backward(ctx: Any, grad: Tensor) -> tuple:
+    # grid = base theta^T: d theta = g^T base
     p = ctx.params
     n, d = grad.shape[0], len(p["sizes"])
     base = Tensor._make(_base_grid(p["sizes"], p["align_corners"], grad._data.dtype)
@@ -498,7 +500,7 @@ def _trilinear_grads32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, padding
     return gi, np.stack([acc[k] * mult[k] for k in range(3)], axis=-1).reshape(grid.shape)
 
 
-def _grid_rule(ctx: Any, grad: Tensor) -> tuple:
+def grid_sample_backward(ctx: Any, grad: Tensor) -> tuple:
     # differentiate the composite at the saved inputs (a graph of its own under create_graph)
     from ..autograd import grad as autograd_grad
 
@@ -539,8 +541,8 @@ def _grid_rule(ctx: Any, grad: Tensor) -> tuple:
     return tuple(res)
 
 
-_GRID_2D.rule = _grid_rule
-_GRID_3D.rule = _grid_rule
+_GRID_2D.rule = grid_sample_backward
+_GRID_3D.rule = grid_sample_backward
 _linked(_GRID_2D)  # create_graph: nearest mode's gradient is tied to the inputs (torch's is)
 _linked(_GRID_3D)
 
@@ -659,8 +661,8 @@ _FRACTIONAL_2D = defop("fractional_max_pool2d", node="FractionalMaxPool2DBackwar
                        outputs=2, save=(0,))(_fractional_forward)
 _FRACTIONAL_3D = defop("fractional_max_pool3d", node="FractionalMaxPool3DBackward0",
                        outputs=2, save=(0,))(_fractional_forward)
-_FRACTIONAL_2D.backward(_index_pool_rule)  # the gradient goes to each window's maximum
-_FRACTIONAL_3D.backward(_index_pool_rule)
+_FRACTIONAL_2D.backward(max_pool_backward)  # the gradient goes to each window's maximum
+_FRACTIONAL_3D.backward(max_pool_backward)
 _linked(_FRACTIONAL_2D)  # create_graph: the gradient is tied to the input (torch's node is)
 _linked(_FRACTIONAL_3D)
 

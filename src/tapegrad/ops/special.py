@@ -71,37 +71,38 @@ _log_ndtr = _unary("log_ndtr", "SpecialLogNdtrBackward0", "log_ndtr", save_outpu
 
 
 @_erfc.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d erfc x = -2/sqrt(pi) e^(-x^2)
+def erfc_backward(ctx: Any, grad: Tensor) -> tuple:  # d erfc x = -2/sqrt(pi) e^(-x^2)
     (x,) = ctx.saved
     return (grad * (-2 / _SQRT_PI) * exp(-x * x),)
 
 
 @_erfinv.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d erfinv x = sqrt(pi)/2 e^(erfinv(x)^2)
+def erfinv_backward(ctx: Any, grad: Tensor) -> tuple:  # d erfinv x = sqrt(pi)/2 e^(erfinv(x)^2)
     _, y = ctx.saved
     return (grad * (_SQRT_PI / 2) * exp(y * y),)
 
 
 @_erfcx.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d erfcx x = 2x erfcx(x) - 2/sqrt(pi)
+def erfcx_backward(ctx: Any, grad: Tensor) -> tuple:  # d erfcx x = 2x erfcx(x) - 2/sqrt(pi)
     x, y = ctx.saved
     return (grad * (2 * x * y - 2 / _SQRT_PI),)
 
 
 @_ndtr.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d ndtr x = e^(-x^2/2) / sqrt(2 pi)
+def ndtr_backward(ctx: Any, grad: Tensor) -> tuple:  # d ndtr x = e^(-x^2/2) / sqrt(2 pi)
     (x,) = ctx.saved
     return (grad * exp(x * x * -0.5) / _SQRT_2PI,)
 
 
 @_ndtri.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d ndtri p = sqrt(2 pi) e^(ndtri(p)^2 / 2)
+def ndtri_backward(ctx: Any, grad: Tensor) -> tuple:  # d ndtri p = sqrt(2 pi) e^(ndtri(p)^2 / 2)
     _, y = ctx.saved
     return (grad * _SQRT_2PI * exp(y * y * 0.5),)
 
 
 @_log_ndtr.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d log ndtr x = e^(-x^2/2 - log ndtr x) / sqrt(2 pi)
+def log_ndtr_backward(ctx: Any, grad: Tensor) -> tuple:
+    # d log ndtr x = e^(-x^2/2 - log ndtr x) / sqrt(2 pi)
     x, y = ctx.saved  # (in torch's order of operations: float32 cancels in the exponent)
     return (grad / _SQRT_2PI * exp(-(y + x * x / 2)),)
 
@@ -186,19 +187,19 @@ def _polygamma(x: np.ndarray, *, n: int) -> np.ndarray:
 
 
 @_lgamma.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d lgamma x = digamma x
+def lgamma_backward(ctx: Any, grad: Tensor) -> tuple:  # d lgamma x = digamma x
     (x,) = ctx.saved
     return (grad * _digamma(x),)
 
 
 @_digamma.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d digamma x = polygamma(1, x)
+def digamma_backward(ctx: Any, grad: Tensor) -> tuple:  # d digamma x = polygamma(1, x)
     (x,) = ctx.saved
     return (grad * _polygamma(x, n=1),)
 
 
 @_polygamma.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d polygamma(n, x) = polygamma(n + 1, x)
+def polygamma_backward(ctx: Any, grad: Tensor) -> tuple:  # d polygamma(n, x) = polygamma(n + 1, x)
     (x,) = ctx.saved
     return (grad * _polygamma(x, n=ctx.params["n"] + 1),)
 
@@ -216,7 +217,8 @@ def _mvlgamma(x: np.ndarray, *, p: int) -> np.ndarray:
 
 
 @_mvlgamma.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx sum_i lgamma(x - i/2) = sum_i digamma(x - i/2)
+def mvlgamma_backward(ctx: Any, grad: Tensor) -> tuple:
+    # d/dx sum_i lgamma(x - i/2) = sum_i digamma(x - i/2)
     (x,) = ctx.saved
     p = ctx.params["p"]
     total = _digamma(x)
@@ -236,26 +238,27 @@ _i1e = _unary("i1e", "SpecialI1EBackward0", "i1e", save_output=True)
 
 
 @_i0.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d i0 x = i1 x
+def i0_backward(ctx: Any, grad: Tensor) -> tuple:  # d i0 x = i1 x
     (x,) = ctx.saved
     return (grad * _i1(x),)
 
 
 @_i0e.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d i0e x = i1e x - sign(x) i0e x
+def i0e_backward(ctx: Any, grad: Tensor) -> tuple:  # d i0e x = i1e x - sign(x) i0e x
     x, y = ctx.saved
     return (grad * (_i1e(x) - x.sign() * y),)
 
 
 @_i1.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d i1 x = i0 x - i1(x)/x  (1/2 at x = 0)
+def i1_backward(ctx: Any, grad: Tensor) -> tuple:  # d i1 x = i0 x - i1(x)/x  (1/2 at x = 0)
     x, y = ctx.saved
     safe = where(x == 0, 1.0, x)
     return (grad * where(x == 0, 0.5, _i0(x) - y / safe),)
 
 
 @_i1e.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d i1e x = i0e x - i1e(x) (sign(x) + 1/x)  (1/2 at 0)
+def i1e_backward(ctx: Any, grad: Tensor) -> tuple:
+    # d i1e x = i0e x - i1e(x) (sign(x) + 1/x)  (1/2 at 0)
     x, y = ctx.saved
     safe = where(x == 0, 1.0, x)
     return (grad * where(x == 0, 0.5, _i0e(x) - y * (x.sign() + 1 / safe)),)
@@ -313,7 +316,8 @@ _sinc = _unary("sinc", "SincBackward0", "sinc")  # (numpy's normalised sinc: sin
 
 
 @_sinc.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at x = 0
+def sinc_backward(ctx: Any, grad: Tensor) -> tuple:
+    # (cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at x = 0
     (x,) = ctx.saved
     px = x * math.pi
     sq = x * x * math.pi
@@ -327,7 +331,7 @@ def _entr(x: np.ndarray) -> np.ndarray:
 
 
 @_entr.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d(-x log x) = -(1 + log x)
+def entr_backward(ctx: Any, grad: Tensor) -> tuple:  # d(-x log x) = -(1 + log x)
     (x,) = ctx.saved
     return (grad * -(log(x) + 1),)
 
@@ -342,7 +346,8 @@ def _logit(x: np.ndarray, *, eps: Any = None) -> np.ndarray:
 
 
 @_logit.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # 1/(x(1-x)) on [eps, 1-eps]: 0 outside (NaN outside
+def logit_backward(ctx: Any, grad: Tensor) -> tuple:
+    # 1/(x(1-x)) on [eps, 1-eps]: 0 outside (NaN outside
     (x,) = ctx.saved                        # [0, 1] without eps)
     eps = ctx.params.get("eps")
     lo = 0.0 if eps is None else eps
@@ -365,7 +370,7 @@ def _xlogy(a: Any, b: Any) -> np.ndarray:
 
 
 @_xlogy.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (log y, 0 where x = 0 and y <= 0; x / y)
+def xlogy_backward(ctx: Any, grad: Tensor) -> tuple:  # (log y, 0 where x = 0 and y <= 0; x / y)
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     ga = where((a == 0) & (b <= 0), 0.0, _xlogy(grad, b)) if need_a else None
@@ -379,7 +384,8 @@ def _xlog1py(a: Any, b: Any) -> np.ndarray:
 
 
 @_xlog1py.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # (log(1 + y), 0 where x = 0 and y <= -1; x / (1 + y))
+def xlog1py_backward(ctx: Any, grad: Tensor) -> tuple:
+    # (log(1 + y), 0 where x = 0 and y <= -1; x / (1 + y))
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     ga = where((a == 0) & (b <= -1), 0.0, _xlog1py(grad, b)) if need_a else None
@@ -406,7 +412,8 @@ def _zeta(a: Any, b: Any) -> np.ndarray:
 
 
 @_zeta.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dq zeta(x, q) = -x zeta(x + 1, q); none for x
+def zeta_backward(ctx: Any, grad: Tensor) -> tuple:
+    # d/dq zeta(x, q) = -x zeta(x + 1, q); none for x
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     if need_a:
@@ -533,7 +540,7 @@ def _gammainc(a: Any, x: Any) -> np.ndarray:
 
 
 @_gammainc.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx P(a, x) = x^(a-1) e^(-x) / Gamma(a)
+def gammainc_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx P(a, x) = x^(a-1) e^(-x) / Gamma(a)
     a, x = ctx.saved
     if ctx.needs_input_grad[0]:
         raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
@@ -553,7 +560,8 @@ def _gammaincc(a: Any, x: Any) -> np.ndarray:
 
 
 @_gammaincc.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # d/dx Q(a, x) = -x^(a-1) e^(-x) / Gamma(a)
+def gammaincc_backward(ctx: Any, grad: Tensor) -> tuple:
+    # d/dx Q(a, x) = -x^(a-1) e^(-x) / Gamma(a)
     a, x = ctx.saved
     if ctx.needs_input_grad[0]:
         raise NotImplementedError("the derivative for 'igammac: input' is not implemented.")

@@ -33,6 +33,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import fft as _fft
+from .padding import pad as pad_nd
 
 _STFT_NO_WINDOW = (
     "A window was not provided. A rectangular window will be applied,which is known to cause "
@@ -87,13 +88,12 @@ def _padded_window(window: Tensor | None, win_length: int, n_fft: int, like: Ten
     there is no window and nothing to pad (a rectangular window of n_fft)."""
     if win_length == n_fft:
         return window
-    from ..nn import functional as F
 
     if window is None:
         real = like.real if like.is_complex() else like
         window = Tensor._make(np.ones(win_length, dtype=real._data.dtype))
     left = (n_fft - win_length) // 2
-    return F.pad(window, (left, n_fft - win_length - left))
+    return pad_nd(window, (left, n_fft - win_length - left))
 
 
 def _overlap_add(frames: Tensor, hop: int, total: int) -> Tensor:
@@ -126,12 +126,11 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")
     if center:
-        from ..nn import functional as F
 
         signal_dim = input.dim()
         extended = [1] * (3 - signal_dim) + list(input.shape)
         pad = int(n_fft // 2)
-        input = F.pad(input.view(extended), [pad, pad], pad_mode)
+        input = pad_nd(input.view(extended), [pad, pad], pad_mode)
         input = input.view(input.shape[-signal_dim:])
     hop = n_fft >> 2 if hop_length is None else int(hop_length)
     win = n_fft if win_length is None else int(win_length)
@@ -173,10 +172,9 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
     if align_to_window and win < n_fft:
         # frames start where their window's non-zero part does: torch pads the signal by the
         # window's left padding on both sides and counts 1 + (L - win_length) // hop frames
-        from ..nn import functional as F
 
         left = (n_fft - win) // 2
-        x = F.pad(x, (left, left))
+        x = pad_nd(x, (left, left))
         n_frames = 1 + (length - win) // hop
         need = (n_frames - 1) * hop + n_fft
         if need > x.shape[1]:
@@ -293,10 +291,9 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None,
     if input.dim() == 2:
         y = y.squeeze(0)
     if end > expected_len:
-        from ..nn import functional as F
 
         _warn_once(_PADDED_TAIL)
-        y = F.pad(y, (0, end - expected_len))
+        y = pad_nd(y, (0, end - expected_len))
     return y
 
 

@@ -33,14 +33,15 @@ def _copy_entry(fname: str, node: str, view_fn: Any, outputs: int) -> Any:
 
     def forward(x: np.ndarray, *, args: tuple, kwargs: dict) -> Any:
         res = view_fn(Tensor._make(x), *args, **kwargs)
+        # (contiguous copies, as torch's *_copy kernels return)
         if isinstance(res, (tuple, list)):
-            return tuple(np.array(r._data, copy=True) for r in res)
-        return np.array(res._data, copy=True)
+            return tuple(np.array(r._data, copy=True, order="C") for r in res)
+        return np.array(res._data, copy=True, order="C")
 
     op = defop(key, node=node, outputs=outputs)(forward)
 
     @op.backward
-    def _(ctx: Any, grad: Any) -> tuple:  # the view's vector-Jacobian product
+    def view_copy_backward(ctx: Any, grad: Any) -> tuple:  # the view's vector-Jacobian product
         from ..autograd import grad as autograd_grad
         from ..autograd.grad_mode import enable_grad
 
@@ -71,6 +72,11 @@ def _grad_enabled() -> bool:
     return bool(_state.enabled)
 
 
+def _fresh(t: Tensor) -> Tensor:
+    """A contiguous copy (what torch's *_copy kernels return, whatever the view's layout)."""
+    return Tensor._make(np.array(t._data, copy=True, order="C"))
+
+
 def _copying(fname: str, view_fn: Any) -> Any:
     """torch.<fname>: ``view_fn``'s result in fresh memory, with the view's node + _copy."""
 
@@ -86,8 +92,8 @@ def _copying(fname: str, view_fn: Any) -> Any:
             with no_grad():
                 res = view_fn(input, *args, **kwargs)
             if isinstance(res, (tuple, list)):
-                return tuple(r.clone() for r in res)
-            return res.clone()
+                return tuple(_fresh(r) for r in res)
+            return _fresh(res)
         from ..autograd.grad_mode import enable_grad
 
         with enable_grad():
@@ -115,17 +121,18 @@ def _unfold_view(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     return unfold(input, dimension, size, step)
 
 
-@defop("unfold", node="UnfoldBackward0")
+@defop("unfold", node="UnfoldBackward0", view=True)
 def _unfold(x: np.ndarray, *, dim: int, size: int, step: int) -> np.ndarray:
     if x.ndim == 0:
-        return x.reshape(1).copy()
-    win = np.lib.stride_tricks.sliding_window_view(x, size, axis=dim)
-    win = np.take(win, np.arange(0, win.shape[dim], step), axis=dim)
-    return np.array(win, copy=True)
+        return x.reshape(1)
+    # a view, as torch's: the windows overlap in memory when step < size
+    win = np.lib.stride_tricks.sliding_window_view(x, size, axis=dim, writeable=True)
+    return win[(slice(None),) * dim + (slice(None, None, step),)]
 
 
 @_unfold.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # each window's gradient added back where it lay
+def unfold_backward(ctx: Any, grad: Tensor) -> tuple:
+    # each window's gradient added back where it lay
     p = ctx.params
     shape = ctx.input_shapes[0]
     zeros = Tensor._make(np.zeros(shape, dtype=grad._data.dtype))
@@ -158,7 +165,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
 
 _unsafe_split = defop("unsafe_split", node="UnsafeSplitBackward0", outputs=-1)(
     S._split_forward)
-_unsafe_split.backward(S._split_back)
+_unsafe_split.backward(S.split_backward)
 
 
 def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
@@ -176,7 +183,7 @@ def unsafe_split(input: Tensor, split_size: Any, dim: int = 0) -> tuple:
 
 _unsafe_split_sizes = defop("unsafe_split_with_sizes", node="UnsafeSplitWithSizesBackward0",
                             outputs=-1)(S._split_forward)
-_unsafe_split_sizes.backward(S._split_back)
+_unsafe_split_sizes.backward(S.split_backward)
 
 
 def unsafe_split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
@@ -219,7 +226,8 @@ def _narrow_copy(x: np.ndarray, *, dim: int, start: int, length: int) -> np.ndar
 
 
 @_narrow_copy.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # the gradient where the copy was taken, zeros else
+def narrow_copy_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the gradient where the copy was taken, zeros else
     p = ctx.params
     key = (slice(None),) * p["dim"] + (slice(p["start"], p["start"] + p["length"]),)
     return (S._embed(grad, ctx.input_shapes[0], key),)
@@ -234,7 +242,8 @@ def _detach_copy(x: np.ndarray) -> np.ndarray:
 
 
 @_detach_copy.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # torch 2.13 declares no derivative for it
+def detach_copy_backward(ctx: Any, grad: Tensor) -> tuple:
+    # torch 2.13 declares no derivative for it
     raise RuntimeError("derivative for aten::detach_copy is not implemented")
 
 

@@ -42,7 +42,8 @@ def _make(kind: str, node: str) -> Any:
         return out
 
     @forward.backward
-    def _(ctx: Any, grad: Tensor) -> tuple:  # the region comes from src, the rest from x
+    def view_scatter_backward(ctx: Any, grad: Tensor) -> tuple:
+        # the region comes from src, the rest from x
         p = ctx.params
         need_x, need_src = ctx.needs_input_grad
         gx = gsrc = None

@@ -44,7 +44,8 @@ def _weight_norm_fused(v: np.ndarray, g: np.ndarray, *, dim: int) -> np.ndarray:
 
 
 @_weight_norm_fused.backward
-def _(ctx: Any, grad: Tensor) -> tuple:  # w = g v/n: dg = <G,v>/n, dv = g/n (G - v <G,v>/n^2)
+def weight_norm_fused_backward(ctx: Any, grad: Tensor) -> tuple:
+    # w = g v/n: dg = <G,v>/n, dv = g/n (G - v <G,v>/n^2)
     v, g = ctx.saved
     axes = list(_other_axes(v.ndim, ctx.params["dim"]))
     # torch saves the norms as a constant: a double backward does not differentiate them

@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import _dtype
 from .._device import device as _device
+from .._storage import _root
 from .._tensor import Size, Tensor
 from ._rebuild import STORAGE_NAMES
 from ._zip import ZipWriter
@@ -96,9 +97,7 @@ class _Storages:
     def place(self, arr: np.ndarray, dtype_name: str) -> tuple[_StorageRef, int, tuple]:
         """The storage, offset and strides (in elements) of the tensor whose values are arr."""
         item = arr.itemsize
-        root = arr
-        while isinstance(root.base, np.ndarray):
-            root = root.base
+        root = _root(arr)  # (through as_strided's intermediate object too: expand, as_strided)
         start = arr.__array_interface__["data"][0]
         offset = start - root.__array_interface__["data"][0]
         shares = (

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._script import alias_torch, exit_code, print_user_error
 from .i18n import resolve_lang, t
 
 
@@ -129,7 +130,6 @@ def graph_command(argv: list[str]) -> int:
     out = Path(opts["out"] or (Path(script).stem + ".graph.svg"))
 
     from .. import autograd
-    from .._cli import _exit_code, alias_torch, print_user_error
     from .graph import GraphView, GraphvizMissing, frame_names
 
     captured: dict[str, Any] = {}
@@ -155,7 +155,7 @@ def graph_command(argv: list[str]) -> int:
             pass
         except SystemExit as exc:  # the script ended itself before any backward
             if "view" not in captured:
-                code = _exit_code(exc)
+                code = exit_code(exc)
                 if code:
                     return code
         except KeyboardInterrupt as exc:

@@ -29,6 +29,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._script import alias_torch, print_user_error
 from .health import HealthReport
 from .i18n import resolve_lang, t
 from .monitor import Monitor
@@ -168,7 +169,6 @@ def doctor_command(argv: list[str]) -> int:
         return 2
 
     from .. import autograd, optim
-    from .._cli import alias_torch, print_user_error
     from ._commands import _caller_frame
     from .graph import frame_names
     from .trace import Trace

@@ -2,7 +2,9 @@
 (torch, torchvision) and once on (the library under test, its vision package); results,
 exceptions and warnings must agree (tests/torchcompare.py), reprs read "torchvision" for
 "torch.vision". Also a switch that stubs out the random draws of the initializers, for the
-tests that look only at the shape of huge models."""
+tests that look only at the shape of huge models; the comparison of seeded initial values
+(``compare_initial_values``); and parameters of a test's own (``own_values``), for the tests
+that run a seeded model forward."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import torchcompare
+from cpu_kernels import assert_draws
 
 
 def _unvision(obj: Any) -> Any:
@@ -66,3 +70,39 @@ def no_draws(*libs: Any) -> Iterator[None]:
     finally:
         for owner, name, value in reversed(saved):
             setattr(owner, name, value)
+
+
+def compare_initial_values(build, lib, oracle, vision, tv) -> None:
+    """The state of the modules ``build(L, V)`` makes after ``manual_seed(0)``, of both
+    libraries: the same keys, dtypes and shapes, and values bit for bit where torch runs its
+    vectorized kernels, else within the bound on the last bits of draws
+    (``cpu_kernels.assert_draws``, docs/float32.md "Other CPU kernels")."""
+    states = []
+    for L, V in ((oracle, tv), (lib, vision)):
+        L.manual_seed(0)
+        modules = build(L, V)
+        states.append([(k, v.detach().numpy().copy()) for m in modules
+                       for k, v in m.state_dict().items()])
+    theirs, ours = states
+    assert [k for k, _ in ours] == [k for k, _ in theirs]
+    for (key, b), (_, a) in zip(ours, theirs, strict=True):
+        assert b.dtype == a.dtype and b.shape == a.shape, key
+        assert_draws(b, a, key)
+
+
+def own_values(L, modules, seed: int = 0) -> None:
+    """Parameters of the test's own, from NumPy, in place of those a seeded initialisation drew
+    (whose last bits depend on the CPU kernels torch runs: docs/float32.md): weights
+    N(0, 1/fan_in), normalization scales U(0.5, 1.5), the other vectors U(-0.1, 0.1)."""
+    rng = np.random.RandomState(seed)
+    with L.no_grad():
+        for m in modules:
+            for name, p in m.named_parameters():
+                shape = tuple(p.shape)
+                if p.dim() >= 2:
+                    value = rng.standard_normal(shape) / np.sqrt(np.prod(shape[1:]))
+                elif name.endswith("weight"):
+                    value = rng.uniform(0.5, 1.5, shape)
+                else:
+                    value = rng.uniform(-0.1, 0.1, shape)
+                p.copy_(L.tensor(value.astype(p.detach().numpy().dtype)))

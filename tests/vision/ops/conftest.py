@@ -21,3 +21,13 @@ def vcompare(lib, oracle, vision, tv):
                                              atol=atol)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def vinit(lib, oracle, vision, tv):
+    """``vinit(build)``: the initial values of ``build(L, V)``'s modules after
+    ``manual_seed(0)``, torch's draws (vision_compare.compare_initial_values)."""
+    def run(build):
+        vision_compare.compare_initial_values(build, lib, oracle, vision, tv)
+
+    return run

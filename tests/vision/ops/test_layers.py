@@ -10,6 +10,7 @@ from collections import OrderedDict
 
 import numpy as np
 import pytest
+import vision_compare
 
 
 def _x(L, *shape, seed=0, dtype="float64", grad=False):
@@ -17,25 +18,32 @@ def _x(L, *shape, seed=0, dtype="float64", grad=False):
                     requires_grad=grad)
 
 
-def test_conv_norm_activation_se_mlp_permute(vcompare):
+def _layers(L, V):
+    ops = V.ops
+    return [
+        ops.Conv2dNormActivation(3, 8),
+        ops.Conv2dNormActivation(3, 8, kernel_size=(3, 5), dilation=(1, 2), stride=2,
+                                 norm_layer=None, activation_layer=L.nn.SiLU, inplace=None),
+        ops.Conv2dNormActivation(3, 6, 1, groups=3, bias=True, activation_layer=L.nn.Hardswish),
+        ops.Conv3dNormActivation(3, 4, kernel_size=3),
+        ops.SqueezeExcitation(8, 2),
+        ops.SqueezeExcitation(8, 3, activation=L.nn.SiLU, scale_activation=L.nn.Hardsigmoid),
+        ops.MLP(6, [12, 4], norm_layer=L.nn.LayerNorm, dropout=0.25),
+        ops.MLP(6, [5], activation_layer=L.nn.GELU, inplace=False, bias=False),
+        ops.Permute([0, 2, 3, 1]),
+    ]
+
+
+def test_conv_norm_activation_se_mlp_permute(vcompare, vinit):
+    vinit(_layers)  # the initial values after manual_seed(0)
+
     def scenario(L, V):
-        ops = V.ops
         L.manual_seed(0)
-        layers = [
-            ops.Conv2dNormActivation(3, 8),
-            ops.Conv2dNormActivation(3, 8, kernel_size=(3, 5), dilation=(1, 2), stride=2,
-                                     norm_layer=None, activation_layer=L.nn.SiLU, inplace=None),
-            ops.Conv2dNormActivation(3, 6, 1, groups=3, bias=True, activation_layer=L.nn.Hardswish),
-            ops.Conv3dNormActivation(3, 4, kernel_size=3),
-            ops.SqueezeExcitation(8, 2),
-            ops.SqueezeExcitation(8, 3, activation=L.nn.SiLU, scale_activation=L.nn.Hardsigmoid),
-            ops.MLP(6, [12, 4], norm_layer=L.nn.LayerNorm, dropout=0.25),
-            ops.MLP(6, [5], activation_layer=L.nn.GELU, inplace=False, bias=False),
-            ops.Permute([0, 2, 3, 1]),
-        ]
+        layers = _layers(L, V)
         out = [repr(m) for m in layers]
-        out.append([(k, v) for m in layers for k, v in m.state_dict().items()])
+        out.append([k for m in layers for k in m.state_dict()])
         out.append([m.out_channels for m in layers[:4]])
+        vision_compare.own_values(L, layers)  # (the same values in both, whatever the kernels)
         x = _x(L, 2, 3, 7, 9, grad=True)
         for m in layers:
             m.double()
@@ -128,17 +136,25 @@ def test_drop_block(vcompare):
     vcompare(scenario, rtol=1.3e-6, atol=1e-5)
 
 
-def test_feature_pyramid_network(vcompare):
+def _fpns(L, V):
+    ops = V.ops
+    extra = __import__(ops.__name__ + ".feature_pyramid_network",
+                       fromlist=["LastLevelMaxPool"])
+    return [ops.FeaturePyramidNetwork([4, 6, 8], 5),
+            ops.FeaturePyramidNetwork([4, 6, 8], 5, extra_blocks=extra.LastLevelMaxPool(),
+                                      norm_layer=L.nn.BatchNorm2d),
+            ops.FeaturePyramidNetwork([4, 6, 8], 5, extra_blocks=extra.LastLevelP6P7(8, 5))]
+
+
+def test_feature_pyramid_network(vcompare, vinit):
+    vinit(_fpns)  # the initial values after manual_seed(0)
+
     def scenario(L, V):
         ops = V.ops
-        extra = __import__(ops.__name__ + ".feature_pyramid_network",
-                           fromlist=["LastLevelMaxPool"])
         L.manual_seed(0)
-        fpns = [ops.FeaturePyramidNetwork([4, 6, 8], 5),
-                ops.FeaturePyramidNetwork([4, 6, 8], 5, extra_blocks=extra.LastLevelMaxPool(),
-                                          norm_layer=L.nn.BatchNorm2d),
-                ops.FeaturePyramidNetwork([4, 6, 8], 5, extra_blocks=extra.LastLevelP6P7(8, 5))]
-        out = [repr(f) for f in fpns] + [list(f.state_dict().items()) for f in fpns]
+        fpns = _fpns(L, V)
+        out = [repr(f) for f in fpns] + [list(f.state_dict()) for f in fpns]
+        vision_compare.own_values(L, fpns)  # (the same values in both, whatever the kernels)
         x = OrderedDict([("a", _x(L, 2, 4, 16, 12)), ("b", _x(L, 2, 6, 8, 6, seed=1)),
                          ("c", _x(L, 2, 8, 4, 3, seed=2))])
         for f in fpns:

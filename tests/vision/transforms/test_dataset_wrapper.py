@@ -100,3 +100,14 @@ def test_registered(name, ours, theirs):
     theirs_cls = getattr(theirs.sub("datasets"), name)
     assert (W._factory_for(ours_cls) is not None) == (
         theirs_cls in theirs_module.WRAPPER_FACTORIES)
+
+
+def test_knows_every_dataset_of_the_package(ours, theirs):
+    """The wrapper takes the package's datasets from their own modules (the package's
+    ``__init__`` imports the wrapper): its list is the package's."""
+    if ours.tv is theirs.tv:
+        return
+    from tapegrad.vision.tv_tensors import _dataset_wrapper as W
+
+    assert sorted(W._DATASETS) == sorted(ours.sub("datasets").__all__)
+    assert all(getattr(ours.sub("datasets"), name) is cls for name, cls in W._DATASETS.items())

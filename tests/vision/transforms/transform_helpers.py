@@ -8,6 +8,9 @@ images (single and batched), PIL images, videos, masks, boxes in every format, k
 TVTensor metadata, the values exactly, or within the float32 tolerances (1.3e-6 relative,
 1e-5 absolute, as ``assert_close``) for float results of kernels whose last bits depend on the
 implementation (convolution, transcendental functions).
+
+Under torch's scalar CPU kernels, ``torch_values.TorchValues`` hands the package under test the
+values of torch's whose last bits those kernels compute their own way (see its docstring).
 """
 
 from __future__ import annotations
@@ -87,6 +90,7 @@ class Side:
 
     L: Any
     tv: Any
+    torch_values: Any = None  # a torch_values.TorchValues, under torch's scalar kernels
 
     def sub(self, name: str) -> Any:
         """The submodule ``name`` of this side's torchvision (imported on first use)."""
@@ -118,6 +122,8 @@ class Side:
     def seed(self, seed: int) -> None:
         self.L.manual_seed(seed)
         random.seed(seed)
+        if self.torch_values is not None:
+            self.torch_values.seeded(self, seed)
 
 
 def _leaves(x: Any) -> list:

@@ -863,7 +863,11 @@ def _chunked_entry(name: str, node: str) -> Any:
     from ...ops._registry import defop
 
     entry = defop(name, node=node)(lambda x: x.copy())
-    entry.backward(lambda ctx, grad: (grad,))  # identity: the loss's own graph is below
+
+    @entry.backward
+    def chunked_backward(ctx: Any, grad: Any) -> tuple:  # identity: the loss's graph is below
+        return (grad,)
+
     return entry
 
 

@@ -37,6 +37,9 @@ __all__ = ("ImageFolder", "DatasetFolder", "FakeData", "CIFAR10", "CIFAR100", "E
 
 def __getattr__(name: str) -> object:
     # torchvision.datasets.wrap_dataset_for_transforms_v2 lives with the v2 transforms' types
+    # (tv_tensors/_dataset_wrapper.py, which imports the datasets from their own modules); it is
+    # imported when first asked for, as torchvision's is, since it brings the v2 transforms and
+    # Pillow with it
     if name == "wrap_dataset_for_transforms_v2":
         try:
             from ..tv_tensors._dataset_wrapper import wrap_dataset_for_transforms_v2

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .utils import check_integrity, download_and_extract_archive
-from .vision import VisionDataset
+from .vision import VisionDataset, _transform_pair
 
 __all__ = ["CIFAR10", "CIFAR100"]
 
@@ -89,11 +89,7 @@ class CIFAR10(VisionDataset):
         from PIL import Image
 
         img, target = Image.fromarray(self.data[index]), self.targets[index]
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return _transform_pair(self.transform, self.target_transform, img, target)
 
     def __len__(self) -> int:
         return len(self.data)

@@ -15,7 +15,7 @@ import numpy as np
 
 import tapegrad as torch
 
-from .vision import VisionDataset
+from .vision import VisionDataset, _transform_pair
 
 __all__ = ["FakeData"]
 
@@ -70,10 +70,7 @@ class FakeData(VisionDataset):
         target = torch.randint(0, self.num_classes, size=(1,), dtype=torch.long)[0]
         torch.set_rng_state(state)
         img = _to_pil_image(img)
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
+        img, target = _transform_pair(self.transform, self.target_transform, img, target)
         return img, target.item()
 
     def __len__(self) -> int:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .vision import VisionDataset
+from .vision import VisionDataset, _transform_pair
 
 __all__ = ["DatasetFolder", "ImageFolder", "IMG_EXTENSIONS", "default_loader", "find_classes",
            "has_file_allowed_extension", "is_image_file", "make_dataset", "pil_loader"]
@@ -143,11 +143,7 @@ class DatasetFolder(VisionDataset):
         """``(sample, class index)``, each through its transform when one is set."""
         path, target = self.samples[index]
         sample = self.loader(path)
-        if self.transform is not None:
-            sample = self.transform(sample)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return sample, target
+        return _transform_pair(self.transform, self.target_transform, sample, target)
 
     def __len__(self) -> int:
         return len(self.samples)

@@ -28,7 +28,7 @@ from ... import _creation, _dtype
 from ..._tensor import Tensor
 from ..utils import _Image_fromarray
 from .utils import check_integrity, download_and_extract_archive, extract_archive, verify_str_arg
-from .vision import VisionDataset
+from .vision import VisionDataset, _transform_pair
 
 __all__ = ["MNIST", "FashionMNIST", "KMNIST", "EMNIST", "QMNIST", "read_sn3_pascalvincent_tensor",
            "read_image_file", "read_label_file"]
@@ -121,11 +121,7 @@ class MNIST(VisionDataset):
         else:
             img = _Image_fromarray(self.data[index].numpy(), mode="L")
             target = int(self.targets[index])
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return _transform_pair(self.transform, self.target_transform, img, target)
 
     def __len__(self) -> int:
         return len(self.data)

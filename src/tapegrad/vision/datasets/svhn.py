@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .utils import check_integrity, download_url, verify_str_arg
-from .vision import VisionDataset
+from .vision import VisionDataset, _transform_pair
 
 __all__ = ["SVHN"]
 
@@ -64,11 +64,7 @@ class SVHN(VisionDataset):
 
         img = Image.fromarray(np.transpose(self.data[index], (1, 2, 0)))
         target = int(self.labels[index])
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return _transform_pair(self.transform, self.target_transform, img, target)
 
     def __len__(self) -> int:
         return len(self.data)

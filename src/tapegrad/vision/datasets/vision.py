@@ -24,6 +24,17 @@ def _indented_repr(transform: Callable, head: str) -> list[str]:
     return [head + lines[0]] + [" " * len(head) + line for line in lines[1:]]
 
 
+def _transform_pair(transform: Callable | None, target_transform: Callable | None, input: Any,
+                    target: Any) -> tuple[Any, Any]:
+    """``(transform(input), target_transform(target))``; a transform that is None leaves its side
+    as it is."""
+    if transform is not None:
+        input = transform(input)
+    if target_transform is not None:
+        target = target_transform(target)
+    return input, target
+
+
 class VisionDataset(data.Dataset[T_co]):
     """The base class of the datasets: subclasses define ``__getitem__`` and ``__len__``.
 
@@ -87,11 +98,7 @@ class StandardTransform:
         self.target_transform = target_transform
 
     def __call__(self, input: Any, target: Any) -> tuple[Any, Any]:
-        if self.transform is not None:
-            input = self.transform(input)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return input, target
+        return _transform_pair(self.transform, self.target_transform, input, target)
 
     def _format_transform_repr(self, transform: Callable, head: str) -> list[str]:
         return _indented_repr(transform, head)

@@ -1,5 +1,8 @@
 """The category names of the datasets the pretrained weights were trained on, in the order of
-the classifiers' outputs: ``weights.meta["categories"][logits.argmax()]`` names a prediction."""
+the classifiers' outputs: ``weights.meta["categories"][logits.argmax()]`` names a prediction.
+Also the metadata, recipes and descriptions that the weights of several model families share."""
+
+from typing import Any
 
 # ImageNet-1K (ILSVRC 2012): output i of a classifier trained on it is category i
 _IMAGENET_CATEGORIES = [
@@ -153,3 +156,53 @@ _IMAGENET_CATEGORIES = [
     "coral fungus", "agaric", "gyromitra", "stinkhorn", "earthstar", "hen-of-the-woods", "bolete",
     "ear", "toilet tissue",
 ]
+
+
+# the metadata shared by the ImageNet-1K weights of the families that take any input size
+_IMAGENET_META: dict[str, Any] = {
+    "min_size": (1, 1),
+    "categories": _IMAGENET_CATEGORIES,
+}
+
+# recipes and descriptions that the weights of several model families share
+_NEW_RECIPE = "https://github.com/pytorch/vision/issues/3995#new-recipe"
+_NEW_RECIPE_FIXRES = "https://github.com/pytorch/vision/issues/3995#new-recipe-with-fixres"
+_NEW_RECIPE_REG_TUNING = "https://github.com/pytorch/vision/issues/3995#new-recipe-with-reg-tuning"
+_SIMPLE_RECIPE_DOCS = (
+    "These weights reproduce closely the results of the paper using a simple "
+    "training recipe."
+)
+_MODIFIED_RECIPE_DOCS = (
+    "\n"
+    "                These weights improve upon the results of the original "
+    "paper by using a modified version of TorchVision's\n"
+    "                `new training recipe\n"
+    "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
+    "            "
+)
+_NEW_RECIPE_DOCS = (
+    "\n"
+    "                These weights were trained from scratch by using TorchVision's "
+    "`new training recipe\n"
+    "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
+    "            "
+)
+_SWAG_RECIPE = "https://github.com/facebookresearch/SWAG"
+_SWAG_LINEAR_RECIPE = "https://github.com/pytorch/vision/pull/5793"
+_SWAG_LICENSE = "https://github.com/facebookresearch/SWAG/blob/main/LICENSE"
+_SWAG_E2E_DOCS = (
+    "\n"
+    "                These weights are learnt via transfer learning by end-to-end "
+    "fine-tuning the original\n"
+    "                `SWAG <https://arxiv.org/abs/2201.08371>`_ weights on ImageNet-1K "
+    "data.\n"
+    "            "
+)
+_SWAG_LINEAR_DOCS = (
+    "\n"
+    "                These weights are composed of the original frozen `SWAG "
+    "<https://arxiv.org/abs/2201.08371>`_ trunk\n"
+    "                weights and a linear classifier learnt on top of them trained "
+    "on ImageNet-1K data.\n"
+    "            "
+)

@@ -1,16 +1,19 @@
 """What the model builders share: the old-interface shim (``pretrained=True`` and positional
 arguments, deprecated since torchvision 0.13, still accepted with its warnings), the checks that
-a keyword agrees with the chosen weights, channel rounding, and ``IntermediateLayerGetter``."""
+a keyword agrees with the chosen weights, building a classifier and loading its weights, the
+``Weights`` record of an ImageNet-1K classifier, channel rounding, and
+``IntermediateLayerGetter``."""
 
 import functools
 import inspect
+import math
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ... import nn
-from ._api import WeightsEnum
+from ._api import Weights, WeightsEnum
 
 
 def _sequence_to_str(seq: Sequence, separate_last: str = "") -> str:
@@ -163,6 +166,59 @@ def _ovewrite_named_param(kwargs: dict[str, Any], param: str, new_value: Any) ->
                              f"{kwargs[param]} instead.")
     else:
         kwargs[param] = new_value
+
+
+def _init_weights(model: nn.Module, linear_std: float | None = 0.01) -> None:
+    """The MobileNet / EfficientNet initialization: convolutions Kaiming-normal (fan out), norms
+    one, linear layers normal with std ``linear_std`` or, for None, uniform within
+    ``1/sqrt(out_features)``; every bias zero."""
+    for m in model.modules():
+        if isinstance(m, nn.Conv2d):
+            nn.init.kaiming_normal_(m.weight, mode="fan_out")
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+        elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
+            nn.init.ones_(m.weight)
+            nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.Linear):
+            if linear_std is None:
+                init_range = 1.0 / math.sqrt(m.out_features)
+                nn.init.uniform_(m.weight, -init_range, init_range)
+            else:
+                nn.init.normal_(m.weight, 0, linear_std)
+            nn.init.zeros_(m.bias)
+
+
+def _load_weights(model: M, weights: WeightsEnum | None, progress: bool) -> M:
+    """``model`` with ``weights``' checkpoint loaded into it (downloaded once, hash checked);
+    None leaves it as built."""
+    if weights is not None:
+        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
+    return model
+
+
+def _classifier(model_class: Callable[..., M], weights: WeightsEnum | None, progress: bool,
+                *args: Any, **kwargs: Any) -> M:
+    """``model_class(*args, **kwargs)`` for ``weights``: as many classes as its categories (a
+    different ``num_classes`` is an error), then its checkpoint loaded."""
+    if weights is not None:
+        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
+    return _load_weights(model_class(*args, **kwargs), weights, progress)
+
+
+def _imagenet1k_weights(url: str, transforms: Callable[..., Any], common: dict[str, Any], /,
+                        **meta: Any) -> Weights:
+    """The ``Weights`` of a classifier evaluated on ImageNet-1K: its ``meta`` is ``common`` (what
+    a model family's weights share) followed by ``meta`` in the order given, where
+    ``acc=(top-1, top-5)`` stands for
+    ``"_metrics": {"ImageNet-1K": {"acc@1": top-1, "acc@5": top-5}}``."""
+    entries = {**common}
+    for key, value in meta.items():
+        if key == "acc":
+            entries["_metrics"] = {"ImageNet-1K": {"acc@1": value[0], "acc@5": value[1]}}
+        else:
+            entries[key] = value
+    return Weights(url=url, transforms=transforms, meta=entries)
 
 
 def _ovewrite_value_param(param: str, actual: V | None, expected: V) -> V:

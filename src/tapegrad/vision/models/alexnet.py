@@ -7,9 +7,9 @@ from typing import Any
 from ... import flatten, nn
 from ..._tensor import Tensor
 from ..transforms._presets import ImageClassification
-from ._api import Weights, WeightsEnum, register_model
+from ._api import WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _ovewrite_named_param, handle_legacy_interface
+from ._utils import _classifier, _imagenet1k_weights, handle_legacy_interface
 
 __all__ = ["AlexNet", "AlexNet_Weights", "alexnet"]
 
@@ -64,17 +64,10 @@ _COMMON_META: dict[str, Any] = {
 
 
 class AlexNet_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/alexnet-owt-7be5be79.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "num_params": 61100840,
-            "_metrics": {"ImageNet-1K": {"acc@1": 56.522, "acc@5": 79.066}},
-            "_ops": 0.714,
-            "_file_size": 233.087,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/alexnet-owt-7be5be79.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=61100840,
+        acc=(56.522, 79.066), _ops=0.714, _file_size=233.087)
     DEFAULT = IMAGENET1K_V1
 
 
@@ -86,9 +79,4 @@ def alexnet(*, weights: AlexNet_Weights | None = None, progress: bool = True,
     (Krizhevsky 2014); ``weights`` a member of ``AlexNet_Weights`` (pretrained) or None,
     ``progress`` shows the download's progress bar, ``kwargs`` go to ``AlexNet``."""
     weights = AlexNet_Weights.verify(weights)
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = AlexNet(**kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
+    return _classifier(AlexNet, weights, progress, **kwargs)

@@ -13,9 +13,9 @@ from ...nn import functional as F
 from ..ops.misc import Conv2dNormActivation, Permute
 from ..ops.stochastic_depth import StochasticDepth
 from ..transforms._presets import ImageClassification
-from ._api import Weights, WeightsEnum, register_model
+from ._api import WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _ovewrite_named_param, handle_legacy_interface
+from ._utils import _classifier, _imagenet1k_weights, handle_legacy_interface
 
 __all__ = ["ConvNeXt", "ConvNeXt_Tiny_Weights", "ConvNeXt_Small_Weights",
            "ConvNeXt_Base_Weights", "ConvNeXt_Large_Weights", "convnext_tiny", "convnext_small",
@@ -136,12 +136,8 @@ class ConvNeXt(nn.Module):
 
 def _convnext(block_setting: list[CNBlockConfig], stochastic_depth_prob: float,
               weights: WeightsEnum | None, progress: bool, **kwargs: Any) -> ConvNeXt:
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = ConvNeXt(block_setting, stochastic_depth_prob=stochastic_depth_prob, **kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
+    return _classifier(ConvNeXt, weights, progress, block_setting,
+                       stochastic_depth_prob=stochastic_depth_prob, **kwargs)
 
 
 _COMMON_META: dict[str, Any] = {
@@ -160,62 +156,34 @@ _COMMON_META: dict[str, Any] = {
 
 
 class ConvNeXt_Tiny_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/convnext_tiny-983f1562.pth",
-        transforms=partial(ImageClassification, crop_size=224, resize_size=236),
-        meta={
-            **_COMMON_META,
-            "num_params": 28589128,
-            "_metrics": {"ImageNet-1K": {"acc@1": 82.52, "acc@5": 96.146}},
-            "_ops": 4.456,
-            "_file_size": 109.119,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/convnext_tiny-983f1562.pth",
+        partial(ImageClassification, crop_size=224, resize_size=236), _COMMON_META,
+        num_params=28589128, acc=(82.52, 96.146), _ops=4.456, _file_size=109.119)
     DEFAULT = IMAGENET1K_V1
 
 
 class ConvNeXt_Small_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/convnext_small-0c510722.pth",
-        transforms=partial(ImageClassification, crop_size=224, resize_size=230),
-        meta={
-            **_COMMON_META,
-            "num_params": 50223688,
-            "_metrics": {"ImageNet-1K": {"acc@1": 83.616, "acc@5": 96.65}},
-            "_ops": 8.684,
-            "_file_size": 191.703,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/convnext_small-0c510722.pth",
+        partial(ImageClassification, crop_size=224, resize_size=230), _COMMON_META,
+        num_params=50223688, acc=(83.616, 96.65), _ops=8.684, _file_size=191.703)
     DEFAULT = IMAGENET1K_V1
 
 
 class ConvNeXt_Base_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/convnext_base-6075fbad.pth",
-        transforms=partial(ImageClassification, crop_size=224, resize_size=232),
-        meta={
-            **_COMMON_META,
-            "num_params": 88591464,
-            "_metrics": {"ImageNet-1K": {"acc@1": 84.062, "acc@5": 96.87}},
-            "_ops": 15.355,
-            "_file_size": 338.064,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/convnext_base-6075fbad.pth",
+        partial(ImageClassification, crop_size=224, resize_size=232), _COMMON_META,
+        num_params=88591464, acc=(84.062, 96.87), _ops=15.355, _file_size=338.064)
     DEFAULT = IMAGENET1K_V1
 
 
 class ConvNeXt_Large_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/convnext_large-ea097f82.pth",
-        transforms=partial(ImageClassification, crop_size=224, resize_size=232),
-        meta={
-            **_COMMON_META,
-            "num_params": 197767336,
-            "_metrics": {"ImageNet-1K": {"acc@1": 84.414, "acc@5": 96.976}},
-            "_ops": 34.361,
-            "_file_size": 754.537,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/convnext_large-ea097f82.pth",
+        partial(ImageClassification, crop_size=224, resize_size=232), _COMMON_META,
+        num_params=197767336, acc=(84.414, 96.976), _ops=34.361, _file_size=754.537)
     DEFAULT = IMAGENET1K_V1
 
 

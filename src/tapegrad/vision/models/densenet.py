@@ -14,9 +14,9 @@ from ..._tensor import Tensor
 from ...nn import functional as F
 from ...utils import checkpoint as cp
 from ..transforms._presets import ImageClassification
-from ._api import Weights, WeightsEnum, register_model
+from ._api import WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _ovewrite_named_param, handle_legacy_interface
+from ._utils import _imagenet1k_weights, _ovewrite_named_param, handle_legacy_interface
 
 __all__ = ["DenseNet", "DenseNet121_Weights", "DenseNet161_Weights", "DenseNet169_Weights",
            "DenseNet201_Weights", "densenet121", "densenet161", "densenet169", "densenet201"]
@@ -176,62 +176,34 @@ _COMMON_META: dict[str, Any] = {
 
 
 class DenseNet121_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/densenet121-a639ec97.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "num_params": 7978856,
-            "_metrics": {"ImageNet-1K": {"acc@1": 74.434, "acc@5": 91.972}},
-            "_ops": 2.834,
-            "_file_size": 30.845,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/densenet121-a639ec97.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=7978856,
+        acc=(74.434, 91.972), _ops=2.834, _file_size=30.845)
     DEFAULT = IMAGENET1K_V1
 
 
 class DenseNet161_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/densenet161-8d451a50.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "num_params": 28681000,
-            "_metrics": {"ImageNet-1K": {"acc@1": 77.138, "acc@5": 93.56}},
-            "_ops": 7.728,
-            "_file_size": 110.369,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/densenet161-8d451a50.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=28681000,
+        acc=(77.138, 93.56), _ops=7.728, _file_size=110.369)
     DEFAULT = IMAGENET1K_V1
 
 
 class DenseNet169_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/densenet169-b2777c0a.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "num_params": 14149480,
-            "_metrics": {"ImageNet-1K": {"acc@1": 75.6, "acc@5": 92.806}},
-            "_ops": 3.36,
-            "_file_size": 54.708,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/densenet169-b2777c0a.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=14149480,
+        acc=(75.6, 92.806), _ops=3.36, _file_size=54.708)
     DEFAULT = IMAGENET1K_V1
 
 
 class DenseNet201_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/densenet201-c1103571.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "num_params": 20013928,
-            "_metrics": {"ImageNet-1K": {"acc@1": 76.896, "acc@5": 93.37}},
-            "_ops": 4.291,
-            "_file_size": 77.373,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/densenet201-c1103571.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=20013928,
+        acc=(76.896, 93.37), _ops=4.291, _file_size=77.373)
     DEFAULT = IMAGENET1K_V1
 
 

@@ -17,9 +17,15 @@ from ..._tensor import Tensor
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
 from ..ops.stochastic_depth import StochasticDepth
 from ..transforms._presets import ImageClassification, InterpolationMode
-from ._api import Weights, WeightsEnum, register_model
-from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _make_divisible, _ovewrite_named_param, handle_legacy_interface
+from ._api import WeightsEnum, register_model
+from ._meta import _IMAGENET_CATEGORIES, _MODIFIED_RECIPE_DOCS
+from ._utils import (
+    _classifier,
+    _imagenet1k_weights,
+    _init_weights,
+    _make_divisible,
+    handle_legacy_interface,
+)
 
 __all__ = [
     "EfficientNet", "EfficientNet_B0_Weights", "EfficientNet_B1_Weights",
@@ -206,18 +212,7 @@ class EfficientNet(nn.Module):
         self.classifier = nn.Sequential(nn.Dropout(p=dropout, inplace=True),
                                         nn.Linear(lastconv_output_channels, num_classes))
 
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                init_range = 1.0 / math.sqrt(m.out_features)
-                nn.init.uniform_(m.weight, -init_range, init_range)
-                nn.init.zeros_(m.bias)
+        _init_weights(self, linear_std=None)
 
     def _forward_impl(self, x: Tensor) -> Tensor:
         x = self.avgpool(self.features(x))
@@ -230,12 +225,8 @@ class EfficientNet(nn.Module):
 def _efficientnet(inverted_residual_setting: Sequence[MBConvConfig | FusedMBConvConfig],
                   dropout: float, last_channel: int | None, weights: WeightsEnum | None,
                   progress: bool, **kwargs: Any) -> EfficientNet:
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = EfficientNet(inverted_residual_setting, dropout, last_channel=last_channel, **kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
+    return _classifier(EfficientNet, weights, progress, inverted_residual_setting, dropout,
+                       last_channel=last_channel, **kwargs)
 
 
 def _efficientnet_conf(arch: str, **kwargs: Any) -> tuple[
@@ -298,303 +289,126 @@ _COMMON_META: dict[str, Any] = {
     "categories": _IMAGENET_CATEGORIES,
 }
 
+_V1_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v1"
+_PORTED_DOCS = "These weights are ported from the original paper."
+_V2_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v2"
+
 
 class EfficientNet_B0_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/efficientnet_b0_rwightman-7f5810bc.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=224,
-            resize_size=256,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "min_size": (1, 1),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v1",  # noqa: E501
-            "num_params": 5288548,
-            "_metrics": {"ImageNet-1K": {"acc@1": 77.692, "acc@5": 93.532}},
-            "_ops": 0.386,
-            "_file_size": 20.451,
-            "_docs": "These weights are ported from the original paper.",
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/efficientnet_b0_rwightman-7f5810bc.pth",
+        partial(ImageClassification, crop_size=224, resize_size=256,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=5288548, acc=(77.692, 93.532),
+        _ops=0.386, _file_size=20.451, _docs=_PORTED_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class EfficientNet_B1_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/efficientnet_b1_rwightman-bac287d4.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=240,
-            resize_size=256,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "min_size": (1, 1),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v1",  # noqa: E501
-            "num_params": 7794184,
-            "_metrics": {"ImageNet-1K": {"acc@1": 78.642, "acc@5": 94.186}},
-            "_ops": 0.687,
-            "_file_size": 30.134,
-            "_docs": "These weights are ported from the original paper.",
-        },
-    )
-    IMAGENET1K_V2 = Weights(
-        url="https://download.pytorch.org/models/efficientnet_b1-c27df63c.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=240,
-            resize_size=255,
-            interpolation=InterpolationMode.BILINEAR,
-        ),
-        meta={
-            **_COMMON_META,
-            "min_size": (1, 1),
-            "recipe": "https://github.com/pytorch/vision/issues/3995#new-recipe-with-lr-wd-crop-tuning",  # noqa: E501
-            "num_params": 7794184,
-            "_metrics": {"ImageNet-1K": {"acc@1": 79.838, "acc@5": 94.934}},
-            "_ops": 0.687,
-            "_file_size": 30.136,
-            "_docs": (
-                "\n"
-                "                These weights improve upon the results of the original "
-                "paper by using a modified version of TorchVision's\n"
-                "                `new training recipe\n"
-                "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
-                "            "
-            ),
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/efficientnet_b1_rwightman-bac287d4.pth",
+        partial(ImageClassification, crop_size=240, resize_size=256,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=7794184, acc=(78.642, 94.186),
+        _ops=0.687, _file_size=30.134, _docs=_PORTED_DOCS)
+    IMAGENET1K_V2 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/efficientnet_b1-c27df63c.pth",
+        partial(ImageClassification, crop_size=240, resize_size=255,
+                interpolation=InterpolationMode.BILINEAR),
+        _COMMON_META, min_size=(1, 1),
+        recipe="https://github.com/pytorch/vision/issues/3995#new-recipe-with-lr-wd-crop-tuning",
+        num_params=7794184, acc=(79.838, 94.934), _ops=0.687, _file_size=30.136,
+        _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
 class EfficientNet_B2_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/efficientnet_b2_rwightman-c35c1473.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=288,
-            resize_size=288,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "min_size": (1, 1),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v1",  # noqa: E501
-            "num_params": 9109994,
-            "_metrics": {"ImageNet-1K": {"acc@1": 80.608, "acc@5": 95.31}},
-            "_ops": 1.088,
-            "_file_size": 35.174,
-            "_docs": "These weights are ported from the original paper.",
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/efficientnet_b2_rwightman-c35c1473.pth",
+        partial(ImageClassification, crop_size=288, resize_size=288,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=9109994, acc=(80.608, 95.31),
+        _ops=1.088, _file_size=35.174, _docs=_PORTED_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class EfficientNet_B3_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/efficientnet_b3_rwightman-b3899882.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=300,
-            resize_size=320,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "min_size": (1, 1),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v1",  # noqa: E501
-            "num_params": 12233232,
-            "_metrics": {"ImageNet-1K": {"acc@1": 82.008, "acc@5": 96.054}},
-            "_ops": 1.827,
-            "_file_size": 47.184,
-            "_docs": "These weights are ported from the original paper.",
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/efficientnet_b3_rwightman-b3899882.pth",
+        partial(ImageClassification, crop_size=300, resize_size=320,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=12233232, acc=(82.008, 96.054),
+        _ops=1.827, _file_size=47.184, _docs=_PORTED_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class EfficientNet_B4_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/efficientnet_b4_rwightman-23ab8bcd.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=380,
-            resize_size=384,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "min_size": (1, 1),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v1",  # noqa: E501
-            "num_params": 19341616,
-            "_metrics": {"ImageNet-1K": {"acc@1": 83.384, "acc@5": 96.594}},
-            "_ops": 4.394,
-            "_file_size": 74.489,
-            "_docs": "These weights are ported from the original paper.",
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/efficientnet_b4_rwightman-23ab8bcd.pth",
+        partial(ImageClassification, crop_size=380, resize_size=384,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=19341616, acc=(83.384, 96.594),
+        _ops=4.394, _file_size=74.489, _docs=_PORTED_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class EfficientNet_B5_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/efficientnet_b5_lukemelas-1a07897c.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=456,
-            resize_size=456,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "min_size": (1, 1),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v1",  # noqa: E501
-            "num_params": 30389784,
-            "_metrics": {"ImageNet-1K": {"acc@1": 83.444, "acc@5": 96.628}},
-            "_ops": 10.266,
-            "_file_size": 116.864,
-            "_docs": "These weights are ported from the original paper.",
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/efficientnet_b5_lukemelas-1a07897c.pth",
+        partial(ImageClassification, crop_size=456, resize_size=456,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=30389784, acc=(83.444, 96.628),
+        _ops=10.266, _file_size=116.864, _docs=_PORTED_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class EfficientNet_B6_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/efficientnet_b6_lukemelas-24a108a5.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=528,
-            resize_size=528,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "min_size": (1, 1),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v1",  # noqa: E501
-            "num_params": 43040704,
-            "_metrics": {"ImageNet-1K": {"acc@1": 84.008, "acc@5": 96.916}},
-            "_ops": 19.068,
-            "_file_size": 165.362,
-            "_docs": "These weights are ported from the original paper.",
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/efficientnet_b6_lukemelas-24a108a5.pth",
+        partial(ImageClassification, crop_size=528, resize_size=528,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=43040704, acc=(84.008, 96.916),
+        _ops=19.068, _file_size=165.362, _docs=_PORTED_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class EfficientNet_B7_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/efficientnet_b7_lukemelas-c5b4e57e.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=600,
-            resize_size=600,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "min_size": (1, 1),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v1",  # noqa: E501
-            "num_params": 66347960,
-            "_metrics": {"ImageNet-1K": {"acc@1": 84.122, "acc@5": 96.908}},
-            "_ops": 37.746,
-            "_file_size": 254.675,
-            "_docs": "These weights are ported from the original paper.",
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/efficientnet_b7_lukemelas-c5b4e57e.pth",
+        partial(ImageClassification, crop_size=600, resize_size=600,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=66347960, acc=(84.122, 96.908),
+        _ops=37.746, _file_size=254.675, _docs=_PORTED_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class EfficientNet_V2_S_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/efficientnet_v2_s-dd5fe13b.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=384,
-            resize_size=384,
-            interpolation=InterpolationMode.BILINEAR,
-        ),
-        meta={
-            **_COMMON_META,
-            "min_size": (33, 33),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v2",  # noqa: E501
-            "num_params": 21458488,
-            "_metrics": {"ImageNet-1K": {"acc@1": 84.228, "acc@5": 96.878}},
-            "_ops": 8.366,
-            "_file_size": 82.704,
-            "_docs": (
-                "\n"
-                "                These weights improve upon the results of the original "
-                "paper by using a modified version of TorchVision's\n"
-                "                `new training recipe\n"
-                "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
-                "            "
-            ),
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/efficientnet_v2_s-dd5fe13b.pth",
+        partial(ImageClassification, crop_size=384, resize_size=384,
+                interpolation=InterpolationMode.BILINEAR),
+        _COMMON_META, min_size=(33, 33), recipe=_V2_RECIPE, num_params=21458488,
+        acc=(84.228, 96.878), _ops=8.366, _file_size=82.704, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class EfficientNet_V2_M_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/efficientnet_v2_m-dc08266a.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=480,
-            resize_size=480,
-            interpolation=InterpolationMode.BILINEAR,
-        ),
-        meta={
-            **_COMMON_META,
-            "min_size": (33, 33),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v2",  # noqa: E501
-            "num_params": 54139356,
-            "_metrics": {"ImageNet-1K": {"acc@1": 85.112, "acc@5": 97.156}},
-            "_ops": 24.582,
-            "_file_size": 208.01,
-            "_docs": (
-                "\n"
-                "                These weights improve upon the results of the original "
-                "paper by using a modified version of TorchVision's\n"
-                "                `new training recipe\n"
-                "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
-                "            "
-            ),
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/efficientnet_v2_m-dc08266a.pth",
+        partial(ImageClassification, crop_size=480, resize_size=480,
+                interpolation=InterpolationMode.BILINEAR),
+        _COMMON_META, min_size=(33, 33), recipe=_V2_RECIPE, num_params=54139356,
+        acc=(85.112, 97.156), _ops=24.582, _file_size=208.01, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class EfficientNet_V2_L_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/efficientnet_v2_l-59c71312.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=480,
-            resize_size=480,
-            interpolation=InterpolationMode.BICUBIC,
-            mean=(0.5,
-            0.5,
-            0.5),
-            std=(0.5,
-            0.5,
-            0.5),
-        ),
-        meta={
-            **_COMMON_META,
-            "min_size": (33, 33),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v2",  # noqa: E501
-            "num_params": 118515272,
-            "_metrics": {"ImageNet-1K": {"acc@1": 85.808, "acc@5": 97.788}},
-            "_ops": 56.08,
-            "_file_size": 454.573,
-            "_docs": "These weights are ported from the original paper.",
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/efficientnet_v2_l-59c71312.pth",
+        partial(ImageClassification, crop_size=480, resize_size=480,
+                interpolation=InterpolationMode.BICUBIC, mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5)),
+        _COMMON_META, min_size=(33, 33), recipe=_V2_RECIPE, num_params=118515272,
+        acc=(85.808, 97.788), _ops=56.08, _file_size=454.573, _docs=_PORTED_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 

@@ -12,9 +12,9 @@ from ... import cat, flatten, nn, unsqueeze
 from ..._tensor import Tensor
 from ...nn import functional as F
 from ..transforms._presets import ImageClassification
-from ._api import Weights, WeightsEnum, register_model
+from ._api import WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _ovewrite_named_param, handle_legacy_interface
+from ._utils import _classifier, _imagenet1k_weights, _ovewrite_named_param, handle_legacy_interface
 
 __all__ = ["GoogLeNet", "GoogLeNetOutputs", "_GoogLeNetOutputs", "GoogLeNet_Weights",
            "googlenet"]
@@ -189,18 +189,21 @@ _COMMON_META: dict[str, Any] = {
 
 
 class GoogLeNet_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/googlenet-1378be20.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "num_params": 6624904,
-            "_metrics": {"ImageNet-1K": {"acc@1": 69.778, "acc@5": 89.53}},
-            "_ops": 1.498,
-            "_file_size": 49.731,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/googlenet-1378be20.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=6624904,
+        acc=(69.778, 89.53), _ops=1.498, _file_size=49.731)
     DEFAULT = IMAGENET1K_V1
+
+
+def _pretrained_kwargs(kwargs: dict[str, Any]) -> None:
+    """What GoogLeNet's and Inception v3's pretrained weights need: the input re-normalized
+    (``transform_input``) unless told otherwise, the auxiliary classifiers the checkpoint holds,
+    no initialization."""
+    if "transform_input" not in kwargs:
+        _ovewrite_named_param(kwargs, "transform_input", True)
+    _ovewrite_named_param(kwargs, "aux_logits", True)
+    _ovewrite_named_param(kwargs, "init_weights", False)
 
 
 @register_model()
@@ -214,14 +217,9 @@ def googlenet(*, weights: GoogLeNet_Weights | None = None, progress: bool = True
     weights = GoogLeNet_Weights.verify(weights)
     original_aux_logits = kwargs.get("aux_logits", False)
     if weights is not None:
-        if "transform_input" not in kwargs:
-            _ovewrite_named_param(kwargs, "transform_input", True)
-        _ovewrite_named_param(kwargs, "aux_logits", True)
-        _ovewrite_named_param(kwargs, "init_weights", False)
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = GoogLeNet(**kwargs)
+        _pretrained_kwargs(kwargs)
+    model = _classifier(GoogLeNet, weights, progress, **kwargs)
     if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
         if not original_aux_logits:
             model.aux_logits = False
             model.aux1 = None  # type: ignore[assignment]

@@ -13,9 +13,10 @@ from ... import cat, flatten, nn, unsqueeze
 from ..._tensor import Tensor
 from ...nn import functional as F
 from ..transforms._presets import ImageClassification
-from ._api import Weights, WeightsEnum, register_model
+from ._api import WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _ovewrite_named_param, handle_legacy_interface
+from ._utils import _classifier, _imagenet1k_weights, handle_legacy_interface
+from .googlenet import BasicConv2d, _pretrained_kwargs
 
 __all__ = ["Inception3", "InceptionOutputs", "_InceptionOutputs", "Inception_V3_Weights",
            "inception_v3"]
@@ -283,18 +284,6 @@ class InceptionAux(nn.Module):
         return self.fc(flatten(x, 1))
 
 
-class BasicConv2d(nn.Module):
-    """Convolution without bias, batch norm (eps 0.001), ReLU."""
-
-    def __init__(self, in_channels: int, out_channels: int, **kwargs: Any) -> None:
-        super().__init__()
-        self.conv = nn.Conv2d(in_channels, out_channels, bias=False, **kwargs)
-        self.bn = nn.BatchNorm2d(out_channels, eps=0.001)
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.relu(self.bn(self.conv(x)), inplace=True)
-
-
 _COMMON_META: dict[str, Any] = {
     "min_size": (75, 75),
     "categories": _IMAGENET_CATEGORIES,
@@ -304,17 +293,10 @@ _COMMON_META: dict[str, Any] = {
 
 
 class Inception_V3_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/inception_v3_google-0cc3c7bd.pth",
-        transforms=partial(ImageClassification, crop_size=299, resize_size=342),
-        meta={
-            **_COMMON_META,
-            "num_params": 27161264,
-            "_metrics": {"ImageNet-1K": {"acc@1": 77.294, "acc@5": 93.45}},
-            "_ops": 5.713,
-            "_file_size": 103.903,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/inception_v3_google-0cc3c7bd.pth",
+        partial(ImageClassification, crop_size=299, resize_size=342), _COMMON_META,
+        num_params=27161264, acc=(77.294, 93.45), _ops=5.713, _file_size=103.903)
     DEFAULT = IMAGENET1K_V1
 
 
@@ -328,14 +310,9 @@ def inception_v3(*, weights: Inception_V3_Weights | None = None, progress: bool 
     weights = Inception_V3_Weights.verify(weights)
     original_aux_logits = kwargs.get("aux_logits", True)
     if weights is not None:
-        if "transform_input" not in kwargs:
-            _ovewrite_named_param(kwargs, "transform_input", True)
-        _ovewrite_named_param(kwargs, "aux_logits", True)
-        _ovewrite_named_param(kwargs, "init_weights", False)
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = Inception3(**kwargs)
+        _pretrained_kwargs(kwargs)
+    model = _classifier(Inception3, weights, progress, **kwargs)
     if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
         if not original_aux_logits:
             model.aux_logits = False
             model.AuxLogits = None

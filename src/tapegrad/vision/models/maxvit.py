@@ -19,9 +19,14 @@ from ...nn import functional as F
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
 from ..ops.stochastic_depth import StochasticDepth
 from ..transforms._presets import ImageClassification, InterpolationMode
-from ._api import Weights, WeightsEnum, register_model
+from ._api import WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _ovewrite_named_param, handle_legacy_interface
+from ._utils import (
+    _imagenet1k_weights,
+    _load_weights,
+    _ovewrite_named_param,
+    handle_legacy_interface,
+)
 
 __all__ = ["MaxVit", "MaxVit_T_Weights", "maxvit_t"]
 
@@ -406,9 +411,7 @@ def _maxvit(stem_channels: int, block_channels: list[int], block_layers: list[in
                    block_layers=block_layers, stochastic_depth_prob=stochastic_depth_prob,
                    head_dim=head_dim, partition_size=partition_size, input_size=input_size,
                    **kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
+    return _load_weights(model, weights, progress)
 
 
 _COMMON_META: dict[str, Any] = {
@@ -425,22 +428,11 @@ _COMMON_META: dict[str, Any] = {
 
 
 class MaxVit_T_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/maxvit_t-bc5ab103.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=224,
-            resize_size=224,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "num_params": 30919624,
-            "_metrics": {"ImageNet-1K": {"acc@1": 83.7, "acc@5": 96.722}},
-            "_ops": 5.558,
-            "_file_size": 118.769,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/maxvit_t-bc5ab103.pth",
+        partial(ImageClassification, crop_size=224, resize_size=224,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, num_params=30919624, acc=(83.7, 96.722), _ops=5.558, _file_size=118.769)
     DEFAULT = IMAGENET1K_V1
 
 

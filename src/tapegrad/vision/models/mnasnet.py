@@ -9,9 +9,9 @@ from typing import Any
 from ... import nn
 from ..._tensor import Tensor
 from ..transforms._presets import ImageClassification
-from ._api import Weights, WeightsEnum, register_model
-from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _ovewrite_named_param, handle_legacy_interface
+from ._api import WeightsEnum, register_model
+from ._meta import _IMAGENET_META, _NEW_RECIPE_DOCS
+from ._utils import _classifier, _imagenet1k_weights, handle_legacy_interface
 
 __all__ = ["MNASNet", "MNASNet0_5_Weights", "MNASNet0_75_Weights", "MNASNet1_0_Weights",
            "MNASNet1_3_Weights", "mnasnet0_5", "mnasnet0_75", "mnasnet1_0", "mnasnet1_3"]
@@ -172,97 +172,44 @@ class MNASNet(nn.Module):
 
 def _mnasnet(alpha: float, weights: WeightsEnum | None, progress: bool,
              **kwargs: Any) -> MNASNet:
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = MNASNet(alpha, **kwargs)
-    if weights:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
-
-
-_COMMON_META: dict[str, Any] = {
-    "min_size": (1, 1),
-    "categories": _IMAGENET_CATEGORIES,
-}
+    return _classifier(MNASNet, weights, progress, alpha, **kwargs)
 
 
 class MNASNet0_5_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/mnasnet0.5_top1_67.823-3ffadce67e.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "recipe": "https://github.com/1e100/mnasnet_trainer",
-            "num_params": 2218512,
-            "_metrics": {"ImageNet-1K": {"acc@1": 67.734, "acc@5": 87.49}},
-            "_ops": 0.104,
-            "_file_size": 8.591,
-            "_docs": "These weights reproduce closely the results of the paper.",
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/mnasnet0.5_top1_67.823-3ffadce67e.pth",
+        partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        recipe="https://github.com/1e100/mnasnet_trainer", num_params=2218512, acc=(67.734, 87.49),
+        _ops=0.104, _file_size=8.591,
+        _docs="These weights reproduce closely the results of the paper.")
     DEFAULT = IMAGENET1K_V1
 
 
 class MNASNet0_75_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/mnasnet0_75-7090bc5f.pth",
-        transforms=partial(ImageClassification, crop_size=224, resize_size=232),
-        meta={
-            **_COMMON_META,
-            "recipe": "https://github.com/pytorch/vision/pull/6019",
-            "num_params": 3170208,
-            "_metrics": {"ImageNet-1K": {"acc@1": 71.18, "acc@5": 90.496}},
-            "_ops": 0.215,
-            "_file_size": 12.303,
-            "_docs": (
-                "\n"
-                "                These weights were trained from scratch by using TorchVision's "
-                "`new training recipe\n"
-                "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
-                "            "
-            ),
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/mnasnet0_75-7090bc5f.pth",
+        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
+        recipe="https://github.com/pytorch/vision/pull/6019", num_params=3170208,
+        acc=(71.18, 90.496), _ops=0.215, _file_size=12.303, _docs=_NEW_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class MNASNet1_0_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/mnasnet1.0_top1_73.512-f206786ef8.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "recipe": "https://github.com/1e100/mnasnet_trainer",
-            "num_params": 4383312,
-            "_metrics": {"ImageNet-1K": {"acc@1": 73.456, "acc@5": 91.51}},
-            "_ops": 0.314,
-            "_file_size": 16.915,
-            "_docs": "These weights reproduce closely the results of the paper.",
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/mnasnet1.0_top1_73.512-f206786ef8.pth",
+        partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        recipe="https://github.com/1e100/mnasnet_trainer", num_params=4383312, acc=(73.456, 91.51),
+        _ops=0.314, _file_size=16.915,
+        _docs="These weights reproduce closely the results of the paper.")
     DEFAULT = IMAGENET1K_V1
 
 
 class MNASNet1_3_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/mnasnet1_3-a4c69d6f.pth",
-        transforms=partial(ImageClassification, crop_size=224, resize_size=232),
-        meta={
-            **_COMMON_META,
-            "recipe": "https://github.com/pytorch/vision/pull/6019",
-            "num_params": 6282256,
-            "_metrics": {"ImageNet-1K": {"acc@1": 76.506, "acc@5": 93.522}},
-            "_ops": 0.526,
-            "_file_size": 24.246,
-            "_docs": (
-                "\n"
-                "                These weights were trained from scratch by using TorchVision's "
-                "`new training recipe\n"
-                "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
-                "            "
-            ),
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/mnasnet1_3-a4c69d6f.pth",
+        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
+        recipe="https://github.com/pytorch/vision/pull/6019", num_params=6282256,
+        acc=(76.506, 93.522), _ops=0.526, _file_size=24.246, _docs=_NEW_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 

@@ -10,9 +10,20 @@ from ... import flatten, nn
 from ..._tensor import Tensor
 from ..ops.misc import Conv2dNormActivation
 from ..transforms._presets import ImageClassification
-from ._api import Weights, WeightsEnum, register_model
-from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _make_divisible, _ovewrite_named_param, handle_legacy_interface
+from ._api import WeightsEnum, register_model
+from ._meta import (
+    _IMAGENET_META,
+    _MODIFIED_RECIPE_DOCS,
+    _NEW_RECIPE_REG_TUNING,
+    _SIMPLE_RECIPE_DOCS,
+)
+from ._utils import (
+    _classifier,
+    _imagenet1k_weights,
+    _init_weights,
+    _make_divisible,
+    handle_legacy_interface,
+)
 
 __all__ = ["MobileNetV2", "MobileNet_V2_Weights", "mobilenet_v2"]
 
@@ -101,17 +112,7 @@ class MobileNetV2(nn.Module):
         self.classifier = nn.Sequential(nn.Dropout(p=dropout),
                                         nn.Linear(self.last_channel, num_classes))
 
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+        _init_weights(self)
 
     def _forward_impl(self, x: Tensor) -> Tensor:
         x = nn.functional.adaptive_avg_pool2d(self.features(x), (1, 1))
@@ -121,49 +122,17 @@ class MobileNetV2(nn.Module):
         return self._forward_impl(x)
 
 
-_COMMON_META: dict[str, Any] = {
-    "min_size": (1, 1),
-    "categories": _IMAGENET_CATEGORIES,
-}
-
-
 class MobileNet_V2_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/mobilenet_v2-b0353104.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "num_params": 3504872,
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#mobilenetv2",  # noqa: E501
-            "_metrics": {"ImageNet-1K": {"acc@1": 71.878, "acc@5": 90.286}},
-            "_ops": 0.301,
-            "_file_size": 13.555,
-            "_docs": (
-                "These weights reproduce closely the results of the paper using a simple "
-                "training recipe."
-            ),
-        },
-    )
-    IMAGENET1K_V2 = Weights(
-        url="https://download.pytorch.org/models/mobilenet_v2-7ebf99e0.pth",
-        transforms=partial(ImageClassification, crop_size=224, resize_size=232),
-        meta={
-            **_COMMON_META,
-            "num_params": 3504872,
-            "recipe": "https://github.com/pytorch/vision/issues/3995#new-recipe-with-reg-tuning",
-            "_metrics": {"ImageNet-1K": {"acc@1": 72.154, "acc@5": 90.822}},
-            "_ops": 0.301,
-            "_file_size": 13.598,
-            "_docs": (
-                "\n"
-                "                These weights improve upon the results of the original "
-                "paper by using a modified version of TorchVision's\n"
-                "                `new training recipe\n"
-                "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
-                "            "
-            ),
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/mobilenet_v2-b0353104.pth",
+        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=3504872,
+        recipe="https://github.com/pytorch/vision/tree/main/references/classification#mobilenetv2",
+        acc=(71.878, 90.286), _ops=0.301, _file_size=13.555, _docs=_SIMPLE_RECIPE_DOCS)
+    IMAGENET1K_V2 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/mobilenet_v2-7ebf99e0.pth",
+        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
+        num_params=3504872, recipe=_NEW_RECIPE_REG_TUNING, acc=(72.154, 90.822), _ops=0.301,
+        _file_size=13.598, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
@@ -174,9 +143,4 @@ def mobilenet_v2(*, weights: MobileNet_V2_Weights | None = None, progress: bool 
     """MobileNetV2 from "MobileNetV2: Inverted Residuals and Linear Bottlenecks"; ``kwargs`` go
     to ``MobileNetV2``."""
     weights = MobileNet_V2_Weights.verify(weights)
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = MobileNetV2(**kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
+    return _classifier(MobileNetV2, weights, progress, **kwargs)

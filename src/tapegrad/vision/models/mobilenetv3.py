@@ -11,9 +11,15 @@ from ..._tensor import Tensor
 from ..ops.misc import Conv2dNormActivation
 from ..ops.misc import SqueezeExcitation as SElayer
 from ..transforms._presets import ImageClassification
-from ._api import Weights, WeightsEnum, register_model
-from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _make_divisible, _ovewrite_named_param, handle_legacy_interface
+from ._api import WeightsEnum, register_model
+from ._meta import _IMAGENET_META, _NEW_RECIPE_REG_TUNING
+from ._utils import (
+    _classifier,
+    _imagenet1k_weights,
+    _init_weights,
+    _make_divisible,
+    handle_legacy_interface,
+)
 
 __all__ = ["MobileNetV3", "MobileNet_V3_Large_Weights", "MobileNet_V3_Small_Weights",
            "mobilenet_v3_large", "mobilenet_v3_small"]
@@ -122,17 +128,7 @@ class MobileNetV3(nn.Module):
             nn.Linear(last_channel, num_classes),
         )
 
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+        _init_weights(self)
 
     def _forward_impl(self, x: Tensor) -> Tensor:
         x = self.avgpool(self.features(x))
@@ -194,76 +190,45 @@ def _mobilenet_v3_conf(arch: str, width_mult: float = 1.0, reduced_tail: bool = 
 
 def _mobilenet_v3(inverted_residual_setting: list[InvertedResidualConfig], last_channel: int,
                   weights: WeightsEnum | None, progress: bool, **kwargs: Any) -> MobileNetV3:
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = MobileNetV3(inverted_residual_setting, last_channel, **kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
-
-
-_COMMON_META: dict[str, Any] = {
-    "min_size": (1, 1),
-    "categories": _IMAGENET_CATEGORIES,
-}
+    return _classifier(MobileNetV3, weights, progress, inverted_residual_setting, last_channel,
+                       **kwargs)
 
 
 class MobileNet_V3_Large_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/mobilenet_v3_large-8738ca79.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "num_params": 5483032,
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#mobilenetv3-large--small",  # noqa: E501
-            "_metrics": {"ImageNet-1K": {"acc@1": 74.042, "acc@5": 91.34}},
-            "_ops": 0.217,
-            "_file_size": 21.114,
-            "_docs": "These weights were trained from scratch by using a simple training recipe.",
-        },
-    )
-    IMAGENET1K_V2 = Weights(
-        url="https://download.pytorch.org/models/mobilenet_v3_large-5c1a4163.pth",
-        transforms=partial(ImageClassification, crop_size=224, resize_size=232),
-        meta={
-            **_COMMON_META,
-            "num_params": 5483032,
-            "recipe": "https://github.com/pytorch/vision/issues/3995#new-recipe-with-reg-tuning",
-            "_metrics": {"ImageNet-1K": {"acc@1": 75.274, "acc@5": 92.566}},
-            "_ops": 0.217,
-            "_file_size": 21.107,
-            "_docs": (
-                "\n"
-                "                These weights improve marginally upon the results of the "
-                "original paper by using a modified version of\n"
-                "                TorchVision's `new training recipe\n"
-                "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
-                "            "
-            ),
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/mobilenet_v3_large-8738ca79.pth",
+        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=5483032,
+        recipe="https://github.com/pytorch/vision/tree/main/references/classification#mobilenetv3-large--small",  # noqa: E501
+        acc=(74.042, 91.34), _ops=0.217, _file_size=21.114,
+        _docs="These weights were trained from scratch by using a simple training recipe.")
+    IMAGENET1K_V2 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/mobilenet_v3_large-5c1a4163.pth",
+        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
+        num_params=5483032, recipe=_NEW_RECIPE_REG_TUNING, acc=(75.274, 92.566), _ops=0.217,
+        _file_size=21.107,
+        _docs=(
+            "\n"
+            "                These weights improve marginally upon the results of the "
+            "original paper by using a modified version of\n"
+            "                TorchVision's `new training recipe\n"
+            "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
+            "            "
+        ))
     DEFAULT = IMAGENET1K_V2
 
 
 class MobileNet_V3_Small_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/mobilenet_v3_small-047dcff4.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "num_params": 2542856,
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#mobilenetv3-large--small",  # noqa: E501
-            "_metrics": {"ImageNet-1K": {"acc@1": 67.668, "acc@5": 87.402}},
-            "_ops": 0.057,
-            "_file_size": 9.829,
-            "_docs": (
-                "\n"
-                "                These weights improve upon the results of the original "
-                "paper by using a simple training recipe.\n"
-                "            "
-            ),
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/mobilenet_v3_small-047dcff4.pth",
+        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=2542856,
+        recipe="https://github.com/pytorch/vision/tree/main/references/classification#mobilenetv3-large--small",  # noqa: E501
+        acc=(67.668, 87.402), _ops=0.057, _file_size=9.829,
+        _docs=(
+            "\n"
+            "                These weights improve upon the results of the original "
+            "paper by using a simple training recipe.\n"
+            "            "
+        ))
     DEFAULT = IMAGENET1K_V1
 
 

@@ -10,9 +10,9 @@ from typing import Any
 from ... import cat, nn, transpose
 from ..._tensor import Tensor
 from ..transforms._presets import ImageClassification
-from ._api import Weights, WeightsEnum, register_model
-from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _ovewrite_named_param, handle_legacy_interface
+from ._api import WeightsEnum, register_model
+from ._meta import _IMAGENET_META, _NEW_RECIPE_DOCS
+from ._utils import _classifier, _imagenet1k_weights, handle_legacy_interface
 
 __all__ = ["ShuffleNetV2", "ShuffleNet_V2_X0_5_Weights", "ShuffleNet_V2_X1_0_Weights",
            "ShuffleNet_V2_X1_5_Weights", "ShuffleNet_V2_X2_0_Weights", "shufflenet_v2_x0_5",
@@ -135,103 +135,44 @@ class ShuffleNetV2(nn.Module):
 
 def _shufflenetv2(weights: WeightsEnum | None, progress: bool, *args: Any,
                   **kwargs: Any) -> ShuffleNetV2:
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = ShuffleNetV2(*args, **kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
-
-
-_COMMON_META: dict[str, Any] = {
-    "min_size": (1, 1),
-    "categories": _IMAGENET_CATEGORIES,
-}
+    return _classifier(ShuffleNetV2, weights, progress, *args, **kwargs)
 
 
 class ShuffleNet_V2_X0_5_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/shufflenetv2_x0.5-f707e7126e.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "recipe": "https://github.com/ericsun99/Shufflenet-v2-Pytorch",
-            "num_params": 1366792,
-            "_metrics": {"ImageNet-1K": {"acc@1": 60.552, "acc@5": 81.746}},
-            "_ops": 0.04,
-            "_file_size": 5.282,
-            "_docs": (
-                "These weights were trained from scratch to reproduce closely the results "
-                "of the paper."
-            ),
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/shufflenetv2_x0.5-f707e7126e.pth",
+        partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        recipe="https://github.com/ericsun99/Shufflenet-v2-Pytorch", num_params=1366792,
+        acc=(60.552, 81.746), _ops=0.04, _file_size=5.282,
+        _docs="These weights were trained from scratch to reproduce closely the results of the paper.")  # noqa: E501
     DEFAULT = IMAGENET1K_V1
 
 
 class ShuffleNet_V2_X1_0_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/shufflenetv2_x1-5666bf0f80.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "recipe": "https://github.com/ericsun99/Shufflenet-v2-Pytorch",
-            "num_params": 2278604,
-            "_metrics": {"ImageNet-1K": {"acc@1": 69.362, "acc@5": 88.316}},
-            "_ops": 0.145,
-            "_file_size": 8.791,
-            "_docs": (
-                "These weights were trained from scratch to reproduce closely the results "
-                "of the paper."
-            ),
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/shufflenetv2_x1-5666bf0f80.pth",
+        partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        recipe="https://github.com/ericsun99/Shufflenet-v2-Pytorch", num_params=2278604,
+        acc=(69.362, 88.316), _ops=0.145, _file_size=8.791,
+        _docs="These weights were trained from scratch to reproduce closely the results of the paper.")  # noqa: E501
     DEFAULT = IMAGENET1K_V1
 
 
 class ShuffleNet_V2_X1_5_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/shufflenetv2_x1_5-3c479a10.pth",
-        transforms=partial(ImageClassification, crop_size=224, resize_size=232),
-        meta={
-            **_COMMON_META,
-            "recipe": "https://github.com/pytorch/vision/pull/5906",
-            "num_params": 3503624,
-            "_metrics": {"ImageNet-1K": {"acc@1": 72.996, "acc@5": 91.086}},
-            "_ops": 0.296,
-            "_file_size": 13.557,
-            "_docs": (
-                "\n"
-                "                These weights were trained from scratch by using TorchVision's "
-                "`new training recipe\n"
-                "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
-                "            "
-            ),
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/shufflenetv2_x1_5-3c479a10.pth",
+        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
+        recipe="https://github.com/pytorch/vision/pull/5906", num_params=3503624,
+        acc=(72.996, 91.086), _ops=0.296, _file_size=13.557, _docs=_NEW_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class ShuffleNet_V2_X2_0_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/shufflenetv2_x2_0-8be3c8ee.pth",
-        transforms=partial(ImageClassification, crop_size=224, resize_size=232),
-        meta={
-            **_COMMON_META,
-            "recipe": "https://github.com/pytorch/vision/pull/5906",
-            "num_params": 7393996,
-            "_metrics": {"ImageNet-1K": {"acc@1": 76.23, "acc@5": 93.006}},
-            "_ops": 0.583,
-            "_file_size": 28.433,
-            "_docs": (
-                "\n"
-                "                These weights were trained from scratch by using TorchVision's "
-                "`new training recipe\n"
-                "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
-                "            "
-            ),
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/shufflenetv2_x2_0-8be3c8ee.pth",
+        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
+        recipe="https://github.com/pytorch/vision/pull/5906", num_params=7393996,
+        acc=(76.23, 93.006), _ops=0.583, _file_size=28.433, _docs=_NEW_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 

@@ -9,9 +9,9 @@ from ... import cat, flatten, nn
 from ..._tensor import Tensor
 from ...nn import init
 from ..transforms._presets import ImageClassification
-from ._api import Weights, WeightsEnum, register_model
+from ._api import WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _ovewrite_named_param, handle_legacy_interface
+from ._utils import _classifier, _imagenet1k_weights, handle_legacy_interface
 
 __all__ = ["SqueezeNet", "SqueezeNet1_0_Weights", "SqueezeNet1_1_Weights", "squeezenet1_0",
            "squeezenet1_1"]
@@ -98,12 +98,7 @@ class SqueezeNet(nn.Module):
 
 def _squeezenet(version: str, weights: WeightsEnum | None, progress: bool,
                 **kwargs: Any) -> SqueezeNet:
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = SqueezeNet(version, **kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
+    return _classifier(SqueezeNet, weights, progress, version, **kwargs)
 
 
 _COMMON_META: dict[str, Any] = {
@@ -114,34 +109,18 @@ _COMMON_META: dict[str, Any] = {
 
 
 class SqueezeNet1_0_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/squeezenet1_0-b66bff10.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "min_size": (21, 21),
-            "num_params": 1248424,
-            "_metrics": {"ImageNet-1K": {"acc@1": 58.092, "acc@5": 80.42}},
-            "_ops": 0.819,
-            "_file_size": 4.778,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/squeezenet1_0-b66bff10.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, min_size=(21, 21),
+        num_params=1248424, acc=(58.092, 80.42), _ops=0.819, _file_size=4.778)
     DEFAULT = IMAGENET1K_V1
 
 
 class SqueezeNet1_1_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/squeezenet1_1-b8a52dc0.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "min_size": (17, 17),
-            "num_params": 1235496,
-            "_metrics": {"ImageNet-1K": {"acc@1": 58.178, "acc@5": 80.624}},
-            "_ops": 0.349,
-            "_file_size": 4.729,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/squeezenet1_1-b8a52dc0.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, min_size=(17, 17),
+        num_params=1235496, acc=(58.178, 80.624), _ops=0.349, _file_size=4.729)
     DEFAULT = IMAGENET1K_V1
 
 

@@ -37,9 +37,9 @@ from ...nn import functional as F
 from ..ops.misc import MLP, Permute
 from ..ops.stochastic_depth import StochasticDepth
 from ..transforms._presets import ImageClassification, InterpolationMode
-from ._api import Weights, WeightsEnum, register_model
+from ._api import WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _ovewrite_named_param, handle_legacy_interface
+from ._utils import _classifier, _imagenet1k_weights, handle_legacy_interface
 
 __all__ = ["SwinTransformer", "Swin_T_Weights", "Swin_S_Weights", "Swin_B_Weights",
            "Swin_V2_T_Weights", "Swin_V2_S_Weights", "Swin_V2_B_Weights", "swin_t", "swin_s",
@@ -400,14 +400,10 @@ def _swin_transformer(patch_size: list[int], embed_dim: int, depths: list[int],
                       num_heads: list[int], window_size: list[int],
                       stochastic_depth_prob: float, weights: WeightsEnum | None,
                       progress: bool, **kwargs: Any) -> SwinTransformer:
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = SwinTransformer(patch_size=patch_size, embed_dim=embed_dim, depths=depths,
-                            num_heads=num_heads, window_size=window_size,
-                            stochastic_depth_prob=stochastic_depth_prob, **kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
+    return _classifier(SwinTransformer, weights, progress, patch_size=patch_size,
+                       embed_dim=embed_dim, depths=depths, num_heads=num_heads,
+                       window_size=window_size, stochastic_depth_prob=stochastic_depth_prob,
+                       **kwargs)
 
 
 _COMMON_META: dict[str, Any] = {
@@ -415,136 +411,67 @@ _COMMON_META: dict[str, Any] = {
     "_docs": "These weights reproduce closely the results of the paper using a similar training recipe.",  # noqa: E501
 }
 
+_V1_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#swintransformer"
+_V2_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#swintransformer-v2"  # noqa: E501
+
 
 class Swin_T_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/swin_t-704ceda3.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=224,
-            resize_size=232,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "num_params": 28288354,
-            "min_size": (224, 224),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#swintransformer",  # noqa: E501
-            "_metrics": {"ImageNet-1K": {"acc@1": 81.474, "acc@5": 95.776}},
-            "_ops": 4.491,
-            "_file_size": 108.19,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/swin_t-704ceda3.pth",
+        partial(ImageClassification, crop_size=224, resize_size=232,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, num_params=28288354, min_size=(224, 224), recipe=_V1_RECIPE,
+        acc=(81.474, 95.776), _ops=4.491, _file_size=108.19)
     DEFAULT = IMAGENET1K_V1
 
 
 class Swin_S_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/swin_s-5e29d889.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=224,
-            resize_size=246,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "num_params": 49606258,
-            "min_size": (224, 224),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#swintransformer",  # noqa: E501
-            "_metrics": {"ImageNet-1K": {"acc@1": 83.196, "acc@5": 96.36}},
-            "_ops": 8.741,
-            "_file_size": 189.786,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/swin_s-5e29d889.pth",
+        partial(ImageClassification, crop_size=224, resize_size=246,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, num_params=49606258, min_size=(224, 224), recipe=_V1_RECIPE,
+        acc=(83.196, 96.36), _ops=8.741, _file_size=189.786)
     DEFAULT = IMAGENET1K_V1
 
 
 class Swin_B_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/swin_b-68c6b09e.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=224,
-            resize_size=238,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "num_params": 87768224,
-            "min_size": (224, 224),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#swintransformer",  # noqa: E501
-            "_metrics": {"ImageNet-1K": {"acc@1": 83.582, "acc@5": 96.64}},
-            "_ops": 15.431,
-            "_file_size": 335.364,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/swin_b-68c6b09e.pth",
+        partial(ImageClassification, crop_size=224, resize_size=238,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, num_params=87768224, min_size=(224, 224), recipe=_V1_RECIPE,
+        acc=(83.582, 96.64), _ops=15.431, _file_size=335.364)
     DEFAULT = IMAGENET1K_V1
 
 
 class Swin_V2_T_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/swin_v2_t-b137f0e2.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=256,
-            resize_size=260,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "num_params": 28351570,
-            "min_size": (256, 256),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#swintransformer-v2",  # noqa: E501
-            "_metrics": {"ImageNet-1K": {"acc@1": 82.072, "acc@5": 96.132}},
-            "_ops": 5.94,
-            "_file_size": 108.626,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/swin_v2_t-b137f0e2.pth",
+        partial(ImageClassification, crop_size=256, resize_size=260,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, num_params=28351570, min_size=(256, 256), recipe=_V2_RECIPE,
+        acc=(82.072, 96.132), _ops=5.94, _file_size=108.626)
     DEFAULT = IMAGENET1K_V1
 
 
 class Swin_V2_S_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/swin_v2_s-637d8ceb.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=256,
-            resize_size=260,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "num_params": 49737442,
-            "min_size": (256, 256),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#swintransformer-v2",  # noqa: E501
-            "_metrics": {"ImageNet-1K": {"acc@1": 83.712, "acc@5": 96.816}},
-            "_ops": 11.546,
-            "_file_size": 190.675,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/swin_v2_s-637d8ceb.pth",
+        partial(ImageClassification, crop_size=256, resize_size=260,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, num_params=49737442, min_size=(256, 256), recipe=_V2_RECIPE,
+        acc=(83.712, 96.816), _ops=11.546, _file_size=190.675)
     DEFAULT = IMAGENET1K_V1
 
 
 class Swin_V2_B_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/swin_v2_b-781e5279.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=256,
-            resize_size=272,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "num_params": 87930848,
-            "min_size": (256, 256),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#swintransformer-v2",  # noqa: E501
-            "_metrics": {"ImageNet-1K": {"acc@1": 84.112, "acc@5": 96.864}},
-            "_ops": 20.325,
-            "_file_size": 336.372,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/swin_v2_b-781e5279.pth",
+        partial(ImageClassification, crop_size=256, resize_size=272,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, num_params=87930848, min_size=(256, 256), recipe=_V2_RECIPE,
+        acc=(84.112, 96.864), _ops=20.325, _file_size=336.372)
     DEFAULT = IMAGENET1K_V1
 
 

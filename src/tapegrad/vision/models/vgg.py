@@ -8,9 +8,14 @@ from typing import Any, cast
 from ... import flatten, nn
 from ..._tensor import Tensor
 from ..transforms._presets import ImageClassification
-from ._api import Weights, WeightsEnum, register_model
+from ._api import WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _ovewrite_named_param, handle_legacy_interface
+from ._utils import (
+    _imagenet1k_weights,
+    _load_weights,
+    _ovewrite_named_param,
+    handle_legacy_interface,
+)
 
 __all__ = [
     "VGG", "VGG11_Weights", "VGG11_BN_Weights", "VGG13_Weights", "VGG13_BN_Weights",
@@ -88,185 +93,103 @@ def _vgg(cfg: str, batch_norm: bool, weights: WeightsEnum | None, progress: bool
         if weights.meta["categories"] is not None:
             _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
     model = VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
+    return _load_weights(model, weights, progress)
 
 
 _COMMON_META: dict[str, Any] = {
     "min_size": (32, 32),
 }
 
+_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#alexnet-and-vgg"
+_DOCS = "These weights were trained from scratch by using a simplified training recipe."
+
 
 class VGG11_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/vgg11-8a719046.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "categories": _IMAGENET_CATEGORIES,
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#alexnet-and-vgg",  # noqa: E501
-            "_docs": "These weights were trained from scratch by using a simplified training recipe.",  # noqa: E501
-            "num_params": 132863336,
-            "_metrics": {"ImageNet-1K": {"acc@1": 69.02, "acc@5": 88.628}},
-            "_ops": 7.609,
-            "_file_size": 506.84,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vgg11-8a719046.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=132863336, acc=(69.02, 88.628), _ops=7.609,
+        _file_size=506.84)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG11_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/vgg11_bn-6002323d.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "categories": _IMAGENET_CATEGORIES,
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#alexnet-and-vgg",  # noqa: E501
-            "_docs": "These weights were trained from scratch by using a simplified training recipe.",  # noqa: E501
-            "num_params": 132868840,
-            "_metrics": {"ImageNet-1K": {"acc@1": 70.37, "acc@5": 89.81}},
-            "_ops": 7.609,
-            "_file_size": 506.881,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vgg11_bn-6002323d.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=132868840, acc=(70.37, 89.81), _ops=7.609,
+        _file_size=506.881)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG13_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/vgg13-19584684.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "categories": _IMAGENET_CATEGORIES,
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#alexnet-and-vgg",  # noqa: E501
-            "_docs": "These weights were trained from scratch by using a simplified training recipe.",  # noqa: E501
-            "num_params": 133047848,
-            "_metrics": {"ImageNet-1K": {"acc@1": 69.928, "acc@5": 89.246}},
-            "_ops": 11.308,
-            "_file_size": 507.545,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vgg13-19584684.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=133047848, acc=(69.928, 89.246), _ops=11.308,
+        _file_size=507.545)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG13_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/vgg13_bn-abd245e5.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "categories": _IMAGENET_CATEGORIES,
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#alexnet-and-vgg",  # noqa: E501
-            "_docs": "These weights were trained from scratch by using a simplified training recipe.",  # noqa: E501
-            "num_params": 133053736,
-            "_metrics": {"ImageNet-1K": {"acc@1": 71.586, "acc@5": 90.374}},
-            "_ops": 11.308,
-            "_file_size": 507.59,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vgg13_bn-abd245e5.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=133053736, acc=(71.586, 90.374), _ops=11.308,
+        _file_size=507.59)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG16_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/vgg16-397923af.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "categories": _IMAGENET_CATEGORIES,
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#alexnet-and-vgg",  # noqa: E501
-            "_docs": "These weights were trained from scratch by using a simplified training recipe.",  # noqa: E501
-            "num_params": 138357544,
-            "_metrics": {"ImageNet-1K": {"acc@1": 71.592, "acc@5": 90.382}},
-            "_ops": 15.47,
-            "_file_size": 527.796,
-        },
-    )
-    IMAGENET1K_FEATURES = Weights(
-        url="https://download.pytorch.org/models/vgg16_features-amdegroot-88682ab5.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=224,
-            mean=(0.48235, 0.45882, 0.40784),
-            std=(1.0 / 255.0, 1.0 / 255.0, 1.0 / 255.0),
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vgg16-397923af.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=138357544, acc=(71.592, 90.382), _ops=15.47,
+        _file_size=527.796)
+    IMAGENET1K_FEATURES = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vgg16_features-amdegroot-88682ab5.pth",
+        partial(ImageClassification, crop_size=224, mean=(0.48235, 0.45882, 0.40784),
+                std=(1.0 / 255.0, 1.0 / 255.0, 1.0 / 255.0)),
+        _COMMON_META, categories=None,
+        recipe="https://github.com/amdegroot/ssd.pytorch#training-ssd",
+        _docs=(
+            "\n"
+            "                These weights can't be used for classification because "
+            "they are missing values in the `classifier`\n"
+            "                module. Only the `features` module has valid values and "
+            "can be used for feature extraction. The weights\n"
+            "                were trained using the original input standardization method "
+            "as described in the paper.\n"
+            "            "
         ),
-        meta={
-            **_COMMON_META,
-            "categories": None,
-            "recipe": "https://github.com/amdegroot/ssd.pytorch#training-ssd",
-            "_docs": (
-                "\n"
-                "                These weights can't be used for classification because "
-                "they are missing values in the `classifier`\n"
-                "                module. Only the `features` module has valid values and "
-                "can be used for feature extraction. The weights\n"
-                "                were trained using the original input standardization method "
-                "as described in the paper.\n"
-                "            "
-            ),
-            "num_params": 138357544,
-            "_metrics": {"ImageNet-1K": {"acc@1": float("nan"), "acc@5": float("nan")}},
-            "_ops": 15.47,
-            "_file_size": 527.802,
-        },
-    )
+        num_params=138357544, acc=(float("nan"), float("nan")), _ops=15.47, _file_size=527.802)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG16_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/vgg16_bn-6c64b313.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "categories": _IMAGENET_CATEGORIES,
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#alexnet-and-vgg",  # noqa: E501
-            "_docs": "These weights were trained from scratch by using a simplified training recipe.",  # noqa: E501
-            "num_params": 138365992,
-            "_metrics": {"ImageNet-1K": {"acc@1": 73.36, "acc@5": 91.516}},
-            "_ops": 15.47,
-            "_file_size": 527.866,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vgg16_bn-6c64b313.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=138365992, acc=(73.36, 91.516), _ops=15.47,
+        _file_size=527.866)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG19_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/vgg19-dcbb9e9d.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "categories": _IMAGENET_CATEGORIES,
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#alexnet-and-vgg",  # noqa: E501
-            "_docs": "These weights were trained from scratch by using a simplified training recipe.",  # noqa: E501
-            "num_params": 143667240,
-            "_metrics": {"ImageNet-1K": {"acc@1": 72.376, "acc@5": 90.876}},
-            "_ops": 19.632,
-            "_file_size": 548.051,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vgg19-dcbb9e9d.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=143667240, acc=(72.376, 90.876), _ops=19.632,
+        _file_size=548.051)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG19_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/vgg19_bn-c79401a0.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "categories": _IMAGENET_CATEGORIES,
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#alexnet-and-vgg",  # noqa: E501
-            "_docs": "These weights were trained from scratch by using a simplified training recipe.",  # noqa: E501
-            "num_params": 143678248,
-            "_metrics": {"ImageNet-1K": {"acc@1": 74.218, "acc@5": 91.842}},
-            "_ops": 19.632,
-            "_file_size": 548.143,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vgg19_bn-c79401a0.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
+        recipe=_RECIPE, _docs=_DOCS, num_params=143678248, acc=(74.218, 91.842), _ops=19.632,
+        _file_size=548.143)
     DEFAULT = IMAGENET1K_V1
 
 

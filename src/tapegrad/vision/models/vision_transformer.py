@@ -13,9 +13,21 @@ from ... import cat, empty, nn, zeros
 from ..._tensor import Tensor
 from ..ops.misc import MLP, Conv2dNormActivation
 from ..transforms._presets import ImageClassification, InterpolationMode
-from ._api import Weights, WeightsEnum, register_model
-from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _ovewrite_named_param, handle_legacy_interface
+from ._api import WeightsEnum, register_model
+from ._meta import (
+    _IMAGENET_CATEGORIES,
+    _SWAG_E2E_DOCS,
+    _SWAG_LICENSE,
+    _SWAG_LINEAR_DOCS,
+    _SWAG_LINEAR_RECIPE,
+    _SWAG_RECIPE,
+)
+from ._utils import (
+    _imagenet1k_weights,
+    _load_weights,
+    _ovewrite_named_param,
+    handle_legacy_interface,
+)
 
 __all__ = ["VisionTransformer", "ViT_B_16_Weights", "ViT_B_32_Weights", "ViT_L_16_Weights",
            "ViT_L_32_Weights", "ViT_H_14_Weights", "vit_b_16", "vit_b_32", "vit_l_16",
@@ -229,267 +241,110 @@ def _vision_transformer(patch_size: int, num_layers: int, num_heads: int, hidden
     model = VisionTransformer(image_size=image_size, patch_size=patch_size,
                               num_layers=num_layers, num_heads=num_heads, hidden_dim=hidden_dim,
                               mlp_dim=mlp_dim, **kwargs)
-    if weights:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
+    return _load_weights(model, weights, progress)
 
 
 _COMMON_META: dict[str, Any] = {
     "categories": _IMAGENET_CATEGORIES,
 }
 
-
-class ViT_B_16_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/vit_b_16-c867db91.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "num_params": 86567656,
-            "min_size": (224, 224),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#vit_b_16",  # noqa: E501
-            "_metrics": {"ImageNet-1K": {"acc@1": 81.072, "acc@5": 95.318}},
-            "_ops": 17.564,
-            "_file_size": 330.285,
-            "_docs": """
+_DEIT_DOCS = """
                 These weights were trained from scratch by using a modified version of `DeIT
                 <https://arxiv.org/abs/2012.12877>`_'s training recipe.
-            """,
-        },
-    )
-    IMAGENET1K_SWAG_E2E_V1 = Weights(
-        url="https://download.pytorch.org/models/vit_b_16_swag-9ac1b537.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=384,
-            resize_size=384,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "recipe": "https://github.com/facebookresearch/SWAG",
-            "license": "https://github.com/facebookresearch/SWAG/blob/main/LICENSE",
-            "num_params": 86859496,
-            "min_size": (384, 384),
-            "_metrics": {"ImageNet-1K": {"acc@1": 85.304, "acc@5": 97.65}},
-            "_ops": 55.484,
-            "_file_size": 331.398,
-            "_docs": (
-                "\n"
-                "                These weights are learnt via transfer learning by end-to-end "
-                "fine-tuning the original\n"
-                "                `SWAG <https://arxiv.org/abs/2201.08371>`_ weights on ImageNet-1K "
-                "data.\n"
-                "            "
-            ),
-        },
-    )
-    IMAGENET1K_SWAG_LINEAR_V1 = Weights(
-        url="https://download.pytorch.org/models/vit_b_16_lc_swag-4e70ced5.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=224,
-            resize_size=224,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "recipe": "https://github.com/pytorch/vision/pull/5793",
-            "license": "https://github.com/facebookresearch/SWAG/blob/main/LICENSE",
-            "num_params": 86567656,
-            "min_size": (224, 224),
-            "_metrics": {"ImageNet-1K": {"acc@1": 81.886, "acc@5": 96.18}},
-            "_ops": 17.564,
-            "_file_size": 330.285,
-            "_docs": (
-                "\n"
-                "                These weights are composed of the original frozen `SWAG "
-                "<https://arxiv.org/abs/2201.08371>`_ trunk\n"
-                "                weights and a linear classifier learnt on top of them trained "
-                "on ImageNet-1K data.\n"
-                "            "
-            ),
-        },
-    )
+            """
+
+
+class ViT_B_16_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vit_b_16-c867db91.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=86567656,
+        min_size=(224, 224),
+        recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_b_16",
+        acc=(81.072, 95.318), _ops=17.564, _file_size=330.285, _docs=_DEIT_DOCS)
+    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vit_b_16_swag-9ac1b537.pth",
+        partial(ImageClassification, crop_size=384, resize_size=384,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=86859496,
+        min_size=(384, 384), acc=(85.304, 97.65), _ops=55.484, _file_size=331.398,
+        _docs=_SWAG_E2E_DOCS)
+    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vit_b_16_lc_swag-4e70ced5.pth",
+        partial(ImageClassification, crop_size=224, resize_size=224,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=86567656,
+        min_size=(224, 224), acc=(81.886, 96.18), _ops=17.564, _file_size=330.285,
+        _docs=_SWAG_LINEAR_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class ViT_B_32_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/vit_b_32-d86f8d99.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "num_params": 88224232,
-            "min_size": (224, 224),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#vit_b_32",  # noqa: E501
-            "_metrics": {"ImageNet-1K": {"acc@1": 75.912, "acc@5": 92.466}},
-            "_ops": 4.409,
-            "_file_size": 336.604,
-            "_docs": """
-                These weights were trained from scratch by using a modified version of `DeIT
-                <https://arxiv.org/abs/2012.12877>`_'s training recipe.
-            """,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vit_b_32-d86f8d99.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=88224232,
+        min_size=(224, 224),
+        recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_b_32",
+        acc=(75.912, 92.466), _ops=4.409, _file_size=336.604, _docs=_DEIT_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class ViT_L_16_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/vit_l_16-852ce7e3.pth",
-        transforms=partial(ImageClassification, crop_size=224, resize_size=242),
-        meta={
-            **_COMMON_META,
-            "num_params": 304326632,
-            "min_size": (224, 224),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#vit_l_16",  # noqa: E501
-            "_metrics": {"ImageNet-1K": {"acc@1": 79.662, "acc@5": 94.638}},
-            "_ops": 61.555,
-            "_file_size": 1161.023,
-            "_docs": (
-                "\n"
-                "                These weights were trained from scratch by using a modified "
-                "version of TorchVision's\n"
-                "                `new training recipe\n"
-                "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
-                "            "
-            ),
-        },
-    )
-    IMAGENET1K_SWAG_E2E_V1 = Weights(
-        url="https://download.pytorch.org/models/vit_l_16_swag-4f3808c9.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=512,
-            resize_size=512,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "recipe": "https://github.com/facebookresearch/SWAG",
-            "license": "https://github.com/facebookresearch/SWAG/blob/main/LICENSE",
-            "num_params": 305174504,
-            "min_size": (512, 512),
-            "_metrics": {"ImageNet-1K": {"acc@1": 88.064, "acc@5": 98.512}},
-            "_ops": 361.986,
-            "_file_size": 1164.258,
-            "_docs": (
-                "\n"
-                "                These weights are learnt via transfer learning by end-to-end "
-                "fine-tuning the original\n"
-                "                `SWAG <https://arxiv.org/abs/2201.08371>`_ weights on ImageNet-1K "
-                "data.\n"
-                "            "
-            ),
-        },
-    )
-    IMAGENET1K_SWAG_LINEAR_V1 = Weights(
-        url="https://download.pytorch.org/models/vit_l_16_lc_swag-4d563306.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=224,
-            resize_size=224,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "recipe": "https://github.com/pytorch/vision/pull/5793",
-            "license": "https://github.com/facebookresearch/SWAG/blob/main/LICENSE",
-            "num_params": 304326632,
-            "min_size": (224, 224),
-            "_metrics": {"ImageNet-1K": {"acc@1": 85.146, "acc@5": 97.422}},
-            "_ops": 61.555,
-            "_file_size": 1161.023,
-            "_docs": (
-                "\n"
-                "                These weights are composed of the original frozen `SWAG "
-                "<https://arxiv.org/abs/2201.08371>`_ trunk\n"
-                "                weights and a linear classifier learnt on top of them trained "
-                "on ImageNet-1K data.\n"
-                "            "
-            ),
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vit_l_16-852ce7e3.pth",
+        partial(ImageClassification, crop_size=224, resize_size=242), _COMMON_META,
+        num_params=304326632, min_size=(224, 224),
+        recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_l_16",
+        acc=(79.662, 94.638), _ops=61.555, _file_size=1161.023,
+        _docs=(
+            "\n"
+            "                These weights were trained from scratch by using a modified "
+            "version of TorchVision's\n"
+            "                `new training recipe\n"
+            "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
+            "            "
+        ))
+    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vit_l_16_swag-4f3808c9.pth",
+        partial(ImageClassification, crop_size=512, resize_size=512,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=305174504,
+        min_size=(512, 512), acc=(88.064, 98.512), _ops=361.986, _file_size=1164.258,
+        _docs=_SWAG_E2E_DOCS)
+    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vit_l_16_lc_swag-4d563306.pth",
+        partial(ImageClassification, crop_size=224, resize_size=224,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=304326632,
+        min_size=(224, 224), acc=(85.146, 97.422), _ops=61.555, _file_size=1161.023,
+        _docs=_SWAG_LINEAR_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class ViT_L_32_Weights(WeightsEnum):
-    IMAGENET1K_V1 = Weights(
-        url="https://download.pytorch.org/models/vit_l_32-c7638314.pth",
-        transforms=partial(ImageClassification, crop_size=224),
-        meta={
-            **_COMMON_META,
-            "num_params": 306535400,
-            "min_size": (224, 224),
-            "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#vit_l_32",  # noqa: E501
-            "_metrics": {"ImageNet-1K": {"acc@1": 76.972, "acc@5": 93.07}},
-            "_ops": 15.378,
-            "_file_size": 1169.449,
-            "_docs": """
-                These weights were trained from scratch by using a modified version of `DeIT
-                <https://arxiv.org/abs/2012.12877>`_'s training recipe.
-            """,
-        },
-    )
+    IMAGENET1K_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vit_l_32-c7638314.pth",
+        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=306535400,
+        min_size=(224, 224),
+        recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_l_32",
+        acc=(76.972, 93.07), _ops=15.378, _file_size=1169.449, _docs=_DEIT_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class ViT_H_14_Weights(WeightsEnum):
-    IMAGENET1K_SWAG_E2E_V1 = Weights(
-        url="https://download.pytorch.org/models/vit_h_14_swag-80465313.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=518,
-            resize_size=518,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "recipe": "https://github.com/facebookresearch/SWAG",
-            "license": "https://github.com/facebookresearch/SWAG/blob/main/LICENSE",
-            "num_params": 633470440,
-            "min_size": (518, 518),
-            "_metrics": {"ImageNet-1K": {"acc@1": 88.552, "acc@5": 98.694}},
-            "_ops": 1016.717,
-            "_file_size": 2416.643,
-            "_docs": (
-                "\n"
-                "                These weights are learnt via transfer learning by end-to-end "
-                "fine-tuning the original\n"
-                "                `SWAG <https://arxiv.org/abs/2201.08371>`_ weights on ImageNet-1K "
-                "data.\n"
-                "            "
-            ),
-        },
-    )
-    IMAGENET1K_SWAG_LINEAR_V1 = Weights(
-        url="https://download.pytorch.org/models/vit_h_14_lc_swag-c1eb923e.pth",
-        transforms=partial(
-            ImageClassification,
-            crop_size=224,
-            resize_size=224,
-            interpolation=InterpolationMode.BICUBIC,
-        ),
-        meta={
-            **_COMMON_META,
-            "recipe": "https://github.com/pytorch/vision/pull/5793",
-            "license": "https://github.com/facebookresearch/SWAG/blob/main/LICENSE",
-            "num_params": 632045800,
-            "min_size": (224, 224),
-            "_metrics": {"ImageNet-1K": {"acc@1": 85.708, "acc@5": 97.73}},
-            "_ops": 167.295,
-            "_file_size": 2411.209,
-            "_docs": (
-                "\n"
-                "                These weights are composed of the original frozen `SWAG "
-                "<https://arxiv.org/abs/2201.08371>`_ trunk\n"
-                "                weights and a linear classifier learnt on top of them trained "
-                "on ImageNet-1K data.\n"
-                "            "
-            ),
-        },
-    )
+    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vit_h_14_swag-80465313.pth",
+        partial(ImageClassification, crop_size=518, resize_size=518,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=633470440,
+        min_size=(518, 518), acc=(88.552, 98.694), _ops=1016.717, _file_size=2416.643,
+        _docs=_SWAG_E2E_DOCS)
+    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
+        "https://download.pytorch.org/models/vit_h_14_lc_swag-c1eb923e.pth",
+        partial(ImageClassification, crop_size=224, resize_size=224,
+                interpolation=InterpolationMode.BICUBIC),
+        _COMMON_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=632045800,
+        min_size=(224, 224), acc=(85.708, 97.73), _ops=167.295, _file_size=2411.209,
+        _docs=_SWAG_LINEAR_DOCS)
     DEFAULT = IMAGENET1K_SWAG_E2E_V1
 
 

@@ -118,7 +118,7 @@ def _deform_conv2d_kernel(input: np.ndarray, weight: np.ndarray, offset: np.ndar
 
 
 @_deform_conv2d_kernel.backward
-def _(ctx, grad: Tensor) -> tuple:
+def deform_conv2d_kernel_backward(ctx, grad: Tensor) -> tuple:
     saved = ctx.saved
     grads = _deform_conv2d_backward_kernel(grad, *saved, **ctx.params)
     return tuple(grads)
@@ -204,7 +204,7 @@ def _deform_conv2d_backward_kernel(grad: np.ndarray, input: np.ndarray, weight: 
 
 
 @_deform_conv2d_backward_kernel.backward
-def _(ctx, grads: list) -> tuple:
+def deform_conv2d_backward_kernel_backward(ctx, grads: list) -> tuple:
     raise RuntimeError("double backwards on deform_conv2d not supported")
 
 

@@ -84,7 +84,7 @@ def _ps_roi_align_kernel(input: np.ndarray, rois: np.ndarray, *, spatial_scale: 
 
 
 @_ps_roi_align_kernel.backward
-def _(ctx, grad: Tensor) -> tuple:
+def ps_roi_align_kernel_backward(ctx, grad: Tensor) -> tuple:
     # each sample passes grad * w_i / count to its four pixels of the bin's input channel
     (rois,) = ctx.saved
     batch_size, channels, height, width = ctx.input_shapes[0]
@@ -125,7 +125,7 @@ def _ps_roi_align_backward_kernel(grad: np.ndarray, rois: np.ndarray, *, spatial
 
 
 @_ps_roi_align_backward_kernel.backward
-def _(ctx, grad: Tensor) -> tuple:
+def ps_roi_align_backward_kernel_backward(ctx, grad: Tensor) -> tuple:
     raise RuntimeError("double backwards on ps_roi_align not supported")
 
 

@@ -47,7 +47,7 @@ def _ps_roi_pool_kernel(input: np.ndarray, rois: np.ndarray, *, spatial_scale: f
 
 
 @_ps_roi_pool_kernel.backward
-def _(ctx, grad: Tensor) -> tuple:
+def ps_roi_pool_kernel_backward(ctx, grad: Tensor) -> tuple:
     # each bin's gradient / area goes to every pixel of the bin (clipped to [0, size])
     (rois,) = ctx.saved
     batch_size, channels, height, width = ctx.input_shapes[0]
@@ -95,7 +95,7 @@ def _ps_roi_pool_backward_kernel(grad: np.ndarray, rois: np.ndarray, *, spatial_
 
 
 @_ps_roi_pool_backward_kernel.backward
-def _(ctx, grad: Tensor) -> tuple:
+def ps_roi_pool_backward_kernel_backward(ctx, grad: Tensor) -> tuple:
     raise RuntimeError("double backwards on ps_roi_pool not supported")
 
 

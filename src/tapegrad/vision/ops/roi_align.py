@@ -165,7 +165,7 @@ def _roi_align_kernel(input: np.ndarray, rois: np.ndarray, *, spatial_scale: flo
 
 
 @_roi_align_kernel.backward
-def _(ctx, grad: Tensor) -> tuple:
+def roi_align_kernel_backward(ctx, grad: Tensor) -> tuple:
     # each sample passes grad * w_i / count to its four pixels, added in the kernel's order
     (rois,) = ctx.saved
     batch_size, channels, height, width = ctx.input_shapes[0]
@@ -206,7 +206,7 @@ def _roi_align_backward_kernel(grad: np.ndarray, rois: np.ndarray, *, spatial_sc
 
 
 @_roi_align_backward_kernel.backward
-def _(ctx, grad: Tensor) -> tuple:
+def roi_align_backward_kernel_backward(ctx, grad: Tensor) -> tuple:
     raise RuntimeError("double backwards on roi_align not supported")
 
 

@@ -84,7 +84,7 @@ def _roi_pool_kernel(input: np.ndarray, rois: np.ndarray, *, spatial_scale: floa
 
 
 @_roi_pool_kernel.backward
-def _(ctx, grad: Tensor) -> tuple:
+def roi_pool_kernel_backward(ctx, grad: Tensor) -> tuple:
     # the gradient of each bin goes to its maximum's pixel
     (rois,) = ctx.saved
     batch_size, channels, height, width = ctx.input_shapes[0]
@@ -116,7 +116,7 @@ def _roi_pool_backward_kernel(grad: np.ndarray, rois: np.ndarray, argmax: np.nda
 
 
 @_roi_pool_backward_kernel.backward
-def _(ctx, grad: Tensor) -> tuple:
+def roi_pool_backward_kernel_backward(ctx, grad: Tensor) -> tuple:
     raise RuntimeError("double backwards on roi_pool not supported")
 
 

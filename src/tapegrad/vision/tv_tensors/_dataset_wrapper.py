@@ -8,6 +8,10 @@ attribute from the dataset. A wrapper is chosen by the dataset's class (or a bas
 classification datasets pass through unchanged; segmentation masks, videos and the detection
 targets (COCO, VOC, Kitti, WIDERFace, CelebA boxes, Oxford pets and Cityscapes masks) are
 wrapped as torchvision wraps them, for those datasets this package has.
+
+The datasets come from their own modules (``datasets/mnist.py``, ...), not from the package
+``datasets``, whose ``__init__`` hands this function on (importing this module when
+``datasets.wrap_dataset_for_transforms_v2`` is first asked for).
 """
 
 from __future__ import annotations
@@ -21,12 +25,25 @@ from typing import Any
 
 import tapegrad
 
+from ..datasets.cifar import CIFAR10, CIFAR100
+from ..datasets.fakedata import FakeData
+from ..datasets.folder import DatasetFolder, ImageFolder
+from ..datasets.mnist import EMNIST, KMNIST, MNIST, QMNIST, FashionMNIST
+from ..datasets.svhn import SVHN
+from ..datasets.vision import VisionDataset
 from ..transforms.v2 import functional as F
 from ._bounding_boxes import BoundingBoxes, BoundingBoxFormat
 from ._mask import Mask
 from ._video import Video
 
 __all__ = ["wrap_dataset_for_transforms_v2"]
+
+# the classes of torchvision.datasets that this package has (datasets/__init__.py's), by name: a
+# wrapper is chosen by the name of a class in the dataset's MRO, for these classes only (a user's
+# class of the same name gets none)
+_DATASETS: dict[str, type] = {cls.__name__: cls for cls in (
+    CIFAR10, CIFAR100, DatasetFolder, EMNIST, FakeData, FashionMNIST, ImageFolder, KMNIST, MNIST,
+    QMNIST, SVHN, VisionDataset)}
 
 # the datasets whose wrappers take ``target_keys``
 _TARGET_KEY_DATASETS = ("CocoDetection", "VOCDetection", "Kitti", "WIDERFace")
@@ -64,10 +81,8 @@ def _register(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
 def _factory_for(cls: type) -> Callable[..., Any] | None:
-    from .. import datasets
-
     name = cls.__name__
-    if name in WRAPPER_FACTORIES and getattr(datasets, name, None) is cls:
+    if name in WRAPPER_FACTORIES and _DATASETS.get(name) is cls:
         return WRAPPER_FACTORIES[name]
     return None
 
@@ -76,11 +91,9 @@ class VisionDatasetTVTensorWrapper:
     """The wrapper's base: the samples of ``dataset``, wrapped, then its transforms."""
 
     def __init__(self, dataset: Any, target_keys: Any) -> None:
-        from .. import datasets
-
         dataset_cls = type(dataset)
         wrapper_factory: Callable[..., Any] | None = None
-        if not isinstance(dataset, datasets.VisionDataset):
+        if not isinstance(dataset, VisionDataset):
             raise TypeError(
                 "This wrapper is meant for subclasses of `torchvision.datasets.VisionDataset`, "
                 f"but got a '{dataset_cls.__name__}' instead.\n"
@@ -95,10 +108,10 @@ class VisionDatasetTVTensorWrapper:
                         "`target_keys` is currently only supported for `CocoDetection`, "
                         f"`VOCDetection`, `Kitti`, and `WIDERFace`, but got {cls.__name__}.")
                 break
-            if cls is datasets.VisionDataset:
+            if cls is VisionDataset:
                 msg = (f"No wrapper exists for dataset class {dataset_cls.__name__}. Please wrap "
                        "the output yourself.")
-                if dataset_cls in vars(datasets).values():
+                if dataset_cls in _DATASETS.values():
                     msg = (f"{msg} If an automated wrapper for this dataset would be useful for "
                            "you, please open an issue at https://github.com/pytorch/vision/"
                            "issues.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..transforms.functional import _is_pil_image, pil_to_tensor
 from ._tv_tensor import TVTensor
 
 
@@ -17,11 +18,7 @@ class Mask(TVTensor):
 
     def __new__(cls, data: Any, *, dtype: Any = None, device: Any = None,
                 requires_grad: bool | None = None) -> Mask:
-        import PIL.Image
-
-        if isinstance(data, PIL.Image.Image):
-            from ..transforms.v2 import functional as F
-
-            data = F.pil_to_tensor(data)
+        if _is_pil_image(data):
+            data = pil_to_tensor(data)
         tensor = cls._to_tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
         return tensor.as_subclass(cls)  # type: ignore[return-value]

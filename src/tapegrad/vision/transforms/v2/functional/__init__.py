@@ -1,15 +1,24 @@
 """``torchvision.transforms.v2.functional``: the v2 image operations, each dispatching on its
 input's type (plain tensor or ``tv_tensors.Image``, PIL image, ``Video``, ``Mask``,
 ``BoundingBoxes``, ``KeyPoints``) to the kernel for it (``_utils``). The kernels themselves are
-public too (``resize_image``, ``resize_bounding_boxes``, ...)."""
+public too (``resize_image``, ``resize_bounding_boxes``, ...).
+
+The modules below import one another directly, never this package; ``register_kernel`` is
+defined here, the one place that holds every functional's name (it takes a name too)."""
 
 # ruff: noqa: F401  (the package re-exports its modules' names)
 
-from ...functional import InterpolationMode  # noqa: I001
+from __future__ import annotations  # noqa: I001  (the modules in torchvision's order)
+
+from collections.abc import Callable
+
+from tapegrad.vision import tv_tensors
+
+from ...functional import InterpolationMode
 
 from ._utils import (
+    _register_kernel_internal,
     is_pure_tensor,
-    register_kernel,
 )
 from ._meta import (
     clamp_bounding_boxes,
@@ -189,3 +198,37 @@ from ._deprecated import (
     get_image_size,
     to_tensor,
 )
+
+
+def _name_to_functional(name: str) -> Callable:
+    try:
+        return globals()[name]  # type: ignore[no-any-return]
+    except KeyError:
+        raise ValueError(f"Could not find functional with name '{name}' in "
+                         "torchvision.transforms.v2.functional.") from None
+
+
+_BUILTIN_DATAPOINT_TYPES = {
+    obj for obj in tv_tensors.__dict__.values()
+    if isinstance(obj, type) and issubclass(obj, tv_tensors.TVTensor)
+}
+
+
+def register_kernel(functional: Callable | str, tv_tensor_cls: type) -> Callable:
+    """Decorate a kernel of ``functional`` (a v2 functional or its name) for inputs of the
+    user TVTensor class ``tv_tensor_cls``; the kernel gets the TVTensor itself."""
+    if isinstance(functional, str):
+        functional = _name_to_functional(name=functional)
+    elif not (callable(functional) and getattr(functional, "__module__", "").startswith(
+            ("torchvision.transforms.v2.functional",
+             "tapegrad.vision.transforms.v2.functional"))):
+        raise ValueError(
+            "Kernels can only be registered on functionals from the "
+            f"torchvision.transforms.v2.functional namespace, but got {functional}.")
+    if not (isinstance(tv_tensor_cls, type) and issubclass(tv_tensor_cls, tv_tensors.TVTensor)):
+        raise ValueError("Kernels can only be registered for subclasses of "
+                         f"torchvision.tv_tensors.TVTensor, but got {tv_tensor_cls}.")
+    if tv_tensor_cls in _BUILTIN_DATAPOINT_TYPES:
+        raise ValueError("Kernels cannot be registered for the builtin tv_tensor classes, but "
+                         f"got {tv_tensor_cls}")
+    return _register_kernel_internal(functional, tv_tensor_cls, tv_tensor_wrapper=False)

@@ -5,7 +5,8 @@ or ``tv_tensors.Image`` goes to the image kernel, a PIL image to the PIL kernel,
 ``BoundingBoxes``, ``KeyPoints`` and ``Video`` to theirs. ``_register_kernel_internal`` files a
 kernel under (functional, input type); a kernel registered for a TVTensor class gets the plain
 tensor and its result is wrapped back into the class (``tv_tensors.wrap``) unless it does that
-itself. ``register_kernel`` lets users add kernels for their own TVTensor classes.
+itself. ``register_kernel`` (in the package's ``__init__``, which holds every functional's name)
+lets users add kernels for their own TVTensor classes.
 """
 
 from __future__ import annotations
@@ -54,42 +55,6 @@ def _register_kernel_internal(functional: Callable, input_type: type, *,
         return kernel
 
     return decorator
-
-
-def _name_to_functional(name: str) -> Callable:
-    from tapegrad.vision.transforms.v2 import functional
-
-    try:
-        return getattr(functional, name)  # type: ignore[no-any-return]
-    except AttributeError:
-        raise ValueError(f"Could not find functional with name '{name}' in "
-                         "torchvision.transforms.v2.functional.") from None
-
-
-_BUILTIN_DATAPOINT_TYPES = {
-    obj for obj in tv_tensors.__dict__.values()
-    if isinstance(obj, type) and issubclass(obj, tv_tensors.TVTensor)
-}
-
-
-def register_kernel(functional: Callable | str, tv_tensor_cls: type) -> Callable:
-    """Decorate a kernel of ``functional`` (a v2 functional or its name) for inputs of the
-    user TVTensor class ``tv_tensor_cls``; the kernel gets the TVTensor itself."""
-    if isinstance(functional, str):
-        functional = _name_to_functional(name=functional)
-    elif not (callable(functional) and getattr(functional, "__module__", "").startswith(
-            ("torchvision.transforms.v2.functional",
-             "tapegrad.vision.transforms.v2.functional"))):
-        raise ValueError(
-            "Kernels can only be registered on functionals from the "
-            f"torchvision.transforms.v2.functional namespace, but got {functional}.")
-    if not (isinstance(tv_tensor_cls, type) and issubclass(tv_tensor_cls, tv_tensors.TVTensor)):
-        raise ValueError("Kernels can only be registered for subclasses of "
-                         f"torchvision.tv_tensors.TVTensor, but got {tv_tensor_cls}.")
-    if tv_tensor_cls in _BUILTIN_DATAPOINT_TYPES:
-        raise ValueError("Kernels cannot be registered for the builtin tv_tensor classes, but "
-                         f"got {tv_tensor_cls}")
-    return _register_kernel_internal(functional, tv_tensor_cls, tv_tensor_wrapper=False)
 
 
 def _get_kernel(functional: Callable, input_type: type, *, allow_passthrough: bool = False
