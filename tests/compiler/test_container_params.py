@@ -236,7 +236,7 @@ def test_global_list_guards_each_item(monkeypatch, capsys):
 
 def test_every_fallback_is_logged(monkeypatch, capsys):
     """A function that runs eagerly says so under ``TORCH_LOGS=graph_breaks``, whatever the
-    reason: a graph break, a tensor no guard watches, the recompile limit."""
+    reason: a graph break, a tensor no guard watches, the recompile limit, the profiler."""
     monkeypatch.setenv("TORCH_LOGS", "graph_breaks,recompiles")
 
     class Holder:
@@ -275,6 +275,14 @@ def test_every_fallback_is_logged(monkeypatch, capsys):
     err = capsys.readouterr().err.splitlines()
     hit = [line for line in err if "hit the recompile limit (2)" in line]
     assert len(hit) == 1 and "last reason: argument 0: tensor shape (3,)" in hit[0], err
+
+    g = torch.compile(lambda x: x * 3)
+    with torch.profiler.profile():
+        for _ in range(2):
+            g(torch.ones(2))
+    err = capsys.readouterr().err.splitlines()
+    profiled = [line for line in err if "runs eagerly while the profiler records" in line]
+    assert len(profiled) == 1, err
 
 
 def test_no_log_without_torch_logs(monkeypatch, capsys):

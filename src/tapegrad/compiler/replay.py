@@ -93,6 +93,7 @@ class CompiledFunction:
         self.entries: list[Entry] = []
         self.recompiles = 0
         self.limit_hit = False  # (the recompile limit reached: logged once)
+        self.profiled = False  # (a call under the profiler: logged once)
         self.called = False  # (the "eager_then_compile" stance runs the first call eagerly)
         functools.update_wrapper(self, fn, updated=())  # type: ignore[arg-type]
         live_functions.add(self)
@@ -102,6 +103,7 @@ class CompiledFunction:
         self.entries = []
         self.recompiles = 0
         self.limit_hit = False
+        self.profiled = False
         self.called = False
 
     # -- the call -------------------------------------------------------------------------------
@@ -110,6 +112,10 @@ class CompiledFunction:
         if cap._active is not None:  # inside another capture: run as plain code, recorded
             return self.fn(*args, **kwargs)
         if "profiler" in _registry._DETOURS:  # the profiler hears the ops of eager code
+            if not self.profiled:  # (reported once per function, not at every call)
+                self.profiled = True
+                cap.log("graph_breaks", f"{self!r} runs eagerly while the profiler records, "
+                        "so that the profile lists its ops")
             return self.fn(*args, **kwargs)
         if api.stance.stance != "default" and self._stance_says_eager():
             return self.fn(*args, **kwargs)

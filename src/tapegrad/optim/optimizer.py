@@ -672,8 +672,25 @@ def add_scaled_exact_(dst: np.ndarray, x: np.ndarray, alpha: float) -> None:
     _fma_into(dst, _w(x), _sc_add(alpha, dst), _w(dst))
 
 
+_AXPY_BLOCK = 32  # OpenBLAS's axpy fuses blocks of 32 elements and rounds the rest twice
+
+
 def add_scaled(g: np.ndarray, x: np.ndarray, alpha: float) -> np.ndarray:
-    """``g.add(x, alpha=alpha)`` as a new array."""
+    """``g.add(x, alpha=alpha)`` as a new array.
+
+    float32 arrays of one shape go through the BLAS's ``axpy`` on a copy of ``g`` (one fused
+    rounding, torch's), the tail OpenBLAS rounds twice through float64: SGD's weight decay on
+    ResNet-18's 11M parameters took 34 of a 518 ms step (one thread) the float64 way, three
+    passes and two float64 temporaries per parameter."""
+    if (g.dtype == np.float32 and x.dtype == np.float32 and g.shape == x.shape
+            and g.flags.c_contiguous and x.flags.c_contiguous and g.size >= 4096):
+        out = g.copy()
+        flat, xf = out.reshape(-1), x.reshape(-1)
+        main = flat.size - flat.size % _AXPY_BLOCK
+        if _blas.axpy(float(np.float32(alpha)), xf[:main], flat[:main]):
+            tail = slice(main, None)
+            flat[tail] = _fma(xf[tail], _sc_add(alpha, g), flat[tail], _opmath(g))
+            return out
     out = _fma(_w(x), _sc_add(alpha, g), _w(g), _opmath(g))
     return out.astype(g.dtype) if _is_low(g) else out
 
