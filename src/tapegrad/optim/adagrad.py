@@ -27,6 +27,7 @@ from .optimizer import (
     _check_lr,
     _check_non_negative,
     _real,
+    _restore_group_options,
     _run_closure,
     _step_tensor,
     _steps_as_tensors,
@@ -109,13 +110,12 @@ class Adagrad(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
+        _restore_group_options(self, foreach=None, maximize=False, differentiable=False,
+                               fused=None)
         fused = None
         for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            fused = group.setdefault("fused", None)
-            _steps_as_tensors(self.state, group["params"], bool(group["fused"]))
+            fused = group["fused"]
+            _steps_as_tensors(self.state, group["params"], bool(fused))
         for s in self.state.values():
             if "step" in s and not isinstance(s["step"], Tensor):
                 s["step"] = _as_step_tensor(s["step"], bool(fused))

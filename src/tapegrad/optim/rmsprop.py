@@ -29,6 +29,7 @@ from .optimizer import (
     _check_lr,
     _check_non_negative,
     _real,
+    _restore_group_options,
     _run_closure,
     _step_tensor,
     _steps_as_tensors,
@@ -101,13 +102,9 @@ class RMSprop(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
+        _restore_group_options(self, momentum=0, centered=False, foreach=None, maximize=False,
+                               differentiable=False, capturable=False)
         for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
             _steps_as_tensors(self.state, group["params"], False)
 
     @_use_grad_for_differentiable

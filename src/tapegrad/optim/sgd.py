@@ -22,6 +22,7 @@ from .optimizer import (
     Optimizer,
     _bump,
     _real,
+    _restore_group_options,
     _run_closure,
     _to_scalar,
     _update_grad,
@@ -99,12 +100,8 @@ class SGD(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+        _restore_group_options(self, nesterov=False, maximize=False, foreach=None,
+                               differentiable=False, fused=False)
 
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:

@@ -19,8 +19,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from .adamax import _check_betas
-from .optimizer import Optimizer, _run_closure
+from .optimizer import Optimizer, _check_betas, _run_closure
 
 __all__ = ["SparseAdam"]
 
