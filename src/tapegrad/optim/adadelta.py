@@ -68,19 +68,9 @@ class Adadelta(SingleTensorOptimizer):
     _capturable_on_xla = False
     _state_buffers = ("square_avg", "acc_delta")
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 1.0,
-        rho: float = 0.9,
-        eps: float = 1e-6,
-        weight_decay: float = 0,
-        foreach: bool | None = None,
-        *,
-        capturable: bool = False,
-        maximize: bool = False,
-        differentiable: bool = False,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 1.0, rho: float = 0.9, eps: float = 1e-6,
+                 weight_decay: float = 0, foreach: bool | None = None, *, capturable: bool = False,
+                 maximize: bool = False, differentiable: bool = False) -> None:
         _check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")

@@ -69,20 +69,10 @@ class Adagrad(Optimizer):
         tensor([ 0.9000, -1.9000], requires_grad=True)
     """
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 1e-2,
-        lr_decay: float = 0,
-        weight_decay: float = 0,
-        initial_accumulator_value: float = 0,
-        eps: float = 1e-10,
-        foreach: bool | None = None,
-        *,
-        maximize: bool = False,
-        differentiable: bool = False,
-        fused: bool | None = None,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 1e-2, lr_decay: float = 0,
+                 weight_decay: float = 0, initial_accumulator_value: float = 0, eps: float = 1e-10,
+                 foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
         _check_lr(lr)
         _check_non_negative(lr_decay=lr_decay, weight_decay=weight_decay,
                             initial_accumulator_value=initial_accumulator_value, epsilon=eps)

@@ -67,22 +67,11 @@ class Adam(Optimizer):
         tensor([ 0.9000, -1.9000], requires_grad=True)
     """
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 1e-3,
-        betas: tuple[Any, Any] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0,
-        amsgrad: bool = False,
-        *,
-        foreach: bool | None = None,
-        maximize: bool = False,
-        capturable: bool = False,
-        differentiable: bool = False,
-        fused: bool | None = None,
-        decoupled_weight_decay: bool = False,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 1e-3,
+                 betas: tuple[Any, Any] = (0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
+                 amsgrad: bool = False, *, foreach: bool | None = None, maximize: bool = False,
+                 capturable: bool = False, differentiable: bool = False, fused: bool | None = None,
+                 decoupled_weight_decay: bool = False) -> None:
         if isinstance(lr, Tensor):
             if foreach and not capturable:
                 raise ValueError(

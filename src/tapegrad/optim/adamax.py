@@ -65,19 +65,10 @@ class Adamax(SingleTensorOptimizer):
 
     _state_buffers = ("exp_avg", "exp_inf")
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 2e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0,
-        foreach: bool | None = None,
-        *,
-        maximize: bool = False,
-        differentiable: bool = False,
-        capturable: bool = False,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 2e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, capturable: bool = False) -> None:
         _check_lr(lr)
         _check_non_negative(epsilon=eps)
         _check_betas(betas)

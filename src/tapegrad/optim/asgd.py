@@ -72,19 +72,10 @@ class ASGD(SingleTensorOptimizer):
     _capturable_holders = "params, mus, etas, and state_steps"
     _number_state = ("step", "eta", "mu")
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 1e-2,
-        lambd: float = 1e-4,
-        alpha: float = 0.75,
-        t0: float = 1e6,
-        weight_decay: float = 0,
-        foreach: bool | None = None,
-        maximize: bool = False,
-        differentiable: bool = False,
-        capturable: bool = False,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 1e-2, lambd: float = 1e-4,
+                 alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
+                 foreach: bool | None = None, maximize: bool = False, differentiable: bool = False,
+                 capturable: bool = False) -> None:
         _check_lr(lr)
         _check_non_negative(weight_decay=weight_decay)
         super().__init__(params, _defaults(

@@ -80,21 +80,12 @@ class NAdam(SingleTensorOptimizer):
     _extra_flags = ("decoupled_weight_decay",)
     _number_state = ("step", "mu_product")
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 2e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0,
-        momentum_decay: float = 4e-3,
-        decoupled_weight_decay: bool = False,
-        *,
-        foreach: bool | None = None,
-        maximize: bool = False,
-        capturable: bool = False,
-        differentiable: bool = False,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 2e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, momentum_decay: float = 4e-3,
+                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
         _check_lr(lr)
         _check_non_negative(epsilon=eps)
         _check_betas(betas)

@@ -73,20 +73,11 @@ class RAdam(SingleTensorOptimizer):
     _extra_flags = ("decoupled_weight_decay",)
     _state_buffers = ("exp_avg", "exp_avg_sq")
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 1e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0,
-        decoupled_weight_decay: bool = False,
-        *,
-        foreach: bool | None = None,
-        maximize: bool = False,
-        capturable: bool = False,
-        differentiable: bool = False,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
         _check_lr(lr)
         _check_non_negative(epsilon=eps)
         _check_betas(betas)

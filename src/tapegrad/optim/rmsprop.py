@@ -67,20 +67,10 @@ class RMSprop(Optimizer):
         tensor([ 0.9000, -1.9000], requires_grad=True)
     """
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 1e-2,
-        alpha: float = 0.99,
-        eps: float = 1e-8,
-        weight_decay: float = 0,
-        momentum: float = 0,
-        centered: bool = False,
-        capturable: bool = False,
-        foreach: bool | None = None,
-        maximize: bool = False,
-        differentiable: bool = False,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 1e-2, alpha: float = 0.99,
+                 eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0,
+                 centered: bool = False, capturable: bool = False, foreach: bool | None = None,
+                 maximize: bool = False, differentiable: bool = False) -> None:
         _check_lr(lr)
         _check_non_negative(epsilon=eps, momentum=momentum, weight_decay=weight_decay,
                             alpha=alpha)

@@ -61,18 +61,11 @@ class Rprop(SingleTensorOptimizer):
         tensor([ 0.9000, -1.9000], requires_grad=True)
     """
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 1e-2,
-        etas: tuple[float, float] = (0.5, 1.2),
-        step_sizes: tuple[float, float] = (1e-6, 50),
-        *,
-        capturable: bool = False,
-        foreach: bool | None = None,
-        maximize: bool = False,
-        differentiable: bool = False,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 1e-2,
+                 etas: tuple[float, float] = (0.5, 1.2),
+                 step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
         _check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")

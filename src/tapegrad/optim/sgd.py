@@ -56,20 +56,10 @@ class SGD(Optimizer):
         tensor([ 0.8000, -0.8000], requires_grad=True)
     """
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 1e-3,
-        momentum: float = 0,
-        dampening: float = 0,
-        weight_decay: float | Tensor = 0,
-        nesterov: bool = False,
-        *,
-        maximize: bool = False,
-        foreach: bool | None = None,
-        differentiable: bool = False,
-        fused: bool | None = None,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float | Tensor = 0, nesterov: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         # torch's SGD tests ``< 0`` (a NaN passes), where the others use ``not 0 <= x``

@@ -41,14 +41,9 @@ class SparseAdam(Optimizer):
         0.1
     """
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 1e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        maximize: bool = False,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 maximize: bool = False) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         # SparseAdam alone wants lr and eps strictly positive
