@@ -52,8 +52,8 @@ class Adadelta(SingleTensorOptimizer):
         rho: coefficient of the running averages (default 0.9).
         eps: term added inside the square roots (default 1e-6).
         weight_decay: L2 penalty (default 0).
-        foreach, capturable, differentiable, maximize: torch's flags, as in every
-            :class:`~tapegrad.optim._single_tensor.SingleTensorOptimizer`.
+        foreach, capturable, differentiable, maximize: torch's flags, documented once in
+            ``optim._single_tensor.SingleTensorOptimizer``.
 
     Example:
         >>> import tapegrad as torch

@@ -50,8 +50,8 @@ class Adamax(SingleTensorOptimizer):
             (default (0.9, 0.999)).
         eps: term added to ``|g|`` (default 1e-8).
         weight_decay: L2 penalty (default 0).
-        foreach, capturable, differentiable, maximize: torch's flags, as in every
-            :class:`~tapegrad.optim._single_tensor.SingleTensorOptimizer`.
+        foreach, capturable, differentiable, maximize: torch's flags, documented once in
+            ``optim._single_tensor.SingleTensorOptimizer``.
 
     Example:
         >>> import tapegrad as torch

@@ -56,8 +56,8 @@ class ASGD(SingleTensorOptimizer):
         weight_decay: L2 penalty (default 0).
         foreach: accepted; the single-tensor update runs either way (torch's multi-tensor
             kernel computes eta from the float32 step tensor: relative differences near 1e-7).
-        capturable, differentiable, maximize: torch's flags, as in every
-            :class:`~tapegrad.optim._single_tensor.SingleTensorOptimizer`.
+        capturable, differentiable, maximize: torch's flags, documented once in
+            ``optim._single_tensor.SingleTensorOptimizer``.
 
     Example:
         >>> import tapegrad as torch

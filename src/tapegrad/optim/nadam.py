@@ -63,8 +63,8 @@ class NAdam(SingleTensorOptimizer):
             (default 0).
         momentum_decay: the momentum decay psi (default 4e-3).
         decoupled_weight_decay: AdamW-style weight decay (NAdamW) (default False).
-        foreach, capturable, differentiable, maximize: torch's flags, as in every
-            :class:`~tapegrad.optim._single_tensor.SingleTensorOptimizer`.
+        foreach, capturable, differentiable, maximize: torch's flags, documented once in
+            ``optim._single_tensor.SingleTensorOptimizer``.
 
     Example:
         >>> import tapegrad as torch

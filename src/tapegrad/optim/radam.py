@@ -57,8 +57,8 @@ class RAdam(SingleTensorOptimizer):
         weight_decay: L2 penalty, or decoupled decay when ``decoupled_weight_decay``
             (default 0).
         decoupled_weight_decay: AdamW-style weight decay (default False).
-        foreach, capturable, differentiable, maximize: torch's flags, as in every
-            :class:`~tapegrad.optim._single_tensor.SingleTensorOptimizer`.
+        foreach, capturable, differentiable, maximize: torch's flags, documented once in
+            ``optim._single_tensor.SingleTensorOptimizer``.
 
     Example:
         >>> import tapegrad as torch

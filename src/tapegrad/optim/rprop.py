@@ -48,8 +48,8 @@ class Rprop(SingleTensorOptimizer):
         etas: (etaminus, etaplus), the factors that shrink / grow a step size
             (default (0.5, 1.2)).
         step_sizes: the smallest and largest allowed step sizes (default (1e-6, 50)).
-        foreach, capturable, differentiable, maximize: torch's flags, as in every
-            :class:`~tapegrad.optim._single_tensor.SingleTensorOptimizer`.
+        foreach, capturable, differentiable, maximize: torch's flags, documented once in
+            ``optim._single_tensor.SingleTensorOptimizer``.
 
     Example:
         >>> import tapegrad as torch
