@@ -25,9 +25,7 @@ from ._single_tensor import adam_step_term, gradient_for_step, parameter_steps, 
 from .optimizer import (
     Optimizer,
     _bump,
-    _check_betas,
-    _check_lr,
-    _check_non_negative,
+    _check_adam_arguments,
     _defaults,
     _real,
     _restore_group_options,
@@ -77,10 +75,7 @@ class Adam(Optimizer):
                 raise ValueError(
                     "lr as a Tensor is not supported for capturable=False and foreach=True"
                 )
-        _check_lr(lr)
-        _check_non_negative(epsilon=eps)
-        _check_betas(betas)
-        _check_non_negative(weight_decay=weight_decay)
+        _check_adam_arguments(lr, eps, betas, weight_decay)
         if not (
             (isinstance(betas[0], float) and isinstance(betas[1], float))
             or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))

@@ -24,9 +24,7 @@ from ._single_tensor import (
 )
 from .optimizer import (
     _bump,
-    _check_betas,
-    _check_lr,
-    _check_non_negative,
+    _check_adam_arguments,
     _defaults,
     _real,
     _to_scalar,
@@ -69,10 +67,7 @@ class Adamax(SingleTensorOptimizer):
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
-        _check_lr(lr)
-        _check_non_negative(epsilon=eps)
-        _check_betas(betas)
-        _check_non_negative(weight_decay=weight_decay)
+        _check_adam_arguments(lr, eps, betas, weight_decay)
         super().__init__(params, _defaults(
             locals(), "lr betas eps weight_decay foreach maximize differentiable capturable"))
 

@@ -31,8 +31,7 @@ from ._single_tensor import (
 )
 from .optimizer import (
     _bump,
-    _check_betas,
-    _check_lr,
+    _check_adam_arguments,
     _check_non_negative,
     _defaults,
     _opmath,
@@ -86,10 +85,8 @@ class NAdam(SingleTensorOptimizer):
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
-        _check_lr(lr)
-        _check_non_negative(epsilon=eps)
-        _check_betas(betas)
-        _check_non_negative(weight_decay=weight_decay, momentum_decay=momentum_decay)
+        _check_adam_arguments(lr, eps, betas, weight_decay)
+        _check_non_negative(momentum_decay=momentum_decay)
         super().__init__(params, _defaults(locals(), "lr betas eps weight_decay momentum_decay "
                                            "decoupled_weight_decay maximize foreach capturable "
                                            "differentiable"))

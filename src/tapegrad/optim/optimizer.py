@@ -156,6 +156,15 @@ def _check_betas(betas: Any) -> None:
             raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
 
 
+def _check_adam_arguments(lr: Any, eps: Any, betas: Any, weight_decay: Any) -> None:
+    """torch's checks of the arguments the Adam family (Adam, AdamW, Adamax, NAdam, RAdam)
+    shares, in its order: ``lr``, ``eps``, each beta, ``weight_decay``."""
+    _check_lr(lr)
+    _check_non_negative(epsilon=eps)
+    _check_betas(betas)
+    _check_non_negative(weight_decay=weight_decay)
+
+
 def _defaults(arguments: dict[str, Any], names: str) -> dict[str, Any]:
     """The ``defaults`` dict a constructor passes to :class:`Optimizer`: its arguments
     (``arguments`` is its ``locals()``) named in ``names``, separated by spaces, in torch's key

@@ -30,9 +30,7 @@ from ._single_tensor import (
 )
 from .optimizer import (
     _bump,
-    _check_betas,
-    _check_lr,
-    _check_non_negative,
+    _check_adam_arguments,
     _defaults,
     _opmath,
     _real,
@@ -78,10 +76,7 @@ class RAdam(SingleTensorOptimizer):
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
-        _check_lr(lr)
-        _check_non_negative(epsilon=eps)
-        _check_betas(betas)
-        _check_non_negative(weight_decay=weight_decay)
+        _check_adam_arguments(lr, eps, betas, weight_decay)
         super().__init__(params, _defaults(locals(), "lr betas eps weight_decay maximize foreach "
                                            "capturable decoupled_weight_decay differentiable"))
 
