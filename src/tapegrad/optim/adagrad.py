@@ -26,6 +26,7 @@ from .optimizer import (
     _bump,
     _check_lr,
     _check_non_negative,
+    _defaults,
     _real,
     _restore_group_options,
     _run_closure,
@@ -78,17 +79,8 @@ class Adagrad(Optimizer):
                             initial_accumulator_value=initial_accumulator_value, epsilon=eps)
         if differentiable:
             raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
-        defaults = {
-            "lr": lr,
-            "lr_decay": lr_decay,
-            "eps": eps,
-            "weight_decay": weight_decay,
-            "initial_accumulator_value": initial_accumulator_value,
-            "foreach": foreach,
-            "maximize": maximize,
-            "differentiable": differentiable,
-            "fused": fused,
-        }
+        defaults = _defaults(locals(), "lr lr_decay eps weight_decay initial_accumulator_value "
+                             "foreach maximize differentiable fused")
         super().__init__(params, defaults)
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")

@@ -28,6 +28,7 @@ from .optimizer import (
     _bump,
     _check_lr,
     _check_non_negative,
+    _defaults,
     _real,
     _restore_group_options,
     _run_closure,
@@ -76,18 +77,8 @@ class RMSprop(Optimizer):
                             alpha=alpha)
         if differentiable:
             raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
-        defaults = {
-            "lr": lr,
-            "momentum": momentum,
-            "alpha": alpha,
-            "eps": eps,
-            "centered": centered,
-            "weight_decay": weight_decay,
-            "capturable": capturable,
-            "foreach": foreach,
-            "maximize": maximize,
-            "differentiable": differentiable,
-        }
+        defaults = _defaults(locals(), "lr momentum alpha eps centered weight_decay capturable "
+                             "foreach maximize differentiable")
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:

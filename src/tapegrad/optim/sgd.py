@@ -21,6 +21,7 @@ from ._single_tensor import sgd_direction, sgd_momentum_array_
 from .optimizer import (
     Optimizer,
     _bump,
+    _defaults,
     _real,
     _restore_group_options,
     _run_closure,
@@ -69,17 +70,8 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        defaults = {
-            "lr": lr,
-            "momentum": momentum,
-            "dampening": dampening,
-            "weight_decay": weight_decay,
-            "nesterov": nesterov,
-            "maximize": maximize,
-            "foreach": foreach,
-            "differentiable": differentiable,
-            "fused": fused,
-        }
+        defaults = _defaults(locals(), "lr momentum dampening weight_decay nesterov maximize "
+                             "foreach differentiable fused")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         if differentiable:
