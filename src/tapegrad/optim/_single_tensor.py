@@ -10,6 +10,10 @@ the same outline for each parameter group::
             g = gradient_for_step(p, maximize, lr, weight_decay)  # negated, weight decay
             <the algorithm's own arithmetic on the arrays>
 
+Adadelta, Adamax, ASGD, NAdam, RAdam and Rprop take that outline from
+:class:`SingleTensorOptimizer` (their ``step``, the flags they document, the restoring of old
+pickles); Adam, Adagrad and RMSprop write it in their own ``step``.
+
 This module holds that outline's shared parts: the loop over the parameters that have a
 gradient (lazy state, capturable refusal, step count), the weight decay, and the running
 averages several algorithms keep (Adam's two moments, a decaying average of squares), each in
@@ -27,6 +31,7 @@ element, so each element gets the same bits either way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -34,15 +39,22 @@ from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
     _bump,
+    _capturable_error,
     _check_real,
     _fma,
     _increment_step,
     _opmath,
     _params_with_grad,
     _real,
+    _restore_group_options,
+    _run_closure,
     _sc_add,
+    _scalar_tensor,
+    _step_tensor,
     _update_grad,
+    _use_grad_for_differentiable,
     _w,
+    _zeros_like,
     add_scaled,
     add_scaled_,
     addcdiv_,
@@ -55,6 +67,7 @@ from .optimizer import (
 )
 
 __all__ = [
+    "SingleTensorOptimizer",
     "adam_moments_array_",
     "adam_step_term",
     "gradient_for_differentiable_step",
@@ -93,6 +106,76 @@ def parameter_steps(
             raise capturable_error
         state = state_of[p]
         yield p, state, _increment_step(state["step"])
+
+
+class SingleTensorOptimizer(Optimizer):
+    """The base of the optimizers whose ``step`` is the outline above, written once: Adadelta,
+    Adamax, ASGD, NAdam, RAdam and Rprop.
+
+    Their constructors take torch's flags, which mean the same in each:
+
+    * ``foreach``: accepted; the single-tensor update runs either way (torch's multi-tensor
+      kernels give the same numbers up to rounding).
+    * ``capturable``: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
+      accelerator).
+    * ``differentiable``: record the update with autograd, so that a loss computed from the
+      updated (non-leaf) parameters differentiates through the step (real parameters).
+    * ``maximize``: maximize the objective (default False).
+
+    A subclass gives its update in two forms that take the same arguments,
+    ``_update(p, state, step, *options)`` on the arrays and ``_differentiable_update(...)`` in
+    tapegrad ops; ``_options(group)``, the group's hyper-parameters they read (once per group);
+    and a parameter's first state, as ``_state_buffers`` or ``_new_state(p, group)`` (see
+    :func:`parameter_steps`).
+    """
+
+    # torch's wording of the capturable error (see ``optimizer._capturable_error``)
+    _capturable_holders = "params and state_steps"
+    _capturable_on_xla = True
+    # flags an older pickle's groups may lack besides the four above (restored as False), and
+    # the state entries it may hold as plain numbers (restored as 0-d tensors)
+    _extra_flags: tuple[str, ...] = ()
+    _number_state: tuple[str, ...] = ("step",)
+
+    # the buffers of zeros a parameter's first state holds after its step count
+    _state_buffers: tuple[str, ...] = ()
+
+    _options: Callable[[dict], tuple]
+    _update: Callable[..., None]
+    _differentiable_update: Callable[..., None]
+
+    def _new_state(self, p: Tensor, group: dict) -> dict:
+        """A parameter's first state: the step count (0-d, of the scalar dtype) and a buffer of
+        zeros like ``p`` for each of ``_state_buffers`` (a subclass whose state holds more
+        overrides this)."""
+        state = {"step": _step_tensor(False)}
+        for name in self._state_buffers:
+            state[name] = _zeros_like(p)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        _restore_group_options(self, foreach=None, maximize=False, differentiable=False,
+                               capturable=False, **dict.fromkeys(self._extra_flags, False))
+        for group in self.param_groups:
+            for p in group["params"]:
+                p_state = self.state.get(p, [])
+                if len(p_state) != 0:
+                    for key in self._number_state:
+                        if not isinstance(p_state[key], Tensor):
+                            p_state[key] = _scalar_tensor(float(p_state[key]))
+
+    @_use_grad_for_differentiable
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform a single optimization step; ``closure`` re-evaluates the loss."""
+        loss = _run_closure(closure)
+        for group in self.param_groups:
+            options = self._options(group)
+            update = self._differentiable_update if group["differentiable"] else self._update
+            error = _capturable_error(self._capturable_holders, self._capturable_on_xla)
+            for p, state, step in parameter_steps(self, group, self._new_state, error):
+                update(p, state, step, *options)
+        return loss
 
 
 # ---------------------------------------------------------------------------------------------

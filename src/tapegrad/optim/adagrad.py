@@ -26,7 +26,9 @@ from .optimizer import (
     _bump,
     _check_lr,
     _check_non_negative,
+    _defaults,
     _real,
+    _restore_group_options,
     _run_closure,
     _step_tensor,
     _steps_as_tensors,
@@ -68,36 +70,17 @@ class Adagrad(Optimizer):
         tensor([ 0.9000, -1.9000], requires_grad=True)
     """
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 1e-2,
-        lr_decay: float = 0,
-        weight_decay: float = 0,
-        initial_accumulator_value: float = 0,
-        eps: float = 1e-10,
-        foreach: bool | None = None,
-        *,
-        maximize: bool = False,
-        differentiable: bool = False,
-        fused: bool | None = None,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 1e-2, lr_decay: float = 0,
+                 weight_decay: float = 0, initial_accumulator_value: float = 0, eps: float = 1e-10,
+                 foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
         _check_lr(lr)
         _check_non_negative(lr_decay=lr_decay, weight_decay=weight_decay,
                             initial_accumulator_value=initial_accumulator_value, epsilon=eps)
         if differentiable:
             raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
-        defaults = {
-            "lr": lr,
-            "lr_decay": lr_decay,
-            "eps": eps,
-            "weight_decay": weight_decay,
-            "initial_accumulator_value": initial_accumulator_value,
-            "foreach": foreach,
-            "maximize": maximize,
-            "differentiable": differentiable,
-            "fused": fused,
-        }
+        defaults = _defaults(locals(), "lr lr_decay eps weight_decay initial_accumulator_value "
+                             "foreach maximize differentiable fused")
         super().__init__(params, defaults)
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
@@ -109,13 +92,12 @@ class Adagrad(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
+        _restore_group_options(self, foreach=None, maximize=False, differentiable=False,
+                               fused=None)
         fused = None
         for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            fused = group.setdefault("fused", None)
-            _steps_as_tensors(self.state, group["params"], bool(group["fused"]))
+            fused = group["fused"]
+            _steps_as_tensors(self.state, group["params"], bool(fused))
         for s in self.state.values():
             if "step" in s and not isinstance(s["step"], Tensor):
                 s["step"] = _as_step_tensor(s["step"], bool(fused))

@@ -25,9 +25,10 @@ from ._single_tensor import adam_step_term, gradient_for_step, parameter_steps, 
 from .optimizer import (
     Optimizer,
     _bump,
-    _check_lr,
-    _check_non_negative,
+    _check_adam_arguments,
+    _defaults,
     _real,
+    _restore_group_options,
     _run_closure,
     _step_tensor,
     _steps_as_tensors,
@@ -64,33 +65,17 @@ class Adam(Optimizer):
         tensor([ 0.9000, -1.9000], requires_grad=True)
     """
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 1e-3,
-        betas: tuple[Any, Any] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0,
-        amsgrad: bool = False,
-        *,
-        foreach: bool | None = None,
-        maximize: bool = False,
-        capturable: bool = False,
-        differentiable: bool = False,
-        fused: bool | None = None,
-        decoupled_weight_decay: bool = False,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 1e-3,
+                 betas: tuple[Any, Any] = (0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
+                 amsgrad: bool = False, *, foreach: bool | None = None, maximize: bool = False,
+                 capturable: bool = False, differentiable: bool = False, fused: bool | None = None,
+                 decoupled_weight_decay: bool = False) -> None:
         if isinstance(lr, Tensor):
             if foreach and not capturable:
                 raise ValueError(
                     "lr as a Tensor is not supported for capturable=False and foreach=True"
                 )
-        _check_lr(lr)
-        _check_non_negative(epsilon=eps)
-        for i in (0, 1):
-            if not 0.0 <= betas[i] < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
-        _check_non_negative(weight_decay=weight_decay)
+        _check_adam_arguments(lr, eps, betas, weight_decay)
         if not (
             (isinstance(betas[0], float) and isinstance(betas[1], float))
             or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))
@@ -108,34 +93,20 @@ class Adam(Optimizer):
         betas = tuple(b.reshape(()) if isinstance(b, Tensor) else b for b in betas)
         if differentiable:
             raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
-        defaults = {
-            "lr": lr,
-            "betas": betas,
-            "eps": eps,
-            "weight_decay": weight_decay,
-            "amsgrad": amsgrad,
-            "maximize": maximize,
-            "foreach": foreach,
-            "capturable": capturable,
-            "differentiable": differentiable,
-            "fused": fused,
-            "decoupled_weight_decay": decoupled_weight_decay,
-        }
-        super().__init__(params, defaults)
+        super().__init__(params, _defaults(locals(), "lr betas eps weight_decay amsgrad maximize "
+                                           "foreach capturable differentiable fused "
+                                           "decoupled_weight_decay"))
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
+        _restore_group_options(self, amsgrad=False, maximize=False, foreach=None,
+                               capturable=False, differentiable=False,
+                               decoupled_weight_decay=False, fused=None)
         for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            fused = group.setdefault("fused", None)
-            _steps_as_tensors(self.state, group["params"], bool(group["capturable"] or fused))
+            capturable_or_fused = bool(group["capturable"] or group["fused"])
+            _steps_as_tensors(self.state, group["params"], capturable_or_fused)
 
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:

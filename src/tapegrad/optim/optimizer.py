@@ -149,6 +149,29 @@ def _check_lr(lr: Any) -> None:
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+def _check_betas(betas: Any) -> None:
+    """torch's check of a ``betas`` pair: each in ``[0, 1)``."""
+    for i in (0, 1):
+        if not 0.0 <= betas[i] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+
+
+def _check_adam_arguments(lr: Any, eps: Any, betas: Any, weight_decay: Any) -> None:
+    """torch's checks of the arguments the Adam family (Adam, AdamW, Adamax, NAdam, RAdam)
+    shares, in its order: ``lr``, ``eps``, each beta, ``weight_decay``."""
+    _check_lr(lr)
+    _check_non_negative(epsilon=eps)
+    _check_betas(betas)
+    _check_non_negative(weight_decay=weight_decay)
+
+
+def _defaults(arguments: dict[str, Any], names: str) -> dict[str, Any]:
+    """The ``defaults`` dict a constructor passes to :class:`Optimizer`: its arguments
+    (``arguments`` is its ``locals()``) named in ``names``, separated by spaces, in torch's key
+    order (the order a group's options keep in ``param_groups`` and ``state_dict``)."""
+    return {name: arguments[name] for name in names.split()}
+
+
 def _check_non_negative(**values: Any) -> None:
     """torch's ``Invalid <name> value: <value>`` for the first of ``values`` (checked in the
     order given) that is not ``>= 0`` (NaN fails too)."""
@@ -168,6 +191,11 @@ def _step_tensor(fused_or_capturable: bool) -> Tensor:
     return Tensor._make(np.zeros((), dtype=d.np))
 
 
+def _scalar_tensor(value: Any) -> Tensor:
+    """A 0-d tensor of :func:`_scalar_dtype` holding ``value``."""
+    return Tensor._make(np.array(value, dtype=_scalar_dtype().np))
+
+
 def _as_step_tensor(value: Any, fused_or_capturable: bool) -> Tensor:
     """An old-style numeric ``step`` (from an old state_dict) as the 0-d tensor torch keeps."""
     t = _step_tensor(fused_or_capturable)
@@ -184,16 +212,12 @@ def _steps_as_tensors(state: dict, params: list, fused_or_capturable: bool) -> N
             p_state["step"] = _as_step_tensor(p_state["step"], fused_or_capturable)
 
 
-def _restore_group_flags(optimizer: Any, *extra: str, steps: bool = True) -> None:
-    """``__setstate__`` of an optimizer pickled by an older version: the flags its groups may
-    lack (``foreach`` None, ``maximize``/``differentiable``/``capturable`` and ``extra``
-    False), and, with ``steps``, numeric ``step`` entries turned into torch's 0-d tensors."""
+def _restore_group_options(optimizer: Any, **options: Any) -> None:
+    """``__setstate__`` of an optimizer pickled by an older version: each of ``options`` that a
+    group lacks is set there to the value given (in the order given, torch's)."""
     for group in optimizer.param_groups:
-        group.setdefault("foreach", None)
-        for flag in ("maximize", "differentiable", "capturable", *extra):
-            group.setdefault(flag, False)
-        if steps:
-            _steps_as_tensors(optimizer.state, group["params"], False)
+        for name, value in options.items():
+            group.setdefault(name, value)
 
 
 def _params_with_grad(optimizer: Any, group: dict,

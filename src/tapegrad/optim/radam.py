@@ -16,35 +16,26 @@ For each parameter with a gradient (torch's single-tensor algorithm, in place on
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .._tensor import Tensor
 from ._single_tensor import (
+    SingleTensorOptimizer,
     gradient_for_differentiable_step,
     gradient_for_step,
-    parameter_steps,
     update_moments_,
     update_moments_differentiable_,
 )
-from .adamax import _check_betas
 from .optimizer import (
-    Optimizer,
     _bump,
-    _capturable_error,
-    _check_lr,
-    _check_non_negative,
+    _check_adam_arguments,
+    _defaults,
     _opmath,
     _real,
-    _restore_group_flags,
-    _run_closure,
-    _step_tensor,
     _to_scalar,
-    _use_grad_for_differentiable,
     _w,
-    _zeros_like,
     add_scalar,
     add_scaled_exact_,
     round_as,
@@ -53,7 +44,7 @@ from .optimizer import (
 __all__ = ["RAdam"]
 
 
-class RAdam(Optimizer):
+class RAdam(SingleTensorOptimizer):
     """RAdam: rectified Adam.
 
     Args:
@@ -64,13 +55,8 @@ class RAdam(Optimizer):
         weight_decay: L2 penalty, or decoupled decay when ``decoupled_weight_decay``
             (default 0).
         decoupled_weight_decay: AdamW-style weight decay (default False).
-        foreach: accepted; the single-tensor update runs either way (torch's multi-tensor
-            kernels give the same numbers up to rounding).
-        capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
-            accelerator).
-        differentiable: record the update with autograd, so that a loss computed from the
-            updated (non-leaf) parameters differentiates through the step (real parameters).
-        maximize: maximize the objective (default False).
+        foreach, capturable, differentiable, maximize: torch's flags, documented once in
+            ``optim._single_tensor.SingleTensorOptimizer``.
 
     Example:
         >>> import tapegrad as torch
@@ -82,89 +68,66 @@ class RAdam(Optimizer):
         tensor([ 0.8000, -1.6000], requires_grad=True)
     """
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 1e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0,
-        decoupled_weight_decay: bool = False,
-        *,
-        foreach: bool | None = None,
-        maximize: bool = False,
-        capturable: bool = False,
-        differentiable: bool = False,
-    ) -> None:
-        _check_lr(lr)
-        _check_non_negative(epsilon=eps)
-        _check_betas(betas)
-        _check_non_negative(weight_decay=weight_decay)
-        defaults = {
-            "lr": lr,
-            "betas": betas,
-            "eps": eps,
-            "weight_decay": weight_decay,
-            "maximize": maximize,
-            "foreach": foreach,
-            "capturable": capturable,
-            "decoupled_weight_decay": decoupled_weight_decay,
-            "differentiable": differentiable,
-        }
-        super().__init__(params, defaults)
+    _extra_flags = ("decoupled_weight_decay",)
+    _state_buffers = ("exp_avg", "exp_avg_sq")
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        _restore_group_flags(self, "decoupled_weight_decay")
+    def __init__(self, params: Any, lr: float | Tensor = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
+        _check_adam_arguments(lr, eps, betas, weight_decay)
+        super().__init__(params, _defaults(locals(), "lr betas eps weight_decay maximize foreach "
+                                           "capturable decoupled_weight_decay differentiable"))
 
-    @_use_grad_for_differentiable
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Perform a single optimization step; ``closure`` re-evaluates the loss."""
-        loss = _run_closure(closure)
-        for group in self.param_groups:
-            lr = _to_scalar(group["lr"])
-            beta1, beta2 = group["betas"]
-            eps = group["eps"]
-            weight_decay = group["weight_decay"]
-            decoupled = group["decoupled_weight_decay"]
-            maximize = group["maximize"]
-            for p, state, step in parameter_steps(self, group, _new_state, _capturable_error()):
-                if group["differentiable"]:
-                    _differentiable_update(
-                        p,
-                        state,
-                        step,
-                        lr,
-                        beta1,
-                        beta2,
-                        eps,
-                        weight_decay,
-                        decoupled,
-                        maximize,
-                    )
-                    continue
-                param = _real(p._data)
-                g = gradient_for_step(p, maximize, lr, weight_decay, decoupled)
-                exp_avg, exp_avg_sq = update_moments_(state, g, beta1, beta2)
+    def _options(self, group: dict) -> tuple:
+        """What ``_update`` reads after ``p, state, step``."""
+        beta1, beta2 = group["betas"]
+        return (_to_scalar(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"],
+                group["decoupled_weight_decay"], group["maximize"])
 
-                op = _opmath(param).type
-                bias_correction1 = 1 - beta1**step
-                bias_correction2 = 1 - beta2**step
-                update = round_as(np.divide(_w(exp_avg), op(bias_correction1)), param)
-                update = round_as(np.multiply(update, op(lr), out=update), param)
-                rect = _rectification(step, beta2)
-                if rect is not None:
-                    # (bc2 ** 0.5) / t is torch's t.reciprocal() * bc2 ** 0.5
-                    adaptive = add_scalar(round_as(np.sqrt(_w(exp_avg_sq)), param), eps, param)
-                    adaptive = round_as(np.reciprocal(adaptive, out=adaptive), param)
-                    adaptive = round_as(
-                        np.multiply(adaptive, op(bias_correction2**0.5), out=adaptive), param
-                    )
-                    update = round_as(np.multiply(update, adaptive, out=update), param)
-                    update = round_as(np.multiply(update, op(rect), out=update), param)
-                add_scaled_exact_(param, update, -1.0)
-                _bump(p)
-        return loss
+    def _update(self, p: Tensor, state: dict, step: float, lr: float, beta1: float,
+                beta2: float, eps: float, weight_decay: float, decoupled: bool,
+                maximize: bool) -> None:
+        """torch's single-tensor update on the arrays (module docstring)."""
+        param = _real(p._data)
+        g = gradient_for_step(p, maximize, lr, weight_decay, decoupled)
+        exp_avg, exp_avg_sq = update_moments_(state, g, beta1, beta2)
+
+        op = _opmath(param).type
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        update = round_as(np.divide(_w(exp_avg), op(bias_correction1)), param)
+        update = round_as(np.multiply(update, op(lr), out=update), param)
+        rect = _rectification(step, beta2)
+        if rect is not None:
+            # (bc2 ** 0.5) / t is torch's t.reciprocal() * bc2 ** 0.5
+            adaptive = add_scalar(round_as(np.sqrt(_w(exp_avg_sq)), param), eps, param)
+            adaptive = round_as(np.reciprocal(adaptive, out=adaptive), param)
+            adaptive = round_as(
+                np.multiply(adaptive, op(bias_correction2**0.5), out=adaptive), param
+            )
+            update = round_as(np.multiply(update, adaptive, out=update), param)
+            update = round_as(np.multiply(update, op(rect), out=update), param)
+        add_scaled_exact_(param, update, -1.0)
+        _bump(p)
+
+    def _differentiable_update(self, param: Tensor, state: dict, step: float, lr: float,
+                               beta1: float, beta2: float, eps: float, weight_decay: float,
+                               decoupled: bool, maximize: bool) -> None:
+        """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
+        grad = gradient_for_differentiable_step(param, maximize, lr, weight_decay, decoupled)
+        update_moments_differentiable_(state, grad, beta1, beta2)
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        bias_corrected_exp_avg = exp_avg / bias_correction1
+        rect = _rectification(step, beta2)
+        if rect is not None:
+            adaptive_lr = (bias_correction2**0.5) / exp_avg_sq.sqrt().add(eps)
+            param.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
+        else:
+            param.add_(bias_corrected_exp_avg * lr, alpha=-1.0)
 
 
 def _rectification(step: float, beta2: float) -> float | None:
@@ -176,36 +139,3 @@ def _rectification(step: float, beta2: float) -> float | None:
     if not rho_t > 5.0:  # (a NaN rho_t too)
         return None
     return ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-
-
-def _new_state(p: Tensor, group: dict) -> dict:
-    """A parameter's first state: the step count and Adam's two moments."""
-    return {"step": _step_tensor(False), "exp_avg": _zeros_like(p),
-            "exp_avg_sq": _zeros_like(p)}
-
-
-def _differentiable_update(
-    param: Tensor,
-    state: dict,
-    step: float,
-    lr: float,
-    beta1: float,
-    beta2: float,
-    eps: float,
-    weight_decay: float,
-    decoupled: bool,
-    maximize: bool,
-) -> None:
-    """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
-    grad = gradient_for_differentiable_step(param, maximize, lr, weight_decay, decoupled)
-    update_moments_differentiable_(state, grad, beta1, beta2)
-    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-    bias_correction1 = 1 - beta1**step
-    bias_correction2 = 1 - beta2**step
-    bias_corrected_exp_avg = exp_avg / bias_correction1
-    rect = _rectification(step, beta2)
-    if rect is not None:
-        adaptive_lr = (bias_correction2**0.5) / exp_avg_sq.sqrt().add(eps)
-        param.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
-    else:
-        param.add_(bias_corrected_exp_avg * lr, alpha=-1.0)

@@ -28,7 +28,9 @@ from .optimizer import (
     _bump,
     _check_lr,
     _check_non_negative,
+    _defaults,
     _real,
+    _restore_group_options,
     _run_closure,
     _step_tensor,
     _steps_as_tensors,
@@ -66,48 +68,24 @@ class RMSprop(Optimizer):
         tensor([ 0.9000, -1.9000], requires_grad=True)
     """
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 1e-2,
-        alpha: float = 0.99,
-        eps: float = 1e-8,
-        weight_decay: float = 0,
-        momentum: float = 0,
-        centered: bool = False,
-        capturable: bool = False,
-        foreach: bool | None = None,
-        maximize: bool = False,
-        differentiable: bool = False,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 1e-2, alpha: float = 0.99,
+                 eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0,
+                 centered: bool = False, capturable: bool = False, foreach: bool | None = None,
+                 maximize: bool = False, differentiable: bool = False) -> None:
         _check_lr(lr)
         _check_non_negative(epsilon=eps, momentum=momentum, weight_decay=weight_decay,
                             alpha=alpha)
         if differentiable:
             raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
-        defaults = {
-            "lr": lr,
-            "momentum": momentum,
-            "alpha": alpha,
-            "eps": eps,
-            "centered": centered,
-            "weight_decay": weight_decay,
-            "capturable": capturable,
-            "foreach": foreach,
-            "maximize": maximize,
-            "differentiable": differentiable,
-        }
+        defaults = _defaults(locals(), "lr momentum alpha eps centered weight_decay capturable "
+                             "foreach maximize differentiable")
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
+        _restore_group_options(self, momentum=0, centered=False, foreach=None, maximize=False,
+                               differentiable=False, capturable=False)
         for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
             _steps_as_tensors(self.state, group["params"], False)
 
     @_use_grad_for_differentiable

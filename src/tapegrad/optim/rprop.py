@@ -14,24 +14,23 @@ For each parameter with a gradient (torch's single-tensor algorithm, in place on
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .._tensor import Tensor
-from ._single_tensor import gradient_for_differentiable_step, gradient_for_step, parameter_steps
+from ._single_tensor import (
+    SingleTensorOptimizer,
+    gradient_for_differentiable_step,
+    gradient_for_step,
+)
 from .optimizer import (
-    Optimizer,
     _bump,
-    _capturable_error,
     _check_lr,
+    _defaults,
     _real,
-    _restore_group_flags,
-    _run_closure,
     _step_tensor,
     _to_scalar,
-    _use_grad_for_differentiable,
     _w,
     _zeros_like,
     addcmul_,
@@ -40,7 +39,7 @@ from .optimizer import (
 __all__ = ["Rprop"]
 
 
-class Rprop(Optimizer):
+class Rprop(SingleTensorOptimizer):
     """Rprop: the resilient backpropagation algorithm.
 
     Args:
@@ -49,13 +48,8 @@ class Rprop(Optimizer):
         etas: (etaminus, etaplus), the factors that shrink / grow a step size
             (default (0.5, 1.2)).
         step_sizes: the smallest and largest allowed step sizes (default (1e-6, 50)).
-        foreach: accepted; the single-tensor update runs either way (torch's multi-tensor
-            kernels give the same numbers up to rounding).
-        capturable: accepted; True makes ``step`` raise torch's CPU error (capturing needs an
-            accelerator).
-        differentiable: record the update with autograd, so that a loss computed from the
-            updated (non-leaf) parameters differentiates through the step (real parameters).
-        maximize: maximize the objective (default False).
+        foreach, capturable, differentiable, maximize: torch's flags, documented once in
+            ``optim._single_tensor.SingleTensorOptimizer``.
 
     Example:
         >>> import tapegrad as torch
@@ -67,107 +61,73 @@ class Rprop(Optimizer):
         tensor([ 0.9000, -1.9000], requires_grad=True)
     """
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 1e-2,
-        etas: tuple[float, float] = (0.5, 1.2),
-        step_sizes: tuple[float, float] = (1e-6, 50),
-        *,
-        capturable: bool = False,
-        foreach: bool | None = None,
-        maximize: bool = False,
-        differentiable: bool = False,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 1e-2,
+                 etas: tuple[float, float] = (0.5, 1.2),
+                 step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
         _check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        defaults = {
-            "lr": lr,
-            "etas": etas,
-            "step_sizes": step_sizes,
-            "foreach": foreach,
-            "maximize": maximize,
-            "differentiable": differentiable,
-            "capturable": capturable,
-        }
-        super().__init__(params, defaults)
+        super().__init__(params, _defaults(
+            locals(), "lr etas step_sizes foreach maximize differentiable capturable"))
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        _restore_group_flags(self)
+    def _options(self, group: dict) -> tuple:
+        """What ``_update`` reads after ``p, state, step``."""
+        etaminus, etaplus = group["etas"]
+        step_size_min, step_size_max = group["step_sizes"]
+        return etaminus, etaplus, step_size_min, step_size_max, group["maximize"]
 
-    @_use_grad_for_differentiable
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Perform a single optimization step; ``closure`` re-evaluates the loss."""
-        loss = _run_closure(closure)
-        for group in self.param_groups:
-            etaminus, etaplus = group["etas"]
-            step_size_min, step_size_max = group["step_sizes"]
-            maximize = group["maximize"]
-            for p, state, _ in parameter_steps(self, group, _new_state, _capturable_error()):
-                if group["differentiable"]:
-                    _differentiable_update(
-                        p, state, etaminus, etaplus, step_size_min, step_size_max, maximize
-                    )
-                    continue
-                g = gradient_for_step(p, maximize)
-                prev_t, size_t = state["prev"], state["step_size"]
-                param, prev, step_size = _real(p._data), _real(prev_t._data), _real(size_t._data)
+    def _update(self, p: Tensor, state: dict, step: float, etaminus: float, etaplus: float,
+                step_size_min: float, step_size_max: float, maximize: bool) -> None:
+        """torch's single-tensor update on the arrays (module docstring)."""
+        g = gradient_for_step(p, maximize)
+        prev_t, size_t = state["prev"], state["step_size"]
+        param, prev, step_size = _real(p._data), _real(prev_t._data), _real(size_t._data)
 
-                # the sign array has the gradient's dtype: the etas are rounded to it
-                sign = np.sign(np.multiply(g, prev))
-                sign_type = sign.dtype.type
-                flipped = sign < 0
-                sign[sign > 0] = sign_type(etaplus)
-                sign[flipped] = sign_type(etaminus)
-                sign[sign == 0] = 1
-                ws = _w(step_size)
-                np.multiply(ws, _w(sign), out=ws)
-                np.clip(ws, ws.dtype.type(step_size_min), ws.dtype.type(step_size_max), out=ws)
-                np.copyto(step_size, ws, casting="unsafe")
-                _bump(size_t, 2)
+        # the sign array has the gradient's dtype: the etas are rounded to it
+        sign = np.sign(np.multiply(g, prev))
+        sign_type = sign.dtype.type
+        flipped = sign < 0
+        sign[sign > 0] = sign_type(etaplus)
+        sign[flipped] = sign_type(etaminus)
+        sign[sign == 0] = 1
+        ws = _w(step_size)
+        np.multiply(ws, _w(sign), out=ws)
+        np.clip(ws, ws.dtype.type(step_size_min), ws.dtype.type(step_size_max), out=ws)
+        np.copyto(step_size, ws, casting="unsafe")
+        _bump(size_t, 2)
 
-                g = np.array(g, copy=True)
-                g[sign == sign_type(etaminus)] = 0
-                addcmul_(param, np.sign(g), step_size, -1)
-                _bump(p)
-                np.copyto(prev, g)
-                _bump(prev_t)
-        return loss
+        g = np.array(g, copy=True)
+        g[sign == sign_type(etaminus)] = 0
+        addcmul_(param, np.sign(g), step_size, -1)
+        _bump(p)
+        np.copyto(prev, g)
+        _bump(prev_t)
 
+    def _differentiable_update(self, param: Tensor, state: dict, step: float, etaminus: float,
+                               etaplus: float, step_size_min: float, step_size_max: float,
+                               maximize: bool) -> None:
+        """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
+        grad = gradient_for_differentiable_step(param, maximize)
+        prev, step_size = state["prev"], state["step_size"]
+        sign = grad.mul(prev.clone()).sign()
+        sign[sign.gt(0)] = etaplus
+        sign[sign.lt(0)] = etaminus
+        sign[sign.eq(0)] = 1
+        step_size.mul_(sign).clamp_(step_size_min, step_size_max)
+        grad = grad.clone()
+        grad[sign.eq(etaminus)] = 0
+        param.copy_(param.addcmul(grad.sign(), step_size, value=-1))
+        prev.copy_(grad)
 
-def _differentiable_update(
-    param: Tensor,
-    state: dict,
-    etaminus: float,
-    etaplus: float,
-    step_size_min: float,
-    step_size_max: float,
-    maximize: bool,
-) -> None:
-    """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
-    grad = gradient_for_differentiable_step(param, maximize)
-    prev, step_size = state["prev"], state["step_size"]
-    sign = grad.mul(prev.clone()).sign()
-    sign[sign.gt(0)] = etaplus
-    sign[sign.lt(0)] = etaminus
-    sign[sign.eq(0)] = 1
-    step_size.mul_(sign).clamp_(step_size_min, step_size_max)
-    grad = grad.clone()
-    grad[sign.eq(etaminus)] = 0
-    param.copy_(param.addcmul(grad.sign(), step_size, value=-1))
-    prev.copy_(grad)
-
-
-
-def _new_state(p: Tensor, group: dict) -> dict:
-    """A parameter's first state: the step count, the previous gradient, and every element's
-    step size starting at lr (lr + lr i for a complex parameter)."""
-    lr = _to_scalar(group["lr"])
-    if p._data.dtype.kind == "c":
-        lr = complex(lr, lr)
-    grad = p._grad
-    assert grad is not None  # (only parameters with a gradient get a state)
-    return {"step": _step_tensor(False), "prev": _zeros_like(p),
-            "step_size": Tensor._make(np.full_like(grad._data, lr))}
+    def _new_state(self, p: Tensor, group: dict) -> dict:
+        """A parameter's first state: the step count, the previous gradient, and every
+        element's step size starting at lr (lr + lr i for a complex parameter)."""
+        lr = _to_scalar(group["lr"])
+        if p._data.dtype.kind == "c":
+            lr = complex(lr, lr)
+        grad = p._grad
+        assert grad is not None  # (only parameters with a gradient get a state)
+        return {"step": _step_tensor(False), "prev": _zeros_like(p),
+                "step_size": Tensor._make(np.full_like(grad._data, lr))}

@@ -19,8 +19,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from .adamax import _check_betas
-from .optimizer import Optimizer, _run_closure
+from .optimizer import Optimizer, _check_betas, _run_closure
 
 __all__ = ["SparseAdam"]
 
@@ -42,14 +41,9 @@ class SparseAdam(Optimizer):
         0.1
     """
 
-    def __init__(
-        self,
-        params: Any,
-        lr: float | Tensor = 1e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        maximize: bool = False,
-    ) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 maximize: bool = False) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         # SparseAdam alone wants lr and eps strictly positive

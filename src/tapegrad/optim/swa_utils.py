@@ -199,14 +199,10 @@ class AveragedModel(Module):
 
     n_averaged: Tensor
 
-    def __init__(
-        self,
-        model: Module,
-        device: Any = None,
-        avg_fn: Callable[[Tensor, Tensor, Tensor | int], Tensor] | None = None,
-        multi_avg_fn: Callable[[PARAM_LIST, PARAM_LIST, Tensor | int], None] | None = None,
-        use_buffers: bool = False,
-    ) -> None:
+    def __init__(self, model: Module, device: Any = None,
+                 avg_fn: Callable[[Tensor, Tensor, Tensor | int], Tensor] | None = None,
+                 multi_avg_fn: Callable[[PARAM_LIST, PARAM_LIST, Tensor | int], None] | None = None,
+                 use_buffers: bool = False) -> None:
         super().__init__()
         if avg_fn is not None and multi_avg_fn is not None:
             raise AssertionError("Only one of avg_fn and multi_avg_fn should be provided")
@@ -332,14 +328,8 @@ class SWALR(LRScheduler):
         [0.5]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        swa_lr: float | list[float],
-        anneal_epochs: int = 10,
-        anneal_strategy: str = "cos",
-        last_epoch: int = -1,
-    ) -> None:
+    def __init__(self, optimizer: Optimizer, swa_lr: float | list[float], anneal_epochs: int = 10,
+                 anneal_strategy: str = "cos", last_epoch: int = -1) -> None:
         swa_lrs = _format_param("swa_lr", optimizer, swa_lr)
         for lr, group in zip(swa_lrs, optimizer.param_groups, strict=True):
             group["swa_lr"] = lr
