@@ -14,7 +14,6 @@ from .exp_family import ExponentialFamily
 from .utils import (
     batch_shape_of,
     broadcast_all,
-    expand_probs_or_logits,
     probs_or_logits,
     set_probs_or_logits,
 )
@@ -39,12 +38,7 @@ class Bernoulli(ExponentialFamily):
         super().__init__(batch_shape_of(param, given), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = torch.Size(batch_shape)
-        expand_probs_or_logits(self, new, batch_shape)
-        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(Bernoulli, batch_shape, _instance, "probs", "logits")
 
     @property
     def mean(self) -> Tensor:

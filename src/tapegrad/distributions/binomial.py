@@ -11,7 +11,6 @@ from . import _binary_probs, constraints
 from .distribution import Distribution
 from .utils import (
     broadcast_all,
-    expand_probs_or_logits,
     probs_or_logits,
     set_probs_or_logits,
 )
@@ -40,13 +39,8 @@ class Binomial(Distribution):
         super().__init__(param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        expand_probs_or_logits(self, new, batch_shape)
-        super(Binomial, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(Binomial, batch_shape, _instance,
+                                       "total_count", "probs", "logits")
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> Any:

@@ -195,16 +195,31 @@ class Distribution:
         return values
 
     def _expand_parameters(self, cls: type, batch_shape: Any, _instance: Any,
-                           *names: str) -> Any:
-        """torch's ``expand`` for ``cls``, a distribution whose parameters ``names`` all have its
-        batch shape: the new instance (``_instance``, or one made without ``__init__``) gets
-        each parameter expanded to ``batch_shape``, then ``cls``'s parent's ``__init__``
-        (unvalidated) and this instance's ``_validate_args``."""
+                           *names: str, copied: tuple = ()) -> Any:
+        """torch's ``expand`` for ``cls``, a distribution whose parameters ``names`` (tensors or
+        distributions) all have its batch shape: the new instance (``_instance``, or one made
+        without ``__init__``) gets the attributes ``copied`` as they are and each of ``names``
+        that this instance holds expanded to ``batch_shape`` (a lazily computed one that is
+        not computed yet is left for the new instance to compute), then
+        :meth:`_finish_expand`. A ``probs``-or-``logits`` distribution's given parameter
+        ``_param`` becomes the last of them expanded, as in torch."""
         new = self._get_checked_instance(cls, _instance)
         batch_shape = torch.Size(batch_shape)
+        for name in copied:
+            setattr(new, name, getattr(self, name))
         for name in names:
-            setattr(new, name, getattr(self, name).expand(batch_shape))
-        super(cls, new).__init__(batch_shape, validate_args=False)  # type: ignore[arg-type]
+            if name in self.__dict__:
+                setattr(new, name, getattr(self, name).expand(batch_shape))
+        if "_param" in self.__dict__:
+            new._param = new.logits if "logits" in self.__dict__ else new.probs
+        return self._finish_expand(cls, new, batch_shape)
+
+    def _finish_expand(self, cls: type, new: Any, batch_shape: Any) -> Any:
+        """The last steps of every ``expand`` for ``cls``: ``cls``'s parent ``__init__`` on
+        ``new`` (unvalidated) with ``batch_shape`` and this event shape, then this
+        instance's ``_validate_args``."""
+        super(cls, new).__init__(batch_shape, self._event_shape,  # type: ignore[arg-type]
+                                 validate_args=False)
         new._validate_args = self._validate_args
         return new
 

@@ -88,10 +88,7 @@ class MultivariateNormal(Distribution):
         for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(cov_shape))
-        super(MultivariateNormal, new).__init__(batch_shape, self.event_shape,
-                                                validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(MultivariateNormal, new, batch_shape)
 
     def _full(self) -> Any:
         return self._batch_shape + self._event_shape + self._event_shape

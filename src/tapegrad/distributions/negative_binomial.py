@@ -14,7 +14,6 @@ from .distribution import Distribution
 from .gamma import Gamma
 from .utils import (
     broadcast_all,
-    expand_probs_or_logits,
     lazy_property,
     probs_or_logits,
     set_probs_or_logits,
@@ -40,13 +39,8 @@ class NegativeBinomial(Distribution):
         super().__init__(param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> NegativeBinomial:
-        new = self._get_checked_instance(NegativeBinomial, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        expand_probs_or_logits(self, new, batch_shape)
-        super(NegativeBinomial, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(NegativeBinomial, batch_shape, _instance,
+                                       "total_count", "probs", "logits")
 
     @property
     def mean(self) -> Tensor:

@@ -20,7 +20,6 @@ from .utils import (
     batch_shape_of,
     broadcast_all,
     clamp_probs,
-    expand_probs_or_logits,
     probs_or_logits,
     set_probs_or_logits,
 )
@@ -44,13 +43,8 @@ class LogitRelaxedBernoulli(Distribution):
         super().__init__(batch_shape_of(param, given), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LogitRelaxedBernoulli:
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.temperature = self.temperature
-        expand_probs_or_logits(self, new, batch_shape)
-        super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(LogitRelaxedBernoulli, batch_shape, _instance,
+                                       "probs", "logits", copied=("temperature",))
 
     logits = _binary_probs.logits
     probs = _binary_probs.probs
@@ -116,14 +110,8 @@ class ExpRelaxedCategorical(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> ExpRelaxedCategorical:
-        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.temperature = self.temperature
-        new._categorical = self._categorical.expand(batch_shape)
-        super(ExpRelaxedCategorical, new).__init__(batch_shape, self.event_shape,
-                                                   validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(ExpRelaxedCategorical, batch_shape, _instance,
+                                       "_categorical", copied=("temperature",))
 
     @property
     def param_shape(self) -> Any:
