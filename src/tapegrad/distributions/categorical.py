@@ -14,6 +14,7 @@ from tapegrad.nn.functional import one_hot
 from . import constraints
 from .distribution import Distribution
 from .utils import (
+    delegate_to,
     expand_probs_or_logits,
     lazy_property,
     logits_to_probs,
@@ -127,21 +128,10 @@ class OneHotCategorical(Distribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> OneHotCategorical:
         return self._expand_parameters(OneHotCategorical, batch_shape, _instance, "_categorical")
 
-    @property
-    def _param(self) -> Tensor:
-        return self._categorical._param
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def mean(self) -> Tensor:
-        return self._categorical.probs
+    _param = delegate_to("_categorical._param")
+    probs = delegate_to("_categorical.probs")
+    logits = delegate_to("_categorical.logits")
+    mean = delegate_to("_categorical.probs")
 
     @property
     def mode(self) -> Tensor:
@@ -152,9 +142,7 @@ class OneHotCategorical(Distribution):
     def variance(self) -> Tensor:
         return self._categorical.probs * (1 - self._categorical.probs)
 
-    @property
-    def param_shape(self) -> Any:
-        return self._categorical.param_shape
+    param_shape = delegate_to("_categorical.param_shape")
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         sample_shape = torch.Size(sample_shape)

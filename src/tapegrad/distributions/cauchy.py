@@ -12,7 +12,7 @@ from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform
-from .utils import batch_shape_of, broadcast_all
+from .utils import batch_shape_of, broadcast_all, delegate_to
 
 __all__ = ["Cauchy", "HalfCauchy"]
 
@@ -81,9 +81,7 @@ class HalfCauchy(TransformedDistribution):
         new = self._get_checked_instance(HalfCauchy, _instance)
         return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
 
-    @property
-    def scale(self) -> Tensor:
-        return self.base_dist.scale
+    scale = delegate_to("base_dist.scale")
 
     @property
     def mean(self) -> Tensor:
@@ -93,9 +91,7 @@ class HalfCauchy(TransformedDistribution):
     def mode(self) -> Tensor:
         return torch.zeros_like(self.scale)
 
-    @property
-    def variance(self) -> Tensor:
-        return self.base_dist.variance
+    variance = delegate_to("base_dist.variance")
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:

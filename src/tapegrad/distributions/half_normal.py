@@ -12,6 +12,7 @@ from . import constraints
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform
+from .utils import delegate_to
 
 __all__ = ["HalfNormal"]
 
@@ -31,9 +32,7 @@ class HalfNormal(TransformedDistribution):
         new = self._get_checked_instance(HalfNormal, _instance)
         return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
 
-    @property
-    def scale(self) -> Tensor:
-        return self.base_dist.scale
+    scale = delegate_to("base_dist.scale")
 
     @property
     def mean(self) -> Tensor:

@@ -12,6 +12,7 @@ from . import constraints
 from .gamma import Gamma
 from .transformed_distribution import TransformedDistribution
 from .transforms import PowerTransform
+from .utils import delegate_to
 
 __all__ = ["InverseGamma"]
 
@@ -32,13 +33,8 @@ class InverseGamma(TransformedDistribution):
         new = self._get_checked_instance(InverseGamma, _instance)
         return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
 
-    @property
-    def concentration(self) -> Tensor:
-        return self.base_dist.concentration
-
-    @property
-    def rate(self) -> Tensor:
-        return self.base_dist.rate
+    concentration = delegate_to("base_dist.concentration")
+    rate = delegate_to("base_dist.rate")
 
     @property
     def mean(self) -> Tensor:

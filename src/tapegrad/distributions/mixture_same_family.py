@@ -11,6 +11,7 @@ from tapegrad import Tensor
 from .categorical import Categorical
 from .constraints import MixtureSameFamilyConstraint
 from .distribution import Distribution
+from .utils import delegate_to
 
 __all__ = ["MixtureSameFamily"]
 
@@ -63,13 +64,8 @@ class MixtureSameFamily(Distribution):
     def support(self) -> Any:
         return MixtureSameFamilyConstraint(self._component_distribution.support)
 
-    @property
-    def mixture_distribution(self) -> Categorical:
-        return self._mixture_distribution
-
-    @property
-    def component_distribution(self) -> Distribution:
-        return self._component_distribution
+    mixture_distribution = delegate_to("_mixture_distribution")
+    component_distribution = delegate_to("_component_distribution")
 
     @property
     def mean(self) -> Tensor:

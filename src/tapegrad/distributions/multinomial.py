@@ -13,7 +13,7 @@ from . import constraints
 from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import broadcast_all, delegate_to
 
 __all__ = ["Multinomial"]
 
@@ -50,17 +50,9 @@ class Multinomial(Distribution):
     def support(self) -> Any:
         return constraints.multinomial(self.total_count)
 
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def param_shape(self) -> Any:
-        return self._categorical.param_shape
+    logits = delegate_to("_categorical.logits")
+    probs = delegate_to("_categorical.probs")
+    param_shape = delegate_to("_categorical.param_shape")
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         # total_count categorical draws, then counted per class

@@ -20,6 +20,7 @@ from .utils import (
     batch_shape_of,
     broadcast_all,
     clamp_probs,
+    delegate_to,
     probs_or_logits,
     set_probs_or_logits,
 )
@@ -81,17 +82,9 @@ class RelaxedBernoulli(TransformedDistribution):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
 
-    @property
-    def temperature(self) -> Any:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs
+    temperature = delegate_to("base_dist.temperature")
+    logits = delegate_to("base_dist.logits")
+    probs = delegate_to("base_dist.probs")
 
 
 class ExpRelaxedCategorical(Distribution):
@@ -113,17 +106,9 @@ class ExpRelaxedCategorical(Distribution):
         return self._expand_parameters(ExpRelaxedCategorical, batch_shape, _instance,
                                        "_categorical", copied=("temperature",))
 
-    @property
-    def param_shape(self) -> Any:
-        return self._categorical.param_shape
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
+    param_shape = delegate_to("_categorical.param_shape")
+    logits = delegate_to("_categorical.logits")
+    probs = delegate_to("_categorical.probs")
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
@@ -162,14 +147,6 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
 
-    @property
-    def temperature(self) -> Any:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs
+    temperature = delegate_to("base_dist.temperature")
+    logits = delegate_to("base_dist.logits")
+    probs = delegate_to("base_dist.probs")

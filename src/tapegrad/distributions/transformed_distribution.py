@@ -13,7 +13,7 @@ from .distribution import Distribution
 from .independent import Independent
 from .normal import Normal
 from .transforms import ComposeTransform, ExpTransform, Transform
-from .utils import _sum_rightmost
+from .utils import _sum_rightmost, delegate_to
 
 __all__ = ["LogNormal", "TransformedDistribution"]
 
@@ -73,9 +73,7 @@ class TransformedDistribution(Distribution):
             support = constraints.independent(support, len(self.event_shape) - support.event_dim)
         return support
 
-    @property
-    def has_rsample(self) -> bool:  # type: ignore[override]
-        return self.base_dist.has_rsample
+    has_rsample = delegate_to("base_dist.has_rsample")
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         with torch.no_grad():
@@ -143,13 +141,8 @@ class LogNormal(TransformedDistribution):
         new = self._get_checked_instance(LogNormal, _instance)
         return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
 
-    @property
-    def loc(self) -> Tensor:
-        return self.base_dist.loc
-
-    @property
-    def scale(self) -> Tensor:
-        return self.base_dist.scale
+    loc = delegate_to("base_dist.loc")
+    scale = delegate_to("base_dist.scale")
 
     @property
     def mean(self) -> Tensor:
