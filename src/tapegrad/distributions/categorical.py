@@ -54,7 +54,7 @@ class Categorical(Distribution):
         param_shape = batch_shape + torch.Size((self._num_events,))
         expand_probs_or_logits(self, new, param_shape)
         new._num_events = self._num_events
-        return self._finish_expand(Categorical, new, batch_shape)
+        return self._finish_expand(new, batch_shape)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> Any:

@@ -212,14 +212,14 @@ class Distribution:
                 setattr(new, name, getattr(self, name).expand(batch_shape))
         if "_param" in self.__dict__:
             new._param = new.logits if "logits" in self.__dict__ else new.probs
-        return self._finish_expand(cls, new, batch_shape)
+        return self._finish_expand(new, batch_shape)
 
-    def _finish_expand(self, cls: type, new: Any, batch_shape: Any) -> Any:
-        """The last steps of every ``expand`` for ``cls``: ``cls``'s parent ``__init__`` on
-        ``new`` (unvalidated) with ``batch_shape`` and this event shape, then this
-        instance's ``_validate_args``."""
-        super(cls, new).__init__(batch_shape, self._event_shape,  # type: ignore[arg-type]
-                                 validate_args=False)
+    def _finish_expand(self, new: Any, batch_shape: Any) -> Any:
+        """The last steps of every ``expand``: ``Distribution.__init__`` on ``new``
+        (unvalidated) with ``batch_shape`` and this event shape, then this instance's
+        ``_validate_args``. (torch calls the expanding class's parent ``__init__``, which is
+        always this one: the classes in between define none, or take other arguments.)"""
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 

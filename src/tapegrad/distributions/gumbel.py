@@ -40,10 +40,7 @@ class Gumbel(TransformedDistribution):
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Gumbel:
-        new = self._get_checked_instance(Gumbel, _instance)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+        return self._expand_parameters(Gumbel, batch_shape, _instance, "loc", "scale")
 
     def log_prob(self, value: Any) -> Tensor:  # y - e^y - log scale, y = (loc - x) / scale
         if self._validate_args:

@@ -41,7 +41,7 @@ class Independent(Distribution):
         new.base_dist = self.base_dist.expand(
             batch_shape + self.event_shape[: self.reinterpreted_batch_ndims])
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
-        return self._finish_expand(Independent, new, batch_shape)
+        return self._finish_expand(new, batch_shape)
 
     has_rsample = delegate_to("base_dist.has_rsample")
 

@@ -30,8 +30,7 @@ class InverseGamma(TransformedDistribution):
         super().__init__(base_dist, PowerTransform(neg_one), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> InverseGamma:
-        new = self._get_checked_instance(InverseGamma, _instance)
-        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+        return self._expand_parameters(InverseGamma, batch_shape, _instance)
 
     concentration = delegate_to("base_dist.concentration")
     rate = delegate_to("base_dist.rate")

@@ -27,8 +27,7 @@ class LogisticNormal(TransformedDistribution):
         super().__init__(base_dist, StickBreakingTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LogisticNormal:
-        new = self._get_checked_instance(LogisticNormal, _instance)
-        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+        return self._expand_parameters(LogisticNormal, batch_shape, _instance)
 
     loc = delegate_to("base_dist.base_dist.loc")
     scale = delegate_to("base_dist.base_dist.scale")

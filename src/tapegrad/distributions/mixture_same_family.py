@@ -58,7 +58,7 @@ class MixtureSameFamily(Distribution):
         new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
         new._num_component = self._num_component
         new._event_ndims = self._event_ndims
-        return self._finish_expand(MixtureSameFamily, new, batch_shape)
+        return self._finish_expand(new, batch_shape)
 
     @property
     def support(self) -> Any:

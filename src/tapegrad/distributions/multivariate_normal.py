@@ -88,7 +88,7 @@ class MultivariateNormal(Distribution):
         for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(cov_shape))
-        return self._finish_expand(MultivariateNormal, new, batch_shape)
+        return self._finish_expand(new, batch_shape)
 
     def _full(self) -> Any:
         return self._batch_shape + self._event_shape + self._event_shape

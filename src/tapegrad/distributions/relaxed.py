@@ -79,8 +79,7 @@ class RelaxedBernoulli(TransformedDistribution):
         super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedBernoulli:
-        new = self._get_checked_instance(RelaxedBernoulli, _instance)
-        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+        return self._expand_parameters(RelaxedBernoulli, batch_shape, _instance)
 
     temperature = delegate_to("base_dist.temperature")
     logits = delegate_to("base_dist.logits")
@@ -144,8 +143,7 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedOneHotCategorical:
-        new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
-        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+        return self._expand_parameters(RelaxedOneHotCategorical, batch_shape, _instance)
 
     temperature = delegate_to("base_dist.temperature")
     logits = delegate_to("base_dist.logits")

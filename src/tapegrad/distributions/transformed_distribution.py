@@ -62,7 +62,19 @@ class TransformedDistribution(Distribution):
         base_batch_shape = shape[: len(shape) - len(self.base_dist.event_shape)]
         new.base_dist = self.base_dist.expand(base_batch_shape)
         new.transforms = self.transforms
-        return self._finish_expand(TransformedDistribution, new, batch_shape)
+        return self._finish_expand(new, batch_shape)
+
+    def _expand_parameters(self, cls: type, batch_shape: Any, _instance: Any,
+                           *names: str, copied: tuple = ()) -> Any:
+        """``expand`` for ``cls``, a subclass: its own parameters ``names`` expanded to
+        ``batch_shape`` (and ``copied`` as they are), then the base distribution and the
+        transforms as :meth:`expand` gives them."""
+        new = self._get_checked_instance(cls, _instance)
+        for name in copied:
+            setattr(new, name, getattr(self, name))
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        return TransformedDistribution.expand(self, batch_shape, _instance=new)
 
     @constraints.dependent_property(is_discrete=False)
     def support(self) -> Any:
@@ -138,8 +150,7 @@ class LogNormal(TransformedDistribution):
         super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LogNormal:
-        new = self._get_checked_instance(LogNormal, _instance)
-        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+        return self._expand_parameters(LogNormal, batch_shape, _instance)
 
     loc = delegate_to("base_dist.loc")
     scale = delegate_to("base_dist.scale")
