@@ -14,6 +14,7 @@ from .exp_family import ExponentialFamily
 from .utils import (
     batch_shape_of,
     broadcast_all,
+    delegate_to,
     probs_or_logits,
     set_probs_or_logits,
 )
@@ -40,9 +41,7 @@ class Bernoulli(ExponentialFamily):
     def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
         return self._expand_parameters(Bernoulli, batch_shape, _instance, "probs", "logits")
 
-    @property
-    def mean(self) -> Tensor:
-        return self.probs
+    mean = delegate_to("probs")
 
     @property
     def mode(self) -> Tensor:

@@ -14,6 +14,8 @@ import numpy as np
 
 import tapegrad as torch
 
+from .utils import delegate_to
+
 __all__ = [
     "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
     "greater_than", "greater_than_eq", "independent", "integer_interval", "interval",
@@ -109,9 +111,7 @@ class _IndependentConstraint(Constraint):
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__()
 
-    @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
-        return self.base_constraint.is_discrete
+    is_discrete = delegate_to("base_constraint.is_discrete")
 
     @property
     def event_dim(self) -> int:  # type: ignore[override]
@@ -141,13 +141,8 @@ class MixtureSameFamilyConstraint(Constraint):
         self.base_constraint = base_constraint
         super().__init__()
 
-    @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
-        return self.base_constraint.is_discrete
-
-    @property
-    def event_dim(self) -> int:  # type: ignore[override]
-        return self.base_constraint.event_dim
+    is_discrete = delegate_to("base_constraint.is_discrete")
+    event_dim = delegate_to("base_constraint.event_dim")
 
     def check(self, value: Any) -> Any:
         unsqueezed = value.unsqueeze(-1 - self.event_dim)

@@ -13,7 +13,7 @@ from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
 from .uniform import Uniform
-from .utils import broadcast_all
+from .utils import broadcast_all, delegate_to
 
 __all__ = ["Gumbel"]
 
@@ -52,9 +52,7 @@ class Gumbel(TransformedDistribution):
     def mean(self) -> Tensor:
         return self.loc + self.scale * _EULER
 
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
+    mode = delegate_to("loc")
 
     @property
     def stddev(self) -> Tensor:

@@ -11,7 +11,7 @@ from tapegrad import Tensor
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _standard_normal, lazy_property
+from .utils import _standard_normal, delegate_to, lazy_property
 
 __all__ = ["MultivariateNormal"]
 
@@ -109,13 +109,8 @@ class MultivariateNormal(Distribution):
         L_inv = torch.linalg.solve_triangular(L, eye, upper=False)
         return torch.matmul(L_inv.mT, L_inv).expand(self._full())
 
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
+    mean = delegate_to("loc")
+    mode = delegate_to("loc")
 
     @property
     def variance(self) -> Tensor:

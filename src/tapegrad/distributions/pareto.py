@@ -10,7 +10,7 @@ from . import constraints
 from .exponential import Exponential
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
-from .utils import broadcast_all
+from .utils import broadcast_all, delegate_to
 
 __all__ = ["Pareto"]
 
@@ -34,9 +34,7 @@ class Pareto(TransformedDistribution):
         a = self.alpha.clamp(min=1)
         return a * self.scale / (a - 1)
 
-    @property
-    def mode(self) -> Tensor:
-        return self.scale
+    mode = delegate_to("scale")
 
     @property
     def variance(self) -> Tensor:

@@ -20,7 +20,7 @@ from tapegrad import Tensor
 from tapegrad.nn import functional as F
 
 from . import constraints
-from .utils import _sum_rightmost, broadcast_all
+from .utils import _sum_rightmost, broadcast_all, delegate_to
 
 __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
@@ -132,25 +132,11 @@ class _InverseTransform(Transform):
         super().__init__(cache_size=transform._cache_size)
         self._inv = transform
 
-    @property
-    def domain(self) -> Any:  # type: ignore[override]
-        return self._inv.codomain
-
-    @property
-    def codomain(self) -> Any:  # type: ignore[override]
-        return self._inv.domain
-
-    @property
-    def bijective(self) -> bool:  # type: ignore[override]
-        return self._inv.bijective
-
-    @property
-    def sign(self) -> Any:
-        return self._inv.sign
-
-    @property
-    def inv(self) -> Transform:
-        return self._inv
+    domain = delegate_to("_inv.codomain")
+    codomain = delegate_to("_inv.domain")
+    bijective = delegate_to("_inv.bijective")
+    sign = delegate_to("_inv.sign")
+    inv = delegate_to("_inv")
 
     def with_cache(self, cache_size: int = 1) -> Transform:
         return self.inv.with_cache(cache_size).inv
@@ -309,13 +295,8 @@ class IndependentTransform(Transform):
         return constraints.independent(self.base_transform.codomain,
                                        self.reinterpreted_batch_ndims)
 
-    @property
-    def bijective(self) -> bool:  # type: ignore[override]
-        return self.base_transform.bijective
-
-    @property
-    def sign(self) -> Any:
-        return self.base_transform.sign
+    bijective = delegate_to("base_transform.bijective")
+    sign = delegate_to("base_transform.sign")
 
     def _call(self, x: Any) -> Any:
         if x.dim() < self.domain.event_dim:
@@ -567,9 +548,7 @@ class AffineTransform(Transform):
         self.scale = scale
         self._event_dim = event_dim
 
-    @property
-    def event_dim(self) -> int:
-        return self._event_dim
+    event_dim = delegate_to("_event_dim")
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self) -> Any:
