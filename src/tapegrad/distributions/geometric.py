@@ -8,8 +8,8 @@ import tapegrad as torch
 from tapegrad import Tensor
 from tapegrad.nn.functional import binary_cross_entropy_with_logits
 
-from . import _binary_probs, constraints
-from .distribution import Distribution
+from . import constraints
+from ._binary_probs import BinaryProbs
 from .utils import (
     batch_shape_of,
     broadcast_all,
@@ -19,10 +19,9 @@ from .utils import (
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(BinaryProbs):
     """P(k) = (1 - p)^k p, k = 0, 1, ...; sampled as floor(log u / log(1 - p))."""
 
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs: Any = None, logits: Any = None,
@@ -50,8 +49,7 @@ class Geometric(Distribution):
     def variance(self) -> Tensor:
         return (1.0 / self.probs - 1.0) / self.probs
 
-    logits = _binary_probs.logits
-    probs = _binary_probs.probs
+
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         tiny = torch.finfo(self.probs.dtype).tiny

@@ -11,45 +11,35 @@ from typing import Any
 import tapegrad as torch
 from tapegrad import Tensor
 
-from . import _binary_probs, constraints
+from . import constraints
+from ._binary_probs import BinaryProbsParam
 from .categorical import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
 from .utils import (
-    batch_shape_of,
     broadcast_all,
     clamp_probs,
     delegate_to,
-    probs_or_logits,
-    set_probs_or_logits,
 )
 
 __all__ = ["ExpRelaxedCategorical", "LogitRelaxedBernoulli", "RelaxedBernoulli",
            "RelaxedOneHotCategorical"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryProbsParam):
     """The logit of a RelaxedBernoulli sample: (logit(u) + logit(p)) / temperature."""
 
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
 
     def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
         self.temperature = temperature
-        given = probs_or_logits(probs, logits)
-        (param,) = broadcast_all(given)
-        set_probs_or_logits(self, param, probs is not None)
-        super().__init__(batch_shape_of(param, given), validate_args=validate_args)
+        self._init_probs_or_logits(probs, logits, validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LogitRelaxedBernoulli:
         return self._expand_parameters(LogitRelaxedBernoulli, batch_shape, _instance,
                                        "probs", "logits", copied=("temperature",))
-
-    logits = _binary_probs.logits
-    probs = _binary_probs.probs
-    param_shape = _binary_probs.param_shape
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
