@@ -370,27 +370,29 @@ class _Symmetric(_Square):
             return square_check
         return torch.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
 
+    def _check_eigenvalues(self, value: Any, eigenvalue_ok: Any) -> Any:
+        """The check of the positive (semi)definite matrices: the symmetric check where it
+        fails anywhere, else whether ``eigenvalue_ok`` holds for every eigenvalue of each
+        matrix."""
+        sym_check = _Symmetric.check(self, value)
+        if not sym_check.all():
+            return sym_check
+        eigvals = np.linalg.eigvalsh(value.detach().numpy())
+        return torch.from_numpy(np.ascontiguousarray(eigenvalue_ok(eigvals).all(-1)))
+
 
 class _PositiveSemidefinite(_Symmetric):
     """Positive semidefinite matrices."""
 
     def check(self, value: Any) -> Any:
-        sym_check = super().check(value)
-        if not sym_check.all():
-            return sym_check
-        eigvals = np.linalg.eigvalsh(value.detach().numpy())
-        return torch.from_numpy(np.ascontiguousarray((eigvals >= 0).all(-1)))
+        return self._check_eigenvalues(value, lambda eigvals: eigvals >= 0)
 
 
 class _PositiveDefinite(_Symmetric):
     """Positive definite matrices."""
 
     def check(self, value: Any) -> Any:
-        sym_check = super().check(value)
-        if not sym_check.all():
-            return sym_check
-        eigvals = np.linalg.eigvalsh(value.detach().numpy())
-        return torch.from_numpy(np.ascontiguousarray((eigvals > 0).all(-1)))
+        return self._check_eigenvalues(value, lambda eigvals: eigvals > 0)
 
 
 class _AlongDim(Constraint):

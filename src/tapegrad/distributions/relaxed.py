@@ -56,12 +56,21 @@ class LogitRelaxedBernoulli(BinaryProbsParam):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class _Relaxed(TransformedDistribution):
+    """A relaxed distribution: its base, which lives in logit or log space, through a
+    sigmoid or an exp; the temperature and the parameters are the base's."""
+
+    has_rsample = True
+    temperature = delegate_to("base_dist.temperature")
+    logits = delegate_to("base_dist.logits")
+    probs = delegate_to("base_dist.probs")
+
+
+class RelaxedBernoulli(_Relaxed):
     """sigmoid of a LogitRelaxedBernoulli: values in (0, 1)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval  # type: ignore[assignment]
-    has_rsample = True
 
     def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
@@ -71,9 +80,6 @@ class RelaxedBernoulli(TransformedDistribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedBernoulli:
         return self._expand_parameters(RelaxedBernoulli, batch_shape, _instance)
 
-    temperature = delegate_to("base_dist.temperature")
-    logits = delegate_to("base_dist.logits")
-    probs = delegate_to("base_dist.probs")
 
 
 class ExpRelaxedCategorical(Distribution):
@@ -118,13 +124,12 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_Relaxed):
     """exp of an ExpRelaxedCategorical: points of the simplex near its corners."""
 
     _param: Tensor  # the given probs or logits (set_probs_or_logits)
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex  # type: ignore[assignment]
-    has_rsample = True
 
     def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
@@ -135,6 +140,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedOneHotCategorical:
         return self._expand_parameters(RelaxedOneHotCategorical, batch_shape, _instance)
 
-    temperature = delegate_to("base_dist.temperature")
-    logits = delegate_to("base_dist.logits")
-    probs = delegate_to("base_dist.probs")
