@@ -13,11 +13,9 @@ from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
 from .uniform import Uniform
-from .utils import broadcast_all, delegate_to
+from .utils import _EULER_GAMMA, broadcast_all, delegate_to
 
 __all__ = ["Gumbel"]
-
-_EULER = 0.57721566490153286060
 
 
 class Gumbel(TransformedDistribution):
@@ -50,7 +48,7 @@ class Gumbel(TransformedDistribution):
 
     @property
     def mean(self) -> Tensor:
-        return self.loc + self.scale * _EULER
+        return self.loc + self.scale * _EULER_GAMMA
 
     mode = delegate_to("loc")
 
@@ -63,4 +61,4 @@ class Gumbel(TransformedDistribution):
         return self.stddev.pow(2)
 
     def entropy(self) -> Tensor:
-        return self.scale.log() + (1 + _EULER)
+        return self.scale.log() + (1 + _EULER_GAMMA)

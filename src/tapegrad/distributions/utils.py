@@ -17,6 +17,10 @@ __all__ = ["batch_shape_of", "broadcast_all", "clamp_probs", "delegate_to",
            "probs_to_logits", "set_probs_or_logits", "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 
+# The Euler-Mascheroni constant (the mean of a standard Gumbel draw is this).
+_EULER_GAMMA = 0.57721566490153286060
+
+
 def broadcast_all(*values: Any) -> tuple:
     """Broadcast tensors and numbers to one shape; numbers become tensors of the first
     tensor's dtype (the default dtype when all are numbers)."""
