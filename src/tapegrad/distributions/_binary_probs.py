@@ -64,6 +64,14 @@ class BinaryProbsParam(BinaryProbs):
         set_probs_or_logits(self, param, probs is not None)
         super().__init__(param.size(), validate_args=validate_args)
 
+    def _expand_parameters(self, cls: type, batch_shape: Any, _instance: Any,
+                           *names: str, copied: tuple = ()) -> Any:
+        """:meth:`Distribution._expand_parameters`, then ``_param`` the expanded one of
+        ``probs`` and ``logits`` (``logits`` when this instance holds both, as in torch)."""
+        new = super()._expand_parameters(cls, batch_shape, _instance, *names, copied=copied)
+        new._param = new.logits if "logits" in self.__dict__ else new.probs
+        return new
+
     @property
     def param_shape(self) -> Any:
         """The shape of the parameter the distribution was given (``probs`` or ``logits``)."""

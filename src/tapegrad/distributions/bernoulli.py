@@ -12,10 +12,7 @@ from tapegrad.nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from ._binary_probs import BinaryProbsParam
 from .exp_family import ExponentialFamily
-from .utils import (
-    broadcast_all,
-    delegate_to,
-)
+from .utils import broadcast_all, delegate_to
 
 __all__ = ["Bernoulli"]
 

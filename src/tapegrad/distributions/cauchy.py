@@ -64,5 +64,5 @@ class HalfCauchy(Half):
 
     variance = delegate_to("base_dist.variance")
 
-    def _log_prob_value(self, value: Any) -> Any:
+    def _log_prob_value(self, value: Any) -> Any:  # torch's HalfCauchy scores in scale's dtype
         return torch.as_tensor(value, dtype=self.base_dist.scale.dtype)

@@ -208,8 +208,7 @@ class Distribution:
         without ``__init__``) gets the attributes ``copied`` as they are and each of ``names``
         that this instance holds expanded to ``batch_shape`` (a lazily computed one that is
         not computed yet is left for the new instance to compute), then
-        :meth:`_finish_expand`. A ``probs``-or-``logits`` distribution's given parameter
-        ``_param`` becomes the last of them expanded, as in torch."""
+        :meth:`_finish_expand`."""
         new = self._get_checked_instance(cls, _instance)
         batch_shape = torch.Size(batch_shape)
         for name in copied:
@@ -217,15 +216,14 @@ class Distribution:
         for name in names:
             if name in self.__dict__:
                 setattr(new, name, getattr(self, name).expand(batch_shape))
-        if "_param" in self.__dict__:
-            new._param = new.logits if "logits" in self.__dict__ else new.probs
         return self._finish_expand(new, batch_shape)
 
     def _finish_expand(self, new: Any, batch_shape: Any) -> Any:
         """The last steps of every ``expand``: ``Distribution.__init__`` on ``new``
         (unvalidated) with ``batch_shape`` and this event shape, then this instance's
-        ``_validate_args``. (torch calls the expanding class's parent ``__init__``, which is
-        always this one: the classes in between define none, or take other arguments.)"""
+        ``_validate_args``. (torch calls the expanding class's parent ``__init__``, which there
+        is always this one; here shared bases such as ``LocScale`` have an ``__init__`` of
+        their own, so this one is named.)"""
         Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

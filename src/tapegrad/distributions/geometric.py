@@ -10,11 +10,7 @@ from tapegrad.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
 from ._binary_probs import BinaryProbs
-from .utils import (
-    batch_shape_of,
-    broadcast_all,
-    probs_or_logits,
-)
+from .utils import batch_shape_of, broadcast_all, probs_or_logits
 
 __all__ = ["Geometric"]
 

@@ -12,9 +12,7 @@ from tapegrad.nn import functional as F
 from . import constraints
 from ._binary_probs import BinaryProbsParam
 from .gamma import Gamma
-from .utils import (
-    lazy_property,
-)
+from .utils import lazy_property
 
 __all__ = ["NegativeBinomial"]
 

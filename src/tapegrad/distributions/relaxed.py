@@ -17,11 +17,7 @@ from .categorical import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
-from .utils import (
-    broadcast_all,
-    clamp_probs,
-    delegate_to,
-)
+from .utils import broadcast_all, clamp_probs, delegate_to
 
 __all__ = ["ExpRelaxedCategorical", "LogitRelaxedBernoulli", "RelaxedBernoulli",
            "RelaxedOneHotCategorical"]

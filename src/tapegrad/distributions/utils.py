@@ -1,6 +1,7 @@
 """Helpers shared by the distributions: broadcasting parameters (and the batch shape they
 give), the ``probs``-or-``logits`` parameterization, logits <-> probabilities, clamping
-probabilities away from 0 and 1, and lazily computed attributes."""
+probabilities away from 0 and 1, lazily computed attributes, and properties that read an
+attribute of another object (``delegate_to``)."""
 
 from __future__ import annotations
 
