@@ -9,46 +9,29 @@ import tapegrad as torch
 from tapegrad import Tensor
 from tapegrad.nn.functional import binary_cross_entropy_with_logits
 
-from . import _binary_probs, constraints
+from . import constraints
+from ._binary_probs import BinaryProbsParam
 from .exp_family import ExponentialFamily
-from .utils import (
-    batch_shape_of,
-    broadcast_all,
-    expand_probs_or_logits,
-    probs_or_logits,
-    set_probs_or_logits,
-)
+from .utils import broadcast_all, delegate_to
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryProbsParam, ExponentialFamily):
     """The Bernoulli distribution, parameterized by ``probs`` or by ``logits`` (not both)."""
 
-    _param: Tensor  # the given probs or logits (set_probs_or_logits)
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
     _mean_carrier_measure = 0
 
     def __init__(self, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        given = probs_or_logits(probs, logits)
-        (param,) = broadcast_all(given)
-        set_probs_or_logits(self, param, probs is not None)
-        super().__init__(batch_shape_of(param, given), validate_args=validate_args)
+        self._init_probs_or_logits(probs, logits, validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = torch.Size(batch_shape)
-        expand_probs_or_logits(self, new, batch_shape)
-        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(Bernoulli, batch_shape, _instance, "probs", "logits")
 
-    @property
-    def mean(self) -> Tensor:
-        return self.probs
+    mean = delegate_to("probs")
 
     @property
     def mode(self) -> Tensor:
@@ -59,10 +42,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
-
-    logits = _binary_probs.logits
-    probs = _binary_probs.probs
-    param_shape = _binary_probs.param_shape
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)

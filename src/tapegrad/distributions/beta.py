@@ -63,19 +63,20 @@ class Beta(ExponentialFamily):
     def entropy(self) -> Tensor:
         return self._dirichlet.entropy()
 
-    @property
-    def concentration1(self) -> Tensor:
-        result = self._dirichlet.concentration[..., 0]
+    def _concentration(self, index: int) -> Tensor:
+        """Entry ``index`` of the underlying Dirichlet's concentration (1, then 0)."""
+        result = self._dirichlet.concentration[..., index]
         if isinstance(result, Number):
             return torch.tensor([result])
         return result
 
     @property
+    def concentration1(self) -> Tensor:
+        return self._concentration(0)
+
+    @property
     def concentration0(self) -> Tensor:
-        result = self._dirichlet.concentration[..., 1]
-        if isinstance(result, Number):
-            return torch.tensor([result])
-        return result
+        return self._concentration(1)
 
     @property
     def _natural_params(self) -> tuple:

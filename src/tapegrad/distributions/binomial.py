@@ -7,14 +7,8 @@ from typing import Any
 import tapegrad as torch
 from tapegrad import Tensor
 
-from . import _binary_probs, constraints
-from .distribution import Distribution
-from .utils import (
-    broadcast_all,
-    expand_probs_or_logits,
-    probs_or_logits,
-    set_probs_or_logits,
-)
+from . import constraints
+from ._binary_probs import BinaryProbsParam
 
 __all__ = ["Binomial"]
 
@@ -24,29 +18,21 @@ def _clamp_by_zero(x: Tensor) -> Tensor:
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class Binomial(BinaryProbsParam):
     """The binomial distribution; ``total_count`` may vary over the batch."""
 
-    _param: Tensor  # the given probs or logits (set_probs_or_logits)
+    total_count: Tensor  # broadcast with the probs or logits (_init_probs_or_logits)
     arg_constraints = {"total_count": constraints.nonnegative_integer,
                        "probs": constraints.unit_interval, "logits": constraints.real}
     has_enumerate_support = True
 
     def __init__(self, total_count: Any = 1, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        self.total_count, param = broadcast_all(total_count, probs_or_logits(probs, logits))
-        self.total_count = self.total_count.type_as(param)
-        set_probs_or_logits(self, param, probs is not None)
-        super().__init__(param.size(), validate_args=validate_args)
+        self._init_probs_or_logits(probs, logits, validate_args, total_count=total_count)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        expand_probs_or_logits(self, new, batch_shape)
-        super(Binomial, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(Binomial, batch_shape, _instance,
+                                       "total_count", "probs", "logits")
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> Any:
@@ -63,10 +49,6 @@ class Binomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
-
-    logits = _binary_probs.logits
-    probs = _binary_probs.probs
-    param_shape = _binary_probs.param_shape
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)

@@ -14,6 +14,7 @@ from tapegrad.nn.functional import one_hot
 from . import constraints
 from .distribution import Distribution
 from .utils import (
+    delegate_to,
     expand_probs_or_logits,
     lazy_property,
     logits_to_probs,
@@ -53,9 +54,7 @@ class Categorical(Distribution):
         param_shape = batch_shape + torch.Size((self._num_events,))
         expand_probs_or_logits(self, new, param_shape)
         new._num_events = self._num_events
-        super(Categorical, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> Any:
@@ -127,29 +126,12 @@ class OneHotCategorical(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> OneHotCategorical:
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        super(OneHotCategorical, new).__init__(batch_shape, self.event_shape,
-                                               validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(OneHotCategorical, batch_shape, _instance, "_categorical")
 
-    @property
-    def _param(self) -> Tensor:
-        return self._categorical._param
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def mean(self) -> Tensor:
-        return self._categorical.probs
+    _param = delegate_to("_categorical._param")
+    probs = delegate_to("_categorical.probs")
+    logits = delegate_to("_categorical.logits")
+    mean = delegate_to("_categorical.probs")
 
     @property
     def mode(self) -> Tensor:
@@ -160,9 +142,7 @@ class OneHotCategorical(Distribution):
     def variance(self) -> Tensor:
         return self._categorical.probs * (1 - self._categorical.probs)
 
-    @property
-    def param_shape(self) -> Any:
-        return self._categorical.param_shape
+    param_shape = delegate_to("_categorical.param_shape")
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         sample_shape = torch.Size(sample_shape)

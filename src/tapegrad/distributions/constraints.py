@@ -14,6 +14,8 @@ import numpy as np
 
 import tapegrad as torch
 
+from .utils import delegate_to
+
 __all__ = [
     "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
     "greater_than", "greater_than_eq", "independent", "integer_interval", "interval",
@@ -109,9 +111,7 @@ class _IndependentConstraint(Constraint):
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__()
 
-    @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
-        return self.base_constraint.is_discrete
+    is_discrete = delegate_to("base_constraint.is_discrete")
 
     @property
     def event_dim(self) -> int:  # type: ignore[override]
@@ -141,13 +141,8 @@ class MixtureSameFamilyConstraint(Constraint):
         self.base_constraint = base_constraint
         super().__init__()
 
-    @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
-        return self.base_constraint.is_discrete
-
-    @property
-    def event_dim(self) -> int:  # type: ignore[override]
-        return self.base_constraint.event_dim
+    is_discrete = delegate_to("base_constraint.is_discrete")
+    event_dim = delegate_to("base_constraint.event_dim")
 
     def check(self, value: Any) -> Any:
         unsqueezed = value.unsqueeze(-1 - self.event_dim)
@@ -183,58 +178,73 @@ class _OneHot(Constraint):
         return is_boolean.all(-1) & is_normalized
 
 
-def _fmt(name: str, **bounds: Any) -> str:
-    return name + "(" + ", ".join(f"{k}={v}" for k, v in bounds.items()) + ")"
+class _Bounded(Constraint):
+    """A constraint given by its bounds, the attributes named in ``_bounds``; its repr lists
+    them: ``GreaterThan(lower_bound=0.0)``."""
+
+    _bounds: tuple = ()
+
+    def __repr__(self) -> str:
+        bounds = ", ".join(f"{name}={getattr(self, name)}" for name in self._bounds)
+        return f"{self.__class__.__name__[1:]}({bounds})"
 
 
-class _IntegerInterval(Constraint):
-    """Integers in [lower_bound, upper_bound]."""
+class _LowerBounded(_Bounded):
+    """Values above ``lower_bound``."""
 
-    is_discrete = True
+    _bounds = ("lower_bound",)
+
+    def __init__(self, lower_bound: Any) -> None:
+        self.lower_bound = lower_bound
+        super().__init__()
+
+
+class _UpperBounded(_Bounded):
+    """Values below ``upper_bound``."""
+
+    _bounds = ("upper_bound",)
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+        super().__init__()
+
+
+class _BoundedInterval(_Bounded):
+    """Values between ``lower_bound`` and ``upper_bound``."""
+
+    _bounds = ("lower_bound", "upper_bound")
 
     def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
         self.lower_bound = lower_bound
         self.upper_bound = upper_bound
         super().__init__()
 
+
+class _IntegerInterval(_BoundedInterval):
+    """Integers in [lower_bound, upper_bound]."""
+
+    is_discrete = True
+
     def check(self, value: Any) -> Any:
         return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
-    def __repr__(self) -> str:
-        return _fmt(self.__class__.__name__[1:], lower_bound=self.lower_bound,
-                    upper_bound=self.upper_bound)
 
-
-class _IntegerLessThan(Constraint):
+class _IntegerLessThan(_UpperBounded):
     """Integers <= upper_bound."""
 
     is_discrete = True
 
-    def __init__(self, upper_bound: Any) -> None:
-        self.upper_bound = upper_bound
-        super().__init__()
-
     def check(self, value: Any) -> Any:
         return (value % 1 == 0) & (value <= self.upper_bound)
 
-    def __repr__(self) -> str:
-        return _fmt(self.__class__.__name__[1:], upper_bound=self.upper_bound)
 
-
-class _IntegerGreaterThan(Constraint):
+class _IntegerGreaterThan(_LowerBounded):
     """Integers >= lower_bound."""
 
     is_discrete = True
 
-    def __init__(self, lower_bound: Any) -> None:
-        self.lower_bound = lower_bound
-        super().__init__()
-
     def check(self, value: Any) -> Any:
         return (value % 1 == 0) & (value >= self.lower_bound)
-
-    def __repr__(self) -> str:
-        return _fmt(self.__class__.__name__[1:], lower_bound=self.lower_bound)
 
 
 class _Real(Constraint):
@@ -244,78 +254,39 @@ class _Real(Constraint):
         return value == value  # False for NaN
 
 
-class _GreaterThan(Constraint):
+class _GreaterThan(_LowerBounded):
     """(lower_bound, inf]."""
-
-    def __init__(self, lower_bound: Any) -> None:
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value: Any) -> Any:
         return self.lower_bound < value
 
-    def __repr__(self) -> str:
-        return _fmt(self.__class__.__name__[1:], lower_bound=self.lower_bound)
 
-
-class _GreaterThanEq(Constraint):
+class _GreaterThanEq(_LowerBounded):
     """[lower_bound, inf]."""
-
-    def __init__(self, lower_bound: Any) -> None:
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value: Any) -> Any:
         return self.lower_bound <= value
 
-    def __repr__(self) -> str:
-        return _fmt(self.__class__.__name__[1:], lower_bound=self.lower_bound)
 
-
-class _LessThan(Constraint):
+class _LessThan(_UpperBounded):
     """[-inf, upper_bound)."""
-
-    def __init__(self, upper_bound: Any) -> None:
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value: Any) -> Any:
         return value < self.upper_bound
 
-    def __repr__(self) -> str:
-        return _fmt(self.__class__.__name__[1:], upper_bound=self.upper_bound)
 
-
-class _Interval(Constraint):
+class _Interval(_BoundedInterval):
     """[lower_bound, upper_bound]."""
-
-    def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value: Any) -> Any:
         return (self.lower_bound <= value) & (value <= self.upper_bound)
 
-    def __repr__(self) -> str:
-        return _fmt(self.__class__.__name__[1:], lower_bound=self.lower_bound,
-                    upper_bound=self.upper_bound)
 
-
-class _HalfOpenInterval(Constraint):
+class _HalfOpenInterval(_BoundedInterval):
     """[lower_bound, upper_bound)."""
-
-    def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value: Any) -> Any:
         return (self.lower_bound <= value) & (value < self.upper_bound)
-
-    def __repr__(self) -> str:
-        return _fmt(self.__class__.__name__[1:], lower_bound=self.lower_bound,
-                    upper_bound=self.upper_bound)
 
 
 class _Simplex(Constraint):
@@ -399,48 +370,58 @@ class _Symmetric(_Square):
             return square_check
         return torch.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
 
+    def _check_eigenvalues(self, value: Any, eigenvalue_ok: Any) -> Any:
+        """The check of the positive (semi)definite matrices: the symmetric check where it
+        fails anywhere, else whether ``eigenvalue_ok`` holds for every eigenvalue of each
+        matrix."""
+        sym_check = _Symmetric.check(self, value)
+        if not sym_check.all():
+            return sym_check
+        eigvals = np.linalg.eigvalsh(value.detach().numpy())
+        return torch.from_numpy(np.ascontiguousarray(eigenvalue_ok(eigvals).all(-1)))
+
 
 class _PositiveSemidefinite(_Symmetric):
     """Positive semidefinite matrices."""
 
     def check(self, value: Any) -> Any:
-        sym_check = super().check(value)
-        if not sym_check.all():
-            return sym_check
-        eigvals = np.linalg.eigvalsh(value.detach().numpy())
-        return torch.from_numpy(np.ascontiguousarray((eigvals >= 0).all(-1)))
+        return self._check_eigenvalues(value, lambda eigvals: eigvals >= 0)
 
 
 class _PositiveDefinite(_Symmetric):
     """Positive definite matrices."""
 
     def check(self, value: Any) -> Any:
-        sym_check = super().check(value)
-        if not sym_check.all():
-            return sym_check
-        eigvals = np.linalg.eigvalsh(value.detach().numpy())
-        return torch.from_numpy(np.ascontiguousarray((eigvals > 0).all(-1)))
+        return self._check_eigenvalues(value, lambda eigvals: eigvals > 0)
 
 
-class _Cat(Constraint):
-    """Applies constraints ``cseq`` to consecutive pieces of ``dim`` (lengths ``lengths``)."""
+class _AlongDim(Constraint):
+    """The constraints ``cseq``, each for its own part of dimension ``dim`` of a value:
+    discrete when any of them is."""
 
-    def __init__(self, cseq: Any, dim: int = 0, lengths: Any = None) -> None:
+    def __init__(self, cseq: Any, dim: int = 0) -> None:
         if not all(isinstance(c, Constraint) for c in cseq):
             raise AssertionError("All elements of cseq must be Constraint instances")
         self.cseq = list(cseq)
-        if lengths is None:
-            lengths = [1] * len(self.cseq)
-        self.lengths = list(lengths)
-        if len(self.lengths) != len(self.cseq):
-            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq "
-                                 f"({len(self.cseq)})")
         self.dim = dim
         super().__init__()
 
     @property
     def is_discrete(self) -> bool:  # type: ignore[override]
         return any(c.is_discrete for c in self.cseq)
+
+
+class _Cat(_AlongDim):
+    """Applies constraints ``cseq`` to consecutive pieces of ``dim`` (lengths ``lengths``)."""
+
+    def __init__(self, cseq: Any, dim: int = 0, lengths: Any = None) -> None:
+        super().__init__(cseq, dim)
+        if lengths is None:
+            lengths = [1] * len(self.cseq)
+        self.lengths = list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq "
+                                 f"({len(self.cseq)})")
 
     @property
     def event_dim(self) -> int:  # type: ignore[override]
@@ -455,19 +436,8 @@ class _Cat(Constraint):
         return torch.cat(checks, self.dim)
 
 
-class _Stack(Constraint):
+class _Stack(_AlongDim):
     """Applies constraints ``cseq`` to the slices of ``dim``."""
-
-    def __init__(self, cseq: Any, dim: int = 0) -> None:
-        if not all(isinstance(c, Constraint) for c in cseq):
-            raise AssertionError("All elements of cseq must be Constraint instances")
-        self.cseq = list(cseq)
-        self.dim = dim
-        super().__init__()
-
-    @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
-        return any(c.is_discrete for c in self.cseq)
 
     @property
     def event_dim(self) -> int:  # type: ignore[override]

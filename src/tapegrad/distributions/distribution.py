@@ -24,6 +24,12 @@ from .utils import lazy_property
 
 __all__ = ["Distribution"]
 
+# What a failed validation says was expected, of a parameter or of a scored value.
+_PARAMETER_EXPECTED = ("parameter {param} ({value}) of distribution {dist!r} to satisfy the "
+                       "constraint {constraint!r}")
+_SAMPLE_EXPECTED = ("value argument ({value}) to be within the support ({constraint!r}) of the "
+                    "distribution {dist!r}")
+
 
 class Distribution:
     """Distribution is the abstract base class for probability distributions."""
@@ -60,13 +66,8 @@ class Distribution:
                 if param not in self.__dict__ and isinstance(getattr(type(self), param),
                                                              lazy_property):
                     continue  # not computed yet: the given parameterization was checked
-                value = getattr(self, param)
-                valid = constraint.check(value)
-                if not bool(valid.all()):
-                    raise ValueError(
-                        f"Expected parameter {param} ({type(value).__name__} of shape "
-                        f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
-                        f"constraint {constraint!r}, but found invalid values:\n{value}")
+                self._check_constraint(constraint, getattr(self, param), _PARAMETER_EXPECTED,
+                                       param)
         super().__init__()
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Distribution:
@@ -171,12 +172,18 @@ class Distribution:
                 "Please initialize the distribution with `validate_args=False` to turn off "
                 "validation.", stacklevel=2)
             return
-        valid = support.check(value)
-        if not bool(valid.all()):
-            raise ValueError(
-                f"Expected value argument ({type(value).__name__} of shape "
-                f"{tuple(value.shape)}) to be within the support ({support!r}) of the "
-                f"distribution {self!r}, but found invalid values:\n{value}")
+        self._check_constraint(support, value, _SAMPLE_EXPECTED)
+
+    def _check_constraint(self, constraint: Any, value: Tensor, expected: str,
+                          param: str = "") -> None:
+        """Raise torch's ValueError unless every entry of ``value`` satisfies ``constraint``.
+        ``expected`` (``_PARAMETER_EXPECTED`` or ``_SAMPLE_EXPECTED``) says what was expected;
+        it is filled in only when raising, as the reprs it holds take time."""
+        if not bool(constraint.check(value).all()):
+            described = f"{type(value).__name__} of shape {tuple(value.shape)}"
+            expectation = expected.format(param=param, value=described, dist=self,
+                                          constraint=constraint)
+            raise ValueError(f"Expected {expectation}, but found invalid values:\n{value}")
 
     def _get_checked_instance(self, cls: type, _instance: Any = None) -> Any:
         if _instance is None and type(self).__init__ != cls.__init__:  # type: ignore[misc]
@@ -195,16 +202,29 @@ class Distribution:
         return values
 
     def _expand_parameters(self, cls: type, batch_shape: Any, _instance: Any,
-                           *names: str) -> Any:
-        """torch's ``expand`` for ``cls``, a distribution whose parameters ``names`` all have its
-        batch shape: the new instance (``_instance``, or one made without ``__init__``) gets
-        each parameter expanded to ``batch_shape``, then ``cls``'s parent's ``__init__``
-        (unvalidated) and this instance's ``_validate_args``."""
+                           *names: str, copied: tuple = ()) -> Any:
+        """torch's ``expand`` for ``cls``, a distribution whose parameters ``names`` (tensors or
+        distributions) all have its batch shape: the new instance (``_instance``, or one made
+        without ``__init__``) gets the attributes ``copied`` as they are and each of ``names``
+        that this instance holds expanded to ``batch_shape`` (a lazily computed one that is
+        not computed yet is left for the new instance to compute), then
+        :meth:`_finish_expand`."""
         new = self._get_checked_instance(cls, _instance)
         batch_shape = torch.Size(batch_shape)
+        for name in copied:
+            setattr(new, name, getattr(self, name))
         for name in names:
-            setattr(new, name, getattr(self, name).expand(batch_shape))
-        super(cls, new).__init__(batch_shape, validate_args=False)  # type: ignore[arg-type]
+            if name in self.__dict__:
+                setattr(new, name, getattr(self, name).expand(batch_shape))
+        return self._finish_expand(new, batch_shape)
+
+    def _finish_expand(self, new: Any, batch_shape: Any) -> Any:
+        """The last steps of every ``expand``: ``Distribution.__init__`` on ``new``
+        (unvalidated) with ``batch_shape`` and this event shape, then this instance's
+        ``_validate_args``. (torch calls the expanding class's parent ``__init__``, which there
+        is always this one; here shared bases such as ``LocScale`` have an ``__init__`` of
+        their own, so this one is named.)"""
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 

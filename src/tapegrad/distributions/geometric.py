@@ -8,21 +8,16 @@ import tapegrad as torch
 from tapegrad import Tensor
 from tapegrad.nn.functional import binary_cross_entropy_with_logits
 
-from . import _binary_probs, constraints
-from .distribution import Distribution
-from .utils import (
-    batch_shape_of,
-    broadcast_all,
-    probs_or_logits,
-)
+from . import constraints
+from ._binary_probs import BinaryProbs
+from .utils import batch_shape_of, broadcast_all, probs_or_logits
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(BinaryProbs):
     """P(k) = (1 - p)^k p, k = 0, 1, ...; sampled as floor(log u / log(1 - p))."""
 
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs: Any = None, logits: Any = None,
@@ -36,15 +31,7 @@ class Geometric(Distribution):
         super().__init__(batch_shape_of(param, given), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Geometric:
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = torch.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-        super(Geometric, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(Geometric, batch_shape, _instance, "probs", "logits")
 
     @property
     def mean(self) -> Tensor:
@@ -58,8 +45,7 @@ class Geometric(Distribution):
     def variance(self) -> Tensor:
         return (1.0 / self.probs - 1.0) / self.probs
 
-    logits = _binary_probs.logits
-    probs = _binary_probs.probs
+
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         tiny = torch.finfo(self.probs.dtype).tiny

@@ -13,11 +13,9 @@ from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
 from .uniform import Uniform
-from .utils import broadcast_all
+from .utils import _EULER_GAMMA, broadcast_all, delegate_to
 
 __all__ = ["Gumbel"]
-
-_EULER = 0.57721566490153286060
 
 
 class Gumbel(TransformedDistribution):
@@ -40,10 +38,7 @@ class Gumbel(TransformedDistribution):
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Gumbel:
-        new = self._get_checked_instance(Gumbel, _instance)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+        return self._expand_parameters(Gumbel, batch_shape, _instance, "loc", "scale")
 
     def log_prob(self, value: Any) -> Tensor:  # y - e^y - log scale, y = (loc - x) / scale
         if self._validate_args:
@@ -53,11 +48,9 @@ class Gumbel(TransformedDistribution):
 
     @property
     def mean(self) -> Tensor:
-        return self.loc + self.scale * _EULER
+        return self.loc + self.scale * _EULER_GAMMA
 
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
+    mode = delegate_to("loc")
 
     @property
     def stddev(self) -> Tensor:
@@ -68,4 +61,4 @@ class Gumbel(TransformedDistribution):
         return self.stddev.pow(2)
 
     def entropy(self) -> Tensor:
-        return self.scale.log() + (1 + _EULER)
+        return self.scale.log() + (1 + _EULER_GAMMA)

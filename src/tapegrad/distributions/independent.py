@@ -10,7 +10,7 @@ from tapegrad import Tensor
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _sum_rightmost
+from .utils import _sum_rightmost, delegate_to
 
 __all__ = ["Independent"]
 
@@ -41,13 +41,9 @@ class Independent(Distribution):
         new.base_dist = self.base_dist.expand(
             batch_shape + self.event_shape[: self.reinterpreted_batch_ndims])
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
-        super(Independent, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)
 
-    @property
-    def has_rsample(self) -> bool:  # type: ignore[override]
-        return self.base_dist.has_rsample
+    has_rsample = delegate_to("base_dist.has_rsample")
 
     @property
     def has_enumerate_support(self) -> bool:  # type: ignore[override]
@@ -62,17 +58,9 @@ class Independent(Distribution):
             result = constraints.independent(result, self.reinterpreted_batch_ndims)
         return result
 
-    @property
-    def mean(self) -> Tensor:
-        return self.base_dist.mean
-
-    @property
-    def mode(self) -> Tensor:
-        return self.base_dist.mode
-
-    @property
-    def variance(self) -> Tensor:
-        return self.base_dist.variance
+    mean = delegate_to("base_dist.mean")
+    mode = delegate_to("base_dist.mode")
+    variance = delegate_to("base_dist.variance")
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         return self.base_dist.sample(sample_shape)

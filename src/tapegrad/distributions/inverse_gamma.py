@@ -12,6 +12,7 @@ from . import constraints
 from .gamma import Gamma
 from .transformed_distribution import TransformedDistribution
 from .transforms import PowerTransform
+from .utils import delegate_to
 
 __all__ = ["InverseGamma"]
 
@@ -29,16 +30,10 @@ class InverseGamma(TransformedDistribution):
         super().__init__(base_dist, PowerTransform(neg_one), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> InverseGamma:
-        new = self._get_checked_instance(InverseGamma, _instance)
-        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+        return self._expand_parameters(InverseGamma, batch_shape, _instance)
 
-    @property
-    def concentration(self) -> Tensor:
-        return self.base_dist.concentration
-
-    @property
-    def rate(self) -> Tensor:
-        return self.base_dist.rate
+    concentration = delegate_to("base_dist.concentration")
+    rate = delegate_to("base_dist.rate")
 
     @property
     def mean(self) -> Tensor:

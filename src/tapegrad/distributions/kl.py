@@ -36,13 +36,12 @@ from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
-from .utils import _sum_rightmost
+from .utils import _EULER_GAMMA, _sum_rightmost
 
 __all__ = ["kl_divergence", "register_kl"]
 
 _KL_REGISTRY: dict = {}
 _KL_MEMOIZE: dict = {}
-_EULER_GAMMA = 0.57721566490153286060
 
 
 def register_kl(type_p: type, type_q: type) -> Any:

@@ -13,11 +13,9 @@ from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform
 from .uniform import Uniform
-from .utils import broadcast_all
+from .utils import _EULER_GAMMA, broadcast_all
 
 __all__ = ["Kumaraswamy"]
-
-_EULER = 0.57721566490153286060
 
 
 def _moments(a: Tensor, b: Tensor, n: int) -> Tensor:  # E[X^n] = b B(1 + n/a, b)
@@ -47,10 +45,8 @@ class Kumaraswamy(TransformedDistribution):
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Kumaraswamy:
-        new = self._get_checked_instance(Kumaraswamy, _instance)
-        new.concentration1 = self.concentration1.expand(batch_shape)
-        new.concentration0 = self.concentration0.expand(batch_shape)
-        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+        return self._expand_parameters(Kumaraswamy, batch_shape, _instance,
+                                       "concentration1", "concentration0")
 
     @property
     def mean(self) -> Tensor:
@@ -70,6 +66,6 @@ class Kumaraswamy(TransformedDistribution):
     def entropy(self) -> Tensor:
         t1 = 1 - self.concentration1.reciprocal()
         t0 = 1 - self.concentration0.reciprocal()
-        h0 = torch.digamma(self.concentration0 + 1) + _EULER
+        h0 = torch.digamma(self.concentration0 + 1) + _EULER_GAMMA
         return (t0 + t1 * h0 - torch.log(self.concentration1)
                 - torch.log(self.concentration0))

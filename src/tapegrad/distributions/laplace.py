@@ -7,34 +7,19 @@ from typing import Any
 import tapegrad as torch
 from tapegrad import Tensor
 
-from . import constraints
-from .distribution import Distribution
-from .utils import batch_shape_of, broadcast_all
+from ._loc_scale import LocScale
+from .utils import delegate_to
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(LocScale):
     """The Laplace distribution with density exp(-|x - loc| / scale) / (2 scale)."""
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(batch_shape_of(self.loc, loc, scale), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Laplace:
         return self._expand_parameters(Laplace, batch_shape, _instance, "loc", "scale")
 
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
+    mean = delegate_to("loc")
 
     @property
     def variance(self) -> Tensor:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tapegrad import Tensor
-
 from . import constraints
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
 from .transforms import StickBreakingTransform
+from .utils import delegate_to
 
 __all__ = ["LogisticNormal"]
 
@@ -28,13 +27,7 @@ class LogisticNormal(TransformedDistribution):
         super().__init__(base_dist, StickBreakingTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LogisticNormal:
-        new = self._get_checked_instance(LogisticNormal, _instance)
-        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+        return self._expand_parameters(LogisticNormal, batch_shape, _instance)
 
-    @property
-    def loc(self) -> Tensor:
-        return self.base_dist.base_dist.loc
-
-    @property
-    def scale(self) -> Tensor:
-        return self.base_dist.base_dist.scale
+    loc = delegate_to("base_dist.base_dist.loc")
+    scale = delegate_to("base_dist.base_dist.scale")

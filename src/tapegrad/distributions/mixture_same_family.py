@@ -11,6 +11,7 @@ from tapegrad import Tensor
 from .categorical import Categorical
 from .constraints import MixtureSameFamilyConstraint
 from .distribution import Distribution
+from .utils import delegate_to
 
 __all__ = ["MixtureSameFamily"]
 
@@ -57,23 +58,14 @@ class MixtureSameFamily(Distribution):
         new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
         new._num_component = self._num_component
         new._event_ndims = self._event_ndims
-        event_shape = new._component_distribution.event_shape
-        super(MixtureSameFamily, new).__init__(batch_shape=batch_shape,
-                                               event_shape=event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)
 
     @property
     def support(self) -> Any:
         return MixtureSameFamilyConstraint(self._component_distribution.support)
 
-    @property
-    def mixture_distribution(self) -> Categorical:
-        return self._mixture_distribution
-
-    @property
-    def component_distribution(self) -> Distribution:
-        return self._component_distribution
+    mixture_distribution = delegate_to("_mixture_distribution")
+    component_distribution = delegate_to("_component_distribution")
 
     @property
     def mean(self) -> Tensor:

@@ -13,7 +13,7 @@ from . import constraints
 from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import broadcast_all, delegate_to
 
 __all__ = ["Multinomial"]
 
@@ -35,13 +35,8 @@ class Multinomial(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Multinomial:
-        new = self._get_checked_instance(Multinomial, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.total_count = self.total_count
-        new._categorical = self._categorical.expand(batch_shape)
-        super(Multinomial, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(Multinomial, batch_shape, _instance, "_categorical",
+                                       copied=("total_count",))
 
     @property
     def mean(self) -> Tensor:
@@ -55,17 +50,9 @@ class Multinomial(Distribution):
     def support(self) -> Any:
         return constraints.multinomial(self.total_count)
 
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def param_shape(self) -> Any:
-        return self._categorical.param_shape
+    logits = delegate_to("_categorical.logits")
+    probs = delegate_to("_categorical.probs")
+    param_shape = delegate_to("_categorical.param_shape")
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         # total_count categorical draws, then counted per class

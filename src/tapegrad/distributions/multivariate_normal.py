@@ -11,7 +11,7 @@ from tapegrad import Tensor
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _standard_normal, lazy_property
+from .utils import _standard_normal, delegate_to, lazy_property
 
 __all__ = ["MultivariateNormal"]
 
@@ -88,10 +88,7 @@ class MultivariateNormal(Distribution):
         for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(cov_shape))
-        super(MultivariateNormal, new).__init__(batch_shape, self.event_shape,
-                                                validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)
 
     def _full(self) -> Any:
         return self._batch_shape + self._event_shape + self._event_shape
@@ -112,13 +109,8 @@ class MultivariateNormal(Distribution):
         L_inv = torch.linalg.solve_triangular(L, eye, upper=False)
         return torch.matmul(L_inv.mT, L_inv).expand(self._full())
 
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
+    mean = delegate_to("loc")
+    mode = delegate_to("loc")
 
     @property
     def variance(self) -> Tensor:

@@ -9,24 +9,18 @@ import tapegrad as torch
 from tapegrad import Tensor
 from tapegrad.nn import functional as F
 
-from . import _binary_probs, constraints
-from .distribution import Distribution
+from . import constraints
+from ._binary_probs import BinaryProbsParam
 from .gamma import Gamma
-from .utils import (
-    broadcast_all,
-    expand_probs_or_logits,
-    lazy_property,
-    probs_or_logits,
-    set_probs_or_logits,
-)
+from .utils import lazy_property
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(BinaryProbsParam):
     """P(k) = C(k + r - 1, k) p^k (1 - p)^r, with p the probability of each *success*."""
 
-    _param: Tensor  # the given probs or logits (set_probs_or_logits)
+    total_count: Tensor  # broadcast with the probs or logits (_init_probs_or_logits)
     arg_constraints = {"total_count": constraints.greater_than_eq(0),
                        "probs": constraints.half_open_interval(0.0, 1.0),
                        "logits": constraints.real}
@@ -34,19 +28,11 @@ class NegativeBinomial(Distribution):
 
     def __init__(self, total_count: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        self.total_count, param = broadcast_all(total_count, probs_or_logits(probs, logits))
-        self.total_count = self.total_count.type_as(param)
-        set_probs_or_logits(self, param, probs is not None)
-        super().__init__(param.size(), validate_args=validate_args)
+        self._init_probs_or_logits(probs, logits, validate_args, total_count=total_count)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> NegativeBinomial:
-        new = self._get_checked_instance(NegativeBinomial, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        expand_probs_or_logits(self, new, batch_shape)
-        super(NegativeBinomial, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(NegativeBinomial, batch_shape, _instance,
+                                       "total_count", "probs", "logits")
 
     @property
     def mean(self) -> Tensor:
@@ -59,10 +45,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.mean / torch.sigmoid(-self.logits)
-
-    logits = _binary_probs.logits
-    probs = _binary_probs.probs
-    param_shape = _binary_probs.param_shape
 
     @lazy_property
     def _gamma(self) -> Gamma:

@@ -8,14 +8,14 @@ from typing import Any
 import tapegrad as torch
 from tapegrad import Tensor
 
-from . import constraints
+from ._loc_scale import LocScale
 from .exp_family import ExponentialFamily
-from .utils import _standard_normal, batch_shape_of, broadcast_all
+from .utils import _standard_normal, delegate_to
 
 __all__ = ["Normal"]
 
 
-class Normal(ExponentialFamily):
+class Normal(LocScale, ExponentialFamily):
     """The normal distribution N(loc, scale^2).
 
     Example:
@@ -25,29 +25,13 @@ class Normal(ExponentialFamily):
         tensor(1.5410)
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
     _mean_carrier_measure = 0
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(batch_shape_of(self.loc, loc, scale), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Normal:
         return self._expand_parameters(Normal, batch_shape, _instance, "loc", "scale")
 
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
-
-    @property
-    def stddev(self) -> Tensor:
-        return self.scale
+    mean = delegate_to("loc")
+    stddev = delegate_to("scale")
 
     @property
     def variance(self) -> Tensor:
@@ -58,10 +42,8 @@ class Normal(ExponentialFamily):
         with torch.no_grad():
             return torch.normal(self.loc.expand(shape), self.scale.expand(shape))
 
-    def rsample(self, sample_shape: Any = ()) -> Tensor:
-        shape = self._extended_shape(sample_shape)
-        eps = _standard_normal(shape, dtype=self.loc.dtype)  # the noise, free of parameters
-        return self.loc + eps * self.scale
+    def _standard_sample(self, shape: Any) -> Tensor:
+        return _standard_normal(shape, dtype=self.loc.dtype)
 
     def log_prob(self, value: Any) -> Tensor:
         # log N(x; mu, s) = -(x - mu)^2 / (2 s^2) - log s - log sqrt(2 pi)

@@ -10,7 +10,7 @@ from . import constraints
 from .exponential import Exponential
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
-from .utils import broadcast_all
+from .utils import broadcast_all, delegate_to
 
 __all__ = ["Pareto"]
 
@@ -27,19 +27,14 @@ class Pareto(TransformedDistribution):
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Pareto:
-        new = self._get_checked_instance(Pareto, _instance)
-        new.scale = self.scale.expand(batch_shape)
-        new.alpha = self.alpha.expand(batch_shape)
-        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+        return self._expand_parameters(Pareto, batch_shape, _instance, "scale", "alpha")
 
     @property
     def mean(self) -> Tensor:
         a = self.alpha.clamp(min=1)
         return a * self.scale / (a - 1)
 
-    @property
-    def mode(self) -> Tensor:
-        return self.scale
+    mode = delegate_to("scale")
 
     @property
     def variance(self) -> Tensor:

@@ -9,7 +9,7 @@ from tapegrad import Tensor
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import batch_shape_of, broadcast_all
+from .utils import batch_shape_of, broadcast_all, delegate_to
 
 __all__ = ["Poisson"]
 
@@ -27,17 +27,13 @@ class Poisson(ExponentialFamily):
     def expand(self, batch_shape: Any, _instance: Any = None) -> Poisson:
         return self._expand_parameters(Poisson, batch_shape, _instance, "rate")
 
-    @property
-    def mean(self) -> Tensor:
-        return self.rate
+    mean = delegate_to("rate")
 
     @property
     def mode(self) -> Tensor:
         return self.rate.floor()
 
-    @property
-    def variance(self) -> Tensor:
-        return self.rate
+    variance = delegate_to("rate")
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)

@@ -11,50 +11,31 @@ from typing import Any
 import tapegrad as torch
 from tapegrad import Tensor
 
-from . import _binary_probs, constraints
+from . import constraints
+from ._binary_probs import BinaryProbsParam
 from .categorical import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
-from .utils import (
-    batch_shape_of,
-    broadcast_all,
-    clamp_probs,
-    expand_probs_or_logits,
-    probs_or_logits,
-    set_probs_or_logits,
-)
+from .utils import broadcast_all, clamp_probs, delegate_to
 
 __all__ = ["ExpRelaxedCategorical", "LogitRelaxedBernoulli", "RelaxedBernoulli",
            "RelaxedOneHotCategorical"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryProbsParam):
     """The logit of a RelaxedBernoulli sample: (logit(u) + logit(p)) / temperature."""
 
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
 
     def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
         self.temperature = temperature
-        given = probs_or_logits(probs, logits)
-        (param,) = broadcast_all(given)
-        set_probs_or_logits(self, param, probs is not None)
-        super().__init__(batch_shape_of(param, given), validate_args=validate_args)
+        self._init_probs_or_logits(probs, logits, validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LogitRelaxedBernoulli:
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.temperature = self.temperature
-        expand_probs_or_logits(self, new, batch_shape)
-        super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    logits = _binary_probs.logits
-    probs = _binary_probs.probs
-    param_shape = _binary_probs.param_shape
+        return self._expand_parameters(LogitRelaxedBernoulli, batch_shape, _instance,
+                                       "probs", "logits", copied=("temperature",))
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
@@ -71,12 +52,21 @@ class LogitRelaxedBernoulli(Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class _Relaxed(TransformedDistribution):
+    """A relaxed distribution: its base, which lives in logit or log space, through a
+    sigmoid or an exp; the temperature and the parameters are the base's."""
+
+    has_rsample = True
+    temperature = delegate_to("base_dist.temperature")
+    logits = delegate_to("base_dist.logits")
+    probs = delegate_to("base_dist.probs")
+
+
+class RelaxedBernoulli(_Relaxed):
     """sigmoid of a LogitRelaxedBernoulli: values in (0, 1)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval  # type: ignore[assignment]
-    has_rsample = True
 
     def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
@@ -84,20 +74,8 @@ class RelaxedBernoulli(TransformedDistribution):
         super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedBernoulli:
-        new = self._get_checked_instance(RelaxedBernoulli, _instance)
-        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+        return self._expand_parameters(RelaxedBernoulli, batch_shape, _instance)
 
-    @property
-    def temperature(self) -> Any:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs
 
 
 class ExpRelaxedCategorical(Distribution):
@@ -116,26 +94,12 @@ class ExpRelaxedCategorical(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> ExpRelaxedCategorical:
-        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.temperature = self.temperature
-        new._categorical = self._categorical.expand(batch_shape)
-        super(ExpRelaxedCategorical, new).__init__(batch_shape, self.event_shape,
-                                                   validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_parameters(ExpRelaxedCategorical, batch_shape, _instance,
+                                       "_categorical", copied=("temperature",))
 
-    @property
-    def param_shape(self) -> Any:
-        return self._categorical.param_shape
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
+    param_shape = delegate_to("_categorical.param_shape")
+    logits = delegate_to("_categorical.logits")
+    probs = delegate_to("_categorical.probs")
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
@@ -156,13 +120,12 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_Relaxed):
     """exp of an ExpRelaxedCategorical: points of the simplex near its corners."""
 
     _param: Tensor  # the given probs or logits (set_probs_or_logits)
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex  # type: ignore[assignment]
-    has_rsample = True
 
     def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
@@ -171,17 +134,5 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedOneHotCategorical:
-        new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
-        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+        return self._expand_parameters(RelaxedOneHotCategorical, batch_shape, _instance)
 
-    @property
-    def temperature(self) -> Any:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs

@@ -11,7 +11,7 @@ from tapegrad import Tensor
 from . import constraints
 from .chi2 import Chi2
 from .distribution import Distribution
-from .utils import _standard_normal, broadcast_all
+from .utils import _standard_normal, broadcast_all, delegate_to
 
 __all__ = ["StudentT"]
 
@@ -30,9 +30,7 @@ class StudentT(Distribution):
         m[self.df <= 1] = math.nan
         return m
 
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
+    mode = delegate_to("loc")
 
     @property
     def variance(self) -> Tensor:

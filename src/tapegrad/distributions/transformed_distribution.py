@@ -13,7 +13,7 @@ from .distribution import Distribution
 from .independent import Independent
 from .normal import Normal
 from .transforms import ComposeTransform, ExpTransform, Transform
-from .utils import _sum_rightmost
+from .utils import _sum_rightmost, delegate_to
 
 __all__ = ["LogNormal", "TransformedDistribution"]
 
@@ -62,10 +62,19 @@ class TransformedDistribution(Distribution):
         base_batch_shape = shape[: len(shape) - len(self.base_dist.event_shape)]
         new.base_dist = self.base_dist.expand(base_batch_shape)
         new.transforms = self.transforms
-        super(TransformedDistribution, new).__init__(batch_shape, self.event_shape,
-                                                     validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)
+
+    def _expand_parameters(self, cls: type, batch_shape: Any, _instance: Any,
+                           *names: str, copied: tuple = ()) -> Any:
+        """``expand`` for ``cls``, a subclass: its own parameters ``names`` expanded to
+        ``batch_shape`` (and ``copied`` as they are), then the base distribution and the
+        transforms as :meth:`expand` gives them."""
+        new = self._get_checked_instance(cls, _instance)
+        for name in copied:
+            setattr(new, name, getattr(self, name))
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        return TransformedDistribution.expand(self, batch_shape, _instance=new)
 
     @constraints.dependent_property(is_discrete=False)
     def support(self) -> Any:
@@ -76,9 +85,7 @@ class TransformedDistribution(Distribution):
             support = constraints.independent(support, len(self.event_shape) - support.event_dim)
         return support
 
-    @property
-    def has_rsample(self) -> bool:  # type: ignore[override]
-        return self.base_dist.has_rsample
+    has_rsample = delegate_to("base_dist.has_rsample")
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         with torch.no_grad():
@@ -143,16 +150,10 @@ class LogNormal(TransformedDistribution):
         super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LogNormal:
-        new = self._get_checked_instance(LogNormal, _instance)
-        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+        return self._expand_parameters(LogNormal, batch_shape, _instance)
 
-    @property
-    def loc(self) -> Tensor:
-        return self.base_dist.loc
-
-    @property
-    def scale(self) -> Tensor:
-        return self.base_dist.scale
+    loc = delegate_to("base_dist.loc")
+    scale = delegate_to("base_dist.scale")
 
     @property
     def mean(self) -> Tensor:

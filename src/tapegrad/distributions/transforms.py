@@ -20,7 +20,7 @@ from tapegrad import Tensor
 from tapegrad.nn import functional as F
 
 from . import constraints
-from .utils import _sum_rightmost, broadcast_all
+from .utils import _sum_rightmost, broadcast_all, delegate_to
 
 __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
@@ -87,24 +87,25 @@ class Transform:
     __hash__ = object.__hash__
 
     def __call__(self, x: Any) -> Any:
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = (x, y)
-        return y
+        return self._through_cache(x, forward=True)
 
     def _inv_call(self, y: Any) -> Any:
+        return self._through_cache(y, forward=False)
+
+    def _through_cache(self, value: Any, forward: bool) -> Any:
+        """``_call(value)`` when ``forward``, else ``_inverse(value)``; with ``cache_size=1``
+        the last (x, y) pair is kept, and the very object last given (or returned) on one
+        side gives back the other side without computing."""
+        compute = self._call if forward else self._inverse
         if self._cache_size == 0:
-            return self._inverse(y)
+            return compute(value)
         x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = (x, y)
-        return x
+        given_old, other_old = (x_old, y_old) if forward else (y_old, x_old)
+        if value is given_old:
+            return other_old
+        result = compute(value)
+        self._cached_x_y = (value, result) if forward else (result, value)
+        return result
 
     def _call(self, x: Any) -> Any:
         raise NotImplementedError
@@ -132,25 +133,11 @@ class _InverseTransform(Transform):
         super().__init__(cache_size=transform._cache_size)
         self._inv = transform
 
-    @property
-    def domain(self) -> Any:  # type: ignore[override]
-        return self._inv.codomain
-
-    @property
-    def codomain(self) -> Any:  # type: ignore[override]
-        return self._inv.domain
-
-    @property
-    def bijective(self) -> bool:  # type: ignore[override]
-        return self._inv.bijective
-
-    @property
-    def sign(self) -> Any:
-        return self._inv.sign
-
-    @property
-    def inv(self) -> Transform:
-        return self._inv
+    domain = delegate_to("_inv.codomain")
+    codomain = delegate_to("_inv.domain")
+    bijective = delegate_to("_inv.bijective")
+    sign = delegate_to("_inv.sign")
+    inv = delegate_to("_inv")
 
     def with_cache(self, cache_size: int = 1) -> Transform:
         return self.inv.with_cache(cache_size).inv
@@ -309,13 +296,8 @@ class IndependentTransform(Transform):
         return constraints.independent(self.base_transform.codomain,
                                        self.reinterpreted_batch_ndims)
 
-    @property
-    def bijective(self) -> bool:  # type: ignore[override]
-        return self.base_transform.bijective
-
-    @property
-    def sign(self) -> Any:
-        return self.base_transform.sign
+    bijective = delegate_to("base_transform.bijective")
+    sign = delegate_to("base_transform.sign")
 
     def _call(self, x: Any) -> Any:
         if x.dim() < self.domain.event_dim:
@@ -380,34 +362,53 @@ class ReshapeTransform(Transform):
         return x.new_zeros(batch_shape)
 
     def forward_shape(self, shape: Any) -> Any:
-        if len(shape) < len(self.in_shape):
-            raise ValueError("Too few dimensions on input")
-        cut = len(shape) - len(self.in_shape)
-        if shape[cut:] != self.in_shape:
-            raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {self.in_shape}")
-        return shape[:cut] + self.out_shape
+        return _replace_rightmost(shape, self.in_shape, self.out_shape)
 
     def inverse_shape(self, shape: Any) -> Any:
-        if len(shape) < len(self.out_shape):
-            raise ValueError("Too few dimensions on input")
-        cut = len(shape) - len(self.out_shape)
-        if shape[cut:] != self.out_shape:
-            raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {self.out_shape}")
-        return shape[:cut] + self.in_shape
+        return _replace_rightmost(shape, self.out_shape, self.in_shape)
 
 
-class ExpTransform(Transform):
-    """y = exp(x)."""
+def _replace_rightmost(shape: Any, old: Any, new: Any) -> Any:
+    """``shape`` with its rightmost dims, which must be ``old``, replaced by ``new``."""
+    if len(shape) < len(old):
+        raise ValueError("Too few dimensions on input")
+    cut = len(shape) - len(old)
+    if shape[cut:] != old:
+        raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {old}")
+    return shape[:cut] + new
+
+
+class _ParameterFreeTransform(Transform):
+    """A transform without parameters: all instances of its class are equal
+    (``ExpTransform() == ExpTransform()``), as in torch, where each such class compares with
+    ``isinstance(other, ThatClass)``."""
+
+    _kind: type  # the class whose instances this one equals
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__module__ == __name__:  # a subclass made elsewhere compares as its parent
+            cls._kind = cls
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, self._kind)
+
+    __hash__ = object.__hash__
+
+
+class _IncreasingBijection(_ParameterFreeTransform):
+    """A parameter-free increasing bijection from the real line (exp, sigmoid, softplus,
+    tanh)."""
 
     domain = constraints.real
-    codomain = constraints.positive
     bijective = True
     sign = +1
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ExpTransform)
 
-    __hash__ = object.__hash__
+class ExpTransform(_IncreasingBijection):
+    """y = exp(x)."""
+
+    codomain = constraints.positive
 
     def _call(self, x: Any) -> Any:
         return x.exp()
@@ -467,18 +468,10 @@ def _clipped_sigmoid(x: Tensor) -> Tensor:
     return torch.clamp(torch.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_IncreasingBijection):
     """y = sigmoid(x), clipped into (0, 1)."""
 
-    domain = constraints.real
     codomain = constraints.unit_interval
-    bijective = True
-    sign = +1
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Any) -> Any:
         return _clipped_sigmoid(x)
@@ -492,18 +485,10 @@ class SigmoidTransform(Transform):
         return -F.softplus(-x) - F.softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_IncreasingBijection):
     """y = log(1 + exp(x))."""
 
-    domain = constraints.real
     codomain = constraints.positive
-    bijective = True
-    sign = +1
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Any) -> Any:
         return F.softplus(x)
@@ -515,18 +500,10 @@ class SoftplusTransform(Transform):
         return -F.softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_IncreasingBijection):
     """y = tanh(x)."""
 
-    domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
-    bijective = True
-    sign = +1
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Any) -> Any:
         return x.tanh()
@@ -538,16 +515,11 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_ParameterFreeTransform):
     """y = |x| (not injective)."""
 
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Any) -> Any:
         return x.abs()
@@ -567,9 +539,7 @@ class AffineTransform(Transform):
         self.scale = scale
         self._event_dim = event_dim
 
-    @property
-    def event_dim(self) -> int:
-        return self._event_dim
+    event_dim = delegate_to("_event_dim")
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self) -> Any:
@@ -633,16 +603,11 @@ class AffineTransform(Transform):
     inverse_shape = forward_shape
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_ParameterFreeTransform):
     """y = softmax(x) over the last dim (not injective: shifts of x give the same y)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Any) -> Any:
         probs = (x - x.max(-1, True)[0]).exp()
@@ -659,17 +624,12 @@ class SoftmaxTransform(Transform):
     inverse_shape = forward_shape
 
 
-class StickBreakingTransform(Transform):
+class StickBreakingTransform(_ParameterFreeTransform):
     """Real vectors of length K-1 onto the K-simplex by stick breaking (bijective)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Any) -> Any:
         offset = x.shape[-1] + 1 - x.new_ones(x.shape[-1]).cumsum(-1)

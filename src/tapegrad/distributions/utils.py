@@ -1,19 +1,25 @@
 """Helpers shared by the distributions: broadcasting parameters (and the batch shape they
 give), the ``probs``-or-``logits`` parameterization, logits <-> probabilities, clamping
-probabilities away from 0 and 1, and lazily computed attributes."""
+probabilities away from 0 and 1, lazily computed attributes, and properties that read an
+attribute of another object (``delegate_to``)."""
 
 from __future__ import annotations
 
 import numbers
+import operator
 from functools import update_wrapper
 from typing import Any
 
 import tapegrad as torch
 from tapegrad import Tensor
 
-__all__ = ["batch_shape_of", "broadcast_all", "clamp_probs", "expand_probs_or_logits",
-           "lazy_property", "logits_to_probs", "probs_or_logits", "probs_to_logits",
-           "set_probs_or_logits", "tril_matrix_to_vec", "vec_to_tril_matrix"]
+__all__ = ["batch_shape_of", "broadcast_all", "clamp_probs", "delegate_to",
+           "expand_probs_or_logits", "lazy_property", "logits_to_probs", "probs_or_logits",
+           "probs_to_logits", "set_probs_or_logits", "tril_matrix_to_vec", "vec_to_tril_matrix"]
+
+
+# The Euler-Mascheroni constant (the mean of a standard Gumbel draw is this).
+_EULER_GAMMA = 0.57721566490153286060
 
 
 def broadcast_all(*values: Any) -> tuple:
@@ -102,6 +108,13 @@ def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
     if is_binary:
         return torch.log(ps_clamped) - torch.log1p(-ps_clamped)
     return torch.log(ps_clamped)
+
+
+def delegate_to(path: str) -> Any:
+    """A read-only property whose value is ``self.<path>``, ``path`` a dotted attribute path
+    such as ``"base_dist.scale"``: how a distribution built on another one shows that one's
+    parameters (and moments) as its own, without copying them."""
+    return property(operator.attrgetter(path), doc=f"``self.{path}``.")
 
 
 class lazy_property:  # noqa: N801 - torch's name

@@ -11,11 +11,9 @@ from . import constraints
 from .exponential import Exponential
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform
-from .utils import broadcast_all
+from .utils import _EULER_GAMMA, broadcast_all
 
 __all__ = ["Weibull"]
-
-_EULER = 0.57721566490153286060
 
 
 class Weibull(TransformedDistribution):
@@ -60,5 +58,5 @@ class Weibull(TransformedDistribution):
             - torch.exp(2 * torch.lgamma(1 + self.concentration_reciprocal)))
 
     def entropy(self) -> Tensor:
-        return (_EULER * (1 - self.concentration_reciprocal)
+        return (_EULER_GAMMA * (1 - self.concentration_reciprocal)
                 + torch.log(self.scale * self.concentration_reciprocal) + 1)
