@@ -8,13 +8,13 @@ from typing import Any, cast
 from ... import flatten, nn
 from ..._tensor import Tensor
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
 from ._utils import (
+    _builder,
     _imagenet1k_weights,
     _load_weights,
     _ovewrite_named_param,
-    handle_legacy_interface,
 )
 
 __all__ = [
@@ -193,62 +193,20 @@ class VGG19_BN_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG11_Weights.IMAGENET1K_V1))
-def vgg11(*, weights: VGG11_Weights | None = None, progress: bool = True, **kwargs: Any) -> VGG:
-    """VGG-11 (configuration "A") from "Very Deep Convolutional Networks for Large-Scale Image
-    Recognition"; ``kwargs`` go to ``VGG``."""
-    return _vgg("A", False, VGG11_Weights.verify(weights), progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG11_BN_Weights.IMAGENET1K_V1))
-def vgg11_bn(*, weights: VGG11_BN_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VGG:
-    """VGG-11 with batch normalization."""
-    return _vgg("A", True, VGG11_BN_Weights.verify(weights), progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG13_Weights.IMAGENET1K_V1))
-def vgg13(*, weights: VGG13_Weights | None = None, progress: bool = True, **kwargs: Any) -> VGG:
-    """VGG-13 (configuration "B")."""
-    return _vgg("B", False, VGG13_Weights.verify(weights), progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG13_BN_Weights.IMAGENET1K_V1))
-def vgg13_bn(*, weights: VGG13_BN_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VGG:
-    """VGG-13 with batch normalization."""
-    return _vgg("B", True, VGG13_BN_Weights.verify(weights), progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG16_Weights.IMAGENET1K_V1))
-def vgg16(*, weights: VGG16_Weights | None = None, progress: bool = True, **kwargs: Any) -> VGG:
-    """VGG-16 (configuration "D")."""
-    return _vgg("D", False, VGG16_Weights.verify(weights), progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG16_BN_Weights.IMAGENET1K_V1))
-def vgg16_bn(*, weights: VGG16_BN_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VGG:
-    """VGG-16 with batch normalization."""
-    return _vgg("D", True, VGG16_BN_Weights.verify(weights), progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG19_Weights.IMAGENET1K_V1))
-def vgg19(*, weights: VGG19_Weights | None = None, progress: bool = True, **kwargs: Any) -> VGG:
-    """VGG-19 (configuration "E")."""
-    return _vgg("E", False, VGG19_Weights.verify(weights), progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG19_BN_Weights.IMAGENET1K_V1))
-def vgg19_bn(*, weights: VGG19_BN_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VGG:
-    """VGG-19 with batch normalization."""
-    return _vgg("E", True, VGG19_BN_Weights.verify(weights), progress, **kwargs)
+vgg11 = _builder("vgg11", VGG11_Weights, VGG, _vgg, "A", False,
+                 doc='VGG-11 (configuration "A") from "Very Deep Convolutional Networks for '
+                     'Large-Scale Image Recognition"; ``kwargs`` go to ``VGG``.')
+vgg11_bn = _builder("vgg11_bn", VGG11_BN_Weights, VGG, _vgg, "A", True,
+                    doc="VGG-11 with batch normalization.")
+vgg13 = _builder("vgg13", VGG13_Weights, VGG, _vgg, "B", False,
+                 doc='VGG-13 (configuration "B").')
+vgg13_bn = _builder("vgg13_bn", VGG13_BN_Weights, VGG, _vgg, "B", True,
+                    doc="VGG-13 with batch normalization.")
+vgg16 = _builder("vgg16", VGG16_Weights, VGG, _vgg, "D", False,
+                 doc='VGG-16 (configuration "D").')
+vgg16_bn = _builder("vgg16_bn", VGG16_BN_Weights, VGG, _vgg, "D", True,
+                    doc="VGG-16 with batch normalization.")
+vgg19 = _builder("vgg19", VGG19_Weights, VGG, _vgg, "E", False,
+                 doc='VGG-19 (configuration "E").')
+vgg19_bn = _builder("vgg19_bn", VGG19_BN_Weights, VGG, _vgg, "E", True,
+                    doc="VGG-19 with batch normalization.")
