@@ -583,15 +583,12 @@ def erase(img: Tensor, i: int, j: int, h: int, w: int, v: Tensor, inplace: bool 
     return F_t.erase(img, i, j, h, w, v, inplace=inplace)
 
 
-def gaussian_blur(img: Any, kernel_size: Any, sigma: Any = None) -> Any:
-    """Blur with a Gaussian of odd ``kernel_size`` and ``sigma`` (default 0.3 ((k - 1) 0.5 -
-    1) + 0.8, as OpenCV), reflecting at the borders. PIL images go through a tensor."""
-    if not isinstance(kernel_size, (int, list, tuple)):
-        raise TypeError(
-            f"kernel_size should be int or a sequence of integers. Got {type(kernel_size)}")
+def _blur_kernel_size_and_default_sigma(kernel_size: Any, sigma: Any) -> tuple[Any, Any]:
+    """``gaussian_blur``'s kernel size (an int stands for both sides) checked to be two odd
+    positive integers, and ``sigma``, by default 0.3 ((k - 1) 0.5 - 1) + 0.8 per side."""
     if isinstance(kernel_size, int):
         kernel_size = [kernel_size, kernel_size]
-    if len(kernel_size) != 2:
+    elif len(kernel_size) != 2:
         raise ValueError(
             f"If kernel_size is a sequence its length should be 2. Got {len(kernel_size)}")
     for ksize in kernel_size:
@@ -600,6 +597,16 @@ def gaussian_blur(img: Any, kernel_size: Any, sigma: Any = None) -> Any:
                 f"kernel_size should have odd and positive integers. Got {kernel_size}")
     if sigma is None:
         sigma = [ksize * 0.15 + 0.35 for ksize in kernel_size]
+    return kernel_size, sigma
+
+
+def gaussian_blur(img: Any, kernel_size: Any, sigma: Any = None) -> Any:
+    """Blur with a Gaussian of odd ``kernel_size`` and ``sigma`` (default 0.3 ((k - 1) 0.5 -
+    1) + 0.8, as OpenCV), reflecting at the borders. PIL images go through a tensor."""
+    if not isinstance(kernel_size, (int, list, tuple)):
+        raise TypeError(
+            f"kernel_size should be int or a sequence of integers. Got {type(kernel_size)}")
+    kernel_size, sigma = _blur_kernel_size_and_default_sigma(kernel_size, sigma)
     if sigma is not None and not isinstance(sigma, (int, float, list, tuple)):
         raise TypeError(
             f"sigma should be either float or sequence of floats. Got {type(sigma)}")

@@ -491,40 +491,55 @@ class TenCrop(nn.Module):
         return f"{self.__class__.__name__}(size={self.size}, vertical_flip={self.vertical_flip})"
 
 
+def _check_whitening(transformation_matrix: Tensor, mean_vector: Tensor) -> None:
+    """LinearTransformation's (v1's and v2's) checks: a square matrix, a mean vector as long as
+    a side of it, both on one device with one dtype."""
+    if transformation_matrix.size(0) != transformation_matrix.size(1):
+        raise ValueError("transformation_matrix should be square. Got "
+                         f"{tuple(transformation_matrix.size())} rectangular matrix.")
+    if mean_vector.size(0) != transformation_matrix.size(0):
+        raise ValueError(
+            f"mean_vector should have the same length {mean_vector.size(0)} as any one of "
+            "the dimensions of the transformation_matrix "
+            f"[{tuple(transformation_matrix.size())}]")
+    if transformation_matrix.device != mean_vector.device:
+        raise ValueError("Input tensors should be on the same device. Got "
+                         f"{transformation_matrix.device} and {mean_vector.device}")
+    if transformation_matrix.dtype != mean_vector.dtype:
+        raise ValueError("Input tensors should have the same dtype. Got "
+                         f"{transformation_matrix.dtype} and {mean_vector.dtype}")
+
+
+def _whitened_size(tensor: Tensor, transformation_matrix: Tensor, mean_vector: Tensor) -> int:
+    """The number of values of each image LinearTransformation (v1's and v2's) flattens,
+    checked to be the matrix's number of rows, and the input checked to be on the mean
+    vector's device."""
+    shape = tensor.shape
+    n = shape[-3] * shape[-2] * shape[-1]
+    if n != transformation_matrix.shape[0]:
+        raise ValueError("Input tensor and transformation matrix have incompatible shape."
+                         f"[{shape[-3]} x {shape[-2]} x {shape[-1]}] != "
+                         f"{transformation_matrix.shape[0]}")
+    if tensor.device.type != mean_vector.device.type:
+        raise ValueError("Input tensor should be on the same device as transformation "
+                         f"matrix and mean vector. Got {tensor.device} vs "
+                         f"{mean_vector.device}")
+    return n
+
+
 class LinearTransformation(nn.Module):
     """Flatten the image, subtract ``mean_vector`` and multiply by ``transformation_matrix``
     (a whitening transform, for instance ZCA)."""
 
     def __init__(self, transformation_matrix: Tensor, mean_vector: Tensor) -> None:
         super().__init__()
-        if transformation_matrix.size(0) != transformation_matrix.size(1):
-            raise ValueError("transformation_matrix should be square. Got "
-                             f"{tuple(transformation_matrix.size())} rectangular matrix.")
-        if mean_vector.size(0) != transformation_matrix.size(0):
-            raise ValueError(
-                f"mean_vector should have the same length {mean_vector.size(0)} as any one of "
-                "the dimensions of the transformation_matrix "
-                f"[{tuple(transformation_matrix.size())}]")
-        if transformation_matrix.device != mean_vector.device:
-            raise ValueError("Input tensors should be on the same device. Got "
-                             f"{transformation_matrix.device} and {mean_vector.device}")
-        if transformation_matrix.dtype != mean_vector.dtype:
-            raise ValueError("Input tensors should have the same dtype. Got "
-                             f"{transformation_matrix.dtype} and {mean_vector.dtype}")
+        _check_whitening(transformation_matrix, mean_vector)
         self.transformation_matrix = transformation_matrix
         self.mean_vector = mean_vector
 
     def forward(self, tensor: Tensor) -> Tensor:
         shape = tensor.shape
-        n = shape[-3] * shape[-2] * shape[-1]
-        if n != self.transformation_matrix.shape[0]:
-            raise ValueError("Input tensor and transformation matrix have incompatible shape."
-                             f"[{shape[-3]} x {shape[-2]} x {shape[-1]}] != "
-                             f"{self.transformation_matrix.shape[0]}")
-        if tensor.device.type != self.mean_vector.device.type:
-            raise ValueError("Input tensor should be on the same device as transformation "
-                             f"matrix and mean vector. Got {tensor.device} vs "
-                             f"{self.mean_vector.device}")
+        n = _whitened_size(tensor, self.transformation_matrix, self.mean_vector)
         flat_tensor = tensor.view(-1, n) - self.mean_vector
         transformation_matrix = self.transformation_matrix.to(flat_tensor.dtype)
         return tapegrad.mm(flat_tensor, transformation_matrix).view(shape)
@@ -650,6 +665,21 @@ class RandomRotation(nn.Module):
         return s + ")"
 
 
+def _check_translate_and_scale(translate: Any, scale: Any) -> None:
+    """RandomAffine's (v1's and v2's) checks: ``translate`` and ``scale``, where given, pairs of
+    fractions in [0, 1] and of positive factors."""
+    if translate is not None:
+        _check_sequence_input(translate, "translate", req_sizes=(2,))
+        for t in translate:
+            if not (0.0 <= t <= 1.0):
+                raise ValueError("translation values should be between 0 and 1")
+    if scale is not None:
+        _check_sequence_input(scale, "scale", req_sizes=(2,))
+        for s in scale:
+            if s <= 0:
+                raise ValueError("scale values should be positive")
+
+
 class RandomAffine(nn.Module):
     """A random affine map: rotation from ``degrees``, translation up to ``translate`` of the
     size, scale from ``scale``, shear from ``shear`` (x, or x and y ranges)."""
@@ -661,17 +691,8 @@ class RandomAffine(nn.Module):
         if isinstance(interpolation, int):
             interpolation = _interpolation_modes_from_int(interpolation)
         self.degrees = _setup_angle(degrees, name="degrees", req_sizes=(2,))
-        if translate is not None:
-            _check_sequence_input(translate, "translate", req_sizes=(2,))
-            for t in translate:
-                if not (0.0 <= t <= 1.0):
-                    raise ValueError("translation values should be between 0 and 1")
+        _check_translate_and_scale(translate, scale)
         self.translate = translate
-        if scale is not None:
-            _check_sequence_input(scale, "scale", req_sizes=(2,))
-            for s in scale:
-                if s <= 0:
-                    raise ValueError("scale values should be positive")
         self.scale = scale
         self.shear = (_setup_angle(shear, name="shear", req_sizes=(2, 4)) if shear is not None
                       else shear)
@@ -765,6 +786,47 @@ class RandomGrayscale(nn.Module):
         return f"{self.__class__.__name__}(p={self.p})"
 
 
+def _erasing_box(img_c: int, img_h: int, img_w: int, scale: Sequence[float],
+                 log_ratio: Tensor, value: list[float] | None) -> tuple | None:
+    """RandomErasing's (v1's and v2's) draw: up to 10 tries of an area fraction in ``scale`` and
+    a log-uniform aspect ratio until the box fits, then its top-left corner; (i, j, h, w, the
+    erasing values: ``value`` per channel, or normal noise for None), or None if none fit."""
+    area = img_h * img_w
+    for _ in range(10):
+        erase_area = area * tapegrad.empty(1).uniform_(scale[0], scale[1]).item()
+        aspect_ratio = tapegrad.exp(
+            tapegrad.empty(1).uniform_(log_ratio[0], log_ratio[1])).item()
+        h = int(round(math.sqrt(erase_area * aspect_ratio)))
+        w = int(round(math.sqrt(erase_area / aspect_ratio)))
+        if not (h < img_h and w < img_w):
+            continue
+        if value is None:
+            v = tapegrad.empty([img_c, h, w], dtype=tapegrad.float32).normal_()
+        else:
+            v = tapegrad.tensor(value)[:, None, None]
+        i = tapegrad.randint(0, img_h - h + 1, size=(1,)).item()
+        j = tapegrad.randint(0, img_w - w + 1, size=(1,)).item()
+        return i, j, h, w, v
+    return None
+
+
+def _check_erasing(value: Any, scale: Sequence[float], ratio: Sequence[float]) -> None:
+    """RandomErasing's (v1's and v2's) checks of ``value``, ``scale`` and ``ratio``; the
+    warning names the line that made the transform."""
+    if not isinstance(value, (numbers.Number, str, tuple, list)):
+        raise TypeError("Argument value should be either a number or str or a sequence")
+    if isinstance(value, str) and value != "random":
+        raise ValueError("If value is str, it should be 'random'")
+    if not isinstance(scale, Sequence):
+        raise TypeError("Scale should be a sequence")
+    if not isinstance(ratio, Sequence):
+        raise TypeError("Ratio should be a sequence")
+    if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
+        warnings.warn("Scale and ratio should be of kind (min, max)", stacklevel=3)
+    if scale[0] < 0 or scale[1] > 1:
+        raise ValueError("Scale should be between 0 and 1")
+
+
 class RandomErasing(nn.Module):
     """With probability ``p``, erase a random box of ``scale`` of the area and aspect ratio in
     ``ratio`` (log-uniform) with ``value`` (a number, one per channel, or ``'random'`` normal
@@ -774,18 +836,7 @@ class RandomErasing(nn.Module):
                  ratio: Sequence[float] = (0.3, 3.3), value: Any = 0,
                  inplace: bool = False) -> None:
         super().__init__()
-        if not isinstance(value, (numbers.Number, str, tuple, list)):
-            raise TypeError("Argument value should be either a number or str or a sequence")
-        if isinstance(value, str) and value != "random":
-            raise ValueError("If value is str, it should be 'random'")
-        if not isinstance(scale, Sequence):
-            raise TypeError("Scale should be a sequence")
-        if not isinstance(ratio, Sequence):
-            raise TypeError("Ratio should be a sequence")
-        if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
-            warnings.warn("Scale and ratio should be of kind (min, max)", stacklevel=2)
-        if scale[0] < 0 or scale[1] > 1:
-            raise ValueError("Scale should be between 0 and 1")
+        _check_erasing(value, scale, ratio)
         if p < 0 or p > 1:
             raise ValueError("Random erasing probability should be between 0 and 1")
         self.p = p
@@ -800,24 +851,9 @@ class RandomErasing(nn.Module):
         """(i, j, h, w, v): up to 10 draws of a box that fits, else the whole image and v =
         the image itself (no change)."""
         img_c, img_h, img_w = img.shape[-3], img.shape[-2], img.shape[-1]
-        area = img_h * img_w
-        log_ratio = tapegrad.log(tapegrad.tensor(ratio))
-        for _ in range(10):
-            erase_area = area * tapegrad.empty(1).uniform_(scale[0], scale[1]).item()
-            aspect_ratio = tapegrad.exp(
-                tapegrad.empty(1).uniform_(log_ratio[0], log_ratio[1])).item()
-            h = int(round(math.sqrt(erase_area * aspect_ratio)))
-            w = int(round(math.sqrt(erase_area / aspect_ratio)))
-            if not (h < img_h and w < img_w):
-                continue
-            if value is None:
-                v = tapegrad.empty([img_c, h, w], dtype=tapegrad.float32).normal_()
-            else:
-                v = tapegrad.tensor(value)[:, None, None]
-            i = tapegrad.randint(0, img_h - h + 1, size=(1,)).item()
-            j = tapegrad.randint(0, img_w - w + 1, size=(1,)).item()
-            return i, j, h, w, v
-        return 0, 0, img_h, img_w, img
+        box = _erasing_box(img_c, img_h, img_w, scale, tapegrad.log(tapegrad.tensor(ratio)),
+                           value)
+        return box if box is not None else (0, 0, img_h, img_w, img)
 
     def forward(self, img: Tensor) -> Tensor:
         if tapegrad.rand(1) < self.p:

@@ -18,6 +18,7 @@ from tapegrad.vision import tv_tensors
 
 from ... import transforms as _transforms
 from ..functional import _get_perspective_coeffs
+from ..transforms import _check_translate_and_scale
 from . import functional as F
 from ._transform import Transform, _RandomApplyTransform
 from ._utils import (
@@ -304,17 +305,8 @@ class RandomAffine(Transform):
                  center: list[float] | None = None) -> None:
         super().__init__()
         self.degrees = _setup_angle(degrees, name="degrees", req_sizes=(2,))
-        if translate is not None:
-            _check_sequence_input(translate, "translate", req_sizes=(2,))
-            for t in translate:
-                if not (0.0 <= t <= 1.0):
-                    raise ValueError("translation values should be between 0 and 1")
+        _check_translate_and_scale(translate, scale)
         self.translate = translate
-        if scale is not None:
-            _check_sequence_input(scale, "scale", req_sizes=(2,))
-            for s in scale:
-                if s <= 0:
-                    raise ValueError("scale values should be positive")
         self.scale = scale
         self.shear = (_setup_angle(shear, name="shear", req_sizes=(2, 4)) if shear is not None
                       else shear)

@@ -27,7 +27,12 @@ from tapegrad.vision import tv_tensors
 from tapegrad.vision.tv_tensors._bounding_boxes import CLAMPING_MODE_TYPE
 
 from ... import _functional_pil as _FP
-from ..._functional_tensor import _constant_pad_arrays, _pad_symmetric, _small_matmul
+from ..._functional_tensor import (
+    _constant_pad_arrays,
+    _pad_symmetric,
+    _perspective_grid,
+    _small_matmul,
+)
 from ...functional import (
     InterpolationMode,
     _get_perspective_coeffs,
@@ -1204,30 +1209,6 @@ def perspective(inpt: Tensor, startpoints: list[list[int]] | None,
                   coefficients=coefficients)
 
 
-def _perspective_grid(coeffs: list[float], ow: int, oh: int, dtype: Any, device: Any
-                      ) -> Tensor:
-    """The normalized grid of the projective map at the output pixel centers."""
-    theta1 = tapegrad.tensor([[[coeffs[0], coeffs[1], coeffs[2]],
-                               [coeffs[3], coeffs[4], coeffs[5]]]], dtype=dtype, device=device)
-    theta2 = tapegrad.tensor([[[coeffs[6], coeffs[7], 1.0], [coeffs[6], coeffs[7], 1.0]]],
-                             dtype=dtype, device=device)
-    d = 0.5
-    base_grid = tapegrad.empty(1, oh, ow, 3, dtype=dtype, device=device)
-    x_grid = tapegrad.linspace(d, ow + d - 1.0, steps=ow, device=device, dtype=dtype)
-    base_grid[..., 0].copy_(x_grid)
-    y_grid = tapegrad.linspace(d, oh + d - 1.0, steps=oh, device=device,
-                               dtype=dtype).unsqueeze_(-1)
-    base_grid[..., 1].copy_(y_grid)
-    base_grid[..., 2].fill_(1)
-    rescaled_theta1 = theta1.transpose(1, 2).div_(
-        tapegrad.tensor([0.5 * ow, 0.5 * oh], dtype=dtype, device=device))
-    shape = (1, oh * ow, 3)
-    output_grid1 = _small_matmul(base_grid.view(shape), rescaled_theta1)
-    output_grid2 = _small_matmul(base_grid.view(shape), theta2.transpose(1, 2))
-    output_grid = output_grid1.div_(output_grid2).sub_(1.0)
-    return output_grid.view(1, oh, ow, 2)
-
-
 def _perspective_coefficients(startpoints: Any, endpoints: Any, coefficients: Any
                               ) -> list[float]:
     if coefficients is not None:
@@ -1257,7 +1238,8 @@ def perspective_image(image: Tensor, startpoints: list[list[int]] | None,
                                   coeffs=perspective_coeffs)
     oh, ow = image.shape[-2:]
     dtype = image.dtype if tapegrad.is_floating_point(image) else tapegrad.float32
-    grid = _perspective_grid(perspective_coeffs, ow=ow, oh=oh, dtype=dtype, device=image.device)
+    grid = _perspective_grid(perspective_coeffs, ow=ow, oh=oh, dtype=dtype, device=image.device,
+                             steps_dtype=dtype)
     return _apply_grid_transform(image, grid, interpolation.value, fill=fill)
 
 
