@@ -5,7 +5,6 @@ with the image, and draw their parameters as torchvision's v2 classes draw them.
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,7 +17,7 @@ from tapegrad.vision import tv_tensors
 
 from ... import transforms as _transforms
 from ..functional import _get_perspective_coeffs
-from ..transforms import _check_translate_and_scale
+from ..transforms import _resized_crop_box, _set_affine_ranges
 from . import functional as F
 from ._transform import Transform, _RandomApplyTransform
 from ._utils import (
@@ -126,32 +125,7 @@ class RandomResizedCrop(Transform):
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         height, width = query_size(flat_inputs)
-        area = height * width
-        log_ratio = self._log_ratio
-        for _ in range(10):
-            target_area = area * tapegrad.empty(1).uniform_(self.scale[0], self.scale[1]).item()
-            aspect_ratio = tapegrad.exp(
-                tapegrad.empty(1).uniform_(log_ratio[0], log_ratio[1])).item()
-            w = int(round(math.sqrt(target_area * aspect_ratio)))
-            h = int(round(math.sqrt(target_area / aspect_ratio)))
-            if 0 < w <= width and 0 < h <= height:
-                i = tapegrad.randint(0, height - h + 1, size=(1,)).item()
-                j = tapegrad.randint(0, width - w + 1, size=(1,)).item()
-                break
-        else:
-            # no draw fitted: the central crop of the closest allowed aspect ratio
-            in_ratio = float(width) / float(height)
-            if in_ratio < min(self.ratio):
-                w = width
-                h = int(round(w / min(self.ratio)))
-            elif in_ratio > max(self.ratio):
-                h = height
-                w = int(round(h * max(self.ratio)))
-            else:
-                w = width
-                h = height
-            i = (height - h) // 2
-            j = (width - w) // 2
+        i, j, h, w = _resized_crop_box(height, width, self.scale, self.ratio, self._log_ratio)
         return dict(top=i, left=j, height=h, width=w)
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
@@ -304,12 +278,7 @@ class RandomAffine(Transform):
                  interpolation: Any = "nearest", fill: Any = 0,
                  center: list[float] | None = None) -> None:
         super().__init__()
-        self.degrees = _setup_angle(degrees, name="degrees", req_sizes=(2,))
-        _check_translate_and_scale(translate, scale)
-        self.translate = translate
-        self.scale = scale
-        self.shear = (_setup_angle(shear, name="shear", req_sizes=(2, 4)) if shear is not None
-                      else shear)
+        _set_affine_ranges(self, degrees, translate, scale, shear)
         self.interpolation = interpolation
         self.fill = fill
         self._fill = _setup_fill_arg(fill)

@@ -16,13 +16,12 @@ from tapegrad.utils._pytree import tree_flatten, tree_unflatten
 from tapegrad.vision import tv_tensors
 
 from ... import transforms as _transforms
-from ..transforms import _check_whitening, _whitened_size
+from ..transforms import _blur_kernel_size, _set_whitening, _whitened_size
 from . import functional as F
 from ._transform import Transform
 from ._utils import (
     _parse_labels_getter,
     _setup_number_or_seq,
-    _setup_size,
     get_bounding_boxes,
     get_keypoints,
     has_any,
@@ -70,9 +69,7 @@ class LinearTransformation(Transform):
 
     def __init__(self, transformation_matrix: Tensor, mean_vector: Tensor) -> None:
         super().__init__()
-        _check_whitening(transformation_matrix, mean_vector)
-        self.transformation_matrix = transformation_matrix
-        self.mean_vector = mean_vector
+        _set_whitening(self, transformation_matrix, mean_vector)
 
     def check_inputs(self, sample: Any) -> Any:
         if has_any(sample, PIL.Image.Image):
@@ -118,11 +115,7 @@ class GaussianBlur(Transform):
     def __init__(self, kernel_size: int | Sequence[int],
                  sigma: int | float | Sequence[float] = (0.1, 2.0)) -> None:
         super().__init__()
-        self.kernel_size = _setup_size(kernel_size,
-                                       "Kernel size should be a tuple/list of two integers")
-        for ks in self.kernel_size:
-            if ks <= 0 or ks % 2 == 0:
-                raise ValueError("Kernel size value should be an odd and positive number.")
+        self.kernel_size = _blur_kernel_size(kernel_size)
         self.sigma = _setup_number_or_seq(sigma, "sigma")
         if not 0.0 < self.sigma[0] <= self.sigma[1]:
             raise ValueError("sigma values should be positive and of the form (min, max). Got "
