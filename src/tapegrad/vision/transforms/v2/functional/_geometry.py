@@ -35,8 +35,11 @@ from ..._functional_tensor import (
 )
 from ...functional import (
     InterpolationMode,
+    _check_affine_args,
+    _five_crops,
     _get_perspective_coeffs,
     _interpolation_modes_from_int,
+    _normalized_affine_args,
     pil_modes_mapping,
     pil_to_tensor,
     to_pil_image,
@@ -478,30 +481,10 @@ def affine(inpt: Tensor, angle: float, translate: list[float], scale: float,
 def _affine_parse_args(angle: Any, translate: Any, scale: float, shear: Any,
                        interpolation: Any = InterpolationMode.NEAREST, center: Any = None
                        ) -> tuple[float, list[float], list[float], list[float] | None]:
-    if not isinstance(angle, (int, float)):
-        raise TypeError("Argument angle should be int or float")
-    if not isinstance(translate, (list, tuple)):
-        raise TypeError("Argument translate should be a sequence")
-    if len(translate) != 2:
-        raise ValueError("Argument translate should be a sequence of length 2")
-    if scale <= 0.0:
-        raise ValueError("Argument scale should be positive")
-    if not isinstance(shear, (numbers.Number, (list, tuple))):
-        raise TypeError("Shear should be either a single value or a sequence of two values")
+    _check_affine_args(angle, translate, scale, shear)
     if not isinstance(interpolation, InterpolationMode):
         raise TypeError("Argument interpolation should be a InterpolationMode")
-    if isinstance(angle, int):
-        angle = float(angle)
-    if isinstance(translate, tuple):
-        translate = list(translate)
-    if isinstance(shear, numbers.Number):
-        shear = [shear, 0.0]
-    if isinstance(shear, tuple):
-        shear = list(shear)
-    if len(shear) == 1:
-        shear = [shear[0], shear[0]]
-    if len(shear) != 2:
-        raise ValueError(f"Shear should be a sequence containing two values. Got {shear}")
+    angle, translate, shear = _normalized_affine_args(angle, translate, shear)
     if center is not None:
         if not isinstance(center, (list, tuple)):
             raise TypeError("Argument center should be a sequence")
@@ -1804,16 +1787,8 @@ def _parse_five_crop_size(size: Any) -> list[int]:
 def five_crop_image(image: Tensor, size: list[int]) -> tuple:
     crop_height, crop_width = _parse_five_crop_size(size)
     image_height, image_width = image.shape[-2:]
-    if crop_width > image_width or crop_height > image_height:
-        raise ValueError(f"Requested crop size {size} is bigger than input size "
-                         f"{(image_height, image_width)}")
-    tl = crop_image(image, 0, 0, crop_height, crop_width)
-    tr = crop_image(image, 0, image_width - crop_width, crop_height, crop_width)
-    bl = crop_image(image, image_height - crop_height, 0, crop_height, crop_width)
-    br = crop_image(image, image_height - crop_height, image_width - crop_width, crop_height,
-                    crop_width)
-    center = center_crop_image(image, [crop_height, crop_width])
-    return tl, tr, bl, br, center
+    return _five_crops(image, size, crop_height, crop_width, image_height, image_width,
+                       crop_image, center_crop_image)
 
 
 @_register_five_ten_crop_kernel_internal(five_crop, PIL.Image.Image)
