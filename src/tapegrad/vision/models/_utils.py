@@ -169,6 +169,16 @@ def _ovewrite_named_param(kwargs: dict[str, Any], param: str, new_value: Any) ->
         kwargs[param] = new_value
 
 
+def _check_stage_settings(settings: Any, config: type, name: str, listed: str) -> None:
+    """The check of a network's list of stage configurations (ConvNeXt's ``block_setting``,
+    the MobileNetV3 / EfficientNet ``inverted_residual_setting``): not empty, a sequence of
+    ``config`` objects (``listed``: the type the message names)."""
+    if not settings:
+        raise ValueError(f"The {name} should not be empty")
+    if not (isinstance(settings, Sequence) and all(isinstance(s, config) for s in settings)):
+        raise TypeError(f"The {name} should be List[{listed}]")
+
+
 def _init_weights(model: nn.Module, linear_std: float | None = 0.01) -> None:
     """The MobileNet / EfficientNet initialization: convolutions Kaiming-normal (fan out), norms
     one, linear layers normal with std ``linear_std`` or, for None, uniform within

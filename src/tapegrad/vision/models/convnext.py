@@ -3,7 +3,7 @@ transformers: a 4x4 patchify stem, blocks of a 7x7 depthwise convolution, layer 
 inverted MLP (4x wider, GELU) in channels-last layout, a learned per-channel layer scale, and
 stochastic depth."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -15,7 +15,7 @@ from ..ops.stochastic_depth import StochasticDepth
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _builder, _classifier, _imagenet1k_weights
+from ._utils import _builder, _check_stage_settings, _classifier, _imagenet1k_weights
 
 __all__ = ["ConvNeXt", "ConvNeXt_Tiny_Weights", "ConvNeXt_Small_Weights",
            "ConvNeXt_Base_Weights", "ConvNeXt_Large_Weights", "convnext_tiny", "convnext_small",
@@ -84,11 +84,7 @@ class ConvNeXt(nn.Module):
                  block: Callable[..., nn.Module] | None = None,
                  norm_layer: Callable[..., nn.Module] | None = None, **kwargs: Any) -> None:
         super().__init__()
-        if not block_setting:
-            raise ValueError("The block_setting should not be empty")
-        if not (isinstance(block_setting, Sequence)
-                and all(isinstance(s, CNBlockConfig) for s in block_setting)):
-            raise TypeError("The block_setting should be List[CNBlockConfig]")
+        _check_stage_settings(block_setting, CNBlockConfig, "block_setting", "CNBlockConfig")
         if block is None:
             block = CNBlock
         if norm_layer is None:

@@ -21,6 +21,7 @@ from ._api import WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES, _MODIFIED_RECIPE_DOCS
 from ._utils import (
     _builder,
+    _check_stage_settings,
     _classifier,
     _imagenet1k_weights,
     _init_weights,
@@ -176,11 +177,8 @@ class EfficientNet(nn.Module):
                  norm_layer: Callable[..., nn.Module] | None = None,
                  last_channel: int | None = None) -> None:
         super().__init__()
-        if not inverted_residual_setting:
-            raise ValueError("The inverted_residual_setting should not be empty")
-        if not (isinstance(inverted_residual_setting, Sequence)
-                and all(isinstance(s, _MBConvConfig) for s in inverted_residual_setting)):
-            raise TypeError("The inverted_residual_setting should be List[MBConvConfig]")
+        _check_stage_settings(inverted_residual_setting, _MBConvConfig,
+                              "inverted_residual_setting", "MBConvConfig")
         if norm_layer is None:
             norm_layer = nn.BatchNorm2d
 

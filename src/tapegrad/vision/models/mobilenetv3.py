@@ -2,7 +2,7 @@
 residual blocks with squeeze-and-excitation and hard-swish activations, in a large and a small
 configuration found by architecture search."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -15,6 +15,7 @@ from ._api import WeightsEnum
 from ._meta import _IMAGENET_META, _NEW_RECIPE_REG_TUNING
 from ._utils import (
     _builder,
+    _check_stage_settings,
     _classifier,
     _imagenet1k_weights,
     _init_weights,
@@ -96,12 +97,8 @@ class MobileNetV3(nn.Module):
                  norm_layer: Callable[..., nn.Module] | None = None, dropout: float = 0.2,
                  **kwargs: Any) -> None:
         super().__init__()
-        if not inverted_residual_setting:
-            raise ValueError("The inverted_residual_setting should not be empty")
-        if not (isinstance(inverted_residual_setting, Sequence)
-                and all(isinstance(s, InvertedResidualConfig)
-                        for s in inverted_residual_setting)):
-            raise TypeError("The inverted_residual_setting should be List[InvertedResidualConfig]")
+        _check_stage_settings(inverted_residual_setting, InvertedResidualConfig,
+                              "inverted_residual_setting", "InvertedResidualConfig")
         if block is None:
             block = InvertedResidual
         if norm_layer is None:
