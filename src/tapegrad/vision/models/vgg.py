@@ -8,7 +8,7 @@ from typing import Any, cast
 from ... import flatten, nn
 from ..._tensor import Tensor
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum
+from ._api import Weights, WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
 from ._utils import (
     _builder,
@@ -104,48 +104,38 @@ _RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification
 _DOCS = "These weights were trained from scratch by using a simplified training recipe."
 
 
-class VGG11_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg11-8a719046.pth",
+def _trained(checkpoint: str, num_params: int, acc: tuple[float, float], ops: float,
+             file_size: float) -> Weights:
+    """The ImageNet-1K weights of a VGG trained from scratch with the simplified recipe."""
+    return _imagenet1k_weights(
+        f"https://download.pytorch.org/models/{checkpoint}.pth",
         partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=132863336, acc=(69.02, 88.628), _ops=7.609,
-        _file_size=506.84)
+        recipe=_RECIPE, _docs=_DOCS, num_params=num_params, acc=acc, _ops=ops,
+        _file_size=file_size)
+
+
+class VGG11_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _trained("vgg11-8a719046", 132863336, (69.02, 88.628), 7.609, 506.84)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG11_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg11_bn-6002323d.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=132868840, acc=(70.37, 89.81), _ops=7.609,
-        _file_size=506.881)
+    IMAGENET1K_V1 = _trained("vgg11_bn-6002323d", 132868840, (70.37, 89.81), 7.609, 506.881)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG13_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg13-19584684.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=133047848, acc=(69.928, 89.246), _ops=11.308,
-        _file_size=507.545)
+    IMAGENET1K_V1 = _trained("vgg13-19584684", 133047848, (69.928, 89.246), 11.308, 507.545)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG13_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg13_bn-abd245e5.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=133053736, acc=(71.586, 90.374), _ops=11.308,
-        _file_size=507.59)
+    IMAGENET1K_V1 = _trained("vgg13_bn-abd245e5", 133053736, (71.586, 90.374), 11.308, 507.59)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG16_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg16-397923af.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=138357544, acc=(71.592, 90.382), _ops=15.47,
-        _file_size=527.796)
+    IMAGENET1K_V1 = _trained("vgg16-397923af", 138357544, (71.592, 90.382), 15.47, 527.796)
     IMAGENET1K_FEATURES = _imagenet1k_weights(
         "https://download.pytorch.org/models/vgg16_features-amdegroot-88682ab5.pth",
         partial(ImageClassification, crop_size=224, mean=(0.48235, 0.45882, 0.40784),
@@ -167,29 +157,17 @@ class VGG16_Weights(WeightsEnum):
 
 
 class VGG16_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg16_bn-6c64b313.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=138365992, acc=(73.36, 91.516), _ops=15.47,
-        _file_size=527.866)
+    IMAGENET1K_V1 = _trained("vgg16_bn-6c64b313", 138365992, (73.36, 91.516), 15.47, 527.866)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG19_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg19-dcbb9e9d.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=143667240, acc=(72.376, 90.876), _ops=19.632,
-        _file_size=548.051)
+    IMAGENET1K_V1 = _trained("vgg19-dcbb9e9d", 143667240, (72.376, 90.876), 19.632, 548.051)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG19_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg19_bn-c79401a0.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=143678248, acc=(74.218, 91.842), _ops=19.632,
-        _file_size=548.143)
+    IMAGENET1K_V1 = _trained("vgg19_bn-c79401a0", 143678248, (74.218, 91.842), 19.632, 548.143)
     DEFAULT = IMAGENET1K_V1
 
 
