@@ -173,6 +173,37 @@ def _linear_bins(num_bins: int, hi: float) -> tuple[Tensor, bool]:
     return tapegrad.linspace(0.0, hi, num_bins), True
 
 
+def _op_space(num_bins: int, shear: float, translate_x: float, translate_y: float,
+              rotate: float, enhance: float, posterize_bits: int
+              ) -> dict[str, tuple[Tensor, bool]]:
+    """The ops AutoAugment, RandAugment and TrivialAugmentWide share, each with its
+    ``num_bins`` magnitudes (up to the given largest ones; posterize's bits go from 8 down to
+    ``posterize_bits``) and whether its sign is drawn."""
+    return {
+        "ShearX": _linear_bins(num_bins, shear),
+        "ShearY": _linear_bins(num_bins, shear),
+        "TranslateX": _linear_bins(num_bins, translate_x),
+        "TranslateY": _linear_bins(num_bins, translate_y),
+        "Rotate": _linear_bins(num_bins, rotate),
+        "Brightness": _linear_bins(num_bins, enhance),
+        "Color": _linear_bins(num_bins, enhance),
+        "Contrast": _linear_bins(num_bins, enhance),
+        "Sharpness": _linear_bins(num_bins, enhance),
+        "Posterize": (_posterize_bins(num_bins, 8, posterize_bits), False),
+        "Solarize": (tapegrad.linspace(255.0, 0.0, num_bins), False),
+        "AutoContrast": (tapegrad.tensor(0.0), False),
+        "Equalize": (tapegrad.tensor(0.0), False),
+    }
+
+
+def _imagenet_op_space(num_bins: int, image_size: tuple[int, int]
+                       ) -> dict[str, tuple[Tensor, bool]]:
+    """``_op_space`` with AutoAugment's and RandAugment's largest magnitudes (translations of
+    150/331 of the image)."""
+    return _op_space(num_bins, 0.3, 150.0 / 331.0 * image_size[1],
+                     150.0 / 331.0 * image_size[0], 30.0, 0.9, 4)
+
+
 def _fill_for(img: Any, fill: Any) -> Any:
     """The fill as a list of floats, one per channel, for tensors (PIL takes it as it is)."""
     if isinstance(img, Tensor):
@@ -204,22 +235,7 @@ class AutoAugment(nn.Module):
 
     def _augmentation_space(self, num_bins: int, image_size: tuple[int, int]
                             ) -> dict[str, tuple[Tensor, bool]]:
-        return {
-            "ShearX": _linear_bins(num_bins, 0.3),
-            "ShearY": _linear_bins(num_bins, 0.3),
-            "TranslateX": _linear_bins(num_bins, 150.0 / 331.0 * image_size[1]),
-            "TranslateY": _linear_bins(num_bins, 150.0 / 331.0 * image_size[0]),
-            "Rotate": _linear_bins(num_bins, 30.0),
-            "Brightness": _linear_bins(num_bins, 0.9),
-            "Color": _linear_bins(num_bins, 0.9),
-            "Contrast": _linear_bins(num_bins, 0.9),
-            "Sharpness": _linear_bins(num_bins, 0.9),
-            "Posterize": (_posterize_bins(num_bins, 8, 4), False),
-            "Solarize": (tapegrad.linspace(255.0, 0.0, num_bins), False),
-            "AutoContrast": (tapegrad.tensor(0.0), False),
-            "Equalize": (tapegrad.tensor(0.0), False),
-            "Invert": (tapegrad.tensor(0.0), False),
-        }
+        return {**_imagenet_op_space(num_bins, image_size), "Invert": (tapegrad.tensor(0.0), False)}
 
     @staticmethod
     def get_params(transform_num: int) -> tuple[int, Tensor, Tensor]:
@@ -265,22 +281,8 @@ class RandAugment(nn.Module):
 
     def _augmentation_space(self, num_bins: int, image_size: tuple[int, int]
                             ) -> dict[str, tuple[Tensor, bool]]:
-        return {
-            "Identity": (tapegrad.tensor(0.0), False),
-            "ShearX": _linear_bins(num_bins, 0.3),
-            "ShearY": _linear_bins(num_bins, 0.3),
-            "TranslateX": _linear_bins(num_bins, 150.0 / 331.0 * image_size[1]),
-            "TranslateY": _linear_bins(num_bins, 150.0 / 331.0 * image_size[0]),
-            "Rotate": _linear_bins(num_bins, 30.0),
-            "Brightness": _linear_bins(num_bins, 0.9),
-            "Color": _linear_bins(num_bins, 0.9),
-            "Contrast": _linear_bins(num_bins, 0.9),
-            "Sharpness": _linear_bins(num_bins, 0.9),
-            "Posterize": (_posterize_bins(num_bins, 8, 4), False),
-            "Solarize": (tapegrad.linspace(255.0, 0.0, num_bins), False),
-            "AutoContrast": (tapegrad.tensor(0.0), False),
-            "Equalize": (tapegrad.tensor(0.0), False),
-        }
+        return {"Identity": (tapegrad.tensor(0.0), False),
+                **_imagenet_op_space(num_bins, image_size)}
 
     def forward(self, img: Any) -> Any:
         fill = _fill_for(img, self.fill)
@@ -316,22 +318,8 @@ class TrivialAugmentWide(nn.Module):
         self.fill = fill
 
     def _augmentation_space(self, num_bins: int) -> dict[str, tuple[Tensor, bool]]:
-        return {
-            "Identity": (tapegrad.tensor(0.0), False),
-            "ShearX": _linear_bins(num_bins, 0.99),
-            "ShearY": _linear_bins(num_bins, 0.99),
-            "TranslateX": _linear_bins(num_bins, 32.0),
-            "TranslateY": _linear_bins(num_bins, 32.0),
-            "Rotate": _linear_bins(num_bins, 135.0),
-            "Brightness": _linear_bins(num_bins, 0.99),
-            "Color": _linear_bins(num_bins, 0.99),
-            "Contrast": _linear_bins(num_bins, 0.99),
-            "Sharpness": _linear_bins(num_bins, 0.99),
-            "Posterize": (_posterize_bins(num_bins, 8, 6), False),
-            "Solarize": (tapegrad.linspace(255.0, 0.0, num_bins), False),
-            "AutoContrast": (tapegrad.tensor(0.0), False),
-            "Equalize": (tapegrad.tensor(0.0), False),
-        }
+        return {"Identity": (tapegrad.tensor(0.0), False),
+                **_op_space(num_bins, 0.99, 32.0, 32.0, 135.0, 0.99, 6)}
 
     def forward(self, img: Any) -> Any:
         fill = _fill_for(img, self.fill)

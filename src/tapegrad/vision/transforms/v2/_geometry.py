@@ -562,6 +562,17 @@ def _box_iou(boxes1: Tensor, boxes2: Tensor) -> Tensor:
     return box_iou(boxes1, boxes2)  # type: ignore[no-any-return]
 
 
+def _scaled_size(orig_height: int, orig_width: int, r: Any) -> tuple[int, int]:
+    """(height, width) scaled by ``r``, each truncated to an integer."""
+    return int(orig_height * r), int(orig_width * r)
+
+
+def _resize_to(transform: Any, inpt: Any, size: Any) -> Any:
+    """``inpt`` resized to ``size`` with ``transform``'s interpolation and antialias."""
+    return transform._call_kernel(F.resize, inpt, size, interpolation=transform.interpolation,
+                                  antialias=transform.antialias)
+
+
 class ScaleJitter(Transform):
     """Resize to ``target_size`` times a random scale from ``scale_range``, keeping the aspect
     ratio (large scale jitter)."""
@@ -579,13 +590,10 @@ class ScaleJitter(Transform):
         scale = self.scale_range[0] + tapegrad.rand(1) * (self.scale_range[1]
                                                            - self.scale_range[0])
         r = min(self.target_size[1] / orig_height, self.target_size[0] / orig_width) * scale
-        new_width = int(orig_width * r)
-        new_height = int(orig_height * r)
-        return dict(size=(new_height, new_width))
+        return dict(size=_scaled_size(orig_height, orig_width, r))
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
-        return self._call_kernel(F.resize, inpt, size=params["size"],
-                                 interpolation=self.interpolation, antialias=self.antialias)
+        return _resize_to(self, inpt, params["size"])
 
 
 class RandomShortestSize(Transform):
@@ -606,13 +614,10 @@ class RandomShortestSize(Transform):
         r = min_size / min(orig_height, orig_width)
         if self.max_size is not None:
             r = min(r, self.max_size / max(orig_height, orig_width))
-        new_width = int(orig_width * r)
-        new_height = int(orig_height * r)
-        return dict(size=(new_height, new_width))
+        return dict(size=_scaled_size(orig_height, orig_width, r))
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
-        return self._call_kernel(F.resize, inpt, size=params["size"],
-                                 interpolation=self.interpolation, antialias=self.antialias)
+        return _resize_to(self, inpt, params["size"])
 
 
 class RandomResize(Transform):
@@ -631,6 +636,5 @@ class RandomResize(Transform):
         return dict(size=[size])
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
-        return self._call_kernel(F.resize, inpt, params["size"],
-                                 interpolation=self.interpolation, antialias=self.antialias)
+        return _resize_to(self, inpt, params["size"])
 
