@@ -278,7 +278,7 @@ def _builder(name: str, weights_enum: type[WeightsEnum], returns: type[M],
     builder.__module__ = returns.__module__  # the family's module, which list_models matches
     builder.__name__ = builder.__qualname__ = name
     # a traceback or a profile names the builder, not this function
-    builder.__code__ = builder.__code__.replace(co_name=name, co_qualname=name)
+    builder.__code__ = builder.__code__.replace(co_name=name)
     builder.__doc__ = doc
     # what the signature shows, and what get_model_weights reads the enum from
     builder.__annotations__ = {"weights": weights_enum | None, "progress": bool, "kwargs": Any,
