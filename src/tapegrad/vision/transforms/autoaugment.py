@@ -84,6 +84,13 @@ def _set_augmix_settings(augmix: nn.Module, severity: int, mixture_width: int,
     augmix.all_ops = all_ops
 
 
+def _chain_depth(chain_depth: int) -> int:
+    """The number of ops of one AugMix chain: ``chain_depth``, or when it is not positive a
+    draw from 1 to 3."""
+    return (chain_depth if chain_depth > 0
+            else int(tapegrad.randint(low=1, high=4, size=(1,)).item()))
+
+
 def _mixing_weights(sample_dirichlet: Callable[[Tensor], Tensor], alpha: float,
                     mixture_width: int, batch: Tensor) -> tuple[Tensor, Tensor]:
     """AugMix's Dirichlet weights for each image of ``batch``: ``m``, the original image's
@@ -401,8 +408,7 @@ class AugMix(nn.Module):
         mix = m[:, 0].view(batch_dims) * batch
         for i in range(self.mixture_width):
             aug = batch
-            depth = (self.chain_depth if self.chain_depth > 0
-                     else int(tapegrad.randint(low=1, high=4, size=(1,)).item()))
+            depth = _chain_depth(self.chain_depth)
             for _ in range(depth):
                 op_index = int(tapegrad.randint(len(op_meta), (1,)).item())
                 op_name = list(op_meta.keys())[op_index]

@@ -309,8 +309,7 @@ class AugMix(_AutoAugmentBase):
         mix = m[:, 0].reshape(batch_dims) * batch
         for i in range(self.mixture_width):
             aug = batch
-            depth = (self.chain_depth if self.chain_depth > 0
-                     else int(tapegrad.randint(low=1, high=4, size=(1,)).item()))
+            depth = _v1._chain_depth(self.chain_depth)
             for _ in range(depth):
                 transform_id, (magnitudes_fn, signed) = self._get_random_item(
                     augmentation_space)
