@@ -222,6 +222,23 @@ def _draw_class() -> Any:
     return _ImageDrawTV
 
 
+def _check_image(image: Any, not_a_tensor: str = "The image must be a tensor",
+                 channels: tuple[int, ...] = (3,),
+                 bad_channels: str = "Pass an RGB image. Other Image formats are not supported"
+                 ) -> None:
+    """The checks of the image the boxes, masks and keypoints are drawn on: one (C, H, W)
+    tensor, uint8 or floating, with C in ``channels``; ``not_a_tensor`` and ``bad_channels``
+    are the drawing function's messages."""
+    if not isinstance(image, Tensor):
+        raise TypeError(f"{not_a_tensor}, got {_torch_type(image)}")
+    if not (image.dtype == torch.uint8 or image.is_floating_point()):
+        raise ValueError(f"The image dtype must be uint8 or float, got {image.dtype}")
+    if image.dim() != 3:
+        raise ValueError("Pass individual images, not batches")
+    if image.size(0) not in channels:
+        raise ValueError(bad_channels)
+
+
 def draw_bounding_boxes(image: Tensor, boxes: Tensor, labels: list[str] | None = None,
                         colors: Any = None, fill: bool | None = False, width: int = 1,
                         font: str | None = None, font_size: int | None = None,
@@ -246,14 +263,8 @@ def draw_bounding_boxes(image: Tensor, boxes: Tensor, labels: list[str] | None =
     from PIL import ImageFont
 
     with torch.no_grad():
-        if not isinstance(image, Tensor):
-            raise TypeError(f"Tensor expected, got {_torch_type(image)}")
-        if not (image.dtype == torch.uint8 or image.is_floating_point()):
-            raise ValueError(f"The image dtype must be uint8 or float, got {image.dtype}")
-        if image.dim() != 3:
-            raise ValueError("Pass individual images, not batches")
-        if image.size(0) not in {1, 3}:
-            raise ValueError("Only grayscale and RGB images are supported")
+        _check_image(image, "Tensor expected", (1, 3),
+                     "Only grayscale and RGB images are supported")
         if boxes.shape[-1] == 4 and ((boxes[:, 0] > boxes[:, 2]).any()
                                      or (boxes[:, 1] > boxes[:, 3]).any()):
             raise ValueError("Boxes need to be in (xmin, ymin, xmax, ymax) format. Use "
@@ -330,14 +341,7 @@ def draw_segmentation_masks(image: Tensor, masks: Tensor, alpha: float = 0.8,
     (uint8, or float in [0, 1]): ``image * (1 - alpha) + painted * alpha``, where ``painted``
     has each mask's color on its pixels and black where masks overlap."""
     with torch.no_grad():
-        if not isinstance(image, Tensor):
-            raise TypeError(f"The image must be a tensor, got {_torch_type(image)}")
-        if not (image.dtype == torch.uint8 or image.is_floating_point()):
-            raise ValueError(f"The image dtype must be uint8 or float, got {image.dtype}")
-        if image.dim() != 3:
-            raise ValueError("Pass individual images, not batches")
-        if image.size()[0] != 3:
-            raise ValueError("Pass an RGB image. Other Image formats are not supported")
+        _check_image(image)
         if masks.ndim == 2:
             masks = masks[None, :, :]
         if masks.ndim != 3:
@@ -370,14 +374,7 @@ def draw_keypoints(image: Tensor, keypoints: Tensor,
     from PIL import Image, ImageDraw
 
     with torch.no_grad():
-        if not isinstance(image, Tensor):
-            raise TypeError(f"The image must be a tensor, got {_torch_type(image)}")
-        if not (image.dtype == torch.uint8 or image.is_floating_point()):
-            raise ValueError(f"The image dtype must be uint8 or float, got {image.dtype}")
-        if image.dim() != 3:
-            raise ValueError("Pass individual images, not batches")
-        if image.size()[0] != 3:
-            raise ValueError("Pass an RGB image. Other Image formats are not supported")
+        _check_image(image)
         if keypoints.ndim != 3:
             raise ValueError("keypoints must be of shape (num_instances, K, 2)")
         if visibility is None:

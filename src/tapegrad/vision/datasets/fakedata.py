@@ -25,15 +25,11 @@ _MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}  # the PIL mode of a float image
 def _to_pil_image(image: torch.Tensor) -> Any:
     """A float ``(C, H, W)`` or ``(H, W)`` image as ``ToPILImage`` converts it: to an HWC
     array, times 255, cast to bytes by NumPy."""
+    from ..transforms.functional import _hwc_array
     from ..utils import _Image_fromarray
 
     pixels = image.permute((1, 2, 0)).numpy() if image.ndim == 3 else image.numpy()
-    if pixels.ndim == 2:
-        pixels = np.expand_dims(pixels, 2)
-    if pixels.ndim != 3:
-        raise ValueError(f"pic should be 2/3 dimensional. Got {pixels.ndim} dimensions.")
-    if pixels.shape[-1] > 4:
-        raise ValueError(f"pic should not have > 4 channels. Got {pixels.shape[-1]} channels.")
+    pixels = _hwc_array(pixels)
     pixels = (pixels * 255).astype(np.uint8)
     mode = _MODES[pixels.shape[2]]
     return _Image_fromarray(pixels[:, :, 0] if mode == "L" else pixels, mode=mode)

@@ -34,6 +34,16 @@ __all__ = ["MNIST", "FashionMNIST", "KMNIST", "EMNIST", "QMNIST", "read_sn3_pasc
            "read_image_file", "read_label_file"]
 
 
+def _renamed(old: str, new: str) -> property:
+    """The read-only attribute ``old``, which warns that it has been renamed ``new``."""
+
+    def get(self: Any) -> Tensor:
+        warnings.warn(f"{old} has been renamed {new}", stacklevel=2)
+        return getattr(self, new)
+
+    return property(get)
+
+
 class MNIST(VisionDataset):
     """`MNIST <http://yann.lecun.com/exdb/mnist/>`_: 60,000 training and 10,000 test images
     of handwritten digits, 28 x 28 grey levels.
@@ -62,25 +72,10 @@ class MNIST(VisionDataset):
     classes = ["0 - zero", "1 - one", "2 - two", "3 - three", "4 - four", "5 - five", "6 - six",
                "7 - seven", "8 - eight", "9 - nine"]
 
-    @property
-    def train_labels(self) -> Tensor:
-        warnings.warn("train_labels has been renamed targets", stacklevel=2)
-        return self.targets
-
-    @property
-    def test_labels(self) -> Tensor:
-        warnings.warn("test_labels has been renamed targets", stacklevel=2)
-        return self.targets
-
-    @property
-    def train_data(self) -> Tensor:
-        warnings.warn("train_data has been renamed data", stacklevel=2)
-        return self.data
-
-    @property
-    def test_data(self) -> Tensor:
-        warnings.warn("test_data has been renamed data", stacklevel=2)
-        return self.data
+    train_labels = _renamed("train_labels", "targets")
+    test_labels = _renamed("test_labels", "targets")
+    train_data = _renamed("train_data", "data")
+    test_data = _renamed("test_data", "data")
 
     def __init__(self, root: str | Path, train: bool = True, transform: Callable | None = None,
                  target_transform: Callable | None = None, download: bool = False) -> None:
@@ -403,21 +398,21 @@ def read_sn3_pascalvincent_tensor(path: str, strict: bool = True) -> Tensor:
     return parsed.view(*sizes)
 
 
-def read_label_file(path: str) -> Tensor:
-    """A 1-d uint8 idx file (labels) as an int64 tensor."""
+def _read_uint8_file(path: str, ndim: int) -> Tensor:
+    """An idx file checked to hold uint8 values in ``ndim`` dimensions."""
     x = read_sn3_pascalvincent_tensor(path, strict=False)
     if x.dtype != _dtype.uint8:
         raise TypeError(f"x should be of dtype torch.uint8 instead of {x.dtype}")
-    if x.ndimension() != 1:
-        raise ValueError(f"x should have 1 dimension instead of {x.ndimension()}")
-    return x.long()
+    if x.ndimension() != ndim:
+        raise ValueError(f"x should have {ndim} dimension instead of {x.ndimension()}")
+    return x
+
+
+def read_label_file(path: str) -> Tensor:
+    """A 1-d uint8 idx file (labels) as an int64 tensor."""
+    return _read_uint8_file(path, 1).long()
 
 
 def read_image_file(path: str) -> Tensor:
     """A 3-d uint8 idx file (images) as a uint8 tensor ``(N, H, W)``."""
-    x = read_sn3_pascalvincent_tensor(path, strict=False)
-    if x.dtype != _dtype.uint8:
-        raise TypeError(f"x should be of dtype torch.uint8 instead of {x.dtype}")
-    if x.ndimension() != 3:
-        raise ValueError(f"x should have 3 dimension instead of {x.ndimension()}")
-    return x
+    return _read_uint8_file(path, 3)

@@ -287,18 +287,24 @@ def _png_convert(pixels: np.ndarray, info: _png.Info, mode: ImageReadMode,
     raise RuntimeError("The provided mode is not supported for PNG files")
 
 
+def _encodable_shape(image: Tensor) -> tuple[int, int, int]:
+    """The (C, H, W) of an image the encoders take: uint8, three dimensions, 1 or 3 channels."""
+    if image.dtype != torch.uint8:
+        raise RuntimeError("Input tensor dtype should be uint8")
+    if image.dim() != 3:
+        raise RuntimeError("Input data should be a 3-dimensional tensor")
+    channels, height, width = image.shape
+    if channels not in (1, 3):
+        raise RuntimeError(f"The number of channels should be 1 or 3, got: {channels}")
+    return channels, height, width
+
+
 def encode_png(input: Tensor, compression_level: int = 6) -> Tensor:
     """The PNG file of a (C, H, W) uint8 image (C 1 or 3) as a 1-d uint8 tensor: the bytes
     torchvision's libpng writes (``compression_level`` 0..9)."""
     if not 0 <= compression_level <= 9:
         raise RuntimeError("Compression level should be between 0 and 9")
-    if input.dtype != torch.uint8:
-        raise RuntimeError("Input tensor dtype should be uint8")
-    if input.dim() != 3:
-        raise RuntimeError("Input data should be a 3-dimensional tensor")
-    channels, height, width = input.shape
-    if channels not in (1, 3):
-        raise RuntimeError(f"The number of channels should be 1 or 3, got: {channels}")
+    channels, height, width = _encodable_shape(input)
     if height == 0 or width == 0:
         sys.stderr.write(f"libpng warning: Image {'height' if height == 0 else 'width'} is zero "
                          "in IHDR\n")
@@ -391,13 +397,7 @@ def decode_jpeg(input: Tensor | list[Tensor], mode: ImageReadMode = ImageReadMod
 def _encode_jpeg_one(image: Tensor, quality: int) -> Tensor:
     from PIL import Image
 
-    if image.dtype != torch.uint8:
-        raise RuntimeError("Input tensor dtype should be uint8")
-    if image.dim() != 3:
-        raise RuntimeError("Input data should be a 3-dimensional tensor")
-    channels, height, width = image.shape
-    if channels not in (1, 3):
-        raise RuntimeError(f"The number of channels should be 1 or 3, got: {channels}")
+    channels, height, width = _encodable_shape(image)
     if height == 0 or width == 0:
         raise RuntimeError("Empty JPEG image (DNL not supported)")
     pixels = np.ascontiguousarray(image.permute(1, 2, 0).numpy())

@@ -1,9 +1,10 @@
 """What the model builders share: the old-interface shim (``pretrained=True`` and positional
 arguments, deprecated since torchvision 0.13, still accepted with its warnings), the checks that
 a keyword agrees with the chosen weights, building a classifier and loading its weights, the
-``Weights`` record of an ImageNet-1K classifier, channel rounding, and
-``IntermediateLayerGetter``."""
+``Weights`` record of an ImageNet-1K classifier, the public builder of one member of a model
+family (``_builder``), channel rounding, and ``IntermediateLayerGetter``."""
 
+import copy
 import functools
 import inspect
 import math
@@ -13,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ... import nn
-from ._api import Weights, WeightsEnum
+from ._api import Weights, WeightsEnum, register_model
 
 
 def _sequence_to_str(seq: Sequence, separate_last: str = "") -> str:
@@ -168,6 +169,16 @@ def _ovewrite_named_param(kwargs: dict[str, Any], param: str, new_value: Any) ->
         kwargs[param] = new_value
 
 
+def _check_stage_settings(settings: Any, config: type, name: str, listed: str) -> None:
+    """The check of a network's list of stage configurations (ConvNeXt's ``block_setting``,
+    the MobileNetV3 / EfficientNet ``inverted_residual_setting``): not empty, a sequence of
+    ``config`` objects (``listed``: the type the message names)."""
+    if not settings:
+        raise ValueError(f"The {name} should not be empty")
+    if not (isinstance(settings, Sequence) and all(isinstance(s, config) for s in settings)):
+        raise TypeError(f"The {name} should be List[{listed}]")
+
+
 def _init_weights(model: nn.Module, linear_std: float | None = 0.01) -> None:
     """The MobileNet / EfficientNet initialization: convolutions Kaiming-normal (fan out), norms
     one, linear layers normal with std ``linear_std`` or, for None, uniform within
@@ -237,3 +248,40 @@ class _ModelURLs(dict):
                       "deprecated since 0.13 and may be removed in the future. Please access "
                       "them via the appropriate Weights Enum instead.", stacklevel=1)
         return super().__getitem__(item)
+
+
+def _builder(name: str, weights_enum: type[WeightsEnum], returns: type[M],
+             build: Callable[..., M], *args: Any, doc: str, legacy: str | None = "IMAGENET1K_V1",
+             **keywords: Any) -> Callable[..., M]:
+    """The public builder of one member of a model family, registered under ``name``:
+    ``name(*, weights: weights_enum | None = None, progress: bool = True, **kwargs: Any) ->
+    returns``, with the docstring ``doc``.
+
+    It checks ``weights`` against its enum (``verify``), then calls the family's ``build`` with
+    the member's architecture the way torchvision's builders do: ``build(*args, weights,
+    progress, **kwargs)``, or, where the architecture is given by keyword,
+    ``build(**keywords, weights=weights, progress=progress, **kwargs)`` (so a keyword the caller
+    repeats is the same TypeError). ``pretrained=True`` of the old interface stands for the
+    member named ``legacy`` (None: the model has no such weights).
+    """
+
+    def builder(*, weights: WeightsEnum | None = None, progress: bool = True,
+                **kwargs: Any) -> M:
+        weights = weights_enum.verify(weights)
+        # fresh lists every call, as a builder that writes its architecture out makes them (a
+        # model may keep one, e.g. ShuffleNetV2's _stage_out_channels)
+        fresh_args, fresh_keywords = copy.deepcopy((args, keywords))
+        if keywords:
+            return build(**fresh_keywords, weights=weights, progress=progress, **kwargs)
+        return build(*fresh_args, weights, progress, **kwargs)
+
+    builder.__module__ = returns.__module__  # the family's module, which list_models matches
+    builder.__name__ = builder.__qualname__ = name
+    # a traceback or a profile names the builder, not this function
+    builder.__code__ = builder.__code__.replace(co_name=name)
+    builder.__doc__ = doc
+    # what the signature shows, and what get_model_weights reads the enum from
+    builder.__annotations__ = {"weights": weights_enum | None, "progress": bool, "kwargs": Any,
+                               "return": returns}
+    old_default = None if legacy is None else weights_enum[legacy]
+    return register_model()(handle_legacy_interface(weights=("pretrained", old_default))(builder))

@@ -7,9 +7,9 @@ from typing import Any
 from ... import flatten, nn
 from ..._tensor import Tensor
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _classifier, _imagenet1k_weights, handle_legacy_interface
+from ._utils import _builder, _classifier, _imagenet1k_weights
 
 __all__ = ["AlexNet", "AlexNet_Weights", "alexnet"]
 
@@ -71,12 +71,8 @@ class AlexNet_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", AlexNet_Weights.IMAGENET1K_V1))
-def alexnet(*, weights: AlexNet_Weights | None = None, progress: bool = True,
-            **kwargs: Any) -> AlexNet:
-    """AlexNet, as in "One weird trick for parallelizing convolutional neural networks"
-    (Krizhevsky 2014); ``weights`` a member of ``AlexNet_Weights`` (pretrained) or None,
-    ``progress`` shows the download's progress bar, ``kwargs`` go to ``AlexNet``."""
-    weights = AlexNet_Weights.verify(weights)
-    return _classifier(AlexNet, weights, progress, **kwargs)
+alexnet = _builder("alexnet", AlexNet_Weights, AlexNet, _classifier, AlexNet,
+                   doc='AlexNet, as in "One weird trick for parallelizing convolutional neural '
+                       'networks" (Krizhevsky 2014); ``weights`` a member of ``AlexNet_Weights`` '
+                       "(pretrained) or None, ``progress`` shows the download's progress bar, "
+                       "``kwargs`` go to ``AlexNet``.")

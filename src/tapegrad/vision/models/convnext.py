@@ -3,7 +3,7 @@ transformers: a 4x4 patchify stem, blocks of a 7x7 depthwise convolution, layer 
 inverted MLP (4x wider, GELU) in channels-last layout, a learned per-channel layer scale, and
 stochastic depth."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -13,9 +13,9 @@ from ...nn import functional as F
 from ..ops.misc import Conv2dNormActivation, Permute
 from ..ops.stochastic_depth import StochasticDepth
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _classifier, _imagenet1k_weights, handle_legacy_interface
+from ._utils import _builder, _check_stage_settings, _classifier, _imagenet1k_weights
 
 __all__ = ["ConvNeXt", "ConvNeXt_Tiny_Weights", "ConvNeXt_Small_Weights",
            "ConvNeXt_Base_Weights", "ConvNeXt_Large_Weights", "convnext_tiny", "convnext_small",
@@ -84,11 +84,7 @@ class ConvNeXt(nn.Module):
                  block: Callable[..., nn.Module] | None = None,
                  norm_layer: Callable[..., nn.Module] | None = None, **kwargs: Any) -> None:
         super().__init__()
-        if not block_setting:
-            raise ValueError("The block_setting should not be empty")
-        if not (isinstance(block_setting, Sequence)
-                and all(isinstance(s, CNBlockConfig) for s in block_setting)):
-            raise TypeError("The block_setting should be List[CNBlockConfig]")
+        _check_stage_settings(block_setting, CNBlockConfig, "block_setting", "CNBlockConfig")
         if block is None:
             block = CNBlock
         if norm_layer is None:
@@ -140,6 +136,13 @@ def _convnext(block_setting: list[CNBlockConfig], stochastic_depth_prob: float,
                        stochastic_depth_prob=stochastic_depth_prob, **kwargs)
 
 
+def _sized(block_setting: list[CNBlockConfig], default_depth_prob: float,
+           weights: WeightsEnum | None, progress: bool, /, **kwargs: Any) -> ConvNeXt:
+    """One size of ConvNeXt: its stages, and its ``stochastic_depth_prob`` unless given."""
+    stochastic_depth_prob = kwargs.pop("stochastic_depth_prob", default_depth_prob)
+    return _convnext(block_setting, stochastic_depth_prob, weights, progress, **kwargs)
+
+
 _COMMON_META: dict[str, Any] = {
     "min_size": (32, 32),
     "categories": _IMAGENET_CATEGORIES,
@@ -187,49 +190,20 @@ class ConvNeXt_Large_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ConvNeXt_Tiny_Weights.IMAGENET1K_V1))
-def convnext_tiny(*, weights: ConvNeXt_Tiny_Weights | None = None, progress: bool = True,
-                  **kwargs: Any) -> ConvNeXt:
-    """ConvNeXt Tiny ("A ConvNet for the 2020s"); ``kwargs`` go to ``ConvNeXt``."""
-    weights = ConvNeXt_Tiny_Weights.verify(weights)
-    block_setting = [CNBlockConfig(96, 192, 3), CNBlockConfig(192, 384, 3),
-                     CNBlockConfig(384, 768, 9), CNBlockConfig(768, None, 3)]
-    stochastic_depth_prob = kwargs.pop("stochastic_depth_prob", 0.1)
-    return _convnext(block_setting, stochastic_depth_prob, weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ConvNeXt_Small_Weights.IMAGENET1K_V1))
-def convnext_small(*, weights: ConvNeXt_Small_Weights | None = None, progress: bool = True,
-                   **kwargs: Any) -> ConvNeXt:
-    """ConvNeXt Small."""
-    weights = ConvNeXt_Small_Weights.verify(weights)
-    block_setting = [CNBlockConfig(96, 192, 3), CNBlockConfig(192, 384, 3),
-                     CNBlockConfig(384, 768, 27), CNBlockConfig(768, None, 3)]
-    stochastic_depth_prob = kwargs.pop("stochastic_depth_prob", 0.4)
-    return _convnext(block_setting, stochastic_depth_prob, weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ConvNeXt_Base_Weights.IMAGENET1K_V1))
-def convnext_base(*, weights: ConvNeXt_Base_Weights | None = None, progress: bool = True,
-                  **kwargs: Any) -> ConvNeXt:
-    """ConvNeXt Base."""
-    weights = ConvNeXt_Base_Weights.verify(weights)
-    block_setting = [CNBlockConfig(128, 256, 3), CNBlockConfig(256, 512, 3),
-                     CNBlockConfig(512, 1024, 27), CNBlockConfig(1024, None, 3)]
-    stochastic_depth_prob = kwargs.pop("stochastic_depth_prob", 0.5)
-    return _convnext(block_setting, stochastic_depth_prob, weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ConvNeXt_Large_Weights.IMAGENET1K_V1))
-def convnext_large(*, weights: ConvNeXt_Large_Weights | None = None, progress: bool = True,
-                   **kwargs: Any) -> ConvNeXt:
-    """ConvNeXt Large."""
-    weights = ConvNeXt_Large_Weights.verify(weights)
-    block_setting = [CNBlockConfig(192, 384, 3), CNBlockConfig(384, 768, 3),
-                     CNBlockConfig(768, 1536, 27), CNBlockConfig(1536, None, 3)]
-    stochastic_depth_prob = kwargs.pop("stochastic_depth_prob", 0.5)
-    return _convnext(block_setting, stochastic_depth_prob, weights, progress, **kwargs)
+convnext_tiny = _builder("convnext_tiny", ConvNeXt_Tiny_Weights, ConvNeXt,
+                         _sized, [CNBlockConfig(96, 192, 3), CNBlockConfig(192, 384, 3),
+                                  CNBlockConfig(384, 768, 9), CNBlockConfig(768, None, 3)], 0.1,
+                         doc='ConvNeXt Tiny ("A ConvNet for the 2020s"); ``kwargs`` go to '
+                             "``ConvNeXt``.")
+convnext_small = _builder("convnext_small", ConvNeXt_Small_Weights, ConvNeXt,
+                          _sized, [CNBlockConfig(96, 192, 3), CNBlockConfig(192, 384, 3),
+                                   CNBlockConfig(384, 768, 27), CNBlockConfig(768, None, 3)], 0.4,
+                          doc="ConvNeXt Small.")
+convnext_base = _builder("convnext_base", ConvNeXt_Base_Weights, ConvNeXt,
+                         _sized, [CNBlockConfig(128, 256, 3), CNBlockConfig(256, 512, 3),
+                                  CNBlockConfig(512, 1024, 27), CNBlockConfig(1024, None, 3)], 0.5,
+                         doc="ConvNeXt Base.")
+convnext_large = _builder("convnext_large", ConvNeXt_Large_Weights, ConvNeXt,
+                          _sized, [CNBlockConfig(192, 384, 3), CNBlockConfig(384, 768, 3),
+                                   CNBlockConfig(768, 1536, 27), CNBlockConfig(1536, None, 3)], 0.5,
+                          doc="ConvNeXt Large.")

@@ -14,9 +14,9 @@ from ..._tensor import Tensor
 from ...nn import functional as F
 from ...utils import checkpoint as cp
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _imagenet1k_weights, _ovewrite_named_param, handle_legacy_interface
+from ._utils import _builder, _imagenet1k_weights, _ovewrite_named_param
 
 __all__ = ["DenseNet", "DenseNet121_Weights", "DenseNet161_Weights", "DenseNet169_Weights",
            "DenseNet201_Weights", "densenet121", "densenet161", "densenet169", "densenet201"]
@@ -207,38 +207,17 @@ class DenseNet201_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", DenseNet121_Weights.IMAGENET1K_V1))
-def densenet121(*, weights: DenseNet121_Weights | None = None, progress: bool = True,
-                **kwargs: Any) -> DenseNet:
-    """DenseNet-121 from "Densely Connected Convolutional Networks"; ``kwargs`` go to
-    ``DenseNet`` (``memory_efficient=True`` checkpoints the bottlenecks)."""
-    weights = DenseNet121_Weights.verify(weights)
-    return _densenet(32, (6, 12, 24, 16), 64, weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", DenseNet161_Weights.IMAGENET1K_V1))
-def densenet161(*, weights: DenseNet161_Weights | None = None, progress: bool = True,
-                **kwargs: Any) -> DenseNet:
-    """DenseNet-161."""
-    weights = DenseNet161_Weights.verify(weights)
-    return _densenet(48, (6, 12, 36, 24), 96, weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", DenseNet169_Weights.IMAGENET1K_V1))
-def densenet169(*, weights: DenseNet169_Weights | None = None, progress: bool = True,
-                **kwargs: Any) -> DenseNet:
-    """DenseNet-169."""
-    weights = DenseNet169_Weights.verify(weights)
-    return _densenet(32, (6, 12, 32, 32), 64, weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", DenseNet201_Weights.IMAGENET1K_V1))
-def densenet201(*, weights: DenseNet201_Weights | None = None, progress: bool = True,
-                **kwargs: Any) -> DenseNet:
-    """DenseNet-201."""
-    weights = DenseNet201_Weights.verify(weights)
-    return _densenet(32, (6, 12, 48, 32), 64, weights, progress, **kwargs)
+densenet121 = _builder("densenet121", DenseNet121_Weights, DenseNet,
+                       _densenet, 32, (6, 12, 24, 16), 64,
+                       doc='DenseNet-121 from "Densely Connected Convolutional Networks"; '
+                           "``kwargs`` go to ``DenseNet`` (``memory_efficient=True`` checkpoints "
+                           "the bottlenecks).")
+densenet161 = _builder("densenet161", DenseNet161_Weights, DenseNet,
+                       _densenet, 48, (6, 12, 36, 24), 96,
+                       doc="DenseNet-161.")
+densenet169 = _builder("densenet169", DenseNet169_Weights, DenseNet,
+                       _densenet, 32, (6, 12, 32, 32), 64,
+                       doc="DenseNet-169.")
+densenet201 = _builder("densenet201", DenseNet201_Weights, DenseNet,
+                       _densenet, 32, (6, 12, 48, 32), 64,
+                       doc="DenseNet-201.")

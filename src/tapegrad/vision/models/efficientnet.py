@@ -17,14 +17,15 @@ from ..._tensor import Tensor
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
 from ..ops.stochastic_depth import StochasticDepth
 from ..transforms._presets import ImageClassification, InterpolationMode
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES, _MODIFIED_RECIPE_DOCS
 from ._utils import (
+    _builder,
+    _check_stage_settings,
     _classifier,
     _imagenet1k_weights,
     _init_weights,
     _make_divisible,
-    handle_legacy_interface,
 )
 
 __all__ = [
@@ -176,11 +177,8 @@ class EfficientNet(nn.Module):
                  norm_layer: Callable[..., nn.Module] | None = None,
                  last_channel: int | None = None) -> None:
         super().__init__()
-        if not inverted_residual_setting:
-            raise ValueError("The inverted_residual_setting should not be empty")
-        if not (isinstance(inverted_residual_setting, Sequence)
-                and all(isinstance(s, _MBConvConfig) for s in inverted_residual_setting)):
-            raise TypeError("The inverted_residual_setting should be List[MBConvConfig]")
+        _check_stage_settings(inverted_residual_setting, _MBConvConfig,
+                              "inverted_residual_setting", "MBConvConfig")
         if norm_layer is None:
             norm_layer = nn.BatchNorm2d
 
@@ -413,118 +411,55 @@ class EfficientNet_V2_L_Weights(WeightsEnum):
 
 
 def _b_series(arch: str, width_mult: float, depth_mult: float, default_dropout: float,
-              weights: WeightsEnum | None, progress: bool, kwargs: dict[str, Any],
-              **extra: Any) -> EfficientNet:
+              ported_norm: bool, weights: WeightsEnum | None, progress: bool, /,
+              **kwargs: Any) -> EfficientNet:
+    """A B-series EfficientNet; ``ported_norm``: batch norm with eps 0.001 and momentum 0.01, as
+    the weights ported for B5 to B7."""
     setting, last_channel = _efficientnet_conf(arch, width_mult=width_mult, depth_mult=depth_mult)
+    extra = {"norm_layer": partial(nn.BatchNorm2d, eps=0.001, momentum=0.01)} if ported_norm else {}
     return _efficientnet(setting, kwargs.pop("dropout", default_dropout), last_channel, weights,
                          progress, **extra, **kwargs)
 
 
-def _v2_series(arch: str, default_dropout: float, weights: WeightsEnum | None, progress: bool,
-               kwargs: dict[str, Any]) -> EfficientNet:
+def _v2_series(arch: str, default_dropout: float, weights: WeightsEnum | None, progress: bool, /,
+               **kwargs: Any) -> EfficientNet:
     setting, last_channel = _efficientnet_conf(arch)
     return _efficientnet(setting, kwargs.pop("dropout", default_dropout), last_channel, weights,
                          progress, norm_layer=partial(nn.BatchNorm2d, eps=1e-03), **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", EfficientNet_B0_Weights.IMAGENET1K_V1))
-def efficientnet_b0(*, weights: EfficientNet_B0_Weights | None = None, progress: bool = True,
-                    **kwargs: Any) -> EfficientNet:
-    """EfficientNet B0 ("EfficientNet: Rethinking Model Scaling for Convolutional Neural
-    Networks"); ``kwargs`` go to ``EfficientNet``."""
-    weights = EfficientNet_B0_Weights.verify(weights)
-    return _b_series("efficientnet_b0", 1.0, 1.0, 0.2, weights, progress, kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", EfficientNet_B1_Weights.IMAGENET1K_V1))
-def efficientnet_b1(*, weights: EfficientNet_B1_Weights | None = None, progress: bool = True,
-                    **kwargs: Any) -> EfficientNet:
-    """EfficientNet B1."""
-    weights = EfficientNet_B1_Weights.verify(weights)
-    return _b_series("efficientnet_b1", 1.0, 1.1, 0.2, weights, progress, kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", EfficientNet_B2_Weights.IMAGENET1K_V1))
-def efficientnet_b2(*, weights: EfficientNet_B2_Weights | None = None, progress: bool = True,
-                    **kwargs: Any) -> EfficientNet:
-    """EfficientNet B2."""
-    weights = EfficientNet_B2_Weights.verify(weights)
-    return _b_series("efficientnet_b2", 1.1, 1.2, 0.3, weights, progress, kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", EfficientNet_B3_Weights.IMAGENET1K_V1))
-def efficientnet_b3(*, weights: EfficientNet_B3_Weights | None = None, progress: bool = True,
-                    **kwargs: Any) -> EfficientNet:
-    """EfficientNet B3."""
-    weights = EfficientNet_B3_Weights.verify(weights)
-    return _b_series("efficientnet_b3", 1.2, 1.4, 0.3, weights, progress, kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", EfficientNet_B4_Weights.IMAGENET1K_V1))
-def efficientnet_b4(*, weights: EfficientNet_B4_Weights | None = None, progress: bool = True,
-                    **kwargs: Any) -> EfficientNet:
-    """EfficientNet B4."""
-    weights = EfficientNet_B4_Weights.verify(weights)
-    return _b_series("efficientnet_b4", 1.4, 1.8, 0.4, weights, progress, kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", EfficientNet_B5_Weights.IMAGENET1K_V1))
-def efficientnet_b5(*, weights: EfficientNet_B5_Weights | None = None, progress: bool = True,
-                    **kwargs: Any) -> EfficientNet:
-    """EfficientNet B5 (batch norm with eps 0.001 and momentum 0.01, as the ported weights)."""
-    weights = EfficientNet_B5_Weights.verify(weights)
-    return _b_series("efficientnet_b5", 1.6, 2.2, 0.4, weights, progress, kwargs,
-                     norm_layer=partial(nn.BatchNorm2d, eps=0.001, momentum=0.01))
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", EfficientNet_B6_Weights.IMAGENET1K_V1))
-def efficientnet_b6(*, weights: EfficientNet_B6_Weights | None = None, progress: bool = True,
-                    **kwargs: Any) -> EfficientNet:
-    """EfficientNet B6."""
-    weights = EfficientNet_B6_Weights.verify(weights)
-    return _b_series("efficientnet_b6", 1.8, 2.6, 0.5, weights, progress, kwargs,
-                     norm_layer=partial(nn.BatchNorm2d, eps=0.001, momentum=0.01))
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", EfficientNet_B7_Weights.IMAGENET1K_V1))
-def efficientnet_b7(*, weights: EfficientNet_B7_Weights | None = None, progress: bool = True,
-                    **kwargs: Any) -> EfficientNet:
-    """EfficientNet B7."""
-    weights = EfficientNet_B7_Weights.verify(weights)
-    return _b_series("efficientnet_b7", 2.0, 3.1, 0.5, weights, progress, kwargs,
-                     norm_layer=partial(nn.BatchNorm2d, eps=0.001, momentum=0.01))
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", EfficientNet_V2_S_Weights.IMAGENET1K_V1))
-def efficientnet_v2_s(*, weights: EfficientNet_V2_S_Weights | None = None,
-                      progress: bool = True, **kwargs: Any) -> EfficientNet:
-    """EfficientNetV2-S ("EfficientNetV2: Smaller Models and Faster Training")."""
-    weights = EfficientNet_V2_S_Weights.verify(weights)
-    return _v2_series("efficientnet_v2_s", 0.2, weights, progress, kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", EfficientNet_V2_M_Weights.IMAGENET1K_V1))
-def efficientnet_v2_m(*, weights: EfficientNet_V2_M_Weights | None = None,
-                      progress: bool = True, **kwargs: Any) -> EfficientNet:
-    """EfficientNetV2-M."""
-    weights = EfficientNet_V2_M_Weights.verify(weights)
-    return _v2_series("efficientnet_v2_m", 0.3, weights, progress, kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", EfficientNet_V2_L_Weights.IMAGENET1K_V1))
-def efficientnet_v2_l(*, weights: EfficientNet_V2_L_Weights | None = None,
-                      progress: bool = True, **kwargs: Any) -> EfficientNet:
-    """EfficientNetV2-L."""
-    weights = EfficientNet_V2_L_Weights.verify(weights)
-    return _v2_series("efficientnet_v2_l", 0.4, weights, progress, kwargs)
+efficientnet_b0 = _builder("efficientnet_b0", EfficientNet_B0_Weights, EfficientNet,
+                           _b_series, "efficientnet_b0", 1.0, 1.0, 0.2, False,
+                           doc='EfficientNet B0 ("EfficientNet: Rethinking Model Scaling for '
+                               'Convolutional Neural Networks"); ``kwargs`` go to '
+                               "``EfficientNet``.")
+efficientnet_b1 = _builder("efficientnet_b1", EfficientNet_B1_Weights, EfficientNet,
+                           _b_series, "efficientnet_b1", 1.0, 1.1, 0.2, False,
+                           doc="EfficientNet B1.")
+efficientnet_b2 = _builder("efficientnet_b2", EfficientNet_B2_Weights, EfficientNet,
+                           _b_series, "efficientnet_b2", 1.1, 1.2, 0.3, False,
+                           doc="EfficientNet B2.")
+efficientnet_b3 = _builder("efficientnet_b3", EfficientNet_B3_Weights, EfficientNet,
+                           _b_series, "efficientnet_b3", 1.2, 1.4, 0.3, False,
+                           doc="EfficientNet B3.")
+efficientnet_b4 = _builder("efficientnet_b4", EfficientNet_B4_Weights, EfficientNet,
+                           _b_series, "efficientnet_b4", 1.4, 1.8, 0.4, False,
+                           doc="EfficientNet B4.")
+efficientnet_b5 = _builder("efficientnet_b5", EfficientNet_B5_Weights, EfficientNet,
+                           _b_series, "efficientnet_b5", 1.6, 2.2, 0.4, True,
+                           doc="EfficientNet B5 (batch norm with eps 0.001 and momentum 0.01, as "
+                               "the ported weights).")
+efficientnet_b6 = _builder("efficientnet_b6", EfficientNet_B6_Weights, EfficientNet,
+                           _b_series, "efficientnet_b6", 1.8, 2.6, 0.5, True,
+                           doc="EfficientNet B6.")
+efficientnet_b7 = _builder("efficientnet_b7", EfficientNet_B7_Weights, EfficientNet,
+                           _b_series, "efficientnet_b7", 2.0, 3.1, 0.5, True,
+                           doc="EfficientNet B7.")
+efficientnet_v2_s = _builder("efficientnet_v2_s", EfficientNet_V2_S_Weights, EfficientNet,
+                             _v2_series, "efficientnet_v2_s", 0.2,
+                             doc='EfficientNetV2-S ("EfficientNetV2: Smaller Models and Faster '
+                                 'Training").')
+efficientnet_v2_m = _builder("efficientnet_v2_m", EfficientNet_V2_M_Weights, EfficientNet,
+                             _v2_series, "efficientnet_v2_m", 0.3,
+                             doc="EfficientNetV2-M.")
+efficientnet_v2_l = _builder("efficientnet_v2_l", EfficientNet_V2_L_Weights, EfficientNet,
+                             _v2_series, "efficientnet_v2_l", 0.4,
+                             doc="EfficientNetV2-L.")

@@ -12,9 +12,14 @@ from ... import cat, flatten, nn, unsqueeze
 from ..._tensor import Tensor
 from ...nn import functional as F
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _classifier, _imagenet1k_weights, _ovewrite_named_param, handle_legacy_interface
+from ._utils import (
+    _builder,
+    _classifier,
+    _imagenet1k_weights,
+    _ovewrite_named_param,
+)
 
 __all__ = ["GoogLeNet", "GoogLeNetOutputs", "_GoogLeNetOutputs", "GoogLeNet_Weights",
            "googlenet"]
@@ -24,6 +29,28 @@ GoogLeNetOutputs = namedtuple("GoogLeNetOutputs", ["logits", "aux_logits2", "aux
 GoogLeNetOutputs.__annotations__ = {"logits": Tensor, "aux_logits2": Tensor | None,
                                     "aux_logits1": Tensor | None}
 _GoogLeNetOutputs = GoogLeNetOutputs
+
+
+def _renormalized(x: Tensor) -> Tensor:
+    """An ImageNet-normalized batch as the ported GoogLeNet and Inception v3 weights expect it
+    (``transform_input=True``): channel c becomes x * std_c / 0.5 + (mean_c - 0.5) / 0.5."""
+    x_ch0 = unsqueeze(x[:, 0], 1) * (0.229 / 0.5) + (0.485 - 0.5) / 0.5
+    x_ch1 = unsqueeze(x[:, 1], 1) * (0.224 / 0.5) + (0.456 - 0.5) / 0.5
+    x_ch2 = unsqueeze(x[:, 2], 1) * (0.225 / 0.5) + (0.406 - 0.5) / 0.5
+    return cat((x_ch0, x_ch1, x_ch2), 1)
+
+
+def _init_truncated_normal(model: nn.Module, std: float) -> None:
+    """GoogLeNet's and Inception v3's initialization: convolutions and linear layers truncated
+    normal within 2 (std ``std``, or a layer's own ``stddev``), batch norms one and zero."""
+    for m in model.modules():
+        if isinstance(m, (nn.Conv2d, nn.Linear)):
+            # a layer may carry its own "stddev" (Inception's auxiliary classifier's fc does)
+            layer_std = float(m.stddev) if hasattr(m, "stddev") else std
+            nn.init.trunc_normal_(m.weight, mean=0.0, std=layer_std, a=-2, b=2)
+        elif isinstance(m, nn.BatchNorm2d):
+            nn.init.constant_(m.weight, 1)
+            nn.init.constant_(m.bias, 0)
 
 
 class GoogLeNet(nn.Module):
@@ -80,21 +107,10 @@ class GoogLeNet(nn.Module):
         self.fc = nn.Linear(1024, num_classes)
 
         if init_weights:
-            for m in self.modules():
-                if isinstance(m, (nn.Conv2d, nn.Linear)):
-                    nn.init.trunc_normal_(m.weight, mean=0.0, std=0.01, a=-2, b=2)
-                elif isinstance(m, nn.BatchNorm2d):
-                    nn.init.constant_(m.weight, 1)
-                    nn.init.constant_(m.bias, 0)
+            _init_truncated_normal(self, 0.01)
 
     def _transform_input(self, x: Tensor) -> Tensor:
-        if self.transform_input:
-            # channel c: x * std_c / 0.5 + (mean_c - 0.5) / 0.5, ImageNet's mean and std
-            x_ch0 = unsqueeze(x[:, 0], 1) * (0.229 / 0.5) + (0.485 - 0.5) / 0.5
-            x_ch1 = unsqueeze(x[:, 1], 1) * (0.224 / 0.5) + (0.456 - 0.5) / 0.5
-            x_ch2 = unsqueeze(x[:, 2], 1) * (0.225 / 0.5) + (0.406 - 0.5) / 0.5
-            x = cat((x_ch0, x_ch1, x_ch2), 1)
-        return x
+        return _renormalized(x) if self.transform_input else x
 
     def _forward(self, x: Tensor) -> tuple[Tensor, Tensor | None, Tensor | None]:
         x = self.maxpool1(self.conv1(x))
@@ -206,15 +222,8 @@ def _pretrained_kwargs(kwargs: dict[str, Any]) -> None:
     _ovewrite_named_param(kwargs, "init_weights", False)
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", GoogLeNet_Weights.IMAGENET1K_V1))
-def googlenet(*, weights: GoogLeNet_Weights | None = None, progress: bool = True,
-              **kwargs: Any) -> GoogLeNet:
-    """GoogLeNet (Inception v1) from "Going Deeper with Convolutions"; ``kwargs`` go to
-    ``GoogLeNet``. With weights, the input is re-normalized (``transform_input=True``) unless
-    told otherwise, and the auxiliary classifiers (not pretrained) are dropped unless
-    ``aux_logits=True``."""
-    weights = GoogLeNet_Weights.verify(weights)
+def _googlenet(weights: GoogLeNet_Weights | None, progress: bool, /, **kwargs: Any) -> GoogLeNet:
+    """``googlenet`` once its weights are checked."""
     original_aux_logits = kwargs.get("aux_logits", False)
     if weights is not None:
         _pretrained_kwargs(kwargs)
@@ -228,3 +237,11 @@ def googlenet(*, weights: GoogLeNet_Weights | None = None, progress: bool = True
             warnings.warn("auxiliary heads in the pretrained googlenet model are NOT pretrained, "
                           "so make sure to train them", stacklevel=1)
     return model
+
+
+googlenet = _builder("googlenet", GoogLeNet_Weights, GoogLeNet, _googlenet,
+                     doc='GoogLeNet (Inception v1) from "Going Deeper with Convolutions"; '
+                         "``kwargs`` go to ``GoogLeNet``. With weights, the input is "
+                         "re-normalized (``transform_input=True``) unless told otherwise, and "
+                         "the auxiliary classifiers (not pretrained) are dropped unless "
+                         "``aux_logits=True``.")

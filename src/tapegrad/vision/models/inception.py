@@ -9,14 +9,14 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from ... import cat, flatten, nn, unsqueeze
+from ... import cat, flatten, nn
 from ..._tensor import Tensor
 from ...nn import functional as F
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _classifier, _imagenet1k_weights, handle_legacy_interface
-from .googlenet import BasicConv2d, _pretrained_kwargs
+from ._utils import _builder, _classifier, _imagenet1k_weights
+from .googlenet import BasicConv2d, _init_truncated_normal, _pretrained_kwargs, _renormalized
 
 __all__ = ["Inception3", "InceptionOutputs", "_InceptionOutputs", "Inception_V3_Weights",
            "inception_v3"]
@@ -80,23 +80,10 @@ class Inception3(nn.Module):
         self.fc = nn.Linear(2048, num_classes)
 
         if init_weights:
-            for m in self.modules():
-                if isinstance(m, (nn.Conv2d, nn.Linear)):
-                    # a layer may carry its own "stddev" (the auxiliary classifier's fc does)
-                    stddev = float(m.stddev) if hasattr(m, "stddev") else 0.1
-                    nn.init.trunc_normal_(m.weight, mean=0.0, std=stddev, a=-2, b=2)
-                elif isinstance(m, nn.BatchNorm2d):
-                    nn.init.constant_(m.weight, 1)
-                    nn.init.constant_(m.bias, 0)
+            _init_truncated_normal(self, 0.1)
 
     def _transform_input(self, x: Tensor) -> Tensor:
-        if self.transform_input:
-            # channel c: x * std_c / 0.5 + (mean_c - 0.5) / 0.5, ImageNet's mean and std
-            x_ch0 = unsqueeze(x[:, 0], 1) * (0.229 / 0.5) + (0.485 - 0.5) / 0.5
-            x_ch1 = unsqueeze(x[:, 1], 1) * (0.224 / 0.5) + (0.456 - 0.5) / 0.5
-            x_ch2 = unsqueeze(x[:, 2], 1) * (0.225 / 0.5) + (0.406 - 0.5) / 0.5
-            x = cat((x_ch0, x_ch1, x_ch2), 1)
-        return x
+        return _renormalized(x) if self.transform_input else x
 
     def _forward(self, x: Tensor) -> tuple[Tensor, Tensor | None]:
         x = self.Conv2d_2b_3x3(self.Conv2d_2a_3x3(self.Conv2d_1a_3x3(x)))
@@ -300,14 +287,9 @@ class Inception_V3_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", Inception_V3_Weights.IMAGENET1K_V1))
-def inception_v3(*, weights: Inception_V3_Weights | None = None, progress: bool = True,
-                 **kwargs: Any) -> Inception3:
-    """Inception v3 from "Rethinking the Inception Architecture for Computer Vision"; ``kwargs``
-    go to ``Inception3``. With weights, the input is re-normalized (``transform_input=True``)
-    unless told otherwise, and the auxiliary classifier is dropped if ``aux_logits=False``."""
-    weights = Inception_V3_Weights.verify(weights)
+def _inception_v3(weights: Inception_V3_Weights | None, progress: bool, /,
+                  **kwargs: Any) -> Inception3:
+    """``inception_v3`` once its weights are checked."""
     original_aux_logits = kwargs.get("aux_logits", True)
     if weights is not None:
         _pretrained_kwargs(kwargs)
@@ -317,3 +299,11 @@ def inception_v3(*, weights: Inception_V3_Weights | None = None, progress: bool 
             model.aux_logits = False
             model.AuxLogits = None
     return model
+
+
+inception_v3 = _builder("inception_v3", Inception_V3_Weights, Inception3, _inception_v3,
+                        doc='Inception v3 from "Rethinking the Inception Architecture for '
+                            'Computer Vision"; ``kwargs`` go to ``Inception3``. With weights, '
+                            "the input is re-normalized (``transform_input=True``) unless told "
+                            "otherwise, and the auxiliary classifier is dropped if "
+                            "``aux_logits=False``.")

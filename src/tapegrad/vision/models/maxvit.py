@@ -19,13 +19,13 @@ from ...nn import functional as F
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
 from ..ops.stochastic_depth import StochasticDepth
 from ..transforms._presets import ImageClassification, InterpolationMode
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
 from ._utils import (
+    _builder,
     _imagenet1k_weights,
     _load_weights,
     _ovewrite_named_param,
-    handle_legacy_interface,
 )
 
 __all__ = ["MaxVit", "MaxVit_T_Weights", "maxvit_t"]
@@ -436,13 +436,9 @@ class MaxVit_T_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", MaxVit_T_Weights.IMAGENET1K_V1))
-def maxvit_t(*, weights: MaxVit_T_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> MaxVit:
-    """MaxViT-T ("MaxViT: Multi-Axis Vision Transformer"); ``kwargs`` go to ``MaxVit``
-    (``input_size`` defaults to (224, 224))."""
-    weights = MaxVit_T_Weights.verify(weights)
-    return _maxvit(stem_channels=64, block_channels=[64, 128, 256, 512],
-                   block_layers=[2, 2, 5, 2], head_dim=32, stochastic_depth_prob=0.2,
-                   partition_size=7, weights=weights, progress=progress, **kwargs)
+maxvit_t = _builder("maxvit_t", MaxVit_T_Weights, MaxVit,
+                    _maxvit, stem_channels=64, block_channels=[64, 128, 256, 512],
+                    block_layers=[2, 2, 5, 2], head_dim=32, stochastic_depth_prob=0.2,
+                    partition_size=7,
+                    doc='MaxViT-T ("MaxViT: Multi-Axis Vision Transformer"); ``kwargs`` go to '
+                        "``MaxVit`` (``input_size`` defaults to (224, 224)).")

@@ -9,9 +9,9 @@ from typing import Any
 from ... import nn
 from ..._tensor import Tensor
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import _IMAGENET_META, _NEW_RECIPE_DOCS
-from ._utils import _classifier, _imagenet1k_weights, handle_legacy_interface
+from ._utils import _builder, _classifier, _imagenet1k_weights
 
 __all__ = ["MNASNet", "MNASNet0_5_Weights", "MNASNet0_75_Weights", "MNASNet1_0_Weights",
            "MNASNet1_3_Weights", "mnasnet0_5", "mnasnet0_75", "mnasnet1_0", "mnasnet1_3"]
@@ -213,38 +213,12 @@ class MNASNet1_3_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", MNASNet0_5_Weights.IMAGENET1K_V1))
-def mnasnet0_5(*, weights: MNASNet0_5_Weights | None = None, progress: bool = True,
-               **kwargs: Any) -> MNASNet:
-    """MNASNet with depth multiplier 0.5 ("MnasNet: Platform-Aware Neural Architecture Search
-    for Mobile"); ``kwargs`` go to ``MNASNet``."""
-    weights = MNASNet0_5_Weights.verify(weights)
-    return _mnasnet(0.5, weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", MNASNet0_75_Weights.IMAGENET1K_V1))
-def mnasnet0_75(*, weights: MNASNet0_75_Weights | None = None, progress: bool = True,
-                **kwargs: Any) -> MNASNet:
-    """MNASNet with depth multiplier 0.75."""
-    weights = MNASNet0_75_Weights.verify(weights)
-    return _mnasnet(0.75, weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", MNASNet1_0_Weights.IMAGENET1K_V1))
-def mnasnet1_0(*, weights: MNASNet1_0_Weights | None = None, progress: bool = True,
-               **kwargs: Any) -> MNASNet:
-    """MNASNet with depth multiplier 1.0."""
-    weights = MNASNet1_0_Weights.verify(weights)
-    return _mnasnet(1.0, weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", MNASNet1_3_Weights.IMAGENET1K_V1))
-def mnasnet1_3(*, weights: MNASNet1_3_Weights | None = None, progress: bool = True,
-               **kwargs: Any) -> MNASNet:
-    """MNASNet with depth multiplier 1.3."""
-    weights = MNASNet1_3_Weights.verify(weights)
-    return _mnasnet(1.3, weights, progress, **kwargs)
+mnasnet0_5 = _builder("mnasnet0_5", MNASNet0_5_Weights, MNASNet, _mnasnet, 0.5,
+                      doc='MNASNet with depth multiplier 0.5 ("MnasNet: Platform-Aware Neural '
+                          'Architecture Search for Mobile"); ``kwargs`` go to ``MNASNet``.')
+mnasnet0_75 = _builder("mnasnet0_75", MNASNet0_75_Weights, MNASNet, _mnasnet, 0.75,
+                       doc="MNASNet with depth multiplier 0.75.")
+mnasnet1_0 = _builder("mnasnet1_0", MNASNet1_0_Weights, MNASNet, _mnasnet, 1.0,
+                      doc="MNASNet with depth multiplier 1.0.")
+mnasnet1_3 = _builder("mnasnet1_3", MNASNet1_3_Weights, MNASNet, _mnasnet, 1.3,
+                      doc="MNASNet with depth multiplier 1.3.")

@@ -4,13 +4,12 @@ them back linearly (no activation), with a residual connection when the shape al
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from ... import flatten, nn
 from ..._tensor import Tensor
 from ..ops.misc import Conv2dNormActivation
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import (
     _IMAGENET_META,
     _MODIFIED_RECIPE_DOCS,
@@ -18,11 +17,11 @@ from ._meta import (
     _SIMPLE_RECIPE_DOCS,
 )
 from ._utils import (
+    _builder,
     _classifier,
     _imagenet1k_weights,
     _init_weights,
     _make_divisible,
-    handle_legacy_interface,
 )
 
 __all__ = ["MobileNetV2", "MobileNet_V2_Weights", "mobilenet_v2"]
@@ -136,11 +135,6 @@ class MobileNet_V2_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V2
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", MobileNet_V2_Weights.IMAGENET1K_V1))
-def mobilenet_v2(*, weights: MobileNet_V2_Weights | None = None, progress: bool = True,
-                 **kwargs: Any) -> MobileNetV2:
-    """MobileNetV2 from "MobileNetV2: Inverted Residuals and Linear Bottlenecks"; ``kwargs`` go
-    to ``MobileNetV2``."""
-    weights = MobileNet_V2_Weights.verify(weights)
-    return _classifier(MobileNetV2, weights, progress, **kwargs)
+mobilenet_v2 = _builder("mobilenet_v2", MobileNet_V2_Weights, MobileNetV2, _classifier, MobileNetV2,
+                        doc='MobileNetV2 from "MobileNetV2: Inverted Residuals and Linear '
+                            'Bottlenecks"; ``kwargs`` go to ``MobileNetV2``.')

@@ -2,7 +2,7 @@
 residual blocks with squeeze-and-excitation and hard-swish activations, in a large and a small
 configuration found by architecture search."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -11,14 +11,15 @@ from ..._tensor import Tensor
 from ..ops.misc import Conv2dNormActivation
 from ..ops.misc import SqueezeExcitation as SElayer
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import _IMAGENET_META, _NEW_RECIPE_REG_TUNING
 from ._utils import (
+    _builder,
+    _check_stage_settings,
     _classifier,
     _imagenet1k_weights,
     _init_weights,
     _make_divisible,
-    handle_legacy_interface,
 )
 
 __all__ = ["MobileNetV3", "MobileNet_V3_Large_Weights", "MobileNet_V3_Small_Weights",
@@ -96,12 +97,8 @@ class MobileNetV3(nn.Module):
                  norm_layer: Callable[..., nn.Module] | None = None, dropout: float = 0.2,
                  **kwargs: Any) -> None:
         super().__init__()
-        if not inverted_residual_setting:
-            raise ValueError("The inverted_residual_setting should not be empty")
-        if not (isinstance(inverted_residual_setting, Sequence)
-                and all(isinstance(s, InvertedResidualConfig)
-                        for s in inverted_residual_setting)):
-            raise TypeError("The inverted_residual_setting should be List[InvertedResidualConfig]")
+        _check_stage_settings(inverted_residual_setting, InvertedResidualConfig,
+                              "inverted_residual_setting", "InvertedResidualConfig")
         if block is None:
             block = InvertedResidual
         if norm_layer is None:
@@ -194,6 +191,13 @@ def _mobilenet_v3(inverted_residual_setting: list[InvertedResidualConfig], last_
                        **kwargs)
 
 
+def _named(arch: str, weights: WeightsEnum | None, progress: bool, /,
+           **kwargs: Any) -> MobileNetV3:
+    """The MobileNetV3 configuration ``arch`` (``"mobilenet_v3_large"`` or ``"_small"``)."""
+    inverted_residual_setting, last_channel = _mobilenet_v3_conf(arch, **kwargs)
+    return _mobilenet_v3(inverted_residual_setting, last_channel, weights, progress, **kwargs)
+
+
 class MobileNet_V3_Large_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
         "https://download.pytorch.org/models/mobilenet_v3_large-8738ca79.pth",
@@ -232,22 +236,11 @@ class MobileNet_V3_Small_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", MobileNet_V3_Large_Weights.IMAGENET1K_V1))
-def mobilenet_v3_large(*, weights: MobileNet_V3_Large_Weights | None = None,
-                       progress: bool = True, **kwargs: Any) -> MobileNetV3:
-    """MobileNetV3-Large from "Searching for MobileNetV3"; ``kwargs`` go to ``MobileNetV3``
-    (and ``width_mult``, ``reduced_tail``, ``dilated`` to the configuration)."""
-    weights = MobileNet_V3_Large_Weights.verify(weights)
-    inverted_residual_setting, last_channel = _mobilenet_v3_conf("mobilenet_v3_large", **kwargs)
-    return _mobilenet_v3(inverted_residual_setting, last_channel, weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", MobileNet_V3_Small_Weights.IMAGENET1K_V1))
-def mobilenet_v3_small(*, weights: MobileNet_V3_Small_Weights | None = None,
-                       progress: bool = True, **kwargs: Any) -> MobileNetV3:
-    """MobileNetV3-Small."""
-    weights = MobileNet_V3_Small_Weights.verify(weights)
-    inverted_residual_setting, last_channel = _mobilenet_v3_conf("mobilenet_v3_small", **kwargs)
-    return _mobilenet_v3(inverted_residual_setting, last_channel, weights, progress, **kwargs)
+mobilenet_v3_large = _builder("mobilenet_v3_large", MobileNet_V3_Large_Weights, MobileNetV3,
+                              _named, "mobilenet_v3_large",
+                              doc='MobileNetV3-Large from "Searching for MobileNetV3"; '
+                                  "``kwargs`` go to ``MobileNetV3`` (and ``width_mult``, "
+                                  "``reduced_tail``, ``dilated`` to the configuration).")
+mobilenet_v3_small = _builder("mobilenet_v3_small", MobileNet_V3_Small_Weights, MobileNetV3,
+                              _named, "mobilenet_v3_small",
+                              doc="MobileNetV3-Small.")

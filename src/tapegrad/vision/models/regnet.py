@@ -15,7 +15,7 @@ from ... import round as _round
 from ..._tensor import Tensor
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
 from ..transforms._presets import ImageClassification, InterpolationMode
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import (
     _IMAGENET_META,
     _MODIFIED_RECIPE_DOCS,
@@ -29,10 +29,10 @@ from ._meta import (
     _SWAG_RECIPE,
 )
 from ._utils import (
+    _builder,
     _classifier,
     _imagenet1k_weights,
     _make_divisible,
-    handle_legacy_interface,
 )
 
 __all__ = [
@@ -486,157 +486,63 @@ class RegNet_X_32GF_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V2
 
 
-def _build(weights: WeightsEnum | None, progress: bool, kwargs: dict[str, Any],
-           **design: Any) -> RegNet:
+def _build(design: dict[str, Any], weights: WeightsEnum | None, progress: bool, /,
+           **kwargs: Any) -> RegNet:
+    """The RegNet of ``design`` (``BlockParams.from_init_params``' depth and widths)."""
     params = BlockParams.from_init_params(**design, **kwargs)
     return _regnet(params, weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", RegNet_Y_400MF_Weights.IMAGENET1K_V1))
-def regnet_y_400mf(*, weights: RegNet_Y_400MF_Weights | None = None, progress: bool = True,
-                   **kwargs: Any) -> RegNet:
-    """RegNetY-400MF ("Designing Network Design Spaces"); ``kwargs`` go to ``RegNet``."""
-    weights = RegNet_Y_400MF_Weights.verify(weights)
-    return _build(weights, progress, kwargs, depth=16, w_0=48, w_a=27.89, w_m=2.09,
-                  group_width=8, se_ratio=0.25)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", RegNet_Y_800MF_Weights.IMAGENET1K_V1))
-def regnet_y_800mf(*, weights: RegNet_Y_800MF_Weights | None = None, progress: bool = True,
-                   **kwargs: Any) -> RegNet:
-    """RegNetY-800MF."""
-    weights = RegNet_Y_800MF_Weights.verify(weights)
-    return _build(weights, progress, kwargs, depth=14, w_0=56, w_a=38.84, w_m=2.4,
-                  group_width=16, se_ratio=0.25)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", RegNet_Y_1_6GF_Weights.IMAGENET1K_V1))
-def regnet_y_1_6gf(*, weights: RegNet_Y_1_6GF_Weights | None = None, progress: bool = True,
-                   **kwargs: Any) -> RegNet:
-    """RegNetY-1.6GF."""
-    weights = RegNet_Y_1_6GF_Weights.verify(weights)
-    return _build(weights, progress, kwargs, depth=27, w_0=48, w_a=20.71, w_m=2.65,
-                  group_width=24, se_ratio=0.25)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", RegNet_Y_3_2GF_Weights.IMAGENET1K_V1))
-def regnet_y_3_2gf(*, weights: RegNet_Y_3_2GF_Weights | None = None, progress: bool = True,
-                   **kwargs: Any) -> RegNet:
-    """RegNetY-3.2GF."""
-    weights = RegNet_Y_3_2GF_Weights.verify(weights)
-    return _build(weights, progress, kwargs, depth=21, w_0=80, w_a=42.63, w_m=2.66,
-                  group_width=24, se_ratio=0.25)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", RegNet_Y_8GF_Weights.IMAGENET1K_V1))
-def regnet_y_8gf(*, weights: RegNet_Y_8GF_Weights | None = None, progress: bool = True,
-                 **kwargs: Any) -> RegNet:
-    """RegNetY-8GF."""
-    weights = RegNet_Y_8GF_Weights.verify(weights)
-    return _build(weights, progress, kwargs, depth=17, w_0=192, w_a=76.82, w_m=2.19,
-                  group_width=56, se_ratio=0.25)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", RegNet_Y_16GF_Weights.IMAGENET1K_V1))
-def regnet_y_16gf(*, weights: RegNet_Y_16GF_Weights | None = None, progress: bool = True,
-                  **kwargs: Any) -> RegNet:
-    """RegNetY-16GF."""
-    weights = RegNet_Y_16GF_Weights.verify(weights)
-    return _build(weights, progress, kwargs, depth=18, w_0=200, w_a=106.23, w_m=2.48,
-                  group_width=112, se_ratio=0.25)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", RegNet_Y_32GF_Weights.IMAGENET1K_V1))
-def regnet_y_32gf(*, weights: RegNet_Y_32GF_Weights | None = None, progress: bool = True,
-                  **kwargs: Any) -> RegNet:
-    """RegNetY-32GF."""
-    weights = RegNet_Y_32GF_Weights.verify(weights)
-    return _build(weights, progress, kwargs, depth=20, w_0=232, w_a=115.89, w_m=2.53,
-                  group_width=232, se_ratio=0.25)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", None))
-def regnet_y_128gf(*, weights: RegNet_Y_128GF_Weights | None = None, progress: bool = True,
-                   **kwargs: Any) -> RegNet:
-    """RegNetY-128GF (its weights come from SWAG only, so ``pretrained=True`` has none)."""
-    weights = RegNet_Y_128GF_Weights.verify(weights)
-    return _build(weights, progress, kwargs, depth=27, w_0=456, w_a=160.83, w_m=2.52,
-                  group_width=264, se_ratio=0.25)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", RegNet_X_400MF_Weights.IMAGENET1K_V1))
-def regnet_x_400mf(*, weights: RegNet_X_400MF_Weights | None = None, progress: bool = True,
-                   **kwargs: Any) -> RegNet:
-    """RegNetX-400MF."""
-    weights = RegNet_X_400MF_Weights.verify(weights)
-    return _build(weights, progress, kwargs, depth=22, w_0=24, w_a=24.48, w_m=2.54,
-                  group_width=16)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", RegNet_X_800MF_Weights.IMAGENET1K_V1))
-def regnet_x_800mf(*, weights: RegNet_X_800MF_Weights | None = None, progress: bool = True,
-                   **kwargs: Any) -> RegNet:
-    """RegNetX-800MF."""
-    weights = RegNet_X_800MF_Weights.verify(weights)
-    return _build(weights, progress, kwargs, depth=16, w_0=56, w_a=35.73, w_m=2.28,
-                  group_width=16)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", RegNet_X_1_6GF_Weights.IMAGENET1K_V1))
-def regnet_x_1_6gf(*, weights: RegNet_X_1_6GF_Weights | None = None, progress: bool = True,
-                   **kwargs: Any) -> RegNet:
-    """RegNetX-1.6GF."""
-    weights = RegNet_X_1_6GF_Weights.verify(weights)
-    return _build(weights, progress, kwargs, depth=18, w_0=80, w_a=34.01, w_m=2.25,
-                  group_width=24)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", RegNet_X_3_2GF_Weights.IMAGENET1K_V1))
-def regnet_x_3_2gf(*, weights: RegNet_X_3_2GF_Weights | None = None, progress: bool = True,
-                   **kwargs: Any) -> RegNet:
-    """RegNetX-3.2GF."""
-    weights = RegNet_X_3_2GF_Weights.verify(weights)
-    return _build(weights, progress, kwargs, depth=25, w_0=88, w_a=26.31, w_m=2.25,
-                  group_width=48)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", RegNet_X_8GF_Weights.IMAGENET1K_V1))
-def regnet_x_8gf(*, weights: RegNet_X_8GF_Weights | None = None, progress: bool = True,
-                 **kwargs: Any) -> RegNet:
-    """RegNetX-8GF."""
-    weights = RegNet_X_8GF_Weights.verify(weights)
-    return _build(weights, progress, kwargs, depth=23, w_0=80, w_a=49.56, w_m=2.88,
-                  group_width=120)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", RegNet_X_16GF_Weights.IMAGENET1K_V1))
-def regnet_x_16gf(*, weights: RegNet_X_16GF_Weights | None = None, progress: bool = True,
-                  **kwargs: Any) -> RegNet:
-    """RegNetX-16GF."""
-    weights = RegNet_X_16GF_Weights.verify(weights)
-    return _build(weights, progress, kwargs, depth=22, w_0=216, w_a=55.59, w_m=2.1,
-                  group_width=128)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", RegNet_X_32GF_Weights.IMAGENET1K_V1))
-def regnet_x_32gf(*, weights: RegNet_X_32GF_Weights | None = None, progress: bool = True,
-                  **kwargs: Any) -> RegNet:
-    """RegNetX-32GF."""
-    weights = RegNet_X_32GF_Weights.verify(weights)
-    return _build(weights, progress, kwargs, depth=23, w_0=320, w_a=69.86, w_m=2.0,
-                  group_width=168)
+regnet_y_400mf = _builder("regnet_y_400mf", RegNet_Y_400MF_Weights, RegNet,
+                          _build, dict(depth=16, w_0=48, w_a=27.89, w_m=2.09,
+                                       group_width=8, se_ratio=0.25),
+                          doc='RegNetY-400MF ("Designing Network Design Spaces"); ``kwargs`` go '
+                              "to ``RegNet``.")
+regnet_y_800mf = _builder("regnet_y_800mf", RegNet_Y_800MF_Weights, RegNet,
+                          _build, dict(depth=14, w_0=56, w_a=38.84, w_m=2.4,
+                                       group_width=16, se_ratio=0.25),
+                          doc="RegNetY-800MF.")
+regnet_y_1_6gf = _builder("regnet_y_1_6gf", RegNet_Y_1_6GF_Weights, RegNet,
+                          _build, dict(depth=27, w_0=48, w_a=20.71, w_m=2.65,
+                                       group_width=24, se_ratio=0.25),
+                          doc="RegNetY-1.6GF.")
+regnet_y_3_2gf = _builder("regnet_y_3_2gf", RegNet_Y_3_2GF_Weights, RegNet,
+                          _build, dict(depth=21, w_0=80, w_a=42.63, w_m=2.66,
+                                       group_width=24, se_ratio=0.25),
+                          doc="RegNetY-3.2GF.")
+regnet_y_8gf = _builder("regnet_y_8gf", RegNet_Y_8GF_Weights, RegNet,
+                        _build, dict(depth=17, w_0=192, w_a=76.82, w_m=2.19,
+                                     group_width=56, se_ratio=0.25),
+                        doc="RegNetY-8GF.")
+regnet_y_16gf = _builder("regnet_y_16gf", RegNet_Y_16GF_Weights, RegNet,
+                         _build, dict(depth=18, w_0=200, w_a=106.23, w_m=2.48,
+                                      group_width=112, se_ratio=0.25),
+                         doc="RegNetY-16GF.")
+regnet_y_32gf = _builder("regnet_y_32gf", RegNet_Y_32GF_Weights, RegNet,
+                         _build, dict(depth=20, w_0=232, w_a=115.89, w_m=2.53,
+                                      group_width=232, se_ratio=0.25),
+                         doc="RegNetY-32GF.")
+regnet_y_128gf = _builder("regnet_y_128gf", RegNet_Y_128GF_Weights, RegNet,
+                          _build, dict(depth=27, w_0=456, w_a=160.83, w_m=2.52,
+                                       group_width=264, se_ratio=0.25),
+                          doc="RegNetY-128GF (its weights come from SWAG only, so "
+                              "``pretrained=True`` has none).", legacy=None)
+regnet_x_400mf = _builder("regnet_x_400mf", RegNet_X_400MF_Weights, RegNet,
+                          _build, dict(depth=22, w_0=24, w_a=24.48, w_m=2.54, group_width=16),
+                          doc="RegNetX-400MF.")
+regnet_x_800mf = _builder("regnet_x_800mf", RegNet_X_800MF_Weights, RegNet,
+                          _build, dict(depth=16, w_0=56, w_a=35.73, w_m=2.28, group_width=16),
+                          doc="RegNetX-800MF.")
+regnet_x_1_6gf = _builder("regnet_x_1_6gf", RegNet_X_1_6GF_Weights, RegNet,
+                          _build, dict(depth=18, w_0=80, w_a=34.01, w_m=2.25, group_width=24),
+                          doc="RegNetX-1.6GF.")
+regnet_x_3_2gf = _builder("regnet_x_3_2gf", RegNet_X_3_2GF_Weights, RegNet,
+                          _build, dict(depth=25, w_0=88, w_a=26.31, w_m=2.25, group_width=48),
+                          doc="RegNetX-3.2GF.")
+regnet_x_8gf = _builder("regnet_x_8gf", RegNet_X_8GF_Weights, RegNet,
+                        _build, dict(depth=23, w_0=80, w_a=49.56, w_m=2.88, group_width=120),
+                        doc="RegNetX-8GF.")
+regnet_x_16gf = _builder("regnet_x_16gf", RegNet_X_16GF_Weights, RegNet,
+                         _build, dict(depth=22, w_0=216, w_a=55.59, w_m=2.1, group_width=128),
+                         doc="RegNetX-16GF.")
+regnet_x_32gf = _builder("regnet_x_32gf", RegNet_X_32GF_Weights, RegNet,
+                         _build, dict(depth=23, w_0=320, w_a=69.86, w_m=2.0, group_width=168),
+                         doc="RegNetX-32GF.")

@@ -14,7 +14,7 @@ from typing import Any
 from ... import flatten, nn
 from ..._tensor import Tensor
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import (
     _IMAGENET_META,
     _NEW_RECIPE,
@@ -22,7 +22,12 @@ from ._meta import (
     _NEW_RECIPE_FIXRES,
     _SIMPLE_RECIPE_DOCS,
 )
-from ._utils import _classifier, _imagenet1k_weights, _ovewrite_named_param, handle_legacy_interface
+from ._utils import (
+    _builder,
+    _classifier,
+    _imagenet1k_weights,
+    _ovewrite_named_param,
+)
 
 __all__ = [
     "ResNet", "ResNet18_Weights", "ResNet34_Weights", "ResNet50_Weights", "ResNet101_Weights",
@@ -203,6 +208,15 @@ def _resnet(block: type[BasicBlock | Bottleneck], layers: list[int],
     return _classifier(ResNet, weights, progress, block, layers, **kwargs)
 
 
+def _grouped(block: type[BasicBlock | Bottleneck], layers: list[int], fixed: dict[str, int],
+             weights: WeightsEnum | None, progress: bool, /, **kwargs: Any) -> ResNet:
+    """A ResNeXt or wide ResNet: ``_resnet`` with the keywords ``fixed`` (``groups``,
+    ``width_per_group``) set; the caller may repeat them, not change them."""
+    for param, value in fixed.items():
+        _ovewrite_named_param(kwargs, param, value)
+    return _resnet(block, layers, weights, progress, **kwargs)
+
+
 _RESNET_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#resnet"
 _IMPROVED_DOCS = (
     "\n"
@@ -339,100 +353,34 @@ class Wide_ResNet101_2_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V2
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ResNet18_Weights.IMAGENET1K_V1))
-def resnet18(*, weights: ResNet18_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> ResNet:
-    """ResNet-18 from "Deep Residual Learning for Image Recognition"; ``weights`` a member of
-    ``ResNet18_Weights`` or None, ``kwargs`` go to ``ResNet``."""
-    weights = ResNet18_Weights.verify(weights)
-    return _resnet(BasicBlock, [2, 2, 2, 2], weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ResNet34_Weights.IMAGENET1K_V1))
-def resnet34(*, weights: ResNet34_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> ResNet:
-    """ResNet-34."""
-    weights = ResNet34_Weights.verify(weights)
-    return _resnet(BasicBlock, [3, 4, 6, 3], weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ResNet50_Weights.IMAGENET1K_V1))
-def resnet50(*, weights: ResNet50_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> ResNet:
-    """ResNet-50 (bottleneck blocks, the stride on the 3x3 convolution)."""
-    weights = ResNet50_Weights.verify(weights)
-    return _resnet(Bottleneck, [3, 4, 6, 3], weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ResNet101_Weights.IMAGENET1K_V1))
-def resnet101(*, weights: ResNet101_Weights | None = None, progress: bool = True,
-              **kwargs: Any) -> ResNet:
-    """ResNet-101."""
-    weights = ResNet101_Weights.verify(weights)
-    return _resnet(Bottleneck, [3, 4, 23, 3], weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ResNet152_Weights.IMAGENET1K_V1))
-def resnet152(*, weights: ResNet152_Weights | None = None, progress: bool = True,
-              **kwargs: Any) -> ResNet:
-    """ResNet-152."""
-    weights = ResNet152_Weights.verify(weights)
-    return _resnet(Bottleneck, [3, 8, 36, 3], weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ResNeXt50_32X4D_Weights.IMAGENET1K_V1))
-def resnext50_32x4d(*, weights: ResNeXt50_32X4D_Weights | None = None, progress: bool = True,
-                    **kwargs: Any) -> ResNet:
-    """ResNeXt-50 32x4d ("Aggregated Residual Transformations for Deep Neural Networks")."""
-    weights = ResNeXt50_32X4D_Weights.verify(weights)
-    _ovewrite_named_param(kwargs, "groups", 32)
-    _ovewrite_named_param(kwargs, "width_per_group", 4)
-    return _resnet(Bottleneck, [3, 4, 6, 3], weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ResNeXt101_32X8D_Weights.IMAGENET1K_V1))
-def resnext101_32x8d(*, weights: ResNeXt101_32X8D_Weights | None = None,
-                     progress: bool = True, **kwargs: Any) -> ResNet:
-    """ResNeXt-101 32x8d."""
-    weights = ResNeXt101_32X8D_Weights.verify(weights)
-    _ovewrite_named_param(kwargs, "groups", 32)
-    _ovewrite_named_param(kwargs, "width_per_group", 8)
-    return _resnet(Bottleneck, [3, 4, 23, 3], weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ResNeXt101_64X4D_Weights.IMAGENET1K_V1))
-def resnext101_64x4d(*, weights: ResNeXt101_64X4D_Weights | None = None,
-                     progress: bool = True, **kwargs: Any) -> ResNet:
-    """ResNeXt-101 64x4d."""
-    weights = ResNeXt101_64X4D_Weights.verify(weights)
-    _ovewrite_named_param(kwargs, "groups", 64)
-    _ovewrite_named_param(kwargs, "width_per_group", 4)
-    return _resnet(Bottleneck, [3, 4, 23, 3], weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", Wide_ResNet50_2_Weights.IMAGENET1K_V1))
-def wide_resnet50_2(*, weights: Wide_ResNet50_2_Weights | None = None, progress: bool = True,
-                    **kwargs: Any) -> ResNet:
-    """Wide ResNet-50-2 ("Wide Residual Networks"): bottlenecks twice as wide."""
-    weights = Wide_ResNet50_2_Weights.verify(weights)
-    _ovewrite_named_param(kwargs, "width_per_group", 64 * 2)
-    return _resnet(Bottleneck, [3, 4, 6, 3], weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", Wide_ResNet101_2_Weights.IMAGENET1K_V1))
-def wide_resnet101_2(*, weights: Wide_ResNet101_2_Weights | None = None,
-                     progress: bool = True, **kwargs: Any) -> ResNet:
-    """Wide ResNet-101-2."""
-    weights = Wide_ResNet101_2_Weights.verify(weights)
-    _ovewrite_named_param(kwargs, "width_per_group", 64 * 2)
-    return _resnet(Bottleneck, [3, 4, 23, 3], weights, progress, **kwargs)
+resnet18 = _builder("resnet18", ResNet18_Weights, ResNet, _resnet, BasicBlock, [2, 2, 2, 2],
+                    doc='ResNet-18 from "Deep Residual Learning for Image Recognition"; '
+                        "``weights`` a member of ``ResNet18_Weights`` or None, ``kwargs`` go to "
+                        "``ResNet``.")
+resnet34 = _builder("resnet34", ResNet34_Weights, ResNet, _resnet, BasicBlock, [3, 4, 6, 3],
+                    doc="ResNet-34.")
+resnet50 = _builder("resnet50", ResNet50_Weights, ResNet, _resnet, Bottleneck, [3, 4, 6, 3],
+                    doc="ResNet-50 (bottleneck blocks, the stride on the 3x3 convolution).")
+resnet101 = _builder("resnet101", ResNet101_Weights, ResNet, _resnet, Bottleneck, [3, 4, 23, 3],
+                     doc="ResNet-101.")
+resnet152 = _builder("resnet152", ResNet152_Weights, ResNet, _resnet, Bottleneck, [3, 8, 36, 3],
+                     doc="ResNet-152.")
+resnext50_32x4d = _builder("resnext50_32x4d", ResNeXt50_32X4D_Weights, ResNet,
+                           _grouped, Bottleneck, [3, 4, 6, 3], {"groups": 32, "width_per_group": 4},
+                           doc='ResNeXt-50 32x4d ("Aggregated Residual Transformations for Deep '
+                               'Neural Networks").')
+resnext101_32x8d = _builder("resnext101_32x8d", ResNeXt101_32X8D_Weights, ResNet,
+                            _grouped, Bottleneck, [3, 4, 23, 3],
+                            {"groups": 32, "width_per_group": 8},
+                            doc="ResNeXt-101 32x8d.")
+resnext101_64x4d = _builder("resnext101_64x4d", ResNeXt101_64X4D_Weights, ResNet,
+                            _grouped, Bottleneck, [3, 4, 23, 3],
+                            {"groups": 64, "width_per_group": 4},
+                            doc="ResNeXt-101 64x4d.")
+wide_resnet50_2 = _builder("wide_resnet50_2", Wide_ResNet50_2_Weights, ResNet,
+                           _grouped, Bottleneck, [3, 4, 6, 3], {"width_per_group": 64 * 2},
+                           doc='Wide ResNet-50-2 ("Wide Residual Networks"): bottlenecks twice '
+                               "as wide.")
+wide_resnet101_2 = _builder("wide_resnet101_2", Wide_ResNet101_2_Weights, ResNet,
+                            _grouped, Bottleneck, [3, 4, 23, 3], {"width_per_group": 64 * 2},
+                            doc="Wide ResNet-101-2.")

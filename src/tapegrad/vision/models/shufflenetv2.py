@@ -10,9 +10,9 @@ from typing import Any
 from ... import cat, nn, transpose
 from ..._tensor import Tensor
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import _IMAGENET_META, _NEW_RECIPE_DOCS
-from ._utils import _classifier, _imagenet1k_weights, handle_legacy_interface
+from ._utils import _builder, _classifier, _imagenet1k_weights
 
 __all__ = ["ShuffleNetV2", "ShuffleNet_V2_X0_5_Weights", "ShuffleNet_V2_X1_0_Weights",
            "ShuffleNet_V2_X1_5_Weights", "ShuffleNet_V2_X2_0_Weights", "shufflenet_v2_x0_5",
@@ -133,9 +133,10 @@ class ShuffleNetV2(nn.Module):
         return self._forward_impl(x)
 
 
-def _shufflenetv2(weights: WeightsEnum | None, progress: bool, *args: Any,
-                  **kwargs: Any) -> ShuffleNetV2:
-    return _classifier(ShuffleNetV2, weights, progress, *args, **kwargs)
+def _shufflenetv2(stages_repeats: list[int], stages_out_channels: list[int],
+                  weights: WeightsEnum | None, progress: bool, /, **kwargs: Any) -> ShuffleNetV2:
+    return _classifier(ShuffleNetV2, weights, progress, stages_repeats, stages_out_channels,
+                       **kwargs)
 
 
 class ShuffleNet_V2_X0_5_Weights(WeightsEnum):
@@ -176,38 +177,17 @@ class ShuffleNet_V2_X2_0_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ShuffleNet_V2_X0_5_Weights.IMAGENET1K_V1))
-def shufflenet_v2_x0_5(*, weights: ShuffleNet_V2_X0_5_Weights | None = None,
-                       progress: bool = True, **kwargs: Any) -> ShuffleNetV2:
-    """ShuffleNet V2 with 0.5x output channels ("ShuffleNet V2: Practical Guidelines for
-    Efficient CNN Architecture Design"); ``kwargs`` go to ``ShuffleNetV2``."""
-    weights = ShuffleNet_V2_X0_5_Weights.verify(weights)
-    return _shufflenetv2(weights, progress, [4, 8, 4], [24, 48, 96, 192, 1024], **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ShuffleNet_V2_X1_0_Weights.IMAGENET1K_V1))
-def shufflenet_v2_x1_0(*, weights: ShuffleNet_V2_X1_0_Weights | None = None,
-                       progress: bool = True, **kwargs: Any) -> ShuffleNetV2:
-    """ShuffleNet V2 with 1.0x output channels."""
-    weights = ShuffleNet_V2_X1_0_Weights.verify(weights)
-    return _shufflenetv2(weights, progress, [4, 8, 4], [24, 116, 232, 464, 1024], **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ShuffleNet_V2_X1_5_Weights.IMAGENET1K_V1))
-def shufflenet_v2_x1_5(*, weights: ShuffleNet_V2_X1_5_Weights | None = None,
-                       progress: bool = True, **kwargs: Any) -> ShuffleNetV2:
-    """ShuffleNet V2 with 1.5x output channels."""
-    weights = ShuffleNet_V2_X1_5_Weights.verify(weights)
-    return _shufflenetv2(weights, progress, [4, 8, 4], [24, 176, 352, 704, 1024], **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ShuffleNet_V2_X2_0_Weights.IMAGENET1K_V1))
-def shufflenet_v2_x2_0(*, weights: ShuffleNet_V2_X2_0_Weights | None = None,
-                       progress: bool = True, **kwargs: Any) -> ShuffleNetV2:
-    """ShuffleNet V2 with 2.0x output channels."""
-    weights = ShuffleNet_V2_X2_0_Weights.verify(weights)
-    return _shufflenetv2(weights, progress, [4, 8, 4], [24, 244, 488, 976, 2048], **kwargs)
+shufflenet_v2_x0_5 = _builder("shufflenet_v2_x0_5", ShuffleNet_V2_X0_5_Weights, ShuffleNetV2,
+                              _shufflenetv2, [4, 8, 4], [24, 48, 96, 192, 1024],
+                              doc='ShuffleNet V2 with 0.5x output channels ("ShuffleNet V2: '
+                                  'Practical Guidelines for Efficient CNN Architecture Design"); '
+                                  "``kwargs`` go to ``ShuffleNetV2``.")
+shufflenet_v2_x1_0 = _builder("shufflenet_v2_x1_0", ShuffleNet_V2_X1_0_Weights, ShuffleNetV2,
+                              _shufflenetv2, [4, 8, 4], [24, 116, 232, 464, 1024],
+                              doc="ShuffleNet V2 with 1.0x output channels.")
+shufflenet_v2_x1_5 = _builder("shufflenet_v2_x1_5", ShuffleNet_V2_X1_5_Weights, ShuffleNetV2,
+                              _shufflenetv2, [4, 8, 4], [24, 176, 352, 704, 1024],
+                              doc="ShuffleNet V2 with 1.5x output channels.")
+shufflenet_v2_x2_0 = _builder("shufflenet_v2_x2_0", ShuffleNet_V2_X2_0_Weights, ShuffleNetV2,
+                              _shufflenetv2, [4, 8, 4], [24, 244, 488, 976, 2048],
+                              doc="ShuffleNet V2 with 2.0x output channels.")

@@ -9,9 +9,9 @@ from ... import cat, flatten, nn
 from ..._tensor import Tensor
 from ...nn import init
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _classifier, _imagenet1k_weights, handle_legacy_interface
+from ._utils import _builder, _classifier, _imagenet1k_weights
 
 __all__ = ["SqueezeNet", "SqueezeNet1_0_Weights", "SqueezeNet1_1_Weights", "squeezenet1_0",
            "squeezenet1_1"]
@@ -124,20 +124,9 @@ class SqueezeNet1_1_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", SqueezeNet1_0_Weights.IMAGENET1K_V1))
-def squeezenet1_0(*, weights: SqueezeNet1_0_Weights | None = None, progress: bool = True,
-                  **kwargs: Any) -> SqueezeNet:
-    """SqueezeNet 1.0 ("SqueezeNet: AlexNet-level accuracy with 50x fewer parameters and <0.5MB
-    model size"); ``kwargs`` go to ``SqueezeNet``."""
-    weights = SqueezeNet1_0_Weights.verify(weights)
-    return _squeezenet("1_0", weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", SqueezeNet1_1_Weights.IMAGENET1K_V1))
-def squeezenet1_1(*, weights: SqueezeNet1_1_Weights | None = None, progress: bool = True,
-                  **kwargs: Any) -> SqueezeNet:
-    """SqueezeNet 1.1, from the official SqueezeNet repository."""
-    weights = SqueezeNet1_1_Weights.verify(weights)
-    return _squeezenet("1_1", weights, progress, **kwargs)
+squeezenet1_0 = _builder("squeezenet1_0", SqueezeNet1_0_Weights, SqueezeNet, _squeezenet, "1_0",
+                         doc='SqueezeNet 1.0 ("SqueezeNet: AlexNet-level accuracy with 50x fewer '
+                             'parameters and <0.5MB model size"); ``kwargs`` go to '
+                             "``SqueezeNet``.")
+squeezenet1_1 = _builder("squeezenet1_1", SqueezeNet1_1_Weights, SqueezeNet, _squeezenet, "1_1",
+                         doc="SqueezeNet 1.1, from the official SqueezeNet repository.")

@@ -37,9 +37,9 @@ from ...nn import functional as F
 from ..ops.misc import MLP, Permute
 from ..ops.stochastic_depth import StochasticDepth
 from ..transforms._presets import ImageClassification, InterpolationMode
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _classifier, _imagenet1k_weights, handle_legacy_interface
+from ._utils import _builder, _classifier, _imagenet1k_weights
 
 __all__ = ["SwinTransformer", "Swin_T_Weights", "Swin_S_Weights", "Swin_B_Weights",
            "Swin_V2_T_Weights", "Swin_V2_S_Weights", "Swin_V2_B_Weights", "swin_t", "swin_s",
@@ -475,77 +475,31 @@ class Swin_V2_B_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", Swin_T_Weights.IMAGENET1K_V1))
-def swin_t(*, weights: Swin_T_Weights | None = None, progress: bool = True,
-           **kwargs: Any) -> SwinTransformer:
-    """Swin-T ("Swin Transformer: Hierarchical Vision Transformer using Shifted Windows");
-    ``kwargs`` go to ``SwinTransformer``."""
-    weights = Swin_T_Weights.verify(weights)
-    return _swin_transformer(patch_size=[4, 4], embed_dim=96, depths=[2, 2, 6, 2],
-                             num_heads=[3, 6, 12, 24], window_size=[7, 7],
-                             stochastic_depth_prob=0.2, weights=weights, progress=progress,
-                             **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", Swin_S_Weights.IMAGENET1K_V1))
-def swin_s(*, weights: Swin_S_Weights | None = None, progress: bool = True,
-           **kwargs: Any) -> SwinTransformer:
-    """Swin-S."""
-    weights = Swin_S_Weights.verify(weights)
-    return _swin_transformer(patch_size=[4, 4], embed_dim=96, depths=[2, 2, 18, 2],
-                             num_heads=[3, 6, 12, 24], window_size=[7, 7],
-                             stochastic_depth_prob=0.3, weights=weights, progress=progress,
-                             **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", Swin_B_Weights.IMAGENET1K_V1))
-def swin_b(*, weights: Swin_B_Weights | None = None, progress: bool = True,
-           **kwargs: Any) -> SwinTransformer:
-    """Swin-B."""
-    weights = Swin_B_Weights.verify(weights)
-    return _swin_transformer(patch_size=[4, 4], embed_dim=128, depths=[2, 2, 18, 2],
-                             num_heads=[4, 8, 16, 32], window_size=[7, 7],
-                             stochastic_depth_prob=0.5, weights=weights, progress=progress,
-                             **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", Swin_V2_T_Weights.IMAGENET1K_V1))
-def swin_v2_t(*, weights: Swin_V2_T_Weights | None = None, progress: bool = True,
-              **kwargs: Any) -> SwinTransformer:
-    """Swin-V2-T ("Swin Transformer V2: Scaling Up Capacity and Resolution")."""
-    weights = Swin_V2_T_Weights.verify(weights)
-    return _swin_transformer(patch_size=[4, 4], embed_dim=96, depths=[2, 2, 6, 2],
-                             num_heads=[3, 6, 12, 24], window_size=[8, 8],
-                             stochastic_depth_prob=0.2, weights=weights, progress=progress,
-                             block=SwinTransformerBlockV2, downsample_layer=PatchMergingV2,
-                             **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", Swin_V2_S_Weights.IMAGENET1K_V1))
-def swin_v2_s(*, weights: Swin_V2_S_Weights | None = None, progress: bool = True,
-              **kwargs: Any) -> SwinTransformer:
-    """Swin-V2-S."""
-    weights = Swin_V2_S_Weights.verify(weights)
-    return _swin_transformer(patch_size=[4, 4], embed_dim=96, depths=[2, 2, 18, 2],
-                             num_heads=[3, 6, 12, 24], window_size=[8, 8],
-                             stochastic_depth_prob=0.3, weights=weights, progress=progress,
-                             block=SwinTransformerBlockV2, downsample_layer=PatchMergingV2,
-                             **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", Swin_V2_B_Weights.IMAGENET1K_V1))
-def swin_v2_b(*, weights: Swin_V2_B_Weights | None = None, progress: bool = True,
-              **kwargs: Any) -> SwinTransformer:
-    """Swin-V2-B."""
-    weights = Swin_V2_B_Weights.verify(weights)
-    return _swin_transformer(patch_size=[4, 4], embed_dim=128, depths=[2, 2, 18, 2],
-                             num_heads=[4, 8, 16, 32], window_size=[8, 8],
-                             stochastic_depth_prob=0.5, weights=weights, progress=progress,
-                             block=SwinTransformerBlockV2, downsample_layer=PatchMergingV2,
-                             **kwargs)
+swin_t = _builder("swin_t", Swin_T_Weights, SwinTransformer,
+                  _swin_transformer, patch_size=[4, 4], embed_dim=96, depths=[2, 2, 6, 2],
+                  num_heads=[3, 6, 12, 24], window_size=[7, 7], stochastic_depth_prob=0.2,
+                  doc='Swin-T ("Swin Transformer: Hierarchical Vision Transformer using Shifted '
+                      'Windows"); ``kwargs`` go to ``SwinTransformer``.')
+swin_s = _builder("swin_s", Swin_S_Weights, SwinTransformer,
+                  _swin_transformer, patch_size=[4, 4], embed_dim=96, depths=[2, 2, 18, 2],
+                  num_heads=[3, 6, 12, 24], window_size=[7, 7], stochastic_depth_prob=0.3,
+                  doc="Swin-S.")
+swin_b = _builder("swin_b", Swin_B_Weights, SwinTransformer,
+                  _swin_transformer, patch_size=[4, 4], embed_dim=128, depths=[2, 2, 18, 2],
+                  num_heads=[4, 8, 16, 32], window_size=[7, 7], stochastic_depth_prob=0.5,
+                  doc="Swin-B.")
+swin_v2_t = _builder("swin_v2_t", Swin_V2_T_Weights, SwinTransformer,
+                     _swin_transformer, patch_size=[4, 4], embed_dim=96, depths=[2, 2, 6, 2],
+                     num_heads=[3, 6, 12, 24], window_size=[8, 8], stochastic_depth_prob=0.2,
+                     block=SwinTransformerBlockV2, downsample_layer=PatchMergingV2,
+                     doc='Swin-V2-T ("Swin Transformer V2: Scaling Up Capacity and Resolution").')
+swin_v2_s = _builder("swin_v2_s", Swin_V2_S_Weights, SwinTransformer,
+                     _swin_transformer, patch_size=[4, 4], embed_dim=96, depths=[2, 2, 18, 2],
+                     num_heads=[3, 6, 12, 24], window_size=[8, 8], stochastic_depth_prob=0.3,
+                     block=SwinTransformerBlockV2, downsample_layer=PatchMergingV2,
+                     doc="Swin-V2-S.")
+swin_v2_b = _builder("swin_v2_b", Swin_V2_B_Weights, SwinTransformer,
+                     _swin_transformer, patch_size=[4, 4], embed_dim=128, depths=[2, 2, 18, 2],
+                     num_heads=[4, 8, 16, 32], window_size=[8, 8], stochastic_depth_prob=0.5,
+                     block=SwinTransformerBlockV2, downsample_layer=PatchMergingV2,
+                     doc="Swin-V2-B.")

@@ -8,13 +8,13 @@ from typing import Any, cast
 from ... import flatten, nn
 from ..._tensor import Tensor
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum, register_model
+from ._api import Weights, WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
 from ._utils import (
+    _builder,
     _imagenet1k_weights,
     _load_weights,
     _ovewrite_named_param,
-    handle_legacy_interface,
 )
 
 __all__ = [
@@ -104,48 +104,38 @@ _RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification
 _DOCS = "These weights were trained from scratch by using a simplified training recipe."
 
 
-class VGG11_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg11-8a719046.pth",
+def _trained(checkpoint: str, num_params: int, acc: tuple[float, float], ops: float,
+             file_size: float) -> Weights:
+    """The ImageNet-1K weights of a VGG trained from scratch with the simplified recipe."""
+    return _imagenet1k_weights(
+        f"https://download.pytorch.org/models/{checkpoint}.pth",
         partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=132863336, acc=(69.02, 88.628), _ops=7.609,
-        _file_size=506.84)
+        recipe=_RECIPE, _docs=_DOCS, num_params=num_params, acc=acc, _ops=ops,
+        _file_size=file_size)
+
+
+class VGG11_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _trained("vgg11-8a719046", 132863336, (69.02, 88.628), 7.609, 506.84)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG11_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg11_bn-6002323d.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=132868840, acc=(70.37, 89.81), _ops=7.609,
-        _file_size=506.881)
+    IMAGENET1K_V1 = _trained("vgg11_bn-6002323d", 132868840, (70.37, 89.81), 7.609, 506.881)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG13_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg13-19584684.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=133047848, acc=(69.928, 89.246), _ops=11.308,
-        _file_size=507.545)
+    IMAGENET1K_V1 = _trained("vgg13-19584684", 133047848, (69.928, 89.246), 11.308, 507.545)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG13_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg13_bn-abd245e5.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=133053736, acc=(71.586, 90.374), _ops=11.308,
-        _file_size=507.59)
+    IMAGENET1K_V1 = _trained("vgg13_bn-abd245e5", 133053736, (71.586, 90.374), 11.308, 507.59)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG16_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg16-397923af.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=138357544, acc=(71.592, 90.382), _ops=15.47,
-        _file_size=527.796)
+    IMAGENET1K_V1 = _trained("vgg16-397923af", 138357544, (71.592, 90.382), 15.47, 527.796)
     IMAGENET1K_FEATURES = _imagenet1k_weights(
         "https://download.pytorch.org/models/vgg16_features-amdegroot-88682ab5.pth",
         partial(ImageClassification, crop_size=224, mean=(0.48235, 0.45882, 0.40784),
@@ -167,88 +157,34 @@ class VGG16_Weights(WeightsEnum):
 
 
 class VGG16_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg16_bn-6c64b313.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=138365992, acc=(73.36, 91.516), _ops=15.47,
-        _file_size=527.866)
+    IMAGENET1K_V1 = _trained("vgg16_bn-6c64b313", 138365992, (73.36, 91.516), 15.47, 527.866)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG19_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg19-dcbb9e9d.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=143667240, acc=(72.376, 90.876), _ops=19.632,
-        _file_size=548.051)
+    IMAGENET1K_V1 = _trained("vgg19-dcbb9e9d", 143667240, (72.376, 90.876), 19.632, 548.051)
     DEFAULT = IMAGENET1K_V1
 
 
 class VGG19_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg19_bn-c79401a0.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
-        recipe=_RECIPE, _docs=_DOCS, num_params=143678248, acc=(74.218, 91.842), _ops=19.632,
-        _file_size=548.143)
+    IMAGENET1K_V1 = _trained("vgg19_bn-c79401a0", 143678248, (74.218, 91.842), 19.632, 548.143)
     DEFAULT = IMAGENET1K_V1
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG11_Weights.IMAGENET1K_V1))
-def vgg11(*, weights: VGG11_Weights | None = None, progress: bool = True, **kwargs: Any) -> VGG:
-    """VGG-11 (configuration "A") from "Very Deep Convolutional Networks for Large-Scale Image
-    Recognition"; ``kwargs`` go to ``VGG``."""
-    return _vgg("A", False, VGG11_Weights.verify(weights), progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG11_BN_Weights.IMAGENET1K_V1))
-def vgg11_bn(*, weights: VGG11_BN_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VGG:
-    """VGG-11 with batch normalization."""
-    return _vgg("A", True, VGG11_BN_Weights.verify(weights), progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG13_Weights.IMAGENET1K_V1))
-def vgg13(*, weights: VGG13_Weights | None = None, progress: bool = True, **kwargs: Any) -> VGG:
-    """VGG-13 (configuration "B")."""
-    return _vgg("B", False, VGG13_Weights.verify(weights), progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG13_BN_Weights.IMAGENET1K_V1))
-def vgg13_bn(*, weights: VGG13_BN_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VGG:
-    """VGG-13 with batch normalization."""
-    return _vgg("B", True, VGG13_BN_Weights.verify(weights), progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG16_Weights.IMAGENET1K_V1))
-def vgg16(*, weights: VGG16_Weights | None = None, progress: bool = True, **kwargs: Any) -> VGG:
-    """VGG-16 (configuration "D")."""
-    return _vgg("D", False, VGG16_Weights.verify(weights), progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG16_BN_Weights.IMAGENET1K_V1))
-def vgg16_bn(*, weights: VGG16_BN_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VGG:
-    """VGG-16 with batch normalization."""
-    return _vgg("D", True, VGG16_BN_Weights.verify(weights), progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG19_Weights.IMAGENET1K_V1))
-def vgg19(*, weights: VGG19_Weights | None = None, progress: bool = True, **kwargs: Any) -> VGG:
-    """VGG-19 (configuration "E")."""
-    return _vgg("E", False, VGG19_Weights.verify(weights), progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG19_BN_Weights.IMAGENET1K_V1))
-def vgg19_bn(*, weights: VGG19_BN_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VGG:
-    """VGG-19 with batch normalization."""
-    return _vgg("E", True, VGG19_BN_Weights.verify(weights), progress, **kwargs)
+vgg11 = _builder("vgg11", VGG11_Weights, VGG, _vgg, "A", False,
+                 doc='VGG-11 (configuration "A") from "Very Deep Convolutional Networks for '
+                     'Large-Scale Image Recognition"; ``kwargs`` go to ``VGG``.')
+vgg11_bn = _builder("vgg11_bn", VGG11_BN_Weights, VGG, _vgg, "A", True,
+                    doc="VGG-11 with batch normalization.")
+vgg13 = _builder("vgg13", VGG13_Weights, VGG, _vgg, "B", False,
+                 doc='VGG-13 (configuration "B").')
+vgg13_bn = _builder("vgg13_bn", VGG13_BN_Weights, VGG, _vgg, "B", True,
+                    doc="VGG-13 with batch normalization.")
+vgg16 = _builder("vgg16", VGG16_Weights, VGG, _vgg, "D", False,
+                 doc='VGG-16 (configuration "D").')
+vgg16_bn = _builder("vgg16_bn", VGG16_BN_Weights, VGG, _vgg, "D", True,
+                    doc="VGG-16 with batch normalization.")
+vgg19 = _builder("vgg19", VGG19_Weights, VGG, _vgg, "E", False,
+                 doc='VGG-19 (configuration "E").')
+vgg19_bn = _builder("vgg19_bn", VGG19_BN_Weights, VGG, _vgg, "E", True,
+                    doc="VGG-19 with batch normalization.")

@@ -13,7 +13,7 @@ from ... import cat, empty, nn, zeros
 from ..._tensor import Tensor
 from ..ops.misc import MLP, Conv2dNormActivation
 from ..transforms._presets import ImageClassification, InterpolationMode
-from ._api import WeightsEnum, register_model
+from ._api import WeightsEnum
 from ._meta import (
     _IMAGENET_CATEGORIES,
     _SWAG_E2E_DOCS,
@@ -23,10 +23,10 @@ from ._meta import (
     _SWAG_RECIPE,
 )
 from ._utils import (
+    _builder,
     _imagenet1k_weights,
     _load_weights,
     _ovewrite_named_param,
-    handle_legacy_interface,
 )
 
 __all__ = ["VisionTransformer", "ViT_B_16_Weights", "ViT_B_32_Weights", "ViT_L_16_Weights",
@@ -348,55 +348,28 @@ class ViT_H_14_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_SWAG_E2E_V1
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ViT_B_16_Weights.IMAGENET1K_V1))
-def vit_b_16(*, weights: ViT_B_16_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VisionTransformer:
-    """ViT-B/16 ("An Image is Worth 16x16 Words"); ``kwargs`` go to ``VisionTransformer``
-    (``image_size`` defaults to 224)."""
-    weights = ViT_B_16_Weights.verify(weights)
-    return _vision_transformer(patch_size=16, num_layers=12, num_heads=12, hidden_dim=768,
-                               mlp_dim=3072, weights=weights, progress=progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ViT_B_32_Weights.IMAGENET1K_V1))
-def vit_b_32(*, weights: ViT_B_32_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VisionTransformer:
-    """ViT-B/32."""
-    weights = ViT_B_32_Weights.verify(weights)
-    return _vision_transformer(patch_size=32, num_layers=12, num_heads=12, hidden_dim=768,
-                               mlp_dim=3072, weights=weights, progress=progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ViT_L_16_Weights.IMAGENET1K_V1))
-def vit_l_16(*, weights: ViT_L_16_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VisionTransformer:
-    """ViT-L/16."""
-    weights = ViT_L_16_Weights.verify(weights)
-    return _vision_transformer(patch_size=16, num_layers=24, num_heads=16, hidden_dim=1024,
-                               mlp_dim=4096, weights=weights, progress=progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ViT_L_32_Weights.IMAGENET1K_V1))
-def vit_l_32(*, weights: ViT_L_32_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VisionTransformer:
-    """ViT-L/32."""
-    weights = ViT_L_32_Weights.verify(weights)
-    return _vision_transformer(patch_size=32, num_layers=24, num_heads=16, hidden_dim=1024,
-                               mlp_dim=4096, weights=weights, progress=progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", None))
-def vit_h_14(*, weights: ViT_H_14_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VisionTransformer:
-    """ViT-H/14 (its weights come from SWAG only, so ``pretrained=True`` has none)."""
-    weights = ViT_H_14_Weights.verify(weights)
-    return _vision_transformer(patch_size=14, num_layers=32, num_heads=16, hidden_dim=1280,
-                               mlp_dim=5120, weights=weights, progress=progress, **kwargs)
+vit_b_16 = _builder("vit_b_16", ViT_B_16_Weights, VisionTransformer,
+                    _vision_transformer, patch_size=16, num_layers=12, num_heads=12,
+                    hidden_dim=768, mlp_dim=3072,
+                    doc='ViT-B/16 ("An Image is Worth 16x16 Words"); ``kwargs`` go to '
+                        "``VisionTransformer`` (``image_size`` defaults to 224).")
+vit_b_32 = _builder("vit_b_32", ViT_B_32_Weights, VisionTransformer,
+                    _vision_transformer, patch_size=32, num_layers=12, num_heads=12,
+                    hidden_dim=768, mlp_dim=3072,
+                    doc="ViT-B/32.")
+vit_l_16 = _builder("vit_l_16", ViT_L_16_Weights, VisionTransformer,
+                    _vision_transformer, patch_size=16, num_layers=24, num_heads=16,
+                    hidden_dim=1024, mlp_dim=4096,
+                    doc="ViT-L/16.")
+vit_l_32 = _builder("vit_l_32", ViT_L_32_Weights, VisionTransformer,
+                    _vision_transformer, patch_size=32, num_layers=24, num_heads=16,
+                    hidden_dim=1024, mlp_dim=4096,
+                    doc="ViT-L/32.")
+vit_h_14 = _builder("vit_h_14", ViT_H_14_Weights, VisionTransformer,
+                    _vision_transformer, patch_size=14, num_layers=32, num_heads=16,
+                    hidden_dim=1280, mlp_dim=5120,
+                    doc="ViT-H/14 (its weights come from SWAG only, so ``pretrained=True`` has "
+                        "none).", legacy=None)
 
 
 def interpolate_embeddings(image_size: int, patch_size: int,

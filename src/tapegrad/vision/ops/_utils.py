@@ -1,7 +1,9 @@
 """Helpers of the detection ops: boxes given per image turned into the (K, 5) "rois" layout
 (batch index first), their shape checks, the dtype widening that keeps box arithmetic from
-overflowing, the intersection and union the box losses share, and the split of a model's
-parameters into normalization and other ones (for weight decay)."""
+overflowing, the intersection, union and enclosing box the box losses share, and the split of a
+model's parameters into normalization and other ones (for weight decay)."""
+
+from collections.abc import Sequence
 
 from ... import cat, full_like, int32, int64, nn, zeros_like
 from ... import float32 as _float32
@@ -81,6 +83,15 @@ def _upcast_non_float(t: Tensor) -> Tensor:
     if t.dtype not in (_float32, _float64):
         return t.float()
     return t
+
+
+def _enclosing_box(corners1: Sequence[Tensor],
+                   corners2: Sequence[Tensor]) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """The corners (x1, y1, x2, y2) of the smallest box enclosing each pair of boxes, given as
+    their unbound coordinates (``boxes.unbind(dim=-1)``)."""
+    x1, y1, x2, y2 = corners1
+    x1g, y1g, x2g, y2g = corners2
+    return _min(x1, x1g), _min(y1, y1g), _max(x2, x2g), _max(y2, y2g)
 
 
 def _loss_inter_union(boxes1: Tensor, boxes2: Tensor) -> tuple[Tensor, Tensor]:

@@ -1,10 +1,8 @@
 """The distance IoU loss (Zheng et al. 2020): ``1 - IoU`` plus the squared distance of the
 boxes' centres over the squared diagonal of their enclosing box."""
 
-from ... import max as _max
-from ... import min as _min
 from ..._tensor import Tensor
-from ._utils import _loss_inter_union, _upcast_non_float
+from ._utils import _enclosing_box, _loss_inter_union, _upcast_non_float
 from .focal_loss import _reduce
 
 
@@ -21,12 +19,10 @@ def _diou_iou_loss(boxes1: Tensor, boxes2: Tensor, eps: float = 1e-7) -> tuple[T
     """The DIoU loss and the IoU of each pair."""
     intsct, union = _loss_inter_union(boxes1, boxes2)
     iou = intsct / (union + eps)
-    x1, y1, x2, y2 = boxes1.unbind(dim=-1)
-    x1g, y1g, x2g, y2g = boxes2.unbind(dim=-1)
-    xc1 = _min(x1, x1g)
-    yc1 = _min(y1, y1g)
-    xc2 = _max(x2, x2g)
-    yc2 = _max(y2, y2g)
+    corners1, corners2 = boxes1.unbind(dim=-1), boxes2.unbind(dim=-1)
+    x1, y1, x2, y2 = corners1
+    x1g, y1g, x2g, y2g = corners2
+    xc1, yc1, xc2, yc2 = _enclosing_box(corners1, corners2)
     diagonal_distance_squared = ((xc2 - xc1) ** 2) + ((yc2 - yc1) ** 2) + eps
     x_p = (x2 + x1) / 2
     y_p = (y2 + y1) / 2

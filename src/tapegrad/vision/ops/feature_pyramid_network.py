@@ -21,6 +21,18 @@ class ExtraFPNBlock(nn.Module):
         pass
 
 
+def _apply_block(blocks: nn.ModuleList, x: Tensor, idx: int) -> Tensor:
+    """``blocks[idx](x)`` (``idx`` may count from the end), the block found by iterating over
+    the blocks, as torchvision finds it."""
+    if idx < 0:
+        idx += len(blocks)
+    out = x
+    for i, module in enumerate(blocks):
+        if i == idx:
+            out = module(x)
+    return out
+
+
 class FeaturePyramidNetwork(nn.Module):
     """The pyramid over maps of ``in_channels_list`` channels (an OrderedDict, finest first),
     every output with ``out_channels`` channels; convolutions Kaiming-uniform (a=1), biases 0.
@@ -73,25 +85,11 @@ class FeaturePyramidNetwork(nn.Module):
 
     def get_result_from_inner_blocks(self, x: Tensor, idx: int) -> Tensor:
         """``self.inner_blocks[idx](x)``."""
-        num_blocks = len(self.inner_blocks)
-        if idx < 0:
-            idx += num_blocks
-        out = x
-        for i, module in enumerate(self.inner_blocks):
-            if i == idx:
-                out = module(x)
-        return out
+        return _apply_block(self.inner_blocks, x, idx)
 
     def get_result_from_layer_blocks(self, x: Tensor, idx: int) -> Tensor:
         """``self.layer_blocks[idx](x)``."""
-        num_blocks = len(self.layer_blocks)
-        if idx < 0:
-            idx += num_blocks
-        out = x
-        for i, module in enumerate(self.layer_blocks):
-            if i == idx:
-                out = module(x)
-        return out
+        return _apply_block(self.layer_blocks, x, idx)
 
     def forward(self, x: dict[str, Tensor]) -> dict[str, Tensor]:
         names = list(x.keys())

@@ -1,9 +1,7 @@
 """The generalized IoU loss (Rezatofighi et al. 2019): ``1 - GIoU`` of matched box pairs."""
 
-from ... import max as _max
-from ... import min as _min
 from ..._tensor import Tensor
-from ._utils import _loss_inter_union, _upcast_non_float
+from ._utils import _enclosing_box, _loss_inter_union, _upcast_non_float
 from .focal_loss import _reduce
 
 
@@ -16,13 +14,7 @@ def generalized_box_iou_loss(boxes1: Tensor, boxes2: Tensor, reduction: str = "n
     boxes2 = _upcast_non_float(boxes2)
     intsctk, unionk = _loss_inter_union(boxes1, boxes2)
     iouk = intsctk / (unionk + eps)
-    x1, y1, x2, y2 = boxes1.unbind(dim=-1)
-    x1g, y1g, x2g, y2g = boxes2.unbind(dim=-1)
-    # the smallest enclosing box
-    xc1 = _min(x1, x1g)
-    yc1 = _min(y1, y1g)
-    xc2 = _max(x2, x2g)
-    yc2 = _max(y2, y2g)
+    xc1, yc1, xc2, yc2 = _enclosing_box(boxes1.unbind(dim=-1), boxes2.unbind(dim=-1))
     area_c = (xc2 - xc1) * (yc2 - yc1)
     miouk = iouk - ((area_c - unionk) / (area_c + eps))
     return _reduce(1 - miouk, reduction, empty_mean=True)

@@ -10,11 +10,9 @@ import numpy as np
 
 from ... import nn
 from ..._tensor import Tensor
-from ...nn.modules.utils import _pair
 from ...ops._registry import defop
-from ._utils import check_roi_boxes_shape, convert_boxes_to_roi_format
-from .roi_align import _floating_or_raise, _kernel_type_error
-from .roi_pool import _pool_bins
+from .roi_align import _checked_rois, _input_grad
+from .roi_pool import _nonempty_bins
 
 
 @defop("torchvision.ps_roi_pool",
@@ -29,31 +27,22 @@ def _ps_roi_pool_kernel(input: np.ndarray, rois: np.ndarray, *, spatial_scale: f
     if out.size == 0:
         return out
     T = input.dtype.type
-    for k, roi in enumerate(np.ascontiguousarray(rois)):
-        b = int(roi[0])
-        rows, cols = _pool_bins(roi, spatial_scale, pooled_height, pooled_width, height, width,
-                                plus_one=False, last=-1)
-        for ph, (h0, h1) in enumerate(rows):
-            for pw, (w0, w1) in enumerate(cols):
-                if h1 <= h0 or w1 <= w0:
-                    continue
-                chans = np.arange(channels_out) * bins + ph * pooled_width + pw
-                total = np.zeros(channels_out, dtype=input.dtype)
-                for h in range(h0, h1):  # summed pixel by pixel, row by row
-                    for w in range(w0, w1):
-                        total += input[b, chans, h, w]
-                out[k, :, ph, pw] = total / T((h1 - h0) * (w1 - w0))
+    for k, b, ph, pw, h0, h1, w0, w1 in _nonempty_bins(
+            rois, spatial_scale, pooled_height, pooled_width, height, width,
+            plus_one=False, last=-1):
+        chans = np.arange(channels_out) * bins + ph * pooled_width + pw
+        total = np.zeros(channels_out, dtype=input.dtype)
+        for h in range(h0, h1):  # summed pixel by pixel, row by row
+            for w in range(w0, w1):
+                total += input[b, chans, h, w]
+        out[k, :, ph, pw] = total / T((h1 - h0) * (w1 - w0))
     return out
 
 
 @_ps_roi_pool_kernel.backward
 def ps_roi_pool_kernel_backward(ctx, grad: Tensor) -> tuple:
     # each bin's gradient / area goes to every pixel of the bin (clipped to [0, size])
-    (rois,) = ctx.saved
-    batch_size, channels, height, width = ctx.input_shapes[0]
-    grad_input = _ps_roi_pool_backward_kernel(grad, rois, **ctx.params, batch_size=batch_size,
-                                              channels=channels, height=height, width=width)
-    return grad_input, None
+    return _input_grad(_ps_roi_pool_backward_kernel, ctx, grad)
 
 
 @defop("torchvision._ps_roi_pool_backward",
@@ -71,21 +60,16 @@ def _ps_roi_pool_backward_kernel(grad: np.ndarray, rois: np.ndarray, *, spatial_
     bins = pooled_height * pooled_width
     channels_out = channels // bins
     targets, values = [], []
-    for k, roi in enumerate(np.ascontiguousarray(rois)):
-        b = int(roi[0])
-        rows, cols = _pool_bins(roi, spatial_scale, pooled_height, pooled_width, height, width,
-                                plus_one=False, last=0)
-        for ph, (h0, h1) in enumerate(rows):
-            for pw, (w0, w1) in enumerate(cols):
-                if h1 <= h0 or w1 <= w0:
-                    continue
-                chans = np.arange(channels_out) * bins + ph * pooled_width + pw
-                diff = grad[k, :, ph, pw] / T((h1 - h0) * (w1 - w0))
-                hh, ww = np.meshgrid(np.arange(h0, h1), np.arange(w0, w1), indexing="ij")
-                flat = (hh * width + ww).reshape(-1)
-                base = (b * channels + chans) * (height * width)
-                targets.append((base[:, None] + flat[None, :]).reshape(-1))
-                values.append(np.repeat(diff, flat.size))
+    for k, b, ph, pw, h0, h1, w0, w1 in _nonempty_bins(
+            rois, spatial_scale, pooled_height, pooled_width, height, width,
+            plus_one=False, last=0):
+        chans = np.arange(channels_out) * bins + ph * pooled_width + pw
+        diff = grad[k, :, ph, pw] / T((h1 - h0) * (w1 - w0))
+        hh, ww = np.meshgrid(np.arange(h0, h1), np.arange(w0, w1), indexing="ij")
+        flat = (hh * width + ww).reshape(-1)
+        base = (b * channels + chans) * (height * width)
+        targets.append((base[:, None] + flat[None, :]).reshape(-1))
+        values.append(np.repeat(diff, flat.size))
     if targets:
         idx = np.concatenate(targets)
         vals = np.concatenate(values)
@@ -103,15 +87,8 @@ def ps_roi_pool(input: Tensor, boxes: Tensor | list[Tensor], output_size: int,
                 spatial_scale: float = 1.0) -> Tensor:
     """Position-sensitive RoI Pool: (K, C / (oh * ow), oh, ow); ``boxes`` and
     ``spatial_scale`` as in ``roi_pool``."""
-    check_roi_boxes_shape(boxes)
-    rois = boxes
-    size = _pair(output_size)
-    if not isinstance(rois, Tensor):
-        rois = convert_boxes_to_roi_format(rois)
-    _kernel_type_error("ps_roi_pool_forward_kernel", input, rois)
-    if input.shape[1] % (size[0] * size[1]) != 0:
-        raise RuntimeError("input channels must be a multiple of pooling height * pooling width")
-    _floating_or_raise("ps_roi_pool_forward_kernel", input)
+    rois, size = _checked_rois("ps_roi_pool", input, boxes, output_size,
+                               position_sensitive=True)
     return _ps_roi_pool_kernel(input, rois, spatial_scale=float(spatial_scale),
                                pooled_height=int(size[0]),
                                pooled_width=int(size[1]))

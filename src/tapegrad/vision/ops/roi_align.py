@@ -9,6 +9,9 @@ of each sample, the samples summed in order and divided by their count; the back
 ``grad * weight / count`` onto the four pixels of each sample, in the kernel's order.
 """
 
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
 import numpy as np
 
 from ... import nn
@@ -39,6 +42,34 @@ def _floating_or_raise(name: str, t: Tensor) -> None:
         names = {"bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
                  "int8": "Char", "uint8": "Byte", "bool": "Bool"}
         raise NotImplementedError(f'"{name}" not implemented for \'{names.get(kind, kind)}\'')
+
+
+def _checked_rois(op: str, input: Tensor, boxes: Tensor | list[Tensor],
+                  output_size: int | tuple[int, int],
+                  position_sensitive: bool = False) -> tuple[Tensor, tuple[int, int]]:
+    """The (K, 5) rois of ``boxes`` and the output size, after the checks torchvision's
+    ``{op}_forward_kernel`` makes (for the position-sensitive ops, also that the channels split
+    into the output's bins), in its order."""
+    check_roi_boxes_shape(boxes)
+    rois = boxes
+    size = _pair(output_size)
+    if not isinstance(rois, Tensor):
+        rois = convert_boxes_to_roi_format(rois)
+    _kernel_type_error(f"{op}_forward_kernel", input, rois)
+    if position_sensitive and input.shape[1] % (size[0] * size[1]) != 0:
+        raise RuntimeError("input channels must be a multiple of pooling height * pooling width")
+    _floating_or_raise(f"{op}_forward_kernel", input)
+    return rois, size
+
+
+def _input_grad(backward_kernel: Callable[..., Tensor], ctx: Any, grad: Tensor) -> tuple:
+    """The backward of a RoI op: its backward kernel's gradient for the input, none for the
+    rois."""
+    (rois,) = ctx.saved
+    batch_size, channels, height, width = ctx.input_shapes[0]
+    grad_input = backward_kernel(grad, rois, **ctx.params, batch_size=batch_size,
+                                 channels=channels, height=height, width=width)
+    return grad_input, None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -135,61 +166,39 @@ def _roi_align_samples(rois: np.ndarray, height: int, width: int, spatial_scale:
         yield int(roi[0]), gy, gx, positions, weights, valid
 
 
-@defop("torchvision.roi_align",
-       node="GeneratedBackwardFor_torchvision_roi_align_defaultBackward", save=(1,))
-def _roi_align_kernel(input: np.ndarray, rois: np.ndarray, *, spatial_scale: float,
-                      pooled_height: int, pooled_width: int, sampling_ratio: int,
-                      aligned: bool) -> np.ndarray:
-    # out[k, c, ph, pw] = sum over the bin's samples of (w1 v1 + w2 v2 + w3 v3 + w4 v4) / count
-    _, channels, height, width = input.shape
-    out = np.zeros((rois.shape[0], channels, pooled_height, pooled_width), dtype=input.dtype)
-    if out.size == 0:
-        return out
-    planes = np.ascontiguousarray(input).reshape(input.shape[0], channels, height * width)
-    rois = np.ascontiguousarray(rois)
-    T = input.dtype.type
-    for k, (b, gy, gx, positions, weights, _) in enumerate(_roi_align_samples(
-            rois, height, width, spatial_scale, pooled_height, pooled_width, sampling_ratio,
-            aligned)):
+def _bin_sums(planes: np.ndarray, samples: Iterable, chan: np.ndarray,
+              shape: tuple[int, int, int]) -> Iterator[tuple[int, np.ndarray, int]]:
+    """For each roi (``samples`` as ``_roi_align_samples`` yields them): its index, the
+    ``shape`` (C, PH, PW) sums of its bins' samples, and the number of samples per bin. Channel
+    ``c`` of bin (i, j) reads ``planes[b]`` (the batch's (C, H * W) images) at channel
+    ``chan[c, i, j]``; a sample is ``((w1 v1 + w2 v2) + w3 v3) + w4 v4``, and the samples are
+    added row by row, in the kernel's order."""
+    for k, (b, gy, gx, positions, weights, _) in enumerate(samples):
         plane = planes[b]
         sample: np.ndarray | None = None
-        for pos, w in zip(positions, weights, strict=True):  # ((w1 v1 + w2 v2) + w3 v3) + w4 v4
-            term = w * plane[:, pos]
+        for pos, w in zip(positions, weights, strict=True):
+            term = w * plane[chan, pos[None]]  # (C, PH, PW, gy, gx)
             sample = term if sample is None else sample + term
-        acc = np.zeros((channels, pooled_height, pooled_width), dtype=input.dtype)
-        for iy in range(gy):
-            for ix in range(gx):
+        acc = np.zeros(shape, dtype=planes.dtype)
+        for iy in range(max(gy, 0)):
+            for ix in range(max(gx, 0)):
                 acc += sample[..., iy, ix]  # type: ignore[index]
-        out[k] = acc / T(max(gy * gx, 1))
-    return out
+        yield k, acc, gy * gx
 
 
-@_roi_align_kernel.backward
-def roi_align_kernel_backward(ctx, grad: Tensor) -> tuple:
-    # each sample passes grad * w_i / count to its four pixels, added in the kernel's order
-    (rois,) = ctx.saved
-    batch_size, channels, height, width = ctx.input_shapes[0]
-    grad_input = _roi_align_backward_kernel(grad, rois, **ctx.params, batch_size=batch_size,
-                                            channels=channels, height=height, width=width)
-    return grad_input, None
-
-
-@defop("torchvision._roi_align_backward",
-       node="GeneratedBackwardFor_torchvision__roi_align_backward_defaultBackward")
-def _roi_align_backward_kernel(grad: np.ndarray, rois: np.ndarray, *, spatial_scale: float,
-                               pooled_height: int, pooled_width: int, sampling_ratio: int,
-                               aligned: bool, batch_size: int, channels: int, height: int,
-                               width: int) -> np.ndarray:
+def _spread_samples(grad: np.ndarray, samples: Iterable, chan: np.ndarray,
+                    shape: tuple[int, int, int, int]) -> np.ndarray:
+    """The input gradient (``shape``) of the (K, C, PH, PW) ``grad`` of ``_bin_sums`` divided by
+    the count: each valid sample passes ``grad * w_i / count`` to its four pixels, added in the
+    kernel's order."""
+    batch_size, channels, height, width = shape
     grad_input = np.zeros(batch_size * channels * height * width, dtype=grad.dtype)
-    shape = (batch_size, channels, height, width)
     if grad.size == 0:
         return grad_input.reshape(shape)
     T = grad.dtype.type
     targets, values = [], []
-    chan = np.arange(channels)[:, None, None, None, None, None]
-    for k, (b, gy, gx, positions, weights, valid) in enumerate(_roi_align_samples(
-            np.ascontiguousarray(rois), height, width, spatial_scale, pooled_height,
-            pooled_width, sampling_ratio, aligned)):
+    chan = chan[..., None, None, None]
+    for k, (b, gy, gx, positions, weights, valid) in enumerate(samples):
         if gy <= 0 or gx <= 0:
             continue
         count = T(gy * gx)
@@ -203,6 +212,46 @@ def _roi_align_backward_kernel(grad: np.ndarray, rois: np.ndarray, *, spatial_sc
     if targets:
         np.add.at(grad_input, np.concatenate(targets), np.concatenate(values))
     return grad_input.reshape(shape)
+
+
+@defop("torchvision.roi_align",
+       node="GeneratedBackwardFor_torchvision_roi_align_defaultBackward", save=(1,))
+def _roi_align_kernel(input: np.ndarray, rois: np.ndarray, *, spatial_scale: float,
+                      pooled_height: int, pooled_width: int, sampling_ratio: int,
+                      aligned: bool) -> np.ndarray:
+    # out[k, c, ph, pw] = sum over the bin's samples of (w1 v1 + w2 v2 + w3 v3 + w4 v4) / count
+    _, channels, height, width = input.shape
+    out = np.zeros((rois.shape[0], channels, pooled_height, pooled_width), dtype=input.dtype)
+    if out.size == 0:
+        return out
+    planes = np.ascontiguousarray(input).reshape(input.shape[0], channels, height * width)
+    rois = np.ascontiguousarray(rois)
+    T = input.dtype.type
+    samples = _roi_align_samples(rois, height, width, spatial_scale, pooled_height,
+                                 pooled_width, sampling_ratio, aligned)
+    chan = np.arange(channels)[:, None, None, None, None]
+    for k, acc, count in _bin_sums(planes, samples, chan,
+                                   (channels, pooled_height, pooled_width)):
+        out[k] = acc / T(max(count, 1))
+    return out
+
+
+@_roi_align_kernel.backward
+def roi_align_kernel_backward(ctx, grad: Tensor) -> tuple:
+    # each sample passes grad * w_i / count to its four pixels, added in the kernel's order
+    return _input_grad(_roi_align_backward_kernel, ctx, grad)
+
+
+@defop("torchvision._roi_align_backward",
+       node="GeneratedBackwardFor_torchvision__roi_align_backward_defaultBackward")
+def _roi_align_backward_kernel(grad: np.ndarray, rois: np.ndarray, *, spatial_scale: float,
+                               pooled_height: int, pooled_width: int, sampling_ratio: int,
+                               aligned: bool, batch_size: int, channels: int, height: int,
+                               width: int) -> np.ndarray:
+    samples = _roi_align_samples(np.ascontiguousarray(rois), height, width, spatial_scale,
+                                 pooled_height, pooled_width, sampling_ratio, aligned)
+    return _spread_samples(grad, samples, np.arange(channels)[:, None, None],
+                           (batch_size, channels, height, width))
 
 
 @_roi_align_backward_kernel.backward
@@ -225,13 +274,7 @@ def roi_align(input: Tensor, boxes: Tensor | list[Tensor], output_size: int | tu
     the image's size); ``aligned=True`` shifts the boxes by half a pixel (Detectron2's
     convention), ``False`` keeps the legacy one (and makes regions at least 1x1).
     """
-    check_roi_boxes_shape(boxes)
-    rois = boxes
-    size = _pair(output_size)
-    if not isinstance(rois, Tensor):
-        rois = convert_boxes_to_roi_format(rois)
-    _kernel_type_error("roi_align_forward_kernel", input, rois)
-    _floating_or_raise("roi_align_forward_kernel", input)
+    rois, size = _checked_rois("roi_align", input, boxes, output_size)
     return _roi_align_kernel(input, rois, spatial_scale=float(spatial_scale),
                              pooled_height=int(size[0]),
                              pooled_width=int(size[1]),

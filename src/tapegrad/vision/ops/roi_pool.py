@@ -11,10 +11,8 @@ import numpy as np
 
 from ... import nn
 from ..._tensor import Tensor
-from ...nn.modules.utils import _pair
 from ...ops._registry import defop
-from ._utils import check_roi_boxes_shape, convert_boxes_to_roi_format
-from .roi_align import _floating_or_raise, _kernel_type_error
+from .roi_align import _checked_rois
 
 _FLT_MAX = float(np.finfo(np.float32).max)
 
@@ -49,6 +47,20 @@ def _pool_bins(roi: np.ndarray, spatial_scale: float, pooled_height: int, pooled
             spans(bin_w, pooled_width, start_w, width))
 
 
+def _nonempty_bins(rois: np.ndarray, spatial_scale: float, pooled_height: int,
+                   pooled_width: int, height: int, width: int, plus_one: bool, last: int):
+    """For each bin with pixels, roi by roi and row by row: the roi's index and batch index, the
+    bin's (ph, pw), and its [h0, h1) rows and [w0, w1) columns (``_pool_bins``)."""
+    for k, roi in enumerate(np.ascontiguousarray(rois)):
+        b = int(roi[0])
+        rows, cols = _pool_bins(roi, spatial_scale, pooled_height, pooled_width, height, width,
+                                plus_one=plus_one, last=last)
+        for ph, (h0, h1) in enumerate(rows):
+            for pw, (w0, w1) in enumerate(cols):
+                if h0 < h1 and w0 < w1:
+                    yield k, b, ph, pw, h0, h1, w0, w1
+
+
 @defop("torchvision.roi_pool", node="GeneratedBackwardFor_torchvision_roi_pool_defaultBackward",
        save=(1,))
 def _roi_pool_kernel(input: np.ndarray, rois: np.ndarray, *, spatial_scale: float,
@@ -64,22 +76,17 @@ def _roi_pool_kernel(input: np.ndarray, rois: np.ndarray, *, spatial_scale: floa
         return out
     with np.errstate(over="ignore"):  # -FLT_MAX in float16 is -inf, as the kernel's Half
         floor = np.array(-_FLT_MAX).astype(input.dtype)[()]
-    for k, roi in enumerate(np.ascontiguousarray(rois)):
-        b = int(roi[0])
-        rows, cols = _pool_bins(roi, spatial_scale, pooled_height, pooled_width, height, width,
-                                plus_one=True, last=0)
-        for ph, (h0, h1) in enumerate(rows):
-            for pw, (w0, w1) in enumerate(cols):
-                if h1 <= h0 or w1 <= w0:
-                    continue  # an empty bin: 0, no argmax
-                window = input[b, :, h0:h1, w0:w1].reshape(channels, -1)
-                usable = window > floor  # NaN and -inf never win
-                best = np.where(usable, window, -np.inf).argmax(axis=1)
-                found = usable[np.arange(channels), best]
-                hh, ww = np.divmod(best, w1 - w0)
-                flat = (hh + h0) * width + (ww + w0)
-                out[k, :, ph, pw] = np.where(found, window[np.arange(channels), best], floor)
-                argmax[k, :, ph, pw] = np.where(found, flat, -1)
+    for k, b, ph, pw, h0, h1, w0, w1 in _nonempty_bins(
+            rois, spatial_scale, pooled_height, pooled_width, height, width,
+            plus_one=True, last=0):  # (an empty bin stays 0, no argmax)
+        window = input[b, :, h0:h1, w0:w1].reshape(channels, -1)
+        usable = window > floor  # NaN and -inf never win
+        best = np.where(usable, window, -np.inf).argmax(axis=1)
+        found = usable[np.arange(channels), best]
+        hh, ww = np.divmod(best, w1 - w0)
+        flat = (hh + h0) * width + (ww + w0)
+        out[k, :, ph, pw] = np.where(found, window[np.arange(channels), best], floor)
+        argmax[k, :, ph, pw] = np.where(found, flat, -1)
     return out
 
 
@@ -124,13 +131,7 @@ def roi_pool(input: Tensor, boxes: Tensor | list[Tensor], output_size: int | tup
              spatial_scale: float = 1.0) -> Tensor:
     """RoI Pool (Fast R-CNN): the (K, C, oh, ow) maxima over the bins of each box; ``boxes``
     and ``spatial_scale`` as in ``roi_align``."""
-    check_roi_boxes_shape(boxes)
-    rois = boxes
-    size = _pair(output_size)
-    if not isinstance(rois, Tensor):
-        rois = convert_boxes_to_roi_format(rois)
-    _kernel_type_error("roi_pool_forward_kernel", input, rois)
-    _floating_or_raise("roi_pool_forward_kernel", input)
+    rois, size = _checked_rois("roi_pool", input, boxes, output_size)
     return _roi_pool_kernel(input, rois, spatial_scale=float(spatial_scale),
                             pooled_height=int(size[0]), pooled_width=int(size[1]),
                             _cache={})

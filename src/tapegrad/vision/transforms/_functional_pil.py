@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageEnhance, ImageOps
 
+from ._functional_tensor import _check_padding_mode
+
 __all__ = ["adjust_brightness", "adjust_contrast", "adjust_gamma", "adjust_hue",
            "adjust_saturation", "adjust_sharpness", "affine", "autocontrast", "crop",
            "equalize", "get_dimensions", "get_image_num_channels", "get_image_size", "hflip",
@@ -143,17 +145,11 @@ def pad(img: Any, padding: int | Sequence[int], fill: Any = 0,
         raise TypeError("Got inappropriate padding arg")
     if fill is not None and not isinstance(fill, (numbers.Number, tuple, list)):
         raise TypeError("Got inappropriate fill arg")
-    if not isinstance(padding_mode, str):
-        raise TypeError("Got inappropriate padding_mode arg")
+    _check_padding_mode(padding, padding_mode)
     if isinstance(padding, list):
         padding = tuple(padding)
-    if isinstance(padding, tuple) and len(padding) not in [1, 2, 4]:
-        raise ValueError(f"Padding must be an int or a 1, 2, or 4 element tuple, not a "
-                         f"{len(padding)} element tuple")
     if isinstance(padding, tuple) and len(padding) == 1:
         padding = padding[0]
-    if padding_mode not in ["constant", "edge", "reflect", "symmetric"]:
-        raise ValueError("Padding mode should be either constant, edge, reflect or symmetric")
 
     if padding_mode == "constant":
         opts = _parse_fill(fill, img, name="fill")

@@ -68,6 +68,20 @@ def _assert_channels(img: Tensor, permitted: list[int]) -> None:
             f"Input image tensor permitted channel values are {permitted}, but found {c}")
 
 
+def _assert_3d(img: Tensor) -> None:
+    if img.ndim < 3:
+        raise TypeError(
+            f"Input image tensor should have at least 3 dimensions, but found {img.ndim}")
+
+
+def _assert_color_image(img: Tensor) -> None:
+    """The checks of the color ops: an image tensor of at least 3 dimensions, with 1 or 3
+    channels."""
+    _assert_image_tensor(img)
+    _assert_3d(img)
+    _assert_channels(img, [1, 3])
+
+
 def convert_image_dtype(image: Tensor, dtype: Any = tapegrad.float) -> Tensor:
     """Change the dtype and rescale: float images span [0, 1], integer ones [0, max]."""
     if image.dtype == dtype:
@@ -119,9 +133,7 @@ def crop(img: Tensor, top: int, left: int, height: int, width: int) -> Tensor:
 
 def rgb_to_grayscale(img: Tensor, num_output_channels: int = 1) -> Tensor:
     """L = 0.2989 R + 0.587 G + 0.114 B (ITU-R 601-2 luma), in the image's dtype."""
-    if img.ndim < 3:
-        raise TypeError(
-            f"Input image tensor should have at least 3 dimensions, but found {img.ndim}")
+    _assert_3d(img)
     _assert_channels(img, [1, 3])
     if num_output_channels not in (1, 3):
         raise ValueError("num_output_channels should be either 1 or 3")
@@ -274,6 +286,19 @@ def _parse_pad_padding(padding: int | list[int]) -> list[int]:
     return [padding[0], padding[2], padding[1], padding[3]]
 
 
+def _check_padding_mode(padding: Any, padding_mode: Any) -> None:
+    """The checks ``pad`` makes for PIL images and tensors after those of the padding's and the
+    fill's types, in torchvision's order: a string mode, a 1, 2 or 4 long padding sequence, and
+    a known mode."""
+    if not isinstance(padding_mode, str):
+        raise TypeError("Got inappropriate padding_mode arg")
+    if isinstance(padding, (list, tuple)) and len(padding) not in [1, 2, 4]:
+        raise ValueError(f"Padding must be an int or a 1, 2, or 4 element tuple, not a "
+                         f"{len(padding)} element tuple")
+    if padding_mode not in ["constant", "edge", "reflect", "symmetric"]:
+        raise ValueError("Padding mode should be either constant, edge, reflect or symmetric")
+
+
 def pad(img: Tensor, padding: int | list[int], fill: float | None = 0,
         padding_mode: str = "constant") -> Tensor:
     """Pad the last two dims: constant ``fill``, edge, reflect or symmetric."""
@@ -284,41 +309,25 @@ def pad(img: Tensor, padding: int | list[int], fill: float | None = 0,
         raise TypeError("Got inappropriate padding arg")
     if not isinstance(fill, (int, float)):
         raise TypeError("Got inappropriate fill arg")
-    if not isinstance(padding_mode, str):
-        raise TypeError("Got inappropriate padding_mode arg")
+    _check_padding_mode(padding, padding_mode)
     if isinstance(padding, tuple):
         padding = list(padding)
-    if isinstance(padding, list) and len(padding) not in [1, 2, 4]:
-        raise ValueError(f"Padding must be an int or a 1, 2, or 4 element tuple, not a "
-                         f"{len(padding)} element tuple")
-    if padding_mode not in ["constant", "edge", "reflect", "symmetric"]:
-        raise ValueError("Padding mode should be either constant, edge, reflect or symmetric")
     p = _parse_pad_padding(padding)
     if padding_mode == "edge":
         padding_mode = "replicate"
     elif padding_mode == "symmetric":
         return _pad_symmetric(img, p)
-    need_squeeze = False
-    if img.ndim < 4:
-        img = img.unsqueeze(dim=0)
-        need_squeeze = True
-    out_dtype = img.dtype
-    need_cast = False
-    if padding_mode != "constant" and img.dtype not in (tapegrad.float32, tapegrad.float64):
-        # reflect and replicate take floating tensors only
-        need_cast = True
-        img = img.to(tapegrad.float32)
+    # reflect and replicate take floating tensors only (the copied integers stay exact)
+    req_dtypes = [img.dtype] if padding_mode == "constant" else [tapegrad.float32,
+                                                                  tapegrad.float64]
+    img, need_cast, need_squeeze, out_dtype = _cast_squeeze_in(img, req_dtypes)
     if padding_mode in ("reflect", "replicate"):
         img = torch_pad(img, p, mode=padding_mode)
     else:
         padded = _constant_pad_arrays(img, p, fill)
         img = padded if padded is not None else torch_pad(img, p, mode=padding_mode,
                                                           value=float(fill))
-    if need_squeeze:
-        img = img.squeeze(dim=0)
-    if need_cast:
-        img = img.to(out_dtype)
-    return img
+    return _cast_squeeze_out(img, need_cast, need_squeeze, out_dtype)
 
 
 def resize(img: Tensor, size: list[int], interpolation: str = "bilinear",
@@ -488,19 +497,21 @@ def rotate(img: Tensor, matrix: list[float], interpolation: str = "nearest",
     return _apply_grid_transform(img, grid, interpolation, fill=fill)
 
 
-def _perspective_grid(coeffs: list[float], ow: int, oh: int, dtype: Any, device: Any
-                      ) -> Tensor:
+def _perspective_grid(coeffs: list[float], ow: int, oh: int, dtype: Any, device: Any,
+                      steps_dtype: Any = None) -> Tensor:
     """The grid of the projective map (a x + b y + c) / (g x + h y + 1), (d x + e y + f) / (...),
-    at the output pixel centers, normalized."""
+    at the output pixel centers, normalized. The centers are spaced in ``steps_dtype`` (v1 the
+    default dtype, v2 the grid's) before they are copied into the grid."""
     theta1 = tapegrad.tensor([[[coeffs[0], coeffs[1], coeffs[2]],
                                [coeffs[3], coeffs[4], coeffs[5]]]], dtype=dtype, device=device)
     theta2 = tapegrad.tensor([[[coeffs[6], coeffs[7], 1.0], [coeffs[6], coeffs[7], 1.0]]],
                              dtype=dtype, device=device)
     d = 0.5
     base_grid = tapegrad.empty(1, oh, ow, 3, dtype=dtype, device=device)
-    x_grid = tapegrad.linspace(d, ow * 1.0 + d - 1.0, steps=ow, device=device)
+    x_grid = tapegrad.linspace(d, ow * 1.0 + d - 1.0, steps=ow, device=device, dtype=steps_dtype)
     base_grid[..., 0].copy_(x_grid)
-    y_grid = tapegrad.linspace(d, oh * 1.0 + d - 1.0, steps=oh, device=device).unsqueeze_(-1)
+    y_grid = tapegrad.linspace(d, oh * 1.0 + d - 1.0, steps=oh, device=device,
+                               dtype=steps_dtype).unsqueeze_(-1)
     base_grid[..., 1].copy_(y_grid)
     base_grid[..., 2].fill_(1)
     rescaled_theta1 = theta1.transpose(1, 2) / tapegrad.tensor([0.5 * ow, 0.5 * oh],
@@ -557,20 +568,14 @@ def gaussian_blur(img: Tensor, kernel_size: list[int], sigma: list[float]) -> Te
 
 
 def invert(img: Tensor) -> Tensor:
-    _assert_image_tensor(img)
-    if img.ndim < 3:
-        raise TypeError(
-            f"Input image tensor should have at least 3 dimensions, but found {img.ndim}")
-    _assert_channels(img, [1, 3])
+    _assert_color_image(img)
     return _max_value(img.dtype) - img
 
 
 def posterize(img: Tensor, bits: int) -> Tensor:
     """Keep the ``bits`` high bits of each uint8 value."""
     _assert_image_tensor(img)
-    if img.ndim < 3:
-        raise TypeError(
-            f"Input image tensor should have at least 3 dimensions, but found {img.ndim}")
+    _assert_3d(img)
     if img.dtype != tapegrad.uint8:
         raise TypeError(f"Only torch.uint8 image tensors are supported, but found {img.dtype}")
     _assert_channels(img, [1, 3])
@@ -580,11 +585,7 @@ def posterize(img: Tensor, bits: int) -> Tensor:
 
 def solarize(img: Tensor, threshold: float) -> Tensor:
     """Invert the values at or above ``threshold``."""
-    _assert_image_tensor(img)
-    if img.ndim < 3:
-        raise TypeError(
-            f"Input image tensor should have at least 3 dimensions, but found {img.ndim}")
-    _assert_channels(img, [1, 3])
+    _assert_color_image(img)
     if threshold > _max_value(img.dtype):
         raise TypeError("Threshold should be less than bound of img.")
     inverted_img = invert(img)
@@ -618,11 +619,7 @@ def adjust_sharpness(img: Tensor, sharpness_factor: float) -> Tensor:
 
 def autocontrast(img: Tensor) -> Tensor:
     """Stretch each channel's range to [0, max]."""
-    _assert_image_tensor(img)
-    if img.ndim < 3:
-        raise TypeError(
-            f"Input image tensor should have at least 3 dimensions, but found {img.ndim}")
-    _assert_channels(img, [1, 3])
+    _assert_color_image(img)
     bound = _max_value(img.dtype)
     dtype = img.dtype if tapegrad.is_floating_point(img) else tapegrad.float32
     minimum = img.amin(dim=(-2, -1), keepdim=True).to(dtype)

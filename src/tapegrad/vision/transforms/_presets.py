@@ -26,13 +26,24 @@ _ACCEPTS = ("Accepts ``PIL.Image``, batched ``(B, C, H, W)`` and single ``(C, H,
             "``torch.Tensor`` objects. ")
 
 
+def _as_float(img: Any) -> Tensor:
+    """``img`` (a PIL image becomes a tensor) as floats rescaled to [0, 1]."""
+    if not isinstance(img, Tensor):
+        img = F.pil_to_tensor(img)
+    return F.convert_image_dtype(img, tapegrad.float)
+
+
+def _fields_repr(module: nn.Module, **fields: Any) -> str:
+    """``Name(`` then a ``name=value`` line per field, then ``)``: how the presets print."""
+    lines = "".join(f"\n    {name}={value}" for name, value in fields.items())
+    return f"{module.__class__.__name__}({lines}\n)"
+
+
 class ObjectDetection(nn.Module):
     """The detection models' input: the image as floats in [0, 1]."""
 
     def forward(self, img: Any) -> Tensor:
-        if not isinstance(img, Tensor):
-            img = F.pil_to_tensor(img)
-        return F.convert_image_dtype(img, tapegrad.float)
+        return _as_float(img)
 
     def __repr__(self) -> str:
         return self.__class__.__name__ + "()"
@@ -62,15 +73,11 @@ class ImageClassification(nn.Module):
         img = F.resize(img, self.resize_size, interpolation=self.interpolation,
                        antialias=self.antialias)
         img = F.center_crop(img, self.crop_size)
-        if not isinstance(img, Tensor):
-            img = F.pil_to_tensor(img)
-        img = F.convert_image_dtype(img, tapegrad.float)
-        return F.normalize(img, mean=self.mean, std=self.std)
+        return F.normalize(_as_float(img), mean=self.mean, std=self.std)
 
     def __repr__(self) -> str:
-        return (f"{self.__class__.__name__}(\n    crop_size={self.crop_size}"
-                f"\n    resize_size={self.resize_size}\n    mean={self.mean}"
-                f"\n    std={self.std}\n    interpolation={self.interpolation}\n)")
+        return _fields_repr(self, crop_size=self.crop_size, resize_size=self.resize_size,
+                            mean=self.mean, std=self.std, interpolation=self.interpolation)
 
     def describe(self) -> str:
         return (_ACCEPTS + f"The images are resized to ``resize_size={self.resize_size}`` using "
@@ -115,9 +122,8 @@ class VideoClassification(nn.Module):
         return vid
 
     def __repr__(self) -> str:
-        return (f"{self.__class__.__name__}(\n    crop_size={self.crop_size}"
-                f"\n    resize_size={self.resize_size}\n    mean={self.mean}"
-                f"\n    std={self.std}\n    interpolation={self.interpolation}\n)")
+        return _fields_repr(self, crop_size=self.crop_size, resize_size=self.resize_size,
+                            mean=self.mean, std=self.std, interpolation=self.interpolation)
 
     def describe(self) -> str:
         return ("Accepts batched ``(B, T, C, H, W)`` and single ``(T, C, H, W)`` video frame "
@@ -150,15 +156,11 @@ class SemanticSegmentation(nn.Module):
         if isinstance(self.resize_size, list):
             img = F.resize(img, self.resize_size, interpolation=self.interpolation,
                            antialias=self.antialias)
-        if not isinstance(img, Tensor):
-            img = F.pil_to_tensor(img)
-        img = F.convert_image_dtype(img, tapegrad.float)
-        return F.normalize(img, mean=self.mean, std=self.std)
+        return F.normalize(_as_float(img), mean=self.mean, std=self.std)
 
     def __repr__(self) -> str:
-        return (f"{self.__class__.__name__}(\n    resize_size={self.resize_size}"
-                f"\n    mean={self.mean}\n    std={self.std}"
-                f"\n    interpolation={self.interpolation}\n)")
+        return _fields_repr(self, resize_size=self.resize_size, mean=self.mean, std=self.std,
+                            interpolation=self.interpolation)
 
     def describe(self) -> str:
         return (_ACCEPTS + f"The images are resized to ``resize_size={self.resize_size}`` using "

@@ -9,7 +9,9 @@ through ``functional``; the magnitudes of each operation are a table of bins (``
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from enum import Enum
+from types import ModuleType
 from typing import Any
 
 import tapegrad
@@ -22,46 +24,84 @@ __all__ = ["AutoAugmentPolicy", "AutoAugment", "RandAugment", "TrivialAugmentWid
 
 
 def _apply_op(img: Any, op_name: str, magnitude: float, interpolation: InterpolationMode,
-              fill: list[float] | None) -> Any:
-    """One augmentation op at ``magnitude`` (shears are slopes; translations pixels)."""
+              fill: list[float] | None, functional: ModuleType = F,
+              unknown: str = "The provided operator {} is not recognized.") -> Any:
+    """One augmentation op at ``magnitude`` (shears are slopes; translations pixels), done by
+    ``functional``'s functions (v2 passes its own, which also take tv_tensors); an unknown
+    ``op_name`` is a ValueError with the message ``unknown``."""
     if op_name == "ShearX":
         # the shear angle whose tangent is the magnitude, about the top-left corner
-        return F.affine(img, angle=0.0, translate=[0, 0], scale=1.0,
-                        shear=[math.degrees(math.atan(magnitude)), 0.0],
-                        interpolation=interpolation, fill=fill, center=[0, 0])
+        return functional.affine(img, angle=0.0, translate=[0, 0], scale=1.0,
+                                 shear=[math.degrees(math.atan(magnitude)), 0.0],
+                                 interpolation=interpolation, fill=fill, center=[0, 0])
     if op_name == "ShearY":
-        return F.affine(img, angle=0.0, translate=[0, 0], scale=1.0,
-                        shear=[0.0, math.degrees(math.atan(magnitude))],
-                        interpolation=interpolation, fill=fill, center=[0, 0])
+        return functional.affine(img, angle=0.0, translate=[0, 0], scale=1.0,
+                                 shear=[0.0, math.degrees(math.atan(magnitude))],
+                                 interpolation=interpolation, fill=fill, center=[0, 0])
     if op_name == "TranslateX":
-        return F.affine(img, angle=0.0, translate=[int(magnitude), 0], scale=1.0,
-                        interpolation=interpolation, shear=[0.0, 0.0], fill=fill)
+        return functional.affine(img, angle=0.0, translate=[int(magnitude), 0], scale=1.0,
+                                 interpolation=interpolation, shear=[0.0, 0.0], fill=fill)
     if op_name == "TranslateY":
-        return F.affine(img, angle=0.0, translate=[0, int(magnitude)], scale=1.0,
-                        interpolation=interpolation, shear=[0.0, 0.0], fill=fill)
+        return functional.affine(img, angle=0.0, translate=[0, int(magnitude)], scale=1.0,
+                                 interpolation=interpolation, shear=[0.0, 0.0], fill=fill)
     if op_name == "Rotate":
-        return F.rotate(img, magnitude, interpolation=interpolation, fill=fill)
+        return functional.rotate(img, magnitude, interpolation=interpolation, fill=fill)
     if op_name == "Brightness":
-        return F.adjust_brightness(img, 1.0 + magnitude)
+        return functional.adjust_brightness(img, 1.0 + magnitude)
     if op_name == "Color":
-        return F.adjust_saturation(img, 1.0 + magnitude)
+        return functional.adjust_saturation(img, 1.0 + magnitude)
     if op_name == "Contrast":
-        return F.adjust_contrast(img, 1.0 + magnitude)
+        return functional.adjust_contrast(img, 1.0 + magnitude)
     if op_name == "Sharpness":
-        return F.adjust_sharpness(img, 1.0 + magnitude)
+        return functional.adjust_sharpness(img, 1.0 + magnitude)
     if op_name == "Posterize":
-        return F.posterize(img, int(magnitude))
+        return functional.posterize(img, int(magnitude))
     if op_name == "Solarize":
-        return F.solarize(img, magnitude)
+        return functional.solarize(img, magnitude)
     if op_name == "AutoContrast":
-        return F.autocontrast(img)
+        return functional.autocontrast(img)
     if op_name == "Equalize":
-        return F.equalize(img)
+        return functional.equalize(img)
     if op_name == "Invert":
-        return F.invert(img)
+        return functional.invert(img)
     if op_name == "Identity":
         return img
-    raise ValueError(f"The provided operator {op_name} is not recognized.")
+    raise ValueError(unknown.format(op_name))
+
+
+def _set_augmix_settings(augmix: nn.Module, severity: int, mixture_width: int,
+                         chain_depth: int, alpha: float, all_ops: bool) -> None:
+    """Set AugMix's settings (v1's and v2's) on ``augmix``, ``severity`` checked to be within
+    [1, 10]."""
+    augmix._PARAMETER_MAX = 10
+    if not (1 <= severity <= augmix._PARAMETER_MAX):
+        raise ValueError(f"The severity must be between [1, {augmix._PARAMETER_MAX}]. Got "
+                         f"{severity} instead.")
+    augmix.severity = severity
+    augmix.mixture_width = mixture_width
+    augmix.chain_depth = chain_depth
+    augmix.alpha = alpha
+    augmix.all_ops = all_ops
+
+
+def _chain_depth(chain_depth: int) -> int:
+    """The number of ops of one AugMix chain: ``chain_depth``, or when it is not positive a
+    draw from 1 to 3."""
+    return (chain_depth if chain_depth > 0
+            else int(tapegrad.randint(low=1, high=4, size=(1,)).item()))
+
+
+def _mixing_weights(sample_dirichlet: Callable[[Tensor], Tensor], alpha: float,
+                    mixture_width: int, batch: Tensor) -> tuple[Tensor, Tensor]:
+    """AugMix's Dirichlet weights for each image of ``batch``: ``m``, the original image's
+    weight and the chains' share, then each chain's weight (its part of that share)."""
+    batch_size = batch.size(0)
+    m = sample_dirichlet(
+        tapegrad.tensor([alpha, alpha], device=batch.device).expand(batch_size, -1))
+    combined_weights = sample_dirichlet(
+        tapegrad.tensor([alpha] * mixture_width, device=batch.device).expand(
+            batch_size, -1)) * m[:, 1].view([batch_size, -1])
+    return m, combined_weights
 
 
 class AutoAugmentPolicy(Enum):
@@ -140,6 +180,37 @@ def _linear_bins(num_bins: int, hi: float) -> tuple[Tensor, bool]:
     return tapegrad.linspace(0.0, hi, num_bins), True
 
 
+def _op_space(num_bins: int, shear: float, translate_x: float, translate_y: float,
+              rotate: float, enhance: float, posterize_bits: int
+              ) -> dict[str, tuple[Tensor, bool]]:
+    """The ops AutoAugment, RandAugment and TrivialAugmentWide share, each with its
+    ``num_bins`` magnitudes (up to the given largest ones; posterize's bits go from 8 down to
+    ``posterize_bits``) and whether its sign is drawn."""
+    return {
+        "ShearX": _linear_bins(num_bins, shear),
+        "ShearY": _linear_bins(num_bins, shear),
+        "TranslateX": _linear_bins(num_bins, translate_x),
+        "TranslateY": _linear_bins(num_bins, translate_y),
+        "Rotate": _linear_bins(num_bins, rotate),
+        "Brightness": _linear_bins(num_bins, enhance),
+        "Color": _linear_bins(num_bins, enhance),
+        "Contrast": _linear_bins(num_bins, enhance),
+        "Sharpness": _linear_bins(num_bins, enhance),
+        "Posterize": (_posterize_bins(num_bins, 8, posterize_bits), False),
+        "Solarize": (tapegrad.linspace(255.0, 0.0, num_bins), False),
+        "AutoContrast": (tapegrad.tensor(0.0), False),
+        "Equalize": (tapegrad.tensor(0.0), False),
+    }
+
+
+def _imagenet_op_space(num_bins: int, image_size: tuple[int, int]
+                       ) -> dict[str, tuple[Tensor, bool]]:
+    """``_op_space`` with AutoAugment's and RandAugment's largest magnitudes (translations of
+    150/331 of the image)."""
+    return _op_space(num_bins, 0.3, 150.0 / 331.0 * image_size[1],
+                     150.0 / 331.0 * image_size[0], 30.0, 0.9, 4)
+
+
 def _fill_for(img: Any, fill: Any) -> Any:
     """The fill as a list of floats, one per channel, for tensors (PIL takes it as it is)."""
     if isinstance(img, Tensor):
@@ -171,22 +242,7 @@ class AutoAugment(nn.Module):
 
     def _augmentation_space(self, num_bins: int, image_size: tuple[int, int]
                             ) -> dict[str, tuple[Tensor, bool]]:
-        return {
-            "ShearX": _linear_bins(num_bins, 0.3),
-            "ShearY": _linear_bins(num_bins, 0.3),
-            "TranslateX": _linear_bins(num_bins, 150.0 / 331.0 * image_size[1]),
-            "TranslateY": _linear_bins(num_bins, 150.0 / 331.0 * image_size[0]),
-            "Rotate": _linear_bins(num_bins, 30.0),
-            "Brightness": _linear_bins(num_bins, 0.9),
-            "Color": _linear_bins(num_bins, 0.9),
-            "Contrast": _linear_bins(num_bins, 0.9),
-            "Sharpness": _linear_bins(num_bins, 0.9),
-            "Posterize": (_posterize_bins(num_bins, 8, 4), False),
-            "Solarize": (tapegrad.linspace(255.0, 0.0, num_bins), False),
-            "AutoContrast": (tapegrad.tensor(0.0), False),
-            "Equalize": (tapegrad.tensor(0.0), False),
-            "Invert": (tapegrad.tensor(0.0), False),
-        }
+        return {**_imagenet_op_space(num_bins, image_size), "Invert": (tapegrad.tensor(0.0), False)}
 
     @staticmethod
     def get_params(transform_num: int) -> tuple[int, Tensor, Tensor]:
@@ -232,22 +288,8 @@ class RandAugment(nn.Module):
 
     def _augmentation_space(self, num_bins: int, image_size: tuple[int, int]
                             ) -> dict[str, tuple[Tensor, bool]]:
-        return {
-            "Identity": (tapegrad.tensor(0.0), False),
-            "ShearX": _linear_bins(num_bins, 0.3),
-            "ShearY": _linear_bins(num_bins, 0.3),
-            "TranslateX": _linear_bins(num_bins, 150.0 / 331.0 * image_size[1]),
-            "TranslateY": _linear_bins(num_bins, 150.0 / 331.0 * image_size[0]),
-            "Rotate": _linear_bins(num_bins, 30.0),
-            "Brightness": _linear_bins(num_bins, 0.9),
-            "Color": _linear_bins(num_bins, 0.9),
-            "Contrast": _linear_bins(num_bins, 0.9),
-            "Sharpness": _linear_bins(num_bins, 0.9),
-            "Posterize": (_posterize_bins(num_bins, 8, 4), False),
-            "Solarize": (tapegrad.linspace(255.0, 0.0, num_bins), False),
-            "AutoContrast": (tapegrad.tensor(0.0), False),
-            "Equalize": (tapegrad.tensor(0.0), False),
-        }
+        return {"Identity": (tapegrad.tensor(0.0), False),
+                **_imagenet_op_space(num_bins, image_size)}
 
     def forward(self, img: Any) -> Any:
         fill = _fill_for(img, self.fill)
@@ -283,22 +325,8 @@ class TrivialAugmentWide(nn.Module):
         self.fill = fill
 
     def _augmentation_space(self, num_bins: int) -> dict[str, tuple[Tensor, bool]]:
-        return {
-            "Identity": (tapegrad.tensor(0.0), False),
-            "ShearX": _linear_bins(num_bins, 0.99),
-            "ShearY": _linear_bins(num_bins, 0.99),
-            "TranslateX": _linear_bins(num_bins, 32.0),
-            "TranslateY": _linear_bins(num_bins, 32.0),
-            "Rotate": _linear_bins(num_bins, 135.0),
-            "Brightness": _linear_bins(num_bins, 0.99),
-            "Color": _linear_bins(num_bins, 0.99),
-            "Contrast": _linear_bins(num_bins, 0.99),
-            "Sharpness": _linear_bins(num_bins, 0.99),
-            "Posterize": (_posterize_bins(num_bins, 8, 6), False),
-            "Solarize": (tapegrad.linspace(255.0, 0.0, num_bins), False),
-            "AutoContrast": (tapegrad.tensor(0.0), False),
-            "Equalize": (tapegrad.tensor(0.0), False),
-        }
+        return {"Identity": (tapegrad.tensor(0.0), False),
+                **_op_space(num_bins, 0.99, 32.0, 32.0, 135.0, 0.99, 6)}
 
     def forward(self, img: Any) -> Any:
         fill = _fill_for(img, self.fill)
@@ -328,15 +356,7 @@ class AugMix(nn.Module):
                  interpolation: InterpolationMode = InterpolationMode.BILINEAR,
                  fill: list[float] | None = None) -> None:
         super().__init__()
-        self._PARAMETER_MAX = 10
-        if not (1 <= severity <= self._PARAMETER_MAX):
-            raise ValueError(f"The severity must be between [1, {self._PARAMETER_MAX}]. Got "
-                             f"{severity} instead.")
-        self.severity = severity
-        self.mixture_width = mixture_width
-        self.chain_depth = chain_depth
-        self.alpha = alpha
-        self.all_ops = all_ops
+        _set_augmix_settings(self, severity, mixture_width, chain_depth, alpha, all_ops)
         self.interpolation = interpolation
         self.fill = fill
 
@@ -383,18 +403,12 @@ class AugMix(nn.Module):
         orig_dims = list(img.shape)
         batch = img.view([1] * max(4 - img.ndim, 0) + orig_dims)
         batch_dims = [batch.size(0)] + [1] * (batch.ndim - 1)
-        # the weight of the original image, and the mixing weights of the chains
-        m = self._sample_dirichlet(
-            tapegrad.tensor([self.alpha, self.alpha], device=batch.device).expand(
-                batch_dims[0], -1))
-        combined_weights = self._sample_dirichlet(
-            tapegrad.tensor([self.alpha] * self.mixture_width, device=batch.device).expand(
-                batch_dims[0], -1)) * m[:, 1].view([batch_dims[0], -1])
+        m, combined_weights = _mixing_weights(self._sample_dirichlet, self.alpha,
+                                              self.mixture_width, batch)
         mix = m[:, 0].view(batch_dims) * batch
         for i in range(self.mixture_width):
             aug = batch
-            depth = (self.chain_depth if self.chain_depth > 0
-                     else int(tapegrad.randint(low=1, high=4, size=(1,)).item()))
+            depth = _chain_depth(self.chain_depth)
             for _ in range(depth):
                 op_index = int(tapegrad.randint(len(op_meta), (1,)).item())
                 op_name = list(op_meta.keys())[op_index]

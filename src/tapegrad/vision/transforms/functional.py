@@ -17,6 +17,7 @@ import math
 import numbers
 import sys
 import warnings
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
@@ -165,6 +166,18 @@ def convert_image_dtype(image: Tensor, dtype: Any = tapegrad.float) -> Tensor:
     return F_t.convert_image_dtype(image, dtype)
 
 
+def _hwc_array(pic: np.ndarray) -> np.ndarray:
+    """``to_pil_image``'s array as (H, W, C): a 2-d one gains a channel axis; more than 3
+    dimensions or 4 channels are errors."""
+    if pic.ndim == 2:
+        pic = np.expand_dims(pic, 2)
+    if pic.ndim != 3:
+        raise ValueError(f"pic should be 2/3 dimensional. Got {pic.ndim} dimensions.")
+    if pic.shape[-1] > 4:
+        raise ValueError(f"pic should not have > 4 channels. Got {pic.shape[-1]} channels.")
+    return pic
+
+
 def to_pil_image(pic: Any, mode: str | None = None) -> Any:
     """A (C, H, W) tensor or (H, W, C) ndarray as a PIL image; float values are scaled by 255.
     The mode follows from the channels and dtype unless given."""
@@ -176,12 +189,7 @@ def to_pil_image(pic: Any, mode: str | None = None) -> Any:
         pic = pic.numpy(force=True)
     elif not isinstance(pic, np.ndarray):
         raise TypeError(f"pic should be Tensor or ndarray. Got {type(pic)}.")
-    if pic.ndim == 2:
-        pic = np.expand_dims(pic, 2)
-    if pic.ndim != 3:
-        raise ValueError(f"pic should be 2/3 dimensional. Got {pic.ndim} dimensions.")
-    if pic.shape[-1] > 4:
-        raise ValueError(f"pic should not have > 4 channels. Got {pic.shape[-1]} channels.")
+    pic = _hwc_array(pic)
     npimg = pic
     if np.issubdtype(npimg.dtype, np.floating) and mode != "F":
         npimg = (npimg * 255).astype(np.uint8)
@@ -389,6 +397,23 @@ def vflip(img: Any) -> Any:
     return F_t.vflip(img)
 
 
+def _five_crops(img: Any, size: Any, crop_height: int, crop_width: int, image_height: int,
+                image_width: int, crop_fn: Callable, center_crop_fn: Callable) -> tuple:
+    """``five_crop``'s (v1's and v2's) crops of ``img``, cut by ``crop_fn`` and
+    ``center_crop_fn``: the four corners (top-left, top-right, bottom-left, bottom-right), then
+    the center; a crop larger than the image is an error."""
+    if crop_width > image_width or crop_height > image_height:
+        msg = "Requested crop size {} is bigger than input size {}"
+        raise ValueError(msg.format(size, (image_height, image_width)))
+    tl = crop_fn(img, 0, 0, crop_height, crop_width)
+    tr = crop_fn(img, 0, image_width - crop_width, crop_height, crop_width)
+    bl = crop_fn(img, image_height - crop_height, 0, crop_height, crop_width)
+    br = crop_fn(img, image_height - crop_height, image_width - crop_width, crop_height,
+                 crop_width)
+    center = center_crop_fn(img, [crop_height, crop_width])
+    return tl, tr, bl, br, center
+
+
 def five_crop(img: Any, size: Any) -> tuple:
     """The four corner crops and the center crop of ``size``."""
     if isinstance(size, numbers.Number):
@@ -399,16 +424,8 @@ def five_crop(img: Any, size: Any) -> tuple:
         raise ValueError("Please provide only two dimensions (h, w) for size.")
     _, image_height, image_width = get_dimensions(img)
     crop_height, crop_width = size
-    if crop_width > image_width or crop_height > image_height:
-        msg = "Requested crop size {} is bigger than input size {}"
-        raise ValueError(msg.format(size, (image_height, image_width)))
-    tl = crop(img, 0, 0, crop_height, crop_width)
-    tr = crop(img, 0, image_width - crop_width, crop_height, crop_width)
-    bl = crop(img, image_height - crop_height, 0, crop_height, crop_width)
-    br = crop(img, image_height - crop_height, image_width - crop_width, crop_height,
-              crop_width)
-    center = center_crop(img, [crop_height, crop_width])
-    return tl, tr, bl, br, center
+    return _five_crops(img, size, crop_height, crop_width, image_height, image_width, crop,
+                       center_crop)
 
 
 def ten_crop(img: Any, size: Any, vertical_flip: bool = False) -> tuple:
@@ -515,12 +532,8 @@ def rotate(img: Any, angle: float, interpolation: Any = InterpolationMode.NEARES
                       fill=fill)
 
 
-def affine(img: Any, angle: float, translate: list[int], scale: float, shear: Any,
-           interpolation: Any = InterpolationMode.NEAREST, fill: Any = None,
-           center: list[int] | None = None) -> Any:
-    """Rotate by ``angle`` degrees, translate by ``translate`` pixels, scale and shear (in
-    degrees, along x and y) about ``center``, keeping the image size."""
-    interpolation = _check_interpolation(interpolation)
+def _check_affine_args(angle: Any, translate: Any, scale: float, shear: Any) -> None:
+    """``affine``'s (v1's and v2's) checks of the angle, translation, scale and shear."""
     if not isinstance(angle, (int, float)):
         raise TypeError("Argument angle should be int or float")
     if not isinstance(translate, (list, tuple)):
@@ -531,6 +544,12 @@ def affine(img: Any, angle: float, translate: list[int], scale: float, shear: An
         raise ValueError("Argument scale should be positive")
     if not isinstance(shear, (numbers.Number, (list, tuple))):
         raise TypeError("Shear should be either a single value or a sequence of two values")
+
+
+def _normalized_affine_args(angle: Any, translate: Any, shear: Any
+                            ) -> tuple[float, Any, list[float]]:
+    """``affine``'s (v1's and v2's) angle as a float, translation as a list, and shear as
+    [x, y] (one number s is [s, 0], a one-value sequence [s, s])."""
     if isinstance(angle, int):
         angle = float(angle)
     if isinstance(translate, tuple):
@@ -543,6 +562,17 @@ def affine(img: Any, angle: float, translate: list[int], scale: float, shear: An
         shear = [shear[0], shear[0]]
     if len(shear) != 2:
         raise ValueError(f"Shear should be a sequence containing two values. Got {shear}")
+    return angle, translate, shear
+
+
+def affine(img: Any, angle: float, translate: list[int], scale: float, shear: Any,
+           interpolation: Any = InterpolationMode.NEAREST, fill: Any = None,
+           center: list[int] | None = None) -> Any:
+    """Rotate by ``angle`` degrees, translate by ``translate`` pixels, scale and shear (in
+    degrees, along x and y) about ``center``, keeping the image size."""
+    interpolation = _check_interpolation(interpolation)
+    _check_affine_args(angle, translate, scale, shear)
+    angle, translate, shear = _normalized_affine_args(angle, translate, shear)
     if center is not None and not isinstance(center, (list, tuple)):
         raise TypeError("Argument center should be a sequence")
     _, height, width = get_dimensions(img)
@@ -583,15 +613,12 @@ def erase(img: Tensor, i: int, j: int, h: int, w: int, v: Tensor, inplace: bool 
     return F_t.erase(img, i, j, h, w, v, inplace=inplace)
 
 
-def gaussian_blur(img: Any, kernel_size: Any, sigma: Any = None) -> Any:
-    """Blur with a Gaussian of odd ``kernel_size`` and ``sigma`` (default 0.3 ((k - 1) 0.5 -
-    1) + 0.8, as OpenCV), reflecting at the borders. PIL images go through a tensor."""
-    if not isinstance(kernel_size, (int, list, tuple)):
-        raise TypeError(
-            f"kernel_size should be int or a sequence of integers. Got {type(kernel_size)}")
+def _blur_kernel_size_and_default_sigma(kernel_size: Any, sigma: Any) -> tuple[Any, Any]:
+    """``gaussian_blur``'s kernel size (an int stands for both sides) checked to be two odd
+    positive integers, and ``sigma``, by default 0.3 ((k - 1) 0.5 - 1) + 0.8 per side."""
     if isinstance(kernel_size, int):
         kernel_size = [kernel_size, kernel_size]
-    if len(kernel_size) != 2:
+    elif len(kernel_size) != 2:
         raise ValueError(
             f"If kernel_size is a sequence its length should be 2. Got {len(kernel_size)}")
     for ksize in kernel_size:
@@ -600,6 +627,16 @@ def gaussian_blur(img: Any, kernel_size: Any, sigma: Any = None) -> Any:
                 f"kernel_size should have odd and positive integers. Got {kernel_size}")
     if sigma is None:
         sigma = [ksize * 0.15 + 0.35 for ksize in kernel_size]
+    return kernel_size, sigma
+
+
+def gaussian_blur(img: Any, kernel_size: Any, sigma: Any = None) -> Any:
+    """Blur with a Gaussian of odd ``kernel_size`` and ``sigma`` (default 0.3 ((k - 1) 0.5 -
+    1) + 0.8, as OpenCV), reflecting at the borders. PIL images go through a tensor."""
+    if not isinstance(kernel_size, (int, list, tuple)):
+        raise TypeError(
+            f"kernel_size should be int or a sequence of integers. Got {type(kernel_size)}")
+    kernel_size, sigma = _blur_kernel_size_and_default_sigma(kernel_size, sigma)
     if sigma is not None and not isinstance(sigma, (int, float, list, tuple)):
         raise TypeError(
             f"sigma should be either float or sequence of floats. Got {type(sigma)}")

@@ -391,6 +391,37 @@ class RandomPerspective(nn.Module):
         return f"{self.__class__.__name__}(p={self.p})"
 
 
+def _resized_crop_box(height: int, width: int, scale: Sequence[float], ratio: Sequence[float],
+                      log_ratio: Tensor) -> tuple[int, int, int, int]:
+    """RandomResizedCrop's (v1's and v2's) draw, (top, left, height, width): up to 10 draws of
+    an area fraction in ``scale`` and a log-uniform aspect ratio until the crop fits, else the
+    central crop of the closest allowed ratio."""
+    area = height * width
+    for _ in range(10):
+        target_area = area * tapegrad.empty(1).uniform_(scale[0], scale[1]).item()
+        aspect_ratio = tapegrad.exp(
+            tapegrad.empty(1).uniform_(log_ratio[0], log_ratio[1])).item()
+        w = int(round(math.sqrt(target_area * aspect_ratio)))
+        h = int(round(math.sqrt(target_area / aspect_ratio)))
+        if 0 < w <= width and 0 < h <= height:
+            i = tapegrad.randint(0, height - h + 1, size=(1,)).item()
+            j = tapegrad.randint(0, width - w + 1, size=(1,)).item()
+            return i, j, h, w
+    in_ratio = float(width) / float(height)
+    if in_ratio < min(ratio):
+        w = width
+        h = int(round(w / min(ratio)))
+    elif in_ratio > max(ratio):
+        h = height
+        w = int(round(h * max(ratio)))
+    else:  # the whole image
+        w = width
+        h = height
+    i = (height - h) // 2
+    j = (width - w) // 2
+    return i, j, h, w
+
+
 class RandomResizedCrop(nn.Module):
     """A random crop of random area (``scale`` of the image) and aspect ratio (``ratio``, drawn
     log-uniformly), resized to ``size``: the Inception training crop."""
@@ -421,31 +452,8 @@ class RandomResizedCrop(nn.Module):
         """(top, left, height, width): up to 10 draws of area and ratio until the crop fits,
         else the central crop of the largest allowed ratio."""
         _, height, width = F.get_dimensions(img)
-        area = height * width
-        log_ratio = tapegrad.log(tapegrad.tensor(ratio))
-        for _ in range(10):
-            target_area = area * tapegrad.empty(1).uniform_(scale[0], scale[1]).item()
-            aspect_ratio = tapegrad.exp(
-                tapegrad.empty(1).uniform_(log_ratio[0], log_ratio[1])).item()
-            w = int(round(math.sqrt(target_area * aspect_ratio)))
-            h = int(round(math.sqrt(target_area / aspect_ratio)))
-            if 0 < w <= width and 0 < h <= height:
-                i = tapegrad.randint(0, height - h + 1, size=(1,)).item()
-                j = tapegrad.randint(0, width - w + 1, size=(1,)).item()
-                return i, j, h, w
-        in_ratio = float(width) / float(height)
-        if in_ratio < min(ratio):
-            w = width
-            h = int(round(w / min(ratio)))
-        elif in_ratio > max(ratio):
-            h = height
-            w = int(round(h * max(ratio)))
-        else:  # the whole image
-            w = width
-            h = height
-        i = (height - h) // 2
-        j = (width - w) // 2
-        return i, j, h, w
+        return _resized_crop_box(height, width, scale, ratio,
+                                 tapegrad.log(tapegrad.tensor(ratio)))
 
     def forward(self, img: Any) -> Any:
         i, j, h, w = self.get_params(img, self.scale, self.ratio)
@@ -491,40 +499,56 @@ class TenCrop(nn.Module):
         return f"{self.__class__.__name__}(size={self.size}, vertical_flip={self.vertical_flip})"
 
 
+def _set_whitening(transform: nn.Module, transformation_matrix: Tensor,
+                   mean_vector: Tensor) -> None:
+    """Check and set LinearTransformation's (v1's and v2's) matrix and mean on ``transform``: a
+    square matrix, a mean vector as long as a side of it, both on one device with one dtype."""
+    if transformation_matrix.size(0) != transformation_matrix.size(1):
+        raise ValueError("transformation_matrix should be square. Got "
+                         f"{tuple(transformation_matrix.size())} rectangular matrix.")
+    if mean_vector.size(0) != transformation_matrix.size(0):
+        raise ValueError(
+            f"mean_vector should have the same length {mean_vector.size(0)} as any one of "
+            "the dimensions of the transformation_matrix "
+            f"[{tuple(transformation_matrix.size())}]")
+    if transformation_matrix.device != mean_vector.device:
+        raise ValueError("Input tensors should be on the same device. Got "
+                         f"{transformation_matrix.device} and {mean_vector.device}")
+    if transformation_matrix.dtype != mean_vector.dtype:
+        raise ValueError("Input tensors should have the same dtype. Got "
+                         f"{transformation_matrix.dtype} and {mean_vector.dtype}")
+    transform.transformation_matrix = transformation_matrix
+    transform.mean_vector = mean_vector
+
+
+def _whitened_size(tensor: Tensor, transformation_matrix: Tensor, mean_vector: Tensor) -> int:
+    """The number of values of each image LinearTransformation (v1's and v2's) flattens,
+    checked to be the matrix's number of rows, and the input checked to be on the mean
+    vector's device."""
+    shape = tensor.shape
+    n = shape[-3] * shape[-2] * shape[-1]
+    if n != transformation_matrix.shape[0]:
+        raise ValueError("Input tensor and transformation matrix have incompatible shape."
+                         f"[{shape[-3]} x {shape[-2]} x {shape[-1]}] != "
+                         f"{transformation_matrix.shape[0]}")
+    if tensor.device.type != mean_vector.device.type:
+        raise ValueError("Input tensor should be on the same device as transformation "
+                         f"matrix and mean vector. Got {tensor.device} vs "
+                         f"{mean_vector.device}")
+    return n
+
+
 class LinearTransformation(nn.Module):
     """Flatten the image, subtract ``mean_vector`` and multiply by ``transformation_matrix``
     (a whitening transform, for instance ZCA)."""
 
     def __init__(self, transformation_matrix: Tensor, mean_vector: Tensor) -> None:
         super().__init__()
-        if transformation_matrix.size(0) != transformation_matrix.size(1):
-            raise ValueError("transformation_matrix should be square. Got "
-                             f"{tuple(transformation_matrix.size())} rectangular matrix.")
-        if mean_vector.size(0) != transformation_matrix.size(0):
-            raise ValueError(
-                f"mean_vector should have the same length {mean_vector.size(0)} as any one of "
-                "the dimensions of the transformation_matrix "
-                f"[{tuple(transformation_matrix.size())}]")
-        if transformation_matrix.device != mean_vector.device:
-            raise ValueError("Input tensors should be on the same device. Got "
-                             f"{transformation_matrix.device} and {mean_vector.device}")
-        if transformation_matrix.dtype != mean_vector.dtype:
-            raise ValueError("Input tensors should have the same dtype. Got "
-                             f"{transformation_matrix.dtype} and {mean_vector.dtype}")
-        self.transformation_matrix = transformation_matrix
-        self.mean_vector = mean_vector
+        _set_whitening(self, transformation_matrix, mean_vector)
 
     def forward(self, tensor: Tensor) -> Tensor:
         shape = tensor.shape
-        n = shape[-3] * shape[-2] * shape[-1]
-        if n != self.transformation_matrix.shape[0]:
-            raise ValueError("Input tensor and transformation matrix have incompatible shape."
-                             f"[{shape[-3]} x {shape[-2]} x {shape[-1]}] != "
-                             f"{self.transformation_matrix.shape[0]}")
-        if tensor.device.type != self.mean_vector.device.type:
-            raise ValueError("Input tensor should be on the same device as transformation "
-                             f"matrix and mean vector. Got {tensor.device} vs "
-                             f"{self.mean_vector.device}")
+        n = _whitened_size(tensor, self.transformation_matrix, self.mean_vector)
         flat_tensor = tensor.view(-1, n) - self.mean_vector
         transformation_matrix = self.transformation_matrix.to(flat_tensor.dtype)
         return tapegrad.mm(flat_tensor, transformation_matrix).view(shape)
@@ -533,6 +557,17 @@ class LinearTransformation(nn.Module):
         return (f"{self.__class__.__name__}(transformation_matrix="
                 f"{self.transformation_matrix.tolist()}"
                 f", mean_vector={self.mean_vector.tolist()})")
+
+
+def _set_jitter_ranges(jitter: Any, brightness: Any, contrast: Any, saturation: Any,
+                       hue: Any) -> None:
+    """Set ColorJitter's (v1's and v2's) four ranges on ``jitter``, each read by its own
+    ``_check_input`` (factors around 1, the hue around 0 within [-0.5, 0.5])."""
+    jitter.brightness = jitter._check_input(brightness, "brightness")
+    jitter.contrast = jitter._check_input(contrast, "contrast")
+    jitter.saturation = jitter._check_input(saturation, "saturation")
+    jitter.hue = jitter._check_input(hue, "hue", center=0, bound=(-0.5, 0.5),
+                                     clip_first_on_zero=False)
 
 
 class ColorJitter(nn.Module):
@@ -545,11 +580,7 @@ class ColorJitter(nn.Module):
     def __init__(self, brightness: Any = 0, contrast: Any = 0, saturation: Any = 0,
                  hue: Any = 0) -> None:
         super().__init__()
-        self.brightness = self._check_input(brightness, "brightness")
-        self.contrast = self._check_input(contrast, "contrast")
-        self.saturation = self._check_input(saturation, "saturation")
-        self.hue = self._check_input(hue, "hue", center=0, bound=(-0.5, 0.5),
-                                     clip_first_on_zero=False)
+        _set_jitter_ranges(self, brightness, contrast, saturation, hue)
 
     def _check_input(self, value: Any, name: str, center: float = 1,
                      bound: tuple[float, float] = (0, float("inf")),
@@ -650,6 +681,28 @@ class RandomRotation(nn.Module):
         return s + ")"
 
 
+def _set_affine_ranges(affine: nn.Module, degrees: Any, translate: Any, scale: Any,
+                       shear: Any) -> None:
+    """Check and set RandomAffine's (v1's and v2's) ranges on ``affine``: ``degrees`` (a number
+    d is [-d, d]), ``translate`` and ``scale`` (where given, pairs of fractions in [0, 1] and of
+    positive factors) and ``shear`` (2 or 4 numbers, or one)."""
+    affine.degrees = _setup_angle(degrees, name="degrees", req_sizes=(2,))
+    if translate is not None:
+        _check_sequence_input(translate, "translate", req_sizes=(2,))
+        for t in translate:
+            if not (0.0 <= t <= 1.0):
+                raise ValueError("translation values should be between 0 and 1")
+    affine.translate = translate
+    if scale is not None:
+        _check_sequence_input(scale, "scale", req_sizes=(2,))
+        for s in scale:
+            if s <= 0:
+                raise ValueError("scale values should be positive")
+    affine.scale = scale
+    affine.shear = (_setup_angle(shear, name="shear", req_sizes=(2, 4)) if shear is not None
+                    else shear)
+
+
 class RandomAffine(nn.Module):
     """A random affine map: rotation from ``degrees``, translation up to ``translate`` of the
     size, scale from ``scale``, shear from ``shear`` (x, or x and y ranges)."""
@@ -660,21 +713,7 @@ class RandomAffine(nn.Module):
         super().__init__()
         if isinstance(interpolation, int):
             interpolation = _interpolation_modes_from_int(interpolation)
-        self.degrees = _setup_angle(degrees, name="degrees", req_sizes=(2,))
-        if translate is not None:
-            _check_sequence_input(translate, "translate", req_sizes=(2,))
-            for t in translate:
-                if not (0.0 <= t <= 1.0):
-                    raise ValueError("translation values should be between 0 and 1")
-        self.translate = translate
-        if scale is not None:
-            _check_sequence_input(scale, "scale", req_sizes=(2,))
-            for s in scale:
-                if s <= 0:
-                    raise ValueError("scale values should be positive")
-        self.scale = scale
-        self.shear = (_setup_angle(shear, name="shear", req_sizes=(2, 4)) if shear is not None
-                      else shear)
+        _set_affine_ranges(self, degrees, translate, scale, shear)
         self.interpolation = interpolation
         if fill is None:
             fill = 0
@@ -765,6 +804,47 @@ class RandomGrayscale(nn.Module):
         return f"{self.__class__.__name__}(p={self.p})"
 
 
+def _erasing_box(img_c: int, img_h: int, img_w: int, scale: Sequence[float],
+                 log_ratio: Tensor, value: list[float] | None) -> tuple | None:
+    """RandomErasing's (v1's and v2's) draw: up to 10 tries of an area fraction in ``scale`` and
+    a log-uniform aspect ratio until the box fits, then its top-left corner; (i, j, h, w, the
+    erasing values: ``value`` per channel, or normal noise for None), or None if none fit."""
+    area = img_h * img_w
+    for _ in range(10):
+        erase_area = area * tapegrad.empty(1).uniform_(scale[0], scale[1]).item()
+        aspect_ratio = tapegrad.exp(
+            tapegrad.empty(1).uniform_(log_ratio[0], log_ratio[1])).item()
+        h = int(round(math.sqrt(erase_area * aspect_ratio)))
+        w = int(round(math.sqrt(erase_area / aspect_ratio)))
+        if not (h < img_h and w < img_w):
+            continue
+        if value is None:
+            v = tapegrad.empty([img_c, h, w], dtype=tapegrad.float32).normal_()
+        else:
+            v = tapegrad.tensor(value)[:, None, None]
+        i = tapegrad.randint(0, img_h - h + 1, size=(1,)).item()
+        j = tapegrad.randint(0, img_w - w + 1, size=(1,)).item()
+        return i, j, h, w, v
+    return None
+
+
+def _check_erasing(value: Any, scale: Sequence[float], ratio: Sequence[float]) -> None:
+    """RandomErasing's (v1's and v2's) checks of ``value``, ``scale`` and ``ratio``; the
+    warning names the line that made the transform."""
+    if not isinstance(value, (numbers.Number, str, tuple, list)):
+        raise TypeError("Argument value should be either a number or str or a sequence")
+    if isinstance(value, str) and value != "random":
+        raise ValueError("If value is str, it should be 'random'")
+    if not isinstance(scale, Sequence):
+        raise TypeError("Scale should be a sequence")
+    if not isinstance(ratio, Sequence):
+        raise TypeError("Ratio should be a sequence")
+    if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
+        warnings.warn("Scale and ratio should be of kind (min, max)", stacklevel=3)
+    if scale[0] < 0 or scale[1] > 1:
+        raise ValueError("Scale should be between 0 and 1")
+
+
 class RandomErasing(nn.Module):
     """With probability ``p``, erase a random box of ``scale`` of the area and aspect ratio in
     ``ratio`` (log-uniform) with ``value`` (a number, one per channel, or ``'random'`` normal
@@ -774,18 +854,7 @@ class RandomErasing(nn.Module):
                  ratio: Sequence[float] = (0.3, 3.3), value: Any = 0,
                  inplace: bool = False) -> None:
         super().__init__()
-        if not isinstance(value, (numbers.Number, str, tuple, list)):
-            raise TypeError("Argument value should be either a number or str or a sequence")
-        if isinstance(value, str) and value != "random":
-            raise ValueError("If value is str, it should be 'random'")
-        if not isinstance(scale, Sequence):
-            raise TypeError("Scale should be a sequence")
-        if not isinstance(ratio, Sequence):
-            raise TypeError("Ratio should be a sequence")
-        if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
-            warnings.warn("Scale and ratio should be of kind (min, max)", stacklevel=2)
-        if scale[0] < 0 or scale[1] > 1:
-            raise ValueError("Scale should be between 0 and 1")
+        _check_erasing(value, scale, ratio)
         if p < 0 or p > 1:
             raise ValueError("Random erasing probability should be between 0 and 1")
         self.p = p
@@ -800,24 +869,9 @@ class RandomErasing(nn.Module):
         """(i, j, h, w, v): up to 10 draws of a box that fits, else the whole image and v =
         the image itself (no change)."""
         img_c, img_h, img_w = img.shape[-3], img.shape[-2], img.shape[-1]
-        area = img_h * img_w
-        log_ratio = tapegrad.log(tapegrad.tensor(ratio))
-        for _ in range(10):
-            erase_area = area * tapegrad.empty(1).uniform_(scale[0], scale[1]).item()
-            aspect_ratio = tapegrad.exp(
-                tapegrad.empty(1).uniform_(log_ratio[0], log_ratio[1])).item()
-            h = int(round(math.sqrt(erase_area * aspect_ratio)))
-            w = int(round(math.sqrt(erase_area / aspect_ratio)))
-            if not (h < img_h and w < img_w):
-                continue
-            if value is None:
-                v = tapegrad.empty([img_c, h, w], dtype=tapegrad.float32).normal_()
-            else:
-                v = tapegrad.tensor(value)[:, None, None]
-            i = tapegrad.randint(0, img_h - h + 1, size=(1,)).item()
-            j = tapegrad.randint(0, img_w - w + 1, size=(1,)).item()
-            return i, j, h, w, v
-        return 0, 0, img_h, img_w, img
+        box = _erasing_box(img_c, img_h, img_w, scale, tapegrad.log(tapegrad.tensor(ratio)),
+                           value)
+        return box if box is not None else (0, 0, img_h, img_w, img)
 
     def forward(self, img: Tensor) -> Tensor:
         if tapegrad.rand(1) < self.p:
@@ -843,16 +897,22 @@ class RandomErasing(nn.Module):
                 f"ratio={self.ratio}, value={self.value}, inplace={self.inplace})")
 
 
+def _blur_kernel_size(kernel_size: Any) -> Sequence[int]:
+    """GaussianBlur's (v1's and v2's) kernel size: two odd positive integers (one number stands
+    for both)."""
+    size = _setup_size(kernel_size, "Kernel size should be a tuple/list of two integers")
+    for ks in size:
+        if ks <= 0 or ks % 2 == 0:
+            raise ValueError("Kernel size value should be an odd and positive number.")
+    return size
+
+
 class GaussianBlur(nn.Module):
     """Gaussian blur with ``kernel_size`` and a sigma drawn uniformly from ``sigma``."""
 
     def __init__(self, kernel_size: Any, sigma: Any = (0.1, 2.0)) -> None:
         super().__init__()
-        self.kernel_size = _setup_size(kernel_size,
-                                       "Kernel size should be a tuple/list of two integers")
-        for ks in self.kernel_size:
-            if ks <= 0 or ks % 2 == 0:
-                raise ValueError("Kernel size value should be an odd and positive number.")
+        self.kernel_size = _blur_kernel_size(kernel_size)
         if isinstance(sigma, numbers.Number):
             if sigma <= 0:  # type: ignore[operator]
                 raise ValueError("If sigma is a single number, it must be positive.")

@@ -4,7 +4,6 @@ labels), ``JPEG`` (compression artifacts)."""
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,6 +17,7 @@ from tapegrad.utils._pytree import tree_flatten, tree_unflatten
 from tapegrad.vision import tv_tensors
 
 from ... import transforms as _transforms
+from ..transforms import _check_erasing, _erasing_box
 from . import functional as F
 from ._transform import Transform, _RandomApplyTransform
 from ._utils import (
@@ -44,18 +44,7 @@ class RandomErasing(_RandomApplyTransform):
                  ratio: Sequence[float] = (0.3, 3.3), value: Any = 0.0,
                  inplace: bool = False) -> None:
         super().__init__(p=p)
-        if not isinstance(value, (numbers.Number, str, tuple, list)):
-            raise TypeError("Argument value should be either a number or str or a sequence")
-        if isinstance(value, str) and value != "random":
-            raise ValueError("If value is str, it should be 'random'")
-        if not isinstance(scale, Sequence):
-            raise TypeError("Scale should be a sequence")
-        if not isinstance(ratio, Sequence):
-            raise TypeError("Ratio should be a sequence")
-        if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
-            warnings.warn("Scale and ratio should be of kind (min, max)", stacklevel=2)
-        if scale[0] < 0 or scale[1] > 1:
-            raise ValueError("Scale should be between 0 and 1")
+        _check_erasing(value, scale, ratio)
         self.scale = scale
         self.ratio = ratio
         if isinstance(value, (int, float)):
@@ -81,25 +70,8 @@ class RandomErasing(_RandomApplyTransform):
         if self.value is not None and len(self.value) not in (1, img_c):
             raise ValueError("If value is a sequence, it should have either a single value or "
                              f"{img_c} (number of inpt channels)")
-        area = img_h * img_w
-        log_ratio = self._log_ratio
-        for _ in range(10):
-            erase_area = area * tapegrad.empty(1).uniform_(self.scale[0], self.scale[1]).item()
-            aspect_ratio = tapegrad.exp(
-                tapegrad.empty(1).uniform_(log_ratio[0], log_ratio[1])).item()
-            h = int(round(math.sqrt(erase_area * aspect_ratio)))
-            w = int(round(math.sqrt(erase_area / aspect_ratio)))
-            if not (h < img_h and w < img_w):
-                continue
-            if self.value is None:
-                v = tapegrad.empty([img_c, h, w], dtype=tapegrad.float32).normal_()
-            else:
-                v = tapegrad.tensor(self.value)[:, None, None]
-            i = tapegrad.randint(0, img_h - h + 1, size=(1,)).item()
-            j = tapegrad.randint(0, img_w - w + 1, size=(1,)).item()
-            break
-        else:
-            i, j, h, w, v = 0, 0, img_h, img_w, None
+        box = _erasing_box(img_c, img_h, img_w, self.scale, self._log_ratio, self.value)
+        i, j, h, w, v = box if box is not None else (0, 0, img_h, img_w, None)
         return dict(i=i, j=j, h=h, w=w, v=v)
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:

@@ -5,7 +5,6 @@ draws, which differ from v1's)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -98,45 +97,11 @@ class _AutoAugmentBase(Transform):
     def _apply_image_or_video_transform(self, image: Any, transform_id: str, magnitude: float,
                                         interpolation: Any, fill: dict[Any, Any]) -> Any:
         fill_ = _get_fill(fill, type(image))
-        if transform_id == "Identity":
-            return image
-        elif transform_id == "ShearX":
-            # the shear angle whose tangent is the magnitude, about the top-left corner
-            return F.affine(image, angle=0.0, translate=[0, 0], scale=1.0,
-                            shear=[math.degrees(math.atan(magnitude)), 0.0],
-                            interpolation=interpolation, fill=fill_, center=[0, 0])
-        elif transform_id == "ShearY":
-            return F.affine(image, angle=0.0, translate=[0, 0], scale=1.0,
-                            shear=[0.0, math.degrees(math.atan(magnitude))],
-                            interpolation=interpolation, fill=fill_, center=[0, 0])
-        elif transform_id == "TranslateX":
-            return F.affine(image, angle=0.0, translate=[int(magnitude), 0], scale=1.0,
-                            interpolation=interpolation, shear=[0.0, 0.0], fill=fill_)
-        elif transform_id == "TranslateY":
-            return F.affine(image, angle=0.0, translate=[0, int(magnitude)], scale=1.0,
-                            interpolation=interpolation, shear=[0.0, 0.0], fill=fill_)
-        elif transform_id == "Rotate":
-            return F.rotate(image, angle=magnitude, interpolation=interpolation, fill=fill_)
-        elif transform_id == "Brightness":
-            return F.adjust_brightness(image, brightness_factor=1.0 + magnitude)
-        elif transform_id == "Color":
-            return F.adjust_saturation(image, saturation_factor=1.0 + magnitude)
-        elif transform_id == "Contrast":
-            return F.adjust_contrast(image, contrast_factor=1.0 + magnitude)
-        elif transform_id == "Sharpness":
-            return F.adjust_sharpness(image, sharpness_factor=1.0 + magnitude)
-        elif transform_id == "Posterize":
-            return F.posterize(image, bits=int(magnitude))
-        elif transform_id == "Solarize":
+        if transform_id == "Solarize":  # v2's magnitudes are fractions of the largest value
             bound = _max_value(image.dtype) if isinstance(image, Tensor) else 255.0
-            return F.solarize(image, threshold=bound * magnitude)
-        elif transform_id == "AutoContrast":
-            return F.autocontrast(image)
-        elif transform_id == "Equalize":
-            return F.equalize(image)
-        elif transform_id == "Invert":
-            return F.invert(image)
-        raise ValueError(f"No transform available for {transform_id}")
+            magnitude = bound * magnitude
+        return _v1._apply_op(image, transform_id, magnitude, interpolation, fill_,
+                             functional=F, unknown="No transform available for {}")
 
 
 _SHEAR = _bins(lambda h, w: 0.3)
@@ -319,15 +284,7 @@ class AugMix(_AutoAugmentBase):
                  alpha: float = 1.0, all_ops: bool = True, interpolation: Any = "bilinear",
                  fill: Any = None) -> None:
         super().__init__(interpolation=interpolation, fill=fill)
-        self._PARAMETER_MAX = 10
-        if not (1 <= severity <= self._PARAMETER_MAX):
-            raise ValueError(f"The severity must be between [1, {self._PARAMETER_MAX}]. Got "
-                             f"{severity} instead.")
-        self.severity = severity
-        self.mixture_width = mixture_width
-        self.chain_depth = chain_depth
-        self.alpha = alpha
-        self.all_ops = all_ops
+        _v1._set_augmix_settings(self, severity, mixture_width, chain_depth, alpha, all_ops)
 
     def _sample_dirichlet(self, params: Tensor) -> Tensor:
         return tapegrad._sample_dirichlet(params)
@@ -347,18 +304,12 @@ class AugMix(_AutoAugmentBase):
         batch = image_or_video.reshape([1] * max(expected_ndim - image_or_video.ndim, 0)
                                        + orig_dims)
         batch_dims = [batch.size(0)] + [1] * (batch.ndim - 1)
-        # the weight of the original image, and the mixing weights of the chains
-        m = self._sample_dirichlet(
-            tapegrad.tensor([self.alpha, self.alpha], device=batch.device).expand(
-                batch_dims[0], -1))
-        combined_weights = self._sample_dirichlet(
-            tapegrad.tensor([self.alpha] * self.mixture_width, device=batch.device).expand(
-                batch_dims[0], -1)) * m[:, 1].reshape([batch_dims[0], -1])
+        m, combined_weights = _v1._mixing_weights(self._sample_dirichlet, self.alpha,
+                                                  self.mixture_width, batch)
         mix = m[:, 0].reshape(batch_dims) * batch
         for i in range(self.mixture_width):
             aug = batch
-            depth = (self.chain_depth if self.chain_depth > 0
-                     else int(tapegrad.randint(low=1, high=4, size=(1,)).item()))
+            depth = _v1._chain_depth(self.chain_depth)
             for _ in range(depth):
                 transform_id, (magnitudes_fn, signed) = self._get_random_item(
                     augmentation_space)

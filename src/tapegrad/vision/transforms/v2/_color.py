@@ -9,6 +9,7 @@ from typing import Any
 import tapegrad
 
 from ... import transforms as _transforms
+from ..transforms import _set_jitter_ranges
 from . import functional as F
 from ._transform import Transform, _RandomApplyTransform
 from ._utils import query_chw
@@ -68,11 +69,7 @@ class ColorJitter(Transform):
     def __init__(self, brightness: Any = None, contrast: Any = None, saturation: Any = None,
                  hue: Any = None) -> None:
         super().__init__()
-        self.brightness = self._check_input(brightness, "brightness")
-        self.contrast = self._check_input(contrast, "contrast")
-        self.saturation = self._check_input(saturation, "saturation")
-        self.hue = self._check_input(hue, "hue", center=0, bound=(-0.5, 0.5),
-                                     clip_first_on_zero=False)
+        _set_jitter_ranges(self, brightness, contrast, saturation, hue)
 
     def _check_input(self, value: Any, name: str, center: float = 1.0,
                      bound: tuple[float, float] = (0, float("inf")),

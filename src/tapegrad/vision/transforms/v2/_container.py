@@ -14,6 +14,17 @@ from ... import transforms as _transforms
 from ._transform import Transform
 
 
+def _in_turn(transforms: Sequence[Callable] | nn.ModuleList, inputs: tuple) -> Any:
+    """Each of ``transforms`` applied to what the one before returned: several inputs are passed
+    on unpacked, a single one as it is."""
+    needs_unpacking = len(inputs) > 1
+    outputs: Any = None
+    for transform in transforms:
+        outputs = transform(*inputs)
+        inputs = outputs if needs_unpacking else (outputs,)
+    return outputs
+
+
 class Compose(Transform):
     """Apply ``transforms`` one after the other."""
 
@@ -26,12 +37,7 @@ class Compose(Transform):
         self.transforms = transforms
 
     def forward(self, *inputs: Any) -> Any:
-        needs_unpacking = len(inputs) > 1
-        outputs: Any = None
-        for transform in self.transforms:
-            outputs = transform(*inputs)
-            inputs = outputs if needs_unpacking else (outputs,)
-        return outputs
+        return _in_turn(self.transforms, inputs)
 
     def extra_repr(self) -> str:
         return "\n".join(f"    {t}" for t in self.transforms)
@@ -61,11 +67,7 @@ class RandomApply(Transform):
         needs_unpacking = len(inputs) > 1
         if tapegrad.rand(1) >= self.p:
             return inputs if needs_unpacking else inputs[0]
-        outputs: Any = None
-        for transform in self.transforms:
-            outputs = transform(*inputs)
-            inputs = outputs if needs_unpacking else (outputs,)
-        return outputs
+        return _in_turn(self.transforms, inputs)
 
     def extra_repr(self) -> str:
         return "\n".join(f"    {t}" for t in self.transforms)
@@ -106,9 +108,5 @@ class RandomOrder(Transform):
         self.transforms = transforms
 
     def forward(self, *inputs: Any) -> Any:
-        needs_unpacking = len(inputs) > 1
-        outputs: Any = None
-        for idx in tapegrad.randperm(len(self.transforms)):
-            outputs = self.transforms[int(idx)](*inputs)
-            inputs = outputs if needs_unpacking else (outputs,)
-        return outputs
+        order = tapegrad.randperm(len(self.transforms))
+        return _in_turn([self.transforms[int(idx)] for idx in order], inputs)

@@ -5,7 +5,6 @@ with the image, and draw their parameters as torchvision's v2 classes draw them.
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,6 +17,7 @@ from tapegrad.vision import tv_tensors
 
 from ... import transforms as _transforms
 from ..functional import _get_perspective_coeffs
+from ..transforms import _resized_crop_box, _set_affine_ranges
 from . import functional as F
 from ._transform import Transform, _RandomApplyTransform
 from ._utils import (
@@ -125,32 +125,7 @@ class RandomResizedCrop(Transform):
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         height, width = query_size(flat_inputs)
-        area = height * width
-        log_ratio = self._log_ratio
-        for _ in range(10):
-            target_area = area * tapegrad.empty(1).uniform_(self.scale[0], self.scale[1]).item()
-            aspect_ratio = tapegrad.exp(
-                tapegrad.empty(1).uniform_(log_ratio[0], log_ratio[1])).item()
-            w = int(round(math.sqrt(target_area * aspect_ratio)))
-            h = int(round(math.sqrt(target_area / aspect_ratio)))
-            if 0 < w <= width and 0 < h <= height:
-                i = tapegrad.randint(0, height - h + 1, size=(1,)).item()
-                j = tapegrad.randint(0, width - w + 1, size=(1,)).item()
-                break
-        else:
-            # no draw fitted: the central crop of the closest allowed aspect ratio
-            in_ratio = float(width) / float(height)
-            if in_ratio < min(self.ratio):
-                w = width
-                h = int(round(w / min(self.ratio)))
-            elif in_ratio > max(self.ratio):
-                h = height
-                w = int(round(h * max(self.ratio)))
-            else:
-                w = width
-                h = height
-            i = (height - h) // 2
-            j = (width - w) // 2
+        i, j, h, w = _resized_crop_box(height, width, self.scale, self.ratio, self._log_ratio)
         return dict(top=i, left=j, height=h, width=w)
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
@@ -303,21 +278,7 @@ class RandomAffine(Transform):
                  interpolation: Any = "nearest", fill: Any = 0,
                  center: list[float] | None = None) -> None:
         super().__init__()
-        self.degrees = _setup_angle(degrees, name="degrees", req_sizes=(2,))
-        if translate is not None:
-            _check_sequence_input(translate, "translate", req_sizes=(2,))
-            for t in translate:
-                if not (0.0 <= t <= 1.0):
-                    raise ValueError("translation values should be between 0 and 1")
-        self.translate = translate
-        if scale is not None:
-            _check_sequence_input(scale, "scale", req_sizes=(2,))
-            for s in scale:
-                if s <= 0:
-                    raise ValueError("scale values should be positive")
-        self.scale = scale
-        self.shear = (_setup_angle(shear, name="shear", req_sizes=(2, 4)) if shear is not None
-                      else shear)
+        _set_affine_ranges(self, degrees, translate, scale, shear)
         self.interpolation = interpolation
         self.fill = fill
         self._fill = _setup_fill_arg(fill)
@@ -601,6 +562,17 @@ def _box_iou(boxes1: Tensor, boxes2: Tensor) -> Tensor:
     return box_iou(boxes1, boxes2)  # type: ignore[no-any-return]
 
 
+def _scaled_size(orig_height: int, orig_width: int, r: Any) -> tuple[int, int]:
+    """(height, width) scaled by ``r``, each truncated to an integer."""
+    return int(orig_height * r), int(orig_width * r)
+
+
+def _resize_to(transform: Any, inpt: Any, size: Any) -> Any:
+    """``inpt`` resized to ``size`` with ``transform``'s interpolation and antialias."""
+    return transform._call_kernel(F.resize, inpt, size, interpolation=transform.interpolation,
+                                  antialias=transform.antialias)
+
+
 class ScaleJitter(Transform):
     """Resize to ``target_size`` times a random scale from ``scale_range``, keeping the aspect
     ratio (large scale jitter)."""
@@ -618,13 +590,10 @@ class ScaleJitter(Transform):
         scale = self.scale_range[0] + tapegrad.rand(1) * (self.scale_range[1]
                                                            - self.scale_range[0])
         r = min(self.target_size[1] / orig_height, self.target_size[0] / orig_width) * scale
-        new_width = int(orig_width * r)
-        new_height = int(orig_height * r)
-        return dict(size=(new_height, new_width))
+        return dict(size=_scaled_size(orig_height, orig_width, r))
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
-        return self._call_kernel(F.resize, inpt, size=params["size"],
-                                 interpolation=self.interpolation, antialias=self.antialias)
+        return _resize_to(self, inpt, params["size"])
 
 
 class RandomShortestSize(Transform):
@@ -645,13 +614,10 @@ class RandomShortestSize(Transform):
         r = min_size / min(orig_height, orig_width)
         if self.max_size is not None:
             r = min(r, self.max_size / max(orig_height, orig_width))
-        new_width = int(orig_width * r)
-        new_height = int(orig_height * r)
-        return dict(size=(new_height, new_width))
+        return dict(size=_scaled_size(orig_height, orig_width, r))
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
-        return self._call_kernel(F.resize, inpt, size=params["size"],
-                                 interpolation=self.interpolation, antialias=self.antialias)
+        return _resize_to(self, inpt, params["size"])
 
 
 class RandomResize(Transform):
@@ -670,6 +636,5 @@ class RandomResize(Transform):
         return dict(size=[size])
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
-        return self._call_kernel(F.resize, inpt, params["size"],
-                                 interpolation=self.interpolation, antialias=self.antialias)
+        return _resize_to(self, inpt, params["size"])
 

@@ -16,12 +16,12 @@ from tapegrad.utils._pytree import tree_flatten, tree_unflatten
 from tapegrad.vision import tv_tensors
 
 from ... import transforms as _transforms
+from ..transforms import _blur_kernel_size, _set_whitening, _whitened_size
 from . import functional as F
 from ._transform import Transform
 from ._utils import (
     _parse_labels_getter,
     _setup_number_or_seq,
-    _setup_size,
     get_bounding_boxes,
     get_keypoints,
     has_any,
@@ -69,22 +69,7 @@ class LinearTransformation(Transform):
 
     def __init__(self, transformation_matrix: Tensor, mean_vector: Tensor) -> None:
         super().__init__()
-        if transformation_matrix.size(0) != transformation_matrix.size(1):
-            raise ValueError("transformation_matrix should be square. Got "
-                             f"{tuple(transformation_matrix.size())} rectangular matrix.")
-        if mean_vector.size(0) != transformation_matrix.size(0):
-            raise ValueError(
-                f"mean_vector should have the same length {mean_vector.size(0)} as any one of "
-                "the dimensions of the transformation_matrix "
-                f"[{tuple(transformation_matrix.size())}]")
-        if transformation_matrix.device != mean_vector.device:
-            raise ValueError("Input tensors should be on the same device. Got "
-                             f"{transformation_matrix.device} and {mean_vector.device}")
-        if transformation_matrix.dtype != mean_vector.dtype:
-            raise ValueError("Input tensors should have the same dtype. Got "
-                             f"{transformation_matrix.dtype} and {mean_vector.dtype}")
-        self.transformation_matrix = transformation_matrix
-        self.mean_vector = mean_vector
+        _set_whitening(self, transformation_matrix, mean_vector)
 
     def check_inputs(self, sample: Any) -> Any:
         if has_any(sample, PIL.Image.Image):
@@ -92,15 +77,7 @@ class LinearTransformation(Transform):
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
         shape = inpt.shape
-        n = shape[-3] * shape[-2] * shape[-1]
-        if n != self.transformation_matrix.shape[0]:
-            raise ValueError("Input tensor and transformation matrix have incompatible shape."
-                             f"[{shape[-3]} x {shape[-2]} x {shape[-1]}] != "
-                             f"{self.transformation_matrix.shape[0]}")
-        if inpt.device.type != self.mean_vector.device.type:
-            raise ValueError("Input tensor should be on the same device as transformation "
-                             f"matrix and mean vector. Got {inpt.device} vs "
-                             f"{self.mean_vector.device}")
+        n = _whitened_size(inpt, self.transformation_matrix, self.mean_vector)
         flat_inpt = inpt.reshape(-1, n) - self.mean_vector
         transformation_matrix = self.transformation_matrix.to(flat_inpt.dtype)
         output = tapegrad.mm(flat_inpt, transformation_matrix).reshape(shape)
@@ -138,11 +115,7 @@ class GaussianBlur(Transform):
     def __init__(self, kernel_size: int | Sequence[int],
                  sigma: int | float | Sequence[float] = (0.1, 2.0)) -> None:
         super().__init__()
-        self.kernel_size = _setup_size(kernel_size,
-                                       "Kernel size should be a tuple/list of two integers")
-        for ks in self.kernel_size:
-            if ks <= 0 or ks % 2 == 0:
-                raise ValueError("Kernel size value should be an odd and positive number.")
+        self.kernel_size = _blur_kernel_size(kernel_size)
         self.sigma = _setup_number_or_seq(sigma, "sigma")
         if not 0.0 < self.sigma[0] <= self.sigma[1]:
             raise ValueError("sigma values should be positive and of the form (min, max). Got "
@@ -245,6 +218,25 @@ def _check_labels(labels: Any) -> Any:
     return labels
 
 
+def _sanitize(transform: Transform, inputs: tuple, find: Callable[[list[Any]], Any],
+              mismatch: str, valid_mask: Callable[[Any], Tensor]) -> Any:
+    """The ``forward`` of the sanitizing transforms: the labels (the transform's
+    ``labels_getter``) and the boxes or keypoints ``find`` picks from the inputs; each label
+    must have a row per item (else ``mismatch``, formatted with both shapes); then every input
+    goes through ``transform.transform`` with the items' ``valid_mask``."""
+    inputs = inputs if len(inputs) > 1 else inputs[0]
+    labels = _check_labels(transform._labels_getter(inputs))  # type: ignore[attr-defined]
+    flat_inputs, spec = tree_flatten(inputs)
+    items = find(flat_inputs)
+    if labels is not None:
+        for label in labels:
+            if items.shape[0] != label.shape[0]:
+                raise ValueError(mismatch.format(items=items.shape, labels=label.shape))
+    params = dict(valid=valid_mask(items), labels=labels)
+    flat_outputs = [transform.transform(inpt, params) for inpt in flat_inputs]
+    return tree_unflatten(flat_outputs, spec)
+
+
 class SanitizeBoundingBoxes(Transform):
     """Remove the boxes that are too small (``min_size``, ``min_area``) or outside the canvas,
     with their labels (found by ``labels_getter``) and masks."""
@@ -262,22 +254,14 @@ class SanitizeBoundingBoxes(Transform):
         self._labels_getter = _parse_labels_getter(labels_getter)
 
     def forward(self, *inputs: Any) -> Any:
-        inputs = inputs if len(inputs) > 1 else inputs[0]
-        labels = _check_labels(self._labels_getter(inputs))
-        flat_inputs, spec = tree_flatten(inputs)
-        boxes = get_bounding_boxes(flat_inputs)
-        if labels is not None:
-            for label in labels:
-                if boxes.shape[0] != label.shape[0]:
-                    raise ValueError(
-                        f"Number of boxes (shape={boxes.shape}) and must match the number of "
-                        f"labels.Found labels with shape={label.shape}).")
-        valid = F._misc._get_sanitize_bounding_boxes_mask(
+        return _sanitize(self, inputs, get_bounding_boxes,
+                         "Number of boxes (shape={items}) and must match the number of "
+                         "labels.Found labels with shape={labels}).", self._valid_boxes)
+
+    def _valid_boxes(self, boxes: Any) -> Tensor:
+        return F._misc._get_sanitize_bounding_boxes_mask(
             boxes, format=boxes.format, canvas_size=boxes.canvas_size, min_size=self.min_size,
             min_area=self.min_area)
-        params = dict(valid=valid, labels=labels)
-        flat_outputs = [self.transform(inpt, params) for inpt in flat_inputs]
-        return tree_unflatten(flat_outputs, spec)
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
         is_label = params["labels"] is not None and any(inpt is label
@@ -305,20 +289,11 @@ class SanitizeKeyPoints(Transform):
         self._labels_getter = _parse_labels_getter(labels_getter)
 
     def forward(self, *inputs: Any) -> Any:
-        inputs = inputs if len(inputs) > 1 else inputs[0]
-        labels = _check_labels(self._labels_getter(inputs))
-        flat_inputs, spec = tree_flatten(inputs)
-        points = get_keypoints(flat_inputs)
-        if labels is not None:
-            for label in labels:
-                if points.shape[0] != label.shape[0]:
-                    raise ValueError(
-                        f"Number of kepyoints (shape={points.shape}) must match the number of "
-                        f"labels.Found labels with shape={label.shape}).")
-        valid = F._misc._get_sanitize_keypoints_mask(points, canvas_size=points.canvas_size)
-        params = dict(valid=valid, labels=labels)
-        flat_outputs = [self.transform(inpt, params) for inpt in flat_inputs]
-        return tree_unflatten(flat_outputs, spec)
+        return _sanitize(self, inputs, get_keypoints,
+                         "Number of kepyoints (shape={items}) must match the number of "
+                         "labels.Found labels with shape={labels}).",
+                         lambda points: F._misc._get_sanitize_keypoints_mask(
+                             points, canvas_size=points.canvas_size))
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
         is_label = params["labels"] is not None and any(inpt is label

@@ -52,6 +52,11 @@ class Transform(nn.Module):
     def forward(self, *inputs: Any) -> Any:
         flat_inputs, spec = tree_flatten(inputs if len(inputs) > 1 else inputs[0])
         self.check_inputs(flat_inputs)
+        return self._transform_flat(flat_inputs, spec)
+
+    def _transform_flat(self, flat_inputs: list[Any], spec: Any) -> Any:
+        """The inputs (``flat_inputs`` of the tree ``spec``) with the ones this transform
+        handles transformed, all with the parameters drawn once for them."""
         needs_transform_list = self._needs_transform_list(flat_inputs)
         params = self.make_params(
             [inpt for (inpt, needs) in zip(flat_inputs, needs_transform_list, strict=True)
@@ -123,10 +128,4 @@ class _RandomApplyTransform(Transform):
         self.check_inputs(flat_inputs)
         if tapegrad.rand(1) >= self.p:
             return inputs
-        needs_transform_list = self._needs_transform_list(flat_inputs)
-        params = self.make_params(
-            [inpt for (inpt, needs) in zip(flat_inputs, needs_transform_list, strict=True)
-             if needs])
-        flat_outputs = [self.transform(inpt, params) if needs else inpt
-                        for (inpt, needs) in zip(flat_inputs, needs_transform_list, strict=True)]
-        return tree_unflatten(flat_outputs, spec)
+        return self._transform_flat(flat_inputs, spec)

@@ -27,11 +27,19 @@ from tapegrad.vision import tv_tensors
 from tapegrad.vision.tv_tensors._bounding_boxes import CLAMPING_MODE_TYPE
 
 from ... import _functional_pil as _FP
-from ..._functional_tensor import _constant_pad_arrays, _pad_symmetric, _small_matmul
+from ..._functional_tensor import (
+    _constant_pad_arrays,
+    _pad_symmetric,
+    _perspective_grid,
+    _small_matmul,
+)
 from ...functional import (
     InterpolationMode,
+    _check_affine_args,
+    _five_crops,
     _get_perspective_coeffs,
     _interpolation_modes_from_int,
+    _normalized_affine_args,
     pil_modes_mapping,
     pil_to_tensor,
     to_pil_image,
@@ -473,30 +481,10 @@ def affine(inpt: Tensor, angle: float, translate: list[float], scale: float,
 def _affine_parse_args(angle: Any, translate: Any, scale: float, shear: Any,
                        interpolation: Any = InterpolationMode.NEAREST, center: Any = None
                        ) -> tuple[float, list[float], list[float], list[float] | None]:
-    if not isinstance(angle, (int, float)):
-        raise TypeError("Argument angle should be int or float")
-    if not isinstance(translate, (list, tuple)):
-        raise TypeError("Argument translate should be a sequence")
-    if len(translate) != 2:
-        raise ValueError("Argument translate should be a sequence of length 2")
-    if scale <= 0.0:
-        raise ValueError("Argument scale should be positive")
-    if not isinstance(shear, (numbers.Number, (list, tuple))):
-        raise TypeError("Shear should be either a single value or a sequence of two values")
+    _check_affine_args(angle, translate, scale, shear)
     if not isinstance(interpolation, InterpolationMode):
         raise TypeError("Argument interpolation should be a InterpolationMode")
-    if isinstance(angle, int):
-        angle = float(angle)
-    if isinstance(translate, tuple):
-        translate = list(translate)
-    if isinstance(shear, numbers.Number):
-        shear = [shear, 0.0]
-    if isinstance(shear, tuple):
-        shear = list(shear)
-    if len(shear) == 1:
-        shear = [shear[0], shear[0]]
-    if len(shear) != 2:
-        raise ValueError(f"Shear should be a sequence containing two values. Got {shear}")
+    angle, translate, shear = _normalized_affine_args(angle, translate, shear)
     if center is not None:
         if not isinstance(center, (list, tuple)):
             raise TypeError("Argument center should be a sequence")
@@ -1204,30 +1192,6 @@ def perspective(inpt: Tensor, startpoints: list[list[int]] | None,
                   coefficients=coefficients)
 
 
-def _perspective_grid(coeffs: list[float], ow: int, oh: int, dtype: Any, device: Any
-                      ) -> Tensor:
-    """The normalized grid of the projective map at the output pixel centers."""
-    theta1 = tapegrad.tensor([[[coeffs[0], coeffs[1], coeffs[2]],
-                               [coeffs[3], coeffs[4], coeffs[5]]]], dtype=dtype, device=device)
-    theta2 = tapegrad.tensor([[[coeffs[6], coeffs[7], 1.0], [coeffs[6], coeffs[7], 1.0]]],
-                             dtype=dtype, device=device)
-    d = 0.5
-    base_grid = tapegrad.empty(1, oh, ow, 3, dtype=dtype, device=device)
-    x_grid = tapegrad.linspace(d, ow + d - 1.0, steps=ow, device=device, dtype=dtype)
-    base_grid[..., 0].copy_(x_grid)
-    y_grid = tapegrad.linspace(d, oh + d - 1.0, steps=oh, device=device,
-                               dtype=dtype).unsqueeze_(-1)
-    base_grid[..., 1].copy_(y_grid)
-    base_grid[..., 2].fill_(1)
-    rescaled_theta1 = theta1.transpose(1, 2).div_(
-        tapegrad.tensor([0.5 * ow, 0.5 * oh], dtype=dtype, device=device))
-    shape = (1, oh * ow, 3)
-    output_grid1 = _small_matmul(base_grid.view(shape), rescaled_theta1)
-    output_grid2 = _small_matmul(base_grid.view(shape), theta2.transpose(1, 2))
-    output_grid = output_grid1.div_(output_grid2).sub_(1.0)
-    return output_grid.view(1, oh, ow, 2)
-
-
 def _perspective_coefficients(startpoints: Any, endpoints: Any, coefficients: Any
                               ) -> list[float]:
     if coefficients is not None:
@@ -1257,7 +1221,8 @@ def perspective_image(image: Tensor, startpoints: list[list[int]] | None,
                                   coeffs=perspective_coeffs)
     oh, ow = image.shape[-2:]
     dtype = image.dtype if tapegrad.is_floating_point(image) else tapegrad.float32
-    grid = _perspective_grid(perspective_coeffs, ow=ow, oh=oh, dtype=dtype, device=image.device)
+    grid = _perspective_grid(perspective_coeffs, ow=ow, oh=oh, dtype=dtype, device=image.device,
+                             steps_dtype=dtype)
     return _apply_grid_transform(image, grid, interpolation.value, fill=fill)
 
 
@@ -1822,16 +1787,8 @@ def _parse_five_crop_size(size: Any) -> list[int]:
 def five_crop_image(image: Tensor, size: list[int]) -> tuple:
     crop_height, crop_width = _parse_five_crop_size(size)
     image_height, image_width = image.shape[-2:]
-    if crop_width > image_width or crop_height > image_height:
-        raise ValueError(f"Requested crop size {size} is bigger than input size "
-                         f"{(image_height, image_width)}")
-    tl = crop_image(image, 0, 0, crop_height, crop_width)
-    tr = crop_image(image, 0, image_width - crop_width, crop_height, crop_width)
-    bl = crop_image(image, image_height - crop_height, 0, crop_height, crop_width)
-    br = crop_image(image, image_height - crop_height, image_width - crop_width, crop_height,
-                    crop_width)
-    center = center_crop_image(image, [crop_height, crop_width])
-    return tl, tr, bl, br, center
+    return _five_crops(image, size, crop_height, crop_width, image_height, image_width,
+                       crop_image, center_crop_image)
 
 
 @_register_five_ten_crop_kernel_internal(five_crop, PIL.Image.Image)

@@ -16,7 +16,7 @@ from tapegrad.nn.functional import pad as torch_pad
 from tapegrad.vision import tv_tensors
 
 from ..._functional_tensor import _max_value, _normalize_arrays
-from ...functional import pil_to_tensor, to_pil_image
+from ...functional import _blur_kernel_size_and_default_sigma, pil_to_tensor, to_pil_image
 from ._meta import _convert_bounding_box_format
 from ._utils import _get_kernel, _register_kernel_internal, is_pure_tensor
 
@@ -93,18 +93,8 @@ def _get_gaussian_kernel2d(kernel_size: list[int], sigma: list[float], dtype: An
 @_register_kernel_internal(gaussian_blur, tv_tensors.Image)
 def gaussian_blur_image(image: Tensor, kernel_size: list[int],
                         sigma: list[float] | None = None) -> Tensor:
-    if isinstance(kernel_size, int):
-        kernel_size = [kernel_size, kernel_size]
-    elif len(kernel_size) != 2:
-        raise ValueError(
-            f"If kernel_size is a sequence its length should be 2. Got {len(kernel_size)}")
-    for ksize in kernel_size:
-        if ksize % 2 == 0 or ksize < 0:
-            raise ValueError(
-                f"kernel_size should have odd and positive integers. Got {kernel_size}")
-    if sigma is None:
-        sigma = [ksize * 0.15 + 0.35 for ksize in kernel_size]
-    elif isinstance(sigma, (list, tuple)):
+    kernel_size, sigma = _blur_kernel_size_and_default_sigma(kernel_size, sigma)
+    if isinstance(sigma, (list, tuple)):
         length = len(sigma)
         if length == 1:
             sigma = [sigma[0], sigma[0]]
