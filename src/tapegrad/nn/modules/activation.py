@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import Any, TypeVar
 
 from ... import _dtype
 from ..._creation import empty, zeros
@@ -26,6 +26,7 @@ from ..init import constant_, xavier_normal_, xavier_uniform_
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
+from .utils import _functional_layer
 
 __all__ = [
     "Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh",
@@ -41,6 +42,73 @@ def _inplace_only(inplace: bool) -> str:
 
 def _inplace_suffix(inplace: bool) -> str:
     return ", inplace=True" if inplace else ""
+
+
+_Base = TypeVar("_Base", bound=type)
+
+
+def _activation(name: str, base: _Base, fn: Any, doc: str,
+                own: tuple[str, ...] = ("__init__", "forward", "extra_repr"),
+                **attrs: Any) -> _Base:
+    """The activation ``name``: ``base`` running ``fn`` (see ``_functional_layer``), with its
+    own ``__init__``, ``forward`` and ``extra_repr``, as each torch activation has."""
+    return _functional_layer(name, base, fn, doc, __name__, own=own, **attrs)
+
+
+class _InplaceActivation(Module):
+    """An activation whose one setting is ``inplace``: forward calls the subclass's ``_fn``
+    (an ``nn.functional`` op) with it."""
+
+    _fn: Any
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._fn(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_only(self.inplace)
+
+
+# Hardsigmoid and Hardswish print no settings (``Hardswish()`` even with inplace=True), as in
+# torch: Module's empty extra_repr
+_NO_SETTINGS_SHOWN: dict[str, Any] = {"own": ("__init__", "forward"),
+                                      "extra_repr": Module.extra_repr}
+
+
+class _AlphaActivation(Module):
+    """ELU and CELU: an ``alpha`` and ``inplace``, passed to the subclass's ``_fn``."""
+
+    _fn: Any
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._fn(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}{_inplace_suffix(self.inplace)}"
+
+
+class _ShrinkActivation(Module):
+    """Hardshrink and Softshrink: a threshold ``lambd``, passed to the subclass's ``_fn``."""
+
+    _fn: Any
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._fn(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
 
 
 class Threshold(Module):
@@ -59,18 +127,7 @@ class Threshold(Module):
         return f"threshold={self.threshold}, value={self.value}{_inplace_suffix(self.inplace)}"
 
 
-class ReLU(Module):
-    """``max(0, x)``."""
-
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.relu(input, inplace=self.inplace)
-
-    def extra_repr(self) -> str:
-        return _inplace_only(self.inplace)
+ReLU = _activation("ReLU", _InplaceActivation, F.relu, "``max(0, x)``.")
 
 
 class RReLU(Module):
@@ -136,15 +193,8 @@ class Sigmoid(Module):
         return _ew.sigmoid(input)
 
 
-class Hardsigmoid(Module):
-    """``relu6(x + 3) / 6``."""
-
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.hardsigmoid(input, self.inplace)
+Hardsigmoid = _activation("Hardsigmoid", _InplaceActivation, F.hardsigmoid,
+                          "``relu6(x + 3) / 6``.", **_NO_SETTINGS_SHOWN)
 
 
 class Tanh(Module):
@@ -154,87 +204,25 @@ class Tanh(Module):
         return _ew.tanh(input)
 
 
-class SiLU(Module):
-    """``x * sigmoid(x)``."""
-
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.silu(input, inplace=self.inplace)
-
-    def extra_repr(self) -> str:
-        return _inplace_only(self.inplace)
+SiLU = _activation("SiLU", _InplaceActivation, F.silu, "``x * sigmoid(x)``.")
 
 
-class Mish(Module):
-    """``x * tanh(softplus(x))``."""
-
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.mish(input, inplace=self.inplace)
-
-    def extra_repr(self) -> str:
-        return _inplace_only(self.inplace)
+Mish = _activation("Mish", _InplaceActivation, F.mish, "``x * tanh(softplus(x))``.")
 
 
-class Hardswish(Module):
-    """``x * relu6(x + 3) / 6``."""
-
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.hardswish(input, self.inplace)
+Hardswish = _activation("Hardswish", _InplaceActivation, F.hardswish,
+                        "``x * relu6(x + 3) / 6``.", **_NO_SETTINGS_SHOWN)
 
 
-class ELU(Module):
-    """``x if x > 0 else alpha * (exp(x) - 1)``."""
-
-    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
-        super().__init__()
-        self.alpha = alpha
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.elu(input, self.alpha, self.inplace)
-
-    def extra_repr(self) -> str:
-        return f"alpha={self.alpha}{_inplace_suffix(self.inplace)}"
+ELU = _activation("ELU", _AlphaActivation, F.elu, "``x if x > 0 else alpha * (exp(x) - 1)``.")
 
 
-class CELU(Module):
-    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
-
-    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
-        super().__init__()
-        self.alpha = alpha
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.celu(input, self.alpha, self.inplace)
-
-    def extra_repr(self) -> str:
-        return f"alpha={self.alpha}{_inplace_suffix(self.inplace)}"
+CELU = _activation("CELU", _AlphaActivation, F.celu,
+                   "``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.")
 
 
-class SELU(Module):
-    """``scale * elu(x, alpha)`` with the self-normalising constants."""
-
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.selu(input, self.inplace)
-
-    def extra_repr(self) -> str:
-        return _inplace_only(self.inplace)
+SELU = _activation("SELU", _InplaceActivation, F.selu,
+                   "``scale * elu(x, alpha)`` with the self-normalising constants.")
 
 
 class GLU(Module):
@@ -265,18 +253,8 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
-class Hardshrink(Module):
-    """``x if |x| > lambd else 0``."""
-
-    def __init__(self, lambd: float = 0.5) -> None:
-        super().__init__()
-        self.lambd = lambd
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.hardshrink(input, self.lambd)
-
-    def extra_repr(self) -> str:
-        return f"{self.lambd}"
+Hardshrink = _activation("Hardshrink", _ShrinkActivation, F.hardshrink,
+                         "``x if |x| > lambd else 0``.")
 
 
 class LeakyReLU(Module):
@@ -316,18 +294,8 @@ class Softplus(Module):
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
-class Softshrink(Module):
-    """``x - lambd`` above lambd, ``x + lambd`` below -lambd, else 0."""
-
-    def __init__(self, lambd: float = 0.5) -> None:
-        super().__init__()
-        self.lambd = lambd
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.softshrink(input, self.lambd)
-
-    def extra_repr(self) -> str:
-        return str(self.lambd)
+Softshrink = _activation("Softshrink", _ShrinkActivation, F.softshrink,
+                         "``x - lambd`` above lambd, ``x + lambd`` below -lambd, else 0.")
 
 
 class PReLU(Module):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import collections.abc
+import types
 from itertools import repeat
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = ["consume_prefix_in_state_dict_if_present"]
 
@@ -17,6 +18,38 @@ def _ntuple(n: int, name: str = "parse") -> Any:
 
     parse.__name__ = name
     return parse
+
+
+_Base = TypeVar("_Base", bound=type)
+
+
+def _functional_layer(name: str, base: _Base, fn: Any, doc: str, module: str,
+                      own: tuple[str, ...] = ("forward",), **attrs: Any) -> _Base:
+    """The layer class ``name``, a subclass of ``base`` that differs from its siblings only in
+    the ``nn.functional`` op ``fn`` its forward runs (``base.forward`` calls ``self._fn``), its
+    docstring and the class attributes ``attrs``. ``module`` is the defining module's
+    ``__name__``, so that the class prints and pickles as if written there.
+
+    The class gets its own copy of each of ``base``'s methods named in ``own``, named
+    ``<name>.<method>``: Python names the method's qualified name in its argument errors
+    (``ReLU.__init__() takes from 1 to 2 positional arguments ...``), as torch, whose layers
+    write these methods out one by one, does."""
+    namespace = {"__module__": module, "__qualname__": name, "__doc__": doc,
+                 "_fn": staticmethod(fn), **attrs}
+    for method in own:
+        namespace[method] = _renamed_copy(base.__dict__[method], f"{name}.{method}")
+    return type(name, (base,), namespace)  # type: ignore[return-value]
+
+
+def _renamed_copy(fn: Any, qualname: str) -> Any:
+    """A copy of the function ``fn`` (same code, defaults and closure) with ``qualname``."""
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__annotations__ = fn.__annotations__
+    copy.__doc__ = fn.__doc__
+    copy.__qualname__ = qualname
+    return copy
 
 
 _single = _ntuple(1, "_single")
