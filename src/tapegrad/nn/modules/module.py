@@ -190,12 +190,19 @@ def _mixed_backward_hooks_error(where: str) -> RuntimeError:
     )
 
 
+def _backward_hook_kind(current: bool | None, full: bool, where: str) -> bool:
+    """The kind of the backward hooks ``where`` once a hook of kind ``full`` (full or not) is
+    added to those of kind ``current`` (None: none yet); torch allows one kind in one place."""
+    if current is (not full):
+        raise _mixed_backward_hooks_error(where)
+    return full
+
+
 def register_module_backward_hook(hook: Callable) -> RemovableHandle:
     """A (non-full, deprecated) backward hook common to all modules."""
     global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is True:
-        raise _mixed_backward_hooks_error("as a global Module hook")
-    _global_is_full_backward_hook = False
+    _global_is_full_backward_hook = _backward_hook_kind(_global_is_full_backward_hook, False,
+                                                        "as a global Module hook")
     return _add_hook(_global_backward_hooks, hook)
 
 
@@ -207,10 +214,32 @@ def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
 def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
     """A full backward hook common to all modules."""
     global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is False:
-        raise _mixed_backward_hooks_error("as a global Module hook")
-    _global_is_full_backward_hook = True
+    _global_is_full_backward_hook = _backward_hook_kind(_global_is_full_backward_hook, True,
+                                                        "as a global Module hook")
     return _add_hook(_global_backward_hooks, hook)
+
+
+def _check_new_name(module: Module, kind: str, name: Any, registered: dict) -> None:
+    """torch's checks of the ``name`` of a new buffer or parameter (``kind``) of ``module``:
+    a string, without ".", not empty, and not the name of another attribute."""
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+    if "." in name:
+        raise KeyError(f'{kind} name can\'t contain "."')
+    if name == "":
+        raise KeyError(f'{kind} name can\'t be empty string ""')
+    if hasattr(module, name) and name not in registered:
+        raise KeyError(f"attribute '{name}' already exists")
+
+
+def _run_registration_hooks(hooks: dict[int, Callable], module: Module, name: str,
+                            value: Any) -> Any:
+    """``value`` after the global registration ``hooks``: each may return a replacement."""
+    for hook in hooks.values():
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
 
 
 def _typename(obj: Any) -> str:
@@ -448,23 +477,13 @@ class Module:
         """
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        _check_new_name(self, "buffer", name, self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
                 f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                 "(torch Tensor or None required)"
             )
-        for hook in _global_buffer_registration_hooks.values():
-            output = hook(self, name, tensor)
-            if output is not None:
-                tensor = output
+        tensor = _run_registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -475,14 +494,7 @@ class Module:
         """Add a parameter (or None) under ``name``."""
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        _check_new_name(self, "parameter", name, self._parameters)
         if param is None:
             self._parameters[name] = None
             return
@@ -497,10 +509,7 @@ class Module:
                 f"be created explicitly. To express '{name}' as a function of another Tensor, "
                 "compute the value in the forward() method."
             )
-        for hook in _global_parameter_registration_hooks.values():
-            output = hook(self, name, param)
-            if output is not None:
-                param = output
+        param = _run_registration_hooks(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Module | None) -> None:
@@ -515,10 +524,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        for hook in _global_module_registration_hooks.values():
-            output = hook(self, name, module)
-            if output is not None:
-                module = output
+        module = _run_registration_hooks(_global_module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     def register_module(self, name: str, module: Module | None) -> None:
@@ -721,18 +727,16 @@ class Module:
 
     def register_backward_hook(self, hook: Callable) -> RemovableHandle:
         """Deprecated: prefer :meth:`register_full_backward_hook`."""
-        if self._is_full_backward_hook is True:
-            raise _mixed_backward_hooks_error("on a single Module")
-        self._is_full_backward_hook = False
+        self._is_full_backward_hook = _backward_hook_kind(self._is_full_backward_hook, False,
+                                                          "on a single Module")
         return _add_hook(self._backward_hooks, hook)
 
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False
                                     ) -> RemovableHandle:
         """``hook(module, grad_input, grad_output)`` runs when the gradients w.r.t. the module's
         inputs are computed; it may return new grad_input."""
-        if self._is_full_backward_hook is False:
-            raise _mixed_backward_hooks_error("on a single Module")
-        self._is_full_backward_hook = True
+        self._is_full_backward_hook = _backward_hook_kind(self._is_full_backward_hook, True,
+                                                          "on a single Module")
         return _add_hook(self._backward_hooks, hook, prepend=prepend)
 
     def _get_backward_hooks(self) -> tuple[list, list]:
