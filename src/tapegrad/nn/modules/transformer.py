@@ -24,8 +24,9 @@ from ..._creation import full
 from ..._tensor import Tensor
 from ...ops.shape import triu
 from .. import functional as F
+from ..functional._attention import _canonical_mask
 from ..init import xavier_uniform_
-from .activation import GELU, MultiheadAttention, ReLU, _canonical_mask
+from .activation import GELU, MultiheadAttention, ReLU
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
