@@ -114,20 +114,28 @@ def _feature_unbatched(input: Tensor, p: float, training: bool, inplace: bool,
     return out.squeeze(0)
 
 
+def _warn_feature_rank(spatial: int, d: int) -> None:
+    """torch's deprecation warning when dropout2d (``spatial`` = 2) or dropout3d gets a ``d``-D
+    input with another number of spatial dims (one less is an unbatched input)."""
+    if d not in (spatial + 1, spatial + 2):
+        name = f"dropout{spatial}d"
+        warnings.warn(
+            f"{name}: Received a {d}-D input to {name}, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            f"warning, please use dropout instead. Note that {name} exists to provide "
+            f"channel-wise dropout on inputs with {spatial} spatial dimensions, a channel "
+            f"dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D "
+            "inputs).",
+            stacklevel=3,
+        )
+
+
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
               ) -> Tensor:
     """Zero whole channels of a (N, C, H, W) input."""
     _check_p(p)
     d = input.ndim
-    if d not in (3, 4):
-        warnings.warn(
-            f"dropout2d: Received a {d}-D input to dropout2d, which is deprecated and will "
-            "result in an error in a future release. To retain the behavior and silence this "
-            "warning, please use dropout instead. Note that dropout2d exists to provide "
-            "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, and "
-            "an optional batch dimension (i.e. 3D or 4D inputs).",
-            stacklevel=2,
-        )
+    _warn_feature_rank(2, d)
     if d == 3:
         warnings.warn(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
@@ -145,15 +153,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     """Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input."""
     _check_p(p)
     d = input.ndim
-    if d not in (4, 5):
-        warnings.warn(
-            f"dropout3d: Received a {d}-D input to dropout3d, which is deprecated and will "
-            "result in an error in a future release. To retain the behavior and silence this "
-            "warning, please use dropout instead. Note that dropout3d exists to provide "
-            "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, and "
-            "an optional batch dimension (i.e. 4D or 5D inputs).",
-            stacklevel=2,
-        )
+    _warn_feature_rank(3, d)
     if d == 4:
         return _feature_unbatched(input, p, training, inplace, 5)
     return _dropout_impl(input, p, training, inplace, True, False)

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import collections.abc
+import math
 import types
 from itertools import repeat
 from typing import Any, TypeVar
+
+from ..._creation import empty
+from .. import init
+from ..parameter import Parameter
 
 __all__ = ["consume_prefix_in_state_dict_if_present"]
 
@@ -56,6 +61,27 @@ _single = _ntuple(1, "_single")
 _pair = _ntuple(2, "_pair")
 _triple = _ntuple(3, "_triple")
 _quadruple = _ntuple(4, "_quadruple")
+
+
+def _add_weight_and_bias(module: Any, weight_shape: tuple, bias: bool, bias_size: int,
+                         device: Any, dtype: Any) -> None:
+    """``module.weight``, an uninitialised Parameter of ``weight_shape``, and ``module.bias`` of
+    ``bias_size`` (a registered None without ``bias``), in this order, as torch's layers make
+    them before ``reset_parameters``."""
+    module.weight = Parameter(empty(weight_shape, device=device, dtype=dtype))
+    if bias:
+        module.bias = Parameter(empty(bias_size, device=device, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+
+
+def _reset_bias(weight: Any, bias: Any) -> None:
+    """torch's default init of the bias of Linear and the convolutions, after the weight's
+    kaiming_uniform_(a=sqrt(5)): U(-b, b) with b = 1 / sqrt(fan_in) (0 for an empty weight)."""
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(bias, -bound, bound)
 
 
 def _reverse_repeat_tuple(t: tuple, n: int) -> tuple:
