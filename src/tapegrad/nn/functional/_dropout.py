@@ -114,9 +114,12 @@ def _feature_unbatched(input: Tensor, p: float, training: bool, inplace: bool,
     return out.squeeze(0)
 
 
-def _warn_feature_rank(spatial: int, d: int) -> None:
-    """torch's deprecation warning when dropout2d (``spatial`` = 2) or dropout3d gets a ``d``-D
-    input with another number of spatial dims (one less is an unbatched input)."""
+def _check_feature_dropout(spatial: int, input: Tensor, p: float) -> int:
+    """The rank of ``input``, after the check of ``p`` and torch's deprecation warning when
+    dropout2d (``spatial`` = 2) or dropout3d gets an input with another number of spatial dims
+    (one less is an unbatched input)."""
+    _check_p(p)
+    d = input.ndim
     if d not in (spatial + 1, spatial + 2):
         name = f"dropout{spatial}d"
         warnings.warn(
@@ -128,14 +131,13 @@ def _warn_feature_rank(spatial: int, d: int) -> None:
             "inputs).",
             stacklevel=3,
         )
+    return d
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
               ) -> Tensor:
     """Zero whole channels of a (N, C, H, W) input."""
-    _check_p(p)
-    d = input.ndim
-    _warn_feature_rank(2, d)
+    d = _check_feature_dropout(2, input, p)
     if d == 3:
         warnings.warn(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
@@ -151,9 +153,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
               ) -> Tensor:
     """Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input."""
-    _check_p(p)
-    d = input.ndim
-    _warn_feature_rank(3, d)
+    d = _check_feature_dropout(3, input, p)
     if d == 4:
         return _feature_unbatched(input, p, training, inplace, 5)
     return _dropout_impl(input, p, training, inplace, True, False)

@@ -550,23 +550,34 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
     return _apply_reduction(out_margin + out_self, red)
 
 
-def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
-                        margin: float = 1.0, p: float = 2, eps: float = 1e-6,
-                        swap: bool = False, size_average: Any = None, reduce: Any = None,
-                        reduction: str = "mean") -> Tensor:
-    """max(0, d(a, p) - d(a, n) + margin) with pairwise distances."""
-    red = _reduction(reduction, size_average, reduce)
+def _triplet_distances(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float,
+                       swap: bool, dist: Any) -> tuple[Tensor, Tensor]:
+    """torch's checks of the triplet losses, then ``dist(anchor, positive)`` and
+    ``dist(anchor, negative)`` (with ``swap``, the smaller of it and
+    ``dist(positive, negative)``)."""
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     if not anchor.ndim == positive.ndim == negative.ndim:
         raise RuntimeError(
             "The anchor, positive, and negative tensors are expected to have the same number of "
             f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and "
-            f"negative {negative.ndim}D inputs")
-    d_pos = pairwise_distance(anchor, positive, p, eps)
-    d_neg = pairwise_distance(anchor, negative, p, eps)
+            f"negative {negative.ndim}D inputs"
+        )
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
     if swap:
-        d_neg = ew.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+        d_neg = ew.minimum(d_neg, dist(positive, negative))
+    return d_pos, d_neg
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
+                        margin: float = 1.0, p: float = 2, eps: float = 1e-6,
+                        swap: bool = False, size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:
+    """max(0, d(a, p) - d(a, n) + margin) with pairwise distances."""
+    red = _reduction(reduction, size_average, reduce)
+    d_pos, d_neg = _triplet_distances(anchor, positive, negative, margin, swap,
+                                      lambda a, b: pairwise_distance(a, b, p, eps))
     return _apply_reduction((margin + d_pos - d_neg).clamp_min(0), red)
 
 
@@ -638,19 +649,8 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     """max(0, d(a, p) - d(a, n) + margin) with any distance."""
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    if not anchor.ndim == positive.ndim == negative.ndim:
-        raise RuntimeError(
-            "The anchor, positive, and negative tensors are expected to have the same number of "
-            f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and "
-            f"negative {negative.ndim}D inputs"
-        )
     dist = distance_function if distance_function is not None else pairwise_distance
-    d_pos = dist(anchor, positive)
-    d_neg = dist(anchor, negative)
-    if swap:
-        d_neg = ew.minimum(d_neg, dist(positive, negative))
+    d_pos, d_neg = _triplet_distances(anchor, positive, negative, margin, swap, dist)
     loss = (d_pos - d_neg + margin).clamp_min(0)
     return _apply_reduction(loss, _REDUCTIONS[reduction])
 

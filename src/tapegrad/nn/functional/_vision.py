@@ -16,16 +16,23 @@ from ._common import _scalar_name
 from ._pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 
-def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
-    """(*, C r^2, H, W) -> (*, C, H r, W r) (PixelShuffleBackward0)."""
-    r = int(upscale_factor)
+def _shuffle_factor(op: str, input: Tensor, factor_name: str, factor: int) -> int:
+    """``factor`` as an int, after torch's checks of pixel_shuffle's and pixel_unshuffle's
+    (``op``'s) input rank and factor."""
+    r = int(factor)
     if input.ndim < 3:
         raise RuntimeError(
-            "pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+            f"{op} expects input to have at least 3 dimensions, but got input with "
             f"{input.ndim} dimension(s)"
         )
     if r <= 0:
-        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+        raise RuntimeError(f"{op} expects a positive {factor_name}, but got {r}")
+    return r
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C r^2, H, W) -> (*, C, H r, W r) (PixelShuffleBackward0)."""
+    r = _shuffle_factor("pixel_shuffle", input, "upscale_factor", upscale_factor)
     c = input.shape[-3]
     if c % (r * r):
         raise RuntimeError(
@@ -37,14 +44,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(*, C, H r, W r) -> (*, C r^2, H, W) (PixelUnshuffleBackward0)."""
-    r = int(downscale_factor)
-    if input.ndim < 3:
-        raise RuntimeError(
-            "pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
-            f"{input.ndim} dimension(s)"
-        )
-    if r <= 0:
-        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    r = _shuffle_factor("pixel_unshuffle", input, "downscale_factor", downscale_factor)
     for name, d in (("height", -2), ("width", -1)):
         if input.shape[d] % r:
             raise RuntimeError(
