@@ -242,6 +242,44 @@ def _run_registration_hooks(hooks: dict[int, Callable], module: Module, name: st
     return value
 
 
+def _attribute_at(module: Module, target: str) -> tuple[Module, str, Any]:
+    """(owner, name, value) of the attribute at the dotted path ``target`` below ``module``,
+    with torch's error when the owner has no such attribute."""
+    module_path, _, name = target.rpartition(".")
+    owner = module.get_submodule(module_path)
+    if not hasattr(owner, name):
+        raise AttributeError(owner._get_name() + " has no attribute `" + name + "`")
+    return owner, name, getattr(owner, name)
+
+
+def _call_silenced(call: Callable[[], Any], result: Any, what: str) -> Any:
+    """``result`` after the always-called forward hook ``call`` while forward is raising: the
+    hook may replace it; an exception of the hook only warns (``what`` names the hook)."""
+    try:
+        out = call()
+        if out is not None:
+            result = out
+    except Exception as e:  # noqa: BLE001
+        warnings.warn(
+            f"{what} with ``always_call=True`` raised an exception that was silenced as another "
+            f"error was raised in forward: {e}",
+            stacklevel=3,
+        )
+    return result
+
+
+def _tensor_tuple_or_warn(value: Any, message: str) -> tuple | None:
+    """``value`` (a module's output or input) as a tuple of Tensors; None, after ``message``
+    (torch's FutureWarning for non-full backward hooks), when it is neither a Tensor nor a
+    tuple of them."""
+    if isinstance(value, Tensor):
+        return (value,)
+    if isinstance(value, tuple) and all(isinstance(v, Tensor) for v in value):
+        return value
+    warnings.warn(message, FutureWarning, stacklevel=3)
+    return None
+
+
 def _typename(obj: Any) -> str:
     """``torch.typename``: 'torch.FloatTensor' for tensors, 'module.QualName' otherwise."""
     from ..._torch_functions import typename
@@ -562,22 +600,14 @@ class Module:
 
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at the dotted path ``target``."""
-        module_path, _, param_name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, param_name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + param_name + "`")
-        param = getattr(mod, param_name)
+        _, param_name, param = _attribute_at(self, target)
         if not isinstance(param, Parameter):
             raise AttributeError("`" + param_name + "` is not an nn.Parameter")
         return param
 
     def get_buffer(self, target: str) -> Tensor:
         """The buffer at the dotted path ``target``."""
-        module_path, _, buffer_name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, buffer_name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + buffer_name + "`")
-        buffer = getattr(mod, buffer_name)
+        mod, buffer_name, buffer = _attribute_at(self, target)
         if buffer_name not in mod._buffers:
             raise AttributeError("`" + buffer_name + "` is not a buffer")
         return buffer
@@ -781,32 +811,22 @@ class Module:
         return handle
 
     def _maybe_warn_non_full_backward_hook(self, inputs: Any, result: Any, grad_fn: Any) -> None:
-        if not isinstance(result, Tensor):
-            if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
-                warnings.warn(
-                    "Using non-full backward hooks on a Module that does not return a single "
-                    "Tensor or a tuple of Tensors is deprecated and will be removed in future "
-                    "versions. This hook will be missing some of the grad_output. Please use "
-                    "register_full_backward_hook to get the documented behavior.",
-                    FutureWarning,
-                    stacklevel=2,
-                )
-                return
-        else:
-            result = (result,)
-        if not isinstance(inputs, Tensor):
-            if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
-                warnings.warn(
-                    "Using non-full backward hooks on a Module that does not take as input a "
-                    "single Tensor or a tuple of Tensors is deprecated and will be removed in "
-                    "future versions. This hook will be missing some of the grad_input. Please "
-                    "use register_full_backward_hook to get the documented behavior.",
-                    FutureWarning,
-                    stacklevel=2,
-                )
-                return
-        else:
-            inputs = (inputs,)
+        result = _tensor_tuple_or_warn(
+            result,
+            "Using non-full backward hooks on a Module that does not return a single "
+            "Tensor or a tuple of Tensors is deprecated and will be removed in future "
+            "versions. This hook will be missing some of the grad_output. Please use "
+            "register_full_backward_hook to get the documented behavior.")
+        if result is None:
+            return
+        inputs = _tensor_tuple_or_warn(
+            inputs,
+            "Using non-full backward hooks on a Module that does not take as input a "
+            "single Tensor or a tuple of Tensors is deprecated and will be removed in "
+            "future versions. This hook will be missing some of the grad_input. Please "
+            "use register_full_backward_hook to get the documented behavior.")
+        if inputs is None:
+            return
         out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
         if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
             warnings.warn(
@@ -919,33 +939,16 @@ class Module:
         except Exception:
             for hook_id, hook in _global_forward_hooks.items():
                 if hook_id in _global_forward_hooks_always_called and hook_id not in called_always:
-                    try:
-                        out = hook(self, args, result)
-                        if out is not None:
-                            result = out
-                    except Exception as e:  # noqa: BLE001
-                        warnings.warn(
-                            "global module forward hook with ``always_call=True`` raised an "
-                            "exception that was silenced as another error was raised in forward: "
-                            f"{e}",
-                            stacklevel=2,
-                        )
+                    result = _call_silenced(functools.partial(hook, self, args, result), result,
+                                            "global module forward hook")
             for hook_id, hook in self._forward_hooks.items():
                 if (hook_id in self._forward_hooks_always_called
                         and hook_id not in called_always):
-                    try:
-                        if hook_id in self._forward_hooks_with_kwargs:
-                            out = hook(self, args, kwargs, result)
-                        else:
-                            out = hook(self, args, result)
-                        if out is not None:
-                            result = out
-                    except Exception as e:  # noqa: BLE001
-                        warnings.warn(
-                            "module forward hook with ``always_call=True`` raised an exception "
-                            f"that was silenced as another error was raised in forward: {e}",
-                            stacklevel=2,
-                        )
+                    if hook_id in self._forward_hooks_with_kwargs:
+                        call = functools.partial(hook, self, args, kwargs, result)
+                    else:
+                        call = functools.partial(hook, self, args, result)
+                    result = _call_silenced(call, result, "module forward hook")
             raise
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -1035,11 +1038,8 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
-            for hook in _global_module_registration_hooks.values():
-                output = hook(self, name, value)
-                if output is not None:
-                    value = output
-            modules[name] = value
+            modules[name] = _run_registration_hooks(_global_module_registration_hooks, self,
+                                                    name, value)
             return
         if modules is not None and name in modules:
             if value is not None:
@@ -1047,11 +1047,8 @@ class Module:
                     f"cannot assign '{_typename(value)}' as child module '{name}' "
                     "(torch.nn.Module or None expected)"
                 )
-            for hook in _global_module_registration_hooks.values():
-                output = hook(self, name, value)
-                if output is not None:
-                    value = output
-            modules[name] = value
+            modules[name] = _run_registration_hooks(_global_module_registration_hooks, self,
+                                                    name, value)
             return
         buffers = d.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
