@@ -63,6 +63,24 @@ _triple = _ntuple(3, "_triple")
 _quadruple = _ntuple(4, "_quadruple")
 
 
+def _per_dimension_classes(name: str, bases: Any, doc: str, module: str,
+                           attrs: Any) -> tuple[Any, Any, Any]:
+    """The 1-, 2- and 3-d classes of a family of layers that differ only in their number of
+    spatial dims ``nd``: class ``name.format(nd=nd)`` with bases ``bases(nd)``, docstring
+    ``doc.format(...)`` (given ``nd``, ``dims``: "dim", "two dims" or "three dims", and
+    ``spatial``: "L", "H, W" or "D, H, W") and the class attributes ``attrs(nd)``; ``module`` is
+    the defining module's ``__name__``, so that the classes print and pickle as if written
+    there."""
+    made = []
+    for nd, dims, spatial in ((1, "dim", "L"), (2, "two dims", "H, W"),
+                              (3, "three dims", "D, H, W")):
+        cls_name = name.format(nd=nd)
+        namespace = {"__module__": module, "__qualname__": cls_name,
+                     "__doc__": doc.format(nd=nd, dims=dims, spatial=spatial), **attrs(nd)}
+        made.append(type(cls_name, bases(nd), namespace))
+    return made[0], made[1], made[2]
+
+
 def _add_weight_and_bias(module: Any, weight_shape: tuple, bias: bool, bias_size: int,
                          device: Any, dtype: Any) -> None:
     """``module.weight``, an uninitialised Parameter of ``weight_shape``, and ``module.bias`` of
@@ -72,6 +90,17 @@ def _add_weight_and_bias(module: Any, weight_shape: tuple, bias: bool, bias_size
     if bias:
         module.bias = Parameter(empty(bias_size, device=device, dtype=dtype))
     else:
+        module.register_parameter("bias", None)
+
+
+def _register_affine(module: Any, shape: Any, affine: bool, bias: bool, dtype: Any,
+                     device: Any = None) -> None:
+    """Register ``weight`` and ``bias`` of ``shape`` (None when not ``affine`` / no ``bias``),
+    uninitialised (the batch, layer and group norms)."""
+    if affine:
+        _add_weight_and_bias(module, shape, bias, shape, device, dtype)
+    else:
+        module.register_parameter("weight", None)
         module.register_parameter("bias", None)
 
 

@@ -73,13 +73,14 @@ def weight_norm(module: T_module, name: str = "weight", dim: int | None = 0) -> 
     return module
 
 
-def _remove_norm_hook(module: Module, hook_type: type, name: str) -> bool:
+def _remove_norm_hook(module: Module, hook_type: Any, name: str) -> bool:
     """Undo the reparametrization of ``module.<name>`` by the forward pre-hook of ``hook_type``
     (WeightNorm, SpectralNorm) and drop the hook; False when there is none."""
-    for k, hook in module._forward_pre_hooks.items():
+    hooks: dict[int, Any] = module._forward_pre_hooks
+    for k, hook in hooks.items():
         if isinstance(hook, hook_type) and hook.name == name:
             hook.remove(module)
-            del module._forward_pre_hooks[k]
+            del hooks[k]
             return True
     return False
 
