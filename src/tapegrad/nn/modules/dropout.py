@@ -12,7 +12,7 @@ from typing import Any
 from ..._tensor import Tensor
 from .. import functional as F
 from .module import Module
-from .utils import _functional_layer
+from .utils import _functional_layer, _per_dimension_classes
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
            "FeatureAlphaDropout"]
@@ -54,12 +54,10 @@ Dropout = _functional_layer(
         >>> torch.nn.Dropout(0.2).eval()(torch.ones(3))
         tensor([1., 1., 1.])
     """, __name__)
-Dropout1d = _functional_layer("Dropout1d", _DropoutNd, F.dropout1d,
-                              "Zero whole channels of (N, C, L) inputs.", __name__)
-Dropout2d = _functional_layer("Dropout2d", _DropoutNd, F.dropout2d,
-                              "Zero whole channels of (N, C, H, W) inputs.", __name__)
-Dropout3d = _functional_layer("Dropout3d", _DropoutNd, F.dropout3d,
-                              "Zero whole channels of (N, C, D, H, W) inputs.", __name__)
+Dropout1d, Dropout2d, Dropout3d = _per_dimension_classes(
+    "Dropout{nd}d", lambda nd: (_DropoutNd,), "Zero whole channels of (N, C, {spatial}) inputs.",
+    __name__, lambda nd: {"_fn": staticmethod((F.dropout1d, F.dropout2d, F.dropout3d)[nd - 1])},
+    own=("forward",))
 AlphaDropout = _functional_layer("AlphaDropout", _AlphaDropoutNd, F.alpha_dropout,
                                  "Dropout that keeps the mean and variance of SELU activations.",
                                  __name__)

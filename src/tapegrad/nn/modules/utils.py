@@ -39,11 +39,19 @@ def _functional_layer(name: str, base: _Base, fn: Any, doc: str, module: str,
     ``<name>.<method>``: Python names the method's qualified name in its argument errors
     (``ReLU.__init__() takes from 1 to 2 positional arguments ...``), as torch, whose layers
     write these methods out one by one, does."""
-    namespace = {"__module__": module, "__qualname__": name, "__doc__": doc,
-                 "_fn": staticmethod(fn), **attrs}
+    return _layer_class(name, (base,), doc, module, own,  # type: ignore[no-any-return]
+                        {"_fn": staticmethod(fn), **attrs})
+
+
+def _layer_class(name: str, bases: tuple[type, ...], doc: str, module: str,
+                 own: tuple[str, ...], attrs: dict[str, Any]) -> Any:
+    """The class ``name`` of ``_functional_layer`` and ``_per_dimension_classes``: ``bases``,
+    ``doc``, the class attributes ``attrs``, and its own copies of the methods named in
+    ``own`` (those of ``bases[0]``)."""
+    namespace = {"__module__": module, "__qualname__": name, "__doc__": doc, **attrs}
     for method in own:
-        namespace[method] = _renamed_copy(base.__dict__[method], f"{name}.{method}")
-    return type(name, (base,), namespace)  # type: ignore[return-value]
+        namespace[method] = _renamed_copy(bases[0].__dict__[method], f"{name}.{method}")
+    return type(name, bases, namespace)
 
 
 def _renamed_copy(fn: Any, qualname: str) -> Any:
@@ -63,21 +71,20 @@ _triple = _ntuple(3, "_triple")
 _quadruple = _ntuple(4, "_quadruple")
 
 
-def _per_dimension_classes(name: str, bases: Any, doc: str, module: str,
-                           attrs: Any) -> tuple[Any, Any, Any]:
+def _per_dimension_classes(name: str, bases: Any, doc: str, module: str, attrs: Any,
+                           own: tuple[str, ...] = ()) -> tuple[Any, Any, Any]:
     """The 1-, 2- and 3-d classes of a family of layers that differ only in their number of
     spatial dims ``nd``: class ``name.format(nd=nd)`` with bases ``bases(nd)``, docstring
     ``doc.format(...)`` (given ``nd``, ``dims``: "dim", "two dims" or "three dims", and
-    ``spatial``: "L", "H, W" or "D, H, W") and the class attributes ``attrs(nd)``; ``module`` is
-    the defining module's ``__name__``, so that the classes print and pickle as if written
-    there."""
+    ``spatial``: "L", "H, W" or "D, H, W"), the class attributes ``attrs(nd)`` and (see
+    ``_functional_layer``) their own copies of the methods named in ``own``; ``module`` is the
+    defining module's ``__name__``, so that the classes print and pickle as if written there."""
     made = []
     for nd, dims, spatial in ((1, "dim", "L"), (2, "two dims", "H, W"),
                               (3, "three dims", "D, H, W")):
-        cls_name = name.format(nd=nd)
-        namespace = {"__module__": module, "__qualname__": cls_name,
-                     "__doc__": doc.format(nd=nd, dims=dims, spatial=spatial), **attrs(nd)}
-        made.append(type(cls_name, bases(nd), namespace))
+        made.append(_layer_class(name.format(nd=nd), bases(nd),
+                                 doc.format(nd=nd, dims=dims, spatial=spatial), module, own,
+                                 attrs(nd)))
     return made[0], made[1], made[2]
 
 
