@@ -89,6 +89,15 @@ def _map(fn: Callable, tree: Any) -> Any:
     return _unflatten([fn(x) for x in leaves], spec)
 
 
+def _with_fresh(args: tuple, nums: tuple) -> list:
+    """``args`` with the differentiated ones (positions ``nums``) replaced by fresh aliases
+    (``_fresh``) of their tensors."""
+    new_args = list(args)
+    for a in nums:
+        new_args[a] = _map(_fresh, args[a])
+    return new_args
+
+
 def _fresh(t: Any) -> Any:
     """What a transform differentiates with respect to: an alias of ``t`` requiring grad (a
     view when ``t`` has history of its own, so that outer transforms see through it)."""
@@ -173,9 +182,7 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
         nums = _argnums_tuple(argnums, len(args))
         keep = _needs_graph(args, kwargs)
         with _transform():
-            new_args = list(args)
-            for a in nums:
-                new_args[a] = _map(_fresh, args[a])
+            new_args = _with_fresh(args, nums)
             out, aux = _split_aux(func(*new_args, **kwargs), has_aux, "grad_and_value")
             if not isinstance(out, Tensor):
                 raise RuntimeError(
@@ -273,6 +280,25 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     return result, vjp_fn
 
 
+def _into_argnums(jac: list, pieces: Any, argnums: Any) -> Any:
+    """One output's Jacobians, one per input leaf in order, back into the structure of the
+    differentiated arguments: ``pieces`` are each argument's (leaves, spec); one argument (an
+    int ``argnums``) gives its structure, several a tuple of them."""
+    parts, i = [], 0
+    for sub, spec in pieces:
+        parts.append(_unflatten(jac[i:i + len(sub)], spec))
+        i += len(sub)
+    return parts[0] if isinstance(argnums, int) else tuple(parts)
+
+
+def _jacobian_result(per_out: list, out_spec: Any, keep: bool, has_aux: bool, aux: Any) -> Any:
+    """jacrev's and jacfwd's result: the Jacobians in the output's structure, with ``aux``."""
+    result = _detached(_unflatten(per_out, out_spec), keep)
+    if has_aux:
+        return result, _detached(aux, keep)
+    return result
+
+
 def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False,
            chunk_size: int | None = None, _preallocate_and_copy: bool = False) -> Callable:
     """The Jacobian of ``func`` by reverse mode: one vjp per output element."""
@@ -285,9 +311,7 @@ def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False,
         nums = _argnums_tuple(argnums, len(args))
         keep = _needs_graph(args, kwargs)
         with _transform():
-            new_args = list(args)
-            for a in nums:
-                new_args[a] = _map(_fresh, args[a])
+            new_args = _with_fresh(args, nums)
             out, aux = _split_aux(func(*new_args, **kwargs), has_aux, "jacrev")
             flat_out, out_spec = _flatten(out)
             ins = [_flatten(new_args[a]) for a in nums]
@@ -309,16 +333,8 @@ def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False,
                     shape = tuple(o.shape) + tuple(x.shape)
                     jac.append(stack(rows[j]).reshape(shape) if rows[j] else
                                Tensor._make(np.zeros(shape, x._data.dtype)))
-                # back into the argnums structure
-                parts, i = [], 0
-                for sub, spec in ins:
-                    parts.append(_unflatten(jac[i:i + len(sub)], spec))
-                    i += len(sub)
-                per_out.append(parts[0] if isinstance(argnums, int) else tuple(parts))
-        result = _detached(_unflatten(per_out, out_spec), keep)
-        if has_aux:
-            return result, _detached(aux, keep)
-        return result
+                per_out.append(_into_argnums(jac, ins, argnums))
+        return _jacobian_result(per_out, out_spec, keep, has_aux, aux)
 
     return wrapper
 
@@ -445,15 +461,8 @@ def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *,
                 cols = [_flatten(c)[0][oi] for c in columns[j]]
                 jac.append(stack(cols, -1).reshape(shape) if cols else
                            Tensor._make(np.zeros(shape, o._data.dtype)))
-            parts, i = [], 0
-            for sub, spec in zip(flat_in, specs, strict=True):
-                parts.append(_unflatten(jac[i:i + len(sub)], spec))
-                i += len(sub)
-            per_out.append(parts[0] if isinstance(argnums, int) else tuple(parts))
-        result = _detached(_unflatten(per_out, o_spec), keep)
-        if has_aux:
-            return result, _detached(aux, keep)
-        return result
+            per_out.append(_into_argnums(jac, zip(flat_in, specs, strict=True), argnums))
+        return _jacobian_result(per_out, o_spec, keep, has_aux, aux)
 
     return wrapper
 

@@ -16,59 +16,32 @@ __all__ = ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight", "co
            "conv3d_weight"]
 
 
-def _input_grad(conv: Any, input_size: Any, weight: Tensor, grad_output: Tensor, stride: Any,
-                padding: Any, dilation: Any, groups: int) -> Tensor:
-    with enable_grad():
-        x = zeros(tuple(input_size), dtype=grad_output.dtype, requires_grad=True)
-        out = conv(x, weight.detach(), None, stride, padding, dilation, groups)
-        return _grad(out, x, grad_output)[0]
+def _gradients_of(conv: Any, name: str) -> tuple[Any, Any]:
+    """The public pair ``<name>_input`` and ``<name>_weight`` for the convolution ``conv``
+    (``F.conv1d`` & co.): each runs ``conv`` once under autograd, with zeros of the requested
+    size in place of the tensor it differentiates by, and asks for that one gradient."""
+
+    def input_grad(input_size: Any, weight: Tensor, grad_output: Tensor, stride: Any = 1,
+                   padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+        with enable_grad():
+            x = zeros(tuple(input_size), dtype=grad_output.dtype, requires_grad=True)
+            out = conv(x, weight.detach(), None, stride, padding, dilation, groups)
+            return _grad(out, x, grad_output)[0]
+
+    def weight_grad(input: Tensor, weight_size: Any, grad_output: Tensor, stride: Any = 1,
+                    padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+        with enable_grad():
+            w = zeros(tuple(weight_size), dtype=grad_output.dtype, requires_grad=True)
+            out = conv(input.detach(), w, None, stride, padding, dilation, groups)
+            return _grad(out, w, grad_output)[0]
+
+    for fn, wrt in ((input_grad, "input"), (weight_grad, "weight")):
+        fn.__name__ = fn.__qualname__ = f"{name}_{wrt}"
+        fn.__doc__ = (f"The gradient of ``{name}`` with respect to its {wrt} (of size "
+                      f"``{wrt}_size``).")
+    return input_grad, weight_grad
 
 
-def _weight_grad(conv: Any, input: Tensor, weight_size: Any, grad_output: Tensor,
-                 stride: Any, padding: Any, dilation: Any, groups: int) -> Tensor:
-    with enable_grad():
-        w = zeros(tuple(weight_size), dtype=grad_output.dtype, requires_grad=True)
-        out = conv(input.detach(), w, None, stride, padding, dilation, groups)
-        return _grad(out, w, grad_output)[0]
-
-
-def conv1d_input(input_size: Any, weight: Tensor, grad_output: Tensor, stride: Any = 1,
-                 padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
-    """The gradient of ``conv1d`` with respect to its input (of size ``input_size``)."""
-    return _input_grad(F.conv1d, input_size, weight, grad_output, stride, padding, dilation,
-                       groups)
-
-
-def conv1d_weight(input: Tensor, weight_size: Any, grad_output: Tensor, stride: Any = 1,
-                  padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
-    """The gradient of ``conv1d`` with respect to its weight (of size ``weight_size``)."""
-    return _weight_grad(F.conv1d, input, weight_size, grad_output, stride, padding, dilation,
-                        groups)
-
-
-def conv2d_input(input_size: Any, weight: Tensor, grad_output: Tensor, stride: Any = 1,
-                 padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
-    """The gradient of ``conv2d`` with respect to its input (of size ``input_size``)."""
-    return _input_grad(F.conv2d, input_size, weight, grad_output, stride, padding, dilation,
-                       groups)
-
-
-def conv2d_weight(input: Tensor, weight_size: Any, grad_output: Tensor, stride: Any = 1,
-                  padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
-    """The gradient of ``conv2d`` with respect to its weight (of size ``weight_size``)."""
-    return _weight_grad(F.conv2d, input, weight_size, grad_output, stride, padding, dilation,
-                        groups)
-
-
-def conv3d_input(input_size: Any, weight: Tensor, grad_output: Tensor, stride: Any = 1,
-                 padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
-    """The gradient of ``conv3d`` with respect to its input (of size ``input_size``)."""
-    return _input_grad(F.conv3d, input_size, weight, grad_output, stride, padding, dilation,
-                       groups)
-
-
-def conv3d_weight(input: Tensor, weight_size: Any, grad_output: Tensor, stride: Any = 1,
-                  padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
-    """The gradient of ``conv3d`` with respect to its weight (of size ``weight_size``)."""
-    return _weight_grad(F.conv3d, input, weight_size, grad_output, stride, padding, dilation,
-                        groups)
+conv1d_input, conv1d_weight = _gradients_of(F.conv1d, "conv1d")
+conv2d_input, conv2d_weight = _gradients_of(F.conv2d, "conv2d")
+conv3d_input, conv3d_weight = _gradients_of(F.conv3d, "conv3d")

@@ -109,6 +109,21 @@ class CheckpointFunction(Function):
         return (None, None) + grads_in
 
 
+def _explicit_use_reentrant(use_reentrant: bool | None, opening: str) -> bool:
+    """``use_reentrant``; when not given, True, after torch's warning (``opening``, then the
+    advice both checkpoint functions give) naming the caller of the checkpoint function."""
+    if use_reentrant is None:
+        warnings.warn(
+            opening + "use_reentrant=False is recommended, but if you need to preserve the "
+            "current default behavior, you can pass use_reentrant=True. Refer to docs for more "
+            "details on the differences between the two variants.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return True
+    return use_reentrant
+
+
 def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None,
                context_fn: Callable | None = None, determinism_check: str = "default",
                debug: bool = False, early_stop: bool = True, **kwargs: Any) -> Any:
@@ -123,17 +138,11 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
         >>> x.grad
         tensor([5.4366, 5.4366])
     """
-    if use_reentrant is None:
-        warnings.warn(
-            "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
-            "Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an "
-            "exception. use_reentrant=False is recommended, but if you need to preserve the "
-            "current default behavior, you can pass use_reentrant=True. Refer to docs for more "
-            "details on the differences between the two variants.",
-            UserWarning,
-            stacklevel=2,
-        )
-        use_reentrant = True
+    use_reentrant = _explicit_use_reentrant(
+        use_reentrant,
+        "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
+        "Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an "
+        "exception. ")
     preserve = kwargs.pop("preserve_rng_state", True)
     if use_reentrant:
         if kwargs:
@@ -192,17 +201,11 @@ def checkpoint_sequential(functions: Any, segments: int, input: Any,
                           use_reentrant: bool | None = None, **kwargs: Any) -> Any:
     """Run a Sequential (or list of modules) in ``segments`` chunks, checkpointing all but the
     last chunk."""
-    if use_reentrant is None:
-        warnings.warn(
-            "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should "
-            "be passed explicitly. In version 2.9 we will raise an exception if use_reentrant "
-            "is not passed. use_reentrant=False is recommended, but if you need to preserve the "
-            "current default behavior, you can pass use_reentrant=True. Refer to docs for more "
-            "details on the differences between the two variants.",
-            UserWarning,
-            stacklevel=2,
-        )
-        use_reentrant = True
+    use_reentrant = _explicit_use_reentrant(
+        use_reentrant,
+        "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should "
+        "be passed explicitly. In version 2.9 we will raise an exception if use_reentrant "
+        "is not passed. ")
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))

@@ -114,20 +114,30 @@ def _feature_unbatched(input: Tensor, p: float, training: bool, inplace: bool,
     return out.squeeze(0)
 
 
+def _check_feature_dropout(spatial: int, input: Tensor, p: float) -> int:
+    """The rank of ``input``, after the check of ``p`` and torch's deprecation warning when
+    dropout2d (``spatial`` = 2) or dropout3d gets an input with another number of spatial dims
+    (one less is an unbatched input)."""
+    _check_p(p)
+    d = input.ndim
+    if d not in (spatial + 1, spatial + 2):
+        name = f"dropout{spatial}d"
+        warnings.warn(
+            f"{name}: Received a {d}-D input to {name}, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            f"warning, please use dropout instead. Note that {name} exists to provide "
+            f"channel-wise dropout on inputs with {spatial} spatial dimensions, a channel "
+            f"dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D "
+            "inputs).",
+            stacklevel=3,
+        )
+    return d
+
+
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
               ) -> Tensor:
     """Zero whole channels of a (N, C, H, W) input."""
-    _check_p(p)
-    d = input.ndim
-    if d not in (3, 4):
-        warnings.warn(
-            f"dropout2d: Received a {d}-D input to dropout2d, which is deprecated and will "
-            "result in an error in a future release. To retain the behavior and silence this "
-            "warning, please use dropout instead. Note that dropout2d exists to provide "
-            "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, and "
-            "an optional batch dimension (i.e. 3D or 4D inputs).",
-            stacklevel=2,
-        )
+    d = _check_feature_dropout(2, input, p)
     if d == 3:
         warnings.warn(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
@@ -143,17 +153,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
               ) -> Tensor:
     """Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input."""
-    _check_p(p)
-    d = input.ndim
-    if d not in (4, 5):
-        warnings.warn(
-            f"dropout3d: Received a {d}-D input to dropout3d, which is deprecated and will "
-            "result in an error in a future release. To retain the behavior and silence this "
-            "warning, please use dropout instead. Note that dropout3d exists to provide "
-            "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, and "
-            "an optional batch dimension (i.e. 4D or 5D inputs).",
-            stacklevel=2,
-        )
+    d = _check_feature_dropout(3, input, p)
     if d == 4:
         return _feature_unbatched(input, p, training, inplace, 5)
     return _dropout_impl(input, p, training, inplace, True, False)

@@ -31,14 +31,14 @@ from ._linear import linear
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 
-def _legacy_reduction(size_average: Any, reduce: Any) -> str:
+def _legacy_reduction(size_average: Any, reduce: Any, stacklevel: int = 3) -> str:
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     ret = "mean" if size_average and reduce else ("sum" if reduce else "none")
     warnings.warn(
         f"size_average and reduce args will be deprecated, please use reduction='{ret}' "
         "instead.",
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
     return ret
 
@@ -65,14 +65,26 @@ def _apply_reduction(loss: Tensor, reduction: int) -> Tensor:
     return loss
 
 
-def _size_warning(input: Tensor, target: Tensor) -> None:
+def _size_warning(input: Tensor, target: Tensor, stacklevel: int = 3) -> None:
     if target.shape != input.shape:
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
             "Please ensure they have the same size.",
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
+
+
+def _regression_inputs(input: Tensor, target: Tensor, size_average: Any, reduce: Any,
+                       reduction: str) -> tuple[Tensor, Tensor, str]:
+    """What mse_loss, l1_loss and smooth_l1_loss begin with: torch's warning for a target of
+    another size, the legacy ``size_average``/``reduce`` arguments (their warnings name the
+    loss's caller), and input and target broadcast together."""
+    _size_warning(input, target, stacklevel=4)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, stacklevel=4)
+    x, t = _broadcast_pair(input, target)
+    return x, t, reduction
 
 
 def _promoted_pair(a: Tensor, b: Tensor) -> tuple:
@@ -102,10 +114,7 @@ def _weighted(loss: Tensor, weight: Tensor, input: Tensor, reduction: str,
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean squared error (MseLossBackward0)."""
-    _size_warning(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
-    x, t = _broadcast_pair(input, target)
+    x, t, reduction = _regression_inputs(input, target, size_average, reduce, reduction)
     if weight is not None:
         return _weighted((x - t) ** 2, weight, input, reduction, True)
     return K._mse_loss(*_promoted_pair(x, t), reduction=_reduction(reduction))
@@ -114,10 +123,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean absolute error: ``(input - target).abs()`` then the reduction."""
-    _size_warning(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
-    x, t = _broadcast_pair(input, target)
+    x, t, reduction = _regression_inputs(input, target, size_average, reduce, reduction)
     if weight is not None:
         return _weighted((x - t).abs(), weight, input, reduction, True)
     return _apply_reduction((x - t).abs(), _reduction(reduction))
@@ -126,10 +132,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere (SmoothL1LossBackward0)."""
-    _size_warning(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
-    x, t = _broadcast_pair(input, target)
+    x, t, reduction = _regression_inputs(input, target, size_average, reduce, reduction)
     red = _reduction(reduction)
     if beta == 0.0:
         return _apply_reduction((x - t).abs(), red)
@@ -547,23 +550,34 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
     return _apply_reduction(out_margin + out_self, red)
 
 
-def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
-                        margin: float = 1.0, p: float = 2, eps: float = 1e-6,
-                        swap: bool = False, size_average: Any = None, reduce: Any = None,
-                        reduction: str = "mean") -> Tensor:
-    """max(0, d(a, p) - d(a, n) + margin) with pairwise distances."""
-    red = _reduction(reduction, size_average, reduce)
+def _triplet_distances(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float,
+                       swap: bool, dist: Any) -> tuple[Tensor, Tensor]:
+    """torch's checks of the triplet losses, then ``dist(anchor, positive)`` and
+    ``dist(anchor, negative)`` (with ``swap``, the smaller of it and
+    ``dist(positive, negative)``)."""
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     if not anchor.ndim == positive.ndim == negative.ndim:
         raise RuntimeError(
             "The anchor, positive, and negative tensors are expected to have the same number of "
             f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and "
-            f"negative {negative.ndim}D inputs")
-    d_pos = pairwise_distance(anchor, positive, p, eps)
-    d_neg = pairwise_distance(anchor, negative, p, eps)
+            f"negative {negative.ndim}D inputs"
+        )
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
     if swap:
-        d_neg = ew.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+        d_neg = ew.minimum(d_neg, dist(positive, negative))
+    return d_pos, d_neg
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
+                        margin: float = 1.0, p: float = 2, eps: float = 1e-6,
+                        swap: bool = False, size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:
+    """max(0, d(a, p) - d(a, n) + margin) with pairwise distances."""
+    red = _reduction(reduction, size_average, reduce)
+    d_pos, d_neg = _triplet_distances(anchor, positive, negative, margin, swap,
+                                      lambda a, b: pairwise_distance(a, b, p, eps))
     return _apply_reduction((margin + d_pos - d_neg).clamp_min(0), red)
 
 
@@ -635,19 +649,8 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     """max(0, d(a, p) - d(a, n) + margin) with any distance."""
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    if not anchor.ndim == positive.ndim == negative.ndim:
-        raise RuntimeError(
-            "The anchor, positive, and negative tensors are expected to have the same number of "
-            f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and "
-            f"negative {negative.ndim}D inputs"
-        )
     dist = distance_function if distance_function is not None else pairwise_distance
-    d_pos = dist(anchor, positive)
-    d_neg = dist(anchor, negative)
-    if swap:
-        d_neg = ew.minimum(d_neg, dist(positive, negative))
+    d_pos, d_neg = _triplet_distances(anchor, positive, negative, margin, swap, dist)
     loss = (d_pos - d_neg + margin).clamp_min(0)
     return _apply_reduction(loss, _REDUCTIONS[reduction])
 

@@ -16,16 +16,23 @@ from ._common import _scalar_name
 from ._pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 
-def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
-    """(*, C r^2, H, W) -> (*, C, H r, W r) (PixelShuffleBackward0)."""
-    r = int(upscale_factor)
+def _shuffle_factor(op: str, input: Tensor, factor_name: str, factor: int) -> int:
+    """``factor`` as an int, after torch's checks of pixel_shuffle's and pixel_unshuffle's
+    (``op``'s) input rank and factor."""
+    r = int(factor)
     if input.ndim < 3:
         raise RuntimeError(
-            "pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+            f"{op} expects input to have at least 3 dimensions, but got input with "
             f"{input.ndim} dimension(s)"
         )
     if r <= 0:
-        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+        raise RuntimeError(f"{op} expects a positive {factor_name}, but got {r}")
+    return r
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C r^2, H, W) -> (*, C, H r, W r) (PixelShuffleBackward0)."""
+    r = _shuffle_factor("pixel_shuffle", input, "upscale_factor", upscale_factor)
     c = input.shape[-3]
     if c % (r * r):
         raise RuntimeError(
@@ -37,14 +44,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(*, C, H r, W r) -> (*, C r^2, H, W) (PixelUnshuffleBackward0)."""
-    r = int(downscale_factor)
-    if input.ndim < 3:
-        raise RuntimeError(
-            "pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
-            f"{input.ndim} dimension(s)"
-        )
-    if r <= 0:
-        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    r = _shuffle_factor("pixel_unshuffle", input, "downscale_factor", downscale_factor)
     for name, d in (("height", -2), ("width", -1)):
         if input.shape[d] % r:
             raise RuntimeError(
@@ -164,6 +164,16 @@ def _resample_dtype_check(input: Tensor, mode: str, dim: int, out_size: list) ->
     raise NotImplementedError(f'"{kernel}" not implemented for \'{_scalar_name(input)}\'')
 
 
+def _per_spatial_dim(value: Any, dim: int, convert: Any, mismatch: str) -> list:
+    """``value`` (one number, or a list or tuple of one per spatial dim) as ``dim`` numbers made
+    by ``convert``; ``mismatch`` is the ValueError's message for a list of another length."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != dim:
+            raise ValueError(mismatch)
+        return [convert(v) for v in value]
+    return [convert(value)] * dim
+
+
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
@@ -186,30 +196,20 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:
         scales = None
-        if isinstance(size, (list, tuple)):
-            if len(size) != dim:
-                raise ValueError(
-                    "Input and output must have the same number of spatial dimensions, but got "
-                    f"input with spatial dimensions of {list(input.shape[2:])} and output size "
-                    f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
-                    "and output size in (o1, o2, ...,oK) format."
-                )
-            out_size = [int(v) for v in size]
-        else:
-            out_size = [int(size)] * dim
+        out_size = _per_spatial_dim(
+            size, dim, int,
+            "Input and output must have the same number of spatial dimensions, but got "
+            f"input with spatial dimensions of {list(input.shape[2:])} and output size "
+            f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+            "and output size in (o1, o2, ...,oK) format.")
     elif scale_factor is not None:
         out_size = None
-        if isinstance(scale_factor, (list, tuple)):
-            if len(scale_factor) != dim:
-                raise ValueError(
-                    "Input and scale_factor must have the same number of spatial dimensions, but "
-                    f"got input with spatial dimensions of {list(input.shape[2:])} and "
-                    f"scale_factor of shape {scale_factor}. Please provide input tensor in (N, "
-                    "C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."
-                )
-            scales = [float(v) for v in scale_factor]
-        else:
-            scales = [float(scale_factor)] * dim
+        scales = _per_spatial_dim(
+            scale_factor, dim, float,
+            "Input and scale_factor must have the same number of spatial dimensions, but "
+            f"got input with spatial dimensions of {list(input.shape[2:])} and "
+            f"scale_factor of shape {scale_factor}. Please provide input tensor in (N, "
+            "C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
     else:
         raise ValueError("either size or scale_factor should be defined")
     if recompute_scale_factor and size is not None:

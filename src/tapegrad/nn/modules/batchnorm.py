@@ -12,13 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from ... import _dtype
-from ..._creation import empty, ones, tensor, zeros
+from ..._creation import ones, tensor, zeros
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from ..parameter import UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
+from .utils import _register_affine
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
            "LazyBatchNorm3d"]
@@ -37,15 +38,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if self.affine:
-            self.weight = Parameter(empty(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, num_features, self.affine, bias, dtype, device)
         if self.track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
             self.register_buffer("running_var", ones(num_features, dtype=dtype))

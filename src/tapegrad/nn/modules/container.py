@@ -353,19 +353,25 @@ class ModuleDict(Module):
             for key, module in modules.items():
                 self[key] = module
             return
-        for j, m in enumerate(modules):
-            if not isinstance(m, container_abcs.Iterable):
-                raise TypeError(
-                    "ModuleDict update sequence element #" + str(j) + " should be Iterable; is"
-                    + type(m).__name__
-                )
-            pair: Any = m  # indexed as it is: a generator fails in len(), as in torch
-            if len(pair) != 2:
-                raise ValueError(
-                    "ModuleDict update sequence element #" + str(j) + " has length "
-                    + str(len(pair)) + "; 2 is required"
-                )
-            self[pair[0]] = pair[1]
+        _update_from_pairs(self, "ModuleDict", modules)
+
+
+def _update_from_pairs(target: Any, kind: str, pairs: Any) -> None:
+    """``target[key] = value`` for each (key, value) pair of the iterable ``pairs``, with the
+    errors of torch's ``<kind>.update`` (ModuleDict, ParameterDict) for an element that is not
+    a pair."""
+    for j, element in enumerate(pairs):
+        if not isinstance(element, container_abcs.Iterable):
+            raise TypeError(
+                f"{kind} update sequence element #{j} should be Iterable; is"
+                + type(element).__name__
+            )
+        pair: Any = element  # indexed as it is: a generator fails in len(), as in torch
+        if len(pair) != 2:
+            raise ValueError(
+                f"{kind} update sequence element #{j} has length {len(pair)}; 2 is required"
+            )
+        target[pair[0]] = pair[1]
 
 
 def _describe(p: Any, type_name: str) -> str:
@@ -539,19 +545,7 @@ class ParameterDict(Module):
             for key, parameter in sorted(parameters.items()):
                 self[key] = parameter
         else:
-            for j, p in enumerate(parameters):
-                if not isinstance(p, container_abcs.Iterable):
-                    raise TypeError(
-                        "ParameterDict update sequence element #" + str(j)
-                        + " should be Iterable; is" + type(p).__name__
-                    )
-                pair: Any = p  # indexed as it is: a generator fails in len(), as in torch
-                if len(pair) != 2:
-                    raise ValueError(
-                        "ParameterDict update sequence element #" + str(j) + " has length "
-                        + str(len(pair)) + "; 2 is required"
-                    )
-                self[pair[0]] = pair[1]
+            _update_from_pairs(self, "ParameterDict", parameters)
 
     def extra_repr(self) -> str:
         lines = []

@@ -10,15 +10,21 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..._creation import empty
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter, UninitializedParameter
+from ..parameter import UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
-from .utils import _pair, _reverse_repeat_tuple, _single, _triple
+from .utils import (
+    _add_weight_and_bias,
+    _pair,
+    _reset_bias,
+    _reverse_repeat_tuple,
+    _single,
+    _triple,
+)
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
@@ -81,21 +87,14 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups, *kernel_size)
         else:
             shape = (out_channels, in_channels // groups, *kernel_size)
-        self.weight = Parameter(empty(shape, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _add_weight_and_bias(self, shape, bias, out_channels, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """torch's default init: kaiming_uniform_(a=sqrt(5)) on the weight, then the bias."""
         with no_grad():
             init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-            if self.bias is not None:
-                fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-                bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-                init.uniform_(self.bias, -bound, bound)
+            _reset_bias(self.weight, self.bias)
 
     def extra_repr(self) -> str:
         s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"

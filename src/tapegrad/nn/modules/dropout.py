@@ -7,16 +7,22 @@ The noise comes from ``F.dropout`` & co., which draw from the global generator a
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..._tensor import Tensor
 from .. import functional as F
 from .module import Module
+from .utils import _functional_layer, _per_dimension_classes
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
            "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
+    """The dropout layers: ``p`` and ``inplace``; forward runs the subclass's ``_fn``."""
+
     __constants__ = ["p", "inplace"]
+    _fn: Any
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
@@ -28,50 +34,33 @@ class _DropoutNd(Module):
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
 
+    def forward(self, input: Tensor) -> Tensor:
+        return self._fn(input, self.p, self.training, self.inplace)
 
-class Dropout(_DropoutNd):
+
+class _AlphaDropoutNd(_DropoutNd):
+    """AlphaDropout and FeatureAlphaDropout, which (as in torch) never work in place."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._fn(input, self.p, self.training)
+
+
+Dropout = _functional_layer(
+    "Dropout", _DropoutNd, F.dropout,
     """Zero each element with probability p and scale the rest by 1 / (1 - p) (training).
 
     Example:
         >>> import tapegrad as torch
         >>> torch.nn.Dropout(0.2).eval()(torch.ones(3))
         tensor([1., 1., 1.])
-    """
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.dropout(input, self.p, self.training, self.inplace)
-
-
-class Dropout1d(_DropoutNd):
-    """Zero whole channels of (N, C, L) inputs."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.dropout1d(input, self.p, self.training, self.inplace)
-
-
-class Dropout2d(_DropoutNd):
-    """Zero whole channels of (N, C, H, W) inputs."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.dropout2d(input, self.p, self.training, self.inplace)
-
-
-class Dropout3d(_DropoutNd):
-    """Zero whole channels of (N, C, D, H, W) inputs."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.dropout3d(input, self.p, self.training, self.inplace)
-
-
-class AlphaDropout(_DropoutNd):
-    """Dropout that keeps the mean and variance of SELU activations."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.alpha_dropout(input, self.p, self.training)
-
-
-class FeatureAlphaDropout(_DropoutNd):
-    """Alpha dropout of whole channels."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.feature_alpha_dropout(input, self.p, self.training)
+    """, __name__)
+Dropout1d, Dropout2d, Dropout3d = _per_dimension_classes(
+    "Dropout{nd}d", lambda nd: (_DropoutNd,), "Zero whole channels of (N, C, {spatial}) inputs.",
+    __name__, lambda nd: {"_fn": staticmethod((F.dropout1d, F.dropout2d, F.dropout3d)[nd - 1])},
+    own=("forward",))
+AlphaDropout = _functional_layer("AlphaDropout", _AlphaDropoutNd, F.alpha_dropout,
+                                 "Dropout that keeps the mean and variance of SELU activations.",
+                                 __name__)
+FeatureAlphaDropout = _functional_layer("FeatureAlphaDropout", _AlphaDropoutNd,
+                                        F.feature_alpha_dropout,
+                                        "Alpha dropout of whole channels.", __name__)

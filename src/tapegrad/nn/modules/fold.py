@@ -15,6 +15,15 @@ from .module import Module
 __all__ = ["Fold", "Unfold"]
 
 
+def _set_block_settings(module: Module, kernel_size: Any, dilation: Any, padding: Any,
+                        stride: Any) -> None:
+    """Store the settings of the sliding blocks that Fold and Unfold share, as given."""
+    module.kernel_size = kernel_size
+    module.dilation = dilation
+    module.padding = padding
+    module.stride = stride
+
+
 class Fold(Module):
     """Combine an array of sliding local blocks into a large tensor (col2im)."""
 
@@ -24,10 +33,7 @@ class Fold(Module):
                  stride: Any = 1) -> None:
         super().__init__()
         self.output_size = output_size
-        self.kernel_size = kernel_size
-        self.dilation = dilation
-        self.padding = padding
-        self.stride = stride
+        _set_block_settings(self, kernel_size, dilation, padding, stride)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
@@ -46,10 +52,7 @@ class Unfold(Module):
     def __init__(self, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
                  stride: Any = 1) -> None:
         super().__init__()
-        self.kernel_size = kernel_size
-        self.dilation = dilation
-        self.padding = padding
-        self.stride = stride
+        _set_block_settings(self, kernel_size, dilation, padding, stride)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)

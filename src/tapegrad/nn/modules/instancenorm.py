@@ -13,6 +13,7 @@ from typing import Any
 from ..._tensor import Tensor
 from .. import functional as F
 from .batchnorm import _LazyNormBase, _NormBase
+from .utils import _per_dimension_classes
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
            "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
@@ -58,46 +59,17 @@ class _InstanceNorm(_NormBase):
         return self._apply_instance_norm(input)
 
 
-class InstanceNorm1d(_InstanceNorm):
-    """Instance normalisation over (N, C, L) or (C, L) inputs."""
-
-    _no_batch_dim = 2
-    _dims = (2, 3)
+def _instance_norm_dims(nd: int) -> dict[str, Any]:
+    """The ranks an InstanceNorm over ``nd`` spatial dims accepts: nd + 1 (unbatched), nd + 2."""
+    return {"_no_batch_dim": nd + 1, "_dims": (nd + 1, nd + 2)}
 
 
-class InstanceNorm2d(_InstanceNorm):
-    """Instance normalisation over (N, C, H, W) or (C, H, W) inputs."""
-
-    _no_batch_dim = 3
-    _dims = (3, 4)
-
-
-class InstanceNorm3d(_InstanceNorm):
-    """Instance normalisation over (N, C, D, H, W) or (C, D, H, W) inputs."""
-
-    _no_batch_dim = 4
-    _dims = (4, 5)
-
-
-class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
-    """An InstanceNorm1d whose ``num_features`` is its first input's (see lazy.py)."""
-
-    cls_to_become = InstanceNorm1d
-    _no_batch_dim = 2
-    _dims = (2, 3)
-
-
-class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
-    """An InstanceNorm2d whose ``num_features`` is its first input's (see lazy.py)."""
-
-    cls_to_become = InstanceNorm2d
-    _no_batch_dim = 3
-    _dims = (3, 4)
-
-
-class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
-    """An InstanceNorm3d whose ``num_features`` is its first input's (see lazy.py)."""
-
-    cls_to_become = InstanceNorm3d
-    _no_batch_dim = 4
-    _dims = (4, 5)
+InstanceNorm1d, InstanceNorm2d, InstanceNorm3d = _per_dimension_classes(
+    "InstanceNorm{nd}d", lambda nd: (_InstanceNorm,),
+    "Instance normalisation over (N, C, {spatial}) or (C, {spatial}) inputs.", __name__,
+    _instance_norm_dims)
+LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d = _per_dimension_classes(
+    "LazyInstanceNorm{nd}d", lambda nd: (_LazyNormBase, _InstanceNorm),
+    "An InstanceNorm{nd}d whose ``num_features`` is its first input's (see lazy.py).", __name__,
+    lambda nd: {"cls_to_become": (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d)[nd - 1],
+                **_instance_norm_dims(nd)})

@@ -10,13 +10,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..._creation import empty
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter, UninitializedParameter
+from ..parameter import UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
+from .utils import _add_weight_and_bias, _reset_bias
 
 __all__ = ["Bilinear", "Identity", "LazyLinear", "Linear", "NonDynamicallyQuantizableLinear"]
 
@@ -48,20 +48,14 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in_features), device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _add_weight_and_bias(self, (out_features, in_features), bias, out_features, device,
+                             dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """torch's default init: kaiming_uniform_(a=sqrt(5)), then the bias."""
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        _reset_bias(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.linear(input, self.weight, self.bias)
@@ -125,12 +119,8 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in1_features, in2_features),
-                                      device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _add_weight_and_bias(self, (out_features, in1_features, in2_features), bias,
+                             out_features, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

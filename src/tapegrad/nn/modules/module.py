@@ -190,12 +190,19 @@ def _mixed_backward_hooks_error(where: str) -> RuntimeError:
     )
 
 
+def _backward_hook_kind(current: bool | None, full: bool, where: str) -> bool:
+    """The kind of the backward hooks ``where`` once a hook of kind ``full`` (full or not) is
+    added to those of kind ``current`` (None: none yet); torch allows one kind in one place."""
+    if current is (not full):
+        raise _mixed_backward_hooks_error(where)
+    return full
+
+
 def register_module_backward_hook(hook: Callable) -> RemovableHandle:
     """A (non-full, deprecated) backward hook common to all modules."""
     global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is True:
-        raise _mixed_backward_hooks_error("as a global Module hook")
-    _global_is_full_backward_hook = False
+    _global_is_full_backward_hook = _backward_hook_kind(_global_is_full_backward_hook, False,
+                                                        "as a global Module hook")
     return _add_hook(_global_backward_hooks, hook)
 
 
@@ -207,10 +214,70 @@ def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
 def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
     """A full backward hook common to all modules."""
     global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is False:
-        raise _mixed_backward_hooks_error("as a global Module hook")
-    _global_is_full_backward_hook = True
+    _global_is_full_backward_hook = _backward_hook_kind(_global_is_full_backward_hook, True,
+                                                        "as a global Module hook")
     return _add_hook(_global_backward_hooks, hook)
+
+
+def _check_new_name(module: Module, kind: str, name: Any, registered: dict) -> None:
+    """torch's checks of the ``name`` of a new buffer or parameter (``kind``) of ``module``:
+    a string, without ".", not empty, and not the name of another attribute."""
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+    if "." in name:
+        raise KeyError(f'{kind} name can\'t contain "."')
+    if name == "":
+        raise KeyError(f'{kind} name can\'t be empty string ""')
+    if hasattr(module, name) and name not in registered:
+        raise KeyError(f"attribute '{name}' already exists")
+
+
+def _run_registration_hooks(hooks: dict[int, Callable], module: Module, name: str,
+                            value: Any) -> Any:
+    """``value`` after the global registration ``hooks``: each may return a replacement."""
+    for hook in hooks.values():
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
+
+
+def _attribute_at(module: Module, target: str) -> tuple[Module, str, Any]:
+    """(owner, name, value) of the attribute at the dotted path ``target`` below ``module``,
+    with torch's error when the owner has no such attribute."""
+    module_path, _, name = target.rpartition(".")
+    owner = module.get_submodule(module_path)
+    if not hasattr(owner, name):
+        raise AttributeError(owner._get_name() + " has no attribute `" + name + "`")
+    return owner, name, getattr(owner, name)
+
+
+def _call_silenced(call: Callable[[], Any], result: Any, what: str) -> Any:
+    """``result`` after the always-called forward hook ``call`` while forward is raising: the
+    hook may replace it; an exception of the hook only warns (``what`` names the hook)."""
+    try:
+        out = call()
+        if out is not None:
+            result = out
+    except Exception as e:  # noqa: BLE001
+        warnings.warn(
+            f"{what} with ``always_call=True`` raised an exception that was silenced as another "
+            f"error was raised in forward: {e}",
+            stacklevel=3,
+        )
+    return result
+
+
+def _tensor_tuple_or_warn(value: Any, message: str) -> tuple | None:
+    """``value`` (a module's output or input) as a tuple of Tensors; None, after ``message``
+    (torch's FutureWarning for non-full backward hooks), when it is neither a Tensor nor a
+    tuple of them."""
+    if isinstance(value, Tensor):
+        return (value,)
+    if isinstance(value, tuple) and all(isinstance(v, Tensor) for v in value):
+        return value
+    warnings.warn(message, FutureWarning, stacklevel=3)
+    return None
 
 
 def _typename(obj: Any) -> str:
@@ -448,23 +515,13 @@ class Module:
         """
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        _check_new_name(self, "buffer", name, self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
                 f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                 "(torch Tensor or None required)"
             )
-        for hook in _global_buffer_registration_hooks.values():
-            output = hook(self, name, tensor)
-            if output is not None:
-                tensor = output
+        tensor = _run_registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -475,14 +532,7 @@ class Module:
         """Add a parameter (or None) under ``name``."""
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        _check_new_name(self, "parameter", name, self._parameters)
         if param is None:
             self._parameters[name] = None
             return
@@ -497,10 +547,7 @@ class Module:
                 f"be created explicitly. To express '{name}' as a function of another Tensor, "
                 "compute the value in the forward() method."
             )
-        for hook in _global_parameter_registration_hooks.values():
-            output = hook(self, name, param)
-            if output is not None:
-                param = output
+        param = _run_registration_hooks(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Module | None) -> None:
@@ -515,10 +562,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        for hook in _global_module_registration_hooks.values():
-            output = hook(self, name, module)
-            if output is not None:
-                module = output
+        module = _run_registration_hooks(_global_module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     def register_module(self, name: str, module: Module | None) -> None:
@@ -556,22 +600,14 @@ class Module:
 
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at the dotted path ``target``."""
-        module_path, _, param_name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, param_name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + param_name + "`")
-        param = getattr(mod, param_name)
+        _, param_name, param = _attribute_at(self, target)
         if not isinstance(param, Parameter):
             raise AttributeError("`" + param_name + "` is not an nn.Parameter")
         return param
 
     def get_buffer(self, target: str) -> Tensor:
         """The buffer at the dotted path ``target``."""
-        module_path, _, buffer_name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, buffer_name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + buffer_name + "`")
-        buffer = getattr(mod, buffer_name)
+        mod, buffer_name, buffer = _attribute_at(self, target)
         if buffer_name not in mod._buffers:
             raise AttributeError("`" + buffer_name + "` is not a buffer")
         return buffer
@@ -721,18 +757,16 @@ class Module:
 
     def register_backward_hook(self, hook: Callable) -> RemovableHandle:
         """Deprecated: prefer :meth:`register_full_backward_hook`."""
-        if self._is_full_backward_hook is True:
-            raise _mixed_backward_hooks_error("on a single Module")
-        self._is_full_backward_hook = False
+        self._is_full_backward_hook = _backward_hook_kind(self._is_full_backward_hook, False,
+                                                          "on a single Module")
         return _add_hook(self._backward_hooks, hook)
 
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False
                                     ) -> RemovableHandle:
         """``hook(module, grad_input, grad_output)`` runs when the gradients w.r.t. the module's
         inputs are computed; it may return new grad_input."""
-        if self._is_full_backward_hook is False:
-            raise _mixed_backward_hooks_error("on a single Module")
-        self._is_full_backward_hook = True
+        self._is_full_backward_hook = _backward_hook_kind(self._is_full_backward_hook, True,
+                                                          "on a single Module")
         return _add_hook(self._backward_hooks, hook, prepend=prepend)
 
     def _get_backward_hooks(self) -> tuple[list, list]:
@@ -777,32 +811,22 @@ class Module:
         return handle
 
     def _maybe_warn_non_full_backward_hook(self, inputs: Any, result: Any, grad_fn: Any) -> None:
-        if not isinstance(result, Tensor):
-            if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
-                warnings.warn(
-                    "Using non-full backward hooks on a Module that does not return a single "
-                    "Tensor or a tuple of Tensors is deprecated and will be removed in future "
-                    "versions. This hook will be missing some of the grad_output. Please use "
-                    "register_full_backward_hook to get the documented behavior.",
-                    FutureWarning,
-                    stacklevel=2,
-                )
-                return
-        else:
-            result = (result,)
-        if not isinstance(inputs, Tensor):
-            if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
-                warnings.warn(
-                    "Using non-full backward hooks on a Module that does not take as input a "
-                    "single Tensor or a tuple of Tensors is deprecated and will be removed in "
-                    "future versions. This hook will be missing some of the grad_input. Please "
-                    "use register_full_backward_hook to get the documented behavior.",
-                    FutureWarning,
-                    stacklevel=2,
-                )
-                return
-        else:
-            inputs = (inputs,)
+        result = _tensor_tuple_or_warn(
+            result,
+            "Using non-full backward hooks on a Module that does not return a single "
+            "Tensor or a tuple of Tensors is deprecated and will be removed in future "
+            "versions. This hook will be missing some of the grad_output. Please use "
+            "register_full_backward_hook to get the documented behavior.")
+        if result is None:
+            return
+        inputs = _tensor_tuple_or_warn(
+            inputs,
+            "Using non-full backward hooks on a Module that does not take as input a "
+            "single Tensor or a tuple of Tensors is deprecated and will be removed in "
+            "future versions. This hook will be missing some of the grad_input. Please "
+            "use register_full_backward_hook to get the documented behavior.")
+        if inputs is None:
+            return
         out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
         if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
             warnings.warn(
@@ -915,33 +939,16 @@ class Module:
         except Exception:
             for hook_id, hook in _global_forward_hooks.items():
                 if hook_id in _global_forward_hooks_always_called and hook_id not in called_always:
-                    try:
-                        out = hook(self, args, result)
-                        if out is not None:
-                            result = out
-                    except Exception as e:  # noqa: BLE001
-                        warnings.warn(
-                            "global module forward hook with ``always_call=True`` raised an "
-                            "exception that was silenced as another error was raised in forward: "
-                            f"{e}",
-                            stacklevel=2,
-                        )
+                    result = _call_silenced(functools.partial(hook, self, args, result), result,
+                                            "global module forward hook")
             for hook_id, hook in self._forward_hooks.items():
                 if (hook_id in self._forward_hooks_always_called
                         and hook_id not in called_always):
-                    try:
-                        if hook_id in self._forward_hooks_with_kwargs:
-                            out = hook(self, args, kwargs, result)
-                        else:
-                            out = hook(self, args, result)
-                        if out is not None:
-                            result = out
-                    except Exception as e:  # noqa: BLE001
-                        warnings.warn(
-                            "module forward hook with ``always_call=True`` raised an exception "
-                            f"that was silenced as another error was raised in forward: {e}",
-                            stacklevel=2,
-                        )
+                    if hook_id in self._forward_hooks_with_kwargs:
+                        call = functools.partial(hook, self, args, kwargs, result)
+                    else:
+                        call = functools.partial(hook, self, args, result)
+                    result = _call_silenced(call, result, "module forward hook")
             raise
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -1031,11 +1038,8 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
-            for hook in _global_module_registration_hooks.values():
-                output = hook(self, name, value)
-                if output is not None:
-                    value = output
-            modules[name] = value
+            modules[name] = _run_registration_hooks(_global_module_registration_hooks, self,
+                                                    name, value)
             return
         if modules is not None and name in modules:
             if value is not None:
@@ -1043,11 +1047,8 @@ class Module:
                     f"cannot assign '{_typename(value)}' as child module '{name}' "
                     "(torch.nn.Module or None expected)"
                 )
-            for hook in _global_module_registration_hooks.values():
-                output = hook(self, name, value)
-                if output is not None:
-                    value = output
-            modules[name] = value
+            modules[name] = _run_registration_hooks(_global_module_registration_hooks, self,
+                                                    name, value)
             return
         buffers = d.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):

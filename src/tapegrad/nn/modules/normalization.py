@@ -15,6 +15,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from .utils import _register_affine
 
 __all__ = ["LocalResponseNorm", "LayerNorm", "GroupNorm", "RMSNorm"]
 
@@ -41,21 +42,6 @@ def _shape(normalized_shape: Any) -> tuple:
     if isinstance(normalized_shape, numbers.Integral):
         normalized_shape = (normalized_shape,)
     return tuple(normalized_shape)
-
-
-def _register_affine(module: Module, shape: Any, affine: bool, bias: bool, dtype: Any,
-                     device: Any = None) -> None:
-    """Register ``weight`` and ``bias`` of ``shape`` (None when not ``affine`` / no ``bias``),
-    uninitialised (LayerNorm and GroupNorm)."""
-    if affine:
-        module.weight = Parameter(empty(shape, device=device, dtype=dtype))
-        if bias:
-            module.bias = Parameter(empty(shape, device=device, dtype=dtype))
-        else:
-            module.register_parameter("bias", None)
-    else:
-        module.register_parameter("weight", None)
-        module.register_parameter("bias", None)
 
 
 def _reset_affine(module: Module) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 from ..._tensor import Tensor
 from .. import functional as F
 from .module import Module
-from .utils import _ntuple, _pair, _quadruple
+from .utils import _ntuple, _pair, _per_dimension_classes, _quadruple
 
 __all__ = [
     "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
@@ -48,22 +48,9 @@ class _CircularPadNd(_PadNd):
         return F.pad(input, self.padding, "circular")
 
 
-class CircularPad1d(_CircularPadNd):
-    """Wrap-around padding of the last dim."""
-
-    _nd = 1
-
-
-class CircularPad2d(_CircularPadNd):
-    """Wrap-around padding of the last two dims."""
-
-    _nd = 2
-
-
-class CircularPad3d(_CircularPadNd):
-    """Wrap-around padding of the last three dims."""
-
-    _nd = 3
+CircularPad1d, CircularPad2d, CircularPad3d = _per_dimension_classes(
+    "CircularPad{nd}d", lambda nd: (_CircularPadNd,), "Wrap-around padding of the last {dims}.",
+    __name__, lambda nd: {"_nd": nd})
 
 
 class _ConstantPadNd(Module):
@@ -82,64 +69,16 @@ class _ConstantPadNd(Module):
         return f"padding={self.padding}, value={self.value}"
 
 
-class ConstantPad1d(_ConstantPadNd):
-    """Pad the last dim with ``value``."""
-
-    _nd = 1
-
-
-class ConstantPad2d(_ConstantPadNd):
-    """Pad the last two dims with ``value``."""
-
-    _nd = 2
-
-
-class ConstantPad3d(_ConstantPadNd):
-    """Pad the last three dims with ``value``."""
-
-    _nd = 3
-
-
-class ReflectionPad1d(_PadNd):
-    """Mirror padding of the last dim (the edge is not repeated)."""
-
-    _mode = "reflect"
-    _nd = 1
-
-
-class ReflectionPad2d(_PadNd):
-    """Mirror padding of the last two dims."""
-
-    _mode = "reflect"
-    _nd = 2
-
-
-class ReflectionPad3d(_PadNd):
-    """Mirror padding of the last three dims."""
-
-    _mode = "reflect"
-    _nd = 3
-
-
-class ReplicationPad1d(_PadNd):
-    """Edge-repeating padding of the last dim."""
-
-    _mode = "replicate"
-    _nd = 1
-
-
-class ReplicationPad2d(_PadNd):
-    """Edge-repeating padding of the last two dims."""
-
-    _mode = "replicate"
-    _nd = 2
-
-
-class ReplicationPad3d(_PadNd):
-    """Edge-repeating padding of the last three dims."""
-
-    _mode = "replicate"
-    _nd = 3
+ConstantPad1d, ConstantPad2d, ConstantPad3d = _per_dimension_classes(
+    "ConstantPad{nd}d", lambda nd: (_ConstantPadNd,), "Pad the last {dims} with ``value``.",
+    __name__, lambda nd: {"_nd": nd})
+ReflectionPad1d, ReflectionPad2d, ReflectionPad3d = _per_dimension_classes(
+    "ReflectionPad{nd}d", lambda nd: (_PadNd,),
+    "Mirror padding of the last {dims} (the edge is not repeated).", __name__,
+    lambda nd: {"_mode": "reflect", "_nd": nd})
+ReplicationPad1d, ReplicationPad2d, ReplicationPad3d = _per_dimension_classes(
+    "ReplicationPad{nd}d", lambda nd: (_PadNd,), "Edge-repeating padding of the last {dims}.",
+    __name__, lambda nd: {"_mode": "replicate", "_nd": nd})
 
 
 class _ZeroPadNd(_ConstantPadNd):
@@ -152,13 +91,6 @@ class _ZeroPadNd(_ConstantPadNd):
         return f"{self.padding}"
 
 
-class ZeroPad1d(_ZeroPadNd, ConstantPad1d):
-    """Zero padding of the last dim."""
-
-
-class ZeroPad2d(_ZeroPadNd, ConstantPad2d):
-    """Zero padding of the last two dims."""
-
-
-class ZeroPad3d(_ZeroPadNd, ConstantPad3d):
-    """Zero padding of the last three dims."""
+ZeroPad1d, ZeroPad2d, ZeroPad3d = _per_dimension_classes(
+    "ZeroPad{nd}d", lambda nd: (_ZeroPadNd, (ConstantPad1d, ConstantPad2d, ConstantPad3d)[nd - 1]),
+    "Zero padding of the last {dims}.", __name__, lambda nd: {})

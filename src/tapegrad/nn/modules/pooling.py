@@ -12,7 +12,7 @@ from typing import Any
 from ..._tensor import Tensor
 from .. import functional as F
 from .module import Module
-from .utils import _pair, _single, _triple
+from .utils import _functional_layer, _pair, _single, _triple
 
 __all__ = [
     "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
@@ -22,17 +22,31 @@ __all__ = [
 ]
 
 
+def _set_window(module: Module, kernel_size: Any, stride: Any, padding: Any,
+                to_tuple: Any = None) -> None:
+    """Store ``kernel_size``, ``stride`` (the kernel size when None, as in torch) and
+    ``padding`` on ``module``, each passed through ``to_tuple`` (``_pair`` & co.) when given."""
+    if stride is None:
+        stride = kernel_size
+    if to_tuple is not None:
+        kernel_size, stride, padding = to_tuple(kernel_size), to_tuple(stride), to_tuple(padding)
+    module.kernel_size = kernel_size
+    module.stride = stride
+    module.padding = padding
+
+
 class _MaxPoolNd(Module):
+    """MaxPool1d/2d/3d: the settings as given; forward runs the subclass's ``_fn``."""
+
     __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices",
                      "ceil_mode"]
+    _fn: Any
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  dilation: Any = 1, return_indices: bool = False,
                  ceil_mode: bool = False) -> None:
         super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
+        _set_window(self, kernel_size, stride, padding)
         self.dilation = dilation
         self.return_indices = return_indices
         self.ceil_mode = ceil_mode
@@ -41,82 +55,58 @@ class _MaxPoolNd(Module):
         return ("kernel_size={kernel_size}, stride={stride}, padding={padding}, "
                 "dilation={dilation}, ceil_mode={ceil_mode}").format(**self.__dict__)
 
-
-class MaxPool1d(_MaxPoolNd):
-    """Max over sliding windows of (N, C, L) inputs."""
-
     def forward(self, input: Tensor) -> Any:
-        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+        return self._fn(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                        ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
-class MaxPool2d(_MaxPoolNd):
-    """Max over sliding windows of (N, C, H, W) inputs.
+MaxPool1d = _functional_layer("MaxPool1d", _MaxPoolNd, F.max_pool1d,
+                              "Max over sliding windows of (N, C, L) inputs.", __name__)
+MaxPool2d = _functional_layer("MaxPool2d", _MaxPoolNd, F.max_pool2d,
+                              """Max over sliding windows of (N, C, H, W) inputs.
 
     Example:
         >>> import tapegrad as torch
         >>> torch.nn.MaxPool2d(2)(torch.randn(1, 1, 4, 4)).shape
         torch.Size([1, 1, 2, 2])
-    """
-
-    def forward(self, input: Tensor) -> Any:
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+    """, __name__)
+MaxPool3d = _functional_layer("MaxPool3d", _MaxPoolNd, F.max_pool3d,
+                              "Max over sliding windows of (N, C, D, H, W) inputs.", __name__)
 
 
-class MaxPool3d(_MaxPoolNd):
-    """Max over sliding windows of (N, C, D, H, W) inputs."""
-
-    def forward(self, input: Tensor) -> Any:
-        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+# MaxUnpool1d/2d/3d and FractionalMaxPool2d/3d own their __init__ and forward, as in torch
+_OWN_INIT = ("__init__", "forward")
 
 
 class _MaxUnpoolNd(Module):
+    """MaxUnpool1d/2d/3d: the settings as tuples of the subclass's dimension (its
+    ``_to_tuple``: _single, _pair or _triple); forward runs the subclass's ``_fn``."""
+
+    _to_tuple: Any
+    _fn: Any
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        _set_window(self, kernel_size, stride, padding, self._to_tuple)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        return self._fn(input, indices, self.kernel_size, self.stride, self.padding,
+                        output_size)
+
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class MaxUnpool1d(_MaxUnpoolNd):
-    """Inverse of MaxPool1d: scatter values back to the positions of the maxima."""
-
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
-        super().__init__()
-        self.kernel_size = _single(kernel_size)
-        self.stride = _single(stride if stride is not None else kernel_size)
-        self.padding = _single(padding)
-
-    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
-        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
-                              output_size)
-
-
-class MaxUnpool2d(_MaxUnpoolNd):
-    """Inverse of MaxPool2d."""
-
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
-        super().__init__()
-        self.kernel_size = _pair(kernel_size)
-        self.stride = _pair(stride if stride is not None else kernel_size)
-        self.padding = _pair(padding)
-
-    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
-        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
-                              output_size)
-
-
-class MaxUnpool3d(_MaxUnpoolNd):
-    """Inverse of MaxPool3d."""
-
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
-        super().__init__()
-        self.kernel_size = _triple(kernel_size)
-        self.stride = _triple(stride if stride is not None else kernel_size)
-        self.padding = _triple(padding)
-
-    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
-        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding,
-                              output_size)
+MaxUnpool1d = _functional_layer(
+    "MaxUnpool1d", _MaxUnpoolNd, F.max_unpool1d,
+    "Inverse of MaxPool1d: scatter values back to the positions of the maxima.", __name__,
+    own=_OWN_INIT, _to_tuple=staticmethod(_single))
+MaxUnpool2d = _functional_layer("MaxUnpool2d", _MaxUnpoolNd, F.max_unpool2d,
+                                "Inverse of MaxPool2d.", __name__, own=_OWN_INIT,
+                                _to_tuple=staticmethod(_pair))
+MaxUnpool3d = _functional_layer("MaxUnpool3d", _MaxUnpoolNd, F.max_unpool3d,
+                                "Inverse of MaxPool3d.", __name__, own=_OWN_INIT,
+                                _to_tuple=staticmethod(_triple))
 
 
 class _AvgPoolNd(Module):
@@ -132,9 +122,7 @@ class AvgPool1d(_AvgPoolNd):
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True) -> None:
         super().__init__()
-        self.kernel_size = _single(kernel_size)
-        self.stride = _single(stride if stride is not None else kernel_size)
-        self.padding = _single(padding)
+        _set_window(self, kernel_size, stride, padding, _single)
         self.ceil_mode = ceil_mode
         self.count_include_pad = count_include_pad
 
@@ -144,36 +132,35 @@ class AvgPool1d(_AvgPoolNd):
 
 
 class _AvgPoolNdOverride(_AvgPoolNd):
+    """AvgPool2d/3d: the settings as given; forward runs the subclass's ``_fn``."""
+
+    _fn: Any
+
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True,
                  divisor_override: int | None = None) -> None:
         super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
+        _set_window(self, kernel_size, stride, padding)
         self.ceil_mode = ceil_mode
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
-
-class AvgPool2d(_AvgPoolNdOverride):
-    """Mean over sliding windows of (N, C, H, W) inputs."""
-
     def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return self._fn(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                        self.count_include_pad, self.divisor_override)
 
 
-class AvgPool3d(_AvgPoolNdOverride):
-    """Mean over sliding windows of (N, C, D, H, W) inputs."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+AvgPool2d = _functional_layer("AvgPool2d", _AvgPoolNdOverride, F.avg_pool2d,
+                              "Mean over sliding windows of (N, C, H, W) inputs.", __name__)
+AvgPool3d = _functional_layer("AvgPool3d", _AvgPoolNdOverride, F.avg_pool3d,
+                              "Mean over sliding windows of (N, C, D, H, W) inputs.", __name__)
 
 
 class _LPPoolNd(Module):
+    """LPPool1d/2d/3d: forward runs the subclass's ``_fn``."""
+
     __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
+    _fn: Any
 
     def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None,
                  ceil_mode: bool = False) -> None:
@@ -187,33 +174,24 @@ class _LPPoolNd(Module):
         return ("norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, "
                 "ceil_mode={ceil_mode}").format(**self.__dict__)
 
-
-class LPPool1d(_LPPoolNd):
-    """Power-average pooling: ``(sum x^p)^(1/p)`` over windows."""
-
     def forward(self, input: Tensor) -> Tensor:
-        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride,
-                           self.ceil_mode)
+        return self._fn(input, float(self.norm_type), self.kernel_size, self.stride,
+                        self.ceil_mode)
 
 
-class LPPool2d(_LPPoolNd):
-    """Power-average pooling over 2-D windows."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
-                           self.ceil_mode)
-
-
-class LPPool3d(_LPPoolNd):
-    """Power-average pooling over 3-D windows."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride,
-                           self.ceil_mode)
+LPPool1d = _functional_layer("LPPool1d", _LPPoolNd, F.lp_pool1d,
+                             "Power-average pooling: ``(sum x^p)^(1/p)`` over windows.", __name__)
+LPPool2d = _functional_layer("LPPool2d", _LPPoolNd, F.lp_pool2d,
+                             "Power-average pooling over 2-D windows.", __name__)
+LPPool3d = _functional_layer("LPPool3d", _LPPoolNd, F.lp_pool3d,
+                             "Power-average pooling over 3-D windows.", __name__)
 
 
 class _AdaptiveMaxPoolNd(Module):
+    """AdaptiveMaxPool1d/2d/3d: forward runs the subclass's ``_fn``."""
+
     __constants__ = ["output_size", "return_indices"]
+    _fn: Any
 
     def __init__(self, output_size: Any, return_indices: bool = False) -> None:
         super().__init__()
@@ -223,30 +201,28 @@ class _AdaptiveMaxPoolNd(Module):
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
-
-class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
-    """Max pooling to a fixed output length."""
-
     def forward(self, input: Tensor) -> Any:
-        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+        return self._fn(input, self.output_size, self.return_indices)
 
 
-class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
-    """Max pooling to a fixed output size (H_out, W_out)."""
-
-    def forward(self, input: Tensor) -> Any:
-        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
-
-
-class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
-    """Max pooling to a fixed output size (D_out, H_out, W_out)."""
-
-    def forward(self, input: Tensor) -> Any:
-        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+AdaptiveMaxPool1d = _functional_layer("AdaptiveMaxPool1d", _AdaptiveMaxPoolNd,
+                                      F.adaptive_max_pool1d,
+                                      "Max pooling to a fixed output length.", __name__)
+AdaptiveMaxPool2d = _functional_layer("AdaptiveMaxPool2d", _AdaptiveMaxPoolNd,
+                                      F.adaptive_max_pool2d,
+                                      "Max pooling to a fixed output size (H_out, W_out).",
+                                      __name__)
+AdaptiveMaxPool3d = _functional_layer("AdaptiveMaxPool3d", _AdaptiveMaxPoolNd,
+                                      F.adaptive_max_pool3d,
+                                      "Max pooling to a fixed output size (D_out, H_out, W_out).",
+                                      __name__)
 
 
 class _AdaptiveAvgPoolNd(Module):
+    """AdaptiveAvgPool1d/2d/3d: forward runs the subclass's ``_fn``."""
+
     __constants__ = ["output_size"]
+    _fn: Any
 
     def __init__(self, output_size: Any) -> None:
         super().__init__()
@@ -255,78 +231,59 @@ class _AdaptiveAvgPoolNd(Module):
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
-
-class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
-    """Average pooling to a fixed output length."""
-
     def forward(self, input: Tensor) -> Tensor:
-        return F.adaptive_avg_pool1d(input, self.output_size)
+        return self._fn(input, self.output_size)
 
 
-class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
-    """Average pooling to a fixed output size, e.g. ``AdaptiveAvgPool2d((1, 1))``."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.adaptive_avg_pool2d(input, self.output_size)
-
-
-class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
-    """Average pooling to a fixed output size (D_out, H_out, W_out)."""
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.adaptive_avg_pool3d(input, self.output_size)
+AdaptiveAvgPool1d = _functional_layer("AdaptiveAvgPool1d", _AdaptiveAvgPoolNd,
+                                      F.adaptive_avg_pool1d,
+                                      "Average pooling to a fixed output length.", __name__)
+AdaptiveAvgPool2d = _functional_layer(
+    "AdaptiveAvgPool2d", _AdaptiveAvgPoolNd, F.adaptive_avg_pool2d,
+    "Average pooling to a fixed output size, e.g. ``AdaptiveAvgPool2d((1, 1))``.", __name__)
+AdaptiveAvgPool3d = _functional_layer(
+    "AdaptiveAvgPool3d", _AdaptiveAvgPoolNd, F.adaptive_avg_pool3d,
+    "Average pooling to a fixed output size (D_out, H_out, W_out).", __name__)
 
 
-class FractionalMaxPool2d(Module):
+class _FractionalMaxPoolNd(Module):
+    """FractionalMaxPool2d/3d: ``_dims`` spatial dims; forward runs the subclass's ``_fn``."""
+
+    _dims: int
+    _fn: Any
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Any = None) -> None:
+        super().__init__()
+        n = self._dims
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, n) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"FractionalMaxPool{n}d requires specifying either an output size, "
+                             "or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        return self._fn(input, self.kernel_size, self.output_size, self.output_ratio,
+                        self.return_indices, _random_samples=self._random_samples)
+
+
+FractionalMaxPool2d = _functional_layer(
+    "FractionalMaxPool2d", _FractionalMaxPoolNd, F.fractional_max_pool2d,
     """Max pooling over pseudo-randomly placed windows (Graham, 2014): output_size or
     output_ratio (in (0, 1)) sets the output; each call draws the window offsets from the
-    default generator unless ``_random_samples`` is given."""
-
-    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
-                 return_indices: bool = False, _random_samples: Any = None) -> None:
-        super().__init__()
-        self.kernel_size = _ntuple(kernel_size, 2)
-        self.return_indices = return_indices
-        self.register_buffer("_random_samples", _random_samples)
-        self.output_size = _ntuple(output_size, 2) if output_size is not None else None
-        self.output_ratio = _ntuple(output_ratio, 2) if output_ratio is not None else None
-        if output_size is None and output_ratio is None:
-            raise ValueError("FractionalMaxPool2d requires specifying either an output size, "
-                             "or a pooling ratio")
-        if output_size is not None and output_ratio is not None:
-            raise ValueError("only one of output_size and output_ratio may be specified")
-        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
-            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
-
-    def forward(self, input: Tensor) -> Any:
-        return F.fractional_max_pool2d(input, self.kernel_size, self.output_size,
-                                       self.output_ratio, self.return_indices,
-                                       _random_samples=self._random_samples)
-
-
-class FractionalMaxPool3d(Module):
-    """Fractional max pooling over (D, H, W)."""
-
-    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
-                 return_indices: bool = False, _random_samples: Any = None) -> None:
-        super().__init__()
-        self.kernel_size = _ntuple(kernel_size, 3)
-        self.return_indices = return_indices
-        self.register_buffer("_random_samples", _random_samples)
-        self.output_size = _ntuple(output_size, 3) if output_size is not None else None
-        self.output_ratio = _ntuple(output_ratio, 3) if output_ratio is not None else None
-        if output_size is None and output_ratio is None:
-            raise ValueError("FractionalMaxPool3d requires specifying either an output size, "
-                             "or a pooling ratio")
-        if output_size is not None and output_ratio is not None:
-            raise ValueError("only one of output_size and output_ratio may be specified")
-        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
-            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
-
-    def forward(self, input: Tensor) -> Any:
-        return F.fractional_max_pool3d(input, self.kernel_size, self.output_size,
-                                       self.output_ratio, self.return_indices,
-                                       _random_samples=self._random_samples)
+    default generator unless ``_random_samples`` is given.""", __name__,
+    own=_OWN_INIT, _dims=2)
+FractionalMaxPool3d = _functional_layer("FractionalMaxPool3d", _FractionalMaxPoolNd,
+                                        F.fractional_max_pool3d,
+                                        "Fractional max pooling over (D, H, W).", __name__,
+                                        own=_OWN_INIT, _dims=3)
 
 
 def _ntuple(v: Any, n: int) -> tuple:

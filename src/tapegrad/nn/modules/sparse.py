@@ -39,6 +39,19 @@ def _check_weight_shape(weight: Tensor, num_embeddings: int, embedding_dim: int)
         raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
 
 
+def _norm_options_repr(module: Module) -> str:
+    """The ``max_norm``, ``norm_type`` and ``scale_grad_by_freq`` parts (those not at their
+    defaults) of Embedding's and EmbeddingBag's ``extra_repr`` format strings."""
+    s = ""
+    if module.max_norm is not None:
+        s += ", max_norm={max_norm}"
+    if module.norm_type != 2:
+        s += ", norm_type={norm_type}"
+    if module.scale_grad_by_freq is not False:
+        s += ", scale_grad_by_freq={scale_grad_by_freq}"
+    return s
+
+
 class Embedding(Module):
     """Rows of ``weight`` picked by integer indices.
 
@@ -90,12 +103,7 @@ class Embedding(Module):
         s = "{num_embeddings}, {embedding_dim}"
         if self.padding_idx is not None:
             s += ", padding_idx={padding_idx}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        s += _norm_options_repr(self)
         if self.sparse is not False:
             s += ", sparse=True"
         return s.format(**self.__dict__)
@@ -159,13 +167,7 @@ class EmbeddingBag(Module):
                                per_sample_weights, self.include_last_offset, self.padding_idx)
 
     def extra_repr(self) -> str:
-        s = "{num_embeddings}, {embedding_dim}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        s = "{num_embeddings}, {embedding_dim}" + _norm_options_repr(self)
         s += ", mode={mode}"
         if self.padding_idx is not None:
             s += ", padding_idx={padding_idx}"

@@ -24,8 +24,9 @@ from ..._creation import full
 from ..._tensor import Tensor
 from ...ops.shape import triu
 from .. import functional as F
+from ..functional._attention import _canonical_mask
 from ..init import xavier_uniform_
-from .activation import GELU, MultiheadAttention, ReLU, _canonical_mask
+from .activation import GELU, MultiheadAttention, ReLU
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -69,7 +70,60 @@ def _get_activation_fn(activation: str) -> Callable[[Tensor], Tensor]:
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
-class TransformerEncoderLayer(Module):
+class _TransformerLayer(Module):
+    """What the encoder and decoder layers share: the feed-forward network, the LayerNorm and
+    Dropout of each residual block, and the self-attention and feed-forward blocks."""
+
+    # the Dropout of the feed-forward block: the last block's (dropout2 or dropout3)
+    _ff_dropout: str
+
+    def _add_feed_forward_and_norms(self, blocks: int, d_model: int, dim_feedforward: int,
+                                    dropout: float, layer_norm_eps: float, bias: bool,
+                                    **factory_kwargs: Any) -> None:
+        """linear1, dropout and linear2, then norm1... and dropout1... for ``blocks`` residual
+        blocks, registered in torch's order (which fixes the init draws and state_dict keys)."""
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory_kwargs)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory_kwargs)
+        for i in range(1, blocks + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias,
+                                                **factory_kwargs))
+        for i in range(1, blocks + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
+
+    def _sa_block(self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
+                  is_causal: bool = False) -> Tensor:
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           need_weights=False, is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return getattr(self, self._ff_dropout)(x)
+
+
+class _TransformerStack(Module):
+    """What the encoder and decoder share: ``num_layers`` deep copies of a layer, then
+    ``norm``."""
+
+    def _add_layers(self, layer: Module, num_layers: int, norm: Module | None) -> None:
+        self.layers = ModuleList([copy.deepcopy(layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def _final_norm(self, output: Tensor) -> Tensor:
+        return output if self.norm is None else self.norm(output)
+
+
+def _default_layer_and_norm(layer_cls: Any, layer_args: tuple, d_model: int,
+                            layer_norm_eps: float, bias: bool, dtype: Any) -> tuple[Any, Module]:
+    """The layer and the final LayerNorm of the Transformer's encoder or decoder stack when no
+    custom one is given."""
+    layer = layer_cls(*layer_args, dtype=dtype)
+    return layer, LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+
+
+class TransformerEncoderLayer(_TransformerLayer):
     """Self-attention followed by a feed-forward network, each with residual and LayerNorm.
 
     Example:
@@ -80,6 +134,7 @@ class TransformerEncoderLayer(Module):
     """
 
     __constants__ = ["norm_first"]
+    _ff_dropout = "dropout2"
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
                  dropout: float = 0.1, activation: str | Callable[[Tensor], Tensor] = F.relu,
@@ -89,14 +144,9 @@ class TransformerEncoderLayer(Module):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, device=device, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        self._add_feed_forward_and_norms(2, d_model, dim_feedforward, dropout, layer_norm_eps,
+                                         bias, device=device, dtype=dtype)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
         if activation is F.relu or isinstance(activation, ReLU):
@@ -128,18 +178,8 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
-                  is_causal: bool = False) -> Tensor:
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=False, is_causal=is_causal)[0]
-        return self.dropout1(x)
 
-    def _ff_block(self, x: Tensor) -> Tensor:
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
-
-
-class TransformerEncoder(Module):
+class TransformerEncoder(_TransformerStack):
     """``num_layers`` deep copies of ``encoder_layer`` applied in turn, then ``norm``."""
 
     __constants__ = ["norm"]
@@ -148,9 +188,7 @@ class TransformerEncoder(Module):
                  norm: Module | None = None, enable_nested_tensor: bool = True,
                  mask_check: bool = True) -> None:
         super().__init__()
-        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
-        self.num_layers = num_layers
-        self.norm = norm
+        self._add_layers(encoder_layer, num_layers, norm)
         self.enable_nested_tensor = enable_nested_tensor
         self.use_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
@@ -194,12 +232,10 @@ class TransformerEncoder(Module):
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal,
                          src_key_padding_mask=src_key_padding_mask)
-        if self.norm is not None:
-            output = self.norm(output)
-        return output
+        return self._final_norm(output)
 
 
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_TransformerLayer):
     """Masked self-attention, attention over the encoder's output (``memory``), then a
     feed-forward network; each with residual and LayerNorm (before it with ``norm_first``).
 
@@ -211,6 +247,7 @@ class TransformerDecoderLayer(Module):
     """
 
     __constants__ = ["norm_first"]
+    _ff_dropout = "dropout3"
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
                  dropout: float = 0.1, activation: str | Callable[[Tensor], Tensor] = F.relu,
@@ -222,16 +259,10 @@ class TransformerDecoderLayer(Module):
                                             batch_first=batch_first, bias=bias, dtype=dtype)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
                                                  batch_first=batch_first, bias=bias, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
+        # (as in torch, the decoder layer passes no device to its Linear and LayerNorm layers)
+        self._add_feed_forward_and_norms(3, d_model, dim_feedforward, dropout, layer_norm_eps,
+                                         bias, dtype=dtype)
         if isinstance(activation, str):
             self.activation = _get_activation_fn(activation)
         else:
@@ -261,12 +292,6 @@ class TransformerDecoderLayer(Module):
             x = self.norm3(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
-                  is_causal: bool = False) -> Tensor:
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           is_causal=is_causal, need_weights=False)[0]
-        return self.dropout1(x)
-
     def _mha_block(self, x: Tensor, mem: Tensor, attn_mask: Tensor | None,
                    key_padding_mask: Tensor | None, is_causal: bool = False) -> Tensor:
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask,
@@ -274,12 +299,8 @@ class TransformerDecoderLayer(Module):
                                 need_weights=False)[0]
         return self.dropout2(x)
 
-    def _ff_block(self, x: Tensor) -> Tensor:
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout3(x)
 
-
-class TransformerDecoder(Module):
+class TransformerDecoder(_TransformerStack):
     """``num_layers`` deep copies of ``decoder_layer`` applied in turn, then ``norm``."""
 
     __constants__ = ["norm"]
@@ -287,9 +308,7 @@ class TransformerDecoder(Module):
     def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int,
                  norm: Module | None = None) -> None:
         super().__init__()
-        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
-        self.num_layers = num_layers
-        self.norm = norm
+        self._add_layers(decoder_layer, num_layers, norm)
 
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
                 memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
@@ -303,9 +322,7 @@ class TransformerDecoder(Module):
                          tgt_key_padding_mask=tgt_key_padding_mask,
                          memory_key_padding_mask=memory_key_padding_mask,
                          tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
-        if self.norm is not None:
-            output = self.norm(output)
-        return output
+        return self._final_norm(output)
 
 
 class Transformer(Module):
@@ -329,22 +346,21 @@ class Transformer(Module):
                  norm_first: bool = False, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
+        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                      batch_first, norm_first, bias)
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
-            encoder_layer = TransformerEncoderLayer(
-                d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                batch_first, norm_first, bias, dtype=dtype)
-            encoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-            self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, encoder_norm)
+            layer, norm = _default_layer_and_norm(TransformerEncoderLayer, layer_args, d_model,
+                                                  layer_norm_eps, bias, dtype)
+            # (built here: its nested-tensor warning names this line, as torch's does its own)
+            self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
-            decoder_layer = TransformerDecoderLayer(
-                d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                batch_first, norm_first, bias, dtype=dtype)
-            decoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-            self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers, decoder_norm)
+            layer, norm = _default_layer_and_norm(TransformerDecoderLayer, layer_args, d_model,
+                                                  layer_norm_eps, bias, dtype)
+            self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
         self._reset_parameters()
         self.d_model = d_model
         self.nhead = nhead

@@ -16,6 +16,7 @@ from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..modules.module import Module
 from ..parameter import Parameter
+from .weight_norm import _remove_norm_hook
 
 Tensor = _tensor.Tensor
 
@@ -180,12 +181,7 @@ def spectral_norm(module: T_module, name: str = "weight", n_power_iterations: in
 
 def remove_spectral_norm(module: T_module, name: str = "weight") -> T_module:
     """Replace the spectral-normalized ``<name>`` by a plain parameter with its value."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            break
-    else:
+    if not _remove_norm_hook(module, SpectralNorm, name):
         raise ValueError(f"spectral_norm of '{name}' not found in {module}")
     for k, hook in module._state_dict_hooks.items():
         if isinstance(hook, SpectralNormStateDictHook) and hook.fn.name == name:

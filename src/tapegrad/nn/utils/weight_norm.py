@@ -73,11 +73,20 @@ def weight_norm(module: T_module, name: str = "weight", dim: int | None = 0) -> 
     return module
 
 
+def _remove_norm_hook(module: Module, hook_type: Any, name: str) -> bool:
+    """Undo the reparametrization of ``module.<name>`` by the forward pre-hook of ``hook_type``
+    (WeightNorm, SpectralNorm) and drop the hook; False when there is none."""
+    hooks: dict[int, Any] = module._forward_pre_hooks
+    for k, hook in hooks.items():
+        if isinstance(hook, hook_type) and hook.name == name:
+            hook.remove(module)
+            del hooks[k]
+            return True
+    return False
+
+
 def remove_weight_norm(module: T_module, name: str = "weight") -> T_module:
     """Fold ``<name>_g`` and ``<name>_v`` back into one parameter ``<name>``."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
+    if _remove_norm_hook(module, WeightNorm, name):
+        return module
     raise ValueError(f"weight_norm of '{name}' not found in {module}")

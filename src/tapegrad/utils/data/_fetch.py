@@ -47,7 +47,19 @@ def _tensor_rows(dataset: Any, indices: list[Any]) -> tuple[TensorDataset, np.nd
     return dataset, idx
 
 
-class _MapFetcher:
+class _Fetcher:
+    """What both fetchers keep: the dataset, whether indices come in batches, ``collate_fn`` and
+    ``drop_last``."""
+
+    def __init__(self, dataset: Any, auto_collation: bool, collate_fn: Callable[[Any], Any],
+                 drop_last: bool) -> None:
+        self.dataset = dataset
+        self.auto_collation = auto_collation
+        self.collate_fn = collate_fn
+        self.drop_last = drop_last
+
+
+class _MapFetcher(_Fetcher):
     """Fetch from a map-style dataset: ``collate_fn([dataset[i] for i in indices])``.
 
     Args:
@@ -61,10 +73,7 @@ class _MapFetcher:
 
     def __init__(self, dataset: Any, auto_collation: bool, collate_fn: Callable[[Any], Any],
                  drop_last: bool, gather_rows: bool = False) -> None:
-        self.dataset = dataset
-        self.auto_collation = auto_collation
-        self.collate_fn = collate_fn
-        self.drop_last = drop_last
+        super().__init__(dataset, auto_collation, collate_fn, drop_last)
         self.gather_rows = gather_rows
 
     def fetch(self, index: Any) -> Any:
@@ -83,7 +92,7 @@ class _MapFetcher:
         return self.collate_fn(data)
 
 
-class _IterableFetcher:
+class _IterableFetcher(_Fetcher):
     """Fetch from an iterable-style dataset: the next ``len(indices)`` items of one pass.
 
     ``iter(dataset)`` is called when the fetcher is made (in a worker: after
@@ -93,10 +102,7 @@ class _IterableFetcher:
 
     def __init__(self, dataset: Any, auto_collation: bool, collate_fn: Callable[[Any], Any],
                  drop_last: bool, gather_rows: bool = False) -> None:
-        self.dataset = dataset
-        self.auto_collation = auto_collation
-        self.collate_fn = collate_fn
-        self.drop_last = drop_last
+        super().__init__(dataset, auto_collation, collate_fn, drop_last)
         self.dataset_iter: Iterator[Any] = iter(dataset)
         self.ended = False
 
