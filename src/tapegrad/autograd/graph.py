@@ -29,6 +29,8 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from . import listeners
+
 if TYPE_CHECKING:
     from .._tensor import Tensor
 
@@ -273,7 +275,10 @@ class Node:
         n = self._num_outputs()
         if len(grads) != n:
             raise TypeError(f"expected {n} arguments, got {len(grads)} instead")
-        out = tuple(self.apply(list(grads)))
+        listen = listeners.active  # (announced as the engine announces a node's rule)
+        grads_in = list(grads)
+        out = tuple(self.apply(grads_in) if listen is None else listen.run_node(
+            self, self.apply, grads_in))
         return out[0] if len(out) == 1 else out
 
 

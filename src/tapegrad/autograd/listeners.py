@@ -1,9 +1,10 @@
-"""Listeners: who hears what the backward engine does, without replacing any of its code.
+"""Listeners: who hears what the backward engine and the ops do, without replacing any code.
 
 The engine announces each step of a backward pass to a stack of listeners, the way JAX's and
-HIPS autograd's tracers stack. The backward trace (show/trace.py), the profiler
-(autograd/profiler.py) and a compiled function's capture (compiler/capture.py) subscribe
-here; none of them replaces a function or method of another module while it listens.
+HIPS autograd's tracers stack; the op registry's detour announces each op. The backward trace
+(show/trace.py), the profiler (autograd/profiler.py) and a compiled function's capture
+(compiler/capture.py) subscribe here; none of them replaces a function or method of another
+module while it listens.
 
     with listening(my_listener):      # pushed for the block, popped after it
         loss.backward()
@@ -41,6 +42,17 @@ nothing (or, for an event *around* a run, just run it). In the order a pass anno
                                         op: ``outputs = fn(*arrays of inputs, **params)``
                                         (``sum_to``, ``cast``)
     backward_finished()                 the pass is over (after an error too)
+
+Outside a backward pass, and inside one:
+
+    run_op(op, inputs, params, run)     around an op while the registry's detour is on
+                                        (``_registry.detour``: forward-mode AD, saved-tensor
+                                        hooks, the profiler, a capture): must return
+                                        ``run(op, inputs, params)`` or what the op returns
+    run_op_(op, target, others, params, run)
+                                        the same around an in-place op (``apply_``)
+
+``run_node`` is announced by a node called directly (``grad_fn(g)``) too.
 
 A backward run from inside a hook announces its own pass, nested in the outer one. The engine
 reads ``active`` once per pass: with no listener it is None, and the loop pays one ``is None``
@@ -103,6 +115,12 @@ class Listener:
     def backward_finished(self) -> None:
         pass
 
+    def run_op(self, op: Any, inputs: tuple, params: dict, run: Callable) -> Any:
+        return run(op, inputs, params)
+
+    def run_op_(self, op: Any, target: Any, others: tuple, params: dict, run: Callable) -> Any:
+        return run(op, target, others, params)
+
 
 class _Chain(Listener):
     """Several listeners heard as one: each event goes to all of them, bottom of the stack
@@ -158,6 +176,26 @@ class _Chain(Listener):
 
     def backward_finished(self) -> None:
         self._tell("backward_finished")
+
+    def run_op(self, op: Any, inputs: tuple, params: dict, run: Callable) -> Any:
+        for listener in reversed(self.listeners):
+            run = _around_op(listener, run)
+        return run(op, inputs, params)
+
+    def run_op_(self, op: Any, target: Any, others: tuple, params: dict, run: Callable) -> Any:
+        for listener in reversed(self.listeners):
+            run = _around_op_(listener, run)
+        return run(op, target, others, params)
+
+
+def _around_op(listener: Listener, run: Callable) -> Callable:
+    """``run`` (an op's run) with ``listener`` around it."""
+    return lambda op, inputs, params: listener.run_op(op, inputs, params, run)
+
+
+def _around_op_(listener: Listener, run: Callable) -> Callable:
+    """``run`` (an in-place op's run) with ``listener`` around it."""
+    return lambda op, target, others, params: listener.run_op_(op, target, others, params, run)
 
 
 _stack: list[Listener] = []
