@@ -1,16 +1,18 @@
 """The listener stack (autograd/listeners.py): the backward trace, forward-mode AD and a
 compiled function's capture work while no function, method, class or property of tapegrad
-is replaced; the engine announces its steps in order; listeners stack and unstack."""
+is replaced; the engine announces its steps in order; listeners stack and unstack; anomaly
+mode's NaN check is one of them."""
 
 from __future__ import annotations
 
 import sys
 
 import numpy as np
+import pytest
 
 import tapegrad as torch
 from tapegrad import show
-from tapegrad.autograd import forward_ad, listeners
+from tapegrad.autograd import engine, forward_ad, listeners
 
 
 def _is_code(value: object) -> bool:
@@ -199,3 +201,16 @@ def test_pop_takes_a_listener_out_from_under_another():
     assert listeners.stack() == (second,) and listeners.active is second
     listeners.pop(second)
     assert listeners.active is None
+
+
+def test_anomaly_modes_nan_check_listens():
+    x = torch.tensor([0.0], requires_grad=True)
+    y = (x.sqrt() * 0).sum()  # backward: 0 * inf = nan in SqrtBackward0
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        assert listeners.stack() == ()
+    with torch.autograd.set_detect_anomaly(True):
+        assert listeners.stack() == (engine.NAN_CHECK,)
+        with pytest.warns(UserWarning), pytest.raises(
+                RuntimeError, match="Function 'SqrtBackward0' returned nan values in its 0th"):
+            y.backward()
+    assert listeners.stack() == ()

@@ -284,8 +284,7 @@ def run_backward(
             counter += 1
     heapq.heapify(ready)
     push, pop = heapq.heappush, heapq.heappop
-    anomaly = _anomaly["enabled"]
-    check_nan = (anomaly and _anomaly["check_nan"]) or _anomaly["watch"] is not None
+    anomaly = _anomaly["enabled"]  # (its NaN check listens: NAN_CHECK)
     # who hears this pass (autograd/listeners.py): None, as a rule, and then the loop pays
     # one ``is None`` test per node and per edge
     listen = _listeners.active
@@ -363,8 +362,8 @@ def run_backward(
                         f"function {node.name()} returned an incorrect number of gradients "
                         f"(expected {n_in}, got {len(out)})"
                     )
-                if check_nan:
-                    _check_nan(node, out)
+                if listen is not None:
+                    listen.node_returned(node, out)
             meta = getattr(node, "input_meta", None)
             for i in range(n_in):
                 child = nexts[2 * i]
@@ -709,17 +708,22 @@ def _unshared(g: Tensor, t: Tensor) -> np.ndarray | None:
 
 
 def _check_nan(node: Node, out: tuple) -> None:
-    """Anomaly mode's check of a node's gradients: torch's error on the first NaN. A watcher
-    (the health monitor) hears of every node that returned a NaN or infinite gradient."""
-    watch = _anomaly["watch"]
+    """Anomaly mode's check of a node's gradients: torch's error on the first NaN."""
     for i, g in enumerate(out):
         if g is None or not (g.dtype.is_floating_point or g.dtype.is_complex):  # bfloat16 too
             continue
-        if _anomaly["enabled"] and _anomaly["check_nan"]:
-            if np.isnan(g._data).any():
-                raise RuntimeError(
-                    f"Function '{node.name()}' returned nan values in its {i}th output."
-                )
-        if watch is not None and not np.isfinite(g._data).all():
-            watch(node, i)
-            return
+        if np.isnan(g._data).any():
+            raise RuntimeError(
+                f"Function '{node.name()}' returned nan values in its {i}th output."
+            )
+
+
+class _NanCheck(_listeners.Listener):
+    """Anomaly mode with ``check_nan`` (``set_anomaly_enabled`` pushes it): every node's
+    gradients checked for NaN as the node returns them."""
+
+    def node_returned(self, node: Node, grads: tuple) -> None:
+        _check_nan(node, grads)
+
+
+NAN_CHECK = _NanCheck()

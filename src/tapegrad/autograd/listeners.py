@@ -2,9 +2,9 @@
 
 The engine announces each step of a backward pass to a stack of listeners, the way JAX's and
 HIPS autograd's tracers stack; the op registry's detour announces each op. The backward trace
-(show/trace.py), the profiler (autograd/profiler.py) and a compiled function's capture
-(compiler/capture.py) subscribe here; none of them replaces a function or method of another
-module while it listens.
+(show/trace.py), the profiler (autograd/profiler.py), anomaly mode's NaN check, the health
+monitor (show/watch.py) and a compiled function's capture (compiler/capture.py) subscribe
+here; none of them replaces a function or method of another module while it listens.
 
     with listening(my_listener):      # pushed for the block, popped after it
         loss.backward()
@@ -27,6 +27,9 @@ nothing (or, for an event *around* a run, just run it). In the order a pass anno
     run_node(node, run, grads)          around the node's rule: must return ``run(grads)``
                                         (or what stands for it)
     post_hooks(node, hooks)             its post-hooks are about to run
+    node_returned(node, grads)          the gradients for its inputs, one per input (a tuple,
+                                        None where none), as the rule and post-hooks left
+                                        them: anomaly mode's NaN check looks here
     gradient_sent(node, i, child, nr, grad)
                                         input ``i``'s gradient, reduced to the input's shape
                                         and cast to its dtype, went into slot ``nr`` of
@@ -99,6 +102,9 @@ class Listener:
     def post_hooks(self, node: Any, hooks: Any) -> None:
         pass
 
+    def node_returned(self, node: Any, grads: tuple) -> None:
+        pass
+
     def gradient_sent(self, node: Any, i: int, child: Any, nr: int, grad: Any) -> None:
         pass
 
@@ -158,6 +164,9 @@ class _Chain(Listener):
 
     def post_hooks(self, node: Any, hooks: Any) -> None:
         self._tell("post_hooks", node, hooks)
+
+    def node_returned(self, node: Any, grads: tuple) -> None:
+        self._tell("node_returned", node, grads)
 
     def gradient_sent(self, node: Any, i: int, child: Any, nr: int, grad: Any) -> None:
         self._tell("gradient_sent", node, i, child, nr, grad)
