@@ -216,17 +216,11 @@ def _tangents(inputs: tuple) -> list | None:
 
 def special_apply(op: Any, inputs: tuple, params: dict) -> Any:
     """``apply`` while a dual level, a saved-tensor hook, the profiler or a capture is active:
-    announced to the listeners (a compiled function's capture records it there)."""
+    announced to the listeners (the profiler times it there, a compiled function's capture
+    records it)."""
     listen = listeners.active
     if listen is not None:
-        return listen.run_op(op, inputs, params, _timed_apply)
-    return _timed_apply(op, inputs, params)
-
-
-def _timed_apply(op: Any, inputs: tuple, params: dict) -> Any:
-    listen = _registry.op_listener
-    if listen is not None:  # the profiler: it times the op
-        return listen(op, False, _special_apply, op, inputs, params)
+        return listen.run_op(op, inputs, params, _special_apply)
     return _special_apply(op, inputs, params)
 
 
@@ -251,14 +245,7 @@ def special_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Tens
     profiler or a capture is active: announced to the listeners first."""
     listen = listeners.active
     if listen is not None:
-        return listen.run_op_(op, target, others, params, _timed_apply_)
-    return _timed_apply_(op, target, others, params)
-
-
-def _timed_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Tensor:
-    listen = _registry.op_listener
-    if listen is not None:  # the profiler: it times the op
-        return listen(op, True, _special_apply_, op, target, others, params)
+        return listen.run_op_(op, target, others, params, _special_apply_)
     return _special_apply_(op, target, others, params)
 
 
