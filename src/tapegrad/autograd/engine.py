@@ -18,8 +18,8 @@
          ``.grad`` (in place unless create_graph) -> post-accumulate hooks -> its post-hooks;
          ``autograd.grad`` captures instead of accumulating.
     Each step is announced to the listeners (autograd/listeners.py: the backward trace, the
-    profiler, a compiled function's capture), read once per pass; with none, each node and
-    edge pays one ``is None`` test.
+    profiler, anomaly mode's NaN check, a compiled function's capture), read once per pass;
+    with none, each node and edge pays one ``is None`` test.
     The pass runs as a GraphTask on a thread-local stack (graph.current_graph_task_id, ...);
     saved-tensor hooks entered or left during the pass last only for that pass.
 
@@ -329,9 +329,10 @@ def run_backward(
                     if node not in needed:  # a target read only: its tensor hooks, then stop
                         if hooks is not None:
                             grads = _call_tensor_pre_hooks(hooks, grads, create_graph)
-                        if _capture(node, grads, capture, captured) and listen is not None:
-                            listen.captured(node)
+                        kept = _capture(node, grads, capture, captured)
                         if listen is not None:
+                            if kept:
+                                listen.captured(node)
                             listen.node_skipped(node)
                         continue
                     if capture and _capture(node, grads, capture, captured) and (
