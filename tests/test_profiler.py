@@ -288,7 +288,7 @@ def test_profile_memory(lib):
 def test_off_after_stop(lib, lib_name):
     if lib_name != "tapegrad":
         pytest.skip("the switches are tapegrad's")
-    from tapegrad.autograd import engine
+    from tapegrad.autograd import listeners
     from tapegrad.ops import _registry
 
     with lib.profiler.profile():
@@ -296,8 +296,8 @@ def test_off_after_stop(lib, lib_name):
         with lib.autograd.profiler.profile():  # nested: both record
             lib.ones(1) + 1
         assert _registry._SPECIAL
-    assert not _registry._SPECIAL and _registry.op_listener is None
-    assert engine._node_listener is None
+    assert not _registry._SPECIAL
+    assert listeners.active is None and listeners.stack() == ()  # the node timer popped
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import _graphs  # noqa: E402
 
 import tapegrad as torch  # noqa: E402
 from tapegrad import show  # noqa: E402
-from tapegrad.autograd import engine  # noqa: E402
+from tapegrad.autograd import listeners  # noqa: E402
 from tapegrad.autograd.graph import AccumulateGrad  # noqa: E402
 
 
@@ -193,16 +193,19 @@ def test_autograd_grad_and_create_graph_under_trace():
 
 
 def test_tracer_is_off_outside_the_block_and_nests():
-    assert engine._tracer is None
+    assert listeners.active is None
+    x = torch.tensor([1.0], requires_grad=True)
     with show.trace() as outer:
         with show.trace() as inner:
-            assert engine._tracer is inner
-        assert engine._tracer is outer
-    assert engine._tracer is None
+            assert listeners.stack()[-1] is inner
+            (x * 2).sum().backward()
+        assert listeners.stack() == (outer,)
+    assert listeners.active is None
+    assert len(inner.passes) == 1 and outer.passes == []  # the innermost trace records
     with pytest.raises(ZeroDivisionError):
         with show.trace():
             raise ZeroDivisionError
-    assert engine._tracer is None
+    assert listeners.active is None
 
 
 def test_errors_inside_a_traced_pass_are_the_engines():

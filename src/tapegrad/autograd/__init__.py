@@ -14,7 +14,7 @@ import numpy as np
 
 from .._naming import public
 from .._tensor import _WARNED_ONCE, Tensor
-from . import engine, graph
+from . import engine, graph, listeners
 from .grad_mode import _force_original_view_tracking as _force_original_view_tracking
 from .grad_mode import _unsafe_preserve_version_counter as _unsafe_preserve_version_counter
 from .grad_mode import (
@@ -373,6 +373,9 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
     """``torch.set_anomaly_enabled``: the switch behind ``set_detect_anomaly``."""
     _anomaly["enabled"] = bool(enabled)
     _anomaly["check_nan"] = bool(check_nan)
+    listeners.pop(engine.NAN_CHECK)  # (its NaN check is one of the engine's listeners)
+    if enabled and check_nan:
+        listeners.push(engine.NAN_CHECK)
 
 
 def is_anomaly_enabled() -> bool:

@@ -17,6 +17,9 @@
       4. leaves (``_run_accumulate``): tensor hooks -> AccumulateGrad's pre-hooks -> add into
          ``.grad`` (in place unless create_graph) -> post-accumulate hooks -> its post-hooks;
          ``autograd.grad`` captures instead of accumulating.
+    Each step is announced to the listeners (autograd/listeners.py: the backward trace, the
+    profiler, anomaly mode's NaN check, a compiled function's capture), read once per pass;
+    with none, each node and edge pays one ``is None`` test.
     The pass runs as a GraphTask on a thread-local stack (graph.current_graph_task_id, ...);
     saved-tensor hooks entered or left during the pass last only for that pass.
 
@@ -36,6 +39,7 @@ from .. import _numpy_warnings
 from .._tensor import Tensor
 from ..ops import low_precision
 from ..ops.reduction import TORCH_ORDER_SUM_MAX, _fast_sum, torch_order_sum_f32
+from . import listeners as _listeners
 from .grad_mode import _state
 from .graph import (
     AccumulateGrad,
@@ -52,15 +56,6 @@ from .graph import (
     pop_task,
     push_task,
 )
-
-# tapegrad.show.trace() sets this while it records: run_backward then hands the whole pass to
-# the tracer's copy of the loop below (show/trace.py), which records every step. One check per
-# backward call; the loop here stays as it is.
-_tracer: Any = None
-# The profiler sets this while it records: each node a backward runs is then run as
-# ``_node_listener(node, run, *args)``, which times ``run(*args)`` under the node's name
-# (autograd/profiler.py). Read once per backward call.
-_node_listener: Any = None
 
 
 def _broadcast_axes(gshape: tuple, shape: tuple) -> tuple:
@@ -251,9 +246,6 @@ def run_backward(
     them run; ``accumulate=False`` (``autograd.grad``) returns their gradients instead of
     accumulating into ``.grad``."""
     _numpy_warnings.ensure()  # NumPy's overflow warnings stay silent (see that module)
-    if _tracer is not None:
-        return _tracer.run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs,
-                                    allow_unused, accumulate)
     root_edges = [_root_edge(t, i) for i, t in enumerate(tensors)]
     roots = [n for n, _ in root_edges]
     deps = _discover(roots)
@@ -292,9 +284,10 @@ def run_backward(
             counter += 1
     heapq.heapify(ready)
     push, pop = heapq.heappush, heapq.heappop
-    anomaly = _anomaly["enabled"]
-    check_nan = (anomaly and _anomaly["check_nan"]) or _anomaly["watch"] is not None
-    listen = _node_listener
+    anomaly = _anomaly["enabled"]  # (its NaN check listens: NAN_CHECK)
+    # who hears this pass (autograd/listeners.py): None, as a rule, and then the loop pays
+    # one ``is None`` test per node and per edge
+    listen = _listeners.active
 
     task = GraphTask(deps, roots, needed, captured_nodes)
     push_task(task)
@@ -303,10 +296,14 @@ def run_backward(
     prev_mode, prev_grad_mode = _state.enabled, _state.grad_mode
     _state.enabled = _state.grad_mode = create_graph  # backward rules record iff create_graph
     node = None  # (the failing node, for anomaly mode's report)
+    if listen is not None:
+        listen.backward_started(tensors, inputs)
     try:
         while ready:
             node = pop(ready)[2]
             grads = buffers.pop(node, None)
+            if listen is not None:
+                listen.node_started(node, grads)
             n0 = node._n0  # the edges, flat (node._next, written out: this loop is hot)
             nexts = () if n0 < 0 else (node._e0, n0) + node._rest
             n_in = len(nexts) // 2
@@ -320,8 +317,9 @@ def run_backward(
                     _run_accumulate(node, grads[0], create_graph, capture,  # type: ignore[index]
                                     captured, accumulate)  # (grads is a list here)
                 else:
-                    listen(node, _run_accumulate, node, grads[0],  # type: ignore[index]
-                           create_graph, capture, captured, accumulate)
+                    listen.run_accumulate(node, _run_accumulate, node,
+                                          grads[0],  # type: ignore[index]
+                                          create_graph, capture, captured, accumulate, listen)
                 continue
             else:
                 if grads is None:  # no gradient arrived, but hooks or a custom backward see it
@@ -331,21 +329,32 @@ def run_backward(
                     if node not in needed:  # a target read only: its tensor hooks, then stop
                         if hooks is not None:
                             grads = _call_tensor_pre_hooks(hooks, grads, create_graph)
-                        _capture(node, grads, capture, captured)
+                        kept = _capture(node, grads, capture, captured)
+                        if listen is not None:
+                            if kept:
+                                listen.captured(node)
+                            listen.node_skipped(node)
                         continue
-                    if capture:
-                        _capture(node, grads, capture, captured)
+                    if capture and _capture(node, grads, capture, captured) and (
+                            listen is not None):
+                        listen.captured(node)
                 if hooks is not None:
+                    if listen is not None:
+                        listen.pre_hooks(node, hooks, grads)
                     grads = _call_pre_hooks(hooks, grads, create_graph)
+                    if listen is not None:
+                        listen.pre_hooks_ran(node, grads)
                     if not node._runs_without_grad and all(g is None for g in grads):
                         out = (None,) * n_in  # the hooks saw "no gradient"; nothing to run
                         grads = []
                 if grads:
-                    out = node.apply(grads) if listen is None else listen(node, node.apply,
-                                                                          grads)
+                    out = node.apply(grads) if listen is None else listen.run_node(
+                        node, node.apply, grads)
                 if type(out) is not tuple:
                     out = tuple(out) if isinstance(out, list) else (out,)
                 if hooks is not None and hooks.post:
+                    if listen is not None:
+                        listen.post_hooks(node, hooks)
                     out = _call_post_hooks(hooks, out, grads)
                 if not retain_graph:
                     node.release()
@@ -354,12 +363,14 @@ def run_backward(
                         f"function {node.name()} returned an incorrect number of gradients "
                         f"(expected {n_in}, got {len(out)})"
                     )
-                if check_nan:
-                    _check_nan(node, out)
+                if listen is not None:
+                    listen.node_returned(node, out)
             meta = getattr(node, "input_meta", None)
             for i in range(n_in):
                 child = nexts[2 * i]
                 if child is None:
+                    if listen is not None:
+                        listen.gradient_sent(node, i, None, 0, None)
                     continue
                 nr = nexts[2 * i + 1]
                 g = out[i]
@@ -369,12 +380,14 @@ def run_backward(
                         if m is not None and (
                             g._data.shape != m[0] or g._data.dtype.num != m[1]
                         ):
-                            g = _validate(node, i, g, m, child)
+                            g = _validate(node, i, g, m, child, listen)
                     buf = buffers.get(child)
                     if buf is None:
                         buffers[child] = [g] if nr == 0 else [None] * nr + [g]
                     else:
                         _add_to_buffer(buffers, child, nr, g)
+                if listen is not None:
+                    listen.gradient_sent(node, i, child, nr, g)
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0 and (needed is None or child in needed
@@ -395,6 +408,8 @@ def run_backward(
         if _saved_hooks != hooks_before:
             _saved_hooks[:] = hooks_before
             _update_detour()
+        if listen is not None:
+            listen.backward_finished()
 
     if inputs is None:
         return None
@@ -403,12 +418,15 @@ def run_backward(
     return tuple(captured)
 
 
-def _capture(node: Node, grads: list, capture: dict, captured: list) -> None:
-    """``autograd.grad``: keep the gradients of the edges asked for."""
+def _capture(node: Node, grads: list, capture: dict, captured: list) -> bool:
+    """``autograd.grad``: keep the gradients of the edges asked for (True if it kept one)."""
+    kept = False
     for nr in range(len(grads)):
         slot = capture.get((node, nr))
         if slot is not None and grads[nr] is not None:
             captured[slot] = grads[nr]
+            kept = True
+    return kept
 
 
 _backward_codes.add(run_backward.__code__)  # anomaly mode: nodes made during a backward
@@ -427,9 +445,11 @@ def _dtype_of_num(num: int) -> Any:
 _BY_NUM: dict[int, Any] = {}
 
 
-def _validate(node: Node, i: int, g: Tensor, meta: tuple, child: Node | None = None) -> Tensor:
+def _validate(node: Node, i: int, g: Tensor, meta: tuple, child: Node | None = None,
+              listen: _listeners.Listener | None = None) -> Tensor:
     """Reduce a broadcast gradient to its input's shape and cast it to its (NumPy) dtype (a
-    leaf whose ``grad_dtype`` was set decides its own dtype in ``_run_accumulate``)."""
+    leaf whose ``grad_dtype`` was set decides its own dtype in ``_run_accumulate``). The
+    array calls it makes outside any op are announced to ``listen``."""
     shape, dtype = meta
     if g._data.shape != shape:
         gs = g._data.shape
@@ -437,7 +457,7 @@ def _validate(node: Node, i: int, g: Tensor, meta: tuple, child: Node | None = N
             s != 1 and s != d for s, d in zip(shape[::-1], gs[::-1], strict=False)
         ):
             raise _invalid_shape(node, i, g, shape)
-        g = sum_to(g, shape)
+        g = sum_to(g, shape) if listen is None else _heard_sum_to(g, shape, listen)
     if g._data.dtype.num != dtype and not (
             type(child) is AccumulateGrad and child.variable._grad_dtype is not False):
         target = _dtype_of_num(dtype)
@@ -448,10 +468,25 @@ def _validate(node: Node, i: int, g: Tensor, meta: tuple, child: Node | None = N
         if not _state.enabled and g._data.dtype.char in "efE" and target.np.char in "efE":
             # first order, between float32 and a 16-bit type (mixed precision, every cast
             # autocast made): on the array, without an op
+            wide = g
             g = cast_array(g, target.np)
+            if listen is not None:
+                listen.kernel_called("cast", low_precision.cast, (wide,),
+                                     {"dtype": target.np}, (g._data,))
         else:
             g = g.to(target)
     return g
+
+
+def _heard_sum_to(grad: Tensor, shape: tuple, listen: _listeners.Listener) -> Tensor:
+    """``sum_to`` while listeners listen: its first-order path on the array, which no op
+    records, announced as a kernel call (a compiled program repeats it)."""
+    out = sum_to(grad, shape)
+    a = grad._data
+    if out is not grad and not _state.enabled and a.dtype.kind == "f" and a.itemsize >= 4:
+        listen.kernel_called("sum_to", sum_to_array, (grad,), {"shape": tuple(shape)},
+                             (out._data,))
+    return out
 
 
 def cast_array(g: Tensor, dtype: np.dtype) -> Tensor:
@@ -582,9 +617,11 @@ def _call_post_hooks(hooks: NodeHooks, out: tuple, grads: list) -> tuple:
 
 
 def _run_accumulate(node: AccumulateGrad, g: Tensor, create_graph: bool, capture: dict,
-                    captured: list, accumulate: bool) -> None:
+                    captured: list, accumulate: bool,
+                    listen: _listeners.Listener | None = None) -> None:
     """AccumulateGrad: the leaf's tensor hooks, the node's pre-hooks, ``.grad`` (or the
-    captured gradient of ``autograd.grad``), post-accumulate hooks, the node's post-hooks."""
+    captured gradient of ``autograd.grad``), post-accumulate hooks, the node's post-hooks.
+    ``listen`` hears what lands (``gradient_accumulated``)."""
     t = node.variable
     if t._hooks:
         for hook in list(t._hooks.values()):
@@ -593,7 +630,8 @@ def _run_accumulate(node: AccumulateGrad, g: Tensor, create_graph: bool, capture
     if g is None:
         return
     if g._data.shape != t._data.shape:
-        g = sum_to(g, t._data.shape)
+        g = sum_to(g, t._data.shape) if listen is None else _heard_sum_to(
+            g, t._data.shape, listen)
     want = t._grad_dtype  # False (the leaf's dtype) unless grad_dtype was set
     if want is False:
         if g._data.dtype != t._data.dtype:
@@ -602,6 +640,8 @@ def _run_accumulate(node: AccumulateGrad, g: Tensor, create_graph: bool, capture
             g = g.to(t.dtype)
     elif want is not None and g.dtype is not want:
         g = g.to(want)
+    if listen is not None:
+        listen.gradient_accumulated(node, g, accumulate)
     if not accumulate:
         slot = capture.get((node, 0)) if capture else None
         if slot is not None:
@@ -669,17 +709,22 @@ def _unshared(g: Tensor, t: Tensor) -> np.ndarray | None:
 
 
 def _check_nan(node: Node, out: tuple) -> None:
-    """Anomaly mode's check of a node's gradients: torch's error on the first NaN. A watcher
-    (the health monitor) hears of every node that returned a NaN or infinite gradient."""
-    watch = _anomaly["watch"]
+    """Anomaly mode's check of a node's gradients: torch's error on the first NaN."""
     for i, g in enumerate(out):
         if g is None or not (g.dtype.is_floating_point or g.dtype.is_complex):  # bfloat16 too
             continue
-        if _anomaly["enabled"] and _anomaly["check_nan"]:
-            if np.isnan(g._data).any():
-                raise RuntimeError(
-                    f"Function '{node.name()}' returned nan values in its {i}th output."
-                )
-        if watch is not None and not np.isfinite(g._data).all():
-            watch(node, i)
-            return
+        if np.isnan(g._data).any():
+            raise RuntimeError(
+                f"Function '{node.name()}' returned nan values in its {i}th output."
+            )
+
+
+class _NanCheck(_listeners.Listener):
+    """Anomaly mode with ``check_nan`` (``set_anomaly_enabled`` pushes it): every node's
+    gradients checked for NaN as the node returns them."""
+
+    def node_returned(self, node: Node, grads: tuple) -> None:
+        _check_nan(node, grads)
+
+
+NAN_CHECK = _NanCheck()

@@ -41,7 +41,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops import _registry
-from . import graph
+from . import graph, listeners
 from .grad_mode import _state, enable_grad
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
@@ -215,10 +215,12 @@ def _tangents(inputs: tuple) -> list | None:
 
 
 def special_apply(op: Any, inputs: tuple, params: dict) -> Any:
-    """``apply`` while a dual level, a saved-tensor hook or the profiler is active."""
-    listen = _registry.op_listener
-    if listen is not None:  # the profiler: it times the op
-        return listen(op, False, _special_apply, op, inputs, params)
+    """``apply`` while a dual level, a saved-tensor hook, the profiler or a capture is active:
+    announced to the listeners (the profiler times it there, a compiled function's capture
+    records it)."""
+    listen = listeners.active
+    if listen is not None:
+        return listen.run_op(op, inputs, params, _special_apply)
     return _special_apply(op, inputs, params)
 
 
@@ -239,11 +241,11 @@ def _special_apply(op: Any, inputs: tuple, params: dict) -> Any:
 
 
 def special_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Tensor:
-    """``apply_`` (in-place ops) while a dual level, a saved-tensor hook, a mutation hook or
-    the profiler is active."""
-    listen = _registry.op_listener
-    if listen is not None:  # the profiler: it times the op
-        return listen(op, True, _special_apply_, op, target, others, params)
+    """``apply_`` (in-place ops) while a dual level, a saved-tensor hook, a mutation hook, the
+    profiler or a capture is active: announced to the listeners first."""
+    listen = listeners.active
+    if listen is not None:
+        return listen.run_op_(op, target, others, params, _special_apply_)
     return _special_apply_(op, target, others, params)
 
 

@@ -29,6 +29,8 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from . import listeners
+
 if TYPE_CHECKING:
     from .._tensor import Tensor
 
@@ -56,11 +58,10 @@ _ANOMALY_HINT = (
 # Anomaly mode (autograd.detect_anomaly / set_detect_anomaly). While "enabled", every node made
 # remembers the Python stack of the forward call that made it (in _forward_stacks, weakly, so
 # no node lives longer for it), and a failing backward node prints that stack as a warning
-# before its error propagates; with "check_nan" the engine also raises on a NaN gradient.
-# "watch" is a callable (node, output_nr) -> None that the health monitor sets: the engine then
-# reports the first non-finite gradient to it instead of raising. Off, the cost is one dict
-# read per node created and one per backward call.
-_anomaly: dict[str, Any] = {"enabled": False, "check_nan": True, "watch": None}
+# before its error propagates; with "check_nan" the engine also raises on a NaN gradient (its
+# listener engine.NAN_CHECK, pushed by set_anomaly_enabled). Off, the cost is one dict read
+# per node created and one per backward call.
+_anomaly: dict[str, Any] = {"enabled": False, "check_nan": True}
 _forward_stacks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -273,7 +274,10 @@ class Node:
         n = self._num_outputs()
         if len(grads) != n:
             raise TypeError(f"expected {n} arguments, got {len(grads)} instead")
-        out = tuple(self.apply(list(grads)))
+        listen = listeners.active  # (announced as the engine announces a node's rule)
+        grads_in = list(grads)
+        out = tuple(self.apply(grads_in) if listen is None else listen.run_node(
+            self, self.apply, grads_in))
         return out[0] if len(out) == 1 else out
 
 

@@ -11,14 +11,14 @@ How it hears the work, switched on only while a profiler records (the library pa
 otherwise):
 
 * ops: the registry's detour (``ops/_registry``: ``detour("profiler", True)`` sends every
-  ``apply``/``apply_`` through ``autograd/forward_ad.special_apply``, which calls
-  ``_registry.op_listener``): each op becomes an event named as torch names its kernel,
-  ``aten::<name>`` (``aten::mm``, ``aten::add_`` for the in-place form), with the shapes of its
-  inputs when ``record_shapes`` is on;
-* backward nodes: the engine's ``_node_listener`` (``autograd/engine.py``): each node it runs
-  is an event ``autograd::engine::evaluate_function: <Node>`` around an event ``<Node>``
-  (``MmBackward0``, ``torch::autograd::AccumulateGrad``), and the ops its rule runs nest
-  inside;
+  ``apply``/``apply_`` through ``autograd/forward_ad.special_apply``, which announces it to
+  the listeners, ``_NodeTimer`` among them while a profiler records): each op becomes an
+  event named as torch names its kernel, ``aten::<name>`` (``aten::mm``, ``aten::add_`` for
+  the in-place form), with the shapes of its inputs when ``record_shapes`` is on;
+* backward nodes: a listener of the engine's (``_NodeTimer``, autograd/listeners.py) around
+  each node it runs: an event ``autograd::engine::evaluate_function: <Node>`` around an
+  event ``<Node>`` (``MmBackward0``, ``torch::autograd::AccumulateGrad``), and the ops its
+  rule runs nest inside;
 * ``record_function(name)``: a range the user names (the kineto profiler's steps are
   ``ProfilerStep#<n>``).
 
@@ -39,7 +39,7 @@ from typing import Any
 from .._naming import public
 from .._tensor import Tensor
 from ..ops import _registry
-from . import engine
+from . import listeners
 from .profiler_util import (
     DeviceType,
     EventList,
@@ -159,8 +159,8 @@ class _Recorder:
 _recorders: list[_Recorder] = []  # the profilers recording now (nested ones all hear)
 
 
-def _op_listener(op: Any, in_place: bool, run: Callable, *args: Any) -> Any:
-    """``_registry.op_listener``: time ``run(*args)`` (an op) in every recording profiler."""
+def _timed_op(op: Any, in_place: bool, run: Callable, *args: Any) -> Any:
+    """Time ``run(*args)`` (an op, ``in_place`` or not) in every recording profiler."""
     inputs = (args[1], *args[2]) if in_place else args[1]
     name = _aten(op.name, in_place)
     notes = [r.begin(name, inputs, False) for r in _recorders]
@@ -178,9 +178,29 @@ def _op_listener(op: Any, in_place: bool, run: Callable, *args: Any) -> Any:
     return result
 
 
-def _node_listener(node: Any, run: Callable, *args: Any) -> Any:
-    """``engine._node_listener``: time ``run(*args)`` (a backward node) in every recording
-    profiler, as torch's engine names it."""
+class _NodeTimer(listeners.Listener):
+    """The listener while a profiler records: each op, each node's rule and each
+    AccumulateGrad, timed in every recording profiler."""
+
+    def run_op(self, op: Any, inputs: tuple, params: dict, run: Callable) -> Any:
+        return _timed_op(op, False, run, op, inputs, params)
+
+    def run_op_(self, op: Any, target: Any, others: tuple, params: dict, run: Callable) -> Any:
+        return _timed_op(op, True, run, op, target, others, params)
+
+    def run_node(self, node: Any, run: Callable, grads: list) -> Any:
+        return _timed(node, run, grads)
+
+    def run_accumulate(self, node: Any, run: Callable, *args: Any) -> Any:
+        return _timed(node, run, *args)
+
+
+_NODE_TIMER = _NodeTimer()
+
+
+def _timed(node: Any, run: Callable, *args: Any) -> Any:
+    """Time ``run(*args)`` (a backward node) in every recording profiler, as torch's engine
+    names it."""
     name = node.name()
     outer = [r.begin("autograd::engine::evaluate_function: " + name, None, False)
              for r in _recorders]
@@ -197,9 +217,9 @@ def _node_listener(node: Any, run: Callable, *args: Any) -> Any:
 
 
 def _start(recorder: _Recorder) -> None:
+    if not _recorders:
+        listeners.push(_NODE_TIMER)
     _recorders.append(recorder)
-    _registry.op_listener = _op_listener
-    engine._node_listener = _node_listener
     _registry.detour("profiler", True)
 
 
@@ -209,8 +229,7 @@ def _stop(recorder: _Recorder) -> None:
         _recorders.remove(recorder)
     if not _recorders:
         _registry.detour("profiler", False)
-        _registry.op_listener = None
-        engine._node_listener = None
+        listeners.pop(_NODE_TIMER)
 
 
 def kineto_available() -> bool:

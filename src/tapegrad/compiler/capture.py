@@ -19,25 +19,30 @@ Arrays are named by *slots*: the recorder remembers, for every array it has seen
 produced it (or which tensor it was read from); a kernel's inputs are then slot numbers.
 
 Where the calls are heard, all of it switched on only while a recorder is active (eager code
-pays nothing):
+pays nothing). The core's own work is heard as one of its listeners (``_CaptureListener``,
+pushed on autograd/listeners.py's stack for the capture):
 
 * forward kernels, and the backward rules' ops (rules are written with tapegrad ops): the op
-  registry's ``apply``/``apply_`` detour (``_registry._SPECIAL``, the flag forward-mode AD
-  uses) sends every op through :func:`_recorded_apply` here;
-* backward rules: ``OpNode.apply`` is wrapped; a rule whose work all went through ops keeps
-  those steps, a rule with NumPy fast paths (most of the hot ones) becomes one ``rule`` step
-  that runs it again at replay on a small context (``ReplayCtx``, made once per line of the
-  program) instead of a graph node;
+  registry's ``apply``/``apply_`` detour (``_registry.detour("capture", True)``, the switch
+  forward-mode AD uses too) announces every op (``run_op``), and :func:`_recorded_apply`
+  here runs and records it;
+* backward rules: the engine announces each node's rule (``run_node``); an ``OpNode``'s rule
+  whose work all went through ops keeps those steps, a rule with NumPy fast paths (most of
+  the hot ones) becomes one ``rule`` step that runs it again at replay on a small context
+  (``ReplayCtx``, made once per line of the program) instead of a graph node;
 * a kernel's scratch dict (``params["_cache"]``: what a forward leaves for its rule) is a slot
   of its own, made fresh by the program at each replay, so two replayed calls never share it;
-* the engine's three direct array paths: ``sum_to`` (a broadcast gradient reduced),
+* the engine's three direct array paths: ``sum_to`` (a broadcast gradient reduced) and
   ``cast_array`` (a gradient rounded to its float16/bfloat16 input's dtype, or widened back
-  to float32) and ``_run_accumulate`` (AccumulateGrad), replaced in ``engine`` for the
-  duration;
+  to float32), which the engine announces as kernel calls (``kernel_called``), and
+  AccumulateGrad (``run_accumulate``: the capture accumulates itself, as a program will);
 * float16 and bfloat16: an op that the registry ran through ``low_precision.widened_forward``
   (torch's low-precision kernels: widened to float32, computed, rounded once) is recorded as
   that call (``addmm_widened`` in a listing), and a rule that ``widened_rule`` ran on widened
   values as a ``run_widened_rule`` step, so a replay rounds where eager code rounds;
+What is still heard by replacing methods for the duration of the capture (``recording``),
+for want of an announcement in the code itself:
+
 * the optimizers' ``step`` and ``zero_grad``, ``Module.zero_grad`` and the LR schedulers'
   ``step``: recorded as opaque method calls (their Python runs again at replay, on the real
   state: an Adam step's bias corrections, a scheduler's learning rate change every step, so
@@ -88,7 +93,7 @@ import numpy as np
 
 from .. import _random
 from .._tensor import Tensor
-from ..autograd import engine, forward_ad
+from ..autograd import engine, forward_ad, listeners
 from ..autograd.grad_mode import _state
 from ..ops import _registry, low_precision
 from .guards import container_tensors
@@ -466,9 +471,10 @@ def _user_frame() -> str:
 # ---------------------------------------------------------------------------------------------
 
 def _recorded_apply(op: Any, inputs: tuple, params: dict) -> Any:
+    """An op during a capture: run plainly (the detour off inside it), and recorded as a
+    ``call`` step."""
     rec = _active
-    _registry._SPECIAL = False
-    try:  # (``op(...)``: ``apply``, or ``apply_nondiff`` for an entry without gradient)
+    with forward_ad._detour_off():  # (``op(...)``: ``apply``, or ``apply_nondiff``)
         if rec is None or rec.paused:
             return op(*inputs, **params)
         if op.forward is _random._take_values:
@@ -479,8 +485,6 @@ def _recorded_apply(op: Any, inputs: tuple, params: dict) -> Any:
         ins = tuple(rec.ref(x) for x in inputs)
         kw = rec.params(params)
         result = op(*inputs, **params)
-    finally:
-        _registry._SPECIAL = True
     arrays = (result._data,) if op.outputs == 1 else tuple(r._data for r in result)
     fn = _kernel(op, inputs)
     name = op.name if fn is op.forward else fn.__name__
@@ -523,16 +527,14 @@ _WIDENED: dict = {}  # op -> its widened forward, one function per op (same_step
 
 
 def _recorded_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Tensor:
+    """An in-place op during a capture: run plainly, and recorded as an ``inplace`` step."""
     rec = _active
-    _registry._SPECIAL = False
-    try:
+    with forward_ad._detour_off():
         if rec is None or rec.paused:
             return _registry.apply_(op, target, *others, **params)
         ins = (rec.ref(target),) + tuple(rec.ref(x) for x in others)
         kw = rec.params(params)
         result = _registry.apply_(op, target, *others, **params)
-    finally:
-        _registry._SPECIAL = True
     # the target's array keeps its slot: it was written in place
     fn = _kernel(op, (target, *others))
     rec.steps.append(Step("inplace", fn, ins, kw, (), op.name + "_"))
@@ -584,24 +586,22 @@ def run_widened_rule(op: Any, saved: tuple, grads: tuple, params: dict, meta: tu
                     meta)
 
 
-_orig_node_apply = _registry.OpNode.apply
-
-
-def _recorded_node_apply(node: Any, grads: list) -> tuple:
-    """A node's rule: its ops recorded one by one when it is written with ops only, else the
-    whole rule recorded as one ``run_rule`` step (rules with NumPy fast paths)."""
+def _recorded_node_apply(node: Any, grads: list, run: Callable) -> tuple:
+    """An OpNode's rule (``run(grads)``): its ops recorded one by one when it is written with
+    ops only, else the whole rule recorded as one ``run_rule`` step (rules with NumPy fast
+    paths)."""
     rec = _active
     if rec is None or rec.paused:
-        return _orig_node_apply(node, grads)
+        return run(grads)
     if any(g is not None and g._data.dtype.kind == "c" for g in grads):
         rec.graph_break("a complex gradient")
-        return _orig_node_apply(node, grads)
+        return run(grads)
     n_steps, n_slots = len(rec.steps), len(rec.arrays)
     rec.applied.add(id(node))
     saved = node.saved
     widened = (_registry._LOW and node.op.widen and not _state.enabled
                and low_precision.rule_widens(node.op, grads))  # (OpNode.apply's test)
-    out = _orig_node_apply(node, grads)
+    out = run(grads)
     outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
     fine = all(s.kind != "bind" for s in rec.steps[n_steps:]) and all(
         g is None or (isinstance(g, Tensor) and rec._slot(g._data) is not None) for g in outs)
@@ -622,49 +622,33 @@ def _recorded_node_apply(node: Any, grads: list) -> tuple:
     return out
 
 
-_orig_sum_to = engine.sum_to
-_orig_cast_array = engine.cast_array
-_orig_run_accumulate = engine._run_accumulate
-
-
-def _recorded_sum_to(grad: Tensor, shape: Any) -> Tensor:
+def _recorded_kernel(name: str, fn: Callable, inputs: tuple, params: dict,
+                     outputs: tuple) -> None:
+    """An array call the engine made outside any op (``sum_to``'s reduction, ``cast``),
+    recorded as a ``call`` step."""
     rec = _active
-    shape = tuple(shape)
-    a = grad._data
-    if (rec is None or rec.paused or a.shape == shape or _state.enabled
-            or a.dtype.kind != "f" or a.itemsize < 4):
-        return _orig_sum_to(grad, shape)  # unchanged, or through ops (recorded there)
-    ins = (rec.ref(grad),)
-    out = _orig_sum_to(grad, shape)
-    rec.steps.append(Step("call", engine.sum_to_array, ins, {"shape": shape},
-                          rec.outputs((out._data,)), "sum_to"))
-    return out
-
-
-def _recorded_cast_array(grad: Tensor, dtype: Any) -> Tensor:
-    rec = _active
-    out = _orig_cast_array(grad, dtype)
     if rec is not None and not rec.paused:
-        rec.steps.append(Step("call", low_precision.cast, (rec.ref(grad),), {"dtype": dtype},
-                              rec.outputs((out._data,)), "cast"))
-    return out
+        ins = tuple(rec.ref(x) for x in inputs)
+        rec.steps.append(Step("call", fn, ins, params, rec.outputs(outputs), name))
 
 
-def _recorded_run_accumulate(node: Any, g: Tensor, create_graph: bool, capture: dict,
-                             captured: list, accumulate: bool) -> None:
+def _recorded_accumulate(run: Callable, args: tuple) -> None:
+    """AccumulateGrad during a capture (``run(*args)``: the engine's ``_run_accumulate``):
+    recorded as an ``accumulate`` step, and done as the program will do it."""
+    node, g, create_graph, _capture, _captured, accumulate, listen = args
     rec = _active
     if rec is None or rec.paused or not accumulate:
-        return _orig_run_accumulate(node, g, create_graph, capture, captured, accumulate)
+        return run(*args)
     t = node.variable
     if create_graph:
         rec.graph_break("backward(create_graph=True)")
     elif t._hooks or t._post_hooks:
         rec.graph_break("a hook on a leaf tensor")
     if rec.paused:
-        return _orig_run_accumulate(node, g, create_graph, capture, captured, accumulate)
+        return run(*args)
     rec.backward_ran = True
     if g._data.shape != t._data.shape:
-        g = engine.sum_to(g, t._data.shape)
+        g = engine._heard_sum_to(g, t._data.shape, listen)
     if g._data.dtype != t._data.dtype:
         if g._data.dtype.kind == "c" and t._data.dtype.kind != "c":
             g = g.real
@@ -672,6 +656,33 @@ def _recorded_run_accumulate(node: Any, g: Tensor, create_graph: bool, capture: 
     ins = (rec.ref(g),)
     rec.steps.append(Step("accumulate", accumulate_grad, ins, {}, (), "accumulate_grad", t))
     accumulate_grad(t, g._data)
+
+
+class _CaptureListener(listeners.Listener):
+    """What a capture hears of the core's work (autograd/listeners.py): each op, each
+    OpNode's rule, the engine's own array calls and AccumulateGrad, recorded by the active
+    recorder (the helpers above)."""
+
+    def run_op(self, op: Any, inputs: tuple, params: dict, run: Callable) -> Any:
+        return _recorded_apply(op, inputs, params)
+
+    def run_op_(self, op: Any, target: Any, others: tuple, params: dict, run: Callable) -> Any:
+        return _recorded_apply_(op, target, others, params)
+
+    def run_node(self, node: Any, run: Callable, grads: list) -> Any:
+        if type(node).apply is not _registry.OpNode.apply:  # a custom Function's node...
+            return run(grads)
+        return _recorded_node_apply(node, grads, run)
+
+    def kernel_called(self, name: str, fn: Callable, inputs: tuple, params: dict,
+                      outputs: tuple) -> None:
+        _recorded_kernel(name, fn, inputs, params, outputs)
+
+    def run_accumulate(self, node: Any, run: Callable, *args: Any) -> Any:
+        return _recorded_accumulate(run, args)
+
+
+_LISTENER = _CaptureListener()
 
 
 def _recorded_draw(name: str) -> Callable:
@@ -882,7 +893,8 @@ def _subclasses(base: type) -> list:
 
 @contextmanager
 def recording(rec: Recorder) -> Iterator[Recorder]:
-    """Install the hooks, run the block with ``rec`` active, and take everything back out."""
+    """Listen to the core (``_LISTENER``) and install the method hooks that remain, run the
+    block with ``rec`` active, and take everything back out."""
     global _active
     from .._rng import Engine
     from ..nn.modules.module import Module
@@ -893,8 +905,9 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
         rec.graph_break("the profiler is recording")
     elif _registry._SPECIAL:  # forward-mode AD or saved-tensor hooks are on: not for capture
         rec.graph_break("forward-mode AD or saved-tensor hooks are active")
-    if engine._tracer is not None:
-        rec.graph_break("tapegrad.show.trace is recording")
+    for other in listeners.stack():  # (a listener the capture would keep from hearing)
+        if other.capture_break is not None:
+            rec.graph_break(other.capture_break)
     patches: list[tuple[Any, str, Any]] = []
 
     def patch(owner: Any, name: str, new: Any) -> None:
@@ -902,16 +915,10 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
                         else getattr(owner, name)))
         setattr(owner, name, new)
 
-    patch(forward_ad, "special_apply", _recorded_apply)
-    patch(forward_ad, "special_apply_", _recorded_apply_)
-    patch(engine, "sum_to", _recorded_sum_to)
-    patch(engine, "cast_array", _recorded_cast_array)
-    patch(engine, "_run_accumulate", _recorded_run_accumulate)
     for name in _DRAW_CALLS:
         patch(Engine, name, _recorded_draw(name))
     for name in ("manual_seed", "seed", "set_state"):  # (torch.manual_seed inside the call:
         patch(Engine, name, _opaque(name, Engine.__dict__[name]))  # reseeded at each replay)
-    patch(_registry.OpNode, "apply", _recorded_node_apply)
     for name, why in _BREAKS.items():
         if name in Tensor.__dict__:
             patch(Tensor, name, _breaking(why, Tensor.__dict__[name]))
@@ -947,9 +954,11 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
             patch(opt, "step", _counted_step(opt))
     _active = rec
     _registry.detour("capture", True)
+    listeners.push(_LISTENER)
     try:
         yield rec
     finally:
+        listeners.pop(_LISTENER)
         _active = None
         _registry.detour("capture", False)
         for owner, name, old in reversed(patches):

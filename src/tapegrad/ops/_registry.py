@@ -312,9 +312,6 @@ def value_check(fn: Callable) -> Callable:
 # itself) sets _SPECIAL to False and back.
 _SPECIAL = False
 _DETOURS: set[str] = set()
-# The profiler while it records: ``op_listener(op, in_place, run, *args)`` runs ``run(*args)``
-# (the op) and times it; the detour calls it (autograd/forward_ad.py). None otherwise.
-op_listener: Callable | None = None
 
 
 def detour(listener: str, on: bool) -> None:

@@ -7,37 +7,32 @@
     t.graph().render("g.svg")   # the graph with every edge labelled by its gradient
     t.render("g.svg")           # the same
 
-While a trace is active, ``engine.run_backward`` hands the pass to :meth:`Trace.run_backward`,
-which is the engine's own loop (autograd/engine.py: discover, ready queue, hooks, rule,
-reduce and cast, buffers, AccumulateGrad) with a recorder at each step: the node that popped
+A trace is one of the engine's listeners (autograd/listeners.py): the engine runs its own
+loop and announces each step, and the trace writes down what it hears: the node that popped
 from the ready queue, the gradients in its buffer, the hooks that fired, what its rule sent
 along each edge (after the engine reduced it to the input's shape), what AccumulateGrad added
-into which leaf, and the time the node took. It calls the engine's helpers, so the numbers are
-the engine's numbers; without a trace the engine runs its loop untouched (one ``is None``
-check per backward call).
+into which leaf, and the time the node took (until the next node began). The numbers are the
+engine's numbers. A backward run from inside a hook is not recorded; with traces nested, the
+innermost one records.
 
 Gradients are summarized when recorded (shape, dtype, norm, the values of small tensors); the
 arrays themselves are copied only with ``keep_grads=True``. A traced pass computes the same
-numbers as an untraced one (where the engine would hand a gradient buffer over to ``.grad``
-without a copy, the traced pass may copy it).
+numbers as an untraced one.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
 import sys
 import time
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd import engine as _engine
-from ..autograd import graph as _graph
-from ..autograd.grad_mode import _state
+from ..autograd import listeners
 from ..autograd.graph import AccumulateGrad, Node
 from .graph import GraphView, frame_names, param_names
 from .i18n import resolve_lang
@@ -132,8 +127,10 @@ class Step:
         self.note = ""
 
 
-class Trace:
+class Trace(listeners.Listener):
     """A recorded backward pass (see the module docstring). Use ``show.trace()``."""
+
+    capture_break = "tapegrad.show.trace is recording"
 
     def __init__(self, params: Any = None, *, small: int = 8, keep_grads: bool = False,
                  names: tuple[dict, dict] | None = None, lang: str | None = None) -> None:
@@ -145,233 +142,130 @@ class Trace:
         self.passes: list[list[Tensor]] = []  # the root tensors of each pass
         self._names = names or ({}, {})
         self._leaf_names = {**self._names[0], **param_names(params)}
-        self._previous: Any = None
         self._views: dict[int, GraphView] = {}
+        # while a pass runs: how deep in backward calls (a hook's backward is one more), whether
+        # this pass is recorded, its index, the step of the node running and when it began,
+        # the gradients before its pre-hooks, what AccumulateGrad landed
+        self._depth = 0
+        self._recording = False
+        self._pass_index = 0
+        self._step: Step | None = None
+        self._started = 0.0
+        self._before: list = []
+        self._landed: tuple[Grad, bool, bool] | None = None
 
     # -- the context manager ----------------------------------------------------------------
 
     def __enter__(self) -> Trace:
-        self._previous = _engine._tracer
-        _engine._tracer = self
+        listeners.push(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _engine._tracer = self._previous
-        self._previous = None
+        listeners.pop(self)
 
-    # -- the engine's loop, recorded --------------------------------------------------------
+    # -- the engine's events, recorded ------------------------------------------------------
 
-    def run_backward(self, tensors: Sequence[Tensor], grad_tensors: Sequence[Tensor | None],
-                     retain_graph: bool, create_graph: bool,
-                     inputs: Sequence[Tensor] | None = None, allow_unused: bool = True,
-                     accumulate: bool = True) -> tuple | None:
-        """``engine.run_backward``, step for step, recording each node (see there for the
-        steps). A backward called from inside a hook runs untraced."""
-        saved_tracer = _engine._tracer
-        _engine._tracer = None
-        try:
-            return self._run(tensors, grad_tensors, retain_graph, create_graph, inputs,
-                             accumulate)
-        finally:
-            _engine._tracer = saved_tracer
+    def _hears(self) -> bool:
+        """Whether the events now announced are recorded: those of an outermost pass (not a
+        backward run from inside a hook), while no trace opened inside this one listens."""
+        return self._depth == 1 and self._recording
 
-    def _run(self, tensors: Sequence[Tensor], grad_tensors: Sequence[Tensor | None],
-             retain_graph: bool, create_graph: bool, inputs: Sequence[Tensor] | None,
-             accumulate: bool) -> tuple | None:
-        E = _engine
-        pass_index = len(self.passes)
-        self.passes.append(list(tensors))
-        root_edges = [E._root_edge(t, i) for i, t in enumerate(tensors)]
-        roots = [n for n, _ in root_edges]
-        deps = E._discover(roots)
+    def _close_step(self) -> None:
+        """The node that ran last is done: its time ends now."""
+        if self._step is not None:
+            self._step.seconds = time.perf_counter() - self._started
+            self._step = None
 
-        capture: dict[tuple[Node, int], int] = {}
-        needed: set | None = None
-        if inputs is not None:
-            for i, t in enumerate(inputs):
-                key = (t.grad_fn, t._output_nr) if t.grad_fn is not None else (
-                    E.grad_accumulator(t), 0)
-                capture.setdefault(key, i)
-            needed = E._needed(roots, {n for n, _ in capture})
-        captured: list = [None] * (len(inputs) if inputs is not None else 0)
+    def backward_started(self, roots: Any, inputs: Any) -> None:
+        self._depth += 1
+        if self._depth == 1:
+            traces = [x for x in listeners.stack() if isinstance(x, Trace)]
+            self._recording = bool(traces) and traces[-1] is self  # the innermost trace
+            if self._recording:
+                self._pass_index = len(self.passes)
+                self.passes.append(list(roots))
 
-        buffers: dict[Node, list] = {}
-        for (node, nr), g in zip(root_edges, grad_tensors, strict=True):
-            E._add_to_buffer(buffers, node, nr, g)
+    def backward_finished(self) -> None:
+        if self._hears():
+            self._close_step()
+        self._depth -= 1
 
-        ready: list = []
-        counter = 0
-        for node in buffers:
-            if deps.get(node, 0) == 0:
-                ready.append((-node._seq, counter, node))
-                counter += 1
-        heapq.heapify(ready)
-        push, pop = heapq.heappush, heapq.heappop
-        anomaly = E._anomaly["enabled"]
-        # as the engine: anomaly mode's NaN check, or a watcher of non-finite gradients
-        check_nan = (anomaly and E._anomaly["check_nan"]) or E._anomaly.get("watch") is not None
-        small, keep = self.small, self.keep_grads
-        current: Node | None = None  # the node that runs (anomaly mode's report)
+    def node_started(self, node: Any, grads: list | None) -> None:
+        if not self._hears():
+            return
+        self._close_step()
+        self._started = time.perf_counter()
+        step = Step(len(self.steps), self._pass_index, node)
+        self.steps.append(step)
+        self._step = step
+        step.received = [None if g is None else Grad(g, self.small, self.keep_grads)
+                         for g in (grads or ())]
+        if grads is None or all(g is None for g in grads):
+            step.note = "no gradient reached it"
 
-        prev_mode = _state.enabled
-        _state.enabled = create_graph
-        try:
-            while ready:
-                node = pop(ready)[2]
-                current = node
-                start = time.perf_counter()
-                step = Step(len(self.steps), pass_index, node)
-                self.steps.append(step)
-                grads = buffers.pop(node, None)
-                step.received = [None if g is None else Grad(g, small, keep)
-                                 for g in (grads or ())]
-                n0 = node._n0
-                nexts = () if n0 < 0 else (node._e0, n0) + node._rest
-                n_in = len(nexts) // 2
-                if grads is None or (grads[0] is None and all(g is None for g in grads)):
-                    out: tuple = (None,) * n_in
-                    step.note = "no gradient reached it"
-                else:
-                    hooks = node._hooks
-                    if hooks is not None:
-                        step.hooks += _describe_pre_hooks(hooks, grads)
-                        before = list(grads)
-                        grads = E._call_pre_hooks(hooks, grads, create_graph)
-                        if any(a is not b for a, b in zip(before, grads, strict=False)):
-                            step.hooks.append("(a hook replaced the gradient)")
-                            step.received = [None if g is None else Grad(g, small, keep)
-                                             for g in grads]
-                    if capture:
-                        for nr in range(len(grads)):
-                            slot = capture.get((node, nr))
-                            if slot is not None and grads[nr] is not None and type(node) is not (
-                                AccumulateGrad
-                            ):
-                                captured[slot] = grads[nr]
-                                step.note = "captured for autograd.grad"
-                    if type(node) is AccumulateGrad:
-                        if needed is None or node in needed:
-                            self._accumulate(step, node, grads[0], create_graph, capture,
-                                             captured, accumulate)
-                        else:
-                            step.note = "not asked for (inputs=)"
-                        step.seconds = time.perf_counter() - start
-                        continue
-                    if needed is not None and not any(
-                        c is not None and c in needed for c in nexts[::2]
-                    ):
-                        step.note = "skipped: nothing asked for lies behind it"
-                        step.seconds = time.perf_counter() - start
-                        continue
-                    out = node.apply(grads)
-                    if type(out) is not tuple:
-                        out = tuple(out) if isinstance(out, list) else (out,)
-                    if hooks is not None and hooks.post:
-                        for hook in list(hooks.post.values()):
-                            step.hooks.append(f"post-hook {_hook_name(hook)}")
-                            res = hook(out, tuple(grads))
-                            if res is not None:
-                                out = tuple(res)
-                    if not retain_graph:
-                        node.release()
-                    if len(out) != n_in:
-                        raise RuntimeError(
-                            f"function {node.name()} returned an incorrect number of gradients "
-                            f"(expected {n_in}, got {len(out)})"
-                        )
-                    if check_nan:
-                        E._check_nan(node, out)
-                meta = getattr(node, "input_meta", None)
-                for i in range(n_in):
-                    child = nexts[2 * i]
-                    if child is None:
-                        step.sent.append((i, None, 0, None))
-                        continue
-                    nr = nexts[2 * i + 1]
-                    g = out[i]
-                    if g is not None:
-                        if meta is not None:
-                            m = meta[i]
-                            if m is not None and (
-                                g._data.shape != m[0] or g._data.dtype.num != m[1]
-                            ):
-                                g = E._validate(node, i, g, m)
-                        step.sent.append((i, child, nr, Grad(g, small, keep)))
-                        buf = buffers.get(child)
-                        if buf is None:
-                            buffers[child] = [g] if nr == 0 else [None] * nr + [g]
-                        else:
-                            E._add_to_buffer(buffers, child, nr, g)
-                    else:
-                        step.sent.append((i, child, nr, None))
-                    left = deps[child] - 1
-                    deps[child] = left
-                    if left == 0:
-                        push(ready, (-child._seq, counter, child))
-                        counter += 1
-                out, g = (), None
-                step.seconds = time.perf_counter() - start
-        except Exception:
-            messages = getattr(_graph, "forward_stack_messages", None)
-            if anomaly and messages is not None and current is not None:
-                import warnings  # anomaly mode: where the failing node was made
+    def pre_hooks(self, node: Any, hooks: Any, grads: list) -> None:
+        if self._step is not None and self._hears():
+            self._step.hooks += _describe_pre_hooks(hooks, grads)
+            self._before = list(grads)  # (the hooks replace gradients in the list itself)
 
-                for message in messages(current):
-                    warnings.warn(message, UserWarning, stacklevel=4)
-            raise
-        finally:
-            _state.enabled = prev_mode
+    def pre_hooks_ran(self, node: Any, grads: list) -> None:
+        step = self._step
+        if step is not None and self._hears() and any(
+                a is not b for a, b in zip(self._before, grads, strict=False)):
+            step.hooks.append("(a hook replaced the gradient)")
+            step.received = [None if g is None else Grad(g, self.small, self.keep_grads)
+                             for g in grads]
 
-        if inputs is None:
-            return None
-        return tuple(captured)
+    def captured(self, node: Any) -> None:
+        if self._step is not None and self._hears():
+            self._step.note = "captured for autograd.grad"
 
-    def _accumulate(self, step: Step, node: AccumulateGrad, g: Tensor, create_graph: bool,
-                    capture: dict, captured: list, accumulate: bool) -> None:
-        """engine._run_accumulate, recording the leaf's hooks and what landed in .grad."""
+    def node_skipped(self, node: Any) -> None:
+        if self._step is not None and self._hears():
+            self._step.note = "skipped: nothing asked for lies behind it"
+
+    def post_hooks(self, node: Any, hooks: Any) -> None:
+        if self._step is not None and self._hears():
+            self._step.hooks += [f"post-hook {_hook_name(hook)}" for hook in hooks.post.values()]
+
+    def gradient_sent(self, node: Any, i: int, child: Any, nr: int, grad: Any) -> None:
+        if self._step is not None and self._hears():
+            info = None if grad is None else Grad(grad, self.small, self.keep_grads)
+            self._step.sent.append((i, child, nr, info))
+
+    def run_accumulate(self, node: Any, run: Callable, *args: Any) -> Any:
+        """AccumulateGrad: the hooks it will call, then what landed in which leaf (heard
+        from ``gradient_accumulated``) and the leaf's ``.grad`` after it."""
+        step = self._step
+        if step is None or not self._hears():
+            return run(*args)
         t = node.variable
+        if node._hooks is not None:
+            step.hooks += _describe_pre_hooks(node._hooks, [args[1]])
         for hook in (t._hooks or {}).values():
             step.hooks.append(f"tensor hook {_hook_name(hook)}")
         for hook in (t._post_hooks or {}).values():
             step.hooks.append(f"post-accumulate hook {_hook_name(hook)}")
-        # what lands: the leaf's hooks, then sum_to and cast, as _run_accumulate does them;
-        # recomputed here on a copy-free path only for the record
-        landed = g
-        if t._hooks:
-            for hook in list(t._hooks.values()):
-                res = hook(landed)
-                if res is not None:
-                    landed = res
-            hooks = t._hooks
-            t._hooks = {}
-            try:
-                self._accumulate_plain(step, node, landed, create_graph, capture, captured,
-                                       accumulate)
-            finally:
-                t._hooks = hooks
-            return
-        self._accumulate_plain(step, node, landed, create_graph, capture, captured, accumulate)
+        self._landed = None
+        out = run(*args)
+        if self._landed is not None:
+            added, fresh, stored = self._landed
+            step.accumulated = {
+                "leaf": self._leaf_name(t),
+                "added": added,
+                "grad": Grad(t._grad, self.small, self.keep_grads)
+                if stored and t._grad is not None else None,
+                "fresh": fresh,
+                "stored": stored,
+            }
+            if not stored:
+                step.note = "captured for autograd.grad (not stored in .grad)"
+        return out
 
-    def _accumulate_plain(self, step: Step, node: AccumulateGrad, g: Tensor,
-                          create_graph: bool, capture: dict, captured: list,
-                          accumulate: bool) -> None:
-        t = node.variable
-        small, keep = self.small, self.keep_grads
-        shape = t._data.shape
-        info_g = g if g._data.shape == shape else _engine.sum_to(g, shape)
-        added = Grad(info_g, small, keep)
-        fresh = t._grad is None
-        del info_g
-        _engine._run_accumulate(node, g, create_graph, capture, captured, accumulate)
-        step.accumulated = {
-            "leaf": self._leaf_name(t),
-            "added": added,
-            "grad": Grad(t._grad, small, keep) if accumulate and t._grad is not None else None,
-            "fresh": fresh,
-            "stored": accumulate,
-        }
-        if not accumulate:
-            step.note = "captured for autograd.grad (not stored in .grad)"
+    def gradient_accumulated(self, node: Any, grad: Any, stored: bool) -> None:
+        if self._step is not None and self._hears():
+            self._landed = (Grad(grad, self.small, self.keep_grads),
+                            node.variable._grad is None, stored)
 
     def _leaf_name(self, t: Tensor) -> str:
         name = self._leaf_names.get(id(t))

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd import graph as _graph
+from ..autograd import listeners as autograd_listeners
 from ..autograd.grad_mode import is_grad_enabled
 
 __all__ = ["ForwardWatch", "ModuleCall", "listen", "unlisten"]
@@ -44,17 +44,30 @@ _LISTENERS: list[Any] = []  # attached ForwardWatch and Monitor objects
 _ORIGINAL: dict[str, Callable] = {}
 
 
+class _NonFinite(autograd_listeners.Listener):
+    """The engine's listener during a watched backward: tells the watchers of each node that
+    returned a NaN or infinite gradient (its first such output)."""
+
+    def __init__(self, watchers: list) -> None:
+        self.watchers = watchers
+
+    def node_returned(self, node: Any, grads: tuple) -> None:
+        for i, g in enumerate(grads):
+            if g is None or not (g.dtype.is_floating_point or g.dtype.is_complex):
+                continue
+            if not np.isfinite(g._data).all():
+                for obj in self.watchers:
+                    obj._on_nonfinite(node, i)
+                return
+
+
 def _backward_watched(self: Tensor, *args: Any, **kwargs: Any) -> None:
-    listeners = list(_LISTENERS)
-    for obj in listeners:
+    watchers = list(_LISTENERS)
+    for obj in watchers:
         obj._before_backward(self)
-    prev = _graph._anomaly["watch"]
-    _graph._anomaly["watch"] = lambda node, i: [obj._on_nonfinite(node, i) for obj in listeners]
-    try:
+    with autograd_listeners.listening(_NonFinite(watchers)):
         _ORIGINAL["backward"](self, *args, **kwargs)
-    finally:
-        _graph._anomaly["watch"] = prev
-    for obj in listeners:
+    for obj in watchers:
         obj._after_backward(self)
 
 
