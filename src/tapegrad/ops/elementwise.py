@@ -17,10 +17,11 @@ import numpy as np
 from .. import _blas, _dtype
 from .._out import rule as out_rule
 from .._tensor import Tensor
+from ..autograd.engine import register_grad_copy
 from ..autograd.grad_mode import _state
+from ..kernels.low_precision import widen as _widen
 from . import _registry
 from ._registry import apply_, defop, nondiff
-from .low_precision import widen as _widen
 
 _SCALARS = (int, float, bool, complex)
 
@@ -1918,6 +1919,14 @@ def copy_backward(ctx: Any, grad: Tensor) -> tuple:
     # the old values are overwritten; src gets the gradient
     need_dst, need_src = ctx.needs_input_grad
     return (grad * 0 if need_dst else None), grad
+
+
+def _grad_copy(grad: Tensor) -> Tensor:
+    """A gradient copied for a leaf's ``.grad`` by a create_graph backward, differentiably."""
+    return _copy(Tensor._make(np.empty_like(grad._data)), grad)
+
+
+register_grad_copy(_grad_copy)
 
 
 def copy_(target: Tensor, src: Any) -> Tensor:

@@ -14,10 +14,10 @@ import numpy as np
 from .. import _dtype, _out
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.grad_mode import _state
+from ..kernels.sums import fast_sum as _fast_sum
 from . import _registry, low_precision
 from ._registry import arrays_of, defop, tensors_of
 from .elementwise import _binary
-from .reduction import _fast_sum
 from .shape import _unsafe_view
 
 
