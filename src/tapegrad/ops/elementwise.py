@@ -22,6 +22,7 @@ from ..autograd.grad_mode import _state
 from ..kernels.low_precision import widen as _widen
 from . import _registry
 from ._registry import apply_, defop, nondiff
+from ._tangents import linear_tangent, multilinear_tangent
 
 _SCALARS = (int, float, bool, complex)
 
@@ -1946,8 +1947,6 @@ def copy_(target: Tensor, src: Any) -> Tensor:
 # ---------------------------------------------------------------------------------------------
 
 def _tangent_rules() -> None:
-    from ..autograd.forward_ad import linear_tangent, multilinear_tangent
-
     _add.jvp(linear_tangent(_add, (0, 1)))  # d(a + alpha b) = da + alpha db
     _sub.jvp(linear_tangent(_sub, (0, 1)))
     _neg.jvp(linear_tangent(_neg))

@@ -20,6 +20,7 @@ from .._tensor import Tensor, _wrap_dim
 from ..kernels.sums import ones_vector
 from . import _registry
 from ._registry import defop, nondiff
+from ._tangents import linear_tangent
 from .elementwise import reject_complex
 
 
@@ -1058,8 +1059,6 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 
 
 def _tangent_rules() -> None:  # forward mode: sums and means are linear
-    from ..autograd.forward_ad import linear_tangent
-
     for op in (_sum, _sum_dim, _mean, _mean_dim):
         op.jvp(linear_tangent(op))
 

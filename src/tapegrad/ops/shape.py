@@ -18,10 +18,10 @@ from .. import _dtype, _memory_format
 from .._out import rule as out_rule
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.engine import sum_to
-from ..autograd.forward_ad import linear_tangent
 from ..autograd.grad_mode import _state
 from ..kernels import low_precision
 from ._registry import apply, defop, scalar_type_name
+from ._tangents import linear_tangent
 
 
 def _shape_arg(size: tuple) -> tuple:
