@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _device as _device_mod
-from . import _dtype
+from . import _dtype, _printing
 from . import _layout as _layout_mod
 from . import _memory_format as _mf_mod
 from ._dtype import dtype as DType
@@ -558,8 +558,6 @@ class Tensor:
     def _repr_html_(self) -> str:
         """Jupyter's rich display: the tensor's ``repr`` with its shape, dtype and grad state
         (``_printing.py``)."""
-        from . import _printing
-
         return _printing.html_summary(self)
 
     def _scalar(self, kind: type, stacklevel: int = 3) -> Any:
@@ -633,6 +631,12 @@ class Tensor:
         memo[id(self)] = new
         return new
 
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """``to(dtype)``, ``to('cpu')``, ``to(other)``: a converted tensor (self if unchanged).
+        torch's three forms and when they copy: ``_conversions.py``; ``x.float()``, ``x.long()``,
+        ... are its shorthands (``_conversions.SHORTHANDS``)."""
+        return _above.to(self, *args, **kwargs)
+
     def cpu(self, *, memory_format: Any = None) -> Tensor:
         return self
 
@@ -673,11 +677,12 @@ class Tensor:
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
 
+    def clone(self, *, memory_format: Any = None) -> Tensor:
+        return _above.clone(self)
+
     # -- printing --------------------------------------------------------------------------------
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:
-        from . import _printing
-
         try:
             fn = self.grad_fn
         except RuntimeError:  # a view whose grad_fn can no longer be made (torch: <Invalid>)
@@ -715,6 +720,9 @@ class _Above:
     view_grad_fn: Callable[[Tensor], Any]
     # the registry's note that an inference tensor was made to require grad (ops/_registry.py)
     inference_requires_grad: Callable[[], None]
+    # Tensor.to's conversion (_conversions.py) and Tensor.clone's op (ops/shape.py)
+    to: Callable[..., Tensor]
+    clone: Callable[[Tensor], Tensor]
 
 
 _above = _Above()

@@ -1,6 +1,6 @@
 """The Tensor's methods that run ops, make new tensors or convert: its operators (``x + y``,
-``x[i]``, ``x == y``), its in-place methods (``add_``, ``copy_``, ``x[i] = v``), ``to``,
-``type``, ``clone``, the ``new_*`` family, and the legacy constructor ``Tensor(2, 3)``.
+``x[i]``, ``x == y``), its in-place methods (``add_``, ``copy_``, ``x[i] = v``), ``type``,
+``contiguous``, the ``new_*`` family, and the legacy constructor ``Tensor(2, 3)``.
 
 _tensor.py holds the Tensor's data and metadata and sits below the graph and the ops; these
 methods call the ops, so they are written here, above the ops, as the body of a class that is
@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _conversions as _conversions_mod
 from . import _creation
 from . import _legacy as _legacy_mod
 from . import _memory_format as _mf_mod
@@ -29,7 +28,10 @@ from .ops import shape as _ops_shape
 
 # A type checker reads the methods as a Tensor's (``self`` is a Tensor); at run time the class
 # is a plain holder whose attributes are copied onto Tensor.
-_Holder: Any = Tensor if TYPE_CHECKING else object
+if TYPE_CHECKING:
+    _Holder = Tensor
+else:
+    _Holder = object
 
 
 class _TensorMethods(_Holder):
@@ -66,19 +68,10 @@ class _TensorMethods(_Holder):
     def __reduce_ex__(self, proto: Any) -> Any:
         return (_creation._rebuild, (self._data.copy(), self._requires_grad))
 
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """``to(dtype)``, ``to('cpu')``, ``to(other)``: a converted tensor (self if unchanged).
-        torch's three forms and when they copy: ``_conversions.py``; ``x.float()``, ``x.long()``,
-        ... are its shorthands (``_conversions.SHORTHANDS``)."""
-        return _conversions_mod.to(self, *args, **kwargs)
-
     def type(self, dtype: Any = None, non_blocking: builtins.bool = False, *,
              memory_format: Any = None) -> Any:
         """'torch.FloatTensor'...; ``type(torch.DoubleTensor)`` converts (see _legacy.py)."""
         return _legacy_mod.tensor_type(self, dtype, non_blocking)
-
-    def clone(self, *, memory_format: Any = None) -> Tensor:
-        return _ops_shape.clone(self)
 
     def contiguous(self, *, memory_format: Any = _mf_contiguous) -> Tensor:
         if memory_format is not None and memory_format is not _mf_contiguous:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype, _memory_format
 from .._out import rule as out_rule
-from .._tensor import Tensor, _wrap_dim
+from .._tensor import Tensor, _wrap_dim, install_above
 from ..autograd.engine import sum_to
 from ..autograd.grad_mode import _state
 from ..kernels import low_precision
@@ -656,6 +656,9 @@ def clone_backward(ctx: Any, grad: Tensor) -> tuple:  # identity
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     return _clone(input)
+
+
+install_above(clone=clone)  # Tensor.clone
 
 
 @defop("to_copy", node="ToCopyBackward0")
