@@ -15,6 +15,7 @@ import math as _math
 from typing import Any as _Any
 
 from . import _allocator, _dtype
+from . import _methods, _tensor_methods  # noqa: F401  (the Tensor's methods, attached)
 from ._blas import get_num_threads, set_num_threads
 from ._creation import (
     allclose,

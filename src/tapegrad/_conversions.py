@@ -22,7 +22,7 @@ from . import _dtype
 from . import _memory_format as mf
 from ._device import check as check_device
 from ._device import device
-from ._tensor import Tensor
+from ._tensor import Tensor, install_above
 
 _SIGNATURES = (
     "(torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
@@ -131,6 +131,9 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if type(dt) in (bool, float, complex):
         dt = type(dt)
     return convert(self, None if dt is None else _dtype.to_dtype(dt), copy, fmt)
+
+
+install_above(to=to)  # Tensor.to
 
 
 def convert(self: Tensor, dt: Any, copy: bool = False, fmt: Any = None) -> Tensor:

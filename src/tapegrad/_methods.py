@@ -1,13 +1,14 @@
 """The method forms of the functional ops: ``x.exp()`` is ``tapegrad.exp(x)``.
 
-``_tensor._install_methods`` attaches every entry of ``METHODS`` to Tensor, so the class body
-stays about the tensor itself while each op keeps one definition in ``ops/``.
+``_attach`` puts every entry of ``METHODS`` on Tensor when ``tapegrad`` is imported, so the
+class body stays about the tensor itself while each op keeps one definition in ``ops/``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ._tensor import Tensor
 from .ops import elementwise as ew
 from .ops import indexing as ix
 from .ops import linalg as la
@@ -586,3 +587,17 @@ def _protocol_methods() -> dict[str, Any]:
 
 
 METHODS.update(_protocol_methods())
+
+
+def _attach() -> None:
+    """Attach the method forms of the functional ops (x.exp(), x.sum(dim=1), ...)."""
+    for name, fn in METHODS.items():
+        setattr(Tensor, name, fn)
+    Tensor.T = property(lambda self: sh.numpy_T(self))  # type: ignore[attr-defined]
+    Tensor.mT = property(lambda self: sh.matrix_transpose(self))  # type: ignore
+    Tensor.mH = Tensor.mT  # type: ignore[attr-defined]  # (ops/complex.py: the conjugate one)
+    Tensor.H = property(  # type: ignore[attr-defined]  # a matrix: its transpose
+        lambda self: sh.transpose(self, 0, 1) if self.ndim == 2 else sh.numpy_T(self))
+
+
+_attach()

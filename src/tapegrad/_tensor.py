@@ -22,8 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _dtype
+from . import _device as _device_mod
+from . import _dtype, _printing
+from . import _layout as _layout_mod
+from . import _memory_format as _mf_mod
 from ._dtype import dtype as DType
+from ._grad_state import _state as _grad_state
 from ._memory_format import contiguous_format as _mf_contiguous
 from ._naming import public
 
@@ -128,23 +132,28 @@ class Tensor:
     _fw_grad: Any = None  # the tangent under forward-mode AD (autograd/forward_ad.py)
     _grad_dtype: Any = False  # a leaf's grad_dtype: False its dtype, None any (engine.py)
 
-    if TYPE_CHECKING:  # the op methods are attached by _install_methods(); tell type checkers
+    if TYPE_CHECKING:  # tell type checkers about the methods attached from above the ops
 
+        # the method forms of the functional ops (_methods.py) and the rest (_tensor_methods.py)
         def __getattr__(self, name: str) -> Any: ...
 
+        # the legacy constructor and the operators (_tensor_methods.py)
+        def __new__(cls, *args: Any, **kwargs: Any) -> Tensor: ...
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+        def __getitem__(self, index: Any, /) -> Tensor: ...
+        def __setitem__(self, index: Any, value: Any) -> None: ...
+        def __add__(self, other: Any) -> Tensor: ...
+        def __eq__(self, other: Any) -> Any: ...  # type: ignore[override]
+        def __ne__(self, other: Any) -> Any: ...  # type: ignore[override]
+        def __neg__(self) -> Tensor: ...
+        __iadd__ = __isub__ = __imul__ = __itruediv__ = __add__
+        __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = __add__
+        __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __add__
+        __matmul__ = __rmatmul__ = __lt__ = __le__ = __gt__ = __ge__ = __add__
+        __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __add__
+        __abs__ = __invert__ = __neg__
+
     # -- construction ----------------------------------------------------------------------------
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
-        # The legacy constructor (see _legacy.py): Tensor(2, 3) has sizes, Tensor([1, 2]) data.
-        if cls is Tensor:
-            return _legacy_mod.construct(None, args, kwargs)
-        self = object.__new__(cls)
-        Tensor._init(self, np.empty(0, dtype=np.float32))
-        return self
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if type(self) is not Tensor and (args or kwargs):  # a subclass: MyTensor([1, 2])
-            self._data = _legacy_mod.construct(None, args, kwargs)._data
 
     @staticmethod
     def _init(t: Tensor, data: np.ndarray, requires_grad: bool = False) -> None:
@@ -294,7 +303,7 @@ class Tensor:
         base's history, when the base or another view of it was changed in place since."""
         if self._base is None:
             return self._grad_fn
-        return _views.view_grad_fn(self)
+        return _above.view_grad_fn(self)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set requires_grad in place on a leaf (torch's errors for the rest)."""
@@ -309,13 +318,13 @@ class Tensor:
         if requires_grad:
             if self._data.dtype.kind not in "fc" and self.dtype.name != "bfloat16":
                 raise RuntimeError("only Tensors of floating point dtype can require gradients")
-            if self._inference and not _grad_mode._state.inference:
+            if self._inference and not _grad_state.inference:
                 raise RuntimeError(
                     "Setting requires_grad=True on inference tensor outside InferenceMode is not "
                     "allowed."
                 )
-            if self._inference or _grad_mode._state.inference:
-                _ops_registry.inference_requires_grad()
+            if self._inference or _grad_state.inference:
+                _above.inference_requires_grad()
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -405,18 +414,8 @@ class Tensor:
     def _is_view(self) -> builtins.bool:
         return self._base is not None
 
-    def _view_func(self, new_base: Tensor) -> Tensor:
-        """This view made again on ``new_base``: its recorded view ops (with view replay on when
-        it was made), else as_strided with its geometry (torch's ``_view_func``)."""
-        return _views.replay_view(new_base, _views.replay_chain(self))
-
     def _view_func_unsafe(self, new_base: Tensor) -> Tensor:
         return self._view_func(new_base)
-
-    def _rev_view_func_unsafe(self, new_view: Tensor) -> Tensor:
-        """A tensor laid out as this view's base, viewing ``new_view`` (torch's reverse view
-        function): as_strided of ``new_view`` with the base's geometry, relative to the view."""
-        return _views.reverse_view(self, new_view)
 
     def is_inference(self) -> bool:
         return self._inference
@@ -524,7 +523,7 @@ class Tensor:
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         if not force:
-            if self.requires_grad and _grad_mode._state.grad_mode:
+            if self.requires_grad and _grad_state.grad_mode:
                 raise RuntimeError(
                     "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                     "instead."
@@ -559,15 +558,13 @@ class Tensor:
     def _repr_html_(self) -> str:
         """Jupyter's rich display: the tensor's ``repr`` with its shape, dtype and grad state
         (``_printing.py``)."""
-        from . import _printing
-
         return _printing.html_summary(self)
 
     def _scalar(self, kind: type, stacklevel: int = 3) -> Any:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         # torch warns only with grad mode on (so not inside an optimizer's step)
-        if self._requires_grad and not _WARNED_ONCE.get("scalar") and _grad_mode._state.enabled:
+        if self._requires_grad and not _WARNED_ONCE.get("scalar") and _grad_state.enabled:
             _WARNED_ONCE["scalar"] = True  # torch's TORCH_WARN_ONCE: once per process
             warnings.warn(
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
@@ -615,9 +612,6 @@ class Tensor:
     def __hash__(self) -> int:
         return id(self)
 
-    def __reduce_ex__(self, proto: Any) -> Any:
-        return (_creation._rebuild, (self._data.copy(), self._requires_grad))
-
     def __deepcopy__(self, memo: dict) -> Tensor:
         if self.grad_fn is not None:
             raise RuntimeError(
@@ -641,12 +635,7 @@ class Tensor:
         """``to(dtype)``, ``to('cpu')``, ``to(other)``: a converted tensor (self if unchanged).
         torch's three forms and when they copy: ``_conversions.py``; ``x.float()``, ``x.long()``,
         ... are its shorthands (``_conversions.SHORTHANDS``)."""
-        return _conversions_mod.to(self, *args, **kwargs)
-
-    def type(self, dtype: Any = None, non_blocking: builtins.bool = False, *,
-             memory_format: Any = None) -> Any:
-        """'torch.FloatTensor'...; ``type(torch.DoubleTensor)`` converts (see _legacy.py)."""
-        return _legacy_mod.tensor_type(self, dtype, non_blocking)
+        return _above.to(self, *args, **kwargs)
 
     def cpu(self, *, memory_format: Any = None) -> Tensor:
         return self
@@ -689,62 +678,11 @@ class Tensor:
         return self.to(other.dtype)
 
     def clone(self, *, memory_format: Any = None) -> Tensor:
-        return _ops_shape.clone(self)
-
-    def contiguous(self, *, memory_format: Any = _mf_contiguous) -> Tensor:
-        if memory_format is not None and memory_format is not _mf_contiguous:
-            return _mf_mod.contiguous(self, memory_format)  # channels_last, ...
-        return self if self._data.flags.c_contiguous else _ops_shape.clone(self)
-
-    # new_*: self's dtype unless given; the device is self's (the CPU) unless given.
-    def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None,
-                   requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.tensor(data, dtype=dtype or self.dtype, device=_here(device),
-                                requires_grad=requires_grad)
-
-    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
-                  requires_grad: builtins.bool = False, layout: Any = None,
-                  pin_memory: builtins.bool = False) -> Tensor:
-        return _creation.zeros(*size, dtype=dtype or self.dtype, device=_here(device),
-                               requires_grad=requires_grad, pin_memory=pin_memory)
-
-    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
-                 requires_grad: builtins.bool = False, layout: Any = None,
-                 pin_memory: builtins.bool = False) -> Tensor:
-        return _creation.ones(*size, dtype=dtype or self.dtype, device=_here(device),
-                              requires_grad=requires_grad, pin_memory=pin_memory)
-
-    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, layout: Any = None,
-                 device: Any = None, pin_memory: builtins.bool = False,
-                 requires_grad: builtins.bool = False) -> Tensor:
-        return _creation.full(size, fill_value, dtype=dtype or self.dtype,
-                              device=_here(device), requires_grad=requires_grad,
-                              pin_memory=pin_memory)
-
-    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
-                  requires_grad: builtins.bool = False, layout: Any = None,
-                  pin_memory: builtins.bool = False) -> Tensor:
-        return _creation.zeros(*size, dtype=dtype or self.dtype, device=_here(device),
-                               requires_grad=requires_grad, pin_memory=pin_memory)
-
-    def equal(self, other: Tensor) -> builtins.bool:
-        return _creation.equal(self, other)
-
-    def allclose(self, other: Tensor, rtol: builtins.float = 1e-05,
-                 atol: builtins.float = 1e-08,
-                 equal_nan: builtins.bool = False) -> builtins.bool:
-        return _creation.allclose(self, other, rtol, atol, equal_nan)
-
-    def isclose(self, other: Tensor, rtol: builtins.float = 1e-05,
-                atol: builtins.float = 1e-08,
-                equal_nan: builtins.bool = False) -> Tensor:
-        return _creation.isclose(self, other, rtol, atol, equal_nan)
+        return _above.clone(self)
 
     # -- printing --------------------------------------------------------------------------------
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:
-        from . import _printing
-
         try:
             fn = self.grad_fn
         except RuntimeError:  # a view whose grad_fn can no longer be made (torch: <Invalid>)
@@ -767,201 +705,35 @@ class Tensor:
             return self._data.item().__format__(format_spec)
         return object.__format__(self, format_spec)
 
-    # -- in-place ops (version counter, history rewriting: ops/_registry.apply_) ----------------
-
-    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return _ops_ew.add_(self, other, alpha=alpha)
-
-    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return _ops_ew.sub_(self, other, alpha=alpha)
-
-    def mul_(self, other: Any) -> Tensor:
-        return _ops_ew.mul_(self, other)
-
-    def div_(self, other: Any, *, rounding_mode: Any = None) -> Tensor:
-        return _ops_ew.div_(self, other, rounding_mode=rounding_mode)
-
-    def pow_(self, exponent: Any) -> Tensor:
-        return _ops_ew.pow_(self, exponent)
-
-    def neg_(self) -> Tensor:
-        return _ops_ew.inplace("neg", self)
-
-    def exp_(self) -> Tensor:
-        return _ops_ew.inplace("exp", self)
-
-    def log_(self) -> Tensor:
-        return _ops_ew.inplace("log", self)
-
-    def sqrt_(self) -> Tensor:
-        return _ops_ew.inplace("sqrt", self)
-
-    def abs_(self) -> Tensor:
-        return _ops_ew.inplace("abs", self)
-
-    def sigmoid_(self) -> Tensor:
-        return _ops_ew.inplace("sigmoid", self)
-
-    def tanh_(self) -> Tensor:
-        return _ops_ew.inplace("tanh", self)
-
-    def relu_(self) -> Tensor:
-        return _ops_ew.inplace("relu", self)
-
-    def sin_(self) -> Tensor:
-        return _ops_ew.inplace("sin", self)
-
-    def cos_(self) -> Tensor:
-        return _ops_ew.inplace("cos", self)
-
-    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
-        return _ops_ew.clamp_(self, min, max)
-
-    clip_ = clamp_
-
-    def zero_(self) -> Tensor:
-        return _ops_ew.zero_(self)
-
-    def fill_(self, value: Any) -> Tensor:
-        return _ops_ew.fill_(self, value)
-
-    def copy_(self, other: Any = None, non_blocking: builtins.bool = False, *,
-              src: Any = None) -> Tensor:
-        """Copy ``other`` (a tensor, or ``src=``: torch's name in its storage form) into self."""
-        if other is None:
-            if src is None:
-                raise TypeError('copy_() missing 1 required positional arguments: "other"')
-            other = src
-        return _ops_ew.copy_(self, other)
-
-    def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
-        return _ops_idx.masked_fill_(self, mask, value)
-
-    def index_put_(self, indices: Any, values: Any, accumulate: builtins.bool = False) -> Tensor:
-        return _ops_idx.index_put_(self, indices, values, accumulate)
-
-    def scatter_(self, dim: builtins.int, index: Tensor, src: Any = None, *,
-                 value: Any = None, reduce: Any = None) -> Tensor:
-        return _ops_idx.scatter_(self, dim, index, src, value=value)
-
-    def scatter_add_(self, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
-        return _ops_idx.scatter_add_(self, dim, index, src)
-
-    def __setitem__(self, index: Any, value: Any, /) -> None:
-        _ops_idx.setitem(self, index, value)
-
-    def __iadd__(self, other: Any) -> Tensor:
-        return _ops_ew.add_(self, other)
-
-    def __isub__(self, other: Any) -> Tensor:
-        return _ops_ew.sub_(self, other)
-
-    def __imul__(self, other: Any) -> Tensor:
-        return _ops_ew.mul_(self, other)
-
-    def __itruediv__(self, other: Any) -> Tensor:
-        return _ops_ew.div_(self, other)
-
-    # -- arithmetic ------------------------------------------------------------------------------
-
-    def __add__(self, other: Any) -> Tensor:
-        return _ops_ew.add(self, other)
-
-    def __radd__(self, other: Any) -> Tensor:
-        return _ops_ew.add(self, other)
-
-    def __sub__(self, other: Any) -> Tensor:
-        return _ops_ew.sub(self, other)
-
-    def __rsub__(self, other: Any) -> Tensor:
-        return _ops_ew.rsub(self, other)
-
-    def __mul__(self, other: Any) -> Tensor:
-        return _ops_ew.mul(self, other)
-
-    def __rmul__(self, other: Any) -> Tensor:
-        return _ops_ew.mul(self, other)
-
-    def __truediv__(self, other: Any) -> Tensor:
-        return _ops_ew.div(self, other)
-
-    def __rtruediv__(self, other: Any) -> Tensor:
-        return _ops_ew.rdiv(self, other)
-
-    def __floordiv__(self, other: Any) -> Tensor:
-        return _ops_ew.floor_divide(self, other)
-
-    def __rfloordiv__(self, other: Any) -> Tensor:
-        return _ops_ew.floor_divide(other, self)
-
-    def __mod__(self, other: Any) -> Tensor:
-        return _ops_ew.remainder(self, other)
-
-    def __rmod__(self, other: Any) -> Tensor:
-        return _ops_ew.remainder(other, self)
-
-    def __pow__(self, exponent: Any) -> Tensor:
-        return _ops_ew.pow(self, exponent)
-
-    def __rpow__(self, other: Any) -> Tensor:
-        return _ops_ew.pow(other, self)
-
-    def __neg__(self) -> Tensor:
-        return _ops_ew.neg(self)
-
     def __pos__(self) -> Tensor:
         return self
 
-    def __abs__(self) -> Tensor:
-        return _ops_ew.abs(self)
-
-    def __matmul__(self, other: Any) -> Tensor:
-        return _ops_la.matmul(self, other)
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return _ops_la.matmul(other, self)
-
-    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
-        return _ops_ew.compare("eq", self, other)
-
-    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
-        return _ops_ew.compare("ne", self, other)
-
-    def __lt__(self, other: Any) -> Tensor:
-        return _ops_ew.compare("lt", self, other)
-
-    def __le__(self, other: Any) -> Tensor:
-        return _ops_ew.compare("le", self, other)
-
-    def __gt__(self, other: Any) -> Tensor:
-        return _ops_ew.compare("gt", self, other)
-
-    def __ge__(self, other: Any) -> Tensor:
-        return _ops_ew.compare("ge", self, other)
-
-    def __invert__(self) -> Tensor:
-        return _ops_ew.bitwise("invert", self)
-
-    def __and__(self, other: Any) -> Tensor:
-        return _ops_ew.bitwise("and", self, other)
-
-    __rand__ = __and__
-
-    def __or__(self, other: Any) -> Tensor:
-        return _ops_ew.bitwise("or", self, other)
-
-    __ror__ = __or__
-
-    def __xor__(self, other: Any) -> Tensor:
-        return _ops_ew.bitwise("xor", self, other)
-
-    __rxor__ = __xor__
-
-    def __getitem__(self, index: Any, /) -> Tensor:
-        return _ops_idx.getitem(self, index)
-
     __array_priority__ = 1000  # NumPy scalars defer to our reflected operators
     __array_ufunc__ = None
+
+
+class _Above:
+    """What the Tensor needs from the layers above it, which it cannot import (they import it):
+    each is installed with ``install_above`` by the module that provides it, when imported."""
+
+    # a view's grad_fn, made again through its base's history (ops/_views.py)
+    view_grad_fn: Callable[[Tensor], Any]
+    # the registry's note that an inference tensor was made to require grad (ops/_registry.py)
+    inference_requires_grad: Callable[[], None]
+    # Tensor.to's conversion (_conversions.py) and Tensor.clone's op (ops/shape.py)
+    to: Callable[..., Tensor]
+    clone: Callable[[Tensor], Tensor]
+
+
+_above = _Above()
+
+
+def install_above(**hooks: Callable) -> None:
+    """Install hooks of ``_Above`` by name (``install_above(view_grad_fn=...)``)."""
+    for name, hook in hooks.items():
+        if name not in _Above.__annotations__:
+            raise TypeError(f"Tensor has no hook named {name!r}")
+        setattr(_above, name, hook)
 
 
 class _Invalid:
@@ -975,11 +747,6 @@ class _Invalid:
 _INVALID = _Invalid()
 
 
-def _here(device: Any) -> Any:
-    """The device of a ``new_*`` tensor: self's (the CPU), not the default device, unless given."""
-    return CPU if device is None else device
-
-
 def _wrap_dim(dim: int, ndim: int) -> int:
     """A dim in [-ndim, ndim) made non-negative, or torch's IndexError."""
     n = max(ndim, 1)
@@ -988,34 +755,3 @@ def _wrap_dim(dim: int, ndim: int) -> int:
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
         )
     return dim % n
-
-
-def _install_methods() -> None:
-    """Attach the method forms of the functional ops (x.exp(), x.sum(dim=1), ...)."""
-    from . import _methods
-
-    for name, fn in _methods.METHODS.items():
-        setattr(Tensor, name, fn)
-    Tensor.T = property(lambda self: _ops_shape.numpy_T(self))  # type: ignore[attr-defined]
-    Tensor.mT = property(lambda self: _ops_shape.matrix_transpose(self))  # type: ignore
-    Tensor.mH = Tensor.mT  # type: ignore[attr-defined]  # (ops/complex.py: the conjugate one)
-    Tensor.H = property(  # type: ignore[attr-defined]  # a matrix: its transpose
-        lambda self: _ops_shape.transpose(self, 0, 1) if self.ndim == 2 else
-        _ops_shape.numpy_T(self))
-
-
-from . import _conversions as _conversions_mod  # noqa: E402  (Tensor.to)
-from . import _creation  # noqa: E402
-from . import _device as _device_mod  # noqa: E402
-from . import _layout as _layout_mod  # noqa: E402  (torch.strided)
-from . import _legacy as _legacy_mod  # noqa: E402  (the legacy constructor, type())
-from . import _memory_format as _mf_mod  # noqa: E402  (channels_last, ...)
-from .autograd import grad_mode as _grad_mode  # noqa: E402
-from .ops import _registry as _ops_registry  # noqa: E402
-from .ops import _views  # noqa: E402  (view tracking: grad_fn, _view_func)
-from .ops import elementwise as _ops_ew  # noqa: E402
-from .ops import indexing as _ops_idx  # noqa: E402
-from .ops import linalg as _ops_la  # noqa: E402
-from .ops import shape as _ops_shape  # noqa: E402
-
-_install_methods()

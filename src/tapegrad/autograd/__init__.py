@@ -2,10 +2,23 @@
 
 ``backward`` and ``grad`` check their arguments the way torch does and hand over to
 ``engine.run_backward``.
+
+This package is two layers. Its core -- the graph (``graph``), the grad modes (``grad_mode``),
+the backward engine (``engine``) and the entry points defined here -- sits below the ops: every
+op module imports ``autograd.graph`` and ``autograd.grad_mode``, and importing any of them runs
+this file first, so this file imports only the core (and what imports no op: ``functional``,
+``gradcheck``, ``Variable``). The parts built on the ops -- custom ``Function`` (``function``,
+which makes views through ops/_views.py) and forward-mode AD (``forward_ad``, the registry's
+detour) -- are loaded on first use through the one table ``_LAZY`` and ``__getattr__`` below
+(PEP 562), as torchvision.datasets loads its datasets: ``from tapegrad.autograd import Function``
+and ``import tapegrad.autograd.forward_ad as fwAD`` work as before. Moving the core into a
+package of its own would have renamed ``tapegrad.autograd.graph`` and ``.engine``, which users,
+the tests and the tools reach by those names.
 """
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -13,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .._naming import public
-from .._tensor import _WARNED_ONCE, Tensor
+from .._tensor import _WARNED_ONCE, Size, Tensor
 from . import engine, graph, listeners
 from .grad_mode import _force_original_view_tracking as _force_original_view_tracking
 from .grad_mode import _unsafe_preserve_version_counter as _unsafe_preserve_version_counter
@@ -50,8 +63,6 @@ def _as_tuple(x: Any) -> tuple:
 def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) -> list:
     """torch's ``_make_grads``: ones for implicit scalar gradients, shape and dtype checks for
     the given ones (an extra gradient past the last output is ignored, as torch's zip does)."""
-    from .._tensor import Size
-
     out: list[Tensor | None] = []
     for i, (t, g) in enumerate(zip(outputs, grads, strict=False)):
         if isinstance(t, GradientEdge):
@@ -389,8 +400,7 @@ def is_anomaly_check_nan_enabled() -> bool:
 
 
 from .._legacy import Variable  # noqa: E402  (the legacy constructor, see _legacy.py)
-from . import forward_ad, functional  # noqa: E402
-from .function import Function, FunctionCtx, once_differentiable  # noqa: E402
+from . import functional  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 
 __all__ = [
@@ -432,20 +442,23 @@ def variable(*args: Any, **kwargs: Any) -> Any:
                        "instead")
 
 
-# torch.autograd.profiler and what torch.autograd shows of it, loaded on first use
-_LAZY_MODULES = {"profiler", "profiler_util", "anomaly_mode"}
-_LAZY_NAMES = {"kineto_available": "profiler", "DeviceType": "profiler_util",
-               "ProfilerActivity": "..profiler.profiler",
-               "has_torch_function": "..overrides"}
+# What is loaded on first use (the module docstring says why): a submodule, by its name (None),
+# or a name, by the module that defines it (relative to this package).
+_LAZY: dict[str, str | None] = {
+    # above the ops: custom Function and forward-mode AD
+    "function": None, "forward_ad": None,
+    "Function": ".function", "FunctionCtx": ".function", "once_differentiable": ".function",
+    # torch.autograd.profiler and what torch.autograd shows of it
+    "profiler": None, "profiler_util": None, "anomaly_mode": None,
+    "kineto_available": ".profiler", "DeviceType": ".profiler_util",
+    "ProfilerActivity": "..profiler.profiler", "has_torch_function": "..overrides",
+}
 
 
 def __getattr__(name: str) -> Any:
-    import importlib
-
-    if name in _LAZY_MODULES:
+    if name not in _LAZY:
+        raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+    where = _LAZY[name]
+    if where is None:
         return importlib.import_module(f"{__name__}.{name}")
-    if name in _LAZY_NAMES:
-        where = _LAZY_NAMES[name]
-        return getattr(importlib.import_module(
-            where if where.startswith("..") else f".{where}", __name__), name)
-    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+    return getattr(importlib.import_module(where, __name__), name)

@@ -30,15 +30,15 @@ from __future__ import annotations
 
 import heapq
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import _numpy_warnings
 from .._tensor import Tensor
-from ..ops import low_precision
-from ..ops.reduction import TORCH_ORDER_SUM_MAX, _fast_sum, torch_order_sum_f32
+from ..kernels import low_precision
+from ..kernels.sums import broadcast_axes, sum_to_array
 from . import listeners as _listeners
 from .grad_mode import _state
 from .graph import (
@@ -58,24 +58,21 @@ from .graph import (
 )
 
 
-def _broadcast_axes(gshape: tuple, shape: tuple) -> tuple:
-    """The dims of a gradient of shape ``gshape`` that broadcasting to it from ``shape`` added
-    or stretched."""
-    lead = len(gshape) - len(shape)
-    return () if lead < 0 else tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1
-    )
+def _no_grad_copy(g: Tensor) -> Tensor:
+    raise RuntimeError("the copy op of create_graph gradients is not registered (tapegrad.ops)")
 
 
-def sum_to_array(a: np.ndarray, shape: tuple) -> np.ndarray:
-    """``sum_to``'s first-order path, on a float array of at least 32 bits: the reduction
-    straight on the array (a compiled program calls this too, so both round alike)."""
-    if not shape and a.dtype == np.float32 and 4 < a.size < TORCH_ORDER_SUM_MAX and (
-        a.flags.c_contiguous
-    ):  # a 0-d operand's short float32 gradient: torch's order, torch's last bit
-        return np.asarray(torch_order_sum_f32(a.reshape(-1)))  # (a 0-d array, not a scalar)
-    axes = _broadcast_axes(a.shape, shape)
-    return (_fast_sum(a, axes, True) if axes else a).reshape(shape)
+# The differentiable copy that a create_graph backward makes of a leaf's first gradient: the
+# copy op, which sits above the engine with the other ops, so the op's module hands it over with
+# ``register_grad_copy`` when it is imported (ops/elementwise.py).
+_grad_copy: Callable[[Tensor], Tensor] = _no_grad_copy
+
+
+def register_grad_copy(copy: Callable[[Tensor], Tensor]) -> None:
+    """Install the op that copies a gradient into a leaf's ``.grad`` under create_graph (a
+    result with a CopyBackwards node, as torch's)."""
+    global _grad_copy
+    _grad_copy = copy
 
 
 def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
@@ -90,7 +87,7 @@ def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
         # gradient on every step: ~15 -> ~5 us)
         return Tensor._make(sum_to_array(a, shape))
     lead = len(gshape) - len(shape)
-    axes = _broadcast_axes(gshape, shape)
+    axes = broadcast_axes(gshape, shape)
     if axes:
         grad = grad.sum(dim=axes, keepdim=True)
     if lead or grad._data.shape != shape:
@@ -218,9 +215,7 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool) -> None:
     old = t._grad
     if old is None:
         if create_graph:  # a differentiable copy (torch prints grad_fn=<CopyBackwards>)
-            from ..ops.elementwise import _copy
-
-            t._grad = _copy(Tensor._make(np.empty_like(g._data)), g)
+            t._grad = _grad_copy(g)
         else:  # a copy laid out like the parameter (torch's gradient layout contract)
             data = np.empty_like(t._data, dtype=g._data.dtype)  # (g's dtype: grad_dtype)
             np.copyto(data, g._data)

@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from .._tensor import Tensor
 from ..ops import _registry
+from ..ops._tangents import zero_tangent as _zeros_like
 from . import graph, listeners
 from .grad_mode import _state, enable_grad
 
@@ -429,50 +429,3 @@ def _tangent_by_columns(outs: tuple, diff: list, primals: list, vs: list,
 
         result.append(stack(values).reshape(outs[k].shape) if values else _zeros_like(outs[k]))
     return result
-
-
-def _zeros_like(t: Tensor) -> Tensor:
-    return Tensor._make(np.zeros(t._data.shape, t._data.dtype))
-
-
-# ---------------------------------------------------------------------------------------------
-# Tangent rules the registry entries declare (``@entry.jvp(linear_tangent(entry))``)
-# ---------------------------------------------------------------------------------------------
-
-
-def linear_tangent(op: Any, positions: tuple = (0,)) -> Callable:
-    """The tangent rule of an op linear in the inputs at ``positions`` (jointly, and affine in
-    Python numbers there): the op itself, applied to their tangents (zeros where none)."""
-
-    def linear_jvp(tangents: list, inputs: tuple, out: Any, **params: Any) -> Any:
-        args = list(inputs)
-        for i in positions:
-            if i >= len(inputs):
-                break
-            x = inputs[i]
-            if isinstance(x, Tensor):
-                t = tangents[i]
-                args[i] = t if t is not None else _zeros_like(x)
-            elif isinstance(x, (int, float, complex)) and not isinstance(x, bool):
-                args[i] = 0
-        return op(*args, **params)
-
-    return linear_jvp
-
-
-def multilinear_tangent(op: Any, positions: tuple = (0, 1)) -> Callable:
-    """The tangent rule of an op linear in each input at ``positions`` separately (``a * b``,
-    ``a @ b``): the sum over those inputs of the op with that one replaced by its tangent."""
-
-    def multilinear_jvp(tangents: list, inputs: tuple, out: Any, **params: Any) -> Any:
-        total = None
-        for i in positions:
-            if i >= len(inputs) or tangents[i] is None:
-                continue
-            args = list(inputs)
-            args[i] = tangents[i]
-            term = op(*args, **params)
-            total = term if total is None else total + term
-        return total
-
-    return multilinear_jvp

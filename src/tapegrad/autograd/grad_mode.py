@@ -1,6 +1,7 @@
 """Grad modes: whether ops record a graph, per thread, as in torch.
 
-``_state`` is a ``threading.local`` whose ``__init__`` runs once in every thread, so a new thread
+``_state`` (defined in _grad_state.py, below the Tensor, which reads it too) is a
+``threading.local`` whose ``__init__`` runs once in every thread, so a new thread
 starts with grad enabled whatever the thread that started it was doing (torch's documented
 behaviour). ``ops._registry.apply`` reads ``_state.enabled`` once per op: it is True when ops
 record, that is when grad mode is on and inference mode is off (inside inference mode nothing
@@ -23,24 +24,16 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
-import threading
 import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .._grad_state import _state as _state
+from .._tensor import Tensor
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _GradState(threading.local):
-    def __init__(self) -> None:
-        self.grad_mode = True
-        self.inference = False
-        self.enabled = True  # grad_mode and not inference: what apply() reads
-        self.view_replay = False  # views remember their view ops (_force_original_view_tracking)
-        self.multithreading = True  # set_multithreading_enabled (nothing here runs threads)
-
-
-_state = _GradState()
 
 
 def _set(grad_mode: bool, inference: bool) -> None:
@@ -308,8 +301,6 @@ class _unsafe_preserve_version_counter(_DecoratorContextManager):
     (in-place changes inside go unnoticed by saved tensors: use with care)."""
 
     def __init__(self, tensors: Any) -> None:
-        from .._tensor import Tensor
-
         self.tensors = (tensors,) if isinstance(tensors, Tensor) else tensors
         if not isinstance(self.tensors, tuple):
             raise AssertionError("Expected tensors to be a tuple")

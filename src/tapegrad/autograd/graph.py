@@ -27,12 +27,10 @@ import threading
 import traceback
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
+from .._tensor import Tensor
 from . import listeners
-
-if TYPE_CHECKING:
-    from .._tensor import Tensor
 
 _sequence = itertools.count()
 LAST_SEQUENCE = 1 << 62
@@ -305,8 +303,6 @@ class AccumulateGrad(Node):
         (A backward pass accumulates through the engine's ``_run_accumulate`` instead.)"""
         import numpy as np
 
-        from .._tensor import Tensor
-
         t, g = self.variable, grads[0]
         if g is not None:
             if t._grad is None:
@@ -366,8 +362,6 @@ def increment_version(tensor: Any) -> None:
     """Tell autograd that ``tensor`` (or each tensor of an iterable) was changed in place behind
     its back (saved values of it then raise in backward). An inference tensor has no version
     counter: it is left alone."""
-    from .._tensor import Tensor
-
     for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
         if not t._inference:
             t._version_counter.value += 1
@@ -790,8 +784,6 @@ class _Packed:
         self.tangent = t._fw_grad
 
     def restore(self, node: Node, saved_version: int | None) -> Tensor:
-        from .._tensor import Tensor
-
         t = self.unpack(self.value)
         if not isinstance(t, Tensor):
             raise TypeError(
@@ -816,8 +808,6 @@ class _Packed:
 
 def _pack_node(node: Any, output: Tensor | None) -> None:
     """Run the innermost pack hook on everything ``node`` saved (see saved_tensors_hooks)."""
-    from .._tensor import Tensor
-
     pack, unpack = _saved_hooks[-1]
     saved = node._saved
     if saved:
@@ -844,8 +834,6 @@ def _hooked_class(cls: type) -> type:
 
 
 def _unpacked(node: Any) -> tuple:
-    from .._tensor import Tensor
-
     saved = node._saved
     if saved is None:
         raise RuntimeError(FREED_MESSAGE)

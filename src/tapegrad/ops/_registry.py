@@ -65,7 +65,7 @@ import numpy as np
 from .. import _numpy_warnings  # noqa: F401  (NumPy's overflow warnings: silent, as in torch)
 from .._alloc_errors import out_of_memory
 from .._dtype import on_low_precision
-from .._tensor import Tensor
+from .._tensor import Tensor, install_above
 from ..autograd.grad_mode import _state
 from ..autograd.graph import (
     FREED_MESSAGE,
@@ -343,6 +343,9 @@ def inference_requires_grad() -> None:
     """An inference tensor is being made to require grad (see ``_INFERENCE_GRAD``)."""
     global _INFERENCE_GRAD
     _INFERENCE_GRAD = True
+
+
+install_above(inference_requires_grad=inference_requires_grad)  # (Tensor.requires_grad_)
 
 
 def _all_inference(inputs: tuple) -> bool:

@@ -38,7 +38,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, install_above
 from ..autograd.grad_mode import _state
 from ..autograd.graph import Node, edge
 
@@ -159,6 +159,8 @@ def view_grad_fn(v: Tensor) -> Any:
         move_retain_hook(fn, old_nr, new, 0)
     return new
 
+
+install_above(view_grad_fn=view_grad_fn)  # Tensor.grad_fn of a view
 
 def _as_strided_node(base: Tensor, v: Tensor) -> Node:
     """An AsStridedBackward0 node from ``base``'s history to the view ``v`` (not computed: only

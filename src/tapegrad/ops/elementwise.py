@@ -17,10 +17,12 @@ import numpy as np
 from .. import _blas, _dtype
 from .._out import rule as out_rule
 from .._tensor import Tensor
+from ..autograd.engine import register_grad_copy
 from ..autograd.grad_mode import _state
+from ..kernels.low_precision import widen as _widen
 from . import _registry
 from ._registry import apply_, defop, nondiff
-from .low_precision import widen as _widen
+from ._tangents import linear_tangent, multilinear_tangent
 
 _SCALARS = (int, float, bool, complex)
 
@@ -1920,6 +1922,14 @@ def copy_backward(ctx: Any, grad: Tensor) -> tuple:
     return (grad * 0 if need_dst else None), grad
 
 
+def _grad_copy(grad: Tensor) -> Tensor:
+    """A gradient copied for a leaf's ``.grad`` by a create_graph backward, differentiably."""
+    return _copy(Tensor._make(np.empty_like(grad._data)), grad)
+
+
+register_grad_copy(_grad_copy)
+
+
 def copy_(target: Tensor, src: Any) -> Tensor:
     """Copy ``src`` (broadcast, cast to the target's dtype) into ``target``."""
     if not isinstance(src, Tensor):
@@ -1937,8 +1947,6 @@ def copy_(target: Tensor, src: Any) -> Tensor:
 # ---------------------------------------------------------------------------------------------
 
 def _tangent_rules() -> None:
-    from ..autograd.forward_ad import linear_tangent, multilinear_tangent
-
     _add.jvp(linear_tangent(_add, (0, 1)))  # d(a + alpha b) = da + alpha db
     _sub.jvp(linear_tangent(_sub, (0, 1)))
     _neg.jvp(linear_tangent(_neg))

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.forward_ad import linear_tangent
 from . import indexing as ix
 from ._registry import defop
+from ._tangents import linear_tangent
 from .nn_common import _Arrays, _backend
 
 # ---------------------------------------------------------------------------------------------

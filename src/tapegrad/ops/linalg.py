@@ -14,10 +14,11 @@ import numpy as np
 from .. import _dtype, _out
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.grad_mode import _state
+from ..kernels.sums import fast_sum as _fast_sum
 from . import _registry, low_precision
 from ._registry import arrays_of, defop, tensors_of
+from ._tangents import multilinear_tangent
 from .elementwise import _binary
-from .reduction import _fast_sum
 from .shape import _unsafe_view
 
 
@@ -477,8 +478,6 @@ from .einsum import einsum  # noqa: E402, F401 - torch.einsum (ops/einsum.py)
 
 
 def _tangent_rules() -> None:  # forward mode: each product is bilinear, d(ab) = da b + a db
-    from ..autograd.forward_ad import multilinear_tangent
-
     for op in (_mm, _bmm, _mv, _dot):
         op.jvp(multilinear_tangent(op))
 

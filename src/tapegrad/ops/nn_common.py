@@ -36,12 +36,13 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.forward_ad import linear_tangent
 from ..autograd.grad_mode import _state
+from ..kernels.sums import fast_sum as _fast_sum
 from . import elementwise as ew
 from . import reduction as rd
 from . import shape as sh
 from ._registry import defop
+from ._tangents import linear_tangent
 from .erf import SQRT1_2, _erf, _phi
 
 # ---------------------------------------------------------------------------------------------
@@ -218,10 +219,6 @@ class _Tensors:
     @staticmethod
     def op(entry: Any, *args: Any, **params: Any) -> Any:
         return entry(*args, **params)
-
-
-_ones = rd._ones
-_fast_sum = rd._fast_sum
 
 
 def _backend() -> Any:

@@ -14,8 +14,9 @@ import numpy as np
 
 from .. import _numpy_warnings as _nw
 from .._tensor import Tensor
+from ..kernels.sums import ones_vector as _ones
 from ._registry import defop
-from .nn_common import _Arrays, _linked, _ones, _rule_body, _take, _unpack
+from .nn_common import _Arrays, _linked, _rule_body, _take, _unpack
 
 # ---------------------------------------------------------------------------------------------
 # Normalization

@@ -17,8 +17,10 @@ from .. import _dtype, return_types
 from .. import _numpy_warnings as _nw
 from .._out import rule as out_rule
 from .._tensor import Tensor, _wrap_dim
+from ..kernels.sums import ones_vector
 from . import _registry
 from ._registry import defop, nondiff
+from ._tangents import linear_tangent
 from .elementwise import reject_complex
 
 
@@ -61,72 +63,6 @@ def _sum_dtype(x: np.ndarray, dtype: Any) -> Any:
 # sum, mean
 # ---------------------------------------------------------------------------------------------
 
-_ONES: dict = {}
-
-
-def _ones(n: int, dtype: Any) -> np.ndarray:
-    """A cached read-only vector of ones: the reduction vector of sums run as BLAS products."""
-    key = (n, dtype)
-    v = _ONES.get(key)
-    if v is None:
-        if len(_ONES) > 256:
-            _ONES.clear()
-        v = _ONES[key] = np.ones(n, dtype=dtype)
-        v.flags.writeable = False
-    return v
-
-
-def _fast_sum(x: np.ndarray, dims: tuple, keepdim: bool) -> np.ndarray:
-    """np.sum over ``dims``; over the leading or trailing dims of a contiguous float array it
-    is one matrix-vector product (several times faster than NumPy's reduction there)."""
-    nd = x.ndim
-    dims = tuple(sorted(d % nd for d in dims)) if nd else ()
-    k = len(dims)
-    if 0 < k < nd and x.size and x.dtype.kind == "f" and x.itemsize >= 4 and (
-        x.flags.c_contiguous
-    ):
-        shape = x.shape
-        if dims == tuple(range(nd - k, nd)):
-            rows = x.reshape(-1, math.prod(shape[nd - k:]))
-            out = rows @ _ones(rows.shape[1], x.dtype)
-            return out.reshape(shape[:nd - k] + ((1,) * k if keepdim else ()))
-        if dims == tuple(range(k)):
-            rows = x.reshape(math.prod(shape[:k]), -1)
-            out = _ones(rows.shape[0], x.dtype) @ rows
-            return out.reshape(((1,) * k if keepdim else ()) + shape[k:])
-    return np.add.reduce(x, axis=dims, keepdims=keepdim)  # type: ignore[call-overload]
-
-
-# torch's float32 total of a short contiguous run (its CPU kernel with 8-lane AVX2 vectors):
-#   n < 8:  four running sums s_k = x_k + x_{k+4} + ..., the tail into s_0, then s_0+s_1+s_2+s_3
-#   n >= 8: the same four sums over 8-lane vectors (the tail vectors into the first), the four
-#           added; then the elements past the last whole vector, in order, then the 8 lanes
-# Below 512 elements no further levels of partial sums come in. NumPy's pairwise sum adds in
-# another order from 5 elements on (a 9-element total already differs in the last bit).
-TORCH_ORDER_SUM_MAX = 512
-_ZERO32 = np.zeros(1, np.float32)
-
-
-def torch_order_sum_f32(flat: np.ndarray) -> np.ndarray:
-    """The 0-d float32 total of a 1-D float32 array of fewer than 512 elements, added in
-    torch's order."""
-    n = flat.size
-    if n < 8:
-        q = n // 4  # (0 or 1) rows of four
-        order = np.concatenate((flat[:1], flat[4 * q:], flat[1:4 * q])) if q else flat
-        return np.cumsum(np.concatenate((_ZERO32, order)), dtype=np.float32)[-1:].reshape(())
-    nv = n // 8
-    q = nv // 4
-    vecs = flat[:8 * nv].reshape(nv, 8)
-    acc = np.cumsum(vecs[:4 * q].reshape(q, 32), axis=0, dtype=np.float32)[-1].reshape(4, 8) \
-        if q else np.zeros((4, 8), np.float32)
-    for i in range(4 * q, nv):  # the vectors past the last row of four
-        acc[0] += vecs[i]
-    lanes = ((acc[0] + acc[1]) + acc[2]) + acc[3]
-    return np.cumsum(np.concatenate((_ZERO32, flat[8 * nv:], lanes)),
-                     dtype=np.float32)[-1:].reshape(())
-
-
 # A large float32/float64 total runs as one matrix-vector product, rows of _ROW elements times
 # ones, and a pairwise sum of the row sums: the BLAS reads the array at memory speed on every
 # core, where NumPy's pairwise reduction takes about five times as long (1024x1024 float32:
@@ -138,7 +74,7 @@ _BLAS_SUM_MIN = 1 << 16
 def _total(x: np.ndarray) -> np.ndarray:
     flat = x.reshape(-1)
     main = flat.size - flat.size % _ROW
-    parts = flat[:main].reshape(-1, _ROW) @ _ones(_ROW, x.dtype)
+    parts = flat[:main].reshape(-1, _ROW) @ ones_vector(_ROW, x.dtype)
     total = np.add.reduce(parts)
     if main < flat.size:
         total = total + np.add.reduce(flat[main:])
@@ -1123,8 +1059,6 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 
 
 def _tangent_rules() -> None:  # forward mode: sums and means are linear
-    from ..autograd.forward_ad import linear_tangent
-
     for op in (_sum, _sum_dim, _mean, _mean_dim):
         op.jvp(linear_tangent(op))
 

@@ -16,11 +16,12 @@ import numpy as np
 
 from .. import _dtype, _memory_format
 from .._out import rule as out_rule
-from .._tensor import Tensor, _wrap_dim
-from ..autograd.forward_ad import linear_tangent
+from .._tensor import Tensor, _wrap_dim, install_above
+from ..autograd.engine import sum_to
 from ..autograd.grad_mode import _state
-from . import low_precision
+from ..kernels import low_precision
 from ._registry import apply, defop, scalar_type_name
+from ._tangents import linear_tangent
 
 
 def _shape_arg(size: tuple) -> tuple:
@@ -433,8 +434,6 @@ def _expand(x: np.ndarray, *, shape: tuple) -> np.ndarray:
 @_expand.backward
 def expand_backward(ctx: Any, grad: Tensor) -> tuple:
     # every copy of an element sends its gradient back
-    from ..autograd.engine import sum_to
-
     return (sum_to(grad, ctx.input_shapes[0]),)
 
 
@@ -657,6 +656,9 @@ def clone_backward(ctx: Any, grad: Tensor) -> tuple:  # identity
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     return _clone(input)
+
+
+install_above(clone=clone)  # Tensor.clone
 
 
 @defop("to_copy", node="ToCopyBackward0")

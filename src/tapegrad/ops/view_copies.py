@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
-from ..autograd.forward_ad import linear_tangent
 from . import shape as S
 from ._registry import REGISTRY, defop
+from ._tangents import linear_tangent
 
 # the registry entries made so far (their tests: the *_copy OpInfo entries, test_opinfo.py)
 NAMES: set[str] = set()
