@@ -13,4 +13,5 @@ from ._registry import REGISTRY, apply, defop
 
 __all__ = ["REGISTRY", "apply", "defop", "elementwise", "indexing", "linalg", "reduction",
            "shape", "_registry"]
-from . import nn_ops  # noqa: E402, F401 - the fused entries behind tapegrad.nn.functional
+# the fused entries behind tapegrad.nn.functional; the hot rules' first-order paths, by op name
+from . import fast_paths, nn_ops  # noqa: E402, F401
