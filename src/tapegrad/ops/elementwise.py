@@ -17,7 +17,6 @@ import numpy as np
 from .. import _blas, _dtype
 from .._out import rule as out_rule
 from .._tensor import Tensor
-from ..autograd.grad_mode import _state
 from . import _registry
 from ._registry import apply_, defop, nondiff
 from .low_precision import widen as _widen
@@ -788,15 +787,9 @@ def _zero_where(mask: np.ndarray, a: np.ndarray, ints: Any) -> np.ndarray:
 
 def _masked(grad: Tensor, keep: Tensor) -> Tensor:
     """``where(keep, grad, 0)``, the clamps' gradients as torch's: +0 off the mask, where
-    ``grad * keep`` gives -0 for a negative grad (printed ``-0.``). First order on the bits
-    (``_zero_where``: two integer passes, where NumPy's ``where`` takes ten times a multiply)."""
-    g, k = grad._data, keep._data
-    ints = _SAME_SIZE_INT.get(g.dtype.itemsize) if g.dtype.kind == "f" else None
-    if _state.enabled or ints is None or k.shape != g.shape:
-        return where(keep, grad, 0.0)
-    if g.size < _BITS_MIN:
-        return Tensor._make(np.where(k, g, 0).astype(g.dtype, copy=False))
-    return Tensor._make(_zero_where(~k, g, ints))
+    ``grad * keep`` gives -0 for a negative grad (printed ``-0.``). (First order, on the bits:
+    ``masked_array`` in ops/fast_paths.py.)"""
+    return where(keep, grad, 0.0)
 
 
 @defop("threshold_backward", node="ThresholdBackwardBackward0", save=(1,))

@@ -30,12 +30,21 @@ import numpy as np
 
 from ._registry import fast_backward
 from .conv import _conv_backward_arrays
-from .elementwise import _BITS_MIN, _SAME_SIZE_INT, _binary, _tanh_backward, _threshold_backward
+from .elementwise import (
+    _BITS_MIN,
+    _COMPARE,
+    _SAME_SIZE_INT,
+    _binary,
+    _tanh_backward,
+    _threshold_backward,
+    _where,
+    _zero_where,
+)
 from .embedding import _embedding_rows, _row_sums
 from .linalg import _broadcast, _product
 from .losses import _place
 from .nn_common import _take
-from .pooling import _avg_pool_grad, _scatter_planes, adaptive_grad_check
+from .pooling import _avg_pool_grad, _scatter_planes, adaptive_grad_check, argmax_planes
 from .reduction import _fast_sum
 
 # ---------------------------------------------------------------------------------------------
@@ -206,11 +215,7 @@ def max_pool_fast_backward(ctx: Any, saved: tuple, g: list) -> tuple:
     g0 = g[0]
     if g0 is None:
         return (None,)
-    shape = ctx.input_shapes[0]
-    cache = ctx.params["_cache"]
-    idx, plane = cache["indices"], cache["plane"]
-    p = idx.shape[0]
-    m = idx.size // max(p, 1)  # outputs per plane (explicit: p may be 0)
+    shape, idx, plane, p, m = argmax_planes(ctx)
     geo = ctx.params.get("geo")
     overlap = geo is None or any(s < (k - 1) * d + 1 for s, k, d in
                                  zip(geo.stride, geo.kernel, geo.dilation, strict=True))
@@ -264,3 +269,78 @@ def nll_loss_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
         out = np.zeros(shape, dtype=g.dtype)
         _place(out, cache["safe"], vals.astype(g.dtype, copy=False), cdim)
     return (out,)
+
+
+# ---------------------------------------------------------------------------------------------
+# The clamps: where(keep, g, 0) on the bits
+# ---------------------------------------------------------------------------------------------
+
+
+def masked_array(g: np.ndarray, keep: Any) -> np.ndarray:
+    """The rules' ``_masked`` (``where(keep, g, 0)``, +0.0 off the mask) on the arrays: on the
+    bits for a float gradient (``_zero_where``: two integer passes, where NumPy's ``where``
+    takes ten times a multiply), else where's kernel."""
+    ints = _SAME_SIZE_INT.get(g.dtype.itemsize) if g.dtype.kind == "f" else None
+    if ints is None or np.shape(keep) != g.shape:
+        return _where.forward(g, 0.0, condition=keep)
+    if g.size < _BITS_MIN:
+        return np.where(keep, g, 0).astype(g.dtype, copy=False)
+    return _zero_where(~keep, g, ints)
+
+
+def _both(lo: Any, hi: Any, x: np.ndarray) -> Any:
+    """clamp's mask: lo <= x <= hi, for the bounds given (the comparisons' own kernels)."""
+    mask = None
+    if lo is not None:
+        mask = _COMPARE["ge"].forward(x, lo)
+    if hi is not None:
+        up = _COMPARE["le"].forward(x, hi)
+        mask = up if mask is None else mask & up
+    return mask
+
+
+@fast_backward("clamp")
+def clamp_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    (x,) = saved
+    return (masked_array(g, _both(ctx.params.get("min"), ctx.params.get("max"), x)),)
+
+
+@fast_backward("clamp_tensor")
+def clamp_tensor_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    x, lo, hi = saved
+    need_x, need_lo, need_hi = ctx.needs_input_grad
+    gx = masked_array(g, _both(lo, hi, x)) if need_x else None
+    lt, gt = _COMPARE["lt"].forward, _COMPARE["gt"].forward
+    glo = ghi = None
+    if need_lo:
+        glo = masked_array(g, lt(x, lo) & lt(lo, hi) if hi is not None else lt(x, lo))
+    if need_hi:
+        ghi = masked_array(g, gt(x, hi) | lt(hi, lo) if lo is not None else gt(x, hi))
+    return gx, glo, ghi
+
+
+@fast_backward("clamp_min")
+def clamp_min_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    return (masked_array(g, _COMPARE["ge"].forward(saved[0], ctx.params["min"])),)
+
+
+@fast_backward("clamp_max")
+def clamp_max_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    return (masked_array(g, _COMPARE["le"].forward(saved[0], ctx.params["max"])),)
+
+
+def _x_or_bound(ctx: Any, g: np.ndarray, keep: Any) -> tuple:
+    """x's gradient where ``keep`` holds, the bound's elsewhere."""
+    need_x, need_bound = ctx.needs_input_grad
+    return (masked_array(g, keep) if need_x else None), (
+        masked_array(g, ~keep) if need_bound else None)
+
+
+@fast_backward("clamp_min_tensor")
+def clamp_min_tensor_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    return _x_or_bound(ctx, g, _COMPARE["ge"].forward(*saved))
+
+
+@fast_backward("clamp_max_tensor")
+def clamp_max_tensor_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    return _x_or_bound(ctx, g, _COMPARE["le"].forward(*saved))

@@ -81,15 +81,19 @@ def _scatter_planes(g: np.ndarray, idx: np.ndarray, plane: int, overlap: bool) -
     return out
 
 
+def argmax_planes(ctx: Any) -> tuple:
+    """A max pool node's (input shape, argmax indices, plane size, planes, outputs per plane)."""
+    cache = ctx.params["_cache"]
+    idx = cache["indices"]
+    p = idx.shape[0]
+    return ctx.input_shapes[0], idx, cache["plane"], p, idx.size // max(p, 1)  # (p may be 0)
+
+
 def max_pool_backward(ctx: Any, grads: list) -> tuple:  # the gradient goes to the argmax
     g = grads[0]
     if g is None:
         return (None,)
-    shape = ctx.input_shapes[0]
-    cache = ctx.params["_cache"]
-    idx, plane = cache["indices"], cache["plane"]
-    p = idx.shape[0]
-    m = idx.size // max(p, 1)  # outputs per plane (explicit: p may be 0)
+    shape, idx, plane, p, m = argmax_planes(ctx)
     zeros = Tensor._make(np.zeros((p, plane), dtype=g._data.dtype))
     index = Tensor._make(idx.reshape(p, m))
     return (ix.scatter_add(zeros, 1, index, g.reshape(p, m)).reshape(shape),)
