@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ._registry import fast_backward
-from .conv import _conv_backward_arrays
+from .conv import _col2im_op, _conv_backward_arrays, _im2col
 from .elementwise import (
     _BITS_MIN,
     _COMPARE,
@@ -44,8 +44,10 @@ from .embedding import _embedding_rows, _row_sums
 from .linalg import _broadcast, _product
 from .losses import _place
 from .nn_common import _take
+from .padding import _constant_pad, unpad
 from .pooling import _avg_pool_grad, _scatter_planes, adaptive_grad_check, argmax_planes
 from .reduction import _fast_sum
+from .resampling import _pixel_shuffle, _pixel_unshuffle
 
 # ---------------------------------------------------------------------------------------------
 # Views: reshape, permute, transpose, t
@@ -344,3 +346,33 @@ def clamp_min_tensor_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tup
 @fast_backward("clamp_max_tensor")
 def clamp_max_tensor_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
     return _x_or_bound(ctx, g, _COMPARE["le"].forward(*saved))
+
+
+# ---------------------------------------------------------------------------------------------
+# Rules that are one op: its kernel called on the array (no Tensor, no trip through apply)
+# ---------------------------------------------------------------------------------------------
+
+
+@fast_backward("constant_pad_nd")
+def constant_pad_nd_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    return (_constant_pad.forward(g, pad=unpad(ctx), value=0),)
+
+
+@fast_backward("pixel_shuffle")
+def pixel_shuffle_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    return (_pixel_unshuffle.forward(g, r=ctx.params["r"]),)
+
+
+@fast_backward("pixel_unshuffle")
+def pixel_unshuffle_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    return (_pixel_shuffle.forward(g, r=ctx.params["r"]),)
+
+
+@fast_backward("im2col")
+def im2col_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    return (_col2im_op.forward(g, geo=ctx.params["geo"], channels=ctx.input_shapes[0][1]),)
+
+
+@fast_backward("col2im")
+def col2im_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    return (_im2col.forward(g, geo=ctx.params["geo"]),)

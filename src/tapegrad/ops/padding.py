@@ -13,7 +13,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._registry import defop
-from .nn_common import _backend, _linked, _unpack
+from .nn_common import _linked, _unpack
 
 # ---------------------------------------------------------------------------------------------
 # Padding
@@ -46,10 +46,12 @@ def _constant_pad(x: np.ndarray, *, pad: tuple, value: Any) -> np.ndarray:
 @_constant_pad.backward
 def constant_pad_backward(ctx: Any, grad: Tensor) -> tuple:
     # the inverse crop: pad the gradient by -pad with 0
-    neg = tuple(-p for p in ctx.params["pad"])
-    B = _backend()
-    return (B.out(B.op(_constant_pad, B.val(grad) if B.tensors else grad._data, pad=neg,
-                       value=0)),)
+    return (_constant_pad(grad, pad=unpad(ctx), value=0),)
+
+
+def unpad(ctx: Any) -> tuple:
+    """constant_pad_nd's pad for the inverse crop: -pad."""
+    return tuple(-p for p in ctx.params["pad"])
 
 
 def _take_dims(x: np.ndarray, index: tuple) -> np.ndarray:

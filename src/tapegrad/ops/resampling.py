@@ -12,7 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._registry import defop
-from .nn_common import _backend, _linked, _unpack
+from .nn_common import _linked, _unpack
 from .padding import _gather_pad_entry
 
 
@@ -106,13 +106,9 @@ def _pixel_unshuffle(x: np.ndarray, *, r: int) -> np.ndarray:
 
 @_pixel_shuffle.backward
 def pixel_shuffle_backward(ctx: Any, grad: Tensor) -> tuple:  # a permutation: undo it
-    B = _backend()
-    g = grad if B.tensors else grad._data
-    return (B.out(B.op(_pixel_unshuffle, g, r=ctx.params["r"])),)
+    return (_pixel_unshuffle(grad, r=ctx.params["r"]),)
 
 
 @_pixel_unshuffle.backward
 def pixel_unshuffle_backward(ctx: Any, grad: Tensor) -> tuple:  # a permutation: undo it
-    B = _backend()
-    g = grad if B.tensors else grad._data
-    return (B.out(B.op(_pixel_shuffle, g, r=ctx.params["r"])),)
+    return (_pixel_shuffle(grad, r=ctx.params["r"]),)
