@@ -18,7 +18,12 @@ arrays, registered by op name::
 (tapegrad/compiler) calls it on its arrays with no Tensor made at all. The rule stays the one
 definition of the derivative: it runs whenever the backward itself is differentiated
 (``create_graph=True``), and tests/ops/test_fast_paths.py checks, on the op's samples, that each
-path here gives the rule's values. What each path buys is said beside it.
+path gives the rule's values: bit for bit, but for the few it lists (a sum in another order, a
++0.0 where the rule's product gives -0.0), whose paths keep the first-order values these ops
+have always had. What each path buys is said beside it.
+
+The fused entries written once against a backend (``nn_common._rule_body``: gelu, layer_norm,
+sdpa) register their array form from there, through the same ``fast_backward``.
 """
 
 from __future__ import annotations
