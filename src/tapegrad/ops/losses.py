@@ -255,7 +255,7 @@ _nll_loss2d.backward(nll_loss_backward)
 # F.cross_entropy's common case: (N, C) float logits, int64 class indices all in [0, C), no
 # weight, mean reduction, no smoothing. The same two nodes as the general path (NllLossBackward0
 # over LogSoftmaxBackward0) with lean rules: the forward keeps the softmax for the backward, and
-# the first-order backward is a handful of array operations.
+# the first-order backward is a handful of array operations (ops/fast_paths.py).
 
 @defop("ce_log_softmax", node="LogSoftmaxBackward0", save_output=True)
 def _ce_log_softmax(x: np.ndarray, *, _cache: dict) -> np.ndarray:
