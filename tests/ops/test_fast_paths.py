@@ -104,6 +104,11 @@ ROUNDING = {
     "max_pool3d": "another order of addition",
     "adaptive_max_pool2d": "another order of addition",
     "adaptive_max_pool3d": "another order of addition",
+    # the transposed maps' products by NumPy's matmul, where the rule's matmul entry takes
+    # its own product path (ops/resampling.py)
+    **{name: "NumPy's matmul, not the matmul entry's" for name in (
+        "adaptive_avg_pool2d", "adaptive_avg_pool3d", "upsample_linear1d", "upsample_bilinear2d",
+        "upsample_trilinear3d", "upsample_bicubic2d")},
 }
 # The fast paths whose values equal the rule's but whose zeros may have the other sign.
 SIGNED_ZEROS = {

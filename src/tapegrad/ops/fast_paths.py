@@ -48,11 +48,11 @@ from .elementwise import (
 from .embedding import _embedding_rows, _row_sums
 from .linalg import _broadcast, _product
 from .losses import _place
-from .nn_common import _take
-from .padding import _constant_pad, unpad
+from .nn_common import _Arrays, _take
+from .padding import _GATHER_PADS, _constant_pad, scatter_back, unpad
 from .pooling import _avg_pool_grad, _scatter_planes, adaptive_grad_check, argmax_planes
 from .reduction import _fast_sum
-from .resampling import _pixel_shuffle, _pixel_unshuffle
+from .resampling import GATHERS, SEPARABLE, _pixel_shuffle, _pixel_unshuffle, transposed_maps
 
 # ---------------------------------------------------------------------------------------------
 # Views: reshape, permute, transpose, t
@@ -381,3 +381,19 @@ def im2col_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
 @fast_backward("col2im")
 def col2im_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
     return (_im2col.forward(g, geo=ctx.params["geo"]),)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gathers and separable maps (reflection/replication pads, upsampling, adaptive average
+# pooling): the rule's formula in the array backend, then one contiguous copy
+# ---------------------------------------------------------------------------------------------
+
+
+@fast_backward(*(e.name for e in (*_GATHER_PADS.values(), *GATHERS.values())))
+def gather_pad_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    return (np.ascontiguousarray(scatter_back(_Arrays, ctx, g, g.dtype)),)
+
+
+@fast_backward(*SEPARABLE)
+def separable_resample_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    return (np.ascontiguousarray(transposed_maps(_Arrays, ctx, g, g.dtype)),)

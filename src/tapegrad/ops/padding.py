@@ -13,7 +13,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._registry import defop
-from .nn_common import _linked, _unpack
+from .nn_common import _linked, _Tensors
 
 # ---------------------------------------------------------------------------------------------
 # Padding
@@ -61,18 +61,22 @@ def _take_dims(x: np.ndarray, index: tuple) -> np.ndarray:
     return x
 
 
-def gather_pad_backward(ctx: Any, grad: Tensor) -> tuple:  # scatter-add back: one-hot products
-    B, _, g = _unpack(ctx, grad)
+def scatter_back(B: Any, ctx: Any, g: Any, dtype: np.dtype) -> Any:
+    """A gather's gradient added back to the positions it took, as one-hot products along each
+    gathered dim, in the backend ``B`` (``_Tensors`` for the rule, ``_Arrays`` for its fast
+    path in ops/fast_paths.py)."""
     index = ctx.params["index"]
     shape = ctx.input_shapes[0]
     k = len(index)
     for i, idx in enumerate(index):
         axis = len(shape) - k + i
-        onehot = (idx[:, None] == np.arange(shape[axis])[None, :]).astype(grad._data.dtype)
+        onehot = (idx[:, None] == np.arange(shape[axis])[None, :]).astype(dtype)
         g = B.movedim(B.matmul(B.movedim(g, axis, -1), B.const(onehot)), -1, axis)
-    if not B.tensors:
-        g = np.ascontiguousarray(g)
-    return (B.out(g),)
+    return g
+
+
+def gather_pad_backward(ctx: Any, grad: Tensor) -> tuple:  # scatter-add back: one-hot products
+    return (scatter_back(_Tensors, ctx, grad, grad._data.dtype),)
 
 
 def _gather_pad_entry(name: str, node: str) -> Any:
