@@ -172,7 +172,7 @@ def test_gpt_like_model_trains(opt):
 
 def test_transformer_step_backward_runs_on_arrays():
     """A pre-norm transformer block with the fused attention (the benchmark GPT's layers): its
-    backward rules all have a form on arrays (``array_backward``), so the replayed step makes
+    backward rules all have a fast path on arrays (ops/fast_paths.py), so the replayed step makes
     no Tensor until it returns the loss."""
 
     class Block(nn.Module):
@@ -214,7 +214,7 @@ def test_transformer_step_backward_runs_on_arrays():
     body = [ln for ln in c.listing().splitlines() if not ln.lstrip().startswith("return")]
     assert not [ln for ln in body if "T(" in ln], c.listing()
     for name in ("addmm", "layer_norm", "gelu", "sdpa", "embedding", "view", "transpose"):
-        assert f"{name}_array_backward(" in c.listing(), name
+        assert f"{name}_fast_backward(" in c.listing(), name
 
 
 @pytest.mark.parametrize("cell", [nn.LSTM, nn.GRU])

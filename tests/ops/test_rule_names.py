@@ -30,7 +30,7 @@ def _named(kind: str, suffix: str) -> list:
 
 def test_backward_rules_are_named_after_their_ops():
     assert _named("rule", "_backward") == []
-    assert _named("array_rule", "_backward") == []
+    assert _named("fast_rule", "_backward") == []
 
 
 def test_tangent_rules_are_named_after_their_ops():

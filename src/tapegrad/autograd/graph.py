@@ -828,9 +828,18 @@ def _hooked_class(cls: type) -> type:
         return cls
     hooked = _HOOKED.get(cls)
     if hooked is None:
-        hooked = type(cls.__name__, (cls,), {"__slots__": (), "saved": property(_unpacked)})
+        hooked = type(cls.__name__, (cls,), {"__slots__": (), "saved": property(_unpacked),
+                                             "_saved_arrays": _unpacked_arrays})
         _HOOKED[cls] = hooked
     return hooked
+
+
+def _unpacked_arrays(node: Any) -> list:
+    """The unpacked saved values as a fast first-order path takes them (ops/_registry.py:
+    ``OpNode._saved_arrays``): arrays, numbers and None as they are."""
+    from .._tensor import Tensor
+
+    return [t._data if isinstance(t, Tensor) else t for t in _unpacked(node)]
 
 
 def _unpacked(node: Any) -> tuple:

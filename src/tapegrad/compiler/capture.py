@@ -569,7 +569,7 @@ def run_rule(op: Any, saved: tuple, grads: tuple, params: dict, meta: tuple) -> 
     prev = _state.enabled
     _state.enabled = False
     try:
-        out = op.rule(ctx, gs[0] if op.outputs == 1 else gs)
+        out = _registry.first_order(op, ctx, gs[0] if op.outputs == 1 else gs)
     finally:
         _state.enabled = prev
     return tuple(None if g is None else g._data for g in out)

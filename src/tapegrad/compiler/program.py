@@ -12,7 +12,7 @@ per line, every array a local variable named by its slot (``a12``)::
         r = tanh_backward(ctx12, T(a14))       # made once (grad mode is off during a replay)
         a15 = r[0]._data
         ctx12.saved = r = None
-        a16, = view_array_backward(ctx13, (), a15)  # a rule with a form on arrays (array_backward)
+        a16, = view_fast_backward(ctx13, (), a15)  # a rule's fast path on arrays (fast_paths)
         accumulate_grad(t0, a17)               # into the parameter's .grad
         m0(o0)                                 # optimizer.step(), opaque
         return T(a9)
@@ -40,7 +40,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node
-from ..ops import low_precision
+from ..ops import _registry, low_precision
 from . import capture as cap
 from .capture import Recorder, SlotRef, Step, TupleRef
 
@@ -283,9 +283,10 @@ class Program:
             op, saved, grads, params, meta = (r[1] for r in s.ins)
             ctx = self._name(cap.ReplayCtx((), params, meta), f"ctx{i}")
             wide = s.fn is cap.run_widened_rule
-            if op.array_rule is not None and not wide and self._arrays_only(rec, grads) and (
+            if op.fast_rule is not None and op.outputs == 1 and not wide and (
+                    self._arrays_only(rec, grads)) and (
                     self._arrays_only(rec, [r for r in saved if not _plain_constant(r)])):
-                return self._array_rule_line(s, op, ctx, saved, grads, params, rec)
+                return self._fast_rule_line(s, op, ctx, saved, grads, params, rec)
             lines = [f"{ctx}.saved = ("
                      f"{''.join(self._tensor_arg(r, rec, wide) + ', ' for r in saved)})"]
             if any(isinstance(v, (SlotRef, TupleRef)) for v in params.values()):
@@ -293,8 +294,12 @@ class Program:
                 lines.append(f"{ctx}.params = {{{pd}}}")
             gs = [self._tensor_arg(r, rec, wide) for r in grads]
             g = gs[0] if op.outputs == 1 else "[" + ", ".join(gs) + "]"
-            rule = self._name(op.rule, op.name + "_backward")
-            lines.append(f"r = {rule}({ctx}, {g})")
+            if op.fast_rule is None:
+                rule = self._name(op.rule, op.name + "_backward")
+                lines.append(f"r = {rule}({ctx}, {g})")
+            else:  # its fast path, or its rule under create_graph, as the engine chooses
+                run = self._name(_registry.first_order, "first_order")
+                lines.append(f"r = {run}({self._name(op, op.name + '_op')}, {ctx}, {g})")
             lines += [f"a{o} = r[{k}]._data" for k, o in enumerate(s.outs) if o is not None]
             lines.append(f"{ctx}.saved = r = None")
             return "\n".join(lines)
@@ -342,10 +347,10 @@ class Program:
         """Are all these values arrays of the program (no constant, no array subclass)?"""
         return all(r[0] == "s" and type(rec.arrays[r[1]]) is np.ndarray for r in refs)
 
-    def _array_rule_line(self, s: Step, op: Any, ctx: str, saved: tuple, grads: tuple,
-                         params: dict, rec: Recorder) -> str:
-        """A rule with a first-order form on arrays (``OpDef.array_rule``), called on the
-        arrays themselves: no Tensor made around its inputs and results. (NumPy gives a
+    def _fast_rule_line(self, s: Step, op: Any, ctx: str, saved: tuple, grads: tuple,
+                        params: dict, rec: Recorder) -> str:
+        """A rule with a fast first-order path (``OpDef.fast_rule``, ops/fast_paths.py), called
+        on the arrays themselves: no Tensor made around its inputs and results. (NumPy gives a
         scalar, not a 0-d array, for arithmetic on 0-d arrays: such results go through
         ``as_arrays``.)"""
         lines = []
@@ -353,7 +358,7 @@ class Program:
             pd = ", ".join(f"{k!r}: {self._kw(v)}" for k, v in params.items())
             lines.append(f"{ctx}.params = {{{pd}}}")
         outs = "".join(("_" if o is None else f"a{o}") + ", " for o in s.outs)
-        rule = self._name(op.array_rule, op.name + "_array_backward")
+        rule = self._name(op.fast_rule, op.name + "_fast_backward")
         held = "".join(self._arg(r) + ", " for r in saved)
         call = f"{rule}({ctx}, ({held}), {self._arg(grads[0])})"
         if any(o is not None and rec.arrays[o].ndim == 0 for o in s.outs):

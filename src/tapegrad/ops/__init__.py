@@ -14,3 +14,8 @@ from ._registry import REGISTRY, apply, defop
 __all__ = ["REGISTRY", "apply", "defop", "elementwise", "indexing", "linalg", "reduction",
            "shape", "_registry"]
 from . import nn_ops  # noqa: E402, F401 - the fused entries behind tapegrad.nn.functional
+
+# isort: split
+# the hot rules' first-order paths, by op name (after nn_ops, which lists the entries its
+# families add: fast_paths imports some of them)
+from . import fast_paths  # noqa: E402, F401

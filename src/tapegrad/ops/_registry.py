@@ -28,13 +28,16 @@ Schema of an entry:
 * Rules never reduce a broadcast gradient: the engine sums every gradient to its input's shape
   (``sum_to``) and casts it to its input's dtype.
 * ``view=True``: the output shares memory (and the version counter) with input 0.
-* ``array_backward(ctx, saved, g)`` (optional, single-output entries): the first-order rule on
-  ndarrays: ``saved`` the saved values as arrays (a saved Python number, or None where a value
-  was not saved, as it is), ``g`` the output's gradient. It returns one array (or None) per
-  input and reads only ``params``, ``needs_input_grad`` and ``input_shapes`` from ``ctx``. The
-  entry's ``backward`` calls it (or its one NumPy call) for its first-order path, so the two
-  are one computation; a compiled program (``tapegrad/compiler``) calls it directly, with no
-  Tensor made around the arrays.
+* A rule is written once, in Tensor terms, and named after its op (``mul_backward``). Where a
+  first-order backward on the arrays themselves is worth it (the hot rules of a training step),
+  it lives apart in ``ops/fast_paths.py``, registered by op name (``@fast_backward("mul")``):
+  ``fast(ctx, saved, g)`` gets the saved values as arrays (a saved Python number, or None where
+  a value was not saved, as it is) and the output's gradient as an array (a list, one array or
+  None per output, for several outputs); it returns one array (or None) per input and reads
+  only ``params``, ``needs_input_grad`` and ``input_shapes`` from ``ctx``. ``OpNode.apply``
+  runs it instead of the rule when grad mode is off (``create_graph=False``), and a compiled
+  program (``tapegrad/compiler``) calls it directly, with no Tensor made around the arrays.
+  It gives the rule's values (tests/ops/test_fast_paths.py).
 * Complex gradients follow torch's convention: a tensor's gradient is the conjugate Wirtinger
   derivative, so a holomorphic op passes ``grad * conj(f'(z))`` back (``a * b`` gives ``a``
   ``grad * conj(b)``). A rule written for real numbers, ``grad * f'(x)``, extends to complex
@@ -146,7 +149,9 @@ class OpNode(Node):
         if op.outputs == 1:  # the common case, a real gradient, without a further call
             g = grads[0]
             if g._data.dtype.kind != "c":
-                return op.rule(self, g)
+                if op.fast_rule is None or _state.enabled:
+                    return op.rule(self, g)
+                return self._fast(g)
         return self._apply(grads)
 
     def _apply(self, grads: list) -> tuple:
@@ -155,10 +160,63 @@ class OpNode(Node):
             g = grads[0]
             if g._data.dtype.kind == "c" and op.holomorphic:
                 return _conj_rule(self, g)
-            return op.rule(self, g)
+            return self._rule(g)
         if op.holomorphic and any(g is not None and g._data.dtype.kind == "c" for g in grads):
             return _conj_rule(self, grads)
-        return op.rule(self, grads)
+        return self._rule(grads)
+
+    def _rule(self, grad: Any) -> tuple:
+        """The op's fast first-order path when grad mode is off and it has one, else its rule."""
+        op = self.op
+        if op.fast_rule is None or _state.enabled:
+            return op.rule(self, grad)
+        if op.outputs == 1:
+            return self._fast(grad)
+        return run_fast(op, self, self._saved_arrays(), grad)
+
+    def _saved_arrays(self) -> list:
+        """The saved values as a fast path takes them: arrays (a Python number or None as it
+        is), with ``saved``'s checks; a value changed in place, or detached, goes through
+        ``saved`` for its error. (No Tensor is made around the saved output.)"""
+        saved = self._saved
+        if not saved:
+            if saved is None:
+                raise RuntimeError(FREED_MESSAGE)
+            if self._out is None:  # nothing saved (a view)
+                return []
+        arrays = []
+        for t, check in zip(saved, self._versions, strict=True):
+            if check is None:  # (not a Tensor)
+                arrays.append(t)
+            elif t._version_counter.value != check or t._detached > self._seq:
+                return [x._data if isinstance(x, Tensor) else x for x in self.saved]
+            else:
+                arrays.append(t._data)
+        out = self._out
+        if out is not None:
+            if out[1].value != out[2]:
+                return [x._data if isinstance(x, Tensor) else x for x in self.saved]
+            arrays.append(out[0])
+        return arrays
+
+    def _fast(self, grad: Any) -> tuple:
+        """The op's fast path (ops/fast_paths.py) on this node's arrays, for one output's
+        gradient; its arrays made Tensors (the commonest rules of a training step run here:
+        the common cases are written out)."""
+        out = self.op.fast_rule(self, self._saved_arrays(), grad._data)  # type: ignore[misc]
+        n = len(out)
+        if n == 1:
+            (a,) = out
+            return (None if a is None else Tensor._make(a),)
+        if n == 2:
+            a, b = out
+            return (None if a is None else Tensor._make(a)), (
+                None if b is None else Tensor._make(b))
+        if n == 3:  # (addmm: a linear layer)
+            a, b, c = out
+            return (None if a is None else Tensor._make(a)), (
+                None if b is None else Tensor._make(b)), (None if c is None else Tensor._make(c))
+        return tuple([None if a is None else Tensor._make(a) for a in out])
 
     def release(self) -> None:
         if self._saved is not None and (self._saved or self._out is not None):
@@ -178,6 +236,24 @@ class OpNode(Node):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
+def run_fast(op: OpDef, ctx: Any, saved: Sequence, grad: Any) -> tuple:
+    """``op``'s fast first-order path on the arrays: the saved values (Tensors, Python numbers
+    or None) and ``grad`` (a Tensor, or a list of them for several outputs) in, Tensors out."""
+    arrays = [t._data if isinstance(t, Tensor) else t for t in saved]
+    g = grad._data if op.outputs == 1 else [None if x is None else x._data for x in grad]
+    out = op.fast_rule(ctx, arrays, g)  # type: ignore[misc]  # (the callers checked it is set)
+    return tuple([None if a is None else Tensor._make(a) for a in out])
+
+
+def first_order(op: OpDef, ctx: Any, grad: Any) -> tuple:
+    """``op``'s backward as ``OpNode.apply`` runs it on a real gradient, for a caller that holds
+    a context rather than a node (a compiled program's replay): its fast path when grad mode is
+    off and it has one, else its rule."""
+    if op.fast_rule is None or _state.enabled:
+        return op.rule(ctx, grad)
+    return run_fast(op, ctx, ctx.saved, grad)
+
+
 def _conj_rule(node: OpNode, grad: Any) -> tuple:
     """A real rule applied to a complex gradient: ``conj(rule(conj(grad)))`` (module docstring)."""
     from .complex import conj_physical
@@ -186,14 +262,14 @@ def _conj_rule(node: OpNode, grad: Any) -> tuple:
         grad = [None if g is None else conj_physical(g) for g in grad]
     else:
         grad = conj_physical(grad)
-    out = node.op.rule(node, grad)
+    out = node._rule(grad)
     return tuple(conj_physical(g) if isinstance(g, Tensor) else g for g in out)
 
 
 class OpDef:
     """One registry entry (see the module docstring)."""
 
-    __slots__ = ("name", "node", "forward", "rule", "array_rule", "save", "save_if",
+    __slots__ = ("name", "node", "forward", "rule", "fast_rule", "save", "save_if",
                  "save_output", "view", "outputs", "node_cls", "tangent_rule", "holomorphic",
                  "widen", "differentiable", "dynamic_shape")
 
@@ -204,7 +280,7 @@ class OpDef:
         self.node = node
         self.forward = forward
         self.rule: Callable = _missing_rule(node)
-        self.array_rule: Callable | None = None  # the first-order rule on arrays, if declared
+        self.fast_rule: Callable | None = None  # a first-order path on arrays (fast_backward)
         self.tangent_rule: Callable | None = None  # forward mode; None: derived from ``rule``
         self.save = tuple(save)
         self.save_if = save_if or {}
@@ -222,11 +298,6 @@ class OpDef:
     def backward(self, rule: Callable) -> Callable:
         """Decorator: attach the backward rule to this entry."""
         self.rule = rule
-        return rule
-
-    def array_backward(self, rule: Callable) -> Callable:
-        """Decorator: attach the first-order rule on arrays (see the module docstring)."""
-        self.array_rule = rule
         return rule
 
     def jvp(self, rule: Callable) -> Callable:
@@ -255,14 +326,16 @@ def _missing_rule(node: str) -> Callable:
     return missing_backward
 
 
-def arrays_of(saved: tuple) -> tuple:
-    """A node's saved Tensors as the arrays an ``array_backward`` rule takes (None stays)."""
-    return tuple(t._data if isinstance(t, Tensor) else t for t in saved)
+def fast_backward(*names: str) -> Callable[[Callable], Callable]:
+    """Decorator: register a fast first-order path for the entries ``names`` (the module
+    docstring; the paths themselves are in ops/fast_paths.py)."""
 
+    def register(fast: Callable) -> Callable:
+        for name in names:
+            REGISTRY[name].fast_rule = fast
+        return fast
 
-def tensors_of(grads: tuple) -> tuple:
-    """An ``array_backward`` rule's arrays as the Tensors a ``backward`` rule returns."""
-    return tuple(None if g is None else Tensor._make(g) for g in grads)
+    return register
 
 
 def defop(name: str, node: str, *, save: Sequence[int] | str = (), save_output: bool = False,
@@ -723,5 +796,5 @@ def _snapshot(t: Tensor) -> Tensor:
     return s
 
 
-__all__ = ["REGISTRY", "OpDef", "OpNode", "NondiffDef", "defop", "nondiff", "apply",
-           "apply_", "apply_nondiff", "AccumulateGrad", "grad_accumulator"]
+__all__ = ["REGISTRY", "OpDef", "OpNode", "NondiffDef", "defop", "nondiff", "fast_backward",
+           "apply", "apply_", "apply_nondiff", "AccumulateGrad", "grad_accumulator"]

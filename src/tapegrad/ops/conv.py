@@ -13,10 +13,9 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import _state
 from . import reduction as rd
 from ._registry import defop
-from .nn_common import _backend, _fast_sum, _linked, _take
+from .nn_common import _fast_sum, _linked, _take
 from .normalization import _channel_shape
 
 _as_strided = np.lib.stride_tricks.as_strided
@@ -495,6 +494,7 @@ def _convolution(x: np.ndarray, w: np.ndarray, b: Any, *, stride: tuple, padding
 
 
 def _conv_backward_arrays(ctx: Any, g: np.ndarray, x: np.ndarray, w: np.ndarray) -> tuple:
+    """The gradients on the arrays (the op's fast path: ops/fast_paths.py)."""
     p = ctx.params
     groups = p["groups"]
     n = x.shape[0]
@@ -546,9 +546,6 @@ def _conv_backward_arrays(ctx: Any, g: np.ndarray, x: np.ndarray, w: np.ndarray)
 def convolution_backward(ctx: Any, grad: Tensor) -> tuple:
     # dx = col2im(W^T g), dW = g im2col(x)^T, db = sum g
     x, w = ctx.saved
-    if not _state.enabled:
-        return tuple(None if r is None else Tensor._make(r) for r in
-                     _conv_backward_arrays(ctx, grad._data, x._data, w._data))
     return _conv_backward_tensors(ctx, grad, x, w)
 
 
@@ -593,11 +590,7 @@ def _im2col(x: np.ndarray, *, geo: _Geometry) -> np.ndarray:
 
 @_im2col.backward
 def im2col_backward(ctx: Any, grad: Tensor) -> tuple:  # the adjoint of im2col is col2im
-    geo = ctx.params["geo"]
-    c = ctx.input_shapes[0][1]
-    B = _backend()
-    return (B.out(B.op(_col2im_op, B.val(grad) if B.tensors else grad._data, geo=geo,
-                       channels=c)),)
+    return (_col2im_op(grad, geo=ctx.params["geo"], channels=ctx.input_shapes[0][1]),)
 
 
 @defop("col2im", node="Col2ImBackward0")
@@ -607,9 +600,7 @@ def _col2im_op(cols: np.ndarray, *, geo: _Geometry, channels: int) -> np.ndarray
 
 @_col2im_op.backward
 def col2im_op_backward(ctx: Any, grad: Tensor) -> tuple:  # the adjoint of col2im is im2col
-    geo = ctx.params["geo"]
-    B = _backend()
-    return (B.out(B.op(_im2col, B.val(grad) if B.tensors else grad._data, geo=geo)),)
+    return (_im2col(grad, geo=ctx.params["geo"]),)
 
 
 # Rules whose gradient torch's double-backward node ties to the forward's inputs (see _link)

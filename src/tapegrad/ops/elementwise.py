@@ -18,7 +18,6 @@ from .. import _blas, _dtype
 from .._out import rule as out_rule
 from .._tensor import Tensor
 from ..autograd.engine import register_grad_copy
-from ..autograd.grad_mode import _state
 from ..kernels.low_precision import widen as _widen
 from . import _registry
 from ._registry import apply_, defop, nondiff
@@ -327,22 +326,10 @@ def _mul(a: Any, b: Any) -> np.ndarray:
     return _binary(np.multiply, a, b)
 
 
-@_mul.array_backward
-def mul_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
-    a, b = saved  # (arrays, or Python numbers)
-    need_a, need_b = ctx.needs_input_grad
-    return (_binary(np.multiply, g, b) if need_a else None,
-            _binary(np.multiply, g, a) if need_b else None)
-
-
 @_mul.backward
 def mul_backward(ctx: Any, grad: Tensor) -> tuple:  # d(a*b) = (b, a)
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
-    if not _state.enabled:  # first order: mul_array_backward's products, written out (the
-        g = grad._data      # commonest rule of all: one call fewer)
-        return (Tensor._make(_binary(np.multiply, g, _array(b))) if need_a else None), (
-            Tensor._make(_binary(np.multiply, g, _array(a))) if need_b else None)
     return (grad * b if need_a else None), (grad * a if need_b else None)
 
 
@@ -716,16 +703,9 @@ def tan_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx tan x = 1 + tan^2 x
     return (grad * (y * y + 1),)
 
 
-@_tanh.array_backward
-def tanh_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
-    return (_tanh_backward.forward(g, saved[0]),)
-
-
 @_tanh.backward
 def tanh_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx tanh x = 1 - tanh^2 x
     (y,) = ctx.saved
-    if not _state.enabled:  # first order: tanh_array_backward's kernel, called directly
-        return (Tensor._make(_tanh_backward.forward(grad._data, y._data)),)
     return (_tanh_backward(grad, y),)
 
 
@@ -809,15 +789,9 @@ def _zero_where(mask: np.ndarray, a: np.ndarray, ints: Any) -> np.ndarray:
 
 def _masked(grad: Tensor, keep: Tensor) -> Tensor:
     """``where(keep, grad, 0)``, the clamps' gradients as torch's: +0 off the mask, where
-    ``grad * keep`` gives -0 for a negative grad (printed ``-0.``). First order on the bits
-    (``_zero_where``: two integer passes, where NumPy's ``where`` takes ten times a multiply)."""
-    g, k = grad._data, keep._data
-    ints = _SAME_SIZE_INT.get(g.dtype.itemsize) if g.dtype.kind == "f" else None
-    if _state.enabled or ints is None or k.shape != g.shape:
-        return where(keep, grad, 0.0)
-    if g.size < _BITS_MIN:
-        return Tensor._make(np.where(k, g, 0).astype(g.dtype, copy=False))
-    return Tensor._make(_zero_where(~k, g, ints))
+    ``grad * keep`` gives -0 for a negative grad (printed ``-0.``). (First order, on the bits:
+    ``masked_array`` in ops/fast_paths.py.)"""
+    return where(keep, grad, 0.0)
 
 
 @defop("threshold_backward", node="ThresholdBackwardBackward0", save=(1,))
@@ -894,31 +868,9 @@ def _relu(x: np.ndarray) -> np.ndarray:
     return _zero_where(np.less(x, 0), x, ints)  # strided, or a NumPy whose maximum is not relu
 
 
-def _relu_grad(g: np.ndarray, y: np.ndarray) -> np.ndarray | None:
-    """First-order relu backward on the arrays, or None where it does not apply. ``y`` is
-    relu's output: >= 0, -0.0 or NaN, so ``y <= 0`` is ``y == 0`` and the kept entries are
-    ``y != 0``; their integer product with g's bits (1 keeps them, 0 gives +0.0) is two
-    passes against the generic mask's three (0.20 against 0.24 ms on 346,112 float32)."""
-    ints = _SAME_SIZE_INT.get(g.dtype.itemsize)
-    if (ints is None or g.dtype.kind != "f" or g.size < _BITS_MIN or g.shape != y.shape
-            or not g.flags.c_contiguous):
-        return None
-    keep = np.not_equal(y, 0)
-    return np.multiply(g.view(ints), keep, dtype=ints).view(g.dtype)
-
-
-@_relu.array_backward
-def relu_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
-    (y,) = saved
-    d = _relu_grad(g, y)
-    return (_threshold_backward.forward(g, y) if d is None else d,)
-
-
 @_relu.backward
 def relu_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx max(x, 0) = [x > 0]
     (y,) = ctx.saved
-    if not _state.enabled:
-        return (Tensor._make(relu_array_backward(ctx, (y._data,), grad._data)[0]),)
     return (_threshold_backward(grad, y),)
 
 

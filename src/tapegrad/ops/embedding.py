@@ -13,7 +13,7 @@ from .._tensor import Tensor
 from . import indexing as ix
 from ._registry import defop
 from ._tangents import linear_tangent
-from .nn_common import _Arrays, _backend
+from .nn_common import _backend
 
 # ---------------------------------------------------------------------------------------------
 # Embedding
@@ -59,18 +59,9 @@ def _embedding_rows(ctx: Any, g: Any) -> tuple:
     return rows, idx
 
 
-@_embedding.array_backward
-def embedding_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
-    rows, idx = _embedding_rows(ctx, g)
-    return (_row_sums(ctx.input_shapes[0][0], idx, rows),)
-
-
 @_embedding.backward
 def embedding_backward(ctx: Any, grad: Tensor) -> tuple:
     # every looked-up row sends its gradient back (summed)
-    B = _backend()
-    if B is _Arrays:
-        return (Tensor._make(embedding_array_backward(ctx, (), grad._data)[0]),)
     rows, idx = _embedding_rows(ctx, grad)
     zeros = Tensor._make(np.zeros(ctx.input_shapes[0], dtype=grad._data.dtype))
     return (ix.index_put(zeros, (idx,), rows, accumulate=True),)

@@ -13,12 +13,9 @@ import numpy as np
 
 from .. import _dtype, _out
 from .._tensor import Tensor, _wrap_dim
-from ..autograd.grad_mode import _state
-from ..kernels.sums import fast_sum as _fast_sum
 from . import _registry, low_precision
-from ._registry import arrays_of, defop, tensors_of
+from ._registry import defop
 from ._tangents import multilinear_tangent
-from .elementwise import _binary
 from .shape import _unsafe_view
 
 
@@ -155,32 +152,8 @@ def _dense(grad: Tensor) -> Tensor:
     return grad.contiguous() if _broadcast(grad._data) else grad
 
 
-def _mm_grads(g: np.ndarray, a: Any, b: Any, layout: tuple, need_a: bool,
-              need_b: bool) -> tuple:
-    """First order, on the arrays: G B^T and A^T G, each in its input's layout (as
-    _grad_like does with ops; this runs twice per linear layer on every step)."""
-    if _broadcast(g):
-        g = np.ascontiguousarray(g)
-    ta, tb = layout
-    ga = gb = None
-    if need_a:
-        ga = _product(b, g.T).T if ta else _product(g, b.T)
-    if need_b:
-        gb = _product(g.T, a).T if tb else _product(a.T, g)
-    return ga, gb
-
-
-@_mm.array_backward
-def mm_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
-    a, b = saved
-    need_a, need_b = ctx.needs_input_grad
-    return _mm_grads(g, a, b, ctx.params.get("layout", (False, False)), need_a, need_b)
-
-
 @_mm.backward
 def mm_backward(ctx: Any, grad: Tensor) -> tuple:  # d(AB) = (G B^T, A^T G)
-    if not _state.enabled:
-        return tensors_of(mm_array_backward(ctx, arrays_of(ctx.saved), grad._data))
     a, b = ctx.saved
     need_a, need_b = ctx.needs_input_grad
     ta, tb = ctx.params.get("layout", (False, False))
@@ -203,34 +176,9 @@ def _addmm(bias: np.ndarray, a: np.ndarray, b: np.ndarray, *, beta: Any = 1,
     return out
 
 
-@_addmm.array_backward
-def addmm_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order)
-    a, b = saved
-    need_c, need_a, need_b = ctx.needs_input_grad
-    beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
-    gc = None
-    if need_c:
-        if beta != 1:
-            gc = _binary(np.multiply, g, beta)
-        elif g.ndim == 2 and ctx.input_shapes[0] == g.shape[1:] and (
-                g.dtype.kind == "f" and g.itemsize >= 4):
-            # a linear layer's bias: its gradient summed over the batch here, as the engine's
-            # broadcast reduction would, without the trip through it (~5 us a layer)
-            gc = _fast_sum(g, (0,), False)
-        else:
-            gc = g
-    ga, gb = _mm_grads(g, a, b, ctx.params.get("layout", (False, False)), need_a, need_b)
-    if alpha != 1:
-        ga = None if ga is None else _binary(np.multiply, ga, alpha)
-        gb = None if gb is None else _binary(np.multiply, gb, alpha)
-    return gc, ga, gb
-
-
 @_addmm.backward
 def addmm_backward(ctx: Any, grad: Tensor) -> tuple:
     # d(beta c + alpha AB) = (beta, alpha G B^T, alpha A^T G)
-    if not _state.enabled:
-        return tensors_of(addmm_array_backward(ctx, arrays_of(ctx.saved), grad._data))
     a, b = ctx.saved
     need_c, need_a, need_b = ctx.needs_input_grad
     beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)

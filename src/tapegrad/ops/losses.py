@@ -14,9 +14,9 @@ import numpy as np
 from .. import _numpy_warnings as _nw
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
-from ._registry import defop, tensors_of
+from ._registry import defop
 from .activations import _fast_max
-from .nn_common import _Arrays, _fast_sum, _float, _linked, _quiet, _take, _unpack
+from .nn_common import _Arrays, _fast_sum, _float, _linked, _quiet, _unpack
 
 # ---------------------------------------------------------------------------------------------
 # Losses. reduction: 0 none, 1 mean, 2 sum (torch's enum)
@@ -228,7 +228,7 @@ def _nll_forward(x: np.ndarray, *, target: np.ndarray, weight: Any, ignore_index
         return np.asarray(total / tw, dtype=x.dtype)
 
 
-def _nll_backward(ctx: Any, grad: Tensor) -> tuple:  # -w[t]/total at the target class, 0 else
+def nll_loss_backward(ctx: Any, grad: Tensor) -> tuple:  # -w[t]/total at the target class, 0 else
     p = ctx.params
     cache = p["_cache"]
     shape = ctx.input_shapes[0]
@@ -239,14 +239,6 @@ def _nll_backward(ctx: Any, grad: Tensor) -> tuple:  # -w[t]/total at the target
         coef = -cache["w"]
         if p["reduction"] == 1:
             coef = coef / cache["total_weight"]
-        if not _state.enabled:
-            g = grad._data
-            vals = coef * g if p["reduction"] == 0 else coef * g[()]
-            if valid is not None:
-                vals = np.where(valid, vals, 0)
-            out = np.zeros(shape, dtype=dtype)
-            _place(out, cache["safe"], vals.astype(dtype, copy=False), cdim)
-            return (Tensor._make(out),)
         m = np.zeros(shape, dtype=dtype)
         _place(m, cache["safe"], (coef if valid is None else np.where(valid, coef, 0))
                .astype(dtype, copy=False), cdim)
@@ -256,14 +248,14 @@ def _nll_backward(ctx: Any, grad: Tensor) -> tuple:  # -w[t]/total at the target
 
 _nll_loss = defop("nll_loss", node="NllLossBackward0", save=(0,))(_nll_forward)
 _nll_loss2d = defop("nll_loss2d", node="NllLoss2DBackward0", save=(0,))(_nll_forward)
-_nll_loss.backward(_nll_backward)
-_nll_loss2d.backward(_nll_backward)
+_nll_loss.backward(nll_loss_backward)
+_nll_loss2d.backward(nll_loss_backward)
 
 
 # F.cross_entropy's common case: (N, C) float logits, int64 class indices all in [0, C), no
 # weight, mean reduction, no smoothing. The same two nodes as the general path (NllLossBackward0
 # over LogSoftmaxBackward0) with lean rules: the forward keeps the softmax for the backward, and
-# the first-order backward is a handful of array operations.
+# the first-order backward is a handful of array operations (ops/fast_paths.py).
 
 @defop("ce_log_softmax", node="LogSoftmaxBackward0", save_output=True)
 def _ce_log_softmax(x: np.ndarray, *, _cache: dict) -> np.ndarray:
@@ -280,20 +272,10 @@ def _ce_log_softmax(x: np.ndarray, *, _cache: dict) -> np.ndarray:
     return y
 
 
-@_ce_log_softmax.array_backward
-def log_softmax_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
-    (y,) = saved
-    p = _take(ctx.params["_cache"], "softmax", lambda: np.exp(y))
-    p *= np.add.reduce(g, axis=1, keepdims=True)
-    return (np.subtract(g, p, out=p),)
-
-
 @_ce_log_softmax.backward
 def ce_log_softmax_backward(ctx: Any, grad: Tensor) -> tuple:  # d(x - lse)/dx: g - softmax * sum(g)
     (y,) = ctx.saved
-    if _state.enabled:
-        return (grad - y.exp() * grad.sum(1, keepdim=True),)
-    return tensors_of(log_softmax_array_backward(ctx, (y._data,), grad._data))
+    return (grad - y.exp() * grad.sum(1, keepdim=True),)
 
 
 @defop("ce_nll", node="NllLossBackward0")
@@ -302,18 +284,8 @@ def _ce_nll(x: np.ndarray, *, target: np.ndarray) -> np.ndarray:
     return np.asarray(-total / x.shape[0], dtype=x.dtype)
 
 
-@_ce_nll.array_backward
-def nll_loss_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
-    n, c = ctx.input_shapes[0]
-    out = np.zeros((n, c), dtype=g.dtype)
-    out[np.arange(n), ctx.params["target"]] = -g[()] / n
-    return (out,)
-
-
 @_ce_nll.backward
 def ce_nll_backward(ctx: Any, grad: Tensor) -> tuple:  # -1/N at the target class, 0 else
-    if not _state.enabled:
-        return tensors_of(nll_loss_array_backward(ctx, (), grad._data))
     n, c = ctx.input_shapes[0]
     m = np.zeros((n, c), dtype=grad._data.dtype)
     m[np.arange(n), ctx.params["target"]] = -1.0 / n

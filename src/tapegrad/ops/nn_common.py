@@ -41,7 +41,7 @@ from ..kernels.sums import fast_sum as _fast_sum
 from . import elementwise as ew
 from . import reduction as rd
 from . import shape as sh
-from ._registry import defop
+from ._registry import defop, fast_backward
 from ._tangents import linear_tangent
 from .erf import SQRT1_2, _erf, _phi
 
@@ -133,7 +133,7 @@ class _Arrays:
 
 class _ArrayResults(_Arrays):
     """``_Arrays`` whose ``out`` leaves an array as it is: a rule's formula run as its
-    ``array_backward`` form (arrays in, arrays out, no Tensor made; see ops/_registry.py)."""
+    fast first-order path (arrays in, arrays out, no Tensor made; see ops/fast_paths.py)."""
 
     @staticmethod
     def out(x: Any) -> Any:
@@ -229,12 +229,12 @@ def _backend() -> Any:
 def _rule_body(entry: Any) -> Any:
     """Decorator: ``body(B, ctx, saved, g)``, a rule written once against a backend ``B``,
     made ``entry``'s backward rule (``B`` from ``_backend``, the saved values and gradient in
-    its representation) and its ``array_backward`` form (``B = _ArrayResults``: arrays in,
-    arrays out)."""
+    its representation) and its fast first-order path (``B = _ArrayResults``: arrays in,
+    arrays out; see ops/fast_paths.py)."""
 
     def attach(body: Any) -> Any:
         @functools.wraps(body)  # (named after the op, as the body is)
-        def array_rule(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+        def fast(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
             return body(_ArrayResults, ctx, saved, g)
 
         @functools.wraps(body)
@@ -242,7 +242,7 @@ def _rule_body(entry: Any) -> Any:
             B, saved, g = _unpack(ctx, grad)
             return body(B, ctx, saved, g)
 
-        entry.array_backward(array_rule)
+        fast_backward(entry.name)(fast)
         entry.backward(rule)
         return body
 

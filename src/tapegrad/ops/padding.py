@@ -13,7 +13,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._registry import defop
-from .nn_common import _backend, _linked, _unpack
+from .nn_common import _linked, _Tensors
 
 # ---------------------------------------------------------------------------------------------
 # Padding
@@ -46,10 +46,12 @@ def _constant_pad(x: np.ndarray, *, pad: tuple, value: Any) -> np.ndarray:
 @_constant_pad.backward
 def constant_pad_backward(ctx: Any, grad: Tensor) -> tuple:
     # the inverse crop: pad the gradient by -pad with 0
-    neg = tuple(-p for p in ctx.params["pad"])
-    B = _backend()
-    return (B.out(B.op(_constant_pad, B.val(grad) if B.tensors else grad._data, pad=neg,
-                       value=0)),)
+    return (_constant_pad(grad, pad=unpad(ctx), value=0),)
+
+
+def unpad(ctx: Any) -> tuple:
+    """constant_pad_nd's pad for the inverse crop: -pad."""
+    return tuple(-p for p in ctx.params["pad"])
 
 
 def _take_dims(x: np.ndarray, index: tuple) -> np.ndarray:
@@ -59,18 +61,22 @@ def _take_dims(x: np.ndarray, index: tuple) -> np.ndarray:
     return x
 
 
-def gather_pad_backward(ctx: Any, grad: Tensor) -> tuple:  # scatter-add back: one-hot products
-    B, _, g = _unpack(ctx, grad)
+def scatter_back(B: Any, ctx: Any, g: Any, dtype: np.dtype) -> Any:
+    """A gather's gradient added back to the positions it took, as one-hot products along each
+    gathered dim, in the backend ``B`` (``_Tensors`` for the rule, ``_Arrays`` for its fast
+    path in ops/fast_paths.py)."""
     index = ctx.params["index"]
     shape = ctx.input_shapes[0]
     k = len(index)
     for i, idx in enumerate(index):
         axis = len(shape) - k + i
-        onehot = (idx[:, None] == np.arange(shape[axis])[None, :]).astype(grad._data.dtype)
+        onehot = (idx[:, None] == np.arange(shape[axis])[None, :]).astype(dtype)
         g = B.movedim(B.matmul(B.movedim(g, axis, -1), B.const(onehot)), -1, axis)
-    if not B.tensors:
-        g = np.ascontiguousarray(g)
-    return (B.out(g),)
+    return g
+
+
+def gather_pad_backward(ctx: Any, grad: Tensor) -> tuple:  # scatter-add back: one-hot products
+    return (scatter_back(_Tensors, ctx, grad, grad._data.dtype),)
 
 
 def _gather_pad_entry(name: str, node: str) -> Any:

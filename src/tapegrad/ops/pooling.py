@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import _state
 from . import indexing as ix
 from ._registry import defop
 from .conv import _col2im, _col2im_op, _crop, _Geometry, _pad_array, _windows
@@ -82,21 +81,19 @@ def _scatter_planes(g: np.ndarray, idx: np.ndarray, plane: int, overlap: bool) -
     return out
 
 
+def argmax_planes(ctx: Any) -> tuple:
+    """A max pool node's (input shape, argmax indices, plane size, planes, outputs per plane)."""
+    cache = ctx.params["_cache"]
+    idx = cache["indices"]
+    p = idx.shape[0]
+    return ctx.input_shapes[0], idx, cache["plane"], p, idx.size // max(p, 1)  # (p may be 0)
+
+
 def max_pool_backward(ctx: Any, grads: list) -> tuple:  # the gradient goes to the argmax
     g = grads[0]
     if g is None:
         return (None,)
-    shape = ctx.input_shapes[0]
-    cache = ctx.params["_cache"]
-    idx, plane = cache["indices"], cache["plane"]
-    p = idx.shape[0]
-    m = idx.size // max(p, 1)  # outputs per plane (explicit: p may be 0)
-    if not _state.enabled:
-        geo = ctx.params.get("geo")
-        overlap = geo is None or any(s < (k - 1) * d + 1 for s, k, d in
-                                     zip(geo.stride, geo.kernel, geo.dilation, strict=True))
-        out = _scatter_planes(g._data.reshape(p, m), idx, plane, overlap)
-        return (Tensor._make(out.reshape(shape)),)
+    shape, idx, plane, p, m = argmax_planes(ctx)
     zeros = Tensor._make(np.zeros((p, plane), dtype=g._data.dtype))
     index = Tensor._make(idx.reshape(p, m))
     return (ix.scatter_add(zeros, 1, index, g.reshape(p, m)).reshape(shape),)
@@ -195,8 +192,6 @@ def avg_pool_backward(ctx: Any, grad: Tensor) -> tuple:  # every input in a wind
     div = divisor if isinstance(divisor, float) else divisor.astype(dt)
     kk = math.prod(geo.kernel)
     nplanes = math.prod(shape[:-d])
-    if not _state.enabled:
-        return (Tensor._make(_avg_pool_grad(grad._data, geo, div, nplanes).reshape(shape)),)
     g = grad / (div if isinstance(div, float) else Tensor._make(div))
     cols = g.reshape(nplanes, 1, math.prod(geo.out_size)).expand(
         nplanes, kk, math.prod(geo.out_size))
@@ -258,9 +253,8 @@ _adaptive_max_pool3d = defop("adaptive_max_pool3d", node="AdaptiveMaxPool3DBackw
                              outputs=2, save=(0,))(_adaptive_max_forward)
 
 
-def adaptive_max_pool_backward(ctx: Any, grads: list) -> tuple:
-    # to the argmax; torch refuses empties
-    g = grads[0]
+def adaptive_grad_check(ctx: Any, g: Any) -> None:
+    """torch's refusal of an empty gradient (a Tensor or an array) for an adaptive pool."""
     d = len(ctx.params["output_size"])
     if g is not None:
         sizes = list(g.shape)
@@ -270,6 +264,10 @@ def adaptive_max_pool_backward(ctx: Any, grads: list) -> tuple:
                     f"adaptive_max_pool{d}d_backward(): Expected grad_output to have non-zero "
                     f"size for non-batch dimensions, but grad_output has sizes {sizes} with "
                     f"dimension {i} being empty")
+
+
+def adaptive_max_pool_backward(ctx: Any, grads: list) -> tuple:  # to the argmax
+    adaptive_grad_check(ctx, grads[0])
     return max_pool_backward(ctx, grads)
 
 
@@ -299,9 +297,6 @@ def max_unpool_backward(ctx: Any, grad: Tensor) -> tuple:  # each input value ca
     shape = ctx.input_shapes[0]
     d = len(p["out_size"])
     idx = p["indices"].reshape(math.prod(shape[:-d]), math.prod(shape[-d:]))
-    if not _state.enabled:
-        g = grad._data.reshape(idx.shape[0], math.prod(grad.shape) // max(idx.shape[0], 1))
-        return (Tensor._make(np.take_along_axis(g, idx, axis=1).reshape(shape)),)
     g = grad.reshape(idx.shape[0], math.prod(grad.shape) // max(idx.shape[0], 1))
     return (ix.gather(g, 1, Tensor._make(idx)).reshape(shape),)
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._registry import defop
-from .nn_common import _backend, _linked, _unpack
+from .nn_common import _linked, _Tensors
 from .padding import _gather_pad_entry
 
 
@@ -35,19 +35,22 @@ def _separable_forward(x: np.ndarray, *, mats: tuple) -> np.ndarray:
     return np.ascontiguousarray(x)
 
 
-def separable_resample_backward(ctx: Any, grad: Tensor) -> tuple:
-    # a linear map: the transposed matrices
-    B, _, g = _unpack(ctx, grad)
+def transposed_maps(B: Any, ctx: Any, g: Any, dtype: np.dtype) -> Any:
+    """A separable map's gradient, the transposed matrices applied along each dim, in the
+    backend ``B`` (``_Tensors`` for the rule, ``_Arrays`` for its fast path in
+    ops/fast_paths.py)."""
     mats = ctx.params["mats"]
     k = len(mats)
     nd = len(ctx.input_shapes[0])
-    dt = grad._data.dtype
     for i, m in enumerate(mats):
         ax = nd - k + i
-        g = B.movedim(B.matmul(B.movedim(g, ax, -1), B.const(m.astype(dt))), -1, ax)
-    if not B.tensors:
-        g = np.ascontiguousarray(g)
-    return (B.out(g),)
+        g = B.movedim(B.matmul(B.movedim(g, ax, -1), B.const(m.astype(dtype))), -1, ax)
+    return g
+
+
+def separable_resample_backward(ctx: Any, grad: Tensor) -> tuple:
+    # a linear map: the transposed matrices
+    return (transposed_maps(_Tensors, ctx, grad, grad._data.dtype),)
 
 
 def _separable_entry(name: str, node: str) -> Any:
@@ -106,13 +109,9 @@ def _pixel_unshuffle(x: np.ndarray, *, r: int) -> np.ndarray:
 
 @_pixel_shuffle.backward
 def pixel_shuffle_backward(ctx: Any, grad: Tensor) -> tuple:  # a permutation: undo it
-    B = _backend()
-    g = grad if B.tensors else grad._data
-    return (B.out(B.op(_pixel_unshuffle, g, r=ctx.params["r"])),)
+    return (_pixel_unshuffle(grad, r=ctx.params["r"]),)
 
 
 @_pixel_unshuffle.backward
 def pixel_unshuffle_backward(ctx: Any, grad: Tensor) -> tuple:  # a permutation: undo it
-    B = _backend()
-    g = grad if B.tensors else grad._data
-    return (B.out(B.op(_pixel_shuffle, g, r=ctx.params["r"])),)
+    return (_pixel_shuffle(grad, r=ctx.params["r"]),)

@@ -18,7 +18,6 @@ from .. import _dtype, _memory_format
 from .._out import rule as out_rule
 from .._tensor import Tensor, _wrap_dim, install_above
 from ..autograd.engine import sum_to
-from ..autograd.grad_mode import _state
 from ..kernels import low_precision
 from ._registry import apply, defop, scalar_type_name
 from ._tangents import linear_tangent
@@ -79,20 +78,9 @@ def _view(x: np.ndarray, *, shape: tuple) -> np.ndarray:
     return out
 
 
-@_view.array_backward
-def view_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
-    # a view only renames positions
-    # first order: the array reshaped directly (a view when the layout allows, else a copy,
-    # as reshape does), without a trip through reshape's checks and an op (one per linear
-    # layer on a batch of sequences; ~10 -> ~4 us)
-    return (np.reshape(g, ctx.input_shapes[0]),)
-
-
 @_view.backward
-def view_backward(ctx: Any, grad: Tensor) -> tuple:  # reshape back
-    if _state.enabled:
-        return (grad.reshape(ctx.input_shapes[0]),)
-    return (Tensor._make(view_array_backward(ctx, (), grad._data)[0]),)
+def view_backward(ctx: Any, grad: Tensor) -> tuple:  # a view only renames positions: reshape back
+    return (grad.reshape(ctx.input_shapes[0]),)
 
 
 @defop("unsafe_view", node="UnsafeViewBackward0")
@@ -101,7 +89,6 @@ def _unsafe_view(x: np.ndarray, *, shape: tuple) -> np.ndarray:
 
 
 _unsafe_view.backward(_view.rule)
-_unsafe_view.array_backward(view_array_backward)
 
 
 def view(input: Tensor, *shape: Any) -> Tensor:
@@ -165,7 +152,6 @@ def _reshape_alias(x: np.ndarray, *, shape: tuple) -> np.ndarray:
 
 
 _reshape_alias.backward(_view.rule)
-_reshape_alias.array_backward(view_array_backward)
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
@@ -263,11 +249,6 @@ def _permute(x: np.ndarray, *, dims: tuple) -> np.ndarray:
     return np.transpose(x, dims)
 
 
-@_permute.array_backward
-def permute_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (as the op's kernel)
-    return (np.transpose(g, np.argsort(ctx.params["dims"])),)
-
-
 @_permute.backward
 def permute_backward(ctx: Any, grad: Tensor) -> tuple:  # apply the inverse permutation
     return (grad.permute(tuple(np.argsort(ctx.params["dims"]).tolist())),)
@@ -317,19 +298,10 @@ def _transpose(x: np.ndarray, *, dim0: int, dim1: int) -> np.ndarray:
     return np.swapaxes(x, dim0, dim1) if x.ndim else x.view()  # a 0-d tensor takes 0 / -1
 
 
-@_transpose.array_backward
-def transpose_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
-    # (first order: see _view's)
-    p = ctx.params
-    return (np.swapaxes(g, p["dim0"], p["dim1"]) if g.ndim else g,)
-
-
 @_transpose.backward
 def transpose_backward(ctx: Any, grad: Tensor) -> tuple:  # swap back
     p = ctx.params
-    if _state.enabled:
-        return (grad.transpose(p["dim0"], p["dim1"]),)
-    return (Tensor._make(transpose_array_backward(ctx, (), grad._data)[0]),)
+    return (grad.transpose(p["dim0"], p["dim1"]),)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -345,16 +317,9 @@ def _t(x: np.ndarray) -> np.ndarray:
     return x.T
 
 
-@_t.array_backward
-def t_array_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (first order: see _view's)
-    return (g.T,)
-
-
 @_t.backward
 def t_backward(ctx: Any, grad: Tensor) -> tuple:  # transpose back
-    if _state.enabled:
-        return (grad.t(),)
-    return (Tensor._make(t_array_backward(ctx, (), grad._data)[0]),)
+    return (grad.t(),)
 
 
 def t(input: Tensor) -> Tensor:
