@@ -217,19 +217,23 @@ def _classifier(model_class: Callable[..., M], weights: WeightsEnum | None, prog
     return _load_weights(model_class(*args, **kwargs), weights, progress)
 
 
-def _imagenet1k_weights(url: str, transforms: Callable[..., Any], common: dict[str, Any], /,
-                        **meta: Any) -> Weights:
-    """The ``Weights`` of a classifier evaluated on ImageNet-1K: its ``meta`` is ``common`` (what
-    a model family's weights share) followed by ``meta`` in the order given, where
-    ``acc=(top-1, top-5)`` stands for
-    ``"_metrics": {"ImageNet-1K": {"acc@1": top-1, "acc@5": top-5}}``."""
+# where every checkpoint of the model builders is published
+_CHECKPOINTS_URL = "https://download.pytorch.org/models/"
+
+
+def _imagenet1k_weights(checkpoint: str, transforms: Callable[..., Any], common: dict[str, Any],
+                        /, **meta: Any) -> Weights:
+    """The ``Weights`` of a classifier evaluated on ImageNet-1K, its checkpoint the file
+    ``checkpoint`` of ``_CHECKPOINTS_URL``: its ``meta`` is ``common`` (what a model family's
+    weights share) followed by ``meta`` in the order given, where ``acc=(top-1, top-5)`` stands
+    for ``"_metrics": {"ImageNet-1K": {"acc@1": top-1, "acc@5": top-5}}``."""
     entries = {**common}
     for key, value in meta.items():
         if key == "acc":
             entries["_metrics"] = {"ImageNet-1K": {"acc@1": value[0], "acc@5": value[1]}}
         else:
             entries[key] = value
-    return Weights(url=url, transforms=transforms, meta=entries)
+    return Weights(url=_CHECKPOINTS_URL + checkpoint, transforms=transforms, meta=entries)
 
 
 def _ovewrite_value_param(param: str, actual: V | None, expected: V) -> V:

@@ -65,9 +65,8 @@ _COMMON_META: dict[str, Any] = {
 
 class AlexNet_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/alexnet-owt-7be5be79.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=61100840,
-        acc=(56.522, 79.066), _ops=0.714, _file_size=233.087)
+        "alexnet-owt-7be5be79.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
+        num_params=61100840, acc=(56.522, 79.066), _ops=0.714, _file_size=233.087)
     DEFAULT = IMAGENET1K_V1
 
 

@@ -206,9 +206,8 @@ _COMMON_META: dict[str, Any] = {
 
 class GoogLeNet_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/googlenet-1378be20.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=6624904,
-        acc=(69.778, 89.53), _ops=1.498, _file_size=49.731)
+        "googlenet-1378be20.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
+        num_params=6624904, acc=(69.778, 89.53), _ops=1.498, _file_size=49.731)
     DEFAULT = IMAGENET1K_V1
 
 

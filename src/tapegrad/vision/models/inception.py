@@ -281,7 +281,7 @@ _COMMON_META: dict[str, Any] = {
 
 class Inception_V3_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/inception_v3_google-0cc3c7bd.pth",
+        "inception_v3_google-0cc3c7bd.pth",
         partial(ImageClassification, crop_size=299, resize_size=342), _COMMON_META,
         num_params=27161264, acc=(77.294, 93.45), _ops=5.713, _file_size=103.903)
     DEFAULT = IMAGENET1K_V1

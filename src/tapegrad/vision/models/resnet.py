@@ -229,30 +229,27 @@ _IMPROVED_DOCS = (
 
 class ResNet18_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet18-f37072fd.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=11689512,
-        recipe=_RESNET_RECIPE, acc=(69.758, 89.078), _ops=1.814, _file_size=44.661,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "resnet18-f37072fd.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=11689512, recipe=_RESNET_RECIPE, acc=(69.758, 89.078), _ops=1.814,
+        _file_size=44.661, _docs=_SIMPLE_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class ResNet34_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet34-b627a593.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=21797672,
-        recipe=_RESNET_RECIPE, acc=(73.314, 91.42), _ops=3.664, _file_size=83.275,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "resnet34-b627a593.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=21797672, recipe=_RESNET_RECIPE, acc=(73.314, 91.42), _ops=3.664,
+        _file_size=83.275, _docs=_SIMPLE_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class ResNet50_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet50-0676ba61.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=25557032,
-        recipe=_RESNET_RECIPE, acc=(76.13, 92.862), _ops=4.089, _file_size=97.781,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "resnet50-0676ba61.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=25557032, recipe=_RESNET_RECIPE, acc=(76.13, 92.862), _ops=4.089,
+        _file_size=97.781, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet50-11ad3fa6.pth",
+        "resnet50-11ad3fa6.pth",
         partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
         num_params=25557032,
         recipe="https://github.com/pytorch/vision/issues/3995#issuecomment-1013906621",
@@ -262,40 +259,36 @@ class ResNet50_Weights(WeightsEnum):
 
 class ResNet101_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet101-63fe2227.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=44549160,
-        recipe=_RESNET_RECIPE, acc=(77.374, 93.546), _ops=7.801, _file_size=170.511,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "resnet101-63fe2227.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=44549160, recipe=_RESNET_RECIPE, acc=(77.374, 93.546), _ops=7.801,
+        _file_size=170.511, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet101-cd907fc2.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=44549160, recipe=_NEW_RECIPE, acc=(81.886, 95.78), _ops=7.801, _file_size=170.53,
-        _docs=_IMPROVED_DOCS)
+        "resnet101-cd907fc2.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=44549160, recipe=_NEW_RECIPE, acc=(81.886, 95.78), _ops=7.801,
+        _file_size=170.53, _docs=_IMPROVED_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
 class ResNet152_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet152-394f9c45.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=60192808,
-        recipe=_RESNET_RECIPE, acc=(78.312, 94.046), _ops=11.514, _file_size=230.434,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "resnet152-394f9c45.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=60192808, recipe=_RESNET_RECIPE, acc=(78.312, 94.046), _ops=11.514,
+        _file_size=230.434, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet152-f82ba261.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=60192808, recipe=_NEW_RECIPE, acc=(82.284, 96.002), _ops=11.514,
+        "resnet152-f82ba261.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=60192808, recipe=_NEW_RECIPE, acc=(82.284, 96.002), _ops=11.514,
         _file_size=230.474, _docs=_IMPROVED_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
 class ResNeXt50_32X4D_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnext50_32x4d-7cdf4587.pth",
+        "resnext50_32x4d-7cdf4587.pth",
         partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=25028904,
         recipe="https://github.com/pytorch/vision/tree/main/references/classification#resnext",
         acc=(77.618, 93.698), _ops=4.23, _file_size=95.789, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnext50_32x4d-1a0047aa.pth",
+        "resnext50_32x4d-1a0047aa.pth",
         partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
         num_params=25028904, recipe=_NEW_RECIPE, acc=(81.198, 95.34), _ops=4.23, _file_size=95.833,
         _docs=_IMPROVED_DOCS)
@@ -304,12 +297,12 @@ class ResNeXt50_32X4D_Weights(WeightsEnum):
 
 class ResNeXt101_32X8D_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnext101_32x8d-8ba56ff5.pth",
+        "resnext101_32x8d-8ba56ff5.pth",
         partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=88791336,
         recipe="https://github.com/pytorch/vision/tree/main/references/classification#resnext",
         acc=(79.312, 94.526), _ops=16.414, _file_size=339.586, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnext101_32x8d-110c445d.pth",
+        "resnext101_32x8d-110c445d.pth",
         partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
         num_params=88791336, recipe=_NEW_RECIPE_FIXRES, acc=(82.834, 96.228), _ops=16.414,
         _file_size=339.673, _docs=_IMPROVED_DOCS)
@@ -318,7 +311,7 @@ class ResNeXt101_32X8D_Weights(WeightsEnum):
 
 class ResNeXt101_64X4D_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnext101_64x4d-173b62eb.pth",
+        "resnext101_64x4d-173b62eb.pth",
         partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
         num_params=83455272, recipe="https://github.com/pytorch/vision/pull/5935",
         acc=(83.246, 96.454), _ops=15.46, _file_size=319.318, _docs=_NEW_RECIPE_DOCS)
@@ -327,12 +320,12 @@ class ResNeXt101_64X4D_Weights(WeightsEnum):
 
 class Wide_ResNet50_2_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/wide_resnet50_2-95faca4d.pth",
+        "wide_resnet50_2-95faca4d.pth",
         partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=68883240,
         recipe="https://github.com/pytorch/vision/pull/912#issue-445437439", acc=(78.468, 94.086),
         _ops=11.398, _file_size=131.82, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/wide_resnet50_2-9ba9bcbe.pth",
+        "wide_resnet50_2-9ba9bcbe.pth",
         partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
         num_params=68883240, recipe=_NEW_RECIPE_FIXRES, acc=(81.602, 95.758), _ops=11.398,
         _file_size=263.124, _docs=_IMPROVED_DOCS)
@@ -341,12 +334,12 @@ class Wide_ResNet50_2_Weights(WeightsEnum):
 
 class Wide_ResNet101_2_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/wide_resnet101_2-32ee1156.pth",
+        "wide_resnet101_2-32ee1156.pth",
         partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=126886696,
         recipe="https://github.com/pytorch/vision/pull/912#issue-445437439", acc=(78.848, 94.284),
         _ops=22.753, _file_size=242.896, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/wide_resnet101_2-d733dc28.pth",
+        "wide_resnet101_2-d733dc28.pth",
         partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
         num_params=126886696, recipe=_NEW_RECIPE, acc=(82.51, 96.02), _ops=22.753,
         _file_size=484.747, _docs=_IMPROVED_DOCS)

@@ -110,17 +110,15 @@ _COMMON_META: dict[str, Any] = {
 
 class SqueezeNet1_0_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/squeezenet1_0-b66bff10.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, min_size=(21, 21),
-        num_params=1248424, acc=(58.092, 80.42), _ops=0.819, _file_size=4.778)
+        "squeezenet1_0-b66bff10.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
+        min_size=(21, 21), num_params=1248424, acc=(58.092, 80.42), _ops=0.819, _file_size=4.778)
     DEFAULT = IMAGENET1K_V1
 
 
 class SqueezeNet1_1_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/squeezenet1_1-b8a52dc0.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, min_size=(17, 17),
-        num_params=1235496, acc=(58.178, 80.624), _ops=0.349, _file_size=4.729)
+        "squeezenet1_1-b8a52dc0.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
+        min_size=(17, 17), num_params=1235496, acc=(58.178, 80.624), _ops=0.349, _file_size=4.729)
     DEFAULT = IMAGENET1K_V1
 
 

@@ -256,20 +256,20 @@ _DEIT_DOCS = """
 
 class ViT_B_16_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_b_16-c867db91.pth",
+        "vit_b_16-c867db91.pth",
         partial(ImageClassification, crop_size=224), _COMMON_META, num_params=86567656,
         min_size=(224, 224),
         recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_b_16",
         acc=(81.072, 95.318), _ops=17.564, _file_size=330.285, _docs=_DEIT_DOCS)
     IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_b_16_swag-9ac1b537.pth",
+        "vit_b_16_swag-9ac1b537.pth",
         partial(ImageClassification, crop_size=384, resize_size=384,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=86859496,
         min_size=(384, 384), acc=(85.304, 97.65), _ops=55.484, _file_size=331.398,
         _docs=_SWAG_E2E_DOCS)
     IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_b_16_lc_swag-4e70ced5.pth",
+        "vit_b_16_lc_swag-4e70ced5.pth",
         partial(ImageClassification, crop_size=224, resize_size=224,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=86567656,
@@ -280,7 +280,7 @@ class ViT_B_16_Weights(WeightsEnum):
 
 class ViT_B_32_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_b_32-d86f8d99.pth",
+        "vit_b_32-d86f8d99.pth",
         partial(ImageClassification, crop_size=224), _COMMON_META, num_params=88224232,
         min_size=(224, 224),
         recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_b_32",
@@ -290,7 +290,7 @@ class ViT_B_32_Weights(WeightsEnum):
 
 class ViT_L_16_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_l_16-852ce7e3.pth",
+        "vit_l_16-852ce7e3.pth",
         partial(ImageClassification, crop_size=224, resize_size=242), _COMMON_META,
         num_params=304326632, min_size=(224, 224),
         recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_l_16",
@@ -304,14 +304,14 @@ class ViT_L_16_Weights(WeightsEnum):
             "            "
         ))
     IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_l_16_swag-4f3808c9.pth",
+        "vit_l_16_swag-4f3808c9.pth",
         partial(ImageClassification, crop_size=512, resize_size=512,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=305174504,
         min_size=(512, 512), acc=(88.064, 98.512), _ops=361.986, _file_size=1164.258,
         _docs=_SWAG_E2E_DOCS)
     IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_l_16_lc_swag-4d563306.pth",
+        "vit_l_16_lc_swag-4d563306.pth",
         partial(ImageClassification, crop_size=224, resize_size=224,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=304326632,
@@ -322,7 +322,7 @@ class ViT_L_16_Weights(WeightsEnum):
 
 class ViT_L_32_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_l_32-c7638314.pth",
+        "vit_l_32-c7638314.pth",
         partial(ImageClassification, crop_size=224), _COMMON_META, num_params=306535400,
         min_size=(224, 224),
         recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_l_32",
@@ -332,14 +332,14 @@ class ViT_L_32_Weights(WeightsEnum):
 
 class ViT_H_14_Weights(WeightsEnum):
     IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_h_14_swag-80465313.pth",
+        "vit_h_14_swag-80465313.pth",
         partial(ImageClassification, crop_size=518, resize_size=518,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=633470440,
         min_size=(518, 518), acc=(88.552, 98.694), _ops=1016.717, _file_size=2416.643,
         _docs=_SWAG_E2E_DOCS)
     IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_h_14_lc_swag-c1eb923e.pth",
+        "vit_h_14_lc_swag-c1eb923e.pth",
         partial(ImageClassification, crop_size=224, resize_size=224,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=632045800,
