@@ -14,7 +14,7 @@ from ..ops.misc import Conv2dNormActivation, Permute
 from ..ops.stochastic_depth import StochasticDepth
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
-from ._meta import _IMAGENET_CATEGORIES
+from ._meta import _family_meta
 from ._utils import _builder, _check_stage_settings, _classifier, _imagenet1k_weights
 
 __all__ = ["ConvNeXt", "ConvNeXt_Tiny_Weights", "ConvNeXt_Small_Weights",
@@ -143,19 +143,17 @@ def _sized(block_setting: list[CNBlockConfig], default_depth_prob: float,
     return _convnext(block_setting, stochastic_depth_prob, weights, progress, **kwargs)
 
 
-_COMMON_META: dict[str, Any] = {
-    "min_size": (32, 32),
-    "categories": _IMAGENET_CATEGORIES,
-    "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#convnext",
-    "_docs": (
-        "\n"
-        "        These weights improve upon the results of the original paper by using a "
-        "modified version of TorchVision's\n"
-        "        `new training recipe\n"
-        "        <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
-        "    "
-    ),
-}
+_DOCS = (
+    "\n"
+    "        These weights improve upon the results of the original paper by using a "
+    "modified version of TorchVision's\n"
+    "        `new training recipe\n"
+    "        <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
+    "    "
+)
+_COMMON_META = _family_meta(
+    (32, 32), "https://github.com/pytorch/vision/tree/main/references/classification#convnext",
+    _DOCS)
 
 
 class ConvNeXt_Tiny_Weights(WeightsEnum):

@@ -15,7 +15,7 @@ from ...nn import functional as F
 from ...utils import checkpoint as cp
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
-from ._meta import _IMAGENET_CATEGORIES
+from ._meta import _family_meta
 from ._utils import _builder, _imagenet1k_weights, _ovewrite_named_param
 
 __all__ = ["DenseNet", "DenseNet121_Weights", "DenseNet161_Weights", "DenseNet169_Weights",
@@ -167,12 +167,9 @@ def _densenet(growth_rate: int, block_config: tuple[int, int, int, int], num_ini
     return model
 
 
-_COMMON_META: dict[str, Any] = {
-    "min_size": (29, 29),
-    "categories": _IMAGENET_CATEGORIES,
-    "recipe": "https://github.com/pytorch/vision/pull/116",
-    "_docs": "These weights are ported from LuaTorch.",
-}
+_COMMON_META = _family_meta(
+    (29, 29), "https://github.com/pytorch/vision/pull/116",
+    "These weights are ported from LuaTorch.")
 
 
 class DenseNet121_Weights(WeightsEnum):

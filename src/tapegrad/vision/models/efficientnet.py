@@ -18,7 +18,7 @@ from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
 from ..ops.stochastic_depth import StochasticDepth
 from ..transforms._presets import ImageClassification, InterpolationMode
 from ._api import WeightsEnum
-from ._meta import _IMAGENET_CATEGORIES, _MODIFIED_RECIPE_DOCS
+from ._meta import _IMAGENET_CATEGORIES, _MODIFIED_RECIPE_DOCS, _PORTED_DOCS
 from ._utils import (
     _builder,
     _check_stage_settings,
@@ -288,7 +288,6 @@ _COMMON_META: dict[str, Any] = {
 }
 
 _V1_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v1"
-_PORTED_DOCS = "These weights are ported from the original paper."
 _V2_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v2"
 
 

@@ -13,7 +13,7 @@ from ..._tensor import Tensor
 from ...nn import functional as F
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
-from ._meta import _IMAGENET_CATEGORIES
+from ._meta import _PORTED_DOCS, _family_meta
 from ._utils import (
     _builder,
     _classifier,
@@ -196,12 +196,9 @@ class BasicConv2d(nn.Module):
         return F.relu(self.bn(self.conv(x)), inplace=True)
 
 
-_COMMON_META: dict[str, Any] = {
-    "min_size": (15, 15),
-    "categories": _IMAGENET_CATEGORIES,
-    "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#googlenet",
-    "_docs": "These weights are ported from the original paper.",
-}
+_COMMON_META = _family_meta(
+    (15, 15), "https://github.com/pytorch/vision/tree/main/references/classification#googlenet",
+    _PORTED_DOCS)
 
 
 class GoogLeNet_Weights(WeightsEnum):

@@ -14,7 +14,7 @@ from ..._tensor import Tensor
 from ...nn import functional as F
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
-from ._meta import _IMAGENET_CATEGORIES
+from ._meta import _PORTED_DOCS, _family_meta
 from ._utils import _builder, _classifier, _imagenet1k_weights
 from .googlenet import BasicConv2d, _init_truncated_normal, _pretrained_kwargs, _renormalized
 
@@ -271,12 +271,9 @@ class InceptionAux(nn.Module):
         return self.fc(flatten(x, 1))
 
 
-_COMMON_META: dict[str, Any] = {
-    "min_size": (75, 75),
-    "categories": _IMAGENET_CATEGORIES,
-    "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#inception-v3",
-    "_docs": "These weights are ported from the original paper.",
-}
+_COMMON_META = _family_meta(
+    (75, 75), "https://github.com/pytorch/vision/tree/main/references/classification#inception-v3",
+    _PORTED_DOCS)
 
 
 class Inception_V3_Weights(WeightsEnum):
