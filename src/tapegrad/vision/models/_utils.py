@@ -14,7 +14,15 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ... import nn
+from ..transforms._presets import ImageClassification, InterpolationMode
 from ._api import Weights, WeightsEnum, register_model
+from ._meta import (
+    _SWAG_E2E_DOCS,
+    _SWAG_LICENSE,
+    _SWAG_LINEAR_DOCS,
+    _SWAG_LINEAR_RECIPE,
+    _SWAG_RECIPE,
+)
 
 
 def _sequence_to_str(seq: Sequence, separate_last: str = "") -> str:
@@ -234,6 +242,27 @@ def _imagenet1k_weights(checkpoint: str, transforms: Callable[..., Any], common:
         else:
             entries[key] = value
     return Weights(url=_CHECKPOINTS_URL + checkpoint, transforms=transforms, meta=entries)
+
+
+def _swag_weights(checkpoint: str, crop_size: int, common: dict[str, Any], recipe: str,
+                  docs: str, meta: dict[str, Any]) -> Weights:
+    """The ImageNet-1K weights of a trunk pretrained by SWAG (RegNet-Y, ViT): evaluated after a
+    bicubic resize to ``crop_size``; ``meta`` stands between the SWAG license and ``docs``."""
+    transforms = functools.partial(ImageClassification, crop_size=crop_size,
+                                   resize_size=crop_size, interpolation=InterpolationMode.BICUBIC)
+    return _imagenet1k_weights(checkpoint, transforms, common, recipe=recipe,
+                               license=_SWAG_LICENSE, **meta, _docs=docs)
+
+
+def _swag_e2e_weights(checkpoint: str, crop_size: int, common: dict[str, Any], /,
+                      **meta: Any) -> Weights:
+    """SWAG weights fine-tuned end to end on ImageNet-1K at ``crop_size``."""
+    return _swag_weights(checkpoint, crop_size, common, _SWAG_RECIPE, _SWAG_E2E_DOCS, meta)
+
+
+def _swag_linear_weights(checkpoint: str, common: dict[str, Any], /, **meta: Any) -> Weights:
+    """SWAG weights whose frozen trunk got a linear classifier trained on ImageNet-1K at 224."""
+    return _swag_weights(checkpoint, 224, common, _SWAG_LINEAR_RECIPE, _SWAG_LINEAR_DOCS, meta)
 
 
 def _ovewrite_value_param(param: str, actual: V | None, expected: V) -> V:

@@ -14,7 +14,7 @@ from ... import pow as _pow
 from ... import round as _round
 from ..._tensor import Tensor
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
-from ..transforms._presets import ImageClassification, InterpolationMode
+from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
 from ._meta import (
     _IMAGENET_META,
@@ -22,17 +22,14 @@ from ._meta import (
     _NEW_RECIPE,
     _NEW_RECIPE_FIXRES,
     _SIMPLE_RECIPE_DOCS,
-    _SWAG_E2E_DOCS,
-    _SWAG_LICENSE,
-    _SWAG_LINEAR_DOCS,
-    _SWAG_LINEAR_RECIPE,
-    _SWAG_RECIPE,
 )
 from ._utils import (
     _builder,
     _classifier,
     _imagenet1k_weights,
     _make_divisible,
+    _swag_e2e_weights,
+    _swag_linear_weights,
 )
 
 __all__ = [
@@ -319,18 +316,12 @@ class RegNet_Y_16GF_Weights(WeightsEnum):
         "regnet_y_16gf-3e4a00f9.pth", partial(ImageClassification, crop_size=224, resize_size=232),
         _IMAGENET_META, num_params=83590140, recipe=_NEW_RECIPE, acc=(82.886, 96.328), _ops=15.912,
         _file_size=319.49, _docs=_MODIFIED_RECIPE_DOCS)
-    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
-        "regnet_y_16gf_swag-43afe44d.pth",
-        partial(ImageClassification, crop_size=384, resize_size=384,
-                interpolation=InterpolationMode.BICUBIC),
-        _IMAGENET_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=83590140,
-        acc=(86.012, 98.054), _ops=46.735, _file_size=319.49, _docs=_SWAG_E2E_DOCS)
-    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
-        "regnet_y_16gf_lc_swag-f3ec0043.pth",
-        partial(ImageClassification, crop_size=224, resize_size=224,
-                interpolation=InterpolationMode.BICUBIC),
-        _IMAGENET_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=83590140,
-        acc=(83.976, 97.244), _ops=15.912, _file_size=319.49, _docs=_SWAG_LINEAR_DOCS)
+    IMAGENET1K_SWAG_E2E_V1 = _swag_e2e_weights(
+        "regnet_y_16gf_swag-43afe44d.pth", 384, _IMAGENET_META, num_params=83590140,
+        acc=(86.012, 98.054), _ops=46.735, _file_size=319.49)
+    IMAGENET1K_SWAG_LINEAR_V1 = _swag_linear_weights(
+        "regnet_y_16gf_lc_swag-f3ec0043.pth", _IMAGENET_META, num_params=83590140,
+        acc=(83.976, 97.244), _ops=15.912, _file_size=319.49)
     DEFAULT = IMAGENET1K_V2
 
 
@@ -343,34 +334,22 @@ class RegNet_Y_32GF_Weights(WeightsEnum):
         "regnet_y_32gf-8db6d4b5.pth", partial(ImageClassification, crop_size=224, resize_size=232),
         _IMAGENET_META, num_params=145046770, recipe=_NEW_RECIPE, acc=(83.368, 96.498), _ops=32.28,
         _file_size=554.076, _docs=_MODIFIED_RECIPE_DOCS)
-    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
-        "regnet_y_32gf_swag-04fdfa75.pth",
-        partial(ImageClassification, crop_size=384, resize_size=384,
-                interpolation=InterpolationMode.BICUBIC),
-        _IMAGENET_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=145046770,
-        acc=(86.838, 98.362), _ops=94.826, _file_size=554.076, _docs=_SWAG_E2E_DOCS)
-    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
-        "regnet_y_32gf_lc_swag-e1583746.pth",
-        partial(ImageClassification, crop_size=224, resize_size=224,
-                interpolation=InterpolationMode.BICUBIC),
-        _IMAGENET_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=145046770,
-        acc=(84.622, 97.48), _ops=32.28, _file_size=554.076, _docs=_SWAG_LINEAR_DOCS)
+    IMAGENET1K_SWAG_E2E_V1 = _swag_e2e_weights(
+        "regnet_y_32gf_swag-04fdfa75.pth", 384, _IMAGENET_META, num_params=145046770,
+        acc=(86.838, 98.362), _ops=94.826, _file_size=554.076)
+    IMAGENET1K_SWAG_LINEAR_V1 = _swag_linear_weights(
+        "regnet_y_32gf_lc_swag-e1583746.pth", _IMAGENET_META, num_params=145046770,
+        acc=(84.622, 97.48), _ops=32.28, _file_size=554.076)
     DEFAULT = IMAGENET1K_V2
 
 
 class RegNet_Y_128GF_Weights(WeightsEnum):
-    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
-        "regnet_y_128gf_swag-c8ce3e52.pth",
-        partial(ImageClassification, crop_size=384, resize_size=384,
-                interpolation=InterpolationMode.BICUBIC),
-        _IMAGENET_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=644812894,
-        acc=(88.228, 98.682), _ops=374.57, _file_size=2461.564, _docs=_SWAG_E2E_DOCS)
-    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
-        "regnet_y_128gf_lc_swag-cbe8ce12.pth",
-        partial(ImageClassification, crop_size=224, resize_size=224,
-                interpolation=InterpolationMode.BICUBIC),
-        _IMAGENET_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=644812894,
-        acc=(86.068, 97.844), _ops=127.518, _file_size=2461.564, _docs=_SWAG_LINEAR_DOCS)
+    IMAGENET1K_SWAG_E2E_V1 = _swag_e2e_weights(
+        "regnet_y_128gf_swag-c8ce3e52.pth", 384, _IMAGENET_META, num_params=644812894,
+        acc=(88.228, 98.682), _ops=374.57, _file_size=2461.564)
+    IMAGENET1K_SWAG_LINEAR_V1 = _swag_linear_weights(
+        "regnet_y_128gf_lc_swag-cbe8ce12.pth", _IMAGENET_META, num_params=644812894,
+        acc=(86.068, 97.844), _ops=127.518, _file_size=2461.564)
     DEFAULT = IMAGENET1K_SWAG_E2E_V1
 
 

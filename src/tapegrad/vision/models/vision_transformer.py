@@ -12,21 +12,18 @@ from typing import Any, NamedTuple
 from ... import cat, empty, nn, zeros
 from ..._tensor import Tensor
 from ..ops.misc import MLP, Conv2dNormActivation
-from ..transforms._presets import ImageClassification, InterpolationMode
+from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
 from ._meta import (
     _IMAGENET_CATEGORIES,
-    _SWAG_E2E_DOCS,
-    _SWAG_LICENSE,
-    _SWAG_LINEAR_DOCS,
-    _SWAG_LINEAR_RECIPE,
-    _SWAG_RECIPE,
 )
 from ._utils import (
     _builder,
     _imagenet1k_weights,
     _load_weights,
     _ovewrite_named_param,
+    _swag_e2e_weights,
+    _swag_linear_weights,
 )
 
 __all__ = ["VisionTransformer", "ViT_B_16_Weights", "ViT_B_32_Weights", "ViT_L_16_Weights",
@@ -261,20 +258,12 @@ class ViT_B_16_Weights(WeightsEnum):
         min_size=(224, 224),
         recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_b_16",
         acc=(81.072, 95.318), _ops=17.564, _file_size=330.285, _docs=_DEIT_DOCS)
-    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
-        "vit_b_16_swag-9ac1b537.pth",
-        partial(ImageClassification, crop_size=384, resize_size=384,
-                interpolation=InterpolationMode.BICUBIC),
-        _COMMON_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=86859496,
-        min_size=(384, 384), acc=(85.304, 97.65), _ops=55.484, _file_size=331.398,
-        _docs=_SWAG_E2E_DOCS)
-    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
-        "vit_b_16_lc_swag-4e70ced5.pth",
-        partial(ImageClassification, crop_size=224, resize_size=224,
-                interpolation=InterpolationMode.BICUBIC),
-        _COMMON_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=86567656,
-        min_size=(224, 224), acc=(81.886, 96.18), _ops=17.564, _file_size=330.285,
-        _docs=_SWAG_LINEAR_DOCS)
+    IMAGENET1K_SWAG_E2E_V1 = _swag_e2e_weights(
+        "vit_b_16_swag-9ac1b537.pth", 384, _COMMON_META, num_params=86859496, min_size=(384, 384),
+        acc=(85.304, 97.65), _ops=55.484, _file_size=331.398)
+    IMAGENET1K_SWAG_LINEAR_V1 = _swag_linear_weights(
+        "vit_b_16_lc_swag-4e70ced5.pth", _COMMON_META, num_params=86567656, min_size=(224, 224),
+        acc=(81.886, 96.18), _ops=17.564, _file_size=330.285)
     DEFAULT = IMAGENET1K_V1
 
 
@@ -303,20 +292,12 @@ class ViT_L_16_Weights(WeightsEnum):
             "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
             "            "
         ))
-    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
-        "vit_l_16_swag-4f3808c9.pth",
-        partial(ImageClassification, crop_size=512, resize_size=512,
-                interpolation=InterpolationMode.BICUBIC),
-        _COMMON_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=305174504,
-        min_size=(512, 512), acc=(88.064, 98.512), _ops=361.986, _file_size=1164.258,
-        _docs=_SWAG_E2E_DOCS)
-    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
-        "vit_l_16_lc_swag-4d563306.pth",
-        partial(ImageClassification, crop_size=224, resize_size=224,
-                interpolation=InterpolationMode.BICUBIC),
-        _COMMON_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=304326632,
-        min_size=(224, 224), acc=(85.146, 97.422), _ops=61.555, _file_size=1161.023,
-        _docs=_SWAG_LINEAR_DOCS)
+    IMAGENET1K_SWAG_E2E_V1 = _swag_e2e_weights(
+        "vit_l_16_swag-4f3808c9.pth", 512, _COMMON_META, num_params=305174504, min_size=(512, 512),
+        acc=(88.064, 98.512), _ops=361.986, _file_size=1164.258)
+    IMAGENET1K_SWAG_LINEAR_V1 = _swag_linear_weights(
+        "vit_l_16_lc_swag-4d563306.pth", _COMMON_META, num_params=304326632, min_size=(224, 224),
+        acc=(85.146, 97.422), _ops=61.555, _file_size=1161.023)
     DEFAULT = IMAGENET1K_V1
 
 
@@ -331,20 +312,12 @@ class ViT_L_32_Weights(WeightsEnum):
 
 
 class ViT_H_14_Weights(WeightsEnum):
-    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
-        "vit_h_14_swag-80465313.pth",
-        partial(ImageClassification, crop_size=518, resize_size=518,
-                interpolation=InterpolationMode.BICUBIC),
-        _COMMON_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=633470440,
-        min_size=(518, 518), acc=(88.552, 98.694), _ops=1016.717, _file_size=2416.643,
-        _docs=_SWAG_E2E_DOCS)
-    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
-        "vit_h_14_lc_swag-c1eb923e.pth",
-        partial(ImageClassification, crop_size=224, resize_size=224,
-                interpolation=InterpolationMode.BICUBIC),
-        _COMMON_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=632045800,
-        min_size=(224, 224), acc=(85.708, 97.73), _ops=167.295, _file_size=2411.209,
-        _docs=_SWAG_LINEAR_DOCS)
+    IMAGENET1K_SWAG_E2E_V1 = _swag_e2e_weights(
+        "vit_h_14_swag-80465313.pth", 518, _COMMON_META, num_params=633470440, min_size=(518, 518),
+        acc=(88.552, 98.694), _ops=1016.717, _file_size=2416.643)
+    IMAGENET1K_SWAG_LINEAR_V1 = _swag_linear_weights(
+        "vit_h_14_lc_swag-c1eb923e.pth", _COMMON_META, num_params=632045800, min_size=(224, 224),
+        acc=(85.708, 97.73), _ops=167.295, _file_size=2411.209)
     DEFAULT = IMAGENET1K_SWAG_E2E_V1
 
 
