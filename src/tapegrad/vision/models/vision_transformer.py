@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 from ... import cat, empty, nn, zeros
 from ..._tensor import Tensor
+from ..ops._utils import _rename_version_1_keys
 from ..ops.misc import MLP, Conv2dNormActivation
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
@@ -67,13 +68,8 @@ class MLPBlock(MLP):
     def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
                               strict: bool, missing_keys: list[str], unexpected_keys: list[str],
                               error_msgs: list[str]) -> None:
-        version = local_metadata.get("version", None)
-        if version is None or version < 2:
-            for i in range(2):
-                for kind in ["weight", "bias"]:
-                    old_key = f"{prefix}linear_{i + 1}.{kind}"
-                    if old_key in state_dict:
-                        state_dict[f"{prefix}{3 * i}.{kind}"] = state_dict.pop(old_key)
+        _rename_version_1_keys(state_dict, prefix, local_metadata,
+                               [("linear_1", "0"), ("linear_2", "3")])
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs)
 
