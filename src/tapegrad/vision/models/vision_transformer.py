@@ -14,7 +14,7 @@ from ..._tensor import Tensor
 from ..ops._utils import _rename_version_1_keys
 from ..ops.misc import MLP, Conv2dNormActivation
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum
+from ._api import Weights, WeightsEnum
 from ._meta import (
     _IMAGENET_CATEGORIES,
 )
@@ -247,13 +247,20 @@ _DEIT_DOCS = """
             """
 
 
+def _deit_trained(name: str, checkpoint_hash: str, num_params: int, acc: tuple[float, float],
+                  ops: float, file_size: float) -> Weights:
+    """The ImageNet-1K weights of the ViT ``name`` trained from scratch with the DeiT-like recipe
+    of torchvision's references (their section named after the model)."""
+    return _imagenet1k_weights(
+        f"{name}-{checkpoint_hash}.pth", partial(ImageClassification, crop_size=224),
+        _COMMON_META, num_params=num_params, min_size=(224, 224),
+        recipe=f"https://github.com/pytorch/vision/tree/main/references/classification#{name}",
+        acc=acc, _ops=ops, _file_size=file_size, _docs=_DEIT_DOCS)
+
+
 class ViT_B_16_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "vit_b_16-c867db91.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=86567656,
-        min_size=(224, 224),
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_b_16",
-        acc=(81.072, 95.318), _ops=17.564, _file_size=330.285, _docs=_DEIT_DOCS)
+    IMAGENET1K_V1 = _deit_trained(
+        "vit_b_16", "c867db91", 86567656, (81.072, 95.318), 17.564, 330.285)
     IMAGENET1K_SWAG_E2E_V1 = _swag_e2e_weights(
         "vit_b_16_swag-9ac1b537.pth", 384, _COMMON_META, num_params=86859496, min_size=(384, 384),
         acc=(85.304, 97.65), _ops=55.484, _file_size=331.398)
@@ -264,12 +271,8 @@ class ViT_B_16_Weights(WeightsEnum):
 
 
 class ViT_B_32_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "vit_b_32-d86f8d99.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=88224232,
-        min_size=(224, 224),
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_b_32",
-        acc=(75.912, 92.466), _ops=4.409, _file_size=336.604, _docs=_DEIT_DOCS)
+    IMAGENET1K_V1 = _deit_trained(
+        "vit_b_32", "d86f8d99", 88224232, (75.912, 92.466), 4.409, 336.604)
     DEFAULT = IMAGENET1K_V1
 
 
@@ -298,12 +301,8 @@ class ViT_L_16_Weights(WeightsEnum):
 
 
 class ViT_L_32_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "vit_l_32-c7638314.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=306535400,
-        min_size=(224, 224),
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_l_32",
-        acc=(76.972, 93.07), _ops=15.378, _file_size=1169.449, _docs=_DEIT_DOCS)
+    IMAGENET1K_V1 = _deit_trained(
+        "vit_l_32", "c7638314", 306535400, (76.972, 93.07), 15.378, 1169.449)
     DEFAULT = IMAGENET1K_V1
 
 
