@@ -222,17 +222,25 @@ def _fill_for(img: Any, fill: Any) -> Any:
     return fill
 
 
-class AutoAugment(nn.Module):
+class _AutoAugmentBase(nn.Module):
+    """What the automatic augmentations share: the ``interpolation`` and ``fill`` their
+    geometric ops use."""
+
+    def __init__(self, interpolation: InterpolationMode, fill: list[float] | None) -> None:
+        super().__init__()
+        self.interpolation = interpolation
+        self.fill = fill
+
+
+class AutoAugment(_AutoAugmentBase):
     """AutoAugment: a random sub-policy of two ops, each applied with its probability at its
     magnitude (a random sign where the op has one). Tensors must be uint8."""
 
     def __init__(self, policy: AutoAugmentPolicy = AutoAugmentPolicy.IMAGENET,
                  interpolation: InterpolationMode = InterpolationMode.NEAREST,
                  fill: list[float] | None = None) -> None:
-        super().__init__()
+        super().__init__(interpolation, fill)
         self.policy = policy
-        self.interpolation = interpolation
-        self.fill = fill
         self.policies = self._get_policies(policy)
 
     def _get_policies(self, policy: AutoAugmentPolicy) -> list:
@@ -272,19 +280,17 @@ class AutoAugment(nn.Module):
         return f"{self.__class__.__name__}(policy={self.policy}, fill={self.fill})"
 
 
-class RandAugment(nn.Module):
+class RandAugment(_AutoAugmentBase):
     """RandAugment: ``num_ops`` ops picked uniformly, all at the same ``magnitude`` bin of
     ``num_magnitude_bins``, with a random sign."""
 
     def __init__(self, num_ops: int = 2, magnitude: int = 9, num_magnitude_bins: int = 31,
                  interpolation: InterpolationMode = InterpolationMode.NEAREST,
                  fill: list[float] | None = None) -> None:
-        super().__init__()
+        super().__init__(interpolation, fill)
         self.num_ops = num_ops
         self.magnitude = magnitude
         self.num_magnitude_bins = num_magnitude_bins
-        self.interpolation = interpolation
-        self.fill = fill
 
     def _augmentation_space(self, num_bins: int, image_size: tuple[int, int]
                             ) -> dict[str, tuple[Tensor, bool]]:
@@ -312,17 +318,15 @@ class RandAugment(nn.Module):
                 f", interpolation={self.interpolation}, fill={self.fill})")
 
 
-class TrivialAugmentWide(nn.Module):
+class TrivialAugmentWide(_AutoAugmentBase):
     """TrivialAugment (wide ranges): one op picked uniformly at a uniformly drawn magnitude
     bin, with a random sign."""
 
     def __init__(self, num_magnitude_bins: int = 31,
                  interpolation: InterpolationMode = InterpolationMode.NEAREST,
                  fill: list[float] | None = None) -> None:
-        super().__init__()
+        super().__init__(interpolation, fill)
         self.num_magnitude_bins = num_magnitude_bins
-        self.interpolation = interpolation
-        self.fill = fill
 
     def _augmentation_space(self, num_bins: int) -> dict[str, tuple[Tensor, bool]]:
         return {"Identity": (tapegrad.tensor(0.0), False),
@@ -346,7 +350,7 @@ class TrivialAugmentWide(nn.Module):
                 f", interpolation={self.interpolation}, fill={self.fill})")
 
 
-class AugMix(nn.Module):
+class AugMix(_AutoAugmentBase):
     """AugMix: ``mixture_width`` chains of 1 to 3 (or ``chain_depth``) random ops at up to
     ``severity``, mixed with Dirichlet(``alpha``) weights, then blended with the original by a
     Beta-like Dirichlet pair. PIL images go through a uint8 tensor."""
@@ -355,10 +359,8 @@ class AugMix(nn.Module):
                  alpha: float = 1.0, all_ops: bool = True,
                  interpolation: InterpolationMode = InterpolationMode.BILINEAR,
                  fill: list[float] | None = None) -> None:
-        super().__init__()
+        super().__init__(interpolation, fill)
         _set_augmix_settings(self, severity, mixture_width, chain_depth, alpha, all_ops)
-        self.interpolation = interpolation
-        self.fill = fill
 
     def _augmentation_space(self, num_bins: int, image_size: tuple[int, int]
                             ) -> dict[str, tuple[Tensor, bool]]:
