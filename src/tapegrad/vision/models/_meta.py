@@ -165,7 +165,6 @@ _IMAGENET_META: dict[str, Any] = {
 }
 
 
-
 def _family_meta(min_size: tuple[int, int], recipe: str, docs: str) -> dict[str, Any]:
     """The metadata all ImageNet-1K weights of a model family share: the smallest input size,
     the categories, the training recipe and the description, in torchvision's order."""

@@ -1,8 +1,9 @@
 """What the model builders share: the old-interface shim (``pretrained=True`` and positional
 arguments, deprecated since torchvision 0.13, still accepted with its warnings), the checks that
 a keyword agrees with the chosen weights, building a classifier and loading its weights, the
-``Weights`` record of an ImageNet-1K classifier, the public builder of one member of a model
-family (``_builder``), channel rounding, and ``IntermediateLayerGetter``."""
+``Weights`` record of an ImageNet-1K classifier (and of the SWAG-pretrained ones), the public
+builder of one member of a model family (``_builder``), channel rounding, and
+``IntermediateLayerGetter``."""
 
 import copy
 import functools
