@@ -17,7 +17,7 @@ from tapegrad.vision import tv_tensors
 
 from ... import transforms as _transforms
 from ..functional import _get_perspective_coeffs
-from ..transforms import _resized_crop_box, _set_affine_ranges
+from ..transforms import _resized_crop_box, _set_affine_ranges, _setup_crop_size
 from . import functional as F
 from ._transform import Transform, _RandomApplyTransform
 from ._utils import (
@@ -28,7 +28,6 @@ from ._utils import (
     _setup_angle,
     _setup_fill_arg,
     _setup_number_or_seq,
-    _setup_size,
     get_bounding_boxes,
     has_all,
     has_any,
@@ -92,8 +91,7 @@ class CenterCrop(Transform):
 
     def __init__(self, size: int | Sequence[int]) -> None:
         super().__init__()
-        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for "
-                                                "size.")
+        self.size = _setup_crop_size(size)
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
         return self._call_kernel(F.center_crop, inpt, output_size=self.size)
@@ -109,8 +107,7 @@ class RandomResizedCrop(Transform):
                  ratio: tuple[float, float] = (3.0 / 4.0, 4.0 / 3.0),
                  interpolation: Any = "bilinear", antialias: bool | None = True) -> None:
         super().__init__()
-        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for "
-                                                "size.")
+        self.size = _setup_crop_size(size)
         if not isinstance(scale, Sequence) or len(scale) != 2:
             raise TypeError("Scale should be a sequence of two floats.")
         if not isinstance(ratio, Sequence) or len(ratio) != 2:
@@ -156,8 +153,7 @@ class FiveCrop(_PassThroughWarning, Transform):
 
     def __init__(self, size: int | Sequence[int]) -> None:
         super().__init__()
-        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for "
-                                                "size.")
+        self.size = _setup_crop_size(size)
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
         return self._call_kernel(F.five_crop, inpt, self.size)
@@ -170,8 +166,7 @@ class TenCrop(_PassThroughWarning, Transform):
 
     def __init__(self, size: int | Sequence[int], vertical_flip: bool = False) -> None:
         super().__init__()
-        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for "
-                                                "size.")
+        self.size = _setup_crop_size(size)
         self.vertical_flip = vertical_flip
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
@@ -336,8 +331,7 @@ class RandomCrop(Transform):
                  pad_if_needed: bool = False, fill: Any = 0,
                  padding_mode: str = "constant") -> None:
         super().__init__()
-        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for "
-                                                "size.")
+        self.size = _setup_crop_size(size)
         if pad_if_needed or padding is not None:
             if padding is not None:
                 _check_padding_arg(padding)
