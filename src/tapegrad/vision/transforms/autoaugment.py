@@ -222,25 +222,23 @@ def _fill_for(img: Any, fill: Any) -> Any:
     return fill
 
 
-class _AutoAugmentBase(nn.Module):
-    """What the automatic augmentations share: the ``interpolation`` and ``fill`` their
-    geometric ops use."""
-
-    def __init__(self, interpolation: InterpolationMode, fill: list[float] | None) -> None:
-        super().__init__()
-        self.interpolation = interpolation
-        self.fill = fill
+def _set_interpolation_fill(transform: nn.Module, interpolation: InterpolationMode,
+                            fill: list[float] | None) -> None:
+    """Keep the ``interpolation`` and ``fill`` an automatic augmentation's geometric ops use."""
+    transform.interpolation = interpolation
+    transform.fill = fill
 
 
-class AutoAugment(_AutoAugmentBase):
+class AutoAugment(nn.Module):
     """AutoAugment: a random sub-policy of two ops, each applied with its probability at its
     magnitude (a random sign where the op has one). Tensors must be uint8."""
 
     def __init__(self, policy: AutoAugmentPolicy = AutoAugmentPolicy.IMAGENET,
                  interpolation: InterpolationMode = InterpolationMode.NEAREST,
                  fill: list[float] | None = None) -> None:
-        super().__init__(interpolation, fill)
+        super().__init__()
         self.policy = policy
+        _set_interpolation_fill(self, interpolation, fill)
         self.policies = self._get_policies(policy)
 
     def _get_policies(self, policy: AutoAugmentPolicy) -> list:
@@ -280,17 +278,18 @@ class AutoAugment(_AutoAugmentBase):
         return f"{self.__class__.__name__}(policy={self.policy}, fill={self.fill})"
 
 
-class RandAugment(_AutoAugmentBase):
+class RandAugment(nn.Module):
     """RandAugment: ``num_ops`` ops picked uniformly, all at the same ``magnitude`` bin of
     ``num_magnitude_bins``, with a random sign."""
 
     def __init__(self, num_ops: int = 2, magnitude: int = 9, num_magnitude_bins: int = 31,
                  interpolation: InterpolationMode = InterpolationMode.NEAREST,
                  fill: list[float] | None = None) -> None:
-        super().__init__(interpolation, fill)
+        super().__init__()
         self.num_ops = num_ops
         self.magnitude = magnitude
         self.num_magnitude_bins = num_magnitude_bins
+        _set_interpolation_fill(self, interpolation, fill)
 
     def _augmentation_space(self, num_bins: int, image_size: tuple[int, int]
                             ) -> dict[str, tuple[Tensor, bool]]:
@@ -318,15 +317,16 @@ class RandAugment(_AutoAugmentBase):
                 f", interpolation={self.interpolation}, fill={self.fill})")
 
 
-class TrivialAugmentWide(_AutoAugmentBase):
+class TrivialAugmentWide(nn.Module):
     """TrivialAugment (wide ranges): one op picked uniformly at a uniformly drawn magnitude
     bin, with a random sign."""
 
     def __init__(self, num_magnitude_bins: int = 31,
                  interpolation: InterpolationMode = InterpolationMode.NEAREST,
                  fill: list[float] | None = None) -> None:
-        super().__init__(interpolation, fill)
+        super().__init__()
         self.num_magnitude_bins = num_magnitude_bins
+        _set_interpolation_fill(self, interpolation, fill)
 
     def _augmentation_space(self, num_bins: int) -> dict[str, tuple[Tensor, bool]]:
         return {"Identity": (tapegrad.tensor(0.0), False),
@@ -350,7 +350,7 @@ class TrivialAugmentWide(_AutoAugmentBase):
                 f", interpolation={self.interpolation}, fill={self.fill})")
 
 
-class AugMix(_AutoAugmentBase):
+class AugMix(nn.Module):
     """AugMix: ``mixture_width`` chains of 1 to 3 (or ``chain_depth``) random ops at up to
     ``severity``, mixed with Dirichlet(``alpha``) weights, then blended with the original by a
     Beta-like Dirichlet pair. PIL images go through a uint8 tensor."""
@@ -359,8 +359,9 @@ class AugMix(_AutoAugmentBase):
                  alpha: float = 1.0, all_ops: bool = True,
                  interpolation: InterpolationMode = InterpolationMode.BILINEAR,
                  fill: list[float] | None = None) -> None:
-        super().__init__(interpolation, fill)
+        super().__init__()
         _set_augmix_settings(self, severity, mixture_width, chain_depth, alpha, all_ops)
+        _set_interpolation_fill(self, interpolation, fill)
 
     def _augmentation_space(self, num_bins: int, image_size: tuple[int, int]
                             ) -> dict[str, tuple[Tensor, bool]]:
