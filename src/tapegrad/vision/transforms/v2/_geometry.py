@@ -25,8 +25,9 @@ from ._utils import (
     _check_padding_mode_arg,
     _check_sequence_input,
     _get_fill,
+    _set_fill,
     _setup_angle,
-    _setup_fill_arg,
+    _setup_center,
     _setup_number_or_seq,
     get_bounding_boxes,
     has_all,
@@ -173,18 +174,24 @@ class TenCrop(_PassThroughWarning, Transform):
         return self._call_kernel(F.ten_crop, inpt, self.size, vertical_flip=self.vertical_flip)
 
 
-class Pad(Transform):
-    """Pad the borders with a constant ``fill`` (per input type if a dict), or by edge, reflect
-    or symmetric padding."""
+class _ScalarFillForV1:
+    """Pad and RandomCrop: their v1 transforms take only a scalar ``fill``."""
 
-    _v1_transform_cls = _transforms.Pad
+    fill: Any
 
     def _extract_params_for_v1_transform(self) -> dict[str, Any]:
-        params = super()._extract_params_for_v1_transform()
+        params = super()._extract_params_for_v1_transform()  # type: ignore[misc]
         if not (params["fill"] is None or isinstance(params["fill"], (int, float))):
             raise ValueError(f"{type(self).__name__}() can only be scripted for a scalar "
                              f"`fill`, but got {self.fill}.")
         return params
+
+
+class Pad(_ScalarFillForV1, Transform):
+    """Pad the borders with a constant ``fill`` (per input type if a dict), or by edge, reflect
+    or symmetric padding."""
+
+    _v1_transform_cls = _transforms.Pad
 
     def __init__(self, padding: int | Sequence[int], fill: Any = 0,
                  padding_mode: str = "constant") -> None:
@@ -194,8 +201,7 @@ class Pad(Transform):
         if not isinstance(padding, int):
             padding = list(padding)
         self.padding = padding
-        self.fill = fill
-        self._fill = _setup_fill_arg(fill)
+        _set_fill(self, fill)
         self.padding_mode = padding_mode
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
@@ -211,8 +217,7 @@ class RandomZoomOut(_RandomApplyTransform):
     def __init__(self, fill: Any = 0, side_range: Sequence[float] = (1.0, 4.0),
                  p: float = 0.5) -> None:
         super().__init__(p=p)
-        self.fill = fill
-        self._fill = _setup_fill_arg(fill)
+        _set_fill(self, fill)
         _check_sequence_input(side_range, "side_range", req_sizes=(2,))
         self.side_range = side_range
         if side_range[0] < 1.0 or side_range[0] > side_range[1]:
@@ -246,11 +251,8 @@ class RandomRotation(Transform):
         self.degrees = _setup_angle(degrees, name="degrees", req_sizes=(2,))
         self.interpolation = interpolation
         self.expand = expand
-        self.fill = fill
-        self._fill = _setup_fill_arg(fill)
-        if center is not None:
-            _check_sequence_input(center, "center", req_sizes=(2,))
-        self.center = center
+        _set_fill(self, fill)
+        self.center = _setup_center(center)
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         angle = tapegrad.empty(1).uniform_(self.degrees[0], self.degrees[1]).item()
@@ -275,11 +277,8 @@ class RandomAffine(Transform):
         super().__init__()
         _set_affine_ranges(self, degrees, translate, scale, shear)
         self.interpolation = interpolation
-        self.fill = fill
-        self._fill = _setup_fill_arg(fill)
-        if center is not None:
-            _check_sequence_input(center, "center", req_sizes=(2,))
-        self.center = center
+        _set_fill(self, fill)
+        self.center = _setup_center(center)
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         height, width = query_size(flat_inputs)
@@ -309,7 +308,7 @@ class RandomAffine(Transform):
                                  fill=fill, center=self.center)
 
 
-class RandomCrop(Transform):
+class RandomCrop(_ScalarFillForV1, Transform):
     """A crop of ``size`` at a random position, after optional padding (``pad_if_needed`` pads
     a too small image on both sides)."""
 
@@ -317,9 +316,6 @@ class RandomCrop(Transform):
 
     def _extract_params_for_v1_transform(self) -> dict[str, Any]:
         params = super()._extract_params_for_v1_transform()
-        if not (params["fill"] is None or isinstance(params["fill"], (int, float))):
-            raise ValueError(f"{type(self).__name__}() can only be scripted for a scalar "
-                             f"`fill`, but got {self.fill}.")
         padding = self.padding
         if padding is not None:
             pad_left, pad_right, pad_top, pad_bottom = padding
@@ -338,8 +334,7 @@ class RandomCrop(Transform):
             _check_padding_mode_arg(padding_mode)
         self.padding = F._geometry._parse_pad_padding(padding) if padding else None
         self.pad_if_needed = pad_if_needed
-        self.fill = fill
-        self._fill = _setup_fill_arg(fill)
+        _set_fill(self, fill)
         self.padding_mode = padding_mode
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
@@ -404,8 +399,7 @@ class RandomPerspective(_RandomApplyTransform):
             raise ValueError("Argument distortion_scale value should be between 0 and 1")
         self.distortion_scale = distortion_scale
         self.interpolation = interpolation
-        self.fill = fill
-        self._fill = _setup_fill_arg(fill)
+        _set_fill(self, fill)
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         height, width = query_size(flat_inputs)
@@ -445,8 +439,7 @@ class ElasticTransform(Transform):
         self.alpha = _setup_number_or_seq(alpha, "alpha")
         self.sigma = _setup_number_or_seq(sigma, "sigma")
         self.interpolation = interpolation
-        self.fill = fill
-        self._fill = _setup_fill_arg(fill)
+        _set_fill(self, fill)
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         height, width = query_size(flat_inputs)
@@ -561,6 +554,12 @@ def _scaled_size(orig_height: int, orig_width: int, r: Any) -> tuple[int, int]:
     return int(orig_height * r), int(orig_width * r)
 
 
+def _set_resize_settings(transform: Any, interpolation: Any, antialias: bool | None) -> None:
+    """Keep the ``interpolation`` and ``antialias`` that ``_resize_to`` resizes with."""
+    transform.interpolation = interpolation
+    transform.antialias = antialias
+
+
 def _resize_to(transform: Any, inpt: Any, size: Any) -> Any:
     """``inpt`` resized to ``size`` with ``transform``'s interpolation and antialias."""
     return transform._call_kernel(F.resize, inpt, size, interpolation=transform.interpolation,
@@ -576,8 +575,7 @@ class ScaleJitter(Transform):
         super().__init__()
         self.target_size = target_size
         self.scale_range = scale_range
-        self.interpolation = interpolation
-        self.antialias = antialias
+        _set_resize_settings(self, interpolation, antialias)
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         orig_height, orig_width = query_size(flat_inputs)
@@ -599,8 +597,7 @@ class RandomShortestSize(Transform):
         super().__init__()
         self.min_size = [min_size] if isinstance(min_size, int) else list(min_size)
         self.max_size = max_size
-        self.interpolation = interpolation
-        self.antialias = antialias
+        _set_resize_settings(self, interpolation, antialias)
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         orig_height, orig_width = query_size(flat_inputs)
@@ -622,8 +619,7 @@ class RandomResize(Transform):
         super().__init__()
         self.min_size = min_size
         self.max_size = max_size
-        self.interpolation = interpolation
-        self.antialias = antialias
+        _set_resize_settings(self, interpolation, antialias)
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         size = int(tapegrad.randint(self.min_size, self.max_size, ()))
