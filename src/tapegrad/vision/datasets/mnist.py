@@ -44,6 +44,16 @@ def _renamed(old: str, new: str) -> property:
     return property(get)
 
 
+def _idx_files(train_images_md5: str, train_labels_md5: str, test_images_md5: str,
+               test_labels_md5: str) -> list[tuple[str, str]]:
+    """The ``resources`` of a dataset in MNIST's layout: its four gzipped IDX files (training
+    images and labels, test images and labels) under MNIST's names, with their MD5 sums."""
+    names = ["train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+             "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"]
+    md5s = [train_images_md5, train_labels_md5, test_images_md5, test_labels_md5]
+    return list(zip(names, md5s, strict=True))
+
+
 class MNIST(VisionDataset):
     """`MNIST <http://yann.lecun.com/exdb/mnist/>`_: 60,000 training and 10,000 test images
     of handwritten digits, 28 x 28 grey levels.
@@ -60,12 +70,8 @@ class MNIST(VisionDataset):
         "https://ossci-datasets.s3.amazonaws.com/mnist/",
         "http://yann.lecun.com/exdb/mnist/",
     ]
-    resources = [
-        ("train-images-idx3-ubyte.gz", "f68b3c2dcbeaaa9fbdd348bbdeb94873"),
-        ("train-labels-idx1-ubyte.gz", "d53e105ee54ea40749a09fcbcd1e9432"),
-        ("t10k-images-idx3-ubyte.gz", "9fb629c4189551a2d022fa330f9573f3"),
-        ("t10k-labels-idx1-ubyte.gz", "ec29112dd5afa0611ce80d1b7f02629c"),
-    ]
+    resources = _idx_files("f68b3c2dcbeaaa9fbdd348bbdeb94873", "d53e105ee54ea40749a09fcbcd1e9432",
+                           "9fb629c4189551a2d022fa330f9573f3", "ec29112dd5afa0611ce80d1b7f02629c")
     # the tensors older torchvision versions cached in root/<name>/processed (still read)
     training_file = "training.pt"
     test_file = "test.pt"
@@ -170,12 +176,8 @@ class FashionMNIST(MNIST):
     (``root/FashionMNIST/raw``)."""
 
     mirrors = ["http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/"]
-    resources = [
-        ("train-images-idx3-ubyte.gz", "8d4fb7e6c68d591d4c3dfef9ec88bf0d"),
-        ("train-labels-idx1-ubyte.gz", "25c81989df183df01b3e8a0aad5dffbe"),
-        ("t10k-images-idx3-ubyte.gz", "bef4ecab320f06d8554ea6380940ec79"),
-        ("t10k-labels-idx1-ubyte.gz", "bb300cfdad3c16e7a12a480ee83cd310"),
-    ]
+    resources = _idx_files("8d4fb7e6c68d591d4c3dfef9ec88bf0d", "25c81989df183df01b3e8a0aad5dffbe",
+                           "bef4ecab320f06d8554ea6380940ec79", "bb300cfdad3c16e7a12a480ee83cd310")
     classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt",
                "Sneaker", "Bag", "Ankle boot"]
 
@@ -185,12 +187,8 @@ class KMNIST(MNIST):
     ten classes, MNIST's sizes and layout (``root/KMNIST/raw``)."""
 
     mirrors = ["http://codh.rois.ac.jp/kmnist/dataset/kmnist/"]
-    resources = [
-        ("train-images-idx3-ubyte.gz", "bdb82020997e1d708af4cf47b453dcf7"),
-        ("train-labels-idx1-ubyte.gz", "e144d726b3acfaa3e44228e80efcd344"),
-        ("t10k-images-idx3-ubyte.gz", "5c965bf0a639b31b8f53240b1b52f4d7"),
-        ("t10k-labels-idx1-ubyte.gz", "7320c461ea6c1c855c0b718fb2a4b134"),
-    ]
+    resources = _idx_files("bdb82020997e1d708af4cf47b453dcf7", "e144d726b3acfaa3e44228e80efcd344",
+                           "5c965bf0a639b31b8f53240b1b52f4d7", "7320c461ea6c1c855c0b718fb2a4b134")
     classes = ["o", "ki", "su", "tsu", "na", "ha", "ma", "ya", "re", "wo"]
 
 

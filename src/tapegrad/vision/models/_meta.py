@@ -164,7 +164,16 @@ _IMAGENET_META: dict[str, Any] = {
     "categories": _IMAGENET_CATEGORIES,
 }
 
+
+def _family_meta(min_size: tuple[int, int], recipe: str, docs: str) -> dict[str, Any]:
+    """The metadata all ImageNet-1K weights of a model family share: the smallest input size,
+    the categories, the training recipe and the description, in torchvision's order."""
+    return {"min_size": min_size, "categories": _IMAGENET_CATEGORIES, "recipe": recipe,
+            "_docs": docs}
+
+
 # recipes and descriptions that the weights of several model families share
+_PORTED_DOCS = "These weights are ported from the original paper."
 _NEW_RECIPE = "https://github.com/pytorch/vision/issues/3995#new-recipe"
 _NEW_RECIPE_FIXRES = "https://github.com/pytorch/vision/issues/3995#new-recipe-with-fixres"
 _NEW_RECIPE_REG_TUNING = "https://github.com/pytorch/vision/issues/3995#new-recipe-with-reg-tuning"

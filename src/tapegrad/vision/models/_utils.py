@@ -1,8 +1,9 @@
 """What the model builders share: the old-interface shim (``pretrained=True`` and positional
 arguments, deprecated since torchvision 0.13, still accepted with its warnings), the checks that
 a keyword agrees with the chosen weights, building a classifier and loading its weights, the
-``Weights`` record of an ImageNet-1K classifier, the public builder of one member of a model
-family (``_builder``), channel rounding, and ``IntermediateLayerGetter``."""
+``Weights`` record of an ImageNet-1K classifier (and of the SWAG-pretrained ones), the public
+builder of one member of a model family (``_builder``), channel rounding, and
+``IntermediateLayerGetter``."""
 
 import copy
 import functools
@@ -14,7 +15,15 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ... import nn
+from ..transforms._presets import ImageClassification, InterpolationMode
 from ._api import Weights, WeightsEnum, register_model
+from ._meta import (
+    _SWAG_E2E_DOCS,
+    _SWAG_LICENSE,
+    _SWAG_LINEAR_DOCS,
+    _SWAG_LINEAR_RECIPE,
+    _SWAG_RECIPE,
+)
 
 
 def _sequence_to_str(seq: Sequence, separate_last: str = "") -> str:
@@ -217,19 +226,44 @@ def _classifier(model_class: Callable[..., M], weights: WeightsEnum | None, prog
     return _load_weights(model_class(*args, **kwargs), weights, progress)
 
 
-def _imagenet1k_weights(url: str, transforms: Callable[..., Any], common: dict[str, Any], /,
-                        **meta: Any) -> Weights:
-    """The ``Weights`` of a classifier evaluated on ImageNet-1K: its ``meta`` is ``common`` (what
-    a model family's weights share) followed by ``meta`` in the order given, where
-    ``acc=(top-1, top-5)`` stands for
-    ``"_metrics": {"ImageNet-1K": {"acc@1": top-1, "acc@5": top-5}}``."""
+# where every checkpoint of the model builders is published
+_CHECKPOINTS_URL = "https://download.pytorch.org/models/"
+
+
+def _imagenet1k_weights(checkpoint: str, transforms: Callable[..., Any], common: dict[str, Any],
+                        /, **meta: Any) -> Weights:
+    """The ``Weights`` of a classifier evaluated on ImageNet-1K, its checkpoint the file
+    ``checkpoint`` of ``_CHECKPOINTS_URL``: its ``meta`` is ``common`` (what a model family's
+    weights share) followed by ``meta`` in the order given, where ``acc=(top-1, top-5)`` stands
+    for ``"_metrics": {"ImageNet-1K": {"acc@1": top-1, "acc@5": top-5}}``."""
     entries = {**common}
     for key, value in meta.items():
         if key == "acc":
             entries["_metrics"] = {"ImageNet-1K": {"acc@1": value[0], "acc@5": value[1]}}
         else:
             entries[key] = value
-    return Weights(url=url, transforms=transforms, meta=entries)
+    return Weights(url=_CHECKPOINTS_URL + checkpoint, transforms=transforms, meta=entries)
+
+
+def _swag_weights(checkpoint: str, crop_size: int, common: dict[str, Any], recipe: str,
+                  docs: str, meta: dict[str, Any]) -> Weights:
+    """The ImageNet-1K weights of a trunk pretrained by SWAG (RegNet-Y, ViT): evaluated after a
+    bicubic resize to ``crop_size``; ``meta`` stands between the SWAG license and ``docs``."""
+    transforms = functools.partial(ImageClassification, crop_size=crop_size,
+                                   resize_size=crop_size, interpolation=InterpolationMode.BICUBIC)
+    return _imagenet1k_weights(checkpoint, transforms, common, recipe=recipe,
+                               license=_SWAG_LICENSE, **meta, _docs=docs)
+
+
+def _swag_e2e_weights(checkpoint: str, crop_size: int, common: dict[str, Any], /,
+                      **meta: Any) -> Weights:
+    """SWAG weights fine-tuned end to end on ImageNet-1K at ``crop_size``."""
+    return _swag_weights(checkpoint, crop_size, common, _SWAG_RECIPE, _SWAG_E2E_DOCS, meta)
+
+
+def _swag_linear_weights(checkpoint: str, common: dict[str, Any], /, **meta: Any) -> Weights:
+    """SWAG weights whose frozen trunk got a linear classifier trained on ImageNet-1K at 224."""
+    return _swag_weights(checkpoint, 224, common, _SWAG_LINEAR_RECIPE, _SWAG_LINEAR_DOCS, meta)
 
 
 def _ovewrite_value_param(param: str, actual: V | None, expected: V) -> V:

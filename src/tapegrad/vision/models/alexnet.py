@@ -2,13 +2,12 @@
 five convolutions with max pooling, then three fully connected layers with dropout."""
 
 from functools import partial
-from typing import Any
 
 from ... import flatten, nn
 from ..._tensor import Tensor
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
-from ._meta import _IMAGENET_CATEGORIES
+from ._meta import _family_meta
 from ._utils import _builder, _classifier, _imagenet1k_weights
 
 __all__ = ["AlexNet", "AlexNet_Weights", "alexnet"]
@@ -50,24 +49,20 @@ class AlexNet(nn.Module):
         return self.classifier(flatten(x, 1))
 
 
-_COMMON_META: dict[str, Any] = {
-    "min_size": (63, 63),
-    "categories": _IMAGENET_CATEGORIES,
-    "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#alexnet-and-vgg",  # noqa: E501
-    "_docs": (
-        "\n"
-        "                These weights reproduce closely the results of the paper using "
-        "a simplified training recipe.\n"
-        "            "
-    ),
-}
+_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#alexnet-and-vgg"
+_DOCS = (
+    "\n"
+    "                These weights reproduce closely the results of the paper using "
+    "a simplified training recipe.\n"
+    "            "
+)
+_COMMON_META = _family_meta((63, 63), _RECIPE, _DOCS)
 
 
 class AlexNet_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/alexnet-owt-7be5be79.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=61100840,
-        acc=(56.522, 79.066), _ops=0.714, _file_size=233.087)
+        "alexnet-owt-7be5be79.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
+        num_params=61100840, acc=(56.522, 79.066), _ops=0.714, _file_size=233.087)
     DEFAULT = IMAGENET1K_V1
 
 

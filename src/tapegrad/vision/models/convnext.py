@@ -14,7 +14,7 @@ from ..ops.misc import Conv2dNormActivation, Permute
 from ..ops.stochastic_depth import StochasticDepth
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
-from ._meta import _IMAGENET_CATEGORIES
+from ._meta import _family_meta
 from ._utils import _builder, _check_stage_settings, _classifier, _imagenet1k_weights
 
 __all__ = ["ConvNeXt", "ConvNeXt_Tiny_Weights", "ConvNeXt_Small_Weights",
@@ -143,50 +143,44 @@ def _sized(block_setting: list[CNBlockConfig], default_depth_prob: float,
     return _convnext(block_setting, stochastic_depth_prob, weights, progress, **kwargs)
 
 
-_COMMON_META: dict[str, Any] = {
-    "min_size": (32, 32),
-    "categories": _IMAGENET_CATEGORIES,
-    "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#convnext",
-    "_docs": (
-        "\n"
-        "        These weights improve upon the results of the original paper by using a "
-        "modified version of TorchVision's\n"
-        "        `new training recipe\n"
-        "        <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
-        "    "
-    ),
-}
+_DOCS = (
+    "\n"
+    "        These weights improve upon the results of the original paper by using a "
+    "modified version of TorchVision's\n"
+    "        `new training recipe\n"
+    "        <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
+    "    "
+)
+_COMMON_META = _family_meta(
+    (32, 32), "https://github.com/pytorch/vision/tree/main/references/classification#convnext",
+    _DOCS)
 
 
 class ConvNeXt_Tiny_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/convnext_tiny-983f1562.pth",
-        partial(ImageClassification, crop_size=224, resize_size=236), _COMMON_META,
-        num_params=28589128, acc=(82.52, 96.146), _ops=4.456, _file_size=109.119)
+        "convnext_tiny-983f1562.pth", partial(ImageClassification, crop_size=224, resize_size=236),
+        _COMMON_META, num_params=28589128, acc=(82.52, 96.146), _ops=4.456, _file_size=109.119)
     DEFAULT = IMAGENET1K_V1
 
 
 class ConvNeXt_Small_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/convnext_small-0c510722.pth",
-        partial(ImageClassification, crop_size=224, resize_size=230), _COMMON_META,
-        num_params=50223688, acc=(83.616, 96.65), _ops=8.684, _file_size=191.703)
+        "convnext_small-0c510722.pth", partial(ImageClassification, crop_size=224, resize_size=230),
+        _COMMON_META, num_params=50223688, acc=(83.616, 96.65), _ops=8.684, _file_size=191.703)
     DEFAULT = IMAGENET1K_V1
 
 
 class ConvNeXt_Base_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/convnext_base-6075fbad.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _COMMON_META,
-        num_params=88591464, acc=(84.062, 96.87), _ops=15.355, _file_size=338.064)
+        "convnext_base-6075fbad.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _COMMON_META, num_params=88591464, acc=(84.062, 96.87), _ops=15.355, _file_size=338.064)
     DEFAULT = IMAGENET1K_V1
 
 
 class ConvNeXt_Large_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/convnext_large-ea097f82.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _COMMON_META,
-        num_params=197767336, acc=(84.414, 96.976), _ops=34.361, _file_size=754.537)
+        "convnext_large-ea097f82.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _COMMON_META, num_params=197767336, acc=(84.414, 96.976), _ops=34.361, _file_size=754.537)
     DEFAULT = IMAGENET1K_V1
 
 

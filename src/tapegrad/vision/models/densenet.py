@@ -15,7 +15,7 @@ from ...nn import functional as F
 from ...utils import checkpoint as cp
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
-from ._meta import _IMAGENET_CATEGORIES
+from ._meta import _family_meta
 from ._utils import _builder, _imagenet1k_weights, _ovewrite_named_param
 
 __all__ = ["DenseNet", "DenseNet121_Weights", "DenseNet161_Weights", "DenseNet169_Weights",
@@ -167,43 +167,36 @@ def _densenet(growth_rate: int, block_config: tuple[int, int, int, int], num_ini
     return model
 
 
-_COMMON_META: dict[str, Any] = {
-    "min_size": (29, 29),
-    "categories": _IMAGENET_CATEGORIES,
-    "recipe": "https://github.com/pytorch/vision/pull/116",
-    "_docs": "These weights are ported from LuaTorch.",
-}
+_COMMON_META = _family_meta(
+    (29, 29), "https://github.com/pytorch/vision/pull/116",
+    "These weights are ported from LuaTorch.")
 
 
 class DenseNet121_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/densenet121-a639ec97.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=7978856,
-        acc=(74.434, 91.972), _ops=2.834, _file_size=30.845)
+        "densenet121-a639ec97.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
+        num_params=7978856, acc=(74.434, 91.972), _ops=2.834, _file_size=30.845)
     DEFAULT = IMAGENET1K_V1
 
 
 class DenseNet161_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/densenet161-8d451a50.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=28681000,
-        acc=(77.138, 93.56), _ops=7.728, _file_size=110.369)
+        "densenet161-8d451a50.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
+        num_params=28681000, acc=(77.138, 93.56), _ops=7.728, _file_size=110.369)
     DEFAULT = IMAGENET1K_V1
 
 
 class DenseNet169_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/densenet169-b2777c0a.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=14149480,
-        acc=(75.6, 92.806), _ops=3.36, _file_size=54.708)
+        "densenet169-b2777c0a.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
+        num_params=14149480, acc=(75.6, 92.806), _ops=3.36, _file_size=54.708)
     DEFAULT = IMAGENET1K_V1
 
 
 class DenseNet201_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/densenet201-c1103571.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=20013928,
-        acc=(76.896, 93.37), _ops=4.291, _file_size=77.373)
+        "densenet201-c1103571.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
+        num_params=20013928, acc=(76.896, 93.37), _ops=4.291, _file_size=77.373)
     DEFAULT = IMAGENET1K_V1
 
 

@@ -18,7 +18,7 @@ from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
 from ..ops.stochastic_depth import StochasticDepth
 from ..transforms._presets import ImageClassification, InterpolationMode
 from ._api import WeightsEnum
-from ._meta import _IMAGENET_CATEGORIES, _MODIFIED_RECIPE_DOCS
+from ._meta import _IMAGENET_CATEGORIES, _MODIFIED_RECIPE_DOCS, _PORTED_DOCS
 from ._utils import (
     _builder,
     _check_stage_settings,
@@ -288,13 +288,12 @@ _COMMON_META: dict[str, Any] = {
 }
 
 _V1_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v1"
-_PORTED_DOCS = "These weights are ported from the original paper."
 _V2_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#efficientnet-v2"
 
 
 class EfficientNet_B0_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/efficientnet_b0_rwightman-7f5810bc.pth",
+        "efficientnet_b0_rwightman-7f5810bc.pth",
         partial(ImageClassification, crop_size=224, resize_size=256,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=5288548, acc=(77.692, 93.532),
@@ -304,13 +303,13 @@ class EfficientNet_B0_Weights(WeightsEnum):
 
 class EfficientNet_B1_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/efficientnet_b1_rwightman-bac287d4.pth",
+        "efficientnet_b1_rwightman-bac287d4.pth",
         partial(ImageClassification, crop_size=240, resize_size=256,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=7794184, acc=(78.642, 94.186),
         _ops=0.687, _file_size=30.134, _docs=_PORTED_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/efficientnet_b1-c27df63c.pth",
+        "efficientnet_b1-c27df63c.pth",
         partial(ImageClassification, crop_size=240, resize_size=255,
                 interpolation=InterpolationMode.BILINEAR),
         _COMMON_META, min_size=(1, 1),
@@ -322,7 +321,7 @@ class EfficientNet_B1_Weights(WeightsEnum):
 
 class EfficientNet_B2_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/efficientnet_b2_rwightman-c35c1473.pth",
+        "efficientnet_b2_rwightman-c35c1473.pth",
         partial(ImageClassification, crop_size=288, resize_size=288,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=9109994, acc=(80.608, 95.31),
@@ -332,7 +331,7 @@ class EfficientNet_B2_Weights(WeightsEnum):
 
 class EfficientNet_B3_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/efficientnet_b3_rwightman-b3899882.pth",
+        "efficientnet_b3_rwightman-b3899882.pth",
         partial(ImageClassification, crop_size=300, resize_size=320,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=12233232, acc=(82.008, 96.054),
@@ -342,7 +341,7 @@ class EfficientNet_B3_Weights(WeightsEnum):
 
 class EfficientNet_B4_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/efficientnet_b4_rwightman-23ab8bcd.pth",
+        "efficientnet_b4_rwightman-23ab8bcd.pth",
         partial(ImageClassification, crop_size=380, resize_size=384,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=19341616, acc=(83.384, 96.594),
@@ -352,7 +351,7 @@ class EfficientNet_B4_Weights(WeightsEnum):
 
 class EfficientNet_B5_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/efficientnet_b5_lukemelas-1a07897c.pth",
+        "efficientnet_b5_lukemelas-1a07897c.pth",
         partial(ImageClassification, crop_size=456, resize_size=456,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=30389784, acc=(83.444, 96.628),
@@ -362,7 +361,7 @@ class EfficientNet_B5_Weights(WeightsEnum):
 
 class EfficientNet_B6_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/efficientnet_b6_lukemelas-24a108a5.pth",
+        "efficientnet_b6_lukemelas-24a108a5.pth",
         partial(ImageClassification, crop_size=528, resize_size=528,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=43040704, acc=(84.008, 96.916),
@@ -372,7 +371,7 @@ class EfficientNet_B6_Weights(WeightsEnum):
 
 class EfficientNet_B7_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/efficientnet_b7_lukemelas-c5b4e57e.pth",
+        "efficientnet_b7_lukemelas-c5b4e57e.pth",
         partial(ImageClassification, crop_size=600, resize_size=600,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, min_size=(1, 1), recipe=_V1_RECIPE, num_params=66347960, acc=(84.122, 96.908),
@@ -382,7 +381,7 @@ class EfficientNet_B7_Weights(WeightsEnum):
 
 class EfficientNet_V2_S_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/efficientnet_v2_s-dd5fe13b.pth",
+        "efficientnet_v2_s-dd5fe13b.pth",
         partial(ImageClassification, crop_size=384, resize_size=384,
                 interpolation=InterpolationMode.BILINEAR),
         _COMMON_META, min_size=(33, 33), recipe=_V2_RECIPE, num_params=21458488,
@@ -392,7 +391,7 @@ class EfficientNet_V2_S_Weights(WeightsEnum):
 
 class EfficientNet_V2_M_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/efficientnet_v2_m-dc08266a.pth",
+        "efficientnet_v2_m-dc08266a.pth",
         partial(ImageClassification, crop_size=480, resize_size=480,
                 interpolation=InterpolationMode.BILINEAR),
         _COMMON_META, min_size=(33, 33), recipe=_V2_RECIPE, num_params=54139356,
@@ -402,7 +401,7 @@ class EfficientNet_V2_M_Weights(WeightsEnum):
 
 class EfficientNet_V2_L_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/efficientnet_v2_l-59c71312.pth",
+        "efficientnet_v2_l-59c71312.pth",
         partial(ImageClassification, crop_size=480, resize_size=480,
                 interpolation=InterpolationMode.BICUBIC, mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5)),
         _COMMON_META, min_size=(33, 33), recipe=_V2_RECIPE, num_params=118515272,

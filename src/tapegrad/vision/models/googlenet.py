@@ -13,8 +13,9 @@ from ..._tensor import Tensor
 from ...nn import functional as F
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
-from ._meta import _IMAGENET_CATEGORIES
+from ._meta import _PORTED_DOCS, _family_meta
 from ._utils import (
+    M,
     _builder,
     _classifier,
     _imagenet1k_weights,
@@ -53,7 +54,17 @@ def _init_truncated_normal(model: nn.Module, std: float) -> None:
             nn.init.constant_(m.bias, 0)
 
 
-class GoogLeNet(nn.Module):
+class _InputRenormalizing(nn.Module):
+    """The base of GoogLeNet and Inception v3: with ``transform_input``, ``_transform_input``
+    re-normalizes the input as their ported weights expect it (``_renormalized``)."""
+
+    transform_input: bool
+
+    def _transform_input(self, x: Tensor) -> Tensor:
+        return _renormalized(x) if self.transform_input else x
+
+
+class GoogLeNet(_InputRenormalizing):
     """The network. ``transform_input`` re-normalizes an ImageNet-normalized input to the
     ``(x - 0.5) / 0.5`` scaling the original weights were trained with; ``blocks`` replaces
     the three block classes (convolution, inception, auxiliary classifier)."""
@@ -108,9 +119,6 @@ class GoogLeNet(nn.Module):
 
         if init_weights:
             _init_truncated_normal(self, 0.01)
-
-    def _transform_input(self, x: Tensor) -> Tensor:
-        return _renormalized(x) if self.transform_input else x
 
     def _forward(self, x: Tensor) -> tuple[Tensor, Tensor | None, Tensor | None]:
         x = self.maxpool1(self.conv1(x))
@@ -196,46 +204,44 @@ class BasicConv2d(nn.Module):
         return F.relu(self.bn(self.conv(x)), inplace=True)
 
 
-_COMMON_META: dict[str, Any] = {
-    "min_size": (15, 15),
-    "categories": _IMAGENET_CATEGORIES,
-    "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#googlenet",
-    "_docs": "These weights are ported from the original paper.",
-}
+_COMMON_META = _family_meta(
+    (15, 15), "https://github.com/pytorch/vision/tree/main/references/classification#googlenet",
+    _PORTED_DOCS)
 
 
 class GoogLeNet_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/googlenet-1378be20.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=6624904,
-        acc=(69.778, 89.53), _ops=1.498, _file_size=49.731)
+        "googlenet-1378be20.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
+        num_params=6624904, acc=(69.778, 89.53), _ops=1.498, _file_size=49.731)
     DEFAULT = IMAGENET1K_V1
 
 
-def _pretrained_kwargs(kwargs: dict[str, Any]) -> None:
-    """What GoogLeNet's and Inception v3's pretrained weights need: the input re-normalized
-    (``transform_input``) unless told otherwise, the auxiliary classifiers the checkpoint holds,
-    no initialization."""
-    if "transform_input" not in kwargs:
-        _ovewrite_named_param(kwargs, "transform_input", True)
-    _ovewrite_named_param(kwargs, "aux_logits", True)
-    _ovewrite_named_param(kwargs, "init_weights", False)
+def _with_aux_heads(model_class: Callable[..., M], weights: WeightsEnum | None, progress: bool,
+                    kwargs: dict[str, Any], aux_logits_default: bool) -> tuple[M, bool]:
+    """GoogLeNet or Inception v3 for ``weights``, and whether the caller asked for the auxiliary
+    classifiers (``aux_logits``, by default ``aux_logits_default``). Pretrained weights need the
+    input re-normalized (``transform_input``) unless told otherwise, the auxiliary classifiers
+    their checkpoint holds and no initialization; the caller drops the classifiers it did not
+    ask for."""
+    asked_aux = kwargs.get("aux_logits", aux_logits_default)
+    if weights is not None:
+        if "transform_input" not in kwargs:
+            _ovewrite_named_param(kwargs, "transform_input", True)
+        _ovewrite_named_param(kwargs, "aux_logits", True)
+        _ovewrite_named_param(kwargs, "init_weights", False)
+    return _classifier(model_class, weights, progress, **kwargs), asked_aux
 
 
 def _googlenet(weights: GoogLeNet_Weights | None, progress: bool, /, **kwargs: Any) -> GoogLeNet:
     """``googlenet`` once its weights are checked."""
-    original_aux_logits = kwargs.get("aux_logits", False)
-    if weights is not None:
-        _pretrained_kwargs(kwargs)
-    model = _classifier(GoogLeNet, weights, progress, **kwargs)
-    if weights is not None:
-        if not original_aux_logits:
-            model.aux_logits = False
-            model.aux1 = None  # type: ignore[assignment]
-            model.aux2 = None  # type: ignore[assignment]
-        else:
-            warnings.warn("auxiliary heads in the pretrained googlenet model are NOT pretrained, "
-                          "so make sure to train them", stacklevel=1)
+    model, asked_aux = _with_aux_heads(GoogLeNet, weights, progress, kwargs, False)
+    if weights is not None and not asked_aux:
+        model.aux_logits = False
+        model.aux1 = None  # type: ignore[assignment]
+        model.aux2 = None  # type: ignore[assignment]
+    elif weights is not None:
+        warnings.warn("auxiliary heads in the pretrained googlenet model are NOT pretrained, "
+                      "so make sure to train them", stacklevel=1)
     return model
 
 

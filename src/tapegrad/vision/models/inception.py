@@ -14,9 +14,14 @@ from ..._tensor import Tensor
 from ...nn import functional as F
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
-from ._meta import _IMAGENET_CATEGORIES
-from ._utils import _builder, _classifier, _imagenet1k_weights
-from .googlenet import BasicConv2d, _init_truncated_normal, _pretrained_kwargs, _renormalized
+from ._meta import _PORTED_DOCS, _family_meta
+from ._utils import _builder, _imagenet1k_weights
+from .googlenet import (
+    BasicConv2d,
+    _init_truncated_normal,
+    _InputRenormalizing,
+    _with_aux_heads,
+)
 
 __all__ = ["Inception3", "InceptionOutputs", "_InceptionOutputs", "Inception_V3_Weights",
            "inception_v3"]
@@ -27,7 +32,7 @@ InceptionOutputs.__annotations__ = {"logits": Tensor, "aux_logits": Tensor | Non
 _InceptionOutputs = InceptionOutputs
 
 
-class Inception3(nn.Module):
+class Inception3(_InputRenormalizing):
     """The network; ``inception_blocks`` replaces the seven block classes (convolution,
     InceptionA to E, the auxiliary classifier)."""
 
@@ -81,9 +86,6 @@ class Inception3(nn.Module):
 
         if init_weights:
             _init_truncated_normal(self, 0.1)
-
-    def _transform_input(self, x: Tensor) -> Tensor:
-        return _renormalized(x) if self.transform_input else x
 
     def _forward(self, x: Tensor) -> tuple[Tensor, Tensor | None]:
         x = self.Conv2d_2b_3x3(self.Conv2d_2a_3x3(self.Conv2d_1a_3x3(x)))
@@ -271,17 +273,14 @@ class InceptionAux(nn.Module):
         return self.fc(flatten(x, 1))
 
 
-_COMMON_META: dict[str, Any] = {
-    "min_size": (75, 75),
-    "categories": _IMAGENET_CATEGORIES,
-    "recipe": "https://github.com/pytorch/vision/tree/main/references/classification#inception-v3",
-    "_docs": "These weights are ported from the original paper.",
-}
+_COMMON_META = _family_meta(
+    (75, 75), "https://github.com/pytorch/vision/tree/main/references/classification#inception-v3",
+    _PORTED_DOCS)
 
 
 class Inception_V3_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/inception_v3_google-0cc3c7bd.pth",
+        "inception_v3_google-0cc3c7bd.pth",
         partial(ImageClassification, crop_size=299, resize_size=342), _COMMON_META,
         num_params=27161264, acc=(77.294, 93.45), _ops=5.713, _file_size=103.903)
     DEFAULT = IMAGENET1K_V1
@@ -290,14 +289,10 @@ class Inception_V3_Weights(WeightsEnum):
 def _inception_v3(weights: Inception_V3_Weights | None, progress: bool, /,
                   **kwargs: Any) -> Inception3:
     """``inception_v3`` once its weights are checked."""
-    original_aux_logits = kwargs.get("aux_logits", True)
-    if weights is not None:
-        _pretrained_kwargs(kwargs)
-    model = _classifier(Inception3, weights, progress, **kwargs)
-    if weights is not None:
-        if not original_aux_logits:
-            model.aux_logits = False
-            model.AuxLogits = None
+    model, asked_aux = _with_aux_heads(Inception3, weights, progress, kwargs, True)
+    if weights is not None and not asked_aux:
+        model.aux_logits = False
+        model.AuxLogits = None
     return model
 
 

@@ -429,7 +429,7 @@ _COMMON_META: dict[str, Any] = {
 
 class MaxVit_T_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/maxvit_t-bc5ab103.pth",
+        "maxvit_t-bc5ab103.pth",
         partial(ImageClassification, crop_size=224, resize_size=224,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, num_params=30919624, acc=(83.7, 96.722), _ops=5.558, _file_size=118.769)

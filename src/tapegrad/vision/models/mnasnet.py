@@ -177,38 +177,34 @@ def _mnasnet(alpha: float, weights: WeightsEnum | None, progress: bool,
 
 class MNASNet0_5_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/mnasnet0.5_top1_67.823-3ffadce67e.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META,
-        recipe="https://github.com/1e100/mnasnet_trainer", num_params=2218512, acc=(67.734, 87.49),
-        _ops=0.104, _file_size=8.591,
+        "mnasnet0.5_top1_67.823-3ffadce67e.pth", partial(ImageClassification, crop_size=224),
+        _IMAGENET_META, recipe="https://github.com/1e100/mnasnet_trainer", num_params=2218512,
+        acc=(67.734, 87.49), _ops=0.104, _file_size=8.591,
         _docs="These weights reproduce closely the results of the paper.")
     DEFAULT = IMAGENET1K_V1
 
 
 class MNASNet0_75_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/mnasnet0_75-7090bc5f.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        recipe="https://github.com/pytorch/vision/pull/6019", num_params=3170208,
+        "mnasnet0_75-7090bc5f.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, recipe="https://github.com/pytorch/vision/pull/6019", num_params=3170208,
         acc=(71.18, 90.496), _ops=0.215, _file_size=12.303, _docs=_NEW_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V1
 
 
 class MNASNet1_0_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/mnasnet1.0_top1_73.512-f206786ef8.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META,
-        recipe="https://github.com/1e100/mnasnet_trainer", num_params=4383312, acc=(73.456, 91.51),
-        _ops=0.314, _file_size=16.915,
+        "mnasnet1.0_top1_73.512-f206786ef8.pth", partial(ImageClassification, crop_size=224),
+        _IMAGENET_META, recipe="https://github.com/1e100/mnasnet_trainer", num_params=4383312,
+        acc=(73.456, 91.51), _ops=0.314, _file_size=16.915,
         _docs="These weights reproduce closely the results of the paper.")
     DEFAULT = IMAGENET1K_V1
 
 
 class MNASNet1_3_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/mnasnet1_3-a4c69d6f.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        recipe="https://github.com/pytorch/vision/pull/6019", num_params=6282256,
+        "mnasnet1_3-a4c69d6f.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, recipe="https://github.com/pytorch/vision/pull/6019", num_params=6282256,
         acc=(76.506, 93.522), _ops=0.526, _file_size=24.246, _docs=_NEW_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V1
 

@@ -123,15 +123,14 @@ class MobileNetV2(nn.Module):
 
 class MobileNet_V2_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/mobilenet_v2-b0353104.pth",
+        "mobilenet_v2-b0353104.pth",
         partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=3504872,
         recipe="https://github.com/pytorch/vision/tree/main/references/classification#mobilenetv2",
         acc=(71.878, 90.286), _ops=0.301, _file_size=13.555, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/mobilenet_v2-7ebf99e0.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=3504872, recipe=_NEW_RECIPE_REG_TUNING, acc=(72.154, 90.822), _ops=0.301,
-        _file_size=13.598, _docs=_MODIFIED_RECIPE_DOCS)
+        "mobilenet_v2-7ebf99e0.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=3504872, recipe=_NEW_RECIPE_REG_TUNING, acc=(72.154, 90.822),
+        _ops=0.301, _file_size=13.598, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 

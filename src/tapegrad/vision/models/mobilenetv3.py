@@ -200,13 +200,13 @@ def _named(arch: str, weights: WeightsEnum | None, progress: bool, /,
 
 class MobileNet_V3_Large_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/mobilenet_v3_large-8738ca79.pth",
+        "mobilenet_v3_large-8738ca79.pth",
         partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=5483032,
         recipe="https://github.com/pytorch/vision/tree/main/references/classification#mobilenetv3-large--small",  # noqa: E501
         acc=(74.042, 91.34), _ops=0.217, _file_size=21.114,
         _docs="These weights were trained from scratch by using a simple training recipe.")
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/mobilenet_v3_large-5c1a4163.pth",
+        "mobilenet_v3_large-5c1a4163.pth",
         partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
         num_params=5483032, recipe=_NEW_RECIPE_REG_TUNING, acc=(75.274, 92.566), _ops=0.217,
         _file_size=21.107,
@@ -223,7 +223,7 @@ class MobileNet_V3_Large_Weights(WeightsEnum):
 
 class MobileNet_V3_Small_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/mobilenet_v3_small-047dcff4.pth",
+        "mobilenet_v3_small-047dcff4.pth",
         partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=2542856,
         recipe="https://github.com/pytorch/vision/tree/main/references/classification#mobilenetv3-large--small",  # noqa: E501
         acc=(67.668, 87.402), _ops=0.057, _file_size=9.829,

@@ -14,7 +14,7 @@ from ... import pow as _pow
 from ... import round as _round
 from ..._tensor import Tensor
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
-from ..transforms._presets import ImageClassification, InterpolationMode
+from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
 from ._meta import (
     _IMAGENET_META,
@@ -22,17 +22,14 @@ from ._meta import (
     _NEW_RECIPE,
     _NEW_RECIPE_FIXRES,
     _SIMPLE_RECIPE_DOCS,
-    _SWAG_E2E_DOCS,
-    _SWAG_LICENSE,
-    _SWAG_LINEAR_DOCS,
-    _SWAG_LINEAR_RECIPE,
-    _SWAG_RECIPE,
 )
 from ._utils import (
     _builder,
     _classifier,
     _imagenet1k_weights,
     _make_divisible,
+    _swag_e2e_weights,
+    _swag_linear_weights,
 )
 
 __all__ = [
@@ -252,236 +249,190 @@ _LARGE_MODELS_RECIPE = "https://github.com/pytorch/vision/tree/main/references/c
 
 class RegNet_Y_400MF_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_400mf-c65dace8.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=4344144,
-        recipe=_SMALL_MODELS_RECIPE, acc=(74.046, 91.716), _ops=0.402, _file_size=16.806,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "regnet_y_400mf-c65dace8.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=4344144, recipe=_SMALL_MODELS_RECIPE, acc=(74.046, 91.716), _ops=0.402,
+        _file_size=16.806, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_400mf-e6988f5f.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=4344144, recipe=_NEW_RECIPE, acc=(75.804, 92.742), _ops=0.402, _file_size=16.806,
-        _docs=_MODIFIED_RECIPE_DOCS)
+        "regnet_y_400mf-e6988f5f.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=4344144, recipe=_NEW_RECIPE, acc=(75.804, 92.742), _ops=0.402,
+        _file_size=16.806, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
 class RegNet_Y_800MF_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_800mf-1b27b58c.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=6432512,
-        recipe=_SMALL_MODELS_RECIPE, acc=(76.42, 93.136), _ops=0.834, _file_size=24.774,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "regnet_y_800mf-1b27b58c.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=6432512, recipe=_SMALL_MODELS_RECIPE, acc=(76.42, 93.136), _ops=0.834,
+        _file_size=24.774, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_800mf-58fc7688.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=6432512, recipe=_NEW_RECIPE, acc=(78.828, 94.502), _ops=0.834, _file_size=24.774,
-        _docs=_MODIFIED_RECIPE_DOCS)
+        "regnet_y_800mf-58fc7688.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=6432512, recipe=_NEW_RECIPE, acc=(78.828, 94.502), _ops=0.834,
+        _file_size=24.774, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
 class RegNet_Y_1_6GF_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_1_6gf-b11a554e.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=11202430,
-        recipe=_SMALL_MODELS_RECIPE, acc=(77.95, 93.966), _ops=1.612, _file_size=43.152,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "regnet_y_1_6gf-b11a554e.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=11202430, recipe=_SMALL_MODELS_RECIPE, acc=(77.95, 93.966), _ops=1.612,
+        _file_size=43.152, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_1_6gf-0d7bc02a.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=11202430, recipe=_NEW_RECIPE, acc=(80.876, 95.444), _ops=1.612,
+        "regnet_y_1_6gf-0d7bc02a.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=11202430, recipe=_NEW_RECIPE, acc=(80.876, 95.444), _ops=1.612,
         _file_size=43.152, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
 class RegNet_Y_3_2GF_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_3_2gf-b5a9779c.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=19436338,
-        recipe=_MEDIUM_MODELS_RECIPE, acc=(78.948, 94.576), _ops=3.176, _file_size=74.567,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "regnet_y_3_2gf-b5a9779c.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=19436338, recipe=_MEDIUM_MODELS_RECIPE, acc=(78.948, 94.576), _ops=3.176,
+        _file_size=74.567, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_3_2gf-9180c971.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=19436338, recipe=_NEW_RECIPE, acc=(81.982, 95.972), _ops=3.176,
+        "regnet_y_3_2gf-9180c971.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=19436338, recipe=_NEW_RECIPE, acc=(81.982, 95.972), _ops=3.176,
         _file_size=74.567, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
 class RegNet_Y_8GF_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_8gf-d0d0e4a8.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=39381472,
-        recipe=_MEDIUM_MODELS_RECIPE, acc=(80.032, 95.048), _ops=8.473, _file_size=150.701,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "regnet_y_8gf-d0d0e4a8.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=39381472, recipe=_MEDIUM_MODELS_RECIPE, acc=(80.032, 95.048), _ops=8.473,
+        _file_size=150.701, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_8gf-dc2b1b54.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=39381472, recipe=_NEW_RECIPE, acc=(82.828, 96.33), _ops=8.473,
+        "regnet_y_8gf-dc2b1b54.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=39381472, recipe=_NEW_RECIPE, acc=(82.828, 96.33), _ops=8.473,
         _file_size=150.701, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
 class RegNet_Y_16GF_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_16gf-9e6ed7dd.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=83590140,
-        recipe=_LARGE_MODELS_RECIPE, acc=(80.424, 95.24), _ops=15.912, _file_size=319.49,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "regnet_y_16gf-9e6ed7dd.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=83590140, recipe=_LARGE_MODELS_RECIPE, acc=(80.424, 95.24), _ops=15.912,
+        _file_size=319.49, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_16gf-3e4a00f9.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=83590140, recipe=_NEW_RECIPE, acc=(82.886, 96.328), _ops=15.912,
+        "regnet_y_16gf-3e4a00f9.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=83590140, recipe=_NEW_RECIPE, acc=(82.886, 96.328), _ops=15.912,
         _file_size=319.49, _docs=_MODIFIED_RECIPE_DOCS)
-    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_16gf_swag-43afe44d.pth",
-        partial(ImageClassification, crop_size=384, resize_size=384,
-                interpolation=InterpolationMode.BICUBIC),
-        _IMAGENET_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=83590140,
-        acc=(86.012, 98.054), _ops=46.735, _file_size=319.49, _docs=_SWAG_E2E_DOCS)
-    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_16gf_lc_swag-f3ec0043.pth",
-        partial(ImageClassification, crop_size=224, resize_size=224,
-                interpolation=InterpolationMode.BICUBIC),
-        _IMAGENET_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=83590140,
-        acc=(83.976, 97.244), _ops=15.912, _file_size=319.49, _docs=_SWAG_LINEAR_DOCS)
+    IMAGENET1K_SWAG_E2E_V1 = _swag_e2e_weights(
+        "regnet_y_16gf_swag-43afe44d.pth", 384, _IMAGENET_META, num_params=83590140,
+        acc=(86.012, 98.054), _ops=46.735, _file_size=319.49)
+    IMAGENET1K_SWAG_LINEAR_V1 = _swag_linear_weights(
+        "regnet_y_16gf_lc_swag-f3ec0043.pth", _IMAGENET_META, num_params=83590140,
+        acc=(83.976, 97.244), _ops=15.912, _file_size=319.49)
     DEFAULT = IMAGENET1K_V2
 
 
 class RegNet_Y_32GF_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_32gf-4dee3f7a.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=145046770,
-        recipe=_LARGE_MODELS_RECIPE, acc=(80.878, 95.34), _ops=32.28, _file_size=554.076,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "regnet_y_32gf-4dee3f7a.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=145046770, recipe=_LARGE_MODELS_RECIPE, acc=(80.878, 95.34), _ops=32.28,
+        _file_size=554.076, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_32gf-8db6d4b5.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=145046770, recipe=_NEW_RECIPE, acc=(83.368, 96.498), _ops=32.28,
+        "regnet_y_32gf-8db6d4b5.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=145046770, recipe=_NEW_RECIPE, acc=(83.368, 96.498), _ops=32.28,
         _file_size=554.076, _docs=_MODIFIED_RECIPE_DOCS)
-    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_32gf_swag-04fdfa75.pth",
-        partial(ImageClassification, crop_size=384, resize_size=384,
-                interpolation=InterpolationMode.BICUBIC),
-        _IMAGENET_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=145046770,
-        acc=(86.838, 98.362), _ops=94.826, _file_size=554.076, _docs=_SWAG_E2E_DOCS)
-    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_32gf_lc_swag-e1583746.pth",
-        partial(ImageClassification, crop_size=224, resize_size=224,
-                interpolation=InterpolationMode.BICUBIC),
-        _IMAGENET_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=145046770,
-        acc=(84.622, 97.48), _ops=32.28, _file_size=554.076, _docs=_SWAG_LINEAR_DOCS)
+    IMAGENET1K_SWAG_E2E_V1 = _swag_e2e_weights(
+        "regnet_y_32gf_swag-04fdfa75.pth", 384, _IMAGENET_META, num_params=145046770,
+        acc=(86.838, 98.362), _ops=94.826, _file_size=554.076)
+    IMAGENET1K_SWAG_LINEAR_V1 = _swag_linear_weights(
+        "regnet_y_32gf_lc_swag-e1583746.pth", _IMAGENET_META, num_params=145046770,
+        acc=(84.622, 97.48), _ops=32.28, _file_size=554.076)
     DEFAULT = IMAGENET1K_V2
 
 
 class RegNet_Y_128GF_Weights(WeightsEnum):
-    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_128gf_swag-c8ce3e52.pth",
-        partial(ImageClassification, crop_size=384, resize_size=384,
-                interpolation=InterpolationMode.BICUBIC),
-        _IMAGENET_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=644812894,
-        acc=(88.228, 98.682), _ops=374.57, _file_size=2461.564, _docs=_SWAG_E2E_DOCS)
-    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_y_128gf_lc_swag-cbe8ce12.pth",
-        partial(ImageClassification, crop_size=224, resize_size=224,
-                interpolation=InterpolationMode.BICUBIC),
-        _IMAGENET_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=644812894,
-        acc=(86.068, 97.844), _ops=127.518, _file_size=2461.564, _docs=_SWAG_LINEAR_DOCS)
+    IMAGENET1K_SWAG_E2E_V1 = _swag_e2e_weights(
+        "regnet_y_128gf_swag-c8ce3e52.pth", 384, _IMAGENET_META, num_params=644812894,
+        acc=(88.228, 98.682), _ops=374.57, _file_size=2461.564)
+    IMAGENET1K_SWAG_LINEAR_V1 = _swag_linear_weights(
+        "regnet_y_128gf_lc_swag-cbe8ce12.pth", _IMAGENET_META, num_params=644812894,
+        acc=(86.068, 97.844), _ops=127.518, _file_size=2461.564)
     DEFAULT = IMAGENET1K_SWAG_E2E_V1
 
 
 class RegNet_X_400MF_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_x_400mf-adf1edd5.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=5495976,
-        recipe=_SMALL_MODELS_RECIPE, acc=(72.834, 90.95), _ops=0.414, _file_size=21.258,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "regnet_x_400mf-adf1edd5.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=5495976, recipe=_SMALL_MODELS_RECIPE, acc=(72.834, 90.95), _ops=0.414,
+        _file_size=21.258, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_x_400mf-62229a5f.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=5495976, recipe=_NEW_RECIPE_FIXRES, acc=(74.864, 92.322), _ops=0.414,
-        _file_size=21.257, _docs=_MODIFIED_RECIPE_DOCS)
+        "regnet_x_400mf-62229a5f.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=5495976, recipe=_NEW_RECIPE_FIXRES, acc=(74.864, 92.322),
+        _ops=0.414, _file_size=21.257, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
 class RegNet_X_800MF_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_x_800mf-ad17e45c.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=7259656,
-        recipe=_SMALL_MODELS_RECIPE, acc=(75.212, 92.348), _ops=0.8, _file_size=27.945,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "regnet_x_800mf-ad17e45c.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=7259656, recipe=_SMALL_MODELS_RECIPE, acc=(75.212, 92.348), _ops=0.8,
+        _file_size=27.945, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_x_800mf-94a99ebd.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=7259656, recipe=_NEW_RECIPE_FIXRES, acc=(77.522, 93.826), _ops=0.8,
-        _file_size=27.945, _docs=_MODIFIED_RECIPE_DOCS)
+        "regnet_x_800mf-94a99ebd.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=7259656, recipe=_NEW_RECIPE_FIXRES, acc=(77.522, 93.826),
+        _ops=0.8, _file_size=27.945, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
 class RegNet_X_1_6GF_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_x_1_6gf-e3633e7f.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=9190136,
-        recipe=_SMALL_MODELS_RECIPE, acc=(77.04, 93.44), _ops=1.603, _file_size=35.339,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "regnet_x_1_6gf-e3633e7f.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=9190136, recipe=_SMALL_MODELS_RECIPE, acc=(77.04, 93.44), _ops=1.603,
+        _file_size=35.339, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_x_1_6gf-a12f2b72.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=9190136, recipe=_NEW_RECIPE_FIXRES, acc=(79.668, 94.922), _ops=1.603,
-        _file_size=35.339, _docs=_MODIFIED_RECIPE_DOCS)
+        "regnet_x_1_6gf-a12f2b72.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=9190136, recipe=_NEW_RECIPE_FIXRES, acc=(79.668, 94.922),
+        _ops=1.603, _file_size=35.339, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
 class RegNet_X_3_2GF_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_x_3_2gf-f342aeae.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=15296552,
-        recipe=_MEDIUM_MODELS_RECIPE, acc=(78.364, 93.992), _ops=3.177, _file_size=58.756,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "regnet_x_3_2gf-f342aeae.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=15296552, recipe=_MEDIUM_MODELS_RECIPE, acc=(78.364, 93.992), _ops=3.177,
+        _file_size=58.756, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_x_3_2gf-7071aa85.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=15296552, recipe=_NEW_RECIPE, acc=(81.196, 95.43), _ops=3.177, _file_size=58.756,
-        _docs=_MODIFIED_RECIPE_DOCS)
+        "regnet_x_3_2gf-7071aa85.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=15296552, recipe=_NEW_RECIPE, acc=(81.196, 95.43), _ops=3.177,
+        _file_size=58.756, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
 class RegNet_X_8GF_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_x_8gf-03ceed89.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=39572648,
-        recipe=_MEDIUM_MODELS_RECIPE, acc=(79.344, 94.686), _ops=7.995, _file_size=151.456,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "regnet_x_8gf-03ceed89.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=39572648, recipe=_MEDIUM_MODELS_RECIPE, acc=(79.344, 94.686), _ops=7.995,
+        _file_size=151.456, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_x_8gf-2b70d774.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=39572648, recipe=_NEW_RECIPE, acc=(81.682, 95.678), _ops=7.995,
+        "regnet_x_8gf-2b70d774.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=39572648, recipe=_NEW_RECIPE, acc=(81.682, 95.678), _ops=7.995,
         _file_size=151.456, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
 class RegNet_X_16GF_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_x_16gf-2007eb11.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=54278536,
-        recipe=_MEDIUM_MODELS_RECIPE, acc=(80.058, 94.944), _ops=15.941, _file_size=207.627,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "regnet_x_16gf-2007eb11.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=54278536, recipe=_MEDIUM_MODELS_RECIPE, acc=(80.058, 94.944), _ops=15.941,
+        _file_size=207.627, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_x_16gf-ba3796d7.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=54278536, recipe=_NEW_RECIPE, acc=(82.716, 96.196), _ops=15.941,
+        "regnet_x_16gf-ba3796d7.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=54278536, recipe=_NEW_RECIPE, acc=(82.716, 96.196), _ops=15.941,
         _file_size=207.627, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V2
 
 
 class RegNet_X_32GF_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_x_32gf-9d47f8d0.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=107811560,
-        recipe=_LARGE_MODELS_RECIPE, acc=(80.622, 95.248), _ops=31.736, _file_size=412.039,
-        _docs=_SIMPLE_RECIPE_DOCS)
+        "regnet_x_32gf-9d47f8d0.pth", partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=107811560, recipe=_LARGE_MODELS_RECIPE, acc=(80.622, 95.248), _ops=31.736,
+        _file_size=412.039, _docs=_SIMPLE_RECIPE_DOCS)
     IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/regnet_x_32gf-6eb8fdc6.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=107811560, recipe=_NEW_RECIPE, acc=(83.014, 96.288), _ops=31.736,
+        "regnet_x_32gf-6eb8fdc6.pth", partial(ImageClassification, crop_size=224, resize_size=232),
+        _IMAGENET_META, num_params=107811560, recipe=_NEW_RECIPE, acc=(83.014, 96.288), _ops=31.736,
         _file_size=412.039, _docs=_MODIFIED_RECIPE_DOCS)
     DEFAULT = IMAGENET1K_V2
 

@@ -14,7 +14,7 @@ from typing import Any
 from ... import flatten, nn
 from ..._tensor import Tensor
 from ..transforms._presets import ImageClassification
-from ._api import WeightsEnum
+from ._api import Weights, WeightsEnum
 from ._meta import (
     _IMAGENET_META,
     _NEW_RECIPE,
@@ -218,6 +218,9 @@ def _grouped(block: type[BasicBlock | Bottleneck], layers: list[int], fixed: dic
 
 
 _RESNET_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#resnet"
+_RESNEXT_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#resnext"
+_WIDE_RESNET_RECIPE = "https://github.com/pytorch/vision/pull/912#issue-445437439"
+_RESNET50_V2_RECIPE = "https://github.com/pytorch/vision/issues/3995#issuecomment-1013906621"
 _IMPROVED_DOCS = (
     "\n"
     "                These weights improve upon the results of the original "
@@ -227,98 +230,82 @@ _IMPROVED_DOCS = (
 )
 
 
-class ResNet18_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet18-f37072fd.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=11689512,
-        recipe=_RESNET_RECIPE, acc=(69.758, 89.078), _ops=1.814, _file_size=44.661,
+def _original(checkpoint: str, num_params: int, recipe: str, acc: tuple[float, float],
+              ops: float, file_size: float) -> Weights:
+    """The first ImageNet-1K weights of a ResNet, trained with a simple recipe."""
+    return _imagenet1k_weights(
+        checkpoint, partial(ImageClassification, crop_size=224), _IMAGENET_META,
+        num_params=num_params, recipe=recipe, acc=acc, _ops=ops, _file_size=file_size,
         _docs=_SIMPLE_RECIPE_DOCS)
+
+
+def _improved(checkpoint: str, num_params: int, recipe: str, acc: tuple[float, float],
+              ops: float, file_size: float) -> Weights:
+    """The ImageNet-1K weights of a ResNet retrained with TorchVision's new recipe, evaluated
+    on the 224 center crop of a resize to 232."""
+    return _imagenet1k_weights(
+        checkpoint, partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
+        num_params=num_params, recipe=recipe, acc=acc, _ops=ops, _file_size=file_size,
+        _docs=_IMPROVED_DOCS)
+
+
+class ResNet18_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _original(
+        "resnet18-f37072fd.pth", 11689512, _RESNET_RECIPE, (69.758, 89.078), 1.814, 44.661)
     DEFAULT = IMAGENET1K_V1
 
 
 class ResNet34_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet34-b627a593.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=21797672,
-        recipe=_RESNET_RECIPE, acc=(73.314, 91.42), _ops=3.664, _file_size=83.275,
-        _docs=_SIMPLE_RECIPE_DOCS)
+    IMAGENET1K_V1 = _original(
+        "resnet34-b627a593.pth", 21797672, _RESNET_RECIPE, (73.314, 91.42), 3.664, 83.275)
     DEFAULT = IMAGENET1K_V1
 
 
 class ResNet50_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet50-0676ba61.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=25557032,
-        recipe=_RESNET_RECIPE, acc=(76.13, 92.862), _ops=4.089, _file_size=97.781,
-        _docs=_SIMPLE_RECIPE_DOCS)
-    IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet50-11ad3fa6.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=25557032,
-        recipe="https://github.com/pytorch/vision/issues/3995#issuecomment-1013906621",
-        acc=(80.858, 95.434), _ops=4.089, _file_size=97.79, _docs=_IMPROVED_DOCS)
+    IMAGENET1K_V1 = _original(
+        "resnet50-0676ba61.pth", 25557032, _RESNET_RECIPE, (76.13, 92.862), 4.089, 97.781)
+    IMAGENET1K_V2 = _improved(
+        "resnet50-11ad3fa6.pth", 25557032, _RESNET50_V2_RECIPE, (80.858, 95.434), 4.089, 97.79)
     DEFAULT = IMAGENET1K_V2
 
 
 class ResNet101_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet101-63fe2227.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=44549160,
-        recipe=_RESNET_RECIPE, acc=(77.374, 93.546), _ops=7.801, _file_size=170.511,
-        _docs=_SIMPLE_RECIPE_DOCS)
-    IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet101-cd907fc2.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=44549160, recipe=_NEW_RECIPE, acc=(81.886, 95.78), _ops=7.801, _file_size=170.53,
-        _docs=_IMPROVED_DOCS)
+    IMAGENET1K_V1 = _original(
+        "resnet101-63fe2227.pth", 44549160, _RESNET_RECIPE, (77.374, 93.546), 7.801, 170.511)
+    IMAGENET1K_V2 = _improved(
+        "resnet101-cd907fc2.pth", 44549160, _NEW_RECIPE, (81.886, 95.78), 7.801, 170.53)
     DEFAULT = IMAGENET1K_V2
 
 
 class ResNet152_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet152-394f9c45.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=60192808,
-        recipe=_RESNET_RECIPE, acc=(78.312, 94.046), _ops=11.514, _file_size=230.434,
-        _docs=_SIMPLE_RECIPE_DOCS)
-    IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnet152-f82ba261.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=60192808, recipe=_NEW_RECIPE, acc=(82.284, 96.002), _ops=11.514,
-        _file_size=230.474, _docs=_IMPROVED_DOCS)
+    IMAGENET1K_V1 = _original(
+        "resnet152-394f9c45.pth", 60192808, _RESNET_RECIPE, (78.312, 94.046), 11.514, 230.434)
+    IMAGENET1K_V2 = _improved(
+        "resnet152-f82ba261.pth", 60192808, _NEW_RECIPE, (82.284, 96.002), 11.514, 230.474)
     DEFAULT = IMAGENET1K_V2
 
 
 class ResNeXt50_32X4D_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnext50_32x4d-7cdf4587.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=25028904,
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification#resnext",
-        acc=(77.618, 93.698), _ops=4.23, _file_size=95.789, _docs=_SIMPLE_RECIPE_DOCS)
-    IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnext50_32x4d-1a0047aa.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=25028904, recipe=_NEW_RECIPE, acc=(81.198, 95.34), _ops=4.23, _file_size=95.833,
-        _docs=_IMPROVED_DOCS)
+    IMAGENET1K_V1 = _original(
+        "resnext50_32x4d-7cdf4587.pth", 25028904, _RESNEXT_RECIPE, (77.618, 93.698), 4.23, 95.789)
+    IMAGENET1K_V2 = _improved(
+        "resnext50_32x4d-1a0047aa.pth", 25028904, _NEW_RECIPE, (81.198, 95.34), 4.23, 95.833)
     DEFAULT = IMAGENET1K_V2
 
 
 class ResNeXt101_32X8D_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnext101_32x8d-8ba56ff5.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=88791336,
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification#resnext",
-        acc=(79.312, 94.526), _ops=16.414, _file_size=339.586, _docs=_SIMPLE_RECIPE_DOCS)
-    IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnext101_32x8d-110c445d.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=88791336, recipe=_NEW_RECIPE_FIXRES, acc=(82.834, 96.228), _ops=16.414,
-        _file_size=339.673, _docs=_IMPROVED_DOCS)
+    IMAGENET1K_V1 = _original(
+        "resnext101_32x8d-8ba56ff5.pth", 88791336, _RESNEXT_RECIPE,
+        (79.312, 94.526), 16.414, 339.586)
+    IMAGENET1K_V2 = _improved(
+        "resnext101_32x8d-110c445d.pth", 88791336, _NEW_RECIPE_FIXRES,
+        (82.834, 96.228), 16.414, 339.673)
     DEFAULT = IMAGENET1K_V2
 
 
 class ResNeXt101_64X4D_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/resnext101_64x4d-173b62eb.pth",
+        "resnext101_64x4d-173b62eb.pth",
         partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
         num_params=83455272, recipe="https://github.com/pytorch/vision/pull/5935",
         acc=(83.246, 96.454), _ops=15.46, _file_size=319.318, _docs=_NEW_RECIPE_DOCS)
@@ -326,30 +313,21 @@ class ResNeXt101_64X4D_Weights(WeightsEnum):
 
 
 class Wide_ResNet50_2_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/wide_resnet50_2-95faca4d.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=68883240,
-        recipe="https://github.com/pytorch/vision/pull/912#issue-445437439", acc=(78.468, 94.086),
-        _ops=11.398, _file_size=131.82, _docs=_SIMPLE_RECIPE_DOCS)
-    IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/wide_resnet50_2-9ba9bcbe.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=68883240, recipe=_NEW_RECIPE_FIXRES, acc=(81.602, 95.758), _ops=11.398,
-        _file_size=263.124, _docs=_IMPROVED_DOCS)
+    IMAGENET1K_V1 = _original(
+        "wide_resnet50_2-95faca4d.pth", 68883240, _WIDE_RESNET_RECIPE,
+        (78.468, 94.086), 11.398, 131.82)
+    IMAGENET1K_V2 = _improved(
+        "wide_resnet50_2-9ba9bcbe.pth", 68883240, _NEW_RECIPE_FIXRES,
+        (81.602, 95.758), 11.398, 263.124)
     DEFAULT = IMAGENET1K_V2
 
 
 class Wide_ResNet101_2_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/wide_resnet101_2-32ee1156.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META, num_params=126886696,
-        recipe="https://github.com/pytorch/vision/pull/912#issue-445437439", acc=(78.848, 94.284),
-        _ops=22.753, _file_size=242.896, _docs=_SIMPLE_RECIPE_DOCS)
-    IMAGENET1K_V2 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/wide_resnet101_2-d733dc28.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        num_params=126886696, recipe=_NEW_RECIPE, acc=(82.51, 96.02), _ops=22.753,
-        _file_size=484.747, _docs=_IMPROVED_DOCS)
+    IMAGENET1K_V1 = _original(
+        "wide_resnet101_2-32ee1156.pth", 126886696, _WIDE_RESNET_RECIPE,
+        (78.848, 94.284), 22.753, 242.896)
+    IMAGENET1K_V2 = _improved(
+        "wide_resnet101_2-d733dc28.pth", 126886696, _NEW_RECIPE, (82.51, 96.02), 22.753, 484.747)
     DEFAULT = IMAGENET1K_V2
 
 

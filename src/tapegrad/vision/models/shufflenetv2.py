@@ -141,7 +141,7 @@ def _shufflenetv2(stages_repeats: list[int], stages_out_channels: list[int],
 
 class ShuffleNet_V2_X0_5_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/shufflenetv2_x0.5-f707e7126e.pth",
+        "shufflenetv2_x0.5-f707e7126e.pth",
         partial(ImageClassification, crop_size=224), _IMAGENET_META,
         recipe="https://github.com/ericsun99/Shufflenet-v2-Pytorch", num_params=1366792,
         acc=(60.552, 81.746), _ops=0.04, _file_size=5.282,
@@ -151,7 +151,7 @@ class ShuffleNet_V2_X0_5_Weights(WeightsEnum):
 
 class ShuffleNet_V2_X1_0_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/shufflenetv2_x1-5666bf0f80.pth",
+        "shufflenetv2_x1-5666bf0f80.pth",
         partial(ImageClassification, crop_size=224), _IMAGENET_META,
         recipe="https://github.com/ericsun99/Shufflenet-v2-Pytorch", num_params=2278604,
         acc=(69.362, 88.316), _ops=0.145, _file_size=8.791,
@@ -161,7 +161,7 @@ class ShuffleNet_V2_X1_0_Weights(WeightsEnum):
 
 class ShuffleNet_V2_X1_5_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/shufflenetv2_x1_5-3c479a10.pth",
+        "shufflenetv2_x1_5-3c479a10.pth",
         partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
         recipe="https://github.com/pytorch/vision/pull/5906", num_params=3503624,
         acc=(72.996, 91.086), _ops=0.296, _file_size=13.557, _docs=_NEW_RECIPE_DOCS)
@@ -170,7 +170,7 @@ class ShuffleNet_V2_X1_5_Weights(WeightsEnum):
 
 class ShuffleNet_V2_X2_0_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/shufflenetv2_x2_0-8be3c8ee.pth",
+        "shufflenetv2_x2_0-8be3c8ee.pth",
         partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
         recipe="https://github.com/pytorch/vision/pull/5906", num_params=7393996,
         acc=(76.23, 93.006), _ops=0.583, _file_size=28.433, _docs=_NEW_RECIPE_DOCS)

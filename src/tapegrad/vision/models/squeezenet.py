@@ -37,6 +37,19 @@ class Fire(nn.Module):
                     self.expand3x3_activation(self.expand3x3(x))], 1)
 
 
+# the features of each version: the stem convolution (output channels, kernel size; stride 2,
+# then ReLU and max pooling), then the Fire modules (inplanes, squeeze, expand 1x1, expand 3x3)
+# with "M" for a max pooling
+_FEATURES: dict[str, tuple[tuple[int, int], list[Any]]] = {
+    "1_0": ((96, 7), [(96, 16, 64, 64), (128, 16, 64, 64), (128, 32, 128, 128), "M",
+                      (256, 32, 128, 128), (256, 48, 192, 192), (384, 48, 192, 192),
+                      (384, 64, 256, 256), "M", (512, 64, 256, 256)]),
+    "1_1": ((64, 3), [(64, 16, 64, 64), (128, 16, 64, 64), "M", (128, 32, 128, 128),
+                      (256, 32, 128, 128), "M", (256, 48, 192, 192), (384, 48, 192, 192),
+                      (384, 64, 256, 256), (512, 64, 256, 256)]),
+}
+
+
 class SqueezeNet(nn.Module):
     """``features`` (stem and fire modules), ``classifier`` (dropout, a 1x1 convolution to the
     classes, ReLU, global average pooling)."""
@@ -46,40 +59,13 @@ class SqueezeNet(nn.Module):
         super().__init__()
         self.num_classes = num_classes
         pool = partial(nn.MaxPool2d, kernel_size=3, stride=2, ceil_mode=True)
-        if version == "1_0":
-            self.features = nn.Sequential(
-                nn.Conv2d(3, 96, kernel_size=7, stride=2),
-                nn.ReLU(inplace=True),
-                pool(),
-                Fire(96, 16, 64, 64),
-                Fire(128, 16, 64, 64),
-                Fire(128, 32, 128, 128),
-                pool(),
-                Fire(256, 32, 128, 128),
-                Fire(256, 48, 192, 192),
-                Fire(384, 48, 192, 192),
-                Fire(384, 64, 256, 256),
-                pool(),
-                Fire(512, 64, 256, 256),
-            )
-        elif version == "1_1":
-            self.features = nn.Sequential(
-                nn.Conv2d(3, 64, kernel_size=3, stride=2),
-                nn.ReLU(inplace=True),
-                pool(),
-                Fire(64, 16, 64, 64),
-                Fire(128, 16, 64, 64),
-                pool(),
-                Fire(128, 32, 128, 128),
-                Fire(256, 32, 128, 128),
-                pool(),
-                Fire(256, 48, 192, 192),
-                Fire(384, 48, 192, 192),
-                Fire(384, 64, 256, 256),
-                Fire(512, 64, 256, 256),
-            )
-        else:
+        if version not in ("1_0", "1_1"):
             raise ValueError(f"Unsupported SqueezeNet version {version}: 1_0 or 1_1 expected")
+        (stem_channels, stem_kernel), fires = _FEATURES[version]
+        layers: list[nn.Module] = [nn.Conv2d(3, stem_channels, kernel_size=stem_kernel, stride=2),
+                                   nn.ReLU(inplace=True), pool()]
+        layers += [pool() if fire == "M" else Fire(*fire) for fire in fires]
+        self.features = nn.Sequential(*layers)
         final_conv = nn.Conv2d(512, self.num_classes, kernel_size=1)
         self.classifier = nn.Sequential(nn.Dropout(p=dropout), final_conv, nn.ReLU(inplace=True),
                                         nn.AdaptiveAvgPool2d((1, 1)))
@@ -110,17 +96,15 @@ _COMMON_META: dict[str, Any] = {
 
 class SqueezeNet1_0_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/squeezenet1_0-b66bff10.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, min_size=(21, 21),
-        num_params=1248424, acc=(58.092, 80.42), _ops=0.819, _file_size=4.778)
+        "squeezenet1_0-b66bff10.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
+        min_size=(21, 21), num_params=1248424, acc=(58.092, 80.42), _ops=0.819, _file_size=4.778)
     DEFAULT = IMAGENET1K_V1
 
 
 class SqueezeNet1_1_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/squeezenet1_1-b8a52dc0.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, min_size=(17, 17),
-        num_params=1235496, acc=(58.178, 80.624), _ops=0.349, _file_size=4.729)
+        "squeezenet1_1-b8a52dc0.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
+        min_size=(17, 17), num_params=1235496, acc=(58.178, 80.624), _ops=0.349, _file_size=4.729)
     DEFAULT = IMAGENET1K_V1
 
 

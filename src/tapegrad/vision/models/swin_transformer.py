@@ -417,7 +417,7 @@ _V2_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classificat
 
 class Swin_T_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/swin_t-704ceda3.pth",
+        "swin_t-704ceda3.pth",
         partial(ImageClassification, crop_size=224, resize_size=232,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, num_params=28288354, min_size=(224, 224), recipe=_V1_RECIPE,
@@ -427,7 +427,7 @@ class Swin_T_Weights(WeightsEnum):
 
 class Swin_S_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/swin_s-5e29d889.pth",
+        "swin_s-5e29d889.pth",
         partial(ImageClassification, crop_size=224, resize_size=246,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, num_params=49606258, min_size=(224, 224), recipe=_V1_RECIPE,
@@ -437,7 +437,7 @@ class Swin_S_Weights(WeightsEnum):
 
 class Swin_B_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/swin_b-68c6b09e.pth",
+        "swin_b-68c6b09e.pth",
         partial(ImageClassification, crop_size=224, resize_size=238,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, num_params=87768224, min_size=(224, 224), recipe=_V1_RECIPE,
@@ -447,7 +447,7 @@ class Swin_B_Weights(WeightsEnum):
 
 class Swin_V2_T_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/swin_v2_t-b137f0e2.pth",
+        "swin_v2_t-b137f0e2.pth",
         partial(ImageClassification, crop_size=256, resize_size=260,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, num_params=28351570, min_size=(256, 256), recipe=_V2_RECIPE,
@@ -457,7 +457,7 @@ class Swin_V2_T_Weights(WeightsEnum):
 
 class Swin_V2_S_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/swin_v2_s-637d8ceb.pth",
+        "swin_v2_s-637d8ceb.pth",
         partial(ImageClassification, crop_size=256, resize_size=260,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, num_params=49737442, min_size=(256, 256), recipe=_V2_RECIPE,
@@ -467,7 +467,7 @@ class Swin_V2_S_Weights(WeightsEnum):
 
 class Swin_V2_B_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/swin_v2_b-781e5279.pth",
+        "swin_v2_b-781e5279.pth",
         partial(ImageClassification, crop_size=256, resize_size=272,
                 interpolation=InterpolationMode.BICUBIC),
         _COMMON_META, num_params=87930848, min_size=(256, 256), recipe=_V2_RECIPE,

@@ -108,7 +108,7 @@ def _trained(checkpoint: str, num_params: int, acc: tuple[float, float], ops: fl
              file_size: float) -> Weights:
     """The ImageNet-1K weights of a VGG trained from scratch with the simplified recipe."""
     return _imagenet1k_weights(
-        f"https://download.pytorch.org/models/{checkpoint}.pth",
+        f"{checkpoint}.pth",
         partial(ImageClassification, crop_size=224), _COMMON_META, categories=_IMAGENET_CATEGORIES,
         recipe=_RECIPE, _docs=_DOCS, num_params=num_params, acc=acc, _ops=ops,
         _file_size=file_size)
@@ -137,7 +137,7 @@ class VGG13_BN_Weights(WeightsEnum):
 class VGG16_Weights(WeightsEnum):
     IMAGENET1K_V1 = _trained("vgg16-397923af", 138357544, (71.592, 90.382), 15.47, 527.796)
     IMAGENET1K_FEATURES = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vgg16_features-amdegroot-88682ab5.pth",
+        "vgg16_features-amdegroot-88682ab5.pth",
         partial(ImageClassification, crop_size=224, mean=(0.48235, 0.45882, 0.40784),
                 std=(1.0 / 255.0, 1.0 / 255.0, 1.0 / 255.0)),
         _COMMON_META, categories=None,

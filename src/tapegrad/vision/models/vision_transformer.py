@@ -11,22 +11,20 @@ from typing import Any, NamedTuple
 
 from ... import cat, empty, nn, zeros
 from ..._tensor import Tensor
+from ..ops._utils import _rename_version_1_keys
 from ..ops.misc import MLP, Conv2dNormActivation
-from ..transforms._presets import ImageClassification, InterpolationMode
-from ._api import WeightsEnum
+from ..transforms._presets import ImageClassification
+from ._api import Weights, WeightsEnum
 from ._meta import (
     _IMAGENET_CATEGORIES,
-    _SWAG_E2E_DOCS,
-    _SWAG_LICENSE,
-    _SWAG_LINEAR_DOCS,
-    _SWAG_LINEAR_RECIPE,
-    _SWAG_RECIPE,
 )
 from ._utils import (
     _builder,
     _imagenet1k_weights,
     _load_weights,
     _ovewrite_named_param,
+    _swag_e2e_weights,
+    _swag_linear_weights,
 )
 
 __all__ = ["VisionTransformer", "ViT_B_16_Weights", "ViT_B_32_Weights", "ViT_L_16_Weights",
@@ -70,13 +68,8 @@ class MLPBlock(MLP):
     def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
                               strict: bool, missing_keys: list[str], unexpected_keys: list[str],
                               error_msgs: list[str]) -> None:
-        version = local_metadata.get("version", None)
-        if version is None or version < 2:
-            for i in range(2):
-                for kind in ["weight", "bias"]:
-                    old_key = f"{prefix}linear_{i + 1}.{kind}"
-                    if old_key in state_dict:
-                        state_dict[f"{prefix}{3 * i}.{kind}"] = state_dict.pop(old_key)
+        _rename_version_1_keys(state_dict, prefix, local_metadata,
+                               [("linear_1", "0"), ("linear_2", "3")])
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs)
 
@@ -254,43 +247,38 @@ _DEIT_DOCS = """
             """
 
 
+def _deit_trained(name: str, checkpoint_hash: str, num_params: int, acc: tuple[float, float],
+                  ops: float, file_size: float) -> Weights:
+    """The ImageNet-1K weights of the ViT ``name`` trained from scratch with the DeiT-like recipe
+    of torchvision's references (their section named after the model)."""
+    return _imagenet1k_weights(
+        f"{name}-{checkpoint_hash}.pth", partial(ImageClassification, crop_size=224),
+        _COMMON_META, num_params=num_params, min_size=(224, 224),
+        recipe=f"https://github.com/pytorch/vision/tree/main/references/classification#{name}",
+        acc=acc, _ops=ops, _file_size=file_size, _docs=_DEIT_DOCS)
+
+
 class ViT_B_16_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_b_16-c867db91.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=86567656,
-        min_size=(224, 224),
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_b_16",
-        acc=(81.072, 95.318), _ops=17.564, _file_size=330.285, _docs=_DEIT_DOCS)
-    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_b_16_swag-9ac1b537.pth",
-        partial(ImageClassification, crop_size=384, resize_size=384,
-                interpolation=InterpolationMode.BICUBIC),
-        _COMMON_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=86859496,
-        min_size=(384, 384), acc=(85.304, 97.65), _ops=55.484, _file_size=331.398,
-        _docs=_SWAG_E2E_DOCS)
-    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_b_16_lc_swag-4e70ced5.pth",
-        partial(ImageClassification, crop_size=224, resize_size=224,
-                interpolation=InterpolationMode.BICUBIC),
-        _COMMON_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=86567656,
-        min_size=(224, 224), acc=(81.886, 96.18), _ops=17.564, _file_size=330.285,
-        _docs=_SWAG_LINEAR_DOCS)
+    IMAGENET1K_V1 = _deit_trained(
+        "vit_b_16", "c867db91", 86567656, (81.072, 95.318), 17.564, 330.285)
+    IMAGENET1K_SWAG_E2E_V1 = _swag_e2e_weights(
+        "vit_b_16_swag-9ac1b537.pth", 384, _COMMON_META, num_params=86859496, min_size=(384, 384),
+        acc=(85.304, 97.65), _ops=55.484, _file_size=331.398)
+    IMAGENET1K_SWAG_LINEAR_V1 = _swag_linear_weights(
+        "vit_b_16_lc_swag-4e70ced5.pth", _COMMON_META, num_params=86567656, min_size=(224, 224),
+        acc=(81.886, 96.18), _ops=17.564, _file_size=330.285)
     DEFAULT = IMAGENET1K_V1
 
 
 class ViT_B_32_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_b_32-d86f8d99.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=88224232,
-        min_size=(224, 224),
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_b_32",
-        acc=(75.912, 92.466), _ops=4.409, _file_size=336.604, _docs=_DEIT_DOCS)
+    IMAGENET1K_V1 = _deit_trained(
+        "vit_b_32", "d86f8d99", 88224232, (75.912, 92.466), 4.409, 336.604)
     DEFAULT = IMAGENET1K_V1
 
 
 class ViT_L_16_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_l_16-852ce7e3.pth",
+        "vit_l_16-852ce7e3.pth",
         partial(ImageClassification, crop_size=224, resize_size=242), _COMMON_META,
         num_params=304326632, min_size=(224, 224),
         recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_l_16",
@@ -303,48 +291,28 @@ class ViT_L_16_Weights(WeightsEnum):
             "                <https://pytorch.org/blog/how-to-train-state-of-the-art-models-using-torchvision-latest-primitives/>`_.\n"  # noqa: E501
             "            "
         ))
-    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_l_16_swag-4f3808c9.pth",
-        partial(ImageClassification, crop_size=512, resize_size=512,
-                interpolation=InterpolationMode.BICUBIC),
-        _COMMON_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=305174504,
-        min_size=(512, 512), acc=(88.064, 98.512), _ops=361.986, _file_size=1164.258,
-        _docs=_SWAG_E2E_DOCS)
-    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_l_16_lc_swag-4d563306.pth",
-        partial(ImageClassification, crop_size=224, resize_size=224,
-                interpolation=InterpolationMode.BICUBIC),
-        _COMMON_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=304326632,
-        min_size=(224, 224), acc=(85.146, 97.422), _ops=61.555, _file_size=1161.023,
-        _docs=_SWAG_LINEAR_DOCS)
+    IMAGENET1K_SWAG_E2E_V1 = _swag_e2e_weights(
+        "vit_l_16_swag-4f3808c9.pth", 512, _COMMON_META, num_params=305174504, min_size=(512, 512),
+        acc=(88.064, 98.512), _ops=361.986, _file_size=1164.258)
+    IMAGENET1K_SWAG_LINEAR_V1 = _swag_linear_weights(
+        "vit_l_16_lc_swag-4d563306.pth", _COMMON_META, num_params=304326632, min_size=(224, 224),
+        acc=(85.146, 97.422), _ops=61.555, _file_size=1161.023)
     DEFAULT = IMAGENET1K_V1
 
 
 class ViT_L_32_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_l_32-c7638314.pth",
-        partial(ImageClassification, crop_size=224), _COMMON_META, num_params=306535400,
-        min_size=(224, 224),
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_l_32",
-        acc=(76.972, 93.07), _ops=15.378, _file_size=1169.449, _docs=_DEIT_DOCS)
+    IMAGENET1K_V1 = _deit_trained(
+        "vit_l_32", "c7638314", 306535400, (76.972, 93.07), 15.378, 1169.449)
     DEFAULT = IMAGENET1K_V1
 
 
 class ViT_H_14_Weights(WeightsEnum):
-    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_h_14_swag-80465313.pth",
-        partial(ImageClassification, crop_size=518, resize_size=518,
-                interpolation=InterpolationMode.BICUBIC),
-        _COMMON_META, recipe=_SWAG_RECIPE, license=_SWAG_LICENSE, num_params=633470440,
-        min_size=(518, 518), acc=(88.552, 98.694), _ops=1016.717, _file_size=2416.643,
-        _docs=_SWAG_E2E_DOCS)
-    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k_weights(
-        "https://download.pytorch.org/models/vit_h_14_lc_swag-c1eb923e.pth",
-        partial(ImageClassification, crop_size=224, resize_size=224,
-                interpolation=InterpolationMode.BICUBIC),
-        _COMMON_META, recipe=_SWAG_LINEAR_RECIPE, license=_SWAG_LICENSE, num_params=632045800,
-        min_size=(224, 224), acc=(85.708, 97.73), _ops=167.295, _file_size=2411.209,
-        _docs=_SWAG_LINEAR_DOCS)
+    IMAGENET1K_SWAG_E2E_V1 = _swag_e2e_weights(
+        "vit_h_14_swag-80465313.pth", 518, _COMMON_META, num_params=633470440, min_size=(518, 518),
+        acc=(88.552, 98.694), _ops=1016.717, _file_size=2416.643)
+    IMAGENET1K_SWAG_LINEAR_V1 = _swag_linear_weights(
+        "vit_h_14_lc_swag-c1eb923e.pth", _COMMON_META, num_params=632045800, min_size=(224, 224),
+        acc=(85.708, 97.73), _ops=167.295, _file_size=2411.209)
     DEFAULT = IMAGENET1K_SWAG_E2E_V1
 
 

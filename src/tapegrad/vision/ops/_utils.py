@@ -1,7 +1,8 @@
 """Helpers of the detection ops: boxes given per image turned into the (K, 5) "rois" layout
 (batch index first), their shape checks, the dtype widening that keeps box arithmetic from
 overflowing, the intersection, union and enclosing box the box losses share, and the split of a
-model's parameters into normalization and other ones (for weight decay)."""
+model's parameters into normalization and other ones (for weight decay), and the renaming of
+parameters that version-1 checkpoints of a layer stored under other names."""
 
 from collections.abc import Sequence
 
@@ -108,3 +109,17 @@ def _loss_inter_union(boxes1: Tensor, boxes2: Tensor) -> tuple[Tensor, Tensor]:
     intsctk[mask] = (xkis2[mask] - xkis1[mask]) * (ykis2[mask] - ykis1[mask])
     unionk = (x2 - x1) * (y2 - y1) + (x2g - x1g) * (y2g - y1g) - intsctk
     return intsctk, unionk
+
+
+def _rename_version_1_keys(state_dict: dict, prefix: str, local_metadata: dict,
+                           moves: list[tuple[str, str]]) -> None:
+    """Let a checkpoint written before a layer's ``_version`` 2 load: for each ``(old, new)``
+    pair of submodule paths, the ``old`` weight and bias found in ``state_dict`` (under
+    ``prefix``) move to ``new``, in the order given. Newer checkpoints are left as they are."""
+    version = local_metadata.get("version", None)
+    if version is None or version < 2:
+        for old, new in moves:
+            for kind in ["weight", "bias"]:
+                old_key = f"{prefix}{old}.{kind}"
+                if old_key in state_dict:
+                    state_dict[f"{prefix}{new}.{kind}"] = state_dict.pop(old_key)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from ... import nn
 from ..._tensor import Tensor
 from ...nn import functional as F
+from ._utils import _rename_version_1_keys
 from .misc import Conv2dNormActivation
 
 
@@ -71,15 +72,10 @@ class FeaturePyramidNetwork(nn.Module):
     def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
                               strict: bool, missing_keys: list[str], unexpected_keys: list[str],
                               error_msgs: list[str]) -> None:
-        version = local_metadata.get("version", None)
-        if version is None or version < 2:
-            num_blocks = len(self.inner_blocks)
-            for block in ["inner_blocks", "layer_blocks"]:
-                for i in range(num_blocks):
-                    for kind in ["weight", "bias"]:
-                        old_key = f"{prefix}{block}.{i}.{kind}"
-                        if old_key in state_dict:
-                            state_dict[f"{prefix}{block}.{i}.0.{kind}"] = state_dict.pop(old_key)
+        # version 1 held each block's conv directly, version 2 wraps it in Conv2dNormActivation
+        moves = [(f"{block}.{i}", f"{block}.{i}.0") for block in ["inner_blocks", "layer_blocks"]
+                 for i in range(len(self.inner_blocks))]
+        _rename_version_1_keys(state_dict, prefix, local_metadata, moves)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs)
 

@@ -10,9 +10,9 @@ from ... import nn
 from ..._tensor import Tensor
 from ...ops._registry import defop
 from .roi_align import (
+    _attach_gradients,
     _bin_sums,
     _checked_rois,
-    _input_grad,
     _roi_align_samples,
     _spread_samples,
 )
@@ -48,12 +48,6 @@ def _ps_roi_align_kernel(input: np.ndarray, rois: np.ndarray, *, spatial_scale: 
     return out
 
 
-@_ps_roi_align_kernel.backward
-def ps_roi_align_kernel_backward(ctx, grad: Tensor) -> tuple:
-    # each sample passes grad * w_i / count to its four pixels of the bin's input channel
-    return _input_grad(_ps_roi_align_backward_kernel, ctx, grad)
-
-
 @defop("torchvision._ps_roi_align_backward",
        node="GeneratedBackwardFor_torchvision__ps_roi_align_backward_defaultBackward")
 def _ps_roi_align_backward_kernel(grad: np.ndarray, rois: np.ndarray, *, spatial_scale: float,
@@ -67,9 +61,9 @@ def _ps_roi_align_backward_kernel(grad: np.ndarray, rois: np.ndarray, *, spatial
                            (batch_size, channels, height, width))
 
 
-@_ps_roi_align_backward_kernel.backward
-def ps_roi_align_backward_kernel_backward(ctx, grad: Tensor) -> tuple:
-    raise RuntimeError("double backwards on ps_roi_align not supported")
+# the input's gradient: each sample passes grad * w_i / count to its four pixels of the bin's
+# input channel
+_attach_gradients(_ps_roi_align_kernel, _ps_roi_align_backward_kernel, "ps_roi_align")
 
 
 def ps_roi_align(input: Tensor, boxes: Tensor | list[Tensor], output_size: int,

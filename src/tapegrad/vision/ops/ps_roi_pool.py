@@ -11,7 +11,7 @@ import numpy as np
 from ... import nn
 from ..._tensor import Tensor
 from ...ops._registry import defop
-from .roi_align import _checked_rois, _input_grad
+from .roi_align import _attach_gradients, _checked_rois
 from .roi_pool import _nonempty_bins
 
 
@@ -37,12 +37,6 @@ def _ps_roi_pool_kernel(input: np.ndarray, rois: np.ndarray, *, spatial_scale: f
                 total += input[b, chans, h, w]
         out[k, :, ph, pw] = total / T((h1 - h0) * (w1 - w0))
     return out
-
-
-@_ps_roi_pool_kernel.backward
-def ps_roi_pool_kernel_backward(ctx, grad: Tensor) -> tuple:
-    # each bin's gradient / area goes to every pixel of the bin (clipped to [0, size])
-    return _input_grad(_ps_roi_pool_backward_kernel, ctx, grad)
 
 
 @defop("torchvision._ps_roi_pool_backward",
@@ -78,9 +72,9 @@ def _ps_roi_pool_backward_kernel(grad: np.ndarray, rois: np.ndarray, *, spatial_
     return grad_input.reshape(shape)
 
 
-@_ps_roi_pool_backward_kernel.backward
-def ps_roi_pool_backward_kernel_backward(ctx, grad: Tensor) -> tuple:
-    raise RuntimeError("double backwards on ps_roi_pool not supported")
+# the input's gradient: each bin's gradient / area goes to every pixel of the bin (clipped to [0,
+# size])
+_attach_gradients(_ps_roi_pool_kernel, _ps_roi_pool_backward_kernel, "ps_roi_pool")
 
 
 def ps_roi_pool(input: Tensor, boxes: Tensor | list[Tensor], output_size: int,

@@ -9,6 +9,7 @@ of each sample, the samples summed in order and divided by their count; the back
 ``grad * weight / count`` onto the four pixels of each sample, in the kernel's order.
 """
 
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -70,6 +71,18 @@ def _input_grad(backward_kernel: Callable[..., Tensor], ctx: Any, grad: Tensor) 
     grad_input = backward_kernel(grad, rois, **ctx.params, batch_size=batch_size,
                                  channels=channels, height=height, width=width)
     return grad_input, None
+
+
+def _no_double_backward(name: str, ctx: Any, grad: Tensor) -> tuple:
+    """The backward of a RoI op's backward kernel: torchvision has none."""
+    raise RuntimeError(f"double backwards on {name} not supported")
+
+
+def _attach_gradients(kernel: Any, backward_kernel: Any, name: str) -> None:
+    """Attach the gradients of the RoI op ``name``: ``kernel``'s is ``backward_kernel``'s for
+    the input (``_input_grad``), and ``backward_kernel`` has none."""
+    kernel.backward(functools.partial(_input_grad, backward_kernel))
+    backward_kernel.backward(functools.partial(_no_double_backward, name))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -236,12 +249,6 @@ def _roi_align_kernel(input: np.ndarray, rois: np.ndarray, *, spatial_scale: flo
     return out
 
 
-@_roi_align_kernel.backward
-def roi_align_kernel_backward(ctx, grad: Tensor) -> tuple:
-    # each sample passes grad * w_i / count to its four pixels, added in the kernel's order
-    return _input_grad(_roi_align_backward_kernel, ctx, grad)
-
-
 @defop("torchvision._roi_align_backward",
        node="GeneratedBackwardFor_torchvision__roi_align_backward_defaultBackward")
 def _roi_align_backward_kernel(grad: np.ndarray, rois: np.ndarray, *, spatial_scale: float,
@@ -254,9 +261,9 @@ def _roi_align_backward_kernel(grad: np.ndarray, rois: np.ndarray, *, spatial_sc
                            (batch_size, channels, height, width))
 
 
-@_roi_align_backward_kernel.backward
-def roi_align_backward_kernel_backward(ctx, grad: Tensor) -> tuple:
-    raise RuntimeError("double backwards on roi_align not supported")
+# the input's gradient: each sample passes grad * w_i / count to its four pixels, added in the
+# kernel's order
+_attach_gradients(_roi_align_kernel, _roi_align_backward_kernel, "roi_align")
 
 
 # ---------------------------------------------------------------------------------------------

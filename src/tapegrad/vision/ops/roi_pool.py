@@ -7,12 +7,14 @@ As torchvision's CPU kernel: coordinates rounded half away from zero, bins of
 the first strict maximum above ``-FLT_MAX`` winning.
 """
 
+import functools
+
 import numpy as np
 
 from ... import nn
 from ..._tensor import Tensor
 from ...ops._registry import defop
-from .roi_align import _checked_rois
+from .roi_align import _checked_rois, _no_double_backward
 
 _FLT_MAX = float(np.finfo(np.float32).max)
 
@@ -122,9 +124,7 @@ def _roi_pool_backward_kernel(grad: np.ndarray, rois: np.ndarray, argmax: np.nda
     return grad_input.reshape(shape)
 
 
-@_roi_pool_backward_kernel.backward
-def roi_pool_backward_kernel_backward(ctx, grad: Tensor) -> tuple:
-    raise RuntimeError("double backwards on roi_pool not supported")
+_roi_pool_backward_kernel.backward(functools.partial(_no_double_backward, "roi_pool"))
 
 
 def roi_pool(input: Tensor, boxes: Tensor | list[Tensor], output_size: int | tuple[int, int],

@@ -222,6 +222,13 @@ def _fill_for(img: Any, fill: Any) -> Any:
     return fill
 
 
+def _set_interpolation_fill(transform: nn.Module, interpolation: InterpolationMode,
+                            fill: list[float] | None) -> None:
+    """Keep the ``interpolation`` and ``fill`` an automatic augmentation's geometric ops use."""
+    transform.interpolation = interpolation
+    transform.fill = fill
+
+
 class AutoAugment(nn.Module):
     """AutoAugment: a random sub-policy of two ops, each applied with its probability at its
     magnitude (a random sign where the op has one). Tensors must be uint8."""
@@ -231,8 +238,7 @@ class AutoAugment(nn.Module):
                  fill: list[float] | None = None) -> None:
         super().__init__()
         self.policy = policy
-        self.interpolation = interpolation
-        self.fill = fill
+        _set_interpolation_fill(self, interpolation, fill)
         self.policies = self._get_policies(policy)
 
     def _get_policies(self, policy: AutoAugmentPolicy) -> list:
@@ -283,8 +289,7 @@ class RandAugment(nn.Module):
         self.num_ops = num_ops
         self.magnitude = magnitude
         self.num_magnitude_bins = num_magnitude_bins
-        self.interpolation = interpolation
-        self.fill = fill
+        _set_interpolation_fill(self, interpolation, fill)
 
     def _augmentation_space(self, num_bins: int, image_size: tuple[int, int]
                             ) -> dict[str, tuple[Tensor, bool]]:
@@ -321,8 +326,7 @@ class TrivialAugmentWide(nn.Module):
                  fill: list[float] | None = None) -> None:
         super().__init__()
         self.num_magnitude_bins = num_magnitude_bins
-        self.interpolation = interpolation
-        self.fill = fill
+        _set_interpolation_fill(self, interpolation, fill)
 
     def _augmentation_space(self, num_bins: int) -> dict[str, tuple[Tensor, bool]]:
         return {"Identity": (tapegrad.tensor(0.0), False),
@@ -357,8 +361,7 @@ class AugMix(nn.Module):
                  fill: list[float] | None = None) -> None:
         super().__init__()
         _set_augmix_settings(self, severity, mixture_width, chain_depth, alpha, all_ops)
-        self.interpolation = interpolation
-        self.fill = fill
+        _set_interpolation_fill(self, interpolation, fill)
 
     def _augmentation_space(self, num_bins: int, image_size: tuple[int, int]
                             ) -> dict[str, tuple[Tensor, bool]]:

@@ -149,8 +149,7 @@ class CenterCrop(nn.Module):
 
     def __init__(self, size: Any) -> None:
         super().__init__()
-        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for "
-                                                "size.")
+        self.size = _setup_crop_size(size)
 
     def forward(self, img: Any) -> Any:
         return F.center_crop(img, self.size)
@@ -284,8 +283,7 @@ class RandomCrop(nn.Module):
     def __init__(self, size: Any, padding: Any = None, pad_if_needed: bool = False,
                  fill: Any = 0, padding_mode: str = "constant") -> None:
         super().__init__()
-        self.size = tuple(_setup_size(size, error_msg="Please provide only two dimensions (h, "
-                                                      "w) for size."))
+        self.size = tuple(_setup_crop_size(size))
         self.padding = padding
         self.pad_if_needed = pad_if_needed
         self.fill = fill
@@ -431,8 +429,7 @@ class RandomResizedCrop(nn.Module):
                  interpolation: Any = InterpolationMode.BILINEAR,
                  antialias: bool | None = True) -> None:
         super().__init__()
-        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for "
-                                                "size.")
+        self.size = _setup_crop_size(size)
         if not isinstance(scale, Sequence):
             raise TypeError("Scale should be a sequence")
         if not isinstance(ratio, Sequence):
@@ -473,8 +470,7 @@ class FiveCrop(nn.Module):
 
     def __init__(self, size: Any) -> None:
         super().__init__()
-        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for "
-                                                "size.")
+        self.size = _setup_crop_size(size)
 
     def forward(self, img: Any) -> tuple:
         return F.five_crop(img, self.size)
@@ -488,8 +484,7 @@ class TenCrop(nn.Module):
 
     def __init__(self, size: Any, vertical_flip: bool = False) -> None:
         super().__init__()
-        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for "
-                                                "size.")
+        self.size = _setup_crop_size(size)
         self.vertical_flip = vertical_flip
 
     def forward(self, img: Any) -> tuple:
@@ -945,6 +940,12 @@ def _setup_size(size: Any, error_msg: str) -> Any:
     if len(size) != 2:
         raise ValueError(error_msg)
     return size
+
+
+def _setup_crop_size(size: Any) -> Any:
+    """The (h, w) of a crop given as an int or a sequence of one or two ints (the crop
+    transforms' ``size``, v1's and v2's)."""
+    return _setup_size(size, error_msg="Please provide only two dimensions (h, w) for size.")
 
 
 def _check_sequence_input(x: Any, name: str, req_sizes: Sequence[int]) -> None:

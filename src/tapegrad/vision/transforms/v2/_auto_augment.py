@@ -20,7 +20,7 @@ from .. import autoaugment as _v1
 from .._functional_tensor import _max_value
 from . import functional as F
 from ._transform import Transform
-from ._utils import _get_fill, _setup_fill_arg, check_type, is_pure_tensor
+from ._utils import _get_fill, _set_fill, check_type, is_pure_tensor
 from .functional._meta import get_size
 
 AutoAugmentPolicy = _v1.AutoAugmentPolicy
@@ -49,8 +49,7 @@ class _AutoAugmentBase(Transform):
     def __init__(self, *, interpolation: Any = "nearest", fill: Any = None) -> None:
         super().__init__()
         self.interpolation = interpolation
-        self.fill = fill
-        self._fill = _setup_fill_arg(fill)
+        _set_fill(self, fill)
 
     def _extract_params_for_v1_transform(self) -> dict[str, Any]:
         params = super()._extract_params_for_v1_transform()

@@ -17,7 +17,7 @@ from tapegrad.vision import tv_tensors
 
 from ... import transforms as _transforms
 from ..functional import _get_perspective_coeffs
-from ..transforms import _resized_crop_box, _set_affine_ranges
+from ..transforms import _resized_crop_box, _set_affine_ranges, _setup_crop_size
 from . import functional as F
 from ._transform import Transform, _RandomApplyTransform
 from ._utils import (
@@ -25,10 +25,10 @@ from ._utils import (
     _check_padding_mode_arg,
     _check_sequence_input,
     _get_fill,
+    _set_fill,
     _setup_angle,
-    _setup_fill_arg,
+    _setup_center,
     _setup_number_or_seq,
-    _setup_size,
     get_bounding_boxes,
     has_all,
     has_any,
@@ -92,8 +92,7 @@ class CenterCrop(Transform):
 
     def __init__(self, size: int | Sequence[int]) -> None:
         super().__init__()
-        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for "
-                                                "size.")
+        self.size = _setup_crop_size(size)
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
         return self._call_kernel(F.center_crop, inpt, output_size=self.size)
@@ -109,8 +108,7 @@ class RandomResizedCrop(Transform):
                  ratio: tuple[float, float] = (3.0 / 4.0, 4.0 / 3.0),
                  interpolation: Any = "bilinear", antialias: bool | None = True) -> None:
         super().__init__()
-        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for "
-                                                "size.")
+        self.size = _setup_crop_size(size)
         if not isinstance(scale, Sequence) or len(scale) != 2:
             raise TypeError("Scale should be a sequence of two floats.")
         if not isinstance(ratio, Sequence) or len(ratio) != 2:
@@ -156,8 +154,7 @@ class FiveCrop(_PassThroughWarning, Transform):
 
     def __init__(self, size: int | Sequence[int]) -> None:
         super().__init__()
-        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for "
-                                                "size.")
+        self.size = _setup_crop_size(size)
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
         return self._call_kernel(F.five_crop, inpt, self.size)
@@ -170,26 +167,31 @@ class TenCrop(_PassThroughWarning, Transform):
 
     def __init__(self, size: int | Sequence[int], vertical_flip: bool = False) -> None:
         super().__init__()
-        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for "
-                                                "size.")
+        self.size = _setup_crop_size(size)
         self.vertical_flip = vertical_flip
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
         return self._call_kernel(F.ten_crop, inpt, self.size, vertical_flip=self.vertical_flip)
 
 
-class Pad(Transform):
-    """Pad the borders with a constant ``fill`` (per input type if a dict), or by edge, reflect
-    or symmetric padding."""
+class _ScalarFillForV1:
+    """Pad and RandomCrop: their v1 transforms take only a scalar ``fill``."""
 
-    _v1_transform_cls = _transforms.Pad
+    fill: Any
 
     def _extract_params_for_v1_transform(self) -> dict[str, Any]:
-        params = super()._extract_params_for_v1_transform()
+        params = super()._extract_params_for_v1_transform()  # type: ignore[misc]
         if not (params["fill"] is None or isinstance(params["fill"], (int, float))):
             raise ValueError(f"{type(self).__name__}() can only be scripted for a scalar "
                              f"`fill`, but got {self.fill}.")
         return params
+
+
+class Pad(_ScalarFillForV1, Transform):
+    """Pad the borders with a constant ``fill`` (per input type if a dict), or by edge, reflect
+    or symmetric padding."""
+
+    _v1_transform_cls = _transforms.Pad
 
     def __init__(self, padding: int | Sequence[int], fill: Any = 0,
                  padding_mode: str = "constant") -> None:
@@ -199,8 +201,7 @@ class Pad(Transform):
         if not isinstance(padding, int):
             padding = list(padding)
         self.padding = padding
-        self.fill = fill
-        self._fill = _setup_fill_arg(fill)
+        _set_fill(self, fill)
         self.padding_mode = padding_mode
 
     def transform(self, inpt: Any, params: dict[str, Any]) -> Any:
@@ -216,8 +217,7 @@ class RandomZoomOut(_RandomApplyTransform):
     def __init__(self, fill: Any = 0, side_range: Sequence[float] = (1.0, 4.0),
                  p: float = 0.5) -> None:
         super().__init__(p=p)
-        self.fill = fill
-        self._fill = _setup_fill_arg(fill)
+        _set_fill(self, fill)
         _check_sequence_input(side_range, "side_range", req_sizes=(2,))
         self.side_range = side_range
         if side_range[0] < 1.0 or side_range[0] > side_range[1]:
@@ -251,11 +251,8 @@ class RandomRotation(Transform):
         self.degrees = _setup_angle(degrees, name="degrees", req_sizes=(2,))
         self.interpolation = interpolation
         self.expand = expand
-        self.fill = fill
-        self._fill = _setup_fill_arg(fill)
-        if center is not None:
-            _check_sequence_input(center, "center", req_sizes=(2,))
-        self.center = center
+        _set_fill(self, fill)
+        self.center = _setup_center(center)
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         angle = tapegrad.empty(1).uniform_(self.degrees[0], self.degrees[1]).item()
@@ -280,11 +277,8 @@ class RandomAffine(Transform):
         super().__init__()
         _set_affine_ranges(self, degrees, translate, scale, shear)
         self.interpolation = interpolation
-        self.fill = fill
-        self._fill = _setup_fill_arg(fill)
-        if center is not None:
-            _check_sequence_input(center, "center", req_sizes=(2,))
-        self.center = center
+        _set_fill(self, fill)
+        self.center = _setup_center(center)
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         height, width = query_size(flat_inputs)
@@ -314,7 +308,7 @@ class RandomAffine(Transform):
                                  fill=fill, center=self.center)
 
 
-class RandomCrop(Transform):
+class RandomCrop(_ScalarFillForV1, Transform):
     """A crop of ``size`` at a random position, after optional padding (``pad_if_needed`` pads
     a too small image on both sides)."""
 
@@ -322,9 +316,6 @@ class RandomCrop(Transform):
 
     def _extract_params_for_v1_transform(self) -> dict[str, Any]:
         params = super()._extract_params_for_v1_transform()
-        if not (params["fill"] is None or isinstance(params["fill"], (int, float))):
-            raise ValueError(f"{type(self).__name__}() can only be scripted for a scalar "
-                             f"`fill`, but got {self.fill}.")
         padding = self.padding
         if padding is not None:
             pad_left, pad_right, pad_top, pad_bottom = padding
@@ -336,16 +327,14 @@ class RandomCrop(Transform):
                  pad_if_needed: bool = False, fill: Any = 0,
                  padding_mode: str = "constant") -> None:
         super().__init__()
-        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for "
-                                                "size.")
+        self.size = _setup_crop_size(size)
         if pad_if_needed or padding is not None:
             if padding is not None:
                 _check_padding_arg(padding)
             _check_padding_mode_arg(padding_mode)
         self.padding = F._geometry._parse_pad_padding(padding) if padding else None
         self.pad_if_needed = pad_if_needed
-        self.fill = fill
-        self._fill = _setup_fill_arg(fill)
+        _set_fill(self, fill)
         self.padding_mode = padding_mode
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
@@ -410,8 +399,7 @@ class RandomPerspective(_RandomApplyTransform):
             raise ValueError("Argument distortion_scale value should be between 0 and 1")
         self.distortion_scale = distortion_scale
         self.interpolation = interpolation
-        self.fill = fill
-        self._fill = _setup_fill_arg(fill)
+        _set_fill(self, fill)
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         height, width = query_size(flat_inputs)
@@ -451,8 +439,7 @@ class ElasticTransform(Transform):
         self.alpha = _setup_number_or_seq(alpha, "alpha")
         self.sigma = _setup_number_or_seq(sigma, "sigma")
         self.interpolation = interpolation
-        self.fill = fill
-        self._fill = _setup_fill_arg(fill)
+        _set_fill(self, fill)
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         height, width = query_size(flat_inputs)
@@ -567,6 +554,12 @@ def _scaled_size(orig_height: int, orig_width: int, r: Any) -> tuple[int, int]:
     return int(orig_height * r), int(orig_width * r)
 
 
+def _set_resize_settings(transform: Any, interpolation: Any, antialias: bool | None) -> None:
+    """Keep the ``interpolation`` and ``antialias`` that ``_resize_to`` resizes with."""
+    transform.interpolation = interpolation
+    transform.antialias = antialias
+
+
 def _resize_to(transform: Any, inpt: Any, size: Any) -> Any:
     """``inpt`` resized to ``size`` with ``transform``'s interpolation and antialias."""
     return transform._call_kernel(F.resize, inpt, size, interpolation=transform.interpolation,
@@ -582,8 +575,7 @@ class ScaleJitter(Transform):
         super().__init__()
         self.target_size = target_size
         self.scale_range = scale_range
-        self.interpolation = interpolation
-        self.antialias = antialias
+        _set_resize_settings(self, interpolation, antialias)
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         orig_height, orig_width = query_size(flat_inputs)
@@ -605,8 +597,7 @@ class RandomShortestSize(Transform):
         super().__init__()
         self.min_size = [min_size] if isinstance(min_size, int) else list(min_size)
         self.max_size = max_size
-        self.interpolation = interpolation
-        self.antialias = antialias
+        _set_resize_settings(self, interpolation, antialias)
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         orig_height, orig_width = query_size(flat_inputs)
@@ -628,8 +619,7 @@ class RandomResize(Transform):
         super().__init__()
         self.min_size = min_size
         self.max_size = max_size
-        self.interpolation = interpolation
-        self.antialias = antialias
+        _set_resize_settings(self, interpolation, antialias)
 
     def make_params(self, flat_inputs: list[Any]) -> dict[str, Any]:
         size = int(tapegrad.randint(self.min_size, self.max_size, ()))

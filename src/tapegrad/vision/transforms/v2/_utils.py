@@ -75,6 +75,21 @@ def _setup_fill_arg(fill: Any) -> dict[Any, _FillTypeJIT]:
     return {"others": _convert_fill_arg(fill)}
 
 
+def _set_fill(transform: Any, fill: Any) -> None:
+    """Keep a transform's ``fill`` as given (``fill``, what ``__repr__`` and v1 read) and per
+    input type (``_fill``, what its kernels get)."""
+    transform.fill = fill
+    transform._fill = _setup_fill_arg(fill)
+
+
+def _setup_center(center: list[float] | None) -> list[float] | None:
+    """A rotation's or affine map's ``center``: None (the image's center) or checked to be
+    two numbers."""
+    if center is not None:
+        _check_sequence_input(center, "center", req_sizes=(2,))
+    return center
+
+
 def _get_fill(fill_dict: dict[Any, Any], inpt_type: type) -> Any:
     if inpt_type in fill_dict:
         return fill_dict[inpt_type]
