@@ -101,7 +101,7 @@ class PackedSequence(PackedSequence_):
 
 
 def _dtype(name: str) -> Any:
-    from ... import _dtype as dt
+    from .. import _dtype as dt
 
     return getattr(dt, name)
 
