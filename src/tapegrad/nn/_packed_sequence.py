@@ -21,12 +21,13 @@ _PUBLIC_MODULE = "tapegrad.nn.utils.rnn"
 
 
 class PackedSequence_(NamedTuple):
-    __module__ = _PUBLIC_MODULE
-
     data: Tensor
     batch_sizes: Tensor
     sorted_indices: Tensor | None
     unsorted_indices: Tensor | None
+
+
+PackedSequence_.__module__ = _PUBLIC_MODULE  # (a NamedTuple's body takes only fields)
 
 
 class PackedSequence(PackedSequence_):
