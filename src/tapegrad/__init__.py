@@ -162,11 +162,9 @@ from .ops.indexing import (
     index_put,
     index_select,
     masked_fill,
-    masked_select,
     nonzero,
     scatter,
     scatter_add,
-    take,
     take_along_dim,
 )
 from .ops.linalg import einsum, ger, inner, matmul, mv, outer, vdot
@@ -334,9 +332,11 @@ from .ops.scatter import (  # noqa: E402
     index_fill,
     index_reduce,
     masked_scatter,
+    masked_select,
     nonzero_static,
     put,
     scatter_reduce,
+    take,
 )
 from .ops.view_scatter import (  # noqa: E402
     as_strided_scatter,

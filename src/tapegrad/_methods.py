@@ -13,6 +13,7 @@ from .ops import elementwise as ew
 from .ops import indexing as ix
 from .ops import linalg as la
 from .ops import reduction as rd
+from .ops import scatter as sc
 from .ops import shape as sh
 
 # The methods that take a size as separate ints or one sequence: x.view(2, 3), x.view((2, 3)),
@@ -164,8 +165,8 @@ METHODS: dict[str, Any] = {
     # indexing
     "gather": ix.gather, "scatter": ix.scatter, "scatter_add": ix.scatter_add,
     "index_select": ix.index_select, "masked_fill": _masked_fill,
-    "masked_select": ix.masked_select, "index_put": _index_put, "nonzero": ix.nonzero,
-    "take": ix.take, "take_along_dim": ix.take_along_dim,
+    "masked_select": sc.masked_select, "index_put": _index_put, "nonzero": ix.nonzero,
+    "take": sc.take, "take_along_dim": ix.take_along_dim,
 }
 METHODS.update(_special_methods())
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from . import become, bool_flag, flag_context
+from ._flag_helpers import become, bool_flag, flag_context
 
 _state: dict[str, Any] = {"enabled": True, "benchmark": False, "deterministic": False,
                           "allow_tf32": True, "benchmark_limit": None}

@@ -7,7 +7,7 @@ import types
 import warnings
 from typing import Any
 
-from . import become, bool_flag
+from ._flag_helpers import become, bool_flag
 
 _state: dict[str, Any] = {"enabled": True, "deterministic": False, "allow_tf32": True}
 

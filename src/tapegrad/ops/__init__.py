@@ -8,7 +8,9 @@ SciPy) and ``shape_composite`` (atleast_*, tile, the diagonal family...); linear
 (det, inv, lstsq, pinv) and ``linalg_legacy`` (the older torch.* names), helpers in ``_lapack``.
 """
 
-from . import _registry, elementwise, indexing, linalg, reduction, shape
+# scatter right after indexing: it holds take and masked_select, which indexing's users expect
+# registered next to indexing's ops
+from . import _registry, elementwise, indexing, scatter, linalg, reduction, shape  # noqa: F401, I001
 from ._registry import REGISTRY, apply, defop
 
 __all__ = ["REGISTRY", "apply", "defop", "elementwise", "indexing", "linalg", "reduction",

@@ -623,8 +623,5 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Any = None) -> Tensor:
     return gather(input, d, indices)
 
 
-# take and masked_select (TakeBackward0, MaskedSelectBackward0) live with put and masked_scatter
-from .scatter import masked_select, take  # noqa: E402
-
 __all__ = ["getitem", "setitem", "gather", "scatter", "scatter_add", "index_select",
-           "masked_fill", "index_put", "apply", "take", "masked_select"]
+           "masked_fill", "index_put", "apply"]

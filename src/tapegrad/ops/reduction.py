@@ -19,6 +19,7 @@ from .._out import rule as out_rule
 from .._tensor import Tensor, _wrap_dim
 from ..kernels.sums import ones_vector
 from . import _registry
+from ._empty_checks import _empty_check
 from ._registry import defop, nondiff
 from ._tangents import linear_tangent
 from .elementwise import reject_complex
@@ -284,18 +285,6 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 
 _Max = return_types.max.of
 _Min = return_types.min.of
-
-
-def _empty_check(x: np.ndarray, name: str, dim: Any = None) -> None:
-    if x.size == 0 and (dim is None or x.shape[dim] == 0):
-        if dim is None:
-            raise RuntimeError(
-                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                "Specify the reduction dim with the 'dim' argument."
-            )
-        raise IndexError(
-            f"{name}(): Expected reduction dim {dim} to have non-zero size."
-        )
 
 
 def _evenly(ctx: Any, grad: Tensor, keep_dims: tuple | None) -> tuple:
@@ -1066,5 +1055,6 @@ def _tangent_rules() -> None:  # forward mode: sums and means are linear
 _tangent_rules()
 
 
-# sort, argsort and topk (SortBackward0, TopkBackward0) live with the other ordering ops
+# sort, argsort and topk (SortBackward0, TopkBackward0) live with the other ordering ops; imported
+# last so that the registry lists reduction's ops first
 from .sorting import argsort, sort, topk  # noqa: E402, F401

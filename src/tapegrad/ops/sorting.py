@@ -29,9 +29,9 @@ from .._sort_emulation import (
 from .._tensor import Tensor, _wrap_dim
 from . import _registry
 from . import indexing as ix
+from ._empty_checks import _empty_check
 from ._registry import defop, nondiff
 from .elementwise import reject_complex
-from .reduction import _empty_check
 
 
 def _t(a: Any) -> Tensor:

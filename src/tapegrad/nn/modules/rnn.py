@@ -31,8 +31,8 @@ from ...ops import rnn as K
 from ...ops import shape as sh
 from .. import functional as F
 from .. import init
+from .._packed_sequence import PackedSequence
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence
 from . import rnn_stepwise as _stepwise
 from .module import Module
 
