@@ -281,6 +281,17 @@ class L1Unstructured(_UnstructuredAmount):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
+def _channels_to_prune(t: Tensor, dim: int, amount: float) -> tuple[int, int]:
+    """The structured methods' checks, then the number of channels of ``t`` along ``dim`` and
+    how many of them ``amount`` prunes."""
+    _validate_structured_pruning(t)
+    _validate_pruning_dim(t, dim)
+    tensor_size = t.shape[dim]
+    nparams_toprune = _compute_nparams_toprune(amount, tensor_size)
+    _validate_pruning_amount(nparams_toprune, tensor_size)
+    return tensor_size, nparams_toprune
+
+
 class RandomStructured(BasePruningMethod):
     """Prunes ``amount`` whole channels along ``dim``, chosen at random."""
 
@@ -292,11 +303,7 @@ class RandomStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
+        tensor_size, nparams_toprune = _channels_to_prune(t, self.dim, self.amount)
         if nparams_toprune == 0:
             return default_mask
         prob = rand(tensor_size)._data
@@ -322,12 +329,8 @@ class LnStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
+        tensor_size, nparams_toprune = _channels_to_prune(t, self.dim, self.amount)
         nparams_tokeep = tensor_size - nparams_toprune
-        _validate_pruning_amount(nparams_toprune, tensor_size)
         norm = _compute_norm(t, self.n, self.dim)
         keep = _topk_indices(norm._data, nparams_tokeep, True)
         if nparams_toprune == 0:
