@@ -341,6 +341,19 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
 
 
+def _adaptive_max_size(input: Tensor, output_size: Any, name: str, nd: int) -> tuple:
+    """Adaptive max pooling's output size: ``nd`` ints (a number repeated, None the input's
+    size there), with torch's errors for a wrong length and a negative size."""
+    o = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * nd
+    if len(o) != nd:
+        raise RuntimeError(f"{name}: internal error: output_size.size() must be {nd}")
+    o = tuple(input.shape[-nd + i] if v is None else int(v) for i, v in enumerate(o))
+    if any(v < 0 for v in o):
+        shape = list(input.shape[:-nd]) + list(o)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(o)}: {shape}")
+    return o
+
+
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool2d, always returning (values, indices)."""
@@ -349,13 +362,7 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
         raise RuntimeError(
             f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}"
         )
-    o = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * 2
-    if len(o) != 2:
-        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
-    o = tuple(input.shape[-2 + i] if v is None else int(v) for i, v in enumerate(o))
-    if any(v < 0 for v in o):
-        shape = list(input.shape[:-2]) + list(o)
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(o)}: {shape}")
+    o = _adaptive_max_size(input, output_size, "adaptive_max_pool2d()", 2)
     return K._adaptive_max_pool(input, output_size=o, _cache={})
 
 
@@ -377,14 +384,7 @@ def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,
             raise RuntimeError(
                 f"{name}: Expected input to have non-zero size for non-batch dimensions, but "
                 f"input has sizes {list(input.shape)} with dimension {i} being empty")
-    o = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * 3
-    if len(o) != 3:
-        raise RuntimeError(f"{name}: internal error: output_size.size() must be 3")
-    o = tuple(input.shape[-3 + i] if v is None else int(v) for i, v in enumerate(o))
-    if any(v < 0 for v in o):
-        shape = list(input.shape[:-3]) + list(o)
-        raise RuntimeError(f"Trying to create tensor with negative dimension "
-                           f"{min(o)}: {shape}")
+    o = _adaptive_max_size(input, output_size, name, 3)
     return K._adaptive_max_pool3d(input, output_size=o, _cache={})
 
 
