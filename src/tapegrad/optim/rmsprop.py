@@ -19,6 +19,7 @@ from .._tensor import Tensor
 from . import _docs
 from ._single_tensor import (
     gradient_for_step,
+    group_options,
     parameter_steps,
     rmsprop_denominator,
     rmsprop_momentum_array_,
@@ -84,12 +85,8 @@ class RMSprop(Optimizer):
         loss = _run_closure(closure)
         for group in self.param_groups:
             lr = _to_scalar(group["lr"])
-            alpha = group["alpha"]
-            eps = group["eps"]
-            weight_decay = group["weight_decay"]
-            momentum = group["momentum"]
-            centered = group["centered"]
-            maximize = group["maximize"]
+            alpha, eps, weight_decay, momentum, centered, maximize = group_options(
+                group, "alpha eps weight_decay momentum centered maximize")
             for p, state, _ in parameter_steps(self, group, _new_state):
                 param = _real(p._data)
                 g = gradient_for_step(p, maximize, weight_decay=weight_decay)
