@@ -1322,13 +1322,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     if out is not None and out._data.dtype != np.int64:
         raise RuntimeError("multinomial expects Long tensor out, got: "
                            + _type_name(out._data.dtype))
-    if k <= 0:
-        raise RuntimeError("cannot sample n_sample <= 0 samples")
     n_cat = probs.shape[-1]
-    if not replacement and k > n_cat:
-        raise RuntimeError(
-            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
-        )
+    rng.check_sample_count(k, n_cat, replacement)
     if n_cat > 2**24:
         raise RuntimeError("number of categories cannot exceed 2^24")
     if replacement and k > 1:
