@@ -89,6 +89,17 @@ def _saw_low_precision() -> None:
         listener()
 
 
+def _set_2_byte_float_fields(d: dtype, name: str) -> None:
+    """What ``dtype.__init__`` sets but ``np`` for float16 and bfloat16, whose classes below
+    hand out their NumPy dtype only when asked."""
+    d.name = name
+    d.is_floating_point = True
+    d.is_complex = False
+    d.is_signed = True
+    d.itemsize = 2
+    d._rank = 2
+
+
 @public("", "dtype")  # (a dtype of its own class: torch.float16 is a torch.dtype)
 class _Float16(dtype):
     """``torch.float16``: its NumPy dtype, once handed out, switches on the low-precision path."""
@@ -96,13 +107,8 @@ class _Float16(dtype):
     __slots__ = ("_np",)
 
     def __init__(self) -> None:  # what dtype.__init__ sets, with the NumPy dtype kept aside
-        self.name = "float16"
         self._np: np.dtype[Any] = np.dtype(np.float16)
-        self.is_floating_point = True
-        self.is_complex = False
-        self.is_signed = True
-        self.itemsize = 2
-        self._rank = 2
+        _set_2_byte_float_fields(self, "float16")
 
     @property
     def np(self) -> np.dtype[Any]:  # type: ignore[override]
@@ -125,13 +131,8 @@ class _LazyBfloat16(dtype):
     __slots__ = ("_np",)
 
     def __init__(self) -> None:  # what dtype.__init__ sets, without touching the NumPy dtype
-        self.name = "bfloat16"
         self._np: np.dtype[Any] | None = None
-        self.is_floating_point = True
-        self.is_complex = False
-        self.is_signed = True
-        self.itemsize = 2
-        self._rank = 2
+        _set_2_byte_float_fields(self, "bfloat16")
 
     @property
     def np(self) -> np.dtype[Any]:  # type: ignore[override]

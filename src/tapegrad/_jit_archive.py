@@ -89,20 +89,19 @@ def _lit(v: Any) -> str:
     raise NotImplementedError(f"a TorchScript archive cannot hold the constant {v!r}")
 
 
+# the TorchScript name of each constant's Python type, in the order they are tried (a bool is
+# also an int)
+_CONSTANT_TYPES: tuple[tuple[type, str], ...] = (
+    (Tensor, "Tensor"), (bool, "bool"), (int, "int"), (float, "float"), (str, "str"))
+
+
 def _type(v: Any) -> str:
     """The TorchScript type of a constant or attribute value."""
     if v is None:
         return "NoneType"
-    if isinstance(v, Tensor):
-        return "Tensor"
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int):
-        return "int"
-    if isinstance(v, float):
-        return "float"
-    if isinstance(v, str):
-        return "str"
+    for cls, name in _CONSTANT_TYPES:
+        if isinstance(v, cls):
+            return name
     if isinstance(v, tuple):
         return f"Tuple[{', '.join(_type(x) for x in v)}]"
     raise NotImplementedError(f"a TorchScript archive cannot hold the constant {v!r}")

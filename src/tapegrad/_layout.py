@@ -11,23 +11,14 @@ on, and no tensor has them.
 
 from __future__ import annotations
 
-from ._naming import public
+from ._naming import NamedConstant, public
 
 
 @public("")
-class layout:  # noqa: N801 - torch's name
+class layout(NamedConstant):  # noqa: N801 - torch's name
     """A memory layout, printed as ``torch.strided``."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return "torch." + self.name
-
-    def __reduce__(self) -> str:  # pickled by name, as the module attribute it is
-        return self.name
+    __slots__ = ()
 
 
 strided = layout("strided")

@@ -165,21 +165,22 @@ _TYPED = [n for n in _dtype.LEGACY_NAMES if not n.startswith("complex")]
 
 def tensor_types() -> dict[str, tensortype]:
     """The classes ``torch.FloatTensor`` ... (bfloat16's only with ml_dtypes)."""
-    out = {}
-    for name in _TYPED:
-        dt = getattr(_dtype, "bool_" if name == "bool" else name)
-        if dt is not None:
-            out[_dtype.LEGACY_NAMES[name]] = _make_type(dt, _dtype.LEGACY_NAMES[name], False)
-    return out
+    return _legacy_types(cuda=False)
 
 
 def cuda_tensor_types() -> dict[str, tensortype]:
     """``torch.cuda.FloatTensor`` ...: named, never built (a CPU-only build)."""
+    return _legacy_types(cuda=True)
+
+
+def _legacy_types(cuda: bool) -> dict[str, tensortype]:
+    """The legacy class of each dtype that has one, by its name (``FloatTensor``), for the CPU
+    or for torch.cuda."""
     out = {}
     for name in _TYPED:
         dt = getattr(_dtype, "bool_" if name == "bool" else name)
         if dt is not None:
-            out[_dtype.LEGACY_NAMES[name]] = _make_type(dt, _dtype.LEGACY_NAMES[name], True)
+            out[_dtype.LEGACY_NAMES[name]] = _make_type(dt, _dtype.LEGACY_NAMES[name], cuda)
     return out
 
 

@@ -27,23 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from ._naming import public
+from ._naming import NamedConstant, public
 
 
 @public("")
-class memory_format:
+class memory_format(NamedConstant):
     """A memory layout, printed as ``torch.channels_last``."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return "torch." + self.name
-
-    def __reduce__(self) -> str:  # pickled by name, as the module attribute it is
-        return self.name
+    __slots__ = ()
 
 
 contiguous_format = memory_format("contiguous_format")

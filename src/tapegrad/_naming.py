@@ -122,3 +122,19 @@ class CEnumType(enum.EnumMeta):
 
     def __repr__(cls) -> str:
         return f"<class '{cls.__module__}.{cls.__qualname__}'>"
+
+
+class NamedConstant:
+    """A value torch keeps as a module attribute (``torch.strided``, ``torch.channels_last``):
+    it prints as ``torch.<name>`` and pickles by name, so it loads back as that attribute."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    def __reduce__(self) -> str:  # pickled by name, as the module attribute it is
+        return self.name

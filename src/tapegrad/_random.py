@@ -874,31 +874,30 @@ def _float_fill(name: str, d: np.dtype) -> None:
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
             generator: Generator | None = None) -> Tensor:
     """``Tensor.cauchy_(median=0, sigma=1)``: Cauchy values, median + sigma tan(pi (u - 1/2))."""
-    _guard(self)
-    if not sigma > 0.0:
-        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
-    _float_fill("cauchy", self._data.dtype)
-    eng = _engine(generator)
-
-    def draw(shape: tuple, dt: np.dtype, contiguous: bool, order: Any) -> np.ndarray:
-        return eng.cauchy(shape, dt, median, sigma)
-
-    return _fill_(self, _CAUCHY, draw)
+    return _location_scale_fill_(self, "cauchy", _CAUCHY, median, "sigma", sigma, generator)
 
 
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
                 generator: Generator | None = None) -> Tensor:
     """``Tensor.log_normal_(mean=1, std=2)``: exp of normal values."""
+    return _location_scale_fill_(self, "log_normal", _LOG_NORMAL, mean, "std", std, generator)
+
+
+def _location_scale_fill_(self: Tensor, name: str, kind: OpDef, loc: float, scale_name: str,
+                          scale: float, generator: Generator | None) -> Tensor:
+    """``cauchy_`` and ``log_normal_``: torch's checks (a positive scale, a floating point
+    tensor), then the values the engine's sampler of the same name draws."""
     _guard(self)
-    if not std > 0.0:
-        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
-    _float_fill("log_normal", self._data.dtype)
-    eng = _engine(generator)
+    if not scale > 0.0:
+        raise RuntimeError(f"{name}_ expects {scale_name} > 0.0, but found "
+                           f"{scale_name}={_fmt(scale)}")
+    _float_fill(name, self._data.dtype)
+    sample = getattr(_engine(generator), name)
 
     def draw(shape: tuple, dt: np.dtype, contiguous: bool, order: Any) -> np.ndarray:
-        return eng.log_normal(shape, dt, mean, std)
+        return sample(shape, dt, loc, scale)
 
-    return _fill_(self, _LOG_NORMAL, draw)
+    return _fill_(self, kind, draw)
 
 
 def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
@@ -1323,13 +1322,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     if out is not None and out._data.dtype != np.int64:
         raise RuntimeError("multinomial expects Long tensor out, got: "
                            + _type_name(out._data.dtype))
-    if k <= 0:
-        raise RuntimeError("cannot sample n_sample <= 0 samples")
     n_cat = probs.shape[-1]
-    if not replacement and k > n_cat:
-        raise RuntimeError(
-            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
-        )
+    rng.check_sample_count(k, n_cat, replacement)
     if n_cat > 2**24:
         raise RuntimeError("number of categories cannot exceed 2^24")
     if replacement and k > 1:

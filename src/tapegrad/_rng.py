@@ -161,6 +161,16 @@ def _kind(dtype: Any) -> str:
     raise TypeError(f"unsupported dtype for random numbers: {dtype!r}")
 
 
+def check_sample_count(num_samples: int, n_cat: int, replacement: bool) -> None:
+    """torch's multinomial checks of ``num_samples`` draws from ``n_cat`` categories."""
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > n_cat:
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
+
+
 def _torch_name(dtype: Any) -> str:
     """The C++ type name torch prints in its messages ('Long', 'Float', ...)."""
     names = {
@@ -1067,13 +1077,8 @@ class Engine:
                 f"{_torch_name(probs.dtype)}"
             )
         num_samples = int(num_samples)
-        if num_samples <= 0:
-            raise RuntimeError("cannot sample n_sample <= 0 samples")
         n_cat = probs.shape[-1]
-        if not replacement and num_samples > n_cat:
-            raise RuntimeError(
-                "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
-            )
+        check_sample_count(num_samples, n_cat, replacement)
         rows = probs.reshape(-1, n_cat)
         pf = rows.astype(np.float64) if kind == "f64" else _to_f32(rows, kind)
         if not (np.isfinite(pf).all() and (pf >= 0).all()):

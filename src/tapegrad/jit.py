@@ -63,34 +63,35 @@ def _names(module: Module, top: str, child: str) -> str:
     return "\n".join(lines + [")"])
 
 
-class RecursiveScriptModule(ScriptModule):
-    """What ``torch.jit.script(module)`` returns (here: the module itself, under this class)."""
+class _Rewrapped:
+    """What the two classes ``_rewrap`` gives a module share: its ``original_name`` and torch's
+    repr, which names each level ``_top_name`` / ``_child_name`` (empty: the module's own)."""
 
-    _top_name = "RecursiveScriptModule"
-    _child_name = "RecursiveScriptModule"
+    _top_name: str
+    _child_name: str
 
     @property
     def original_name(self) -> str:
         return self._original_name  # type: ignore[attr-defined]  # set by _rewrap
 
     def __repr__(self) -> str:
-        return _names(self, self._top_name, self._child_name)
+        return _names(self, self._top_name, self._child_name)  # type: ignore[arg-type]
+
+
+class RecursiveScriptModule(_Rewrapped, ScriptModule):
+    """What ``torch.jit.script(module)`` returns (here: the module itself, under this class)."""
+
+    _top_name = "RecursiveScriptModule"
+    _child_name = "RecursiveScriptModule"
 
 
 class TracedModule(ScriptModule):
     """What ``torch.jit.trace(module, ...)`` returns, under its subclass TopLevelTracedModule."""
 
 
-class TopLevelTracedModule(TracedModule):
+class TopLevelTracedModule(_Rewrapped, TracedModule):
     _top_name = ""
     _child_name = ""
-
-    @property
-    def original_name(self) -> str:
-        return self._original_name  # type: ignore[attr-defined]  # set by _rewrap
-
-    def __repr__(self) -> str:
-        return _names(self, self._top_name, self._child_name)
 
 
 def _rewrap(module: Module, kind: type) -> Module:

@@ -149,32 +149,6 @@ def _discover(roots: list[Node]) -> dict[Node, int]:
     return deps
 
 
-def _needed(roots: list[Node], targets: set) -> set:
-    """Nodes from which some target node can be reached (iterative post-order)."""
-    needed: set = set()
-    done: set = set()
-    for root in roots:
-        if root in done:
-            continue
-        stack = [(root, False)]
-        while stack:
-            node, expanded = stack.pop()
-            if expanded:
-                done.add(node)
-                if node in targets or any(
-                    c is not None and c in needed for c in node._next[::2]
-                ):
-                    needed.add(node)
-                continue
-            if node in done:
-                continue
-            stack.append((node, True))
-            for child in node._next[::2]:
-                if child is not None and child not in done:
-                    stack.append((child, False))
-    return needed
-
-
 def _needed_nodes(roots: list[Node], targets: set, include_targets: bool) -> set:
     """The nodes a pass restricted to ``targets`` must run: those with an edge path to a target
     (and, for ``backward(inputs=...)``, the targets themselves). A target reached only to read

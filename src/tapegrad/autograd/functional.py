@@ -185,6 +185,43 @@ def _fill_zeros(grads: tuple, refs: tuple, strict: bool, create_graph: bool,
     return tuple(out)
 
 
+def _checked_v(v: Any, other: tuple, other_is_tuple: bool, create_graph: bool, name: str,
+               side: str) -> Any:
+    """``v`` as a tuple of tensors matching ``other`` (the function's ``side``: its "input" or
+    "output"); None only when that side is a single one-element tensor."""
+    if v is not None:
+        _, v = _as_tuple(v, "v", name)
+        v = _prepare(v, create_graph, need_graph=False)
+        _check_v(v, other, other_is_tuple)
+    elif len(other) != 1 or other[0].nelement() != 1:
+        raise RuntimeError(_V_NONE_MESSAGES[side])
+    return v
+
+
+_V_NONE_MESSAGES = {
+    "output": "The vector v can only be None if the user-provided function returns a single "
+              "Tensor with a single element.",
+    "input": "The vector v can only be None if the input to the user-provided function is a "
+             "single Tensor with a single element.",
+}
+
+
+def _last_backward(outputs: tuple, inputs: tuple, v: Any, refs: tuple, strict: bool,
+                   create_graph: bool, stage: str) -> tuple:
+    """The product's last backward (``v`` through ``outputs`` to ``inputs``), recorded only
+    with ``create_graph``; zeros (or strict mode's errors) where there is no derivative."""
+    with set_grad_enabled(True if create_graph else _state.grad_mode):
+        return _fill_zeros(_grad(outputs, inputs, v, create_graph=create_graph), refs, strict,
+                           create_graph, stage)
+
+
+def _results(outs: tuple, outs_tuple: bool, res: tuple, res_tuple: bool,
+             create_graph: bool) -> tuple:
+    """``(func(inputs), product)``, each unpacked as its argument was given."""
+    return (_unpack(_finish(outs, create_graph), outs_tuple),
+            _unpack(_finish(res, create_graph), res_tuple))
+
+
 def _single_output(outputs: tuple, was_tuple: bool, name: str) -> None:
     if was_tuple or not isinstance(outputs[0], Tensor):
         raise RuntimeError(f"The function given to {name} should return a single Tensor")
@@ -214,20 +251,9 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
         ins = _prepare(ins, create_graph, need_graph=True)
         outs_tuple, outs = _as_tuple(func(*ins), "outputs of the user-provided function", "vjp")
         _check_requires_grad(outs, "outputs", strict)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "vjp")
-            v = _prepare(v, create_graph, need_graph=False)
-            _check_v(v, outs, outs_tuple)
-        elif len(outs) != 1 or outs[0].nelement() != 1:
-            raise RuntimeError(
-                "The vector v can only be None if the user-provided function returns a single "
-                "Tensor with a single element."
-            )
-    with set_grad_enabled(True if create_graph else _state.grad_mode):
-        res = _fill_zeros(_grad(outs, ins, v, create_graph=create_graph), ins, strict,
-                          create_graph, "back")
-    return (_unpack(_finish(outs, create_graph), outs_tuple),
-            _unpack(_finish(res, create_graph), ins_tuple))
+        v = _checked_v(v, outs, outs_tuple, create_graph, "vjp", "output")
+    res = _last_backward(outs, ins, v, ins, strict, create_graph, "back")
+    return _results(outs, outs_tuple, res, ins_tuple, create_graph)
 
 
 def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
@@ -245,25 +271,14 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
     with enable_grad():
         ins_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
         ins = _prepare(ins, create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "jvp")
-            v = _prepare(v, create_graph, need_graph=False)
-            _check_v(v, ins, ins_tuple)
-        elif len(ins) != 1 or ins[0].nelement() != 1:
-            raise RuntimeError(
-                "The vector v can only be None if the input to the user-provided function is a "
-                "single Tensor with a single element."
-            )
+        v = _checked_v(v, ins, ins_tuple, create_graph, "jvp", "input")
         outs_tuple, outs = _as_tuple(func(*ins), "outputs of the user-provided function", "jvp")
         _check_requires_grad(outs, "outputs", strict)
         us = tuple(zeros_like(o, requires_grad=True) for o in outs)
         grad_inputs = _grad(outs, ins, us, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    with set_grad_enabled(True if create_graph else _state.grad_mode):
-        res = _fill_zeros(_grad(grad_inputs, us, v, create_graph=create_graph), outs, strict,
-                          create_graph, "back_trick")
-    return (_unpack(_finish(outs, create_graph), outs_tuple),
-            _unpack(_finish(res, create_graph), outs_tuple))
+    res = _last_backward(grad_inputs, us, v, outs, strict, create_graph, "back_trick")
+    return _results(outs, outs_tuple, res, outs_tuple, create_graph)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -456,15 +471,7 @@ def _gradient_of_scalar(func: Callable, inputs: Any, v: Any, create_graph: bool,
     """Shared start of vhp/hvp: the checked inputs, v, output and gradient."""
     ins_tuple, ins = _as_tuple(inputs, "inputs", name)
     ins = _prepare(ins, create_graph, need_graph=True)
-    if v is not None:
-        _, v = _as_tuple(v, "v", name)
-        v = _prepare(v, create_graph, need_graph=False)
-        _check_v(v, ins, ins_tuple)
-    elif len(ins) != 1 or ins[0].nelement() != 1:
-        raise RuntimeError(
-            "The vector v can only be None if the input to the user-provided function is a "
-            "single Tensor with a single element."
-        )
+    v = _checked_v(v, ins, ins_tuple, create_graph, name, "input")
     outs_tuple, outs = _as_tuple(func(*ins), "outputs of the user-provided function", name)
     _check_requires_grad(outs, "outputs", strict)
     _single_output(outs, outs_tuple, name)
@@ -486,11 +493,8 @@ def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
     with enable_grad():
         ins_tuple, ins, v, outs_tuple, outs, jac = _gradient_of_scalar(
             func, inputs, v, create_graph, strict, "vhp")
-    with set_grad_enabled(True if create_graph else _state.grad_mode):
-        res = _fill_zeros(_grad(jac, ins, v, create_graph=create_graph), ins, strict,
-                          create_graph, "double_back")
-    return (_unpack(_finish(outs, create_graph), outs_tuple),
-            _unpack(_finish(res, create_graph), ins_tuple))
+    res = _last_backward(jac, ins, v, ins, strict, create_graph, "double_back")
+    return _results(outs, outs_tuple, res, ins_tuple, create_graph)
 
 
 def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
@@ -512,8 +516,5 @@ def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
         grad_jac = tuple(zeros_like(x, requires_grad=True) for x in ins)
         double_back = _grad(jac, ins, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict)
-    with set_grad_enabled(True if create_graph else _state.grad_mode):
-        res = _fill_zeros(_grad(double_back, grad_jac, v, create_graph=create_graph), ins,
-                          strict, create_graph, "double_back_trick")
-    return (_unpack(_finish(outs, create_graph), outs_tuple),
-            _unpack(_finish(res, create_graph), ins_tuple))
+    res = _last_backward(double_back, grad_jac, v, ins, strict, create_graph, "double_back_trick")
+    return _results(outs, outs_tuple, res, ins_tuple, create_graph)

@@ -130,7 +130,27 @@ class _NoParamDecoratorContextManager(_DecoratorContextManager):
         return cls()(orig_func)
 
 
-class no_grad(_NoParamDecoratorContextManager):
+class _GradModeSwitch(_NoParamDecoratorContextManager):
+    """``no_grad`` and ``enable_grad``: inside the block graph recording is ``_mode``; on leaving
+    it, recording and the engine's flag are as they were."""
+
+    _mode: bool
+
+    def __init__(self) -> None:
+        self.prev = False
+        self.prev_enabled = True
+
+    def __enter__(self) -> None:
+        self.prev = _state.grad_mode
+        self.prev_enabled = _state.enabled
+        _set(self._mode, _state.inference)
+
+    def __exit__(self, *exc: object) -> None:
+        _set(self.prev, _state.inference)
+        _state.enabled = self.prev_enabled  # as it was (the engine sets it for a backward)
+
+
+class no_grad(_GradModeSwitch):
     """Context manager / decorator that turns graph recording off.
 
     Example:
@@ -142,35 +162,13 @@ class no_grad(_NoParamDecoratorContextManager):
         False
     """
 
-    def __init__(self) -> None:
-        self.prev = False
-        self.prev_enabled = True
-
-    def __enter__(self) -> None:
-        self.prev = _state.grad_mode
-        self.prev_enabled = _state.enabled
-        _set(False, _state.inference)
-
-    def __exit__(self, *exc: object) -> None:
-        _set(self.prev, _state.inference)
-        _state.enabled = self.prev_enabled  # as it was (the engine sets it for a backward)
+    _mode = False
 
 
-class enable_grad(_NoParamDecoratorContextManager):
+class enable_grad(_GradModeSwitch):
     """Context manager / decorator that turns graph recording on (inside ``no_grad``)."""
 
-    def __init__(self) -> None:
-        self.prev = False
-        self.prev_enabled = True
-
-    def __enter__(self) -> None:
-        self.prev = _state.grad_mode
-        self.prev_enabled = _state.enabled
-        _set(True, _state.inference)
-
-    def __exit__(self, *exc: object) -> None:
-        _set(self.prev, _state.inference)
-        _state.enabled = self.prev_enabled  # as it was (the engine sets it for a backward)
+    _mode = True
 
 
 def _check_bool(mode: Any, name: str) -> None:

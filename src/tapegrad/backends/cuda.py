@@ -6,6 +6,7 @@ seen from the CUDA side (True for 'high' and 'medium'), one setting, as in torch
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .. import _settings
@@ -56,33 +57,22 @@ matmul = cuBLASModule()
 _sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
 
 
-def flash_sdp_enabled() -> bool:
-    return _sdp["flash"]
+def _sdp_switch(kind: str) -> tuple[Callable[[], bool], Callable[[bool], None]]:
+    """``<kind>_sdp_enabled()`` and ``enable_<kind>_sdp(enabled)``, which read and set the
+    switch of one scaled-dot-product-attention backend."""
+
+    def is_enabled() -> bool:
+        return _sdp[kind]
+
+    def set_enabled(enabled: bool) -> None:
+        _sdp[kind] = enabled
+
+    is_enabled.__name__ = is_enabled.__qualname__ = f"{kind}_sdp_enabled"
+    set_enabled.__name__ = set_enabled.__qualname__ = f"enable_{kind}_sdp"
+    return is_enabled, set_enabled
 
 
-def enable_flash_sdp(enabled: bool) -> None:
-    _sdp["flash"] = enabled
-
-
-def mem_efficient_sdp_enabled() -> bool:
-    return _sdp["mem_efficient"]
-
-
-def enable_mem_efficient_sdp(enabled: bool) -> None:
-    _sdp["mem_efficient"] = enabled
-
-
-def math_sdp_enabled() -> bool:
-    return _sdp["math"]
-
-
-def enable_math_sdp(enabled: bool) -> None:
-    _sdp["math"] = enabled
-
-
-def cudnn_sdp_enabled() -> bool:
-    return _sdp["cudnn"]
-
-
-def enable_cudnn_sdp(enabled: bool) -> None:
-    _sdp["cudnn"] = enabled
+flash_sdp_enabled, enable_flash_sdp = _sdp_switch("flash")
+mem_efficient_sdp_enabled, enable_mem_efficient_sdp = _sdp_switch("mem_efficient")
+math_sdp_enabled, enable_math_sdp = _sdp_switch("math")
+cudnn_sdp_enabled, enable_cudnn_sdp = _sdp_switch("cudnn")

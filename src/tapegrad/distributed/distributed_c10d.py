@@ -520,9 +520,18 @@ def _not_member(group: Any) -> bool:
     return group is GroupMember.NON_GROUP_MEMBER
 
 
-def _warn_not_in_group(op: str) -> None:
+def _warn_not_in_group(op: str, stacklevel: int = 3) -> None:
     warnings.warn(f"Running {op} on global rank {get_rank()} which does not belong to the "
-                  f"given group.", stacklevel=3)
+                  f"given group.", stacklevel=stacklevel)
+
+
+def _member_group(group: Any, op: str) -> ProcessGroup | None:
+    """The process group collective ``op`` runs on, or None (after torch's warning, which
+    names the caller's line) when this rank is outside ``group``: the caller then returns."""
+    if _not_member(group):
+        _warn_not_in_group(op, stacklevel=4)
+        return None
+    return _group(group)
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
@@ -724,10 +733,9 @@ def all_reduce(tensor: Tensor, op: Any = ReduceOp.SUM, group: Any = None,
                async_op: bool = False) -> Work | None:
     """Reduce ``tensor`` over the group, in place on every rank."""
     _check_tensor(tensor, "tensor")
-    if _not_member(group):
-        _warn_not_in_group("all_reduce")
+    pg = _member_group(group, "all_reduce")
+    if pg is None:
         return None
-    pg = _group(group)
     red = _red_op(op)
     data = tensor._data
     mpi_type, mpi_op = _reduction(red, data.dtype, "all_reduce")
@@ -757,10 +765,9 @@ def broadcast(tensor: Tensor, src: int | None = None, group: Any = None,
               async_op: bool = False, group_src: int | None = None) -> Work | None:
     """Copy ``tensor`` of rank ``src`` into ``tensor`` of every rank."""
     _check_tensor(tensor, "tensor")
-    if _not_member(group):
-        _warn_not_in_group("broadcast")
+    pg = _member_group(group, "broadcast")
+    if pg is None:
         return None
-    pg = _group(group)
     root = _root(pg, src, group_src, "src", op="broadcast")
     buf = _Inplace(tensor)
     return pg._run("broadcast", "Bcast", (_buf(buf.a),), buf.back, async_op, root=root)
@@ -770,10 +777,9 @@ def reduce(tensor: Tensor, dst: int | None = None, op: Any = ReduceOp.SUM, group
            async_op: bool = False, group_dst: int | None = None) -> Work | None:
     """Reduce ``tensor`` over the group into rank ``dst``'s ``tensor``."""
     _check_tensor(tensor, "tensor")
-    if _not_member(group):
-        _warn_not_in_group("reduce")
+    pg = _member_group(group, "reduce")
+    if pg is None:
         return None
-    pg = _group(group)
     root = _root(pg, dst, group_dst, "dst", op="reduce")
     red = _red_op(op)
     _check_op(red, tensor._data.dtype, "reduce")
@@ -806,10 +812,9 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: Any = None,
     """``tensor_list[i]`` = rank i's ``tensor``, on every rank."""
     _check_tensor_list(tensor_list, "tensor_list")
     _check_tensor(tensor, "tensor")
-    if _not_member(group):
-        _warn_not_in_group("all_gather")
+    pg = _member_group(group, "all_gather")
+    if pg is None:
         return None
-    pg = _group(group)
     if len(tensor_list) != pg.size():
         raise RuntimeError(f"ProcessGroupGloo::allgather: invalid output tensor list at index "
                            f"0 (expected length {pg.size()}, got {len(tensor_list)})")
@@ -836,10 +841,9 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: A
     """Every rank's ``input_tensor``, concatenated (or stacked) into ``output_tensor``."""
     _check_tensor(input_tensor, "input_tensor")
     _check_tensor(output_tensor, "output_tensor")
-    if _not_member(group):
-        _warn_not_in_group("all_gather_into_tensor")
+    pg = _member_group(group, "all_gather_into_tensor")
+    if pg is None:
         return None
-    pg = _group(group)
     if output_tensor._data.dtype != input_tensor._data.dtype:
         raise TypeError("output tensor must have the same type as input tensor")
     shape_in = input_tensor._data.shape
@@ -854,26 +858,35 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: A
                    (_buf(_contiguous(input_tensor)), _buf(buf.a)), buf.back, async_op)
 
 
+def _optional_tensor_list(ts: list[Tensor] | None, name: str) -> list[Tensor]:
+    """``gather_list`` / ``scatter_list`` checked, or ``[]`` when not given."""
+    if ts is None:
+        return []
+    _check_tensor_list(ts, name)
+    return ts
+
+
+def _check_root_list(is_root: bool, ts: list[Tensor], name: str, side: str) -> bool:
+    """torch's check that only the root rank (``side``: destination or source) passes the list
+    of a gather or scatter; returns ``is_root``."""
+    if is_root and not ts:
+        raise ValueError(f"Argument ``{name}`` must be specified on {side} rank.")
+    if not is_root and ts:
+        raise ValueError(f"Argument ``{name}`` must NOT be specified on non-{side} ranks.")
+    return is_root
+
+
 def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | None = None,
            group: Any = None, async_op: bool = False,
            group_dst: int | None = None) -> Work | None:
     """Every rank's ``tensor`` into ``gather_list`` on rank ``dst``."""
     _check_tensor(tensor, "tensor")
-    if gather_list is not None:
-        _check_tensor_list(gather_list, "gather_list")
-    else:
-        gather_list = []
-    if _not_member(group):
-        _warn_not_in_group("gather")
+    gather_list = _optional_tensor_list(gather_list, "gather_list")
+    pg = _member_group(group, "gather")
+    if pg is None:
         return None
-    pg = _group(group)
     root = _root(pg, dst, group_dst, "dst", default_zero=True, op="gather")
-    is_root = pg.rank() == root
-    if is_root and not gather_list:
-        raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-    if not is_root and gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
-                         "ranks.")
+    is_root = _check_root_list(pg.rank() == root, gather_list, "gather_list", "destination")
     out = _gathered(pg, tensor) if is_root else None
 
     def finish() -> None:
@@ -891,20 +904,12 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int |
             group_src: int | None = None) -> Work | None:
     """``tensor`` = rank ``src``'s ``scatter_list[rank]``."""
     _check_tensor(tensor, "tensor")
-    if scatter_list is not None:
-        _check_tensor_list(scatter_list, "scatter_list")
-    else:
-        scatter_list = []
-    if _not_member(group):
-        _warn_not_in_group("scatter")
+    scatter_list = _optional_tensor_list(scatter_list, "scatter_list")
+    pg = _member_group(group, "scatter")
+    if pg is None:
         return None
-    pg = _group(group)
     root = _root(pg, src, group_src, "src", default_zero=True, op="scatter")
-    is_root = pg.rank() == root
-    if is_root and not scatter_list:
-        raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-    if not is_root and scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    is_root = _check_root_list(pg.rank() == root, scatter_list, "scatter_list", "source")
     send = np.stack([_contiguous(t).reshape(tensor._data.shape) for t in scatter_list]) \
         if is_root else None
     buf = _Inplace(tensor)
@@ -918,10 +923,9 @@ def reduce_scatter(output: Tensor, input_list: list[Tensor], op: Any = ReduceOp.
     """``output`` = the reduction over ranks of their ``input_list[rank]``."""
     _check_tensor(output, "output")
     _check_tensor_list(input_list, "input_list")
-    if _not_member(group):
-        _warn_not_in_group("reduce_scatter")
+    pg = _member_group(group, "reduce_scatter")
+    if pg is None:
         return None
-    pg = _group(group)
     red = _red_op(op)
     _check_op(red, output._data.dtype, "reduce_scatter")
     send = np.concatenate([_contiguous(t).reshape(-1) for t in input_list])
@@ -947,10 +951,9 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: Any = ReduceOp.SUM,
     """``output`` = the reduction over ranks of their ``input``'s ``rank``-th block."""
     _check_tensor(output, "output")
     _check_tensor(input, "input")
-    if _not_member(group):
-        _warn_not_in_group("reduce_scatter_tensor")
+    pg = _member_group(group, "reduce_scatter_tensor")
+    if pg is None:
         return None
-    pg = _group(group)
     red = _red_op(op)
     _check_op(red, output._data.dtype, "reduce_scatter_tensor")
     if input._data.size != output._data.size * pg.size():
@@ -964,10 +967,9 @@ def all_to_all(output_tensor_list: list[Tensor], input_tensor_list: list[Tensor]
     """``output_tensor_list[i]`` = rank i's ``input_tensor_list[rank]``."""
     _check_tensor_list(output_tensor_list, "output_tensor_list")
     _check_tensor_list(input_tensor_list, "input_tensor_list")
-    if _not_member(group):
-        _warn_not_in_group("all_to_all")
+    pg = _member_group(group, "all_to_all")
+    if pg is None:
         return None
-    pg = _group(group)
     expected = input_tensor_list[0]._data.shape
     for ts in (input_tensor_list, output_tensor_list):
         for i, t in enumerate(ts):
@@ -1004,10 +1006,9 @@ def all_to_all_single(output: Tensor, input: Tensor,
     rank i, and concatenate what arrives into ``output``."""
     _check_tensor(output, "output")
     _check_tensor(input, "input")
-    if _not_member(group):
-        _warn_not_in_group("all_to_all_single")
+    pg = _member_group(group, "all_to_all_single")
+    if pg is None:
         return None
-    pg = _group(group)
     n = pg.size()
     row_in = int(np.prod(input._data.shape[1:], dtype=np.int64))
     row_out = int(np.prod(output._data.shape[1:], dtype=np.int64))
@@ -1023,22 +1024,21 @@ def all_to_all_single(output: Tensor, input: Tensor,
 def barrier(group: Any = None, async_op: bool = False,
             device_ids: list[int] | None = None) -> Work | None:
     """Return once every rank of the group has called it."""
-    if _not_member(group):
-        _warn_not_in_group("barrier")
+    pg = _member_group(group, "barrier")
+    if pg is None:
         return None
-    return _group(group)._run("barrier", "Barrier", (), None, async_op)
+    return pg._run("barrier", "Barrier", (), None, async_op)
 
 
 def monitored_barrier(group: Any = None, timeout: timedelta | None = None,
                       wait_all_ranks: bool = False) -> None:
     """A barrier that rank 0 watches: a rank that does not arrive within ``timeout`` is named
     in the error raised on rank 0 (all such ranks with ``wait_all_ranks``)."""
-    if _not_member(group):
-        _warn_not_in_group("monitored_barrier")
+    pg = _member_group(group, "monitored_barrier")
+    if pg is None:
         return
     import time
 
-    pg = _group(group)
     seconds = (timeout or pg.timeout).total_seconds()
     tag = 0x7A61
     token = np.zeros(1, dtype=np.int64)
@@ -1079,10 +1079,9 @@ def send(tensor: Tensor, dst: int | None = None, group: Any = None, tag: int = 0
          group_dst: int | None = None) -> None:
     """Send ``tensor`` to rank ``dst`` (blocking)."""
     _check_tensor(tensor, "tensor")
-    if _not_member(group):
-        _warn_not_in_group("send")
+    pg = _member_group(group, "send")
+    if pg is None:
         return
-    pg = _group(group)
     peer = _peer(pg, dst, group_dst, "dst")
     if peer == pg.rank():
         raise ValueError("Invalid destination rank: destination rank should not be the same "
@@ -1094,10 +1093,9 @@ def recv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 0
          group_src: int | None = None) -> int:
     """Receive into ``tensor`` from rank ``src`` (any rank when None); returns the sender."""
     _check_tensor(tensor, "tensor")
-    if _not_member(group):
-        _warn_not_in_group("recv")
+    pg = _member_group(group, "recv")
+    if pg is None:
         return -1
-    pg = _group(group)
     MPI = _mpi.load()
     peer = MPI.ANY_SOURCE if src is None and group_src is None else \
         _peer(pg, src, group_src, "src")
@@ -1112,10 +1110,9 @@ def isend(tensor: Tensor, dst: int | None = None, group: Any = None, tag: int = 
           group_dst: int | None = None) -> Work | None:
     """Start sending ``tensor`` to ``dst``; returns a ``Work``."""
     _check_tensor(tensor, "tensor")
-    if _not_member(group):
-        _warn_not_in_group("isend")
+    pg = _member_group(group, "isend")
+    if pg is None:
         return None
-    pg = _group(group)
     data = _contiguous(tensor)
     return pg._run("isend", "Send", (_buf(data),), None, True,
                    dest=_peer(pg, dst, group_dst, "dst"), tag=tag)
@@ -1125,10 +1122,9 @@ def irecv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 
           group_src: int | None = None) -> Work | None:
     """Start receiving into ``tensor`` from ``src`` (any rank when None)."""
     _check_tensor(tensor, "tensor")
-    if _not_member(group):
-        _warn_not_in_group("irecv")
+    pg = _member_group(group, "irecv")
+    if pg is None:
         return None
-    pg = _group(group)
     MPI = _mpi.load()
     peer = MPI.ANY_SOURCE if src is None and group_src is None else \
         _peer(pg, src, group_src, "src")
@@ -1171,10 +1167,9 @@ def batch_isend_irecv(p2p_op_list: list[P2POp]) -> list[Work]:
 
 def all_gather_object(object_list: list, obj: Any, group: Any = None) -> None:
     """``object_list[i]`` = rank i's ``obj``."""
-    if _not_member(group):
-        _warn_not_in_group("all_gather_object")
+    pg = _member_group(group, "all_gather_object")
+    if pg is None:
         return
-    pg = _group(group)
     gathered = _objects(pg, "all_gather_object", "allgather", obj)
     object_list[:len(gathered)] = gathered
 
@@ -1190,10 +1185,9 @@ def _objects(pg: ProcessGroup, what: str, call: str, *args: Any, **kwargs: Any) 
 def gather_object(obj: Any, object_gather_list: list | None = None, dst: int | None = None,
                   group: Any = None, group_dst: int | None = None) -> None:
     """Every rank's ``obj`` into ``object_gather_list`` on rank ``dst``."""
-    if _not_member(group):
-        _warn_not_in_group("gather_object")
+    pg = _member_group(group, "gather_object")
+    if pg is None:
         return
-    pg = _group(group)
     root = _root(pg, dst, group_dst, "dst", default_zero=True)
     gathered = _objects(pg, "gather_object", "gather", obj, root=root)
     if pg.rank() == root:
@@ -1205,10 +1199,9 @@ def gather_object(obj: Any, object_gather_list: list | None = None, dst: int | N
 def broadcast_object_list(object_list: list, src: int | None = None, group: Any = None,
                           device: Any = None, group_src: int | None = None) -> None:
     """``object_list`` of rank ``src`` replaces every rank's, element by element."""
-    if _not_member(group):
-        _warn_not_in_group("broadcast_object_list")
+    pg = _member_group(group, "broadcast_object_list")
+    if pg is None:
         return
-    pg = _group(group)
     root = _root(pg, src, group_src, "src", default_zero=True)
     values = _objects(pg, "broadcast_object_list", "bcast",
                       list(object_list) if pg.rank() == root else None, root=root)

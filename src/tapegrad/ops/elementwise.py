@@ -1629,40 +1629,21 @@ def compare(name: str, a: Any, b: Any) -> Any:
     return Tensor._make(op.forward(_data(a), _data(b)))  # the same, without the detour
 
 
-def eq(input: Any, other: Any) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_arguments("eq", input, other)
-    return compare("eq", input, other)
+def _checked_comparison(name: str) -> Callable[[Any, Any], Tensor]:
+    """``torch.<name>(input, other)`` for a comparison ``name``: ``input`` must be a tensor,
+    ``other`` a tensor or a number."""
+
+    def op(input: Any, other: Any) -> Tensor:
+        if not isinstance(input, Tensor):
+            raise invalid_arguments(name, input, other)
+        return compare(name, input, other)
+
+    op.__name__ = op.__qualname__ = name
+    return op
 
 
-def ne(input: Any, other: Any) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_arguments("ne", input, other)
-    return compare("ne", input, other)
-
-
-def lt(input: Any, other: Any) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_arguments("lt", input, other)
-    return compare("lt", input, other)
-
-
-def le(input: Any, other: Any) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_arguments("le", input, other)
-    return compare("le", input, other)
-
-
-def gt(input: Any, other: Any) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_arguments("gt", input, other)
-    return compare("gt", input, other)
-
-
-def ge(input: Any, other: Any) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_arguments("ge", input, other)
-    return compare("ge", input, other)
+eq, ne, lt, le, gt, ge = (_checked_comparison(name)
+                          for name in ("eq", "ne", "lt", "le", "gt", "ge"))
 
 
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne

@@ -412,42 +412,36 @@ def _reduce_with_indices(op: Any, cls: Any, input: Tensor, dim: int, keepdim: bo
     return cls(values, indices)
 
 
+def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> Any:
+    """``max`` / ``min`` (``name``): of all elements, (values, indices) along ``dim``, or the
+    elementwise ``maximum`` / ``minimum`` with a tensor given as ``dim`` or ``other``."""
+    if other is not None:
+        dim = other
+    if not isinstance(input, Tensor):
+        from .elementwise import invalid_arguments
+
+        raise invalid_arguments(name, input, *(() if dim is None else (dim,)))
+    if isinstance(dim, Tensor):
+        from .elementwise import maximum, minimum
+
+        return (maximum if name == "max" else minimum)(input, dim)
+    if dim is None:
+        reject_complex(input, f'"{name}_all" not implemented for \'{{}}\'')
+        return (_max if name == "max" else _min)(input)
+    reject_complex(input, f"{name}(): does not support complex input", RuntimeError)
+    if name == "max":
+        return _reduce_with_indices(_max_dim, _Max, input, dim, keepdim)
+    return _reduce_with_indices(_min_dim, _Min, input, dim, keepdim)
+
+
 def max(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None) -> Any:
     """``max(x)``: the largest value; ``max(x, dim)``: (values, indices); ``max(a, b)``
     (``other=b``): elementwise maximum."""
-    if other is not None:
-        dim = other
-    if not isinstance(input, Tensor):
-        from .elementwise import invalid_arguments
-
-        raise invalid_arguments("max", input, *(() if dim is None else (dim,)))
-    if isinstance(dim, Tensor):
-        from .elementwise import maximum
-
-        return maximum(input, dim)
-    if dim is None:
-        reject_complex(input, '"max_all" not implemented for \'{}\'')
-        return _max(input)
-    reject_complex(input, "max(): does not support complex input", RuntimeError)
-    return _reduce_with_indices(_max_dim, _Max, input, dim, keepdim)
+    return _extreme("max", input, dim, keepdim, other)
 
 
 def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None) -> Any:
-    if other is not None:
-        dim = other
-    if not isinstance(input, Tensor):
-        from .elementwise import invalid_arguments
-
-        raise invalid_arguments("min", input, *(() if dim is None else (dim,)))
-    if isinstance(dim, Tensor):
-        from .elementwise import minimum
-
-        return minimum(input, dim)
-    if dim is None:
-        reject_complex(input, '"min_all" not implemented for \'{}\'')
-        return _min(input)
-    reject_complex(input, "min(): does not support complex input", RuntimeError)
-    return _reduce_with_indices(_min_dim, _Min, input, dim, keepdim)
+    return _extreme("min", input, dim, keepdim, other)
 
 
 def _extreme_dims(input: Tensor, dim: Any, name: str) -> tuple:

@@ -547,24 +547,31 @@ _linked(_GRID_2D)  # create_graph: nearest mode's gradient is tied to the inputs
 _linked(_GRID_3D)
 
 
+def align_corners_or_default(align_corners: bool | None) -> bool:
+    """``align_corners`` for ``grid_sample`` and ``affine_grid``: None is False, with torch's
+    warning, which names the line that called them (two frames up)."""
+    import warnings
+
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to "
+                      "align_corners=False since 1.3.0. Please specify align_corners=True if "
+                      "the old behavior is desired. See the documentation of grid_sample for "
+                      "details.", stacklevel=3)
+        return False
+    return align_corners
+
+
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
     """Sample ``input`` (N, C, H, W) or (N, C, D, H, W) at the normalized positions of
     ``grid`` (N, H', W', 2) or (N, D', H', W', 3)."""
-    import warnings
-
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
-    if align_corners is None:
-        warnings.warn("Default grid_sample and affine_grid behavior has changed to "
-                      "align_corners=False since 1.3.0. Please specify align_corners=True if "
-                      "the old behavior is desired. See the documentation of grid_sample for "
-                      "details.", stacklevel=2)
-        align_corners = False
+    align_corners = align_corners_or_default(align_corners)
     # torch's checks in its order: the common ones (batch, last grid dimension, empty input),
     # then those of the 2-D (4-D input) or the 3-D kernel
     d = input.ndim - 2

@@ -85,6 +85,12 @@ __all__ = [
 ]
 
 
+def group_options(group: dict, names: str) -> tuple:
+    """The values of the options ``names`` (space-separated) in parameter ``group``, in that
+    order: what a ``step`` reads once per group."""
+    return tuple(group[name] for name in names.split())
+
+
 def parameter_steps(
     optimizer: Optimizer,
     group: dict,

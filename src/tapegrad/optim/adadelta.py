@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from . import _docs
 from ._single_tensor import (
     SingleTensorOptimizer,
     gradient_for_differentiable_step,
@@ -44,26 +45,14 @@ __all__ = ["Adadelta"]
 
 
 class Adadelta(SingleTensorOptimizer):
-    """Adadelta (Zeiler, 2012).
-
-    Args:
-        params: tensors or parameter groups to optimize.
-        lr: coefficient that scales delta before it is applied (default 1.0).
-        rho: coefficient of the running averages (default 0.9).
-        eps: term added inside the square roots (default 1e-6).
-        weight_decay: L2 penalty (default 0).
-        foreach, capturable, differentiable, maximize: torch's flags, documented once in
-            ``optim._single_tensor.SingleTensorOptimizer``.
-
-    Example:
-        >>> import tapegrad as torch
-        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
-        >>> opt = torch.optim.Adadelta([w], lr=1.0)
-        >>> (w ** 2).sum().backward()
-        >>> opt.step()
-        >>> w
-        tensor([ 0.9968, -1.9968], requires_grad=True)
-    """
+    __doc__ = _docs.optimizer_doc(
+        "Adadelta (Zeiler, 2012).",
+        ["lr: coefficient that scales delta before it is applied (default 1.0).",
+         "rho: coefficient of the running averages (default 0.9).",
+         "eps: term added inside the square roots (default 1e-6).",
+         _docs.L2_PENALTY,
+         _docs.SINGLE_TENSOR_FLAGS],
+        "Adadelta([w], lr=1.0)", "[ 0.9968, -1.9968]")
 
     _capturable_on_xla = False
     _state_buffers = ("square_avg", "acc_delta")

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from . import _docs
 from ._single_tensor import gradient_for_step, parameter_steps
 from .optimizer import (
     Optimizer,
@@ -49,26 +50,15 @@ def _full_like(p: Tensor, value: Any) -> Tensor:
 
 
 class Adagrad(Optimizer):
-    """Adagrad (Duchi et al., 2011).
-
-    Args:
-        params: tensors or parameter groups to optimize.
-        lr: learning rate (default 1e-2).
-        lr_decay: learning rate decay (default 0).
-        weight_decay: L2 penalty (default 0).
-        initial_accumulator_value: starting value of the sum of squares (default 0).
-        eps: term added to the denominator (default 1e-10).
-        maximize: maximize the objective (default False).
-
-    Example:
-        >>> import tapegrad as torch
-        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
-        >>> opt = torch.optim.Adagrad([w], lr=0.1)
-        >>> (w ** 2).sum().backward()
-        >>> opt.step()
-        >>> w
-        tensor([ 0.9000, -1.9000], requires_grad=True)
-    """
+    __doc__ = _docs.optimizer_doc(
+        "Adagrad (Duchi et al., 2011).",
+        [_docs.learning_rate("1e-2"),
+         "lr_decay: learning rate decay (default 0).",
+         _docs.L2_PENALTY,
+         "initial_accumulator_value: starting value of the sum of squares (default 0).",
+         _docs.eps_denominator("1e-10"),
+         _docs.MAXIMIZE],
+        "Adagrad([w], lr=0.1)", "[ 0.9000, -1.9000]")
 
     def __init__(self, params: Any, lr: float | Tensor = 1e-2, lr_decay: float = 0,
                  weight_decay: float = 0, initial_accumulator_value: float = 0, eps: float = 1e-10,

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from . import _docs
 from ._single_tensor import (
     SingleTensorOptimizer,
     gradient_for_differentiable_step,
@@ -39,27 +40,15 @@ __all__ = ["Adamax"]
 
 
 class Adamax(SingleTensorOptimizer):
-    """Adamax: Adam based on the infinity norm.
-
-    Args:
-        params: tensors or parameter groups to optimize.
-        lr: learning rate (default 2e-3).
-        betas: coefficients of the running average and of the decaying maximum
-            (default (0.9, 0.999)).
-        eps: term added to ``|g|`` (default 1e-8).
-        weight_decay: L2 penalty (default 0).
-        foreach, capturable, differentiable, maximize: torch's flags, documented once in
-            ``optim._single_tensor.SingleTensorOptimizer``.
-
-    Example:
-        >>> import tapegrad as torch
-        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
-        >>> opt = torch.optim.Adamax([w], lr=0.1)
-        >>> (w ** 2).sum().backward()
-        >>> opt.step()
-        >>> w
-        tensor([ 0.9000, -1.9000], requires_grad=True)
-    """
+    __doc__ = _docs.optimizer_doc(
+        "Adamax: Adam based on the infinity norm.",
+        [_docs.learning_rate("2e-3"),
+         "betas: coefficients of the running average and of the decaying maximum\n"
+         "(default (0.9, 0.999)).",
+         "eps: term added to ``|g|`` (default 1e-8).",
+         _docs.L2_PENALTY,
+         _docs.SINGLE_TENSOR_FLAGS],
+        "Adamax([w], lr=0.1)", "[ 0.9000, -1.9000]")
 
     _state_buffers = ("exp_avg", "exp_inf")
 

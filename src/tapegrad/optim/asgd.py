@@ -20,6 +20,7 @@ import numpy as np
 
 from .._dtype import get_default_dtype
 from .._tensor import Tensor
+from . import _docs
 from ._single_tensor import (
     SingleTensorOptimizer,
     gradient_for_differentiable_step,
@@ -45,29 +46,18 @@ __all__ = ["ASGD"]
 
 
 class ASGD(SingleTensorOptimizer):
-    """Averaged SGD.
-
-    Args:
-        params: tensors or parameter groups to optimize.
-        lr: learning rate (default 1e-2).
-        lambd: decay term (default 1e-4).
-        alpha: power for the eta update (default 0.75).
-        t0: step at which averaging starts (default 1e6).
-        weight_decay: L2 penalty (default 0).
-        foreach: accepted; the single-tensor update runs either way (torch's multi-tensor
-            kernel computes eta from the float32 step tensor: relative differences near 1e-7).
-        capturable, differentiable, maximize: torch's flags, documented once in
-            ``optim._single_tensor.SingleTensorOptimizer``.
-
-    Example:
-        >>> import tapegrad as torch
-        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
-        >>> opt = torch.optim.ASGD([w], lr=0.1)
-        >>> (w ** 2).sum().backward()
-        >>> opt.step()
-        >>> w
-        tensor([ 0.8000, -1.6000], requires_grad=True)
-    """
+    __doc__ = _docs.optimizer_doc(
+        "Averaged SGD.",
+        [_docs.learning_rate("1e-2"),
+         "lambd: decay term (default 1e-4).",
+         "alpha: power for the eta update (default 0.75).",
+         "t0: step at which averaging starts (default 1e6).",
+         _docs.L2_PENALTY,
+         "foreach: accepted; the single-tensor update runs either way (torch's multi-tensor\n"
+         "kernel computes eta from the float32 step tensor: relative differences near 1e-7).",
+         "capturable, differentiable, maximize: torch's flags, documented once in\n"
+         "``optim._single_tensor.SingleTensorOptimizer``."],
+        "ASGD([w], lr=0.1)", "[ 0.8000, -1.6000]")
 
     _capturable_holders = "params, mus, etas, and state_steps"
     _number_state = ("step", "eta", "mu")

@@ -27,6 +27,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
+from ._single_tensor import group_options
 from .optimizer import Optimizer, _bump, _real, _to_scalar, add_scaled_exact_
 
 __all__ = ["LBFGS"]
@@ -279,12 +280,9 @@ class LBFGS(Optimizer):
 
         group = self.param_groups[0]
         lr = _to_scalar(group["lr"])
-        max_iter = group["max_iter"]
-        max_eval = group["max_eval"]
-        tolerance_grad = group["tolerance_grad"]
-        tolerance_change = group["tolerance_change"]
-        line_search_fn = group["line_search_fn"]
-        history_size = group["history_size"]
+        max_iter, max_eval, tolerance_grad, tolerance_change, line_search_fn, history_size = (
+            group_options(group, "max_iter max_eval tolerance_grad tolerance_change "
+                          "line_search_fn history_size"))
 
         # the whole state lives under the first parameter
         state = self.state[self._params[0]]

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from . import _docs
 from ._single_tensor import (
     SingleTensorOptimizer,
     gradient_for_differentiable_step,
@@ -51,29 +52,16 @@ __all__ = ["NAdam"]
 
 
 class NAdam(SingleTensorOptimizer):
-    """NAdam: Nesterov-accelerated Adam.
-
-    Args:
-        params: tensors or parameter groups to optimize.
-        lr: learning rate (default 2e-3).
-        betas: coefficients of the running averages (default (0.9, 0.999)).
-        eps: term added to the denominator (default 1e-8).
-        weight_decay: L2 penalty, or decoupled decay when ``decoupled_weight_decay``
-            (default 0).
-        momentum_decay: the momentum decay psi (default 4e-3).
-        decoupled_weight_decay: AdamW-style weight decay (NAdamW) (default False).
-        foreach, capturable, differentiable, maximize: torch's flags, documented once in
-            ``optim._single_tensor.SingleTensorOptimizer``.
-
-    Example:
-        >>> import tapegrad as torch
-        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
-        >>> opt = torch.optim.NAdam([w], lr=0.1)
-        >>> (w ** 2).sum().backward()
-        >>> opt.step()
-        >>> w
-        tensor([ 0.8944, -1.8944], requires_grad=True)
-    """
+    __doc__ = _docs.optimizer_doc(
+        "NAdam: Nesterov-accelerated Adam.",
+        [_docs.learning_rate("2e-3"),
+         "betas: coefficients of the running averages (default (0.9, 0.999)).",
+         _docs.eps_denominator("1e-8"),
+         _docs.L2_OR_DECOUPLED,
+         "momentum_decay: the momentum decay psi (default 4e-3).",
+         "decoupled_weight_decay: AdamW-style weight decay (NAdamW) (default False).",
+         _docs.SINGLE_TENSOR_FLAGS],
+        "NAdam([w], lr=0.1)", "[ 0.8944, -1.8944]")
 
     _capturable_holders = "params, mu_products and state_steps"
     _extra_flags = ("decoupled_weight_decay",)

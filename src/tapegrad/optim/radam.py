@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from . import _docs
 from ._single_tensor import (
     SingleTensorOptimizer,
     gradient_for_differentiable_step,
@@ -45,28 +46,15 @@ __all__ = ["RAdam"]
 
 
 class RAdam(SingleTensorOptimizer):
-    """RAdam: rectified Adam.
-
-    Args:
-        params: tensors or parameter groups to optimize.
-        lr: learning rate (default 1e-3).
-        betas: coefficients of the running averages (default (0.9, 0.999)).
-        eps: term added to the denominator (default 1e-8).
-        weight_decay: L2 penalty, or decoupled decay when ``decoupled_weight_decay``
-            (default 0).
-        decoupled_weight_decay: AdamW-style weight decay (default False).
-        foreach, capturable, differentiable, maximize: torch's flags, documented once in
-            ``optim._single_tensor.SingleTensorOptimizer``.
-
-    Example:
-        >>> import tapegrad as torch
-        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
-        >>> opt = torch.optim.RAdam([w], lr=0.1)
-        >>> (w ** 2).sum().backward()
-        >>> opt.step()
-        >>> w
-        tensor([ 0.8000, -1.6000], requires_grad=True)
-    """
+    __doc__ = _docs.optimizer_doc(
+        "RAdam: rectified Adam.",
+        [_docs.learning_rate("1e-3"),
+         "betas: coefficients of the running averages (default (0.9, 0.999)).",
+         _docs.eps_denominator("1e-8"),
+         _docs.L2_OR_DECOUPLED,
+         "decoupled_weight_decay: AdamW-style weight decay (default False).",
+         _docs.SINGLE_TENSOR_FLAGS],
+        "RAdam([w], lr=0.1)", "[ 0.8000, -1.6000]")
 
     _extra_flags = ("decoupled_weight_decay",)
     _state_buffers = ("exp_avg", "exp_avg_sq")

@@ -16,8 +16,10 @@ from collections.abc import Callable
 from typing import Any
 
 from .._tensor import Tensor
+from . import _docs
 from ._single_tensor import (
     gradient_for_step,
+    group_options,
     parameter_steps,
     rmsprop_denominator,
     rmsprop_momentum_array_,
@@ -46,27 +48,16 @@ __all__ = ["RMSprop"]
 
 
 class RMSprop(Optimizer):
-    """RMSprop (Hinton's lecture 6e), optionally centered and with momentum.
-
-    Args:
-        params: tensors or parameter groups to optimize.
-        lr: learning rate (default 1e-2).
-        alpha: smoothing constant (default 0.99).
-        eps: term added to the denominator (default 1e-8).
-        weight_decay: L2 penalty (default 0).
-        momentum: momentum factor (default 0).
-        centered: normalize by an estimate of the gradient's variance (default False).
-        maximize: maximize the objective (default False).
-
-    Example:
-        >>> import tapegrad as torch
-        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
-        >>> opt = torch.optim.RMSprop([w], lr=0.01)
-        >>> (w ** 2).sum().backward()
-        >>> opt.step()
-        >>> w
-        tensor([ 0.9000, -1.9000], requires_grad=True)
-    """
+    __doc__ = _docs.optimizer_doc(
+        "RMSprop (Hinton's lecture 6e), optionally centered and with momentum.",
+        [_docs.learning_rate("1e-2"),
+         "alpha: smoothing constant (default 0.99).",
+         _docs.eps_denominator("1e-8"),
+         _docs.L2_PENALTY,
+         "momentum: momentum factor (default 0).",
+         "centered: normalize by an estimate of the gradient's variance (default False).",
+         _docs.MAXIMIZE],
+        "RMSprop([w], lr=0.01)", "[ 0.9000, -1.9000]")
 
     def __init__(self, params: Any, lr: float | Tensor = 1e-2, alpha: float = 0.99,
                  eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0,
@@ -94,12 +85,8 @@ class RMSprop(Optimizer):
         loss = _run_closure(closure)
         for group in self.param_groups:
             lr = _to_scalar(group["lr"])
-            alpha = group["alpha"]
-            eps = group["eps"]
-            weight_decay = group["weight_decay"]
-            momentum = group["momentum"]
-            centered = group["centered"]
-            maximize = group["maximize"]
+            alpha, eps, weight_decay, momentum, centered, maximize = group_options(
+                group, "alpha eps weight_decay momentum centered maximize")
             for p, state, _ in parameter_steps(self, group, _new_state):
                 param = _real(p._data)
                 g = gradient_for_step(p, maximize, weight_decay=weight_decay)

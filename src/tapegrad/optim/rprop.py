@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from . import _docs
 from ._single_tensor import (
     SingleTensorOptimizer,
     gradient_for_differentiable_step,
@@ -40,26 +41,14 @@ __all__ = ["Rprop"]
 
 
 class Rprop(SingleTensorOptimizer):
-    """Rprop: the resilient backpropagation algorithm.
-
-    Args:
-        params: tensors or parameter groups to optimize.
-        lr: initial step size (default 1e-2).
-        etas: (etaminus, etaplus), the factors that shrink / grow a step size
-            (default (0.5, 1.2)).
-        step_sizes: the smallest and largest allowed step sizes (default (1e-6, 50)).
-        foreach, capturable, differentiable, maximize: torch's flags, documented once in
-            ``optim._single_tensor.SingleTensorOptimizer``.
-
-    Example:
-        >>> import tapegrad as torch
-        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
-        >>> opt = torch.optim.Rprop([w], lr=0.1)
-        >>> (w ** 2).sum().backward()
-        >>> opt.step()
-        >>> w
-        tensor([ 0.9000, -1.9000], requires_grad=True)
-    """
+    __doc__ = _docs.optimizer_doc(
+        "Rprop: the resilient backpropagation algorithm.",
+        ["lr: initial step size (default 1e-2).",
+         "etas: (etaminus, etaplus), the factors that shrink / grow a step size\n"
+         "(default (0.5, 1.2)).",
+         "step_sizes: the smallest and largest allowed step sizes (default (1e-6, 50)).",
+         _docs.SINGLE_TENSOR_FLAGS],
+        "Rprop([w], lr=0.1)", "[ 0.9000, -1.9000]")
 
     def __init__(self, params: Any, lr: float | Tensor = 1e-2,
                  etas: tuple[float, float] = (0.5, 1.2),

@@ -341,21 +341,35 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
 
 
+def _adaptive_max_size(input: Tensor, output_size: Any, nd: int) -> tuple:
+    """torch's checks of adaptive max pooling over ``nd`` dimensions (the input's rank, and for
+    3-d no empty non-batch dimension), then the output size: ``nd`` ints (a number repeated,
+    None the input's size there), with torch's errors for a wrong length and a negative size."""
+    name = f"adaptive_max_pool{nd}d()"
+    _check_output_dims(input, output_size)
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{name}: Expected {nd + 1}D or {nd + 2}D tensor, but got: "
+                           f"{list(input.shape)}")
+    if nd == 3:
+        for i in range(input.ndim - 3, input.ndim):
+            if input.shape[i] == 0:
+                raise RuntimeError(
+                    f"{name}: Expected input to have non-zero size for non-batch dimensions, "
+                    f"but input has sizes {list(input.shape)} with dimension {i} being empty")
+    o = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * nd
+    if len(o) != nd:
+        raise RuntimeError(f"{name}: internal error: output_size.size() must be {nd}")
+    o = tuple(input.shape[-nd + i] if v is None else int(v) for i, v in enumerate(o))
+    if any(v < 0 for v in o):
+        shape = list(input.shape[:-nd]) + list(o)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(o)}: {shape}")
+    return o
+
+
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool2d, always returning (values, indices)."""
-    _check_output_dims(input, output_size)
-    if input.ndim not in (3, 4):
-        raise RuntimeError(
-            f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}"
-        )
-    o = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * 2
-    if len(o) != 2:
-        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
-    o = tuple(input.shape[-2 + i] if v is None else int(v) for i, v in enumerate(o))
-    if any(v < 0 for v in o):
-        shape = list(input.shape[:-2]) + list(o)
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(o)}: {shape}")
+    o = _adaptive_max_size(input, output_size, 2)
     return K._adaptive_max_pool(input, output_size=o, _cache={})
 
 
@@ -368,23 +382,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
 def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool3d, always returning (values, indices into each D*H*W volume)."""
-    name = "adaptive_max_pool3d()"
-    _check_output_dims(input, output_size)
-    if input.ndim not in (4, 5):
-        raise RuntimeError(f"{name}: Expected 4D or 5D tensor, but got: {list(input.shape)}")
-    for i in range(input.ndim - 3, input.ndim):
-        if input.shape[i] == 0:
-            raise RuntimeError(
-                f"{name}: Expected input to have non-zero size for non-batch dimensions, but "
-                f"input has sizes {list(input.shape)} with dimension {i} being empty")
-    o = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * 3
-    if len(o) != 3:
-        raise RuntimeError(f"{name}: internal error: output_size.size() must be 3")
-    o = tuple(input.shape[-3 + i] if v is None else int(v) for i, v in enumerate(o))
-    if any(v < 0 for v in o):
-        shape = list(input.shape[:-3]) + list(o)
-        raise RuntimeError(f"Trying to create tensor with negative dimension "
-                           f"{min(o)}: {shape}")
+    o = _adaptive_max_size(input, output_size, 3)
     return K._adaptive_max_pool3d(input, output_size=o, _cache={})
 
 

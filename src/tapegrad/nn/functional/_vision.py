@@ -330,14 +330,9 @@ native_channel_shuffle = channel_shuffle
 def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
     """The sampling grid of a batch of affine maps theta, for ``grid_sample``."""
     from ...ops.spatial import affine_grid as grid
+    from ...ops.spatial import align_corners_or_default
 
-    if align_corners is None:
-        warnings.warn("Default grid_sample and affine_grid behavior has changed to "
-                      "align_corners=False since 1.3.0. Please specify align_corners=True if "
-                      "the old behavior is desired. See the documentation of grid_sample for "
-                      "details.", stacklevel=2)
-        align_corners = False
-    return grid(theta, size, align_corners)
+    return grid(theta, size, align_corners_or_default(align_corners))
 
 
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",

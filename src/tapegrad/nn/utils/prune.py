@@ -232,8 +232,9 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes ``amount`` entries (a fraction, or a count) chosen at random."""
+class _UnstructuredAmount(BasePruningMethod):
+    """What the unstructured methods that prune ``amount`` entries (a fraction, or a count)
+    share: the checks, and a mask with zeros at the entries ``_pruned`` picks."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -247,9 +248,20 @@ class RandomUnstructured(BasePruningMethod):
         _validate_pruning_amount(nparams_toprune, tensor_size)
         mask = default_mask.clone()
         if nparams_toprune != 0:
-            prob = rand_like(t)  # the entries with the largest draws go
-            _zero_at(mask, _topk_indices(prob._data.reshape(-1), nparams_toprune, True))
+            _zero_at(mask, self._pruned(t, nparams_toprune))
         return mask
+
+    def _pruned(self, t: Tensor, k: int) -> np.ndarray:
+        """The flat indices of the ``k`` entries of ``t`` to prune."""
+        raise NotImplementedError
+
+
+class RandomUnstructured(_UnstructuredAmount):
+    """Prunes ``amount`` entries (a fraction, or a count) chosen at random."""
+
+    def _pruned(self, t: Tensor, k: int) -> np.ndarray:
+        prob = rand_like(t)  # the entries with the largest draws go
+        return _topk_indices(prob._data.reshape(-1), k, True)
 
     @classmethod
     def apply(cls, module: Any, name: str, amount: float  # type: ignore[override]
@@ -257,29 +269,27 @@ class RandomUnstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_UnstructuredAmount):
     """Prunes the ``amount`` entries of smallest absolute value."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount: float) -> None:
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        tensor_size = t.numel()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            scores = np.abs(t._data).reshape(-1)
-            _zero_at(mask, _topk_indices(scores, nparams_toprune, False))
-        return mask
+    def _pruned(self, t: Tensor, k: int) -> np.ndarray:
+        return _topk_indices(np.abs(t._data).reshape(-1), k, False)
 
     @classmethod
     def apply(cls, module: Any, name: str, amount: float,  # type: ignore[override]
               importance_scores: Tensor | None = None) -> BasePruningMethod:
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
+
+
+def _channels_to_prune(t: Tensor, dim: int, amount: float) -> tuple[int, int]:
+    """The structured methods' checks, then the number of channels of ``t`` along ``dim`` and
+    how many of them ``amount`` prunes."""
+    _validate_structured_pruning(t)
+    _validate_pruning_dim(t, dim)
+    tensor_size = t.shape[dim]
+    nparams_toprune = _compute_nparams_toprune(amount, tensor_size)
+    _validate_pruning_amount(nparams_toprune, tensor_size)
+    return tensor_size, nparams_toprune
 
 
 class RandomStructured(BasePruningMethod):
@@ -293,11 +303,7 @@ class RandomStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
+        tensor_size, nparams_toprune = _channels_to_prune(t, self.dim, self.amount)
         if nparams_toprune == 0:
             return default_mask
         prob = rand(tensor_size)._data
@@ -323,12 +329,8 @@ class LnStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
+        tensor_size, nparams_toprune = _channels_to_prune(t, self.dim, self.amount)
         nparams_tokeep = tensor_size - nparams_toprune
-        _validate_pruning_amount(nparams_toprune, tensor_size)
         norm = _compute_norm(t, self.n, self.dim)
         keep = _topk_indices(norm._data, nparams_tokeep, True)
         if nparams_toprune == 0:
