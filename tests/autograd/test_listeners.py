@@ -83,9 +83,9 @@ def test_forward_ad_with_nothing_replaced():
 
 
 # What a capture still hears by replacing methods for its duration (compiler/capture.py's
-# ``recording``): the Tensor methods that end a capture, Tensor's properties, Module's
-# hooks, calls and zero_grad, the optimizers' and schedulers' steps, the random engine's draws
-# and seeding, the value checks. The core (engine, op registry, forward-mode AD, OpNode) is
+# ``recording``): Module's hooks, calls and zero_grad, the optimizers' and schedulers' steps,
+# the random engine's draws and seeding, the value checks. The core (engine, op registry,
+# forward-mode AD, OpNode) and the Tensor (its conversions, hooks, flags and ``.grad``) are
 # heard through listeners and must not be among them.
 def _still_patched(key: tuple) -> bool:
     """Whether ``key`` is one of those (a method or property of one of those classes, or a
@@ -99,7 +99,7 @@ def _still_patched(key: tuple) -> bool:
     if len(key) == 2:
         return key in set(_registry.VALUE_CHECKS)
     cls = vars(sys.modules[key[0]])[key[1]]
-    return cls in (torch.Tensor, Module, Engine) or issubclass(cls, (Optimizer, LRScheduler))
+    return cls in (Module, Engine) or issubclass(cls, (Optimizer, LRScheduler))
 
 
 def test_compiled_capture_hears_the_core_through_listeners():

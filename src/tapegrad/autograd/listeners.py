@@ -57,6 +57,21 @@ Outside a backward pass, and inside one:
 
 ``run_node`` is announced by a node called directly (``grad_fn(g)``) too.
 
+From the layers below and beside the engine (they read ``tapegrad._announce.listener``, which
+mirrors ``active``):
+
+    tensor_called(tensor, name)         a Tensor method that hands values, or a say over the
+                                        graph, to Python is about to run: ``item``, ``tolist``,
+                                        ``numpy``, ``__array__``, the conversions (``__bool__``,
+                                        ``__float__``, ``__int__``, ``__index__``), printing
+                                        (``__repr__``, ``__str__``, ``__format__``), the hooks
+                                        (``register_hook``, ``retain_grad``...), and the flag
+                                        setters: ``requires_grad_`` and ``requires_grad=`` and
+                                        ``data=`` (an assignment)
+    grad_read(tensor, grad)             ``tensor.grad`` was read and is ``grad`` (not None)
+    grad_assigned(tensor, value)        ``tensor.grad = value`` (or ``del tensor.grad``:
+                                        ``value`` None) is about to happen
+
 A backward run from inside a hook announces its own pass, nested in the outer one. The engine
 reads ``active`` once per pass: with no listener it is None, and the loop pays one ``is None``
 test per node and per edge.
@@ -68,6 +83,8 @@ import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+
+from .. import _announce
 
 
 class Listener:
@@ -126,6 +143,15 @@ class Listener:
 
     def run_op_(self, op: Any, target: Any, others: tuple, params: dict, run: Callable) -> Any:
         return run(op, target, others, params)
+
+    def tensor_called(self, tensor: Any, name: str) -> None:
+        pass
+
+    def grad_read(self, tensor: Any, grad: Any) -> None:
+        pass
+
+    def grad_assigned(self, tensor: Any, value: Any) -> None:
+        pass
 
 
 class _Chain(Listener):
@@ -196,6 +222,15 @@ class _Chain(Listener):
             run = _around_op_(listener, run)
         return run(op, target, others, params)
 
+    def tensor_called(self, tensor: Any, name: str) -> None:
+        self._tell("tensor_called", tensor, name)
+
+    def grad_read(self, tensor: Any, grad: Any) -> None:
+        self._tell("grad_read", tensor, grad)
+
+    def grad_assigned(self, tensor: Any, value: Any) -> None:
+        self._tell("grad_assigned", tensor, value)
+
 
 def _around_op(listener: Listener, run: Callable) -> Callable:
     """``run`` (an op's run) with ``listener`` around it."""
@@ -216,6 +251,7 @@ active: Listener | None = None
 def _rebuild() -> None:
     global active
     active = None if not _stack else _stack[0] if len(_stack) == 1 else _Chain(tuple(_stack))
+    _announce.listener = active
 
 
 def push(listener: Listener) -> None:

@@ -681,6 +681,38 @@ class _CaptureListener(listeners.Listener):
     def run_accumulate(self, node: Any, run: Callable, *args: Any) -> Any:
         return _recorded_accumulate(run, args)
 
+    def tensor_called(self, tensor: Any, name: str) -> None:
+        """A Tensor method that hands values (or a say over the graph) to Python: a graph
+        break; a flag set on a tensor the program reads from outside (an argument, a
+        parameter, a tensor behind a name), whose flag the guards assume, too. A tensor the
+        call made itself (``x.detach().requires_grad_()``, a backward rule's own small graph)
+        gets the same flag at every call, so the capture goes on."""
+        rec = _active
+        if rec is None or rec.paused:
+            return
+        if name in _FLAG_SETTERS:
+            if rec.from_outside(tensor):
+                rec.graph_break(_FLAG_SETTERS[name])
+        else:
+            rec.graph_break(_BREAKS[name])
+
+    def grad_read(self, tensor: Any, grad: Any) -> None:
+        """``t.grad`` read: the gradient is read as "``t``'s ``.grad``" when the program binds
+        it."""
+        rec = _active
+        if rec is not None and not rec.paused:
+            rec.grad_of[id(grad)] = (grad, tensor)
+
+    def grad_assigned(self, tensor: Any, value: Any) -> None:
+        """``t.grad = None`` (and ``del t.grad``) recorded as a step; any other assignment to
+        ``.grad`` is a graph break."""
+        rec = _active
+        if rec is not None and not rec.paused:
+            if value is None:
+                rec.steps.append(Step("effect", clear_grad, (), {}, (), "clear_grad", tensor))
+            else:
+                rec.graph_break("a tensor assigned to .grad")
+
 
 _LISTENER = _CaptureListener()
 
@@ -774,54 +806,12 @@ def _recorded_check(orig: Callable) -> Callable:
     return check
 
 
-def _grad_property(orig: property) -> property:
-    """``Tensor.grad`` during a capture: ``t.grad = None`` (and ``del t.grad``) recorded as a
-    step; any other assignment to ``.grad`` is a graph break."""
-
-    def get_grad(self: Tensor) -> Any:
-        g = orig.fget(self)  # type: ignore[misc]
-        rec = _active
-        if g is not None and rec is not None and not rec.paused:
-            rec.grad_of[id(g)] = (g, self)  # read as "self's .grad" when the program binds it
-        return g
-
-    def set_grad(self: Tensor, value: Any) -> None:
-        rec = _active
-        if rec is not None and not rec.paused:
-            if value is None:
-                rec.steps.append(Step("effect", clear_grad, (), {}, (), "clear_grad", self))
-            else:
-                rec.graph_break("a tensor assigned to .grad")
-        orig.fset(self, value)  # type: ignore[misc]
-
-    def del_grad(self: Tensor) -> None:
-        set_grad(self, None)
-
-    return property(get_grad, set_grad, del_grad, orig.__doc__)
-
-
 def _breaking(what: str, orig: Callable) -> Callable:
     def method(*args: Any, **kwargs: Any) -> Any:
         rec = _active
         if rec is not None and not rec.paused:
             rec.graph_break(what)
         return orig(*args, **kwargs)
-
-    method.__wrapped__ = orig  # type: ignore[attr-defined]
-    return method
-
-
-def _flag_setter(what: str, orig: Callable) -> Callable:
-    """``requires_grad_`` during a capture: a graph break on a tensor the program reads from
-    outside (an argument, a parameter, a tensor behind a name), whose flag the guards assume;
-    a tensor the call made itself (``x.detach().requires_grad_()``, a backward rule's own small
-    graph) gets the same flag at every call, so the capture goes on."""
-
-    def method(t: Tensor, *args: Any, **kwargs: Any) -> Any:
-        rec = _active
-        if rec is not None and not rec.paused and rec.from_outside(t):
-            rec.graph_break(what)
-        return orig(t, *args, **kwargs)
 
     method.__wrapped__ = orig  # type: ignore[attr-defined]
     return method
@@ -845,7 +835,8 @@ def _hooked_call(orig: Callable) -> Callable:
     return call
 
 
-# Tensor methods that hand a tensor's values (or a say over the graph) to Python.
+# Tensor methods that hand a tensor's values (or a say over the graph) to Python (announced
+# to ``_CaptureListener.tensor_called``), and the assignment to ``.data``.
 _BREAKS = {
     "item": "Tensor.item() reads a value into Python",
     "tolist": "Tensor.tolist() reads values into Python",
@@ -861,6 +852,12 @@ _BREAKS = {
     "register_hook": "Tensor.register_hook",
     "register_post_accumulate_grad_hook": "Tensor.register_post_accumulate_grad_hook",
     "retain_grad": "Tensor.retain_grad",
+    "data=": "assigning .data",
+}
+# Tensor's flag setters: a graph break only on a tensor the program reads from outside.
+_FLAG_SETTERS = {
+    "requires_grad_": "Tensor.requires_grad_ changes a flag the program depends on",
+    "requires_grad=": "assigning .requires_grad changes a flag the program depends on",
 }
 _MODULE_BREAKS = {
     "register_forward_hook": "Module.register_forward_hook",
@@ -919,20 +916,6 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
         patch(Engine, name, _recorded_draw(name))
     for name in ("manual_seed", "seed", "set_state"):  # (torch.manual_seed inside the call:
         patch(Engine, name, _opaque(name, Engine.__dict__[name]))  # reseeded at each replay)
-    for name, why in _BREAKS.items():
-        if name in Tensor.__dict__:
-            patch(Tensor, name, _breaking(why, Tensor.__dict__[name]))
-    patch(Tensor, "requires_grad_", _flag_setter(
-        "Tensor.requires_grad_ changes a flag the program depends on",
-        Tensor.__dict__["requires_grad_"]))
-    patch(Tensor, "grad", _grad_property(Tensor.__dict__["grad"]))
-    rg = Tensor.__dict__["requires_grad"]
-    patch(Tensor, "requires_grad", property(rg.fget, _flag_setter(
-        "assigning .requires_grad changes a flag the program depends on", rg.fset), rg.fdel,
-        rg.__doc__))
-    data = Tensor.__dict__["data"]
-    patch(Tensor, "data", property(data.fget, _breaking("assigning .data", data.fset),
-                                   data.fdel, data.__doc__))
     for name, why in _MODULE_BREAKS.items():
         if name in Module.__dict__:
             patch(Module, name, _breaking(why, Module.__dict__[name]))
