@@ -40,6 +40,10 @@ pushed on autograd/listeners.py's stack for the capture):
   (torch's low-precision kernels: widened to float32, computed, rounded once) is recorded as
   that call (``addmm_widened`` in a listing), and a rule that ``widened_rule`` ran on widened
   values as a ``run_widened_rule`` step, so a replay rounds where eager code rounds;
+* the Tensor's own methods (announced from _tensor.py): a conversion, printing or a hook
+  (``tensor_called``) is a graph break, as are the flag setters on a tensor from before the
+  call; ``t.grad = None`` is an ``effect`` step (``grad_assigned``), and a gradient read
+  from ``.grad`` (``grad_read``) is bound as that tensor's ``.grad``.
 What is still heard by replacing methods for the duration of the capture (``recording``),
 for want of an announcement in the code itself:
 
