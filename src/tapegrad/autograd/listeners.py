@@ -71,6 +71,16 @@ mirrors ``active``):
     grad_read(tensor, grad)             ``tensor.grad`` was read and is ``grad`` (not None)
     grad_assigned(tensor, value)        ``tensor.grad = value`` (or ``del tensor.grad``:
                                         ``value`` None) is about to happen
+    module_called(module, name)         a Module method that hands a say over the calls to
+                                        Python is about to run: one of the four
+                                        ``register_*_hook`` (``register_forward_hook``...),
+                                        or ``__call__`` on a module with hooks (its own or
+                                        global ones)
+    run_method(obj, method, args, kwargs, run)
+                                        around a method whose work a compiled program repeats
+                                        as one call (``Module.zero_grad``): ``method`` is the
+                                        class's function (``method(obj, *args, **kwargs)``
+                                        does the same); must return ``run(*args, **kwargs)``
 
 A backward run from inside a hook announces its own pass, nested in the outer one. The engine
 reads ``active`` once per pass: with no listener it is None, and the loop pays one ``is None``
@@ -153,6 +163,13 @@ class Listener:
     def grad_assigned(self, tensor: Any, value: Any) -> None:
         pass
 
+    def module_called(self, module: Any, name: str) -> None:
+        pass
+
+    def run_method(self, obj: Any, method: Callable, args: tuple, kwargs: dict,
+                   run: Callable) -> Any:
+        return run(*args, **kwargs)
+
 
 class _Chain(Listener):
     """Several listeners heard as one: each event goes to all of them, bottom of the stack
@@ -231,6 +248,15 @@ class _Chain(Listener):
     def grad_assigned(self, tensor: Any, value: Any) -> None:
         self._tell("grad_assigned", tensor, value)
 
+    def module_called(self, module: Any, name: str) -> None:
+        self._tell("module_called", module, name)
+
+    def run_method(self, obj: Any, method: Callable, args: tuple, kwargs: dict,
+                   run: Callable) -> Any:
+        for listener in reversed(self.listeners):
+            run = _around_method(listener, obj, method, run)
+        return run(*args, **kwargs)
+
 
 def _around_op(listener: Listener, run: Callable) -> Callable:
     """``run`` (an op's run) with ``listener`` around it."""
@@ -240,6 +266,11 @@ def _around_op(listener: Listener, run: Callable) -> Callable:
 def _around_op_(listener: Listener, run: Callable) -> Callable:
     """``run`` (an in-place op's run) with ``listener`` around it."""
     return lambda op, target, others, params: listener.run_op_(op, target, others, params, run)
+
+
+def _around_method(listener: Listener, obj: Any, method: Callable, run: Callable) -> Callable:
+    """``run`` (a method's work) with ``listener`` around it."""
+    return lambda *args, **kwargs: listener.run_method(obj, method, args, kwargs, run)
 
 
 _stack: list[Listener] = []

@@ -43,12 +43,14 @@ pushed on autograd/listeners.py's stack for the capture):
 * the Tensor's own methods (announced from _tensor.py): a conversion, printing or a hook
   (``tensor_called``) is a graph break, as are the flag setters on a tensor from before the
   call; ``t.grad = None`` is an ``effect`` step (``grad_assigned``), and a gradient read
-  from ``.grad`` (``grad_read``) is bound as that tensor's ``.grad``.
+  from ``.grad`` (``grad_read``) is bound as that tensor's ``.grad``;
+* Module's hooks (announced from nn/modules/module.py, ``module_called``): registering one,
+  or calling a module that has some, is a graph break.
 What is still heard by replacing methods for the duration of the capture (``recording``),
 for want of an announcement in the code itself:
 
-* the optimizers' ``step`` and ``zero_grad``, ``Module.zero_grad`` and the LR schedulers'
-  ``step``: recorded as opaque method calls (their Python runs again at replay, on the real
+* the optimizers' ``step`` and ``zero_grad`` and the LR schedulers' ``step`` (and, announced
+  as ``run_method``, ``Module.zero_grad``): recorded as opaque method calls (their Python runs again at replay, on the real
   state: an Adam step's bias corrections, a scheduler's learning rate change every step, so
   they cannot be constants);
 * dropout's noise: ``Engine.dropout_noise`` (and ``alpha_dropout_noise``) is recorded as a call
@@ -87,6 +89,7 @@ outside kernels are repeated only where the library marks them as value checks (
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -717,6 +720,20 @@ class _CaptureListener(listeners.Listener):
             else:
                 rec.graph_break("a tensor assigned to .grad")
 
+    def module_called(self, module: Any, name: str) -> None:
+        """A module's hooks registered, or a module with hooks called: a graph break, as a
+        replay would not call them."""
+        rec = _active
+        if rec is not None and not rec.paused:
+            if name == "__call__":
+                rec.graph_break(f"hooks on the module {type(module).__name__}")
+            else:
+                rec.graph_break(_MODULE_BREAKS[name])
+
+    def run_method(self, obj: Any, method: Callable, args: tuple, kwargs: dict,
+                   run: Callable) -> Any:
+        return _recorded_method(obj, method.__name__, method, run, args, kwargs)
+
 
 _LISTENER = _CaptureListener()
 
@@ -758,29 +775,37 @@ _DRAWS = ("dropout_noise", "alpha_dropout_noise")  # the Engine's recorded dropo
 _DRAW_CALLS = {name: _draw_call(name) for name in _DRAWS}
 
 
-def _opaque(name: str, orig: Callable, takes_closure: bool = True) -> Callable:
-    """A method recorded as one opaque step: its own Python runs at replay, on live state.
+def _recorded_method(obj: Any, name: str, orig: Callable, run: Callable, args: tuple,
+                     kwargs: dict, takes_closure: bool = True) -> Any:
+    """A method call (``run(*args, **kwargs)``, the same as ``orig(obj, *args, **kwargs)``)
+    recorded as one opaque step: its own Python runs at replay, on live state.
     ``takes_closure``: an optimizer's ``step(closure)`` (a graph break: the closure's work
     would not be recorded)."""
+    rec = _active
+    if rec is None or rec.paused:
+        return run(*args, **kwargs)
+    if takes_closure and name == "step" and (args or kwargs.get("closure") is not None):
+        if args[0] if args else kwargs.get("closure"):
+            rec.graph_break("optimizer.step(closure)")
+            return run(*args, **kwargs)
+    ins = tuple(rec.ref(a) for a in args)
+    kw = dict(kwargs)
+    rec.paused += 1
+    try:
+        out = run(*args, **kwargs)
+    finally:
+        rec.paused -= 1
+    rec.steps.append(Step("method", orig, ins, kw, (), f"{type(obj).__name__}.{name}", obj))
+    return out
+
+
+def _opaque(name: str, orig: Callable, takes_closure: bool = True) -> Callable:
+    """``orig`` (a class's method ``name``) replaced for the capture by one recorded as an
+    opaque step (``_recorded_method``)."""
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        rec = _active
-        if rec is None or rec.paused:
-            return orig(self, *args, **kwargs)
-        if takes_closure and name == "step" and (args or kwargs.get("closure") is not None):
-            if args[0] if args else kwargs.get("closure"):
-                rec.graph_break("optimizer.step(closure)")
-                return orig(self, *args, **kwargs)
-        ins = tuple(rec.ref(a) for a in args)
-        kw = dict(kwargs)
-        rec.paused += 1
-        try:
-            out = orig(self, *args, **kwargs)
-        finally:
-            rec.paused -= 1
-        rec.steps.append(Step("method", orig, ins, kw, (), f"{type(self).__name__}.{name}",
-                              self))
-        return out
+        return _recorded_method(self, name, orig, functools.partial(orig, self), args, kwargs,
+                                takes_closure)
 
     method.__wrapped__ = orig  # type: ignore[attr-defined]
     return method
@@ -808,35 +833,6 @@ def _recorded_check(orig: Callable) -> Callable:
 
     check.__wrapped__ = orig  # type: ignore[attr-defined]
     return check
-
-
-def _breaking(what: str, orig: Callable) -> Callable:
-    def method(*args: Any, **kwargs: Any) -> Any:
-        rec = _active
-        if rec is not None and not rec.paused:
-            rec.graph_break(what)
-        return orig(*args, **kwargs)
-
-    method.__wrapped__ = orig  # type: ignore[attr-defined]
-    return method
-
-
-def _hooked_call(orig: Callable) -> Callable:
-    """``Module.__call__`` during a capture: a module with hooks (its own or global ones) is a
-    graph break, as a replay would not call them."""
-
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        rec = _active
-        if rec is not None and not rec.paused:
-            from ..nn.modules import module as module_mod
-
-            if (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
-                    or self._backward_pre_hooks or module_mod._any_global_hooks()):
-                rec.graph_break(f"hooks on the module {type(self).__name__}")
-        return orig(self, *args, **kwargs)
-
-    call.__wrapped__ = orig  # type: ignore[attr-defined]
-    return call
 
 
 # Tensor methods that hand a tensor's values (or a say over the graph) to Python (announced
@@ -898,7 +894,6 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     block with ``rec`` active, and take everything back out."""
     global _active
     from .._rng import Engine
-    from ..nn.modules.module import Module
     from ..optim.lr_scheduler import LRScheduler
     from ..optim.optimizer import Optimizer
 
@@ -920,14 +915,9 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
         patch(Engine, name, _recorded_draw(name))
     for name in ("manual_seed", "seed", "set_state"):  # (torch.manual_seed inside the call:
         patch(Engine, name, _opaque(name, Engine.__dict__[name]))  # reseeded at each replay)
-    for name, why in _MODULE_BREAKS.items():
-        if name in Module.__dict__:
-            patch(Module, name, _breaking(why, Module.__dict__[name]))
-    patch(Module, "zero_grad", _opaque("zero_grad", Module.__dict__["zero_grad"]))
     for mod_name, fn_name in _registry.VALUE_CHECKS:
         owner = sys.modules[mod_name]
         patch(owner, fn_name, _recorded_check(getattr(owner, fn_name)))
-    patch(Module, "_call_impl", _hooked_call(Module.__dict__["_call_impl"]))
     for cls in _subclasses(Optimizer):
         for name in ("step", "zero_grad"):
             if name in cls.__dict__:
