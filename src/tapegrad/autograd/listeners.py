@@ -57,8 +57,8 @@ Outside a backward pass, and inside one:
 
 ``run_node`` is announced by a node called directly (``grad_fn(g)``) too.
 
-From the layers below and beside the engine (they read ``tapegrad._announce.listener``, which
-mirrors ``active``):
+From the layers below and beside the engine (they read ``tapegrad._announce.listener``, or
+``tapegrad._rng.listener`` for the random engine, which mirror ``active``):
 
     tensor_called(tensor, name)         a Tensor method that hands values, or a say over the
                                         graph, to Python is about to run: ``item``, ``tolist``,
@@ -81,6 +81,12 @@ mirrors ``active``):
                                         as one call (``Module.zero_grad``): ``method`` is the
                                         class's function (``method(obj, *args, **kwargs)``
                                         does the same); must return ``run(*args, **kwargs)``
+                                        (also the random engine's ``manual_seed``, ``seed``
+                                        and ``set_state``)
+    noise_drawn(engine, name, shape, dtype, p, noise)
+                                        a random engine (``_rng.Engine``) drew dropout's
+                                        ``noise`` (``name``: ``dropout_noise`` or
+                                        ``alpha_dropout_noise``) for these arguments
 
 A backward run from inside a hook announces its own pass, nested in the outer one. The engine
 reads ``active`` once per pass: with no listener it is None, and the loop pays one ``is None``
@@ -94,7 +100,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .. import _announce
+from .. import _announce, _rng
 
 
 class Listener:
@@ -164,6 +170,10 @@ class Listener:
         pass
 
     def module_called(self, module: Any, name: str) -> None:
+        pass
+
+    def noise_drawn(self, engine: Any, name: str, shape: Any, dtype: Any, p: float,
+                    noise: Any) -> None:
         pass
 
     def run_method(self, obj: Any, method: Callable, args: tuple, kwargs: dict,
@@ -251,6 +261,10 @@ class _Chain(Listener):
     def module_called(self, module: Any, name: str) -> None:
         self._tell("module_called", module, name)
 
+    def noise_drawn(self, engine: Any, name: str, shape: Any, dtype: Any, p: float,
+                    noise: Any) -> None:
+        self._tell("noise_drawn", engine, name, shape, dtype, p, noise)
+
     def run_method(self, obj: Any, method: Callable, args: tuple, kwargs: dict,
                    run: Callable) -> Any:
         for listener in reversed(self.listeners):
@@ -282,7 +296,7 @@ active: Listener | None = None
 def _rebuild() -> None:
     global active
     active = None if not _stack else _stack[0] if len(_stack) == 1 else _Chain(tuple(_stack))
-    _announce.listener = active
+    _announce.listener = _rng.listener = active
 
 
 def push(listener: Listener) -> None:

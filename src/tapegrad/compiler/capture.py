@@ -45,18 +45,19 @@ pushed on autograd/listeners.py's stack for the capture):
   call; ``t.grad = None`` is an ``effect`` step (``grad_assigned``), and a gradient read
   from ``.grad`` (``grad_read``) is bound as that tensor's ``.grad``;
 * Module's hooks (announced from nn/modules/module.py, ``module_called``): registering one,
-  or calling a module that has some, is a graph break.
+  or calling a module that has some, is a graph break;
+* dropout's noise (announced from _rng.py, ``noise_drawn``): ``Engine.dropout_noise`` (and
+  ``alpha_dropout_noise``) is recorded as a call on the default generator, so a replay draws
+  from the stream exactly as eager code does; seeding a generator or setting its state
+  (``torch.manual_seed`` inside the call, announced as ``run_method``) is an opaque call,
+  made again at replay.
 What is still heard by replacing methods for the duration of the capture (``recording``),
 for want of an announcement in the code itself:
 
 * the optimizers' ``step`` and ``zero_grad`` and the LR schedulers' ``step`` (and, announced
-  as ``run_method``, ``Module.zero_grad``): recorded as opaque method calls (their Python runs again at replay, on the real
-  state: an Adam step's bias corrections, a scheduler's learning rate change every step, so
-  they cannot be constants);
-* dropout's noise: ``Engine.dropout_noise`` (and ``alpha_dropout_noise``) is recorded as a call
-  on the default generator, so a replay draws from the stream exactly as eager code does;
-  seeding a generator or setting its state (``torch.manual_seed`` inside the call) is an
-  opaque call too, made again at replay;
+  as ``run_method``, ``Module.zero_grad``): recorded as opaque method calls (their Python
+  runs again at replay, on the real state: an Adam step's bias corrections, a scheduler's
+  learning rate change every step, so they cannot be constants);
 * value checks (``_registry.VALUE_CHECKS``: the functions library code calls to read values
   in Python before a kernel, such as cross-entropy's target range or embedding's indices):
   each call becomes a step on the same arrays, so a replay raises the error eager code
@@ -734,38 +735,29 @@ class _CaptureListener(listeners.Listener):
                    run: Callable) -> Any:
         return _recorded_method(obj, method.__name__, method, run, args, kwargs)
 
+    def noise_drawn(self, engine: Any, name: str, shape: Any, dtype: Any, p: float,
+                    noise: Any) -> None:
+        """An engine's dropout draw recorded as a call on the default generator: a replay
+        draws again, from the stream, as eager code does."""
+        rec = _active
+        if rec is None or rec.paused:
+            return
+        if engine is not _random.default_generator.engine:
+            rec.graph_break("dropout noise from a generator other than the default one")
+        else:
+            ins = (("c", tuple(shape)), ("c", dtype), ("c", p))
+            outs = noise if isinstance(noise, tuple) else (noise,)
+            rec.steps.append(Step("call", _DRAW_CALLS[name], ins, {}, rec.outputs(outs), name))
+
 
 _LISTENER = _CaptureListener()
-
-
-def _recorded_draw(name: str) -> Callable:
-    """An engine's dropout draw (``dropout_noise``, ``alpha_dropout_noise``) recorded as a call
-    on the default generator: a replay draws again, from the stream, as eager code does."""
-    orig = _orig_draws[name]
-
-    def draw(self: Any, shape: Any, dtype: Any, p: float) -> Any:
-        rec = _active
-        out = orig(self, shape, dtype, p)
-        if rec is not None and not rec.paused:
-            from .._random import default_generator
-
-            if self is not default_generator.engine:
-                rec.graph_break("dropout noise from a generator other than the default one")
-            else:
-                ins = (("c", tuple(shape)), ("c", dtype), ("c", p))
-                outs = out if isinstance(out, tuple) else (out,)
-                rec.steps.append(Step("call", _DRAW_CALLS[name], ins, {}, rec.outputs(outs),
-                                      name))
-        return out
-
-    return draw
 
 
 def _draw_call(name: str) -> Callable:
     """What a program calls for a recorded draw: the same draw from the default generator."""
 
     def call(shape: Any, dtype: Any, p: float) -> Any:
-        return _orig_draws[name](default_engine(), shape, dtype, p)
+        return getattr(default_engine(), name)(shape, dtype, p)
 
     call.__name__ = name
     return call
@@ -867,15 +859,6 @@ _MODULE_BREAKS = {
 }
 
 
-def _orig_draws_fn() -> dict:
-    from .._rng import Engine
-
-    return {name: Engine.__dict__[name] for name in _DRAWS}
-
-
-_orig_draws = _orig_draws_fn()
-
-
 def _subclasses(base: type) -> list:
     """``base`` and every class derived from it."""
     seen: list = []
@@ -893,7 +876,6 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     """Listen to the core (``_LISTENER``) and install the method hooks that remain, run the
     block with ``rec`` active, and take everything back out."""
     global _active
-    from .._rng import Engine
     from ..optim.lr_scheduler import LRScheduler
     from ..optim.optimizer import Optimizer
 
@@ -911,10 +893,6 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
                         else getattr(owner, name)))
         setattr(owner, name, new)
 
-    for name in _DRAW_CALLS:
-        patch(Engine, name, _recorded_draw(name))
-    for name in ("manual_seed", "seed", "set_state"):  # (torch.manual_seed inside the call:
-        patch(Engine, name, _opaque(name, Engine.__dict__[name]))  # reseeded at each replay)
     for mod_name, fn_name in _registry.VALUE_CHECKS:
         owner = sys.modules[mod_name]
         patch(owner, fn_name, _recorded_check(getattr(owner, fn_name)))
