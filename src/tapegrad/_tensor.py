@@ -448,10 +448,16 @@ class Tensor:
         """Compute the gradient of this tensor w.r.t. the graph leaves (see autograd.backward)."""
         from .autograd import backward
 
+        if _announce.listener is not None:  # (the health monitor watches each backward)
+            _announce.listener.run_backward(self, lambda: backward(
+                self, gradient, retain_graph, create_graph, inputs=inputs))
+            return
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A tensor sharing memory and version counter, cut from the graph."""
+        if _announce.listener is not None:
+            _announce.listener.detaching(self)
         t = Tensor._make(self._data)
         t._version_counter = self._version_counter
         t._inference = self._inference

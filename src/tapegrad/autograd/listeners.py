@@ -71,6 +71,8 @@ From the layers below and beside the engine (they read ``tapegrad._announce.list
     grad_read(tensor, grad)             ``tensor.grad`` was read and is ``grad`` (not None)
     grad_assigned(tensor, value)        ``tensor.grad = value`` (or ``del tensor.grad``:
                                         ``value`` None) is about to happen
+    run_backward(tensor, run)           around ``tensor.backward(...)``: must return ``run()``
+    detaching(tensor)                   ``tensor.detach()`` is about to make its copy
     module_called(module, name)         a Module method that hands a say over the calls to
                                         Python is about to run: one of the four
                                         ``register_*_hook`` (``register_forward_hook``...),
@@ -169,6 +171,12 @@ class Listener:
     def grad_assigned(self, tensor: Any, value: Any) -> None:
         pass
 
+    def run_backward(self, tensor: Any, run: Callable) -> Any:
+        return run()
+
+    def detaching(self, tensor: Any) -> None:
+        pass
+
     def module_called(self, module: Any, name: str) -> None:
         pass
 
@@ -257,6 +265,14 @@ class _Chain(Listener):
 
     def grad_assigned(self, tensor: Any, value: Any) -> None:
         self._tell("grad_assigned", tensor, value)
+
+    def run_backward(self, tensor: Any, run: Callable) -> Any:
+        for listener in reversed(self.listeners):
+            run = functools.partial(listener.run_backward, tensor, run)
+        return run()
+
+    def detaching(self, tensor: Any) -> None:
+        self._tell("detaching", tensor)
 
     def module_called(self, module: Any, name: str) -> None:
         self._tell("module_called", module, name)
