@@ -54,10 +54,11 @@ pushed on autograd/listeners.py's stack for the capture):
 What is still heard by replacing methods for the duration of the capture (``recording``),
 for want of an announcement in the code itself:
 
-* the optimizers' ``step`` and ``zero_grad`` and the LR schedulers' ``step`` (and, announced
-  as ``run_method``, ``Module.zero_grad``): recorded as opaque method calls (their Python
-  runs again at replay, on the real state: an Adam step's bias corrections, a scheduler's
-  learning rate change every step, so they cannot be constants);
+* the LR schedulers' ``step``: recorded as an opaque method call, as the optimizers'
+  ``step`` and ``zero_grad`` and ``Module.zero_grad`` are (announced from optim/optimizer.py
+  and nn/modules/module.py as ``run_method``): their Python runs again at replay, on the real
+  state (an Adam step's bias corrections, a scheduler's learning rate change every step, so
+  they cannot be constants);
 * value checks (``_registry.VALUE_CHECKS``: the functions library code calls to read values
   in Python before a kernel, such as cross-entropy's target range or embedding's indices):
   each call becomes a step on the same arrays, so a replay raises the error eager code
@@ -877,7 +878,6 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     block with ``rec`` active, and take everything back out."""
     global _active
     from ..optim.lr_scheduler import LRScheduler
-    from ..optim.optimizer import Optimizer
 
     if "profiler" in _registry._DETOURS:  # (it hears the ops eager code runs)
         rec.graph_break("the profiler is recording")
@@ -896,17 +896,9 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     for mod_name, fn_name in _registry.VALUE_CHECKS:
         owner = sys.modules[mod_name]
         patch(owner, fn_name, _recorded_check(getattr(owner, fn_name)))
-    for cls in _subclasses(Optimizer):
-        for name in ("step", "zero_grad"):
-            if name in cls.__dict__:
-                patch(cls, name, _opaque(name, cls.__dict__[name]))
     for cls in _subclasses(LRScheduler):  # scheduler.step(): Python on the groups' lr
         if "step" in cls.__dict__:
             patch(cls, "step", _opaque("step", cls.__dict__["step"], takes_closure=False))
-    for opt in rec.optimizers:  # a scheduler's counting wrapper calls the step it saw: the
-        wrapped = opt.__dict__.get("step")  # recorded one instead
-        if getattr(wrapped, "_wrapped_by_lr_sched", False):
-            patch(opt, "step", _counted_step(opt))
     _active = rec
     _registry.detour("capture", True)
     listeners.push(_LISTENER)
@@ -918,18 +910,6 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
         _registry.detour("capture", False)
         for owner, name, old in reversed(patches):
             setattr(owner, name, old)
-
-
-def _counted_step(opt: Any) -> Callable:
-    """An LR scheduler's wrapper of ``opt.step`` (it notes that the step ran), calling the
-    class's step as it is now (recorded during a capture)."""
-
-    def step(*args: Any, **kwargs: Any) -> Any:
-        opt._opt_called = True
-        return type(opt).step(opt, *args, **kwargs)
-
-    step._wrapped_by_lr_sched = True  # type: ignore[attr-defined]
-    return step
 
 
 def capturing() -> bool:
