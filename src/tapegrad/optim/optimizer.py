@@ -519,9 +519,7 @@ class Optimizer:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all optimized tensors (to None by default, else to zeros)."""
         if _announce.listener is not None:  # (a capture records the call as one step)
-            args = () if set_to_none is True else (set_to_none,)
-            _announce.listener.run_method(self, Optimizer.zero_grad, args, {},
-                                          functools.partial(_zero_grads, self))
+            _announce.zero_grad(self, Optimizer.zero_grad, _zero_grads, set_to_none)
             return
         _zero_grads(self, set_to_none)
 

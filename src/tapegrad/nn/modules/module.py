@@ -1385,9 +1385,7 @@ class Module:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all parameters (to None by default)."""
         if _announce.listener is not None:  # (a capture records the call as one step)
-            args = () if set_to_none is True else (set_to_none,)
-            _announce.listener.run_method(self, Module.zero_grad, args, {},
-                                          functools.partial(_zero_grads, self))
+            _announce.zero_grad(self, Module.zero_grad, _zero_grads, set_to_none)
             return
         _zero_grads(self, set_to_none)
 
