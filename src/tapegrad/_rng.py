@@ -91,6 +91,12 @@ from typing import Any
 
 import numpy as np
 
+# What the draws and the seeding are announced to (``Engine.manual_seed``...): the top of the
+# listener stack, None when nothing listens. autograd/listeners.py sets it on every push and
+# pop, as it sets ``tapegrad._announce.listener``: this module imports nothing of tapegrad's,
+# so that it loads on its own.
+listener: Any = None
+
 __all__ = [
     "DEFAULT_SEED",
     "STATE_SIZE",
@@ -599,6 +605,14 @@ class Engine:
     def manual_seed(self, seed: int) -> None:
         """Seed as ``torch.Generator.manual_seed``: -2**63 <= seed < 2**64, only the low 32 bits
         reach the mt19937; also drops the cached normal."""
+        if listener is not None:  # (a capture records the call as one step)
+            listener.run_method(self, Engine.manual_seed, (seed,), {},
+                                          functools.partial(Engine._manual_seed, self))
+            return
+        self._manual_seed(seed)
+
+    def _manual_seed(self, seed: int) -> None:
+        """``manual_seed``'s work (announced by :meth:`manual_seed`)."""
         seed = _check_seed(seed)
         self._seed = seed
         self._set_engine(_init_key(seed & 0xFFFFFFFF), left=1, nxt=0)
@@ -607,6 +621,13 @@ class Engine:
 
     def seed(self) -> int:
         """Seed from the OS entropy pool, like ``Generator.seed()``; returns the seed (64 bits)."""
+        if listener is not None:  # (a capture records the call as one step)
+            return listener.run_method(self, Engine.seed, (), {},
+                                                 functools.partial(Engine._seed_from_os, self))
+        return self._seed_from_os()
+
+    def _seed_from_os(self) -> int:
+        """``seed``'s work (announced by :meth:`seed`)."""
         s = int.from_bytes(os.urandom(8), "little")
         self.manual_seed(s)
         return s
@@ -663,6 +684,14 @@ class Engine:
 
     def set_state(self, state: np.ndarray) -> None:
         """Restore a state from :meth:`get_state` or from ``torch.get_rng_state().numpy()``."""
+        if listener is not None:  # (a capture records the call as one step)
+            listener.run_method(self, Engine.set_state, (state,), {},
+                                          functools.partial(Engine._set_state, self))
+            return
+        self._set_state(state)
+
+    def _set_state(self, state: np.ndarray) -> None:
+        """``set_state``'s work (announced by :meth:`set_state`)."""
         state = np.asarray(state)
         if state.dtype != np.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
@@ -993,6 +1022,13 @@ class Engine:
         ``out = x * noise`` in x's dtype. p == 0 draws nothing (the caller returns x); p == 1
         gives zeros without drawing.
         """
+        noise = self._dropout_noise(shape, dtype, p)
+        if listener is not None:  # (a capture records the draw)
+            listener.noise_drawn(self, "dropout_noise", shape, dtype, p, noise)
+        return noise
+
+    def _dropout_noise(self, shape: Any, dtype: Any, p: float) -> np.ndarray:
+        """``dropout_noise``'s work (announced by :meth:`dropout_noise`)."""
         shape, n = _shape(shape)
         kind = _kind(dtype)
         if not 0.0 <= p <= 1.0:
@@ -1015,7 +1051,10 @@ class Engine:
         keep = self.bernoulli(1.0 - p, shape, dtype)
         alpha = 1.7580993408473766
         a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
-        return keep * a, (keep - 1.0) * (alpha * a) + alpha * a * p
+        noise = keep * a, (keep - 1.0) * (alpha * a) + alpha * a * p
+        if listener is not None:  # (a capture records the draw)
+            listener.noise_drawn(self, "alpha_dropout_noise", shape, dtype, p, noise)
+        return noise
 
     def exponential(self, shape: Any, dtype: Any, lambd: float = 1.0) -> np.ndarray:
         """``exponential_(lambd)``: ``(-1/lambd) * log1p(-u53)`` in double, then cast."""

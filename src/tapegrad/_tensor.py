@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import _announce, _dtype, _printing
 from . import _device as _device_mod
-from . import _dtype, _printing
 from . import _layout as _layout_mod
 from . import _memory_format as _mf_mod
 from ._dtype import dtype as DType
@@ -295,6 +295,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "requires_grad=")
         self.requires_grad_(value)
 
     @property
@@ -307,6 +309,8 @@ class Tensor:
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set requires_grad in place on a leaf (torch's errors for the rest)."""
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "requires_grad_")
         if self.grad_fn is not None:
             if requires_grad:
                 return self
@@ -336,10 +340,15 @@ class Tensor:
     def grad(self) -> Tensor | None:
         if self.grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
-        return self._grad
+        grad = self._grad
+        if _announce.listener is not None and grad is not None:
+            _announce.listener.grad_read(self, grad)
+        return grad
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
+        if _announce.listener is not None:
+            _announce.listener.grad_assigned(self, value)
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(
@@ -373,6 +382,8 @@ class Tensor:
 
     @grad.deleter
     def grad(self) -> None:
+        if _announce.listener is not None:
+            _announce.listener.grad_assigned(self, None)
         self._grad = None
 
     @property
@@ -409,6 +420,8 @@ class Tensor:
 
     @data.setter
     def data(self, value: Tensor) -> None:
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "data=")
         self._data = value._data
 
     def _is_view(self) -> builtins.bool:
@@ -435,10 +448,16 @@ class Tensor:
         """Compute the gradient of this tensor w.r.t. the graph leaves (see autograd.backward)."""
         from .autograd import backward
 
+        if _announce.listener is not None:  # (the health monitor watches each backward)
+            _announce.listener.run_backward(self, lambda: backward(
+                self, gradient, retain_graph, create_graph, inputs=inputs))
+            return
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A tensor sharing memory and version counter, cut from the graph."""
+        if _announce.listener is not None:
+            _announce.listener.detaching(self)
         t = Tensor._make(self._data)
         t._version_counter = self._version_counter
         t._inference = self._inference
@@ -466,6 +485,8 @@ class Tensor:
 
     def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf tensor after backward."""
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "retain_grad")
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is None or self._retains_grad:
@@ -478,6 +499,8 @@ class Tensor:
     def register_hook(self, hook: Callable) -> Any:
         """``hook(grad)`` runs when this tensor's gradient is computed; a non-None result
         replaces it. Returns a handle with ``remove()``."""
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "register_hook")
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         from .autograd.graph import RemovableHandle
@@ -492,6 +515,8 @@ class Tensor:
 
     def register_post_accumulate_grad_hook(self, hook: Callable) -> Any:
         """``hook(tensor)`` runs after a leaf's ``.grad`` was accumulated."""
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "register_post_accumulate_grad_hook")
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
@@ -509,6 +534,8 @@ class Tensor:
     # -- conversion ------------------------------------------------------------------------------
 
     def item(self) -> Any:
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "item")
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
@@ -517,11 +544,15 @@ class Tensor:
         return complex(*value) if type(value) is tuple else value  # complex32's (re, im) pair
 
     def tolist(self) -> Any:
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "tolist")
         if self._data.dtype.kind == "V" and self.dtype.is_complex:  # complex32 (_dtype.py)
             return _dtype.from_chalf(self._data).tolist()
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "numpy")
         if not force:
             if self.requires_grad and _grad_state.grad_mode:
                 raise RuntimeError(
@@ -537,6 +568,8 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype: Any = None) -> np.ndarray:
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "__array__")
         # torch's: no copy keyword (NumPy 2 then warns about it, and copies when asked to)
         arr = self.numpy()
         if dtype is not None and np.dtype(dtype) != arr.dtype:
@@ -577,17 +610,25 @@ class Tensor:
         return kind(self._data.reshape(()).item())
 
     def __float__(self) -> float:
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "__float__")
         return self._scalar(float)
 
     def __int__(self) -> int:
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "__int__")
         return self._scalar(int)
 
     def __index__(self) -> int:
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "__index__")
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.reshape(()).item())
 
     def __bool__(self) -> bool:
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "__bool__")
         if self._data.size != 1:
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous"
@@ -683,6 +724,8 @@ class Tensor:
     # -- printing --------------------------------------------------------------------------------
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "__repr__")
         try:
             fn = self.grad_fn
         except RuntimeError:  # a view whose grad_fn can no longer be made (torch: <Invalid>)
@@ -698,9 +741,13 @@ class Tensor:
         )
 
     def __str__(self) -> str:
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "__str__")
         return self.__repr__()
 
     def __format__(self, format_spec: str) -> str:
+        if _announce.listener is not None:
+            _announce.listener.tensor_called(self, "__format__")
         if self._data.ndim == 0:
             return self._data.item().__format__(format_spec)
         return object.__format__(self, format_spec)

@@ -83,23 +83,19 @@ def test_forward_ad_with_nothing_replaced():
 
 
 # What a capture still hears by replacing methods for its duration (compiler/capture.py's
-# ``recording``): the Tensor methods that end a capture, Tensor's properties, Module's
-# hooks, calls and zero_grad, the optimizers' and schedulers' steps, the random engine's draws
-# and seeding, the value checks. The core (engine, op registry, forward-mode AD, OpNode) is
-# heard through listeners and must not be among them.
+# ``recording``): the LR schedulers' steps, the value checks. The core (engine, op registry,
+# forward-mode AD, OpNode), the Tensor (its conversions, hooks, flags and ``.grad``), Module
+# (its hooks, calls and zero_grad), the optimizers (step, zero_grad) and the random engine (its
+# dropout draws and seeding) are heard through listeners and must not be among them.
 def _still_patched(key: tuple) -> bool:
-    """Whether ``key`` is one of those (a method or property of one of those classes, or a
-    value check)."""
-    from tapegrad._rng import Engine
-    from tapegrad.nn.modules.module import Module
+    """Whether ``key`` is one of those (a method of a scheduler class, or a value check)."""
     from tapegrad.ops import _registry
     from tapegrad.optim.lr_scheduler import LRScheduler
-    from tapegrad.optim.optimizer import Optimizer
 
     if len(key) == 2:
         return key in set(_registry.VALUE_CHECKS)
     cls = vars(sys.modules[key[0]])[key[1]]
-    return cls in (torch.Tensor, Module, Engine) or issubclass(cls, (Optimizer, LRScheduler))
+    return issubclass(cls, LRScheduler)
 
 
 def test_compiled_capture_hears_the_core_through_listeners():

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import tapegrad
-from tapegrad.show import Monitor
+from tapegrad.autograd import listeners
+from tapegrad.show import Monitor, watch
 from tapegrad.show.i18n import TEXTS, resolve_lang, t
 
 nn = tapegrad.nn
@@ -169,20 +170,23 @@ def test_detach_leaves_nothing_behind():
     model, opt, x, y = small()
     backward, detach = tapegrad.Tensor.backward, tapegrad.Tensor.detach
     monitor = Monitor(model, opt)
-    assert tapegrad.Tensor.backward is not backward  # wrapped while attached
+    assert listeners.stack() == (watch.WATCH,)  # listening while attached, nothing replaced
+    assert tapegrad.Tensor.backward is backward and tapegrad.Tensor.detach is detach
     train(model, opt, x, y, 1)
     monitor.detach()
+    assert listeners.stack() == ()
     assert tapegrad.Tensor.backward is backward and tapegrad.Tensor.detach is detach
     assert not opt._optimizer_step_pre_hooks and not opt._optimizer_step_post_hooks
     assert all(not p._hooks for p in model.parameters())
     assert all(not m._forward_hooks for m in model.modules())
     train(model, opt, x, y, 1)
     assert len(monitor.history) == 1
-    # two monitors: the wrappers go when the last one does
+    # two monitors: the listener goes when the last one does
     a, b = Monitor(model, opt), Monitor(model, opt)
     a.detach()
-    assert tapegrad.Tensor.backward is not backward
+    assert listeners.stack() == (watch.WATCH,)
     b.detach()
+    assert listeners.stack() == ()
     assert tapegrad.Tensor.backward is backward
 
 

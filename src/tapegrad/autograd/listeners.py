@@ -57,6 +57,39 @@ Outside a backward pass, and inside one:
 
 ``run_node`` is announced by a node called directly (``grad_fn(g)``) too.
 
+From the layers below and beside the engine (they read ``tapegrad._announce.listener``, or
+``tapegrad._rng.listener`` for the random engine, which mirror ``active``):
+
+    tensor_called(tensor, name)         a Tensor method that hands values, or a say over the
+                                        graph, to Python is about to run: ``item``, ``tolist``,
+                                        ``numpy``, ``__array__``, the conversions (``__bool__``,
+                                        ``__float__``, ``__int__``, ``__index__``), printing
+                                        (``__repr__``, ``__str__``, ``__format__``), the hooks
+                                        (``register_hook``, ``retain_grad``...), and the flag
+                                        setters: ``requires_grad_`` and ``requires_grad=`` and
+                                        ``data=`` (an assignment)
+    grad_read(tensor, grad)             ``tensor.grad`` was read and is ``grad`` (not None)
+    grad_assigned(tensor, value)        ``tensor.grad = value`` (or ``del tensor.grad``:
+                                        ``value`` None) is about to happen
+    run_backward(tensor, run)           around ``tensor.backward(...)``: must return ``run()``
+    detaching(tensor)                   ``tensor.detach()`` is about to make its copy
+    module_called(module, name)         a Module method that hands a say over the calls to
+                                        Python is about to run: one of the four
+                                        ``register_*_hook`` (``register_forward_hook``...),
+                                        or ``__call__`` on a module with hooks (its own or
+                                        global ones)
+    run_method(obj, method, args, kwargs, run)
+                                        around a method whose work a compiled program repeats
+                                        as one call (``Module.zero_grad``): ``method`` is the
+                                        class's function (``method(obj, *args, **kwargs)``
+                                        does the same); must return ``run(*args, **kwargs)``
+                                        (also the random engine's ``manual_seed``, ``seed``
+                                        and ``set_state``)
+    noise_drawn(engine, name, shape, dtype, p, noise)
+                                        a random engine (``_rng.Engine``) drew dropout's
+                                        ``noise`` (``name``: ``dropout_noise`` or
+                                        ``alpha_dropout_noise``) for these arguments
+
 A backward run from inside a hook announces its own pass, nested in the outer one. The engine
 reads ``active`` once per pass: with no listener it is None, and the loop pays one ``is None``
 test per node and per edge.
@@ -68,6 +101,8 @@ import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+
+from .. import _announce, _rng
 
 
 class Listener:
@@ -126,6 +161,32 @@ class Listener:
 
     def run_op_(self, op: Any, target: Any, others: tuple, params: dict, run: Callable) -> Any:
         return run(op, target, others, params)
+
+    def tensor_called(self, tensor: Any, name: str) -> None:
+        pass
+
+    def grad_read(self, tensor: Any, grad: Any) -> None:
+        pass
+
+    def grad_assigned(self, tensor: Any, value: Any) -> None:
+        pass
+
+    def run_backward(self, tensor: Any, run: Callable) -> Any:
+        return run()
+
+    def detaching(self, tensor: Any) -> None:
+        pass
+
+    def module_called(self, module: Any, name: str) -> None:
+        pass
+
+    def noise_drawn(self, engine: Any, name: str, shape: Any, dtype: Any, p: float,
+                    noise: Any) -> None:
+        pass
+
+    def run_method(self, obj: Any, method: Callable, args: tuple, kwargs: dict,
+                   run: Callable) -> Any:
+        return run(*args, **kwargs)
 
 
 class _Chain(Listener):
@@ -196,6 +257,36 @@ class _Chain(Listener):
             run = _around_op_(listener, run)
         return run(op, target, others, params)
 
+    def tensor_called(self, tensor: Any, name: str) -> None:
+        self._tell("tensor_called", tensor, name)
+
+    def grad_read(self, tensor: Any, grad: Any) -> None:
+        self._tell("grad_read", tensor, grad)
+
+    def grad_assigned(self, tensor: Any, value: Any) -> None:
+        self._tell("grad_assigned", tensor, value)
+
+    def run_backward(self, tensor: Any, run: Callable) -> Any:
+        for listener in reversed(self.listeners):
+            run = functools.partial(listener.run_backward, tensor, run)
+        return run()
+
+    def detaching(self, tensor: Any) -> None:
+        self._tell("detaching", tensor)
+
+    def module_called(self, module: Any, name: str) -> None:
+        self._tell("module_called", module, name)
+
+    def noise_drawn(self, engine: Any, name: str, shape: Any, dtype: Any, p: float,
+                    noise: Any) -> None:
+        self._tell("noise_drawn", engine, name, shape, dtype, p, noise)
+
+    def run_method(self, obj: Any, method: Callable, args: tuple, kwargs: dict,
+                   run: Callable) -> Any:
+        for listener in reversed(self.listeners):
+            run = _around_method(listener, obj, method, run)
+        return run(*args, **kwargs)
+
 
 def _around_op(listener: Listener, run: Callable) -> Callable:
     """``run`` (an op's run) with ``listener`` around it."""
@@ -207,6 +298,11 @@ def _around_op_(listener: Listener, run: Callable) -> Callable:
     return lambda op, target, others, params: listener.run_op_(op, target, others, params, run)
 
 
+def _around_method(listener: Listener, obj: Any, method: Callable, run: Callable) -> Callable:
+    """``run`` (a method's work) with ``listener`` around it."""
+    return lambda *args, **kwargs: listener.run_method(obj, method, args, kwargs, run)
+
+
 _stack: list[Listener] = []
 # What the engine announces to: None with no listener, the listener itself with one, a
 # _Chain of the stack with several. Rebuilt on every push and pop.
@@ -216,6 +312,7 @@ active: Listener | None = None
 def _rebuild() -> None:
     global active
     active = None if not _stack else _stack[0] if len(_stack) == 1 else _Chain(tuple(_stack))
+    _announce.listener = _rng.listener = active
 
 
 def push(listener: Listener) -> None:

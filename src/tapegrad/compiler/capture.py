@@ -40,17 +40,25 @@ pushed on autograd/listeners.py's stack for the capture):
   (torch's low-precision kernels: widened to float32, computed, rounded once) is recorded as
   that call (``addmm_widened`` in a listing), and a rule that ``widened_rule`` ran on widened
   values as a ``run_widened_rule`` step, so a replay rounds where eager code rounds;
+* the Tensor's own methods (announced from _tensor.py): a conversion, printing or a hook
+  (``tensor_called``) is a graph break, as are the flag setters on a tensor from before the
+  call; ``t.grad = None`` is an ``effect`` step (``grad_assigned``), and a gradient read
+  from ``.grad`` (``grad_read``) is bound as that tensor's ``.grad``;
+* Module's hooks (announced from nn/modules/module.py, ``module_called``): registering one,
+  or calling a module that has some, is a graph break;
+* dropout's noise (announced from _rng.py, ``noise_drawn``): ``Engine.dropout_noise`` (and
+  ``alpha_dropout_noise``) is recorded as a call on the default generator, so a replay draws
+  from the stream exactly as eager code does; seeding a generator or setting its state
+  (``torch.manual_seed`` inside the call, announced as ``run_method``) is an opaque call,
+  made again at replay.
 What is still heard by replacing methods for the duration of the capture (``recording``),
 for want of an announcement in the code itself:
 
-* the optimizers' ``step`` and ``zero_grad``, ``Module.zero_grad`` and the LR schedulers'
-  ``step``: recorded as opaque method calls (their Python runs again at replay, on the real
-  state: an Adam step's bias corrections, a scheduler's learning rate change every step, so
+* the LR schedulers' ``step``: recorded as an opaque method call, as the optimizers'
+  ``step`` and ``zero_grad`` and ``Module.zero_grad`` are (announced from optim/optimizer.py
+  and nn/modules/module.py as ``run_method``): their Python runs again at replay, on the real
+  state (an Adam step's bias corrections, a scheduler's learning rate change every step, so
   they cannot be constants);
-* dropout's noise: ``Engine.dropout_noise`` (and ``alpha_dropout_noise``) is recorded as a call
-  on the default generator, so a replay draws from the stream exactly as eager code does;
-  seeding a generator or setting its state (``torch.manual_seed`` inside the call) is an
-  opaque call too, made again at replay;
 * value checks (``_registry.VALUE_CHECKS``: the functions library code calls to read values
   in Python before a kernel, such as cross-entropy's target range or embedding's indices):
   each call becomes a step on the same arrays, so a replay raises the error eager code
@@ -83,6 +91,7 @@ outside kernels are repeated only where the library marks them as value checks (
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -681,38 +690,75 @@ class _CaptureListener(listeners.Listener):
     def run_accumulate(self, node: Any, run: Callable, *args: Any) -> Any:
         return _recorded_accumulate(run, args)
 
+    def tensor_called(self, tensor: Any, name: str) -> None:
+        """A Tensor method that hands values (or a say over the graph) to Python: a graph
+        break; a flag set on a tensor the program reads from outside (an argument, a
+        parameter, a tensor behind a name), whose flag the guards assume, too. A tensor the
+        call made itself (``x.detach().requires_grad_()``, a backward rule's own small graph)
+        gets the same flag at every call, so the capture goes on."""
+        rec = _active
+        if rec is None or rec.paused:
+            return
+        if name in _FLAG_SETTERS:
+            if rec.from_outside(tensor):
+                rec.graph_break(_FLAG_SETTERS[name])
+        else:
+            rec.graph_break(_BREAKS[name])
+
+    def grad_read(self, tensor: Any, grad: Any) -> None:
+        """``t.grad`` read: the gradient is read as "``t``'s ``.grad``" when the program binds
+        it."""
+        rec = _active
+        if rec is not None and not rec.paused:
+            rec.grad_of[id(grad)] = (grad, tensor)
+
+    def grad_assigned(self, tensor: Any, value: Any) -> None:
+        """``t.grad = None`` (and ``del t.grad``) recorded as a step; any other assignment to
+        ``.grad`` is a graph break."""
+        rec = _active
+        if rec is not None and not rec.paused:
+            if value is None:
+                rec.steps.append(Step("effect", clear_grad, (), {}, (), "clear_grad", tensor))
+            else:
+                rec.graph_break("a tensor assigned to .grad")
+
+    def module_called(self, module: Any, name: str) -> None:
+        """A module's hooks registered, or a module with hooks called: a graph break, as a
+        replay would not call them."""
+        rec = _active
+        if rec is not None and not rec.paused:
+            if name == "__call__":
+                rec.graph_break(f"hooks on the module {type(module).__name__}")
+            else:
+                rec.graph_break(_MODULE_BREAKS[name])
+
+    def run_method(self, obj: Any, method: Callable, args: tuple, kwargs: dict,
+                   run: Callable) -> Any:
+        return _recorded_method(obj, method.__name__, method, run, args, kwargs)
+
+    def noise_drawn(self, engine: Any, name: str, shape: Any, dtype: Any, p: float,
+                    noise: Any) -> None:
+        """An engine's dropout draw recorded as a call on the default generator: a replay
+        draws again, from the stream, as eager code does."""
+        rec = _active
+        if rec is None or rec.paused:
+            return
+        if engine is not _random.default_generator.engine:
+            rec.graph_break("dropout noise from a generator other than the default one")
+        else:
+            ins = (("c", tuple(shape)), ("c", dtype), ("c", p))
+            outs = noise if isinstance(noise, tuple) else (noise,)
+            rec.steps.append(Step("call", _DRAW_CALLS[name], ins, {}, rec.outputs(outs), name))
+
 
 _LISTENER = _CaptureListener()
-
-
-def _recorded_draw(name: str) -> Callable:
-    """An engine's dropout draw (``dropout_noise``, ``alpha_dropout_noise``) recorded as a call
-    on the default generator: a replay draws again, from the stream, as eager code does."""
-    orig = _orig_draws[name]
-
-    def draw(self: Any, shape: Any, dtype: Any, p: float) -> Any:
-        rec = _active
-        out = orig(self, shape, dtype, p)
-        if rec is not None and not rec.paused:
-            from .._random import default_generator
-
-            if self is not default_generator.engine:
-                rec.graph_break("dropout noise from a generator other than the default one")
-            else:
-                ins = (("c", tuple(shape)), ("c", dtype), ("c", p))
-                outs = out if isinstance(out, tuple) else (out,)
-                rec.steps.append(Step("call", _DRAW_CALLS[name], ins, {}, rec.outputs(outs),
-                                      name))
-        return out
-
-    return draw
 
 
 def _draw_call(name: str) -> Callable:
     """What a program calls for a recorded draw: the same draw from the default generator."""
 
     def call(shape: Any, dtype: Any, p: float) -> Any:
-        return _orig_draws[name](default_engine(), shape, dtype, p)
+        return getattr(default_engine(), name)(shape, dtype, p)
 
     call.__name__ = name
     return call
@@ -722,29 +768,37 @@ _DRAWS = ("dropout_noise", "alpha_dropout_noise")  # the Engine's recorded dropo
 _DRAW_CALLS = {name: _draw_call(name) for name in _DRAWS}
 
 
-def _opaque(name: str, orig: Callable, takes_closure: bool = True) -> Callable:
-    """A method recorded as one opaque step: its own Python runs at replay, on live state.
+def _recorded_method(obj: Any, name: str, orig: Callable, run: Callable, args: tuple,
+                     kwargs: dict, takes_closure: bool = True) -> Any:
+    """A method call (``run(*args, **kwargs)``, the same as ``orig(obj, *args, **kwargs)``)
+    recorded as one opaque step: its own Python runs at replay, on live state.
     ``takes_closure``: an optimizer's ``step(closure)`` (a graph break: the closure's work
     would not be recorded)."""
+    rec = _active
+    if rec is None or rec.paused:
+        return run(*args, **kwargs)
+    if takes_closure and name == "step" and (args or kwargs.get("closure") is not None):
+        if args[0] if args else kwargs.get("closure"):
+            rec.graph_break("optimizer.step(closure)")
+            return run(*args, **kwargs)
+    ins = tuple(rec.ref(a) for a in args)
+    kw = dict(kwargs)
+    rec.paused += 1
+    try:
+        out = run(*args, **kwargs)
+    finally:
+        rec.paused -= 1
+    rec.steps.append(Step("method", orig, ins, kw, (), f"{type(obj).__name__}.{name}", obj))
+    return out
+
+
+def _opaque(name: str, orig: Callable, takes_closure: bool = True) -> Callable:
+    """``orig`` (a class's method ``name``) replaced for the capture by one recorded as an
+    opaque step (``_recorded_method``)."""
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        rec = _active
-        if rec is None or rec.paused:
-            return orig(self, *args, **kwargs)
-        if takes_closure and name == "step" and (args or kwargs.get("closure") is not None):
-            if args[0] if args else kwargs.get("closure"):
-                rec.graph_break("optimizer.step(closure)")
-                return orig(self, *args, **kwargs)
-        ins = tuple(rec.ref(a) for a in args)
-        kw = dict(kwargs)
-        rec.paused += 1
-        try:
-            out = orig(self, *args, **kwargs)
-        finally:
-            rec.paused -= 1
-        rec.steps.append(Step("method", orig, ins, kw, (), f"{type(self).__name__}.{name}",
-                              self))
-        return out
+        return _recorded_method(self, name, orig, functools.partial(orig, self), args, kwargs,
+                                takes_closure)
 
     method.__wrapped__ = orig  # type: ignore[attr-defined]
     return method
@@ -774,78 +828,8 @@ def _recorded_check(orig: Callable) -> Callable:
     return check
 
 
-def _grad_property(orig: property) -> property:
-    """``Tensor.grad`` during a capture: ``t.grad = None`` (and ``del t.grad``) recorded as a
-    step; any other assignment to ``.grad`` is a graph break."""
-
-    def get_grad(self: Tensor) -> Any:
-        g = orig.fget(self)  # type: ignore[misc]
-        rec = _active
-        if g is not None and rec is not None and not rec.paused:
-            rec.grad_of[id(g)] = (g, self)  # read as "self's .grad" when the program binds it
-        return g
-
-    def set_grad(self: Tensor, value: Any) -> None:
-        rec = _active
-        if rec is not None and not rec.paused:
-            if value is None:
-                rec.steps.append(Step("effect", clear_grad, (), {}, (), "clear_grad", self))
-            else:
-                rec.graph_break("a tensor assigned to .grad")
-        orig.fset(self, value)  # type: ignore[misc]
-
-    def del_grad(self: Tensor) -> None:
-        set_grad(self, None)
-
-    return property(get_grad, set_grad, del_grad, orig.__doc__)
-
-
-def _breaking(what: str, orig: Callable) -> Callable:
-    def method(*args: Any, **kwargs: Any) -> Any:
-        rec = _active
-        if rec is not None and not rec.paused:
-            rec.graph_break(what)
-        return orig(*args, **kwargs)
-
-    method.__wrapped__ = orig  # type: ignore[attr-defined]
-    return method
-
-
-def _flag_setter(what: str, orig: Callable) -> Callable:
-    """``requires_grad_`` during a capture: a graph break on a tensor the program reads from
-    outside (an argument, a parameter, a tensor behind a name), whose flag the guards assume;
-    a tensor the call made itself (``x.detach().requires_grad_()``, a backward rule's own small
-    graph) gets the same flag at every call, so the capture goes on."""
-
-    def method(t: Tensor, *args: Any, **kwargs: Any) -> Any:
-        rec = _active
-        if rec is not None and not rec.paused and rec.from_outside(t):
-            rec.graph_break(what)
-        return orig(t, *args, **kwargs)
-
-    method.__wrapped__ = orig  # type: ignore[attr-defined]
-    return method
-
-
-def _hooked_call(orig: Callable) -> Callable:
-    """``Module.__call__`` during a capture: a module with hooks (its own or global ones) is a
-    graph break, as a replay would not call them."""
-
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        rec = _active
-        if rec is not None and not rec.paused:
-            from ..nn.modules import module as module_mod
-
-            if (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
-                    or self._backward_pre_hooks or module_mod._any_global_hooks()):
-                rec.graph_break(f"hooks on the module {type(self).__name__}")
-        return orig(self, *args, **kwargs)
-
-    call.__wrapped__ = orig  # type: ignore[attr-defined]
-    return call
-
-
-# Tensor methods that hand a tensor's values (or a say over the graph) to Python.
+# Tensor methods that hand a tensor's values (or a say over the graph) to Python (announced
+# to ``_CaptureListener.tensor_called``), and the assignment to ``.data``.
 _BREAKS = {
     "item": "Tensor.item() reads a value into Python",
     "tolist": "Tensor.tolist() reads values into Python",
@@ -861,6 +845,12 @@ _BREAKS = {
     "register_hook": "Tensor.register_hook",
     "register_post_accumulate_grad_hook": "Tensor.register_post_accumulate_grad_hook",
     "retain_grad": "Tensor.retain_grad",
+    "data=": "assigning .data",
+}
+# Tensor's flag setters: a graph break only on a tensor the program reads from outside.
+_FLAG_SETTERS = {
+    "requires_grad_": "Tensor.requires_grad_ changes a flag the program depends on",
+    "requires_grad=": "assigning .requires_grad changes a flag the program depends on",
 }
 _MODULE_BREAKS = {
     "register_forward_hook": "Module.register_forward_hook",
@@ -868,15 +858,6 @@ _MODULE_BREAKS = {
     "register_full_backward_hook": "Module.register_full_backward_hook",
     "register_full_backward_pre_hook": "Module.register_full_backward_pre_hook",
 }
-
-
-def _orig_draws_fn() -> dict:
-    from .._rng import Engine
-
-    return {name: Engine.__dict__[name] for name in _DRAWS}
-
-
-_orig_draws = _orig_draws_fn()
 
 
 def _subclasses(base: type) -> list:
@@ -896,10 +877,7 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     """Listen to the core (``_LISTENER``) and install the method hooks that remain, run the
     block with ``rec`` active, and take everything back out."""
     global _active
-    from .._rng import Engine
-    from ..nn.modules.module import Module
     from ..optim.lr_scheduler import LRScheduler
-    from ..optim.optimizer import Optimizer
 
     if "profiler" in _registry._DETOURS:  # (it hears the ops eager code runs)
         rec.graph_break("the profiler is recording")
@@ -915,43 +893,12 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
                         else getattr(owner, name)))
         setattr(owner, name, new)
 
-    for name in _DRAW_CALLS:
-        patch(Engine, name, _recorded_draw(name))
-    for name in ("manual_seed", "seed", "set_state"):  # (torch.manual_seed inside the call:
-        patch(Engine, name, _opaque(name, Engine.__dict__[name]))  # reseeded at each replay)
-    for name, why in _BREAKS.items():
-        if name in Tensor.__dict__:
-            patch(Tensor, name, _breaking(why, Tensor.__dict__[name]))
-    patch(Tensor, "requires_grad_", _flag_setter(
-        "Tensor.requires_grad_ changes a flag the program depends on",
-        Tensor.__dict__["requires_grad_"]))
-    patch(Tensor, "grad", _grad_property(Tensor.__dict__["grad"]))
-    rg = Tensor.__dict__["requires_grad"]
-    patch(Tensor, "requires_grad", property(rg.fget, _flag_setter(
-        "assigning .requires_grad changes a flag the program depends on", rg.fset), rg.fdel,
-        rg.__doc__))
-    data = Tensor.__dict__["data"]
-    patch(Tensor, "data", property(data.fget, _breaking("assigning .data", data.fset),
-                                   data.fdel, data.__doc__))
-    for name, why in _MODULE_BREAKS.items():
-        if name in Module.__dict__:
-            patch(Module, name, _breaking(why, Module.__dict__[name]))
-    patch(Module, "zero_grad", _opaque("zero_grad", Module.__dict__["zero_grad"]))
     for mod_name, fn_name in _registry.VALUE_CHECKS:
         owner = sys.modules[mod_name]
         patch(owner, fn_name, _recorded_check(getattr(owner, fn_name)))
-    patch(Module, "_call_impl", _hooked_call(Module.__dict__["_call_impl"]))
-    for cls in _subclasses(Optimizer):
-        for name in ("step", "zero_grad"):
-            if name in cls.__dict__:
-                patch(cls, name, _opaque(name, cls.__dict__[name]))
     for cls in _subclasses(LRScheduler):  # scheduler.step(): Python on the groups' lr
         if "step" in cls.__dict__:
             patch(cls, "step", _opaque("step", cls.__dict__["step"], takes_closure=False))
-    for opt in rec.optimizers:  # a scheduler's counting wrapper calls the step it saw: the
-        wrapped = opt.__dict__.get("step")  # recorded one instead
-        if getattr(wrapped, "_wrapped_by_lr_sched", False):
-            patch(opt, "step", _counted_step(opt))
     _active = rec
     _registry.detour("capture", True)
     listeners.push(_LISTENER)
@@ -963,18 +910,6 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
         _registry.detour("capture", False)
         for owner, name, old in reversed(patches):
             setattr(owner, name, old)
-
-
-def _counted_step(opt: Any) -> Callable:
-    """An LR scheduler's wrapper of ``opt.step`` (it notes that the step ran), calling the
-    class's step as it is now (recorded during a capture)."""
-
-    def step(*args: Any, **kwargs: Any) -> Any:
-        opt._opt_called = True
-        return type(opt).step(opt, *args, **kwargs)
-
-    step._wrapped_by_lr_sched = True  # type: ignore[attr-defined]
-    return step
 
 
 def capturing() -> bool:

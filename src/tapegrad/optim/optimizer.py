@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _blas, _dtype
+from .. import _announce, _blas, _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.grad_mode import enable_grad
@@ -85,10 +85,19 @@ def _type_str(obj: Any) -> str:
 
 
 def _hooked_step(func: Callable) -> Callable:
-    """Wrap a class's ``step`` so the global and per-optimizer step hooks run around it."""
+    """Wrap a class's ``step`` so the global and per-optimizer step hooks run around it; the
+    wrapped step is announced to the listener stack (``run_method``: a compiled function's
+    capture records it as one call)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if _announce.listener is not None:
+            self = args[0]
+            return _announce.listener.run_method(
+                self, wrapper, args[1:], kwargs, lambda *a, **k: hooked(self, *a, **k))
+        return hooked(*args, **kwargs)
+
+    def hooked(*args: Any, **kwargs: Any) -> Any:
         self = args[0]
         for pre_hook in itertools.chain(
             _global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()
@@ -258,6 +267,27 @@ def _to_scalar(x: Any) -> Any:
         return x.item()
     return x
 
+
+
+def _zero_grads(optimizer: Optimizer, set_to_none: bool = True) -> None:
+    """``optimizer.zero_grad(set_to_none)``'s work."""
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            grad = p._grad
+            if grad is None:
+                continue
+            if set_to_none:
+                p._grad = None
+            else:
+                if grad.grad_fn is not None:
+                    grad.detach_()
+                else:
+                    grad.requires_grad_(False)
+                if grad._data.flags.writeable:
+                    grad._data[...] = 0
+                else:  # e.g. a broadcast view handed out as a gradient
+                    grad._data = np.zeros_like(grad._data)
+                grad._version_counter.value += 1
 
 class Optimizer:
     """Base class of all optimizers.
@@ -488,23 +518,10 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all optimized tensors (to None by default, else to zeros)."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                if set_to_none:
-                    p._grad = None
-                else:
-                    if grad.grad_fn is not None:
-                        grad.detach_()
-                    else:
-                        grad.requires_grad_(False)
-                    if grad._data.flags.writeable:
-                        grad._data[...] = 0
-                    else:  # e.g. a broadcast view handed out as a gradient
-                        grad._data = np.zeros_like(grad._data)
-                    grad._version_counter.value += 1
+        if _announce.listener is not None:  # (a capture records the call as one step)
+            _announce.zero_grad(self, Optimizer.zero_grad, _zero_grads, set_to_none)
+            return
+        _zero_grads(self, set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform a single optimization step (subclasses implement it)."""

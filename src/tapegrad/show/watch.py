@@ -1,12 +1,12 @@
 """What the health check watches while a forward and a backward run: the forward hooks on every
 module (``ForwardWatch``: which modules ran, under no_grad or not, dead ReLU units) and the
-listening on ``Tensor.backward`` / ``Tensor.detach``.
+listening to ``Tensor.backward`` / ``Tensor.detach``.
 
 ``health(model, inputs=...)`` runs one forward under a ``ForwardWatch``; the ``Monitor``
 (``monitor.py``) keeps one attached over training and listens to every backward too. Both
-listeners are told through :func:`listen`: while at least one is attached, ``Tensor.backward``
-and ``Tensor.detach`` are wrapped to tell them; with none, the originals are back and nothing
-is paid.
+watchers are told through :func:`listen`: while at least one is attached, a listener on
+autograd/listeners.py's stack hears what ``Tensor.backward`` and ``Tensor.detach`` announce
+and tells them; with none, it is off the stack and nothing is paid.
 """
 
 from __future__ import annotations
@@ -38,10 +38,9 @@ class ModuleCall:
 
 
 # ---------------------------------------------------------------------------------------------
-# Tensor.backward / Tensor.detach, wrapped while something listens
+# Tensor.backward / Tensor.detach, heard while something listens
 
 _LISTENERS: list[Any] = []  # attached ForwardWatch and Monitor objects
-_ORIGINAL: dict[str, Callable] = {}
 
 
 class _NonFinite(autograd_listeners.Listener):
@@ -61,42 +60,43 @@ class _NonFinite(autograd_listeners.Listener):
                 return
 
 
-def _backward_watched(self: Tensor, *args: Any, **kwargs: Any) -> None:
-    watchers = list(_LISTENERS)
-    for obj in watchers:
-        obj._before_backward(self)
-    with autograd_listeners.listening(_NonFinite(watchers)):
-        _ORIGINAL["backward"](self, *args, **kwargs)
-    for obj in watchers:
-        obj._after_backward(self)
+class _Watch(autograd_listeners.Listener):
+    """On the listener stack while a watcher is attached: tells them of each
+    ``Tensor.backward`` (and, during it, of non-finite gradients) and each ``Tensor.detach``."""
+
+    def run_backward(self, tensor: Tensor, run: Callable) -> Any:
+        watchers = list(_LISTENERS)
+        for obj in watchers:
+            obj._before_backward(tensor)
+        with autograd_listeners.listening(_NonFinite(watchers)):
+            run()
+        for obj in watchers:
+            obj._after_backward(tensor)
+
+    def detaching(self, tensor: Tensor) -> None:
+        node = tensor.grad_fn
+        if node is not None:
+            for obj in _LISTENERS:
+                obj._on_detach(node)
 
 
-def _detach_watched(self: Tensor) -> Tensor:
-    node = self.grad_fn
-    if node is not None:
-        for obj in _LISTENERS:
-            obj._on_detach(node)
-    return _ORIGINAL["detach"](self)
+WATCH = _Watch()
 
 
 def listen(obj: Any) -> None:
     """Tell ``obj`` (a ForwardWatch or a Monitor) of every backward, detach and non-finite
-    gradient from now on; the first listener wraps ``Tensor.backward`` and ``Tensor.detach``."""
+    gradient from now on; the first one attached pushes ``WATCH`` on the listener stack."""
     if not _LISTENERS:
-        _ORIGINAL["backward"] = Tensor.backward
-        _ORIGINAL["detach"] = Tensor.detach
-        Tensor.backward = _backward_watched  # type: ignore[method-assign]
-        Tensor.detach = _detach_watched  # type: ignore[method-assign]
+        autograd_listeners.push(WATCH)
     _LISTENERS.append(obj)
 
 
 def unlisten(obj: Any) -> None:
-    """Stop telling ``obj``; the last one gone puts the original methods back."""
+    """Stop telling ``obj``; the last one gone takes ``WATCH`` off the stack."""
     if obj in _LISTENERS:
         _LISTENERS.remove(obj)
-    if not _LISTENERS and _ORIGINAL:
-        Tensor.backward = _ORIGINAL.pop("backward")  # type: ignore[method-assign]
-        Tensor.detach = _ORIGINAL.pop("detach")  # type: ignore[method-assign]
+        if not _LISTENERS:
+            autograd_listeners.pop(WATCH)
 
 
 # ---------------------------------------------------------------------------------------------

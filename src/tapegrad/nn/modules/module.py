@@ -30,7 +30,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ... import _device, _dtype
+from ... import _announce, _device, _dtype
 from ..._tensor import Tensor, device
 from ...autograd.function import Function
 from ...autograd.grad_mode import _state, no_grad
@@ -753,6 +753,8 @@ class Module:
                                         ) -> RemovableHandle:
         """``hook(module, grad_output)`` runs when the gradients w.r.t. the outputs are known;
         it may return new grad_output."""
+        if _announce.listener is not None:
+            _announce.listener.module_called(self, "register_full_backward_pre_hook")
         return _add_hook(self._backward_pre_hooks, hook, prepend=prepend)
 
     def register_backward_hook(self, hook: Callable) -> RemovableHandle:
@@ -765,6 +767,8 @@ class Module:
                                     ) -> RemovableHandle:
         """``hook(module, grad_input, grad_output)`` runs when the gradients w.r.t. the module's
         inputs are computed; it may return new grad_input."""
+        if _announce.listener is not None:
+            _announce.listener.module_called(self, "register_full_backward_hook")
         self._is_full_backward_hook = _backward_hook_kind(self._is_full_backward_hook, True,
                                                           "on a single Module")
         return _add_hook(self._backward_hooks, hook, prepend=prepend)
@@ -789,6 +793,8 @@ class Module:
                                   with_kwargs: bool = False) -> RemovableHandle:
         """``hook(module, args)`` (or ``hook(module, args, kwargs)``) runs before ``forward``;
         it may return new args (or ``(args, kwargs)``)."""
+        if _announce.listener is not None:
+            _announce.listener.module_called(self, "register_forward_pre_hook")
         handle = _add_hook(self._forward_pre_hooks, hook, prepend=prepend,
                            extra_dict=self._forward_pre_hooks_with_kwargs)
         if with_kwargs:
@@ -800,6 +806,8 @@ class Module:
                               ) -> RemovableHandle:
         """``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)``) runs after
         ``forward``; it may return a new output."""
+        if _announce.listener is not None:
+            _announce.listener.module_called(self, "register_forward_hook")
         handle = _add_hook(
             self._forward_hooks, hook, prepend=prepend,
             extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called],
@@ -865,6 +873,8 @@ class Module:
         if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
                 or self._forward_pre_hooks or _any_global_hooks()):
             return forward_call(*args, **kwargs)
+        if _announce.listener is not None:  # (a module with hooks ends a capture)
+            _announce.listener.module_called(self, "__call__")
 
         result = None
         called_always: set = set()
@@ -1374,17 +1384,10 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all parameters (to None by default)."""
-        for p in self.parameters():
-            if p._grad is not None:
-                if set_to_none:
-                    p.grad = None
-                else:
-                    g = p._grad
-                    if g.grad_fn is not None:
-                        g.detach_()
-                    else:
-                        g.requires_grad_(False)
-                    g.zero_()
+        if _announce.listener is not None:  # (a capture records the call as one step)
+            _announce.zero_grad(self, Module.zero_grad, _zero_grads, set_to_none)
+            return
+        _zero_grads(self, set_to_none)
 
     # -- printing ---------------------------------------------------------------------------
 
@@ -1424,3 +1427,18 @@ class Module:
         replica._modules = replica._modules.copy()
         replica._is_replica = True
         return replica
+
+
+def _zero_grads(module: Module, set_to_none: bool = True) -> None:
+    """``module.zero_grad(set_to_none)``'s work."""
+    for p in module.parameters():
+        if p._grad is not None:
+            if set_to_none:
+                p.grad = None
+            else:
+                g = p._grad
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
