@@ -1,12 +1,12 @@
 """Every fast first-order path (ops/fast_paths.py) gives its op's rule's gradients, bit for bit.
 
 An op's derivative is its ``backward`` rule, in Tensor terms; a fast path computes the same
-values on the arrays when grad mode is off. Each op's samples (``op_samples.SAMPLES``, and the
-``nn.functional`` cases of tests/nn/test_functional.py for the fused entries) are
-differentiated with random cotangents; at every node whose op has a fast path, the gradients
-the engine got from it are compared with the rule's, run on the same node and gradient with
-grad mode on (as under ``create_graph=True``). Both are taken as the engine takes them: summed
-to the input's shape.
+values on the arrays when grad mode is off. Each op's samples (``op_samples.SAMPLES``, the
+``nn.functional`` cases of tests/nn/test_functional.py for the fused entries, the recurrent
+layers as modules) are differentiated with random cotangents; at every node whose op has a
+fast path, the gradients the engine got from it are compared with the rule's, run on the same
+node and gradient with grad mode on (as under ``create_graph=True``). Both are taken as the
+engine takes them: summed to the input's shape.
 """
 
 from __future__ import annotations
@@ -67,6 +67,25 @@ def _calls() -> list:
 
     for name, run in (("relu-big", run_big), ("cross_entropy-lean", run_ce)):
         calls += [(name, dt, run) for dt in ("float64", "float32")]
+    # the recurrent layers (modules, not in the tables): each layer entry, both directions,
+    # the LSTM with a projection, and a packed batch
+    seq = rng.standard_normal((5, 3, 4))
+    layers = {"lstm": ("LSTM", {"proj_size": 2}), "gru": ("GRU", {}),
+              "rnn_tanh": ("RNN", {}), "rnn_relu": ("RNN", {"nonlinearity": "relu"})}
+    for name, (cls, kw) in layers.items():
+        for packed in (False, True):
+            def run_rnn(L, dt, cls=cls, kw=kw, packed=packed):
+                L.manual_seed(0)
+                layer = getattr(L.nn, cls)(4, 3, bidirectional=True, **kw).to(getattr(L, dt))
+                x = L.tensor(seq.astype(dt), requires_grad=True)
+                inp = L.nn.utils.rnn.pack_padded_sequence(x, [5, 4, 2]) if packed else x
+                out, state = layer(inp)
+                outs = [out.data if packed else out] + list(
+                    state if isinstance(state, tuple) else (state,))
+                return _run([x, *layer.parameters()], lambda *_: outs)
+
+            calls += [(f"{name}-layer{'-packed' * packed}", dt, run_rnn)
+                      for dt in ("float64", "float32")]
     return calls
 
 
@@ -91,11 +110,19 @@ def _as_input(g: tapegrad.Tensor | None, meta: tuple | None) -> np.ndarray | Non
 ROUNDING = {
     # the softmax the forward kept (e / sum e) where the rule takes exp(log_softmax)
     "ce_log_softmax": "the forward's softmax, not exp(log_softmax)",
-    # written once against a backend (ops/nn_common.py ``_rule_body``): the array backend
-    # works in place and in float64 where the Tensor ops round each step to the dtype
+    # the array formula works in place and in float64 where the Tensor ops round each step
+    # to the dtype (the normalizations: on the moments the forward kept)
     "gelu": "in-place array arithmetic",
     "layer_norm": "in-place array arithmetic",
+    "batch_norm": "in-place array arithmetic",
+    "group_norm": "in-place array arithmetic",
     "sdpa": "in-place array arithmetic",
+    # the row sums by kernels.sums.fast_sum, not the sum entry
+    "safe_softmax": "fast_sum's order of addition",
+    # the gates the forward kept (the rules recompute them in Tensor ops), the sums over the
+    # steps by fast_sum; the LSTM's steps in its own array code (ops/rnn.py)
+    **{name: "the forward's gates, fast_sum's order of addition" for name in (
+        "lstm_layer", "gru_layer", "rnn_tanh_layer", "rnn_relu_layer")},
     # products and sums over other shapes (the batch folded into the columns' product,
     # OpenBLAS's order) where the rule goes through im2col / col2im entries
     "convolution": "the products in another order",
@@ -117,21 +144,32 @@ SIGNED_ZEROS = {
     "nll_loss": "+0.0 off the targets",
     "nll_loss2d": "+0.0 off the targets",
 }
+# The fast paths whose factor from a bool mask is float64 where their rule's is float32:
+# NumPy makes a bool mask times a Python number float64 (the fast path's gradient is float64
+# for a float32 input too, and the engine rounds it to the input's dtype once), a bool Tensor
+# times one is the default dtype. Compared after that rounding, to float32's tolerance.
+DEFAULT_DTYPE = {
+    "leaky_relu": "the rule's slope in the default dtype",
+    "leaky_relu_": "the rule's slope in the default dtype",
+    "multi_margin_loss": "the rule's counted terms in the default dtype",
+}
 _TOL = {"float64": 1e-14, "float32": 1e-6}  # (the samples differ by 4e-16 and 1.5e-7 at most)
 
 
 def _agree(name: str, w: np.ndarray, g: np.ndarray) -> bool:
     """Do the rule's ``w`` and the fast path's ``g`` agree: bit for bit, or as ``name``'s entry
-    in ``SIGNED_ZEROS`` or ``ROUNDING`` allows?"""
+    in ``SIGNED_ZEROS``, ``ROUNDING`` or ``DEFAULT_DTYPE`` allows?"""
     w, g = np.asarray(w), np.asarray(g)
+    if name in DEFAULT_DTYPE and g.dtype == np.float64 and w.dtype == np.float32:
+        g = g.astype(w.dtype)  # (as the engine rounds it)
     if w.shape != g.shape or w.dtype != g.dtype:
         return False
     if _bits(w) == _bits(g):
         return True
     if name in SIGNED_ZEROS:
         return bool(np.array_equal(w, g, equal_nan=True))
-    if name in ROUNDING:
-        tol = _TOL[w.dtype.name]
+    if name in ROUNDING or name in DEFAULT_DTYPE:
+        tol = _TOL["float32" if name in DEFAULT_DTYPE else w.dtype.name]
         scale = max(float(np.max(np.abs(w), initial=0.0)), 1.0)
         return bool(np.allclose(w, g, rtol=tol, atol=tol * scale, equal_nan=True))
     return False

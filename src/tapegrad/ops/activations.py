@@ -1,8 +1,8 @@
 """Activation functions: the fused entries behind ``F.gelu``, ``silu``, ``mish``, ``softplus``,
 ``elu``/``celu``/``selu``, ``leaky_relu``, ``hardtanh``, ``hardsigmoid``, ``hardswish``,
 ``logsigmoid``, ``threshold``, the shrinks, ``glu``, ``prelu``, ``rrelu`` (with its noise) and
-``_safe_softmax``. Each forward and its backward rule side by side, the rule written once for
-both backends (``nn_common``).
+``_safe_softmax``. Each forward and its backward rule side by side, the rule in Tensor terms;
+their first-order paths on the arrays are in ops/fast_paths.py.
 """
 
 
@@ -15,20 +15,11 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import elementwise as ew
+from . import reduction as rd
 from . import shape as sh
 from ._registry import defop
-from .erf import INV_SQRT_2PI, SQRT1_2, TWO_OVER_SQRTPI, _phi_gauss, erf_array
-from .nn_common import (
-    _Arrays,
-    _fast_sum,
-    _float,
-    _linked,
-    _quiet,
-    _rule_body,
-    _sigmoid,
-    _Tensors,
-    _unpack,
-)
+from .erf import INV_SQRT_2PI, SQRT1_2, TWO_OVER_SQRTPI, _erf, _phi_gauss, erf_array
+from .nn_common import _Arrays, _fast_sum, _float, _linked, _quiet, _sigmoid, _Tensors
 
 # ---------------------------------------------------------------------------------------------
 # Activations
@@ -49,40 +40,26 @@ def _gelu(x: np.ndarray, *, approximate: str, _cache: dict) -> np.ndarray:
     return x * cdf
 
 
-def _gelu_grad(B: Any, x: Any, approximate: str, cdf: Any = None, gauss: Any = None) -> Any:
-    if approximate == "tanh":
-        k_beta = math.sqrt(2.0) * TWO_OVER_SQRTPI * 0.5
+GELU_TANH_BETA = math.sqrt(2.0) * TWO_OVER_SQRTPI * 0.5  # sqrt(2 / pi)
+
+
+def gelu_tanh_slope(x: Any, x_sq: Any, t: Any) -> Any:
+    """The tanh approximation's derivative from x, x^2 and t = tanh(beta (x + 0.044715 x^3)),
+    in plain arithmetic (arrays or Tensors)."""
+    return (t + 1.0) * 0.5 + x * 0.5 * (1.0 - t * t) * GELU_TANH_BETA * (
+        x_sq * (3 * 0.044715) + 1.0)
+
+
+@_gelu.backward
+def gelu_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx x Phi(x) = Phi + x phi
+    (x,) = ctx.saved
+    if ctx.params["approximate"] == "tanh":
         x_sq = x * x
-        t = B.tanh((x + x_sq * x * 0.044715) * k_beta)
-        return (t + 1.0) * 0.5 + x * 0.5 * (1.0 - t * t) * k_beta * (x_sq * (3 * 0.044715) + 1.0)
-    if cdf is None:
-        cdf = B.phi(x)
-    if not B.tensors:  # the same formula, in place (this runs on every training step)
-        if gauss is None:
-            gauss = np.asarray(x * x)  # (an array for a 0-d x too: written in place below)
-            gauss *= -0.5
-            np.exp(gauss, out=gauss)
-        pdf = gauss
-        pdf *= x
-        pdf *= INV_SQRT_2PI
-        pdf += cdf
-        return pdf
-    return cdf + x * B.exp(x * x * -0.5) * INV_SQRT_2PI
-
-
-@_rule_body(_gelu)
-def gelu_backward(B: Any, ctx: Any, saved: Any, g: Any) -> tuple:  # d/dx x Phi(x) = Phi + x phi
-    (x,) = saved
-    cache = ctx.params["_cache"]
-    cdf = gauss = None
-    if not B.tensors:
-        cdf, gauss = cache.pop("cdf", None), cache.pop("gauss", None)
-    d = _gelu_grad(B, x, ctx.params["approximate"], cdf, gauss)
-    if not B.tensors:
-        d *= g
-        return (B.out(d),)
-    return (B.out(g * d),)
-
+        d = gelu_tanh_slope(x, x_sq, ew.tanh((x + x_sq * x * 0.044715) * GELU_TANH_BETA))
+    else:
+        cdf = (_erf(x * SQRT1_2) + 1.0) * 0.5
+        d = cdf + x * ew.exp(x * x * -0.5) * INV_SQRT_2PI
+    return (grad * d,)
 
 
 @defop("silu", node="SiluBackward0", save=(0,))
@@ -94,9 +71,9 @@ def _silu(x: np.ndarray) -> np.ndarray:
 
 @_silu.backward
 def silu_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx x s(x) = s (1 + x (1 - s))
-    B, (x,), g = _unpack(ctx, grad)
-    s = B.sigmoid(x)
-    return (B.out(g * s * (1.0 + x * (1.0 - s))),)
+    (x,) = ctx.saved
+    s = ew.sigmoid(x)
+    return (grad * s * (1.0 + x * (1.0 - s)),)
 
 
 @defop("mish", node="MishBackward0", save=(0,))
@@ -107,9 +84,9 @@ def _mish(x: np.ndarray) -> np.ndarray:
 
 @_mish.backward
 def mish_backward(ctx: Any, grad: Tensor) -> tuple:  # tanh(sp(x)) + x s(x) (1 - tanh^2(sp(x)))
-    B, (x,), g = _unpack(ctx, grad)
-    t = B.tanh(B.softplus(x))
-    return (B.out(g * (t + x * B.sigmoid(x) * (1.0 - t * t))),)
+    (x,) = ctx.saved
+    t = ew.tanh(_softplus(x, beta=1.0, threshold=20.0))
+    return (grad * (t + x * ew.sigmoid(x) * (1.0 - t * t)),)
 
 
 @defop("softplus", node="SoftplusBackward0", save=(0,))
@@ -122,10 +99,10 @@ def _softplus(x: np.ndarray, *, beta: float, threshold: float) -> np.ndarray:
 
 @_softplus.backward
 def softplus_backward(ctx: Any, grad: Tensor) -> tuple:  # s(beta x), and 1 above the threshold
-    B, (x,), g = _unpack(ctx, grad)
+    (x,) = ctx.saved
     z = x * ctx.params["beta"]
-    s = B.sigmoid(z)
-    return (B.out(g * (s + (z > ctx.params["threshold"]) * (1.0 - s))),)
+    s = ew.sigmoid(z)
+    return (grad * (s + (z > ctx.params["threshold"]) * (1.0 - s)),)
 
 
 def _elu_forward(x: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
@@ -134,25 +111,10 @@ def _elu_forward(x: np.ndarray, alpha: float, scale: float, input_scale: float) 
     return np.expm1(np.minimum(x, 0) * input_scale) * (alpha * scale) + np.maximum(x, 0) * scale
 
 
-def _in_dtype(B: Any, like: Any, value: float) -> Any:
+def _in_dtype(like: Tensor, value: float) -> Tensor:
     """value as a 0-d constant of like's dtype (a bool mask times a Python float would be the
     default dtype, and round a float64 scale to float32)."""
-    dt = like._data.dtype if isinstance(like, Tensor) else like.dtype
-    return B.const(np.asarray(value, dtype=dt))
-
-
-def _elu_grad(B: Any, x: Any, p: dict) -> Any:
-    alpha, scale, iscale = p["alpha"], p["scale"], p["input_scale"]
-    # x <= 0 takes the exponential's slope, whose own slope is 0 at x = 0 (torch's double
-    # backward: only x < 0 counts there), hence x, not clamped, but kept where x < 0
-    neg = B.exp(B.where(x < 0, x, 0.0) * iscale) * (alpha * scale * iscale)
-    return (x > 0) * _in_dtype(B, x, scale) + (x <= 0) * neg
-
-
-def _elu_result_grad(B: Any, y: Any, p: dict) -> Any:
-    # from the result (in-place forms): y > 0 -> scale; else input_scale (y + alpha scale)
-    return ((y > 0) * _in_dtype(B, y, p["scale"])
-            + (y <= 0) * ((y + p["alpha"] * p["scale"]) * p["input_scale"]))
+    return Tensor._make(np.asarray(value, dtype=like._data.dtype))
 
 
 def _elu_entries(name: str, node_out: str, node_in: str) -> tuple:
@@ -163,13 +125,19 @@ def _elu_entries(name: str, node_out: str, node_in: str) -> tuple:
 
     @out_of_place.backward
     def elu_backward(ctx: Any, grad: Tensor) -> tuple:  # x > 0: scale; else alpha scale is e^(is x)
-        B, (x,), g = _unpack(ctx, grad)
-        return (B.out(g * _elu_grad(B, x, ctx.params)),)
+        (x,), p = ctx.saved, ctx.params
+        # x <= 0 takes the exponential's slope, whose own slope is 0 at x = 0 (torch's double
+        # backward: only x < 0 counts there), hence x, not clamped, but kept where x < 0
+        neg = ew.exp(ew.where(x < 0, x, 0.0) * p["input_scale"]) * (
+            p["alpha"] * p["scale"] * p["input_scale"])
+        return (grad * ((x > 0) * _in_dtype(x, p["scale"]) + (x <= 0) * neg),)
 
     @in_place.backward
     def elu__backward(ctx: Any, grad: Tensor) -> tuple:  # the same, written with the result
-        B, (y,), g = _unpack(ctx, grad)
-        return (B.out(g * _elu_result_grad(B, y, ctx.params)),)
+        # y > 0: scale; else input_scale (y + alpha scale)
+        (y,), p = ctx.saved, ctx.params
+        return (grad * ((y > 0) * _in_dtype(y, p["scale"])
+                        + (y <= 0) * ((y + p["alpha"] * p["scale"]) * p["input_scale"])),)
 
     @out_of_place.jvp
     def elu_jvp(tangents: list, inputs: tuple, out: Tensor, **p: Any) -> Tensor:  # t * elu'(x)
@@ -193,8 +161,8 @@ def _leaky_relu(x: np.ndarray, *, negative_slope: float) -> np.ndarray:
 
 @_leaky_relu.backward
 def leaky_relu_backward(ctx: Any, grad: Tensor) -> tuple:  # 1 for x > 0, negative_slope else
-    B, (x,), g = _unpack(ctx, grad)
-    return (B.out(g * ((x > 0) + (x <= 0) * ctx.params["negative_slope"])),)
+    (x,) = ctx.saved
+    return (grad * ((x > 0) + (x <= 0) * ctx.params["negative_slope"]),)
 
 
 @defop("leaky_relu_", node="LeakyReluBackward1", save_output=True)
@@ -202,9 +170,9 @@ def _leaky_relu_(x: np.ndarray, *, negative_slope: float) -> np.ndarray:
     return _leaky_relu.forward(x, negative_slope=negative_slope)
 
 
-@_leaky_relu_.backward
-def leaky_relu__backward(ctx: Any, grad: Tensor) -> tuple:
-    # from the result: 1 where y > 0, negative_slope else
+def leaky_relu_inplace_slope(ctx: Any) -> float:
+    """The in-place form's slope, which its backward (from the result) cannot invert when
+    negative: torch's error then."""
     slope = ctx.params["negative_slope"]
     if slope < 0:
         raise RuntimeError(
@@ -214,8 +182,15 @@ def leaky_relu__backward(ctx: Any, grad: Tensor) -> tuple:
             "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
             "backward calculation with negative slope"
         )
-    B, (y,), g = _unpack(ctx, grad)
-    return (B.out(g * ((y > 0) + (y <= 0) * slope)),)
+    return slope
+
+
+@_leaky_relu_.backward
+def leaky_relu__backward(ctx: Any, grad: Tensor) -> tuple:
+    # from the result: 1 where y > 0, negative_slope else
+    slope = leaky_relu_inplace_slope(ctx)
+    (y,) = ctx.saved
+    return (grad * ((y > 0) + (y <= 0) * slope),)
 
 
 def _hardtanh_forward(x: np.ndarray, *, min_val: float, max_val: float) -> np.ndarray:
@@ -232,9 +207,8 @@ _hardtanh_ = defop("hardtanh_", node="HardtanhBackward0", save_output=True)(_har
 
 @_hardtanh.backward
 def hardtanh_backward(ctx: Any, grad: Tensor) -> tuple:  # 1 strictly inside (min_val, max_val)
-    B, (x,), g = _unpack(ctx, grad)
-    p = ctx.params
-    return (B.out(g * ((x > p["min_val"]) & (x < p["max_val"]))),)
+    (x,), p = ctx.saved, ctx.params
+    return (grad * ((x > p["min_val"]) & (x < p["max_val"])),)
 
 
 _hardtanh_.backward(_hardtanh.rule)
@@ -248,12 +222,12 @@ def _hardsigmoid(x: np.ndarray) -> np.ndarray:
 
 @_hardsigmoid.backward
 def hardsigmoid_backward(ctx: Any, grad: Tensor) -> tuple:  # 1/6 on (-3, 3)
-    B, (x,), g = _unpack(ctx, grad)
+    (x,) = ctx.saved
     # torch's kernel uses 1/6 rounded to float, for every dtype
-    return (B.out(g * ((x > -3.0) & (x < 3.0)) * _ONE_SIXTH_F),)
+    return (grad * ((x > -3.0) & (x < 3.0)) * ONE_SIXTH_F,)
 
 
-_ONE_SIXTH_F = float(np.float32(1.0 / 6.0))
+ONE_SIXTH_F = float(np.float32(1.0 / 6.0))
 
 
 @defop("hardswish", node="HardswishBackward0", save=(0,))
@@ -265,10 +239,10 @@ def _hardswish(x: np.ndarray) -> np.ndarray:
 @_hardswish.backward
 def hardswish_backward(ctx: Any, grad: Tensor) -> tuple:
     # 0 up to -3, x/3 + 1/2 on (-3, 3), 1 from 3
-    B, (x,), g = _unpack(ctx, grad)
+    (x,) = ctx.saved
     # at the kinks themselves the flat side's slope, as torch's kernel (0 at -3, 1 at 3)
     inside = (x > -3.0) & (x < 3.0)
-    return (B.out(g * (inside * (x / 3.0 + 0.5) + (x >= 3.0))),)
+    return (grad * (inside * (x / 3.0 + 0.5) + (x >= 3.0)),)
 
 
 @defop("log_sigmoid", node="LogSigmoidBackward0", save=(0,))
@@ -280,8 +254,8 @@ def _log_sigmoid(x: np.ndarray) -> np.ndarray:
 
 @_log_sigmoid.backward
 def log_sigmoid_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx log s(x) = s(-x)
-    B, (x,), g = _unpack(ctx, grad)
-    return (B.out(g * B.sigmoid(-x)),)
+    (x,) = ctx.saved
+    return (grad * ew.sigmoid(-x),)
 
 
 def _threshold_forward(x: np.ndarray, *, threshold: Any, value: Any) -> np.ndarray:
@@ -295,8 +269,8 @@ _threshold_ = defop("threshold_", node="ThresholdBackward1", save=(0,))(_thresho
 
 @_threshold.backward
 def threshold_backward(ctx: Any, grad: Tensor) -> tuple:  # 1 where x > threshold
-    B, (x,), g = _unpack(ctx, grad)
-    return (B.out(g * (x > ctx.params["threshold"])),)
+    (x,) = ctx.saved
+    return (grad * (x > ctx.params["threshold"]),)
 
 
 _threshold_.backward(_threshold.rule)
@@ -313,8 +287,8 @@ def _softshrink(x: np.ndarray, *, lambd: float) -> np.ndarray:
 
 
 def shrink_backward(ctx: Any, grad: Tensor) -> tuple:  # 1 where |x| > lambda
-    B, (x,), g = _unpack(ctx, grad)
-    return (B.out(g * (B.abs(x) > ctx.params["lambd"])),)
+    (x,) = ctx.saved
+    return (grad * (ew.abs(x) > ctx.params["lambd"]),)
 
 
 _hardshrink.backward(shrink_backward)
@@ -329,17 +303,12 @@ def _glu(x: np.ndarray, *, dim: int) -> np.ndarray:
 
 @_glu.backward
 def glu_backward(ctx: Any, grad: Tensor) -> tuple:  # d(a s(b)) = (s(b), a s(b)(1 - s(b)))
-    B, (x,), g = _unpack(ctx, grad)
+    (x,) = ctx.saved
     dim = ctx.params["dim"]
     h = ctx.input_shapes[0][dim] // 2
-    a: Any
-    b: Any
-    if B.tensors:
-        a, b = sh.narrow(x, dim, 0, h), sh.narrow(x, dim, h, h)
-    else:
-        a, b = np.split(x, 2, axis=dim)
-    s = B.sigmoid(b)
-    return (B.out(B.cat([g * s, g * a * s * (1.0 - s)], dim)),)
+    a, b = sh.narrow(x, dim, 0, h), sh.narrow(x, dim, h, h)
+    s = ew.sigmoid(b)
+    return (sh.cat([grad * s, grad * a * s * (1.0 - s)], dim),)
 
 
 @defop("prelu", node="PreluKernelBackward0", save=(0, 1))
@@ -349,13 +318,13 @@ def _prelu(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 @_prelu.backward
 def prelu_backward(ctx: Any, grad: Tensor) -> tuple:  # (1 or w, x where x <= 0)
-    B, (x, w), g = _unpack(ctx, grad)
+    x, w = ctx.saved
     need_x, need_w = ctx.needs_input_grad
     # at x = 0 the slope is w, but torch's second derivatives count only x < 0 (w's value
     # there, detached; and x (x < 0), which is x (x <= 0))
-    neg_w = (x <= 0) * w if not B.tensors else (x < 0) * w + (x == 0) * w.detach()
-    gx = B.out(g * ((x > 0) + neg_w)) if need_x else None
-    gw = B.out(g * x * (x < 0)) if need_w else None
+    neg_w = (x < 0) * w + (x == 0) * w.detach()
+    gx = grad * ((x > 0) + neg_w) if need_x else None
+    gw = grad * x * (x < 0) if need_w else None
     return gx, gw
 
 
@@ -396,9 +365,9 @@ def _safe_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
 @_safe_softmax.backward
 def safe_softmax_backward(ctx: Any, grad: Tensor) -> tuple:
     # J = diag(y) - y y^T: y * (g - sum(g y))
-    B, (y,), g = _unpack(ctx, grad)
+    (y,) = ctx.saved
     dim = ctx.params["dim"]
-    return (B.out(y * (g - B.sum(g * y, (dim,)))),)
+    return (y * (grad - rd.sum(grad * y, (dim,), True)),)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -413,8 +382,7 @@ def _rrelu(x: np.ndarray, *, noise: np.ndarray) -> np.ndarray:
 @_rrelu.backward
 def rrelu_backward(ctx: Any, grad: Tensor) -> tuple:
     # the slope each element was given (1 where x > 0)
-    B, _, g = _unpack(ctx, grad)
-    return (B.out(g * B.const(ctx.params["noise"])),)
+    return (grad * Tensor._make(ctx.params["noise"]),)
 
 
 # Rules whose gradient torch's double-backward node ties to the forward's inputs (see _link)

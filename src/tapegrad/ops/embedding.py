@@ -11,9 +11,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import indexing as ix
+from . import reduction as rd
 from ._registry import defop
 from ._tangents import linear_tangent
-from .nn_common import _backend
 
 # ---------------------------------------------------------------------------------------------
 # Embedding
@@ -107,6 +107,29 @@ def _embedding_bag(w: np.ndarray, psw: Any, *, indices: np.ndarray, segment: np.
     return out.astype(w.dtype, copy=False)
 
 
+def max_bag_hits(ctx: Any) -> tuple:
+    """max mode: (the bags' elements that took a row, their positions in the flat table)."""
+    v, d = ctx.input_shapes[0]
+    rows = ctx.params["_cache"]["max_rows"]
+    hit = rows >= 0
+    cols = np.broadcast_to(np.arange(d), rows.shape)[hit]
+    return hit, rows[hit] * d + cols
+
+
+def bag_scales(ctx: Any, dt: Any) -> np.ndarray:
+    """sum and mean modes: the factor on each kept row's gradient (1, 1 / its bag's count,
+    and 1 / its index's count with scale_grad_by_freq)."""
+    p = ctx.params
+    idx, seg = p["indices"][p["keep"]], p["segment"][p["keep"]]
+    scale = np.ones(len(seg), dtype=dt)
+    if p["mode"] == 1:
+        scale = scale / np.maximum(p["_cache"]["counts"], 1)[seg].astype(dt)
+    if p.get("scale_grad_by_freq"):
+        counts = np.bincount(idx, minlength=ctx.input_shapes[0][0])
+        scale = scale / counts[idx].astype(dt)
+    return scale
+
+
 @_embedding_bag.backward
 def embedding_bag_backward(ctx: Any, grad: Tensor) -> tuple:
     # each bag's gradient to the rows it was made of
@@ -115,51 +138,24 @@ def embedding_bag_backward(ctx: Any, grad: Tensor) -> tuple:
     need_w, need_psw = ctx.needs_input_grad
     idx, seg, keep = p["indices"][p["keep"]], p["segment"][p["keep"]], p["keep"]
     dt = grad._data.dtype
-    B = _backend()
-    g = B.val(grad) if B.tensors else grad._data
     gw = gpsw = None
     if p["mode"] == 2:
-        rows = p["_cache"]["max_rows"]
-        hit = rows >= 0
-        cols = np.broadcast_to(np.arange(d), rows.shape)[hit]
-        flat = rows[hit] * d + cols
-        if B.tensors:
-            zeros = Tensor._make(np.zeros(v * d, dtype=dt))
-            gw = ix.index_put(zeros, (flat,), g[Tensor._make(hit)], accumulate=True)
-            return gw.reshape(v, d), None
-        counts = np.bincount(flat, weights=g[hit], minlength=v * d).astype(dt).reshape(v, d)
-        return Tensor._make(counts), None
-    scale = np.ones(len(seg), dtype=dt)
-    if p["mode"] == 1:
-        scale = scale / np.maximum(p["_cache"]["counts"], 1)[seg].astype(dt)
-    if p.get("scale_grad_by_freq"):
-        counts = np.bincount(idx, minlength=v)
-        scale = scale / counts[idx].astype(dt)
-    if B.tensors:
-        per_row = g[Tensor._make(seg)]
-    else:
-        per_row = g[seg]
+        hit, flat = max_bag_hits(ctx)
+        zeros = Tensor._make(np.zeros(v * d, dtype=dt))
+        gw = ix.index_put(zeros, (flat,), grad[Tensor._make(hit)], accumulate=True)
+        return gw.reshape(v, d), None
+    scale = bag_scales(ctx, dt)
+    per_row = grad[Tensor._make(seg)]
     w_saved, psw_saved = ctx.saved
     if need_psw:
-        wrows = w_saved[Tensor._make(idx)] if B.tensors else w_saved._data[idx]
+        wrows = w_saved[Tensor._make(idx)]
         full = np.zeros(len(keep), dtype=dt)
-        if B.tensors:
-            part = B.sum(per_row * wrows, (-1,), False) * B.const(scale)
-            gpsw = ix.index_put(Tensor._make(full), (np.nonzero(keep)[0],), part)
-        else:
-            full[keep] = np.sum(per_row * wrows, axis=-1) * scale
-            gpsw = Tensor._make(full)
+        part = rd.sum(per_row * wrows, (-1,), False) * Tensor._make(scale)
+        gpsw = ix.index_put(Tensor._make(full), (np.nonzero(keep)[0],), part)
     if need_w:
-        if psw_saved is None:
-            factor = B.const(scale[:, None])
-        elif B.tensors:
-            factor = psw_saved[Tensor._make(np.nonzero(keep)[0])].unsqueeze(1) * B.const(
-                scale[:, None])
-        else:
-            factor = (psw_saved._data[keep] * scale)[:, None]
-        if B.tensors:
-            zeros = Tensor._make(np.zeros((v, d), dtype=dt))
-            gw = ix.index_put(zeros, (idx,), per_row * factor, accumulate=True)
-        else:
-            gw = Tensor._make(_row_sums(v, idx, (per_row * factor).astype(dt, copy=False)))
+        factor = Tensor._make(scale[:, None])
+        if psw_saved is not None:
+            factor = psw_saved[Tensor._make(np.nonzero(keep)[0])].unsqueeze(1) * factor
+        zeros = Tensor._make(np.zeros((v, d), dtype=dt))
+        gw = ix.index_put(zeros, (idx,), per_row * factor, accumulate=True)
     return gw, gpsw

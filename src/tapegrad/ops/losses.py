@@ -13,10 +13,12 @@ import numpy as np
 
 from .. import _numpy_warnings as _nw
 from .._tensor import Tensor
-from ..autograd.grad_mode import _state
+from . import elementwise as ew
+from . import reduction as rd
+from . import shape as sh
 from ._registry import defop
-from .activations import _fast_max
-from .nn_common import _Arrays, _fast_sum, _float, _linked, _quiet, _unpack
+from .activations import _fast_max, _softplus
+from .nn_common import _fast_sum, _float, _linked, _quiet
 
 # ---------------------------------------------------------------------------------------------
 # Losses. reduction: 0 none, 1 mean, 2 sum (torch's enum)
@@ -40,10 +42,11 @@ def _pair_shape(ctx: Any) -> tuple:
     return next(s for s in ctx.input_shapes if s is not None)
 
 
-def _target_pair(ctx: Any, gx: Any, B: Any) -> tuple:
-    """(d input, d target) for losses of ``input - target``: the target gets the negative."""
+def target_pair(ctx: Any, gx: Any) -> tuple:
+    """(d input, d target) for losses of ``input - target``: the target gets the negative
+    (Tensors in a rule, arrays in its fast path)."""
     need_x, need_t = ctx.needs_input_grad
-    return (B.out(gx) if need_x else None), (B.out(-gx) if need_t else None)
+    return (gx if need_x else None), (-gx if need_t else None)
 
 
 @defop("mse_loss", node="MseLossBackward0", save=(0, 1))
@@ -55,9 +58,9 @@ def _mse_loss(x: np.ndarray, t: np.ndarray, *, reduction: int) -> np.ndarray:
 
 @_mse_loss.backward
 def mse_loss_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx (x - t)^2 = 2 (x - t)
-    B, (x, t), g = _unpack(ctx, grad)
+    x, t = ctx.saved
     red = ctx.params["reduction"]
-    return _target_pair(ctx, (x - t) * (2.0 * _norm(red, _pair_shape(ctx))) * g, B)
+    return target_pair(ctx, (x - t) * (2.0 * _norm(red, _pair_shape(ctx))) * grad)
 
 
 @defop("smooth_l1_loss", node="SmoothL1LossBackward0", save=(0, 1))
@@ -69,10 +72,9 @@ def _smooth_l1_loss(x: np.ndarray, t: np.ndarray, *, reduction: int, beta: float
 @_smooth_l1_loss.backward
 def smooth_l1_loss_backward(ctx: Any, grad: Tensor) -> tuple:
     # (x - t)/beta inside |x - t| < beta, sign outside
-    B, (x, t), g = _unpack(ctx, grad)
-    p = ctx.params
-    d = B.clamp((x - t) / p["beta"], -1.0, 1.0)
-    return _target_pair(ctx, d * _norm(p["reduction"], _pair_shape(ctx)) * g, B)
+    (x, t), p = ctx.saved, ctx.params
+    d = ew.clamp((x - t) / p["beta"], -1.0, 1.0)
+    return target_pair(ctx, d * _norm(p["reduction"], _pair_shape(ctx)) * grad)
 
 
 @defop("huber_loss", node="HuberLossBackward0", save=(0, 1))
@@ -84,10 +86,9 @@ def _huber_loss(x: np.ndarray, t: np.ndarray, *, reduction: int, delta: float) -
 @_huber_loss.backward
 def huber_loss_backward(ctx: Any, grad: Tensor) -> tuple:
     # x - t inside |x - t| < delta, delta sign outside
-    B, (x, t), g = _unpack(ctx, grad)
-    p = ctx.params
-    d = B.clamp(x - t, -p["delta"], p["delta"])
-    return _target_pair(ctx, d * _norm(p["reduction"], _pair_shape(ctx)) * g, B)
+    (x, t), p = ctx.saved, ctx.params
+    d = ew.clamp(x - t, -p["delta"], p["delta"])
+    return target_pair(ctx, d * _norm(p["reduction"], _pair_shape(ctx)) * grad)
 
 
 @defop("soft_margin_loss", node="SoftMarginLossBackward0", save=(0,))
@@ -98,10 +99,10 @@ def _soft_margin_loss(x: np.ndarray, *, target: np.ndarray, reduction: int) -> n
 
 @_soft_margin_loss.backward
 def soft_margin_loss_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx log(1 + e^(-yx)) = -y s(-yx)
-    B, (x,), g = _unpack(ctx, grad)
-    y = B.const(ctx.params["target"])
+    (x,) = ctx.saved
+    y = Tensor._make(ctx.params["target"])
     norm = _norm(ctx.params["reduction"], _pair_shape(ctx))
-    return (B.out(-y * B.sigmoid(-y * x) * norm * g),)
+    return (-y * ew.sigmoid(-y * x) * norm * grad,)
 
 
 @defop("binary_cross_entropy", node="BinaryCrossEntropyBackward0", save=(0, 1))
@@ -119,22 +120,21 @@ def _bce(x: np.ndarray, t: np.ndarray, *, weight: Any, reduction: int) -> np.nda
 
 @_bce.backward
 def bce_backward(ctx: Any, grad: Tensor) -> tuple:  # (x - t)/((1 - x) x); target: log(1-x) - log(x)
-    B, (x, t), g = _unpack(ctx, grad)
-    p = ctx.params
+    (x, t), p = ctx.saved, ctx.params
     need_x, need_t = ctx.needs_input_grad
-    scale = g * _norm(p["reduction"], _pair_shape(ctx))
+    scale = grad * _norm(p["reduction"], _pair_shape(ctx))
     if p["weight"] is not None:
-        scale = scale * B.const(p["weight"])
+        scale = scale * Tensor._make(p["weight"])
     with np.errstate(all="ignore"):
         # torch's EPSILON 1e-12, rounded to float for every dtype
-        gx = B.out((x - t) / B.clamp((1.0 - x) * x, _EPS12_F) * scale) if need_x else None
+        gx = (x - t) / ew.clamp((1.0 - x) * x, EPS12_F) * scale if need_x else None
         gt = None
         if need_t:
-            gt = B.out((B.clamp(B.log(1.0 - x), -100.0) - B.clamp(B.log(x), -100.0)) * scale)
+            gt = (ew.clamp(ew.log(1.0 - x), -100.0) - ew.clamp(ew.log(x), -100.0)) * scale
     return gx, gt
 
 
-_EPS12_F = float(np.float32(1e-12))
+EPS12_F = float(np.float32(1e-12))
 
 
 def _log_sigmoid_np(x: np.ndarray) -> np.ndarray:
@@ -157,23 +157,22 @@ def _bce_logits(x: np.ndarray, t: np.ndarray, *, weight: Any, pos_weight: Any,
 @_bce_logits.backward
 def bce_logits_backward(ctx: Any, grad: Tensor) -> tuple:
     # x: s(x) - t (or (pw t + 1 - t) s(x) - pw t)
-    B, (x, t), g = _unpack(ctx, grad)
-    p = ctx.params
+    (x, t), p = ctx.saved, ctx.params
     need_x, need_t = ctx.needs_input_grad
-    scale = g * _norm(p["reduction"], _pair_shape(ctx))
+    scale = grad * _norm(p["reduction"], _pair_shape(ctx))
     if p["weight"] is not None:
-        scale = scale * B.const(p["weight"])
-    pw = B.const(p["pos_weight"]) if p["pos_weight"] is not None else None
+        scale = scale * Tensor._make(p["weight"])
+    pw = Tensor._make(p["pos_weight"]) if p["pos_weight"] is not None else None
     gx = gt = None
     if need_x:
-        s = B.sigmoid(x)
-        gx = B.out(((pw * t + 1.0 - t) * s - pw * t if pw is not None else s - t) * scale)
+        s = ew.sigmoid(x)
+        gx = ((pw * t + 1.0 - t) * s - pw * t if pw is not None else s - t) * scale
     if need_t:  # d/dt = log s(-x) - pw log s(x)  (= -x without pos_weight)
         if pw is None:
-            gt = B.out(-x * scale)
+            gt = -x * scale
         else:
-            lsx = -B.softplus(-x)
-            gt = B.out((lsx - x - pw * lsx) * scale)
+            lsx = -_softplus(-x, beta=1.0, threshold=20.0)
+            gt = (lsx - x - pw * lsx) * scale
     return gx, gt
 
 
@@ -385,10 +384,10 @@ def _ctc_forward(lp: np.ndarray, *, labels: np.ndarray, input_lengths: np.ndarra
     return nll
 
 
-def ctc_loss_backward(ctx: Any, grad: Tensor) -> tuple:  # see the section comment
+def ctc_grad_array(ctx: Any, lp: np.ndarray, gout: np.ndarray) -> np.ndarray:
+    """The gradient for the log-probabilities ``lp`` (see the section comment), given the
+    losses' gradient ``gout``: torch's kernel on the arrays (the rule's and its fast path's)."""
     p, c = ctx.params, ctx.params["_cache"]
-    lp_t, nll_t = ctx.saved
-    lp = lp_t._data
     labels, il, tl = p["labels"], p["input_lengths"], p["target_lengths"]
     alpha, lpl, skip, valid, nll = c["alpha"], c["lpl"], c["skip"], c["valid"], c["nll"]
     t_max, n, classes = lp.shape
@@ -414,11 +413,14 @@ def ctc_loss_backward(ctx: Any, grad: Tensor) -> tuple:  # see the section comme
     g[np.arange(t_max)[:, None] >= il[None, :]] = 0
     if p["zero_infinity"]:
         g[:, nll == inf] = 0
-    g *= grad._data[None, :, None]
-    g = g.astype(lp.dtype, copy=False)
-    if _state.enabled:  # create_graph: a result whose own backward torch does not have
-        return (_ctc_grad(lp_t, nll_t, value=g),)
-    return (Tensor._make(g),)
+    g *= gout[None, :, None]
+    return g.astype(lp.dtype, copy=False)
+
+
+def ctc_loss_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the kernel's values, as an entry whose own backward torch does not have
+    lp_t, nll_t = ctx.saved
+    return (_ctc_grad(lp_t, nll_t, value=ctc_grad_array(ctx, lp_t._data, grad._data)),)
 
 
 _ctc_loss = defop("ctc_loss", node="CtcLossBackward0", save=(0,), save_output=True)(
@@ -468,11 +470,11 @@ def _margin_reduce(loss: np.ndarray, reduction: int, out_shape: tuple, dtype: An
     return np.asarray(total, dtype=dtype)
 
 
-def _multi_margin_terms(B: Any, x: Any, onehot: np.ndarray, margin: float) -> tuple:
+def multi_margin_terms(x: np.ndarray, onehot: np.ndarray, margin: float) -> tuple:
     """z[n, i] = (margin - x[n, y_n]) + x[n, i] (torch's order) and the terms that count."""
-    xy = B.sum(x * B.const(onehot), (-1,), True)
+    xy = _fast_sum(x * onehot, (-1,), True)
     z = (margin - xy) + x
-    return z, (z > 0) & B.const(~onehot)
+    return z, (z > 0) & ~onehot
 
 
 @defop("multi_margin_loss", node="MultiMarginLossBackward0", save=(0,))
@@ -481,7 +483,7 @@ def _multi_margin_loss(x: np.ndarray, *, onehot: np.ndarray, p: int, margin: flo
     """Per sample (a row of the (N, C) view of x): the sum over i != y of
     max(0, margin - x[y] + x[i])^p (times weight[y]) / C, summed in float64 as torch does."""
     x2 = x.reshape(onehot.shape)
-    z, on = _multi_margin_terms(_Arrays, x2, onehot, margin)
+    z, on = multi_margin_terms(x2, onehot, margin)
     h = np.where(on, z, 0) if p == 1 else np.where(on, z * z, 0)
     if weight is not None:
         h = h * weight[np.argmax(onehot, axis=-1)][:, None]
@@ -492,21 +494,21 @@ def _multi_margin_loss(x: np.ndarray, *, onehot: np.ndarray, p: int, margin: flo
 @_multi_margin_loss.backward
 def multi_margin_loss_backward(ctx: Any, grad: Tensor) -> tuple:
     # each counted term: +p z^(p-1) at i, - at the target
-    B, (x,), g = _unpack(ctx, grad)
-    prm = ctx.params
+    (x,), prm = ctx.saved, ctx.params
     onehot = prm["onehot"]
     n, c = onehot.shape
-    shape = ctx.input_shapes[0]
-    z, on = _multi_margin_terms(B, B.reshape(x, (n, c)), onehot, prm["margin"])
+    x2 = sh.reshape(x, (n, c))
+    z = (prm["margin"] - rd.sum(x2 * Tensor._make(onehot), (-1,), True)) + x2  # (as the terms)
+    on = (z > 0) & Tensor._make(~onehot)
     d = on * (1.0 if prm["p"] == 1 else z * 2.0)
     if prm["weight"] is not None:
-        d = d * B.const(prm["weight"][np.argmax(onehot, axis=-1)][:, None])
-    scale = g * ((1.0 / (n * c)) if prm["reduction"] == 1 else (1.0 / c))
+        d = d * Tensor._make(prm["weight"][np.argmax(onehot, axis=-1)][:, None])
+    scale = grad * ((1.0 / (n * c)) if prm["reduction"] == 1 else (1.0 / c))
     if prm["reduction"] == 0:
-        scale = B.reshape(scale, (n, 1))
+        scale = sh.reshape(scale, (n, 1))
     d = d * scale
-    d = d - B.const(onehot.astype(grad._data.dtype)) * B.sum(d, (-1,), True)
-    return (B.out(B.reshape(d, tuple(shape))),)
+    d = d - Tensor._make(onehot.astype(grad._data.dtype)) * rd.sum(d, (-1,), True)
+    return (sh.reshape(d, tuple(ctx.input_shapes[0])),)
 
 
 @defop("multilabel_margin_loss", node="MultilabelMarginLossBackward0", save=(0,))
@@ -524,20 +526,19 @@ def _multilabel_margin_loss(x: np.ndarray, *, counts: np.ndarray, reduction: int
 @_multilabel_margin_loss.backward
 def multilabel_margin_loss_backward(ctx: Any, grad: Tensor) -> tuple:
     # each active pair: -1 at the target, +1 at the other
-    B, (x,), g = _unpack(ctx, grad)
-    prm = ctx.params
+    (x,), prm = ctx.saved, ctx.params
     counts = prm["counts"]
     n, c = counts.shape
     pairs = (counts[:, :, None] * (counts == 0)[:, None, :]).astype(grad._data.dtype)
-    x2 = B.reshape(x, (n, c))
-    xj = B.reshape(x2, (n, c, 1))
-    xi = B.reshape(x2, (n, 1, c))
-    active = ((1.0 - xj) + xi > 0) * B.const(pairs)
-    scale = g * ((1.0 / (n * c)) if prm["reduction"] == 1 else (1.0 / c))
+    x2 = sh.reshape(x, (n, c))
+    xj = sh.reshape(x2, (n, c, 1))
+    xi = sh.reshape(x2, (n, 1, c))
+    active = ((1.0 - xj) + xi > 0) * Tensor._make(pairs)
+    scale = grad * ((1.0 / (n * c)) if prm["reduction"] == 1 else (1.0 / c))
     if prm["reduction"] == 0:
-        scale = B.reshape(scale, (n, 1))
-    d = B.sum(active * 1.0, (-2,), False) - B.sum(active * 1.0, (-1,), False)
-    return (B.out(B.reshape(d * scale, tuple(ctx.input_shapes[0]))),)
+        scale = sh.reshape(scale, (n, 1))
+    d = rd.sum(active * 1.0, (-2,), False) - rd.sum(active * 1.0, (-1,), False)
+    return (sh.reshape(d * scale, tuple(ctx.input_shapes[0])),)
 
 
 # Rules whose gradient torch's double-backward node ties to the forward's inputs (see _link)

@@ -1,26 +1,21 @@
-"""What the neural-network families share: the two backends of a rule, linked gradients, small
-helpers, and the scalar-arithmetic entries that composites record under torch's C++ node names.
+"""What the neural-network families share: two namespaces for formulas written once over arrays
+or Tensors, linked gradients, small helpers, and the scalar-arithmetic entries that composites
+record under torch's C++ node names.
 
 The families (``activations``, ``losses``, ``normalization``, ``embedding``, ``padding``,
 ``conv``, ``pooling``, ``resampling``, ``attention``; ``erf`` for GELU's normal CDF) each hold
 fused entries torch also records as one node (``GeluBackward0``, ``NativeLayerNormBackward0``,
 ``ConvolutionBackward0``, ``NllLossBackward0``, ...): a NumPy forward written for speed and
-numerical stability, and a backward rule next to it.
+numerical stability, and a backward rule next to it, in Tensor terms. The rules a training
+step runs have a fast first-order path on the arrays in ops/fast_paths.py; forwards may leave
+intermediate arrays for it in ``params["_cache"]`` (the normalised input of layer_norm, the
+im2col matrix of a convolution, the attention probabilities), which the rule recomputes from
+the saved inputs with Tensor ops.
 
-Two ways through one rule. A rule states its formula once, against a small namespace ``B`` of
-operations (``B.exp``, ``B.sum``, ``B.matmul``, ...), and runs it on one of two backends::
-
-    backward(ctx, grad)
-      B = _backend()            create_graph off -> _Arrays: the formula on ndarrays, plain NumPy
-                                create_graph on  -> _Tensors: the same formula on Tensors, so it
-                                                   records its own graph (higher derivatives)
-
-The array backend is the fast path every training step takes (no graph, no Tensor per step);
-the Tensor backend is what makes ``gradgradcheck`` and ``create_graph=True`` work. Both run the
-same lines of the formula, so the first-order tests check the one and the second-order tests the
-other. Forwards may leave intermediate arrays for the array backend in ``params["_cache"]``
-(the normalised input of layer_norm, the im2col matrix of a convolution, the attention
-probabilities); the Tensor backend recomputes them from the saved inputs with Tensor ops.
+A few formulas too long to write twice (the recurrent layers' steps, the gather pads' and
+separable resampling maps' transposes) are written once against a small namespace ``B`` of
+operations (``B.matmul``, ``B.sum``, ``B.tanh``, ...): ``_Tensors`` in the rule, ``_Arrays`` in
+its fast path and in the forward.
 
 Speed notes: no ``np.where`` or boolean indexing on large arrays in hot paths (both are slow
 in NumPy); branch-free forms (``np.maximum(x, 0) + slope * np.minimum(x, 0)``) instead.
@@ -41,12 +36,11 @@ from ..kernels.sums import fast_sum as _fast_sum
 from . import elementwise as ew
 from . import reduction as rd
 from . import shape as sh
-from ._registry import defop, fast_backward
+from ._registry import defop
 from ._tangents import linear_tangent
-from .erf import SQRT1_2, _erf, _phi
 
 # ---------------------------------------------------------------------------------------------
-# The two backends of a rule
+# Formulas written once over arrays or Tensors (see the module docstring)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -56,31 +50,15 @@ class _Arrays:
     tensors = False
 
     @staticmethod
-    def val(t: Tensor) -> np.ndarray:
-        return t._data
-
-    @staticmethod
-    def out(x: Any) -> Tensor:
-        return Tensor._make(x)
-
-    @staticmethod
     def const(a: np.ndarray) -> np.ndarray:
         return a
 
-    exp = staticmethod(np.exp)
-    log = staticmethod(np.log)
     tanh = staticmethod(np.tanh)
-    abs = staticmethod(np.abs)
-    sqrt = staticmethod(np.sqrt)
     matmul = staticmethod(np.matmul)
 
     @staticmethod
     def sigmoid(x: np.ndarray) -> np.ndarray:
         return _sigmoid(x)
-
-    @staticmethod
-    def phi(x: np.ndarray) -> np.ndarray:
-        return _phi(x)
 
     @staticmethod
     def softplus(x: np.ndarray) -> np.ndarray:
@@ -103,41 +81,16 @@ class _Arrays:
         return np.clip(x, lo, hi)
 
     @staticmethod
-    def where(cond: np.ndarray, a: Any, b: Any) -> np.ndarray:
-        return np.where(cond, a, b)
-
-    @staticmethod
     def mT(x: np.ndarray) -> np.ndarray:
         return np.swapaxes(x, -1, -2)
-
-    @staticmethod
-    def reshape(x: np.ndarray, shape: tuple) -> np.ndarray:
-        return np.reshape(x, shape)
 
     @staticmethod
     def movedim(x: np.ndarray, src: int, dst: int) -> np.ndarray:
         return np.moveaxis(x, src, dst)
 
     @staticmethod
-    def expand(x: np.ndarray, shape: tuple) -> np.ndarray:
-        return np.broadcast_to(x, shape)
-
-    @staticmethod
     def cat(xs: list, dim: int) -> np.ndarray:
         return np.concatenate(xs, axis=dim)
-
-    @staticmethod
-    def op(entry: Any, *args: Any, **params: Any) -> Any:
-        return entry.forward(*args, **params)
-
-
-class _ArrayResults(_Arrays):
-    """``_Arrays`` whose ``out`` leaves an array as it is: a rule's formula run as its
-    fast first-order path (arrays in, arrays out, no Tensor made; see ops/fast_paths.py)."""
-
-    @staticmethod
-    def out(x: Any) -> Any:
-        return x
 
 
 class _Tensors:
@@ -146,22 +99,10 @@ class _Tensors:
     tensors = True
 
     @staticmethod
-    def val(t: Tensor) -> Tensor:
-        return t
-
-    @staticmethod
-    def out(x: Any) -> Any:
-        return x
-
-    @staticmethod
     def const(a: np.ndarray) -> Tensor:
         return Tensor._make(a)
 
-    exp = staticmethod(ew.exp)
-    log = staticmethod(ew.log)
     tanh = staticmethod(ew.tanh)
-    abs = staticmethod(ew.abs)
-    sqrt = staticmethod(ew.sqrt)
     sigmoid = staticmethod(ew.sigmoid)
 
     @staticmethod
@@ -169,16 +110,6 @@ class _Tensors:
         from .linalg import matmul
 
         return matmul(a, b)
-
-    @staticmethod
-    def phi(x: Tensor) -> Tensor:
-        return (_erf(x * SQRT1_2) + 1.0) * 0.5
-
-    @staticmethod
-    def softplus(x: Tensor) -> Tensor:
-        from .activations import _softplus  # activations builds on this module
-
-        return _softplus(x, beta=1.0, threshold=20.0)
 
     @staticmethod
     def sum(x: Tensor, dims: tuple, keepdim: bool = True) -> Tensor:
@@ -193,69 +124,16 @@ class _Tensors:
         return ew.clamp(x, lo, hi)
 
     @staticmethod
-    def where(cond: Tensor, a: Any, b: Any) -> Tensor:
-        return ew.where(cond, a, b)
-
-    @staticmethod
     def mT(x: Tensor) -> Tensor:
         return sh.transpose(x, -1, -2)
-
-    @staticmethod
-    def reshape(x: Tensor, shape: tuple) -> Tensor:
-        return sh.reshape(x, shape)
 
     @staticmethod
     def movedim(x: Tensor, src: int, dst: int) -> Tensor:
         return sh.movedim(x, src, dst)
 
     @staticmethod
-    def expand(x: Tensor, shape: tuple) -> Tensor:
-        return sh.expand(x, shape)
-
-    @staticmethod
     def cat(xs: list, dim: int) -> Tensor:
         return sh.cat(xs, dim)
-
-    @staticmethod
-    def op(entry: Any, *args: Any, **params: Any) -> Any:
-        return entry(*args, **params)
-
-
-def _backend() -> Any:
-    """The Tensor backend while the engine runs rules with grad mode on (create_graph)."""
-    return _Tensors if _state.enabled else _Arrays
-
-
-def _rule_body(entry: Any) -> Any:
-    """Decorator: ``body(B, ctx, saved, g)``, a rule written once against a backend ``B``,
-    made ``entry``'s backward rule (``B`` from ``_backend``, the saved values and gradient in
-    its representation) and its fast first-order path (``B = _ArrayResults``: arrays in,
-    arrays out; see ops/fast_paths.py)."""
-
-    def attach(body: Any) -> Any:
-        @functools.wraps(body)  # (named after the op, as the body is)
-        def fast(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
-            return body(_ArrayResults, ctx, saved, g)
-
-        @functools.wraps(body)
-        def rule(ctx: Any, grad: Any) -> tuple:
-            B, saved, g = _unpack(ctx, grad)
-            return body(B, ctx, saved, g)
-
-        fast_backward(entry.name)(fast)
-        entry.backward(rule)
-        return body
-
-    return attach
-
-
-def _unpack(ctx: Any, grad: Any) -> tuple:
-    """(B, saved values, grad) in the backend's representation."""
-    B = _backend()
-    if B is _Arrays:
-        saved = [None if t is None else t._data for t in ctx.saved]
-        return B, saved, (grad._data if grad is not None else None)
-    return B, list(ctx.saved), grad
 
 
 # Linked gradients. Many first-order rules do not depend on the forward's input at all (pooling,

@@ -1,9 +1,10 @@
 """The neural-network entries behind ``tapegrad.nn.functional``, one module per family.
 
 Each family module holds fused entries torch also records as one node, a NumPy forward and its
-backward rule side by side (``nn_common`` explains the two backends every rule runs on):
+backward rule side by side, in Tensor terms (the first-order paths of the rules a training
+step runs are in ops/fast_paths.py; ``nn_common`` explains what the families share):
 
-    nn_common       the backends of a rule, linked gradients, scalar arithmetic (MulBackward1)
+    nn_common       array/Tensor namespaces, linked gradients, scalar arithmetic (MulBackward1)
     erf             erf and the normal CDF (GELU)
     activations     gelu, silu, softplus, elu, leaky_relu, hardtanh, glu, prelu, rrelu, ...
     losses          mse, smooth_l1, huber, binary cross entropy, nll, margin losses, ctc

@@ -11,10 +11,11 @@ backpropagation through time written out by hand::
                 then dx = dG @ w_ih, dw_ih = dG^T x, dw_hh = dG^T h_prev: one product each
 
 ``gru_layer`` and ``rnn_tanh_layer`` / ``rnn_relu_layer`` are the same loop with their cells.
-The formulas are written once against a backend ``B`` (see ops/nn_common.py): on ndarrays for the
-first-order backward (the forward leaves its gates in ``params["_cache"]``), on Tensors when
-the engine runs rules with grad mode on (``create_graph=True``): then the rule recomputes the
-forward with Tensor ops and its backward lines record a graph, so second derivatives work.
+The formulas are written once against a backend ``B`` (see ops/nn_common.py): on ndarrays in the
+layers' fast first-order paths (ops/fast_paths.py; the forward leaves its gates in
+``params["_cache"]``), on Tensors in their rules, which run when the backward is differentiated
+(``create_graph=True``): they recompute the forward with Tensor ops and their backward lines
+record a graph, so second derivatives work.
 
 Inputs are time-major. ``batch_sizes`` None: ``x`` is (T, B, I) and every step has B rows.
 Otherwise ``x`` is a packed sequence's data (N, I), step t holding ``batch_sizes[t]`` rows
@@ -41,7 +42,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import elementwise as ew
 from ._registry import REGISTRY, defop
-from .nn_common import _Arrays, _backend, _fast_sum, _take
+from .nn_common import _Arrays, _fast_sum, _Tensors
 
 _BEFORE = set(REGISTRY)
 
@@ -428,57 +429,56 @@ def _layer_forward(mode: str) -> Any:
     return forward
 
 
+def layer_cotangents(mode: str, grads: list, batch_sizes: Any) -> tuple:
+    """(d output as rows, d h_n, d c_n) of a layer's node; None for an output no gradient
+    reached."""
+    grads = list(grads) + [None] * (3 - len(grads))
+    gout = grads[0]
+    if gout is not None and batch_sizes is None:
+        gout = gout.reshape(-1, gout.shape[-1])
+    return gout, grads[1], (grads[2] if mode == "lstm" else None)
+
+
+def layer_rows(x: Any, batch_sizes: Any) -> tuple:
+    """(x's shape, the rows of each step, x as rows): B rows a step for a padded (T, B, I)
+    input, else ``batch_sizes``."""
+    shape = tuple(x.shape)
+    sizes = (shape[1],) * shape[0] if batch_sizes is None else batch_sizes
+    return shape, sizes, x.reshape(-1, shape[-1])
+
+
+def layer_needs(ctx: Any) -> tuple:
+    """Which of (x, w_ih, w_hh, b_ih, b_hh, w_hr) want a gradient (``_backward``'s order)."""
+    need = ctx.needs_input_grad
+    return (need[0], need[3], need[4], need[5], need[6], need[7])
+
+
+def layer_input_grads(ctx: Any, grads: tuple, shape: tuple) -> tuple:
+    """``_backward``'s gradients as the node's inputs take them."""
+    need = ctx.needs_input_grad
+    gx, gh0, gc0, gw_ih, gw_hh, gb_ih, gb_hh, gw_hr = grads
+    if gx is not None:
+        gx = gx.reshape(shape)
+    return (gx, gh0 if need[1] else None, gc0 if need[2] else None, gw_ih, gw_hh, gb_ih, gb_hh,
+            gw_hr)
+
+
 def _layer_rule(mode: str) -> Any:
     def layer_backward(ctx: Any, grads: list) -> tuple:
-        B = _backend()
+        # the forward recomputed in Tensor ops, then backpropagation through time in them
+        from .._creation import zeros_like
+
         saved = ctx.saved
         p = ctx.params
         x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = saved[:8]
-        batch_sizes = p["batch_sizes"]
-        grads = list(grads) + [None] * (3 - len(grads))  # outputs no gradient reached
-        gout, gh_n = grads[0], grads[1]
-        gc_n = grads[2] if mode == "lstm" else None
-        shape = tuple(x.shape)
-        if batch_sizes is None:
-            sizes = (shape[1],) * shape[0]
-        else:
-            sizes = batch_sizes
-        if B is _Arrays:
-            def val(t: Any) -> Any:
-                return None if t is None else t._data
-            xa = val(x).reshape(-1, shape[-1])
-            run = _lstm_forward_arrays if mode == "lstm" else partial(_forward, B, mode)
-            rec = _take(p["_cache"], "rec", lambda: run(
-                xa, val(h0), val(c0), val(w_ih), val(w_hh), val(b_ih), val(b_hh), val(w_hr),
-                sizes, p["reverse"])[3])
-            args = (xa, val(h0), val(c0), val(w_ih), val(w_hh), val(w_hr))
-            go, ghn, gcn = val(gout), val(gh_n), val(gc_n)
-            zeros: Any = np.zeros_like
-        else:
-            xa = x.reshape(-1, shape[-1])
-            rec = _forward(B, mode, xa, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, sizes,
-                           p["reverse"])[3]
-            args = (xa, h0, c0, w_ih, w_hh, w_hr)
-            go, ghn, gcn = gout, gh_n, gc_n
-            from .._creation import zeros_like
-
-            zeros = zeros_like
-        if go is not None and batch_sizes is None:
-            go = go.reshape(-1, go.shape[-1])
-        need = ctx.needs_input_grad
-        needs = (need[0], need[3], need[4], need[5], need[6], need[7])
+        gout, gh_n, gc_n = layer_cotangents(mode, grads, p["batch_sizes"])
+        shape, sizes, xa = layer_rows(x, p["batch_sizes"])
+        rec = _forward(_Tensors, mode, xa, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, sizes,
+                       p["reverse"])[3]
         with np.errstate(over="ignore"):
-            if B is _Arrays and mode == "lstm":
-                g = _lstm_backward_arrays(*args, rec, go, ghn, gcn, sizes, p["reverse"], needs)
-            else:
-                g = _backward(B, mode, *args, rec, go, ghn, gcn, sizes, p["reverse"], needs,
-                              zeros)
-        gx, gh0, gc0, gw_ih, gw_hh, gb_ih, gb_hh, gw_hr = g
-        if gx is not None:
-            gx = gx.reshape(shape)
-        out = [gx, gh0 if need[1] else None, gc0 if need[2] else None, gw_ih, gw_hh, gb_ih,
-               gb_hh, gw_hr]
-        return tuple(B.out(t) if t is not None else None for t in out)
+            g = _backward(_Tensors, mode, xa, h0, c0, w_ih, w_hh, w_hr, rec, gout, gh_n, gc_n,
+                          sizes, p["reverse"], layer_needs(ctx), zeros_like)
+        return layer_input_grads(ctx, g, shape)
 
     return layer_backward
 
