@@ -28,13 +28,15 @@ LAYERS: list[tuple[str, list[str]]] = [
                 "tapegrad._printing", "tapegrad._settings", "tapegrad._numpy_warnings",
                 "tapegrad._legacy", "tapegrad._alloc_errors", "tapegrad._finfo",
                 "tapegrad._sort_emulation", "tapegrad._signatures", "tapegrad.return_types",
-                "tapegrad.types", "tapegrad.torch_version", "tapegrad.version"]),
+                "tapegrad.types", "tapegrad.torch_version", "tapegrad.version",
+                "tapegrad._announce"]),
     # NumPy kernels and array helpers
-    ("kernels", ["tapegrad.kernels.*", "tapegrad._blas", "tapegrad._allocator"]),
+    ("kernels", ["tapegrad.kernels.*", "tapegrad._blas", "tapegrad._allocator",
+                 "tapegrad._rng"]),
     # the graph, the engine, grad modes, listeners
     ("autograd core", ["tapegrad.autograd.*"]),
     # the op registry and the op families
-    ("ops", ["tapegrad.ops.*", "tapegrad._out", "tapegrad._rng"]),
+    ("ops", ["tapegrad.ops.*", "tapegrad._out"]),
     # the methods and functions attached to Tensor and tapegrad, and the autograd API built on ops
     ("surfaces", ["tapegrad._tensor_methods", "tapegrad._methods", "tapegrad._tensor_surface",
                   "tapegrad._torch_functions", "tapegrad._torch_alias", "tapegrad._faces",
