@@ -89,6 +89,9 @@ From the layers below and beside the engine (they read ``tapegrad._announce.list
                                         a random engine (``_rng.Engine``) drew dropout's
                                         ``noise`` (``name``: ``dropout_noise`` or
                                         ``alpha_dropout_noise``) for these arguments
+    value_checked(check, args, result)  a value check (``_registry.value_check``: library
+                                        code reading arrays' values in Python, outside any
+                                        kernel) ran: ``result = check(*args)``
 
 A backward run from inside a hook announces its own pass, nested in the outer one. The engine
 reads ``active`` once per pass: with no listener it is None, and the loop pays one ``is None``
@@ -188,6 +191,9 @@ class Listener:
                    run: Callable) -> Any:
         return run(*args, **kwargs)
 
+    def value_checked(self, check: Callable, args: tuple, result: Any) -> None:
+        pass
+
 
 class _Chain(Listener):
     """Several listeners heard as one: each event goes to all of them, bottom of the stack
@@ -286,6 +292,9 @@ class _Chain(Listener):
         for listener in reversed(self.listeners):
             run = _around_method(listener, obj, method, run)
         return run(*args, **kwargs)
+
+    def value_checked(self, check: Callable, args: tuple, result: Any) -> None:
+        self._tell("value_checked", check, args, result)
 
 
 def _around_op(listener: Listener, run: Callable) -> Callable:

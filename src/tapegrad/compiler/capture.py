@@ -50,23 +50,20 @@ pushed on autograd/listeners.py's stack for the capture):
   ``alpha_dropout_noise``) is recorded as a call on the default generator, so a replay draws
   from the stream exactly as eager code does; seeding a generator or setting its state
   (``torch.manual_seed`` inside the call, announced as ``run_method``) is an opaque call,
-  made again at replay.
-What is still heard by replacing methods for the duration of the capture (``recording``),
-for want of an announcement in the code itself:
-
-* the LR schedulers' ``step``: recorded as an opaque method call, as the optimizers'
-  ``step`` and ``zero_grad`` and ``Module.zero_grad`` are (announced from optim/optimizer.py
-  and nn/modules/module.py as ``run_method``): their Python runs again at replay, on the real
-  state (an Adam step's bias corrections, a scheduler's learning rate change every step, so
-  they cannot be constants);
-* value checks (``_registry.VALUE_CHECKS``: the functions library code calls to read values
-  in Python before a kernel, such as cross-entropy's target range or embedding's indices):
-  each call becomes a step on the same arrays, so a replay raises the error eager code
-  raises; a check that returns arrays (an index array derived from a target) is a ``call``
-  whose outputs later kernels read; one that returns a Python value (which path the values
-  take) is replayed as "the same value again", else ``PathChanged``: the replay gives the
-  call back to eager code (replay.py), which takes the other path.
-
+  made again at replay;
+* the optimizers' ``step`` and ``zero_grad``, ``Module.zero_grad`` and the LR schedulers'
+  ``step`` (announced from optim/optimizer.py, nn/modules/module.py and
+  optim/lr_scheduler.py as ``run_method``): each is recorded as an opaque method call whose
+  Python runs again at replay, on the real state (an Adam step's bias corrections, a
+  scheduler's learning rate change every step, so they cannot be constants);
+* value checks (``_registry.value_check``: the functions library code calls to read values
+  in Python before a kernel, such as cross-entropy's target range or embedding's indices,
+  announced as ``value_checked``): each call becomes a step on the same arrays, so a replay
+  raises the error eager code raises; a check that returns arrays (an index array derived
+  from a target) is a ``call`` whose outputs later kernels read; one that returns a Python
+  value (which path the values take) is replayed as "the same value again", else
+  ``PathChanged``: the replay gives the call back to eager code (replay.py), which takes the
+  other path;
 * outputs whose shape depends on the values (``nonzero``, ``unique``, ``masked_select``: the
   entries marked ``dynamic_shape``): the steps after such a call were recorded for its shape,
   so a ``check`` step follows it (``output_shape``), and a replay that finds another shape
@@ -91,7 +88,6 @@ outside kernels are repeated only where the library marks them as value checks (
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -734,7 +730,12 @@ class _CaptureListener(listeners.Listener):
 
     def run_method(self, obj: Any, method: Callable, args: tuple, kwargs: dict,
                    run: Callable) -> Any:
-        return _recorded_method(obj, method.__name__, method, run, args, kwargs)
+        # (an optimizer's step takes a closure; a scheduler's step an epoch or a metric)
+        takes_closure = getattr(method, "hooked", False)
+        return _recorded_method(obj, method.__name__, method, run, args, kwargs, takes_closure)
+
+    def value_checked(self, check: Callable, args: tuple, result: Any) -> None:
+        _recorded_check(check, args, result)
 
     def noise_drawn(self, engine: Any, name: str, shape: Any, dtype: Any, p: float,
                     noise: Any) -> None:
@@ -792,40 +793,22 @@ def _recorded_method(obj: Any, name: str, orig: Callable, run: Callable, args: t
     return out
 
 
-def _opaque(name: str, orig: Callable, takes_closure: bool = True) -> Callable:
-    """``orig`` (a class's method ``name``) replaced for the capture by one recorded as an
-    opaque step (``_recorded_method``)."""
-
-    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return _recorded_method(self, name, orig, functools.partial(orig, self), args, kwargs,
-                                takes_closure)
-
-    method.__wrapped__ = orig  # type: ignore[attr-defined]
-    return method
-
-
-def _recorded_check(orig: Callable) -> Callable:
-    """A value check during a capture: run, and recorded as a step on the same arrays."""
-
-    def check(*args: Any) -> Any:
-        rec = _active
-        if rec is None or rec.paused:
-            return orig(*args)
-        ins = tuple(rec.array_ref(a) for a in args)
-        out = orig(*args)  # eager's error, if the values are bad, ends the call here
-        if isinstance(out, np.ndarray):
-            rec.steps.append(Step("call", orig, ins, {}, rec.outputs((out,)), orig.__name__))
-        elif isinstance(out, tuple) and out and all(isinstance(a, np.ndarray) for a in out):
-            rec.steps.append(Step("call", orig, ins, {}, rec.outputs(out), orig.__name__,
-                                  True))
-        elif out is None or type(out) in (bool, int, str):
-            rec.steps.append(Step("check", orig, ins, {}, (), orig.__name__, out))
-        else:
-            rec.graph_break(f"the value check {orig.__name__} returned a {type(out).__name__}")
-        return out
-
-    check.__wrapped__ = orig  # type: ignore[attr-defined]
-    return check
+def _recorded_check(check: Callable, args: tuple, out: Any) -> None:
+    """A value check that ran during a capture (``out = check(*args)``; had the values been
+    bad, eager's error would have ended the call before this): recorded as a step on the same
+    arrays."""
+    rec = _active
+    if rec is None or rec.paused:
+        return
+    ins = tuple(rec.array_ref(a) for a in args)
+    if isinstance(out, np.ndarray):
+        rec.steps.append(Step("call", check, ins, {}, rec.outputs((out,)), check.__name__))
+    elif isinstance(out, tuple) and out and all(isinstance(a, np.ndarray) for a in out):
+        rec.steps.append(Step("call", check, ins, {}, rec.outputs(out), check.__name__, True))
+    elif out is None or type(out) in (bool, int, str):
+        rec.steps.append(Step("check", check, ins, {}, (), check.__name__, out))
+    else:
+        rec.graph_break(f"the value check {check.__name__} returned a {type(out).__name__}")
 
 
 # Tensor methods that hand a tensor's values (or a say over the graph) to Python (announced
@@ -860,25 +843,10 @@ _MODULE_BREAKS = {
 }
 
 
-def _subclasses(base: type) -> list:
-    """``base`` and every class derived from it."""
-    seen: list = []
-    stack = [base]
-    while stack:
-        cls = stack.pop()
-        if cls not in seen:
-            seen.append(cls)
-            stack.extend(cls.__subclasses__())
-    return seen
-
-
 @contextmanager
 def recording(rec: Recorder) -> Iterator[Recorder]:
-    """Listen to the core (``_LISTENER``) and install the method hooks that remain, run the
-    block with ``rec`` active, and take everything back out."""
+    """Listen to the core (``_LISTENER``), and run the block with ``rec`` active."""
     global _active
-    from ..optim.lr_scheduler import LRScheduler
-
     if "profiler" in _registry._DETOURS:  # (it hears the ops eager code runs)
         rec.graph_break("the profiler is recording")
     elif _registry._SPECIAL:  # forward-mode AD or saved-tensor hooks are on: not for capture
@@ -886,19 +854,6 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     for other in listeners.stack():  # (a listener the capture would keep from hearing)
         if other.capture_break is not None:
             rec.graph_break(other.capture_break)
-    patches: list[tuple[Any, str, Any]] = []
-
-    def patch(owner: Any, name: str, new: Any) -> None:
-        patches.append((owner, name, owner.__dict__[name] if isinstance(owner, type)
-                        else getattr(owner, name)))
-        setattr(owner, name, new)
-
-    for mod_name, fn_name in _registry.VALUE_CHECKS:
-        owner = sys.modules[mod_name]
-        patch(owner, fn_name, _recorded_check(getattr(owner, fn_name)))
-    for cls in _subclasses(LRScheduler):  # scheduler.step(): Python on the groups' lr
-        if "step" in cls.__dict__:
-            patch(cls, "step", _opaque("step", cls.__dict__["step"], takes_closure=False))
     _active = rec
     _registry.detour("capture", True)
     listeners.push(_LISTENER)
@@ -908,8 +863,6 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
         listeners.pop(_LISTENER)
         _active = None
         _registry.detour("capture", False)
-        for owner, name, old in reversed(patches):
-            setattr(owner, name, old)
 
 
 def capturing() -> bool:

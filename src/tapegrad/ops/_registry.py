@@ -60,12 +60,16 @@ Data flow of ``apply(MUL, a, b)``::
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from .. import _numpy_warnings  # noqa: F401  (NumPy's overflow warnings: silent, as in torch)
+from .. import (
+    _announce,
+    _numpy_warnings,  # noqa: F401  (NumPy's overflow warnings: silent, as in torch)
+)
 from .._alloc_errors import out_of_memory
 from .._dtype import on_low_precision
 from .._tensor import Tensor, install_above
@@ -366,15 +370,21 @@ def _wrap(out: np.ndarray, inputs: tuple, op: OpDef, params: dict, index: int = 
 
 # Value checks: library functions that read arrays' values in Python outside any kernel (a
 # target in range, which of two paths the values allow, an index array derived from a target).
-# Eagerly they are plain functions; tapegrad.compile records each call as a step of its
-# program, so a replay repeats the check on the new values (compiler/capture.py).
-VALUE_CHECKS: list[tuple[str, str]] = []
-
-
+# Each call is announced to the listener stack (``value_checked``): tapegrad.compile records it
+# as a step of its program, so a replay repeats the check on the new values
+# (compiler/capture.py).
 def value_check(fn: Callable) -> Callable:
-    """Mark a module-level function as a value check (see ``VALUE_CHECKS``); returns it."""
-    VALUE_CHECKS.append((fn.__module__, fn.__name__))
-    return fn
+    """Mark a module-level function as a value check: the function returned runs ``fn`` and,
+    while something listens, announces the call and its result."""
+
+    @functools.wraps(fn)
+    def check(*args: Any) -> Any:
+        out = fn(*args)
+        if _announce.listener is not None:
+            _announce.listener.value_checked(fn, args, out)
+        return out
+
+    return check
 
 
 # True while something listens to every op: apply and apply_ then take the detour through

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial, wraps
 from typing import Any
 
+from .. import _announce
 from .._tensor import Tensor
 from .optimizer import Optimizer
 
@@ -138,6 +139,21 @@ def _mark_optimizer_steps(sched: LRScheduler) -> None:
     opt.step = wrapper  # type: ignore[method-assign]
 
 
+def _announced_step(step: Callable) -> Callable:
+    """A scheduler class's ``step``, announced to the listener stack (``run_method``, as an
+    optimizer's step is): a compiled function's capture records it as one call, whose Python
+    runs again at replay (the learning rate changes at every step, so it is no constant)."""
+
+    @wraps(step)
+    def announced(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if _announce.listener is not None:
+            return _announce.listener.run_method(self, announced, args, kwargs,
+                                                 partial(step, self))
+        return step(self, *args, **kwargs)
+
+    return announced
+
+
 class LRScheduler:
     """Base class: ``step()`` advances ``last_epoch`` and writes ``get_lr()`` into the groups.
 
@@ -148,6 +164,11 @@ class LRScheduler:
 
     _get_lr_called_within_step: bool = False
     _is_initial: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:  # (a class's own step is announced, as the base's is)
+            cls.step = _announced_step(cls.__dict__["step"])  # type: ignore[method-assign]
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
@@ -197,6 +218,7 @@ class LRScheduler:
         """The learning rates for ``last_epoch`` (subclasses implement it)."""
         raise NotImplementedError
 
+    @_announced_step
     def step(self, epoch: int | None = None) -> None:
         """Advance one epoch (or jump to ``epoch``, deprecated) and update the groups' lr."""
         if self._step_count == 1:
@@ -207,7 +229,7 @@ class LRScheduler:
                     "before `lr_scheduler.step()`. See more details at "
                     "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
                     UserWarning,
-                    stacklevel=2,
+                    stacklevel=3,  # (the caller of step: 2 is _announced_step's frame)
                 )
             elif not getattr(self.optimizer, "_opt_called", False):
                 warnings.warn(
@@ -218,11 +240,11 @@ class LRScheduler:
                     "See more details at "
                     "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
                     UserWarning,
-                    stacklevel=2,
+                    stacklevel=3,  # (the caller of step: 2 is _announced_step's frame)
                 )
         self._step_count += 1
         if epoch is not None:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=3)  # (step's caller)
         self._update_lr(epoch)
 
     def _update_lr(self, epoch: int | None = None) -> None:
@@ -653,7 +675,7 @@ class ReduceLROnPlateau(LRScheduler):
         if epoch is None:
             epoch = self.last_epoch + 1
         else:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=3)  # (step's caller)
         self.last_epoch = epoch
         if self._is_better(current, self.best):
             self.best = current
