@@ -1,7 +1,7 @@
-"""The listener stack (autograd/listeners.py): the backward trace, forward-mode AD and a
-compiled function's capture work while no function, method, class or property of tapegrad
-is replaced; the engine announces its steps in order; listeners stack and unstack; anomaly
-mode's NaN check is one of them."""
+"""The listener stack (autograd/listeners.py): the backward trace, forward-mode AD, a
+compiled function's capture and the ``tapegrad doctor`` and ``tapegrad graph`` commands work
+while no function, method, class or property of tapegrad is replaced; the engine announces
+its steps in order; listeners stack and unstack; anomaly mode's NaN check is one of them."""
 
 from __future__ import annotations
 
@@ -125,6 +125,63 @@ def test_compiled_capture_hears_the_core_through_listeners():
     assert sched.get_last_lr() == eager_sched.get_last_lr()
     for a, b in zip(model.parameters(), eager_model.parameters(), strict=True):
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+class _SnapshotEach(listeners.Listener):
+    """Takes ``_code_of_tapegrad()`` at each optimizer made, each ``autograd.backward`` called
+    and the first node of each backward pass."""
+
+    def __init__(self) -> None:
+        self.during: list = []
+
+    def optimizer_created(self, optimizer: object) -> None:
+        self.during.append(("optimizer", _code_of_tapegrad()))
+
+    def run_autograd_backward(self, tensors, run):  # noqa: ANN001, ANN201
+        self.during.append(("backward", _code_of_tapegrad()))
+        return run()
+
+    def node_started(self, node: object, grads: object) -> None:
+        self.during.append(("node", _code_of_tapegrad()))
+
+
+_SCRIPT = """
+import torch
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Sigmoid(), torch.nn.Linear(4, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+for _ in range(2):
+    opt.zero_grad()
+    torch.nn.functional.mse_loss(model(x), y).backward()
+    opt.step()
+"""
+
+
+def test_doctor_and_graph_commands_replace_nothing(tmp_path, capsys):
+    from tapegrad.show._commands import graph_command
+    from tapegrad.show.doctor import doctor_command
+
+    script = tmp_path / "train.py"
+    script.write_text(_SCRIPT)
+    before = _code_of_tapegrad()
+    snap = _SnapshotEach()
+    with listeners.listening(snap):
+        assert doctor_command(["--out", str(tmp_path / "doctor"), "--lang", "en",
+                               str(script)]) == 0
+    assert (tmp_path / "doctor" / "health.json").exists()
+    # the optimizer (with its Monitor), two backward calls (the first one traced), their passes
+    assert [kind for kind, _ in snap.during].count("optimizer") == 1
+    assert [kind for kind, _ in snap.during].count("backward") == 2
+    assert all(_replaced(before, during) == set() for _, during in snap.during)
+
+    snap = _SnapshotEach()
+    with listeners.listening(snap):
+        graph_command(["--out", str(tmp_path / "g.dot"), "--lang", "en", str(script)])
+    assert "Sigmoid" in capsys.readouterr().out  # the graph of the first loss, printed
+    assert [kind for kind, _ in snap.during] == ["optimizer", "backward"]  # stopped there
+    assert all(_replaced(before, during) == set() for _, during in snap.during)
+    assert _replaced(before, _code_of_tapegrad()) == set() and listeners.stack() == ()
 
 
 class _Log(listeners.Listener):

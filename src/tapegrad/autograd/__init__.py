@@ -179,9 +179,20 @@ def backward(
         >>> x.grad
         tensor(6.)
     """
+    listener = listeners.active
+    if listener is not None:  # (``tapegrad doctor`` traces a script's first backward)
+        listener.run_autograd_backward(tensors, lambda: _backward(
+            tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs))
+        return
+    _backward(tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs)
+
+
+def _backward(tensors: Any, grad_tensors: Any, retain_graph: bool | None, create_graph: bool,
+              grad_variables: Any, inputs: Any) -> None:
+    """``backward``'s work (its warnings name the caller of ``backward``)."""
     if grad_variables is not None:
         warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
-                      FutureWarning, stacklevel=2)
+                      FutureWarning, stacklevel=3)
         if grad_tensors is None:
             grad_tensors = grad_variables
         else:
@@ -195,7 +206,7 @@ def backward(
     outputs = _as_tuple(tensors) if tensors is not None else (None,)
     if create_graph and not _WARNED_ONCE.get("create_graph"):
         _WARNED_ONCE["create_graph"] = True  # torch's TORCH_WARN_ONCE: once per process
-        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
+        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=4)
     grads = _tensor_or_tensors_to_tuple(grad_tensors, len(outputs))
     grad_list = _make_grads(outputs, grads)
     if retain_graph is None:

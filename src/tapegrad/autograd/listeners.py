@@ -3,8 +3,9 @@
 The engine announces each step of a backward pass to a stack of listeners, the way JAX's and
 HIPS autograd's tracers stack; the op registry's detour announces each op. The backward trace
 (show/trace.py), the profiler (autograd/profiler.py), anomaly mode's NaN check, the health
-monitor (show/watch.py) and a compiled function's capture (compiler/capture.py) subscribe
-here; none of them replaces a function or method of another module while it listens.
+monitor (show/watch.py), a compiled function's capture (compiler/capture.py) and the
+``tapegrad doctor`` and ``tapegrad graph`` commands (show/doctor.py, show/_commands.py)
+subscribe here; none of them replaces a function or method of another module while it listens.
 
     with listening(my_listener):      # pushed for the block, popped after it
         loss.backward()
@@ -92,6 +93,10 @@ From the layers below and beside the engine (they read ``tapegrad._announce.list
     value_checked(check, args, result)  a value check (``_registry.value_check``: library
                                         code reading arrays' values in Python, outside any
                                         kernel) ran: ``result = check(*args)``
+    optimizer_created(optimizer)        ``Optimizer.__init__`` has set up ``optimizer``'s
+                                        param groups
+    run_autograd_backward(tensors, run) around ``autograd.backward(tensors, ...)`` (which
+                                        ``Tensor.backward`` calls): must return ``run()``
 
 A backward run from inside a hook announces its own pass, nested in the outer one. The engine
 reads ``active`` once per pass: with no listener it is None, and the loop pays one ``is None``
@@ -194,6 +199,12 @@ class Listener:
     def value_checked(self, check: Callable, args: tuple, result: Any) -> None:
         pass
 
+    def optimizer_created(self, optimizer: Any) -> None:
+        pass
+
+    def run_autograd_backward(self, tensors: Any, run: Callable) -> Any:
+        return run()
+
 
 class _Chain(Listener):
     """Several listeners heard as one: each event goes to all of them, bottom of the stack
@@ -295,6 +306,14 @@ class _Chain(Listener):
 
     def value_checked(self, check: Callable, args: tuple, result: Any) -> None:
         self._tell("value_checked", check, args, result)
+
+    def optimizer_created(self, optimizer: Any) -> None:
+        self._tell("optimizer_created", optimizer)
+
+    def run_autograd_backward(self, tensors: Any, run: Callable) -> Any:
+        for listener in reversed(self.listeners):
+            run = functools.partial(listener.run_autograd_backward, tensors, run)
+        return run()
 
 
 def _around_op(listener: Listener, run: Callable) -> Callable:

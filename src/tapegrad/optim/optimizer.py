@@ -332,6 +332,8 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for param_group in param_groups:
             self.add_param_group(param_group)
+        if _announce.listener is not None:  # (``tapegrad doctor`` watches every optimizer)
+            _announce.listener.optimizer_created(self)
 
     # -- pickling / loading ----------------------------------------------------------------------
 

@@ -20,16 +20,35 @@ import argparse
 import os
 import runpy
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .._script import alias_torch, exit_code, print_user_error
+from ..autograd import listeners
+from .graph import GraphView, GraphvizMissing, frame_names
 from .i18n import resolve_lang, t
 
 
 class _Stop(BaseException):
     """Raised out of the script at its first backward (a BaseException, so that the script's
     own ``except Exception`` does not catch it)."""
+
+
+class _FirstBackward(listeners.Listener):
+    """Heard while ``tapegrad graph`` runs the script: at its first ``autograd.backward``
+    (``loss.backward()`` too), keeps the graph of what it was called on (``view``) and stops
+    the script (``_Stop``) before the backward runs."""
+
+    def __init__(self, max_depth: Any, collapse: Any) -> None:
+        self.max_depth = max_depth
+        self.collapse = collapse
+        self.view: Any = None
+
+    def run_autograd_backward(self, tensors: Any, run: Callable) -> Any:
+        self.view = GraphView(tensors, max_depth=self.max_depth, collapse=self.collapse,
+                              names=frame_names(_caller_frame()))
+        raise _Stop
 
 
 def help_parser() -> argparse.ArgumentParser:
@@ -129,22 +148,11 @@ def graph_command(argv: list[str]) -> int:
         return 2
     out = Path(opts["out"] or (Path(script).stem + ".graph.svg"))
 
-    from .. import autograd
-    from .graph import GraphView, GraphvizMissing, frame_names
-
-    captured: dict[str, Any] = {}
-    original = autograd.backward
-
-    def first_backward(tensors: Any, *rest: Any, **kwargs: Any) -> None:
-        frame = _caller_frame()
-        captured["view"] = GraphView(tensors, max_depth=opts["max_depth"],
-                                     collapse=opts["collapse"], names=frame_names(frame))
-        raise _Stop
-
+    first = _FirstBackward(opts["max_depth"], opts["collapse"])
     saved_modules = {k: v for k, v in sys.modules.items() if k == "torch" or
                      k.startswith("torch.")}
     saved_argv, saved_path = sys.argv, list(sys.path)
-    autograd.backward = first_backward  # type: ignore[assignment]
+    listeners.push(first)
     try:
         alias_torch()
         sys.argv = [script, *args[1:]]
@@ -154,7 +162,7 @@ def graph_command(argv: list[str]) -> int:
         except _Stop:
             pass
         except SystemExit as exc:  # the script ended itself before any backward
-            if "view" not in captured:
+            if first.view is None:
                 code = exit_code(exc)
                 if code:
                     return code
@@ -165,14 +173,14 @@ def graph_command(argv: list[str]) -> int:
             print_user_error(exc, script)
             return 1
     finally:
-        autograd.backward = original  # type: ignore[assignment]
+        listeners.pop(first)
         sys.argv = saved_argv
         sys.path[:] = saved_path
         for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
             del sys.modules[k]
         sys.modules.update(saved_modules)
 
-    view = captured.get("view")
+    view = first.view
     if view is None:
         print(t("graphcmd.no_backward", lang, script=script), file=sys.stderr)
         return 1

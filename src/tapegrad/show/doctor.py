@@ -2,8 +2,10 @@
 
     tapegrad doctor [--out DIR] [--lang zh|en] train.py --epochs 3
       1. ``import torch`` loads tapegrad (as ``tapegrad run`` does); the script is not changed;
-      2. every optimizer the script creates gets a ``Monitor`` (``Optimizer.__init__`` is wrapped
-         for the run; the model is the module in the creating frame that holds its parameters);
+      2. every optimizer the script creates gets a ``Monitor`` (the doctor listens to the
+         listener stack of autograd/listeners.py for the run: ``Optimizer.__init__`` announces
+         each optimizer; the model is the module in the creating frame that holds its
+         parameters);
       3. progress on stderr while it runs: the step and the loss backward was last called on;
       4. afterwards: the health report (table + diagnosis) on stdout, and in DIR (default
          ``tapegrad-doctor``) the plot of gradient norm per layer over the steps
@@ -26,13 +28,18 @@ import json
 import os
 import runpy
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .._script import alias_torch, print_user_error
+from ..autograd import listeners
+from ._commands import _caller_frame
+from .graph import frame_names
 from .health import HealthReport
 from .i18n import resolve_lang, t
 from .monitor import Monitor
+from .trace import Trace
 
 
 class _Progress:
@@ -147,6 +154,38 @@ def _parse(argv: list[str]) -> tuple[dict[str, str], list[str]] | str | None:
     return opts, args
 
 
+class _Doctor(listeners.Listener):
+    """What the doctor hears of the script while it runs: each optimizer it creates (a
+    ``Monitor`` watches it) and its first ``autograd.backward`` (``loss.backward()`` too),
+    which runs inside a trace (the report page's step); the following ones run untouched."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.monitors: list[tuple[Any, Monitor, _Progress]] = []
+        self.traced: list[Trace] = []
+        self.backward_seen = False
+
+    def optimizer_created(self, optimizer: Any) -> None:
+        all_params = [p for group in optimizer.param_groups for p in group["params"]]
+        model = _find_model(all_params)
+        index = len(self.monitors) + 1
+        progress = _Progress(self.lang, "" if index == 1 else f"[{index}]")
+        target = model if model is not None else _named_from_optimizer(optimizer)
+        monitor = Monitor(target, optimizer, lang=self.lang, on_step=progress)
+        self.monitors.append((optimizer, monitor, progress))
+
+    def run_autograd_backward(self, tensors: Any, run: Callable) -> Any:
+        if self.backward_seen:
+            return run()
+        self.backward_seen = True
+        params = dict(self.monitors[0][1].named) if self.monitors else None
+        tr = Trace(params, names=frame_names(_caller_frame()), lang=self.lang)
+        with tr:
+            out = run()
+        self.traced.append(tr)
+        return out
+
+
 def doctor_command(argv: list[str]) -> int:
     """Run ``tapegrad doctor`` with ``argv`` (the words after ``doctor``); the exit status."""
     parsed = _parse(argv)
@@ -168,43 +207,14 @@ def doctor_command(argv: list[str]) -> int:
         print(t("cli.cant_open", lang, command="doctor", script=script), file=sys.stderr)
         return 2
 
-    from .. import autograd, optim
-    from ._commands import _caller_frame
-    from .graph import frame_names
-    from .trace import Trace
-
     saved_modules = {n: m for n, m in sys.modules.items() if n == "torch" or
                      n.startswith("torch.")}
     saved_argv, saved_path = sys.argv, list(sys.path)
-    monitors: list[tuple[Any, Monitor, _Progress]] = []
-    original_init = optim.Optimizer.__init__
-
-    def init_with_monitor(self: Any, params: Any, defaults: dict[str, Any]) -> None:
-        original_init(self, params, defaults)
-        all_params = [p for group in self.param_groups for p in group["params"]]
-        model = _find_model(all_params)
-        index = len(monitors) + 1
-        progress = _Progress(lang, "" if index == 1 else f"[{index}]")
-        target = model if model is not None else _named_from_optimizer(self)
-        monitors.append((self, Monitor(target, self, lang=lang, on_step=progress), progress))
-
-    traced: list[Trace] = []
-    original_backward = autograd.backward
-
-    def first_backward_traced(*a: Any, **k: Any) -> None:
-        """The script's first backward runs inside a trace (the report page's step); the
-        following ones go straight to autograd.backward."""
-        autograd.backward = original_backward  # type: ignore[assignment]
-        params = dict(monitors[0][1].named) if monitors else None
-        tr = Trace(params, names=frame_names(_caller_frame()), lang=lang)
-        with tr:
-            original_backward(*a, **k)
-        traced.append(tr)
+    doctor = _Doctor(lang)
 
     print(t("doctor.running", lang, script=script), file=sys.stderr, flush=True)
     code = 0
-    optim.Optimizer.__init__ = init_with_monitor  # type: ignore[method-assign]
-    autograd.backward = first_backward_traced  # type: ignore[assignment]
+    listeners.push(doctor)
     try:
         alias_torch()
         sys.argv = list(args)
@@ -219,9 +229,8 @@ def doctor_command(argv: list[str]) -> int:
         print(t("doctor.error", lang, error=f"{type(e).__name__}: {e}"), file=sys.stderr)
         code = 130 if isinstance(e, KeyboardInterrupt) else 1
     finally:
-        optim.Optimizer.__init__ = original_init  # type: ignore[method-assign]
-        autograd.backward = original_backward  # type: ignore[assignment]
-        for _, monitor, progress in monitors:
+        listeners.pop(doctor)
+        for _, monitor, progress in doctor.monitors:
             monitor.detach()
             progress.finish()
         sys.argv, sys.path[:] = saved_argv, saved_path
@@ -229,7 +238,8 @@ def doctor_command(argv: list[str]) -> int:
             del sys.modules[name]
         sys.modules.update(saved_modules)
 
-    _write_results(monitors, out_dir, script, lang, traced[0] if traced else None)
+    _write_results(doctor.monitors, out_dir, script, lang,
+                   doctor.traced[0] if doctor.traced else None)
     if code:
         print(t("doctor.exit", lang, code=code), file=sys.stderr)
     return code
