@@ -184,15 +184,9 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
     return UnpackedDualTensor(primal, tangent)
 
 
-class _detour_off:
-    """Run ops plainly (no tangents, no saved-tensor hooks) inside the block."""
-
-    def __enter__(self) -> None:
-        self.prev = _registry._SPECIAL
-        _registry._SPECIAL = False
-
-    def __exit__(self, *exc: object) -> None:
-        _registry._SPECIAL = self.prev
+# Run ops plainly (no tangents, no saved-tensor hooks, no announcement) inside the block: the
+# registry's own switch, off for the block (the name autograd code and the capture use).
+_detour_off = _registry.detour_off
 
 
 # ---------------------------------------------------------------------------------------------

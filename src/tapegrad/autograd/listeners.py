@@ -56,7 +56,11 @@ Outside a backward pass, and inside one:
     run_op_(op, target, others, params, run)
                                         the same around an in-place op (``apply_``)
 
-``run_node`` is announced by a node called directly (``grad_fn(g)``) too.
+``run_node`` is announced by a node called directly (``grad_fn(g)``) too. The ops are
+announced only while the stack's switch for ops is on: ``ops/_registry._SPECIAL``, the one
+flag ``apply`` reads (kept there, a global of the hot path's own module), turned on and off
+with ``_registry.detour(name, on)`` by whoever needs every op (forward-mode AD and the
+saved-tensor hooks, which do their work in the same detour, the profiler, a capture).
 
 From the layers below and beside the engine (they read ``tapegrad._announce.listener``, or
 ``tapegrad._rng.listener`` for the random engine, which mirror ``active``):

@@ -387,12 +387,14 @@ def value_check(fn: Callable) -> Callable:
     return check
 
 
-# True while something listens to every op: apply and apply_ then take the detour through
-# autograd/forward_ad.py (their one check when it is off). The listeners switch themselves on
+# The listener stack's switch for ops (autograd/listeners.py: ``run_op``, ``run_op_``): True
+# while something listens to every op; apply and apply_ then take the detour through
+# autograd/forward_ad.py, which announces the op (their one check when it is off). It lives
+# here, a global of the module whose hot path reads it. The listeners switch themselves on
 # and off with ``detour``: forward-mode AD's dual level and the saved-tensor hooks
 # (autograd/forward_ad.py), a compiled function's capture (compiler/capture.py) and the
 # profiler (autograd/profiler.py). Code that must run ops plainly for a moment (the detour
-# itself) sets _SPECIAL to False and back.
+# itself) does so inside ``detour_off()``.
 _SPECIAL = False
 _DETOURS: set[str] = set()
 
@@ -405,6 +407,20 @@ def detour(listener: str, on: bool) -> None:
     else:
         _DETOURS.discard(listener)
     _SPECIAL = bool(_DETOURS)
+
+
+class detour_off:
+    """Run ops plainly inside the block (no tangents, no saved-tensor hooks, no announcement):
+    the detour's own work, which would otherwise come back to it."""
+
+    def __enter__(self) -> None:
+        global _SPECIAL
+        self.prev = _SPECIAL
+        _SPECIAL = False
+
+    def __exit__(self, *exc: object) -> None:
+        global _SPECIAL
+        _SPECIAL = self.prev
 
 # True once a float16 or bfloat16 tensor may exist (_dtype tells its listeners): widened ops
 # then look at their inputs' dtypes (ops/low_precision.py).
