@@ -372,10 +372,13 @@ def _wrap(out: np.ndarray, inputs: tuple, op: OpDef, params: dict, index: int = 
 # target in range, which of two paths the values allow, an index array derived from a target).
 # Each call is announced to the listener stack (``value_checked``): tapegrad.compile records it
 # as a step of its program, so a replay repeats the check on the new values
-# (compiler/capture.py).
+# (compiler/capture.py). Listed here by module and name.
+VALUE_CHECKS: list[tuple[str, str]] = []
+
+
 def value_check(fn: Callable) -> Callable:
-    """Mark a module-level function as a value check: the function returned runs ``fn`` and,
-    while something listens, announces the call and its result."""
+    """Mark a module-level function as a value check (see ``VALUE_CHECKS``): the function
+    returned runs ``fn`` and, while something listens, announces the call and its result."""
 
     @functools.wraps(fn)
     def check(*args: Any) -> Any:
@@ -384,6 +387,7 @@ def value_check(fn: Callable) -> Callable:
             _announce.listener.value_checked(fn, args, out)
         return out
 
+    VALUE_CHECKS.append((fn.__module__, fn.__name__))
     return check
 
 
