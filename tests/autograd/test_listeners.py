@@ -21,18 +21,26 @@ def _is_code(value: object) -> bool:
 
 def _code_of_tapegrad() -> dict:
     """Every function, class, method and property held by a tapegrad module or class (its
-    own ``vars()``), by where it is held."""
+    own ``vars()``), by where it is held, and each such function's code object (a function
+    whose ``__code__`` was swapped is replaced too)."""
     held: dict = {}
+
+    def hold(key: tuple, value: object) -> None:
+        held[key] = value
+        code = getattr(value, "__code__", None)
+        if code is not None:
+            held[key + ("__code__",)] = code
+
     for name, module in list(sys.modules.items()):
         if module is None or not (name == "tapegrad" or name.startswith("tapegrad.")):
             continue
         for key, value in list(vars(module).items()):
             if _is_code(value):
-                held[(name, key)] = value
+                hold((name, key), value)
             if isinstance(value, type) and value.__module__ == name:
                 for attr, member in list(vars(value).items()):
                     if _is_code(member):
-                        held[(name, key, attr)] = member
+                        hold((name, key, attr), member)
     return held
 
 
