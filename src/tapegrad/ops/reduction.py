@@ -16,6 +16,7 @@ import numpy as np
 from .. import _dtype, return_types
 from .. import _numpy_warnings as _nw
 from .._out import rule as out_rule
+from .._signatures import UNSET
 from .._tensor import Tensor, _wrap_dim
 from ..kernels.sums import ones_vector
 from . import _registry
@@ -168,6 +169,33 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
             return _sum(input)
         return _sum(input, dtype=dtype)
     return _sum_dim(input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=dtype)
+
+
+# ``x.sum()``: torch's argument parser also takes NumPy's names, ``x.sum(axis=0, keepdims=True)``.
+# For the other methods _numpy_names.py makes a face that takes them and calls the function;
+# sum, on nearly every training step's path, takes them itself, so that the call lands here.
+def tensor_sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+               axis: Any = UNSET, keepdims: Any = UNSET) -> Tensor:
+    if axis is not UNSET:  # (both names of one parameter: the TypeError torch's parser raises)
+        if dim is not None:
+            raise TypeError("sum() got an unexpected keyword argument 'axis'")
+        dim = axis
+    if keepdims is not UNSET:
+        if keepdim is not False:
+            raise TypeError("sum() got an unexpected keyword argument 'keepdims'")
+        keepdim = keepdims
+    if dim is None:
+        if dtype is None:
+            return _sum(input)
+        return _sum(input, dtype=dtype)
+    return _sum_dim(input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=dtype)
+
+
+# named ``sum`` (torch's messages say ``sum()``), documented as sum, and reporting sum's (torch's)
+# parameters to ``inspect.signature``, as a face does
+tensor_sum.__name__ = tensor_sum.__qualname__ = "sum"
+tensor_sum.__doc__ = sum.__doc__
+tensor_sum.__wrapped__ = sum  # type: ignore[attr-defined]
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
