@@ -21,7 +21,7 @@ from .._tensor import Tensor, _wrap_dim
 from ..kernels.sums import ones_vector
 from . import _registry
 from ._empty_checks import _empty_check
-from ._registry import defop, nondiff
+from ._registry import defop, fast_backward, nondiff
 from ._tangents import linear_tangent
 from .elementwise import reject_complex
 
@@ -96,6 +96,19 @@ def _sum(x: np.ndarray, *, dtype: Any = None) -> np.ndarray:
 @_sum.backward
 def sum_backward(ctx: Any, grad: Tensor) -> tuple:  # d(sum x)/dx_i = 1
     return (grad.expand(ctx.input_shapes[0]),)
+
+
+@fast_backward("sum")
+def sum_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    # the rule's expand made on the array (as expand's kernel makes it, ops/shape.py), without
+    # the trip through the method, expand's checks and an op (ops/fast_paths.py): sum's
+    # gradient is 0-d, so every stride of the view is 0, and it is writable when the gradient
+    # is. (A gradient of another shape, which only a grad_fn called by hand gets, broadcasts.)
+    shape = ctx.input_shapes[0]
+    if g.ndim:
+        return (np.broadcast_to(g, shape),)
+    return (np.lib.stride_tricks.as_strided(g, shape, (0,) * len(shape),
+                                            writeable=g.flags.writeable),)
 
 
 @defop("sum_dim", node="SumBackward1")
