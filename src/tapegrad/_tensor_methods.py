@@ -212,7 +212,9 @@ class _TensorMethods(_Holder):
     def __isub__(self, other: Any) -> Tensor:
         return _ops_ew.sub_(self, other)
 
-    def __imul__(self, other: Any) -> Tensor:
+    # (mypy compares it with __mul__ without binding __mul__'s first parameter, as __mul__ is
+    # the function ops.elementwise.mul: see "arithmetic" below)
+    def __imul__(self, other: Any) -> Tensor:  # type: ignore[misc]
         return _ops_ew.mul_(self, other)
 
     def __itruediv__(self, other: Any) -> Tensor:
