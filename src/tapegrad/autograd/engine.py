@@ -105,8 +105,9 @@ def _root_edge(t: Any, i: int) -> tuple[Node, int]:
         return t.node, t.output_nr
     if not isinstance(t, Tensor):
         raise RuntimeError(f"element {i} of tensors tuple is neither a Tensor nor a GradientEdge")
-    if t.grad_fn is not None:
-        return t.grad_fn, t._output_nr
+    fn = t.grad_fn
+    if fn is not None:
+        return fn, t._output_nr
     if t._requires_grad:
         return grad_accumulator(t), 0
     raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
