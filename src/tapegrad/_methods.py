@@ -140,7 +140,7 @@ METHODS: dict[str, Any] = {
     "bitwise_or": lambda self, other: ew.bitwise("or", self, other),
     "bitwise_xor": lambda self, other: ew.bitwise("xor", self, other),
     # reductions
-    "sum": rd.sum, "nansum": rd.nansum, "mean": rd.mean, "prod": rd.prod, "max": _max,
+    "sum": rd.tensor_sum, "nansum": rd.nansum, "mean": rd.mean, "prod": rd.prod, "max": _max,
     "min": _min, "amax": rd.amax, "amin": rd.amin, "argmax": rd.argmax, "argmin": rd.argmin,
     "var": rd.var, "std": rd.std, "norm": rd.norm, "logsumexp": rd.logsumexp,
     "cumsum": rd.cumsum, "cumprod": rd.cumprod, "softmax": rd.softmax,

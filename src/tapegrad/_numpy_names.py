@@ -11,7 +11,8 @@ with ``axis=1``). torch's functions written in Python (``Tensor.split``, ``torch
 ``accept`` gives a function or method that has ``dim`` or ``keepdim`` both names: a face with
 the same parameters and, keyword-only, ``axis`` and ``keepdims``, made once at import
 (``_signatures.make``). A call that uses torch's names passes on as it came; giving both names
-of one parameter raises the ``TypeError`` torch's parser raises.
+of one parameter raises the ``TypeError`` torch's parser raises. ``Tensor.sum``, called on
+nearly every training step, takes them itself (ops/reduction.py), with no face in front.
 """
 
 from __future__ import annotations
@@ -32,14 +33,7 @@ PYTHON_LEVEL = frozenset({"norm", "split", "unique", "unique_consecutive"})
 TENSOR_PYTHON_LEVEL = PYTHON_LEVEL | {"unflatten"}
 
 
-class _Unset:
-    """The default of ``axis``/``keepdims``: told apart from any value a caller passes."""
-
-    def __repr__(self) -> str:
-        return "<unset>"
-
-
-_UNSET = _Unset()
+_UNSET = _signatures.UNSET  # the default of ``axis``/``keepdims``: told apart from any value
 
 
 def accept(fn: Callable, name: str, *, method: bool = False) -> Callable:
@@ -48,6 +42,8 @@ def accept(fn: Callable, name: str, *, method: bool = False) -> Callable:
     (``sum``: torch says ``sum()`` for the function and for the method, ``Tensor.sum``)."""
     if name in (TENSOR_PYTHON_LEVEL if method else PYTHON_LEVEL):
         return fn
+    if any(n in (getattr(fn, "__kwdefaults__", None) or {}) for n in ALIASES.values()):
+        return fn  # it takes them itself (``Tensor.sum``: ops/reduction.py)
     try:
         params = _signatures.params_of(fn)
     except (TypeError, ValueError):  # a builtin or a class: no signature to extend

@@ -14,8 +14,10 @@ warning from the user's own NumPy code still shows: its module is not tapegrad's
 
 A ``warnings.catch_warnings()`` block restores the filter list it found when it exits, so a
 tapegrad first imported inside one (pytest imports test modules inside one) loses the filter;
-``ensure()``, called at the start of every backward pass, puts it back in front (one identity
-test, well under a microsecond). Until then a forward op may still show NumPy's warning.
+the engine, at the start of every backward pass, checks that ``ENTRY`` is still in front (one
+identity test, well under a microsecond) and calls ``install()`` when it is not (a filter added
+since, ``simplefilter("always")``, may shadow it too). Until then a forward op may still show
+NumPy's warning.
 float16 results that overflow are cast without warning in any case (ops/low_precision.py).
 """
 
@@ -30,22 +32,14 @@ MESSAGE = r"(overflow|underflow|divide by zero|invalid value) encountered in "
 
 
 def install() -> None:
-    """Add the filter (``warnings.filterwarnings`` drops an identical earlier entry)."""
-    global _ENTRY
+    """Add the filter in front (``warnings.filterwarnings`` drops an identical earlier entry)."""
+    global ENTRY
     warnings.filterwarnings("ignore", message=MESSAGE, category=RuntimeWarning,
                             module=r"tapegrad(\.|$)")
-    _ENTRY = warnings.filters[0]
+    ENTRY = warnings.filters[0]
 
 
-def ensure() -> None:
-    """Put the filter back in front if a ``catch_warnings`` block dropped it or a filter added
-    since (``simplefilter("always")``) shadows it."""
-    filters = warnings.filters
-    if not filters or filters[0] is not _ENTRY:
-        install()
-
-
-_ENTRY: tuple | None = None
+ENTRY: tuple | None = None  # the filter as installed: the engine checks it is still in front
 install()
 
 

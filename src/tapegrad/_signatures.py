@@ -26,6 +26,18 @@ from typing import Any
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+class _Unset:
+    """The default of a parameter whose absence must be told apart from any value a caller
+    passes, None included (NumPy's ``axis``/``keepdims`` beside torch's ``dim``/``keepdim``:
+    _numpy_names.py, and ``Tensor.sum`` in ops/reduction.py)."""
+
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+UNSET = _Unset()
+
+
 def params_of(fn: Callable, *, drop_first: bool = False) -> list[inspect.Parameter]:
     """``fn``'s parameters (the first left out with ``drop_first``)."""
     params = list(inspect.signature(fn).parameters.values())

@@ -212,13 +212,21 @@ class _TensorMethods(_Holder):
     def __isub__(self, other: Any) -> Tensor:
         return _ops_ew.sub_(self, other)
 
-    def __imul__(self, other: Any) -> Tensor:
+    # (mypy compares it with __mul__ without binding __mul__'s first parameter, as __mul__ is
+    # the function ops.elementwise.mul: see "arithmetic" below)
+    def __imul__(self, other: Any) -> Tensor:  # type: ignore[misc]
         return _ops_ew.mul_(self, other)
 
     def __itruediv__(self, other: Any) -> Tensor:
         return _ops_ew.div_(self, other)
 
     # -- arithmetic --------------------------------------------------------------------------------
+    #
+    # An operator whose op function takes exactly its operands, in its order, is that function
+    # itself: ``a * b`` calls ``ops.elementwise.mul(a, b)`` with no frame in between, and ``2 * a``
+    # (``a.__rmul__(2)``) calls mul(a, 2), the same product; ``2 / a`` is ``rdiv(a, 2)``. The
+    # others are methods: add, sub and div take keywords an operator must not (``alpha``,
+    # ``rounding_mode``), and ``2 ** a``, ``2 // a``, ``2 % a`` swap the operands.
 
     def __add__(self, other: Any) -> Tensor:
         return _ops_ew.add(self, other)
@@ -232,41 +240,30 @@ class _TensorMethods(_Holder):
     def __rsub__(self, other: Any) -> Tensor:
         return _ops_ew.rsub(self, other)
 
-    def __mul__(self, other: Any) -> Tensor:
-        return _ops_ew.mul(self, other)
-
-    def __rmul__(self, other: Any) -> Tensor:
-        return _ops_ew.mul(self, other)
+    __mul__ = __rmul__ = _ops_ew.mul
 
     def __truediv__(self, other: Any) -> Tensor:
         return _ops_ew.div(self, other)
 
-    def __rtruediv__(self, other: Any) -> Tensor:
-        return _ops_ew.rdiv(self, other)
+    __rtruediv__ = _ops_ew.rdiv
 
-    def __floordiv__(self, other: Any) -> Tensor:
-        return _ops_ew.floor_divide(self, other)
+    __floordiv__ = _ops_ew.floor_divide
 
     def __rfloordiv__(self, other: Any) -> Tensor:
         return _ops_ew.floor_divide(other, self)
 
-    def __mod__(self, other: Any) -> Tensor:
-        return _ops_ew.remainder(self, other)
+    __mod__ = _ops_ew.remainder
 
     def __rmod__(self, other: Any) -> Tensor:
         return _ops_ew.remainder(other, self)
 
-    def __pow__(self, exponent: Any) -> Tensor:
-        return _ops_ew.pow(self, exponent)
+    __pow__ = _ops_ew.pow
 
     def __rpow__(self, other: Any) -> Tensor:
         return _ops_ew.pow(other, self)
 
-    def __neg__(self) -> Tensor:
-        return _ops_ew.neg(self)
-
-    def __abs__(self) -> Tensor:
-        return _ops_ew.abs(self)
+    __neg__ = _ops_ew.neg
+    __abs__ = _ops_ew.abs
 
     def __matmul__(self, other: Any) -> Tensor:
         return _ops_la.matmul(self, other)

@@ -1,5 +1,7 @@
 """The backward engine: runs the graph from the roots to the leaves, without recursion.
 
+    backward(tensors, grad_tensors, ...)   (``loss.backward()``; exported by tapegrad.autograd)
+      torch's argument checks; ones for a scalar loss's implicit gradient; then
     run_backward(roots, grads)
       1. discover: walk next_functions with an explicit stack, counting for every node how many
          edges point at it (its dependencies) -- a chain of a million ops is just a long loop;
@@ -30,13 +32,14 @@ from __future__ import annotations
 
 import heapq
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import _numpy_warnings
-from .._tensor import Tensor
+from .._tensor import _WARNED_ONCE, Size, Tensor
 from ..kernels import low_precision
 from ..kernels.sums import broadcast_axes, sum_to_array
 from . import listeners as _listeners
@@ -51,6 +54,7 @@ from .graph import (
     _backward_codes,
     _saved_hooks,
     _update_detour,
+    edge_metadata,
     forward_stack_messages,
     grad_accumulator,
     pop_task,
@@ -101,8 +105,9 @@ def _root_edge(t: Any, i: int) -> tuple[Node, int]:
         return t.node, t.output_nr
     if not isinstance(t, Tensor):
         raise RuntimeError(f"element {i} of tensors tuple is neither a Tensor nor a GradientEdge")
-    if t.grad_fn is not None:
-        return t.grad_fn, t._output_nr
+    fn = t.grad_fn
+    if fn is not None:
+        return fn, t._output_nr
     if t._requires_grad:
         return grad_accumulator(t), 0
     raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
@@ -201,6 +206,198 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool) -> None:
         old._version_counter.value += 1
 
 
+# ---------------------------------------------------------------------------------------------
+# The entry point: ``backward`` (``loss.backward()`` calls it; ``tapegrad.autograd`` exports it)
+# checks its arguments the way torch does, makes the implicit gradient of a scalar loss (ones),
+# and hands over to ``run_backward``. ``autograd.grad`` (autograd/__init__.py) shares the checks.
+# ---------------------------------------------------------------------------------------------
+
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak."
+)
+
+
+def _as_tuple(x: Any) -> tuple:
+    if x is None:
+        return ()
+    if isinstance(x, (Tensor, GradientEdge)):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) -> list:
+    """torch's ``_make_grads``: ones for implicit scalar gradients, shape and dtype checks for
+    the given ones (an extra gradient past the last output is ignored, as torch's zip does)."""
+    out: list[Tensor | None] = []
+    for i, (t, g) in enumerate(zip(outputs, grads, strict=False)):
+        if isinstance(t, GradientEdge):
+            meta = edge_metadata(t.node, t.output_nr)
+            if meta is None:
+                raise RuntimeError(
+                    "tapegrad knows the shape of a GradientEdge's output only for edges made "
+                    "by get_gradient_edge()"
+                )
+            shape, dtype = meta
+        elif isinstance(t, Tensor):
+            shape, dtype = tuple(t._data.shape), t.dtype
+        else:
+            raise AssertionError("Expected output to be a torch.Tensor")
+        if isinstance(g, Tensor):
+            first = g[0] if is_grads_batched else g
+            if tuple(first._data.shape) != shape:
+                j = grads.index(g)
+                if is_grads_batched:
+                    shown = Size(first._data.shape[1:])  # (what torch reports)
+                    raise RuntimeError(
+                        "If `is_grads_batched=True`, we interpret the first dimension of each "
+                        "grad_output as the batch dimension. The sizes of the remaining "
+                        "dimensions are expected to match the shape of corresponding output, "
+                        f"but a mismatch was detected: grad_output[{j}] has a shape of "
+                        f"{shown} and output[{i}] has a shape of "
+                        f"{Size(shape)}. If you only want some tensors in `grad_output` to be "
+                        "considered batched, consider using vmap."
+                    )
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{j}] has a shape of {Size(first._data.shape)}"
+                    f" and output[{i}] has a shape of {Size(shape)}."
+                )
+            if dtype.is_complex != g.dtype.is_complex:
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the "
+                    f"same dtype. Mismatch in dtype: grad_output[{grads.index(g)}] has a dtype "
+                    f"of {g.dtype} and output[{i}] has a dtype of {dtype}."
+                )
+            out.append(g)
+        elif g is None:
+            if isinstance(t, GradientEdge) or t._requires_grad:
+                if not all(s == 1 for s in shape):
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not dtype.is_floating_point:
+                    raise RuntimeError(
+                        "grad can be implicitly created only for real scalar outputs but got "
+                        f"{dtype}"
+                    )
+                out.append(Tensor._make(np.ones(shape, dtype=dtype.np)))
+            else:
+                out.append(None)
+        else:
+            raise TypeError(
+                f"gradients can be either Tensors or None, but got {type(g).__name__}")
+    return out
+
+
+def _check_run(tensors: tuple, grads: list) -> None:
+    """The engine's own argument checks (torch's run_backward, in C++)."""
+    if len(tensors) != len(grads):
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
+    for i, (t, g) in enumerate(zip(tensors, grads, strict=True)):
+        if isinstance(t, Tensor) and not t._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn")
+        if g is None and (not isinstance(t, Tensor) or t._requires_grad):
+            raise RuntimeError(
+                f"element {i} of gradients tuple is None, but the corresponding Tensor requires "
+                "grad")
+
+
+def _check_inputs(inputs: tuple, accumulate: bool) -> None:
+    for t in inputs:
+        if isinstance(t, GradientEdge):
+            continue
+        if not isinstance(t, Tensor):
+            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
+        if accumulate:
+            t.retain_grad()  # backward(inputs=[non-leaf]) fills its .grad, as torch's does
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+
+
+def _inputs_tuple(inputs: Any, where: str) -> tuple:
+    if isinstance(inputs, (Tensor, GradientEdge)):
+        return (inputs,)
+    if type(inputs) is dict:
+        return tuple(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(
+            f"`inputs` argument to `{where}()` must be a dict, not {type(inputs).__name__}. "
+            "Other Mapping types are not supported."
+        )
+    return tuple(inputs)
+
+
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Any = None,
+) -> None:
+    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad`` (only into
+    ``inputs``' with ``inputs`` given; a non-leaf input retains its gradient).
+
+    Example:
+        >>> import tapegrad as torch
+        >>> x = torch.tensor(3.0, requires_grad=True)
+        >>> torch.autograd.backward(x * x)
+        >>> x.grad
+        tensor(6.)
+    """
+    listener = _listeners.active
+    if listener is not None:  # (``tapegrad doctor`` traces a script's first backward)
+        listener.run_autograd_backward(tensors, lambda: _backward(
+            tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs))
+        return
+    _backward(tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs)
+
+
+def _backward(tensors: Any, grad_tensors: Any, retain_graph: bool | None, create_graph: bool,
+              grad_variables: Any, inputs: Any) -> None:
+    """``backward``'s work (its warnings name the caller of ``backward``)."""
+    if grad_variables is not None:
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
+                      FutureWarning, stacklevel=3)
+        if grad_tensors is None:
+            grad_tensors = grad_variables
+        else:
+            raise RuntimeError(
+                "`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
+                "`backward()`. Please only use `grad_tensors`."
+            )
+    inputs_tuple = () if inputs is None else _inputs_tuple(inputs, "backward")
+    if inputs is not None and not inputs_tuple:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    outputs = _as_tuple(tensors) if tensors is not None else (None,)
+    if create_graph and not _WARNED_ONCE.get("create_graph"):
+        _WARNED_ONCE["create_graph"] = True  # torch's TORCH_WARN_ONCE: once per process
+        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=4)
+    grads = _tensor_or_tensors_to_tuple(grad_tensors, len(outputs))
+    grad_list = _make_grads(outputs, grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    _check_run(outputs, grad_list)
+    if inputs_tuple:
+        _check_inputs(inputs_tuple, accumulate=True)
+    run_backward(outputs, grad_list, retain_graph, create_graph,
+                 inputs=inputs_tuple if inputs is not None else None, accumulate=True)
+
+
+backward.__module__ = "tapegrad.autograd"  # (torch.autograd.backward: where users call it)
+
+
+def _tensor_or_tensors_to_tuple(x: Any, length: int) -> tuple:
+    if x is None:
+        return (None,) * length
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+
 def run_backward(
     tensors: Sequence[Any],
     grad_tensors: Sequence[Tensor | None],
@@ -214,7 +411,9 @@ def run_backward(
     module docstring. With ``inputs`` (tensors or GradientEdges) only the nodes on a path to
     them run; ``accumulate=False`` (``autograd.grad``) returns their gradients instead of
     accumulating into ``.grad``."""
-    _numpy_warnings.ensure()  # NumPy's overflow warnings stay silent (see that module)
+    filters = warnings.filters  # NumPy's overflow warnings stay silent: the filter in front
+    if not filters or filters[0] is not _numpy_warnings.ENTRY:  # (_numpy_warnings.py)
+        _numpy_warnings.install()
     root_edges = [_root_edge(t, i) for i, t in enumerate(tensors)]
     roots = [n for n, _ in root_edges]
     deps = _discover(roots)
@@ -366,8 +565,6 @@ def run_backward(
             out, g = (), None  # hold no gradient past its node (see _unshared)
     except Exception:
         if anomaly and node is not None:  # anomaly mode: where the failing node was made
-            import warnings
-
             for message in forward_stack_messages(node):
                 warnings.warn(message, UserWarning, stacklevel=3)
         raise

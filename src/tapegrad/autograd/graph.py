@@ -289,11 +289,18 @@ class AccumulateGrad(Node):
     _cpp_name = "torch::autograd::AccumulateGrad"
 
     def __init__(self, variable: Tensor) -> None:
-        super().__init__(())
+        # Node.__init__ with no edges, written out (a leaf's accumulator is made again on every
+        # forward, its tensor holding it weakly): no inputs, so nothing to point at
+        self._e0, self._n0, self._rest = None, -1, ()
+        self._hooks = None
         self.variable = variable
         # torch gives the accumulator the largest sequence number: it runs as soon as it is
-        # ready, so .grad is filled (and post-accumulate hooks fire) as early as possible.
+        # ready, so .grad is filled (and post-accumulate hooks fire) as early as possible. (The
+        # number a node would have taken is used all the same, as every node's creation does.)
+        next(_sequence)
         self._seq = LAST_SEQUENCE
+        if _anomaly["enabled"]:
+            remember_forward(self)
 
     def _sequence_nr(self) -> int:
         return (1 << 64) - 1  # torch's UINT64_MAX for accumulators

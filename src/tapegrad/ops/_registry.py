@@ -30,7 +30,8 @@ Schema of an entry:
 * ``view=True``: the output shares memory (and the version counter) with input 0.
 * A rule is written once, in Tensor terms, and named after its op (``mul_backward``). Where a
   first-order backward on the arrays themselves is worth it (the hot rules of a training step),
-  it lives apart in ``ops/fast_paths.py``, registered by op name (``@fast_backward("mul")``):
+  it lives apart in ``ops/fast_paths.py`` (mul's and sum's beside their rules), registered by
+  op name (``@fast_backward("mul")``):
   ``fast(ctx, saved, g)`` gets the saved values as arrays (a saved Python number, or None where
   a value was not saved, as it is) and the output's gradient as an array (a list, one array or
   None per output, for several outputs); it returns one array (or None) per input and reads
@@ -332,7 +333,8 @@ def _missing_rule(node: str) -> Callable:
 
 def fast_backward(*names: str) -> Callable[[Callable], Callable]:
     """Decorator: register a fast first-order path for the entries ``names`` (the module
-    docstring; the paths themselves are in ops/fast_paths.py)."""
+    docstring; the paths themselves are in ops/fast_paths.py, mul's and sum's beside their
+    rules)."""
 
     def register(fast: Callable) -> Callable:
         for name in names:

@@ -1,5 +1,7 @@
 """Fast first-order backward paths: the few rules of a training step worth running on the
-arrays themselves, kept apart from the rules they speed up.
+arrays themselves, kept apart from the rules they speed up (but for mul's and sum's, the paths
+of the first program a reader follows, ``(a * b).sum().backward()``, which sit beside their
+rules in ops/elementwise.py and ops/reduction.py, registered the same way).
 
 Every op's derivative is written once, as its ``backward`` rule in Tensor terms, next to its
 forward (ops/_registry.py). With grad mode off (``backward()`` without ``create_graph``) a
@@ -8,7 +10,7 @@ a Tensor made around each intermediate, an op's checks. For the commonest rules 
 most of their time, so each has here a path that computes the rule's values straight on the
 arrays, registered by op name::
 
-    @fast_backward("mul")
+    @fast_backward("mul")                   # (ops/elementwise.py)
     def mul_fast_backward(ctx, saved, g):   # saved values and gradient as arrays
         a, b = saved
         ...
@@ -111,17 +113,8 @@ def t_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:  # (as view
 
 
 # ---------------------------------------------------------------------------------------------
-# Elementwise: mul, tanh, relu
+# Elementwise: tanh, relu (mul's is beside its rule, in ops/elementwise.py)
 # ---------------------------------------------------------------------------------------------
-
-
-@fast_backward("mul")
-def mul_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
-    # the commonest rule of all: its two products without two trips through ``apply``
-    a, b = saved  # (arrays, or Python numbers)
-    need_a, need_b = ctx.needs_input_grad
-    return (_binary(np.multiply, g, b) if need_a else None,
-            _binary(np.multiply, g, a) if need_b else None)
 
 
 @fast_backward("tanh")

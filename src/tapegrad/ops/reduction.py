@@ -16,11 +16,12 @@ import numpy as np
 from .. import _dtype, return_types
 from .. import _numpy_warnings as _nw
 from .._out import rule as out_rule
+from .._signatures import UNSET
 from .._tensor import Tensor, _wrap_dim
 from ..kernels.sums import ones_vector
 from . import _registry
 from ._empty_checks import _empty_check
-from ._registry import defop, nondiff
+from ._registry import defop, fast_backward, nondiff
 from ._tangents import linear_tangent
 from .elementwise import reject_complex
 
@@ -97,6 +98,19 @@ def sum_backward(ctx: Any, grad: Tensor) -> tuple:  # d(sum x)/dx_i = 1
     return (grad.expand(ctx.input_shapes[0]),)
 
 
+@fast_backward("sum")
+def sum_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
+    # the rule's expand made on the array (as expand's kernel makes it, ops/shape.py), without
+    # the trip through the method, expand's checks and an op (ops/fast_paths.py): sum's
+    # gradient is 0-d, so every stride of the view is 0, and it is writable when the gradient
+    # is. (A gradient of another shape, which only a grad_fn called by hand gets, broadcasts.)
+    shape = ctx.input_shapes[0]
+    if g.ndim:
+        return (np.broadcast_to(g, shape),)
+    return (np.lib.stride_tricks.as_strided(g, shape, (0,) * len(shape),
+                                            writeable=g.flags.writeable),)
+
+
 @defop("sum_dim", node="SumBackward1")
 def _sum_dim(x: np.ndarray, *, dim: tuple, keepdim: bool, dtype: Any = None) -> np.ndarray:
     return np.asarray(_ADD_REDUCE(x, axis=dim, keepdims=keepdim, dtype=_sum_dtype(x, dtype)))
@@ -168,6 +182,33 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
             return _sum(input)
         return _sum(input, dtype=dtype)
     return _sum_dim(input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=dtype)
+
+
+# ``x.sum()``: torch's argument parser also takes NumPy's names, ``x.sum(axis=0, keepdims=True)``.
+# For the other methods _numpy_names.py makes a face that takes them and calls the function;
+# sum, on nearly every training step's path, takes them itself, so that the call lands here.
+def tensor_sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+               axis: Any = UNSET, keepdims: Any = UNSET) -> Tensor:
+    if axis is not UNSET:  # (both names of one parameter: the TypeError torch's parser raises)
+        if dim is not None:
+            raise TypeError("sum() got an unexpected keyword argument 'axis'")
+        dim = axis
+    if keepdims is not UNSET:
+        if keepdim is not False:
+            raise TypeError("sum() got an unexpected keyword argument 'keepdims'")
+        keepdim = keepdims
+    if dim is None:
+        if dtype is None:
+            return _sum(input)
+        return _sum(input, dtype=dtype)
+    return _sum_dim(input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=dtype)
+
+
+# named ``sum`` (torch's messages say ``sum()``), documented as sum, and reporting sum's (torch's)
+# parameters to ``inspect.signature``, as a face does
+tensor_sum.__name__ = tensor_sum.__qualname__ = "sum"
+tensor_sum.__doc__ = sum.__doc__
+tensor_sum.__wrapped__ = sum  # type: ignore[attr-defined]
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
