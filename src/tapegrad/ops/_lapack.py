@@ -8,10 +8,15 @@ solves) and ``linalg`` (matrix products).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from .. import return_types
+from .._dtype import from_numpy_dtype
+from ._registry import scalar_type_name
 
 
 def check_square(name: str, a: Any, what: str = "A") -> None:
@@ -32,9 +37,6 @@ def check_matrix(name: str, a: Any, what: str = "A") -> None:
 def check_float(name: str, a: np.ndarray) -> None:
     """Linear algebra runs on floating (and complex) matrices only, as in torch."""
     if a.dtype.kind not in "fc":
-        from .._dtype import from_numpy_dtype
-        from ._registry import scalar_type_name
-
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(from_numpy_dtype(a.dtype))}")
 
@@ -83,8 +85,6 @@ def getrf(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
 
 def return_type(name: str, fields: str) -> Any:
     """The maker of a ``torch.return_types.<name>`` tuple from its fields (``return_types``)."""
-    from .. import return_types
-
     cls = getattr(return_types, name)
     if cls._names != tuple(fields.split()):
         raise ValueError(f"return_types.{name} has the fields {cls._names}, not {fields}")
@@ -148,8 +148,6 @@ def warn_deprecated(name: str) -> None:
     if name in _WARNED:
         return
     _WARNED.add(name)
-    import warnings
-
     text, line = DEPRECATED[name]
     warnings.warn(f"{text} (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
                   f"BatchLinearAlgebra.cpp:{line}.)", UserWarning, stacklevel=3)

@@ -67,7 +67,7 @@ import numpy as np
 
 from .. import _numpy_warnings  # noqa: F401  (NumPy's overflow warnings: silent, as in torch)
 from .._alloc_errors import out_of_memory
-from .._dtype import on_low_precision
+from .._dtype import from_numpy_dtype, on_low_precision
 from .._tensor import Tensor, install_above
 from ..autograd.grad_mode import _state
 from ..autograd.graph import (
@@ -731,8 +731,6 @@ def write_into(target: Tensor, out: np.ndarray, overlap_ok: bool = False) -> Non
         check_no_overlap(target)
     tdt = target._data.dtype
     if out.dtype != tdt:
-        from .._dtype import from_numpy_dtype
-
         src, dst = from_numpy_dtype(out.dtype), target.dtype
         if src._rank > dst._rank:
             raise RuntimeError(

@@ -34,13 +34,14 @@ records a node, and the gradient stops there), as in torch.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, cast
 
 import numpy as np
 
 from .._tensor import Tensor, install_above
-from ..autograd.grad_mode import _state
-from ..autograd.graph import Node, edge
+from ..autograd.grad_mode import _set, _state, no_grad
+from ..autograd.graph import FREED_MESSAGE, Node, edge
 
 # torch's CreationMeta, by the name its messages use
 DEFAULT = 0
@@ -185,8 +186,6 @@ def _as_strided_node(base: Tensor, v: Tensor) -> Node:
 
 def _replayed_grad_fn(base: Tensor, replay: tuple) -> Any:
     """The grad_fn of the view ops replayed on ``base`` with grad mode on."""
-    from ..autograd.grad_mode import _set
-
     prev = (_state.grad_mode, _state.inference, _state.enabled)
     _set(True, False)
     try:
@@ -404,8 +403,6 @@ def set_gradient_edge(t: Tensor, node: Any, output_nr: int = 0) -> None:
 def view_as_self(t: Tensor) -> Tensor:
     """A view of ``t`` with no history of its own (what a custom Function returns for an input
     it returns as is, so that the output can get the Function's node)."""
-    from ..autograd.grad_mode import no_grad
-
     with no_grad():
         return t.view_as(t)
 
@@ -434,8 +431,6 @@ def set_custom_function_history(out: Tensor, node: Any, output_nr: int, is_input
         if not is_input:
             if out._base is not None:
                 raise RuntimeError(_NOT_AN_INPUT)
-            import warnings
-
             warnings.warn(_NOT_AN_INPUT, UserWarning, stacklevel=4)
         if out._base is not None:
             if n_outputs > 1:
@@ -558,8 +553,6 @@ class CopySlices(Node):
 
         fn = self.fn
         if fn is None:
-            from ..autograd.graph import FREED_MESSAGE
-
             raise RuntimeError(FREED_MESSAGE)
         grad = grads[0]
         result = Tensor._make(np.zeros(self.base_shape, dtype=grad._data.dtype))

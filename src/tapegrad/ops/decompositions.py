@@ -26,9 +26,19 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ._lapack import check_float, check_matrix, check_square, getrf, per_matrix, return_type
+from ._lapack import (
+    batch_error,
+    check_float,
+    check_matrix,
+    check_square,
+    getrf,
+    per_matrix,
+    return_type,
+    warn_deprecated,
+)
 from ._lapack import count as _count
-from ._registry import defop
+from ._registry import defop, scalar_type_name
+from .shape import cat
 
 linalg_svd = return_type("linalg_svd", "U S Vh")
 svd_result = return_type("svd", "U S V")
@@ -313,8 +323,6 @@ def _remember_outputs(w: Tensor, v: Tensor) -> None:
 def _check_eig(name: str, A: Tensor) -> None:
     check_square(name, A._data)
     if A._data.dtype.kind not in "fc":
-        from ._registry import scalar_type_name
-
         raise RuntimeError(f"Unknown Complex ScalarType for {scalar_type_name(A.dtype)}")
     if not np.isfinite(A._data).all():
         raise RuntimeError(f"torch.{name}: input tensor should not contain infs or NaNs.")
@@ -396,7 +404,6 @@ def lu_derivative(gl: Tensor | None, gu: Tensor | None, p: Tensor, low: Tensor,
                 up: Tensor) -> Tensor:
     """torch's LU rule (see the module docstring) for A = P L U, L m x k, U k x n."""
     from ..linalg import solve_triangular
-    from .shape import cat
 
     m, n = low.shape[-2], up.shape[-1]
     k = min(m, n)
@@ -480,8 +487,6 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -
     _check_pivot("linalg.lu_factor", pivot)
     lu_, piv, info = _lu_factor_ex(A, pivot=pivot)
     if check_errors:
-        from ._lapack import batch_error
-
         batch_error("torch.linalg.lu_factor_ex", info._data, lambda i: (
             f"The factorization could not be completed because the input is not "
             f"invertible (U[{i},{i}] is zero)."))
@@ -521,8 +526,6 @@ def lu_unpack_backward(ctx: Any, grads: list) -> tuple:
     shape = ctx.input_shapes[0]
     lo = gl.tril(-1) if gl is not None else None
     hi = gu.triu() if gu is not None else None
-    from .shape import cat
-
     if m == n or (lo is None and hi is None):
         parts = [x for x in (lo, hi) if x is not None]
         return (parts[0] + parts[1] if len(parts) == 2 else parts[0] if parts else None, None)
@@ -641,23 +644,17 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noq
 
 def torch_lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803
     """``torch.lu_solve`` (deprecated in torch): the arguments of linalg.lu_solve reversed."""
-    from ._lapack import warn_deprecated
-
     warn_deprecated("lu_solve")
     return lu_solve(LU_data, LU_pivots, input)
 
 
 def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
     """``torch.lu`` (deprecated in torch): linalg.lu_factor (and info with ``get_infos``)."""
-    from ._lapack import warn_deprecated
-
     warn_deprecated("lu")
     _check_lu_dims("torch.lu_factor", A)
     lu_, piv, info = _lu_factor_ex(A, pivot=pivot)
     if get_infos:
         return (lu_, piv, info)
-    from ._lapack import batch_error
-
     batch_error("torch.linalg.lu_factor_ex", info._data, lambda i: (
         f"The factorization could not be completed because the input is not invertible "
         f"(U[{i},{i}] is zero)."))
@@ -705,8 +702,6 @@ def ldl_factor_ex(input: Tensor, *, hermitian: bool = False, check_errors: bool 
     check_float("torch.linalg.ldl_factor_ex", input._data)
     ld, piv, info = _ldl_factor_ex(input, hermitian=hermitian)
     if check_errors:
-        from ._lapack import batch_error
-
         batch_error("torch.linalg.ldl_factor_ex", info._data, lambda i: (
             f"The factorization could not be completed because the input is not invertible "
             f"(the diagonal element {i} is zero)."))

@@ -18,6 +18,7 @@ from .. import return_types
 from .._naming import public
 from .._tensor import Tensor
 from ._registry import defop
+from .shape import cat
 
 _TAYLOR_DTYPES = frozenset(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
 
@@ -241,8 +242,6 @@ def _matrix_exp(a: np.ndarray) -> np.ndarray:
 @_matrix_exp.backward
 def matrix_exp_backward(ctx: Any, grad: Tensor) -> tuple:
     # dA = upper-right block of exp([[A^H, G], [0, A^H]])
-    from .shape import cat
-
     (a,) = ctx.saved
     n = a.shape[-1]
     ah = a.mH
@@ -295,8 +294,6 @@ def _householder_np(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
 
 def _reflector(a: Tensor, i: int) -> Tensor:
     """v_i as a column (..., m, 1): zeros above row i, a 1 at row i, A's column i below."""
-    from .shape import cat
-
     dt = a._data.dtype
     head = Tensor._make(np.zeros(a.shape[:-2] + (i, 1), dtype=dt))
     one = Tensor._make(np.ones(a.shape[:-2] + (1, 1), dtype=dt))
@@ -312,8 +309,6 @@ def _householder(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
 def householder_backward(ctx: Any, grad: Tensor) -> tuple:
     # Q_i = H_i Q_{i+1} = Q_{i+1} - t v (v^T Q_{i+1}), taken from the outermost reflector in:
     # dt = -v^T G Q_{i+1}^T v, dv = -t (G Q_{i+1}^T v + Q_{i+1} G^T v), G <- H_i^T G
-    from .shape import cat
-
     a, tau = ctx.saved
     if a._data.dtype.kind == "c" or tau._data.dtype.kind == "c":
         raise NotImplementedError("tapegrad: the derivative of linalg.householder_product is "
@@ -400,8 +395,6 @@ def qr_backward(ctx: Any, grads: list) -> tuple:
         return (_qr_backward_tall(q, r, gq, gr),)
     # wide A = Q [R1 R2] with X = A[:, :m] = Q R1 square and Y = A[:, m:] = Q R2:
     # dY = Q gR2, and X gets the square rule with gQ + Y gR2^H
-    from .shape import cat
-
     y = a[..., m:]
     gr1 = gr[..., :m] if gr is not None else None
     if gr is not None:

@@ -30,6 +30,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ._registry import defop, scalar_type_name
 from .padding import pad
+from .shape import roll
 
 _DUAL: dict[str, Any] = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
@@ -418,15 +419,11 @@ def _shift_dims(x: Tensor, dim: Any) -> tuple:
 
 def fftshift(input: Tensor, dim: Any = None) -> Tensor:
     """Move the zero frequency to the centre: a roll by n // 2 along ``dim`` (every dim)."""
-    from .shape import roll
-
     dims = _shift_dims(input, dim)
     return roll(input, tuple(input.shape[d] // 2 for d in dims), dims)
 
 
 def ifftshift(input: Tensor, dim: Any = None) -> Tensor:
     """The inverse of ``fftshift``: a roll by (n + 1) // 2 along ``dim``."""
-    from .shape import roll
-
     dims = _shift_dims(input, dim)
     return roll(input, tuple((input.shape[d] + 1) // 2 for d in dims), dims)

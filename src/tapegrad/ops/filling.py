@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import _dtype
 from .._tensor import Tensor
 from . import elementwise as ew
 from ._registry import defop
@@ -39,8 +40,6 @@ def zero_(input: Tensor) -> Tensor:
 def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
                   pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """A 0-d tensor holding ``s`` (of the default float dtype unless ``dtype`` says)."""
-    from .. import _dtype
-
     d = dtype if dtype is not None else _dtype.get_default_dtype()
     from .. import tensor
 

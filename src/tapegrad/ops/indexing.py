@@ -27,6 +27,7 @@ from ._registry import (
     nondiff,
     value_check,
 )
+from .elementwise import _broadcast_error
 
 
 def _is_advanced(k: Any) -> bool:
@@ -520,8 +521,6 @@ def _masked_fill(x: np.ndarray, *, mask: np.ndarray, value: Any) -> np.ndarray:
     try:
         return np.where(mask, np.asarray(value, dtype=x.dtype), x)
     except ValueError:
-        from .elementwise import _broadcast_error
-
         raise _broadcast_error(x, mask) from None
 
 

@@ -7,22 +7,23 @@ is reshaped back (``UnsafeViewBackward0``).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import _dtype, _out
+from .._dtype import from_numpy_dtype
 from .._tensor import Tensor, _wrap_dim
 from . import _registry, low_precision
-from ._registry import defop
+from ._registry import defop, scalar_type_name
 from ._tangents import multilinear_tangent
-from .shape import _unsafe_view
+from .elementwise import _broadcast_error
+from .shape import _squeeze_matmul, _unsafe_view
 
 
 def _dtype_check(a: np.ndarray, b: np.ndarray, what: str = "m1 and m2") -> None:
     if a.dtype != b.dtype:
-        from .._dtype import from_numpy_dtype
-
         na = _registry.cpp_type_name(from_numpy_dtype(a.dtype))
         nb = _registry.cpp_type_name(from_numpy_dtype(b.dtype))
         raise RuntimeError(f"expected {what} to have the same dtype, but got: {na} != {nb}")
@@ -30,8 +31,6 @@ def _dtype_check(a: np.ndarray, b: np.ndarray, what: str = "m1 and m2") -> None:
 
 def _name(a: Any, cpp: bool = False) -> str:
     """The dtype of an array as torch's messages name it: c10's (Float) or C++'s (float)."""
-    from .._dtype import from_numpy_dtype
-
     d = from_numpy_dtype(a.dtype)
     return _registry.cpp_type_name(d) if cpp else _registry.scalar_type_name(d)
 
@@ -276,9 +275,6 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors"
         )
     if a.dtype != b.dtype:
-        from .._dtype import from_numpy_dtype
-        from ._registry import scalar_type_name
-
         raise RuntimeError(
             "dot : expected both vectors to have same dtype, but found "
             f"{scalar_type_name(from_numpy_dtype(a.dtype))} and "
@@ -379,8 +375,6 @@ def matmul(input: Any, other: Any) -> Tensor:
     if da == 2 and db == 1:
         return _mv(input, other)
     if da == 1 and db == 2:
-        from .shape import _squeeze_matmul
-
         return _squeeze_matmul(mm(input.unsqueeze(0), other), dims=(0,))
     if da == 2 and db == 2:
         return mm(input, other)
@@ -406,8 +400,6 @@ def matmul(input: Any, other: Any) -> Tensor:
     try:
         batch = tuple(np.broadcast_shapes(tuple(ba), tuple(bb)))
     except ValueError:
-        from .elementwise import _broadcast_error
-
         raise _broadcast_error(np.empty(ba), np.empty(bb)) from None
     n, k = input.shape[-2:]
     k2, m = other.shape[-2:]
@@ -657,8 +649,6 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
 
 def _dot_out(args: tuple, out: Any) -> None:
     """dot's and vdot's out rule: out has the inputs' dtype."""
-    from ._registry import scalar_type_name
-
     x = args[0]
     if isinstance(out, Tensor) and isinstance(x, Tensor) and out.dtype is not x.dtype:
         raise RuntimeError(f"result dtype {scalar_type_name(out.dtype)} does not match input "
@@ -667,8 +657,6 @@ def _dot_out(args: tuple, out: Any) -> None:
 
 def _tensordot_out(args: tuple, out: Any) -> None:
     """tensordot's and inner's out rule: out has the result's dtype."""
-    from ._registry import scalar_type_name
-
     a, b = args[0], args[1]
     if isinstance(out, Tensor) and isinstance(a, Tensor) and isinstance(b, Tensor):
         want = _dtype.promote_types(a.dtype, b.dtype)
@@ -730,8 +718,6 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     try:
         np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
     except ValueError:
-        from .elementwise import _broadcast_error
-
         raise _broadcast_error(input._data, other._data) from None
     return _cross(input, other, dim=dim)
 
@@ -744,8 +730,6 @@ def torch_cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     ``input`` of size 3."""
     if dim is None:
         if not _CROSS_DIM_WARNED[0]:  # torch warns once a process
-            import warnings
-
             _CROSS_DIM_WARNED[0] = True
             warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
                           "Please either pass the dim explicitly or simply use "

@@ -9,15 +9,21 @@ names their replacement.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
+from .._dtype import int64, promote_types
 from .._tensor import Tensor
+from ..autograd import grad as autograd_grad
+from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ._lapack import check_square, return_type, warn_deprecated
 from ._registry import defop
-from .factorizations import _cholesky, _LinAlgError
+from .factorizations import _cholesky, _householder_np, _LinAlgError
 from .factorizations import qr as linalg_qr_fn
+from .linalg import matmul
+from .shape import cat
 
 qr_result = return_type("qr", "Q R")
 
@@ -63,7 +69,6 @@ def _full_q(a: Tensor, tau: Tensor, size: int) -> Tensor:
     """The size x size orthogonal Q of the reflectors in ``a``'s columns (padded with zero
     columns so that householder_product returns all of Q)."""
     from ..linalg import householder_product
-    from .shape import cat
 
     k = a.shape[-1]
     if k < size:
@@ -77,8 +82,6 @@ def _full_q(a: Tensor, tau: Tensor, size: int) -> Tensor:
 @defop("ormqr", node="OrmqrBackward0", save=(0, 1, 2))
 def _ormqr(a: np.ndarray, tau: np.ndarray, c: np.ndarray, *, left: bool = True,
            transpose: bool = False) -> np.ndarray:
-    from .factorizations import _householder_np
-
     size = c.shape[-2] if left else c.shape[-1]
     k = a.shape[-1]
     if k < size:
@@ -95,9 +98,6 @@ def _ormqr(a: np.ndarray, tau: np.ndarray, c: np.ndarray, *, left: bool = True,
 def ormqr_backward(ctx: Any, grad: Tensor) -> tuple:
     # out = op(Q) C: dC = op(Q)^H G and dQ from G C^H (left) or C^H G (right), then the
     # Householder product's rule for (A, tau)
-    from ..autograd import grad as autograd_grad
-    from ..autograd.grad_mode import enable_grad, is_grad_enabled
-
     a, tau, c = ctx.saved
     left, transpose = ctx.params.get("left", True), ctx.params.get("transpose", False)
     size = c.shape[-2] if left else c.shape[-1]
@@ -151,7 +151,6 @@ def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tenso
     then ``niter`` rounds of power iteration, re-orthonormalized by QR each time."""
     from .._random import randn
     from ..linalg import qr as lqr
-    from .linalg import matmul
 
     def times(x: Tensor, y: Tensor, mx: Tensor | None) -> Tensor:
         out = matmul(x, y)
@@ -167,7 +166,6 @@ def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tenso
 
 def _svd_lowrank(A: Tensor, q: int | None, niter: int, M: Tensor | None) -> tuple:
     from ..linalg import svd as lsvd
-    from .linalg import matmul
 
     q = 6 if q is None else q
     m, n = A.shape[-2], A.shape[-1]
@@ -219,8 +217,6 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True,
 def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
     """Deprecated: the product of the 2-d ``matrices`` (``linalg.multi_dot``, in the cheapest
     order). (``out`` follows ``*matrices``, as in torch: written through ``_out.write``.)"""
-    import warnings
-
     from ..linalg import multi_dot
 
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
@@ -256,7 +252,6 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
             [9, 3, 1]])
     """
     from .._creation import empty
-    from .._dtype import int64, promote_types
 
     if x.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")

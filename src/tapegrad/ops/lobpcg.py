@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype as D
+
 __all__ = ["lobpcg"]
 
 
@@ -142,7 +144,6 @@ _RefuseB = _LazyRefuse()
 
 
 def _floating(dtype: Any) -> Any:
-    from .. import _dtype as D
     return dtype if dtype in (D.float32, D.float64) else D.float32
 
 
@@ -154,8 +155,6 @@ def lobpcg(A: Any, k: int | None = None, B: Any = None, X: Any = None, n: int | 
            ortho_bparams: dict[str, bool] | None = None) -> tuple[Any, Any]:
     """Find the k largest (or smallest) eigenpairs of A x = lambda B x by LOBPCG (torch.lobpcg)."""
     import tapegrad as tg
-
-    from .. import _dtype as D
 
     if A.shape[-2] != A.shape[-1]:
         raise AssertionError(f"A must be square, got shape {A.shape}")

@@ -20,9 +20,18 @@ from .._tensor import Tensor, _wrap_dim
 from ..kernels.sums import ones_vector
 from . import _registry
 from ._empty_checks import _empty_check
-from ._registry import defop, nondiff
+from ._registry import defop, nondiff, scalar_type_name
 from ._tangents import linear_tangent
-from .elementwise import reject_complex
+from .elementwise import abs as abs_
+from .elementwise import (
+    invalid_arguments,
+    isnan,
+    logical_not,
+    maximum,
+    minimum,
+    reject_complex,
+    where,
+)
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -127,8 +136,6 @@ def _mean_check(x: np.ndarray, dtype: Any) -> None:
 
 
 def _scalar_name(d: Any) -> str:
-    from ._registry import scalar_type_name
-
     return scalar_type_name(d)
 
 
@@ -186,8 +193,6 @@ def _nansum(x: np.ndarray, *, dim: tuple, keepdim: bool, dtype: Any = None) -> n
 @_nansum.backward
 def nansum_backward(ctx: Any, grad: Tensor) -> tuple:
     # d(sum of the non-NaN x)/dx_i = [x_i is not NaN]
-    from .elementwise import isnan, where
-
     (x,) = ctx.saved
     p = ctx.params
     return (where(isnan(x), 0.0, _restore(grad, x.shape, p["dim"], p["keepdim"])),)
@@ -202,8 +207,6 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
             dtype: Any = None) -> Tensor:
     """The mean over ``dim`` of the elements that are not NaN: nansum / their count."""
-    from .elementwise import isnan, logical_not
-
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {_scalar_name(input.dtype)}")
@@ -418,12 +421,8 @@ def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> A
     if other is not None:
         dim = other
     if not isinstance(input, Tensor):
-        from .elementwise import invalid_arguments
-
         raise invalid_arguments(name, input, *(() if dim is None else (dim,)))
     if isinstance(dim, Tensor):
-        from .elementwise import maximum, minimum
-
         return (maximum if name == "max" else minimum)(input, dim)
     if dim is None:
         reject_complex(input, f'"{name}_all" not implemented for \'{{}}\'')
@@ -467,8 +466,6 @@ def amin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 def _same_dtype_out(args: tuple, out: Any) -> None:
     """amax's and amin's out rule: out has the input's dtype."""
-    from ._registry import scalar_type_name
-
     input = args[0]
     if isinstance(out, Tensor) and isinstance(input, Tensor) and out.dtype != input.dtype:
         raise RuntimeError(
@@ -564,8 +561,6 @@ def _var_grad(grad: Tensor, x: Tensor, p: dict) -> Tensor:
     dof = n - p["correction"]
     g = _restore(grad, x.shape, p["dim"], p["keepdim"])
     if dof <= 0 and (x.ndim == 0 or p.get("dim_none", False)):
-        from .elementwise import where
-
         return g * where(x == x.mean(), math.nan, math.inf)
     centered = x - x.mean(dim=p["dim"], keepdim=True) if x.ndim else x * 0
     return g * centered * (2.0 / dof if dof else math.inf)
@@ -739,7 +734,6 @@ def _norm(x: np.ndarray, *, ord: float, dim: tuple, keepdim: bool) -> np.ndarray
 
 @_norm.backward
 def norm_backward(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) / |x|_p^(p-1)
-    from .elementwise import abs as abs_
     from .elementwise import sign, where
 
     x, y = ctx.saved
@@ -835,8 +829,6 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 
 def _float_out(args: tuple, out: Any) -> None:
     """logsumexp's out rule: a floating point out."""
-    from ._registry import scalar_type_name
-
     if isinstance(out, Tensor) and not (out.dtype.is_floating_point or out.dtype.is_complex):
         raise RuntimeError("logsumexp(): Expected floating point type for result tensor, but "
                            f"got: {scalar_type_name(out.dtype)}")
@@ -896,8 +888,6 @@ def cumprod_backward(ctx: Any, grad: Tensor) -> tuple:
         return ((grad * y).flip(dim).cumsum(dim).flip(dim) / x,)
     # With zeros, no division: dL/dx_i = sum_{j >= i} g_j prod_{k <= j, k != i} x_k, from the
     # cumulative products of x with x_i set to 1, one row per i (O(n^2), only on this path).
-    from .elementwise import where
-
     n = x.shape[dim]
     xl = x.movedim(dim, -1)
     gl = grad.movedim(dim, -1)
@@ -1021,8 +1011,6 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 def _bool_out(name: str) -> Any:
     def check(args: tuple, out: Any) -> None:
-        from ._registry import scalar_type_name
-
         if isinstance(out, Tensor) and out.dtype is not _dtype.bool_:
             raise RuntimeError(f"{name} only supports bool tensor for result, got: "
                                f"{scalar_type_name(out.dtype)}")

@@ -19,10 +19,14 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from .._out import rule as out_rule
 from .._tensor import Tensor, _wrap_dim
 from . import indexing as ix
 from ._registry import apply_, defop, scalar_type_name, value_check
+from .elementwise import _broadcast_error, where
+from .indexing import _fill_scalar
+from .shape import cat
 
 _UFUNC = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.maximum,
           "amin": np.minimum}
@@ -38,8 +42,6 @@ def _t(a: np.ndarray) -> Tensor:
 
 
 def _dtype_name(a: np.ndarray) -> str:
-    from .._dtype import from_numpy_dtype
-
     return scalar_type_name(from_numpy_dtype(a.dtype))
 
 
@@ -191,8 +193,6 @@ out_rule("masked_select", check=ix.same_scalar_type("masked_select"))
 
 def _take_out(args: tuple, out: Any) -> None:
     """take's out rule: out has the input's dtype."""
-    from ._registry import scalar_type_name
-
     x = args[0]
     if isinstance(out, Tensor) and isinstance(x, Tensor) and out.dtype is not x.dtype:
         raise RuntimeError(f"take(): self and out expected to have the same dtype, but got "
@@ -249,8 +249,6 @@ def _fill_value(input: Tensor, value: Any) -> Any:
                                f"tensor with {value.ndim} dimension(s).")
         if value._requires_grad or value._fw_grad is not None:
             return value
-    from .indexing import _fill_scalar
-
     return _fill_scalar(input, value)
 
 
@@ -317,8 +315,6 @@ def prod_grads(grad: Tensor, x: Tensor, src: Tensor, result: Tensor, take: Any, 
     src_zero = src == 0
     zeros_there = take(put_add(src_zero.to(grad.dtype)))
     single = src_zero & (zeros_there == 1)
-    from .elementwise import where
-
     others = again(x, src.masked_fill(single, 1.0))
     gsrc = where(single, take(grad * others), take(grad * result) / src.masked_fill(src_zero,
                                                                                      1.0))
@@ -633,8 +629,6 @@ def masked_scatter_backward(ctx: Any, grad: Tensor) -> tuple:
         picked = masked_select(grad, mask)
         n = int(np.prod(src_shape))
         if picked.shape[0] < n:
-            from .shape import cat
-
             picked = cat([picked, _zeros((n - picked.shape[0],), grad)])
         gsrc = picked.reshape(src_shape)
     return gx, gsrc
@@ -691,8 +685,6 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     try:
         np.broadcast_shapes(input._data.shape, m.shape)
     except ValueError:
-        from .elementwise import _broadcast_error
-
         raise _broadcast_error(input._data, m) from None
     return _masked_select(input, mask=m)
 

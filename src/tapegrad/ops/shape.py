@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype, _memory_format
 from .._out import rule as out_rule
-from .._tensor import Tensor, _wrap_dim, install_above
+from .._tensor import _WARNED_ONCE, Tensor, _wrap_dim, install_above
 from ..autograd.engine import sum_to
 from ..kernels import low_precision
 from ._registry import apply, defop, scalar_type_name
@@ -345,8 +345,6 @@ def matrix_transpose(input: Tensor, name: str = "mT") -> Tensor:
         raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got "
                            "1-D tensor.")
     if n == 0:
-        from .._tensor import _WARNED_ONCE
-
         if not _WARNED_ONCE.get(name):
             _WARNED_ONCE[name] = True
             warnings.warn(_MATRIX_T_0D[name], UserWarning, stacklevel=3)
@@ -358,8 +356,6 @@ def numpy_T(input: Tensor) -> Tensor:
     """``x.T``: reverse all dims (PermuteBackward0); torch warns for ndim other than 2."""
     n = input.ndim
     if n == 0:
-        from .._tensor import _WARNED_ONCE
-
         if not _WARNED_ONCE.get("T"):  # (torch warns once per process)
             _WARNED_ONCE["T"] = True
             warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity "
@@ -640,8 +636,6 @@ def _to_copy(x: np.ndarray, *, dtype: Any, memory_format: Any = None) -> np.ndar
         with np.errstate(invalid="ignore"):
             return _memory_format.restride(np.trunc(x).astype(dtype), memory_format)
     if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
-        import warnings
-
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
                       stacklevel=2)
         x = x.real
