@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _signatures
+from . import _signatures, return_types
 from ._tensor import Tensor
 from .autograd.grad_mode import _state
 
@@ -237,8 +237,6 @@ def write(name: str, out: Any, result: Any, args: tuple = ()) -> Any:
         raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
     for o, r in zip(out, result, strict=True):  # (values and indices: the dtypes made)
         _write_one(name, o, r, args, _DTYPE.get(name, "exact"))
-    from . import return_types
-
     kind: Any = return_types.out_type(type(result))
     return kind.of(*out) if kind is not None else tuple(out)
 

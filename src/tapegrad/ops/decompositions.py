@@ -38,6 +38,7 @@ from ._lapack import (
 )
 from ._lapack import count as _count
 from ._registry import defop, scalar_type_name
+from .factorizations import _solve_tri_np, solve
 from .shape import cat
 
 linalg_svd = return_type("linalg_svd", "U S Vh")
@@ -270,8 +271,6 @@ _PHASE_MESSAGE = ("linalg_eig_backward: The eigenvectors in the complex case are
 @_eig.backward
 def eig_backward(ctx: Any, grads: list) -> tuple:
     # gA = V^{-H} [diag(gL) + (V^H gV - V^H V diag(re(V^H gV))) / conj(E)] V^H, E_ij = L_j - L_i
-    from .factorizations import solve
-
     (a,) = ctx.saved
     gl, gv = (list(grads) + [None, None])[:2]
     gv = _given(gv)
@@ -573,8 +572,6 @@ def _lu_solve_np(lu_: np.ndarray, piv: np.ndarray, b: np.ndarray, left: bool,
 def _lu_solve_one(lu_: np.ndarray, piv: np.ndarray, b: np.ndarray, trans: int) -> np.ndarray:
     """A X = B (op(A) with ``trans``) for A = P L U: the row swaps and two triangular solves
     (LAPACK's getrs, done with trtrs: getrs through SciPy costs ~30 ms a call here)."""
-    from .factorizations import _solve_tri_np
-
     n = lu_.shape[-1]
     low = np.tril(lu_, -1) + np.eye(n, dtype=lu_.dtype)
     up = np.triu(lu_)

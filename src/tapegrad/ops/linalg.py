@@ -16,6 +16,7 @@ from .. import _dtype, _out
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor, _wrap_dim
 from . import _registry, low_precision
+from ._lapack import conj as _conj
 from ._registry import defop, scalar_type_name
 from ._tangents import multilinear_tangent
 from .elementwise import _broadcast_error
@@ -682,8 +683,6 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
 
 
 def conj(x: Tensor) -> Tensor:
-    from ._lapack import conj as _conj
-
     return _conj(x)
 
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import fft as _fft
+from .complex import view_as_real
 from .padding import pad as pad_nd
 from .scatter import index_add
 
@@ -200,8 +201,6 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
         out.squeeze_(0)
     if return_complex:
         return out
-    from .complex import view_as_real
-
     return view_as_real(out)
 
 

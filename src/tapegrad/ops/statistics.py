@@ -19,6 +19,7 @@ from .._tensor import Tensor, _wrap_dim
 from . import elementwise as ew
 from . import indexing as ix
 from ._registry import scalar_type_name
+from .complex import complex as complex_
 from .linalg import mm
 from .shape import _squeeze_matmul
 from .sorting import sort
@@ -201,8 +202,6 @@ def corrcoef(input: Tensor) -> Tensor:
     c = c / std.view(-1, 1)
     c = c / std.view(1, -1)
     if c.is_complex():
-        from .complex import complex as complex_
-
         return complex_(c.real.clip(-1, 1), c.imag.clip(-1, 1))
     return c.clip(-1, 1)
 

@@ -19,6 +19,7 @@ from .. import _signatures
 from .._tensor import Tensor, _wrap_dim
 from ..autograd import grad as autograd_grad
 from ..autograd.grad_mode import _state, enable_grad, no_grad
+from . import complex as complex_ops
 from . import shape as S
 from ._registry import REGISTRY, defop
 from ._tangents import linear_tangent
@@ -312,8 +313,6 @@ def _int_split(split_size: Any) -> int:
 
 
 def _complex_views() -> Any:
-    from . import complex as complex_ops
-
     return complex_ops
 
 
