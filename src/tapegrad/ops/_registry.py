@@ -83,6 +83,7 @@ from ..autograd.graph import (
 )
 from ._views import CopySlices as CopySlices  # (here for forward_ad and older callers)
 from ._views import bump_version, check_inplace, make_view, rebase_history, view_grad_fn
+from ._views import provide as provide_view_ops
 from ._views import view_positions as view_positions
 from .low_precision import WIDENED, widened_forward, widened_rule
 
@@ -793,6 +794,8 @@ def _snapshot(t: Tensor) -> Tensor:
         s._accumulator = t._accumulator
     return s
 
+
+provide_view_ops(apply=apply, record=_record)  # (ops/_views.py makes views again with them)
 
 __all__ = ["REGISTRY", "OpDef", "OpNode", "NondiffDef", "defop", "nondiff", "fast_backward",
            "apply", "apply_", "apply_nondiff", "AccumulateGrad", "grad_accumulator"]

@@ -30,6 +30,7 @@ from .. import _dtype
 from .._out import rule as out_rule
 from .._tensor import Tensor
 from ._registry import apply_, defop, scalar_type_name
+from ._views import provide as provide_view_ops
 from .elementwise import where
 from .shape import matrix_transpose, transpose
 
@@ -142,6 +143,11 @@ def view_as_complex(input: Tensor) -> Tensor:
         if (offset // isz) % 2:
             raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     return _view_as_complex(input)
+
+
+# the view machinery (ops/_views.py) makes views again with these
+provide_view_ops(view_as_real=view_as_real, view_as_real_entry=_view_as_real,
+                 view_as_complex=view_as_complex)
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from ..autograd.engine import sum_to
 from ..kernels import low_precision
 from ._registry import apply, defop, scalar_type_name
 from ._tangents import linear_tangent
+from ._views import provide as provide_view_ops
 
 
 def _shape_arg(size: tuple) -> tuple:
@@ -879,6 +880,11 @@ def as_strided_elements(input: Tensor, size: Any, stride: Any, storage_offset: i
 def as_strided_positions(base: Tensor, positions: np.ndarray) -> Tensor:
     """The view of ``base`` at the given flat positions (used after in-place ops on views)."""
     return _as_strided(base, positions=positions)
+
+
+# the view machinery (ops/_views.py) makes views again with these
+provide_view_ops(as_strided=as_strided, as_strided_entry=_as_strided,
+                 as_strided_positions=as_strided_positions)
 
 
 # ---------------------------------------------------------------------------------------------
