@@ -70,9 +70,16 @@ def per_matrix(fn: Callable[[np.ndarray], tuple], a: np.ndarray, shapes: list[tu
     return tuple(o.reshape(batch + s) for o, s in zip(outs, shapes, strict=True))
 
 
+def scipy_linalg() -> Any:
+    """``scipy.linalg`` (its ``lapack`` wrappers, ``expm``, ``lstsq``), imported on first use."""
+    import scipy.linalg  # scipy: optional, loaded on first use (it takes a while to import)
+
+    return scipy.linalg
+
+
 def getrf(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """LAPACK's LU with partial pivoting of one matrix: (LU, 1-based pivots, info)."""
-    from scipy.linalg import lapack  # lazily: SciPy takes a while to import
+    lapack = scipy_linalg().lapack
 
     rows, cols = m.shape
     k = min(rows, cols)

@@ -34,11 +34,12 @@ from ._lapack import (
     getrf,
     per_matrix,
     return_type,
+    scipy_linalg,
     warn_deprecated,
 )
 from ._lapack import count as _count
 from ._registry import defop, scalar_type_name
-from .factorizations import _solve_tri_np, solve
+from .factorizations import _solve_tri_np, solve, solve_triangular
 from .shape import cat
 
 linalg_svd = return_type("linalg_svd", "U S Vh")
@@ -402,8 +403,6 @@ def lu_factor_ex_backward(ctx: Any, grads: list) -> tuple:
 def lu_derivative(gl: Tensor | None, gu: Tensor | None, p: Tensor, low: Tensor,
                 up: Tensor) -> Tensor:
     """torch's LU rule (see the module docstring) for A = P L U, L m x k, U k x n."""
-    from ..linalg import solve_triangular
-
     m, n = low.shape[-2], up.shape[-1]
     k = min(m, n)
     if m == n:
@@ -600,8 +599,6 @@ def _lu_solve(lu_: np.ndarray, piv: np.ndarray, b: np.ndarray, *, left: bool = T
 @_lu_solve.backward
 def lu_solve_backward(ctx: Any, grad: Tensor) -> tuple:
     # gB = lu_solve(LU, piv, G, adjoint = not adjoint); gLU as torch's linalg_lu_solve_LU
-    from ..linalg import solve_triangular
-
     lu_, piv, x = ctx.saved
     left, adjoint = ctx.params.get("left", True), ctx.params.get("adjoint", False)
     gb = lu_solve(lu_, piv, grad, left=left, adjoint=not adjoint) if ctx.needs_input_grad[
@@ -663,7 +660,7 @@ def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 def _sytrf(m: np.ndarray, hermitian: bool) -> tuple:
-    from scipy.linalg import lapack
+    lapack = scipy_linalg().lapack
 
     n = m.shape[-1]
     if n == 0:
@@ -714,7 +711,7 @@ def ldl_factor(input: Tensor, *, hermitian: bool = False) -> Any:
 @defop("linalg_ldl_solve", node="NotImplemented")
 def _ldl_solve(ld: np.ndarray, piv: np.ndarray, b: np.ndarray, *,
                hermitian: bool = False) -> np.ndarray:
-    from scipy.linalg import lapack
+    lapack = scipy_linalg().lapack
 
     piv = np.asarray(piv)
     shape = np.broadcast_shapes(ld.shape[:-2], b.shape[:-2])

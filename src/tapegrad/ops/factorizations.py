@@ -17,6 +17,7 @@ import numpy as np
 from .. import return_types
 from .._naming import public
 from .._tensor import Tensor
+from ._lapack import scipy_linalg
 from ._registry import defop
 from .shape import cat
 
@@ -90,7 +91,7 @@ def cholesky_backward(ctx: Any, grad: Tensor) -> tuple:
 
 def _solve_tri_np(a: np.ndarray, b: np.ndarray, upper: bool, left: bool,
                   unitriangular: bool) -> np.ndarray:
-    from scipy.linalg import lapack  # lazily: SciPy takes a while to import
+    lapack = scipy_linalg().lapack
 
     if not left:  # X A = B  <=>  A^T X^T = B^T
         return np.swapaxes(_solve_tri_np(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2),
@@ -234,9 +235,7 @@ def _matrix_exp(a: np.ndarray) -> np.ndarray:
         from .matrix_exp_taylor import matrix_exp_taylor  # (loaded on first use)
 
         return matrix_exp_taylor(a)
-    from scipy.linalg import expm  # lazily: SciPy takes a while to import
-
-    return np.asarray(expm(a), dtype=a.dtype)
+    return np.asarray(scipy_linalg().expm(a), dtype=a.dtype)
 
 
 @_matrix_exp.backward
@@ -262,7 +261,7 @@ def matrix_exp(input: Tensor) -> Tensor:
 def geqrf(input: Tensor) -> Any:
     """``torch.geqrf``: LAPACK's compact QR (R on and above the diagonal, the Householder
     vectors below it) and the reflectors' scalars tau. Not differentiable, as in torch."""
-    from scipy.linalg import lapack  # lazily: SciPy takes a while to import
+    lapack = scipy_linalg().lapack
 
     a = input._data
     if a.ndim < 2:

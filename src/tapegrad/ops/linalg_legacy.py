@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _out
 from .._dtype import int64, promote_types
 from .._tensor import Tensor
 from ..autograd import grad as autograd_grad
@@ -22,7 +23,7 @@ from ._lapack import check_square, return_type, warn_deprecated
 from ._registry import defop
 from .factorizations import _cholesky, _householder_np, _LinAlgError
 from .factorizations import qr as linalg_qr_fn
-from .linalg import matmul
+from .linalg import matmul, multi_dot
 from .shape import cat
 
 qr_result = return_type("qr", "Q R")
@@ -56,6 +57,8 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
 
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """``torch.matrix_power``: linalg.matrix_power."""
+    # upward: linalg.matrix_power is made of tapegrad.linalg's public inv, which autocast swaps
+    # (see _approximate_basis)
     from ..linalg import matrix_power as mp
 
     return mp(input, n)
@@ -68,6 +71,7 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
 def _full_q(a: Tensor, tau: Tensor, size: int) -> Tensor:
     """The size x size orthogonal Q of the reflectors in ``a``'s columns (padded with zero
     columns so that householder_product returns all of Q)."""
+    # upward: the public function, which autocast swaps (see _approximate_basis)
     from ..linalg import householder_product
 
     k = a.shape[-1]
@@ -149,6 +153,8 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True,
 def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tensor:
     """An orthonormal Q (m x q) whose range approximates A's (A - M's): a Gaussian sketch,
     then ``niter`` rounds of power iteration, re-orthonormalized by QR each time."""
+    # upward: randn draws from the random surface's generator; linalg.qr is the public
+    # function, whose code autocast swaps for one that casts (_autocast.py), as torch's does
     from .._random import randn
     from ..linalg import qr as lqr
 
@@ -165,6 +171,7 @@ def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tenso
 
 
 def _svd_lowrank(A: Tensor, q: int | None, niter: int, M: Tensor | None) -> tuple:
+    # upward: the public linalg.svd, which autocast swaps (see _approximate_basis)
     from ..linalg import svd as lsvd
 
     q = 6 if q is None else q
@@ -217,8 +224,6 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True,
 def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
     """Deprecated: the product of the 2-d ``matrices`` (``linalg.multi_dot``, in the cheapest
     order). (``out`` follows ``*matrices``, as in torch: written through ``_out.write``.)"""
-    from ..linalg import multi_dot
-
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
                   "release. Use torch.linalg.multi_dot instead, which accepts a list of two or "
                   "more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
@@ -235,8 +240,6 @@ def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
         result = multi_dot(list(matrices))
     if out is None:
         return result
-    from .. import _out
-
     _out.check("chain_matmul", out, matrices)
     return _out.write("chain_matmul", out, result, matrices)
 

@@ -177,6 +177,7 @@ def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 
 def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Deprecated: ``linalg.matrix_norm(input, 'nuc', dim, keepdim)``."""
+    # upward: matrix_norm is made of tapegrad.linalg's public svdvals, which autocast swaps
     from ..linalg import matrix_norm
 
     _warn_once("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT "

@@ -777,7 +777,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     if p == "fro" or p is None:
         p = 2
     if p == "nuc":  # the sum of the singular values (linalg.matrix_norm)
-        from ..linalg import matrix_norm
+        from ..linalg import matrix_norm  # upward: on linalg's public svdvals (autocast's)
 
         if dtype is not None:
             input = input.to(dtype)

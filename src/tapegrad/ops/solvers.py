@@ -31,6 +31,7 @@ from ._lapack import (
     getrf,
     per_matrix,
     return_type,
+    scipy_linalg,
     warn_deprecated,
 )
 from ._lapack import count as _count
@@ -393,7 +394,7 @@ _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
 def _lstsq_np(a: np.ndarray, b: np.ndarray, rcond: Any, driver: str) -> tuple:
-    from scipy.linalg import lstsq as sp_lstsq
+    sp_lstsq = scipy_linalg().lstsq
 
     m, n = a.shape[-2:]
     k = b.shape[-1]

@@ -26,7 +26,7 @@ _SQRT_2PI = math.sqrt(2 * math.pi)
 
 def _sp() -> Any:
     """scipy.special, imported on first use."""
-    import scipy.special
+    import scipy.special  # scipy: optional, loaded on first use (it takes a while to import)
 
     return scipy.special
 
