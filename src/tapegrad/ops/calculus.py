@@ -20,6 +20,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from .elementwise import copy_
+from .factories import zeros, zeros_like
 from .nn_common import _div_scalar, _mul_scalar  # x / c, x * c with a number c (ATen's nodes)
 from .shape import cat
 
@@ -62,8 +63,6 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _wrap_dim(dim, input.ndim)
     if n == 0:  # a copy of the input alone, as torch makes it (zeros_like(x).copy_(x))
-        from .._creation import zeros_like
-
         return copy_(zeros_like(input), input)
     parts = []
     for edge, before in ((prepend, True), (append, False)):
@@ -240,8 +239,6 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = 1, dim: int = -1) -> Tensor
     """
     d, xs = _integration_args("trapezoid", y, x, None if x is not None and dx == 1 else dx, dim)
     if y.shape[d] == 0:  # no samples: an integral of 0, as NumPy
-        from .._creation import zeros
-
         shape = list(y.shape)
         del shape[d]
         return zeros(shape, dtype=y.dtype)

@@ -21,6 +21,7 @@ from ..autograd import grad as autograd_grad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ._lapack import check_square, return_type, warn_deprecated
 from ._registry import defop
+from .factories import empty
 from .factorizations import _cholesky, _householder_np, _LinAlgError
 from .factorizations import qr as linalg_qr_fn
 from .linalg import matmul, multi_dot
@@ -254,8 +255,6 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
             [4, 2, 1],
             [9, 3, 1]])
     """
-    from .._creation import empty
-
     if x.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
     m = x.shape[0]

@@ -21,6 +21,7 @@ from .._dtype import promote_types
 from .._tensor import Size, Tensor, _wrap_dim
 from ._registry import defop
 from .elementwise import invalid_arguments
+from .factories import empty
 from .indexing import nonzero
 from .padding import _constant_pad, _pad_pairs
 from .scatter import masked_select
@@ -473,8 +474,6 @@ def block_diag(*tensors: Tensor) -> Tensor:
             raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer dimensions. "
                                f"Input {i} has {t.ndim} dimensions")
     if not tensors:
-        from .._creation import empty
-
         return empty((1, 0))
     dtype = tensors[0].dtype
     for t in tensors[1:]:
@@ -492,8 +491,6 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
             [1, 3],
             [2, 3]])
     """
-    from .._creation import empty
-
     if input.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     if r < 0:
