@@ -77,6 +77,16 @@ def scipy_linalg() -> Any:
     return scipy.linalg
 
 
+def public_linalg() -> Any:
+    """``tapegrad.linalg``, for the ops made of its public functions (``qr``, ``svd``,
+    ``svdvals``, ``inv``...): autocast swaps the code of those for code that casts
+    (_autocast.py), so such an op must call them there, as torch's composites go through
+    torch's dispatcher, not the raw functions in ops/."""
+    from .. import linalg  # upward: tapegrad.linalg is a surface, reached when an op runs
+
+    return linalg
+
+
 def getrf(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """LAPACK's LU with partial pivoting of one matrix: (LU, 1-based pivots, info)."""
     lapack = scipy_linalg().lapack

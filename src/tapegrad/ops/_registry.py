@@ -257,7 +257,7 @@ def first_order(op: OpDef, ctx: Any, grad: Any) -> tuple:
 
 def _conj_rule(node: OpNode, grad: Any) -> tuple:
     """A real rule applied to a complex gradient: ``conj(rule(conj(grad)))`` (module docstring)."""
-    from .complex import conj_physical
+    from .complex import conj_physical  # circular: ops/complex.py builds on this module
 
     if isinstance(grad, list):
         grad = [None if g is None else conj_physical(g) for g in grad]

@@ -1399,7 +1399,7 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """Pick ``input`` where ``condition`` holds, else ``other``. One argument: ``nonzero``."""
     if input is None and other is None:
-        from .indexing import nonzero
+        from .indexing import nonzero  # circular: ops/indexing.py builds on this module
 
         return nonzero(condition, as_tuple=True)
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)

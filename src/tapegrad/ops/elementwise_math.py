@@ -18,6 +18,7 @@ from .. import _dtype, return_types
 from .._out import rule as out_rule
 from .._tensor import Tensor
 from ._registry import apply_, defop, write_into
+from .complex import sgn_backward as complex_sgn_backward
 from .elementwise import (
     _SCALARS,
     _broadcast_error,
@@ -146,9 +147,7 @@ def _sgn(x: np.ndarray) -> np.ndarray:
 def sgn_backward(ctx: Any, grad: Tensor) -> tuple:
     # piecewise constant (real inputs); complex: z / |z|
     if grad._data.dtype.kind == "c":
-        from .complex import sgn_backward
-
-        return (sgn_backward(ctx.saved[0], grad),)
+        return (complex_sgn_backward(ctx.saved[0], grad),)
     return (_zero_grad(grad),)
 
 

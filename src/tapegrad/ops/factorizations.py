@@ -232,7 +232,8 @@ def _matrix_exp(a: np.ndarray) -> np.ndarray:
     if n == 1:
         return np.exp(a)
     if a.dtype in _TAYLOR_DTYPES:  # torch's Taylor scaling and squaring, in a's own precision
-        from .matrix_exp_taylor import matrix_exp_taylor  # (loaded on first use)
+        # ops/matrix_exp_taylor.py: loaded on the first matrix_exp that takes this path
+        from .matrix_exp_taylor import matrix_exp_taylor
 
         return matrix_exp_taylor(a)
     return np.asarray(scipy_linalg().expm(a), dtype=a.dtype)

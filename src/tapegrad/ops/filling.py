@@ -41,7 +41,7 @@ def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any 
                   pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """A 0-d tensor holding ``s`` (of the default float dtype unless ``dtype`` says)."""
     d = dtype if dtype is not None else _dtype.get_default_dtype()
-    from .. import tensor
+    from .. import tensor  # upward: torch.tensor's checks and dtype rules (the creation surface)
 
     return tensor(s, dtype=d, requires_grad=requires_grad)
 

@@ -19,7 +19,7 @@ from .._dtype import int64, promote_types
 from .._tensor import Tensor
 from ..autograd import grad as autograd_grad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
-from ._lapack import check_square, return_type, warn_deprecated
+from ._lapack import check_square, public_linalg, return_type, warn_deprecated
 from ._registry import defop
 from .factories import empty
 from .factorizations import _cholesky, _householder_np, _LinAlgError
@@ -58,11 +58,7 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
 
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """``torch.matrix_power``: linalg.matrix_power."""
-    # upward: linalg.matrix_power is made of tapegrad.linalg's public inv, which autocast swaps
-    # (see _approximate_basis)
-    from ..linalg import matrix_power as mp
-
-    return mp(input, n)
+    return public_linalg().matrix_power(input, n)  # (made of the public inv)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -72,16 +68,13 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
 def _full_q(a: Tensor, tau: Tensor, size: int) -> Tensor:
     """The size x size orthogonal Q of the reflectors in ``a``'s columns (padded with zero
     columns so that householder_product returns all of Q)."""
-    # upward: the public function, which autocast swaps (see _approximate_basis)
-    from ..linalg import householder_product
-
     k = a.shape[-1]
     if k < size:
         pad = Tensor._make(np.zeros(tuple(a.shape[:-1]) + (size - k,), dtype=a._data.dtype))
         a = cat([a, pad], -1)
     elif k > size:
         a = a[..., :size]
-    return householder_product(a, tau)
+    return public_linalg().householder_product(a, tau)
 
 
 @defop("ormqr", node="OrmqrBackward0", save=(0, 1, 2))
@@ -154,16 +147,14 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True,
 def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tensor:
     """An orthonormal Q (m x q) whose range approximates A's (A - M's): a Gaussian sketch,
     then ``niter`` rounds of power iteration, re-orthonormalized by QR each time."""
-    # upward: randn draws from the random surface's generator; linalg.qr is the public
-    # function, whose code autocast swaps for one that casts (_autocast.py), as torch's does
-    from .._random import randn
-    from ..linalg import qr as lqr
+    from .._random import randn  # upward: the random surface's generator draws the sketch
 
     def times(x: Tensor, y: Tensor, mx: Tensor | None) -> Tensor:
         out = matmul(x, y)
         return out - matmul(mx, y) if mx is not None else out
 
     r = randn(A.shape[-1], q, dtype=A.dtype)
+    lqr = public_linalg().qr
     q_ = lqr(times(A, r, M)).Q
     for _ in range(niter):
         q_ = lqr(times(A.mH, q_, M.mH if M is not None else None)).Q
@@ -172,9 +163,6 @@ def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tenso
 
 
 def _svd_lowrank(A: Tensor, q: int | None, niter: int, M: Tensor | None) -> tuple:
-    # upward: the public linalg.svd, which autocast swaps (see _approximate_basis)
-    from ..linalg import svd as lsvd
-
     q = 6 if q is None else q
     m, n = A.shape[-2], A.shape[-1]
     if M is not None:
@@ -186,7 +174,7 @@ def _svd_lowrank(A: Tensor, q: int | None, niter: int, M: Tensor | None) -> tupl
     B = matmul(Q.mH, A)
     if M is not None:
         B = B - matmul(Q.mH, M)
-    U, S, Vh = lsvd(B, full_matrices=False)
+    U, S, Vh = public_linalg().svd(B, full_matrices=False)
     V = Vh.mH
     U = Q.matmul(U)
     if m < n:

@@ -19,6 +19,7 @@ import numpy as np
 
 from .._dtype import promote_types
 from .._tensor import Tensor, _wrap_dim
+from ._lapack import public_linalg
 from ._registry import apply_, defop, scalar_type_name
 from .elementwise import _broadcast_error, where
 from .nn_common import _norm_dim  # at::norm(x, 2, dim, keepdim): NormBackward1
@@ -177,9 +178,6 @@ def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 
 def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Deprecated: ``linalg.matrix_norm(input, 'nuc', dim, keepdim)``."""
-    # upward: matrix_norm is made of tapegrad.linalg's public svdvals, which autocast swaps
-    from ..linalg import matrix_norm
-
     _warn_once("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT "
                "compatibility. It will be removed in a future PyTorch release. Please use "
                "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
@@ -192,7 +190,7 @@ def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tenso
                                f"Expected a tensor with 2 dimensions, but got a tensor with "
                                f"{input.ndim} dimensions instead.")
         dim = (0, 1)
-    result = matrix_norm(input, "nuc", tuple(dim), keepdim)
+    result = public_linalg().matrix_norm(input, "nuc", tuple(dim), keepdim)  # (on svdvals)
     return result
 
 

@@ -22,6 +22,7 @@ from . import _registry
 from ._empty_checks import _empty_check
 from ._registry import defop, nondiff, scalar_type_name
 from ._tangents import linear_tangent
+from ._warnings import _warn_at_caller
 from .elementwise import abs as abs_
 from .elementwise import (
     invalid_arguments,
@@ -32,6 +33,7 @@ from .elementwise import (
     reject_complex,
     where,
 )
+from .elementwise import sign as real_sign
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -619,8 +621,6 @@ def _check_degrees_of_freedom(input: Tensor, dims: tuple, correction: float, nam
     n = per_output if input._data.size else 0
     if n - correction > 0:
         return
-    from .._random import _warn_at_caller
-
     for _ in range(2 if kind == "c" else 1):
         _warn_at_caller(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
@@ -734,8 +734,7 @@ def _norm(x: np.ndarray, *, ord: float, dim: tuple, keepdim: bool) -> np.ndarray
 
 @_norm.backward
 def norm_backward(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) / |x|_p^(p-1)
-    from .elementwise import sign, where
-
+    sign = real_sign
     x, y = ctx.saved
     p = ctx.params
     ord_, dims, keepdim = p["ord"], p["dim"], p["keepdim"]
@@ -744,7 +743,7 @@ def norm_backward(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) /
     if ord_ == 0:
         return (g * 0,)
     if x._data.dtype.kind == "c":
-        sign = _sgn  # type: ignore[assignment]  # noqa: F811 - the complex sign z / |z|
+        sign = _sgn  # type: ignore[assignment]  # the complex sign z / |z|
     if ord_ == 1:
         return (g * sign(x),)
     if ord_ == 2:
@@ -948,8 +947,6 @@ def log_softmax_backward(ctx: Any, grad: Tensor) -> tuple:  # d(x - lse)/dx: g -
 
 def _softmax_input(input: Tensor, dim: Any, dtype: Any, name: str) -> tuple:
     if dim is None:
-        from .._random import _warn_at_caller
-
         _warn_at_caller(f"Implicit dimension choice for {name} has been deprecated. Change the "
                         "call to include dim=X as an argument.", UserWarning)
         dim = 0 if input.ndim in (0, 1, 3) else 1

@@ -25,7 +25,7 @@ from .._tensor import Tensor, _wrap_dim
 from . import indexing as ix
 from ._registry import apply_, defop, scalar_type_name, value_check
 from .elementwise import _broadcast_error, where
-from .indexing import _fill_scalar
+from .indexing import _check_scatter, _fill_scalar
 from .shape import cat
 
 _UFUNC = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.maximum,
@@ -48,11 +48,6 @@ def _dtype_name(a: np.ndarray) -> str:
 def _zeros(shape: Any, like: Tensor) -> Tensor:
     return _t(np.zeros(tuple(shape), dtype=like._data.dtype))
 
-
-OVERLAP_MESSAGE = (
-    "unsupported operation: some elements of the input tensor and the written-to tensor refer "
-    "to a single memory location. Please clone() the tensor before performing the operation."
-)
 
 INTERNAL_OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
@@ -413,31 +408,6 @@ def index_reduce_(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce
 # ---------------------------------------------------------------------------------------------
 # scatter_reduce: scatter's addressing, a reduction where several elements land on one place
 # ---------------------------------------------------------------------------------------------
-
-def _check_scatter(name: str, x: np.ndarray, dim: int, index: np.ndarray,
-                   src: np.ndarray) -> None:
-    if index.dtype not in (np.int64, np.int32) and index.size:
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
-    if src.dtype != x.dtype:  # torch names scatter here whichever of the family it is
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    if index.size == 0:
-        return  # nothing is written: torch checks no more
-    if index.ndim != x.ndim and not (index.ndim <= 1 and x.ndim <= 1):
-        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    if index.ndim != src.ndim and not (index.ndim <= 1 and src.ndim <= 1):
-        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
-    ish, xsh, ssh = index.shape, x.shape, src.shape
-    for d in range(index.ndim if x.ndim else 0):
-        if ish[d] > ssh[d] or (d != dim and ish[d] > xsh[d]):
-            raise RuntimeError(
-                f"Expected index {list(ish)} to be no larger than self {list(xsh)} apart from "
-                f"dimension {dim} and to be no larger size than src {list(ssh)}")
-    n = x.shape[dim] if x.ndim else 1
-    bad = index[(index >= n) | (index < -n)]
-    if bad.size:
-        raise RuntimeError(f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension "
-                           f"{dim} with size {n}")
-
 
 def _scatter_pos(index: np.ndarray, dim: int, ndim: int) -> tuple:
     if ndim == 0:

@@ -481,7 +481,7 @@ def repeat_interleave(input: Tensor | None = None, repeats: Any = None, dim: Any
                       output_size: Any = None) -> Tensor:
     """Each element (slice along ``dim``) repeated ``repeats`` times; with one tensor of
     counts (``repeat_interleave(counts)``, or ``repeats=counts``), each index that many times."""
-    from .indexing import index_select
+    from .indexing import index_select  # circular: ops/indexing.py builds on this module
 
     if input is None:
         input, repeats = repeats, None
@@ -693,7 +693,7 @@ def slice_backward(ctx: Any, grad: Tensor) -> tuple:  # place the gradient in th
 
 
 def _embed(grad: Tensor, shape: tuple, key: tuple) -> Tensor:
-    from .indexing import index_put
+    from .indexing import index_put  # circular: ops/indexing.py builds on this module
 
     zeros = Tensor._make(np.zeros(shape, dtype=grad._data.dtype))
     return index_put(zeros, key, grad)
@@ -784,7 +784,7 @@ def _as_strided(x: np.ndarray, *, positions: np.ndarray, in_positions: Any = Non
 @_as_strided.backward
 def as_strided_backward(ctx: Any, grad: Tensor) -> tuple:
     # each element's gradient goes to the position it views
-    from .indexing import index_put
+    from .indexing import index_put  # circular: ops/indexing.py builds on this module
 
     shape = ctx.input_shapes[0]
     in_positions = ctx.params.get("in_positions")

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _rng
 from .._tensor import Tensor
 from ..autograd import grad as autograd_grad
 from ..autograd.grad_mode import _state, enable_grad
@@ -254,9 +254,7 @@ def _grid_forward_2d(inp: np.ndarray, grid: np.ndarray, mode: str, padding: str,
     vectorized CPU kernel: the position (g + 1) * size/2 - 0.5 as one fused multiply-add
     ((g + 1) * (size - 1)/2 with align_corners), the four bilinear terms summed nw first, then
     fused in ne, sw, se; nearest rounds half to even."""
-    from .._rng import _fma32, _fma64
-
-    fma = _fma32 if inp.dtype == np.float32 else _fma64
+    fma = _rng._fma32 if inp.dtype == np.float32 else _rng._fma64  # (not this module's _fma32)
     t = inp.dtype.type
     n, c, h, w = inp.shape
     gx = grid[..., 0].reshape(n, -1).astype(inp.dtype, copy=False)
