@@ -193,6 +193,13 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, pin_memory: bool
     return _new(to_array(data, d), requires_grad)
 
 
+def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
+                  pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
+    """A 0-d tensor holding ``s`` (of the default float dtype unless ``dtype`` says)."""
+    d = dtype if dtype is not None else _dtype.get_default_dtype()
+    return tensor(s, dtype=d, requires_grad=requires_grad)
+
+
 def as_tensor(data: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
     """Like ``tensor`` but shares memory with a Tensor or ndarray of the same dtype."""
     _place(device, copy=True)

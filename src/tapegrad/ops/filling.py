@@ -1,12 +1,10 @@
 """Filling: ``torch.fill`` (out of place: FillBackward0 for a number, FillBackward1 for a 0-d
-tensor value), the function forms ``torch.fill_`` and ``torch.zero_``, and
-``torch.scalar_tensor``."""
+tensor value) and the function forms ``torch.fill_`` and ``torch.zero_``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import _dtype
 from .._tensor import Tensor
 from . import elementwise as ew
 from ._registry import defop
@@ -37,13 +35,4 @@ def zero_(input: Tensor) -> Tensor:
     return ew.zero_(input)
 
 
-def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
-                  pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
-    """A 0-d tensor holding ``s`` (of the default float dtype unless ``dtype`` says)."""
-    d = dtype if dtype is not None else _dtype.get_default_dtype()
-    from .. import tensor  # upward: torch.tensor's checks and dtype rules (the creation surface)
-
-    return tensor(s, dtype=d, requires_grad=requires_grad)
-
-
-__all__ = ["fill", "fill_", "zero_", "scalar_tensor"]
+__all__ = ["fill", "fill_", "zero_"]
