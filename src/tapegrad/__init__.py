@@ -38,6 +38,7 @@ from ._creation import (
     numel,
     ones,
     ones_like,
+    scalar_tensor,
     tensor,
     zeros,
     zeros_like,
@@ -375,7 +376,7 @@ from .ops.hashing import hash_tensor  # noqa: E402
 from .ops.view_copies import COPIES as _COPIES  # noqa: E402
 
 globals().update(_COPIES)  # alias_copy, permute_copy, view_copy, unbind_copy, ...
-from .ops.filling import fill, fill_, scalar_tensor, zero_  # noqa: E402
+from .ops.filling import fill, fill_, zero_  # noqa: E402
 from . import special  # noqa: E402
 from . import _random  # noqa: E402  (installs Tensor.uniform_, normal_, ...)
 from ._random import (  # noqa: E402

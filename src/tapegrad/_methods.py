@@ -596,9 +596,7 @@ def _attach() -> None:
         setattr(Tensor, name, fn)
     Tensor.T = property(lambda self: sh.numpy_T(self))  # type: ignore[attr-defined]
     Tensor.mT = property(lambda self: sh.matrix_transpose(self))  # type: ignore
-    Tensor.mH = Tensor.mT  # type: ignore[attr-defined]  # (ops/complex.py: the conjugate one)
-    Tensor.H = property(  # type: ignore[attr-defined]  # a matrix: its transpose
-        lambda self: sh.transpose(self, 0, 1) if self.ndim == 2 else sh.numpy_T(self))
+    # (mH and H, the conjugate transposes: ops/complex.py installs them)
 
 
 _attach()

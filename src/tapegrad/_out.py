@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _signatures
+from . import _signatures, return_types
 from ._tensor import Tensor
 from .autograd.grad_mode import _state
 
@@ -59,6 +59,9 @@ RESIZE_WARNING = (
 OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
     "memory location. Please clone() the tensor before performing the operation.")
+INPUT_OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer "
+    "to a single memory location. Please clone() the tensor before performing the operation.")
 
 
 def _requires_grad(value: Any) -> bool:
@@ -136,8 +139,6 @@ def _check_overlap(name: str, dst: np.ndarray, args: tuple, out: Any = None) -> 
     """torch refuses an out that partly overlaps an input (an out that is the input itself is
     fine: the result is computed first), or, for ``rule(no_overlap=True)``, any overlap (the
     out being an input too, even an empty one)."""
-    from .ops.scatter import OVERLAP_MESSAGE as INPUT_OVERLAP
-
     strict = name in _NO_OVERLAP
     for t in _tensors(args):
         if strict and t is out:
@@ -157,13 +158,14 @@ def _reach(dst: np.ndarray, n: int) -> np.ndarray:
     grown out may reach an input that shares it)."""
     if dst.size >= n:
         return dst
-    from ._storage import storage_bytes
+    from ._storage import storage_bytes  # upward: the storage surface knows a tensor's storage
 
     data, offset = storage_bytes(dst)
     return data[offset:offset + n * dst.itemsize]
 
 
 def _write_one(name: str, out: Any, result: Tensor, args: tuple, policy: str) -> None:
+    # circular: importing tapegrad.ops loads the op modules, which import this one
     from .ops._registry import cpp_type_name, scalar_type_name
 
     if not isinstance(out, Tensor):
@@ -206,7 +208,7 @@ def prepare(out: Tensor, shape: tuple, warn: bool = False) -> None:
     tensor), resized when its shape differs (with torch's deprecation warning when it held
     elements and ``warn``: the factories that fill ``out``, ``zeros``, ``randn``..., resize
     it silently)."""
-    from ._storage import resize_
+    from ._storage import resize_  # upward: Tensor.resize_, in the storage surface
 
     dst = out._data
     if any(s == 0 and n > 1 for s, n in zip(dst.strides, dst.shape, strict=True)):
@@ -237,8 +239,6 @@ def write(name: str, out: Any, result: Any, args: tuple = ()) -> Any:
         raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
     for o, r in zip(out, result, strict=True):  # (values and indices: the dtypes made)
         _write_one(name, o, r, args, _DTYPE.get(name, "exact"))
-    from . import return_types
-
     kind: Any = return_types.out_type(type(result))
     return kind.of(*out) if kind is not None else tuple(out)
 
@@ -254,7 +254,7 @@ def factory_dtype(out: Any, dtype: Any) -> Any:
     if dtype is None:
         return out.dtype
     if dtype is not out.dtype:
-        from .ops._registry import scalar_type_name
+        from .ops._registry import scalar_type_name  # circular: as in _write_one
 
         raise RuntimeError(f"dtype {scalar_type_name(dtype)} does not match dtype of out "
                            f"parameter ({scalar_type_name(out.dtype)})")

@@ -29,8 +29,6 @@ gradients are zero.
 from __future__ import annotations
 
 import math
-import os
-import sys
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -47,6 +45,7 @@ from ._sort_emulation import topk_positions
 from ._tensor import Tensor, device
 from .autograd.grad_mode import _state
 from .ops._registry import OpDef, OpNode, apply, apply_, check_inplace, scalar_type_name
+from .ops._warnings import _warn_at_caller
 
 __all__ = [
     "STATE_SIZE",
@@ -631,18 +630,6 @@ def _random_draw(eng: Engine, low: int | None, high: int | None) -> Draw:
         return values
 
     return draw
-
-
-def _warn_at_caller(message: Any, category: type[Warning]) -> None:
-    """Warn with the location of the first frame outside tapegrad (the user's call)."""
-    level = 2
-    frame: Any = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame, level = frame.f_back, level + 1
-    warnings.warn(message, category, stacklevel=level)
-
-
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def _check_random_dtype(d: np.dtype, bounded: bool) -> None:

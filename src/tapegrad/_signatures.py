@@ -22,7 +22,7 @@ from typing import Any
 
 # the file name a made function's code reports: tapegrad's folder and ``<name>``, so that a
 # traceback shows where it comes from, and a warning raised inside finds the user's frame past
-# it as past any other frame of tapegrad (``_random._warn_at_caller``)
+# it as past any other frame of tapegrad (``ops/_warnings.py``)
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 

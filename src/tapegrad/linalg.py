@@ -3,8 +3,8 @@
 The differentiable primitives live in ``ops/``, one file per kind: ``ops/factorizations.py``
 (cholesky, qr, householder_product, solve, solve_triangular, matrix_exp), ``ops/decompositions.py``
 (svd, eigh, lu, ldl), ``ops/solvers.py`` (det, slogdet, inv, lstsq, pinv) and ``ops/linalg.py``
-(products, cross). This module adds the functions torch composes from them (norms, cond,
-matrix_power, multi_dot, vecdot, tensorinv/tensorsolve, vander), with torch's checks.
+(products, cross, multi_dot). This module adds the functions torch composes from them (norms,
+cond, matrix_power, vecdot, tensorinv/tensorsolve, vander), with torch's checks.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from .ops.factorizations import (
     solve,
     solve_triangular,
 )
-from .ops.linalg import cross, matmul
+from .ops.linalg import cross, matmul, multi_dot
 from .ops.shape_composite import diagonal as _diagonal
 from .ops.solvers import (
     cholesky_ex,
@@ -208,85 +208,6 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     assert result is not None
     return result
 
-
-def multi_dot(tensors: Any) -> Tensor:
-    """``torch.linalg.multi_dot``: the chained product in the cheapest order (the first and
-    last may be vectors), viewed to the result's shape as torch does."""
-    ts = list(tensors)
-    n = len(ts)
-    if n < 2:
-        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
-    if ts[0].ndim not in (1, 2):
-        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got "
-                           f"{ts[0].ndim}D")
-    if ts[-1].ndim not in (1, 2):
-        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got "
-                           f"{ts[-1].ndim}D")
-    for i in range(1, n - 1):
-        if ts[i].ndim != 2:
-            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {ts[i].ndim}D")
-    for i in range(1, n):
-        if ts[i].dtype != ts[0].dtype:
-            names = [_TYPE_NAMES.get(t._data.dtype.name, t._data.dtype.name)
-                     for t in (ts[0], ts[i])]
-            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but "
-                               f"tensor 0 is {names[0]} and tensor {i} {names[1]}")
-    first_vec, last_vec = ts[0].ndim == 1, ts[-1].ndim == 1
-    mats = list(ts)
-    if first_vec:
-        mats[0] = mats[0].unsqueeze(0)
-    if last_vec:
-        mats[-1] = mats[-1].unsqueeze(-1)
-    for i in range(n - 1):
-        if mats[i].shape[-1] != mats[i + 1].shape[0]:
-            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes "
-                               f"{list(ts[i].shape)} and {list(ts[i + 1].shape)} cannot be "
-                               f"multiplied")
-    if n == 2:
-        res = mats[0].mm(mats[1])
-    elif n == 3:
-        a, b = mats[0].shape[0], mats[1].shape[0]
-        c, d = mats[2].shape[0], mats[2].shape[1]
-        if (a * c) * (b + d) > (b * d) * (a + c):
-            res = mats[0].mm(mats[1].mm(mats[2]))
-        else:
-            res = mats[0].mm(mats[1]).mm(mats[2])
-    else:
-        res = _chain(mats, _chain_order(mats), 0, n - 1)
-    shape = ([ts[0].shape[0]] if not first_vec else []) + (
-        [ts[-1].shape[-1]] if not last_vec else [])
-    return res.view(shape)
-
-
-_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-               "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-               "float16": "c10::Half", "bool": "bool", "complex64": "c10::complex<float>",
-               "complex128": "c10::complex<double>"}
-
-
-def _chain_order(mats: list) -> list:
-    """The matrix-chain split points of the cheapest parenthesization (dynamic programming)."""
-    n = len(mats)
-    p = [mats[0].shape[0]] + [m.shape[1] for m in mats]
-    cost = [[0] * n for _ in range(n)]
-    split = [[0] * n for _ in range(n)]
-    for length in range(1, n):
-        for i in range(n - length):
-            j = i + length
-            cost[i][j] = -1
-            for k in range(i, j):
-                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
-                if cost[i][j] < 0 or q < cost[i][j]:
-                    cost[i][j] = q
-                    split[i][j] = k
-    return split
-
-
-def _chain(mats: list, split: list, i: int, j: int) -> Tensor:
-    if i == j:
-        return mats[i]
-    k = split[i][j]
-    return _chain(mats, split, i, k).mm(_chain(mats, split, k + 1, j))
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:

@@ -8,10 +8,15 @@ solves) and ``linalg`` (matrix products).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from .. import return_types
+from .._dtype import from_numpy_dtype
+from ._registry import scalar_type_name
 
 
 def check_square(name: str, a: Any, what: str = "A") -> None:
@@ -32,9 +37,6 @@ def check_matrix(name: str, a: Any, what: str = "A") -> None:
 def check_float(name: str, a: np.ndarray) -> None:
     """Linear algebra runs on floating (and complex) matrices only, as in torch."""
     if a.dtype.kind not in "fc":
-        from .._dtype import from_numpy_dtype
-        from ._registry import scalar_type_name
-
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(from_numpy_dtype(a.dtype))}")
 
@@ -68,9 +70,26 @@ def per_matrix(fn: Callable[[np.ndarray], tuple], a: np.ndarray, shapes: list[tu
     return tuple(o.reshape(batch + s) for o, s in zip(outs, shapes, strict=True))
 
 
+def scipy_linalg() -> Any:
+    """``scipy.linalg`` (its ``lapack`` wrappers, ``expm``, ``lstsq``), imported on first use."""
+    import scipy.linalg  # scipy: optional, loaded on first use (it takes a while to import)
+
+    return scipy.linalg
+
+
+def public_linalg() -> Any:
+    """``tapegrad.linalg``, for the ops made of its public functions (``qr``, ``svd``,
+    ``svdvals``, ``inv``...): autocast swaps the code of those for code that casts
+    (_autocast.py), so such an op must call them there, as torch's composites go through
+    torch's dispatcher, not the raw functions in ops/."""
+    from .. import linalg  # upward: tapegrad.linalg is a surface, reached when an op runs
+
+    return linalg
+
+
 def getrf(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """LAPACK's LU with partial pivoting of one matrix: (LU, 1-based pivots, info)."""
-    from scipy.linalg import lapack  # lazily: SciPy takes a while to import
+    lapack = scipy_linalg().lapack
 
     rows, cols = m.shape
     k = min(rows, cols)
@@ -83,8 +102,6 @@ def getrf(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
 
 def return_type(name: str, fields: str) -> Any:
     """The maker of a ``torch.return_types.<name>`` tuple from its fields (``return_types``)."""
-    from .. import return_types
-
     cls = getattr(return_types, name)
     if cls._names != tuple(fields.split()):
         raise ValueError(f"return_types.{name} has the fields {cls._names}, not {fields}")
@@ -148,8 +165,6 @@ def warn_deprecated(name: str) -> None:
     if name in _WARNED:
         return
     _WARNED.add(name)
-    import warnings
-
     text, line = DEPRECATED[name]
     warnings.warn(f"{text} (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
                   f"BatchLinearAlgebra.cpp:{line}.)", UserWarning, stacklevel=3)

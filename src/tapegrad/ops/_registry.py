@@ -72,7 +72,7 @@ from .. import (
     _numpy_warnings,  # noqa: F401  (NumPy's overflow warnings: silent, as in torch)
 )
 from .._alloc_errors import out_of_memory
-from .._dtype import on_low_precision
+from .._dtype import from_numpy_dtype, on_low_precision
 from .._tensor import Tensor, install_above
 from ..autograd.grad_mode import _state
 from ..autograd.graph import (
@@ -88,6 +88,7 @@ from ..autograd.graph import (
 )
 from ._views import CopySlices as CopySlices  # (here for forward_ad and older callers)
 from ._views import bump_version, check_inplace, make_view, rebase_history, view_grad_fn
+from ._views import provide as provide_view_ops
 from ._views import view_positions as view_positions
 from .low_precision import WIDENED, widened_forward, widened_rule
 
@@ -261,7 +262,7 @@ def first_order(op: OpDef, ctx: Any, grad: Any) -> tuple:
 
 def _conj_rule(node: OpNode, grad: Any) -> tuple:
     """A real rule applied to a complex gradient: ``conj(rule(conj(grad)))`` (module docstring)."""
-    from .complex import conj_physical
+    from .complex import conj_physical  # circular: ops/complex.py builds on this module
 
     if isinstance(grad, list):
         grad = [None if g is None else conj_physical(g) for g in grad]
@@ -763,8 +764,6 @@ def write_into(target: Tensor, out: np.ndarray, overlap_ok: bool = False) -> Non
         check_no_overlap(target)
     tdt = target._data.dtype
     if out.dtype != tdt:
-        from .._dtype import from_numpy_dtype
-
         src, dst = from_numpy_dtype(out.dtype), target.dtype
         if src._rank > dst._rank:
             raise RuntimeError(
@@ -827,6 +826,8 @@ def _snapshot(t: Tensor) -> Tensor:
         s._accumulator = t._accumulator
     return s
 
+
+provide_view_ops(apply=apply, record=_record)  # (ops/_views.py makes views again with them)
 
 __all__ = ["REGISTRY", "OpDef", "OpNode", "NondiffDef", "defop", "nondiff", "fast_backward",
            "apply", "apply_", "apply_nondiff", "AccumulateGrad", "grad_accumulator"]

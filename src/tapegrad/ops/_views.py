@@ -34,13 +34,35 @@ records a node, and the gradient stops there), as in torch.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, cast
 
 import numpy as np
 
 from .._tensor import Tensor, install_above
-from ..autograd.grad_mode import _state
-from ..autograd.graph import Node, edge
+from ..autograd.grad_mode import _set, _state, no_grad
+from ..autograd.graph import FREED_MESSAGE, Node, edge
+
+# ---------------------------------------------------------------------------------------------
+# The ops that make a view again
+# ---------------------------------------------------------------------------------------------
+# Making a view again (its grad_fn after an in-place change, reverse_view, CopySlices) runs ops
+# of the modules that import this one: ops/_registry.py (apply, _record), ops/shape.py
+# (as_strided) and ops/complex.py (view_as_real, view_as_complex). Each hands them to this
+# table when it loads (``provide``), as the Tensor's hooks are installed (``install_above``).
+_OPS: dict[str, Any] = {}
+_PROVIDED = frozenset(("apply", "record", "as_strided", "as_strided_entry", "as_strided_positions",
+                       "view_as_real", "view_as_real_entry", "view_as_complex"))
+
+
+def provide(**ops: Any) -> None:
+    """Hand this module ops by the names it uses (``provide(apply=apply)``); an ``_entry`` is a
+    registry entry (an ``OpDef``), the others are functions on tensors."""
+    for name, op in ops.items():
+        if name not in _PROVIDED:
+            raise TypeError(f"views use no op named {name!r}")
+        _OPS[name] = op
+
 
 # torch's CreationMeta, by the name its messages use
 DEFAULT = 0
@@ -99,18 +121,12 @@ def make_view(t: Tensor, src: Tensor, op: Any, params: dict, index: int) -> Tens
 def _replay_steps(t: Tensor, op: Any, params: dict, index: int) -> tuple:
     """The replay steps that make ``t`` from the input of its view op ``op``."""
     if op.name in _DTYPE_VIEWS and op.name != "view_as_real" and op.name != "view_as_complex":
-        return ((_dtype_view("view_as_real"), {}, 0), geometry_step(t))  # real, imag
+        return ((_OPS["view_as_real_entry"], {}, 0), geometry_step(t))  # real, imag
     return ((op, params, index),)
 
 
 # the view ops that change the dtype: as_strided cannot make their views again
 _DTYPE_VIEWS = frozenset(("view_as_real", "view_as_complex", "real", "imag"))
-
-
-def _dtype_view(name: str) -> Any:
-    from ._registry import REGISTRY
-
-    return REGISTRY[name]
 
 
 def geometry_step(t: Tensor) -> tuple:
@@ -165,28 +181,22 @@ install_above(view_grad_fn=view_grad_fn)  # Tensor.grad_fn of a view
 def _as_strided_node(base: Tensor, v: Tensor) -> Node:
     """An AsStridedBackward0 node from ``base``'s history to the view ``v`` (not computed: only
     its node is needed)."""
-    from . import _registry
-    from . import shape as shape_ops
-
+    record, as_strided_entry = _OPS["record"], _OPS["as_strided_entry"]
     as_real = base._data.dtype.kind == "c" and v._data.dtype.kind != "c"
     if not as_real:
         positions = view_positions(base._data, v._data)
-        return _registry._record(shape_ops._as_strided, (base,), {"positions": positions}, None)
+        return record(as_strided_entry, (base,), {"positions": positions}, None)
     # a real view (x.real, x.imag) of a complex base: positions among its (real, imag) pairs
-    from .complex import _view_as_real
-
     pairs = Tensor._make(base._data.view(base._data.real.dtype).reshape(base._data.shape + (2,)))
     if base._requires_grad:
-        pairs._grad_fn = _registry._record(_view_as_real, (base,), {}, None)
+        pairs._grad_fn = record(_OPS["view_as_real_entry"], (base,), {}, None)
         pairs._requires_grad = True
     positions = view_positions(pairs._data, v._data)
-    return _registry._record(shape_ops._as_strided, (pairs,), {"positions": positions}, None)
+    return record(as_strided_entry, (pairs,), {"positions": positions}, None)
 
 
 def _replayed_grad_fn(base: Tensor, replay: tuple) -> Any:
     """The grad_fn of the view ops replayed on ``base`` with grad mode on."""
-    from ..autograd.grad_mode import _set
-
     prev = (_state.grad_mode, _state.inference, _state.enabled)
     _set(True, False)
     try:
@@ -198,14 +208,11 @@ def _replayed_grad_fn(base: Tensor, replay: tuple) -> Any:
 
 def replay_view(base: Tensor, replay: tuple) -> Tensor:
     """Make the view again: its view ops, in order, on ``base``."""
-    from ._registry import apply
-
+    apply = _OPS["apply"]
     out = base
     for op, params, index in replay:
         if op is None:  # a step recorded as its geometry (size, stride, offset)
-            from .shape import as_strided
-
-            out = as_strided(out, *params)
+            out = _OPS["as_strided"](out, *params)
             continue
         res = apply(op, out, **params)
         out = res[index] if op.outputs != 1 else res
@@ -218,21 +225,16 @@ def reverse_view(view: Tensor, new_view: Tensor) -> Tensor:
     only for views made with view replay on)."""
     if view._replay is None:
         raise RuntimeError("No _rev_view_func() found")
-    from .shape import as_strided
-
+    as_strided = _OPS["as_strided"]
     base = cast(Tensor, view._base)
     shift = new_view.storage_offset() - view.storage_offset()  # (in the view's elements)
     if base._data.dtype.kind == "c" and new_view._data.dtype.kind != "c":  # view_as_real's
-        from .complex import view_as_complex
-
         pairs = as_strided(new_view, tuple(base._data.shape) + (2,),
                            tuple(2 * st for st in base.stride()) + (1,),
                            shift + 2 * base.storage_offset())
-        return view_as_complex(pairs)
+        return _OPS["view_as_complex"](pairs)
     if base._data.dtype.kind != "c" and new_view._data.dtype.kind == "c":  # view_as_complex's
-        from .complex import view_as_real
-
-        return as_strided(view_as_real(new_view), tuple(base._data.shape), base.stride(),
+        return as_strided(_OPS["view_as_real"](new_view), tuple(base._data.shape), base.stride(),
                           2 * shift + base.storage_offset())
     return as_strided(new_view, tuple(base._data.shape), base.stride(),
                       shift + base.storage_offset())
@@ -404,8 +406,6 @@ def set_gradient_edge(t: Tensor, node: Any, output_nr: int = 0) -> None:
 def view_as_self(t: Tensor) -> Tensor:
     """A view of ``t`` with no history of its own (what a custom Function returns for an input
     it returns as is, so that the output can get the Function's node)."""
-    from ..autograd.grad_mode import no_grad
-
     with no_grad():
         return t.view_as(t)
 
@@ -434,8 +434,6 @@ def set_custom_function_history(out: Tensor, node: Any, output_nr: int, is_input
         if not is_input:
             if out._base is not None:
                 raise RuntimeError(_NOT_AN_INPUT)
-            import warnings
-
             warnings.warn(_NOT_AN_INPUT, UserWarning, stacklevel=4)
         if out._base is not None:
             if n_outputs > 1:
@@ -553,13 +551,8 @@ class CopySlices(Node):
         # torch's steps, as tapegrad ops (so that a create_graph backward records them too):
         # the incoming gradient copied into a fresh tensor shaped as the base, the view's
         # region of it handed to ``fn``, and ``fn``'s result copied back over that region
-        from .complex import view_as_real
-        from .shape import as_strided_positions
-
         fn = self.fn
         if fn is None:
-            from ..autograd.graph import FREED_MESSAGE
-
             raise RuntimeError(FREED_MESSAGE)
         grad = grads[0]
         result = Tensor._make(np.zeros(self.base_shape, dtype=grad._data.dtype))
@@ -567,8 +560,8 @@ class CopySlices(Node):
         if self.replay is not None:
             grad_slice = replay_view(result, self.replay)
         else:
-            region = view_as_real(result) if self.as_real else result
-            grad_slice = as_strided_positions(region, cast(np.ndarray, self.positions))
+            region = _OPS["view_as_real"](result) if self.as_real else result
+            grad_slice = _OPS["as_strided_positions"](region, cast(np.ndarray, self.positions))
         fn_grads = fn.apply([grad_slice.clone()])
         if not isinstance(fn_grads, tuple):
             fn_grads = tuple(fn_grads) if isinstance(fn_grads, list) else (fn_grads,)

@@ -19,6 +19,10 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
+from .elementwise import copy_
+from .factories import zeros, zeros_like
+from .nn_common import _div_scalar, _mul_scalar  # x / c, x * c with a number c (ATen's nodes)
+from .shape import cat
 
 
 def _slice(t: Tensor, dim: int, start: int | None, stop: int | None = None) -> Tensor:
@@ -49,8 +53,6 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     >>> torch.diff(torch.tensor([1, 3, 2]))
     tensor([ 2, -1])
     """
-    from .shape import cat
-
     for name, edge in (("prepend", prepend), ("append", append)):
         if edge is not None and not isinstance(edge, Tensor):
             raise TypeError(f"diff(): argument '{name}' must be Tensor, not "
@@ -61,9 +63,6 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _wrap_dim(dim, input.ndim)
     if n == 0:  # a copy of the input alone, as torch makes it (zeros_like(x).copy_(x))
-        from .._creation import zeros_like
-        from .elementwise import copy_
-
         return copy_(zeros_like(input), input)
     parts = []
     for edge, before in ((prepend, True), (append, False)):
@@ -151,8 +150,6 @@ def gradient(input: Tensor, *, spacing: Any = None, dim: Any = None,
 
 def _gradient_step(x: Tensor, h: Any, d: int, edge_order: int) -> Tensor:
     """Evenly spaced samples, step ``h``."""
-    from .shape import cat
-
     center = (_slice(x, d, 2) - _slice(x, d, 0, -2)) / h
     if edge_order == 1:
         first = (_slice(x, d, 1, 2) - _slice(x, d, 0, 1)) / h
@@ -169,8 +166,6 @@ def _gradient_coords(x: Tensor, coords: Tensor, d: int, edge_order: int) -> Tens
     """Samples at the coordinates ``coords``: the second-order three-point formula of
     unevenly spaced points, h1 = x_i - x_{i-1}, h2 = x_{i+1} - x_i:
     f' ~ -h2/(h1(h1+h2)) f_{i-1} + (h2-h1)/(h1 h2) f_i + h1/(h2(h1+h2)) f_{i+1}."""
-    from .shape import cat
-
     shape = [1] * x.ndim
     shape[d] = -1
     h = diff(coords, 1, 0)
@@ -244,13 +239,9 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = 1, dim: int = -1) -> Tensor
     """
     d, xs = _integration_args("trapezoid", y, x, None if x is not None and dx == 1 else dx, dim)
     if y.shape[d] == 0:  # no samples: an integral of 0, as NumPy
-        from .._creation import zeros
-
         shape = list(y.shape)
         del shape[d]
         return zeros(shape, dtype=y.dtype)
-    from .nn_common import _div_scalar, _mul_scalar  # x / c, x * c with a number c (ATen's nodes)
-
     if xs is not None:  # sum((x_{i+1} - x_i) (y_i + y_{i+1})) / 2
         step = _slice(xs, d, 1) - _slice(xs, d, None, -1)
         return _div_scalar((step * (_slice(y, d, 1) + _slice(y, d, None, -1))).sum(d),
@@ -274,8 +265,6 @@ def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = 1, dim: int = -1
     """
     d, xs = _integration_args("cumulative_trapezoid", y, x,
                               None if x is not None and dx == 1 else dx, dim)
-    from .nn_common import _div_scalar  # x / c with a number c (ATen's node)
-
     pairs = _slice(y, d, None, -1) + _slice(y, d, 1)
     if xs is not None:  # cumsum((x_{i+1} - x_i) (y_i + y_{i+1})) / 2
         step = _slice(xs, d, 1) - _slice(xs, d, None, -1)

@@ -21,6 +21,7 @@ does not show through the conjugate.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,10 @@ import numpy as np
 from .. import _dtype
 from .._out import rule as out_rule
 from .._tensor import Tensor
-from ._registry import defop, scalar_type_name
+from ._registry import apply_, defop, scalar_type_name
+from ._views import provide as provide_view_ops
+from .elementwise import where
+from .shape import matrix_transpose, transpose
 
 # --------------------------------------------------------------------------------------------
 # real, imag: views of the real and imaginary parts
@@ -141,6 +145,11 @@ def view_as_complex(input: Tensor) -> Tensor:
     return _view_as_complex(input)
 
 
+# the view machinery (ops/_views.py) makes views again with these
+provide_view_ops(view_as_real=view_as_real, view_as_real_entry=_view_as_real,
+                 view_as_complex=view_as_complex)
+
+
 # --------------------------------------------------------------------------------------------
 # complex(real, imag), polar(abs, angle)
 # --------------------------------------------------------------------------------------------
@@ -243,8 +252,6 @@ def angle_backward(ctx: Any, grad: Tensor) -> tuple:
     (x,) = ctx.saved
     if not x.is_complex():
         return (grad * 0,)
-    from .elementwise import where
-
     return (where(x == 0, 0.0, grad * x / (x.abs() ** 2) * 1j),)
 
 
@@ -312,8 +319,6 @@ def conj_physical(input: Tensor) -> Tensor:
 
 
 def conj_physical_(input: Tensor) -> Tensor:
-    from ._registry import apply_
-
     if input._data.dtype.kind != "c":
         return input
     return apply_(_conj_physical, input)
@@ -343,8 +348,6 @@ def is_neg(input: Tensor) -> bool:
 
 def sgn_backward(x: Tensor, grad: Tensor) -> Tensor:
     """d sgn z for complex z: (g - Re(g conj(sgn z)) sgn z) / |z|, 0 at z = 0."""
-    from .elementwise import where
-
     s = x.sgn()
     a = x.abs()
     g = (grad - real(grad * conj_physical(s)) * s) / a
@@ -366,26 +369,18 @@ def _set_imag(self: Tensor, value: Any) -> None:
 
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims (``x.adjoint()``)."""
-    from .shape import matrix_transpose
-
     return conj(matrix_transpose(input, "adjoint"))
 
 
 def _mH(input: Tensor) -> Tensor:
     """``x.mH``: the conjugate transpose of the last two dims."""
-    from .shape import matrix_transpose
-
     return conj(matrix_transpose(input, "mH"))
 
 
 def _H(self: Tensor) -> Tensor:
-    from .shape import transpose
-
     if self.ndim == 2:
         return conj(transpose(self, 0, 1))
     if self.ndim == 0:
-        import warnings
-
         warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
                       UserWarning, stacklevel=2)
         return conj(self)

@@ -26,9 +26,21 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ._lapack import check_float, check_matrix, check_square, getrf, per_matrix, return_type
+from ._lapack import (
+    batch_error,
+    check_float,
+    check_matrix,
+    check_square,
+    getrf,
+    per_matrix,
+    return_type,
+    scipy_linalg,
+    warn_deprecated,
+)
 from ._lapack import count as _count
-from ._registry import defop
+from ._registry import defop, scalar_type_name
+from .factorizations import _solve_tri_np, solve, solve_triangular
+from .shape import cat
 
 linalg_svd = return_type("linalg_svd", "U S Vh")
 svd_result = return_type("svd", "U S V")
@@ -260,8 +272,6 @@ _PHASE_MESSAGE = ("linalg_eig_backward: The eigenvectors in the complex case are
 @_eig.backward
 def eig_backward(ctx: Any, grads: list) -> tuple:
     # gA = V^{-H} [diag(gL) + (V^H gV - V^H V diag(re(V^H gV))) / conj(E)] V^H, E_ij = L_j - L_i
-    from .factorizations import solve
-
     (a,) = ctx.saved
     gl, gv = (list(grads) + [None, None])[:2]
     gv = _given(gv)
@@ -313,8 +323,6 @@ def _remember_outputs(w: Tensor, v: Tensor) -> None:
 def _check_eig(name: str, A: Tensor) -> None:
     check_square(name, A._data)
     if A._data.dtype.kind not in "fc":
-        from ._registry import scalar_type_name
-
         raise RuntimeError(f"Unknown Complex ScalarType for {scalar_type_name(A.dtype)}")
     if not np.isfinite(A._data).all():
         raise RuntimeError(f"torch.{name}: input tensor should not contain infs or NaNs.")
@@ -395,9 +403,6 @@ def lu_factor_ex_backward(ctx: Any, grads: list) -> tuple:
 def lu_derivative(gl: Tensor | None, gu: Tensor | None, p: Tensor, low: Tensor,
                 up: Tensor) -> Tensor:
     """torch's LU rule (see the module docstring) for A = P L U, L m x k, U k x n."""
-    from ..linalg import solve_triangular
-    from .shape import cat
-
     m, n = low.shape[-2], up.shape[-1]
     k = min(m, n)
     if m == n:
@@ -480,8 +485,6 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -
     _check_pivot("linalg.lu_factor", pivot)
     lu_, piv, info = _lu_factor_ex(A, pivot=pivot)
     if check_errors:
-        from ._lapack import batch_error
-
         batch_error("torch.linalg.lu_factor_ex", info._data, lambda i: (
             f"The factorization could not be completed because the input is not "
             f"invertible (U[{i},{i}] is zero)."))
@@ -521,8 +524,6 @@ def lu_unpack_backward(ctx: Any, grads: list) -> tuple:
     shape = ctx.input_shapes[0]
     lo = gl.tril(-1) if gl is not None else None
     hi = gu.triu() if gu is not None else None
-    from .shape import cat
-
     if m == n or (lo is None and hi is None):
         parts = [x for x in (lo, hi) if x is not None]
         return (parts[0] + parts[1] if len(parts) == 2 else parts[0] if parts else None, None)
@@ -570,8 +571,6 @@ def _lu_solve_np(lu_: np.ndarray, piv: np.ndarray, b: np.ndarray, left: bool,
 def _lu_solve_one(lu_: np.ndarray, piv: np.ndarray, b: np.ndarray, trans: int) -> np.ndarray:
     """A X = B (op(A) with ``trans``) for A = P L U: the row swaps and two triangular solves
     (LAPACK's getrs, done with trtrs: getrs through SciPy costs ~30 ms a call here)."""
-    from .factorizations import _solve_tri_np
-
     n = lu_.shape[-1]
     low = np.tril(lu_, -1) + np.eye(n, dtype=lu_.dtype)
     up = np.triu(lu_)
@@ -600,8 +599,6 @@ def _lu_solve(lu_: np.ndarray, piv: np.ndarray, b: np.ndarray, *, left: bool = T
 @_lu_solve.backward
 def lu_solve_backward(ctx: Any, grad: Tensor) -> tuple:
     # gB = lu_solve(LU, piv, G, adjoint = not adjoint); gLU as torch's linalg_lu_solve_LU
-    from ..linalg import solve_triangular
-
     lu_, piv, x = ctx.saved
     left, adjoint = ctx.params.get("left", True), ctx.params.get("adjoint", False)
     gb = lu_solve(lu_, piv, grad, left=left, adjoint=not adjoint) if ctx.needs_input_grad[
@@ -641,23 +638,17 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noq
 
 def torch_lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803
     """``torch.lu_solve`` (deprecated in torch): the arguments of linalg.lu_solve reversed."""
-    from ._lapack import warn_deprecated
-
     warn_deprecated("lu_solve")
     return lu_solve(LU_data, LU_pivots, input)
 
 
 def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
     """``torch.lu`` (deprecated in torch): linalg.lu_factor (and info with ``get_infos``)."""
-    from ._lapack import warn_deprecated
-
     warn_deprecated("lu")
     _check_lu_dims("torch.lu_factor", A)
     lu_, piv, info = _lu_factor_ex(A, pivot=pivot)
     if get_infos:
         return (lu_, piv, info)
-    from ._lapack import batch_error
-
     batch_error("torch.linalg.lu_factor_ex", info._data, lambda i: (
         f"The factorization could not be completed because the input is not invertible "
         f"(U[{i},{i}] is zero)."))
@@ -669,7 +660,7 @@ def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 def _sytrf(m: np.ndarray, hermitian: bool) -> tuple:
-    from scipy.linalg import lapack
+    lapack = scipy_linalg().lapack
 
     n = m.shape[-1]
     if n == 0:
@@ -705,8 +696,6 @@ def ldl_factor_ex(input: Tensor, *, hermitian: bool = False, check_errors: bool 
     check_float("torch.linalg.ldl_factor_ex", input._data)
     ld, piv, info = _ldl_factor_ex(input, hermitian=hermitian)
     if check_errors:
-        from ._lapack import batch_error
-
         batch_error("torch.linalg.ldl_factor_ex", info._data, lambda i: (
             f"The factorization could not be completed because the input is not invertible "
             f"(the diagonal element {i} is zero)."))
@@ -722,7 +711,7 @@ def ldl_factor(input: Tensor, *, hermitian: bool = False) -> Any:
 @defop("linalg_ldl_solve", node="NotImplemented")
 def _ldl_solve(ld: np.ndarray, piv: np.ndarray, b: np.ndarray, *,
                hermitian: bool = False) -> np.ndarray:
-    from scipy.linalg import lapack
+    lapack = scipy_linalg().lapack
 
     piv = np.asarray(piv)
     shape = np.broadcast_shapes(ld.shape[:-2], b.shape[:-2])

@@ -32,7 +32,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import elementwise as ew
-from ._registry import defop
+from ._registry import defop, scalar_type_name
 
 __all__ = ["cdist", "pdist"]
 
@@ -173,8 +173,6 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
 
 
 def _name(t: Tensor) -> str:
-    from ._registry import scalar_type_name
-
     return scalar_type_name(t.dtype)
 
 

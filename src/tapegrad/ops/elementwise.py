@@ -20,7 +20,7 @@ from .._tensor import Tensor
 from ..autograd.engine import register_grad_copy
 from ..kernels.low_precision import widen as _widen
 from . import _registry
-from ._registry import apply_, defop, fast_backward, nondiff
+from ._registry import REGISTRY, apply_, defop, fast_backward, nondiff, scalar_type_name
 from ._tangents import linear_tangent, multilinear_tangent
 
 _SCALARS = (int, float, bool, complex)
@@ -1409,7 +1409,7 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """Pick ``input`` where ``condition`` holds, else ``other``. One argument: ``nonzero``."""
     if input is None and other is None:
-        from .indexing import nonzero
+        from .indexing import nonzero  # circular: ops/indexing.py builds on this module
 
         return nonzero(condition, as_tuple=True)
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
@@ -1427,8 +1427,6 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
 def _where_out(args: tuple, out: Any) -> None:
     """where's out rule: both branches tensors (torch's forms with a number have no out), and
     out of their common dtype."""
-    from ._registry import scalar_type_name
-
     a, b = args[1], args[2]
     for value, name, position in ((a, "input", 2), (b, "other", 3)):
         if not isinstance(value, Tensor):
@@ -1443,8 +1441,6 @@ def _where_out(args: tuple, out: Any) -> None:
 
 def _clamp_out(args: tuple, out: Any) -> None:
     """clamp's out rule: out has the input's dtype."""
-    from ._registry import scalar_type_name
-
     x = args[0]
     if isinstance(out, Tensor) and isinstance(x, Tensor) and out.dtype is not x.dtype:
         raise RuntimeError(f"Found dtype {scalar_type_name(out.dtype)} but expected "
@@ -1577,8 +1573,6 @@ def reject_complex(x: Any, message: str, exc: type = NotImplementedError) -> Non
     """torch's error for an op without complex kernels (``{}`` in the message: the dtype's
     c10 name, ComplexFloat or ComplexDouble)."""
     if isinstance(x, Tensor) and x._data.dtype.kind == "c":
-        from ._registry import scalar_type_name
-
         raise exc(message.replace("{}", scalar_type_name(x.dtype)))
 
 
@@ -1590,8 +1584,6 @@ def _comparison(name: str, ufunc: Callable) -> Any:
     def forward(a: Any, b: Any) -> np.ndarray:
         x, y = _promote(a, b)
         if (x.dtype.kind == "c" or type(y) is complex) and name[0] in "lg":  # a is a Tensor
-            from ._registry import scalar_type_name
-
             d = _dtype.from_numpy_dtype(np.result_type(x, y))
             raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                       f"'{scalar_type_name(d)}'")
@@ -1757,8 +1749,6 @@ signbit = _unary_mask("signbit", np.signbit)
 # ---------------------------------------------------------------------------------------------
 
 def inplace(name: str, target: Tensor, *others: Any, **params: Any) -> Tensor:
-    from ._registry import REGISTRY
-
     return apply_(REGISTRY[name], target, *others, **params)
 
 

@@ -17,7 +17,8 @@ import numpy as np
 from .. import _dtype, return_types
 from .._out import rule as out_rule
 from .._tensor import Tensor
-from ._registry import apply_, defop
+from ._registry import apply_, defop, write_into
+from .complex import sgn_backward as complex_sgn_backward
 from .elementwise import (
     _SCALARS,
     _broadcast_error,
@@ -146,9 +147,7 @@ def _sgn(x: np.ndarray) -> np.ndarray:
 def sgn_backward(ctx: Any, grad: Tensor) -> tuple:
     # piecewise constant (real inputs); complex: z / |z|
     if grad._data.dtype.kind == "c":
-        from .complex import sgn_backward
-
-        return (sgn_backward(ctx.saved[0], grad),)
+        return (complex_sgn_backward(ctx.saved[0], grad),)
     return (_zero_grad(grad),)
 
 
@@ -610,8 +609,6 @@ def _inplace_unary(op: Any) -> Any:
 def _inplace_from(fn: Any) -> Any:
     """In-place form of a function without a registry entry of its own: compute, then copy."""
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        from ._registry import write_into
-
         result = fn(self, *args, **kwargs)
         write_into(self, result._data)
         self._version_counter.value += 1

@@ -17,7 +17,9 @@ import numpy as np
 from .. import return_types
 from .._naming import public
 from .._tensor import Tensor
+from ._lapack import scipy_linalg
 from ._registry import defop
+from .shape import cat
 
 _TAYLOR_DTYPES = frozenset(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
 
@@ -89,7 +91,7 @@ def cholesky_backward(ctx: Any, grad: Tensor) -> tuple:
 
 def _solve_tri_np(a: np.ndarray, b: np.ndarray, upper: bool, left: bool,
                   unitriangular: bool) -> np.ndarray:
-    from scipy.linalg import lapack  # lazily: SciPy takes a while to import
+    lapack = scipy_linalg().lapack
 
     if not left:  # X A = B  <=>  A^T X^T = B^T
         return np.swapaxes(_solve_tri_np(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2),
@@ -230,19 +232,16 @@ def _matrix_exp(a: np.ndarray) -> np.ndarray:
     if n == 1:
         return np.exp(a)
     if a.dtype in _TAYLOR_DTYPES:  # torch's Taylor scaling and squaring, in a's own precision
-        from .matrix_exp_taylor import matrix_exp_taylor  # (loaded on first use)
+        # ops/matrix_exp_taylor.py: loaded on the first matrix_exp that takes this path
+        from .matrix_exp_taylor import matrix_exp_taylor
 
         return matrix_exp_taylor(a)
-    from scipy.linalg import expm  # lazily: SciPy takes a while to import
-
-    return np.asarray(expm(a), dtype=a.dtype)
+    return np.asarray(scipy_linalg().expm(a), dtype=a.dtype)
 
 
 @_matrix_exp.backward
 def matrix_exp_backward(ctx: Any, grad: Tensor) -> tuple:
     # dA = upper-right block of exp([[A^H, G], [0, A^H]])
-    from .shape import cat
-
     (a,) = ctx.saved
     n = a.shape[-1]
     ah = a.mH
@@ -263,7 +262,7 @@ def matrix_exp(input: Tensor) -> Tensor:
 def geqrf(input: Tensor) -> Any:
     """``torch.geqrf``: LAPACK's compact QR (R on and above the diagonal, the Householder
     vectors below it) and the reflectors' scalars tau. Not differentiable, as in torch."""
-    from scipy.linalg import lapack  # lazily: SciPy takes a while to import
+    lapack = scipy_linalg().lapack
 
     a = input._data
     if a.ndim < 2:
@@ -295,8 +294,6 @@ def _householder_np(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
 
 def _reflector(a: Tensor, i: int) -> Tensor:
     """v_i as a column (..., m, 1): zeros above row i, a 1 at row i, A's column i below."""
-    from .shape import cat
-
     dt = a._data.dtype
     head = Tensor._make(np.zeros(a.shape[:-2] + (i, 1), dtype=dt))
     one = Tensor._make(np.ones(a.shape[:-2] + (1, 1), dtype=dt))
@@ -312,8 +309,6 @@ def _householder(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
 def householder_backward(ctx: Any, grad: Tensor) -> tuple:
     # Q_i = H_i Q_{i+1} = Q_{i+1} - t v (v^T Q_{i+1}), taken from the outermost reflector in:
     # dt = -v^T G Q_{i+1}^T v, dv = -t (G Q_{i+1}^T v + Q_{i+1} G^T v), G <- H_i^T G
-    from .shape import cat
-
     a, tau = ctx.saved
     if a._data.dtype.kind == "c" or tau._data.dtype.kind == "c":
         raise NotImplementedError("tapegrad: the derivative of linalg.householder_product is "
@@ -400,8 +395,6 @@ def qr_backward(ctx: Any, grads: list) -> tuple:
         return (_qr_backward_tall(q, r, gq, gr),)
     # wide A = Q [R1 R2] with X = A[:, :m] = Q R1 square and Y = A[:, m:] = Q R2:
     # dY = Q gR2, and X gets the square rule with gQ + Y gR2^H
-    from .shape import cat
-
     y = a[..., m:]
     gr1 = gr[..., :m] if gr is not None else None
     if gr is not None:

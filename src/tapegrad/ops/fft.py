@@ -29,7 +29,9 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ._registry import defop, scalar_type_name
+from .complex import conj, conj_physical, real
 from .padding import pad
+from .shape import roll
 
 _DUAL: dict[str, Any] = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
@@ -84,8 +86,6 @@ def _r2c(x: np.ndarray, *, dims: tuple, norm: Any, onesided: bool) -> np.ndarray
 @_r2c.backward
 def r2c_backward(ctx: Any, grad: Tensor) -> tuple:
     # Re A^H g, the one-sided g padded with zeros first
-    from .complex import real
-
     p = ctx.params
     dims = p["dims"]
     if p["onesided"]:
@@ -232,8 +232,6 @@ def _n_dims(x: Tensor, s: Any, dim: Any) -> tuple:
 
 def _fftn_any(x: Tensor, dims: tuple, sizes: tuple, norm: str, forward: bool,
               one_dim: bool) -> Tensor:
-    from .complex import conj
-
     x = _float_input(x)
     x = _resize(x, dims, sizes)
     if not x.is_complex() and one_dim:  # fft/ifft of a real signal: r2c, the full spectrum
@@ -314,8 +312,6 @@ def _irfft_sizes(x: Tensor, dims: tuple, s: Any) -> tuple:
 
 
 def _c2r_any(x: Tensor, dims: tuple, s: Any, norm: str, conj_first: bool) -> Tensor:
-    from .complex import conj
-
     x = _as_complex(x)
     sizes, half = _irfft_sizes(x, dims, s)
     x = _resize(x, dims, half)
@@ -358,16 +354,12 @@ def hfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: Any = None) -
 
 def ihfft(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None) -> Tensor:
     """The inverse of ``hfft``: the half spectrum of a real signal, conjugated."""
-    from .complex import conj
-
     x = _real_only(input, "ihfft")
     dims, sizes = _one_dim(x, n, dim)
     return conj(_rfftn_any(x, dims, sizes, _DUAL[_norm(norm)]))
 
 
 def ihfftn(input: Tensor, s: Any = None, dim: Any = None, norm: Any = None) -> Tensor:
-    from .complex import conj, conj_physical
-
     x = _real_only(input, "ihfftn")
     dims, sizes = _n_dims(x, s, dim)
     norm = _norm(norm)
@@ -418,15 +410,11 @@ def _shift_dims(x: Tensor, dim: Any) -> tuple:
 
 def fftshift(input: Tensor, dim: Any = None) -> Tensor:
     """Move the zero frequency to the centre: a roll by n // 2 along ``dim`` (every dim)."""
-    from .shape import roll
-
     dims = _shift_dims(input, dim)
     return roll(input, tuple(input.shape[d] // 2 for d in dims), dims)
 
 
 def ifftshift(input: Tensor, dim: Any = None) -> Tensor:
     """The inverse of ``fftshift``: a roll by (n + 1) // 2 along ``dim``."""
-    from .shape import roll
-
     dims = _shift_dims(input, dim)
     return roll(input, tuple((input.shape[d] + 1) // 2 for d in dims), dims)

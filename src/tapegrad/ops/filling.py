@@ -1,6 +1,5 @@
 """Filling: ``torch.fill`` (out of place: FillBackward0 for a number, FillBackward1 for a 0-d
-tensor value), the function forms ``torch.fill_`` and ``torch.zero_``, and
-``torch.scalar_tensor``."""
+tensor value) and the function forms ``torch.fill_`` and ``torch.zero_``."""
 
 from __future__ import annotations
 
@@ -36,15 +35,4 @@ def zero_(input: Tensor) -> Tensor:
     return ew.zero_(input)
 
 
-def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
-                  pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
-    """A 0-d tensor holding ``s`` (of the default float dtype unless ``dtype`` says)."""
-    from .. import _dtype
-
-    d = dtype if dtype is not None else _dtype.get_default_dtype()
-    from .. import tensor
-
-    return tensor(s, dtype=d, requires_grad=requires_grad)
-
-
-__all__ = ["fill", "fill_", "zero_", "scalar_tensor"]
+__all__ = ["fill", "fill_", "zero_"]

@@ -17,8 +17,9 @@ from typing import Any, Literal
 import numpy as np
 
 from .. import return_types
+from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
-from ._registry import nondiff
+from ._registry import nondiff, scalar_type_name
 
 _Histogram = return_types.histogram.of
 _Histogramdd = return_types.histogramdd.of
@@ -46,9 +47,6 @@ def _linspace(lo: Any, hi: Any, n: int, dtype: Any) -> np.ndarray:
 
 def _float_check(x: np.ndarray, name: str) -> None:
     if x.dtype.kind != "f":
-        from .._dtype import from_numpy_dtype
-        from ._registry import scalar_type_name
-
         raise NotImplementedError(f'"{name}" not implemented for '
                                   f"'{scalar_type_name(from_numpy_dtype(x.dtype))}'")
 
@@ -235,9 +233,6 @@ def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
 @nondiff("bincount", dynamic_shape=True)  # (its length is the largest value + 1)
 def _bincount(x: np.ndarray, w: Any, *, minlength: int) -> np.ndarray:
     if x.dtype.kind not in "iu":
-        from .._dtype import from_numpy_dtype
-        from ._registry import scalar_type_name
-
         raise NotImplementedError(f'"bincount_cpu" not implemented for '
                                   f"'{scalar_type_name(from_numpy_dtype(x.dtype))}'")
     if minlength < 0:
@@ -338,8 +333,6 @@ def unravel_index(indices: Any, shape: Any) -> tuple:
     """Flat (row-major) indices -> one tensor of coordinates per dim of ``shape``."""
     idx = _data(indices)
     if idx.dtype.kind not in "iu":
-        from .._dtype import from_numpy_dtype
-
         raise TypeError(f"expected 'indices' to be integer dtype, but got "
                         f"{from_numpy_dtype(idx.dtype)}")
     shape = (int(shape),) if not isinstance(shape, (list, tuple)) else tuple(int(s)

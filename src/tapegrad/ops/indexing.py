@@ -27,6 +27,7 @@ from ._registry import (
     nondiff,
     value_check,
 )
+from .elementwise import _broadcast_error
 
 
 def _is_advanced(k: Any) -> bool:
@@ -432,10 +433,33 @@ def scatter_value_backward(ctx: Any, grad: Tensor) -> tuple:  # overwritten posi
     return (scatter(grad, p["dim"], Tensor._make(p["index"]), 0.0),)
 
 
+def _check_scatter(name: str, x: np.ndarray, dim: int, index: np.ndarray,
+                   src: np.ndarray) -> None:
+    if index.dtype not in (np.int64, np.int32) and index.size:
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if src.dtype != x.dtype:  # torch names scatter here whichever of the family it is
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if index.size == 0:
+        return  # nothing is written: torch checks no more
+    if index.ndim != x.ndim and not (index.ndim <= 1 and x.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if index.ndim != src.ndim and not (index.ndim <= 1 and src.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    ish, xsh, ssh = index.shape, x.shape, src.shape
+    for d in range(index.ndim if x.ndim else 0):
+        if ish[d] > ssh[d] or (d != dim and ish[d] > xsh[d]):
+            raise RuntimeError(
+                f"Expected index {list(ish)} to be no larger than self {list(xsh)} apart from "
+                f"dimension {dim} and to be no larger size than src {list(ssh)}")
+    n = x.shape[dim] if x.ndim else 1
+    bad = index[(index >= n) | (index < -n)]
+    if bad.size:
+        raise RuntimeError(f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension "
+                           f"{dim} with size {n}")
+
+
 def _check_scatter_src(name: str, input: Tensor, dim: int, index: Tensor, src: Any) -> None:
     if isinstance(src, Tensor):
-        from .scatter import _check_scatter
-
         _check_scatter(name, input._data, dim, index._data, src._data)
 
 
@@ -520,8 +544,6 @@ def _masked_fill(x: np.ndarray, *, mask: np.ndarray, value: Any) -> np.ndarray:
     try:
         return np.where(mask, np.asarray(value, dtype=x.dtype), x)
     except ValueError:
-        from .elementwise import _broadcast_error
-
         raise _broadcast_error(x, mask) from None
 
 

@@ -7,22 +7,24 @@ is reshaped back (``UnsafeViewBackward0``).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import _dtype, _out
+from .._dtype import from_numpy_dtype
 from .._tensor import Tensor, _wrap_dim
 from . import _registry, low_precision
-from ._registry import defop
+from ._lapack import conj as _conj
+from ._registry import defop, scalar_type_name
 from ._tangents import multilinear_tangent
-from .shape import _unsafe_view
+from .elementwise import _broadcast_error
+from .shape import _squeeze_matmul, _unsafe_view
 
 
 def _dtype_check(a: np.ndarray, b: np.ndarray, what: str = "m1 and m2") -> None:
     if a.dtype != b.dtype:
-        from .._dtype import from_numpy_dtype
-
         na = _registry.cpp_type_name(from_numpy_dtype(a.dtype))
         nb = _registry.cpp_type_name(from_numpy_dtype(b.dtype))
         raise RuntimeError(f"expected {what} to have the same dtype, but got: {na} != {nb}")
@@ -30,8 +32,6 @@ def _dtype_check(a: np.ndarray, b: np.ndarray, what: str = "m1 and m2") -> None:
 
 def _name(a: Any, cpp: bool = False) -> str:
     """The dtype of an array as torch's messages name it: c10's (Float) or C++'s (float)."""
-    from .._dtype import from_numpy_dtype
-
     d = from_numpy_dtype(a.dtype)
     return _registry.cpp_type_name(d) if cpp else _registry.scalar_type_name(d)
 
@@ -276,9 +276,6 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors"
         )
     if a.dtype != b.dtype:
-        from .._dtype import from_numpy_dtype
-        from ._registry import scalar_type_name
-
         raise RuntimeError(
             "dot : expected both vectors to have same dtype, but found "
             f"{scalar_type_name(from_numpy_dtype(a.dtype))} and "
@@ -379,8 +376,6 @@ def matmul(input: Any, other: Any) -> Tensor:
     if da == 2 and db == 1:
         return _mv(input, other)
     if da == 1 and db == 2:
-        from .shape import _squeeze_matmul
-
         return _squeeze_matmul(mm(input.unsqueeze(0), other), dims=(0,))
     if da == 2 and db == 2:
         return mm(input, other)
@@ -406,8 +401,6 @@ def matmul(input: Any, other: Any) -> Tensor:
     try:
         batch = tuple(np.broadcast_shapes(tuple(ba), tuple(bb)))
     except ValueError:
-        from .elementwise import _broadcast_error
-
         raise _broadcast_error(np.empty(ba), np.empty(bb)) from None
     n, k = input.shape[-2:]
     k2, m = other.shape[-2:]
@@ -657,8 +650,6 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
 
 def _dot_out(args: tuple, out: Any) -> None:
     """dot's and vdot's out rule: out has the inputs' dtype."""
-    from ._registry import scalar_type_name
-
     x = args[0]
     if isinstance(out, Tensor) and isinstance(x, Tensor) and out.dtype is not x.dtype:
         raise RuntimeError(f"result dtype {scalar_type_name(out.dtype)} does not match input "
@@ -667,8 +658,6 @@ def _dot_out(args: tuple, out: Any) -> None:
 
 def _tensordot_out(args: tuple, out: Any) -> None:
     """tensordot's and inner's out rule: out has the result's dtype."""
-    from ._registry import scalar_type_name
-
     a, b = args[0], args[1]
     if isinstance(out, Tensor) and isinstance(a, Tensor) and isinstance(b, Tensor):
         want = _dtype.promote_types(a.dtype, b.dtype)
@@ -694,8 +683,6 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
 
 
 def conj(x: Tensor) -> Tensor:
-    from ._lapack import conj as _conj
-
     return _conj(x)
 
 
@@ -730,8 +717,6 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     try:
         np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
     except ValueError:
-        from .elementwise import _broadcast_error
-
         raise _broadcast_error(input._data, other._data) from None
     return _cross(input, other, dim=dim)
 
@@ -744,8 +729,6 @@ def torch_cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     ``input`` of size 3."""
     if dim is None:
         if not _CROSS_DIM_WARNED[0]:  # torch warns once a process
-            import warnings
-
             _CROSS_DIM_WARNED[0] = True
             warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
                           "Please either pass the dim explicitly or simply use "
@@ -759,3 +742,84 @@ def torch_cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
 
 
 _cross.holomorphic = False  # its rule conjugates for complex inputs itself: (conj(b) x g, ...)
+
+
+def multi_dot(tensors: Any) -> Tensor:
+    """``torch.linalg.multi_dot``: the chained product in the cheapest order (the first and
+    last may be vectors), viewed to the result's shape as torch does."""
+    ts = list(tensors)
+    n = len(ts)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    if ts[0].ndim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got "
+                           f"{ts[0].ndim}D")
+    if ts[-1].ndim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got "
+                           f"{ts[-1].ndim}D")
+    for i in range(1, n - 1):
+        if ts[i].ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {ts[i].ndim}D")
+    for i in range(1, n):
+        if ts[i].dtype != ts[0].dtype:
+            names = [_TYPE_NAMES.get(t._data.dtype.name, t._data.dtype.name)
+                     for t in (ts[0], ts[i])]
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but "
+                               f"tensor 0 is {names[0]} and tensor {i} {names[1]}")
+    first_vec, last_vec = ts[0].ndim == 1, ts[-1].ndim == 1
+    mats = list(ts)
+    if first_vec:
+        mats[0] = mats[0].unsqueeze(0)
+    if last_vec:
+        mats[-1] = mats[-1].unsqueeze(-1)
+    for i in range(n - 1):
+        if mats[i].shape[-1] != mats[i + 1].shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes "
+                               f"{list(ts[i].shape)} and {list(ts[i + 1].shape)} cannot be "
+                               f"multiplied")
+    if n == 2:
+        res = mats[0].mm(mats[1])
+    elif n == 3:
+        a, b = mats[0].shape[0], mats[1].shape[0]
+        c, d = mats[2].shape[0], mats[2].shape[1]
+        if (a * c) * (b + d) > (b * d) * (a + c):
+            res = mats[0].mm(mats[1].mm(mats[2]))
+        else:
+            res = mats[0].mm(mats[1]).mm(mats[2])
+    else:
+        res = _chain(mats, _chain_order(mats), 0, n - 1)
+    shape = ([ts[0].shape[0]] if not first_vec else []) + (
+        [ts[-1].shape[-1]] if not last_vec else [])
+    return res.view(shape)
+
+
+_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+               "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+               "float16": "c10::Half", "bool": "bool", "complex64": "c10::complex<float>",
+               "complex128": "c10::complex<double>"}
+
+
+def _chain_order(mats: list) -> list:
+    """The matrix-chain split points of the cheapest parenthesization (dynamic programming)."""
+    n = len(mats)
+    p = [mats[0].shape[0]] + [m.shape[1] for m in mats]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = -1
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if cost[i][j] < 0 or q < cost[i][j]:
+                    cost[i][j] = q
+                    split[i][j] = k
+    return split
+
+
+def _chain(mats: list, split: list, i: int, j: int) -> Tensor:
+    if i == j:
+        return mats[i]
+    k = split[i][j]
+    return _chain(mats, split, i, k).mm(_chain(mats, split, k + 1, j))
+

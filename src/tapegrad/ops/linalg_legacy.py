@@ -9,15 +9,23 @@ names their replacement.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
+from .. import _out
+from .._dtype import int64, promote_types
 from .._tensor import Tensor
-from ._lapack import check_square, return_type, warn_deprecated
+from ..autograd import grad as autograd_grad
+from ..autograd.grad_mode import enable_grad, is_grad_enabled
+from ._lapack import check_square, public_linalg, return_type, warn_deprecated
 from ._registry import defop
-from .factorizations import _cholesky, _LinAlgError
+from .factories import empty
+from .factorizations import _cholesky, _householder_np, _LinAlgError
 from .factorizations import qr as linalg_qr_fn
+from .linalg import matmul, multi_dot
+from .shape import cat
 
 qr_result = return_type("qr", "Q R")
 
@@ -50,9 +58,7 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
 
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """``torch.matrix_power``: linalg.matrix_power."""
-    from ..linalg import matrix_power as mp
-
-    return mp(input, n)
+    return public_linalg().matrix_power(input, n)  # (made of the public inv)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -62,23 +68,18 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
 def _full_q(a: Tensor, tau: Tensor, size: int) -> Tensor:
     """The size x size orthogonal Q of the reflectors in ``a``'s columns (padded with zero
     columns so that householder_product returns all of Q)."""
-    from ..linalg import householder_product
-    from .shape import cat
-
     k = a.shape[-1]
     if k < size:
         pad = Tensor._make(np.zeros(tuple(a.shape[:-1]) + (size - k,), dtype=a._data.dtype))
         a = cat([a, pad], -1)
     elif k > size:
         a = a[..., :size]
-    return householder_product(a, tau)
+    return public_linalg().householder_product(a, tau)
 
 
 @defop("ormqr", node="OrmqrBackward0", save=(0, 1, 2))
 def _ormqr(a: np.ndarray, tau: np.ndarray, c: np.ndarray, *, left: bool = True,
            transpose: bool = False) -> np.ndarray:
-    from .factorizations import _householder_np
-
     size = c.shape[-2] if left else c.shape[-1]
     k = a.shape[-1]
     if k < size:
@@ -95,9 +96,6 @@ def _ormqr(a: np.ndarray, tau: np.ndarray, c: np.ndarray, *, left: bool = True,
 def ormqr_backward(ctx: Any, grad: Tensor) -> tuple:
     # out = op(Q) C: dC = op(Q)^H G and dQ from G C^H (left) or C^H G (right), then the
     # Householder product's rule for (A, tau)
-    from ..autograd import grad as autograd_grad
-    from ..autograd.grad_mode import enable_grad, is_grad_enabled
-
     a, tau, c = ctx.saved
     left, transpose = ctx.params.get("left", True), ctx.params.get("transpose", False)
     size = c.shape[-2] if left else c.shape[-1]
@@ -149,15 +147,14 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True,
 def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tensor:
     """An orthonormal Q (m x q) whose range approximates A's (A - M's): a Gaussian sketch,
     then ``niter`` rounds of power iteration, re-orthonormalized by QR each time."""
-    from .._random import randn
-    from ..linalg import qr as lqr
-    from .linalg import matmul
+    from .._random import randn  # upward: the random surface's generator draws the sketch
 
     def times(x: Tensor, y: Tensor, mx: Tensor | None) -> Tensor:
         out = matmul(x, y)
         return out - matmul(mx, y) if mx is not None else out
 
     r = randn(A.shape[-1], q, dtype=A.dtype)
+    lqr = public_linalg().qr
     q_ = lqr(times(A, r, M)).Q
     for _ in range(niter):
         q_ = lqr(times(A.mH, q_, M.mH if M is not None else None)).Q
@@ -166,9 +163,6 @@ def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tenso
 
 
 def _svd_lowrank(A: Tensor, q: int | None, niter: int, M: Tensor | None) -> tuple:
-    from ..linalg import svd as lsvd
-    from .linalg import matmul
-
     q = 6 if q is None else q
     m, n = A.shape[-2], A.shape[-1]
     if M is not None:
@@ -180,7 +174,7 @@ def _svd_lowrank(A: Tensor, q: int | None, niter: int, M: Tensor | None) -> tupl
     B = matmul(Q.mH, A)
     if M is not None:
         B = B - matmul(Q.mH, M)
-    U, S, Vh = lsvd(B, full_matrices=False)
+    U, S, Vh = public_linalg().svd(B, full_matrices=False)
     V = Vh.mH
     U = Q.matmul(U)
     if m < n:
@@ -219,10 +213,6 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True,
 def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
     """Deprecated: the product of the 2-d ``matrices`` (``linalg.multi_dot``, in the cheapest
     order). (``out`` follows ``*matrices``, as in torch: written through ``_out.write``.)"""
-    import warnings
-
-    from ..linalg import multi_dot
-
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
                   "release. Use torch.linalg.multi_dot instead, which accepts a list of two or "
                   "more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
@@ -239,8 +229,6 @@ def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
         result = multi_dot(list(matrices))
     if out is None:
         return result
-    from .. import _out
-
     _out.check("chain_matmul", out, matrices)
     return _out.write("chain_matmul", out, result, matrices)
 
@@ -255,9 +243,6 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
             [4, 2, 1],
             [9, 3, 1]])
     """
-    from .._creation import empty
-    from .._dtype import int64, promote_types
-
     if x.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
     m = x.shape[0]

@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype as D
+
 __all__ = ["lobpcg"]
 
 
@@ -114,6 +116,7 @@ def _solve_one(a: np.ndarray, bmat: np.ndarray | None, x: np.ndarray, ik: np.nda
 
 
 def _refuse_b_class() -> Any:
+    # upward: a custom autograd Function (the surfaces layer), made on lobpcg's first use
     from ..autograd.function import Function
 
     class LOBPCGAutogradFunction(Function):
@@ -142,7 +145,6 @@ _RefuseB = _LazyRefuse()
 
 
 def _floating(dtype: Any) -> Any:
-    from .. import _dtype as D
     return dtype if dtype in (D.float32, D.float64) else D.float32
 
 
@@ -153,9 +155,7 @@ def lobpcg(A: Any, k: int | None = None, B: Any = None, X: Any = None, n: int | 
            ortho_fparams: dict[str, float] | None = None,
            ortho_bparams: dict[str, bool] | None = None) -> tuple[Any, Any]:
     """Find the k largest (or smallest) eigenpairs of A x = lambda B x by LOBPCG (torch.lobpcg)."""
-    import tapegrad as tg
-
-    from .. import _dtype as D
+    import tapegrad as tg  # upward: written against the whole namespace (loaded on first use)
 
     if A.shape[-2] != A.shape[-1]:
         raise AssertionError(f"A must be square, got shape {A.shape}")

@@ -13,6 +13,8 @@ import numpy as np
 
 from .. import _numpy_warnings as _nw
 from .._tensor import Tensor
+from ..autograd import grad
+from ..autograd.grad_mode import enable_grad
 from . import elementwise as ew
 from . import reduction as rd
 from . import shape as sh
@@ -431,9 +433,6 @@ _ctc_loss.backward(ctc_loss_backward)
 @_ctc_loss.jvp
 def ctc_loss_jvp(tangents: list, inputs: tuple, out: Tensor, **p: Any) -> Tensor:
     # loss n depends on log_probs[:, n] only, so (J^T 1)[:, n] is row n of J: J v = sum (J^T 1) v
-    from ..autograd import grad
-    from ..autograd.grad_mode import enable_grad
-
     lp = inputs[0]
     with enable_grad():
         x = lp if lp._requires_grad else Tensor._make(lp._data, requires_grad=True)

@@ -361,7 +361,7 @@ def _convolution_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> A
 @_kernel("dist")
 def _dist_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
     # torch's dist is a subtraction in the low type (rounded), then the norm in float32
-    from .reduction import _norm
+    from .reduction import _norm  # circular: reduction builds on it (via _registry)
 
     diff = _r(np.subtract(arrays[0], arrays[1]), low)
     return _norm.forward(diff, ord=params["p"], dim=tuple(range(diff.ndim)), keepdim=False)

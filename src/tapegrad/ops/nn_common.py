@@ -30,14 +30,16 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from ..kernels.sums import fast_sum as _fast_sum
 from . import elementwise as ew
 from . import reduction as rd
 from . import shape as sh
-from ._registry import defop
+from ._registry import defop, scalar_type_name
 from ._tangents import linear_tangent
+from .linalg import matmul
 
 # ---------------------------------------------------------------------------------------------
 # Formulas written once over arrays or Tensors (see the module docstring)
@@ -107,8 +109,6 @@ class _Tensors:
 
     @staticmethod
     def matmul(a: Tensor, b: Tensor) -> Tensor:
-        from .linalg import matmul
-
         return matmul(a, b)
 
     @staticmethod
@@ -211,9 +211,6 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 def _float(x: np.ndarray, name: str) -> None:
     """torch's error for an integer input to a floating-point-only kernel."""
     if x.dtype.kind not in "fc" and x.dtype.name != "bfloat16":
-        from .._dtype import from_numpy_dtype
-        from ._registry import scalar_type_name
-
         raise NotImplementedError(
             f"\"{name}\" not implemented for '{scalar_type_name(from_numpy_dtype(x.dtype))}'"
         )

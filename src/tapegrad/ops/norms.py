@@ -17,9 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import promote_types
 from .._tensor import Tensor, _wrap_dim
-from ._registry import defop, scalar_type_name
-from .reduction import _norm
+from ._lapack import public_linalg
+from ._registry import apply_, defop, scalar_type_name
+from .elementwise import _broadcast_error, where
+from .nn_common import _norm_dim  # at::norm(x, 2, dim, keepdim): NormBackward1
+from .reduction import _dims, _norm
 
 
 def _norm_grad(grad: Tensor, x: Tensor, norm: Tensor, p: float, dims: tuple,
@@ -61,9 +65,6 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     if isinstance(p, (str, bool)) or not isinstance(p, (int, float)):
         raise TypeError(f"dist(): argument 'p' (position 3) must be Number, not "
                         f"{type(p).__name__}")
-    from .._dtype import promote_types
-    from .elementwise import _broadcast_error
-
     dtype = promote_types(input.dtype, other.dtype)  # the norm of input - other
     if not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
@@ -100,8 +101,6 @@ def _renorm(x: np.ndarray, *, p: float, dim: int, maxnorm: float) -> np.ndarray:
 def renorm_backward(ctx: Any, grad: Tensor) -> tuple:
     # with s = maxnorm / (n + 1e-7) where n = |x_i|_p > maxnorm:
     #   g_x = s (g - n' <conj(x), g> / (n + 1e-7)), else g
-    from .elementwise import where
-
     (x,) = ctx.saved
     p, dim, maxnorm = ctx.params["p"], ctx.params["dim"], ctx.params["maxnorm"]
     dims = _renorm_dims(x.ndim, dim)
@@ -147,8 +146,6 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
 
 def renorm_(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     """In-place :func:`renorm`."""
-    from ._registry import apply_
-
     return apply_(_renorm, input, **_renorm_args(input, p, dim, maxnorm))
 
 
@@ -175,17 +172,12 @@ def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     if len(dims) > 2:
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions "
                            "instead.")
-    from .nn_common import _norm_dim  # at::norm(x, 2, dim, keepdim): NormBackward1
-    from .reduction import _dims
-
     result = _norm_dim(input, ord=2.0, dim=_dims(dims, input.ndim), keepdim=keepdim)
     return result
 
 
 def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Deprecated: ``linalg.matrix_norm(input, 'nuc', dim, keepdim)``."""
-    from ..linalg import matrix_norm
-
     _warn_once("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT "
                "compatibility. It will be removed in a future PyTorch release. Please use "
                "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
@@ -198,7 +190,7 @@ def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tenso
                                f"Expected a tensor with 2 dimensions, but got a tensor with "
                                f"{input.ndim} dimensions instead.")
         dim = (0, 1)
-    result = matrix_norm(input, "nuc", tuple(dim), keepdim)
+    result = public_linalg().matrix_norm(input, "nuc", tuple(dim), keepdim)  # (on svdvals)
     return result
 
 

@@ -21,9 +21,20 @@ from .._tensor import Tensor, _wrap_dim
 from ..kernels.sums import ones_vector
 from . import _registry
 from ._empty_checks import _empty_check
-from ._registry import defop, fast_backward, nondiff
+from ._registry import defop, fast_backward, nondiff, scalar_type_name
 from ._tangents import linear_tangent
-from .elementwise import reject_complex
+from ._warnings import _warn_at_caller
+from .elementwise import abs as abs_
+from .elementwise import (
+    invalid_arguments,
+    isnan,
+    logical_not,
+    maximum,
+    minimum,
+    reject_complex,
+    where,
+)
+from .elementwise import sign as real_sign
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -141,8 +152,6 @@ def _mean_check(x: np.ndarray, dtype: Any) -> None:
 
 
 def _scalar_name(d: Any) -> str:
-    from ._registry import scalar_type_name
-
     return scalar_type_name(d)
 
 
@@ -227,8 +236,6 @@ def _nansum(x: np.ndarray, *, dim: tuple, keepdim: bool, dtype: Any = None) -> n
 @_nansum.backward
 def nansum_backward(ctx: Any, grad: Tensor) -> tuple:
     # d(sum of the non-NaN x)/dx_i = [x_i is not NaN]
-    from .elementwise import isnan, where
-
     (x,) = ctx.saved
     p = ctx.params
     return (where(isnan(x), 0.0, _restore(grad, x.shape, p["dim"], p["keepdim"])),)
@@ -243,8 +250,6 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
             dtype: Any = None) -> Tensor:
     """The mean over ``dim`` of the elements that are not NaN: nansum / their count."""
-    from .elementwise import isnan, logical_not
-
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {_scalar_name(input.dtype)}")
@@ -459,12 +464,8 @@ def _extreme(name: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> A
     if other is not None:
         dim = other
     if not isinstance(input, Tensor):
-        from .elementwise import invalid_arguments
-
         raise invalid_arguments(name, input, *(() if dim is None else (dim,)))
     if isinstance(dim, Tensor):
-        from .elementwise import maximum, minimum
-
         return (maximum if name == "max" else minimum)(input, dim)
     if dim is None:
         reject_complex(input, f'"{name}_all" not implemented for \'{{}}\'')
@@ -508,8 +509,6 @@ def amin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 def _same_dtype_out(args: tuple, out: Any) -> None:
     """amax's and amin's out rule: out has the input's dtype."""
-    from ._registry import scalar_type_name
-
     input = args[0]
     if isinstance(out, Tensor) and isinstance(input, Tensor) and out.dtype != input.dtype:
         raise RuntimeError(
@@ -605,8 +604,6 @@ def _var_grad(grad: Tensor, x: Tensor, p: dict) -> Tensor:
     dof = n - p["correction"]
     g = _restore(grad, x.shape, p["dim"], p["keepdim"])
     if dof <= 0 and (x.ndim == 0 or p.get("dim_none", False)):
-        from .elementwise import where
-
         return g * where(x == x.mean(), math.nan, math.inf)
     centered = x - x.mean(dim=p["dim"], keepdim=True) if x.ndim else x * 0
     return g * centered * (2.0 / dof if dof else math.inf)
@@ -665,8 +662,6 @@ def _check_degrees_of_freedom(input: Tensor, dims: tuple, correction: float, nam
     n = per_output if input._data.size else 0
     if n - correction > 0:
         return
-    from .._random import _warn_at_caller
-
     for _ in range(2 if kind == "c" else 1):
         _warn_at_caller(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
@@ -780,9 +775,7 @@ def _norm(x: np.ndarray, *, ord: float, dim: tuple, keepdim: bool) -> np.ndarray
 
 @_norm.backward
 def norm_backward(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) / |x|_p^(p-1)
-    from .elementwise import abs as abs_
-    from .elementwise import sign, where
-
+    sign = real_sign
     x, y = ctx.saved
     p = ctx.params
     ord_, dims, keepdim = p["ord"], p["dim"], p["keepdim"]
@@ -791,7 +784,7 @@ def norm_backward(ctx: Any, grad: Tensor) -> tuple:  # d|x|_p/dx = x |x|^(p-2) /
     if ord_ == 0:
         return (g * 0,)
     if x._data.dtype.kind == "c":
-        sign = _sgn  # type: ignore[assignment]  # noqa: F811 - the complex sign z / |z|
+        sign = _sgn  # type: ignore[assignment]  # the complex sign z / |z|
     if ord_ == 1:
         return (g * sign(x),)
     if ord_ == 2:
@@ -824,7 +817,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     if p == "fro" or p is None:
         p = 2
     if p == "nuc":  # the sum of the singular values (linalg.matrix_norm)
-        from ..linalg import matrix_norm
+        from ..linalg import matrix_norm  # upward: on linalg's public svdvals (autocast's)
 
         if dtype is not None:
             input = input.to(dtype)
@@ -876,8 +869,6 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 
 def _float_out(args: tuple, out: Any) -> None:
     """logsumexp's out rule: a floating point out."""
-    from ._registry import scalar_type_name
-
     if isinstance(out, Tensor) and not (out.dtype.is_floating_point or out.dtype.is_complex):
         raise RuntimeError("logsumexp(): Expected floating point type for result tensor, but "
                            f"got: {scalar_type_name(out.dtype)}")
@@ -937,8 +928,6 @@ def cumprod_backward(ctx: Any, grad: Tensor) -> tuple:
         return ((grad * y).flip(dim).cumsum(dim).flip(dim) / x,)
     # With zeros, no division: dL/dx_i = sum_{j >= i} g_j prod_{k <= j, k != i} x_k, from the
     # cumulative products of x with x_i set to 1, one row per i (O(n^2), only on this path).
-    from .elementwise import where
-
     n = x.shape[dim]
     xl = x.movedim(dim, -1)
     gl = grad.movedim(dim, -1)
@@ -999,8 +988,6 @@ def log_softmax_backward(ctx: Any, grad: Tensor) -> tuple:  # d(x - lse)/dx: g -
 
 def _softmax_input(input: Tensor, dim: Any, dtype: Any, name: str) -> tuple:
     if dim is None:
-        from .._random import _warn_at_caller
-
         _warn_at_caller(f"Implicit dimension choice for {name} has been deprecated. Change the "
                         "call to include dim=X as an argument.", UserWarning)
         dim = 0 if input.ndim in (0, 1, 3) else 1
@@ -1062,8 +1049,6 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 def _bool_out(name: str) -> Any:
     def check(args: tuple, out: Any) -> None:
-        from ._registry import scalar_type_name
-
         if isinstance(out, Tensor) and out.dtype is not _dtype.bool_:
             raise RuntimeError(f"{name} only supports bool tensor for result, got: "
                                f"{scalar_type_name(out.dtype)}")

@@ -42,6 +42,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import elementwise as ew
 from ._registry import REGISTRY, defop
+from .factories import zeros_like
 from .nn_common import _Arrays, _fast_sum, _Tensors
 
 _BEFORE = set(REGISTRY)
@@ -466,8 +467,6 @@ def layer_input_grads(ctx: Any, grads: tuple, shape: tuple) -> tuple:
 def _layer_rule(mode: str) -> Any:
     def layer_backward(ctx: Any, grads: list) -> tuple:
         # the forward recomputed in Tensor ops, then backpropagation through time in them
-        from .._creation import zeros_like
-
         saved = ctx.saved
         p = ctx.params
         x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = saved[:8]

@@ -19,10 +19,14 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from .._out import rule as out_rule
 from .._tensor import Tensor, _wrap_dim
 from . import indexing as ix
 from ._registry import apply_, defop, scalar_type_name, value_check
+from .elementwise import _broadcast_error, where
+from .indexing import _check_scatter, _fill_scalar
+from .shape import cat
 
 _UFUNC = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.maximum,
           "amin": np.minimum}
@@ -38,19 +42,12 @@ def _t(a: np.ndarray) -> Tensor:
 
 
 def _dtype_name(a: np.ndarray) -> str:
-    from .._dtype import from_numpy_dtype
-
     return scalar_type_name(from_numpy_dtype(a.dtype))
 
 
 def _zeros(shape: Any, like: Tensor) -> Tensor:
     return _t(np.zeros(tuple(shape), dtype=like._data.dtype))
 
-
-OVERLAP_MESSAGE = (
-    "unsupported operation: some elements of the input tensor and the written-to tensor refer "
-    "to a single memory location. Please clone() the tensor before performing the operation."
-)
 
 INTERNAL_OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
@@ -191,8 +188,6 @@ out_rule("masked_select", check=ix.same_scalar_type("masked_select"))
 
 def _take_out(args: tuple, out: Any) -> None:
     """take's out rule: out has the input's dtype."""
-    from ._registry import scalar_type_name
-
     x = args[0]
     if isinstance(out, Tensor) and isinstance(x, Tensor) and out.dtype is not x.dtype:
         raise RuntimeError(f"take(): self and out expected to have the same dtype, but got "
@@ -249,8 +244,6 @@ def _fill_value(input: Tensor, value: Any) -> Any:
                                f"tensor with {value.ndim} dimension(s).")
         if value._requires_grad or value._fw_grad is not None:
             return value
-    from .indexing import _fill_scalar
-
     return _fill_scalar(input, value)
 
 
@@ -317,8 +310,6 @@ def prod_grads(grad: Tensor, x: Tensor, src: Tensor, result: Tensor, take: Any, 
     src_zero = src == 0
     zeros_there = take(put_add(src_zero.to(grad.dtype)))
     single = src_zero & (zeros_there == 1)
-    from .elementwise import where
-
     others = again(x, src.masked_fill(single, 1.0))
     gsrc = where(single, take(grad * others), take(grad * result) / src.masked_fill(src_zero,
                                                                                      1.0))
@@ -417,31 +408,6 @@ def index_reduce_(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce
 # ---------------------------------------------------------------------------------------------
 # scatter_reduce: scatter's addressing, a reduction where several elements land on one place
 # ---------------------------------------------------------------------------------------------
-
-def _check_scatter(name: str, x: np.ndarray, dim: int, index: np.ndarray,
-                   src: np.ndarray) -> None:
-    if index.dtype not in (np.int64, np.int32) and index.size:
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
-    if src.dtype != x.dtype:  # torch names scatter here whichever of the family it is
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    if index.size == 0:
-        return  # nothing is written: torch checks no more
-    if index.ndim != x.ndim and not (index.ndim <= 1 and x.ndim <= 1):
-        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    if index.ndim != src.ndim and not (index.ndim <= 1 and src.ndim <= 1):
-        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
-    ish, xsh, ssh = index.shape, x.shape, src.shape
-    for d in range(index.ndim if x.ndim else 0):
-        if ish[d] > ssh[d] or (d != dim and ish[d] > xsh[d]):
-            raise RuntimeError(
-                f"Expected index {list(ish)} to be no larger than self {list(xsh)} apart from "
-                f"dimension {dim} and to be no larger size than src {list(ssh)}")
-    n = x.shape[dim] if x.ndim else 1
-    bad = index[(index >= n) | (index < -n)]
-    if bad.size:
-        raise RuntimeError(f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension "
-                           f"{dim} with size {n}")
-
 
 def _scatter_pos(index: np.ndarray, dim: int, ndim: int) -> tuple:
     if ndim == 0:
@@ -633,8 +599,6 @@ def masked_scatter_backward(ctx: Any, grad: Tensor) -> tuple:
         picked = masked_select(grad, mask)
         n = int(np.prod(src_shape))
         if picked.shape[0] < n:
-            from .shape import cat
-
             picked = cat([picked, _zeros((n - picked.shape[0],), grad)])
         gsrc = picked.reshape(src_shape)
     return gx, gsrc
@@ -691,8 +655,6 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     try:
         np.broadcast_shapes(input._data.shape, m.shape)
     except ValueError:
-        from .elementwise import _broadcast_error
-
         raise _broadcast_error(input._data, m) from None
     return _masked_select(input, mask=m)
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
-from ._registry import defop
+from ._registry import defop, scalar_type_name
 
 _REDUCTIONS = ("sum", "mean", "max", "min", "prod")
 _EMPTY = {"sum": 0.0, "mean": np.nan, "max": -np.inf, "min": np.inf, "prod": 1.0}
@@ -161,15 +161,11 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None,
     segs = lengths if lengths is not None else offsets
     assert segs is not None
     if segs._data.dtype.kind not in "iu":
-        from ._registry import scalar_type_name
-
         kernel = "_segment_reduce_lengths_cpu_kernel1" if lengths is not None else \
             "_segment_reduce_offsets_cpu_kernel1"
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{scalar_type_name(segs.dtype)}'")
     if data._data.dtype.kind != "f":
-        from ._registry import scalar_type_name
-
         raise NotImplementedError("\"_segment_reduce_cpu\" not implemented for "
                                   f"'{scalar_type_name(data.dtype)}'")
     if axis != segs.ndim - 1:

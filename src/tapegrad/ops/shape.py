@@ -16,11 +16,12 @@ import numpy as np
 
 from .. import _dtype, _memory_format
 from .._out import rule as out_rule
-from .._tensor import Tensor, _wrap_dim, install_above
+from .._tensor import _WARNED_ONCE, Tensor, _wrap_dim, install_above
 from ..autograd.engine import sum_to
 from ..kernels import low_precision
 from ._registry import apply, defop, scalar_type_name
 from ._tangents import linear_tangent
+from ._views import provide as provide_view_ops
 
 
 def _shape_arg(size: tuple) -> tuple:
@@ -345,8 +346,6 @@ def matrix_transpose(input: Tensor, name: str = "mT") -> Tensor:
         raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got "
                            "1-D tensor.")
     if n == 0:
-        from .._tensor import _WARNED_ONCE
-
         if not _WARNED_ONCE.get(name):
             _WARNED_ONCE[name] = True
             warnings.warn(_MATRIX_T_0D[name], UserWarning, stacklevel=3)
@@ -358,8 +357,6 @@ def numpy_T(input: Tensor) -> Tensor:
     """``x.T``: reverse all dims (PermuteBackward0); torch warns for ndim other than 2."""
     n = input.ndim
     if n == 0:
-        from .._tensor import _WARNED_ONCE
-
         if not _WARNED_ONCE.get("T"):  # (torch warns once per process)
             _WARNED_ONCE["T"] = True
             warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity "
@@ -484,7 +481,7 @@ def repeat_interleave(input: Tensor | None = None, repeats: Any = None, dim: Any
                       output_size: Any = None) -> Tensor:
     """Each element (slice along ``dim``) repeated ``repeats`` times; with one tensor of
     counts (``repeat_interleave(counts)``, or ``repeats=counts``), each index that many times."""
-    from .indexing import index_select
+    from .indexing import index_select  # circular: ops/indexing.py builds on this module
 
     if input is None:
         input, repeats = repeats, None
@@ -640,8 +637,6 @@ def _to_copy(x: np.ndarray, *, dtype: Any, memory_format: Any = None) -> np.ndar
         with np.errstate(invalid="ignore"):
             return _memory_format.restride(np.trunc(x).astype(dtype), memory_format)
     if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
-        import warnings
-
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
                       stacklevel=2)
         x = x.real
@@ -698,7 +693,7 @@ def slice_backward(ctx: Any, grad: Tensor) -> tuple:  # place the gradient in th
 
 
 def _embed(grad: Tensor, shape: tuple, key: tuple) -> Tensor:
-    from .indexing import index_put
+    from .indexing import index_put  # circular: ops/indexing.py builds on this module
 
     zeros = Tensor._make(np.zeros(shape, dtype=grad._data.dtype))
     return index_put(zeros, key, grad)
@@ -789,7 +784,7 @@ def _as_strided(x: np.ndarray, *, positions: np.ndarray, in_positions: Any = Non
 @_as_strided.backward
 def as_strided_backward(ctx: Any, grad: Tensor) -> tuple:
     # each element's gradient goes to the position it views
-    from .indexing import index_put
+    from .indexing import index_put  # circular: ops/indexing.py builds on this module
 
     shape = ctx.input_shapes[0]
     in_positions = ctx.params.get("in_positions")
@@ -885,6 +880,11 @@ def as_strided_elements(input: Tensor, size: Any, stride: Any, storage_offset: i
 def as_strided_positions(base: Tensor, positions: np.ndarray) -> Tensor:
     """The view of ``base`` at the given flat positions (used after in-place ops on views)."""
     return _as_strided(base, positions=positions)
+
+
+# the view machinery (ops/_views.py) makes views again with these
+provide_view_ops(as_strided=as_strided, as_strided_entry=_as_strided,
+                 as_strided_positions=as_strided_positions)
 
 
 # ---------------------------------------------------------------------------------------------

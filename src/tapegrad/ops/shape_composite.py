@@ -10,13 +10,33 @@ has entries of its own: ``diagonal`` (a view: ``DiagonalBackward0``), ``diag_emb
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap_dim
+from .. import _dtype
+from .._dtype import promote_types
+from .._tensor import Size, Tensor, _wrap_dim
 from ._registry import defop
-from .shape import cat, repeat, reshape, tensor_split, unsqueeze, view
+from .elementwise import invalid_arguments
+from .factories import empty
+from .indexing import nonzero
+from .padding import _constant_pad, _pad_pairs
+from .scatter import masked_select
+from .shape import (
+    _unsafe_view,
+    cat,
+    meshgrid,
+    repeat,
+    reshape,
+    stack,
+    tensor_split,
+    unsqueeze,
+    view,
+    vstack,
+)
 
 # ---------------------------------------------------------------------------------------------
 # atleast_*, ravel, tile, stacking and splitting
@@ -91,8 +111,6 @@ def column_stack(tensors: Any) -> Tensor:
 
 def row_stack(tensors: Any) -> Tensor:
     """``vstack``'s alias."""
-    from .shape import vstack
-
     return vstack(tensors)
 
 
@@ -111,8 +129,6 @@ def _split_dim(input: Tensor, sections: Any, dim: int, name: str, need: int) -> 
     ok = isinstance(sections, (int, Tensor)) or (
         isinstance(sections, (list, tuple)) and all(isinstance(i, int) for i in sections))
     if not ok or isinstance(sections, bool):
-        from .elementwise import invalid_arguments
-
         raise invalid_arguments(name, input, sections)
     if isinstance(sections, int):
         size = input.shape[dim]
@@ -310,11 +326,6 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
 def broadcast_shapes(*shapes: Any) -> Any:
     """The shape every given shape broadcasts to (torch's errors when one does not). Each
     shape is a sequence of ints or one int; None is skipped."""
-    import builtins
-    from collections.abc import Sequence
-
-    from .._tensor import Size
-
     norm = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
     if not norm:
         return Size(())
@@ -350,8 +361,6 @@ def broadcast_tensors(*tensors: Any) -> tuple:
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     """Every combination of one element of each 1-D tensor, one per row."""
-    from .shape import meshgrid, stack
-
     for t in tensors:
         if t.ndim != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
@@ -362,8 +371,6 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
 
 
 def _tri_indices(row: int, col: int, offset: int, lower: bool, dtype: Any) -> Tensor:
-    from .. import _dtype
-
     r, c = np.indices((row, col))
     keep = (c - r <= offset) if lower else (c - r >= offset)
     out = np.stack([r[keep], c[keep]]) if row and col else np.zeros((2, 0), dtype=np.int64)
@@ -386,8 +393,6 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
 
 def argwhere(input: Tensor) -> Tensor:
     """The indices of the nonzero elements, one row each (``nonzero``)."""
-    from .indexing import nonzero
-
     return nonzero(input)  # (a 0-d input: one row of no coordinates, or none)
 
 
@@ -413,8 +418,6 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     >>> torch.kron(torch.tensor([1, 2]), torch.tensor([1, 10]))
     tensor([ 1, 10,  2, 20])
     """
-    from .shape import _unsafe_view
-
     nd = max(input.ndim, other.ndim)
     a = (1,) * (nd - input.ndim) + tuple(input.shape)
     b = (1,) * (nd - other.ndim) + tuple(other.shape)
@@ -466,15 +469,11 @@ def block_diag(*tensors: Tensor) -> Tensor:
     tensor([[1, 2, 0],
             [0, 0, 3]])
     """
-    from .._dtype import promote_types
-
     for i, t in enumerate(tensors):
         if t.ndim > 2:
             raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer dimensions. "
                                f"Input {i} has {t.ndim} dimensions")
     if not tensors:
-        from .._creation import empty
-
         return empty((1, 0))
     dtype = tensors[0].dtype
     for t in tensors[1:]:
@@ -492,10 +491,6 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
             [1, 3],
             [2, 3]])
     """
-    from .._creation import empty
-    from .scatter import masked_select
-    from .shape import meshgrid, stack
-
     if input.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     if r < 0:
@@ -521,8 +516,6 @@ def constant_pad_nd(input: Tensor, pad: Any, value: Any = 0) -> Tensor:
     >>> torch.constant_pad_nd(torch.tensor([1, 2]), [1, 2])
     tensor([0, 1, 2, 0, 0])
     """
-    from .padding import _constant_pad, _pad_pairs
-
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
         raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from . import low_precision as lp
 from ._lapack import (
     batch_error,
     check_float,
@@ -30,10 +31,24 @@ from ._lapack import (
     getrf,
     per_matrix,
     return_type,
+    scipy_linalg,
+    warn_deprecated,
 )
 from ._lapack import count as _count
-from ._registry import defop
-from .factorizations import _LinAlgError
+from ._registry import defop, scalar_type_name
+from .decompositions import _lu_solve_one, _svd
+from .factorizations import (
+    _cholesky,
+    _cholesky_np,
+    _LinAlgError,
+    _solve,
+    _solve_np,
+    _solve_tri_np,
+    cholesky,
+    solve,
+)
+from .linalg import _dtype_check
+from .shape import cat, stack
 
 linalg_slogdet = return_type("linalg_slogdet", "sign logabsdet")
 slogdet_result = return_type("slogdet", "sign logabsdet")
@@ -66,17 +81,12 @@ def det_backward(ctx: Any, grad: Tensor) -> tuple:  # dA = g det A^{-H}; singula
         return (Tensor._make(np.zeros(a.shape, dtype=a._data.dtype)),)
     gd = (grad * conj(d)).unsqueeze(-1).unsqueeze(-2)
     if np.all(d._data != 0) and np.all(np.isfinite(np.linalg.cond(a._data))):
-        from .factorizations import solve
-
         return (solve(a.mH, gd * _eye(a.shape[-1], a)),)
     return (_det_singular(a, grad),)
 
 
 def _det_singular(a: Tensor, grad: Tensor) -> Tensor:
     """dA = U diag(g alpha prod_{j != i} s_j) V^H with alpha = conj(det(U) det(V^H))."""
-    from .decompositions import _svd
-    from .shape import cat, stack
-
     u, s, vh = _svd(a, full_matrices=False)
     alpha = conj(_det(u) * _det(vh))
     n = s.shape[-1]
@@ -107,8 +117,6 @@ def _slogdet(a: np.ndarray) -> tuple:
 @_slogdet.backward
 def slogdet_backward(ctx: Any, grads: list) -> tuple:
     # dA = g_logabsdet A^{-H} (real: the sign is constant)
-    from .factorizations import solve
-
     (a,) = ctx.saved
     g = grads[1] if len(grads) > 1 else None
     if g is None:
@@ -159,8 +167,6 @@ def _inv_np(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         pass
 
     def one(m: np.ndarray) -> tuple:
-        from .decompositions import _lu_solve_one
-
         lu_, piv, info = getrf(m)
         if info:
             return np.full((n, n), np.nan, dtype=a.dtype), info
@@ -219,8 +225,6 @@ def inverse(input: Tensor) -> Tensor:
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> Any:
     """``torch.linalg.solve_ex``: linalg.solve and LAPACK's info."""
-    from .factorizations import _solve
-
     check_square("linalg.solve", A._data)
     a = A._data
     n = a.shape[-1]
@@ -229,8 +233,6 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
         if check_errors:
             batch_error("torch.linalg.solve_ex", info, lambda i: (
                 "The solver failed because the input matrix is singular."), _LinAlgError)
-        from .factorizations import _solve_np
-
         with np.errstate(all="ignore"):
             try:
                 res = Tensor._make(_solve_np(a, B._data, left))
@@ -245,13 +247,9 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
 def cholesky_ex(input: Tensor, *, upper: bool = False, check_errors: bool = False) -> Any:
     """``torch.linalg.cholesky_ex``: the Cholesky factor and LAPACK's info (the order of the
     first leading minor that is not positive-definite)."""
-    from .factorizations import _cholesky, _cholesky_np
-
     check_square("linalg.cholesky", input._data)
     check_float("linalg.cholesky", input._data)
     if check_errors:
-        from .factorizations import cholesky
-
         factor = cholesky(input, upper=upper)
         info = np.zeros(input.shape[:-2], np.int32)
     else:
@@ -313,8 +311,6 @@ def _pinv_product(v: np.ndarray, sinv: np.ndarray, u: np.ndarray, low: np.dtype)
     low-precision input), and the final product is a ``matmul`` on the low-precision list:
     (V S^-1) and U^H rounded to the low type, the product accumulated in float32 and rounded
     once."""
-    from . import low_precision as lp
-
     vs = lp.cast(v * sinv[..., None, :], low)
     return lp.matmul(vs, lp.cast(np.ascontiguousarray(np.swapaxes(u, -1, -2)), low))
 
@@ -322,12 +318,10 @@ def _pinv_product(v: np.ndarray, sinv: np.ndarray, u: np.ndarray, low: np.dtype)
 @_pinv.backward
 def pinv_backward(ctx: Any, grad: Tensor) -> tuple:
     a, p = ctx.saved[0], ctx.saved[-1]
-    if p.dtype != a.dtype:  # autocast's low-type pinv of a float32 A: torch's rule fails on
-        from .linalg import _dtype_check  # its first product of the two, (pinv side) @ A
-
+    # autocast's low-type pinv of a float32 A: torch's rule fails on its first product of the
+    # two, (pinv side) @ A
+    if p.dtype != a.dtype:
         if a.ndim > 2:  # (a bmm's message)
-            from ._registry import scalar_type_name
-
             raise RuntimeError(f"expected scalar type {scalar_type_name(p.dtype)} but found "
                                f"{scalar_type_name(a.dtype)}")
         _dtype_check(p._data, a._data)
@@ -400,7 +394,7 @@ _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
 def _lstsq_np(a: np.ndarray, b: np.ndarray, rcond: Any, driver: str) -> tuple:
-    from scipy.linalg import lstsq as sp_lstsq
+    sp_lstsq = scipy_linalg().lstsq
 
     m, n = a.shape[-2:]
     k = b.shape[-1]
@@ -527,8 +521,6 @@ def _cholesky_inverse(low: np.ndarray, *, upper: bool = False) -> np.ndarray:
 
 
 def _tri_inv(low: np.ndarray) -> np.ndarray:
-    from .factorizations import _solve_tri_np
-
     eye = np.broadcast_to(np.eye(low.shape[-1], dtype=low.dtype), low.shape)
     return _solve_tri_np(low, eye, False, True, False)
 
@@ -557,8 +549,6 @@ def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
 
 @defop("cholesky_solve", node="CholeskySolveBackward0", save=(1,), save_output=True)
 def _cholesky_solve(b: np.ndarray, low: np.ndarray, *, upper: bool = False) -> np.ndarray:
-    from .factorizations import _solve_tri_np
-
     if upper:  # A = U^H U
         y = _solve_tri_np(np.swapaxes(low, -1, -2).conj(), b, False, True, False)
         return _solve_tri_np(low, y, True, True, False)
@@ -594,8 +584,6 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
 
 
 def _tname(t: Tensor) -> str:
-    from ._registry import scalar_type_name
-
     return scalar_type_name(t.dtype)
 
 
@@ -603,8 +591,6 @@ def _tname(t: Tensor) -> str:
        outputs=2)
 def _triangular_solve(b: np.ndarray, a: np.ndarray, *, upper: bool = True,
                       transpose: bool = False, unitriangular: bool = False) -> tuple:
-    from .factorizations import _solve_tri_np
-
     m = np.swapaxes(a, -1, -2) if transpose else a
     x = _solve_tri_np(m, b, upper != transpose, True, unitriangular)
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
@@ -634,8 +620,6 @@ def triangular_solve_backward(ctx: Any, grads: list) -> tuple:
 def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False) -> Any:
     """``torch.triangular_solve`` (deprecated in torch): (X, a copy of A) with op(A) X = b."""
-    from ._lapack import warn_deprecated
-
     warn_deprecated("triangular_solve")
     if input.ndim < 2 or A.ndim < 2:
         raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, "

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import return_types
+from .._dtype import get_default_dtype
 from .._out import rule as out_rule
 from .._sort_emulation import (
     StdAlgorithms,
@@ -31,7 +32,7 @@ from . import _registry
 from . import indexing as ix
 from ._empty_checks import _empty_check
 from ._registry import defop, nondiff
-from .elementwise import reject_complex
+from .elementwise import reject_complex, where
 
 
 def _t(a: Any) -> Tensor:
@@ -418,8 +419,6 @@ def logcumsumexp_backward(ctx: Any, grad: Tensor) -> tuple:  # dy_j/dx_i = exp(x
     # sum_{j >= i} g_j exp(x_i - y_j), in log space to stay finite: the positive and the
     # negative parts of g each as exp(x_i + reverse-logcumsumexp(log|g_j| - y_j))
     # (the lowest finite number stands for log 0, so that nothing turns into NaN)
-    from .elementwise import where
-
     lowest = Tensor._make(np.asarray(np.finfo(grad._data.dtype).min, dtype=grad._data.dtype))
     log_abs = grad.abs().log()
 
@@ -448,8 +447,6 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
 
 
 def _float_default() -> Any:
-    from .._dtype import get_default_dtype
-
     return get_default_dtype()
 
 

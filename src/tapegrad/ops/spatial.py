@@ -18,12 +18,14 @@ backward of that backward, are autograd's; the node that the output records
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _rng
 from .._tensor import Tensor
+from ..autograd import grad as autograd_grad
 from ..autograd.grad_mode import _state, enable_grad
 from ._registry import defop
 from .nn_common import _linked
@@ -252,9 +254,7 @@ def _grid_forward_2d(inp: np.ndarray, grid: np.ndarray, mode: str, padding: str,
     vectorized CPU kernel: the position (g + 1) * size/2 - 0.5 as one fused multiply-add
     ((g + 1) * (size - 1)/2 with align_corners), the four bilinear terms summed nw first, then
     fused in ne, sw, se; nearest rounds half to even."""
-    from .._rng import _fma32, _fma64
-
-    fma = _fma32 if inp.dtype == np.float32 else _fma64
+    fma = _rng._fma32 if inp.dtype == np.float32 else _rng._fma64  # (not this module's _fma32)
     t = inp.dtype.type
     n, c, h, w = inp.shape
     gx = grid[..., 0].reshape(n, -1).astype(inp.dtype, copy=False)
@@ -502,8 +502,6 @@ def _trilinear_grads32(inp: np.ndarray, grid: np.ndarray, g: np.ndarray, padding
 
 def grid_sample_backward(ctx: Any, grad: Tensor) -> tuple:
     # differentiate the composite at the saved inputs (a graph of its own under create_graph)
-    from ..autograd import grad as autograd_grad
-
     inp, grid = ctx.saved
     p = ctx.params
     needs = ctx.needs_input_grad
@@ -550,8 +548,6 @@ _linked(_GRID_3D)
 def align_corners_or_default(align_corners: bool | None) -> bool:
     """``align_corners`` for ``grid_sample`` and ``affine_grid``: None is False, with torch's
     warning, which names the line that called them (two frames up)."""
-    import warnings
-
     if align_corners is None:
         warnings.warn("Default grid_sample and affine_grid behavior has changed to "
                       "align_corners=False since 1.3.0. Please specify align_corners=True if "

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from ._registry import defop
+from ._registry import apply_, defop
 from .elementwise import _SCALARS, _float_result, _promote, exp, log, sigmoid, where
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -26,7 +26,7 @@ _SQRT_2PI = math.sqrt(2 * math.pi)
 
 def _sp() -> Any:
     """scipy.special, imported on first use."""
-    import scipy.special
+    import scipy.special  # scipy: optional, loaded on first use (it takes a while to import)
 
     return scipy.special
 
@@ -515,8 +515,6 @@ zeta = _binary_public(_zeta, "zeta", "special_zeta")
 
 def _inplace(op: Any) -> Any:
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        from ._registry import apply_
-
         return apply_(op, self, *args, **kwargs)
 
     return method

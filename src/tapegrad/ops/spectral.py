@@ -33,7 +33,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import fft as _fft
+from .complex import view_as_real
 from .padding import pad as pad_nd
+from .scatter import index_add
 
 _STFT_NO_WINDOW = (
     "A window was not provided. A rectangular window will be applied,which is known to cause "
@@ -98,8 +100,6 @@ def _padded_window(window: Tensor | None, win_length: int, n_fft: int, like: Ten
 
 def _overlap_add(frames: Tensor, hop: int, total: int) -> Tensor:
     """(C, n_frames, n_fft) -> (C, total): frame t added in at t * hop (``unfold``'s adjoint)."""
-    from .scatter import index_add
-
     c, n_frames, n_fft = frames.shape
     where = (np.arange(n_frames)[:, None] * hop + np.arange(n_fft)[None, :]).reshape(-1)
     zeros = Tensor._make(np.zeros((c, total), dtype=frames._data.dtype))
@@ -201,8 +201,6 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
         out.squeeze_(0)
     if return_complex:
         return out
-    from .complex import view_as_real
-
     return view_as_real(out)
 
 

@@ -10,22 +10,25 @@ or a row of NaNs only (nanquantile).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
+from . import elementwise as ew
+from . import indexing as ix
+from ._registry import scalar_type_name
+from .complex import complex as complex_
+from .linalg import mm
+from .shape import _squeeze_matmul
+from .sorting import sort
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile(name: str, input: Tensor, q: Any, dim: Any, keepdim: bool,
               interpolation: str) -> Tensor:
-    from . import elementwise as ew
-    from . import indexing as ix
-    from .shape import _squeeze_matmul
-    from .sorting import sort
-
     x = input._data
     if x.dtype.kind != "f":
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
@@ -122,8 +125,6 @@ def _check_weights(kind: str, w: Tensor, n: int) -> None:
     if w.ndim > 1:
         raise RuntimeError(f"cov(): expected {kind} to have one or fewer dimensions but got "
                            f"{kind} with {w.ndim} dimensions")
-    from ._registry import scalar_type_name
-
     if kind == "fweights" and w._data.dtype.kind not in "iu":
         raise RuntimeError("cov(): expected fweights to have integral dtype but got fweights "
                            f"with {scalar_type_name(w.dtype)} dtype")
@@ -147,10 +148,6 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     tensor([[ 1., -1.],
             [-1.,  1.]])
     """
-    import warnings
-
-    from .linalg import mm
-
     if input.ndim > 2:
         raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {input.ndim} dimensions")
@@ -205,8 +202,6 @@ def corrcoef(input: Tensor) -> Tensor:
     c = c / std.view(-1, 1)
     c = c / std.view(1, -1)
     if c.is_complex():
-        from .complex import complex as complex_
-
         return complex_(c.real.clip(-1, 1), c.imag.clip(-1, 1))
     return c.clip(-1, 1)
 

@@ -15,10 +15,15 @@ from typing import Any
 
 import numpy as np
 
+from .. import _signatures
 from .._tensor import Tensor, _wrap_dim
+from ..autograd import grad as autograd_grad
+from ..autograd.grad_mode import _state, enable_grad, no_grad
+from . import complex as complex_ops
 from . import shape as S
 from ._registry import REGISTRY, defop
 from ._tangents import linear_tangent
+from .scatter import index_add
 
 # the registry entries made so far (their tests: the *_copy OpInfo entries, test_opinfo.py)
 NAMES: set[str] = set()
@@ -42,9 +47,6 @@ def _copy_entry(fname: str, node: str, view_fn: Any, outputs: int) -> Any:
 
     @op.backward
     def view_copy_backward(ctx: Any, grad: Any) -> tuple:  # the view's vector-Jacobian product
-        from ..autograd import grad as autograd_grad
-        from ..autograd.grad_mode import enable_grad
-
         shape, num = ctx.input_meta[0]
         x0 = Tensor._make(np.zeros(shape, dtype=_dtype_of(num))).requires_grad_()
         with enable_grad():
@@ -67,8 +69,6 @@ def _dtype_of(num: int) -> np.dtype:
 
 
 def _grad_enabled() -> bool:
-    from ..autograd.grad_mode import _state
-
     return bool(_state.enabled)
 
 
@@ -87,15 +87,11 @@ def _copying(fname: str, view_fn: Any) -> Any:
         probe = (input.detach().requires_grad_() if input.dtype.is_floating_point
                  or input.dtype.is_complex else None)
         if probe is None:  # no gradient: no node to name
-            from ..autograd.grad_mode import no_grad
-
             with no_grad():
                 res = view_fn(input, *args, **kwargs)
             if isinstance(res, (tuple, list)):
                 return tuple(_fresh(r) for r in res)
             return _fresh(res)
-        from ..autograd.grad_mode import enable_grad
-
         with enable_grad():
             y = view_fn(probe, *args, **kwargs)
         first = y[0] if isinstance(y, (tuple, list)) else y
@@ -143,8 +139,6 @@ def unfold_backward(ctx: Any, grad: Tensor) -> tuple:
     idx = (np.arange(nw)[:, None] * step + np.arange(size)[None, :]).reshape(-1)
     g = grad.movedim(-1, d + 1)
     g = g.reshape(tuple(g.shape[:d]) + (nw * size,) + tuple(g.shape[d + 2:]))
-    from .scatter import index_add
-
     return (index_add(zeros, d, Tensor._make(idx.astype(np.int64)), g),)
 
 
@@ -319,16 +313,12 @@ def _int_split(split_size: Any) -> int:
 
 
 def _complex_views() -> Any:
-    from . import complex as complex_ops
-
     return complex_ops
 
 
 def _with_params(name: str, view_fn: Any) -> Any:
     """torch.<name>(input, <the view's parameters>): ``_copying`` under the parameters of the
     view it copies (``permute_copy(input, dims)``), torch's."""
-    from .. import _signatures
-
     return _signatures.calling(name, _signatures.params_of(view_fn, drop_first=True),
                                _copying(name, view_fn), first="input",
                                doc=f"torch.{name}: the result of torch.{name[:-5]} in fresh "

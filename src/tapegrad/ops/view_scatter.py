@@ -15,6 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from ._registry import defop
+from .shape import as_strided_elements, slice_dim
 
 
 def _region(out: np.ndarray, kind: str, p: dict) -> Any:
@@ -79,13 +80,9 @@ def _view_of(t: Tensor, kind: str, p: dict) -> Tensor:
     if kind == "select":
         return t.select(p["dim"], p["index"])
     if kind == "slice":
-        from .shape import slice_dim
-
         return slice_dim(t, p["dim"], p["start"], p["end"], p["step"])
     if kind == "diagonal":
         return t.diagonal(p["offset"], p["dim1"], p["dim2"])
-    from .shape import as_strided_elements
-
     return as_strided_elements(t, p["size"], p["stride"], p["storage_offset"])
 
 
