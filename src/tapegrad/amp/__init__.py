@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
-from .. import _dtype
+from .. import _creation, _dtype
 from .._device import device as _device
 from .._naming import public
 
@@ -307,8 +307,6 @@ class GradScaler:
         return self._scale, self._growth_tracker
 
     def _lazy_init_scale_growth_tracker(self) -> None:
-        from .. import _creation
-
         self._scale = _creation.full((), self._init_scale, dtype=_dtype.float32)
         self._growth_tracker = _creation.full((), self._init_growth_tracker,
                                               dtype=_dtype.int32)
@@ -361,8 +359,6 @@ class GradScaler:
         """Divide ``optimizer``'s gradients by S (for clipping them, say), once per step."""
         if not self._enabled:
             return
-        from .. import _creation
-
         self._check_scale_growth_tracker("unscale_")
         state = self._per_optimizer_states[id(optimizer)]
         if state["stage"] == _Stage.UNSCALED:

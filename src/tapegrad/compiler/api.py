@@ -25,6 +25,8 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from .._compile import OptimizedModule
+from ..nn.modules.module import Module
 from . import capture as cap
 
 STANCES = ("default", "force_eager", "eager_on_recompile", "fail_on_recompile",
@@ -120,12 +122,8 @@ def disable(fn: Callable | None = None, recursive: bool = True, *,
         return functools.partial(disable, recursive=recursive, reason=reason)
     if getattr(fn, "_tapegrad_disabled", False):
         return fn
-    from ..nn.modules.module import Module
-
     why = "a function wrapped by torch.compiler.disable()" + (f" ({reason})" if reason else "")
     if isinstance(fn, Module):  # torch wraps the module; its calls run the disabled wrapper
-        from .._compile import OptimizedModule
-
         opt = OptimizedModule(fn)
         opt.__dict__["_compiled"] = _disabled(fn, type(fn).__name__, why)
         return opt

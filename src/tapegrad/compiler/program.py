@@ -42,6 +42,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Node
 from ..ops import _registry, low_precision
 from . import capture as cap
+from .aot import CompiledFunctionBackward
 from .capture import Recorder, SlotRef, Step, TupleRef
 
 
@@ -583,8 +584,6 @@ def spent(a: np.ndarray, name: str | None = None) -> Tensor:
 def spent_node(name: str | None = None) -> Node:
     """A ``CompiledFunctionBackward`` whose graph is already used; ``name``: named as the
     eager node instead (torch's "eager" backend keeps eager nodes)."""
-    from .aot import CompiledFunctionBackward
-
     cls: type = CompiledFunctionBackward
     if name is not None:
         cls = _SPENT.get(name) or _SPENT.setdefault(name, type(name, (CompiledFunctionBackward,), {

@@ -18,6 +18,7 @@ machine without it.
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import os
 import sys
@@ -37,8 +38,6 @@ _MPI: Any = None
 
 def available() -> bool:
     """True when mpi4py can be imported (without importing it)."""
-    import importlib.util
-
     return importlib.util.find_spec("mpi4py") is not None
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from .._naming import public
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer, _run_closure, _to_scalar
 
 __all__ = ["Muon"]
@@ -100,8 +101,6 @@ class Muon(Optimizer):
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform a single optimization step; ``closure`` re-evaluates the loss."""
-        from ..autograd.grad_mode import no_grad
-
         loss = _run_closure(closure)
         with no_grad():
             for group in self.param_groups:

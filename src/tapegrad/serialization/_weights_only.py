@@ -27,7 +27,8 @@ from pickle import UnpicklingError
 from typing import Any
 
 from .._tensor import Tensor
-from ._rebuild import torch_globals
+from ..nn import Parameter
+from ._rebuild import _view, torch_globals
 
 __all__ = ["Unpickler", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "user_globals", "UNSAFE_MESSAGE", "explain"]
@@ -301,8 +302,6 @@ class Unpickler:
     def _newobj(self) -> None:
         args = self._pop()
         cls = self._pop()
-        from ..nn import Parameter
-
         if cls is Parameter:
             self.stack.append(Parameter(*args))
         elif id(cls) in self.callable_ids and isinstance(cls, type):
@@ -322,14 +321,10 @@ class Unpickler:
         self.stack[-1] = func(*args)
 
     def _build(self) -> None:
-        from ..nn import Parameter
-
         state = self._pop()
         inst = self._top()
         kind = type(inst)
         if kind is Tensor:
-            from ._rebuild import _view
-
             if not isinstance(state, tuple) or len(state) != 4:
                 raise UnpicklingError("Tensor state must be (storage, offset, size, stride)")
             inst._data = _view(*state)

@@ -23,7 +23,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .. import autograd
 from .._script import alias_torch, exit_code, print_user_error
+from .graph import GraphView, GraphvizMissing, frame_names
 from .i18n import resolve_lang, t
 
 
@@ -128,9 +130,6 @@ def graph_command(argv: list[str]) -> int:
         print(t("cli.cant_open", lang, command="graph", script=script), file=sys.stderr)
         return 2
     out = Path(opts["out"] or (Path(script).stem + ".graph.svg"))
-
-    from .. import autograd
-    from .graph import GraphView, GraphvizMissing, frame_names
 
     captured: dict[str, Any] = {}
     original = autograd.backward

@@ -22,6 +22,7 @@ import argparse
 import html
 import importlib
 import inspect
+import io
 import json
 import os
 import runpy
@@ -29,10 +30,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .. import autograd, optim
 from .._script import alias_torch, print_user_error
+from ..nn.modules.module import Module
+from .graph import frame_names
 from .health import HealthReport
 from .i18n import resolve_lang, t
 from .monitor import Monitor
+from .trace import Trace
 
 
 class _Progress:
@@ -64,8 +69,6 @@ class _Progress:
 def _find_model(params: list[Any]) -> Any:
     """The module, in a frame of the script that is creating the optimizer, holding the most
     of its parameters (the model), or None."""
-    from ..nn.modules.module import Module
-
     wanted = {id(p) for p in params}
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
     best, best_hits = None, 0
@@ -168,10 +171,7 @@ def doctor_command(argv: list[str]) -> int:
         print(t("cli.cant_open", lang, command="doctor", script=script), file=sys.stderr)
         return 2
 
-    from .. import autograd, optim
     from ._commands import _caller_frame
-    from .graph import frame_names
-    from .trace import Trace
 
     saved_modules = {n: m for n, m in sys.modules.items() if n == "torch" or
                      n.startswith("torch.")}
@@ -275,8 +275,6 @@ def _write_results(monitors: list[tuple[Any, Monitor, _Progress]], out_dir: Path
             fig = monitor.plot(str(png), lang=lang)
             print(t("doctor.wrote", lang, path=png))
             title = t("monitor.plot_title", lang) + (f" {end[1:]}" if end else "")
-            import io
-
             buf = io.StringIO()
             fig.savefig(buf, format="svg")
             figures[title] = buf.getvalue()

@@ -28,6 +28,7 @@ every gradient norm below 1e-6 means the training has stalled.
 
 from __future__ import annotations
 
+import html as _html
 import io
 import math
 import os
@@ -38,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.graph import AccumulateGrad
 from .i18n import resolve_lang, t
 from .watch import ForwardWatch, ModuleCall
 
@@ -218,8 +220,6 @@ def _share(x: float) -> str:
 
 def graph_leaves(root: Any) -> set[int]:
     """ids of the leaf tensors whose AccumulateGrad is reachable from the node ``root``."""
-    from ..autograd.graph import AccumulateGrad
-
     seen: set[int] = set()
     leaves: set[int] = set()
     stack = [root]
@@ -530,8 +530,6 @@ class HealthReport:
         """The report as an HTML fragment (the report page and Jupyter show it): the table
         (scrolls sideways where it is wider than the page) and the diagnosis, whose sentences
         wrap. Styled inline, so it needs no style sheet."""
-        import html as _html
-
         def esc(x: str) -> str:
             return _html.escape(x)
 

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from .health import _cjk_font, _pad, _width, health
 from .i18n import resolve_lang, t
 
 RUNS = ("float32", "float16", "float16+scaler", "bfloat16")
@@ -166,8 +167,6 @@ def _health_sentences(model: Any, lib: Any) -> dict[str, str] | None:
     (tapegrad's own instrument: None for another library)."""
     if getattr(lib, "__name__", "") != "tapegrad":
         return None
-    from .health import health
-
     out = {}
     for lang in ("en", "zh"):
         found = [f for f in health(model, lang=lang).diagnosis() if f.kind == "nan"]
@@ -202,8 +201,6 @@ class PrecisionReport:
                          "-" if bad is None else str(bad),
                          "-" if r.scales is None else str(len(r.skipped)),
                          f"{r.ms_per_step:.2f}"])
-        from .health import _pad, _width
-
         widths = [max(_width(row[i]) for row in rows) for i in range(len(head))]
         return "\n".join("  ".join(_pad(c, w, i) for i, (c, w) in enumerate(zip(
             row, widths, strict=True))).rstrip() for row in rows)
@@ -252,8 +249,6 @@ class PrecisionReport:
         if path is not None:
             matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
-
-        from .health import _cjk_font
 
         lang = self.lang
         fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 3.8),

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ... import _announce, _device, _dtype
+from ..._creation import empty_like
 from ..._tensor import Tensor, device
 from ...autograd.function import Function
 from ...autograd.grad_mode import _state, no_grad
@@ -740,8 +741,6 @@ class Module:
 
     def to_empty(self, *, device: Any = None, recurse: bool = True) -> Module:
         """Fresh uninitialised storage for every parameter and buffer (same shapes)."""
-        from ..._creation import empty_like
-
         return self._apply(lambda t: empty_like(t), recurse=recurse)
 
     def share_memory(self) -> Module:

@@ -16,6 +16,7 @@ The contents are torch's, field for field, so TensorBoard shows the same thing.
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import numpy as np
@@ -335,7 +336,6 @@ def tensor_proto(tag: str, tensor: Tensor) -> Summary:
 
 def audio(tag: str, tensor: Any, sample_rate: int = 44100) -> Summary:
     """A mono clip (values in [-1, 1], clipped with a warning) as 16-bit WAV."""
-    import io
     import wave
 
     samples = make_np(tensor).squeeze()

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .. import get_image_backend
 from .vision import VisionDataset, _transform_pair
 
 __all__ = ["DatasetFolder", "ImageFolder", "IMG_EXTENSIONS", "default_loader", "find_classes",
@@ -170,8 +171,6 @@ def accimage_loader(path: str | Path) -> Any:
 
 def default_loader(path: str | Path) -> Any:
     """The image backend's loader (``torchvision.get_image_backend()``)."""
-    from .. import get_image_backend
-
     return accimage_loader(path) if get_image_backend() == "accimage" else pil_loader(path)
 
 
