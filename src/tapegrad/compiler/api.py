@@ -22,12 +22,16 @@ What each one means here, where a capture records NumPy calls instead of tracing
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from .._compile import OptimizedModule
 from ..nn.modules.module import Module
 from . import capture as cap
+
+# every compiled callable (replay.CompiledFunction adds itself): what reset() clears
+live_functions: weakref.WeakSet = weakref.WeakSet()
 
 STANCES = ("default", "force_eager", "eager_on_recompile", "fail_on_recompile",
            "eager_then_compile", "aot_eager_then_compile")
@@ -108,8 +112,6 @@ class set_stance:  # noqa: N801 - torch's name: a function, context manager and 
 
 def reset() -> None:
     """Every compiled callable forgets its captures; the next call of each captures anew."""
-    from .replay import live_functions
-
     for f in list(live_functions):
         f.reset()
 

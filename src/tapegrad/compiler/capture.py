@@ -106,6 +106,7 @@ from .._tensor import Tensor
 from ..autograd import engine, forward_ad, listeners
 from ..autograd.grad_mode import _state
 from ..ops import _registry, low_precision
+from ..optim.lr_scheduler import LRScheduler
 from .guards import container_tensors
 
 
@@ -876,8 +877,6 @@ def recording(rec: Recorder) -> Iterator[Recorder]:
     """Listen to the core (``_LISTENER``) and install the method hooks that remain, run the
     block with ``rec`` active, and take everything back out."""
     global _active
-    from ..optim.lr_scheduler import LRScheduler
-
     if "profiler" in _registry._DETOURS:  # (it hears the ops eager code runs)
         rec.graph_break("the profiler is recording")
     elif _registry._SPECIAL:  # forward-mode AD or saved-tensor hooks are on: not for capture

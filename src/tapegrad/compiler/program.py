@@ -44,6 +44,7 @@ from ..ops import _registry, low_precision
 from . import capture as cap
 from .aot import CompiledFunctionBackward
 from .capture import Recorder, SlotRef, Step, TupleRef
+from .optim_replay import replay_of
 
 
 def slot_uses(s: Step) -> list[int]:
@@ -336,8 +337,6 @@ class Program:
                           "_wrapped_by_lr_sched", False)
         note = f"{obj}._opt_called = True\n" if counted else ""  # (an LR scheduler's flag)
         if not args and not kw:
-            from .optim_replay import replay_of
-
             replay = replay_of(s.fn)  # Adam's, SGD's, RMSprop's step at replay
             if replay is not None:
                 return f"{note}{self._name(replay, replay.__name__)}({obj}, {meth})"

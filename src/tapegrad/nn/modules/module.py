@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ... import _announce, _device, _dtype
 from ..._creation import empty_like
 from ..._tensor import Tensor, device
+from ..._torch_functions import typename
 from ...autograd.function import Function
 from ...autograd.grad_mode import _state, no_grad
 from ..parameter import Buffer, Parameter
@@ -283,8 +284,6 @@ def _tensor_tuple_or_warn(value: Any, message: str) -> tuple | None:
 
 def _typename(obj: Any) -> str:
     """``torch.typename``: 'torch.FloatTensor' for tensors, 'module.QualName' otherwise."""
-    from ..._torch_functions import typename
-
     return typename(obj)
 
 
