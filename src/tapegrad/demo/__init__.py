@@ -332,6 +332,7 @@ def _show(result, text_file, out, msg, torch, lang) -> list[Path]:  # type: igno
 def _plot_lang(lang: str) -> str:
     """The language of a plot's words: Chinese only where a font can draw it."""
     try:
+        # tapegrad.show: loaded on first use (English plots if it cannot load)
         from tapegrad.show.health import plot_lang
     except ImportError:
         return "en"

@@ -154,6 +154,7 @@ def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_m
                  align_corners: bool) -> Tensor:
     """grid_sample with the kernel's integer modes (0 bilinear, 1 nearest, 2 bicubic; padding
     0 zeros, 1 border, 2 reflection)."""
+    # ops.spatial: loaded on first use (its ops join the registry when it loads)
     from ..ops.spatial import grid_sample
 
     return grid_sample(input, grid, _MODES[interpolation_mode], _PADDINGS[padding_mode],

@@ -20,6 +20,7 @@ from typing import Any
 from .._naming import public
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ..ops.linalg import addmm
 from .optimizer import Optimizer, _run_closure, _to_scalar
 
 __all__ = ["Muon"]
@@ -28,8 +29,6 @@ __all__ = ["Muon"]
 def _zeropower_via_newtonschulz(grad: Tensor, ns_coefficients: tuple, ns_steps: int,
                                 eps: float) -> Tensor:
     """The Newton-Schulz orthogonalization of a matrix, in bfloat16."""
-    from .. import addmm
-
     if ns_steps >= 100:
         raise ValueError("Number of steps must be less than 100 for computational efficiency")
     if len(grad.shape) != 2:

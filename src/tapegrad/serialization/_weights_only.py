@@ -19,6 +19,7 @@ The messages are torch's, word for word, so a crafted file reads the same on bot
 
 from __future__ import annotations
 
+import pickletools
 import struct
 import warnings
 from collections import Counter, OrderedDict
@@ -162,8 +163,6 @@ def user_globals() -> dict[str, Any]:
 def unsafe_globals(data: bytes) -> list[str]:
     """The names a pickle's GLOBAL instructions use that a weights_only load would refuse,
     found by reading the program, not running it."""
-    import pickletools
-
     allowed = set(torch_globals()) | set(user_globals())
     found = []
     try:

@@ -33,6 +33,7 @@ from typing import Any
 from .. import autograd, optim
 from .._script import alias_torch, print_user_error
 from ..nn.modules.module import Module
+from ._commands import _caller_frame
 from .graph import frame_names
 from .health import HealthReport
 from .i18n import resolve_lang, t
@@ -170,8 +171,6 @@ def doctor_command(argv: list[str]) -> int:
     if not os.path.isfile(script):
         print(t("cli.cant_open", lang, command="doctor", script=script), file=sys.stderr)
         return 2
-
-    from ._commands import _caller_frame
 
     saved_modules = {n: m for n, m in sys.modules.items() if n == "torch" or
                      n.startswith("torch.")}

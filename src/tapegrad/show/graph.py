@@ -501,7 +501,7 @@ def _q(s: str) -> str:
 
 def _pipe(source: str, fmt: str) -> bytes:
     try:
-        import graphviz
+        import graphviz  # graphviz: optional (pip install graphviz), loaded on first use
     except ImportError:
         raise GraphvizMissing(INSTALL_HINT) from None
     try:

@@ -586,6 +586,7 @@ class HealthReport:
         this report's one step (``plot_grad_norms`` draws them over many steps); returns the
         matplotlib Figure (and writes it to ``path`` if given). Needs matplotlib
         (``pip install 'tapegrad[viz]'``)."""
+        # matplotlib: optional (pip install 'tapegrad[viz]'), loaded on first use
         from matplotlib.figure import Figure
 
         lang = plot_lang(self.lang)
@@ -636,6 +637,7 @@ def cjk_family() -> str | None:
     adds the system's CJK font files (fonts-noto-cjk, fonts-wqy-*) that its cache missed."""
     if _cjk:
         return _cjk[0]
+    # matplotlib: optional (pip install 'tapegrad[viz]'), loaded on first use
     from matplotlib import font_manager
 
     found = None
@@ -683,8 +685,9 @@ def plot_grad_norms(history: list[dict[str, Any]], names: list[str], path: Any =
     None}}}`` (``Monitor.history``'s form). Returns the matplotlib Figure, written to ``path``
     if given. Needs matplotlib (``pip install 'tapegrad[viz]'``).
     """
+    # matplotlib: optional (pip install 'tapegrad[viz]'), loaded on first use
     from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import MaxNLocator  # matplotlib: optional, loaded on first use
 
     lang = plot_lang(resolve_lang(lang))
     fig = Figure(figsize=(8.0, 4.0))

@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+import tapegrad
+
 from .health import _cjk_font, _pad, _width, health
 from .i18n import resolve_lang, t
 
@@ -101,7 +103,7 @@ def train(name: str, steps: int, lib: Any = None, cfg: LabConfig | None = None,
     per parameter (the float32 run's are the reference the float16 run's underflow is
     measured against)."""
     if lib is None:
-        import tapegrad as lib
+        lib = tapegrad
     cfg = cfg or LabConfig()
     x, y = _data(lib, cfg)
     model = _model(lib, cfg)
@@ -244,11 +246,12 @@ class PrecisionReport:
 
     def plot(self, path: str | None = None) -> Any:
         """The loss curves of the four runs, and the scaler's scale per step (matplotlib)."""
+        # matplotlib: optional (pip install 'tapegrad[viz]'), loaded on first use
         import matplotlib
 
         if path is not None:
             matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # (after matplotlib.use)
 
         lang = self.lang
         fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 3.8),

@@ -516,6 +516,7 @@ def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
 
 def _fractional_max_pool(input: Tensor, kernel_size: Any, output_size: Any, output_ratio: Any,
                          return_indices: bool, _random_samples: Any, d: int) -> Any:
+    # ops.spatial: loaded on first use (its ops join the registry when it loads)
     from ...ops import spatial
 
     name = f"fractional_max_pool{d}d"

@@ -132,6 +132,22 @@ class _WrappedHook:
         return self.hook(*args, **kwargs)
 
 
+def _not_installed(module: Module, *args: Any, **kwargs: Any) -> None:
+    raise RuntimeError("Module.compile needs tapegrad._compile, which import tapegrad loads")
+
+
+# Module.compile's work: torch.compile's checks, then the module's calls captured and replayed.
+# That is tapegrad._compile's and tapegrad.compiler's, which sit above this module, so
+# tapegrad._compile hands it over with ``_register_compile_in_place`` when it is imported.
+_compile_in_place: Callable[..., None] = _not_installed
+
+
+def _register_compile_in_place(compile_in_place: Callable[..., None]) -> None:
+    """Install the function that ``Module.compile`` calls: ``(module, *args, **kwargs)``."""
+    global _compile_in_place
+    _compile_in_place = compile_in_place
+
+
 # Hooks common to every module (debugging / profiling), run before the module's own.
 _global_buffer_registration_hooks: dict[int, Callable] = OrderedDict()
 _global_module_registration_hooks: dict[int, Callable] = OrderedDict()
@@ -966,18 +982,7 @@ class Module:
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
         """Compile this module's calls in place (``torch.compile``'s arguments; see there)."""
-        from ..._compile import compile as compile_fn
-        from ...compiler import CompiledFunction
-
-        compile_fn(lambda: None, *args, **kwargs)  # torch.compile's argument checks
-        if kwargs.get("disable", False):
-            self._compiled_call_impl = None
-            return
-        self._compiled_call_impl = CompiledFunction(self._call_impl,
-                                                    fullgraph=kwargs.get("fullgraph", False),
-                                                    module=self,
-                                                    dynamic=kwargs.get("dynamic"),
-                                                    backend=kwargs.get("backend", "inductor"))
+        _compile_in_place(self, *args, **kwargs)
 
     # -- attributes -------------------------------------------------------------------------
 

@@ -152,7 +152,7 @@ class DatasetFolder(VisionDataset):
 
 def pil_loader(path: str | Path) -> Any:
     """The image at ``path`` as a PIL RGB image (read whole, the file closed)."""
-    from PIL import Image
+    from PIL import Image  # PIL: optional (pip install pillow), loaded on first use
 
     with open(path, "rb") as fh:
         return Image.open(fh).convert("RGB")
