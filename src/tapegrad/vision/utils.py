@@ -202,9 +202,9 @@ def _parse_colors(colors: Any, *, num_objects: int,
 def _draw_class() -> Any:
     """Pillow's ImageDraw with a dashed outline for rotated boxes (8 coordinates): the first
     edge dashed (5 pixels on, 5 off), the others solid, the inside filled as a polygon."""
-    ImageDraw = _pil().ImageDraw
+    base: Any = _pil().ImageDraw.ImageDraw
 
-    class _ImageDrawTV(ImageDraw.ImageDraw):
+    class _ImageDrawTV(base):
         def oriented_rectangle(self, xy: list[float], fill: Any = None, outline: Any = None,
                                width: int = 1) -> None:
             self.dashed_line(((xy[0], xy[1]), (xy[2], xy[3])), width=width, fill=outline)
