@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .nn.modules.module import Module
+from .nn.modules.module import Module, _register_compile_in_place
 
 MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 BACKENDS = ("inductor", "eager", "aot_eager", "aot_eager_decomp_partition", "cudagraphs",
@@ -101,6 +101,26 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic: 
     from .compiler import CompiledFunction
 
     return CompiledFunction(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend)
+
+
+def _compile_in_place(module: Module, *args: Any, **kwargs: Any) -> None:
+    """``module.compile(*args, **kwargs)``: torch.compile's argument checks, then the module's
+    calls compiled in place (``disable=True`` takes a compilation back out)."""
+    # (tapegrad.compiler is imported on first use, so import tapegrad stays fast)
+    from .compiler import CompiledFunction
+
+    compile(lambda: None, *args, **kwargs)  # torch.compile's argument checks
+    if kwargs.get("disable", False):
+        module._compiled_call_impl = None
+        return
+    module._compiled_call_impl = CompiledFunction(module._call_impl,
+                                                  fullgraph=kwargs.get("fullgraph", False),
+                                                  module=module,
+                                                  dynamic=kwargs.get("dynamic"),
+                                                  backend=kwargs.get("backend", "inductor"))
+
+
+_register_compile_in_place(_compile_in_place)
 
 
 def check_arguments(dynamic: Any, backend: Any, mode: Any, options: Any) -> None:

@@ -11,6 +11,8 @@ import sys
 import types
 from typing import Any
 
+from ..compiler import replay
+
 _ALIASES = {"cache_size_limit": "recompile_limit"}
 
 suppress_errors = False
@@ -29,15 +31,11 @@ class _Config(types.ModuleType):
 
     def __getattr__(self, name: str) -> Any:
         if _ALIASES.get(name, name) == "recompile_limit":
-            from ..compiler import replay
-
             return replay.cache_size_limit
         raise AttributeError(f"module '{self.__name__}' has no attribute '{name}'")
 
     def __setattr__(self, name: str, value: Any) -> None:
         if _ALIASES.get(name, name) == "recompile_limit":
-            from ..compiler import replay
-
             replay.cache_size_limit = value
             return
         super().__setattr__(name, value)

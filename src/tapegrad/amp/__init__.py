@@ -26,18 +26,28 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
-from .. import _dtype
+import numpy as np
+
+from .. import _creation, _dtype
 from .._device import device as _device
 from .._naming import public
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 
 __all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd", "is_autocast_available"]
 
 
+def _autocast_module() -> Any:
+    """The autocast mechanism and its per-thread state (tapegrad/_autocast.py)."""
+    # _autocast: loaded on first use, so importing tapegrad.cuda or tapegrad.amp does not load it
+    from .. import _autocast
+
+    return _autocast
+
+
 def is_autocast_available(device_type: str) -> bool:
     """Whether ``device_type`` has an autocast (torch's list: cpu, cuda, xpu, mps, ...)."""
-    from .._autocast import _DEFAULT_DTYPES
-
-    return _device(device_type).type in _DEFAULT_DTYPES
+    return _device(device_type).type in _autocast_module()._DEFAULT_DTYPES
 
 
 _SUPPORTED = "torch.bfloat16, torch.float16"
@@ -62,7 +72,7 @@ class autocast:
 
     def __init__(self, device_type: str, dtype: Any = None, enabled: bool = True,
                  cache_enabled: bool | None = None) -> None:
-        from .. import _autocast
+        _autocast = _autocast_module()
 
         if not isinstance(device_type, str):
             kind = type(device_type)
@@ -90,7 +100,7 @@ class autocast:
         self._enabled = enabled
 
     def __enter__(self) -> autocast:
-        from .. import _autocast
+        _autocast = _autocast_module()
 
         self.prev_cache_enabled = _autocast.is_autocast_cache_enabled()
         self.prev = _autocast.is_autocast_enabled(self.device)
@@ -102,7 +112,7 @@ class autocast:
         return self
 
     def __exit__(self, *exc: Any) -> Literal[False]:
-        from .. import _autocast
+        _autocast = _autocast_module()
 
         if _autocast.autocast_decrement_nesting() == 0:
             _autocast.clear_autocast_cache()
@@ -130,7 +140,7 @@ class autocast:
 
 def is_autocast_enabled(device_type: str = "cuda") -> bool:
     """Whether autocast is on for ``device_type`` in this thread (no argument: "cuda")."""
-    from .. import _autocast
+    _autocast = _autocast_module()
 
     return _autocast.is_autocast_enabled(device_type)
 
@@ -138,8 +148,6 @@ def is_autocast_enabled(device_type: str = "cuda") -> bool:
 def _cast_inputs(value: Any, device_type: str, dtype: Any) -> Any:
     """Cast the floating-point (not float64) tensors in ``value``, through lists, tuples,
     dicts and other iterables, as custom_fwd's ``cast_inputs`` does."""
-    from .._tensor import Tensor
-
     if isinstance(value, Tensor):
         eligible = (value.is_floating_point() and value.device.type == device_type
                     and value.dtype is not _dtype.float64)
@@ -158,8 +166,6 @@ def _cast_inputs(value: Any, device_type: str, dtype: Any) -> Any:
 
 
 def _is_ndarray(value: Any) -> bool:
-    import numpy as np
-
     return isinstance(value, np.ndarray)
 
 
@@ -173,7 +179,7 @@ def custom_fwd(fwd: Callable | None = None, *, device_type: str,
         raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
     if fwd is None:
         return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
-    from .. import _autocast
+    _autocast = _autocast_module()
 
     @functools.wraps(fwd)
     def decorate_fwd(*args: Any, **kwargs: Any) -> Any:
@@ -241,8 +247,6 @@ def _amp_update_scale_(scale: Any, growth_tracker: Any, found_inf: Any, growth_f
     Otherwise one more good step; after ``growth_interval`` of them, scale *= growth_factor
     (unless that overflows float32) and the count restarts.
     """
-    import numpy as np
-
     current = np.float32(scale.item())
     if found_inf.item():
         scale.fill_(float(current * np.float32(backoff_factor)))
@@ -307,8 +311,6 @@ class GradScaler:
         return self._scale, self._growth_tracker
 
     def _lazy_init_scale_growth_tracker(self) -> None:
-        from .. import _creation
-
         self._scale = _creation.full((), self._init_scale, dtype=_dtype.float32)
         self._growth_tracker = _creation.full((), self._init_growth_tracker,
                                               dtype=_dtype.int32)
@@ -320,8 +322,6 @@ class GradScaler:
         """``outputs * S``: a tensor, or a list/tuple/iterable of them (same structure)."""
         if not self._enabled:
             return outputs
-        from .._tensor import Tensor
-
         def apply_scale(val: Any) -> Any:
             if isinstance(val, Tensor):
                 if self._scale is None:
@@ -338,9 +338,6 @@ class GradScaler:
 
     def _unscale_grads_(self, optimizer: Any, inv_scale: Any, found_inf: Any,
                         allow_fp16: bool) -> dict:
-        from .._tensor import Tensor
-        from ..autograd.grad_mode import no_grad
-
         by_dtype: dict[Any, list] = defaultdict(list)
         with no_grad():
             for group in optimizer.param_groups:
@@ -361,8 +358,6 @@ class GradScaler:
         """Divide ``optimizer``'s gradients by S (for clipping them, say), once per step."""
         if not self._enabled:
             return
-        from .. import _creation
-
         self._check_scale_growth_tracker("unscale_")
         state = self._per_optimizer_states[id(optimizer)]
         if state["stage"] == _Stage.UNSCALED:

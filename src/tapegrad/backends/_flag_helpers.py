@@ -8,6 +8,8 @@ import them without importing the package that imports them.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import types
 from collections.abc import Callable
 from typing import Any
@@ -30,15 +32,11 @@ def bool_flag(state: dict, key: str, setter: str) -> property:
 def become(module_name: str, cls: type[types.ModuleType]) -> None:
     """Give a module a class with properties, so ``torch.backends.cudnn.benchmark = True``
     runs a setter (the way torch makes its backend modules)."""
-    import sys
-
     sys.modules[module_name].__class__ = cls
 
 
 def flag_context(state: dict, keys: tuple[str, ...], apply: Callable[[dict], None]) -> Any:
     """A context manager factory: set ``keys`` in ``state`` for a block, then restore them."""
-    import contextlib
-
     @contextlib.contextmanager
     def manager(values: dict) -> Any:
         saved = {k: state[k] for k in keys}

@@ -22,10 +22,15 @@ torch``: ``set_stance``, ``reset``, ``disable``, ``is_compiling`` and the rest a
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .._compile import compile
+from .._creation import as_tensor
+from .._tensor import Tensor
 from .api import (
     allow_in_graph,
     assume_constant_result,
@@ -43,6 +48,7 @@ from .api import (
     substitute_in_graph,
 )
 from .capture import GraphBreak, Recorder, Unsupported, capturing, recording
+from .guards import Rebinds, reachable
 from .replay import CompiledFunction
 
 __all__ = ["CompiledFunction", "ExplainOutput", "GraphBreak", "Unsupported", "allow_in_graph",
@@ -78,8 +84,6 @@ def explain(fn: Any) -> Any:
     """
 
     def run(*args: Any, **kwargs: Any) -> ExplainOutput:
-        from .guards import Rebinds, reachable
-
         rec = Recorder(args, kwargs)
         spaces: list = []
         reachable(fn, spaces=spaces)
@@ -106,13 +110,6 @@ def wrap_numpy(fn: Any) -> Any:
         >>> torch.compiler.wrap_numpy(lambda a: np.sum(a * a, axis=0))(torch.ones(2, 3))
         tensor([2., 2., 2.])
     """
-    import functools
-
-    import numpy as np
-
-    from .._creation import as_tensor
-    from .._tensor import Tensor
-
     def convert(value: Any, kind: type, how: Any) -> Any:
         if isinstance(value, kind):
             return how(value)

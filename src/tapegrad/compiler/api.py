@@ -22,10 +22,16 @@ What each one means here, where a capture records NumPy calls instead of tracing
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable
 from typing import Any
 
+from .._compile import OptimizedModule
+from ..nn.modules.module import Module
 from . import capture as cap
+
+# every compiled callable (replay.CompiledFunction adds itself): what reset() clears
+live_functions: weakref.WeakSet = weakref.WeakSet()
 
 STANCES = ("default", "force_eager", "eager_on_recompile", "fail_on_recompile",
            "eager_then_compile", "aot_eager_then_compile")
@@ -106,8 +112,6 @@ class set_stance:  # noqa: N801 - torch's name: a function, context manager and 
 
 def reset() -> None:
     """Every compiled callable forgets its captures; the next call of each captures anew."""
-    from .replay import live_functions
-
     for f in list(live_functions):
         f.reset()
 
@@ -120,12 +124,8 @@ def disable(fn: Callable | None = None, recursive: bool = True, *,
         return functools.partial(disable, recursive=recursive, reason=reason)
     if getattr(fn, "_tapegrad_disabled", False):
         return fn
-    from ..nn.modules.module import Module
-
     why = "a function wrapped by torch.compiler.disable()" + (f" ({reason})" if reason else "")
     if isinstance(fn, Module):  # torch wraps the module; its calls run the disabled wrapper
-        from .._compile import OptimizedModule
-
         opt = OptimizedModule(fn)
         opt.__dict__["_compiled"] = _disabled(fn, type(fn).__name__, why)
         return opt

@@ -97,10 +97,12 @@ from typing import Any
 import numpy as np
 
 from .. import _random
+from .._random import default_generator
 from .._tensor import Tensor
 from ..autograd import engine, forward_ad, listeners
 from ..autograd.grad_mode import _state
 from ..ops import _registry, low_precision
+from ..optim.lr_scheduler import LRScheduler
 from .guards import container_tensors
 
 
@@ -182,8 +184,6 @@ def expect_late(check: Callable, expected: Any, *args: Any) -> None:
 
 def default_engine() -> Any:
     """The default generator's engine (looked up at each call: manual_seed may replace it)."""
-    from .._random import default_generator
-
     return default_generator.engine
 
 

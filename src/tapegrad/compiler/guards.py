@@ -30,6 +30,9 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
+from ..nn.modules.module import Module
+from ..optim.lr_scheduler import LRScheduler
+from ..optim.optimizer import Optimizer
 
 _CONSTANT_TYPES = (int, float, bool, str, type(None))
 _CONTAINERS = (list, tuple, dict)
@@ -196,10 +199,6 @@ def reachable(fn: Any, depth: int = 3, refs: list | None = None,
     With ``spaces``, every namespace looked into is appended as ``(globals or attribute dict,
     or cell; the names read, or None for all)``: ``Rebinds`` watches them during a capture.
     """
-    from ..nn.modules.module import Module
-    from ..optim.lr_scheduler import LRScheduler
-    from ..optim.optimizer import Optimizer
-
     modules: list = []
     optimizers: list = []
     seen: set = set()

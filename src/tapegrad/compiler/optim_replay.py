@@ -41,6 +41,9 @@ import numpy as np
 from .._tensor import Tensor
 from ..optim import _single_tensor as single
 from ..optim import optimizer as optim_mod
+from ..optim.adam import Adam
+from ..optim.rmsprop import RMSprop
+from ..optim.sgd import SGD
 
 F32 = np.dtype(np.float32)
 
@@ -58,10 +61,6 @@ _REPLAYS: dict = {}
 
 def _replays() -> dict:
     if not _REPLAYS:
-        from ..optim.adam import Adam
-        from ..optim.rmsprop import RMSprop
-        from ..optim.sgd import SGD
-
         for cls, replay in ((Adam, adam_step), (SGD, sgd_step), (RMSprop, rmsprop_step)):
             fn = cls.__dict__["step"]
             while hasattr(fn, "__wrapped__"):

@@ -42,7 +42,9 @@ from .._tensor import Tensor
 from ..autograd.graph import Node
 from ..ops import _registry, low_precision
 from . import capture as cap
+from .aot import CompiledFunctionBackward
 from .capture import Recorder, SlotRef, Step, TupleRef
+from .optim_replay import replay_of
 
 
 def slot_uses(s: Step) -> list[int]:
@@ -335,8 +337,6 @@ class Program:
                           "_wrapped_by_lr_sched", False)
         note = f"{obj}._opt_called = True\n" if counted else ""  # (an LR scheduler's flag)
         if not args and not kw:
-            from .optim_replay import replay_of
-
             replay = replay_of(s.fn)  # Adam's, SGD's, RMSprop's step at replay
             if replay is not None:
                 return f"{note}{self._name(replay, replay.__name__)}({obj}, {meth})"
@@ -583,8 +583,6 @@ def spent(a: np.ndarray, name: str | None = None) -> Tensor:
 def spent_node(name: str | None = None) -> Node:
     """A ``CompiledFunctionBackward`` whose graph is already used; ``name``: named as the
     eager node instead (torch's "eager" backend keeps eager nodes)."""
-    from .aot import CompiledFunctionBackward
-
     cls: type = CompiledFunctionBackward
     if name is not None:
         cls = _SPENT.get(name) or _SPENT.setdefault(name, type(name, (CompiledFunctionBackward,), {

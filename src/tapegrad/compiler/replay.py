@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import weakref
 from typing import Any
 
 from .._tensor import Tensor as _Tensor
@@ -45,6 +44,7 @@ from . import aot as aot_mod
 from . import api
 from . import capture as cap
 from . import guards as guard_mod
+from .api import live_functions
 from .program import (
     Program,
     describe_output,
@@ -56,7 +56,6 @@ from .program import (
 )
 
 cache_size_limit = 8  # torch._dynamo.config.recompile_limit (tapegrad._dynamo.config sets it)
-live_functions: weakref.WeakSet = weakref.WeakSet()  # what compiler.reset() clears
 _MAX_CAPTURES = 4  # captures of one signature that disagree before it is run eagerly
 
 

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from .._device import NO_CUDA
 from .._device import device as _torch_device
+from .._legacy import cuda_tensor_types
 from .._naming import public
 from . import amp
 
@@ -294,8 +295,6 @@ def reset_max_memory_allocated(device: Any = None) -> None:
 
 
 def _install_legacy_types() -> None:
-    from .._legacy import cuda_tensor_types
-
     globals().update(cuda_tensor_types())
 
 

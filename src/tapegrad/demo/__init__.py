@@ -35,6 +35,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import tapegrad as torch
+
+from . import train as T
+
 __all__ = ["demo_command", "main"]
 
 # Steps that take about a minute on a 2-core machine for each bundled text (the Chinese text has
@@ -201,10 +205,6 @@ def main(argv: Sequence[str] | None = None, *, callback=None) -> int:
     msg = MESSAGES[lang]
     out = Path(args.out) if args.out is not None else default_out()
 
-    import tapegrad as torch
-
-    from . import train as T
-
     try:
         torch.device(args.device)
         torch.empty(0, device=args.device)  # a CUDA device fails here, as on a CPU-only torch
@@ -235,8 +235,6 @@ def main(argv: Sequence[str] | None = None, *, callback=None) -> int:
 
 
 def _run(args, lang, msg, out, settings, callback, T) -> int:  # type: ignore[no-untyped-def]
-    import tapegrad as torch
-
     text_file = settings.text
     if args.resume:
         text_file = torch.load(out / T.CHECKPOINT, weights_only=True)["settings"]["text"]
@@ -307,8 +305,6 @@ def _show(result, text_file, out, msg, torch, lang) -> list[Path]:  # type: igno
     except ImportError:
         print("\n" + msg["no_show"])
         return []
-    from . import train as T
-
     written = []
     T.fresh_gradients(result, text_file)
     try:
@@ -336,6 +332,7 @@ def _show(result, text_file, out, msg, torch, lang) -> list[Path]:  # type: igno
 def _plot_lang(lang: str) -> str:
     """The language of a plot's words: Chinese only where a font can draw it."""
     try:
+        # tapegrad.show: loaded on first use (English plots if it cannot load)
         from tapegrad.show.health import plot_lang
     except ImportError:
         return "en"

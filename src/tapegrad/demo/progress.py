@@ -55,7 +55,7 @@ class _Bar:
 
 class _TqdmBar:
     def __init__(self, total: int, initial: int, desc: str) -> None:
-        from tqdm import tqdm
+        from tqdm import tqdm  # tqdm: optional, loaded on first use
 
         self.bar = tqdm(total=total, initial=initial, desc=desc or "steps", unit="step",
                         dynamic_ncols=True, file=sys.stderr,

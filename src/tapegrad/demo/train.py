@@ -298,10 +298,11 @@ def write_loss_curve(losses: list[float], out: Path, title: str) -> list[Path]:
         for i, v in enumerate(losses, 1):
             f.write(f"{i},{v:.6f}\n")
     try:
+        # matplotlib: optional, loaded on first use (the Agg backend chosen before pyplot loads)
         import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # (after matplotlib.use)
     except ImportError:
         return written
     fig, ax = plt.subplots(figsize=(7, 4))

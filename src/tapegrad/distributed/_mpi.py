@@ -18,6 +18,7 @@ machine without it.
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import os
 import sys
@@ -37,8 +38,6 @@ _MPI: Any = None
 
 def available() -> bool:
     """True when mpi4py can be imported (without importing it)."""
-    import importlib.util
-
     return importlib.util.find_spec("mpi4py") is not None
 
 
@@ -47,13 +46,13 @@ def load() -> Any:
     global _MPI
     if _MPI is None:
         try:
-            import mpi4py
+            import mpi4py  # mpi4py: optional, loaded (and MPI started) on first use
         except ImportError:
             raise RuntimeError(INSTALL_HINT) from None
         if "mpi4py.MPI" not in sys.modules:
             # the watchdog may call MPI_Abort while the main thread waits inside MPI
             mpi4py.rc.thread_level = "multiple"
-        from mpi4py import MPI
+        from mpi4py import MPI  # mpi4py.MPI: after the thread level is set
 
         _MPI = MPI
     return _MPI

@@ -50,8 +50,9 @@ def write_last_words(message: str) -> None:
     fd, prefix = _last_words if _last_words is not None else (2, b"")
     os.write(fd, prefix + message.encode() + b"\n")
     try:
+        # fcntl, termios: POSIX only, loaded on first use
         import fcntl
-        import termios
+        import termios  # (with fcntl)
     except ImportError:  # not a POSIX system
         return
     if not stat.S_ISFIFO(os.fstat(fd).st_mode):

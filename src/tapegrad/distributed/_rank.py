@@ -20,10 +20,12 @@ local rank. Each one
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import runpy
 import socket
+import struct
 import sys
 import time
 import traceback
@@ -66,9 +68,6 @@ def shorten_slice(ns: int = RANK_SLICE_NS) -> bool:
     policy = os.sched_getscheduler(0)
     if policy not in (os.SCHED_OTHER, os.SCHED_BATCH, os.SCHED_IDLE):
         return False  # a real-time rank keeps its policy
-    import ctypes
-    import struct
-
     # struct sched_attr, its first version (48 bytes): size, policy, flags, nice, priority,
     # runtime, deadline, period; the policy and nice value kept as they are
     attr = ctypes.create_string_buffer(struct.pack(

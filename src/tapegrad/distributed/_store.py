@@ -225,7 +225,7 @@ class FileStore(Store):
 
     def __init__(self, file_name: str, world_size: int = -1) -> None:
         super().__init__()
-        import fcntl
+        import fcntl  # fcntl: POSIX only, loaded on first use
 
         self._fcntl = fcntl
         self.path = file_name

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import enum
 import os
+import time
 import uuid
 import warnings
 from collections.abc import Callable, Sequence
@@ -1037,8 +1038,6 @@ def monitored_barrier(group: Any = None, timeout: timedelta | None = None,
     pg = _member_group(group, "monitored_barrier")
     if pg is None:
         return
-    import time
-
     seconds = (timeout or pg.timeout).total_seconds()
     tag = 0x7A61
     token = np.zeros(1, dtype=np.int64)

@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from datetime import datetime
+from importlib import metadata
 
 from ._mpi import INSTALL_HINT
 
@@ -41,8 +42,6 @@ __all__ = ["find_mpiexec", "get_args_parser", "main", "parse_args", "run"]
 def find_mpiexec() -> str:
     """The path of MPI's launcher: the mpich wheel's, else ``mpiexec`` on ``PATH``."""
     try:
-        from importlib import metadata
-
         for f in metadata.files("mpich") or []:
             if f.name == "mpiexec" and f.parent.name == "bin":
                 path = os.path.realpath(str(f.locate()))

@@ -8,6 +8,7 @@ from typing import Any
 
 import tapegrad as torch
 from tapegrad import Tensor
+from tapegrad.nn.functional import one_hot
 
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -57,8 +58,6 @@ class Dirichlet(ExponentialFamily):
         mode = concentrationm1 / concentrationm1.sum(-1, True)
         mask = (self.concentration < 1).all(dim=-1)
         if bool(mask.any()):
-            from tapegrad.nn.functional import one_hot
-
             mode[mask] = one_hot(mode[mask].argmax(dim=-1),
                                  concentrationm1.shape[-1]).to(mode)
         return mode

@@ -30,8 +30,10 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import forward_ad
+from ..autograd import grad as autograd_grad
 from ..autograd.function import TRANSFORMS
 from ..autograd.grad_mode import _state, enable_grad
+from ..ops.shape import stack
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
            "vjp", "vmap"]
@@ -176,8 +178,6 @@ class _transform:
 
 def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     """``(gradient, value)`` of a scalar-valued ``func`` with respect to ``args[argnums]``."""
-    from ..autograd import grad as autograd_grad
-
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args))
         keep = _needs_graph(args, kwargs)
@@ -241,8 +241,6 @@ def grad(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
 def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """``(func(*primals), vjp_fn[, aux])``; ``vjp_fn(cotangents)`` gives ``J^T cotangents``,
     one entry per primal."""
-    from ..autograd import grad as autograd_grad
-
     keep = _needs_graph(primals)
     with _transform():
         fresh = [_map(_fresh, p) for p in primals]
@@ -304,9 +302,6 @@ def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False,
     """The Jacobian of ``func`` by reverse mode: one vjp per output element."""
     if chunk_size is not None and chunk_size <= 0:
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
-    from ..autograd import grad as autograd_grad
-    from ..ops.shape import stack
-
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args))
         keep = _needs_graph(args, kwargs)
@@ -390,8 +385,6 @@ def _jvp_dual(func: Callable, flat_p: list, flat_t: list, p_spec: Any, has_aux: 
 
 def _jvp_double_vjp(func: Callable, flat_p: list, flat_t: list, p_spec: Any,
                     has_aux: bool) -> tuple:
-    from ..autograd import grad as autograd_grad
-
     with _transform():
         fresh = [_fresh(p) for p in flat_p]
         out, aux = _split_aux(func(*_unflatten(fresh, p_spec)), has_aux, "jvp")
@@ -414,8 +407,6 @@ def _jvp_double_vjp(func: Callable, flat_p: list, flat_t: list, p_spec: Any,
 def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *,
            randomness: str = "error") -> Callable:
     """The Jacobian of ``func`` by forward mode: one jvp per input element."""
-    from ..ops.shape import stack
-
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args))
         keep = _needs_graph(args, kwargs)
@@ -493,8 +484,6 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from ..ops.shape import stack
-
         dims = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
         if not isinstance(in_dims, (int, tuple)) and in_dims is not None:
             raise ValueError(

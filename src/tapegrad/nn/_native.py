@@ -20,10 +20,14 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import LEGACY_NAMES
 from .._tensor import Tensor
+from ..autograd import grad as autograd_grad
 from ..autograd.grad_mode import _state, enable_grad, no_grad
 from ..ops import normalization as K
 from ..ops._registry import defop
+from . import functional as F
+from .functional import _check_batch_norm_args
 
 __all__ = ["batch_norm_update_stats", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
            "native_batch_norm", "native_group_norm", "native_layer_norm"]
@@ -41,8 +45,6 @@ def _stats(x: np.ndarray, dims: tuple, eps: float) -> tuple:
 def native_layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None,
                       bias: Tensor | None, eps: float) -> tuple:
     """(layer_norm(input), mean, rstd); mean and rstd keep the normalised dims as 1s."""
-    from . import functional as F
-
     shape = tuple(int(s) for s in normalized_shape)
     F._check_normalized(input, shape, "*, ", weight, bias)
     out = K._layer_norm(input, weight, bias, ndim=len(shape), eps=eps, _cache={})
@@ -61,8 +63,6 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     """(batch_norm(input), save_mean, save_invstd): the batch's per-channel mean and
     1/sqrt(var + eps) in training (the running statistics updated in place), empty in eval."""
     x = input._data
-    from .functional import _check_batch_norm_args
-
     _check_batch_norm_args(input, weight, bias, running_mean, running_var, training)
     c = x.shape[1] if x.ndim > 1 else 1
     if training:
@@ -108,8 +108,6 @@ def _native_group_norm(x: np.ndarray, w: Any, b: Any, *, n: int, c: int, group: 
 @_native_group_norm.backward
 def native_group_norm_backward(ctx: Any, grads: list) -> tuple:
     # the composite's gradient at the saved inputs
-    from ..autograd import grad as autograd_grad
-
     inputs = ctx.saved
     p = ctx.params
     wanted = [t for t, need in zip(inputs, ctx.needs_input_grad, strict=True) if need]
@@ -156,6 +154,7 @@ def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_m
                  align_corners: bool) -> Tensor:
     """grid_sample with the kernel's integer modes (0 bilinear, 1 nearest, 2 bicubic; padding
     0 zeros, 1 border, 2 reflection)."""
+    # ops.spatial: loaded on first use (its ops join the registry when it loads)
     from ..ops.spatial import grid_sample
 
     return grid_sample(input, grid, _MODES[interpolation_mode], _PADDINGS[padding_mode],
@@ -196,8 +195,6 @@ def batch_norm_update_stats(input: Tensor, running_mean: Tensor | None,
     """(mean, biased var) of each channel (dim 1) over the batch and spatial dims, with the
     running statistics moved toward them in place: ``running = (1 - momentum) * running +
     momentum * stat``, the variance's unbiased (``n / (n - 1)``) as in batch_norm."""
-    from .._dtype import LEGACY_NAMES
-
     x = input._data
     nd = max(x.ndim, 1)
     if x.ndim < 2:

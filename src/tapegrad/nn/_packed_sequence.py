@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import _dtype as dt
 from .._tensor import Tensor
 
 # The classes keep the module path torch gives them, so their repr and pickles name it
@@ -102,8 +103,6 @@ class PackedSequence(PackedSequence_):
 
 
 def _dtype(name: str) -> Any:
-    from .. import _dtype as dt
-
     return getattr(dt, name)
 
 

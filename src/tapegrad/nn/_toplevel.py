@@ -17,11 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import _creation
+from .. import _creation, _dtype
+from .._dtype import LEGACY_NAMES
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
 from ..ops import rnn as K
 from ..ops import shape as sh
 from . import functional as F
+from .functional._embedding import _embedding_renorm
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
@@ -100,8 +103,6 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
 
 def _index_check(t: Tensor, what: str, arg: str = "#1") -> None:
     if t.dtype.name not in ("int64", "int32"):
-        from .._dtype import LEGACY_NAMES
-
         raise RuntimeError(
             f"Expected tensor for argument {arg} 'indices' to have one of the following scalar "
             f"types: Long, Int; but got torch.{LEGACY_NAMES.get(t.dtype.name, 'Tensor')} "
@@ -199,15 +200,11 @@ def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float,
         bad = rows[-1] if rows[-1] >= w.shape[0] else rows[0]
         raise IndexError(f"select(): index {bad} out of range for tensor of size "
                          f"{list(w.shape)} at dimension 0")
-    from .functional._embedding import _embedding_renorm
-
     _embedding_renorm(weight, rows, max_norm, norm_type)
     return weight
 
 
 def _grad_enabled() -> bool:
-    from ..autograd.grad_mode import is_grad_enabled
-
     return is_grad_enabled()
 
 
@@ -277,8 +274,6 @@ def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor,
 
 
 def _bool() -> Any:
-    from .. import _dtype
-
     return _dtype.bool_
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .._random import randperm
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 
@@ -310,8 +311,6 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tenso
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
     """A 2-D normal N(0, std^2) matrix with a fraction ``sparsity`` of each column zeroed."""
-    from .._random import randperm
-
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape

@@ -59,7 +59,7 @@ __all__ = [
 def __getattr__(name: str) -> _Any:
     """``optim.lr_scheduler`` and ``optim.swa_utils``, imported on first use."""
     if name in ("lr_scheduler", "swa_utils"):
-        import importlib
+        import importlib  # importlib: here, keeping the package's namespace (dir) as torch's
 
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

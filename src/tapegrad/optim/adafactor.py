@@ -22,6 +22,7 @@ from typing import Any
 from .._finfo import finfo
 from .._naming import public
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer, _run_closure, _step_tensor, _to_scalar
 
 __all__ = ["Adafactor"]
@@ -65,8 +66,6 @@ class Adafactor(Optimizer):
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform a single optimization step; ``closure`` re-evaluates the loss."""
-        from ..autograd.grad_mode import no_grad
-
         loss = _run_closure(closure)
         with no_grad():
             for group in self.param_groups:

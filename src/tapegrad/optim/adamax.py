@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..ops.reduction import amax
+from ..ops.shape import cat
 from . import _docs
 from ._single_tensor import (
     SingleTensorOptimizer,
@@ -93,8 +95,6 @@ class Adamax(SingleTensorOptimizer):
         """The same update in tapegrad ops, recorded by autograd (``differentiable=True``); the
         running maximum is an ``amax`` over the two candidates, as in torch."""
         grad = gradient_for_differentiable_step(param, maximize, weight_decay=weight_decay)
-        from .. import amax, cat
-
         exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
         exp_avg.copy_(exp_avg.lerp(grad, 1 - beta1))
         norm_buf = cat([exp_inf.mul_(beta2).unsqueeze(0), grad.abs().add(eps).unsqueeze(0)], 0)

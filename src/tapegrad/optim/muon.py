@@ -19,6 +19,8 @@ from typing import Any
 
 from .._naming import public
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+from ..ops.linalg import addmm
 from .optimizer import Optimizer, _run_closure, _to_scalar
 
 __all__ = ["Muon"]
@@ -27,8 +29,6 @@ __all__ = ["Muon"]
 def _zeropower_via_newtonschulz(grad: Tensor, ns_coefficients: tuple, ns_steps: int,
                                 eps: float) -> Tensor:
     """The Newton-Schulz orthogonalization of a matrix, in bfloat16."""
-    from .. import addmm
-
     if ns_steps >= 100:
         raise ValueError("Number of steps must be less than 100 for computational efficiency")
     if len(grad.shape) != 2:
@@ -100,8 +100,6 @@ class Muon(Optimizer):
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform a single optimization step; ``closure`` re-evaluates the loss."""
-        from ..autograd.grad_mode import no_grad
-
         loss = _run_closure(closure)
         with no_grad():
             for group in self.param_groups:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import warnings
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 from copy import deepcopy
@@ -583,8 +584,6 @@ class Optimizer:
 
         params = param_group["params"]
         if len(params) != len({id(p) for p in params}):
-            import warnings
-
             warnings.warn(
                 "optimizer contains a parameter group with duplicate parameters; in future, this "
                 "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "

@@ -21,7 +21,12 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Size, Tensor
+from .._device import device as device_type
+from .._layout import strided
+from .._legacy import TYPES as LEGACY_TYPES
+from .._tensor import CPU, Size, Tensor
+from ..nn import Parameter
+from ..nn.parameter import _wrap
 from ._errors import CorruptCheckpointError, UnsupportedCheckpointError
 
 __all__ = ["Storage", "StorageType", "UnsupportedDtype", "torch_globals", "dtype_of",
@@ -108,8 +113,6 @@ class Storage:
 
     @property
     def device(self) -> Any:
-        from .._tensor import CPU
-
         return CPU
 
     def nbytes(self) -> int:
@@ -211,8 +214,6 @@ def rebuild_tensor_v3(storage: Any, storage_offset: Any, size: Any, stride: Any,
 
 
 def _parameter(data: Any, requires_grad: Any) -> Any:
-    from ..nn import Parameter
-
     if not isinstance(data, Tensor):
         raise TypeError(f"the checkpoint rebuilds a Parameter from {type(data).__name__}")
     return Parameter(data, requires_grad=bool(requires_grad))
@@ -249,8 +250,6 @@ def rebuild_from_type_v2(func: Any, new_type: Any, args: Any, state: Any) -> Any
         if not (isinstance(new_type, type) and issubclass(new_type, Tensor)):
             raise TypeError(f"the checkpoint rebuilds a tensor as {new_type!r}, not a Tensor type")
         if new_type is not Tensor:
-            from ..nn.parameter import _wrap
-
             out = _wrap(new_type, out)
     _set_state(out, state)
     return out
@@ -281,8 +280,6 @@ def _refusing(what: str, name: str) -> Any:
 
 def get_layout(name: Any) -> Any:
     """``torch.serialization._get_layout``: ``torch.strided`` (tapegrad has no other layout)."""
-    from .. import strided
-
     if name != "torch.strided":
         raise UnsupportedCheckpointError(
             f"the checkpoint holds a tensor layout {name!r}; tapegrad has only torch.strided")
@@ -306,10 +303,6 @@ def torch_globals() -> dict[str, Any]:
     """torch's ``weights_only`` allow-list: ``"module.name"`` -> the tapegrad object."""
     if _GLOBALS:
         return _GLOBALS
-    import tapegrad
-
-    from ..nn import Parameter
-
     g: dict[str, Any] = {
         "collections.OrderedDict": collections.OrderedDict,
         "collections.Counter": collections.Counter,
@@ -317,7 +310,7 @@ def torch_globals() -> dict[str, Any]:
         "torch.serialization._get_layout": get_layout,
         "torch.Size": Size,
         "torch.Tensor": Tensor,
-        "torch.device": tapegrad.device,
+        "torch.device": device_type,
         "_codecs.encode": codecs.encode,  # bytes, under pickle protocol 2
         "builtins.bytearray": bytearray,
         "builtins.set": set,
@@ -328,7 +321,7 @@ def torch_globals() -> dict[str, Any]:
     for prefix in _TENSOR_TYPES:  # the legacy tensor types, where tapegrad has them
         for module in ("torch", "torch.cuda", "torch.sparse", "torch.cuda.sparse"):
             key = f"{module}.{prefix}Tensor"
-            found = getattr(tapegrad, f"{prefix}Tensor", None) if module == "torch" else None
+            found = LEGACY_TYPES.get(f"{prefix}Tensor") if module == "torch" else None
             g[key] = found if found is not None else _refusing(f"a {key}", key)
     for name, storage in STORAGE_NAMES.items():
         for module in ("torch", "torch.cuda"):

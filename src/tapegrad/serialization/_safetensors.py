@@ -21,6 +21,7 @@ API); ``tapegrad.load`` reads a ``.safetensors`` file through :func:`_decode`.
 
 from __future__ import annotations
 
+import json
 import os
 import struct
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ from typing import IO, Any
 import numpy as np
 
 from .. import _dtype
+from .._device import check
 from .._tensor import Tensor
 from ._atomic import atomic_write
 from ._errors import CheckpointError
@@ -174,8 +176,6 @@ def _layout(tensors: dict[str, Tensor], metadata: dict[str, str] | None
         }
         offset += data.size
         chunks.append(data)
-    import json  # loaded with the first file written or read, not with tapegrad
-
     text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     text += b" " * (-(8 + len(text)) % 8)
     return struct.pack("<Q", len(text)) + text, chunks
@@ -221,8 +221,6 @@ class _Header:
             raise SafetensorError(f"{name}: Error while deserializing: header too large")
         if n > size - 8:
             raise SafetensorError(f"{name}: Error while deserializing: invalid header length")
-        import json
-
         try:
             header = json.loads(bytes(buf[8:8 + n]).decode("utf-8"))
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
@@ -344,8 +342,6 @@ class safe_open:
 
     def __init__(self, filename: str | os.PathLike, framework: str = "pt",
                  device: Any = "cpu") -> None:
-        from .._device import check
-
         check(device if not isinstance(device, int) else "cuda")  # a CPU-only build's error
         name = os.fsdecode(os.fspath(filename))
         with open(name, "rb") as fh:

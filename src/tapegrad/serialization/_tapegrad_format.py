@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import base64
 import collections
+import hashlib
+import json
 import struct
 import zlib
 from typing import IO, Any
@@ -187,9 +189,6 @@ def write_checkpoint(obj: Any, fh: IO[bytes]) -> None:
         entry["nbytes"] = int(arr.nbytes)
         offset += int(arr.nbytes)
     data_len = offset
-    import hashlib  # json and hashlib load on the first save, not with tapegrad
-    import json
-
     manifest = json.dumps(
         {"format": "tapegrad.checkpoint", "version": FORMAT_VERSION, "root": root,
          "tensors": enc.tensors},
@@ -369,9 +368,6 @@ def decode_checkpoint(buf: bytearray, name: str) -> Any:
     body_end = data_offset + data_len
     if bytes(buf[body_end + 32:]) != END_MAGIC:
         raise CorruptCheckpointError(f"{name}: the checkpoint trailer is corrupted")
-    import hashlib
-    import json
-
     if hashlib.sha256(memoryview(buf)[:body_end]).digest() != bytes(buf[body_end:body_end + 32]):
         raise CorruptCheckpointError(
             f"{name}: the checkpoint is corrupted (SHA-256 checksum mismatch)"

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import mmap
 import os
 import pickle
 import re
@@ -155,8 +156,6 @@ def _storage_dtype(storage_type: Any) -> Any:
 
 def _map_privately(path: str) -> Any:
     """The file mapped copy-on-write: tensors read it lazily, writes to them stay private."""
-    import mmap
-
     with open(path, "rb") as fh:
         if os.fstat(fh.fileno()).st_size == 0:
             return b""

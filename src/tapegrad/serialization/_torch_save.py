@@ -22,6 +22,7 @@ cut from); the storage offset and strides are the view's position in it, in elem
 from __future__ import annotations
 
 import collections
+import io
 import os
 import pickle
 import sys
@@ -33,6 +34,7 @@ from .. import _dtype
 from .._device import device as _device
 from .._storage import _root
 from .._tensor import Size, Tensor
+from ..nn import Parameter
 from ._rebuild import STORAGE_NAMES
 from ._zip import ZipWriter
 
@@ -161,8 +163,6 @@ class TorchPickler(_PythonPickler):
         return NotImplemented
 
     def _reduce_tensor(self, t: Tensor) -> Any:
-        from ..nn import Parameter
-
         if isinstance(t, Parameter):
             data = Tensor._make(t._data)
             return _REBUILD_PARAMETER, (data, t._requires_grad, collections.OrderedDict())
@@ -203,8 +203,6 @@ class TorchPickler(_PythonPickler):
 
 
 def _pickle(obj: Any, protocol: int, storages: _Storages) -> bytes:
-    import io
-
     buf = io.BytesIO()
     TorchPickler(buf, protocol, storages).dump(obj)
     return buf.getvalue()

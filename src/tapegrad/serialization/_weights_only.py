@@ -19,6 +19,7 @@ The messages are torch's, word for word, so a crafted file reads the same on bot
 
 from __future__ import annotations
 
+import pickletools
 import struct
 import warnings
 from collections import Counter, OrderedDict
@@ -27,7 +28,8 @@ from pickle import UnpicklingError
 from typing import Any
 
 from .._tensor import Tensor
-from ._rebuild import torch_globals
+from ..nn import Parameter
+from ._rebuild import _view, torch_globals
 
 __all__ = ["Unpickler", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "user_globals", "UNSAFE_MESSAGE", "explain"]
@@ -161,8 +163,6 @@ def user_globals() -> dict[str, Any]:
 def unsafe_globals(data: bytes) -> list[str]:
     """The names a pickle's GLOBAL instructions use that a weights_only load would refuse,
     found by reading the program, not running it."""
-    import pickletools
-
     allowed = set(torch_globals()) | set(user_globals())
     found = []
     try:
@@ -301,8 +301,6 @@ class Unpickler:
     def _newobj(self) -> None:
         args = self._pop()
         cls = self._pop()
-        from ..nn import Parameter
-
         if cls is Parameter:
             self.stack.append(Parameter(*args))
         elif id(cls) in self.callable_ids and isinstance(cls, type):
@@ -322,14 +320,10 @@ class Unpickler:
         self.stack[-1] = func(*args)
 
     def _build(self) -> None:
-        from ..nn import Parameter
-
         state = self._pop()
         inst = self._top()
         kind = type(inst)
         if kind is Tensor:
-            from ._rebuild import _view
-
             if not isinstance(state, tuple) or len(state) != 4:
                 raise UnpicklingError("Tensor state must be (storage, offset, size, stride)")
             inst._data = _view(*state)

@@ -24,6 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import tapegrad
+
 from .._script import alias_torch, exit_code, print_user_error
 from ..autograd import listeners
 from .graph import GraphView, GraphvizMissing, frame_names
@@ -118,8 +120,6 @@ def _parse(argv: list[str]) -> tuple[dict, list[str]] | str | None:
 
 def _caller_frame() -> Any:
     """The first frame outside tapegrad: where the script called backward."""
-    import tapegrad
-
     root = os.path.dirname(os.path.abspath(tapegrad.__file__))
     f: Any = sys._getframe(2)
     while f is not None and os.path.abspath(f.f_code.co_filename).startswith(root):

@@ -24,6 +24,7 @@ import argparse
 import html
 import importlib
 import inspect
+import io
 import json
 import os
 import runpy
@@ -34,6 +35,7 @@ from typing import Any
 
 from .._script import alias_torch, print_user_error
 from ..autograd import listeners
+from ..nn.modules.module import Module
 from ._commands import _caller_frame
 from .graph import frame_names
 from .health import HealthReport
@@ -71,8 +73,6 @@ class _Progress:
 def _find_model(params: list[Any]) -> Any:
     """The module, in a frame of the script that is creating the optimizer, holding the most
     of its parameters (the model), or None."""
-    from ..nn.modules.module import Module
-
     wanted = {id(p) for p in params}
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
     best, best_hits = None, 0
@@ -285,8 +285,6 @@ def _write_results(monitors: list[tuple[Any, Monitor, _Progress]], out_dir: Path
             fig = monitor.plot(str(png), lang=lang)
             print(t("doctor.wrote", lang, path=png))
             title = t("monitor.plot_title", lang) + (f" {end[1:]}" if end else "")
-            import io
-
             buf = io.StringIO()
             fig.savefig(buf, format="svg")
             figures[title] = buf.getvalue()

@@ -34,8 +34,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .._dtype import ALL
 from .._tensor import Tensor
-from ..autograd.graph import AccumulateGrad, Node
+from ..autograd.graph import AccumulateGrad, Node, grad_accumulator
 from .i18n import TEXTS, resolve_lang
 from .i18n import t as _t
 
@@ -95,8 +96,6 @@ def frame_names(frame: Any) -> tuple[dict[int, str], dict[int, str]]:
 
 
 def _dtype_name(num: int) -> str:
-    from .._dtype import ALL
-
     for d in ALL:
         if d.np.num == num:
             return d.name
@@ -204,8 +203,6 @@ def _roots(tensors: Any) -> list[tuple[Tensor, Node]]:
         if t.grad_fn is not None:
             out.append((t, t.grad_fn))
         elif t.requires_grad:
-            from ..autograd.graph import grad_accumulator
-
             out.append((t, grad_accumulator(t)))
         else:
             raise RuntimeError(
@@ -504,7 +501,7 @@ def _q(s: str) -> str:
 
 def _pipe(source: str, fmt: str) -> bytes:
     try:
-        import graphviz
+        import graphviz  # graphviz: optional (pip install graphviz), loaded on first use
     except ImportError:
         raise GraphvizMissing(INSTALL_HINT) from None
     try:

@@ -28,6 +28,7 @@ every gradient norm below 1e-6 means the training has stalled.
 
 from __future__ import annotations
 
+import html as _html
 import io
 import math
 import os
@@ -38,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.graph import AccumulateGrad
 from .i18n import resolve_lang, t
 from .watch import ForwardWatch, ModuleCall
 
@@ -218,8 +220,6 @@ def _share(x: float) -> str:
 
 def graph_leaves(root: Any) -> set[int]:
     """ids of the leaf tensors whose AccumulateGrad is reachable from the node ``root``."""
-    from ..autograd.graph import AccumulateGrad
-
     seen: set[int] = set()
     leaves: set[int] = set()
     stack = [root]
@@ -530,8 +530,6 @@ class HealthReport:
         """The report as an HTML fragment (the report page and Jupyter show it): the table
         (scrolls sideways where it is wider than the page) and the diagnosis, whose sentences
         wrap. Styled inline, so it needs no style sheet."""
-        import html as _html
-
         def esc(x: str) -> str:
             return _html.escape(x)
 
@@ -588,6 +586,7 @@ class HealthReport:
         this report's one step (``plot_grad_norms`` draws them over many steps); returns the
         matplotlib Figure (and writes it to ``path`` if given). Needs matplotlib
         (``pip install 'tapegrad[viz]'``)."""
+        # matplotlib: optional (pip install 'tapegrad[viz]'), loaded on first use
         from matplotlib.figure import Figure
 
         lang = plot_lang(self.lang)
@@ -638,6 +637,7 @@ def cjk_family() -> str | None:
     adds the system's CJK font files (fonts-noto-cjk, fonts-wqy-*) that its cache missed."""
     if _cjk:
         return _cjk[0]
+    # matplotlib: optional (pip install 'tapegrad[viz]'), loaded on first use
     from matplotlib import font_manager
 
     found = None
@@ -685,8 +685,9 @@ def plot_grad_norms(history: list[dict[str, Any]], names: list[str], path: Any =
     None}}}`` (``Monitor.history``'s form). Returns the matplotlib Figure, written to ``path``
     if given. Needs matplotlib (``pip install 'tapegrad[viz]'``).
     """
+    # matplotlib: optional (pip install 'tapegrad[viz]'), loaded on first use
     from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import MaxNLocator  # matplotlib: optional, loaded on first use
 
     lang = plot_lang(resolve_lang(lang))
     fig = Figure(figsize=(8.0, 4.0))

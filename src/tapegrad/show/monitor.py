@@ -21,6 +21,7 @@ with ``torch.autograd.backward`` or ``autograd.grad`` is not watched.
 
 from __future__ import annotations
 
+import html
 import io
 from collections.abc import Callable
 from typing import Any
@@ -241,8 +242,6 @@ class Monitor:
     def _repr_html_(self) -> str:
         """What Jupyter shows: the steps recorded, the plot of gradient norm per layer over
         them (where matplotlib is installed) and the health report of the last step."""
-        import html
-
         lang = resolve_lang(self.lang)
         state = t("monitor.attached" if self.attached else "monitor.detached", lang)
         parts = ['<div class="tg-monitor"><p style="font-weight:bold;margin:0.3em 0">'

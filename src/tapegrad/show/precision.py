@@ -36,6 +36,9 @@ from typing import Any
 
 import numpy as np
 
+import tapegrad
+
+from .health import _cjk_font, _pad, _width, health
 from .i18n import resolve_lang, t
 
 RUNS = ("float32", "float16", "float16+scaler", "bfloat16")
@@ -100,7 +103,7 @@ def train(name: str, steps: int, lib: Any = None, cfg: LabConfig | None = None,
     per parameter (the float32 run's are the reference the float16 run's underflow is
     measured against)."""
     if lib is None:
-        import tapegrad as lib
+        lib = tapegrad
     cfg = cfg or LabConfig()
     x, y = _data(lib, cfg)
     model = _model(lib, cfg)
@@ -166,8 +169,6 @@ def _health_sentences(model: Any, lib: Any) -> dict[str, str] | None:
     (tapegrad's own instrument: None for another library)."""
     if getattr(lib, "__name__", "") != "tapegrad":
         return None
-    from .health import health
-
     out = {}
     for lang in ("en", "zh"):
         found = [f for f in health(model, lang=lang).diagnosis() if f.kind == "nan"]
@@ -202,8 +203,6 @@ class PrecisionReport:
                          "-" if bad is None else str(bad),
                          "-" if r.scales is None else str(len(r.skipped)),
                          f"{r.ms_per_step:.2f}"])
-        from .health import _pad, _width
-
         widths = [max(_width(row[i]) for row in rows) for i in range(len(head))]
         return "\n".join("  ".join(_pad(c, w, i) for i, (c, w) in enumerate(zip(
             row, widths, strict=True))).rstrip() for row in rows)
@@ -247,13 +246,12 @@ class PrecisionReport:
 
     def plot(self, path: str | None = None) -> Any:
         """The loss curves of the four runs, and the scaler's scale per step (matplotlib)."""
+        # matplotlib: optional (pip install 'tapegrad[viz]'), loaded on first use
         import matplotlib
 
         if path is not None:
             matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-
-        from .health import _cjk_font
+        import matplotlib.pyplot as plt  # (after matplotlib.use)
 
         lang = self.lang
         fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 3.8),

@@ -22,6 +22,7 @@ numbers as an untraced one.
 
 from __future__ import annotations
 
+import html
 import math
 import sys
 import time
@@ -405,8 +406,6 @@ class Trace(listeners.Listener):
     def _repr_html_(self) -> str:
         """What Jupyter shows: the steps as a table (the first 200), and how to draw the
         picture."""
-        import html
-
 
         lang = resolve_lang(self.lang)
         head = _t("trace.html_title", lang, steps=len(self.steps), passes=len(self.passes))

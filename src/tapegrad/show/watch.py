@@ -21,6 +21,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import listeners as autograd_listeners
 from ..autograd.grad_mode import is_grad_enabled
+from ..nn.modules.activation import ReLU, ReLU6
 
 __all__ = ["ForwardWatch", "ModuleCall", "listen", "unlisten"]
 
@@ -120,8 +121,6 @@ class ForwardWatch:
     off, its output's grad_fn (weakly), and for ReLU modules the units dead over the batch."""
 
     def __init__(self, model: Any) -> None:
-        from ..nn.modules.activation import ReLU, ReLU6
-
         self.calls: dict[str, ModuleCall] = {}
         self.last_calls: dict[str, ModuleCall] = {}
         self._by_node: dict[int, ModuleCall] = {}  # id(output's grad_fn) -> its module's call

@@ -10,6 +10,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from .._creation import tensor
+from .._tensor import Tensor
 from ._comparison import assert_close
 from ._creation import make_tensor
 
@@ -31,9 +33,6 @@ def assert_allclose(actual: Any, expected: Any, rtol: float | None = None,
                   "instead. You can find detailed upgrade instructions in "
                   "https://github.com/pytorch/pytorch/issues/61844.", FutureWarning,
                   stacklevel=2)
-    from .._creation import tensor
-    from .._tensor import Tensor
-
     if not isinstance(actual, Tensor):
         actual = tensor(actual)
     if not isinstance(expected, Tensor):

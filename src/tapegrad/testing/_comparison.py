@@ -28,7 +28,9 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._creation import as_tensor
 from .._tensor import Tensor
+from ..ops.elementwise import isclose_kernel
 
 # (rtol, atol) of each dtype; other dtypes (integers, bool) compare exactly
 PRECISIONS = {
@@ -182,8 +184,6 @@ def _compare_numbers(actual: Any, expected: Any, where: tuple, *, rtol: float | 
 def _as_tensor(value: Any) -> Tensor:
     if isinstance(value, Tensor):
         return value
-    from .._creation import as_tensor
-
     try:
         return as_tensor(value)
     except Exception:  # noqa: BLE001 - anything that makes no tensor is not this kind
@@ -227,8 +227,6 @@ def _compare_tensor_values(a: Tensor, e: Tensor, where: tuple, rtol: float, atol
                   for d in (a.dtype, e.dtype))
         common = _dtype.promote_types(da, de)
         a, e = a.to(common), e.to(common)
-    from ..ops.elementwise import isclose_kernel
-
     close = np.asarray(isclose_kernel(a.detach()._data, e.detach()._data, rtol=rtol, atol=atol,
                                       equal_nan=equal_nan))
     if close.all():

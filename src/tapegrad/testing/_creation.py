@@ -15,8 +15,10 @@ import math
 import warnings
 from typing import Any
 
+from .. import _creation, _random
 from .._finfo import finfo, iinfo
 from .._tensor import Tensor
+from ..ops.complex import view_as_real
 
 _INTEGRAL = ("uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64")
 _FLOATING = ("float16", "bfloat16", "float32", "float64")
@@ -60,9 +62,6 @@ def make_tensor(*shape: Any, dtype: Any, device: Any, low: float | None = None,
         >>> torch.testing.make_tensor(2, 3, dtype=torch.float32, device="cpu").shape
         torch.Size([2, 3])
     """
-    from .. import _creation, _random
-    from ..ops.complex import view_as_real
-
     if len(shape) == 1 and isinstance(shape[0], collections.abc.Sequence):
         shape = tuple(shape[0])
     if noncontiguous and memory_format is not None:

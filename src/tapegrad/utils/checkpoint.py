@@ -24,24 +24,23 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from .._random import get_rng_state, set_rng_state
 from .._tensor import Tensor
+from ..autograd import _is_checkpoint_valid
 from ..autograd import backward as autograd_backward
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.graph import saved_tensors_hooks
+from ..nn.modules.container import Sequential
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
 
 
 def _get_rng() -> Tensor:
-    from .._random import get_rng_state
-
     return get_rng_state()
 
 
 def _set_rng(state: Tensor) -> None:
-    from .._random import set_rng_state
-
     set_rng_state(state)
 
 
@@ -75,8 +74,6 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> tuple:
-        from ..autograd import _is_checkpoint_valid
-
         if not _is_checkpoint_valid():
             raise RuntimeError(
                 "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or "
@@ -209,8 +206,6 @@ def checkpoint_sequential(functions: Any, segments: int, input: Any,
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
-    from ..nn.modules.container import Sequential
-
     if isinstance(functions, Sequential):
         functions = list(functions.children())
     functions = list(functions)

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _device, _dtype
+from .._creation import _new
 from .._tensor import Tensor
 
 __all__ = ["DLDeviceType", "from_dlpack", "to_dlpack"]
@@ -112,9 +113,6 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
         >>> t
         tensor([7., 1., 2.], dtype=torch.float64)
     """
-    from .. import _device
-    from .._creation import _new
-
     if device is not None:
         _device.check(device, factory=False)
     source = ext_tensor

@@ -21,6 +21,7 @@ import math
 import pathlib
 import warnings
 from itertools import repeat
+from types import SimpleNamespace
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -34,6 +35,15 @@ Tensor = torch.Tensor
 
 
 # -- helpers the other submodules share ---------------------------------------------------------
+
+def _pil() -> Any:
+    """Pillow's modules that saving and drawing use."""
+    # PIL: optional (pip install pillow), loaded on first use
+    from PIL import Image, ImageColor, ImageDraw, ImageFont
+
+    return SimpleNamespace(Image=Image, ImageColor=ImageColor, ImageDraw=ImageDraw,
+                           ImageFont=ImageFont)
+
 
 def _log_api_usage_once(obj: Any) -> None:
     """torchvision reports API use to a logger torch disables by default; nothing to do here."""
@@ -49,7 +59,7 @@ def _make_ntuple(x: Any, n: int) -> tuple[Any, ...]:
 def _Image_fromarray(obj: np.ndarray, mode: str) -> Any:  # noqa: N802  (torchvision's name)
     """A PIL image of ``mode`` whose pixels are the raw bytes of ``obj`` (torchvision's reading
     of ``Image.fromarray(obj, mode)``, which Pillow 11.3 stopped honouring)."""
-    from PIL import Image
+    Image = _pil().Image
 
     shape = obj.shape
     size = (1 if len(shape) == 1 else shape[1], shape[0])
@@ -137,7 +147,7 @@ def save_image(tensor: Tensor | list[Tensor], fp: str | pathlib.Path | BinaryIO,
     """Write images to a file: :func:`make_grid` (``**kwargs`` are its arguments), values in
     [0, 1] scaled to bytes (rounded), saved by Pillow in ``format`` (default: from the file
     name's extension; a file object needs ``format``)."""
-    from PIL import Image
+    Image = _pil().Image
 
     with torch.no_grad():
         grid = make_grid(tensor, **kwargs)
@@ -168,7 +178,7 @@ def _parse_colors(colors: Any, *, num_objects: int,
     """``colors`` (None: a palette; a color; a list of at least ``num_objects`` colors; a color
     is a Pillow color name or an RGB triple) as one RGB tuple per object, in [0, 1] for a float
     ``dtype``."""
-    from PIL import ImageColor
+    ImageColor = _pil().ImageColor
 
     if colors is None:
         colors = _generate_color_palette(num_objects)
@@ -192,9 +202,9 @@ def _parse_colors(colors: Any, *, num_objects: int,
 def _draw_class() -> Any:
     """Pillow's ImageDraw with a dashed outline for rotated boxes (8 coordinates): the first
     edge dashed (5 pixels on, 5 off), the others solid, the inside filled as a polygon."""
-    from PIL import ImageDraw
+    base: Any = _pil().ImageDraw.ImageDraw
 
-    class _ImageDrawTV(ImageDraw.ImageDraw):
+    class _ImageDrawTV(base):
         def oriented_rectangle(self, xy: list[float], fill: Any = None, outline: Any = None,
                                width: int = 1) -> None:
             self.dashed_line(((xy[0], xy[1]), (xy[2], xy[3])), width=width, fill=outline)
@@ -260,7 +270,7 @@ def draw_bounding_boxes(image: Tensor, boxes: Tensor, labels: list[str] | None =
     Returns:
         The image with the boxes, in the input's dtype (3 channels).
     """
-    from PIL import ImageFont
+    ImageFont = _pil().ImageFont
 
     with torch.no_grad():
         _check_image(image, "Tensor expected", (1, 3),
@@ -325,7 +335,7 @@ def draw_bounding_boxes(image: Tensor, boxes: Tensor, labels: list[str] | None =
 
 def _to_pil(image: Tensor) -> Any:
     """A uint8 ``(3, H, W)`` tensor as a PIL RGB image."""
-    from PIL import Image
+    Image = _pil().Image
 
     return Image.fromarray(np.ascontiguousarray(image.permute(1, 2, 0).numpy()))
 
@@ -371,7 +381,8 @@ def draw_keypoints(image: Tensor, keypoints: Tensor,
     """Draw keypoints ``(num_instances, K, 2)`` (x, y) as discs of ``radius`` on an RGB image
     ``(3, H, W)`` (uint8, or float in [0, 1]), and the ``connectivity`` pairs as lines of
     ``width``; a keypoint whose ``visibility`` is False is skipped with its lines."""
-    from PIL import Image, ImageDraw
+    Image = _pil().Image
+    ImageDraw = _pil().ImageDraw
 
     with torch.no_grad():
         _check_image(image)

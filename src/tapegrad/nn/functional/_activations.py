@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._creation import empty_like, zeros_like
 from ..._tensor import Tensor, _wrap_dim
 from ...ops import activations as K
 from ...ops import elementwise as ew
@@ -341,8 +342,6 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     gradient (straight-through). The noise comes from the default generator as in torch."""
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    from ..._creation import empty_like, zeros_like
-
     gumbels = -empty_like(logits).exponential_().log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
-from ..._creation import zeros
+from ..._creation import zeros, zeros_like
 from ..._tensor import Tensor
 from ...ops import attention as K
 from ...ops import elementwise as ew
@@ -147,8 +147,6 @@ def _canonical_mask(mask: Tensor | None, mask_name: str, other_type: Any, other_
             stacklevel=2,
         )
     if not is_float:
-        from ..._creation import zeros_like
-
         mask = zeros_like(mask, dtype=target_type).masked_fill_(mask, float("-inf"))
     return mask
 

@@ -6,6 +6,7 @@ from ..._tensor import Tensor, _wrap_dim
 from ...autograd.grad_mode import no_grad
 from ...ops import nn_common as C
 from ...ops import reduction as rd
+from ...ops.distance import pdist as _pdist
 from ._common import _broadcast_pair
 
 
@@ -31,6 +32,4 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 
 def pdist(input: Tensor, p: float = 2) -> Tensor:
     """The p-norm distance between every pair of rows i < j (PdistBackward0; ops/distance.py)."""
-    from ...ops.distance import pdist as _pdist
-
     return _pdist(input, p)

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._random import default_generator
 from ..._rng import place as _rng_place
 from ..._tensor import Tensor
 from ...ops._registry import value_check
@@ -24,8 +25,6 @@ def _check_p(p: float) -> None:
 
 
 def _engine() -> Any:
-    from ..._random import default_generator
-
     return default_generator.engine
 
 

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..._dtype import LEGACY_NAMES
 from ..._tensor import Tensor
 from ...ops import _registry
 from ...ops import embedding as K
@@ -28,8 +29,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         raise RuntimeError("'weight' must be 2-D")
     idx = input._data
     if idx.dtype not in (np.int64, np.int32):
-        from ..._dtype import LEGACY_NAMES
-
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
             f"types: Long, Int; but got torch.{LEGACY_NAMES.get(input.dtype.name, 'Tensor')} "

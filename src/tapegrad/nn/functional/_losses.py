@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._creation import ones_like
 from ..._dtype import promote_types
 from ..._tensor import Tensor
 from ...autograd.grad_mode import _state, no_grad
@@ -18,7 +19,7 @@ from ...ops import elementwise as ew
 from ...ops import losses as K
 from ...ops import nn_common as C
 from ...ops import reduction as rd
-from ...ops._registry import scalar_type_name, value_check
+from ...ops._registry import defop, scalar_type_name, value_check
 from ._activations import log_softmax, logsigmoid
 from ._common import _broadcast_pair, _scalar_name
 from ._distance import pairwise_distance
@@ -602,8 +603,6 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
-        from ..._creation import ones_like
-
         var = var * ones_like(input)
     elif bool((var._data < 0).any()):
         raise ValueError("var has negative entry/entries")
@@ -863,8 +862,6 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
 
 
 def _chunked_entry(name: str, node: str) -> Any:
-    from ...ops._registry import defop
-
     entry = defop(name, node=node)(lambda x: x.copy())
 
     @entry.backward

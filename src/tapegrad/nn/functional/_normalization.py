@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ... import _out
-from ..._tensor import Tensor
+from ..._tensor import Size, Tensor
 from ...ops import nn_common as C
 from ...ops import normalization as K
 from ...ops import reduction as rd
@@ -81,8 +81,6 @@ def _verify_batch_size(size: tuple) -> None:
     for s in size[2:]:
         prod *= s
     if prod == 1:
-        from ..._tensor import Size
-
         raise ValueError(
             f"Expected more than 1 value per channel when training, got input size {Size(size)}"
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..._random import rand
 from ..._tensor import Tensor, _wrap_dim
 from ...ops import elementwise as ew
 from ...ops import pooling as K
@@ -515,7 +516,7 @@ def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
 
 def _fractional_max_pool(input: Tensor, kernel_size: Any, output_size: Any, output_ratio: Any,
                          return_indices: bool, _random_samples: Any, d: int) -> Any:
-    from ..._random import rand
+    # ops.spatial: loaded on first use (its ops join the registry when it loads)
     from ...ops import spatial
 
     name = f"fractional_max_pool{d}d"

@@ -16,6 +16,14 @@ from ._common import _scalar_name
 from ._pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 
+def _spatial() -> Any:
+    """ops/spatial.py: grid sampling, affine grids, channel shuffle."""
+    # ops.spatial: loaded on first use (its ops join the registry when it loads)
+    from ...ops import spatial
+
+    return spatial
+
+
 def _shuffle_factor(op: str, input: Tensor, factor_name: str, factor: int) -> int:
     """``factor`` as an int, after torch's checks of pixel_shuffle's and pixel_unshuffle's
     (``op``'s) input rank and factor."""
@@ -264,6 +272,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     _resample_dtype_check(input, mode, dim, out_size)
     if input.dtype.name == "uint8" and mode in ("bilinear", "bicubic"):
         # torch resamples images in fixed point, not through float matrices
+        # ops.resample_uint8: loaded on first use (uint8 images only)
         from ...ops.resample_uint8 import resample_uint8
 
         return Tensor._make(resample_uint8(input._data, out_size, bool(align_corners),
@@ -280,6 +289,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
 def _interpolate_aa(input: Tensor, out_size: list, scales: list, mode: str,
                     align_corners: bool) -> Tensor:
     """Antialiased bilinear, bicubic and lanczos resampling (ops/resample_aa.py)."""
+    # ops.resample_aa: loaded on first use (its ops join the registry when it loads)
     from ...ops import resample_aa as AA
 
     kind = input.dtype.name
@@ -319,7 +329,7 @@ def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None)
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """Interleave the channels of ``groups`` groups (ChannelShuffleBackward0)."""
-    from ...ops.spatial import channel_shuffle as shuffle
+    shuffle = _spatial().channel_shuffle
 
     return shuffle(input, groups)
 
@@ -329,8 +339,8 @@ native_channel_shuffle = channel_shuffle
 
 def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
     """The sampling grid of a batch of affine maps theta, for ``grid_sample``."""
-    from ...ops.spatial import affine_grid as grid
-    from ...ops.spatial import align_corners_or_default
+    grid = _spatial().affine_grid
+    align_corners_or_default = _spatial().align_corners_or_default
 
     return grid(theta, size, align_corners_or_default(align_corners))
 
@@ -338,6 +348,6 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
     """Sample input at the normalized positions of grid (see ``ops/spatial.py``)."""
-    from ...ops.spatial import grid_sample as sample
+    sample = _spatial().grid_sample
 
     return sample(input, grid, mode, padding_mode, align_corners)

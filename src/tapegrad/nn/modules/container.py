@@ -7,6 +7,7 @@ names), so parameters, state_dict keys and reprs come out as ``0.weight``, ``(0)
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections import abc as container_abcs
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -33,8 +34,6 @@ class Container(Module):
     """Deprecated: subclass Module instead."""
 
     def __init__(self, **kwargs: Any) -> None:
-        import warnings
-
         warnings.warn(
             "`nn.Container` is deprecated. All of its functionality is now implemented in "
             "`nn.Module`. Subclass that instead.",

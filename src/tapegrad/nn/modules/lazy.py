@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from ...autograd.grad_mode import no_grad
 from ..parameter import is_lazy
 
 __all__ = ["LazyModuleMixin"]
@@ -45,8 +46,6 @@ class LazyModuleMixin:
                         strict: bool, missing_keys: list, unexpected_keys: list,
                         error_msgs: list) -> None:
         """Before loading: an uninitialized parameter takes the shape of the one loaded."""
-        from ...autograd.grad_mode import no_grad
-
         for name, param in itertools.chain(self._parameters.items(),  # type: ignore[attr-defined]
                                            self._buffers.items()):  # type: ignore[attr-defined]
             key = prefix + name

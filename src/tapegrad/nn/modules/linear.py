@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
 from ..parameter import UninitializedParameter
@@ -93,8 +94,6 @@ class LazyLinear(LazyModuleMixin, Linear):
 
     def initialize_parameters(self, input: Tensor) -> None:  # type: ignore[override]
         """``in_features`` from ``input``'s last size; the parameters made and initialized."""
-        from ...autograd.grad_mode import no_grad
-
         if self.has_uninitialized_params():
             with no_grad():
                 self.in_features = input.shape[-1]

@@ -7,6 +7,7 @@ The legacy ``size_average`` / ``reduce`` arguments map to ``reduction`` with tor
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from ..._tensor import Tensor
 from .. import functional as F
 from .distance import PairwiseDistance
+from .linear import Linear
 from .module import Module
 
 __all__ = [
@@ -413,10 +415,6 @@ class LinearCrossEntropyLoss(_WeightedLoss):
                  reduction: str = "mean", weight: Tensor | None = None,
                  ignore_index: int | None = None, label_smoothing: float = 0.0,
                  options: Any = None) -> None:
-        import math
-
-        from .linear import Linear
-
         if weight is not None and tuple(weight.shape) != (num_classes,):
             raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got "
                                f"{tuple(weight.shape)}")

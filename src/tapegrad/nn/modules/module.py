@@ -31,7 +31,9 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ... import _announce, _device, _dtype
+from ..._creation import empty_like
 from ..._tensor import Tensor, device
+from ..._torch_functions import typename
 from ...autograd.function import Function
 from ...autograd.grad_mode import _state, no_grad
 from ..parameter import Buffer, Parameter
@@ -128,6 +130,22 @@ class _WrappedHook:
                 raise RuntimeError("You are trying to call the hook of a dead Module!")
             return self.hook(module, *args, **kwargs)
         return self.hook(*args, **kwargs)
+
+
+def _not_installed(module: Module, *args: Any, **kwargs: Any) -> None:
+    raise RuntimeError("Module.compile needs tapegrad._compile, which import tapegrad loads")
+
+
+# Module.compile's work: torch.compile's checks, then the module's calls captured and replayed.
+# That is tapegrad._compile's and tapegrad.compiler's, which sit above this module, so
+# tapegrad._compile hands it over with ``_register_compile_in_place`` when it is imported.
+_compile_in_place: Callable[..., None] = _not_installed
+
+
+def _register_compile_in_place(compile_in_place: Callable[..., None]) -> None:
+    """Install the function that ``Module.compile`` calls: ``(module, *args, **kwargs)``."""
+    global _compile_in_place
+    _compile_in_place = compile_in_place
 
 
 # Hooks common to every module (debugging / profiling), run before the module's own.
@@ -282,8 +300,6 @@ def _tensor_tuple_or_warn(value: Any, message: str) -> tuple | None:
 
 def _typename(obj: Any) -> str:
     """``torch.typename``: 'torch.FloatTensor' for tensors, 'module.QualName' otherwise."""
-    from ..._torch_functions import typename
-
     return typename(obj)
 
 
@@ -740,8 +756,6 @@ class Module:
 
     def to_empty(self, *, device: Any = None, recurse: bool = True) -> Module:
         """Fresh uninitialised storage for every parameter and buffer (same shapes)."""
-        from ..._creation import empty_like
-
         return self._apply(lambda t: empty_like(t), recurse=recurse)
 
     def share_memory(self) -> Module:
@@ -968,18 +982,7 @@ class Module:
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
         """Compile this module's calls in place (``torch.compile``'s arguments; see there)."""
-        from ..._compile import compile as compile_fn
-        from ...compiler import CompiledFunction
-
-        compile_fn(lambda: None, *args, **kwargs)  # torch.compile's argument checks
-        if kwargs.get("disable", False):
-            self._compiled_call_impl = None
-            return
-        self._compiled_call_impl = CompiledFunction(self._call_impl,
-                                                    fullgraph=kwargs.get("fullgraph", False),
-                                                    module=self,
-                                                    dynamic=kwargs.get("dynamic"),
-                                                    backend=kwargs.get("backend", "inductor"))
+        _compile_in_place(self, *args, **kwargs)
 
     # -- attributes -------------------------------------------------------------------------
 

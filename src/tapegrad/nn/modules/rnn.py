@@ -29,6 +29,7 @@ from ... import _creation
 from ..._tensor import Tensor
 from ...ops import rnn as K
 from ...ops import shape as sh
+from ...ops._registry import scalar_type_name
 from .. import functional as F
 from .. import init
 from .._packed_sequence import PackedSequence
@@ -47,8 +48,6 @@ def _check_dtypes(weight: Tensor, *tensors: Any) -> None:
     """torch's message when an input or a state meets weights of another dtype in a product."""
     for t in tensors:
         if t is not None and t.dtype != weight.dtype:
-            from ...ops._registry import scalar_type_name
-
             raise RuntimeError(
                 "mat1 and mat2 must have the same dtype, but got "
                 f"{scalar_type_name(t.dtype)} and {scalar_type_name(weight.dtype)}")

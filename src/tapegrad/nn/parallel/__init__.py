@@ -13,7 +13,7 @@ __all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]
 
 def __getattr__(name: str) -> Any:
     if name in ("DistributedDataParallel", "distributed"):
-        import importlib
+        import importlib  # importlib: here, keeping the package's namespace as torch's
 
         module = importlib.import_module(f"{__name__}.distributed")
         return module if name == "distributed" else module.DistributedDataParallel

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from ..._tensor import Tensor
 from ...ops.shape import cat
+from ..modules.module import _typename
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
@@ -26,8 +27,6 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     """Set the parameters' values from consecutive slices of ``vec``."""
     if not isinstance(vec, Tensor):
-        from ..modules.module import _typename
-
         raise TypeError(f"expected torch.Tensor, but got: {_typename(vec)}")
     pointer = 0
     for param in parameters:

@@ -15,11 +15,14 @@ from typing import Any
 import numpy as np
 
 from ... import _tensor
+from ..._random import randn
 from ...autograd.grad_mode import no_grad
 from ...ops.factorizations import geqrf, householder_product, matrix_exp, solve
 from ...ops.linalg import vdot
+from ...ops.shape import cat
 from ...ops.weight_norm import _weight_norm, norm_except_dim
 from .. import functional as F
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from . import parametrize
 
@@ -128,8 +131,6 @@ class _Orthogonal(Module):
         if n == k:
             Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
         else:  # complete Q to an n x n orthogonal matrix with random columns
-            from ..._random import randn
-
             N = randn(*(tuple(Q.shape[:-2]) + (n, n - k)), dtype=Q.dtype)
             Q = _make_orthogonal(_cat([Q, N], -1))
         self.base = Q
@@ -141,8 +142,6 @@ class _Orthogonal(Module):
 
 
 def _cat(tensors: list, dim: int) -> Tensor:
-    from ...ops.shape import cat
-
     return cat(tensors, dim)
 
 
@@ -294,8 +293,6 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
 
     ``dim`` (default 0, 1 for transposed convolutions) is the output dimension.
     """
-    from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
-
     weight = getattr(module, name, None)
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")

@@ -26,6 +26,7 @@ from ..._creation import ones_like, zeros_like
 from ..._random import rand, rand_like
 from ..._sort_emulation import topk_positions
 from ...autograd.grad_mode import no_grad
+from .convert_parameters import parameters_to_vector
 
 Tensor = _tensor.Tensor
 
@@ -407,8 +408,6 @@ def global_unstructured(parameters: Any, pruning_method: Any,
                         importance_scores: dict | None = None, **kwargs: Any) -> None:
     """Prune the (module, name) pairs in ``parameters`` as one vector: e.g. the ``amount``
     smallest entries over all of them together."""
-    from .convert_parameters import parameters_to_vector
-
     if not isinstance(parameters, Iterable):
         raise TypeError("global_unstructured(): parameters is not an Iterable")
     importance_scores = importance_scores if importance_scores is not None else {}

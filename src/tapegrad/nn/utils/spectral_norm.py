@@ -14,6 +14,7 @@ import numpy as np
 from ... import _tensor
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from ..parameter import Parameter
 from .weight_norm import _remove_norm_hook
@@ -170,8 +171,6 @@ def spectral_norm(module: T_module, name: str = "weight", n_power_iterations: in
                   eps: float = 1e-12, dim: int | None = None) -> T_module:
     """Divide ``module.<name>`` by its spectral norm, estimated by power iteration (buffers
     ``<name>_u``, ``<name>_v``); ``dim`` defaults to 0, 1 for transposed convolutions."""
-    from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
-
     if dim is None:
         transposed = isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d))
         dim = 1 if transposed else 0

@@ -68,6 +68,14 @@ default_collate_err_msg_format = (
 )
 
 
+def _multiprocessing() -> Any:
+    """The multiprocessing package (worker processes and their queues)."""
+    # multiprocessing: loaded on first use, not at import: only loaders with workers need it
+    import multiprocessing
+
+    return multiprocessing
+
+
 def _np_to_tensor(a: Any) -> Tensor:
     """``torch.as_tensor`` of a NumPy array or scalar (its dtype kept)."""
     return from_numpy(np.asarray(a))
@@ -367,7 +375,7 @@ class DataLoader:
     @multiprocessing_context.setter
     def multiprocessing_context(self, context: Any) -> None:
         if context is not None:
-            import multiprocessing  # here, not at import: only loaders with workers need it
+            multiprocessing = _multiprocessing()
 
             if self.num_workers <= 0:
                 raise ValueError(
@@ -584,8 +592,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             raise AssertionError(
                 "prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter"
             )
-        import multiprocessing
-
+        multiprocessing = _multiprocessing()
         from . import _queues  # the result queue, and Tensors pickled for it
 
         context = loader.multiprocessing_context or multiprocessing.get_context()

@@ -31,7 +31,7 @@ class DistributedSampler(Sampler):
     def __init__(self, dataset: Any, num_replicas: int | None = None, rank: int | None = None,
                  shuffle: bool = True, seed: int = 0, drop_last: bool = False) -> None:
         if num_replicas is None or rank is None:
-            from ... import distributed as dist
+            from ... import distributed as dist  # tapegrad.distributed: loaded on first use (MPI)
 
             if not dist.is_available():
                 raise RuntimeError("Requires distributed package to be available")

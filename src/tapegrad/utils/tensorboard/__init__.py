@@ -29,10 +29,11 @@ __all__ = ["FileWriter", "RecordWriter", "SummaryWriter"]
 
 def __getattr__(name: str) -> Any:
     if name in ("FileWriter", "SummaryWriter"):
-        from . import _writer
+        from . import _writer  # _writer: loaded on first use (protobuf and the event writer)
 
         return getattr(_writer, name)
     if name == "RecordWriter":
+        # tensorboard: loaded on first use
         from tensorboard.summary.writer.record_writer import RecordWriter
 
         return RecordWriter

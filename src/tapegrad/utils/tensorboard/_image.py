@@ -85,8 +85,9 @@ def encode_png(hwc: np.ndarray) -> bytes:
 
 def figure_to_image(figures: Any, close: bool = True) -> np.ndarray:
     """Render a matplotlib figure (CHW uint8) or a list of them (NCHW) with the Agg backend."""
+    # matplotlib: optional (pip install 'tapegrad[viz]'), loaded on first use
     import matplotlib.pyplot as plt
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # (matplotlib, as above)
 
     def render(figure: Any) -> np.ndarray:
         canvas = FigureCanvasAgg(figure)

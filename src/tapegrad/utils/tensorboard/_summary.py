@@ -16,6 +16,8 @@ The contents are torch's, field for field, so TensorBoard shows the same thing.
 
 from __future__ import annotations
 
+import io
+import wave
 from typing import Any
 
 import numpy as np
@@ -23,6 +25,22 @@ from google.protobuf import struct_pb2
 from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata
 from tensorboard.compat.proto.tensor_pb2 import TensorProto
 from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
+from tensorboard.plugins.custom_scalar import layout_pb2
+from tensorboard.plugins.hparams import metadata as hp_metadata
+from tensorboard.plugins.hparams.api_pb2 import (
+    DataType,
+    Experiment,
+    HParamInfo,
+    MetricInfo,
+    MetricName,
+    Status,
+)
+from tensorboard.plugins.hparams.plugin_data_pb2 import (
+    HParamsPluginData,
+    SessionEndInfo,
+    SessionStartInfo,
+)
+from tensorboard.plugins.pr_curve.plugin_data_pb2 import PrCurvePluginData
 from tensorboard.plugins.text.plugin_data_pb2 import TextPluginData
 
 from ... import _dtype
@@ -134,21 +152,6 @@ def text(tag: str, text: str) -> Summary:
 def hparams(hparam_dict: Any = None, metric_dict: Any = None,
             hparam_domain_discrete: Any = None) -> tuple[Summary, Summary, Summary]:
     """The hparams plugin's experiment, session-start and session-end summaries."""
-    from tensorboard.plugins.hparams import metadata as hp_metadata
-    from tensorboard.plugins.hparams.api_pb2 import (
-        DataType,
-        Experiment,
-        HParamInfo,
-        MetricInfo,
-        MetricName,
-        Status,
-    )
-    from tensorboard.plugins.hparams.plugin_data_pb2 import (
-        HParamsPluginData,
-        SessionEndInfo,
-        SessionStartInfo,
-    )
-
     if not isinstance(hparam_dict, dict):
         raise TypeError("parameter: hparam_dict should be a dictionary, nothing logged.")
     if not isinstance(metric_dict, dict):
@@ -213,8 +216,6 @@ def _float_matrix(tag: str, data: np.ndarray, metadata: SummaryMetadata) -> Summ
 
 
 def _pr_metadata(num_thresholds: int) -> SummaryMetadata:
-    from tensorboard.plugins.pr_curve.plugin_data_pb2 import PrCurvePluginData
-
     content = PrCurvePluginData(version=0, num_thresholds=num_thresholds).SerializeToString()
     return SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="pr_curves",
                                                                   content=content))
@@ -260,8 +261,6 @@ def pr_curve_raw(tag: str, tp: Any, fp: Any, tn: Any, fn: Any, precision: Any, r
 def custom_scalars(layout: dict[str, dict[str, list[Any]]]) -> Summary:
     """The custom-scalars plugin's layout: {category: {chart: ['Multiline', tags] or
     ['Margin', [value, lower, upper]]}}."""
-    from tensorboard.plugins.custom_scalar import layout_pb2
-
     categories = []
     for category, charts in layout.items():
         made = []
@@ -335,9 +334,6 @@ def tensor_proto(tag: str, tensor: Tensor) -> Summary:
 
 def audio(tag: str, tensor: Any, sample_rate: int = 44100) -> Summary:
     """A mono clip (values in [-1, 1], clipped with a warning) as 16-bit WAV."""
-    import io
-    import wave
-
     samples = make_np(tensor).squeeze()
     if abs(samples).max() > 1:
         print("warning: audio amplitude out of range, auto clipped.")

@@ -42,6 +42,7 @@ def __getattr__(name: str) -> object:
     # Pillow with it
     if name == "wrap_dataset_for_transforms_v2":
         try:
+            # vision.tv_tensors: loaded on first use (it imports vision.datasets)
             from ..tv_tensors._dataset_wrapper import wrap_dataset_for_transforms_v2
         except ModuleNotFoundError:
             pass

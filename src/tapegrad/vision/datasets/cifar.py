@@ -86,7 +86,7 @@ class CIFAR10(VisionDataset):
 
     def __getitem__(self, index: int) -> tuple[Any, Any]:
         """``(image, class index)``, each through its transform when one is set."""
-        from PIL import Image
+        from PIL import Image  # PIL: optional (pip install pillow), loaded on first use
 
         img, target = Image.fromarray(self.data[index]), self.targets[index]
         return _transform_pair(self.transform, self.target_transform, img, target)

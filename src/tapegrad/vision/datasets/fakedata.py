@@ -25,8 +25,8 @@ _MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}  # the PIL mode of a float image
 def _to_pil_image(image: torch.Tensor) -> Any:
     """A float ``(C, H, W)`` or ``(H, W)`` image as ``ToPILImage`` converts it: to an HWC
     array, times 255, cast to bytes by NumPy."""
-    from ..transforms.functional import _hwc_array
-    from ..utils import _Image_fromarray
+    from ..transforms.functional import _hwc_array  # vision.transforms: loaded on first use
+    from ..utils import _Image_fromarray  # vision.utils: loaded on first use
 
     pixels = image.permute((1, 2, 0)).numpy() if image.ndim == 3 else image.numpy()
     pixels = _hwc_array(pixels)

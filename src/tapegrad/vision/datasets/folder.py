@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .. import get_image_backend
 from .vision import VisionDataset, _transform_pair
 
 __all__ = ["DatasetFolder", "ImageFolder", "IMG_EXTENSIONS", "default_loader", "find_classes",
@@ -151,7 +152,7 @@ class DatasetFolder(VisionDataset):
 
 def pil_loader(path: str | Path) -> Any:
     """The image at ``path`` as a PIL RGB image (read whole, the file closed)."""
-    from PIL import Image
+    from PIL import Image  # PIL: optional (pip install pillow), loaded on first use
 
     with open(path, "rb") as fh:
         return Image.open(fh).convert("RGB")
@@ -170,8 +171,6 @@ def accimage_loader(path: str | Path) -> Any:
 
 def default_loader(path: str | Path) -> Any:
     """The image backend's loader (``torchvision.get_image_backend()``)."""
-    from .. import get_image_backend
-
     return accimage_loader(path) if get_image_backend() == "accimage" else pil_loader(path)
 
 

@@ -103,7 +103,7 @@ class MNIST(VisionDataset):
                    for name in (self.training_file, self.test_file))
 
     def _load_legacy_data(self) -> Any:
-        from ...serialization import load
+        from ...serialization import load  # tapegrad.serialization: loaded on first use
 
         name = self.training_file if self.train else self.test_file
         return load(os.path.join(self.processed_folder, name), weights_only=True)

@@ -51,7 +51,7 @@ class SVHN(VisionDataset):
         if not self._check_integrity():
             raise RuntimeError("Dataset not found or corrupted. You can use download=True to "
                                "download it")
-        import scipy.io
+        import scipy.io  # scipy: optional, loaded on first use
 
         loaded = scipy.io.loadmat(os.path.join(self.root, self.filename))
         self.labels = loaded["y"].astype(np.int64).squeeze()
@@ -60,7 +60,7 @@ class SVHN(VisionDataset):
 
     def __getitem__(self, index: int) -> tuple[Any, Any]:
         """``(image, label)``, each through its transform when one is set."""
-        from PIL import Image
+        from PIL import Image  # PIL: optional (pip install pillow), loaded on first use
 
         img = Image.fromarray(np.transpose(self.data[index], (1, 2, 0)))
         target = int(self.labels[index])

@@ -44,6 +44,14 @@ __all__ = ["ImageReadMode", "decode_image", "decode_jpeg", "decode_png", "decode
 Tensor = torch.Tensor
 
 
+def _pil() -> Any:
+    """Pillow, its Image module loaded (for the formats tapegrad's own codecs do not read)."""
+    # PIL: optional (pip install pillow), loaded on first use
+    import PIL.Image
+
+    return PIL
+
+
 class ImageReadMode(Enum):
     """The channels to decode into (functions also take the names as strings: ``"RGB"``).
 
@@ -230,7 +238,7 @@ _PNG_DEPTHS = {0: (1, 2, 4, 8, 16), 2: (8, 16), 3: (1, 2, 4, 8), 4: (8, 16), 6: 
 def _decode_png_8bit(data: bytes) -> tuple[np.ndarray, np.ndarray | None]:
     """Pillow's decoding of an 8-bit (or smaller) PNG: (H, W, C) values as stored (palette
     indices for a palette image, with the palette as RGBA rows)."""
-    from PIL import Image
+    Image = _pil().Image
 
     try:
         with Image.open(_pyio.BytesIO(data)) as img:
@@ -335,7 +343,7 @@ def _jpeg_app1(data: bytes) -> bytes | None:
 
 
 def _decode_jpeg_one(data: bytes, mode: ImageReadMode, apply_exif_orientation: bool) -> Tensor:
-    from PIL import Image
+    Image = _pil().Image
 
     if len(data) < 2 or data[0] != 0xFF or data[1] != 0xD8:
         first = data[0] if data else 0
@@ -395,7 +403,7 @@ def decode_jpeg(input: Tensor | list[Tensor], mode: ImageReadMode = ImageReadMod
 
 
 def _encode_jpeg_one(image: Tensor, quality: int) -> Tensor:
-    from PIL import Image
+    Image = _pil().Image
 
     channels, height, width = _encodable_shape(image)
     if height == 0 or width == 0:
@@ -442,7 +450,7 @@ def decode_gif(input: Tensor) -> Tensor:
 def decode_webp(input: Tensor, mode: ImageReadMode = ImageReadMode.UNCHANGED) -> Tensor:
     """A (still) WebP image as (C, H, W) uint8: RGB, or RGBA when it has alpha (``mode`` RGB or
     RGB_ALPHA forces either)."""
-    from PIL import Image
+    Image = _pil().Image
 
     mode = _as_mode(mode)
     data = _encoded_bytes(input)

@@ -67,6 +67,7 @@ class WeightsEnum(Enum):
     def get_state_dict(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """Download (once, into the hub's cache) and load the checkpoint: the arguments are
         ``torch.hub.load_state_dict_from_url``'s (``progress=``, ``check_hash=``...)."""
+        # tapegrad.hub: loaded on first use (downloads)
         from ...hub import load_state_dict_from_url
 
         return load_state_dict_from_url(self.url, *args, **kwargs)

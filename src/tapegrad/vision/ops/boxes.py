@@ -16,6 +16,7 @@ from ... import max as _max
 from ... import min as _min
 from ... import tensor as _tensor
 from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
 from ...ops._registry import nondiff
 from ._box_convert import (
     _box_cxcywh_to_xyxy,
@@ -364,8 +365,6 @@ def complete_box_iou(boxes1: Tensor, boxes2: Tensor, eps: float = 1e-7) -> Tenso
     """Complete IoU (Zheng et al. 2020) of every pair: distance IoU minus ``alpha * v``, v the
     squared difference of the aspect ratios' arctangents (times 4/pi^2), alpha = v / (1 - IoU +
     v) taken as a constant."""
-    from ...autograd.grad_mode import no_grad
-
     boxes1 = _upcast(boxes1)
     boxes2 = _upcast(boxes2)
     diou, iou = _box_diou_iou(boxes1, boxes2, eps)

@@ -78,6 +78,8 @@ def _is_pil_image(img: Any) -> bool:
 
 
 def _pil() -> Any:
+    """The PIL half of the functions (transforms/_functional_pil.py, which imports Pillow)."""
+    # _functional_pil: loaded on first use, as Pillow is (the vision extra; optional)
     from . import _functional_pil
 
     return _functional_pil
@@ -181,8 +183,7 @@ def _hwc_array(pic: np.ndarray) -> np.ndarray:
 def to_pil_image(pic: Any, mode: str | None = None) -> Any:
     """A (C, H, W) tensor or (H, W, C) ndarray as a PIL image; float values are scaled by 255.
     The mode follows from the channels and dtype unless given."""
-    from ._functional_pil import pil_from_array
-
+    pil_from_array = _pil().pil_from_array
     if isinstance(pic, Tensor):
         if pic.ndim == 3:
             pic = pic.permute((1, 2, 0))

@@ -249,7 +249,7 @@ def coco_dectection_wrapper_factory(dataset: Any, target_keys: Any
         default={"image_id", "boxes", "labels"})
 
     def segmentation_to_mask(segmentation: Any, *, canvas_size: tuple) -> Any:
-        from pycocotools import mask
+        from pycocotools import mask  # pycocotools: optional, loaded on first use
 
         if isinstance(segmentation, dict):
             if not isinstance(segmentation["counts"], str):

@@ -15,6 +15,9 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
+import tapegrad
+
+from ... import _printing
 from ..._tensor import Tensor
 from . import _torch_function_helpers as _helpers
 
@@ -30,8 +33,6 @@ def _same_sequence(output: Any, parts: Any) -> Any:
 
 def _rebuild_tv_tensor(cls: type, data: Any, requires_grad: bool, state: dict) -> TVTensor:
     """Unpickle a TVTensor: its class, data, requires_grad and metadata."""
-    import tapegrad
-
     out = tapegrad.as_tensor(data).as_subclass(cls)
     out.__dict__.update(state)
     if requires_grad:
@@ -49,8 +50,6 @@ class TVTensor(Tensor):
     @staticmethod
     def _to_tensor(data: Any, dtype: Any = None, device: Any = None,
                    requires_grad: bool | None = None) -> Tensor:
-        import tapegrad
-
         if requires_grad is None:
             requires_grad = data.requires_grad if isinstance(data, Tensor) else False
         return tapegrad.as_tensor(data, dtype=dtype, device=device).requires_grad_(
@@ -77,8 +76,6 @@ class TVTensor(Tensor):
         return f"{TVTensor.__repr__(self)[:-1]}, {extra_repr})"
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:  # type: ignore[override]
-        from ... import _printing
-
         fn = self.grad_fn
         return _printing.format_tensor(
             self._data, self.dtype.name,

@@ -544,6 +544,7 @@ class RandomIoUCrop(Transform):
 
 def _box_iou(boxes1: Tensor, boxes2: Tensor) -> Tensor:
     """torchvision.ops.box_iou."""
+    # vision.ops: loaded on first use
     from tapegrad.vision.ops.boxes import box_iou
 
     return box_iou(boxes1, boxes2)  # type: ignore[no-any-return]

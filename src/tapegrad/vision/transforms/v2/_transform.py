@@ -20,6 +20,7 @@ from tapegrad import Tensor, nn
 from tapegrad.utils._pytree import tree_flatten, tree_unflatten
 from tapegrad.vision import tv_tensors
 
+from ..functional import InterpolationMode
 from ._utils import check_type, has_any, is_pure_tensor
 from .functional._utils import _get_kernel
 
@@ -107,8 +108,6 @@ class Transform(nn.Module):
         params = {attr: value for attr, value in self.__dict__.items()
                   if not attr.startswith("_") and attr not in common_attrs}
         if "interpolation" in params and isinstance(params["interpolation"], str):
-            from ..functional import InterpolationMode
-
             params["interpolation"] = InterpolationMode(params["interpolation"])
         return params
 

@@ -86,6 +86,7 @@ def jpeg_image(image: Tensor, quality: int) -> Tensor:
     image = image.view((-1,) + image.shape[-3:])
     if image.shape[0] == 0:
         return image.reshape(original_shape).clone()
+    # vision.io: loaded on first use
     from ....io import decode_jpeg, encode_jpeg
 
     images = [decode_jpeg(encode_jpeg(_check_encodable(image[i], quality), quality=quality))
