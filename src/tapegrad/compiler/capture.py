@@ -264,7 +264,9 @@ class Recorder:
         self.breaks: list[str] = []
         self.paused = 0
         self.backward_ran = False
-        self.applied: set[int] = set()  # ids of the graph nodes a backward in the call ran
+        # the graph nodes a backward in the call ran, by id (held, so that no later node can
+        # take a freed one's id and pass for spent)
+        self.applied: dict[int, Any] = {}
         self.grad_of: dict[int, tuple] = {}  # id(a .grad tensor read) -> (it, its leaf)
         # id(tensor) -> (globals dict or closure cell, name or None): tensors the function
         # reaches by a name, read through that name at replay (set by replay.py)
@@ -602,7 +604,7 @@ def _recorded_node_apply(node: Any, grads: list, run: Callable) -> tuple:
         rec.graph_break("a complex gradient")
         return run(grads)
     n_steps, n_slots = len(rec.steps), len(rec.arrays)
-    rec.applied.add(id(node))
+    rec.applied[id(node)] = node
     saved = node.saved
     widened = (_registry._LOW and node.op.widen and not _state.enabled
                and low_precision.rule_widens(node.op, grads))  # (OpNode.apply's test)
