@@ -232,7 +232,7 @@ def test_index_kernels_check_at_replay(name):
     _same_error(fn, c, big)
 
 
-def test_value_checks_cost_nothing_eagerly():
+def test_value_checks_stay_in_place_and_are_heard():
     """Marked functions are the same functions before, during and after a capture (a capture
     hears them announce; nothing is replaced); eagerly each pays one ``is None`` test."""
     import sys
