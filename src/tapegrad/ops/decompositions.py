@@ -21,6 +21,7 @@ derivative sees how the factors depend on A:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -473,6 +474,16 @@ def lu(A: Tensor, *, pivot: bool = True) -> Any:
     return linalg_lu(*_lu(A, pivot=pivot))
 
 
+def _raise_if_singular(name: str, info: Tensor, zero_entry: Callable[[int], str]) -> None:
+    """torch's error for the first factorization in the batch that met a zero pivot;
+    ``zero_entry(info)`` names the entry that is zero."""
+    from ._lapack import batch_error
+
+    batch_error(name, info._data, lambda i: (
+        "The factorization could not be completed because the input is not invertible "
+        f"({zero_entry(i)} is zero)."))
+
+
 def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> Any:
     """``torch.linalg.lu_factor_ex``: LAPACK's compact LU, 1-based pivots and info."""
     _check_lu_dims("torch.lu_factor", A)
@@ -480,11 +491,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -
     _check_pivot("linalg.lu_factor", pivot)
     lu_, piv, info = _lu_factor_ex(A, pivot=pivot)
     if check_errors:
-        from ._lapack import batch_error
-
-        batch_error("torch.linalg.lu_factor_ex", info._data, lambda i: (
-            f"The factorization could not be completed because the input is not "
-            f"invertible (U[{i},{i}] is zero)."))
+        _raise_if_singular("torch.linalg.lu_factor_ex", info, lambda i: f"U[{i},{i}]")
     return linalg_lu_factor_ex(lu_, piv, info)
 
 
@@ -656,11 +663,7 @@ def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
     lu_, piv, info = _lu_factor_ex(A, pivot=pivot)
     if get_infos:
         return (lu_, piv, info)
-    from ._lapack import batch_error
-
-    batch_error("torch.linalg.lu_factor_ex", info._data, lambda i: (
-        f"The factorization could not be completed because the input is not invertible "
-        f"(U[{i},{i}] is zero)."))
+    _raise_if_singular("torch.linalg.lu_factor_ex", info, lambda i: f"U[{i},{i}]")
     return (lu_, piv)
 
 
@@ -705,11 +708,8 @@ def ldl_factor_ex(input: Tensor, *, hermitian: bool = False, check_errors: bool 
     check_float("torch.linalg.ldl_factor_ex", input._data)
     ld, piv, info = _ldl_factor_ex(input, hermitian=hermitian)
     if check_errors:
-        from ._lapack import batch_error
-
-        batch_error("torch.linalg.ldl_factor_ex", info._data, lambda i: (
-            f"The factorization could not be completed because the input is not invertible "
-            f"(the diagonal element {i} is zero)."))
+        _raise_if_singular("torch.linalg.ldl_factor_ex", info,
+                           lambda i: f"the diagonal element {i}")
     return linalg_ldl_factor_ex(ld, piv, info)
 
 
