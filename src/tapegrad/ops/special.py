@@ -431,13 +431,17 @@ def _check_tensor(x: Any, name: str) -> None:
                         f"{type(x).__name__}")
 
 
-def _public(op: Any, name: str) -> Any:
+def _public(op: Any, name: str, documented: bool = True) -> Any:
+    """``torch.<name>``: the one-tensor op ``op`` after torch's check of its argument's type
+    (``documented``: with a one-line docstring)."""
+
     def fn(input: Tensor) -> Tensor:
         _check_tensor(input, name)
         return op(input)
 
     fn.__name__ = name
-    fn.__doc__ = f"torch.{name}, elementwise."
+    if documented:
+        fn.__doc__ = f"torch.{name}, elementwise."
     return fn
 
 
