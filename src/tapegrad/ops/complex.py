@@ -261,25 +261,24 @@ def angle(input: Tensor) -> Tensor:
 # --------------------------------------------------------------------------------------------
 
 
-@defop("conj", node="ConjBackward0")
-def _conj(x: np.ndarray) -> np.ndarray:
-    return np.conj(x)
+def _conjugating(name: str, node: str) -> Any:
+    """A registry entry that conjugates its input: conj's (whose result is marked
+    ``is_conj()``) and conj_physical's are alike but for their nodes."""
+
+    @defop(name, node=node)
+    def forward(x: np.ndarray) -> np.ndarray:
+        return np.conj(x)
+
+    @forward.backward
+    def conjugating_backward(ctx: Any, grad: Tensor) -> tuple:
+        # d conj z / d conj z = 1: the gradient conjugated
+        return (conj_physical(grad),)
+
+    return forward
 
 
-@_conj.backward
-def conj_backward(ctx: Any, grad: Tensor) -> tuple:
-    # d conj z / d conj z = 1: the gradient conjugated
-    return (conj_physical(grad),)
-
-
-@defop("conj_physical", node="ConjPhysicalBackward0")
-def _conj_physical(x: np.ndarray) -> np.ndarray:
-    return np.conj(x)
-
-
-@_conj_physical.backward
-def conj_physical_backward(ctx: Any, grad: Tensor) -> tuple:
-    return (conj_physical(grad),)
+_conj = _conjugating("conj", "ConjBackward0")
+_conj_physical = _conjugating("conj_physical", "ConjPhysicalBackward0")
 
 
 @defop("resolve", node="CloneBackward0")

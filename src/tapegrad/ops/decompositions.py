@@ -30,6 +30,7 @@ from .._tensor import Tensor
 from ._lapack import check_float, check_matrix, check_square, getrf, per_matrix, return_type
 from ._lapack import count as _count
 from ._registry import defop
+from .scatter import _zeros
 
 linalg_svd = return_type("linalg_svd", "U S Vh")
 svd_result = return_type("svd", "U S V")
@@ -41,10 +42,6 @@ linalg_lu_factor_ex = return_type("linalg_lu_factor_ex", "LU pivots info")
 lu_unpack_result = return_type("lu_unpack", "P L U")
 linalg_ldl_factor = return_type("linalg_ldl_factor", "LD pivots")
 linalg_ldl_factor_ex = return_type("linalg_ldl_factor_ex", "LD pivots info")
-
-
-def _zeros(shape: tuple, like: Tensor) -> Tensor:
-    return Tensor._make(np.zeros(shape, dtype=like._data.dtype))
 
 
 # ---------------------------------------------------------------------------------------------
