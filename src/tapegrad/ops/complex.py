@@ -58,11 +58,14 @@ def imag_backward(ctx: Any, grad: Tensor) -> tuple:  # d Im z: dL/dy lands in th
 _real.holomorphic = _imag.holomorphic = False
 
 
+def _complex_only(op: Any, input: Tensor) -> Tensor:
+    """``op(input)`` for a complex tensor; a real tensor is its own result, as in torch."""
+    return op(input) if input._data.dtype.kind == "c" else input
+
+
 def real(input: Tensor) -> Tensor:
     """The real part, a view sharing memory (the tensor itself when it is not complex)."""
-    if input._data.dtype.kind != "c":
-        return input
-    return _real(input)
+    return _complex_only(_real, input)
 
 
 def imag(input: Tensor) -> Tensor:
@@ -305,9 +308,7 @@ def conj(input: Tensor) -> Tensor:
 
 def conj_physical(input: Tensor) -> Tensor:
     """The complex conjugate in new memory; a real tensor comes back as it is."""
-    if input._data.dtype.kind != "c":
-        return input
-    return _conj_physical(input)
+    return _complex_only(_conj_physical, input)
 
 
 def conj_physical_(input: Tensor) -> Tensor:
