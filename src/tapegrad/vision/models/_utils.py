@@ -245,6 +245,21 @@ def _imagenet1k_weights(checkpoint: str, transforms: Callable[..., Any], common:
     return Weights(url=_CHECKPOINTS_URL + checkpoint, transforms=transforms, meta=entries)
 
 
+def _imagenet1k_v1_enum(name: str, module: str, checkpoint: str,
+                        transforms: Callable[..., Any], common: dict[str, Any], /,
+                        **meta: Any) -> type[WeightsEnum]:
+    """The weights enum ``name`` of ``module`` for a model with one set of weights,
+    ``_imagenet1k_weights(checkpoint, transforms, common, **meta)``: the members
+    ``IMAGENET1K_V1`` and ``DEFAULT``, the same member, as the class statement
+    ``class name(WeightsEnum)`` with ``IMAGENET1K_V1 = ...`` and ``DEFAULT = IMAGENET1K_V1``
+    makes them."""
+    weights = _imagenet1k_weights(checkpoint, transforms, common, **meta)
+    members = [("IMAGENET1K_V1", weights), ("DEFAULT", weights)]
+    # Enum's functional API, which mypy reads as a lookup of a member by value
+    return WeightsEnum(name, members, module=module,  # type: ignore[call-arg,return-value]
+                       qualname=name)
+
+
 def _swag_weights(checkpoint: str, crop_size: int, common: dict[str, Any], recipe: str,
                   docs: str, meta: dict[str, Any]) -> Weights:
     """The ImageNet-1K weights of a trunk pretrained by SWAG (RegNet-Y, ViT): evaluated after a
