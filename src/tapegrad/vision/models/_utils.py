@@ -245,15 +245,17 @@ def _imagenet1k_weights(checkpoint: str, transforms: Callable[..., Any], common:
     return Weights(url=_CHECKPOINTS_URL + checkpoint, transforms=transforms, meta=entries)
 
 
-def _imagenet1k_v1_enum(name: str, module: str, checkpoint: str,
+def _imagenet1k_v1_enum(name: str, module: str, row: tuple[Any, ...],
                         transforms: Callable[..., Any], common: dict[str, Any], /,
-                        **meta: Any) -> type[WeightsEnum]:
-    """The weights enum ``name`` of ``module`` for a model with one set of weights,
-    ``_imagenet1k_weights(checkpoint, transforms, common, **meta)``: the members
+                        **more_meta: Any) -> type[WeightsEnum]:
+    """The weights enum ``name`` of ``module`` for a model with one set of ImageNet-1K weights,
+    ``row`` = (checkpoint, parameters, (acc@1, acc@5), GFLOPS, file size in MB): the members
     ``IMAGENET1K_V1`` and ``DEFAULT``, the same member, as the class statement
     ``class name(WeightsEnum)`` with ``IMAGENET1K_V1 = ...`` and ``DEFAULT = IMAGENET1K_V1``
-    makes them."""
-    weights = _imagenet1k_weights(checkpoint, transforms, common, **meta)
+    makes them. Their meta: ``common``, num_params, _metrics, _ops, _file_size, ``more_meta``."""
+    checkpoint, num_params, acc, ops, file_size = row
+    weights = _imagenet1k_weights(checkpoint, transforms, common, num_params=num_params, acc=acc,
+                                  _ops=ops, _file_size=file_size, **more_meta)
     members = [("IMAGENET1K_V1", weights), ("DEFAULT", weights)]
     # Enum's functional API, which mypy reads as a lookup of a member by value
     return WeightsEnum(name, members, module=module,  # type: ignore[call-arg,return-value]

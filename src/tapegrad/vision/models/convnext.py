@@ -156,24 +156,21 @@ _COMMON_META = _family_meta(
     _DOCS)
 
 
-# each size's ImageNet-1K weights: checkpoint, resize size, parameters, (acc@1, acc@5), GFLOPS,
-# file size (MB)
+# each size's ImageNet-1K weights: the transforms' resize size, then the checkpoint, parameters,
+# (acc@1, acc@5), GFLOPS and file size (MB)
 _WEIGHTS = {
-    "tiny": ("convnext_tiny-983f1562.pth", 236, 28589128, (82.52, 96.146), 4.456, 109.119),
-    "small": ("convnext_small-0c510722.pth", 230, 50223688, (83.616, 96.65), 8.684, 191.703),
-    "base": ("convnext_base-6075fbad.pth", 232, 88591464, (84.062, 96.87), 15.355, 338.064),
-    "large": ("convnext_large-ea097f82.pth", 232, 197767336, (84.414, 96.976), 34.361, 754.537),
+    "tiny": (236, "convnext_tiny-983f1562.pth", 28589128, (82.52, 96.146), 4.456, 109.119),
+    "small": (230, "convnext_small-0c510722.pth", 50223688, (83.616, 96.65), 8.684, 191.703),
+    "base": (232, "convnext_base-6075fbad.pth", 88591464, (84.062, 96.87), 15.355, 338.064),
+    "large": (232, "convnext_large-ea097f82.pth", 197767336, (84.414, 96.976), 34.361, 754.537),
 }
 
 
 def _weights_enum(name: str, size: str) -> type[WeightsEnum]:
-    """The weights enum ``name`` (IMAGENET1K_V1 and DEFAULT) from the row of ``size`` in
-    ``_WEIGHTS``."""
-    checkpoint, resize_size, num_params, acc, ops, file_size = _WEIGHTS[size]
-    return _imagenet1k_v1_enum(
-        name, __name__, checkpoint,
-        partial(ImageClassification, crop_size=224, resize_size=resize_size), _COMMON_META,
-        num_params=num_params, acc=acc, _ops=ops, _file_size=file_size)
+    """The weights enum ``name`` (IMAGENET1K_V1 and DEFAULT) from the row of ``size``."""
+    resize_size, *row = _WEIGHTS[size]
+    transforms = partial(ImageClassification, crop_size=224, resize_size=resize_size)
+    return _imagenet1k_v1_enum(name, __name__, tuple(row), transforms, _COMMON_META)
 
 
 ConvNeXt_Tiny_Weights = _weights_enum("ConvNeXt_Tiny_Weights", "tiny")

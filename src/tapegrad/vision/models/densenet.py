@@ -182,12 +182,9 @@ _WEIGHTS = {
 
 
 def _weights_enum(name: str, depth: str) -> type[WeightsEnum]:
-    """The weights enum ``name`` (IMAGENET1K_V1 and DEFAULT) from the row of ``depth`` in
-    ``_WEIGHTS``."""
-    checkpoint, num_params, acc, ops, file_size = _WEIGHTS[depth]
-    return _imagenet1k_v1_enum(name, __name__, checkpoint,
-                               partial(ImageClassification, crop_size=224), _COMMON_META,
-                               num_params=num_params, acc=acc, _ops=ops, _file_size=file_size)
+    """The weights enum ``name`` (IMAGENET1K_V1 and DEFAULT) from the row of ``depth``."""
+    return _imagenet1k_v1_enum(name, __name__, _WEIGHTS[depth],
+                               partial(ImageClassification, crop_size=224), _COMMON_META)
 
 
 DenseNet121_Weights = _weights_enum("DenseNet121_Weights", "121")
