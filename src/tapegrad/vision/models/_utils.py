@@ -18,6 +18,7 @@ from ... import nn
 from ..transforms._presets import ImageClassification, InterpolationMode
 from ._api import Weights, WeightsEnum, register_model
 from ._meta import (
+    _IMAGENET_META,
     _SWAG_E2E_DOCS,
     _SWAG_LICENSE,
     _SWAG_LINEAR_DOCS,
@@ -260,6 +261,17 @@ def _imagenet1k_v1_enum(name: str, module: str, row: tuple[Any, ...],
     # Enum's functional API, which mypy reads as a lookup of a member by value
     return WeightsEnum(name, members, module=module,  # type: ignore[call-arg,return-value]
                        qualname=name)
+
+
+def _trained_imagenet1k_v1_enum(name: str, module: str, training: tuple[dict[str, Any], str, str],
+                                row: tuple[Any, ...]) -> type[WeightsEnum]:
+    """``_imagenet1k_v1_enum`` for a family whose weights come from one of a few trainings:
+    ``training`` = (the keywords of ``ImageClassification`` besides ``crop_size=224``, the
+    recipe, the docs); the meta is ImageNet's, the recipe, the row's entries, the docs."""
+    keywords, recipe, docs = training
+    return _imagenet1k_v1_enum(name, module, row,
+                               functools.partial(ImageClassification, crop_size=224, **keywords),
+                               {**_IMAGENET_META, "recipe": recipe}, _docs=docs)
 
 
 def _swag_weights(checkpoint: str, crop_size: int, common: dict[str, Any], recipe: str,

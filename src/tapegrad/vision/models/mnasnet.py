@@ -3,15 +3,13 @@ stacks of inverted residual blocks (1x1 expansion, depthwise 3x3 or 5x5, linear 
 projection), their widths scaled by ``alpha`` (the depth multiplier)."""
 
 import warnings
-from functools import partial
 from typing import Any
 
 from ... import nn
 from ..._tensor import Tensor
-from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
-from ._meta import _IMAGENET_META, _NEW_RECIPE_DOCS
-from ._utils import _builder, _classifier, _imagenet1k_v1_enum
+from ._meta import _NEW_RECIPE_DOCS
+from ._utils import _builder, _classifier, _trained_imagenet1k_v1_enum
 
 __all__ = ["MNASNet", "MNASNet0_5_Weights", "MNASNet0_75_Weights", "MNASNet1_0_Weights",
            "MNASNet1_3_Weights", "mnasnet0_5", "mnasnet0_75", "mnasnet1_0", "mnasnet1_3"]
@@ -176,6 +174,7 @@ def _mnasnet(alpha: float, weights: WeightsEnum | None, progress: bool,
 
 
 # the two trainings of the weights: the transforms' keywords, the recipe, the docs
+# (see _utils._trained_imagenet1k_v1_enum)
 _PAPER: tuple[dict[str, Any], str, str] = (
     {}, "https://github.com/1e100/mnasnet_trainer",
     "These weights reproduce closely the results of the paper.")
@@ -192,11 +191,8 @@ _WEIGHTS = {
 
 def _weights_enum(name: str, alpha: float) -> type[WeightsEnum]:
     """The weights enum ``name`` (IMAGENET1K_V1 and DEFAULT) from the row of ``alpha``."""
-    (resize, recipe, docs), *row = _WEIGHTS[alpha]
-    # the recipe comes right after the common meta, the docs last
-    return _imagenet1k_v1_enum(name, __name__, tuple(row),
-                               partial(ImageClassification, crop_size=224, **resize),
-                               {**_IMAGENET_META, "recipe": recipe}, _docs=docs)
+    training, *row = _WEIGHTS[alpha]
+    return _trained_imagenet1k_v1_enum(name, __name__, training, tuple(row))
 
 
 MNASNet0_5_Weights = _weights_enum("MNASNet0_5_Weights", 0.5)
