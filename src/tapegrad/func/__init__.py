@@ -100,6 +100,18 @@ def _with_fresh(args: tuple, nums: tuple) -> list:
     return new_args
 
 
+def _call_on_fresh(func: Callable, args: tuple, kwargs: dict, nums: tuple, has_aux: bool,
+                   name: str) -> tuple:
+    """Reverse mode's call, inside a transform: ``func`` on ``args`` with fresh aliases at
+    positions ``nums``. Returns its output and aux, each differentiated argument's
+    (leaves, spec) and all their leaves in order (what the gradients are taken with respect
+    to)."""
+    new_args = _with_fresh(args, nums)
+    out, aux = _split_aux(func(*new_args, **kwargs), has_aux, name)
+    ins = [_flatten(new_args[a]) for a in nums]
+    return out, aux, ins, [x for sub, _ in ins for x in sub]
+
+
 def _fresh(t: Any) -> Any:
     """What a transform differentiates with respect to: an alias of ``t`` requiring grad (a
     view when ``t`` has history of its own, so that outer transforms see through it)."""
@@ -182,8 +194,8 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
         nums = _argnums_tuple(argnums, len(args))
         keep = _needs_graph(args, kwargs)
         with _transform():
-            new_args = _with_fresh(args, nums)
-            out, aux = _split_aux(func(*new_args, **kwargs), has_aux, "grad_and_value")
+            out, aux, ins, flat = _call_on_fresh(func, args, kwargs, nums, has_aux,
+                                                 "grad_and_value")
             if not isinstance(out, Tensor):
                 raise RuntimeError(
                     "grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
@@ -193,12 +205,6 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
                     "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, "
                     f"got tensor with {out.dim()} dims. Maybe you wanted to use the vjp or "
                     "jacrev APIs instead?")
-            leaves, specs = [], []
-            for a in nums:
-                sub, spec = _flatten(new_args[a])
-                leaves.append(sub)
-                specs.append(spec)
-            flat = [x for sub in leaves for x in sub]
             gs: Any
             if out._requires_grad:
                 gs = autograd_grad(out, flat, create_graph=True, allow_unused=True)
@@ -206,7 +212,7 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
                 gs = (None,) * len(flat)
         gs = [_zeros(x) if g is None else g for g, x in zip(gs, flat, strict=True)]
         grads, i = [], 0
-        for sub, spec in zip(leaves, specs, strict=True):
+        for sub, spec in ins:
             grads.append(_unflatten(gs[i:i + len(sub)], spec))
             i += len(sub)
         result = grads[0] if isinstance(argnums, int) else tuple(grads)
@@ -306,11 +312,8 @@ def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False,
         nums = _argnums_tuple(argnums, len(args))
         keep = _needs_graph(args, kwargs)
         with _transform():
-            new_args = _with_fresh(args, nums)
-            out, aux = _split_aux(func(*new_args, **kwargs), has_aux, "jacrev")
+            out, aux, ins, flat_in = _call_on_fresh(func, args, kwargs, nums, has_aux, "jacrev")
             flat_out, out_spec = _flatten(out)
-            ins = [_flatten(new_args[a]) for a in nums]
-            flat_in = [x for sub, _ in ins for x in sub]
             per_out = []
             for o in flat_out:
                 rows: list[list] = [[] for _ in flat_in]

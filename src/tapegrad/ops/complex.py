@@ -62,11 +62,14 @@ def imag_backward(ctx: Any, grad: Tensor) -> tuple:  # d Im z: dL/dy lands in th
 _real.holomorphic = _imag.holomorphic = False
 
 
+def _complex_only(op: Any, input: Tensor) -> Tensor:
+    """``op(input)`` for a complex tensor; a real tensor is its own result, as in torch."""
+    return op(input) if input._data.dtype.kind == "c" else input
+
+
 def real(input: Tensor) -> Tensor:
     """The real part, a view sharing memory (the tensor itself when it is not complex)."""
-    if input._data.dtype.kind != "c":
-        return input
-    return _real(input)
+    return _complex_only(_real, input)
 
 
 def imag(input: Tensor) -> Tensor:
@@ -268,25 +271,24 @@ def angle(input: Tensor) -> Tensor:
 # --------------------------------------------------------------------------------------------
 
 
-@defop("conj", node="ConjBackward0")
-def _conj(x: np.ndarray) -> np.ndarray:
-    return np.conj(x)
+def _conjugating(name: str, node: str) -> Any:
+    """A registry entry that conjugates its input: conj's (whose result is marked
+    ``is_conj()``) and conj_physical's are alike but for their nodes."""
+
+    @defop(name, node=node)
+    def forward(x: np.ndarray) -> np.ndarray:
+        return np.conj(x)
+
+    @forward.backward
+    def conjugating_backward(ctx: Any, grad: Tensor) -> tuple:
+        # d conj z / d conj z = 1: the gradient conjugated
+        return (conj_physical(grad),)
+
+    return forward
 
 
-@_conj.backward
-def conj_backward(ctx: Any, grad: Tensor) -> tuple:
-    # d conj z / d conj z = 1: the gradient conjugated
-    return (conj_physical(grad),)
-
-
-@defop("conj_physical", node="ConjPhysicalBackward0")
-def _conj_physical(x: np.ndarray) -> np.ndarray:
-    return np.conj(x)
-
-
-@_conj_physical.backward
-def conj_physical_backward(ctx: Any, grad: Tensor) -> tuple:
-    return (conj_physical(grad),)
+_conj = _conjugating("conj", "ConjBackward0")
+_conj_physical = _conjugating("conj_physical", "ConjPhysicalBackward0")
 
 
 @defop("resolve", node="CloneBackward0")
@@ -313,9 +315,7 @@ def conj(input: Tensor) -> Tensor:
 
 def conj_physical(input: Tensor) -> Tensor:
     """The complex conjugate in new memory; a real tensor comes back as it is."""
-    if input._data.dtype.kind != "c":
-        return input
-    return _conj_physical(input)
+    return _complex_only(_conj_physical, input)
 
 
 def conj_physical_(input: Tensor) -> Tensor:

@@ -21,6 +21,7 @@ derivative sees how the factors depend on A:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,7 @@ from ._lapack import (
 from ._lapack import count as _count
 from ._registry import defop, scalar_type_name
 from .factorizations import _solve_tri_np, solve, solve_triangular
+from .scatter import _zeros
 from .shape import cat
 
 linalg_svd = return_type("linalg_svd", "U S Vh")
@@ -52,10 +54,6 @@ linalg_lu_factor_ex = return_type("linalg_lu_factor_ex", "LU pivots info")
 lu_unpack_result = return_type("lu_unpack", "P L U")
 linalg_ldl_factor = return_type("linalg_ldl_factor", "LD pivots")
 linalg_ldl_factor_ex = return_type("linalg_ldl_factor_ex", "LD pivots info")
-
-
-def _zeros(shape: tuple, like: Tensor) -> Tensor:
-    return Tensor._make(np.zeros(shape, dtype=like._data.dtype))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -478,6 +476,15 @@ def lu(A: Tensor, *, pivot: bool = True) -> Any:
     return linalg_lu(*_lu(A, pivot=pivot))
 
 
+def _raise_if_singular(name: str, info: Tensor, zero_entry: Callable[[int], str]) -> None:
+    """torch's error for the first factorization in the batch that met a zero pivot;
+    ``zero_entry(info)`` names the entry that is zero."""
+
+    batch_error(name, info._data, lambda i: (
+        "The factorization could not be completed because the input is not invertible "
+        f"({zero_entry(i)} is zero)."))
+
+
 def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> Any:
     """``torch.linalg.lu_factor_ex``: LAPACK's compact LU, 1-based pivots and info."""
     _check_lu_dims("torch.lu_factor", A)
@@ -485,9 +492,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -
     _check_pivot("linalg.lu_factor", pivot)
     lu_, piv, info = _lu_factor_ex(A, pivot=pivot)
     if check_errors:
-        batch_error("torch.linalg.lu_factor_ex", info._data, lambda i: (
-            f"The factorization could not be completed because the input is not "
-            f"invertible (U[{i},{i}] is zero)."))
+        _raise_if_singular("torch.linalg.lu_factor_ex", info, lambda i: f"U[{i},{i}]")
     return linalg_lu_factor_ex(lu_, piv, info)
 
 
@@ -649,9 +654,7 @@ def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
     lu_, piv, info = _lu_factor_ex(A, pivot=pivot)
     if get_infos:
         return (lu_, piv, info)
-    batch_error("torch.linalg.lu_factor_ex", info._data, lambda i: (
-        f"The factorization could not be completed because the input is not invertible "
-        f"(U[{i},{i}] is zero)."))
+    _raise_if_singular("torch.linalg.lu_factor_ex", info, lambda i: f"U[{i},{i}]")
     return (lu_, piv)
 
 
@@ -696,9 +699,8 @@ def ldl_factor_ex(input: Tensor, *, hermitian: bool = False, check_errors: bool 
     check_float("torch.linalg.ldl_factor_ex", input._data)
     ld, piv, info = _ldl_factor_ex(input, hermitian=hermitian)
     if check_errors:
-        batch_error("torch.linalg.ldl_factor_ex", info._data, lambda i: (
-            f"The factorization could not be completed because the input is not invertible "
-            f"(the diagonal element {i} is zero)."))
+        _raise_if_singular("torch.linalg.ldl_factor_ex", info,
+                           lambda i: f"the diagonal element {i}")
     return linalg_ldl_factor_ex(ld, piv, info)
 
 

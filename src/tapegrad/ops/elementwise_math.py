@@ -38,6 +38,7 @@ from .elementwise import (
     where,
     wrap_int_scalar,
 )
+from .special import _public
 
 _LN2 = math.log(2.0)
 
@@ -436,25 +437,14 @@ _rshift = _shift(np.right_shift, "rshift")
 # The public functions
 # ---------------------------------------------------------------------------------------------
 
-def _unary_public(op: Any, name: str) -> Any:
-    def fn(input: Tensor) -> Tensor:
-        if not isinstance(input, Tensor):
-            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(input).__name__}")
-        return op(input)
-
-    fn.__name__ = name
-    return fn
-
-
-asinh = _unary_public(_asinh, "asinh")
-acosh = _unary_public(_acosh, "acosh")
-atanh = _unary_public(_atanh, "atanh")
-exp2 = _unary_public(_exp2, "exp2")
-deg2rad = _unary_public(_deg2rad, "deg2rad")
-rad2deg = _unary_public(_rad2deg, "rad2deg")
-frac = _unary_public(_frac, "frac")
-sgn = _unary_public(_sgn, "sgn")
+asinh = _public(_asinh, "asinh", documented=False)
+acosh = _public(_acosh, "acosh", documented=False)
+atanh = _public(_atanh, "atanh", documented=False)
+exp2 = _public(_exp2, "exp2", documented=False)
+deg2rad = _public(_deg2rad, "deg2rad", documented=False)
+rad2deg = _public(_rad2deg, "rad2deg", documented=False)
+frac = _public(_frac, "frac", documented=False)
+sgn = _public(_sgn, "sgn", documented=False)
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
 arccos, arcsin, arctan = acos, asin, atan  # torch's NumPy-style names of elementwise.py's ops
 

@@ -9,6 +9,7 @@ views (select, slice, unsqueeze), and integer tensors / lists / boolean masks th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -378,6 +379,17 @@ def scatter_add_backward(ctx: Any, grad: Tensor) -> tuple:
 def _pad_to(g: Tensor, shape: tuple) -> Tensor:
     zeros = Tensor._make(np.zeros(shape, dtype=g._data.dtype))
     return index_put(zeros, tuple(slice(0, s) for s in g.shape), g)
+
+
+def gradient_into_zeros(ctx: Any, grad: Tensor, add: Callable[[Tensor], Tensor]) -> tuple:
+    """The input gradient of an op whose output values were taken from places of its one
+    input: ``add(zeros)`` adds ``grad`` back into zeros of the input's shape and dtype; a 0-d
+    input, taken whole, gets the sum of ``grad``."""
+    shape = ctx.input_shapes[0]
+    zeros = Tensor._make(np.zeros(shape, dtype=grad._data.dtype))
+    if len(shape) == 0:
+        return (zeros + grad.sum(),)
+    return (add(zeros),)
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:

@@ -8,6 +8,7 @@ is reshaped back (``UnsafeViewBackward0``).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -531,16 +532,26 @@ def _baddbmm(input: np.ndarray, b1: np.ndarray, b2: np.ndarray, *, beta: Any = 1
     return _fused(np.broadcast_to(input, prod.shape), prod, beta, alpha)
 
 
-@_baddbmm.backward
-def baddbmm_backward(ctx: Any, grad: Tensor) -> tuple:
-    # (beta G, alpha G B2^T, alpha B1^T G) per batch
+def _batched_fused_grads(ctx: Any, grad: Tensor, per_batch: Callable[[int], Tensor]) -> tuple:
+    """The gradients of ``beta * input + alpha * (batch1[b] @ batch2[b])``: (beta G,
+    alpha G_b B2^T, alpha B1^T G_b), where ``G_b = per_batch(batches)`` is the output gradient
+    that each batch's product received (batched, like B1 and B2)."""
     b1, b2 = ctx.saved
     need_i, need_1, need_2 = ctx.needs_input_grad
     beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
     gi = _beta_grad(grad, beta) if need_i else None
-    g1 = _beta_grad(grad.bmm(b2.transpose(1, 2)), alpha) if need_1 else None
-    g2 = _beta_grad(b1.transpose(1, 2).bmm(grad), alpha) if need_2 else None
+    g1 = g2 = None
+    if need_1 or need_2:
+        gb = per_batch((b1 if b1 is not None else b2).shape[0])
+        g1 = _beta_grad(gb.bmm(b2.transpose(1, 2)), alpha) if need_1 else None
+        g2 = _beta_grad(b1.transpose(1, 2).bmm(gb), alpha) if need_2 else None
     return gi, g1, g2
+
+
+@_baddbmm.backward
+def baddbmm_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the output is batched: each batch's product received its own slice of G
+    return _batched_fused_grads(ctx, grad, lambda batches: grad)
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
@@ -576,18 +587,10 @@ def _addbmm(input: np.ndarray, b1: np.ndarray, b2: np.ndarray, *, beta: Any = 1,
 
 
 @_addbmm.backward
-def addbmm_backward(ctx: Any, grad: Tensor) -> tuple:  # (beta G, alpha G B2[b]^T, alpha B1[b]^T G)
-    b1, b2 = ctx.saved
-    need_i, need_1, need_2 = ctx.needs_input_grad
-    beta, alpha = ctx.params.get("beta", 1), ctx.params.get("alpha", 1)
-    gi = _beta_grad(grad, beta) if need_i else None
-    g3: Any = None
-    if need_1 or need_2:
-        nb = (b1 if b1 is not None else b2).shape[0]
-        g3 = grad.unsqueeze(0).expand(nb, grad.shape[0], grad.shape[1])
-    g1 = _beta_grad(g3.bmm(b2.transpose(1, 2)), alpha) if need_1 else None
-    g2 = _beta_grad(b1.transpose(1, 2).bmm(g3), alpha) if need_2 else None
-    return gi, g1, g2
+def addbmm_backward(ctx: Any, grad: Tensor) -> tuple:
+    # the batches' products were summed: each of them received the whole G
+    return _batched_fused_grads(
+        ctx, grad, lambda batches: grad.unsqueeze(0).expand(batches, *grad.shape))
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,

@@ -476,6 +476,20 @@ def multi_margin_terms(x: np.ndarray, onehot: np.ndarray, margin: float) -> tupl
     return z, (z > 0) & ~onehot
 
 
+def _saved_rows(ctx: Any, table: str) -> tuple:
+    """A multi-class margin loss's saved input as its (N, C) rows, and its (N, C) array
+    ``table`` (the targets as a one-hot or as counts)."""
+    rows = ctx.params[table]
+    return sh.reshape(ctx.saved[0], rows.shape), rows
+
+
+def _per_sample_mean_grad(grad: Tensor, reduction: int, n: int, c: int) -> Tensor:
+    """The gradient of each sample's loss (a sum over C classes / C), from the reduced loss's
+    ``grad``: / (N C) for 'mean', / C for 'sum', a column (N, 1) for 'none'."""
+    scale = grad * ((1.0 / (n * c)) if reduction == 1 else (1.0 / c))
+    return sh.reshape(scale, (n, 1)) if reduction == 0 else scale
+
+
 @defop("multi_margin_loss", node="MultiMarginLossBackward0", save=(0,))
 def _multi_margin_loss(x: np.ndarray, *, onehot: np.ndarray, p: int, margin: float,
                        weight: Any, reduction: int, out_shape: tuple) -> np.ndarray:
@@ -493,18 +507,15 @@ def _multi_margin_loss(x: np.ndarray, *, onehot: np.ndarray, p: int, margin: flo
 @_multi_margin_loss.backward
 def multi_margin_loss_backward(ctx: Any, grad: Tensor) -> tuple:
     # each counted term: +p z^(p-1) at i, - at the target
-    (x,), prm = ctx.saved, ctx.params
-    onehot = prm["onehot"]
+    x2, onehot = _saved_rows(ctx, "onehot")
+    prm = ctx.params
     n, c = onehot.shape
-    x2 = sh.reshape(x, (n, c))
     z = (prm["margin"] - rd.sum(x2 * Tensor._make(onehot), (-1,), True)) + x2  # (as the terms)
     on = (z > 0) & Tensor._make(~onehot)
     d = on * (1.0 if prm["p"] == 1 else z * 2.0)
     if prm["weight"] is not None:
         d = d * Tensor._make(prm["weight"][np.argmax(onehot, axis=-1)][:, None])
-    scale = grad * ((1.0 / (n * c)) if prm["reduction"] == 1 else (1.0 / c))
-    if prm["reduction"] == 0:
-        scale = sh.reshape(scale, (n, 1))
+    scale = _per_sample_mean_grad(grad, prm["reduction"], n, c)
     d = d * scale
     d = d - Tensor._make(onehot.astype(grad._data.dtype)) * rd.sum(d, (-1,), True)
     return (sh.reshape(d, tuple(ctx.input_shapes[0])),)
@@ -525,17 +536,13 @@ def _multilabel_margin_loss(x: np.ndarray, *, counts: np.ndarray, reduction: int
 @_multilabel_margin_loss.backward
 def multilabel_margin_loss_backward(ctx: Any, grad: Tensor) -> tuple:
     # each active pair: -1 at the target, +1 at the other
-    (x,), prm = ctx.saved, ctx.params
-    counts = prm["counts"]
+    x2, counts = _saved_rows(ctx, "counts")
     n, c = counts.shape
     pairs = (counts[:, :, None] * (counts == 0)[:, None, :]).astype(grad._data.dtype)
-    x2 = sh.reshape(x, (n, c))
     xj = sh.reshape(x2, (n, c, 1))
     xi = sh.reshape(x2, (n, 1, c))
     active = ((1.0 - xj) + xi > 0) * Tensor._make(pairs)
-    scale = grad * ((1.0 / (n * c)) if prm["reduction"] == 1 else (1.0 / c))
-    if prm["reduction"] == 0:
-        scale = sh.reshape(scale, (n, 1))
+    scale = _per_sample_mean_grad(grad, ctx.params["reduction"], n, c)
     d = rd.sum(active * 1.0, (-2,), False) - rd.sum(active * 1.0, (-1,), False)
     return (sh.reshape(d * scale, tuple(ctx.input_shapes[0])),)
 

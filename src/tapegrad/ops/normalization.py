@@ -77,13 +77,19 @@ def _layer_norm(x: np.ndarray, w: Any, b: Any, *, ndim: int, eps: float,
     return xhat + b if b is not None else xhat.copy()
 
 
+def _saved_input_and_weight(ctx: Any) -> tuple:
+    """The input, its shape and the weight (None without one) that a normalization saved; the
+    input is saved even when only the weights want a gradient."""
+    saved = ctx.saved
+    return saved[0], tuple(saved[0].shape), (saved[1] if len(saved) > 1 else None)
+
+
 @_layer_norm.backward
 def layer_norm_backward(ctx: Any, grad: Tensor) -> tuple:
     # the normalised input's rule, then the affine part
-    saved = ctx.saved
-    x, w = saved[0], (saved[1] if len(saved) > 1 else None)
+    x, shape, w = _saved_input_and_weight(ctx)
     p = ctx.params
-    n = len(x.shape)  # x is saved even when only the weights want a gradient
+    n = len(shape)
     dims = tuple(range(n - p["ndim"], n))
     batch = tuple(range(n - p["ndim"]))
     xhat, rstd = _moments(x, dims, p["eps"])
@@ -100,6 +106,11 @@ def layer_norm_backward(ctx: Any, grad: Tensor) -> tuple:
 
 def _channel_shape(x_ndim: int, c: int) -> tuple:
     return (1, c) + (1,) * (x_ndim - 2)
+
+
+def _times_channel_weight(grad: Tensor, w: Tensor | None, shape: tuple) -> Tensor:
+    """``grad * w`` with the per-channel weight w (C,) along dimension 1 of ``shape``."""
+    return grad if w is None else grad * sh.reshape(w, _channel_shape(len(shape), shape[1]))
 
 
 @defop("batch_norm", node="NativeBatchNormBackward0", save=(0, 1))
@@ -143,10 +154,8 @@ def _batch_norm(x: np.ndarray, w: Any, b: Any, *, running_mean: Any, running_var
 @_batch_norm.backward
 def batch_norm_backward(ctx: Any, grad: Tensor) -> tuple:
     # training: the normalised input's rule per channel
-    saved = ctx.saved
-    x, w = saved[0], (saved[1] if len(saved) > 1 else None)
+    x, shape, w = _saved_input_and_weight(ctx)
     p = ctx.params
-    shape = tuple(x.shape)  # x is saved even when only the weights want a gradient
     dims = (0,) + tuple(range(2, len(shape)))
     if p["training"]:
         xhat, rstd = _moments(x, dims, p["eps"])
@@ -156,7 +165,7 @@ def batch_norm_backward(ctx: Any, grad: Tensor) -> tuple:
     need_x, need_w, need_b = ctx.needs_input_grad
     gx = gw = gb = None
     if need_x:
-        dxhat = grad if w is None else grad * sh.reshape(w, _channel_shape(len(shape), shape[1]))
+        dxhat = _times_channel_weight(grad, w, shape)
         gx = _normalized_grad(dxhat, xhat, rstd, dims) if p["training"] else dxhat * rstd
     if need_w:
         gw = rd.sum(grad * xhat, dims, False)
@@ -189,17 +198,15 @@ def _group_norm(x: np.ndarray, w: Any, b: Any, *, groups: int, eps: float,
 @_group_norm.backward
 def group_norm_backward(ctx: Any, grad: Tensor) -> tuple:
     # the normalised input's rule over each group
-    saved = ctx.saved
-    x, w = saved[0], (saved[1] if len(saved) > 1 else None)
+    x, shape, w = _saved_input_and_weight(ctx)
     p = ctx.params
-    shape = tuple(x.shape)  # x is saved even when only the weights want a gradient
     grouped = _grouped(shape, p["groups"])
     xhat, rstd = _moments(sh.reshape(x, grouped), (2,), p["eps"])
     need_x, need_w, need_b = ctx.needs_input_grad
     gx = gw = gb = None
     dims = (0,) + tuple(range(2, len(shape)))
     if need_x:
-        dxhat = grad if w is None else grad * sh.reshape(w, _channel_shape(len(shape), shape[1]))
+        dxhat = _times_channel_weight(grad, w, shape)
         gx = sh.reshape(_normalized_grad(sh.reshape(dxhat, grouped), xhat, rstd, (2,)), shape)
     if need_w:
         gw = rd.sum(grad * sh.reshape(xhat, shape), dims, False)

@@ -568,24 +568,25 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     return _roll(input, shifts=shifts, dims=tuple(_wrap_dim(d, input.ndim) for d in dims))
 
 
-@defop("tril", node="TrilBackward0")
-def _tril(x: np.ndarray, *, diagonal: int) -> np.ndarray:
-    return np.tril(x, diagonal)
+def _triangle(name: str, node: str) -> Any:
+    """The registry entry ``tril`` or ``triu`` (``name``): NumPy's function of that name keeps
+    one triangle of the last two dimensions and zeroes the rest."""
+    keep = getattr(np, name)
+
+    @defop(name, node=node)
+    def forward(x: np.ndarray, *, diagonal: int) -> np.ndarray:
+        return keep(x, diagonal)  # type: ignore[no-any-return]
+
+    @forward.backward
+    def triangle_backward(ctx: Any, grad: Tensor) -> tuple:
+        # only the kept triangle passes gradient
+        return (getattr(grad, name)(ctx.params["diagonal"]),)
+
+    return forward
 
 
-@_tril.backward
-def tril_backward(ctx: Any, grad: Tensor) -> tuple:  # only the kept triangle passes gradient
-    return (grad.tril(ctx.params["diagonal"]),)
-
-
-@defop("triu", node="TriuBackward0")
-def _triu(x: np.ndarray, *, diagonal: int) -> np.ndarray:
-    return np.triu(x, diagonal)
-
-
-@_triu.backward
-def triu_backward(ctx: Any, grad: Tensor) -> tuple:  # only the kept triangle passes gradient
-    return (grad.triu(ctx.params["diagonal"]),)
+_tril = _triangle("tril", "TrilBackward0")
+_triu = _triangle("triu", "TriuBackward0")
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -934,14 +935,20 @@ def cat_backward(ctx: Any, grad: Tensor) -> tuple:  # each input gets its own sl
     return tuple(out)
 
 
+def _tensor_list(name: str, tensors: Any) -> list:
+    """The sequence ``tensors`` of cat/stack (``name``) as a list; a lone Tensor in its place
+    is torch's TypeError, as it would otherwise be split along its first dimension."""
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        "not Tensor")
+    return list(tensors)
+
+
 def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
     """Join tensors along an existing dim (``axis``: NumPy's name for it, which torch takes)."""
     if axis is not None:
         dim = axis
-    if isinstance(tensors, Tensor):
-        raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-                        "Tensor")
-    tensors = list(tensors)
+    tensors = _tensor_list("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
@@ -1001,10 +1008,7 @@ def stack_backward(ctx: Any, grad: Tensor) -> tuple:  # input i gets slice i of 
 
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
-    if isinstance(tensors, Tensor):
-        raise TypeError("stack(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-                        "Tensor")
-    tensors = list(tensors)
+    tensors = _tensor_list("stack", tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     d = _wrap_dim(dim, tensors[0].ndim + 1)

@@ -53,12 +53,12 @@ def _picker(name: str, node: str) -> Any:
     def picker_backward(ctx: Any, grad: Tensor) -> tuple:
         # each value's gradient back where it came from
         p = ctx.params
-        shape = ctx.input_shapes[0]
-        zeros = Tensor._make(np.zeros(shape, dtype=grad._data.dtype))
-        if len(shape) == 0:
-            return (zeros + grad.sum(),)
-        g = grad.unsqueeze(p["dim"]) if p["squeeze"] else grad
-        return (ix.scatter_add(zeros, p["dim"], _t(p["index"]), g),)
+
+        def add(zeros: Tensor) -> Tensor:
+            g = grad.unsqueeze(p["dim"]) if p["squeeze"] else grad
+            return ix.scatter_add(zeros, p["dim"], _t(p["index"]), g)
+
+        return ix.gradient_into_zeros(ctx, grad, add)
 
     return forward
 

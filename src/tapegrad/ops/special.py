@@ -364,33 +364,28 @@ def _binary_forward(scipy_name: str, a: Any, b: Any) -> np.ndarray:
     return _eval(scipy_name, a, b, dtype=dtype)
 
 
-@defop("xlogy", node="XlogyBackward0", save=(0, 1))
-def _xlogy(a: Any, b: Any) -> np.ndarray:
-    return _binary_forward("xlogy", a, b)
+def _x_log(name: str, node: str, shift: int) -> Any:
+    """The registry entry ``name``: x log(y + shift), 0 where x = 0 (xlogy: shift 0, xlog1py:
+    shift 1)."""
+
+    @defop(name, node=node, save=(0, 1))
+    def forward(a: Any, b: Any) -> np.ndarray:
+        return _binary_forward(name, a, b)
+
+    @forward.backward
+    def x_log_backward(ctx: Any, grad: Tensor) -> tuple:
+        # (log(y + shift), 0 where x = 0 and y <= -shift; x / (y + shift))
+        a, b = ctx.saved
+        need_a, need_b = ctx.needs_input_grad
+        ga = where((a == 0) & (b <= -shift), 0.0, forward(grad, b)) if need_a else None
+        gb = grad * a / (b + shift if shift else b) if need_b else None
+        return ga, gb
+
+    return forward
 
 
-@_xlogy.backward
-def xlogy_backward(ctx: Any, grad: Tensor) -> tuple:  # (log y, 0 where x = 0 and y <= 0; x / y)
-    a, b = ctx.saved
-    need_a, need_b = ctx.needs_input_grad
-    ga = where((a == 0) & (b <= 0), 0.0, _xlogy(grad, b)) if need_a else None
-    gb = grad * a / b if need_b else None
-    return ga, gb
-
-
-@defop("xlog1py", node="SpecialXlog1PyBackward0", save=(0, 1))
-def _xlog1py(a: Any, b: Any) -> np.ndarray:
-    return _binary_forward("xlog1py", a, b)
-
-
-@_xlog1py.backward
-def xlog1py_backward(ctx: Any, grad: Tensor) -> tuple:
-    # (log(1 + y), 0 where x = 0 and y <= -1; x / (1 + y))
-    a, b = ctx.saved
-    need_a, need_b = ctx.needs_input_grad
-    ga = where((a == 0) & (b <= -1), 0.0, _xlog1py(grad, b)) if need_a else None
-    gb = grad * a / (b + 1) if need_b else None
-    return ga, gb
+_xlogy = _x_log("xlogy", "XlogyBackward0", 0)
+_xlog1py = _x_log("xlog1py", "SpecialXlog1PyBackward0", 1)
 
 
 @defop("zeta", node="SpecialZetaBackward0", save=(0, 1))
@@ -431,13 +426,17 @@ def _check_tensor(x: Any, name: str) -> None:
                         f"{type(x).__name__}")
 
 
-def _public(op: Any, name: str) -> Any:
+def _public(op: Any, name: str, documented: bool = True) -> Any:
+    """``torch.<name>``: the one-tensor op ``op`` after torch's check of its argument's type
+    (``documented``: with a one-line docstring)."""
+
     def fn(input: Tensor) -> Tensor:
         _check_tensor(input, name)
         return op(input)
 
     fn.__name__ = name
-    fn.__doc__ = f"torch.{name}, elementwise."
+    if documented:
+        fn.__doc__ = f"torch.{name}, elementwise."
     return fn
 
 
@@ -537,12 +536,17 @@ def _gammainc(a: Any, x: Any) -> np.ndarray:
     return _binary_forward("gammainc", a, x)
 
 
+def _gamma_density(a: Tensor, x: Tensor) -> Tensor:
+    """x^(a-1) e^(-x) / Gamma(a): d/dx of P(a, x), and minus that of Q(a, x)."""
+    return ((a - 1) * x.log() - x - _lgamma(a)).exp()
+
+
 @_gammainc.backward
 def gammainc_backward(ctx: Any, grad: Tensor) -> tuple:  # d/dx P(a, x) = x^(a-1) e^(-x) / Gamma(a)
     a, x = ctx.saved
     if ctx.needs_input_grad[0]:
         raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
-    return (None, grad * ((a - 1) * x.log() - x - _lgamma(a)).exp())
+    return (None, grad * _gamma_density(a, x))
 
 
 def gammainc(input: Any, other: Any) -> Tensor:
@@ -563,7 +567,7 @@ def gammaincc_backward(ctx: Any, grad: Tensor) -> tuple:
     a, x = ctx.saved
     if ctx.needs_input_grad[0]:
         raise NotImplementedError("the derivative for 'igammac: input' is not implemented.")
-    return (None, -grad * ((a - 1) * x.log() - x - _lgamma(a)).exp())
+    return (None, -grad * _gamma_density(a, x))
 
 
 def _tensors_public(op: Any, name: str) -> Any:

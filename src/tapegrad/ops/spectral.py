@@ -107,6 +107,14 @@ def _overlap_add(frames: Tensor, hop: int, total: int) -> Tensor:
                      frames.reshape(c, n_frames * n_fft))
 
 
+def _complex_frames_fft(frames: Tensor, onesided: bool, norm: str, forward: bool) -> Tensor:
+    """The complex FFT (``forward``) or inverse FFT of each frame (B, n_frames, n): stft's and
+    istft's complex case, where a one-sided spectrum is refused."""
+    if onesided:
+        raise RuntimeError(_ONESIDED_COMPLEX)
+    return _fft._c2c(frames, dims=(2,), norm=norm, forward=forward)
+
+
 def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
          win_length: int | None = None, window: Tensor | None = None, center: bool = True,
          pad_mode: str = "reflect", normalized: bool = False, onesided: bool | None = None,
@@ -191,9 +199,7 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
     one = (not complex_fft) if onesided is None else bool(onesided)
     norm = "ortho" if normalized else "backward"
     if complex_fft:
-        if one:
-            raise RuntimeError(_ONESIDED_COMPLEX)
-        out = _fft._c2c(frames, dims=(2,), norm=norm, forward=True)
+        out = _complex_frames_fft(frames, one, norm, forward=True)
     else:
         out = _fft._r2c(frames, dims=(2,), norm=norm, onesided=one)
     out.transpose_(1, 2)
@@ -264,9 +270,7 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None,
     spec = spec.transpose(1, 2)  # (C, n_frames, freq)
     norm = "ortho" if normalized else "backward"
     if return_complex:
-        if one:
-            raise RuntimeError(_ONESIDED_COMPLEX)
-        frames = _fft._c2c(spec, dims=(2,), norm=norm, forward=False)
+        frames = _complex_frames_fft(spec, one, norm, forward=False)
     else:
         if window.is_complex():
             raise RuntimeError("Complex windows are incompatible with return_complex=False")

@@ -121,6 +121,13 @@ def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *
 # composed of differentiable ops as torch composes it (a matmul, then a division and a squeeze).
 # ---------------------------------------------------------------------------------------------
 
+def _check_at_most_2d(name: str, input: Tensor) -> None:
+    """cov's and corrcoef's check that ``input`` is a matrix, a vector or a number."""
+    if input.ndim > 2:
+        raise RuntimeError(f"{name}(): expected input to have two or fewer dimensions but got "
+                           f"an input with {input.ndim} dimensions")
+
+
 def _check_weights(kind: str, w: Tensor, n: int) -> None:
     if w.ndim > 1:
         raise RuntimeError(f"cov(): expected {kind} to have one or fewer dimensions but got "
@@ -148,9 +155,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     tensor([[ 1., -1.],
             [-1.,  1.]])
     """
-    if input.ndim > 2:
-        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
-                           f"input with {input.ndim} dimensions")
+    _check_at_most_2d("cov", input)
     if input._data.dtype == np.bool_:
         raise RuntimeError("cov(): bool dtype is not supported for input")
     x = input.reshape(1, -1) if input.ndim < 2 else input
@@ -191,9 +196,7 @@ def corrcoef(input: Tensor) -> Tensor:
     tensor([[ 1., -1.],
             [-1.,  1.]])
     """
-    if input.ndim > 2:
-        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got "
-                           f"an input with {input.ndim} dimensions")
+    _check_at_most_2d("corrcoef", input)
     c = cov(input)
     if c.ndim == 0:  # one variable: 1, or nan where its variance is nan, inf or 0
         return c / c

@@ -23,6 +23,7 @@ from . import complex as complex_ops
 from . import shape as S
 from ._registry import REGISTRY, defop
 from ._tangents import linear_tangent
+from .indexing import gradient_into_zeros
 from .scatter import index_add
 
 # the registry entries made so far (their tests: the *_copy OpInfo entries, test_opinfo.py)
@@ -130,16 +131,16 @@ def _unfold(x: np.ndarray, *, dim: int, size: int, step: int) -> np.ndarray:
 def unfold_backward(ctx: Any, grad: Tensor) -> tuple:
     # each window's gradient added back where it lay
     p = ctx.params
-    shape = ctx.input_shapes[0]
-    zeros = Tensor._make(np.zeros(shape, dtype=grad._data.dtype))
-    if len(shape) == 0:
-        return (zeros + grad.sum(),)
-    d, size, step = p["dim"], p["size"], p["step"]
-    nw = grad.shape[d]
-    idx = (np.arange(nw)[:, None] * step + np.arange(size)[None, :]).reshape(-1)
-    g = grad.movedim(-1, d + 1)
-    g = g.reshape(tuple(g.shape[:d]) + (nw * size,) + tuple(g.shape[d + 2:]))
-    return (index_add(zeros, d, Tensor._make(idx.astype(np.int64)), g),)
+
+    def add(zeros: Tensor) -> Tensor:
+        d, size, step = p["dim"], p["size"], p["step"]
+        nw = grad.shape[d]
+        idx = (np.arange(nw)[:, None] * step + np.arange(size)[None, :]).reshape(-1)
+        g = grad.movedim(-1, d + 1)
+        g = g.reshape(tuple(g.shape[:d]) + (nw * size,) + tuple(g.shape[d + 2:]))
+        return index_add(zeros, d, Tensor._make(idx.astype(np.int64)), g)
+
+    return gradient_into_zeros(ctx, grad, add)
 
 
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:

@@ -20,31 +20,13 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import _docs
-from ._single_tensor import (
-    SingleTensorOptimizer,
-    gradient_for_differentiable_step,
-    gradient_for_step,
-    square_average_,
-    square_average_differentiable_,
-)
-from .optimizer import (
-    _bump,
-    _check_lr,
-    _check_non_negative,
-    _defaults,
-    _real,
-    _to_scalar,
-    _w,
-    add_scalar,
-    add_scaled_exact_,
-    round_as,
-    sqrt_,
-)
+from . import _single_tensor as st
+from . import optimizer as base
 
 __all__ = ["Adadelta"]
 
 
-class Adadelta(SingleTensorOptimizer):
+class Adadelta(st.SingleTensorOptimizer):
     __doc__ = _docs.optimizer_doc(
         "Adadelta (Zeiler, 2012).",
         ["lr: coefficient that scales delta before it is applied (default 1.0).",
@@ -60,44 +42,44 @@ class Adadelta(SingleTensorOptimizer):
     def __init__(self, params: Any, lr: float | Tensor = 1.0, rho: float = 0.9, eps: float = 1e-6,
                  weight_decay: float = 0, foreach: bool | None = None, *, capturable: bool = False,
                  maximize: bool = False, differentiable: bool = False) -> None:
-        _check_lr(lr)
+        base._check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        _check_non_negative(epsilon=eps, weight_decay=weight_decay)
-        super().__init__(params, _defaults(
+        base._check_non_negative(epsilon=eps, weight_decay=weight_decay)
+        super().__init__(params, base._defaults(
             locals(), "lr rho eps weight_decay maximize capturable foreach differentiable"))
 
     def _options(self, group: dict) -> tuple:
         """What ``_update`` reads after ``p, state, step``."""
-        return (_to_scalar(group["lr"]), group["rho"], group["eps"], group["weight_decay"],
+        return (base._to_scalar(group["lr"]), group["rho"], group["eps"], group["weight_decay"],
                 group["maximize"])
 
     def _update(self, p: Tensor, state: dict, step: float, lr: float, rho: float, eps: float,
                 weight_decay: float, maximize: bool) -> None:
         """torch's single-tensor update on the arrays (module docstring)."""
-        param = _real(p._data)
-        g = gradient_for_step(p, maximize, weight_decay=weight_decay)
+        param = base._real(p._data)
+        g = st.gradient_for_step(p, maximize, weight_decay=weight_decay)
         sq_t, acc_t = state["square_avg"], state["acc_delta"]
-        square_avg, acc_delta = _real(sq_t._data), _real(acc_t._data)
+        square_avg, acc_delta = base._real(sq_t._data), base._real(acc_t._data)
 
-        square_average_(sq_t, g, rho)
-        std = sqrt_(add_scalar(_w(square_avg), eps, param), param)
-        delta = sqrt_(add_scalar(_w(acc_delta), eps, param), param)
-        delta = round_as(np.divide(delta, std, out=delta), param)
-        delta = round_as(np.multiply(delta, _w(g), out=delta), param)
-        square_average_(acc_t, delta, rho)
-        add_scaled_exact_(param, delta, -lr)
-        _bump(p)
+        st.square_average_(sq_t, g, rho)
+        std = base.sqrt_(base.add_scalar(base._w(square_avg), eps, param), param)
+        delta = base.sqrt_(base.add_scalar(base._w(acc_delta), eps, param), param)
+        delta = base.round_as(np.divide(delta, std, out=delta), param)
+        delta = base.round_as(np.multiply(delta, base._w(g), out=delta), param)
+        st.square_average_(acc_t, delta, rho)
+        base.add_scaled_exact_(param, delta, -lr)
+        base._bump(p)
 
     def _differentiable_update(self, param: Tensor, state: dict, step: float, lr: float,
                                rho: float, eps: float, weight_decay: float,
                                maximize: bool) -> None:
         """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
-        grad = gradient_for_differentiable_step(param, maximize, weight_decay=weight_decay)
+        grad = st.gradient_for_differentiable_step(param, maximize, weight_decay=weight_decay)
         square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-        square_average_differentiable_(square_avg, grad, rho)
+        st.square_average_differentiable_(square_avg, grad, rho)
         std = square_avg.add(eps).sqrt_()
         delta = acc_delta.add(eps).sqrt_().clone()
         delta.div_(std).mul_(grad)
-        square_average_differentiable_(acc_delta, delta, rho)
+        st.square_average_differentiable_(acc_delta, delta, rho)
         param.add_(delta, alpha=-lr)

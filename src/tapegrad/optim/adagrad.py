@@ -20,25 +20,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import _docs
+from . import optimizer as base
 from ._single_tensor import gradient_for_step, parameter_steps
-from .optimizer import (
-    Optimizer,
-    _as_step_tensor,
-    _bump,
-    _check_lr,
-    _check_non_negative,
-    _defaults,
-    _real,
-    _restore_group_options,
-    _run_closure,
-    _step_tensor,
-    _steps_as_tensors,
-    _to_scalar,
-    _use_grad_for_differentiable,
-    addcdiv_,
-    addcmul_,
-    sqrt_add,
-)
+from .optimizer import Optimizer
 
 __all__ = ["Adagrad"]
 
@@ -64,62 +48,62 @@ class Adagrad(Optimizer):
                  weight_decay: float = 0, initial_accumulator_value: float = 0, eps: float = 1e-10,
                  foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, fused: bool | None = None) -> None:
-        _check_lr(lr)
-        _check_non_negative(lr_decay=lr_decay, weight_decay=weight_decay,
-                            initial_accumulator_value=initial_accumulator_value, epsilon=eps)
+        base._check_lr(lr)
+        base._check_non_negative(lr_decay=lr_decay, weight_decay=weight_decay,
+                                 initial_accumulator_value=initial_accumulator_value, epsilon=eps)
         if differentiable:
             raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
-        defaults = _defaults(locals(), "lr lr_decay eps weight_decay initial_accumulator_value "
-                             "foreach maximize differentiable fused")
+        defaults = base._defaults(locals(), "lr lr_decay eps weight_decay "
+                                  "initial_accumulator_value foreach maximize differentiable fused")
         super().__init__(params, defaults)
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
-                state["step"] = _step_tensor(bool(group["fused"]))
+                state["step"] = base._step_tensor(bool(group["fused"]))
                 state["sum"] = _full_like(p, initial_accumulator_value)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        _restore_group_options(self, foreach=None, maximize=False, differentiable=False,
-                               fused=None)
+        base._restore_group_options(self, foreach=None, maximize=False, differentiable=False,
+                                    fused=None)
         fused = None
         for group in self.param_groups:
             fused = group["fused"]
-            _steps_as_tensors(self.state, group["params"], bool(fused))
+            base._steps_as_tensors(self.state, group["params"], bool(fused))
         for s in self.state.values():
             if "step" in s and not isinstance(s["step"], Tensor):
-                s["step"] = _as_step_tensor(s["step"], bool(fused))
+                s["step"] = base._as_step_tensor(s["step"], bool(fused))
 
     def _new_state(self, p: Tensor, group: dict) -> dict:
         """A parameter's state when its own was emptied (torch fills it in ``__init__``): the
         sum starts at the optimizer's (not the group's) ``initial_accumulator_value``."""
-        return {"step": _step_tensor(bool(group["fused"])),
+        return {"step": base._step_tensor(bool(group["fused"])),
                 "sum": _full_like(p, self.defaults["initial_accumulator_value"])}
 
     def share_memory(self) -> None:
         """A no-op: tapegrad tensors live in this process only."""
 
-    @_use_grad_for_differentiable
+    @base._use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform a single optimization step; ``closure`` re-evaluates the loss."""
-        loss = _run_closure(closure)
+        loss = base._run_closure(closure)
         for group in self.param_groups:
-            lr = _to_scalar(group["lr"])
+            lr = base._to_scalar(group["lr"])
             lr_decay = group["lr_decay"]
             weight_decay = group["weight_decay"]
             eps = group["eps"]
             maximize = group["maximize"]
             for p, state, step in parameter_steps(self, group, self._new_state):
-                param = _real(p._data)
+                param = base._real(p._data)
                 g = gradient_for_step(p, maximize, weight_decay=weight_decay)
                 sum_t = state["sum"]
                 clr = lr / (1 + (step - 1) * lr_decay)
-                state_sum = _real(sum_t._data)
-                addcmul_(state_sum, g, g, 1)
-                _bump(sum_t)
-                std = sqrt_add(state_sum, None, eps)
-                addcdiv_(param, g, std, -clr)
-                _bump(p)
+                state_sum = base._real(sum_t._data)
+                base.addcmul_(state_sum, g, g, 1)
+                base._bump(sum_t)
+                std = base.sqrt_add(state_sum, None, eps)
+                base.addcdiv_(param, g, std, -clr)
+                base._bump(p)
         return loss

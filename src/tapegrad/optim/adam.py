@@ -21,22 +21,9 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from . import optimizer as base
 from ._single_tensor import adam_step_term, gradient_for_step, parameter_steps, update_moments_
-from .optimizer import (
-    Optimizer,
-    _bump,
-    _check_adam_arguments,
-    _defaults,
-    _real,
-    _restore_group_options,
-    _run_closure,
-    _step_tensor,
-    _steps_as_tensors,
-    _to_scalar,
-    _use_grad_for_differentiable,
-    _zeros_like,
-    add_term_,
-)
+from .optimizer import Optimizer
 
 __all__ = ["Adam"]
 
@@ -75,7 +62,7 @@ class Adam(Optimizer):
                 raise ValueError(
                     "lr as a Tensor is not supported for capturable=False and foreach=True"
                 )
-        _check_adam_arguments(lr, eps, betas, weight_decay)
+        base._check_adam_arguments(lr, eps, betas, weight_decay)
         if not (
             (isinstance(betas[0], float) and isinstance(betas[1], float))
             or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))
@@ -93,55 +80,55 @@ class Adam(Optimizer):
         betas = tuple(b.reshape(()) if isinstance(b, Tensor) else b for b in betas)
         if differentiable:
             raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
-        super().__init__(params, _defaults(locals(), "lr betas eps weight_decay amsgrad maximize "
-                                           "foreach capturable differentiable fused "
-                                           "decoupled_weight_decay"))
+        super().__init__(params, base._defaults(
+            locals(), "lr betas eps weight_decay amsgrad maximize foreach capturable "
+                      "differentiable fused decoupled_weight_decay"))
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        _restore_group_options(self, amsgrad=False, maximize=False, foreach=None,
-                               capturable=False, differentiable=False,
-                               decoupled_weight_decay=False, fused=None)
+        base._restore_group_options(self, amsgrad=False, maximize=False, foreach=None,
+                                    capturable=False, differentiable=False,
+                                    decoupled_weight_decay=False, fused=None)
         for group in self.param_groups:
             capturable_or_fused = bool(group["capturable"] or group["fused"])
-            _steps_as_tensors(self.state, group["params"], capturable_or_fused)
+            base._steps_as_tensors(self.state, group["params"], capturable_or_fused)
 
-    @_use_grad_for_differentiable
+    @base._use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform a single optimization step; ``closure`` re-evaluates the loss."""
-        loss = _run_closure(closure)
+        loss = base._run_closure(closure)
         for group in self.param_groups:
-            lr = _to_scalar(group["lr"])
-            beta1, beta2 = (_to_scalar(b) for b in group["betas"])
+            lr = base._to_scalar(group["lr"])
+            beta1, beta2 = (base._to_scalar(b) for b in group["betas"])
             eps = group["eps"]
-            weight_decay = _to_scalar(group["weight_decay"])
+            weight_decay = base._to_scalar(group["weight_decay"])
             amsgrad = group["amsgrad"]
             maximize = group["maximize"]
             decoupled = group["decoupled_weight_decay"]
             for p, state, step in parameter_steps(self, group, _new_state):
-                param = _real(p._data)
+                param = base._real(p._data)
                 g = gradient_for_step(p, maximize, lr, weight_decay, decoupled)
                 exp_avg, exp_avg_sq = update_moments_(state, g, beta1, beta2)
 
                 second = exp_avg_sq
                 if amsgrad:
                     max_t = state["max_exp_avg_sq"]
-                    second = _real(max_t._data)
+                    second = base._real(max_t._data)
                     np.maximum(second, exp_avg_sq, out=second)
-                    _bump(max_t)
-                add_term_(param, adam_step_term(exp_avg, second, step, lr, beta1, beta2, eps,
-                                                param))
-                _bump(p)
+                    base._bump(max_t)
+                base.add_term_(param, adam_step_term(exp_avg, second, step, lr, beta1, beta2, eps,
+                                                     param))
+                base._bump(p)
         return loss
 
 
 def _new_state(p: Tensor, group: dict) -> dict:
     """A parameter's first state: the step count (float32 when capturable or fused), the two
     moments, and the running maximum of the second with ``amsgrad``."""
-    state = {"step": _step_tensor(bool(group["capturable"] or group["fused"])),
-             "exp_avg": _zeros_like(p), "exp_avg_sq": _zeros_like(p)}
+    state = {"step": base._step_tensor(bool(group["capturable"] or group["fused"])),
+             "exp_avg": base._zeros_like(p), "exp_avg_sq": base._zeros_like(p)}
     if group["amsgrad"]:
-        state["max_exp_avg_sq"] = _zeros_like(p)
+        state["max_exp_avg_sq"] = base._zeros_like(p)
     return state

@@ -20,28 +20,13 @@ from .._tensor import Tensor
 from ..ops.reduction import amax
 from ..ops.shape import cat
 from . import _docs
-from ._single_tensor import (
-    SingleTensorOptimizer,
-    gradient_for_differentiable_step,
-    gradient_for_step,
-)
-from .optimizer import (
-    _bump,
-    _check_adam_arguments,
-    _defaults,
-    _real,
-    _to_scalar,
-    _w,
-    add_scalar,
-    addcdiv_,
-    lerp_,
-    mul_,
-)
+from . import _single_tensor as st
+from . import optimizer as base
 
 __all__ = ["Adamax"]
 
 
-class Adamax(SingleTensorOptimizer):
+class Adamax(st.SingleTensorOptimizer):
     __doc__ = _docs.optimizer_doc(
         "Adamax: Adam based on the infinity norm.",
         [_docs.learning_rate("2e-3"),
@@ -58,43 +43,43 @@ class Adamax(SingleTensorOptimizer):
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
-        _check_adam_arguments(lr, eps, betas, weight_decay)
-        super().__init__(params, _defaults(
+        base._check_adam_arguments(lr, eps, betas, weight_decay)
+        super().__init__(params, base._defaults(
             locals(), "lr betas eps weight_decay foreach maximize differentiable capturable"))
 
     def _options(self, group: dict) -> tuple:
         """What ``_update`` reads after ``p, state, step``."""
         beta1, beta2 = group["betas"]
-        return (_to_scalar(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"],
+        return (base._to_scalar(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"],
                 group["maximize"])
 
     def _update(self, p: Tensor, state: dict, step: float, lr: float, beta1: float,
                 beta2: float, eps: float, weight_decay: float, maximize: bool) -> None:
         """torch's single-tensor update on the arrays (module docstring)."""
-        param = _real(p._data)
-        g = gradient_for_step(p, maximize, weight_decay=weight_decay)
+        param = base._real(p._data)
+        g = st.gradient_for_step(p, maximize, weight_decay=weight_decay)
         avg_t, inf_t = state["exp_avg"], state["exp_inf"]
-        exp_avg, exp_inf = _real(avg_t._data), _real(inf_t._data)
+        exp_avg, exp_inf = base._real(avg_t._data), base._real(inf_t._data)
 
-        lerp_(exp_avg, g, 1 - beta1)
-        _bump(avg_t)
-        mul_(exp_inf, beta2)
-        norm = add_scalar(np.abs(_w(g)), eps, param)
+        base.lerp_(exp_avg, g, 1 - beta1)
+        base._bump(avg_t)
+        base.mul_(exp_inf, beta2)
+        norm = base.add_scalar(np.abs(base._w(g)), eps, param)
         if exp_inf.dtype == norm.dtype:
             np.maximum(exp_inf, norm, out=exp_inf)
         else:
-            np.copyto(exp_inf, np.maximum(_w(exp_inf), norm), casting="unsafe")
-        _bump(inf_t, 2)
+            np.copyto(exp_inf, np.maximum(base._w(exp_inf), norm), casting="unsafe")
+        base._bump(inf_t, 2)
         clr = lr / (1 - beta1**step)
-        addcdiv_(param, exp_avg, exp_inf, -clr)
-        _bump(p)
+        base.addcdiv_(param, exp_avg, exp_inf, -clr)
+        base._bump(p)
 
     def _differentiable_update(self, param: Tensor, state: dict, step: float, lr: float,
                                beta1: float, beta2: float, eps: float, weight_decay: float,
                                maximize: bool) -> None:
         """The same update in tapegrad ops, recorded by autograd (``differentiable=True``); the
         running maximum is an ``amax`` over the two candidates, as in torch."""
-        grad = gradient_for_differentiable_step(param, maximize, weight_decay=weight_decay)
+        grad = st.gradient_for_differentiable_step(param, maximize, weight_decay=weight_decay)
         exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
         exp_avg.copy_(exp_avg.lerp(grad, 1 - beta1))
         norm_buf = cat([exp_inf.mul_(beta2).unsqueeze(0), grad.abs().add(eps).unsqueeze(0)], 0)

@@ -21,31 +21,13 @@ import numpy as np
 from .._dtype import get_default_dtype
 from .._tensor import Tensor
 from . import _docs
-from ._single_tensor import (
-    SingleTensorOptimizer,
-    gradient_for_differentiable_step,
-    gradient_for_step,
-)
-from .optimizer import (
-    _bump,
-    _check_lr,
-    _check_non_negative,
-    _defaults,
-    _real,
-    _scalar_tensor,
-    _step_tensor,
-    _to_scalar,
-    _w,
-    _zeros_like,
-    add_scaled_exact_,
-    mul_,
-    round_as,
-)
+from . import _single_tensor as st
+from . import optimizer as base
 
 __all__ = ["ASGD"]
 
 
-class ASGD(SingleTensorOptimizer):
+class ASGD(st.SingleTensorOptimizer):
     __doc__ = _docs.optimizer_doc(
         "Averaged SGD.",
         [_docs.learning_rate("1e-2"),
@@ -66,44 +48,44 @@ class ASGD(SingleTensorOptimizer):
                  alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
                  foreach: bool | None = None, maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False) -> None:
-        _check_lr(lr)
-        _check_non_negative(weight_decay=weight_decay)
-        super().__init__(params, _defaults(
+        base._check_lr(lr)
+        base._check_non_negative(weight_decay=weight_decay)
+        super().__init__(params, base._defaults(
             locals(), "lr lambd alpha t0 weight_decay foreach maximize differentiable capturable"))
 
     def _options(self, group: dict) -> tuple:
         """What ``_update`` reads after ``p, state, step``."""
-        return (_to_scalar(group["lr"]), group["lambd"], group["alpha"], group["t0"],
+        return (base._to_scalar(group["lr"]), group["lambd"], group["alpha"], group["t0"],
                 group["weight_decay"], group["maximize"])
 
     def _update(self, p: Tensor, state: dict, step: float, lr: float, lambd: float,
                 alpha: float, t0: float, weight_decay: float, maximize: bool) -> None:
         """torch's single-tensor update on the arrays (module docstring)."""
-        param = _real(p._data)
+        param = base._real(p._data)
         ax_t, eta_t, mu_t = state["ax"], state["eta"], state["mu"]
-        ax = _real(ax_t._data)
-        g = gradient_for_step(p, maximize, weight_decay=weight_decay)
+        ax = base._real(ax_t._data)
+        g = st.gradient_for_step(p, maximize, weight_decay=weight_decay)
 
         eta = float(eta_t._data)
-        mul_(param, 1 - lambd * eta)
-        add_scaled_exact_(param, g, -eta)
-        _bump(p, 2)
+        base.mul_(param, 1 - lambd * eta)
+        base.add_scaled_exact_(param, g, -eta)
+        base._bump(p, 2)
         mu = float(mu_t._data)
         if mu != 1:
             # ax.add_(param.sub(ax).mul_(mu)): three torch ops; mu (0-d) keeps its value
-            diff = round_as(np.subtract(_w(param), _w(ax)), param)
-            diff = round_as(np.multiply(diff, mu_t._data.astype(diff.dtype), out=diff), param)
-            np.copyto(ax, np.add(_w(ax), diff), casting="unsafe")
+            diff = base.round_as(np.subtract(base._w(param), base._w(ax)), param)
+            diff = base.round_as(np.multiply(diff, mu_t._data.astype(diff.dtype), out=diff), param)
+            np.copyto(ax, np.add(base._w(ax), diff), casting="unsafe")
         else:
             np.copyto(ax, param)
-        _bump(ax_t)
+        base._bump(ax_t)
         _next_eta_and_mu(eta_t, mu_t, step, lr, lambd, alpha, t0)
 
     def _differentiable_update(self, param: Tensor, state: dict, step: float, lr: float,
                                lambd: float, alpha: float, t0: float, weight_decay: float,
                                maximize: bool) -> None:
         """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
-        grad = gradient_for_differentiable_step(param, maximize, weight_decay=weight_decay)
+        grad = st.gradient_for_differentiable_step(param, maximize, weight_decay=weight_decay)
         eta, mu, ax = state["eta"], state["mu"], state["ax"]
         eta_value = eta.item()
         param.mul_(1 - lambd * eta_value)
@@ -117,8 +99,9 @@ class ASGD(SingleTensorOptimizer):
     def _new_state(self, p: Tensor, group: dict) -> dict:
         """A parameter's first state: the step count, eta (starting at lr), mu and the
         average."""
-        return {"step": _step_tensor(False), "eta": _scalar_tensor(_to_scalar(group["lr"])),
-                "mu": _scalar_tensor(1.0), "ax": _zeros_like(p)}
+        return {"step": base._step_tensor(False),
+                "eta": base._scalar_tensor(base._to_scalar(group["lr"])),
+                "mu": base._scalar_tensor(1.0), "ax": base._zeros_like(p)}
 
 
 def _next_eta_and_mu(
@@ -129,5 +112,5 @@ def _next_eta_and_mu(
     as_tensor = get_default_dtype().np.type
     eta._data[()] = as_tensor(lr / ((1 + lambd * lr * step) ** alpha))
     mu._data[()] = as_tensor(1 / max(1, step - t0))
-    _bump(eta)
-    _bump(mu)
+    base._bump(eta)
+    base._bump(mu)

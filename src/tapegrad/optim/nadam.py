@@ -23,35 +23,13 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import _docs
-from ._single_tensor import (
-    SingleTensorOptimizer,
-    gradient_for_differentiable_step,
-    gradient_for_step,
-    update_moments_,
-    update_moments_differentiable_,
-)
-from .optimizer import (
-    _bump,
-    _check_adam_arguments,
-    _check_non_negative,
-    _defaults,
-    _opmath,
-    _real,
-    _scalar_tensor,
-    _step_tensor,
-    _to_scalar,
-    _w,
-    _zeros_like,
-    add_scalar,
-    addcdiv_,
-    round_as,
-    sqrt_,
-)
+from . import _single_tensor as st
+from . import optimizer as base
 
 __all__ = ["NAdam"]
 
 
-class NAdam(SingleTensorOptimizer):
+class NAdam(st.SingleTensorOptimizer):
     __doc__ = _docs.optimizer_doc(
         "NAdam: Nesterov-accelerated Adam.",
         [_docs.learning_rate("2e-3"),
@@ -73,39 +51,40 @@ class NAdam(SingleTensorOptimizer):
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
-        _check_adam_arguments(lr, eps, betas, weight_decay)
-        _check_non_negative(momentum_decay=momentum_decay)
-        super().__init__(params, _defaults(locals(), "lr betas eps weight_decay momentum_decay "
-                                           "decoupled_weight_decay maximize foreach capturable "
-                                           "differentiable"))
+        base._check_adam_arguments(lr, eps, betas, weight_decay)
+        base._check_non_negative(momentum_decay=momentum_decay)
+        super().__init__(params, base._defaults(
+            locals(), "lr betas eps weight_decay momentum_decay decoupled_weight_decay maximize "
+                      "foreach capturable differentiable"))
 
     def _options(self, group: dict) -> tuple:
         """What ``_update`` reads after ``p, state, step``."""
         beta1, beta2 = group["betas"]
-        return (_to_scalar(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"],
+        return (base._to_scalar(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"],
                 group["momentum_decay"], group["decoupled_weight_decay"], group["maximize"])
 
     def _update(self, p: Tensor, state: dict, step: float, lr: float, beta1: float,
                 beta2: float, eps: float, weight_decay: float, momentum_decay: float,
                 decoupled: bool, maximize: bool) -> None:
         """torch's single-tensor update on the arrays (module docstring)."""
-        param = _real(p._data)
+        param = base._real(p._data)
         bias_correction2 = 1 - beta2**step
-        g = gradient_for_step(p, maximize, lr, weight_decay, decoupled)
+        g = st.gradient_for_step(p, maximize, lr, weight_decay, decoupled)
         mu, mu_next = _momentum_coefficients(step, beta1, momentum_decay)
         mp_t = state["mu_product"]
         mp = mp_t._data
         np.multiply(mp, mp.dtype.type(mu), out=mp)  # a 0-d tensor times a number
-        _bump(mp_t)
+        base._bump(mp_t)
         mu_product = float(mp)
 
-        exp_avg, exp_avg_sq = update_moments_(state, g, beta1, beta2)
-        denom = round_as(np.divide(_w(exp_avg_sq), _opmath(param).type(bias_correction2)), param)
-        denom = add_scalar(sqrt_(denom, param), eps, param)
+        exp_avg, exp_avg_sq = st.update_moments_(state, g, beta1, beta2)
+        denom = base.round_as(
+            np.divide(base._w(exp_avg_sq), base._opmath(param).type(bias_correction2)), param)
+        denom = base.add_scalar(base.sqrt_(denom, param), eps, param)
         mu_product_next = mu_product * mu_next
-        addcdiv_(param, g, denom, -lr * (1.0 - mu) / (1.0 - mu_product))
-        addcdiv_(param, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next))
-        _bump(p, 2)
+        base.addcdiv_(param, g, denom, -lr * (1.0 - mu) / (1.0 - mu_product))
+        base.addcdiv_(param, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next))
+        base._bump(p, 2)
 
     def _differentiable_update(self, param: Tensor, state: dict, step: float, lr: float,
                                beta1: float, beta2: float, eps: float, weight_decay: float,
@@ -114,11 +93,11 @@ class NAdam(SingleTensorOptimizer):
         in torch, the two step sizes are 0-d tensors computed from ``mu_product`` and scale the
         gradient and the momentum before the two ``addcdiv``s."""
         bias_correction2 = 1 - beta2**step
-        grad = gradient_for_differentiable_step(param, maximize, lr, weight_decay, decoupled)
+        grad = st.gradient_for_differentiable_step(param, maximize, lr, weight_decay, decoupled)
         mu, mu_next = _momentum_coefficients(step, beta1, momentum_decay)
         mu_product, exp_avg = state["mu_product"], state["exp_avg"]
         mu_product.mul_(mu)
-        update_moments_differentiable_(state, grad, beta1, beta2)
+        st.update_moments_differentiable_(state, grad, beta1, beta2)
         denom = state["exp_avg_sq"].div(bias_correction2).sqrt().add(eps)
         mu_product_next = mu_product * mu_next
         grad = grad * (-lr * (1.0 - mu) / (1.0 - mu_product))
@@ -129,8 +108,8 @@ class NAdam(SingleTensorOptimizer):
     def _new_state(self, p: Tensor, group: dict) -> dict:
         """A parameter's first state: the step count, the product of the momentum coefficients
         (a 0-d tensor of the step's dtype) and Adam's two moments."""
-        return {"step": _step_tensor(False), "mu_product": _scalar_tensor(1.0),
-                "exp_avg": _zeros_like(p), "exp_avg_sq": _zeros_like(p)}
+        return {"step": base._step_tensor(False), "mu_product": base._scalar_tensor(1.0),
+                "exp_avg": base._zeros_like(p), "exp_avg_sq": base._zeros_like(p)}
 
 
 def _momentum_coefficients(step: float, beta1: float, momentum_decay: float) -> tuple:

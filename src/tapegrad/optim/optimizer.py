@@ -45,7 +45,7 @@ from .. import _announce, _blas, _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.grad_mode import enable_grad
-from ..nn.modules.module import RemovableHandle, _add_hook, _typename
+from ..nn.modules.module import RemovableHandle, _add_hook, _args_after_pre_hook, _typename
 
 __all__ = [
     "Optimizer",
@@ -103,15 +103,8 @@ def _hooked_step(func: Callable) -> Callable:
         for pre_hook in itertools.chain(
             _global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()
         ):
-            result = pre_hook(self, args, kwargs)
-            if result is not None:
-                if isinstance(result, tuple) and len(result) == 2:
-                    args, kwargs = result
-                else:
-                    raise RuntimeError(
-                        f"{func} must return None or a tuple of (new_args, new_kwargs), but got "
-                        f"{result}."
-                    )
+            args, kwargs = _args_after_pre_hook(pre_hook(self, args, kwargs), args, kwargs,
+                                                str(func))
         out = func(*args, **kwargs)
         for post_hook in itertools.chain(
             self._optimizer_step_post_hooks.values(), _global_post_hooks.values()

@@ -22,30 +22,13 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import _docs
-from ._single_tensor import (
-    SingleTensorOptimizer,
-    gradient_for_differentiable_step,
-    gradient_for_step,
-    update_moments_,
-    update_moments_differentiable_,
-)
-from .optimizer import (
-    _bump,
-    _check_adam_arguments,
-    _defaults,
-    _opmath,
-    _real,
-    _to_scalar,
-    _w,
-    add_scalar,
-    add_scaled_exact_,
-    round_as,
-)
+from . import _single_tensor as st
+from . import optimizer as base
 
 __all__ = ["RAdam"]
 
 
-class RAdam(SingleTensorOptimizer):
+class RAdam(st.SingleTensorOptimizer):
     __doc__ = _docs.optimizer_doc(
         "RAdam: rectified Adam.",
         [_docs.learning_rate("1e-3"),
@@ -64,48 +47,50 @@ class RAdam(SingleTensorOptimizer):
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
-        _check_adam_arguments(lr, eps, betas, weight_decay)
-        super().__init__(params, _defaults(locals(), "lr betas eps weight_decay maximize foreach "
-                                           "capturable decoupled_weight_decay differentiable"))
+        base._check_adam_arguments(lr, eps, betas, weight_decay)
+        super().__init__(params, base._defaults(
+            locals(), "lr betas eps weight_decay maximize foreach capturable "
+                      "decoupled_weight_decay differentiable"))
 
     def _options(self, group: dict) -> tuple:
         """What ``_update`` reads after ``p, state, step``."""
         beta1, beta2 = group["betas"]
-        return (_to_scalar(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"],
+        return (base._to_scalar(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"],
                 group["decoupled_weight_decay"], group["maximize"])
 
     def _update(self, p: Tensor, state: dict, step: float, lr: float, beta1: float,
                 beta2: float, eps: float, weight_decay: float, decoupled: bool,
                 maximize: bool) -> None:
         """torch's single-tensor update on the arrays (module docstring)."""
-        param = _real(p._data)
-        g = gradient_for_step(p, maximize, lr, weight_decay, decoupled)
-        exp_avg, exp_avg_sq = update_moments_(state, g, beta1, beta2)
+        param = base._real(p._data)
+        g = st.gradient_for_step(p, maximize, lr, weight_decay, decoupled)
+        exp_avg, exp_avg_sq = st.update_moments_(state, g, beta1, beta2)
 
-        op = _opmath(param).type
+        op = base._opmath(param).type
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step
-        update = round_as(np.divide(_w(exp_avg), op(bias_correction1)), param)
-        update = round_as(np.multiply(update, op(lr), out=update), param)
+        update = base.round_as(np.divide(base._w(exp_avg), op(bias_correction1)), param)
+        update = base.round_as(np.multiply(update, op(lr), out=update), param)
         rect = _rectification(step, beta2)
         if rect is not None:
             # (bc2 ** 0.5) / t is torch's t.reciprocal() * bc2 ** 0.5
-            adaptive = add_scalar(round_as(np.sqrt(_w(exp_avg_sq)), param), eps, param)
-            adaptive = round_as(np.reciprocal(adaptive, out=adaptive), param)
-            adaptive = round_as(
+            adaptive = base.add_scalar(
+                base.round_as(np.sqrt(base._w(exp_avg_sq)), param), eps, param)
+            adaptive = base.round_as(np.reciprocal(adaptive, out=adaptive), param)
+            adaptive = base.round_as(
                 np.multiply(adaptive, op(bias_correction2**0.5), out=adaptive), param
             )
-            update = round_as(np.multiply(update, adaptive, out=update), param)
-            update = round_as(np.multiply(update, op(rect), out=update), param)
-        add_scaled_exact_(param, update, -1.0)
-        _bump(p)
+            update = base.round_as(np.multiply(update, adaptive, out=update), param)
+            update = base.round_as(np.multiply(update, op(rect), out=update), param)
+        base.add_scaled_exact_(param, update, -1.0)
+        base._bump(p)
 
     def _differentiable_update(self, param: Tensor, state: dict, step: float, lr: float,
                                beta1: float, beta2: float, eps: float, weight_decay: float,
                                decoupled: bool, maximize: bool) -> None:
         """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
-        grad = gradient_for_differentiable_step(param, maximize, lr, weight_decay, decoupled)
-        update_moments_differentiable_(state, grad, beta1, beta2)
+        grad = st.gradient_for_differentiable_step(param, maximize, lr, weight_decay, decoupled)
+        st.update_moments_differentiable_(state, grad, beta1, beta2)
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step

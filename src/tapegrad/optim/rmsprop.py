@@ -17,32 +17,9 @@ from typing import Any
 
 from .._tensor import Tensor
 from . import _docs
-from ._single_tensor import (
-    gradient_for_step,
-    group_options,
-    parameter_steps,
-    rmsprop_denominator,
-    rmsprop_momentum_array_,
-    square_average_,
-)
-from .optimizer import (
-    Optimizer,
-    _bump,
-    _check_lr,
-    _check_non_negative,
-    _defaults,
-    _real,
-    _restore_group_options,
-    _run_closure,
-    _step_tensor,
-    _steps_as_tensors,
-    _to_scalar,
-    _use_grad_for_differentiable,
-    _zeros_like,
-    add_scaled_exact_,
-    addcdiv_,
-    lerp_,
-)
+from . import _single_tensor as st
+from . import optimizer as base
+from .optimizer import Optimizer
 
 __all__ = ["RMSprop"]
 
@@ -63,61 +40,61 @@ class RMSprop(Optimizer):
                  eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0,
                  centered: bool = False, capturable: bool = False, foreach: bool | None = None,
                  maximize: bool = False, differentiable: bool = False) -> None:
-        _check_lr(lr)
-        _check_non_negative(epsilon=eps, momentum=momentum, weight_decay=weight_decay,
-                            alpha=alpha)
+        base._check_lr(lr)
+        base._check_non_negative(epsilon=eps, momentum=momentum, weight_decay=weight_decay,
+                                 alpha=alpha)
         if differentiable:
             raise NotImplementedError("tapegrad optimizers do not support differentiable=True")
-        defaults = _defaults(locals(), "lr momentum alpha eps centered weight_decay capturable "
-                             "foreach maximize differentiable")
+        defaults = base._defaults(locals(), "lr momentum alpha eps centered weight_decay "
+                                  "capturable foreach maximize differentiable")
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        _restore_group_options(self, momentum=0, centered=False, foreach=None, maximize=False,
-                               differentiable=False, capturable=False)
+        base._restore_group_options(self, momentum=0, centered=False, foreach=None, maximize=False,
+                                    differentiable=False, capturable=False)
         for group in self.param_groups:
-            _steps_as_tensors(self.state, group["params"], False)
+            base._steps_as_tensors(self.state, group["params"], False)
 
-    @_use_grad_for_differentiable
+    @base._use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform a single optimization step; ``closure`` re-evaluates the loss."""
-        loss = _run_closure(closure)
+        loss = base._run_closure(closure)
         for group in self.param_groups:
-            lr = _to_scalar(group["lr"])
-            alpha, eps, weight_decay, momentum, centered, maximize = group_options(
+            lr = base._to_scalar(group["lr"])
+            alpha, eps, weight_decay, momentum, centered, maximize = st.group_options(
                 group, "alpha eps weight_decay momentum centered maximize")
-            for p, state, _ in parameter_steps(self, group, _new_state):
-                param = _real(p._data)
-                g = gradient_for_step(p, maximize, weight_decay=weight_decay)
-                square_average_(state["square_avg"], g, alpha)
-                square_avg = _real(state["square_avg"]._data)
+            for p, state, _ in st.parameter_steps(self, group, _new_state):
+                param = base._real(p._data)
+                g = st.gradient_for_step(p, maximize, weight_decay=weight_decay)
+                st.square_average_(state["square_avg"], g, alpha)
+                square_avg = base._real(state["square_avg"]._data)
                 grad_avg = None
                 if centered:
                     ga_t = state["grad_avg"]
-                    grad_avg = _real(ga_t._data)
-                    lerp_(grad_avg, g, 1 - alpha)
-                    _bump(ga_t)
-                avg = rmsprop_denominator(square_avg, grad_avg, eps, param)
+                    grad_avg = base._real(ga_t._data)
+                    base.lerp_(grad_avg, g, 1 - alpha)
+                    base._bump(ga_t)
+                avg = st.rmsprop_denominator(square_avg, grad_avg, eps, param)
 
                 if momentum > 0:
                     buf_t = state["momentum_buffer"]
-                    buf = _real(buf_t._data)
-                    rmsprop_momentum_array_(buf, g, avg, momentum)
-                    _bump(buf_t, 2)
-                    add_scaled_exact_(param, buf, -lr)
+                    buf = base._real(buf_t._data)
+                    st.rmsprop_momentum_array_(buf, g, avg, momentum)
+                    base._bump(buf_t, 2)
+                    base.add_scaled_exact_(param, buf, -lr)
                 else:
-                    addcdiv_(param, g, avg, -lr)
-                _bump(p)
+                    base.addcdiv_(param, g, avg, -lr)
+                base._bump(p)
         return loss
 
 
 def _new_state(p: Tensor, group: dict) -> dict:
     """A parameter's first state: the step count, the average of squared gradients, and the
     momentum buffer and the gradients' average when ``momentum`` and ``centered`` ask for them."""
-    state = {"step": _step_tensor(False), "square_avg": _zeros_like(p)}
+    state = {"step": base._step_tensor(False), "square_avg": base._zeros_like(p)}
     if group["momentum"] > 0:
-        state["momentum_buffer"] = _zeros_like(p)
+        state["momentum_buffer"] = base._zeros_like(p)
     if group["centered"]:
-        state["grad_avg"] = _zeros_like(p)
+        state["grad_avg"] = base._zeros_like(p)
     return state

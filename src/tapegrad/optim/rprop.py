@@ -20,11 +20,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import _docs
-from ._single_tensor import (
-    SingleTensorOptimizer,
-    gradient_for_differentiable_step,
-    gradient_for_step,
-)
+from . import _single_tensor as st
 from .optimizer import (
     _bump,
     _check_lr,
@@ -40,7 +36,7 @@ from .optimizer import (
 __all__ = ["Rprop"]
 
 
-class Rprop(SingleTensorOptimizer):
+class Rprop(st.SingleTensorOptimizer):
     __doc__ = _docs.optimizer_doc(
         "Rprop: the resilient backpropagation algorithm.",
         ["lr: initial step size (default 1e-2).",
@@ -70,7 +66,7 @@ class Rprop(SingleTensorOptimizer):
     def _update(self, p: Tensor, state: dict, step: float, etaminus: float, etaplus: float,
                 step_size_min: float, step_size_max: float, maximize: bool) -> None:
         """torch's single-tensor update on the arrays (module docstring)."""
-        g = gradient_for_step(p, maximize)
+        g = st.gradient_for_step(p, maximize)
         prev_t, size_t = state["prev"], state["step_size"]
         param, prev, step_size = _real(p._data), _real(prev_t._data), _real(size_t._data)
 
@@ -98,7 +94,7 @@ class Rprop(SingleTensorOptimizer):
                                etaplus: float, step_size_min: float, step_size_max: float,
                                maximize: bool) -> None:
         """The same update in tapegrad ops, recorded by autograd (``differentiable=True``)."""
-        grad = gradient_for_differentiable_step(param, maximize)
+        grad = st.gradient_for_differentiable_step(param, maximize)
         prev, step_size = state["prev"], state["step_size"]
         sign = grad.mul(prev.clone()).sign()
         sign[sign.gt(0)] = etaplus

@@ -362,19 +362,21 @@ class Unpickler:
 
     # -- containers ------------------------------------------------------------------------------
 
-    def _append(self) -> None:
-        item = self._pop()
+    def _check_list(self, action: str) -> list:
+        """The list on top of the stack, which APPEND ("append to") or APPENDS ("extend")
+        adds to."""
         target = self._top()
         if type(target) is not list:
-            raise UnpicklingError(f"Can only append to lists, but got {type(target)}")
-        target.append(item)
+            raise UnpicklingError(f"Can only {action} lists, but got {type(target)}")
+        return target
+
+    def _append(self) -> None:
+        item = self._pop()
+        self._check_list("append to").append(item)
 
     def _appends(self) -> None:
         items = self._pop_mark()
-        target = self._top()
-        if type(target) is not list:
-            raise UnpicklingError(f"Can only extend lists, but got {type(target)}")
-        target.extend(items)
+        self._check_list("extend").extend(items)
 
     def _check_mapping(self, opcode: str) -> Any:
         target = self._top()

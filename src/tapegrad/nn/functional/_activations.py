@@ -27,6 +27,12 @@ def _inplace(entry: Any, input: Tensor, **params: Any) -> Tensor:
     return apply_(entry, input, **params)
 
 
+def _entry_or_inplace(entry: Any, input: Tensor, inplace: bool) -> Tensor:
+    """``entry(input)``, or the same entry applied in place on ``input`` (for the activations
+    whose in-place form is the same entry)."""
+    return _inplace(entry, input) if inplace else entry(input)
+
+
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0) (ReluBackward0)."""
     if inplace:
@@ -87,16 +93,12 @@ def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x sigmoid(x)."""
-    if inplace:
-        return _inplace(K._silu, input)
-    return K._silu(input)
+    return _entry_or_inplace(K._silu, input, inplace)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x tanh(softplus(x))."""
-    if inplace:
-        return _inplace(K._mish, input)
-    return K._mish(input)
+    return _entry_or_inplace(K._mish, input, inplace)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -150,16 +152,12 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """clamp(x / 6 + 1/2, 0, 1) (HardsigmoidBackward0)."""
-    if inplace:
-        return _inplace(K._hardsigmoid, input)
-    return K._hardsigmoid(input)
+    return _entry_or_inplace(K._hardsigmoid, input, inplace)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * hardsigmoid(x) (HardswishBackward0)."""
-    if inplace:
-        return _inplace(K._hardswish, input)
-    return K._hardswish(input)
+    return _entry_or_inplace(K._hardswish, input, inplace)
 
 
 def sigmoid(input: Tensor) -> Tensor:

@@ -113,6 +113,18 @@ def _add_hook(hooks: dict[int, Callable], hook: Callable, *, prepend: bool = Fal
     return handle
 
 
+def _args_after_pre_hook(result: Any, args: Any, kwargs: Any, hook_kind: str) -> tuple[Any, Any]:
+    """The ``(args, kwargs)`` a pre-hook that takes kwargs leaves: the ones it was given when it
+    returns None, the pair it returns otherwise; anything else is torch's error, which names the
+    hook as ``hook_kind`` (a module's forward pre-hook, an optimizer's step)."""
+    if result is None:
+        return args, kwargs
+    if isinstance(result, tuple) and len(result) == 2:
+        return result
+    raise RuntimeError(f"{hook_kind} must return None or a tuple of (new_args, new_kwargs), but "
+                       f"got {result}.")
+
+
 class _WrappedHook:
     """A hook that gets the module (held weakly) as its first argument."""
 
@@ -905,15 +917,8 @@ class Module:
             for hook_id, hook in (*_global_forward_pre_hooks.items(),
                                   *self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
-                    out = hook(self, args, kwargs)
-                    if out is not None:
-                        if isinstance(out, tuple) and len(out) == 2:
-                            args, kwargs = out
-                        else:
-                            raise RuntimeError(
-                                "forward pre-hook must return None or a tuple of (new_args, "
-                                f"new_kwargs), but got {out}."
-                            )
+                    args, kwargs = _args_after_pre_hook(hook(self, args, kwargs), args, kwargs,
+                                                        "forward pre-hook")
                 else:
                     out = hook(self, args)
                     if out is not None:

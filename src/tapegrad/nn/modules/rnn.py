@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from ... import _creation
@@ -237,7 +238,6 @@ class RNNBase(Module):
         """All layers: (output, h_n, c_n or None). ``input`` is (T, B, I) time-major (after
         batch_first's transpose) or packed data (N, I) when ``batch_sizes`` is given."""
         entry = K.LAYERS[self.mode]
-        num_directions = 2 if self.bidirectional else 1
         lstm = self.mode == "LSTM"
         weights = self._flat_weights
         if batch_sizes is None and input.size(0) == 0:
@@ -247,28 +247,39 @@ class RNNBase(Module):
                 _check_dtypes(weights[0], h0, c0)
             return _stepwise.run(self, input, h0, c0, batch_sizes)
         _check_dtypes(weights[0], h0, c0)
-        h_list: list = []
-        c_list: list = []
+
+        def direction(layer_input: Tensor, k: int, reverse: bool) -> tuple:
+            w_ih, w_hh, b_ih, b_hh, w_hr = self._direction_weights(k)
+            c0_k = c0[k] if c0 is not None else None
+            res = entry(layer_input, h0[k], c0_k, w_ih, w_hh, b_ih, b_hh, w_hr,
+                        batch_sizes=batch_sizes, reverse=reverse, _cache={})
+            return res[0], res[1:]  # the output; the final h (and c)
+
+        output, finals = self._layers(input, direction)
+        h_n = sh.stack([f[0] for f in finals], 0)
+        c_n = sh.stack([f[1] for f in finals], 0) if lstm else None
+        return output, h_n, c_n
+
+    def _layers(self, input: Tensor,
+                direction: Callable[[Tensor, int, bool], tuple[Tensor, Any]]) -> tuple:
+        """Every layer in turn, each of its directions run by ``direction(layer_input, k,
+        reverse)`` (k: the layer-direction's index) -> (output, final state); the directions'
+        outputs are concatenated and, between layers, dropped out in training. Returns the last
+        layer's output and the final states in layer-direction order."""
+        num_directions = 2 if self.bidirectional else 1
+        finals: list = []
         layer_input = input
         for layer in range(self.num_layers):
             outs = []
-            for direction in range(num_directions):
-                k = layer * num_directions + direction
-                w_ih, w_hh, b_ih, b_hh, w_hr = self._direction_weights(k)
-                c0_k = c0[k] if c0 is not None else None
-                res = entry(layer_input, h0[k], c0_k, w_ih, w_hh, b_ih, b_hh, w_hr,
-                            batch_sizes=batch_sizes, reverse=direction == 1, _cache={})
-                outs.append(res[0])
-                h_list.append(res[1])
-                if lstm:
-                    c_list.append(res[2])
+            for d in range(num_directions):
+                out, final = direction(layer_input, layer * num_directions + d, d == 1)
+                outs.append(out)
+                finals.append(final)
             output = sh.cat(outs, -1) if num_directions == 2 else outs[0]
             if self.dropout != 0 and self.training and layer < self.num_layers - 1:
                 output = F.dropout(output, self.dropout, True)
             layer_input = output
-        h_n = sh.stack(h_list, 0)
-        c_n = sh.stack(c_list, 0) if lstm else None
-        return layer_input, h_n, c_n
+        return layer_input, finals
 
     def _forward_tensor(self, input: Tensor, h0: Tensor, c0: Tensor | None) -> tuple:
         """Padded input (3-D, batch_first as set): output in the input's layout."""

@@ -177,27 +177,17 @@ def run(module: Any, input: Any, h0: Any, c0: Any, batch_sizes: tuple | None) ->
     """All layers and directions of ``module`` (RNNBase): (output, h_n, c_n or None), with
     ``input`` time-major (T, B, I), or a packed sequence's data when ``batch_sizes`` is given."""
     mode = module.mode
-    directions = 2 if module.bidirectional else 1
-    finals: list = []
-    layer_input = input
-    for layer in range(module.num_layers):
-        outs = []
-        for direction in range(directions):
-            k = layer * directions + direction
-            w = module._direction_weights(k)
-            hidden = (h0[k], c0[k]) if mode == "LSTM" else h0[k]
-            if batch_sizes is None:
-                out, hidden = _padded(mode, layer_input, hidden, w, direction == 1)
-            elif direction == 0:
-                out, hidden = _packed(mode, layer_input, hidden, w, batch_sizes)
-            else:
-                out, hidden = _packed_reversed(mode, layer_input, hidden, w, batch_sizes)
-            outs.append(out)
-            finals.append(hidden)
-        output = sh.cat(outs, -1) if directions == 2 else outs[0]
-        if module.dropout != 0 and module.training and layer < module.num_layers - 1:
-            output = F.dropout(output, module.dropout, True)
-        layer_input = output
+
+    def direction(layer_input: Any, k: int, reverse: bool) -> tuple:
+        w = module._direction_weights(k)
+        hidden = (h0[k], c0[k]) if mode == "LSTM" else h0[k]
+        if batch_sizes is None:
+            return _padded(mode, layer_input, hidden, w, reverse)
+        if not reverse:
+            return _packed(mode, layer_input, hidden, w, batch_sizes)
+        return _packed_reversed(mode, layer_input, hidden, w, batch_sizes)
+
+    layer_input, finals = module._layers(input, direction)
     if mode == "LSTM":
         return (layer_input, sh.stack([h for h, _ in finals], 0),
                 sh.stack([c for _, c in finals], 0))

@@ -18,6 +18,7 @@ from ... import nn
 from ..transforms._presets import ImageClassification, InterpolationMode
 from ._api import Weights, WeightsEnum, register_model
 from ._meta import (
+    _IMAGENET_META,
     _SWAG_E2E_DOCS,
     _SWAG_LICENSE,
     _SWAG_LINEAR_DOCS,
@@ -243,6 +244,34 @@ def _imagenet1k_weights(checkpoint: str, transforms: Callable[..., Any], common:
         else:
             entries[key] = value
     return Weights(url=_CHECKPOINTS_URL + checkpoint, transforms=transforms, meta=entries)
+
+
+def _imagenet1k_v1_enum(name: str, module: str, row: tuple[Any, ...],
+                        transforms: Callable[..., Any], common: dict[str, Any], /,
+                        **more_meta: Any) -> type[WeightsEnum]:
+    """The weights enum ``name`` of ``module`` for a model with one set of ImageNet-1K weights,
+    ``row`` = (checkpoint, parameters, (acc@1, acc@5), GFLOPS, file size in MB): the members
+    ``IMAGENET1K_V1`` and ``DEFAULT``, the same member, as the class statement
+    ``class name(WeightsEnum)`` with ``IMAGENET1K_V1 = ...`` and ``DEFAULT = IMAGENET1K_V1``
+    makes them. Their meta: ``common``, num_params, _metrics, _ops, _file_size, ``more_meta``."""
+    checkpoint, num_params, acc, ops, file_size = row
+    weights = _imagenet1k_weights(checkpoint, transforms, common, num_params=num_params, acc=acc,
+                                  _ops=ops, _file_size=file_size, **more_meta)
+    members = [("IMAGENET1K_V1", weights), ("DEFAULT", weights)]
+    # Enum's functional API, which mypy reads as a lookup of a member by value
+    return WeightsEnum(name, members, module=module,  # type: ignore[call-arg,return-value]
+                       qualname=name)
+
+
+def _trained_imagenet1k_v1_enum(name: str, module: str, training: tuple[dict[str, Any], str, str],
+                                row: tuple[Any, ...]) -> type[WeightsEnum]:
+    """``_imagenet1k_v1_enum`` for a family whose weights come from one of a few trainings:
+    ``training`` = (the keywords of ``ImageClassification`` besides ``crop_size=224``, the
+    recipe, the docs); the meta is ImageNet's, the recipe, the row's entries, the docs."""
+    keywords, recipe, docs = training
+    return _imagenet1k_v1_enum(name, module, row,
+                               functools.partial(ImageClassification, crop_size=224, **keywords),
+                               {**_IMAGENET_META, "recipe": recipe}, _docs=docs)
 
 
 def _swag_weights(checkpoint: str, crop_size: int, common: dict[str, Any], recipe: str,

@@ -15,7 +15,7 @@ from ..ops.stochastic_depth import StochasticDepth
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
 from ._meta import _family_meta
-from ._utils import _builder, _check_stage_settings, _classifier, _imagenet1k_weights
+from ._utils import _builder, _check_stage_settings, _classifier, _imagenet1k_v1_enum
 
 __all__ = ["ConvNeXt", "ConvNeXt_Tiny_Weights", "ConvNeXt_Small_Weights",
            "ConvNeXt_Base_Weights", "ConvNeXt_Large_Weights", "convnext_tiny", "convnext_small",
@@ -156,32 +156,27 @@ _COMMON_META = _family_meta(
     _DOCS)
 
 
-class ConvNeXt_Tiny_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "convnext_tiny-983f1562.pth", partial(ImageClassification, crop_size=224, resize_size=236),
-        _COMMON_META, num_params=28589128, acc=(82.52, 96.146), _ops=4.456, _file_size=109.119)
-    DEFAULT = IMAGENET1K_V1
+# each size's ImageNet-1K weights: the transforms' resize size, then the checkpoint, parameters,
+# (acc@1, acc@5), GFLOPS and file size (MB)
+_WEIGHTS = {
+    "tiny": (236, "convnext_tiny-983f1562.pth", 28589128, (82.52, 96.146), 4.456, 109.119),
+    "small": (230, "convnext_small-0c510722.pth", 50223688, (83.616, 96.65), 8.684, 191.703),
+    "base": (232, "convnext_base-6075fbad.pth", 88591464, (84.062, 96.87), 15.355, 338.064),
+    "large": (232, "convnext_large-ea097f82.pth", 197767336, (84.414, 96.976), 34.361, 754.537),
+}
 
 
-class ConvNeXt_Small_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "convnext_small-0c510722.pth", partial(ImageClassification, crop_size=224, resize_size=230),
-        _COMMON_META, num_params=50223688, acc=(83.616, 96.65), _ops=8.684, _file_size=191.703)
-    DEFAULT = IMAGENET1K_V1
+def _weights_enum(name: str, size: str) -> type[WeightsEnum]:
+    """The weights enum ``name`` (IMAGENET1K_V1 and DEFAULT) from the row of ``size``."""
+    resize_size, *row = _WEIGHTS[size]
+    transforms = partial(ImageClassification, crop_size=224, resize_size=resize_size)
+    return _imagenet1k_v1_enum(name, __name__, tuple(row), transforms, _COMMON_META)
 
 
-class ConvNeXt_Base_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "convnext_base-6075fbad.pth", partial(ImageClassification, crop_size=224, resize_size=232),
-        _COMMON_META, num_params=88591464, acc=(84.062, 96.87), _ops=15.355, _file_size=338.064)
-    DEFAULT = IMAGENET1K_V1
-
-
-class ConvNeXt_Large_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "convnext_large-ea097f82.pth", partial(ImageClassification, crop_size=224, resize_size=232),
-        _COMMON_META, num_params=197767336, acc=(84.414, 96.976), _ops=34.361, _file_size=754.537)
-    DEFAULT = IMAGENET1K_V1
+ConvNeXt_Tiny_Weights = _weights_enum("ConvNeXt_Tiny_Weights", "tiny")
+ConvNeXt_Small_Weights = _weights_enum("ConvNeXt_Small_Weights", "small")
+ConvNeXt_Base_Weights = _weights_enum("ConvNeXt_Base_Weights", "base")
+ConvNeXt_Large_Weights = _weights_enum("ConvNeXt_Large_Weights", "large")
 
 
 convnext_tiny = _builder("convnext_tiny", ConvNeXt_Tiny_Weights, ConvNeXt,

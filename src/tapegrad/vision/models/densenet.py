@@ -16,7 +16,7 @@ from ...utils import checkpoint as cp
 from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
 from ._meta import _family_meta
-from ._utils import _builder, _imagenet1k_weights, _ovewrite_named_param
+from ._utils import _builder, _imagenet1k_v1_enum, _ovewrite_named_param
 
 __all__ = ["DenseNet", "DenseNet121_Weights", "DenseNet161_Weights", "DenseNet169_Weights",
            "DenseNet201_Weights", "densenet121", "densenet161", "densenet169", "densenet201"]
@@ -172,32 +172,25 @@ _COMMON_META = _family_meta(
     "These weights are ported from LuaTorch.")
 
 
-class DenseNet121_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "densenet121-a639ec97.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
-        num_params=7978856, acc=(74.434, 91.972), _ops=2.834, _file_size=30.845)
-    DEFAULT = IMAGENET1K_V1
+# each depth's ImageNet-1K weights: checkpoint, parameters, (acc@1, acc@5), GFLOPS, file size (MB)
+_WEIGHTS = {
+    "121": ("densenet121-a639ec97.pth", 7978856, (74.434, 91.972), 2.834, 30.845),
+    "161": ("densenet161-8d451a50.pth", 28681000, (77.138, 93.56), 7.728, 110.369),
+    "169": ("densenet169-b2777c0a.pth", 14149480, (75.6, 92.806), 3.36, 54.708),
+    "201": ("densenet201-c1103571.pth", 20013928, (76.896, 93.37), 4.291, 77.373),
+}
 
 
-class DenseNet161_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "densenet161-8d451a50.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
-        num_params=28681000, acc=(77.138, 93.56), _ops=7.728, _file_size=110.369)
-    DEFAULT = IMAGENET1K_V1
+def _weights_enum(name: str, depth: str) -> type[WeightsEnum]:
+    """The weights enum ``name`` (IMAGENET1K_V1 and DEFAULT) from the row of ``depth``."""
+    return _imagenet1k_v1_enum(name, __name__, _WEIGHTS[depth],
+                               partial(ImageClassification, crop_size=224), _COMMON_META)
 
 
-class DenseNet169_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "densenet169-b2777c0a.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
-        num_params=14149480, acc=(75.6, 92.806), _ops=3.36, _file_size=54.708)
-    DEFAULT = IMAGENET1K_V1
-
-
-class DenseNet201_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "densenet201-c1103571.pth", partial(ImageClassification, crop_size=224), _COMMON_META,
-        num_params=20013928, acc=(76.896, 93.37), _ops=4.291, _file_size=77.373)
-    DEFAULT = IMAGENET1K_V1
+DenseNet121_Weights = _weights_enum("DenseNet121_Weights", "121")
+DenseNet161_Weights = _weights_enum("DenseNet161_Weights", "161")
+DenseNet169_Weights = _weights_enum("DenseNet169_Weights", "169")
+DenseNet201_Weights = _weights_enum("DenseNet201_Weights", "201")
 
 
 densenet121 = _builder("densenet121", DenseNet121_Weights, DenseNet,

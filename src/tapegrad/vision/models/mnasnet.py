@@ -3,15 +3,13 @@ stacks of inverted residual blocks (1x1 expansion, depthwise 3x3 or 5x5, linear 
 projection), their widths scaled by ``alpha`` (the depth multiplier)."""
 
 import warnings
-from functools import partial
 from typing import Any
 
 from ... import nn
 from ..._tensor import Tensor
-from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
-from ._meta import _IMAGENET_META, _NEW_RECIPE_DOCS
-from ._utils import _builder, _classifier, _imagenet1k_weights
+from ._meta import _NEW_RECIPE_DOCS
+from ._utils import _builder, _classifier, _trained_imagenet1k_v1_enum
 
 __all__ = ["MNASNet", "MNASNet0_5_Weights", "MNASNet0_75_Weights", "MNASNet1_0_Weights",
            "MNASNet1_3_Weights", "mnasnet0_5", "mnasnet0_75", "mnasnet1_0", "mnasnet1_3"]
@@ -175,38 +173,32 @@ def _mnasnet(alpha: float, weights: WeightsEnum | None, progress: bool,
     return _classifier(MNASNet, weights, progress, alpha, **kwargs)
 
 
-class MNASNet0_5_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "mnasnet0.5_top1_67.823-3ffadce67e.pth", partial(ImageClassification, crop_size=224),
-        _IMAGENET_META, recipe="https://github.com/1e100/mnasnet_trainer", num_params=2218512,
-        acc=(67.734, 87.49), _ops=0.104, _file_size=8.591,
-        _docs="These weights reproduce closely the results of the paper.")
-    DEFAULT = IMAGENET1K_V1
+# the two trainings of the weights: the transforms' keywords, the recipe, the docs
+# (see _utils._trained_imagenet1k_v1_enum)
+_PAPER: tuple[dict[str, Any], str, str] = (
+    {}, "https://github.com/1e100/mnasnet_trainer",
+    "These weights reproduce closely the results of the paper.")
+_NEW = ({"resize_size": 232}, "https://github.com/pytorch/vision/pull/6019", _NEW_RECIPE_DOCS)
+# each alpha's (width multiplier's) ImageNet-1K weights: training, checkpoint, parameters,
+# (acc@1, acc@5), GFLOPS and file size (MB)
+_WEIGHTS = {
+    0.5: (_PAPER, "mnasnet0.5_top1_67.823-3ffadce67e.pth", 2218512, (67.734, 87.49), 0.104, 8.591),
+    0.75: (_NEW, "mnasnet0_75-7090bc5f.pth", 3170208, (71.18, 90.496), 0.215, 12.303),
+    1.0: (_PAPER, "mnasnet1.0_top1_73.512-f206786ef8.pth", 4383312, (73.456, 91.51), 0.314, 16.915),
+    1.3: (_NEW, "mnasnet1_3-a4c69d6f.pth", 6282256, (76.506, 93.522), 0.526, 24.246),
+}
 
 
-class MNASNet0_75_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "mnasnet0_75-7090bc5f.pth", partial(ImageClassification, crop_size=224, resize_size=232),
-        _IMAGENET_META, recipe="https://github.com/pytorch/vision/pull/6019", num_params=3170208,
-        acc=(71.18, 90.496), _ops=0.215, _file_size=12.303, _docs=_NEW_RECIPE_DOCS)
-    DEFAULT = IMAGENET1K_V1
+def _weights_enum(name: str, alpha: float) -> type[WeightsEnum]:
+    """The weights enum ``name`` (IMAGENET1K_V1 and DEFAULT) from the row of ``alpha``."""
+    training, *row = _WEIGHTS[alpha]
+    return _trained_imagenet1k_v1_enum(name, __name__, training, tuple(row))
 
 
-class MNASNet1_0_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "mnasnet1.0_top1_73.512-f206786ef8.pth", partial(ImageClassification, crop_size=224),
-        _IMAGENET_META, recipe="https://github.com/1e100/mnasnet_trainer", num_params=4383312,
-        acc=(73.456, 91.51), _ops=0.314, _file_size=16.915,
-        _docs="These weights reproduce closely the results of the paper.")
-    DEFAULT = IMAGENET1K_V1
-
-
-class MNASNet1_3_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "mnasnet1_3-a4c69d6f.pth", partial(ImageClassification, crop_size=224, resize_size=232),
-        _IMAGENET_META, recipe="https://github.com/pytorch/vision/pull/6019", num_params=6282256,
-        acc=(76.506, 93.522), _ops=0.526, _file_size=24.246, _docs=_NEW_RECIPE_DOCS)
-    DEFAULT = IMAGENET1K_V1
+MNASNet0_5_Weights = _weights_enum("MNASNet0_5_Weights", 0.5)
+MNASNet0_75_Weights = _weights_enum("MNASNet0_75_Weights", 0.75)
+MNASNet1_0_Weights = _weights_enum("MNASNet1_0_Weights", 1.0)
+MNASNet1_3_Weights = _weights_enum("MNASNet1_3_Weights", 1.3)
 
 
 mnasnet0_5 = _builder("mnasnet0_5", MNASNet0_5_Weights, MNASNet, _mnasnet, 0.5,

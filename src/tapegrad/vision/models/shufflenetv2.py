@@ -4,15 +4,13 @@ strided branches), transforms one half with 1x1 and depthwise 3x3 convolutions, 
 and shuffles the channels of the two groups together."""
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from ... import cat, nn, transpose
 from ..._tensor import Tensor
-from ..transforms._presets import ImageClassification
 from ._api import WeightsEnum
-from ._meta import _IMAGENET_META, _NEW_RECIPE_DOCS
-from ._utils import _builder, _classifier, _imagenet1k_weights
+from ._meta import _NEW_RECIPE_DOCS
+from ._utils import _builder, _classifier, _trained_imagenet1k_v1_enum
 
 __all__ = ["ShuffleNetV2", "ShuffleNet_V2_X0_5_Weights", "ShuffleNet_V2_X1_0_Weights",
            "ShuffleNet_V2_X1_5_Weights", "ShuffleNet_V2_X2_0_Weights", "shufflenet_v2_x0_5",
@@ -139,42 +137,32 @@ def _shufflenetv2(stages_repeats: list[int], stages_out_channels: list[int],
                        **kwargs)
 
 
-class ShuffleNet_V2_X0_5_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "shufflenetv2_x0.5-f707e7126e.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META,
-        recipe="https://github.com/ericsun99/Shufflenet-v2-Pytorch", num_params=1366792,
-        acc=(60.552, 81.746), _ops=0.04, _file_size=5.282,
-        _docs="These weights were trained from scratch to reproduce closely the results of the paper.")  # noqa: E501
-    DEFAULT = IMAGENET1K_V1
+# the two trainings of the weights: the transforms' keywords, the recipe, the docs
+# (see _utils._trained_imagenet1k_v1_enum)
+_PAPER: tuple[dict[str, Any], str, str] = (
+    {}, "https://github.com/ericsun99/Shufflenet-v2-Pytorch",
+    "These weights were trained from scratch to reproduce closely the results of the paper.")
+_NEW = ({"resize_size": 232}, "https://github.com/pytorch/vision/pull/5906", _NEW_RECIPE_DOCS)
+# each width's ImageNet-1K weights: training, checkpoint, parameters, (acc@1, acc@5), GFLOPS and
+# file size (MB)
+_WEIGHTS = {
+    "x0_5": (_PAPER, "shufflenetv2_x0.5-f707e7126e.pth", 1366792, (60.552, 81.746), 0.04, 5.282),
+    "x1_0": (_PAPER, "shufflenetv2_x1-5666bf0f80.pth", 2278604, (69.362, 88.316), 0.145, 8.791),
+    "x1_5": (_NEW, "shufflenetv2_x1_5-3c479a10.pth", 3503624, (72.996, 91.086), 0.296, 13.557),
+    "x2_0": (_NEW, "shufflenetv2_x2_0-8be3c8ee.pth", 7393996, (76.23, 93.006), 0.583, 28.433),
+}
 
 
-class ShuffleNet_V2_X1_0_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "shufflenetv2_x1-5666bf0f80.pth",
-        partial(ImageClassification, crop_size=224), _IMAGENET_META,
-        recipe="https://github.com/ericsun99/Shufflenet-v2-Pytorch", num_params=2278604,
-        acc=(69.362, 88.316), _ops=0.145, _file_size=8.791,
-        _docs="These weights were trained from scratch to reproduce closely the results of the paper.")  # noqa: E501
-    DEFAULT = IMAGENET1K_V1
+def _weights_enum(name: str, width: str) -> type[WeightsEnum]:
+    """The weights enum ``name`` (IMAGENET1K_V1 and DEFAULT) from the row of ``width``."""
+    training, *row = _WEIGHTS[width]
+    return _trained_imagenet1k_v1_enum(name, __name__, training, tuple(row))
 
 
-class ShuffleNet_V2_X1_5_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "shufflenetv2_x1_5-3c479a10.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        recipe="https://github.com/pytorch/vision/pull/5906", num_params=3503624,
-        acc=(72.996, 91.086), _ops=0.296, _file_size=13.557, _docs=_NEW_RECIPE_DOCS)
-    DEFAULT = IMAGENET1K_V1
-
-
-class ShuffleNet_V2_X2_0_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k_weights(
-        "shufflenetv2_x2_0-8be3c8ee.pth",
-        partial(ImageClassification, crop_size=224, resize_size=232), _IMAGENET_META,
-        recipe="https://github.com/pytorch/vision/pull/5906", num_params=7393996,
-        acc=(76.23, 93.006), _ops=0.583, _file_size=28.433, _docs=_NEW_RECIPE_DOCS)
-    DEFAULT = IMAGENET1K_V1
+ShuffleNet_V2_X0_5_Weights = _weights_enum("ShuffleNet_V2_X0_5_Weights", "x0_5")
+ShuffleNet_V2_X1_0_Weights = _weights_enum("ShuffleNet_V2_X1_0_Weights", "x1_0")
+ShuffleNet_V2_X1_5_Weights = _weights_enum("ShuffleNet_V2_X1_5_Weights", "x1_5")
+ShuffleNet_V2_X2_0_Weights = _weights_enum("ShuffleNet_V2_X2_0_Weights", "x2_0")
 
 
 shufflenet_v2_x0_5 = _builder("shufflenet_v2_x0_5", ShuffleNet_V2_X0_5_Weights, ShuffleNetV2,

@@ -45,6 +45,13 @@ def _solarize_bins(num_bins: int, height: int, width: int) -> Tensor:
     return tapegrad.linspace(1.0, 0.0, num_bins)
 
 
+def _random_sign(magnitude: float, signed: bool) -> float:
+    """A signed op's magnitude negated with probability 1/2 (one draw); others' as they are."""
+    if signed and tapegrad.rand(()) <= 0.5:
+        return -magnitude
+    return magnitude
+
+
 class _AutoAugmentBase(Transform):
     def __init__(self, *, interpolation: Any = "nearest", fill: Any = None) -> None:
         super().__init__()
@@ -93,6 +100,12 @@ class _AutoAugmentBase(Transform):
         flat_inputs[idx] = image_or_video
         return tree_unflatten(flat_inputs, spec)
 
+    def _apply_op(self, image_or_video: Any, transform_id: str, magnitude: float) -> Any:
+        """``transform_id`` at ``magnitude``, with this transform's interpolation and fill."""
+        return self._apply_image_or_video_transform(
+            image_or_video, transform_id, magnitude, interpolation=self.interpolation,
+            fill=self._fill)
+
     def _apply_image_or_video_transform(self, image: Any, transform_id: str, magnitude: float,
                                         interpolation: Any, fill: dict[Any, Any]) -> Any:
         fill_ = _get_fill(fill, type(image))
@@ -107,28 +120,30 @@ _SHEAR = _bins(lambda h, w: 0.3)
 _ROTATE = _bins(lambda h, w: 30.0)
 _COLOR = _bins(lambda h, w: 0.9)
 
+# the ops (magnitude bins, signed) that AutoAugment and RandAugment share
+_AUTOAUGMENT_OPS = {
+    "ShearX": (_SHEAR, True),
+    "ShearY": (_SHEAR, True),
+    "TranslateX": (_bins(lambda h, w: 150.0 / 331.0 * w), True),
+    "TranslateY": (_bins(lambda h, w: 150.0 / 331.0 * h), True),
+    "Rotate": (_ROTATE, True),
+    "Brightness": (_COLOR, True),
+    "Color": (_COLOR, True),
+    "Contrast": (_COLOR, True),
+    "Sharpness": (_COLOR, True),
+    "Posterize": (_posterize(8, 4), False),
+    "Solarize": (_solarize_bins, False),
+    "AutoContrast": (_no_bins, False),
+    "Equalize": (_no_bins, False),
+}
+
 
 class AutoAugment(_AutoAugmentBase):
     """AutoAugment with the learned ``policy`` (ImageNet, CIFAR10 or SVHN)."""
 
     _v1_transform_cls = _transforms.AutoAugment
 
-    _AUGMENTATION_SPACE = {
-        "ShearX": (_SHEAR, True),
-        "ShearY": (_SHEAR, True),
-        "TranslateX": (_bins(lambda h, w: 150.0 / 331.0 * w), True),
-        "TranslateY": (_bins(lambda h, w: 150.0 / 331.0 * h), True),
-        "Rotate": (_ROTATE, True),
-        "Brightness": (_COLOR, True),
-        "Color": (_COLOR, True),
-        "Contrast": (_COLOR, True),
-        "Sharpness": (_COLOR, True),
-        "Posterize": (_posterize(8, 4), False),
-        "Solarize": (_solarize_bins, False),
-        "AutoContrast": (_no_bins, False),
-        "Equalize": (_no_bins, False),
-        "Invert": (_no_bins, False),
-    }
+    _AUGMENTATION_SPACE = {**_AUTOAUGMENT_OPS, "Invert": (_no_bins, False)}
 
     def __init__(self, policy: Any = AutoAugmentPolicy.IMAGENET,
                  interpolation: Any = "nearest", fill: Any = None) -> None:
@@ -150,15 +165,9 @@ class AutoAugment(_AutoAugmentBase):
                 continue
             magnitudes_fn, signed = self._AUGMENTATION_SPACE[transform_id]
             magnitudes = magnitudes_fn(10, height, width)
-            if magnitudes is not None:
-                magnitude = float(magnitudes[magnitude_idx])
-                if signed and tapegrad.rand(()) <= 0.5:
-                    magnitude *= -1
-            else:
-                magnitude = 0.0
-            image_or_video = self._apply_image_or_video_transform(
-                image_or_video, transform_id, magnitude, interpolation=self.interpolation,
-                fill=self._fill)
+            magnitude = (0.0 if magnitudes is None
+                         else _random_sign(float(magnitudes[magnitude_idx]), signed))
+            image_or_video = self._apply_op(image_or_video, transform_id, magnitude)
         return self._unflatten_and_insert_image_or_video(flat_inputs_with_spec, image_or_video)
 
 
@@ -166,22 +175,7 @@ class RandAugment(_AutoAugmentBase):
     """RandAugment: ``num_ops`` uniformly chosen ops at the same ``magnitude`` bin."""
 
     _v1_transform_cls = _transforms.RandAugment
-    _AUGMENTATION_SPACE = {
-        "Identity": (_no_bins, False),
-        "ShearX": (_SHEAR, True),
-        "ShearY": (_SHEAR, True),
-        "TranslateX": (_bins(lambda h, w: 150.0 / 331.0 * w), True),
-        "TranslateY": (_bins(lambda h, w: 150.0 / 331.0 * h), True),
-        "Rotate": (_ROTATE, True),
-        "Brightness": (_COLOR, True),
-        "Color": (_COLOR, True),
-        "Contrast": (_COLOR, True),
-        "Sharpness": (_COLOR, True),
-        "Posterize": (_posterize(8, 4), False),
-        "Solarize": (_solarize_bins, False),
-        "AutoContrast": (_no_bins, False),
-        "Equalize": (_no_bins, False),
-    }
+    _AUGMENTATION_SPACE = {"Identity": (_no_bins, False), **_AUTOAUGMENT_OPS}
 
     def __init__(self, num_ops: int = 2, magnitude: int = 9, num_magnitude_bins: int = 31,
                  interpolation: Any = "nearest", fill: Any = None) -> None:
@@ -200,15 +194,9 @@ class RandAugment(_AutoAugmentBase):
             transform_id, (magnitudes_fn, signed) = self._get_random_item(
                 self._AUGMENTATION_SPACE)
             magnitudes = magnitudes_fn(self.num_magnitude_bins, height, width)
-            if magnitudes is not None:
-                magnitude = float(magnitudes[self.magnitude])
-                if signed and tapegrad.rand(()) <= 0.5:
-                    magnitude *= -1
-            else:
-                magnitude = 0.0
-            image_or_video = self._apply_image_or_video_transform(
-                image_or_video, transform_id, magnitude, interpolation=self.interpolation,
-                fill=self._fill)
+            magnitude = (0.0 if magnitudes is None
+                         else _random_sign(float(magnitudes[self.magnitude]), signed))
+            image_or_video = self._apply_op(image_or_video, transform_id, magnitude)
         return self._unflatten_and_insert_image_or_video(flat_inputs_with_spec, image_or_video)
 
 
@@ -243,15 +231,12 @@ class TrivialAugmentWide(_AutoAugmentBase):
         height, width = get_size(image_or_video)
         transform_id, (magnitudes_fn, signed) = self._get_random_item(self._AUGMENTATION_SPACE)
         magnitudes = magnitudes_fn(self.num_magnitude_bins, height, width)
-        if magnitudes is not None:
-            magnitude = float(magnitudes[int(tapegrad.randint(self.num_magnitude_bins, ()))])
-            if signed and tapegrad.rand(()) <= 0.5:
-                magnitude *= -1
+        if magnitudes is not None:  # the bin is drawn only for an op that has magnitudes
+            bin_ = int(tapegrad.randint(self.num_magnitude_bins, ()))
+            magnitude = _random_sign(float(magnitudes[bin_]), signed)
         else:
             magnitude = 0.0
-        image_or_video = self._apply_image_or_video_transform(
-            image_or_video, transform_id, magnitude, interpolation=self.interpolation,
-            fill=self._fill)
+        image_or_video = self._apply_op(image_or_video, transform_id, magnitude)
         return self._unflatten_and_insert_image_or_video(flat_inputs_with_spec, image_or_video)
 
 
@@ -313,15 +298,9 @@ class AugMix(_AutoAugmentBase):
                 transform_id, (magnitudes_fn, signed) = self._get_random_item(
                     augmentation_space)
                 magnitudes = magnitudes_fn(self._PARAMETER_MAX, height, width)
-                if magnitudes is not None:
-                    magnitude = float(magnitudes[int(tapegrad.randint(self.severity, ()))])
-                    if signed and tapegrad.rand(()) <= 0.5:
-                        magnitude *= -1
-                else:
-                    magnitude = 0.0
-                aug = self._apply_image_or_video_transform(
-                    aug, transform_id, magnitude, interpolation=self.interpolation,
-                    fill=self._fill)
+                magnitude = (0.0 if magnitudes is None else _random_sign(
+                    float(magnitudes[int(tapegrad.randint(self.severity, ()))]), signed))
+                aug = self._apply_op(aug, transform_id, magnitude)
             mix.add_(combined_weights[:, i].reshape(batch_dims) * aug)
         mix = mix.reshape(orig_dims).to(dtype=image_or_video.dtype)
         if isinstance(orig_image_or_video, (tv_tensors.Image, tv_tensors.Video)):

@@ -2,7 +2,7 @@
 conversions, and clamping boxes and keypoints to the canvas.
 
 Box formats convert through XYXY (or, for rotated boxes, XYWHR): ``_xywh_to_xyxy`` adds the
-size to the corner, ``_cxcywh_to_xyxy`` subtracts half the size from the center, ... in place
+size to the corner, ``_cxcywh_to_corner`` subtracts half the size from the center, ... in place
 when asked, in torchvision's order of operations. Rotated boxes are clamped edge by edge
 (``_clamp_rotated_bounding_boxes``).
 """
@@ -162,7 +162,9 @@ def _xywh_to_cxcywh(xywh: Tensor, inplace: bool) -> Tensor:
     return xywh
 
 
-def _cxcywh_to_xywh(cxcywh: Tensor, inplace: bool) -> Tensor:
+def _cxcywh_to_corner(cxcywh: Tensor, inplace: bool, to_xyxy: bool) -> Tensor:
+    """CXCYWH boxes as XYXY (``to_xyxy``) or XYWH; integer boxes are converted in float and
+    rounded back to their dtype."""
     original = cxcywh
     dtype = cxcywh.dtype
     need_cast = not cxcywh.is_floating_point()
@@ -171,31 +173,17 @@ def _cxcywh_to_xywh(cxcywh: Tensor, inplace: bool) -> Tensor:
     elif not inplace:
         cxcywh = cxcywh.clone()
     half_wh = cxcywh[..., 2:] / 2
-    cxcywh[..., :2].sub_(half_wh)  # the top-left corner
+    cxcywh[..., :2].sub_(half_wh)  # the top-left corner x1 y1
+    if to_xyxy:
+        cxcywh[..., 2:].add_(cxcywh[..., :2])  # x2 y2
     if need_cast:
-        # the width and height from the rounded corners, so that x1 + w gives the rounded x2
-        x2y2 = (cxcywh[..., :2] + cxcywh[..., 2:]).to(dtype)
-        cxcywh = cxcywh.to(dtype)
-        cxcywh[..., 2:] = x2y2 - cxcywh[..., :2]
-        if inplace:
-            original[:] = cxcywh
-            return original
-    return cxcywh
-
-
-def _cxcywh_to_xyxy(cxcywh: Tensor, inplace: bool) -> Tensor:
-    original = cxcywh
-    dtype = cxcywh.dtype
-    need_cast = not cxcywh.is_floating_point()
-    if need_cast:
-        cxcywh = cxcywh.float()
-    elif not inplace:
-        cxcywh = cxcywh.clone()
-    half_wh = cxcywh[..., 2:] / 2
-    cxcywh[..., :2].sub_(half_wh)  # x1 y1
-    cxcywh[..., 2:].add_(cxcywh[..., :2])  # x2 y2
-    if need_cast:
-        cxcywh = cxcywh.to(dtype)
+        if to_xyxy:
+            cxcywh = cxcywh.to(dtype)
+        else:
+            # the width and height from the rounded corners, so that x1 + w gives the rounded x2
+            x2y2 = (cxcywh[..., :2] + cxcywh[..., 2:]).to(dtype)
+            cxcywh = cxcywh.to(dtype)
+            cxcywh[..., 2:] = x2y2 - cxcywh[..., :2]
         if inplace:
             original[:] = cxcywh
             return original
@@ -220,27 +208,24 @@ def _xyxyxyxy_to_keypoints(bounding_boxes: Tensor) -> Tensor:
     return bounding_boxes[:, [[0, 1], [2, 3], [4, 5], [6, 7]]]
 
 
-def _cxcywhr_to_xywhr(cxcywhr: Tensor, inplace: bool) -> Tensor:
+def _move_rotated_reference(boxes: Tensor, inplace: bool, to_corner: bool) -> Tensor:
+    """Rotated boxes' reference point moved by their half diagonal, rotated by their angle:
+    from the center to the top-left corner (``to_corner``, CXCYWHR -> XYWHR) or back."""
     if not inplace:
-        cxcywhr = cxcywhr.clone()
-    half_wh = cxcywhr[..., 2:-1].div(-2, rounding_mode=_floor_div_unless_float(cxcywhr)).abs_()
-    r_rad = cxcywhr[..., 4].mul(tapegrad.pi).div(180.0)
+        boxes = boxes.clone()
+    half_wh = boxes[..., 2:-1].div(-2, rounding_mode=_floor_div_unless_float(boxes)).abs_()
+    r_rad = boxes[..., 4].mul(tapegrad.pi).div(180.0)
     cos, sin = r_rad.cos(), r_rad.sin()
-    # the center minus the rotated half diagonal: the top-left corner
-    cxcywhr[..., 0].sub_(half_wh[..., 0].mul(cos)).sub_(half_wh[..., 1].mul(sin))
-    cxcywhr[..., 1].add_(half_wh[..., 0].mul(sin)).sub_(half_wh[..., 1].mul(cos))
-    return cxcywhr
-
-
-def _xywhr_to_cxcywhr(xywhr: Tensor, inplace: bool) -> Tensor:
-    if not inplace:
-        xywhr = xywhr.clone()
-    half_wh = xywhr[..., 2:-1].div(-2, rounding_mode=_floor_div_unless_float(xywhr)).abs_()
-    r_rad = xywhr[..., 4].mul(tapegrad.pi).div(180.0)
-    cos, sin = r_rad.cos(), r_rad.sin()
-    xywhr[..., 0].add_(half_wh[..., 0].mul(cos)).add_(half_wh[..., 1].mul(sin))
-    xywhr[..., 1].sub_(half_wh[..., 0].mul(sin)).add_(half_wh[..., 1].mul(cos))
-    return xywhr
+    # the rotated half diagonal: (w/2 cos + h/2 sin, h/2 cos - w/2 sin)
+    w_cos, h_sin = half_wh[..., 0].mul(cos), half_wh[..., 1].mul(sin)
+    w_sin, h_cos = half_wh[..., 0].mul(sin), half_wh[..., 1].mul(cos)
+    if to_corner:
+        boxes[..., 0].sub_(w_cos).sub_(h_sin)
+        boxes[..., 1].add_(w_sin).sub_(h_cos)
+    else:
+        boxes[..., 0].add_(w_cos).add_(h_sin)
+        boxes[..., 1].sub_(w_sin).add_(h_cos)
+    return boxes
 
 
 def _xywhr_to_xyxyxyxy(xywhr: Tensor, inplace: bool) -> Tensor:
@@ -290,13 +275,13 @@ def _convert_bounding_box_format(bounding_boxes: Tensor, old_format: BoundingBox
     if old_format == BoundingBoxFormat.XYWH and new_format == BoundingBoxFormat.CXCYWH:
         return _xywh_to_cxcywh(bounding_boxes, inplace)
     if old_format == BoundingBoxFormat.CXCYWH and new_format == BoundingBoxFormat.XYWH:
-        return _cxcywh_to_xywh(bounding_boxes, inplace)
+        return _cxcywh_to_corner(bounding_boxes, inplace, to_xyxy=False)
     if old_format == BoundingBoxFormat.XYWH:
         bounding_boxes = _xywh_to_xyxy(bounding_boxes, inplace)
     elif old_format == BoundingBoxFormat.CXCYWH:
-        bounding_boxes = _cxcywh_to_xyxy(bounding_boxes, inplace)
+        bounding_boxes = _cxcywh_to_corner(bounding_boxes, inplace, to_xyxy=True)
     elif old_format == BoundingBoxFormat.CXCYWHR:
-        bounding_boxes = _cxcywhr_to_xywhr(bounding_boxes, inplace)
+        bounding_boxes = _move_rotated_reference(bounding_boxes, inplace, to_corner=True)
     elif old_format == BoundingBoxFormat.XYXYXYXY:
         bounding_boxes = _xyxyxyxy_to_xywhr(bounding_boxes, inplace)
     if new_format == BoundingBoxFormat.XYWH:
@@ -304,7 +289,7 @@ def _convert_bounding_box_format(bounding_boxes: Tensor, old_format: BoundingBox
     elif new_format == BoundingBoxFormat.CXCYWH:
         bounding_boxes = _xyxy_to_cxcywh(bounding_boxes, inplace)
     elif new_format == BoundingBoxFormat.CXCYWHR:
-        bounding_boxes = _xywhr_to_cxcywhr(bounding_boxes, inplace)
+        bounding_boxes = _move_rotated_reference(bounding_boxes, inplace, to_corner=False)
     elif new_format == BoundingBoxFormat.XYXYXYXY:
         bounding_boxes = _xywhr_to_xyxyxyxy(bounding_boxes, inplace)
     return bounding_boxes
