@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import html
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -368,8 +369,6 @@ def format_tensor(
 def html_summary(tensor: Any) -> str:
     """A tensor for Jupyter's rich display (``Tensor._repr_html_``): a header line with its
     shape, dtype and place in the graph, then its exact ``repr``. ``repr`` itself is unchanged."""
-    import html
-
     fn = tensor.grad_fn
     if fn is not None:
         state = f"grad_fn={fn.name().split('::')[-1]}"

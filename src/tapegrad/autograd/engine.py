@@ -30,12 +30,14 @@ from __future__ import annotations
 
 import heapq
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import _numpy_warnings
+from .._dtype import ALL, LEGACY_NAMES
 from .._tensor import Tensor
 from ..kernels import low_precision
 from ..kernels.sums import broadcast_axes, sum_to_array
@@ -366,8 +368,6 @@ def run_backward(
             out, g = (), None  # hold no gradient past its node (see _unshared)
     except Exception:
         if anomaly and node is not None:  # anomaly mode: where the failing node was made
-            import warnings
-
             for message in forward_stack_messages(node):
                 warnings.warn(message, UserWarning, stacklevel=3)
         raise
@@ -405,8 +405,6 @@ def _dtype_of_num(num: int) -> Any:
     """The tapegrad dtype whose NumPy dtype has this type number."""
     d = _BY_NUM.get(num)
     if d is None:
-        from .._dtype import ALL
-
         d = _BY_NUM[num] = next(d for d in ALL if d.np.num == num)
     return d
 
@@ -511,8 +509,6 @@ def _hook_name(hook: Any) -> str:
 
 
 def _type_name(t: Tensor) -> str:
-    from .._dtype import LEGACY_NAMES
-
     return f"torch.{LEGACY_NAMES.get(t.dtype.name, 'Tensor')}"
 
 
