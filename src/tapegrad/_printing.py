@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from ._dtype import from_chalf
+
 __all__ = ["format_tensor", "get_printoptions", "printoptions", "set_printoptions"]
 
 
@@ -149,8 +151,6 @@ def _as_numpy(data: Any, dtype: str) -> np.ndarray:
         return arr.astype(np.float16).astype(np.float32)
     if dtype == "complex32":  # float16 pairs (_dtype.CHALF_NP), printed as complex64 values
         if arr.dtype.names:
-            from ._dtype import from_chalf
-
             return from_chalf(arr)
         return arr.astype(np.complex64)
     if dtype == "bfloat16":

@@ -16,7 +16,9 @@ the arithmetic and its derivative live in ``ops/``, the graph in ``autograd/``.
 from __future__ import annotations
 
 import builtins
+import copy
 import warnings
+import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -361,12 +363,10 @@ class Tensor:
             if want is False:
                 want = self.dtype
             if want is not None and value.dtype is not want:
-                from .ops._registry import cpp_type_name, scalar_type_name
-
-                got = cpp_type_name(value.dtype)
+                got, wanted = _dtype.cpp_type_name(value.dtype), _dtype.scalar_type_name(want)
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype '{got}' to a tensor with "
-                    f"grad_dtype '{scalar_type_name(want)}'. The gradient must match the tensor's "
+                    f"grad_dtype '{wanted}'. The gradient must match the tensor's "
                     "grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
                     "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
                     "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
@@ -491,8 +491,6 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is None or self._retains_grad:
             return
-        import weakref
-
         self.grad_fn._hook_state().retain[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
@@ -664,8 +662,6 @@ class Tensor:
         new = type(self).__new__(type(self))
         Tensor._init(new, self._data.copy(), self._requires_grad)
         if type(self) is not Tensor and hasattr(self, "__dict__"):
-            import copy
-
             new.__dict__.update(copy.deepcopy(self.__dict__, memo))
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
