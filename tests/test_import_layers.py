@@ -47,7 +47,8 @@ LAYERS: list[tuple[str, list[str]]] = [
                   "tapegrad._jit_internal", "tapegrad.fft", "tapegrad.linalg",
                   "tapegrad.special", "tapegrad.random", "tapegrad.storage",
                   "tapegrad.overrides", "tapegrad.accelerator", "tapegrad.autograd.function",
-                  "tapegrad.autograd.forward_ad", "tapegrad.autograd.profiler"]),
+                  "tapegrad.autograd.forward_ad", "tapegrad.autograd.functional",
+                  "tapegrad.autograd.profiler"]),
     # the libraries the package root imports
     ("libraries", ["tapegrad.nn.*", "tapegrad.optim.*", "tapegrad.utils.*", "tapegrad.amp.*",
                    "tapegrad.func.*", "tapegrad.signal.*", "tapegrad.cpu.*", "tapegrad.cuda.*",

@@ -29,6 +29,7 @@ own thread's state, so another thread's ops run unchanged.
 from __future__ import annotations
 
 import inspect
+import sys
 import threading
 import types
 import warnings
@@ -403,9 +404,7 @@ def _thread_switched(on: bool) -> None:
 
 
 def _resolve(path: str) -> tuple[Any, str]:
-    import tapegrad
-
-    owner: Any = tapegrad
+    owner: Any = sys.modules["tapegrad"]  # the package (loaded before any of its modules)
     *parents, name = path.split(".")
     for part in parents:
         owner = getattr(owner, part)

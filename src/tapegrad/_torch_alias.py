@@ -176,13 +176,11 @@ def install() -> None:
     ``sys.meta_path`` so that an installed real torch is never found on disk. Calling it again
     does nothing more.
     """
-    import tapegrad
-
     for alias in ALIASES:
         for name in [n for n in sys.modules if n == alias or n.startswith(alias + ".")]:
             if not sys.modules[name].__name__.startswith("tapegrad"):
                 del sys.modules[name]
-    sys.modules["torch"] = tapegrad
+    sys.modules["torch"] = sys.modules["tapegrad"]  # (loaded before any of its modules)
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
     _naming.set_package("torch")  # type(x) prints <class 'torch.Tensor'>

@@ -6,12 +6,14 @@
 This package is two layers. Its core -- the graph (``graph``), the grad modes (``grad_mode``),
 the backward engine (``engine``) and the entry points defined here -- sits below the ops: every
 op module imports ``autograd.graph`` and ``autograd.grad_mode``, and importing any of them runs
-this file first, so this file imports only the core (and what imports no op: ``functional``,
-``gradcheck``, ``Variable``). The parts built on the ops -- custom ``Function`` (``function``,
-which makes views through ops/_views.py) and forward-mode AD (``forward_ad``, the registry's
-detour) -- are loaded on first use through the one table ``_LAZY`` and ``__getattr__`` below
-(PEP 562), as torchvision.datasets loads its datasets: ``from tapegrad.autograd import Function``
-and ``import tapegrad.autograd.forward_ad as fwAD`` work as before. Moving the core into a
+this file first, so this file imports only the core (and what imports no op: ``gradcheck``,
+``Variable``). The parts built on the ops -- custom ``Function`` (``function``, which makes
+views through ops/_views.py), forward-mode AD (``forward_ad``, the registry's detour) and the
+jacobian/hessian helpers (``functional``, which build on both) -- are loaded on first use
+through the one table ``_LAZY`` and ``__getattr__`` below (PEP 562), as torchvision.datasets
+loads its datasets: ``from tapegrad.autograd import Function`` and ``import
+tapegrad.autograd.forward_ad as fwAD`` work as before (the package root imports
+``functional`` once every layer has loaded). Moving the core into a
 package of its own would have renamed ``tapegrad.autograd.graph`` and ``.engine``, which users,
 the tests and the tools reach by those names.
 """
@@ -400,7 +402,6 @@ def is_anomaly_check_nan_enabled() -> bool:
 
 
 from .._legacy import Variable  # noqa: E402  (the legacy constructor, see _legacy.py)
-from . import functional  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 
 __all__ = [
@@ -445,8 +446,8 @@ def variable(*args: Any, **kwargs: Any) -> Any:
 # What is loaded on first use (the module docstring says why): a submodule, by its name (None),
 # or a name, by the module that defines it (relative to this package).
 _LAZY: dict[str, str | None] = {
-    # above the ops: custom Function and forward-mode AD
-    "function": None, "forward_ad": None,
+    # above the ops: custom Function, forward-mode AD, and the jacobian/hessian helpers
+    "function": None, "forward_ad": None, "functional": None,
     "Function": ".function", "FunctionCtx": ".function", "once_differentiable": ".function",
     # torch.autograd.profiler and what torch.autograd shows of it
     "profiler": None, "profiler_util": None, "anomaly_mode": None,

@@ -29,8 +29,12 @@ import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import numpy as np
+
+from .._dtype import LEGACY_NAMES, from_numpy_dtype
 from .._tensor import Tensor
 from . import listeners
+from .grad_mode import enable_grad
 
 _sequence = itertools.count()
 LAST_SEQUENCE = 1 << 62
@@ -301,8 +305,6 @@ class AccumulateGrad(Node):
     def apply(self, grads: list) -> tuple:
         """``acc(g)`` called by hand: adds ``g`` into the leaf's ``.grad``; no gradient flows on.
         (A backward pass accumulates through the engine's ``_run_accumulate`` instead.)"""
-        import numpy as np
-
         t, g = self.variable, grads[0]
         if g is not None:
             if t._grad is None:
@@ -334,8 +336,6 @@ def edge(t: Any) -> tuple[Node | None, int]:
 
 
 def _describe(t: Tensor, producer: Node | None, output_nr: int) -> str:
-    from .._dtype import LEGACY_NAMES
-
     shape = ", ".join(str(s) for s in t.shape)
     what = f"[torch.{LEGACY_NAMES.get(t.dtype.name, 'Tensor')} [{shape}]]"
     if producer is not None and not isinstance(producer, AccumulateGrad):
@@ -458,8 +458,6 @@ def edge_metadata(node: Node, output_nr: int) -> tuple | None:
         return known[output_nr]
     meta = getattr(node, "_output_meta", None)
     if meta is not None and output_nr < len(meta):
-        from .._dtype import from_numpy_dtype
-
         shape, np_dtype = meta[output_nr]
         return (tuple(shape), from_numpy_dtype(np_dtype))
     return None
@@ -489,8 +487,6 @@ def get_gradient_edge(tensor: Tensor) -> GradientEdge:
     known[tensor._output_nr] = (tuple(tensor._data.shape), tensor.dtype)
     token = None
     if getattr(node, "_forward_cls", None) is not None:  # a custom Function's node: torch
-        from .grad_mode import enable_grad  # keeps it alive through a view's node
-
         with enable_grad():
             token = tensor.view_as(tensor).grad_fn
     return GradientEdge(node, tensor._output_nr, token)
@@ -583,6 +579,8 @@ def _hooks_active() -> bool:
 
 
 def _update_detour() -> None:
+    # upward, loaded on first use: forward_ad (surfaces) keeps the detour's flag; it loads when a
+    # saved-tensor hook first comes or goes
     from .forward_ad import _update_flag
 
     _update_flag()
@@ -837,8 +835,6 @@ def _hooked_class(cls: type) -> type:
 def _unpacked_arrays(node: Any) -> list:
     """The unpacked saved values as a fast first-order path takes them (ops/_registry.py:
     ``OpNode._saved_arrays``): arrays, numbers and None as they are."""
-    from .._tensor import Tensor
-
     return [t._data if isinstance(t, Tensor) else t for t in _unpacked(node)]
 
 
