@@ -138,7 +138,7 @@ class _LazyBfloat16(dtype):
     def np(self) -> np.dtype[Any]:  # type: ignore[override]
         if self._np is None:
             try:
-                import ml_dtypes
+                import ml_dtypes  # optional, loaded on first use (it costs about 0.5 s)
             except ImportError as exc:  # pragma: no cover - a broken installation
                 raise RuntimeError("bfloat16 needs the optional dependency ml_dtypes") from exc
             self._np = np.dtype(ml_dtypes.bfloat16)

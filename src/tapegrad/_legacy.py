@@ -107,7 +107,7 @@ def construct(dt: _dtype.dtype | None, args: tuple, kwargs: dict) -> Tensor:
         if isinstance(first, Tensor):
             if dt is not None and first.dtype is not dt:
                 raise TypeError(f"expected {_options(dt)} (got {_options(first.dtype)})")
-            from .ops.shape import alias
+            from .ops.shape import alias  # upward: the alias op (ops layer)
 
             return alias(first)
         if isinstance(first, Size) or _is_int(first):
@@ -116,7 +116,7 @@ def construct(dt: _dtype.dtype | None, args: tuple, kwargs: dict) -> Tensor:
             raise TypeError(f"new(): invalid data type '{_type_name(first)}'")
         if not isinstance(first, (list, tuple, np.ndarray)):
             raise TypeError(f"new(): data must be a sequence (got {_type_name(first)})")
-        from ._creation import tensor
+        from ._creation import tensor  # upward: torch.tensor's conversion (surfaces layer)
 
         return tensor(first, dtype=target)
     for pos, s in enumerate(args, start=1):

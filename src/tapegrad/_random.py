@@ -1485,6 +1485,7 @@ Tensor.multinomial = _tensor_multinomial  # type: ignore[attr-defined]
 def thread_safe_generator() -> Any:
     """The generator of this DataLoader thread worker; None elsewhere (ops then use the global
     one)."""
+    # upward: the DataLoader's workers (libraries layer) keep the generator of each thread
     from .utils.data import get_worker_info
 
     info = get_worker_info()

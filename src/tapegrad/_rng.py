@@ -124,7 +124,7 @@ def _bf16() -> np.dtype | None:
     module loads on its own, without the package, so it keeps its own lookup."""
     if not _BF16:
         try:
-            import ml_dtypes
+            import ml_dtypes  # optional, loaded on first use (see above)
         except ImportError:  # pragma: no cover - depends on the environment
             _BF16.append(None)
         else:

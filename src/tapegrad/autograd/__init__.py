@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._naming import public
-from .._tensor import _WARNED_ONCE, Size, Tensor
+from .._tensor import _WARNED_ONCE, Size, Tensor, install_above
 from . import engine, graph, listeners
 from .grad_mode import _force_original_view_tracking as _force_original_view_tracking
 from .grad_mode import _unsafe_preserve_version_counter as _unsafe_preserve_version_counter
@@ -208,6 +208,9 @@ def backward(
                         inputs=inputs_tuple if inputs is not None else None, accumulate=True)
 
 
+install_above(backward=backward)  # Tensor.backward
+
+
 def _tensor_or_tensors_to_tuple(x: Any, length: int) -> tuple:
     if x is None:
         return (None,) * length
@@ -298,7 +301,7 @@ def _batched_grad(outs: tuple, grad_list: list, ins: tuple, retain_graph: bool,
                   create_graph: bool) -> tuple:
     """``is_grads_batched``: one backward pass per vector of the batch, the results stacked.
     (torch vectorizes the passes with vmap; the values are the same.)"""
-    from ..ops.shape import stack
+    from ..ops.shape import stack  # upward: the stack op (ops layer) joins the passes' results
 
     sizes = {g._data.shape[0] for g in grad_list if g is not None}
     n = sizes.pop() if sizes else 1

@@ -62,6 +62,9 @@ def _update_flag() -> None:
     _registry.detour("forward_ad", _Levels.level is not None or graph._hooks_active())
 
 
+graph.register_detour_update(_update_flag)  # (saved-tensor hooks switch the detour too)
+
+
 def enter_dual_level() -> int:
     """Open a new dual level and return its index (``0``: one level at a time)."""
     if _Levels.level is not None:

@@ -32,11 +32,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._dtype import LEGACY_NAMES, from_numpy_dtype
+from .._grad_state import _sequence  # (the node numbers: ops/_registry.py takes them here)
 from .._tensor import Tensor
 from . import listeners
 from .grad_mode import enable_grad
 
-_sequence = itertools.count()
 LAST_SEQUENCE = 1 << 62
 
 FREED_MESSAGE = (
@@ -578,12 +578,25 @@ def _hooks_active() -> bool:
     return bool(_saved_hooks)
 
 
-def _update_detour() -> None:
-    # upward, loaded on first use: forward_ad (surfaces) keeps the detour's flag; it loads when a
-    # saved-tensor hook first comes or goes
-    from .forward_ad import _update_flag
+def _no_detour_update() -> None:
+    """What ``_update_detour`` does before forward_ad has registered its update."""
 
-    _update_flag()
+
+# The registry's detour flag, which a saved-tensor hook turns on as a dual level does: forward_ad
+# keeps it, above the ops, so it hands its update over with ``register_detour_update`` when it
+# is imported (autograd/function.py imports it, with the package).
+_detour_update: Callable[[], None] = _no_detour_update
+
+
+def register_detour_update(update: Callable[[], None]) -> None:
+    """Install forward_ad's update of the registry's detour flag (``_update_detour`` calls it
+    whenever a saved-tensor hook comes or goes)."""
+    global _detour_update
+    _detour_update = update
+
+
+def _update_detour() -> None:
+    _detour_update()
 
 
 class saved_tensors_hooks:
