@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("tensor", ["tapegrad._tensor", "tapegrad._dtype", "tapegrad._device", "tapegrad._layout",
                 "tapegrad._memory_format", "tapegrad._grad_state", "tapegrad._naming",
                 "tapegrad._printing", "tapegrad._settings", "tapegrad._numpy_warnings",
-                "tapegrad._legacy", "tapegrad._alloc_errors", "tapegrad._finfo",
+                "tapegrad._alloc_errors", "tapegrad._finfo",
                 "tapegrad._sort_emulation", "tapegrad._signatures", "tapegrad.return_types",
                 "tapegrad.types", "tapegrad.torch_version", "tapegrad.version",
                 "tapegrad._announce"]),
@@ -40,7 +40,8 @@ LAYERS: list[tuple[str, list[str]]] = [
     # the methods and functions attached to Tensor and tapegrad, and the autograd API built on ops
     ("surfaces", ["tapegrad._tensor_methods", "tapegrad._methods", "tapegrad._tensor_surface",
                   "tapegrad._torch_functions", "tapegrad._torch_alias", "tapegrad._faces",
-                  "tapegrad._creation", "tapegrad._conversions", "tapegrad._random",
+                  "tapegrad._creation", "tapegrad._conversions", "tapegrad._legacy",
+                  "tapegrad._random",
                   "tapegrad._sampling", "tapegrad._storage", "tapegrad._numpy_names",
                   "tapegrad._window_functions", "tapegrad._autocast",
                   "tapegrad._autocast_lists", "tapegrad._control_flow", "tapegrad._script",

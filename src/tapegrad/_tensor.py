@@ -797,6 +797,18 @@ class _Invalid:
 _INVALID = _Invalid()
 
 
+def _type_name(value: Any) -> str:
+    """The type of an argument as torch's messages name it (Tensor, torch.dtype, int, ...)."""
+    t = type(value)
+    if isinstance(value, Tensor):
+        return "Tensor"
+    if isinstance(value, _dtype.dtype):
+        return "torch.dtype"
+    if isinstance(value, _device_mod.device):
+        return "torch.device"
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
 def _wrap_dim(dim: int, ndim: int) -> int:
     """A dim in [-ndim, ndim) made non-negative, or torch's IndexError."""
     n = max(ndim, 1)

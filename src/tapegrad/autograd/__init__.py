@@ -404,8 +404,8 @@ def is_anomaly_check_nan_enabled() -> bool:
     return _anomaly["check_nan"]
 
 
-from .._legacy import Variable  # noqa: E402  (the legacy constructor, see _legacy.py)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+from .variable import Variable  # noqa: E402  (the legacy constructor)
 
 __all__ = [
     "enforce_grad_layout_policy",
