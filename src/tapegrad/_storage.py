@@ -34,7 +34,7 @@ from ._alloc_errors import out_of_memory
 from ._device import CPU
 from ._device import check as check_device
 from ._naming import public
-from ._tensor import Size, Tensor
+from ._tensor import Size, Tensor, install_above
 from .autograd.function import Function
 from .autograd.grad_mode import _state as _grad_state
 from .ops import shape as S
@@ -92,6 +92,9 @@ def storage_bytes(arr: np.ndarray) -> tuple[np.ndarray, int]:
     data = np.asarray(_Bytes(start, nbytes, root))
     offset = int(arr.__array_interface__["data"][0]) - start
     return data, max(0, min(offset, nbytes))
+
+
+install_above(storage_bytes=storage_bytes)  # Tensor.storage_offset
 
 
 def _storage_repr(items: list, info: str) -> str:

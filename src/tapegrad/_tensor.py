@@ -266,9 +266,7 @@ class Tensor:
         shared with its base and its views (and with ``detach()``, as in torch)."""
         if self._base is None and self._data.base is None:
             return 0
-        from ._storage import storage_bytes  # upward: the storage's extent (surfaces layer)
-
-        return storage_bytes(self._data)[1] // self._data.itemsize
+        return _above.storage_bytes(self._data)[1] // self._data.itemsize
 
     def data_ptr(self) -> int:
         """The address of the first element (0 for an empty tensor, as torch reports)."""
@@ -773,6 +771,9 @@ class _Above:
     clone: Callable[[Tensor], Tensor]
     # Tensor.backward's pass: autograd.backward's checks, then the engine (autograd/__init__.py)
     backward: Callable[..., None]
+    # the storage under an array and the array's byte offset in it (Tensor.storage_offset,
+    # _storage.py)
+    storage_bytes: Callable[[np.ndarray], tuple[np.ndarray, int]]
 
 
 _above = _Above()
