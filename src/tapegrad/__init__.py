@@ -11,7 +11,9 @@ This module only gathers the public names; read ``_tensor.py``, then ``ops/_regi
 
 from __future__ import annotations
 
+import importlib as _importlib
 import math as _math
+import sys as _sys
 from typing import Any as _Any
 
 from . import _allocator, _dtype
@@ -405,6 +407,7 @@ from ._random import (  # noqa: E402
     set_rng_state,
 )
 from . import autograd  # noqa: E402
+from .autograd import functional as _autograd_functional  # noqa: E402, F401  (see autograd/)
 from . import linalg  # noqa: E402
 from . import fft  # noqa: E402
 from .ops.factorizations import geqrf, matrix_exp  # noqa: E402
@@ -569,13 +572,11 @@ _LAZY_NAMES.update({name: ("_autocast", name) for name in (  # torch.autocast's 
 
 
 def __getattr__(name: str) -> _Any:
-    import importlib
-
     if name in _LAZY_MODULES:
-        return importlib.import_module(f"{__name__}.{name}")
+        return _importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY_NAMES:
         module, attr = _LAZY_NAMES[name]
-        return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+        return getattr(_importlib.import_module(f"{__name__}.{module}"), attr)
     raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
 
 
@@ -607,10 +608,8 @@ def install_torch_alias() -> None:
         >>> torch.__name__
         'tapegrad'
     """
-    import sys
-
     for name in ("torch", "torchvision"):
-        module = sys.modules.get(name)
+        module = _sys.modules.get(name)
         if module is not None and not getattr(module, "__name__", "").startswith("tapegrad"):
             raise RuntimeError(
                 f"install_torch_alias(): the real {name} is already imported in this process "

@@ -21,6 +21,7 @@ it is. Elsewhere (macOS, Windows, musl) nothing changes.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 
@@ -49,8 +50,6 @@ def configure() -> bool:
         return True
     if os.environ.get("TAPEGRAD_MALLOC_TUNING", "1") == "0" or not on_glibc():
         return False
-    import ctypes
-
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):

@@ -29,8 +29,10 @@ own thread's state, so another thread's ops run unchanged.
 from __future__ import annotations
 
 import inspect
+import sys
 import threading
 import types
+import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -39,6 +41,8 @@ from . import _autocast_lists as lists
 from . import _dtype
 from ._conversions import convert as _convert
 from ._device import device as _device
+from ._tensor import Tensor
+from .ops._registry import REGISTRY, OpDef, apply
 
 # the devices that have an autocast state, with their default low-precision dtype
 _DEFAULT_DTYPES = {
@@ -144,8 +148,6 @@ def clear_autocast_cache() -> None:
 
 
 def _deprecated(old: str, new: str) -> None:
-    import warnings
-
     warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead. (Triggered "
                   "internally at /__w/pytorch/pytorch/torch/csrc/autograd/init.cpp:"
                   f"{_INIT_LINES[old.split('(')[0]]}.)", DeprecationWarning, stacklevel=3)
@@ -281,8 +283,6 @@ def _promote_dtype(tensors: list) -> Any:
 
 
 def _tensors_in(values: Any) -> list:
-    from ._tensor import Tensor
-
     found = []
     for v in values:
         if isinstance(v, Tensor):
@@ -293,8 +293,6 @@ def _tensors_in(values: Any) -> list:
 
 
 def _cast_all(values: Any, dtype: Any) -> Any:
-    from ._tensor import Tensor
-
     if isinstance(values, Tensor):
         return _cast(values, dtype)
     if isinstance(values, (list, tuple)) and any(isinstance(x, Tensor) for x in values):
@@ -406,9 +404,7 @@ def _thread_switched(on: bool) -> None:
 
 
 def _resolve(path: str) -> tuple[Any, str]:
-    import tapegrad
-
-    owner: Any = tapegrad
+    owner: Any = sys.modules["tapegrad"]  # the package (loaded before any of its modules)
     *parents, name = path.split(".")
     for part in parents:
         owner = getattr(owner, part)
@@ -440,9 +436,6 @@ def _install() -> None:
     then goes through ``_call_listed``: its public names, ``from ... import`` copies, a
     ``loss_fn = F.cross_entropy`` saved before the region), and the listed registry entries'
     class for ``_AutocastOp``. Prepared once; later installs are assignments."""
-    from ._tensor import Tensor
-    from .ops._registry import REGISTRY
-
     if not _swapped:
         done: set[int] = set()
         for path, policy in lists.PUBLIC_POLICY.items():
@@ -460,8 +453,6 @@ def _install() -> None:
 
 
 def _uninstall() -> None:
-    from .ops._registry import OpDef
-
     for fn, original, _ in _swapped:
         fn.__code__ = original
     for op in _registry_ops:
@@ -469,8 +460,6 @@ def _uninstall() -> None:
 
 
 def _registry_call(op: Any, inputs: tuple, params: dict) -> Any:
-    from .ops._registry import apply
-
     state = _state
     if state.cpu and not state.excluded:
         policy = lists.REGISTRY_POLICY[op.name]
@@ -480,8 +469,6 @@ def _registry_call(op: Any, inputs: tuple, params: dict) -> Any:
 
 
 def _autocast_op_class() -> type:
-    from .ops._registry import OpDef
-
     class _AutocastOp(OpDef):
         """A registry entry on a list while autocast is installed: casts, then applies."""
 

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from ._script import exit_code, run_script
+from .torch_version import TAPEGRAD_VERSION, TORCH_API_VERSION
 
 __all__ = ["COMMANDS", "main"]
 
@@ -130,8 +131,6 @@ def _load(name: str, target: str) -> Callable[[Sequence[str]], int] | None:
 
 
 def _version() -> str:
-    from .torch_version import TAPEGRAD_VERSION, TORCH_API_VERSION
-
     return f"tapegrad {TAPEGRAD_VERSION} (PyTorch {TORCH_API_VERSION} API)"
 
 

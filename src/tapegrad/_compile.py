@@ -39,6 +39,16 @@ class InvalidBackend(RuntimeError):
                          "available backends.")
 
 
+def _compiled_function(fn: Any, **options: Any) -> Any:
+    """``tapegrad.compiler.CompiledFunction(fn, **options)``: calls of ``fn`` captured and
+    replayed."""
+    # upward, loaded on first use: tapegrad.compiler sits on the package (import tapegrad stays
+    # fast without it)
+    from .compiler import CompiledFunction
+
+    return CompiledFunction(fn, **options)
+
+
 class OptimizedModule(Module):
     """A compiled module: calls of ``_orig_mod`` captured and replayed."""
 
@@ -46,11 +56,8 @@ class OptimizedModule(Module):
                  backend: Any = "inductor") -> None:
         super().__init__()
         self._orig_mod = mod
-        # (tapegrad.compiler is imported on first use, so import tapegrad stays fast)
-        from .compiler import CompiledFunction
-
-        self.__dict__["_compiled"] = CompiledFunction(mod, fullgraph=fullgraph, module=mod,
-                                                      dynamic=dynamic, backend=backend)
+        self.__dict__["_compiled"] = _compiled_function(mod, fullgraph=fullgraph, module=mod,
+                                                        dynamic=dynamic, backend=backend)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         return self.__dict__["_compiled"](*args, **kwargs)
@@ -98,9 +105,7 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic: 
         return OptimizedModule(model, fullgraph, dynamic, backend)
     if isinstance(model, type):
         return model
-    from .compiler import CompiledFunction
-
-    return CompiledFunction(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend)
+    return _compiled_function(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend)
 
 
 def _compile_in_place(module: Module, *args: Any, **kwargs: Any) -> None:

@@ -23,6 +23,7 @@ from . import _memory_format as mf
 from ._device import check as check_device
 from ._device import device
 from ._tensor import Tensor, install_above
+from .ops.shape import _to_copy
 
 _SIGNATURES = (
     "(torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
@@ -147,8 +148,6 @@ def convert(self: Tensor, dt: Any, copy: bool = False, fmt: Any = None) -> Tenso
         mf._check_rank(self._data.ndim, fmt)
     if dt is self.dtype and not copy and (fmt is None or mf.suggest(self._data) is fmt):
         return self
-    from .ops.shape import _to_copy
-
     if self._requires_grad and not (dt.is_floating_point or dt.is_complex):
         return Tensor._make(_to_copy.forward(self._data, dtype=dt.np, memory_format=fmt))
     return _to_copy(self, dtype=dt.np, memory_format=fmt)

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _dtype
 from ._alloc_errors import check_sizes, out_of_memory
+from ._rng import _fma32, _fma64
 from ._tensor import Tensor, device
 from .ops import _registry
 from .ops.elementwise import isclose_kernel
@@ -217,12 +218,11 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: Any = None
     """``obj`` as a tensor: sharing memory with it when it can (``copy=None``), always in new
     memory (``copy=True``), or never (``copy=False``: an error when a copy is needed)."""
     if copy is False:
-        from .ops._registry import scalar_type_name as scalar_name
-
         if isinstance(obj, Tensor):
             if dtype is not None and _dtype.to_dtype(dtype) is not obj.dtype:
-                raise ValueError(f"can't alias tensor with dtype '{scalar_name(obj.dtype)}' "
-                                 f"into dtype '{scalar_name(_dtype.to_dtype(dtype))}'.")
+                name = _dtype.scalar_type_name
+                raise ValueError(f"can't alias tensor with dtype '{name(obj.dtype)}' "
+                                 f"into dtype '{name(_dtype.to_dtype(dtype))}'.")
         elif not isinstance(obj, np.ndarray):
             raise ValueError("can't alias arbitrary sequence into a tensor.")
     t = as_tensor(obj, dtype=dtype, device=device)
@@ -453,8 +453,6 @@ def _linear_steps(start: Any, end: Any, steps: int, d: Any, fused: bool = True) 
     step = (work.type(b) - work.type(a)) / work.type(steps - 1)
     i = np.arange(steps)
     if fused and work in (np.float32, np.float64):  # one fused multiply-add each, as torch
-        from ._rng import _fma32, _fma64
-
         fma = _fma32 if work == np.float32 else _fma64
         up = fma(i.astype(work), step, np.full(steps, a, dtype=work))
         down = fma((steps - 1 - i).astype(work), -step, np.full(steps, b, dtype=work))

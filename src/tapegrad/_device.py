@@ -20,6 +20,7 @@ they are given none; a CUDA default makes every factory raise, as in torch.
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from typing import Any
 
@@ -349,8 +350,6 @@ def check_generator_device(dev: Any) -> device:
 def get_device_module(device: Any = None) -> Any:
     """The module of a device type (``torch.cuda`` for "cuda"; the CPU's, ``torch.cpu``, by
     default: this build's only accelerator is none)."""
-    import importlib
-
     if device is None:
         kind = "cpu"
     elif isinstance(device, _DEVICE):

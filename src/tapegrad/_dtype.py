@@ -138,7 +138,7 @@ class _LazyBfloat16(dtype):
     def np(self) -> np.dtype[Any]:  # type: ignore[override]
         if self._np is None:
             try:
-                import ml_dtypes
+                import ml_dtypes  # optional, loaded on first use (it costs about 0.5 s)
             except ImportError as exc:  # pragma: no cover - a broken installation
                 raise RuntimeError("bfloat16 needs the optional dependency ml_dtypes") from exc
             self._np = np.dtype(ml_dtypes.bfloat16)
@@ -258,13 +258,42 @@ def to_dtype(d: object) -> dtype:
     return from_numpy_dtype(np.dtype(d))  # type: ignore[call-overload]
 
 
+# -- dtype names as torch's messages print them -------------------------------------------
+
+_SCALAR_NAMES = {
+    "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+    "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+    "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+    "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
+}
+
+
+def scalar_type_name(d: Any) -> str:
+    """c10's name of a dtype as messages print it (Float, Long, ...)."""
+    return _SCALAR_NAMES[d.name]
+
+
+# the C++ type of each dtype as torch's messages print it (GCC's names: "long int", ...)
+_CPP_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+    "int32": "int", "int64": "long int", "uint16": "short unsigned int",
+    "uint32": "unsigned int", "uint64": "long unsigned int", "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+    "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
+
+
+def cpp_type_name(d: Any) -> str:
+    """The C++ name of a dtype as some of torch's messages print it (float, c10::Half, ...)."""
+    return _CPP_NAMES.get(d.name, d.name)
+
+
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     """torch.promote_types: the smallest dtype both can be cast to, torch's way."""
     if type1 is type2:
         return type1
     if type1 in LIMITED_UNSIGNED or type2 in LIMITED_UNSIGNED:
-        from .ops._registry import scalar_type_name
-
         raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
                            f"attempted to promote {scalar_type_name(type1)} and "
                            f"{scalar_type_name(type2)}")

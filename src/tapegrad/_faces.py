@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _out
+from . import _dtype, _out
 from ._tensor import Tensor
 from .ops import elementwise as ew
 from .ops import linalg as la
 from .ops import reduction as rd
 from .ops import shape as sh
+from .ops.decompositions import torch_lu
 
 
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
@@ -64,8 +65,6 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False,  # noqa: N803 - t
        out: Any = None) -> Any:
     """``torch.lu`` (deprecated in torch): ``linalg.lu_factor`` (and its info with
     ``get_infos``); ``out`` is a tuple of as many tensors."""
-    from .ops.decompositions import torch_lu
-
     if out is not None:
         _out.check("linalg_lu_factor_ex", out, (A,))
     result = torch_lu(A, pivot, get_infos)
@@ -104,8 +103,6 @@ def tensor_split(input: Tensor, sections: Any = None, dim: int = 0, *, indices: 
 def _in_out_dtype(name: str, out_dtype: Any, *operands: Tensor) -> tuple:
     """The operands cast to ``out_dtype``, torch's only other choice (float32 for float16 or
     bfloat16 inputs), which the product then accumulates and returns in."""
-    from . import _dtype
-
     first = operands[0].dtype
     target = _dtype.to_dtype(out_dtype)
     if target is not first and not (target is _dtype.float32 and first.name in (

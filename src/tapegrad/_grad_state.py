@@ -9,6 +9,7 @@ autograd package.
 
 from __future__ import annotations
 
+import itertools
 import threading
 
 
@@ -22,3 +23,7 @@ class _GradState(threading.local):
 
 
 _state = _GradState()
+
+# The creation order of graph nodes (``Node._seq``: the engine runs the latest first); here, below
+# the Tensor, because ``detach_`` takes a number from it too.
+_sequence = itertools.count()

@@ -1,5 +1,6 @@
 """The old spellings older PyTorch code still uses: typed tensor classes, the legacy
-``torch.Tensor(...)`` constructor, ``Variable`` and ``x.type(...)``.
+``torch.Tensor(...)`` constructor and ``x.type(...)`` (``Variable``, which the autograd core
+imports, is in autograd/variable.py).
 
 * ``torch.FloatTensor``, ``LongTensor``, ... (``LEGACY_NAMES`` in ``_dtype``) are classes that
   build tensors of their dtype: ``FloatTensor(2, 3)`` (sizes), ``FloatTensor([1, 2])`` (data),
@@ -9,8 +10,6 @@
 * ``torch.Tensor(...)`` follows the same rules with the default dtype, and returns an alias
   of a Tensor argument (of any dtype).
 * ``torch.cuda.FloatTensor`` ... exist, as on a CPU-only torch, and refuse to build anything.
-* ``Variable(x, requires_grad=True)`` is a new leaf sharing ``x``'s memory, with the flag set;
-  ``isinstance(x, Variable)`` is true for every tensor.
 * ``x.type()`` names the legacy class ('torch.FloatTensor'); ``x.type(torch.DoubleTensor)``
   and ``x.type('torch.DoubleTensor')`` convert.
 """
@@ -23,8 +22,10 @@ from typing import Any
 import numpy as np
 
 from . import _device, _dtype
+from ._creation import tensor
 from ._naming import public
-from ._tensor import Size, Tensor
+from ._tensor import Size, Tensor, _type_name
+from .ops.shape import alias
 
 _SIGNATURES = (
     " * (*, torch.device device = None)\n{kw} * (torch.Storage storage)\n * (Tensor other)\n"
@@ -39,17 +40,6 @@ _C_NAMES = {
     "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
     "complex128": "c10::complex<double>",
 }
-
-
-def _type_name(value: Any) -> str:
-    t = type(value)
-    if isinstance(value, Tensor):
-        return "Tensor"
-    if isinstance(value, _dtype.dtype):
-        return "torch.dtype"
-    if isinstance(value, _device.device):
-        return "torch.device"
-    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
 def _options(d: _dtype.dtype) -> str:
@@ -107,8 +97,6 @@ def construct(dt: _dtype.dtype | None, args: tuple, kwargs: dict) -> Tensor:
         if isinstance(first, Tensor):
             if dt is not None and first.dtype is not dt:
                 raise TypeError(f"expected {_options(dt)} (got {_options(first.dtype)})")
-            from .ops.shape import alias
-
             return alias(first)
         if isinstance(first, Size) or _is_int(first):
             return _sized(tuple(first) if isinstance(first, Size) else (first,), target)
@@ -116,8 +104,6 @@ def construct(dt: _dtype.dtype | None, args: tuple, kwargs: dict) -> Tensor:
             raise TypeError(f"new(): invalid data type '{_type_name(first)}'")
         if not isinstance(first, (list, tuple, np.ndarray)):
             raise TypeError(f"new(): data must be a sequence (got {_type_name(first)})")
-        from ._creation import tensor
-
         return tensor(first, dtype=target)
     for pos, s in enumerate(args, start=1):
         if not _is_int(s):
@@ -220,64 +206,6 @@ def tensor_type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> 
     if target is self.dtype:
         return self
     return self.to(target)
-
-
-# -- Variable ------------------------------------------------------------------------------------
-
-
-class _VariableMeta(type):
-    def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, Tensor)
-
-
-@public(".autograd.variable")
-class Variable(metaclass=_VariableMeta):
-    """``torch.autograd.Variable(data, requires_grad=False, volatile=False)``.
-
-    Variables were merged into Tensors in PyTorch 0.4; the constructor remains: it returns a
-    new leaf tensor sharing ``data``'s memory, with ``requires_grad`` as given.
-
-    Example:
-        >>> import tapegrad as torch
-        >>> from tapegrad.autograd import Variable
-        >>> x = Variable(torch.tensor([1.0, 2.0]), requires_grad=True)
-        >>> (x * x).sum().backward()
-        >>> x.grad
-        tensor([2., 4.])
-    """
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
-        names = ("data", "requires_grad", "volatile")
-        for k in kwargs:
-            if k not in names:
-                raise TypeError(f"'{k}' is an invalid keyword argument for this function")
-        bound = dict(zip(names, args, strict=False))
-        bound.update(kwargs)
-        data = bound.get("data")
-        rg = bound.get("requires_grad", False)
-        if rg is not False and rg is not True:
-            if not hasattr(rg, "__index__"):
-                raise TypeError(
-                    f"'{type(rg).__name__}' object cannot be interpreted as an integer"
-                )
-            rg = bool(rg.__index__())
-        if bound.get("volatile", False):
-            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
-                          "instead.", UserWarning, stacklevel=2)
-        if data is None:
-            out = Tensor._make(np.zeros(0, dtype=_dtype.get_default_dtype().np))
-        elif not isinstance(data, Tensor):
-            raise TypeError(f"Variable data has to be a tensor, but got {_type_name(data)}")
-        else:
-            out = Tensor._make(data._data)
-            out._version_counter = data._version_counter
-        if rg:
-            if out._data.dtype.kind not in "fc" and out.dtype.name != "bfloat16":
-                raise RuntimeError(
-                    "Only Tensors of floating point and complex dtype can require gradients"
-                )
-            out._requires_grad = True
-        return out
 
 
 # -- set_default_tensor_type ---------------------------------------------------------------------

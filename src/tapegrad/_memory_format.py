@@ -148,18 +148,15 @@ def restride(arr: np.ndarray, fmt: Any) -> np.ndarray:
     return layout_like(arr, arr.dtype, fmt)
 
 
-def contiguous(t: Any, fmt: memory_format) -> Any:
-    """``t.contiguous(memory_format=fmt)``: ``t`` when already laid out so, else a copy laid out
-    so (recorded as ``CloneBackward0``, as torch records it)."""
+def contiguous_layout(arr: np.ndarray, fmt: memory_format) -> memory_format | None:
+    """The layout ``x.contiguous(memory_format=fmt)`` copies ``x`` into (a clone, recorded as
+    ``CloneBackward0`` as torch records it: ``_tensor_methods.py``), or None when ``arr`` is
+    already laid out so and ``x`` itself is the answer."""
     if fmt is preserve_format:
-        fmt = suggest(t._data)
+        fmt = suggest(arr)
     if fmt is not contiguous_format:
-        _check_rank(t._data.ndim, fmt)
-    if is_contiguous(t._data, fmt):
-        return t
-    from .ops.shape import _clone
-
-    return _clone(t, memory_format=fmt)
+        _check_rank(arr.ndim, fmt)
+    return None if is_contiguous(arr, fmt) else fmt
 
 
 __all__ = ["memory_format", "contiguous_format", "preserve_format", "channels_last",

@@ -6,15 +6,39 @@ class body stays about the tensor itself while each op keeps one definition in `
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
+from . import _conversions, _signatures
+from ._creation import from_numpy
 from ._tensor import Tensor
+from .ops import (
+    activations,
+    calculus,
+    elementwise_math,
+    hashing,
+    histograms,
+    inplace,
+    norms,
+    sorting,
+    spectral,
+    statistics,
+    view_copies,
+    view_scatter,
+)
+from .ops import decompositions as dc
 from .ops import elementwise as ew
+from .ops import factorizations as fz
 from .ops import indexing as ix
 from .ops import linalg as la
+from .ops import linalg_legacy as lg
 from .ops import reduction as rd
 from .ops import scatter as sc
 from .ops import shape as sh
+from .ops import shape_composite as shc
+from .ops import solvers as sv
+from .ops import special as sp
+from .ops._registry import apply_
 
 # The methods that take a size as separate ints or one sequence: x.view(2, 3), x.view((2, 3)),
 # and by keyword, x.view(size=(2, 3)) (torch's other overload: Python takes it in **kwargs).
@@ -80,9 +104,6 @@ def _index_put(self: Any, indices: Any, values: Any, accumulate: bool = False) -
 
 def _special_methods() -> dict[str, Any]:
     """x.erf(), x.lgamma(), x.polygamma(n), ... and their in-place forms (x.erf_())."""
-    from .ops import special as sp
-    from .ops._registry import apply_
-
     def inplace(op: Any, **fixed: Any) -> Any:
         def method(self: Any, *args: Any) -> Any:
             return apply_(op, self, *args, **fixed)
@@ -173,8 +194,6 @@ METHODS.update(_special_methods())
 
 def _math_methods() -> dict[str, Any]:
     """x.atan2(y), x.hypot(y), x.gcd(y), ... (ops/elementwise_math.py) and in-place forms."""
-    from .ops import elementwise_math
-
     return elementwise_math.METHODS
 
 
@@ -183,13 +202,12 @@ METHODS.update(_math_methods())
 
 def _shape_composite_methods() -> dict[str, Any]:
     """x.diagonal(), x.tile(...), x.ravel(), x.hsplit(...), ... (ops/shape_composite.py)."""
-    from .ops import shape_composite as sc
-
-    return {"diagonal": sc.diagonal, "diag_embed": sc.diag_embed, "diag": sc.diag,
-            "diagflat": sc.diagflat, "trace": sc.trace, "rot90": sc.rot90, "ravel": sc.ravel,
-            "tile": lambda self, *dims: sc.tile(self, dims[0] if len(dims) == 1 else dims),
-            "hsplit": sc.hsplit, "vsplit": sc.vsplit, "dsplit": sc.dsplit,
-            "argwhere": sc.argwhere, "nanmean": rd.nanmean}
+    return {"diagonal": shc.diagonal, "diag_embed": shc.diag_embed, "diag": shc.diag,
+            "diagflat": shc.diagflat, "trace": shc.trace, "rot90": shc.rot90,
+            "ravel": shc.ravel,
+            "tile": lambda self, *dims: shc.tile(self, dims[0] if len(dims) == 1 else dims),
+            "hsplit": shc.hsplit, "vsplit": shc.vsplit, "dsplit": shc.dsplit,
+            "argwhere": shc.argwhere, "nanmean": rd.nanmean}
 
 
 METHODS.update(_shape_composite_methods())
@@ -197,8 +215,6 @@ METHODS.update(_shape_composite_methods())
 
 def _inplace_methods() -> dict[str, Any]:
     """x.acos_(), x.eq_(y), x.t_(), ...: the in-place table of ops/inplace.py."""
-    from .ops import inplace
-
     return inplace.METHODS
 
 
@@ -206,12 +222,11 @@ METHODS.update(_inplace_methods())
 
 
 def _hardshrink(self: Any, lambd: float = 0.5) -> Any:
-    from .nn import functional
-
-    return functional.hardshrink(self, lambd)
+    return activations._hardshrink(self, lambd=lambd)
 
 
 def _prelu(self: Any, weight: Any) -> Any:
+    # upward: prelu's argument checks live in nn.functional, in the libraries layer
     from .nn import functional
 
     return functional.prelu(self, weight)
@@ -223,10 +238,8 @@ METHODS.update({"hardshrink": _hardshrink, "prelu": _prelu})
 
 def _igamma_methods() -> dict[str, Any]:
     """x.igamma(y), x.igammac(y) and their in-place forms."""
-    from .ops import special
-
-    return {"igamma": special.igamma, "igammac": special.igammac, "igamma_": special.igamma_,
-            "igammac_": special.igammac_}
+    return {"igamma": sp.igamma, "igammac": sp.igammac, "igamma_": sp.igamma_,
+            "igammac_": sp.igammac_}
 
 
 METHODS.update(_igamma_methods())
@@ -235,9 +248,7 @@ METHODS.update(_igamma_methods())
 def _scatter_methods() -> dict[str, Any]:
     """x.index_add(...), x.scatter_reduce(...), x.put_(...), x.select_scatter(...), ...
     (ops/scatter.py, ops/view_scatter.py)."""
-    from .ops import scatter, view_scatter
-
-    return {**scatter.METHODS, **view_scatter.METHODS}
+    return {**sc.METHODS, **view_scatter.METHODS}
 
 
 METHODS.update(_scatter_methods())
@@ -245,8 +256,6 @@ METHODS.update(_scatter_methods())
 
 def _sorting_methods() -> dict[str, Any]:
     """x.sort(), x.topk(k), x.median(dim), x.cummax(dim), x.unique(), ... (ops/sorting.py)."""
-    from .ops import sorting
-
     return sorting.METHODS
 
 
@@ -255,8 +264,6 @@ METHODS.update(_sorting_methods())
 
 def _histogram_methods() -> dict[str, Any]:
     """x.histc(...), x.histogram(...), x.bincount() (ops/histograms.py)."""
-    from .ops import histograms
-
     return histograms.METHODS
 
 
@@ -265,8 +272,6 @@ METHODS.update(_histogram_methods())
 
 def _statistics_methods() -> dict[str, Any]:
     """x.quantile(q), x.nanquantile(q) (ops/statistics.py)."""
-    from .ops import statistics
-
     return statistics.METHODS
 
 
@@ -275,8 +280,6 @@ METHODS.update(_statistics_methods())
 
 def _view_copy_methods() -> dict[str, Any]:
     """x.unfold(...), x.split_with_sizes(...), x.sum_to_size(...) (ops/view_copies.py)."""
-    from .ops import view_copies
-
     return view_copies.METHODS
 
 
@@ -285,8 +288,6 @@ METHODS.update(_view_copy_methods())
 
 def _spectral_methods() -> dict[str, Any]:
     """x.stft(n_fft, ...), x.istft(n_fft, ...) (ops/spectral.py)."""
-    from .ops import spectral
-
     return spectral.METHODS
 
 
@@ -296,12 +297,6 @@ METHODS.update(_spectral_methods())
 def _linalg_methods() -> dict[str, Any]:
     """x.det(), x.inverse(), x.svd(), x.pinverse(), x.addmv(...), ... and the in-place forms
     of the fused products (ops/solvers.py, decompositions.py, linalg_legacy.py, linalg.py)."""
-    from .ops import decompositions as dc
-    from .ops import factorizations as fz
-    from .ops import linalg_legacy as lg
-    from .ops import solvers as sv
-    from .ops._registry import apply_
-
     def fused_(op: Any, check: Any) -> Any:
         def method(self: Any, a: Any, b: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
             check(op.name, self, beta, alpha)
@@ -333,11 +328,7 @@ def _math_ops_methods() -> dict[str, Any]:
     """x.diff(), x.kron(y), x.cross(y), x.vdot(y), x.dist(y), x.renorm(...), x.renorm_(...)
     (ops/calculus.py, shape_composite.py, linalg.py, norms.py), and x.eig(), x.symeig(),
     x.lstsq(A), x.solve(A), which raise torch's "removed" error (ops/linalg_legacy.py)."""
-    from .ops import calculus, norms
-    from .ops import linalg_legacy as lg
-    from .ops import shape_composite as sc
-
-    return {**calculus.METHODS, **norms.METHODS, **lg.REMOVED_METHODS, "kron": sc.kron,
+    return {**calculus.METHODS, **norms.METHODS, **lg.REMOVED_METHODS, "kron": shc.kron,
             "cross": la.torch_cross, "vdot": la.vdot}
 
 
@@ -347,8 +338,6 @@ METHODS.update(_math_ops_methods())
 def _conversion_methods() -> dict[str, Any]:
     """x.float(), x.double(), x.long(), x.bool(), ... (the shorthands of ``to``,
     _conversions.py)."""
-    from . import _conversions
-
     return _conversions.SHORTHANDS
 
 
@@ -357,8 +346,6 @@ METHODS.update(_conversion_methods())
 
 def _hashing_methods() -> dict[str, Any]:
     """x.hash_tensor(dim) (ops/hashing.py)."""
-    from .ops import hashing
-
     return hashing.METHODS
 
 
@@ -372,9 +359,6 @@ METHODS.update(_hashing_methods())
 # ---------------------------------------------------------------------------------------------
 
 def _faces() -> dict[str, Any]:
-    from .ops import hashing
-    from .ops import shape_composite as sc
-
     def broadcast_to(self: Any, *size: Any, **kwargs: Any) -> Any:
         return sh.broadcast_to(self, _one("broadcast_to", size, kwargs, "size"))
 
@@ -455,8 +439,9 @@ def _faces() -> dict[str, Any]:
         "broadcast_to": broadcast_to, "count_nonzero": count_nonzero, "hash_tensor": hash_tensor,
         "squeeze": squeeze, "squeeze_": squeeze_, "tensor_split": tensor_split,
         "repeat_interleave": repeat_interleave,
-        "hsplit": split_face("hsplit", sc.hsplit), "vsplit": split_face("vsplit", sc.vsplit),
-        "dsplit": split_face("dsplit", sc.dsplit), "swapaxes": swapaxes,
+        "hsplit": split_face("hsplit", shc.hsplit),
+        "vsplit": split_face("vsplit", shc.vsplit),
+        "dsplit": split_face("dsplit", shc.dsplit), "swapaxes": swapaxes,
         "swapaxes_": swapaxes_, "dot": dot, "softmax": softmax, "log_softmax": log_softmax,
         "subtract": subtract, "subtract_": subtract_, "true_divide": true_divide,
         "true_divide_": true_divide_, "heaviside_": heaviside_, "orgqr": orgqr, "ormqr": ormqr,
@@ -470,24 +455,16 @@ def _faces() -> dict[str, Any]:
 
 # (module functions, not closures: autocast swaps the code of the ones it lists)
 def orgqr(self: Any, input2: Any) -> Any:
-    from .ops.factorizations import householder_product
-
-    return householder_product(self, input2)
+    return fz.householder_product(self, input2)
 
 
 def ormqr(self: Any, input2: Any, input3: Any, left: bool = True, transpose: bool = False
           ) -> Any:
-    from .ops.linalg_legacy import ormqr
-
-    return ormqr(self, input2, input3, left, transpose)
+    return lg.ormqr(self, input2, input3, left, transpose)
 
 
 def _signatures_calling(name: str, first: str, second: str, inner: Any) -> Any:
     """``name(self, <first>, <second>, *, beta=1, alpha=1)`` calling ``inner``."""
-    import inspect
-
-    from . import _signatures
-
     p = inspect.Parameter
     params = [p(first, p.POSITIONAL_OR_KEYWORD), p(second, p.POSITIONAL_OR_KEYWORD),
               p("beta", p.KEYWORD_ONLY, default=1), p("alpha", p.KEYWORD_ONLY, default=1)]
@@ -504,10 +481,6 @@ def _in_place_faces() -> dict[str, Any]:
     """The in-place methods made without a parameter list of their own (``x.gcd_(other)``
     through a generic ``(self, *args, **kwargs)``): the parameters of their out-of-place
     method."""
-    import inspect
-
-    from . import _signatures
-
     faces = {}
     for name, fn in METHODS.items():
         if not (name.endswith("_") and name[:-1] in METHODS):
@@ -535,8 +508,6 @@ def _protocol_methods() -> dict[str, Any]:
     ``element in x``, ``reversed(x)``, and NumPy's ``__array_wrap__``."""
 
     def __contains__(self: Any, element: Any, /) -> bool:  # noqa: N807
-        from ._tensor import Tensor
-
         if not isinstance(element, (Tensor, int, float, complex, bool)):
             raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you "
                                f"passed in a {type(element)}.")
@@ -547,8 +518,6 @@ def _protocol_methods() -> dict[str, Any]:
         return self if self.ndim == 0 else self.flip(0)
 
     def __array_wrap__(self: Any, array: Any) -> Any:  # noqa: N807
-        from ._creation import from_numpy
-
         if array.dtype == bool:
             array = array.astype("uint8")
         return from_numpy(array)

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import html
 import math
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+
+from ._dtype import from_chalf
 
 __all__ = ["format_tensor", "get_printoptions", "printoptions", "set_printoptions"]
 
@@ -148,8 +151,6 @@ def _as_numpy(data: Any, dtype: str) -> np.ndarray:
         return arr.astype(np.float16).astype(np.float32)
     if dtype == "complex32":  # float16 pairs (_dtype.CHALF_NP), printed as complex64 values
         if arr.dtype.names:
-            from ._dtype import from_chalf
-
             return from_chalf(arr)
         return arr.astype(np.complex64)
     if dtype == "bfloat16":
@@ -368,8 +369,6 @@ def format_tensor(
 def html_summary(tensor: Any) -> str:
     """A tensor for Jupyter's rich display (``Tensor._repr_html_``): a header line with its
     shape, dtype and place in the graph, then its exact ``repr``. ``repr`` itself is unchanged."""
-    import html
-
     fn = tensor.grad_fn
     if fn is not None:
         state = f"grad_fn={fn.name().split('::')[-1]}"

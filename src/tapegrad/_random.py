@@ -35,10 +35,11 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtype, _sampling
+from . import _dtype, _out, _sampling
 from . import _rng as rng
 from ._alloc_errors import check_sizes, out_of_memory
 from ._creation import _new, _place
+from ._device import check_generator_device
 from ._naming import public
 from ._rng import STATE_SIZE, Engine, _is_bf16, fill_order
 from ._sort_emulation import topk_positions
@@ -46,6 +47,8 @@ from ._tensor import Tensor, device
 from .autograd.grad_mode import _state
 from .ops._registry import OpDef, OpNode, apply, apply_, check_inplace, scalar_type_name
 from .ops._warnings import _warn_at_caller
+from .ops.elementwise import _broadcast_error
+from .ops.shape import expand
 
 __all__ = [
     "STATE_SIZE",
@@ -155,8 +158,6 @@ class Generator:
 
 
 def _device_of(dev: Any) -> device:
-    from ._device import check_generator_device
-
     return check_generator_device(dev)
 
 
@@ -264,8 +265,6 @@ def _typename(x: Any) -> str:
     if isinstance(x, Generator):
         return "torch._C.Generator"
     cls = type(x)
-    from ._tensor import Tensor
-
     if cls.__module__ == "builtins" or issubclass(cls, (Tensor, _dtype.dtype)):
         return cls.__name__
     return f"{cls.__module__.split('.')[0]}.{cls.__name__}"
@@ -689,8 +688,6 @@ def _bernoulli_tensor_draw(eng: Engine, p: Tensor, dest: np.ndarray | None) -> D
 
 def _expand_to(p: Tensor, shape: tuple) -> None:
     """torch's errors when ``p`` does not expand to ``shape`` (expand_inplace)."""
-    from .ops.shape import expand
-
     expand(Tensor._make(p._data), *shape)
 
 
@@ -920,8 +917,6 @@ def _write_out(values: np.ndarray, out: Tensor, fname: str) -> Tensor:
     """``out=``: the values go into ``out`` (``_out``'s checks, resized when its shape
     differs). The random factories take their ``out`` themselves: they draw into it as the
     in-place fills do, in its own memory order."""
-    from . import _out
-
     _out.check(f"aten::{fname}", out, ())
     _out.prepare(out, values.shape)
     out._data[...] = values
@@ -1213,8 +1208,6 @@ def _normal_tensors(eng: Engine, mean: Any, std: Any, out: Tensor | None) -> Ten
             mean._data.shape if m_t else (), std._data.shape if s_t else ()
         )
     except ValueError:
-        from .ops.elementwise import _broadcast_error
-
         raise _broadcast_error(mean._data, std._data) from None
     if s_t:
         values = _draw_new(shape, d, _normal_draw(eng, 0.0, 1.0, d.kind == "c"))
@@ -1479,6 +1472,7 @@ Tensor.multinomial = _tensor_multinomial  # type: ignore[attr-defined]
 def thread_safe_generator() -> Any:
     """The generator of this DataLoader thread worker; None elsewhere (ops then use the global
     one)."""
+    # upward: the DataLoader's workers (libraries layer) keep the generator of each thread
     from .utils.data import get_worker_info
 
     info = get_worker_info()

@@ -86,6 +86,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -123,7 +124,7 @@ def _bf16() -> np.dtype | None:
     module loads on its own, without the package, so it keeps its own lookup."""
     if not _BF16:
         try:
-            import ml_dtypes
+            import ml_dtypes  # optional, loaded on first use (see above)
         except ImportError:  # pragma: no cover - depends on the environment
             _BF16.append(None)
         else:
@@ -1254,8 +1255,6 @@ def _int_limits(dt: np.dtype) -> tuple[int, int, str]:
 def _check_in_range(frm: int, to_inc: int, kind: str, dtype: Any) -> None:
     """torch's ``check_from_to_in_range``: errors for integer dtypes, warnings for floats."""
     if kind in ("f16", "bf16", "f32", "f64"):
-        import warnings
-
         digits = _DIGITS[kind]
         lim = 2**digits
         for name, v in (("from", frm), ("to - 1", to_inc)):

@@ -22,6 +22,7 @@ Only the CPU exists here, so a storage is always on the CPU; storages are not sa
 
 from __future__ import annotations
 
+import os
 import warnings
 from typing import Any
 
@@ -31,9 +32,14 @@ from . import _creation, _dtype
 from . import _memory_format as mf
 from ._alloc_errors import out_of_memory
 from ._device import CPU
+from ._device import check as check_device
 from ._naming import public
-from ._tensor import Size, Tensor
+from ._tensor import Size, Tensor, install_above
+from .autograd.function import Function
 from .autograd.grad_mode import _state as _grad_state
+from .ops import shape as S
+from .ops._registry import REGISTRY, defop
+from .ops._views import bump_version, check_inplace
 
 # ---------------------------------------------------------------------------------------------
 # A tensor's storage: the bytes of its root array
@@ -88,6 +94,9 @@ def storage_bytes(arr: np.ndarray) -> tuple[np.ndarray, int]:
     return data, max(0, min(offset, nbytes))
 
 
+install_above(storage_bytes=storage_bytes)  # Tensor.storage_offset
+
+
 def _storage_repr(items: list, info: str) -> str:
     return " " + "\n ".join(str(v) for v in items) + "\n" + info
 
@@ -110,9 +119,7 @@ class UntypedStorage:
 
     def __init__(self, size: Any = 0, *, device: Any = None) -> None:
         if device is not None:
-            from ._device import check
-
-            check(device, factory=True)
+            check_device(device, factory=True)
         if isinstance(size, (list, tuple)):
             self._bytes = np.array(size, dtype=np.uint8)
         else:
@@ -448,8 +455,6 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
     changed = shape != self._data.shape
     self._data = _view_bytes(_grown(data, need), offset, shape, self._data.dtype, memory_format)
     if changed:  # (a resize to the same shape is no change: torch bumps no version then)
-        from .ops._views import bump_version
-
         bump_version(self)
     return self
 
@@ -549,13 +554,9 @@ def set_(self: Tensor, source: Any = None, storage_offset: Any = None, size: Any
 def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
     """Re-view ``self``'s storage in place with ``size`` and ``stride`` from ``storage_offset``
     (elements; self's own offset when None)."""
-    from .ops._views import bump_version, check_inplace
-
     record = _grad_state.enabled and self.requires_grad
     check_inplace(self, record)  # (a leaf that requires grad, a view made under no_grad, ...)
     if record or self._fw_grad is not None:  # recorded (or a dual tensor)
-        from .ops import shape as S
-
         # the out-of-place view's rules (ops/shape.py) under the in-place node's name; self
         # becomes the view, its history the view's (as for every in-place op on a non-leaf)
         shape_ = [int(n) for n in size]
@@ -617,8 +618,6 @@ def _slice_inverse_backward(ctx: Any, grad: Tensor) -> tuple:  # d self = the sl
 
 
 def _slice_inverse_op() -> Any:
-    from .ops._registry import REGISTRY, defop
-
     op = REGISTRY.get("slice_inverse")
     if op is None:
         op = defop("slice_inverse", node="SliceInverseBackward0", view=True)(
@@ -643,8 +642,6 @@ def slice_inverse(input: Tensor, src: Tensor, dim: int = 0, start: Any = None, e
 
 
 def _resize_function() -> type:
-    from .autograd.function import Function
-
     class Resize(Function):
         """``x.resize(*sizes)``: x's elements in a new shape (their count must not change)."""
 
@@ -701,8 +698,6 @@ def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype
     _creation._place(device, pin_memory)
     np_dtype = _creation._dt(dtype)
     nbytes = int(size) * np.dtype(np_dtype).itemsize
-    import os
-
     if shared:
         if not os.path.exists(filename) or os.path.getsize(filename) < nbytes:
             with open(filename, "ab") as f:
@@ -730,9 +725,6 @@ def _install() -> None:
 
 
 def _as_strided_inplace_op() -> Any:
-    from .ops import shape as S
-    from .ops._registry import REGISTRY, defop
-
     op = REGISTRY.get("as_strided_inplace")
     if op is None:
         op = defop("as_strided_inplace", node="AsStridedBackward1", view=True)(

@@ -16,7 +16,9 @@ the arithmetic and its derivative live in ``ops/``, the graph in ``autograd/``.
 from __future__ import annotations
 
 import builtins
+import copy
 import warnings
+import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +29,7 @@ from . import _device as _device_mod
 from . import _layout as _layout_mod
 from . import _memory_format as _mf_mod
 from ._dtype import dtype as DType
+from ._grad_state import _sequence
 from ._grad_state import _state as _grad_state
 from ._memory_format import contiguous_format as _mf_contiguous
 from ._naming import public
@@ -263,9 +266,7 @@ class Tensor:
         shared with its base and its views (and with ``detach()``, as in torch)."""
         if self._base is None and self._data.base is None:
             return 0
-        from ._storage import storage_bytes
-
-        return storage_bytes(self._data)[1] // self._data.itemsize
+        return _above.storage_bytes(self._data)[1] // self._data.itemsize
 
     def data_ptr(self) -> int:
         """The address of the first element (0 for an empty tensor, as torch reports)."""
@@ -361,12 +362,10 @@ class Tensor:
             if want is False:
                 want = self.dtype
             if want is not None and value.dtype is not want:
-                from .ops._registry import cpp_type_name, scalar_type_name
-
-                got = cpp_type_name(value.dtype)
+                got, wanted = _dtype.cpp_type_name(value.dtype), _dtype.scalar_type_name(want)
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype '{got}' to a tensor with "
-                    f"grad_dtype '{scalar_type_name(want)}'. The gradient must match the tensor's "
+                    f"grad_dtype '{wanted}'. The gradient must match the tensor's "
                     "grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
                     "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
                     "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
@@ -446,8 +445,7 @@ class Tensor:
     def backward(self, gradient: Any = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
         """Compute the gradient of this tensor w.r.t. the graph leaves (see autograd.backward)."""
-        from .autograd import backward
-
+        backward = _above.backward
         if _announce.listener is not None:  # (the health monitor watches each backward)
             _announce.listener.run_backward(self, lambda: backward(
                 self, gradient, retain_graph, create_graph, inputs=inputs))
@@ -473,9 +471,7 @@ class Tensor:
                 "in torch/optim/optimizer.py as the solution."
             )
         if self._grad_fn is not None:  # nodes made before now saved it as a non-leaf: they
-            from .autograd.graph import _sequence  # raise when they unpack it (torch's check)
-
-            self._detached = next(_sequence)
+            self._detached = next(_sequence)  # raise when they unpack it (torch's check)
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
@@ -491,8 +487,6 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is None or self._retains_grad:
             return
-        import weakref
-
         self.grad_fn._hook_state().retain[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
@@ -503,15 +497,11 @@ class Tensor:
             _announce.listener.tensor_called(self, "register_hook")
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from .autograd.graph import RemovableHandle
-
         if self.grad_fn is not None:
             return self.grad_fn._add_tensor_hook(self._output_nr, hook)
         if self._hooks is None:
             self._hooks = {}
-        handle = RemovableHandle(self._hooks)
-        self._hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook: Callable) -> Any:
         """``hook(tensor)`` runs after a leaf's ``.grad`` was accumulated."""
@@ -523,13 +513,9 @@ class Tensor:
             raise RuntimeError(
                 "post accumulate grad hooks cannot be registered on non-leaf tensors"
             )
-        from .autograd.graph import RemovableHandle
-
         if self._post_hooks is None:
             self._post_hooks = {}
-        handle = RemovableHandle(self._post_hooks)
-        self._post_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._post_hooks, hook)
 
     # -- conversion ------------------------------------------------------------------------------
 
@@ -579,14 +565,10 @@ class Tensor:
     def __dlpack__(self, *, stream: Any = -1, max_version: Any = None, dl_device: Any = None,
                    copy: Any = None) -> Any:
         """A DLPack capsule over this tensor's memory (``utils/dlpack.py``)."""
-        from .utils import dlpack
-
-        return dlpack.export(self, stream, max_version, dl_device, copy)
+        return _dlpack().export(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self) -> tuple[Any, builtins.int]:
-        from .utils import dlpack
-
-        return dlpack.device(self)
+        return _dlpack().device(self)
 
     def _repr_html_(self) -> str:
         """Jupyter's rich display: the tensor's ``repr`` with its shape, dtype and grad state
@@ -664,8 +646,6 @@ class Tensor:
         new = type(self).__new__(type(self))
         Tensor._init(new, self._data.copy(), self._requires_grad)
         if type(self) is not Tensor and hasattr(self, "__dict__"):
-            import copy
-
             new.__dict__.update(copy.deepcopy(self.__dict__, memo))
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
@@ -759,6 +739,25 @@ class Tensor:
     __array_ufunc__ = None
 
 
+def _add_hook(hooks: dict, hook: Callable) -> Any:
+    """Put ``hook`` into a leaf's ``hooks`` under the id of a new handle, which removes it."""
+    # upward: the handle is the autograd core's RemovableHandle (autograd/graph.py), the one
+    # that every register_hook returns
+    from .autograd.graph import RemovableHandle
+
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
+def _dlpack() -> Any:
+    """utils/dlpack.py: a tensor's memory as a DLPack capsule and its DLPack device."""
+    # upward, loaded on first use: utils.dlpack sits in the libraries layer
+    from .utils import dlpack
+
+    return dlpack
+
+
 class _Above:
     """What the Tensor needs from the layers above it, which it cannot import (they import it):
     each is installed with ``install_above`` by the module that provides it, when imported."""
@@ -770,6 +769,11 @@ class _Above:
     # Tensor.to's conversion (_conversions.py) and Tensor.clone's op (ops/shape.py)
     to: Callable[..., Tensor]
     clone: Callable[[Tensor], Tensor]
+    # Tensor.backward's pass: autograd.backward's checks, then the engine (autograd/__init__.py)
+    backward: Callable[..., None]
+    # the storage under an array and the array's byte offset in it (Tensor.storage_offset,
+    # _storage.py)
+    storage_bytes: Callable[[np.ndarray], tuple[np.ndarray, int]]
 
 
 _above = _Above()
@@ -792,6 +796,18 @@ class _Invalid:
 
 
 _INVALID = _Invalid()
+
+
+def _type_name(value: Any) -> str:
+    """The type of an argument as torch's messages name it (Tensor, torch.dtype, int, ...)."""
+    t = type(value)
+    if isinstance(value, Tensor):
+        return "Tensor"
+    if isinstance(value, _dtype.dtype):
+        return "torch.dtype"
+    if isinstance(value, _device_mod.device):
+        return "torch.device"
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

@@ -75,7 +75,8 @@ class _TensorMethods(_Holder):
 
     def contiguous(self, *, memory_format: Any = _mf_contiguous) -> Tensor:
         if memory_format is not None and memory_format is not _mf_contiguous:
-            return _mf_mod.contiguous(self, memory_format)  # channels_last, ...
+            fmt = _mf_mod.contiguous_layout(self._data, memory_format)  # channels_last, ...
+            return self if fmt is None else _ops_shape._clone(self, memory_format=fmt)
         return self if self._data.flags.c_contiguous else _ops_shape.clone(self)
 
     # -- new_*: self's dtype unless given; the device is self's (the CPU) unless given -------------

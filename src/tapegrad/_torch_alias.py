@@ -34,6 +34,8 @@ import importlib.machinery
 import sys
 from types import ModuleType
 
+from . import _naming
+
 __all__ = ["ALIASES", "MissingHint", "install", "install_hints"]
 
 # the public name a program imports -> the tapegrad package that stands for it
@@ -80,8 +82,6 @@ class _NamingLoader(importlib.abc.Loader):
 
     def exec_module(self, module: ModuleType) -> None:
         self.loader.exec_module(module)
-        from . import _naming
-
         _naming.name_module(module)
 
     def __getattr__(self, name: str) -> object:  # get_source, get_resource_reader, ...
@@ -176,15 +176,11 @@ def install() -> None:
     ``sys.meta_path`` so that an installed real torch is never found on disk. Calling it again
     does nothing more.
     """
-    import tapegrad
-
     for alias in ALIASES:
         for name in [n for n in sys.modules if n == alias or n.startswith(alias + ".")]:
             if not sys.modules[name].__name__.startswith("tapegrad"):
                 del sys.modules[name]
-    sys.modules["torch"] = tapegrad
+    sys.modules["torch"] = sys.modules["tapegrad"]  # (loaded before any of its modules)
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
-    from . import _naming
-
     _naming.set_package("torch")  # type(x) prints <class 'torch.Tensor'>

@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from . import _creation, _dtype, _layout
+from . import _creation, _dtype, _layout, _legacy
 from ._tensor import Tensor
+from .ops.complex import adjoint as _adjoint
 
 # -- predicates --------------------------------------------------------------------------------
 
@@ -116,8 +117,6 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
 
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims (a view)."""
-    from .ops.complex import adjoint as _adjoint
-
     return _adjoint(input)
 
 
@@ -180,8 +179,6 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
 
 def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """The legacy constructor with this tensor's dtype: ``x.new(2, 3)``, ``x.new([1, 2])``."""
-    from . import _legacy
-
     return _legacy.construct(self.dtype, args, kwargs)
 
 

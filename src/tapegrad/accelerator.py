@@ -8,6 +8,7 @@ available.``
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ._device import NO_ACCELERATOR
@@ -44,15 +45,11 @@ reset_peak_memory_stats = reset_accumulated_memory_stats = get_device_capability
 
 
 def current_device_idx() -> int:
-    import warnings
-
     warnings.warn("Use `current_device_index` instead.", FutureWarning, stacklevel=2)
     return _none()
 
 
 def set_device_idx(device: Any) -> None:
-    import warnings
-
     warnings.warn("Use `set_device_index` instead.", FutureWarning, stacklevel=2)
     _none()
 

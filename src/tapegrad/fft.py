@@ -37,6 +37,7 @@ __all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn
 # -- out=: torch.fft.fft(x, out=t) & co. (one seam for every function: _out.py) ---------------
 
 from . import _out  # noqa: E402
+from .ops._registry import scalar_type_name as _scalar_type_name  # noqa: E402
 
 _COMPLEX = "fft fft2 fftn ifft ifft2 ifftn ihfft ihfft2 ihfftn rfft rfft2 rfftn"
 _REAL = "hfft hfft2 hfftn irfft irfft2 irfftn"
@@ -47,12 +48,10 @@ def _out_kind(name: str, complex_out: bool) -> Any:
     said = name.replace("2", "n")  # (fft2's messages name fftn)
 
     def check(args: tuple, out: Any) -> None:
-        from .ops._registry import scalar_type_name
-
         if isinstance(out, Tensor) and out.dtype.is_complex != complex_out:
             kind = "complex" if complex_out else "floating point"
             raise RuntimeError(f"{said} expects a {kind} output tensor, but got "
-                               f"{scalar_type_name(out.dtype)}")
+                               f"{_scalar_type_name(out.dtype)}")
 
     return check
 

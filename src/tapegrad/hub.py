@@ -43,6 +43,8 @@ from urllib.error import HTTPError, URLError
 from urllib.parse import urlparse
 from urllib.request import Request, urlopen
 
+from .serialization import load as _load
+
 __all__ = ["download_url_to_file", "get_dir", "help", "list", "load",
            "load_state_dict_from_url", "set_dir"]
 
@@ -197,8 +199,6 @@ def _is_legacy_zip_format(filename: str) -> bool:
 
 def _legacy_zip_load(filename: str, model_dir: str, map_location: Any,
                      weights_only: bool) -> Any:
-    from .serialization import load as _load
-
     warnings.warn("Falling back to the old format < 1.6. This support will be deprecated in "
                   "favor of default zipfile format introduced in 1.6. Please redo torch.save() "
                   "to save it in the new zipfile format.", FutureWarning, stacklevel=2)
@@ -230,8 +230,6 @@ def load_state_dict_from_url(url: str, model_dir: str | None = None, map_locatio
     A file already in the cache is loaded without checking its hash. A zip holding one old-format
     checkpoint is unpacked first (with a ``FutureWarning``, as in torch).
     """
-    from .serialization import load as _load
-
     if os.getenv("TORCH_MODEL_ZOO"):
         warnings.warn("TORCH_MODEL_ZOO is deprecated, please use env TORCH_HOME instead",
                       stacklevel=2)

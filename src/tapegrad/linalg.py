@@ -40,6 +40,9 @@ from .ops.factorizations import (
     solve_triangular,
 )
 from .ops.linalg import cross, matmul, multi_dot
+from .ops.linalg import vdot as _vdot
+from .ops.reduction import norm as _vector_norm
+from .ops.shape import cat as _cat
 from .ops.shape_composite import diagonal as _diagonal
 from .ops.solvers import (
     cholesky_ex,
@@ -67,11 +70,9 @@ def vector_norm(input: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = 
                 dtype: Any = None) -> Tensor:
     """``torch.linalg.vector_norm``: (sum |x_i|^ord)^(1/ord) over ``dim`` (every element when
     None); ``inf``/``-inf`` give max/min |x_i|, 0 the count of non-zeros."""
-    from .ops.reduction import norm
-
     if isinstance(dim, int):
         dim = (dim,)
-    return norm(input, float(ord), dim=dim, keepdim=keepdim, dtype=dtype)
+    return _vector_norm(input, float(ord), dim=dim, keepdim=keepdim, dtype=dtype)
 
 
 def matrix_norm(input: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False,
@@ -212,15 +213,12 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """``torch.linalg.vecdot``: sum(conj(x) * y) along ``dim`` (vdot for two vectors)."""
-    from .ops._registry import scalar_type_name
-    from .ops.linalg import vdot
-
     if x.dtype != y.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
-                           f"x of type {scalar_type_name(x.dtype)} and y of type "
-                           f"{scalar_type_name(y.dtype)} instead")
+                           f"x of type {_registry.scalar_type_name(x.dtype)} and y of type "
+                           f"{_registry.scalar_type_name(y.dtype)} instead")
     if x.ndim == 1 and y.ndim == 1:
-        return vdot(x, y)
+        return _vdot(x, y)
     xc = x.conj() if x.is_complex() else x
     return (xc * y).sum(dim)
 
@@ -260,14 +258,10 @@ def tensorsolve(input: Tensor, other: Tensor, dims: Any = None) -> Tensor:
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803
     """``torch.linalg.vander``: columns x^0, x^1, ..., x^(N-1) (a cumulative product)."""
-    from .ops.shape import cat
-
     kind = x._data.dtype.kind
     if kind == "b" or x._data.dtype.itemsize < 4 and kind == "f":
-        from .ops._registry import scalar_type_name
-
         raise RuntimeError(f"linalg.vander supports floating point, complex, and integer "
-                           f"tensors, but got {scalar_type_name(x.dtype)}")
+                           f"tensors, but got {_registry.scalar_type_name(x.dtype)}")
     x_ = x.unsqueeze(-1) if x.ndim == 0 else x
     shape = list(x_.shape)
     n = shape[-1] if N is None else N
@@ -275,7 +269,7 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803
         raise RuntimeError("N must be greater than 1.")
     result = x_.unsqueeze(-1).expand(shape + [n - 1]).cumprod(-1)
     ones = Tensor._make(np.ones(shape + [1], dtype=result._data.dtype))
-    return cat([ones, result], -1)
+    return _cat([ones, result], -1)
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:

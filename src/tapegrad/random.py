@@ -19,6 +19,8 @@ import warnings
 from collections.abc import Generator, Iterable, Iterator  # noqa: F401 (torch.random.Generator)
 from typing import Any
 
+from . import _device
+from . import accelerator as _accelerator
 from ._random import (
     default_generator,
     get_rng_state,
@@ -46,9 +48,7 @@ def fork_rng(devices: Iterable[Any] | None = None, enabled: bool = True,
     if device_type == "meta":
         yield
         return
-    from . import _device, accelerator
-
-    current = accelerator.current_accelerator()
+    current = _accelerator.current_accelerator()
     device_type = device_type or (current.type if current is not None else "cuda")
     device_mod = _device.get_device_module(device_type)
     if not enabled:

@@ -7,12 +7,14 @@
 This package is two layers. Its core -- the graph (``graph``), the grad modes (``grad_mode``),
 the backward engine (``engine``) and the entry points defined here -- sits below the ops: every
 op module imports ``autograd.graph`` and ``autograd.grad_mode``, and importing any of them runs
-this file first, so this file imports only the core (and what imports no op: ``functional``,
-``gradcheck``, ``Variable``). The parts built on the ops -- custom ``Function`` (``function``,
-which makes views through ops/_views.py) and forward-mode AD (``forward_ad``, the registry's
-detour) -- are loaded on first use through the one table ``_LAZY`` and ``__getattr__`` below
-(PEP 562), as torchvision.datasets loads its datasets: ``from tapegrad.autograd import Function``
-and ``import tapegrad.autograd.forward_ad as fwAD`` work as before. Moving the core into a
+this file first, so this file imports only the core (and what imports no op: ``gradcheck``,
+``Variable``). The parts built on the ops -- custom ``Function`` (``function``, which makes
+views through ops/_views.py), forward-mode AD (``forward_ad``, the registry's detour) and the
+jacobian/hessian helpers (``functional``, which build on both) -- are loaded on first use
+through the one table ``_LAZY`` and ``__getattr__`` below (PEP 562), as torchvision.datasets
+loads its datasets: ``from tapegrad.autograd import Function`` and ``import
+tapegrad.autograd.forward_ad as fwAD`` work as before (the package root imports
+``functional`` once every layer has loaded). Moving the core into a
 package of its own would have renamed ``tapegrad.autograd.graph`` and ``.engine``, which users,
 the tests and the tools reach by those names.
 """
@@ -28,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .._naming import public
-from .._tensor import Tensor
+from .._tensor import Tensor, install_above
 from . import engine, graph, listeners
 from .engine import (  # the entry point backward, and the argument checks grad shares
     _as_tuple,
@@ -54,6 +56,8 @@ from .grad_mode import (
     set_multithreading_enabled,
 )
 from .graph import GradientEdge, _anomaly
+
+install_above(backward=backward)  # Tensor.backward: the engine's entry point
 
 
 def grad(
@@ -138,7 +142,7 @@ def _batched_grad(outs: tuple, grad_list: list, ins: tuple, retain_graph: bool,
                   create_graph: bool) -> tuple:
     """``is_grads_batched``: one backward pass per vector of the batch, the results stacked.
     (torch vectorizes the passes with vmap; the values are the same.)"""
-    from ..ops.shape import stack
+    from ..ops.shape import stack  # upward: the stack op (ops layer) joins the passes' results
 
     sizes = {g._data.shape[0] for g in grad_list if g is not None}
     n = sizes.pop() if sizes else 1
@@ -241,9 +245,8 @@ def is_anomaly_check_nan_enabled() -> bool:
     return _anomaly["check_nan"]
 
 
-from .._legacy import Variable  # noqa: E402  (the legacy constructor, see _legacy.py)
-from . import functional  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+from .variable import Variable  # noqa: E402  (the legacy constructor)
 
 __all__ = [
     "enforce_grad_layout_policy",
@@ -287,8 +290,8 @@ def variable(*args: Any, **kwargs: Any) -> Any:
 # What is loaded on first use (the module docstring says why): a submodule, by its name (None),
 # or a name, by the module that defines it (relative to this package).
 _LAZY: dict[str, str | None] = {
-    # above the ops: custom Function and forward-mode AD
-    "function": None, "forward_ad": None,
+    # above the ops: custom Function, forward-mode AD, and the jacobian/hessian helpers
+    "function": None, "forward_ad": None, "functional": None,
     "Function": ".function", "FunctionCtx": ".function", "once_differentiable": ".function",
     # torch.autograd.profiler and what torch.autograd shows of it
     "profiler": None, "profiler_util": None, "anomaly_mode": None,

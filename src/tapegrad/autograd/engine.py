@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from .. import _numpy_warnings
+from .._dtype import ALL, LEGACY_NAMES
 from .._tensor import _WARNED_ONCE, Size, Tensor
 from ..kernels import low_precision
 from ..kernels.sums import broadcast_axes, sum_to_array
@@ -602,8 +603,6 @@ def _dtype_of_num(num: int) -> Any:
     """The tapegrad dtype whose NumPy dtype has this type number."""
     d = _BY_NUM.get(num)
     if d is None:
-        from .._dtype import ALL
-
         d = _BY_NUM[num] = next(d for d in ALL if d.np.num == num)
     return d
 
@@ -708,8 +707,6 @@ def _hook_name(hook: Any) -> str:
 
 
 def _type_name(t: Tensor) -> str:
-    from .._dtype import LEGACY_NAMES
-
     return f"torch.{LEGACY_NAMES.get(t.dtype.name, 'Tensor')}"
 
 

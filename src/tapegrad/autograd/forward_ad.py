@@ -39,9 +39,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._tensor import Tensor
-from ..ops import _registry
+from ..ops import _registry, indexing
 from ..ops._tangents import zero_tangent as _zeros_like
-from . import graph, listeners
+from ..ops.shape import stack
+from . import grad, graph, listeners
 from .grad_mode import _state, enable_grad
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
@@ -59,6 +60,9 @@ class _Levels:
 def _update_flag() -> None:
     """Switch ``apply``'s detour on when a dual level or a saved-tensor hook is active."""
     _registry.detour("forward_ad", _Levels.level is not None or graph._hooks_active())
+
+
+graph.register_detour_update(_update_flag)  # (saved-tensor hooks switch the detour too)
 
 
 def enter_dual_level() -> int:
@@ -282,8 +286,6 @@ def _special_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Ten
                 node._out = node._out[:3] + (new_tangent,)  # the saved result's tangent
             if base is not None and positions is not None:
                 # the base's tangent changes where the view covers it
-                from ..ops import indexing
-
                 old = base._fw_grad if base._fw_grad is not None else _zeros_like(base)
                 index = Tensor._make(positions)
                 flat = indexing.put_flat(old.reshape(-1), index,
@@ -349,8 +351,6 @@ def _tangent_of(op: Any, inputs: tuple, tangents: list, params: dict, result: An
 def _tangent_from_backward(op: Any, inputs: tuple, tangents: list, params: dict,
                            outs: tuple) -> tuple:
     """``J v`` from the backward rule: differentiate ``<J^T u, v>`` with respect to ``u``."""
-    from . import grad
-
     keep_graph = _state.enabled and any(
         isinstance(x, Tensor) and x._requires_grad for x in list(inputs) + list(tangents))
     # an input without a tangent takes no part (but one that requires grad stays as it is)
@@ -404,8 +404,6 @@ def _tangent_by_columns(outs: tuple, diff: list, primals: list, vs: list,
                         keep_graph: bool) -> list:
     """``J v`` one output element at a time (for a backward rule that is not differentiable
     in its incoming gradient): ``(J v)_k = <J^T e_k, v>``."""
-    from . import grad
-
     result = []
     for k in diff:
         flat = outs[k].reshape(-1)
@@ -419,7 +417,5 @@ def _tangent_by_columns(outs: tuple, diff: list, primals: list, vs: list,
                     term = (g * v).sum()
                     total = term if total is None else total + term
             values.append(total if total is not None else flat[m].detach() * 0)
-        from ..ops.shape import stack
-
         result.append(stack(values).reshape(outs[k].shape) if values else _zeros_like(outs[k]))
     return result

@@ -41,8 +41,9 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ..ops import _views
-from . import graph
+from ..ops import _registry, _views
+from ..ops._registry import INFERENCE_SAVE_MESSAGE
+from . import forward_ad, graph
 from .grad_mode import _state, no_grad
 from .graph import FREED_MESSAGE, Node, _Packed, edge, version_error
 
@@ -349,9 +350,6 @@ def _check_transform_support(cls: Any, has_setup: bool) -> None:
 
 
 def _apply(cls: Any, args: tuple, kwargs: dict, has_setup: bool) -> Any:
-    from ..ops import _registry
-    from . import forward_ad
-
     ctx = cls._backward_cls()
     positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
     needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
@@ -453,8 +451,6 @@ def _save(ctx: BackwardCFunction) -> None:
                 f"{type(t).__name__}"
             )
         if t._inference:
-            from ..ops._registry import INFERENCE_SAVE_MESSAGE
-
             raise RuntimeError(INFERENCE_SAVE_MESSAGE)
         if t.grad_fn is ctx and hooks is None:  # an output of this Function
             saved.append(_SavedOutput(t, t._output_nr))
@@ -468,8 +464,6 @@ def _forward_mode(ctx: BackwardCFunction, cls: Any, args: tuple, raw: tuple, wra
                   tangents: list) -> None:
     """Under a dual level: ``jvp(ctx, *tangents)`` gives the outputs' tangents (torch's checks:
     one per output, None for a non-differentiable one, in place for a dirty input)."""
-    from . import forward_ad
-
     saved_for_forward = ctx.saved_for_forward
     if saved_for_forward is not None:
         ctx._saved = [None if t is None else (t, t._version_counter.value, t.grad_fn,

@@ -21,7 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .._creation import zeros_like
 from .._tensor import Tensor
+from ..ops.shape import stack
+from . import forward_ad, grad
 from .grad_mode import _state, enable_grad, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
@@ -136,8 +139,6 @@ def _grad(outputs: tuple, inputs: tuple, grad_outputs: tuple | None = None,
           create_graph: bool = False, retain_graph: bool | None = None,
           is_grads_batched: bool = False) -> tuple:
     """``autograd.grad`` over the outputs that require grad (all None when none does)."""
-    from . import grad
-
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=True)
@@ -167,8 +168,6 @@ _ZERO_MESSAGES = {
 def _fill_zeros(grads: tuple, refs: tuple, strict: bool, create_graph: bool,
                 stage: str) -> tuple:
     """Zeros for the derivatives that do not exist (strict mode: torch's errors instead)."""
-    from .._creation import zeros_like
-
     out = []
     for i, g in enumerate(grads):
         if g is None:
@@ -266,8 +265,6 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
         ...                               torch.ones(2))
         (tensor([1., 4.]), tensor([2., 4.]))
     """
-    from .._creation import zeros_like
-
     with enable_grad():
         ins_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
         ins = _prepare(ins, create_graph, need_graph=True)
@@ -300,10 +297,6 @@ def _construct_standard_basis_for(tensors: tuple, numels: tuple) -> tuple:
 
 def _jacfwd(func: Callable, inputs: Any, strict: bool, vectorize: bool) -> Any:
     """The Jacobian by forward mode: one dual-number pass per input element."""
-    from .._creation import zeros_like
-    from ..ops.shape import stack
-    from . import forward_ad
-
     if strict:
         raise RuntimeError(
             'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` '
@@ -357,9 +350,6 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
         tensor([[2., 0.],
                 [0., 4.]])
     """
-    from .._creation import zeros_like
-    from ..ops.shape import stack
-
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError(
             'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
@@ -508,8 +498,6 @@ def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
         ...                               torch.ones(2))
         (tensor(9.), tensor([ 6., 12.]))
     """
-    from .._creation import zeros_like
-
     with enable_grad():
         ins_tuple, ins, v, outs_tuple, outs, jac = _gradient_of_scalar(
             func, inputs, v, create_graph, strict, "hvp")

@@ -18,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from .._printing import format_tensor
 from .._tensor import Tensor
+from .grad_mode import enable_grad
 
 
 class GradcheckError(RuntimeError):
@@ -35,8 +37,6 @@ def _outputs(fn: Callable, inputs: tuple) -> tuple:
 
 
 def _fmt(a: np.ndarray) -> str:
-    from .._printing import format_tensor
-
     return format_tensor(a, "float64")
 
 
@@ -65,8 +65,8 @@ def gradcheck(
         >>> torch.autograd.gradcheck(lambda t: (t * t).sum(), (x,))
         True
     """
+    # same package, kept here: autograd/__init__.py defines grad and imports this module
     from . import grad as autograd_grad
-    from .grad_mode import enable_grad
 
     inputs = _as_tuple(inputs)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
@@ -141,8 +141,8 @@ def gradgradcheck(
     **_: Any,
 ) -> bool:
     """gradcheck of the first derivatives: checks second derivatives."""
+    # same package, kept here: autograd/__init__.py defines grad and imports this module
     from . import grad as autograd_grad
-    from .grad_mode import enable_grad
 
     inputs = _as_tuple(inputs)
     with enable_grad():

@@ -29,10 +29,14 @@ import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import numpy as np
+
+from .._dtype import LEGACY_NAMES, from_numpy_dtype
+from .._grad_state import _sequence  # (the node numbers: ops/_registry.py takes them here)
 from .._tensor import Tensor
 from . import listeners
+from .grad_mode import enable_grad
 
-_sequence = itertools.count()
 LAST_SEQUENCE = 1 << 62
 
 FREED_MESSAGE = (
@@ -308,8 +312,6 @@ class AccumulateGrad(Node):
     def apply(self, grads: list) -> tuple:
         """``acc(g)`` called by hand: adds ``g`` into the leaf's ``.grad``; no gradient flows on.
         (A backward pass accumulates through the engine's ``_run_accumulate`` instead.)"""
-        import numpy as np
-
         t, g = self.variable, grads[0]
         if g is not None:
             if t._grad is None:
@@ -341,8 +343,6 @@ def edge(t: Any) -> tuple[Node | None, int]:
 
 
 def _describe(t: Tensor, producer: Node | None, output_nr: int) -> str:
-    from .._dtype import LEGACY_NAMES
-
     shape = ", ".join(str(s) for s in t.shape)
     what = f"[torch.{LEGACY_NAMES.get(t.dtype.name, 'Tensor')} [{shape}]]"
     if producer is not None and not isinstance(producer, AccumulateGrad):
@@ -465,8 +465,6 @@ def edge_metadata(node: Node, output_nr: int) -> tuple | None:
         return known[output_nr]
     meta = getattr(node, "_output_meta", None)
     if meta is not None and output_nr < len(meta):
-        from .._dtype import from_numpy_dtype
-
         shape, np_dtype = meta[output_nr]
         return (tuple(shape), from_numpy_dtype(np_dtype))
     return None
@@ -496,8 +494,6 @@ def get_gradient_edge(tensor: Tensor) -> GradientEdge:
     known[tensor._output_nr] = (tuple(tensor._data.shape), tensor.dtype)
     token = None
     if getattr(node, "_forward_cls", None) is not None:  # a custom Function's node: torch
-        from .grad_mode import enable_grad  # keeps it alive through a view's node
-
         with enable_grad():
             token = tensor.view_as(tensor).grad_fn
     return GradientEdge(node, tensor._output_nr, token)
@@ -589,10 +585,25 @@ def _hooks_active() -> bool:
     return bool(_saved_hooks)
 
 
-def _update_detour() -> None:
-    from .forward_ad import _update_flag
+def _no_detour_update() -> None:
+    """What ``_update_detour`` does before forward_ad has registered its update."""
 
-    _update_flag()
+
+# The registry's detour flag, which a saved-tensor hook turns on as a dual level does: forward_ad
+# keeps it, above the ops, so it hands its update over with ``register_detour_update`` when it
+# is imported (autograd/function.py imports it, with the package).
+_detour_update: Callable[[], None] = _no_detour_update
+
+
+def register_detour_update(update: Callable[[], None]) -> None:
+    """Install forward_ad's update of the registry's detour flag (``_update_detour`` calls it
+    whenever a saved-tensor hook comes or goes)."""
+    global _detour_update
+    _detour_update = update
+
+
+def _update_detour() -> None:
+    _detour_update()
 
 
 class saved_tensors_hooks:
@@ -844,8 +855,6 @@ def _hooked_class(cls: type) -> type:
 def _unpacked_arrays(node: Any) -> list:
     """The unpacked saved values as a fast first-order path takes them (ops/_registry.py:
     ``OpNode._saved_arrays``): arrays, numbers and None as they are."""
-    from .._tensor import Tensor
-
     return [t._data if isinstance(t, Tensor) else t for t in _unpacked(node)]
 
 

@@ -22,6 +22,7 @@ Times are in microseconds from the start of profiling.
 from __future__ import annotations
 
 import enum
+import gzip
 import json
 import os
 import threading
@@ -449,8 +450,6 @@ def write_chrome_trace(path: str, events: Iterable[FunctionEvent], metadata: dic
     ``.gz``)."""
     text = json.dumps(chrome_trace(list(events), metadata, base_us, path))
     if path.endswith(".gz"):
-        import gzip
-
         with gzip.open(path, "wt") as f:
             f.write(text)
     else:

@@ -102,7 +102,6 @@ from .._tensor import Tensor
 from ..autograd import engine, forward_ad, listeners
 from ..autograd.grad_mode import _state
 from ..ops import _registry, low_precision
-from ..optim.lr_scheduler import LRScheduler
 from .guards import container_tensors
 
 

@@ -72,7 +72,12 @@ from .. import (
     _numpy_warnings,  # noqa: F401  (NumPy's overflow warnings: silent, as in torch)
 )
 from .._alloc_errors import out_of_memory
-from .._dtype import from_numpy_dtype, on_low_precision
+from .._dtype import (  # noqa: F401  (cpp_type_name, scalar_type_name: re-exported)
+    cpp_type_name,
+    from_numpy_dtype,
+    on_low_precision,
+    scalar_type_name,
+)
 from .._tensor import Tensor, install_above
 from ..autograd.grad_mode import _state
 from ..autograd.graph import (
@@ -713,35 +718,6 @@ INFERENCE_SAVE_MESSAGE = (
 #   target a view:      the base's history becomes CopySlices(base's old history, op node),
 #                       and the view's becomes AsStridedBackward0(base)
 # ---------------------------------------------------------------------------------------------
-
-_SCALAR_NAMES = {
-    "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-    "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-    "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-    "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
-}
-
-
-def scalar_type_name(d: Any) -> str:
-    """c10's name of a dtype as messages print it (Float, Long, ...)."""
-    return _SCALAR_NAMES[d.name]
-
-
-# the C++ type of each dtype as torch's messages print it (GCC's names: "long int", ...)
-_CPP_NAMES = {
-    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-    "int32": "int", "int64": "long int", "uint16": "short unsigned int",
-    "uint32": "unsigned int", "uint64": "long unsigned int", "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
-    "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
-    "complex128": "c10::complex<double>",
-}
-
-
-def cpp_type_name(d: Any) -> str:
-    """The C++ name of a dtype as some of torch's messages print it (float, c10::Half, ...)."""
-    return _CPP_NAMES.get(d.name, d.name)
-
 
 _OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
