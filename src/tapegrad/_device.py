@@ -20,6 +20,7 @@ they are given none; a CUDA default makes every factory raise, as in torch.
 
 from __future__ import annotations
 
+import enum
 import importlib
 import warnings
 from typing import Any
@@ -488,3 +489,26 @@ class AcceleratorError(RuntimeError):
 @public("")
 class FatalError(Exception):
     """An unrecoverable error of torch's C++ core."""
+
+
+@public(".utils.dlpack")
+class DLDeviceType(enum.IntEnum):
+    """DLPack's device codes (``dlpack.h``); tapegrad's tensors live on ``kDLCPU``
+    (``tapegrad.utils.dlpack.DLDeviceType``, kept beside the device for the Tensor's
+    ``__dlpack_device__``)."""
+
+    kDLCPU = 1
+    kDLCUDA = 2
+    kDLCUDAHost = 3
+    kDLOpenCL = 4
+    kDLVulkan = 7
+    kDLMetal = 8
+    kDLVPI = 9
+    kDLROCM = 10
+    kDLROCMHost = 11
+    kDLExtDev = 12
+    kDLCUDAManaged = 13
+    kDLOneAPI = 14
+    kDLWebGPU = 15
+    kDLHexagon = 16
+    kDLMAIA = 17

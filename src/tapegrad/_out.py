@@ -44,7 +44,8 @@ from typing import Any
 import numpy as np
 
 from . import _signatures, return_types
-from ._tensor import Tensor
+from ._dtype import cpp_type_name, scalar_type_name
+from ._tensor import Tensor, _above
 from .autograd.grad_mode import _state
 
 AUTOGRAD_MESSAGE = ("{}(): functions with out=... arguments don't support automatic "
@@ -158,16 +159,11 @@ def _reach(dst: np.ndarray, n: int) -> np.ndarray:
     grown out may reach an input that shares it)."""
     if dst.size >= n:
         return dst
-    from ._storage import storage_bytes  # upward: the storage surface knows a tensor's storage
-
-    data, offset = storage_bytes(dst)
+    data, offset = _above.storage_bytes(dst)  # (the storage surface's, _storage.py)
     return data[offset:offset + n * dst.itemsize]
 
 
 def _write_one(name: str, out: Any, result: Tensor, args: tuple, policy: str) -> None:
-    # circular: importing tapegrad.ops loads the op modules, which import this one
-    from .ops._registry import cpp_type_name, scalar_type_name
-
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {_type_name(out)}")
     have, want = out.dtype, result.dtype
@@ -208,8 +204,6 @@ def prepare(out: Tensor, shape: tuple, warn: bool = False) -> None:
     tensor), resized when its shape differs (with torch's deprecation warning when it held
     elements and ``warn``: the factories that fill ``out``, ``zeros``, ``randn``..., resize
     it silently)."""
-    from ._storage import resize_  # upward: Tensor.resize_, in the storage surface
-
     dst = out._data
     if any(s == 0 and n > 1 for s, n in zip(dst.strides, dst.shape, strict=True)):
         raise RuntimeError(OVERLAP_MESSAGE)
@@ -218,7 +212,7 @@ def prepare(out: Tensor, shape: tuple, warn: bool = False) -> None:
             _warn_resize(out, shape)
         grad = out._requires_grad
         out._requires_grad = False  # (a leaf that requires grad, under no_grad: resized too)
-        resize_(out, shape)
+        _above.resize_(out, shape)  # (Tensor.resize_, _storage.py)
         out._requires_grad = grad
 
 
@@ -254,8 +248,6 @@ def factory_dtype(out: Any, dtype: Any) -> Any:
     if dtype is None:
         return out.dtype
     if dtype is not out.dtype:
-        from .ops._registry import scalar_type_name  # circular: as in _write_one
-
         raise RuntimeError(f"dtype {scalar_type_name(dtype)} does not match dtype of out "
                            f"parameter ({scalar_type_name(out.dtype)})")
     return dtype

@@ -1469,13 +1469,22 @@ Tensor.bernoulli = _tensor_bernoulli  # type: ignore[attr-defined]
 Tensor.multinomial = _tensor_multinomial  # type: ignore[attr-defined]
 
 
+def _no_worker_generator() -> Any:
+    return None
+
+
+# The DataLoader's thread workers keep a generator each; utils/data/_worker.py, above this
+# module, hands over how to find the current one when it loads (before any worker runs).
+_worker_generator: Callable[[], Any] = _no_worker_generator
+
+
+def register_worker_generator(find: Callable[[], Any]) -> None:
+    """Install how ``thread_safe_generator`` finds this thread worker's generator."""
+    global _worker_generator
+    _worker_generator = find
+
+
 def thread_safe_generator() -> Any:
     """The generator of this DataLoader thread worker; None elsewhere (ops then use the global
     one)."""
-    # upward: the DataLoader's workers (libraries layer) keep the generator of each thread
-    from .utils.data import get_worker_info
-
-    info = get_worker_info()
-    if info is not None and info.worker_method == "thread" and info.rng is not None:
-        return getattr(info.rng, "torch_generator", None)
-    return None
+    return _worker_generator()

@@ -459,6 +459,9 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
     return self
 
 
+install_above(resize_=resize_)  # the out= arguments' resize (_out.py)
+
+
 def resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
     """``self.resize_(the_template.shape)`` (``preserve_format``: the template's layout)."""
     if memory_format is mf.preserve_format:

@@ -564,11 +564,29 @@ class Tensor:
 
     def __dlpack__(self, *, stream: Any = -1, max_version: Any = None, dl_device: Any = None,
                    copy: Any = None) -> Any:
-        """A DLPack capsule over this tensor's memory (``utils/dlpack.py``)."""
-        return _dlpack().export(self, stream, max_version, dl_device, copy)
+        """A DLPack capsule over this tensor's memory (NumPy builds it; ``utils/dlpack.py``
+        takes one in)."""
+        if self.requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        data = self._data
+        if data.dtype.name == "bfloat16":
+            raise BufferError(
+                "tapegrad cannot export bfloat16 tensors through DLPack (NumPy's DLPack has no "
+                "bfloat16 type); convert with .float() first")
+        kwargs: dict[str, Any] = {}
+        if stream not in (None, -1):  # a CPU tensor has no stream; NumPy says so in its words
+            kwargs["stream"] = stream
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        if dl_device is not None:
+            kwargs["dl_device"] = dl_device
+        if copy is not None:
+            kwargs["copy"] = copy
+        return data.__dlpack__(**kwargs)
 
     def __dlpack_device__(self) -> tuple[Any, builtins.int]:
-        return _dlpack().device(self)
+        """(device type, device index): always the CPU's."""
+        return (_device_mod.DLDeviceType.kDLCPU, 0)
 
     def _repr_html_(self) -> str:
         """Jupyter's rich display: the tensor's ``repr`` with its shape, dtype and grad state
@@ -741,21 +759,9 @@ class Tensor:
 
 def _add_hook(hooks: dict, hook: Callable) -> Any:
     """Put ``hook`` into a leaf's ``hooks`` under the id of a new handle, which removes it."""
-    # upward: the handle is the autograd core's RemovableHandle (autograd/graph.py), the one
-    # that every register_hook returns
-    from .autograd.graph import RemovableHandle
-
-    handle = RemovableHandle(hooks)
+    handle = _above.RemovableHandle(hooks)
     hooks[handle.id] = hook
     return handle
-
-
-def _dlpack() -> Any:
-    """utils/dlpack.py: a tensor's memory as a DLPack capsule and its DLPack device."""
-    # upward, loaded on first use: utils.dlpack sits in the libraries layer
-    from .utils import dlpack
-
-    return dlpack
 
 
 class _Above:
@@ -774,6 +780,10 @@ class _Above:
     # the storage under an array and the array's byte offset in it (Tensor.storage_offset,
     # _storage.py)
     storage_bytes: Callable[[np.ndarray], tuple[np.ndarray, int]]
+    # Tensor.resize_'s work (_storage.py; the out= arguments resize through it, _out.py)
+    resize_: Callable[..., Tensor]
+    # the handle every register_hook returns, which removes the hook (autograd/graph.py)
+    RemovableHandle: Callable[[dict], Any]
 
 
 _above = _Above()

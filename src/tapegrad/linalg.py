@@ -10,13 +10,14 @@ cond, matrix_power, vecdot, tensorinv/tensorsolve, vander), with torch's checks.
 from __future__ import annotations
 
 import math
+import sys as _sys
 from typing import Any
 
 import numpy as np
 
 from ._tensor import Tensor
 from .ops import _registry
-from .ops._lapack import check_square
+from .ops._lapack import check_square, register_public_linalg
 from .ops.decompositions import (
     eigh,
     eigvalsh,
@@ -293,3 +294,4 @@ _NAMES = """
     solve_triangular svd svdvals tensorinv tensorsolve vecdot vector_norm"""
 _out.rule(*("linalg_" + name for name in _NAMES.split()), dtype="exact")
 _out.install(globals(), _NAMES, prefix="linalg_")
+register_public_linalg(_sys.modules[__name__])  # the ops made of these functions (ops/_lapack.py)

@@ -142,8 +142,6 @@ def _batched_grad(outs: tuple, grad_list: list, ins: tuple, retain_graph: bool,
                   create_graph: bool) -> tuple:
     """``is_grads_batched``: one backward pass per vector of the batch, the results stacked.
     (torch vectorizes the passes with vmap; the values are the same.)"""
-    from ..ops.shape import stack  # upward: the stack op (ops layer) joins the passes' results
-
     sizes = {g._data.shape[0] for g in grad_list if g is not None}
     n = sizes.pop() if sizes else 1
     per_input: list[list] = [[] for _ in ins]
@@ -164,7 +162,7 @@ def _batched_grad(outs: tuple, grad_list: list, ins: tuple, retain_graph: bool,
         shape = t._data.shape if isinstance(t, Tensor) else None
         gs = [g if g is not None else Tensor._make(np.zeros(shape, dtype=t._data.dtype))
               for g in gs]
-        out.append(stack(gs, 0))
+        out.append(engine.stack(gs, 0))  # (the stack op, ops/shape.py)
     return tuple(out)
 
 

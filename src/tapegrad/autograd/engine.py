@@ -80,6 +80,21 @@ def register_grad_copy(copy: Callable[[Tensor], Tensor]) -> None:
     _grad_copy = copy
 
 
+def _no_stack(tensors: Sequence[Tensor], dim: int) -> Tensor:
+    raise RuntimeError("the stack op is not loaded (tapegrad.ops.shape registers it)")
+
+
+# The stack op that ``grad(..., is_grads_batched=True)`` joins its passes' results with: it
+# sits above the engine with the other ops, and ops/shape.py hands it over when imported.
+stack: Callable[[Sequence[Tensor], int], Tensor] = _no_stack
+
+
+def register_stack(op: Callable[[Sequence[Tensor], int], Tensor]) -> None:
+    """Install the stack op (``autograd.grad``'s batched gradients)."""
+    global stack
+    stack = op
+
+
 def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
     """Sum ``grad`` over the dims that broadcasting added or stretched, down to ``shape``."""
     shape = tuple(shape)

@@ -247,6 +247,9 @@ def special_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Tens
     return _special_apply_(op, target, others, params)
 
 
+_registry.register_detour(special_apply, special_apply_)  # the ops' detour (ops/_registry.py)
+
+
 def _special_apply_(op: Any, target: Tensor, others: tuple, params: dict) -> Tensor:
     for hook in graph._mutation_hooks:  # allow_mutation_on_saved_tensors: copy what a graph
         hook(target)  # saved before this write changes it

@@ -33,7 +33,7 @@ import numpy as np
 
 from .._dtype import LEGACY_NAMES, from_numpy_dtype
 from .._grad_state import _sequence  # (the node numbers: ops/_registry.py takes them here)
-from .._tensor import Tensor
+from .._tensor import Tensor, install_above
 from . import listeners
 from .grad_mode import enable_grad
 
@@ -138,6 +138,9 @@ class RemovableHandle:
 
     def __exit__(self, *exc: object) -> None:
         self.remove()
+
+
+install_above(RemovableHandle=RemovableHandle)  # what a leaf's register_hook returns
 
 
 NO_EDGE = (None, 0)  # the edge of an input that needs no gradient (a number, a constant)

@@ -77,14 +77,22 @@ def scipy_linalg() -> Any:
     return scipy.linalg
 
 
+_PUBLIC_LINALG: list[Any] = []  # tapegrad.linalg, once it has loaded (register_public_linalg)
+
+
 def public_linalg() -> Any:
     """``tapegrad.linalg``, for the ops made of its public functions (``qr``, ``svd``,
     ``svdvals``, ``inv``...): autocast swaps the code of those for code that casts
     (_autocast.py), so such an op must call them there, as torch's composites go through
-    torch's dispatcher, not the raw functions in ops/."""
-    from .. import linalg  # upward: tapegrad.linalg is a surface, reached when an op runs
+    torch's dispatcher, not the raw functions in ops/. The module is a surface above the ops:
+    it hands itself over with ``register_public_linalg`` when it loads (with ``import
+    tapegrad``, before any op runs)."""
+    return _PUBLIC_LINALG[0]
 
-    return linalg
+
+def register_public_linalg(module: Any) -> None:
+    """Hand over ``tapegrad.linalg`` (see ``public_linalg``)."""
+    _PUBLIC_LINALG[:] = [module]
 
 
 def getrf(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:

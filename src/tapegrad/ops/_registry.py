@@ -267,7 +267,9 @@ def first_order(op: OpDef, ctx: Any, grad: Any) -> tuple:
 
 def _conj_rule(node: OpNode, grad: Any) -> tuple:
     """A real rule applied to a complex gradient: ``conj(rule(conj(grad)))`` (module docstring)."""
-    from .complex import conj_physical  # circular: ops/complex.py builds on this module
+
+    def conj_physical(g: Tensor) -> Tensor:  # (ops/complex.py's, through its registry entry)
+        return apply(REGISTRY["conj_physical"], g) if g._data.dtype.kind == "c" else g
 
     if isinstance(grad, list):
         grad = [None if g is None else conj_physical(g) for g in grad]
@@ -411,6 +413,26 @@ _SPECIAL = False
 _DETOURS: set[str] = set()
 
 
+class _Detour:
+    """Where ``apply``, ``apply_nondiff`` and ``apply_`` go while ``_SPECIAL`` is on: forward-mode
+    AD's entry points (autograd/forward_ad.py, above the ops), which that module hands over with
+    ``register_detour`` when it loads -- with ``import tapegrad``, before anything can switch
+    the detour on."""
+
+    apply: Callable[[Any, tuple, dict], Any]
+    apply_: Callable[[Any, Tensor, tuple, dict], Tensor]
+
+
+_detour = _Detour()
+
+
+def register_detour(apply: Callable[[Any, tuple, dict], Any],
+                    apply_: Callable[[Any, Tensor, tuple, dict], Tensor]) -> None:
+    """Install the detour's entry points (autograd/forward_ad.py's ``special_apply``/``_``)."""
+    _detour.apply = apply
+    _detour.apply_ = apply_
+
+
 def detour(listener: str, on: bool) -> None:
     """Switch ``listener``'s need of the detour on or off (see ``_SPECIAL``)."""
     global _SPECIAL
@@ -466,9 +488,7 @@ def _all_inference(inputs: tuple) -> bool:
 def apply(op: OpDef, *inputs: Any, **params: Any) -> Any:
     """Run ``op`` forward and, when grad mode needs it, record its node (the only place)."""
     if _SPECIAL:
-        from ..autograd.forward_ad import special_apply
-
-        return special_apply(op, inputs, params)
+        return _detour.apply(op, inputs, params)
     record = False
     arrays = []
     for x in inputs:
@@ -571,9 +591,7 @@ def apply_nondiff(op: NondiffDef, *inputs: Any, **params: Any) -> Any:
     (no node, no ``requires_grad``, whatever the inputs need). As lean as calling the forward
     directly: one flag read more."""
     if _SPECIAL:  # a capture or forward-mode AD is listening
-        from ..autograd.forward_ad import special_apply
-
-        return special_apply(op, inputs, params)
+        return _detour.apply(op, inputs, params)
     n = len(inputs)
     try:
         if n == 1:  # (one or two inputs without building a list: a third of the call's cost)
@@ -757,9 +775,7 @@ def write_into(target: Tensor, out: np.ndarray, overlap_ok: bool = False) -> Non
 def apply_(op: OpDef, target: Tensor, *others: Any, **params: Any) -> Tensor:
     """Run ``op(target, *others)`` and write the result into ``target`` (``add_``, ``copy_``...)."""
     if _SPECIAL:
-        from ..autograd.forward_ad import special_apply_
-
-        return special_apply_(op, target, others, params)
+        return _detour.apply_(op, target, others, params)
     record = _state.enabled and (
         target.requires_grad or any(isinstance(x, Tensor) and x.requires_grad for x in others)
     )

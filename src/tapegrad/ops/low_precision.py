@@ -47,6 +47,7 @@ from ..kernels.low_precision import _F32
 from ..kernels.low_precision import cast as cast
 from ..kernels.low_precision import narrow as narrow
 from ..kernels.low_precision import widen as widen
+from ..kernels.norms import vector_norm_array
 
 # The ops computed in float32 for low-precision inputs, by family (registry names).
 WIDENED: frozenset[str] = frozenset((
@@ -361,10 +362,8 @@ def _convolution_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> A
 @_kernel("dist")
 def _dist_kernel(op: Any, low: np.dtype, arrays: list, params: dict) -> Any:
     # torch's dist is a subtraction in the low type (rounded), then the norm in float32
-    from .reduction import _norm  # circular: reduction builds on it (via _registry)
-
     diff = _r(np.subtract(arrays[0], arrays[1]), low)
-    return _norm.forward(diff, ord=params["p"], dim=tuple(range(diff.ndim)), keepdim=False)
+    return vector_norm_array(diff, params["p"], tuple(range(diff.ndim)), False)
 
 
 # Backward rules that torch computes step by step in the low type, for the low types listed

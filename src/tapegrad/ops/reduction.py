@@ -18,9 +18,11 @@ from .. import _numpy_warnings as _nw
 from .._out import rule as out_rule
 from .._signatures import UNSET
 from .._tensor import Tensor, _wrap_dim
+from ..kernels.norms import vector_norm_array
 from ..kernels.sums import ones_vector
 from . import _registry
 from ._empty_checks import _empty_check
+from ._lapack import public_linalg
 from ._registry import defop, fast_backward, nondiff, scalar_type_name
 from ._tangents import linear_tangent
 from ._warnings import _warn_at_caller
@@ -757,20 +759,7 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: Any = True, keepdim: bool
 @defop("norm", node="LinalgVectorNormBackward0", save=(0,), save_output=True)
 def _norm(x: np.ndarray, *, ord: float, dim: tuple, keepdim: bool) -> np.ndarray:
     _float_check(x, "linalg.vector_norm")
-    a = np.abs(x)
-    if ord == float("inf"):
-        out = np.max(a, axis=dim, keepdims=keepdim) if a.size else np.zeros(())
-    elif ord == float("-inf"):
-        out = np.min(a, axis=dim, keepdims=keepdim)
-    elif ord == 0:
-        out = np.sum(a != 0, axis=dim, keepdims=keepdim)
-    elif ord == 1:
-        out = np.sum(a, axis=dim, keepdims=keepdim)
-    elif ord == 2:
-        out = np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
-    else:
-        out = np.sum(a**ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
-    return np.asarray(out, dtype=a.dtype)  # real, for complex inputs too
+    return vector_norm_array(x, ord, dim, keepdim)
 
 
 @_norm.backward
@@ -817,11 +806,10 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     if p == "fro" or p is None:
         p = 2
     if p == "nuc":  # the sum of the singular values (linalg.matrix_norm)
-        from ..linalg import matrix_norm  # upward: on linalg's public svdvals (autocast's)
-
         if dtype is not None:
             input = input.to(dtype)
-        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
+        # (tapegrad.linalg's, on its public svdvals, which autocast casts: ops/_lapack.py)
+        return public_linalg().matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
     if dtype is not None:
         input = input.to(dtype)
     return _norm(input, ord=float(p), dim=_dims(dim, input.ndim), keepdim=keepdim)

@@ -17,7 +17,7 @@ import numpy as np
 from .. import _dtype, _memory_format
 from .._out import rule as out_rule
 from .._tensor import _WARNED_ONCE, Tensor, _wrap_dim, install_above
-from ..autograd.engine import sum_to
+from ..autograd.engine import register_stack, sum_to
 from ..kernels import low_precision
 from ._registry import apply, defop, scalar_type_name
 from ._tangents import linear_tangent
@@ -1013,6 +1013,9 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
         raise RuntimeError("stack expects a non-empty TensorList")
     d = _wrap_dim(dim, tensors[0].ndim + 1)
     return apply(_stack, *tensors, dim=d)
+
+
+register_stack(stack)  # autograd.grad's batched gradients (autograd/engine.py)
 
 
 def hstack(tensors: Any) -> Tensor:

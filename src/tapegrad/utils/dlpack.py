@@ -16,63 +16,18 @@ memory is exchanged. bfloat16 cannot cross: NumPy's DLPack knows no bfloat16 typ
 
 from __future__ import annotations
 
-import enum
 from typing import Any
 
 import numpy as np
 
 from .. import _device, _dtype
 from .._creation import _new
+from .._device import DLDeviceType
 from .._tensor import Tensor
 
 __all__ = ["DLDeviceType", "from_dlpack", "to_dlpack"]
 
 
-class DLDeviceType(enum.IntEnum):
-    """DLPack's device codes (``dlpack.h``); tapegrad's tensors live on ``kDLCPU``."""
-
-    kDLCPU = 1
-    kDLCUDA = 2
-    kDLCUDAHost = 3
-    kDLOpenCL = 4
-    kDLVulkan = 7
-    kDLMetal = 8
-    kDLVPI = 9
-    kDLROCM = 10
-    kDLROCMHost = 11
-    kDLExtDev = 12
-    kDLCUDAManaged = 13
-    kDLOneAPI = 14
-    kDLWebGPU = 15
-    kDLHexagon = 16
-    kDLMAIA = 17
-
-
-def export(tensor: Tensor, stream: Any = -1, max_version: Any = None, dl_device: Any = None,
-           copy: Any = None) -> Any:
-    """``Tensor.__dlpack__``: a DLPack capsule over the tensor's memory (NumPy builds it)."""
-    if tensor.requires_grad:
-        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
-    data = tensor._data
-    if data.dtype.name == "bfloat16":
-        raise BufferError(
-            "tapegrad cannot export bfloat16 tensors through DLPack (NumPy's DLPack has no "
-            "bfloat16 type); convert with .float() first")
-    kwargs: dict[str, Any] = {}
-    if stream not in (None, -1):  # a CPU tensor has no stream; NumPy says so in its words
-        kwargs["stream"] = stream
-    if max_version is not None:
-        kwargs["max_version"] = max_version
-    if dl_device is not None:
-        kwargs["dl_device"] = dl_device
-    if copy is not None:
-        kwargs["copy"] = copy
-    return data.__dlpack__(**kwargs)
-
-
-def device(tensor: Tensor) -> tuple[DLDeviceType, int]:
-    """``Tensor.__dlpack_device__``: (device type, device index); always the CPU's."""
-    return (DLDeviceType.kDLCPU, 0)
 
 
 class _Capsule:
@@ -135,4 +90,4 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
 def to_dlpack(tensor: Tensor) -> Any:
     """A DLPack capsule over ``tensor``'s memory, for a consumer's ``from_dlpack``
     (``torch.utils.dlpack.to_dlpack``; most libraries now take the tensor itself)."""
-    return export(tensor)
+    return tensor.__dlpack__()

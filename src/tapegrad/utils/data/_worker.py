@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..._blas import set_num_threads
-from ..._random import manual_seed
+from ..._random import manual_seed, register_worker_generator
 from ._fetch import make_fetcher
 
 # How often (seconds) a waiting worker checks that the main process is alive, and how long the
@@ -78,6 +78,17 @@ def get_worker_info() -> WorkerInfo | None:
         True
     """
     return _worker_info
+
+
+def _thread_worker_generator() -> Any:
+    """The generator of this DataLoader thread worker, or None (``torch.thread_safe_generator``)."""
+    info = _worker_info
+    if info is not None and info.worker_method == "thread" and info.rng is not None:
+        return getattr(info.rng, "torch_generator", None)
+    return None
+
+
+register_worker_generator(_thread_worker_generator)  # (_random.py's thread_safe_generator)
 
 
 @dataclass(frozen=True)
