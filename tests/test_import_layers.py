@@ -2,8 +2,10 @@
 the layers below it (docs/design.md, "Layers").
 
 The imports are read from the source files with ``ast``, so nothing is imported to check them.
-Only module-level imports count: an import inside a function runs when the function is
-called, after every module has loaded, and one under ``if TYPE_CHECKING:`` never runs.
+The layers bind the module-level imports: an import inside a function runs when the function
+is called, after every module has loaded, and one under ``if TYPE_CHECKING:`` never runs. The
+cycles are counted twice, once with the imports inside functions too: a lower layer reaches a
+higher one through a hook the higher one fills, not through an import.
 Importing a submodule also runs the ``__init__`` of each package above it, so ``from
 ..nn.utils.rnn import X`` depends on ``tapegrad.nn.utils`` too.
 """

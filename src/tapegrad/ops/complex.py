@@ -280,7 +280,7 @@ def _conjugating(name: str, node: str) -> Any:
         return np.conj(x)
 
     @forward.backward
-    def conjugating_backward(ctx: Any, grad: Tensor) -> tuple:
+    def conj_backward(ctx: Any, grad: Tensor) -> tuple:
         # d conj z / d conj z = 1: the gradient conjugated
         return (conj_physical(grad),)
 

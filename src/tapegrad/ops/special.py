@@ -373,7 +373,7 @@ def _x_log(name: str, node: str, shift: int) -> Any:
         return _binary_forward(name, a, b)
 
     @forward.backward
-    def x_log_backward(ctx: Any, grad: Tensor) -> tuple:
+    def xlogy_backward(ctx: Any, grad: Tensor) -> tuple:
         # (log(y + shift), 0 where x = 0 and y <= -shift; x / (y + shift))
         a, b = ctx.saved
         need_a, need_b = ctx.needs_input_grad
