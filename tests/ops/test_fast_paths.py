@@ -242,3 +242,17 @@ def test_every_fast_path_is_reached():
         pytest.skip("the comparisons did not run in this session (a -k selection)")
     registered = {name for name, op in REGISTRY.items() if op.fast_rule is not None}
     assert registered - _SEEN == set()
+
+
+def test_node_rule_follows_rule_and_fast_rule(monkeypatch):
+    """``OpNode.apply`` calls ``op.node_rule``: the rule itself, or ``OpNode._fast`` for an entry
+    with a fast path, however ``rule`` and ``fast_rule`` were set."""
+    for name, op in REGISTRY.items():
+        assert op.node_rule is (op.rule if op.fast_rule is None else OpNode._fast), name
+    mul = REGISTRY["mul"]
+    monkeypatch.setattr(mul, "fast_rule", None)
+    assert mul.node_rule is mul.rule
+    monkeypatch.setattr(mul, "rule", lambda ctx, grad: (grad, grad))
+    assert mul.node_rule is mul.rule
+    monkeypatch.undo()
+    assert mul.node_rule is OpNode._fast
