@@ -35,9 +35,10 @@ Schema of an entry:
   ``fast(ctx, saved, g)`` gets the saved values as arrays (a saved Python number, or None where
   a value was not saved, as it is) and the output's gradient as an array (a list, one array or
   None per output, for several outputs); it returns one array (or None) per input and reads
-  only ``params``, ``needs_input_grad`` and ``input_shapes`` from ``ctx``. ``OpNode.apply``
-  runs it instead of the rule when grad mode is off (``create_graph=False``), and a compiled
-  program (``tapegrad/compiler``) calls it directly, with no Tensor made around the arrays.
+  only ``params``, ``needs_input_grad``, ``input_shapes`` and ``input_meta`` from ``ctx``.
+  ``OpNode.apply`` runs it instead of the rule when grad mode is off (``create_graph=False``),
+  and a compiled program (``tapegrad/compiler``) calls it directly, with no Tensor made around
+  the arrays.
   It gives the rule's values (tests/ops/test_fast_paths.py).
 * Complex gradients follow torch's convention: a tensor's gradient is the conjugate Wirtinger
   derivative, so a holomorphic op passes ``grad * conj(f'(z))`` back (``a * b`` gives ``a``

@@ -338,9 +338,10 @@ def mul_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
     # the rule on the arrays when grad mode is off (ops/fast_paths.py says when that runs):
     # the commonest rule of all, its two products without two trips through ``apply``
     a, b = saved  # (arrays, or Python numbers)
-    need_a, need_b = ctx.needs_input_grad
-    return (_binary(np.multiply, g, b) if need_a else None,
-            _binary(np.multiply, g, a) if need_b else None)
+    meta_a, meta_b = ctx.input_meta  # None where an input needs no gradient (needs_input_grad
+    # without a property call: 3,000 of a 1,000-op deep-chain step's opcodes)
+    return (_binary(np.multiply, g, b) if meta_a is not None else None,
+            _binary(np.multiply, g, a) if meta_b is not None else None)
 
 
 @defop("div", node="DivBackward0", save=(0, 1), save_if={0: 1})
