@@ -77,7 +77,7 @@ def scipy_linalg() -> Any:
     return scipy.linalg
 
 
-_PUBLIC_LINALG: list[Any] = []  # tapegrad.linalg, once it has loaded (register_public_linalg)
+_public_linalg: Any = None  # tapegrad.linalg, once it has loaded (register_public_linalg)
 
 
 def public_linalg() -> Any:
@@ -87,12 +87,13 @@ def public_linalg() -> Any:
     torch's dispatcher, not the raw functions in ops/. The module is a surface above the ops:
     it hands itself over with ``register_public_linalg`` when it loads (with ``import
     tapegrad``, before any op runs)."""
-    return _PUBLIC_LINALG[0]
+    return _public_linalg
 
 
 def register_public_linalg(module: Any) -> None:
     """Hand over ``tapegrad.linalg`` (see ``public_linalg``)."""
-    _PUBLIC_LINALG[:] = [module]
+    global _public_linalg
+    _public_linalg = module
 
 
 def getrf(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:

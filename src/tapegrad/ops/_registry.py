@@ -266,18 +266,20 @@ def first_order(op: OpDef, ctx: Any, grad: Any) -> tuple:
     return run_fast(op, ctx, ctx.saved, grad)
 
 
+def _conj_grad(g: Tensor) -> Tensor:
+    """ops/complex.py's ``conj_physical``, through its registry entry (that module imports this
+    one): the conjugate of a complex tensor, a real one as it is."""
+    return apply(REGISTRY["conj_physical"], g) if g._data.dtype.kind == "c" else g
+
+
 def _conj_rule(node: OpNode, grad: Any) -> tuple:
     """A real rule applied to a complex gradient: ``conj(rule(conj(grad)))`` (module docstring)."""
-
-    def conj_physical(g: Tensor) -> Tensor:  # (ops/complex.py's, through its registry entry)
-        return apply(REGISTRY["conj_physical"], g) if g._data.dtype.kind == "c" else g
-
     if isinstance(grad, list):
-        grad = [None if g is None else conj_physical(g) for g in grad]
+        grad = [None if g is None else _conj_grad(g) for g in grad]
     else:
-        grad = conj_physical(grad)
+        grad = _conj_grad(grad)
     out = node._rule(grad)
-    return tuple(conj_physical(g) if isinstance(g, Tensor) else g for g in out)
+    return tuple(_conj_grad(g) if isinstance(g, Tensor) else g for g in out)
 
 
 class OpDef:
