@@ -717,21 +717,49 @@ def batch_norm_fast_backward(ctx: Any, saved: tuple, g: np.ndarray) -> tuple:
     cache = p["_cache"]
     shape = x.shape
     dims = (0,) + tuple(range(2, len(shape)))
-    if p["training"]:
-        xhat, rstd = _take(cache, "moments", lambda: moments_array(x, dims, p["eps"]))
-    else:
+    cshape = _channel_shape(len(shape), shape[1])
+    need_x, need_w, need_b = ctx.needs_input_grad
+    if not p["training"]:  # dx = g w rstd, dw = sum g xhat, db = sum g
         rstd = cache["rstd"]
         xhat = _take(cache, "xhat", lambda: (x - cache["mean"]) * rstd)
-    need_x, need_w, need_b = ctx.needs_input_grad
-    gx = gw = gb = None
+        gx = gw = gb = None
+        if need_x:
+            gx = (g * np.reshape(w, cshape) if w is not None else g) * rstd
+        if need_w:
+            gw = _fast_sum(g * xhat, dims, False)
+        if need_b:
+            gb = _fast_sum(g, dims, False)
+        return gx, gw, gb
+    return batch_norm_training_grads(g, x, w, cache, p["eps"], need_x, need_w, need_b)
+
+
+def batch_norm_training_grads(g: np.ndarray, x: np.ndarray, w: Any, cache: dict, eps: float,
+                              need_x: bool, need_w: bool, need_b: bool) -> tuple:
+    """A training batch norm's gradients in torch's form, per channel c over its M entries:
+    sum_g = sum g, dotp = sum (x - mean) g; dw = dotp rstd, db = sum_g,
+    dx = (g - sum_g / M - (x - mean) dotp rstd^2 / M) rstd w."""
+    shape = x.shape
+    dims = (0,) + tuple(range(2, len(shape)))
+    cshape = _channel_shape(len(shape), shape[1])
+    xc, rstd = _take(cache, "centered", lambda: _centered(x, dims, eps))
+    m = x.size // max(shape[1], 1)
+    sum_g = _fast_sum(g, dims, True)
+    dotp = _fast_sum(xc * g, dims, True)
+    gx = None
     if need_x:
-        dxhat = g * np.reshape(w, _channel_shape(len(shape), shape[1])) if w is not None else g
-        gx = normalized_grad_array(dxhat, xhat, rstd, dims) if p["training"] else dxhat * rstd
-    if need_w:
-        gw = _fast_sum(g * xhat, dims, False)
-    if need_b:
-        gb = _fast_sum(g, dims, False)
+        gx = g - sum_g * (1.0 / max(m, 1))
+        gx -= xc * (dotp * rstd * rstd * (1.0 / max(m, 1)))
+        gx *= rstd if w is None else rstd * np.reshape(w, cshape)
+    gw = (dotp * rstd).reshape(-1) if need_w else None
+    gb = sum_g.reshape(-1) if need_b else None
     return gx, gw, gb
+
+
+def _centered(x: np.ndarray, dims: tuple, eps: float) -> tuple:
+    """x - mean and rstd over ``dims`` (the batch norm forward's, when it was not kept)."""
+    xc = x - _Arrays.mean(x, dims)
+    var = _Arrays.mean(xc * xc, dims)
+    return xc, 1.0 / np.sqrt(var + eps)
 
 
 @fast_backward("group_norm")

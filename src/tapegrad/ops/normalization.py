@@ -119,35 +119,42 @@ def _batch_norm(x: np.ndarray, w: Any, b: Any, *, running_mean: Any, running_var
     _check_params(x, w, b)
     dims = (0,) + tuple(range(2, x.ndim))
     cshape = _channel_shape(x.ndim, x.shape[1])
-    if training:
-        mean = _nw.mean(x, axis=dims, keepdims=True)  # (NaN for an empty batch, silently)
-        xc = x - mean
-        var = _nw.mean(xc * xc, axis=dims, keepdims=True)
-        rstd = 1.0 / np.sqrt(var + eps)
-        xhat = xc * rstd
-        if running_mean is not None:
-            n = x.size // x.shape[1]
-            running_mean *= 1.0 - momentum
-            running_mean += (mean.reshape(-1) * momentum).astype(running_mean.dtype)
-            running_var *= 1.0 - momentum
-            unbiased = var.reshape(-1) * (momentum * n / max(n - 1, 1))
-            running_var += unbiased.astype(running_var.dtype)
-    else:
+    if not training:  # y = (x - running mean) rstd w + b
         mean = running_mean.astype(x.dtype).reshape(cshape)
         rstd = (1.0 / np.sqrt(running_var + eps)).astype(x.dtype).reshape(cshape)
         xhat = (x - mean) * rstd
-        _cache["mean"] = mean
-    if training:
-        _cache["moments"] = (xhat, rstd)
-    else:
-        _cache.update(xhat=xhat, rstd=rstd)
-    y = xhat
-    if w is not None:
-        y = y * w.reshape(cshape)
-    if b is not None:
-        y = y + b.reshape(cshape)
-    elif w is None and y is xhat:
-        y = y.copy()
+        _cache.update(xhat=xhat, rstd=rstd, mean=mean)
+        y = xhat
+        if w is not None:
+            y = y * w.reshape(cshape)
+        if b is not None:
+            y = y + b.reshape(cshape)
+        elif w is None and y is xhat:
+            y = y.copy()
+        return y
+    if x.size:
+        mean = _Arrays.mean(x, dims)
+        xc = x - mean
+        var = _Arrays.mean(xc * xc, dims)
+    else:  # NaN for an empty batch, silently
+        mean = _nw.mean(x, axis=dims, keepdims=True)
+        xc = x - mean
+        var = _nw.mean(xc * xc, axis=dims, keepdims=True)
+    rstd = 1.0 / np.sqrt(var + eps)
+    if running_mean is not None:
+        n = x.size // x.shape[1]
+        running_mean *= 1.0 - momentum
+        running_mean += (mean.reshape(-1) * momentum).astype(running_mean.dtype)
+        running_var *= 1.0 - momentum
+        unbiased = var.reshape(-1) * (momentum * n / max(n - 1, 1))
+        running_var += unbiased.astype(running_var.dtype)
+    _cache["centered"] = (xc, rstd)  # what the backward reads: x - mean, and rstd
+    # y = x alpha + beta per channel, alpha = rstd w, beta = b - mean alpha (torch's form):
+    # two passes over x
+    alpha = rstd if w is None else rstd * w.reshape(cshape)
+    beta = -mean * alpha if b is None else b.reshape(cshape) - mean * alpha
+    y = x * alpha
+    y += beta
     return y
 
 
