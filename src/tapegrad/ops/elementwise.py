@@ -824,8 +824,22 @@ def threshold_backward_backward(ctx: Any, gg: Tensor) -> tuple:
         gg * 0 if need_y else None)
 
 
+_ZEROS: dict = {}  # dtype -> a read-only zero vector, grown to the largest size asked for
+
+
+def _zeros_as(x: np.ndarray) -> np.ndarray:
+    """A read-only array of zeros in ``x``'s shape and dtype: a view of one cached vector.
+    NumPy's maximum of two contiguous arrays runs its vector loop, about 2.7x faster than
+    with a scalar 0 (0.049 against 0.137 ms on 346,112 float32, AMD EPYC)."""
+    z = _ZEROS.get(x.dtype)
+    if z is None or z.size < x.size:
+        z = _ZEROS[x.dtype] = np.zeros(max(x.size, 1 << 12), dtype=x.dtype)
+        z.flags.writeable = False
+    return z[:x.size].reshape(x.shape)
+
+
 def _maximum_is_relu(dtype: Any) -> bool:
-    """Whether ``np.maximum(0, x)`` on a contiguous ``dtype`` array is exactly torch's relu
+    """Whether ``np.maximum(zeros, x)`` on a contiguous ``dtype`` array is exactly torch's relu
     (``x < 0 ? 0 : x``) on this NumPy build, checked once on every special value at every
     position of short and long, aligned and offset arrays: -0.0 and NaNs (sign included) must
     come back as they went in. NumPy's SIMD loops return the second operand for a tie of zeros
@@ -841,14 +855,15 @@ def _maximum_is_relu(dtype: Any) -> bool:
                 x = np.roll(base, shift)[offset:]
                 want = x.copy()
                 want[x < 0] = 0
-                if not np.array_equal(np.maximum(dtype.type(0), x).view(ints), want.view(ints)):
+                if not np.array_equal(np.maximum(_zeros_as(x), x).view(ints), want.view(ints)):
                     return False
     return True
 
 
 # relu's forward: NumPy's maximum is one pass where the bit-mask form (_zero_where) is three,
 # 2.5x faster on 346,112 float32 (0.10 against 0.24 ms, the CNN's first activation, on a 2-core
-# Intel Xeon with AVX-512); it is used where the probe above finds it exact, for contiguous
+# Intel Xeon with AVX-512; against an array of zeros, not a scalar, 0.05 ms on an AMD EPYC);
+# it is used where the probe above finds it exact, for contiguous
 # float32/float64 arrays. The probe (about 4 ms) runs at the first relu of each dtype, not at
 # import: None here means "not probed yet".
 _RELU_BY_MAXIMUM: dict[np.dtype, bool | None] = {np.dtype(np.float32): None,
@@ -872,7 +887,7 @@ def _relu(x: np.ndarray) -> np.ndarray:
     if by_maximum is None:
         by_maximum = _probe_relu_by_maximum(x.dtype)
     if by_maximum and x.flags.c_contiguous:
-        return np.maximum(x.dtype.type(0), x)
+        return np.maximum(_zeros_as(x), x)
     ints = _SAME_SIZE_INT.get(x.dtype.itemsize)
     if ints is None or x.size < _BITS_MIN:
         return np.where(np.less(x, 0), x.dtype.type(0), x)
