@@ -323,13 +323,12 @@ def _chunk_images(geo: _Geometry, n: int, c: int, itemsize: int) -> int:
     return max(1, min(n, by_bytes, _CHUNK_COLUMNS // max(geo.run, 1)))
 
 
-def _aligned(columns: int) -> int:
-    """``columns`` rounded up to a multiple of 16 (64 bytes of float32). A copy whose
-    destination starts off a 16-byte boundary runs about ten times slower on AMD's recent
-    CPUs (the C library's ``rep movsb`` path: a 640 KB copy shifted by one float32 took
-    184 us against 15 us aligned, measured on an AMD EPYC); shifted copies therefore shift
-    their source, never their destination."""
-    return -(-columns // 16) * 16
+def _copy_shifted(src: np.ndarray, dst: np.ndarray) -> None:
+    """``dst[...] = src`` for a destination a few bytes past its source modulo 4096 (a
+    shifted copy inside one buffer whose size is a multiple of the page): the C library's
+    ``memmove``, which NumPy's copy calls, runs about ten times slower on such a pair on AMD
+    EPYC (185 against 16 us for 640 KB); NumPy's multiply by one, the same bits, does not."""
+    np.multiply(src, src.dtype.type(1), out=dst)
 
 
 def _conv_forward_chunked(geo: _Geometry, x: np.ndarray, w2: np.ndarray, b: Any,
@@ -381,10 +380,10 @@ def _conv_backward_chunked(geo: _Geometry, g: np.ndarray, x: np.ndarray, w: np.n
     buf = _take(cache, "buf", lambda: geo._flat_buffer(x))
     m = _chunk_images(geo, n, c, x.itemsize)
     shifts = kw if need_x else 1  # G's blocks: G[j] is G0 shifted right by j * dw columns
-    # Every row of G's blocks starts on a 16-byte boundary, ``lead`` zero columns before G0's
-    # (where its shifted copies read their first columns from): see _aligned.
-    lead = _aligned((kw - 1) * dw) if need_x else 0
-    pitch = lead + _aligned(m * run)
+    # G's rows are ``pitch`` apart, ``lead`` zero columns before G0's: G[j] is one copy of G0's
+    # rows read from j * dw columns to the left (see _copy_shifted)
+    lead = (kw - 1) * dw if need_x else 0
+    pitch = lead + m * run
     g_buf = _SCRATCH.get((shifts * o * pitch,), g.dtype)
     blocks = g_buf.reshape(shifts, o, pitch)
     blocks[0, :, :lead] = 0
@@ -424,7 +423,7 @@ def _conv_backward_chunked(geo: _Geometry, g: np.ndarray, x: np.ndarray, w: np.n
                 np.add(gwt, part, out=gwt)
         if gbuf is not None and wm is not None:
             for j in range(1, shifts):
-                gs[j] = blocks[0, :, lead - j * dw:lead - j * dw + width]
+                _copy_shifted(blocks[0, :, lead - j * dw:lead - j * dw + width], gs[j])
             dx = cols[:c * kh]
             np.matmul(wm, gs.reshape(shifts * o, width), out=dx)  # in the same buffer
             runs = dx.reshape(c, kh, k, run)
