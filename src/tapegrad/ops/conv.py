@@ -152,6 +152,25 @@ class _Geometry:
     # past out_w are junk that the forward drops and the backward feeds zero gradients), so the
     # copies and the col2im adds move long contiguous runs instead of short rows.
 
+    # Without the flat layout, stride-1 windows take the batch-last layout: columns ordered
+    # (*out, n) over a (C, *padded, N) copy of the input, so that each copied run is a whole
+    # output row of every image (out_w * N entries) instead of one image's (out_w): on
+    # ResNet-18's 4x4 and 8x8 maps, batch 4, the im2col copy 0.49 -> 0.18 ms (AMD EPYC).
+    # Strided windows keep the columns (n, *out): the input's move costs more than it saves.
+
+    @property
+    def batch_last(self) -> bool:
+        return not self.flat and all(st == 1 for st in self.stride)
+
+    def image_major(self, a: np.ndarray, n: int) -> np.ndarray:
+        """(P, L*N) batch-last columns as (P, N*L), image by image (otherwise ``a`` itself):
+        the weight gradient's product sums its columns in this order, which gives torch's
+        bits where the plain layout did."""
+        if not self.batch_last:
+            return a
+        return np.ascontiguousarray(a.reshape(a.shape[0], -1, n).swapaxes(1, 2)).reshape(
+            a.shape[0], -1)
+
     @property
     def run(self) -> int:
         if self.flat:
@@ -202,11 +221,33 @@ class _Geometry:
             np.copyto(cols.reshape(view.shape), view)
             _SCRATCH.put(buf)
             return cols
+        if self.batch_last:
+            xt = self._batch_last_padded(x)  # (C, *padded, N)
+            d = len(self.kernel)
+            sp = xt.strides[1:1 + d]
+            win = _as_strided(xt, (c,) + self.kernel + self.out_size + (n,),
+                              (xt.strides[0],)
+                              + tuple(st * dl for st, dl in zip(sp, self.dilation, strict=True))
+                              + sp + (xt.strides[-1],), writeable=False)
+            return np.ascontiguousarray(win).reshape(c * kk, -1)
         win = _windows(_pad_array(x, self.pads), self.kernel, self.stride, self.dilation,
                        self.out_size)
         d = len(self.kernel)
         order = (1,) + tuple(range(2, 2 + d)) + (0,) + tuple(range(2 + d, 2 + 2 * d))
         return np.ascontiguousarray(win.transpose(order)).reshape(c * kk, -1)
+
+    def _batch_last_padded(self, x: np.ndarray) -> np.ndarray:
+        """x (N, C, *in_size) padded with zeros and moved to (C, *padded, N)."""
+        moved = np.moveaxis(x, 0, -1)
+        if not any(lo or hi for lo, hi in self.pads):
+            return np.ascontiguousarray(moved)
+        xt = np.zeros((x.shape[1],) + self.padded + (x.shape[0],), dtype=x.dtype)
+        xt[(slice(None),) + self._interior()] = moved
+        return xt
+
+    def _interior(self) -> tuple:
+        """The slices of the padded spatial dims that hold the input."""
+        return tuple(slice(lo, lo + m) for (lo, _), m in zip(self.pads, self.in_size, strict=True))
 
     def uncols_t(self, cols: np.ndarray, n: int, c: int) -> np.ndarray:
         """col2im of (C*K, N*R): the windows summed back into (N, C, *in_size), contiguous."""
@@ -222,6 +263,15 @@ class _Geometry:
                     view += runs[:, i, j]
             full = buf[:n * c * plane].reshape((n, c) + self.padded)
             return np.ascontiguousarray(_crop(full, self.pads))
+        if self.batch_last:  # one add per kernel offset into (C, *padded, N)
+            win = cols.reshape((c,) + self.kernel + self.out_size + (n,))
+            full_t = np.zeros((c,) + self.padded + (n,), dtype=cols.dtype)
+            for offs in np.ndindex(*self.kernel):
+                region = tuple(slice(o * dl, o * dl + m) for o, dl, m in
+                               zip(offs, self.dilation, self.out_size, strict=True))
+                full_t[(slice(None),) + region] += win[(slice(None),) + offs]
+            inner = full_t[(slice(None),) + self._interior()]
+            return np.ascontiguousarray(np.moveaxis(inner, -1, 0))
         d = len(self.kernel)
         win = cols.reshape((c,) + self.kernel + (n,) + self.out_size)
         order = (d + 1, 0) + tuple(range(1, 1 + d)) + tuple(range(d + 2, 2 * d + 2))
@@ -235,12 +285,15 @@ class _Geometry:
         o = rows.shape[0]
         if self.flat:
             r = rows.reshape(o, n, self.out_size[0], self.padded[1])[..., :self.out_size[1]]
+            r = r.swapaxes(0, 1)
+        elif self.batch_last:
+            r = np.moveaxis(rows.reshape((o,) + self.out_size + (n,)), -1, 0)
         else:
-            r = rows.reshape((o, n) + self.out_size)
+            r = rows.reshape((o, n) + self.out_size).swapaxes(0, 1)
         if bias is None:
-            return np.ascontiguousarray(r.swapaxes(0, 1))
+            return np.ascontiguousarray(r)
         out = np.empty((n, o) + self.out_size, dtype=rows.dtype)
-        np.add(r.swapaxes(0, 1), bias.reshape(_channel_shape(out.ndim, o)), out=out)
+        np.add(r, bias.reshape(_channel_shape(out.ndim, o)), out=out)
         return out
 
     def out_to_rows(self, g: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
@@ -254,6 +307,8 @@ class _Geometry:
             r4[..., self.out_size[1]:] = 0
             r4[..., :self.out_size[1]] = g.swapaxes(0, 1)
             return rows
+        if self.batch_last:
+            return np.ascontiguousarray(np.moveaxis(g, 0, -1)).reshape(o, -1)
         return np.ascontiguousarray(g.swapaxes(0, 1)).reshape(o, -1)
 
 
@@ -530,7 +585,8 @@ def _conv_backward_arrays(ctx: Any, g: np.ndarray, x: np.ndarray, w: np.ndarray)
         g2 = _mats(rows, groups)  # (O, N*R)
         if need_w:
             cols = _take(p["_cache"], "cols", lambda: geo.cols_t(x))
-            c2 = _mats(cols, groups)
+            c2 = _mats(geo.image_major(cols, n), groups)
+            g2 = _mats(geo.image_major(rows, n), groups)
             if _direct_weight_grad(g2.shape[-2], c2.shape[-2]):
                 gw = np.matmul(g2, np.swapaxes(c2, -1, -2)).reshape(w.shape)
             else:
@@ -543,6 +599,7 @@ def _conv_backward_arrays(ctx: Any, g: np.ndarray, x: np.ndarray, w: np.ndarray)
         else:
             _SCRATCH.put(p["_cache"].pop("cols", np.empty(0)))
         if need_x:
+            g2 = _mats(rows, groups)
             wt = np.swapaxes(_wmat2(w, groups), -1, -2)
             dcols = _SCRATCH.get((wt.shape[-2] * groups, g2.shape[-1]), g.dtype)
             np.matmul(wt, g2, out=_mats(dcols, groups))
@@ -553,8 +610,9 @@ def _conv_backward_arrays(ctx: Any, g: np.ndarray, x: np.ndarray, w: np.ndarray)
     geo = _transposed_geometry(p, kernel, x.shape[2:])
     gcols = _mats(geo.cols_t(g), groups)  # (C_out*K, N*R)
     if need_w:
-        x2 = _mats(geo.out_to_rows(x), groups)
-        gw = np.matmul(x2, np.swapaxes(gcols, -1, -2)).reshape(w.shape)
+        x2 = _mats(geo.image_major(geo.out_to_rows(x), n), groups)
+        gc = _mats(geo.image_major(_unmats(gcols, groups), n), groups)
+        gw = np.matmul(x2, np.swapaxes(gc, -1, -2)).reshape(w.shape)
     if need_x:
         gx = geo.rows_to_out(_unmats(np.matmul(_wmat2(w, groups), gcols), groups), n)
     return gx, gw, gb
