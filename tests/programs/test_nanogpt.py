@@ -84,12 +84,21 @@ def prepare(where: Path) -> Path:
     return where
 
 
-def run(cmd: list[str], cwd: Path, timeout: float = 300) -> str:
+# torch's gloo teardown now and then aborts a rank as torchrun's processes exit, on a loaded
+# machine (a thread of its own still joinable when it is destroyed): torch's exit, not the
+# losses under test, so the oracle's two-rank run is started once more on that abort only
+_TEARDOWN_ABORT = "terminate called without an active exception"
+
+
+def run(cmd: list[str], cwd: Path, timeout: float = 300, again_on_abort: bool = False) -> str:
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                PYTHONHASHSEED="0")
     env["PYTHONPATH"] = os.pathsep.join([str(SRC), str(cwd / "stub")])
-    done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    for _ in range(2 if again_on_abort else 1):
+        done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
+                              timeout=timeout)
+        if done.returncode == 0 or _TEARDOWN_ABORT not in done.stdout + done.stderr:
+            break
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
     return done.stdout
 
@@ -116,7 +125,8 @@ def runs(tmp_path_factory) -> dict:
         if lib == "torch":
             out[lib, 1] = run([py, "train.py", "tiny.py"], one)
             out[lib, 2] = run([py, "-m", "torch.distributed.run", "--standalone",
-                               "--nproc-per-node", "2", "--tee", "3", "train.py", "tiny.py"], two)
+                               "--nproc-per-node", "2", "--tee", "3", "train.py", "tiny.py"], two,
+                              again_on_abort=True)
             out[lib, "sample"] = run([py, "sample.py", *SAMPLE_ARGS], two)
         else:
             out[lib, 1] = run([py, "-m", "tapegrad", "run", "train.py", "tiny.py"], one)
