@@ -643,7 +643,7 @@ def _fma(a: Any, b: Any, c: Any, dtype: np.dtype, out: np.ndarray | None = None)
     """``a*b + c`` rounded once to ``dtype`` (float32: exact through float64; float64: two
     roundings), written to ``out`` when given. ``a``, ``b``, ``c`` are in ``dtype`` or lower."""
     if dtype == np.float32:
-        if out is not None and _fma_in_blocks(a, b, c, out):
+        if out is not None and out.size >= 2 * _FMA_BLOCK and _fma_in_blocks(a, b, c, out):
             return out
         t = np.multiply(a, b, dtype=np.float64)
         if out is None:
@@ -662,9 +662,10 @@ _FMA_BLOCK = 1 << 16
 
 def _fma_in_blocks(a: Any, b: Any, c: Any, out: np.ndarray) -> bool:
     """``out = a*b + c`` for float32 arrays the size of ``out`` (or number ``b``) a block at a
-    time; False (nothing done) where the operands are not such arrays or ``out`` is small."""
+    time; False (nothing done) where the operands are not such arrays. (``_fma`` calls it for
+    two blocks or more.)"""
     n = out.size
-    if n < 2 * _FMA_BLOCK or not out.flags.c_contiguous:
+    if not out.flags.c_contiguous:
         return False
     for v in (a, b, c):
         if isinstance(v, np.ndarray) and (v.dtype != np.float32 or v.size != n
@@ -767,8 +768,8 @@ def add_scaled(g: np.ndarray, x: np.ndarray, alpha: float) -> np.ndarray:
 def _fusable(y: np.ndarray, x: np.ndarray) -> bool:
     """Whether ``y + alpha*x`` can run as :func:`_axpy_fused_` (float32 arrays of one shape,
     contiguous, large enough for the BLAS call to pay)."""
-    return (y.dtype == np.float32 and x.dtype == np.float32 and y.shape == x.shape
-            and y.flags.c_contiguous and x.flags.c_contiguous and y.size >= 4096)
+    return (y.size >= 4096 and y.dtype == np.float32 and x.dtype == np.float32
+            and y.shape == x.shape and y.flags.c_contiguous and x.flags.c_contiguous)
 
 
 def _axpy_fused_(y: np.ndarray, x: np.ndarray, alpha: float) -> bool:
@@ -779,8 +780,9 @@ def _axpy_fused_(y: np.ndarray, x: np.ndarray, alpha: float) -> bool:
     main = flat.size - flat.size % _AXPY_BLOCK
     if not _blas.axpy(float(np.float32(alpha)), xf[:main], flat[:main]):
         return False
-    tail = slice(main, None)
-    flat[tail] = _fma(xf[tail], _sc_add(alpha, y), flat[tail], _opmath(y))
+    if main < flat.size:
+        tail = slice(main, None)
+        flat[tail] = _fma(xf[tail], _sc_add(alpha, y), flat[tail], _opmath(y))
     return True
 
 
