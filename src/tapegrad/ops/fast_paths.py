@@ -66,7 +66,7 @@ from .losses import (
     target_pair,
 )
 from .nn_common import _Arrays, _sigmoid, _take
-from .normalization import _channel_shape, _grouped, moments_array
+from .normalization import _channel_shape, _grouped, batch_stats_array, moments_array
 from .padding import _GATHER_PADS, _constant_pad, scatter_back, unpad
 from .pooling import _avg_pool_grad, _scatter_planes, adaptive_grad_check, argmax_planes
 from .resampling import GATHERS, SEPARABLE, _pixel_shuffle, _pixel_unshuffle, transposed_maps
@@ -741,7 +741,7 @@ def batch_norm_training_grads(g: np.ndarray, x: np.ndarray, w: Any, cache: dict,
     shape = x.shape
     dims = (0,) + tuple(range(2, len(shape)))
     cshape = _channel_shape(len(shape), shape[1])
-    xc, rstd = _take(cache, "centered", lambda: _centered(x, dims, eps))
+    xc, rstd = _take(cache, "centered", lambda: batch_stats_array(x, dims, eps)[1::2])
     m = x.size // max(shape[1], 1)
     sum_g = _fast_sum(g, dims, True)
     dotp = _fast_sum(xc * g, dims, True)
@@ -753,13 +753,6 @@ def batch_norm_training_grads(g: np.ndarray, x: np.ndarray, w: Any, cache: dict,
     gw = (dotp * rstd).reshape(-1) if need_w else None
     gb = sum_g.reshape(-1) if need_b else None
     return gx, gw, gb
-
-
-def _centered(x: np.ndarray, dims: tuple, eps: float) -> tuple:
-    """x - mean and rstd over ``dims`` (the batch norm forward's, when it was not kept)."""
-    xc = x - _Arrays.mean(x, dims)
-    var = _Arrays.mean(xc * xc, dims)
-    return xc, 1.0 / np.sqrt(var + eps)
 
 
 @fast_backward("group_norm")

@@ -37,6 +37,20 @@ def moments_array(x: np.ndarray, dims: tuple, eps: float) -> tuple:
     return xc, rstd
 
 
+def batch_stats_array(x: np.ndarray, dims: tuple, eps: float) -> tuple:
+    """mean, x - mean, the biased variance and rstd over ``dims`` (kept dims): a training
+    batch norm's statistics (NaN for an empty batch, silently)."""
+    if x.size:
+        mean = _Arrays.mean(x, dims)
+        xc = x - mean
+        var = _Arrays.mean(xc * xc, dims)
+    else:
+        mean = _nw.mean(x, axis=dims, keepdims=True)
+        xc = x - mean
+        var = _nw.mean(xc * xc, axis=dims, keepdims=True)
+    return mean, xc, var, 1.0 / np.sqrt(var + eps)
+
+
 def _moments(x: Tensor, dims: tuple, eps: float) -> tuple:
     """``moments_array`` in Tensor ops (the rules differentiate through them)."""
     xc = x - rd.mean(x, dims, True)
@@ -132,15 +146,7 @@ def _batch_norm(x: np.ndarray, w: Any, b: Any, *, running_mean: Any, running_var
         elif w is None and y is xhat:
             y = y.copy()
         return y
-    if x.size:
-        mean = _Arrays.mean(x, dims)
-        xc = x - mean
-        var = _Arrays.mean(xc * xc, dims)
-    else:  # NaN for an empty batch, silently
-        mean = _nw.mean(x, axis=dims, keepdims=True)
-        xc = x - mean
-        var = _nw.mean(xc * xc, axis=dims, keepdims=True)
-    rstd = 1.0 / np.sqrt(var + eps)
+    mean, xc, var, rstd = batch_stats_array(x, dims, eps)
     if running_mean is not None:
         n = x.size // x.shape[1]
         running_mean *= 1.0 - momentum
