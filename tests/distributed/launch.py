@@ -55,12 +55,16 @@ def run_torch(script: str, nproc: int, out: Path, args: list[str] = (),
               timeout: float = 120) -> list[tuple[int, str, str]]:
     """The ranks on real torch with gloo, one subprocess each (as torchrun starts them).
 
-    torch's gloo teardown now and then aborts a rank as the process exits ("terminate called
-    without an active exception": a thread of its own still joinable when it is destroyed), on
-    a loaded machine only. That is torch's exit, not the values under test, so such a run is
-    started once more; any other failure, or that abort twice, is returned as it is."""
-    runs = []
-    for _ in range(2):
+    torch's gloo teardown now and then aborts a rank as the process exits (SIGABRT, mostly with
+    "terminate called without an active exception": a thread of its own still joinable when it
+    is destroyed), on a loaded machine only. A rank that aborts after it saved what it saw
+    (``OUT/rank<r>.pkl``), or with that message, failed in torch's exit, not in the values under
+    test, so such a run is started again, up to three times in all; any other failure, or that
+    abort three times, is returned as it is."""
+    runs: list[tuple[int, str, str]] = []
+    for _ in range(3):
+        for r in range(nproc):
+            (out / f"rank{r}.pkl").unlink(missing_ok=True)
         port = str(free_port())
         procs = [subprocess.Popen(
             [sys.executable, str(HERE / "workers" / script), str(out), *args],
@@ -69,12 +73,18 @@ def run_torch(script: str, nproc: int, out: Path, args: list[str] = (),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
             for r in range(nproc)]
         runs = _wait(procs, timeout)
-        if not any(code != 0 and _TEARDOWN_ABORT in err for code, _, err in runs):
+        if not any(_teardown_abort(code, err, out / f"rank{r}.pkl")
+                   for r, (code, _, err) in enumerate(runs)):
             break
     return runs
 
 
 _TEARDOWN_ABORT = "terminate called without an active exception"
+
+
+def _teardown_abort(code: int, stderr: str, saved: Path) -> bool:
+    return code != 0 and (_TEARDOWN_ABORT in stderr
+                          or (code == -signal.SIGABRT and saved.exists()))
 
 
 def launch(argv: list[str], timeout: float = 120, **env: str) -> subprocess.CompletedProcess:

@@ -86,7 +86,8 @@ def prepare(where: Path) -> Path:
 
 # torch's gloo teardown now and then aborts a rank as torchrun's processes exit, on a loaded
 # machine (a thread of its own still joinable when it is destroyed): torch's exit, not the
-# losses under test, so the oracle's two-rank run is started once more on that abort only
+# losses under test, so the oracle's two-rank run is started again on that abort only (up to
+# three times in all)
 _TEARDOWN_ABORT = "terminate called without an active exception"
 
 
@@ -94,7 +95,7 @@ def run(cmd: list[str], cwd: Path, timeout: float = 300, again_on_abort: bool = 
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                PYTHONHASHSEED="0")
     env["PYTHONPATH"] = os.pathsep.join([str(SRC), str(cwd / "stub")])
-    for _ in range(2 if again_on_abort else 1):
+    for _ in range(3 if again_on_abort else 1):
         done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
                               timeout=timeout)
         if done.returncode == 0 or _TEARDOWN_ABORT not in done.stdout + done.stderr:
